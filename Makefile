@@ -1,0 +1,38 @@
+# lctx: the two commands of the README.
+#   make run   installs what is missing, builds lctx (release) and runs the main job
+#   make test  installs what is missing, builds under ASan+UBSan and runs ctest
+# Other targets: deps, build, format, format-check, clean.
+
+SOURCES := $(shell find reference harness tests bench fuzzers conformance -name '*.[ch]' 2>/dev/null)
+LCTX    := build/release/harness/lctx
+
+.PHONY: run test deps build format format-check clean
+
+run: build
+	@echo "==> lctx: running the main job ($(LCTX) run)"
+	@$(LCTX) run
+
+test: deps
+	@echo "==> lctx: configuring and building the test build (ASan + UBSan)"
+	@cmake --preset test >/dev/null
+	@cmake --build --preset test
+	@echo "==> lctx: running the tests (ctest)"
+	@ctest --preset test
+
+build: deps
+	@echo "==> lctx: configuring and building the release build"
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release
+
+deps:
+	@echo "==> lctx: checking the required packages"
+	@sh tools/install-deps.sh
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check:
+	clang-format --dry-run -Werror $(SOURCES)
+
+clean:
+	rm -rf build

@@ -1,0 +1,80 @@
+/*
+ * cli.c - the `lctx` command line (see cli.h).
+ */
+#include "cli.h"
+
+#include "lctx/lctx.h"
+#include "scenarios.h"
+
+#include <string.h>
+
+typedef int (*command_fn)(int argc, char **argv, FILE *out, FILE *err);
+
+typedef struct command {
+  const char *name;
+  const char *summary;
+  command_fn run;
+} command;
+
+static int cmd_run(int argc, char **argv, FILE *out, FILE *err);
+
+static const command COMMANDS[] = {
+    {"run", "run the main job: the built-in scenarios", cmd_run},
+};
+
+static void print_help(FILE *out) {
+  fprintf(out,
+          "usage: lctx [--help] [--version] COMMAND [ARGS]\n"
+          "\n"
+          "lctx checks implementations of JAX's backend selection for single-\n"
+          "and multi-platform lowering against a reference model and a\n"
+          "conformance spec table.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    fprintf(out, "  %-12s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf(out, "\n"
+               "exit codes: 0 all good, 1 violations found, 2 bad usage or "
+               "bad input\n");
+}
+
+static void print_version(FILE *out) {
+  fprintf(out, "lctx %s (reference model of jax-ml/jax@%s)\n",
+          LCTX_VERSION_STRING, LCTX_JAX_COMMIT);
+}
+
+static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
+  if (argc > 1) {
+    fprintf(err, "lctx run: unexpected argument '%s'\n", argv[1]);
+    return LCTX_EXIT_USAGE;
+  }
+  lctx_scenarios_run(out);
+  return LCTX_EXIT_OK;
+}
+
+int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {
+  if (argc < 2) {
+    fprintf(err, "lctx: missing command (try 'lctx --help')\n");
+    return LCTX_EXIT_USAGE;
+  }
+  const char *first = argv[1];
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 ||
+      strcmp(first, "help") == 0) {
+    print_help(out);
+    return LCTX_EXIT_OK;
+  }
+  if (strcmp(first, "--version") == 0 || strcmp(first, "version") == 0) {
+    print_version(out);
+    return LCTX_EXIT_OK;
+  }
+  if (first[0] == '-') {
+    fprintf(err, "lctx: unknown option '%s' (try 'lctx --help')\n", first);
+    return LCTX_EXIT_USAGE;
+  }
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) {
+    if (strcmp(first, COMMANDS[i].name) == 0)
+      return COMMANDS[i].run(argc - 1, argv + 1, out, err);
+  }
+  fprintf(err, "lctx: unknown command '%s' (try 'lctx --help')\n", first);
+  return LCTX_EXIT_USAGE;
+}

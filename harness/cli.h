@@ -1,0 +1,26 @@
+/*
+ * cli.h - the `lctx` command line: argument parsing, the command table, help,
+ * version and exit codes.
+ *
+ * Owns what a user types and what the process returns: 0 when all is good,
+ * 1 when violations were found, 2 for bad usage or bad input (with a message
+ * naming what is wrong). Commands report through return codes; nothing here
+ * calls exit().
+ */
+#ifndef LCTX_HARNESS_CLI_H
+#define LCTX_HARNESS_CLI_H
+
+#include <stdio.h>
+
+/// Exit codes of the `lctx` command.
+enum {
+  LCTX_EXIT_OK = 0,
+  LCTX_EXIT_VIOLATIONS = 1,
+  LCTX_EXIT_USAGE = 2,
+};
+
+/// Runs the command line `argv[0..argc)`, writing results to `out` and
+/// diagnostics to `err`. Returns the process exit code.
+int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err);
+
+#endif /* LCTX_HARNESS_CLI_H */

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the Debian packages lctx needs, if any are missing, and says what
+# it does. Used by `make run` and `make test`; safe to run again (it only
+# installs what dpkg reports missing). Needs root (or sudo) only when
+# something is missing.
+set -eu
+
+PACKAGES="clang-19 libclang-rt-19-dev llvm-19 libmlir-19-dev afl++ lld-14 llvm-14 \
+libcmocka-dev lcov cmake ninja-build libjansson-dev clang-format pkg-config make"
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  echo "lctx: all required packages are installed"
+  exit 0
+fi
+
+echo "lctx: installing missing packages:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO="sudo"
+else
+  echo "lctx: error: packages missing and not running as root; as root run:" >&2
+  echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing
+echo "lctx: packages installed"
