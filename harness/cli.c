@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "lctx/lctx.h"
+#include "commands.h"
 #include "scenarios.h"
 
 #include <string.h>
@@ -19,7 +20,17 @@ typedef struct command {
 static int cmd_run(int argc, char **argv, FILE *out, FILE *err);
 
 static const command COMMANDS[] = {
-    {"run", "run the main job: the built-in scenarios", cmd_run},
+    {"run", "run the main job: the conformance cases and scenarios", cmd_run},
+    {"check-spec", "enumerate the bounded domain; model and table agree?",
+     lctx_cmd_check_spec},
+    {"eval", "evaluate .case files against the model and the spec",
+     lctx_cmd_eval},
+    {"explain", "show the decision trace and spec rows of a case",
+     lctx_cmd_explain},
+    {"encode", "write a .case file in the fuzzers' byte form", lctx_cmd_encode},
+    {"decode", "print the case a byte string decodes to", lctx_cmd_decode},
+    {"enumerate", "print (or --count) the cases of the bounded domain",
+     lctx_cmd_enumerate},
 };
 
 static void print_help(FILE *out) {

@@ -365,6 +365,43 @@ static inline void ts_assert_registry_platforms_at(const lctx_registry *r,
   ts_assert_buf_at(&buf, repr, file, line);
 }
 
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
+
+/// Fails unless an operation's return value says what its outcome says:
+/// true exactly when it did not raise.
+#define ts_check_return(ok, o)                                                 \
+  ts_check_return_at((ok), (o), __FILE__, __LINE__)
+static inline bool ts_check_return_at(bool ok, const lctx_outcome *o,
+                                      const char *file, int line) {
+  if (ok != (o->kind != LCTX_OUTCOME_RAISE)) {
+    print_error("operation returned %s but its outcome kind is %d\n",
+                ok ? "true" : "false", (int)o->kind);
+    _fail(file, line);
+  }
+  return ok;
+}
+
+/// `backends()`.
+#define ts_backends(registry, o)                                               \
+  ts_check_return(lctx_registry_backends((registry), (o)), (o))
+
+/// `canonicalize_platform(name)`.
+#define ts_canon(registry, name, o)                                            \
+  ts_check_return(lctx_canonicalize_platform((registry), ts_s(name), (o)), (o))
+
+/// `xla_bridge.get_backend(platform)`; a NULL `platform` is None.
+#define ts_xla(registry, platform, o)                                          \
+  ts_check_return(ts_xla_call((registry), (platform), (o)), (o))
+static inline bool ts_xla_call(lctx_registry *registry, const char *platform,
+                               lctx_outcome *o) {
+  if (platform == NULL)
+    return lctx_xla_get_backend(registry, NULL, o);
+  lctx_str p = lctx_str_from_cstr(platform);
+  return lctx_xla_get_backend(registry, &p, o);
+}
+
 /// A fresh outcome, filled with a marker so that a function that should
 /// leave it untouched can be checked.
 static inline void ts_outcome_poison(lctx_outcome *o) {

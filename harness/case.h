@@ -1,0 +1,118 @@
+/*
+ * case.h - the one case model of lctx: a registry configuration plus a
+ * sequence of operations run against one registry, with optional expected
+ * outcomes.
+ *
+ * Owns the case value, its limits, equality, and the bridge to the reference
+ * model (building an lctx_registry_config and lctx_module_context that point
+ * into the case). A case holds all its bytes itself (no pointers), so it can
+ * be copied with `=` and compared field by field. Text, byte and JSON forms
+ * live in case_text.h, case_bytes.h and case_json.h.
+ */
+#ifndef LCTX_HARNESS_CASE_H
+#define LCTX_HARNESS_CASE_H
+
+#include "lctx/lctx.h"
+
+/// Most operations one case may hold.
+#define LCTX_CASE_MAX_OPS 8
+
+/// The operations of the case model.
+typedef enum lctx_op_kind {
+  /// `backends()`: initializes the registry; returns its platform list.
+  LCTX_OP_BACKENDS = 0,
+  /// `canonicalize_platform(arg)`.
+  LCTX_OP_CANONICALIZE,
+  /// `xla_bridge.get_backend(arg)`, arg possibly None.
+  LCTX_OP_XLA_GET_BACKEND,
+  /// `ModuleContext(platforms, backend).get_backend(optional)`.
+  LCTX_OP_MODULE_GET_BACKEND,
+} lctx_op_kind;
+#define LCTX_OP_KIND_COUNT 4
+
+/// One factory, with its strings held inline.
+typedef struct lctx_case_factory {
+  char name[LCTX_MAX_NAME + 1];
+  int priority;
+  bool fail_quietly;
+  lctx_factory_behaviour behaviour;
+  /// The raise message (LCTX_FACTORY_RAISES only; empty otherwise).
+  char message[LCTX_MAX_MESSAGE + 1];
+} lctx_case_factory;
+
+/// One operation. Fields not used by `kind` are zero.
+typedef struct lctx_case_op {
+  lctx_op_kind kind;
+  /// CANONICALIZE: the name. XLA_GET_BACKEND: the platform, or None when
+  /// `has_arg` is false.
+  bool has_arg;
+  char arg[LCTX_MAX_NAME + 1];
+  /// MODULE_GET_BACKEND: the module platforms.
+  size_t platform_count;
+  char platforms[LCTX_MAX_MODULE_PLATFORMS][LCTX_MAX_NAME + 1];
+  /// MODULE_GET_BACKEND: the real platform of the pinned client, if any.
+  bool has_backend;
+  char backend[LCTX_MAX_NAME + 1];
+  /// MODULE_GET_BACKEND: the `optional` argument.
+  bool optional;
+} lctx_case_op;
+
+/// A case. Zero-initialized (lctx_case_init) it is: no factories, no config
+/// values, no visible GPU, no operations.
+typedef struct lctx_case {
+  size_t factory_count;
+  lctx_case_factory factories[LCTX_MAX_FACTORIES];
+  /// The three config values; "" means unset (JAX treats both alike).
+  char jax_platforms[LCTX_MAX_PLATFORMS_CONFIG + 1];
+  char jax_platform_name[LCTX_MAX_NAME + 1];
+  char jax_xla_backend[LCTX_MAX_NAME + 1];
+  bool nvidia_gpu_visible;
+  size_t op_count;
+  lctx_case_op ops[LCTX_CASE_MAX_OPS];
+  /// Expected outcomes (text form only): `has_expect[i]` says whether
+  /// operation i carries one. Not part of the byte form.
+  bool has_expect[LCTX_CASE_MAX_OPS];
+  lctx_outcome expect[LCTX_CASE_MAX_OPS];
+} lctx_case;
+
+/// Empties a case.
+void lctx_case_init(lctx_case *c);
+
+/// Returns true when the registry configurations and operations of two cases
+/// are equal (expectations are compared too when `with_expect`).
+bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect);
+
+/// Fills `config` with views into `c` (valid while `c` lives, unmoved).
+void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
+
+/// Fills `context` with views into operation `op` (a MODULE_GET_BACKEND).
+void lctx_case_module_context(const lctx_case_op *op,
+                              lctx_module_context *context);
+
+/// Runs operation `op` against `registry` with the reference model and
+/// writes its outcome to `out`. `branch` (may be NULL) receives the branch
+/// of a MODULE_GET_BACKEND operation.
+void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
+                      lctx_outcome *out, lctx_module_branch *branch);
+
+/// Checks that every name of the case is within lctx's limits and alphabet
+/// (bytes 0x01-0x7f). On failure writes a message naming the field to
+/// `error` and returns false.
+bool lctx_case_validate(const lctx_case *c, lctx_buf *error);
+
+/// Returns the operation's keyword in the text and JSON forms:
+/// "backends", "canonicalize", "get_backend", "module_get_backend".
+const char *lctx_op_kind_name(lctx_op_kind kind);
+
+/// Looks an operation keyword up; returns false if unknown.
+bool lctx_op_kind_from_name(lctx_str name, lctx_op_kind *kind);
+
+/// Returns the keyword of a factory behaviour: "client", "raises", "none",
+/// "no_devices".
+const char *lctx_factory_behaviour_name(lctx_factory_behaviour behaviour);
+
+/// Looks a behaviour keyword up; returns false if unknown.
+bool lctx_factory_behaviour_from_name(lctx_str name,
+                                      lctx_factory_behaviour *behaviour);
+
+#endif /* LCTX_HARNESS_CASE_H */

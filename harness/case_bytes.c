@@ -1,0 +1,327 @@
+/*
+ * case_bytes.c - the byte form of a case (see case_bytes.h for the layout
+ * and its properties).
+ *
+ * Owns the total decoder and the encoder, and their dictionaries. Must stay
+ * total (no input is rejected), deterministic and linear; never allocates.
+ */
+#include "case_bytes.h"
+
+#include <limits.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Dictionaries
+//===----------------------------------------------------------------------===//
+
+#define NAME_LITERAL 192
+static const char *const NAMES[] = {
+    "",    "cpu",   "cuda",  "rocm", "oneapi", "tpu",
+    "gpu", "METAL", "bogus", "CPU",  "Cuda",   "GPU",
+};
+#define NAME_COUNT (sizeof NAMES / sizeof NAMES[0])
+
+#define MESSAGE_LITERAL 128
+static const char *const MESSAGES[] = {
+    "",
+    "TPU not found",
+    "boom",
+    "Backend 'cuda' failed.",
+    "no devices.",
+    "x\n\ty",
+    "'\"\\",
+    "FAILED_PRECONDITION: No visible device",
+};
+#define MESSAGE_COUNT (sizeof MESSAGES / sizeof MESSAGES[0])
+
+#define PLATFORMS_LITERAL 192
+static const char *const PLATFORMS[] = {
+    "",         "cpu",       "tpu",     "cuda",    "rocm",    "gpu",
+    "cpu,tpu",  "tpu,cpu",   "cpu,gpu", "gpu,cpu", "cuda,rocm",
+    "cpu,cpu",  "cuda,gpu",  "cpu,",    "cpu, tpu", ",",
+};
+#define PLATFORMS_COUNT (sizeof PLATFORMS / sizeof PLATFORMS[0])
+
+#define PRIORITY_EXPLICIT 240
+static const int PRIORITIES[] = {
+    0,   1,   -1,  2,   300, 400, -1000,   -999,
+    -1001, 100, 299, 301, 401, 3,   INT_MIN, INT_MAX,
+};
+#define PRIORITY_COUNT (sizeof PRIORITIES / sizeof PRIORITIES[0])
+
+_Static_assert(NAME_LITERAL % NAME_COUNT == 0, "uniform name selectors");
+_Static_assert(MESSAGE_LITERAL % MESSAGE_COUNT == 0, "uniform messages");
+_Static_assert(PLATFORMS_LITERAL % PLATFORMS_COUNT == 0, "uniform configs");
+_Static_assert(PRIORITY_EXPLICIT % PRIORITY_COUNT == 0, "uniform priorities");
+_Static_assert(256 - NAME_LITERAL == LCTX_MAX_NAME + 1, "name lengths");
+_Static_assert(256 - MESSAGE_LITERAL == LCTX_MAX_MESSAGE + 1, "messages");
+_Static_assert(LCTX_MAX_PLATFORMS_CONFIG == 255, "one length byte");
+
+char lctx_case_bytes_literal_char(uint8_t b) {
+  if (b == 0)
+    return '_';
+  if (b < 0x80)
+    return (char)b;
+  return (char)(0x20 + (b - 0x80) % 95);
+}
+
+//===----------------------------------------------------------------------===//
+// Decoding
+//===----------------------------------------------------------------------===//
+
+typedef struct reader {
+  const uint8_t *data;
+  size_t size;
+  size_t pos;
+} reader;
+
+static uint8_t next(reader *r) {
+  uint8_t b = r->pos < r->size ? r->data[r->pos] : 0;
+  r->pos++;
+  return b;
+}
+
+static bool exhausted(const reader *r) { return r->pos >= r->size; }
+
+static void read_literal(reader *r, size_t n, char *dst) {
+  for (size_t i = 0; i < n; i++)
+    dst[i] = lctx_case_bytes_literal_char(next(r));
+  dst[n] = '\0';
+}
+
+static void read_from(reader *r, char *dst, const char *const *dict,
+                      size_t count, unsigned literal) {
+  uint8_t s = next(r);
+  if (s < literal) {
+    strcpy(dst, dict[s % count]);
+    return;
+  }
+  read_literal(r, (size_t)(s - literal), dst);
+}
+
+static void read_name(reader *r, char *dst) {
+  read_from(r, dst, NAMES, NAME_COUNT, NAME_LITERAL);
+}
+
+static int read_priority(reader *r) {
+  uint8_t s = next(r);
+  if (s < PRIORITY_EXPLICIT)
+    return PRIORITIES[s % PRIORITY_COUNT];
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++)
+    v |= (uint32_t)next(r) << (8 * i);
+  /* Two's complement without implementation-defined conversion. */
+  return v <= (uint32_t)INT_MAX ? (int)v : (int)(v - 0x80000000u) + INT_MIN;
+}
+
+static void read_platforms_config(reader *r, char *dst) {
+  uint8_t s = next(r);
+  if (s < PLATFORMS_LITERAL) {
+    strcpy(dst, PLATFORMS[s % PLATFORMS_COUNT]);
+    return;
+  }
+  read_literal(r, next(r), dst);
+}
+
+void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
+                            lctx_case_byte_spans *spans) {
+  reader r = {data, data ? size : 0, 0};
+  lctx_case_byte_spans local;
+  if (!spans)
+    spans = &local;
+  memset(spans, 0, sizeof *spans);
+  lctx_case_init(out);
+
+  size_t factories = next(&r) % (LCTX_MAX_FACTORIES + 1);
+  for (size_t i = 0; i < factories && !exhausted(&r); i++) {
+    lctx_case_factory *f = &out->factories[out->factory_count];
+    memset(f, 0, sizeof *f);
+    read_name(&r, f->name);
+    f->priority = read_priority(&r);
+    uint8_t flags = next(&r);
+    f->fail_quietly = flags & 1;
+    f->behaviour = (lctx_factory_behaviour)((flags >> 1) & 3);
+    read_from(&r, f->message, MESSAGES, MESSAGE_COUNT, MESSAGE_LITERAL);
+    if (f->behaviour != LCTX_FACTORY_RAISES)
+      f->message[0] = '\0';
+    bool repeated = false;
+    for (size_t j = 0; j < out->factory_count && !repeated; j++)
+      repeated = strcmp(out->factories[j].name, f->name) == 0;
+    if (repeated) {
+      memset(f, 0, sizeof *f);
+      continue;
+    }
+    spans->factory_end[out->factory_count++] = r.pos;
+  }
+
+  out->nvidia_gpu_visible = next(&r) & 1;
+  read_platforms_config(&r, out->jax_platforms);
+  read_name(&r, out->jax_platform_name);
+  read_name(&r, out->jax_xla_backend);
+  spans->config_end = r.pos;
+
+  size_t ops = next(&r) % (LCTX_CASE_MAX_OPS + 1);
+  for (size_t i = 0; i < ops && !exhausted(&r); i++) {
+    lctx_case_op *op = &out->ops[out->op_count];
+    uint8_t kind = next(&r);
+    op->kind = (lctx_op_kind)(kind & 3);
+    read_name(&r, op->arg);
+    size_t platforms = next(&r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
+    for (size_t k = 0; k < platforms && !exhausted(&r); k++)
+      read_name(&r, op->platforms[op->platform_count++]);
+    read_name(&r, op->backend);
+    switch (op->kind) {
+    case LCTX_OP_BACKENDS:
+      op->arg[0] = '\0';
+      break;
+    case LCTX_OP_CANONICALIZE:
+      op->has_arg = true;
+      break;
+    case LCTX_OP_XLA_GET_BACKEND:
+      op->has_arg = (kind >> 2) & 1;
+      if (!op->has_arg)
+        op->arg[0] = '\0';
+      break;
+    case LCTX_OP_MODULE_GET_BACKEND:
+      op->arg[0] = '\0';
+      op->has_backend = (kind >> 3) & 1;
+      op->optional = (kind >> 4) & 1;
+      if (!op->has_backend)
+        op->backend[0] = '\0';
+      break;
+    }
+    if (op->kind != LCTX_OP_MODULE_GET_BACKEND) {
+      memset(op->platforms, 0, sizeof op->platforms);
+      op->platform_count = 0;
+      op->backend[0] = '\0';
+    }
+    spans->op_end[out->op_count++] = r.pos;
+  }
+}
+
+void lctx_case_decode(const uint8_t *data, size_t size, lctx_case *out) {
+  lctx_case_decode_spans(data, size, out, NULL);
+}
+
+//===----------------------------------------------------------------------===//
+// Encoding
+//===----------------------------------------------------------------------===//
+
+typedef struct writer {
+  uint8_t *out; ///< NULL while measuring
+  size_t n;
+} writer;
+
+static void put(writer *w, unsigned b) {
+  if (w->out)
+    w->out[w->n] = (uint8_t)b;
+  w->n++;
+}
+
+/// Writes a dictionary selector or a literal of a field of capacity `cap`.
+/// `explicit_length` says whether a literal has its own length byte.
+static void put_text(writer *w, const char *s, size_t cap, size_t max,
+                     const char *const *dict, size_t count, unsigned literal,
+                     bool explicit_length) {
+  size_t n = strnlen(s, cap);
+  if (n > max)
+    n = max;
+  for (size_t i = 0; i < count; i++) {
+    if (strlen(dict[i]) == n && memcmp(dict[i], s, n) == 0) {
+      put(w, (unsigned)i);
+      return;
+    }
+  }
+  if (explicit_length) {
+    put(w, literal);
+    put(w, (unsigned)n);
+  } else {
+    put(w, literal + (unsigned)n);
+  }
+  for (size_t i = 0; i < n; i++)
+    put(w, (unsigned char)s[i]);
+}
+
+static void put_name(writer *w, const char *s) {
+  put_text(w, s, LCTX_MAX_NAME + 1, LCTX_MAX_NAME, NAMES, NAME_COUNT,
+           NAME_LITERAL, false);
+}
+
+static void put_priority(writer *w, int priority) {
+  for (size_t i = 0; i < PRIORITY_COUNT; i++) {
+    if (PRIORITIES[i] == priority) {
+      put(w, (unsigned)i);
+      return;
+    }
+  }
+  put(w, PRIORITY_EXPLICIT);
+  uint32_t v = (uint32_t)priority;
+  for (int i = 0; i < 4; i++)
+    put(w, (v >> (8 * i)) & 0xff);
+}
+
+static void encode(const lctx_case *c, writer *w) {
+  size_t factories = c->factory_count < LCTX_MAX_FACTORIES
+                         ? c->factory_count
+                         : LCTX_MAX_FACTORIES;
+  put(w, (unsigned)factories);
+  for (size_t i = 0; i < factories; i++) {
+    const lctx_case_factory *f = &c->factories[i];
+    put_name(w, f->name);
+    put_priority(w, f->priority);
+    put(w, (f->fail_quietly ? 1u : 0u) | (((unsigned)f->behaviour & 3) << 1));
+    if (f->behaviour == LCTX_FACTORY_RAISES)
+      put_text(w, f->message, sizeof f->message, LCTX_MAX_MESSAGE, MESSAGES,
+               MESSAGE_COUNT, MESSAGE_LITERAL, false);
+    else
+      put(w, 0);
+  }
+  put(w, c->nvidia_gpu_visible ? 1 : 0);
+  put_text(w, c->jax_platforms, sizeof c->jax_platforms,
+           LCTX_MAX_PLATFORMS_CONFIG, PLATFORMS, PLATFORMS_COUNT,
+           PLATFORMS_LITERAL, true);
+  put_name(w, c->jax_platform_name);
+  put_name(w, c->jax_xla_backend);
+  size_t ops =
+      c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
+  put(w, (unsigned)ops);
+  for (size_t i = 0; i < ops; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    unsigned kind = (unsigned)op->kind & 3;
+    bool module = op->kind == LCTX_OP_MODULE_GET_BACKEND;
+    bool uses_arg = op->kind == LCTX_OP_CANONICALIZE ||
+                    (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg);
+    if (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg)
+      kind |= 1u << 2;
+    if (module && op->has_backend)
+      kind |= 1u << 3;
+    if (module && op->optional)
+      kind |= 1u << 4;
+    put(w, kind);
+    if (uses_arg)
+      put_name(w, op->arg);
+    else
+      put(w, 0);
+    size_t platforms = !module ? 0
+                       : op->platform_count < LCTX_MAX_MODULE_PLATFORMS
+                           ? op->platform_count
+                           : LCTX_MAX_MODULE_PLATFORMS;
+    put(w, (unsigned)platforms);
+    for (size_t k = 0; k < platforms; k++)
+      put_name(w, op->platforms[k]);
+    if (module && op->has_backend)
+      put_name(w, op->backend);
+    else
+      put(w, 0);
+  }
+}
+
+size_t lctx_case_encode(const lctx_case *c, uint8_t *out, size_t capacity) {
+  writer measure = {NULL, 0};
+  encode(c, &measure);
+  if (out && measure.n <= capacity) {
+    writer w = {out, 0};
+    encode(c, &w);
+  }
+  return measure.n;
+}

@@ -1,0 +1,73 @@
+/*
+ * case_json.h - the JSON form of cases and outcomes (jansson values), as a
+ * process protocol carries them.
+ *
+ * Owns converting lctx_case and lctx_outcome to and from json_t, with
+ * errors that name the JSON path of the offending value, e.g.
+ * `operations[1].platforms[0]: expected a string`. Never prints or exits.
+ *
+ * A case:
+ *   {"factories": [{"name": "cpu", "priority": 0, "fail_quietly": false,
+ *                   "behaviour": "client|raises|none|no_devices",
+ *                   "message": ""}],
+ *    "jax_platforms": "", "jax_platform_name": "", "jax_xla_backend": "",
+ *    "nvidia_gpu_visible": false,
+ *    "operations": [{"op": "backends"},
+ *                   {"op": "canonicalize", "name": "gpu"},
+ *                   {"op": "get_backend", "platform": null},
+ *                   {"op": "module_get_backend", "platforms": ["cpu"],
+ *                    "backend": null, "optional": false,
+ *                    "expect": OUTCOME}]}
+ * The printer writes every key above (in that order; "message" is "" unless
+ * the factory raises; "expect" only when the operation has one). The reader
+ * rejects unknown keys and wrongly typed values; at the top level every key
+ * is optional (defaults: no factories, "" values, no GPU, no operations); in
+ * a factory "message" is optional and must be empty unless the behaviour is
+ * raises; every other key of a factory or operation is required. Names are
+ * ASCII: a byte outside 0x01-0x7f, NUL included, is an error, as is a name
+ * past its length limit or a repeated factory name.
+ *
+ * An outcome:
+ *   {"kind": "none"}
+ *   {"kind": "string", "value": "cuda"}
+ *   {"kind": "platforms", "value": "['cpu', 'tpu']"}
+ *   {"kind": "client", "origin": "registry", "registration": 0,
+ *    "platform": "cpu"}
+ *   {"kind": "client", "origin": "pinned", "platform": "rocm"}
+ *   {"kind": "raise", "class": "RuntimeError", "message": "..."}
+ * plus `"truncated": true` only for an outcome whose text was cut (never for
+ * a validated configuration). An outcome's text is bytes; JSON strings are
+ * UTF-8, so the JSON form carries texts that are valid UTF-8 without NUL
+ * bytes (every text the model produces is ASCII). lctx_outcome_to_json
+ * returns NULL for any other text.
+ *
+ * Round trips: from_json(to_json(x)) == x for every valid case (with
+ * expectations) and every outcome whose text is NUL-free UTF-8, and
+ * to_json(from_json(j)) equals j (json_equal) for every accepted j written
+ * with every key.
+ */
+#ifndef LCTX_HARNESS_CASE_JSON_H
+#define LCTX_HARNESS_CASE_JSON_H
+
+#include <jansson.h>
+
+#include "case.h"
+
+/// Returns a new JSON object for `c` (the caller owns the reference), or
+/// NULL when allocation fails or a text cannot be a JSON string (a name
+/// outside ASCII, an expectation text that is not UTF-8).
+json_t *lctx_case_to_json(const lctx_case *c);
+
+/// Reads a case from `j`. On failure appends `PATH: message` to `error` and
+/// returns false, leaving `out` unspecified but valid.
+bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error);
+
+/// Returns a new JSON object for `o`, or NULL (see above).
+json_t *lctx_outcome_to_json(const lctx_outcome *o);
+
+/// Reads an outcome from `j`. On failure appends `PATH: message` to `error`
+/// (the top-level path reads `(top level)`) and returns false.
+bool lctx_outcome_from_json(const json_t *j, lctx_outcome *out,
+                            lctx_buf *error);
+
+#endif /* LCTX_HARNESS_CASE_JSON_H */

@@ -1,0 +1,418 @@
+/*
+ * commands.c - case and spec subcommands (see commands.h).
+ */
+#include "commands.h"
+
+#include "case_bytes.h"
+#include "case_text.h"
+#include "cli.h"
+#include "domain.h"
+#include "oracle.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+
+const char *lctx_default_spec_path(void) {
+  const char *env = getenv("LCTX_SPEC");
+  return env && *env ? env
+                     : LCTX_SOURCE_DIR
+             "/conformance/spec/backend-selection.lspec";
+}
+
+/* Large buffers, shared by the commands (the CLI is single-threaded). */
+static lctx_spec g_spec;
+static lctx_case g_case;
+static char g_text[LCTX_CASE_TEXT_MAX];
+static char g_file[1 << 20];
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Reads a whole file into g_file; returns its size or -1 (message on err). */
+static long read_file(const char *path, FILE *err) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) {
+    fprintf(err, "lctx: %s: cannot open: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t n = fread(g_file, 1, sizeof g_file, f);
+  bool too_big = n == sizeof g_file;
+  bool failed = ferror(f) != 0;
+  if (f != stdin)
+    fclose(f);
+  if (failed || too_big) {
+    fprintf(err, "lctx: %s: %s\n", path,
+            too_big ? "file larger than 1 MiB" : "read error");
+    return -1;
+  }
+  return (long)n;
+}
+
+static bool load_case(const char *path, lctx_case *c, FILE *err) {
+  long n = read_file(path, err);
+  if (n < 0)
+    return false;
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_case_parse(g_file, (size_t)n, path, c, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
+static bool load_spec(const char *path, FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_spec_load(path, &g_spec, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
+/* Options shared by the commands: --spec FILE. Returns the index of the
+ * first operand, or -1 after printing a usage error. */
+static int parse_options(int argc, char **argv, const char **spec_path,
+                         bool *flag, const char *flag_name, FILE *err) {
+  int i = 1;
+  for (; i < argc; i++) {
+    if (strcmp(argv[i], "--spec") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(err, "lctx %s: --spec needs a file\n", argv[0]);
+        return -1;
+      }
+      *spec_path = argv[++i];
+    } else if (flag_name && strcmp(argv[i], flag_name) == 0) {
+      *flag = true;
+    } else if (strcmp(argv[i], "--") == 0) {
+      return i + 1;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      fprintf(err, "lctx %s: unknown option '%s'\n", argv[0], argv[i]);
+      return -1;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+//===----------------------------------------------------------------------===//
+// Violation printing
+//===----------------------------------------------------------------------===//
+
+typedef struct printer {
+  FILE *out;
+  size_t shown;
+  size_t limit;
+  const char *file;
+} printer;
+
+static void print_violation(void *user, const lctx_violation *v) {
+  printer *p = user;
+  if (p->shown++ >= p->limit)
+    return;
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(v->c, &b);
+  fprintf(p->out, "VIOLATION %s%s%s: %s at operation %zu (%s)",
+          p->file ? p->file : "", p->file ? " " : "", v->row[0] ? v->row : "-",
+          lctx_violation_kind_name(v->kind), v->op_index,
+          lctx_op_kind_name(v->c->ops[v->op_index].kind));
+  if (v->invariant[0])
+    fprintf(p->out, " [%s]", v->invariant);
+  fprintf(p->out, "\n  features: %s\n  expected: %s\n  actual:   %s\n  case:\n",
+          v->features, v->expected, v->actual);
+  for (const char *line = g_text; *line;) {
+    const char *nl = strchr(line, '\n');
+    int len = nl ? (int)(nl - line) : (int)strlen(line);
+    fprintf(p->out, "    %.*s\n", len, line);
+    line += len + (nl ? 1 : 0);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// check-spec
+//===----------------------------------------------------------------------===//
+
+typedef struct check_run {
+  lctx_oracle oracle;
+} check_run;
+
+static bool check_visit(void *user, const lctx_case *c) {
+  check_run *run = user;
+  lctx_oracle_check_case(&run->oracle, c);
+  return true;
+}
+
+int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
+  const char *spec_path = lctx_default_spec_path();
+  bool quiet = false;
+  int first = parse_options(argc, argv, &spec_path, &quiet, "--quiet", err);
+  if (first < 0)
+    return LCTX_EXIT_USAGE;
+  if (first < argc) {
+    fprintf(err, "lctx check-spec: unexpected argument '%s'\n", argv[first]);
+    return LCTX_EXIT_USAGE;
+  }
+  if (!load_spec(spec_path, err))
+    return LCTX_EXIT_USAGE;
+  static check_run run;
+  printer p = {out, 0, 20, NULL};
+  lctx_oracle_init(&run.oracle, &g_spec, lctx_engine_reference());
+  run.oracle.on_violation = print_violation;
+  run.oracle.user = &p;
+  double start = now_seconds();
+  size_t cases = lctx_domain_enumerate(check_visit, &run);
+  double elapsed = now_seconds() - start;
+  size_t unreached = 0;
+  fprintf(out,
+          "check-spec: spec %s (version %s, %zu rows) against the reference\n"
+          "domain: %zu registry configurations, %zu names, %zu cases, %zu "
+          "operations, %zu invariant runs, %.2f s\n",
+          spec_path, g_spec.version, g_spec.row_count,
+          lctx_domain_registry_count(), lctx_domain_alphabet_size(), cases,
+          run.oracle.ops, run.oracle.invariant_checks, elapsed);
+  if (!quiet)
+    fprintf(out, "hits per row:\n");
+  for (size_t i = 0; i < g_spec.row_count; i++) {
+    if (!quiet || run.oracle.hits[i] == 0)
+      fprintf(out, "  %-8s %9zu%s\n", g_spec.rows[i].id, run.oracle.hits[i],
+              run.oracle.hits[i] == 0 ? "  NOT REACHED by the domain" : "");
+    unreached += run.oracle.hits[i] == 0;
+  }
+  if (p.shown > p.limit)
+    fprintf(out, "(%zu more violations not shown)\n", p.shown - p.limit);
+  fprintf(out, "result: %zu violations, %zu rows not reached: %s\n",
+          run.oracle.violations, unreached,
+          run.oracle.violations == 0 && unreached == 0 ? "PASS" : "FAIL");
+  return run.oracle.violations == 0 && unreached == 0 ? LCTX_EXIT_OK
+                                                      : LCTX_EXIT_VIOLATIONS;
+}
+
+//===----------------------------------------------------------------------===//
+// eval
+//===----------------------------------------------------------------------===//
+
+int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
+  const char *spec_path = lctx_default_spec_path();
+  bool cover = false;
+  int first = parse_options(argc, argv, &spec_path, &cover, "--cover", err);
+  if (first < 0)
+    return LCTX_EXIT_USAGE;
+  if (first >= argc) {
+    fprintf(err, "lctx eval: no case files given (usage: lctx eval [--spec "
+                 "FILE] [--cover] FILE...)\n");
+    return LCTX_EXIT_USAGE;
+  }
+  if (!load_spec(spec_path, err))
+    return LCTX_EXIT_USAGE;
+  static lctx_oracle oracle;
+  lctx_oracle_init(&oracle, &g_spec, lctx_engine_reference());
+  printer p = {out, 0, 1000, NULL};
+  oracle.on_violation = print_violation;
+  oracle.user = &p;
+  size_t passed = 0, failed = 0, bad = 0, without_expect = 0;
+  for (int i = first; i < argc; i++) {
+    if (!load_case(argv[i], &g_case, err)) {
+      bad++;
+      continue;
+    }
+    p.file = argv[i];
+    size_t v = lctx_oracle_check_case(&oracle, &g_case);
+    for (size_t k = 0; k < g_case.op_count; k++)
+      without_expect += !g_case.has_expect[k];
+    if (v == 0) {
+      passed++;
+      fprintf(out, "ok   %s (%zu operations)\n", argv[i], g_case.op_count);
+    } else {
+      failed++;
+      fprintf(out, "FAIL %s (%zu violations)\n", argv[i], v);
+    }
+  }
+  size_t unreached = 0;
+  if (cover) {
+    for (size_t i = 0; i < g_spec.row_count; i++) {
+      if (oracle.hits[i] == 0) {
+        fprintf(out, "row %s has no case\n", g_spec.rows[i].id);
+        unreached++;
+      }
+    }
+  }
+  fprintf(out,
+          "eval: %zu cases passed, %zu failed, %zu unreadable; %zu operations "
+          "(%zu without an expectation)%s\n",
+          passed, failed, bad, oracle.ops, without_expect,
+          cover ? (unreached ? "; some rows have no case"
+                             : "; every row has a case")
+                : "");
+  if (bad)
+    return LCTX_EXIT_USAGE;
+  return failed || unreached ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// explain
+//===----------------------------------------------------------------------===//
+
+static void trace_line(void *user, const char *event) {
+  fprintf((FILE *)user, "    trace: %s\n", event);
+}
+
+int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
+  const char *spec_path = lctx_default_spec_path();
+  int first = parse_options(argc, argv, &spec_path, NULL, NULL, err);
+  if (first < 0)
+    return LCTX_EXIT_USAGE;
+  if (argc - first != 1) {
+    fprintf(err, "lctx explain: expected one case file (usage: lctx explain "
+                 "[--spec FILE] FILE)\n");
+    return LCTX_EXIT_USAGE;
+  }
+  if (!load_spec(spec_path, err) || !load_case(argv[first], &g_case, err))
+    return LCTX_EXIT_USAGE;
+  static lctx_oracle oracle;
+  lctx_oracle_init(&oracle, &g_spec, lctx_engine_reference());
+  lctx_registry_config config;
+  static lctx_registry registry;
+  static lctx_outcome outcome;
+  lctx_case_config(&g_case, &config);
+  lctx_registry_init(&registry, &config);
+  lctx_registry_set_trace(&registry, trace_line, out);
+  int code = LCTX_EXIT_OK;
+  for (size_t i = 0; i < g_case.op_count; i++) {
+    lctx_buf b;
+    lctx_buf_init(&b, g_text, sizeof g_text);
+    lctx_case op_only = g_case;
+    op_only.factory_count = 0;
+    fprintf(out, "operation %zu: %s\n", i,
+            lctx_op_kind_name(g_case.ops[i].kind));
+    lctx_module_branch branch;
+    lctx_case_run_op(&registry, &g_case.ops[i], &outcome, &branch);
+    if (g_case.ops[i].kind == LCTX_OP_MODULE_GET_BACKEND)
+      fprintf(out, "    branch: %s\n", lctx_module_branch_name(branch));
+    lctx_outcome_format(&outcome, &b);
+    fprintf(out, "    outcome: %s\n", g_text);
+    lctx_buf_reset(&b);
+    lctx_oracle_explain(&oracle, &g_case, i, &b);
+    for (const char *line = g_text; *line;) {
+      const char *nl = strchr(line, '\n');
+      int len = nl ? (int)(nl - line) : (int)strlen(line);
+      fprintf(out, "    %.*s\n", len, line);
+      line += len + (nl ? 1 : 0);
+    }
+  }
+  printer p = {out, 0, 100, argv[first]};
+  oracle.on_violation = print_violation;
+  oracle.user = &p;
+  size_t v = lctx_oracle_check_case(&oracle, &g_case);
+  fprintf(out, "verdict: %s (%zu violations)\n", v ? "FAIL" : "ok", v);
+  if (v)
+    code = LCTX_EXIT_VIOLATIONS;
+  return code;
+}
+
+//===----------------------------------------------------------------------===//
+// encode, decode, enumerate
+//===----------------------------------------------------------------------===//
+
+static int write_all(FILE *out, const void *data, size_t n, FILE *err) {
+  if (fwrite(data, 1, n, out) != n) {
+    fprintf(err, "lctx: write error\n");
+    return LCTX_EXIT_USAGE;
+  }
+  return LCTX_EXIT_OK;
+}
+
+int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err) {
+  if (argc != 2) {
+    fprintf(err, "lctx encode: expected one case file, or - for stdin "
+                 "(usage: lctx encode FILE > BYTES)\n");
+    return LCTX_EXIT_USAGE;
+  }
+  if (!load_case(argv[1], &g_case, err))
+    return LCTX_EXIT_USAGE;
+  static uint8_t bytes[1 << 16];
+  size_t n = lctx_case_encode(&g_case, bytes, sizeof bytes);
+  if (n > sizeof bytes) {
+    fprintf(err, "lctx encode: %s: encoding too large\n", argv[1]);
+    return LCTX_EXIT_USAGE;
+  }
+  return write_all(out, bytes, n, err);
+}
+
+int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err) {
+  if (argc != 2) {
+    fprintf(err, "lctx decode: expected one byte file, or - for stdin "
+                 "(usage: lctx decode BYTES > FILE.case)\n");
+    return LCTX_EXIT_USAGE;
+  }
+  long n = read_file(argv[1], err);
+  if (n < 0)
+    return LCTX_EXIT_USAGE;
+  lctx_case_decode((const uint8_t *)g_file, (size_t)n, &g_case);
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(&g_case, &b);
+  return write_all(out, g_text, b.length, err);
+}
+
+typedef struct enum_run {
+  FILE *out;
+  size_t limit;
+  size_t printed;
+  bool count_only;
+} enum_run;
+
+static bool enumerate_visit(void *user, const lctx_case *c) {
+  enum_run *run = user;
+  if (run->count_only)
+    return true;
+  if (run->printed >= run->limit)
+    return false;
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(c, &b);
+  fprintf(run->out, "# case %zu\n%s\n", run->printed, g_text);
+  run->printed++;
+  return true;
+}
+
+int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err) {
+  enum_run run = {out, (size_t)-1, 0, false};
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--count") == 0) {
+      run.count_only = true;
+    } else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      unsigned long long v = strtoull(argv[++i], &end, 10);
+      if (*end != '\0' || errno != 0 || argv[i][0] == '-') {
+        fprintf(err, "lctx enumerate: --limit: '%s' is not a count\n", argv[i]);
+        return LCTX_EXIT_USAGE;
+      }
+      run.limit = (size_t)v;
+    } else {
+      fprintf(err,
+              "lctx enumerate: unknown argument '%s' (usage: lctx "
+              "enumerate [--count] [--limit N])\n",
+              argv[i]);
+      return LCTX_EXIT_USAGE;
+    }
+  }
+  size_t n = lctx_domain_enumerate(enumerate_visit, &run);
+  if (run.count_only)
+    fprintf(out, "%zu cases in the bounded domain\n", n);
+  return LCTX_EXIT_OK;
+}

@@ -1,0 +1,24 @@
+/*
+ * commands.h - the subcommands of `lctx` that work on cases and the spec
+ * table: check-spec, eval, explain, encode, decode, enumerate.
+ *
+ * Owns reading files named on the command line, printing results and
+ * violations for people, and choosing exit codes (cli.h). Judging is done by
+ * oracle.h; nothing here decides an outcome.
+ */
+#ifndef LCTX_HARNESS_COMMANDS_H
+#define LCTX_HARNESS_COMMANDS_H
+
+#include <stdio.h>
+
+int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err);
+int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err);
+int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err);
+int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err);
+int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err);
+int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err);
+
+/// The spec table used when no --spec is given.
+const char *lctx_default_spec_path(void);
+
+#endif /* LCTX_HARNESS_COMMANDS_H */

@@ -1,0 +1,392 @@
+/*
+ * domain.c - the bounded domain (see domain.h).
+ */
+#include "domain.h"
+
+#include <string.h>
+
+static const char *const ALPHABET[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
+                                       "gpu", "METAL", "bogus", "GPU",    ""};
+#define ALPHABET_SIZE (sizeof ALPHABET / sizeof ALPHABET[0])
+
+typedef struct fspec {
+  const char *name;
+  int priority;
+  bool quiet;
+  lctx_factory_behaviour behaviour;
+  const char *message;
+} fspec;
+
+typedef struct registry_spec {
+  const char *description;
+  const char *jax_platforms;
+  const char *jax_platform_name;
+  const char *jax_xla_backend;
+  bool gpu_visible;
+  fspec factories[5];
+} registry_spec;
+
+#define CLIENT LCTX_FACTORY_CLIENT
+#define RAISES LCTX_FACTORY_RAISES
+#define NONE LCTX_FACTORY_RETURNS_NONE
+#define NODEV LCTX_FACTORY_NO_DEVICES
+#define CPU                                                                    \
+  { "cpu", 0, false, CLIENT, "" }
+#define TPU_FAIL                                                               \
+  { "tpu", 300, true, RAISES, "TPU not found" }
+
+static const registry_spec REGISTRIES[] = {
+    {"cpu only", "", "", "", false, {CPU}},
+    {"stock cpu host, tpu fails quietly", "", "", "", false, {CPU, TPU_FAIL}},
+    {"cuda host",
+     "",
+     "",
+     "",
+     true,
+     {CPU, TPU_FAIL, {"cuda", 400, false, CLIENT, ""}}},
+    {"cuda plugin, no visible NVIDIA GPU",
+     "",
+     "",
+     "",
+     false,
+     {CPU, TPU_FAIL, {"cuda", 400, false, CLIENT, ""}}},
+    {"rocm host", "", "", "", false, {CPU, {"rocm", 400, false, CLIENT, ""}}},
+    {"cuda and rocm, GPU visible",
+     "",
+     "",
+     "",
+     true,
+     {CPU, {"cuda", 400, false, CLIENT, ""}, {"rocm", 400, false, CLIENT, ""}}},
+    {"cuda and rocm, no visible NVIDIA GPU",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"cuda", 400, false, CLIENT, ""}, {"rocm", 400, false, CLIENT, ""}}},
+    {"oneapi host",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"oneapi", 400, false, CLIENT, ""}}},
+    {"tpu host", "", "", "", false, {CPU, {"tpu", 300, true, CLIENT, ""}}},
+    {"METAL plugin",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"METAL", 400, false, CLIENT, ""}}},
+    {"tpu returns None quietly",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, NONE, ""}}},
+    {"tpu has no devices, quietly",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, NODEV, ""}}},
+    {"cuda fails quietly, message ends in '.'",
+     "",
+     "",
+     "",
+     true,
+     {CPU, {"cuda", 400, true, RAISES, "CUDA driver too old."}}},
+    {"tpu fails quietly with an empty message",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, RAISES, ""}}},
+    {"loud failure before any client",
+     "",
+     "",
+     "",
+     true,
+     {{"cuda", 400, false, RAISES, "no CUDA"}, CPU}},
+    {"loud failure after a client: partial registry",
+     "",
+     "",
+     "",
+     false,
+     {CPU,
+      TPU_FAIL,
+      {"METAL", 400, false, RAISES, "METAL broke"},
+      {"rocm", 500, false, CLIENT, ""}}},
+    {"loud None after a client",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"rocm", 400, false, NONE, ""}}},
+    {"loud no-devices after a client",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, false, NODEV, ""}}},
+    {"partial registry without a default",
+     "",
+     "",
+     "",
+     false,
+     {{"cpu", -1000, false, CLIENT, ""}, {"tpu", 0, false, RAISES, "x"}}},
+    {"every priority -1000 or lower",
+     "",
+     "",
+     "",
+     false,
+     {{"cpu", -1000, false, CLIENT, ""}, {"METAL", -2000, true, CLIENT, ""}}},
+    {"priority tie",
+     "",
+     "",
+     "",
+     false,
+     {{"cpu", 5, false, CLIENT, ""}, {"METAL", 5, false, CLIENT, ""}}},
+    {"gpu priority tie, rocm registered first",
+     "",
+     "",
+     "",
+     true,
+     {{"rocm", 400, false, CLIENT, ""}, {"cuda", 400, false, CLIENT, ""}}},
+    {"no factories", "", "", "", false, {{NULL, 0, false, CLIENT, ""}}},
+    {"only cuda, no visible NVIDIA GPU",
+     "",
+     "",
+     "",
+     false,
+     {{"cuda", 400, false, CLIENT, ""}}},
+    {"a factory named gpu",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"gpu", 400, false, CLIENT, ""}}},
+    {"a factory named ''",
+     "",
+     "",
+     "",
+     false,
+     {CPU, {"", 400, false, CLIENT, ""}}},
+    {"names with quotes and backslashes",
+     "",
+     "",
+     "",
+     false,
+     {CPU,
+      {"it's", 10, true, RAISES, "bad \"quote\" \\ here"},
+      {"a\"b'c\\", 20, true, NONE, ""},
+      {"tab\there", 30, true, NODEV, ""}}},
+    {"jax_platforms=cpu", "cpu", "", "", false, {CPU, TPU_FAIL}},
+    {"jax_platforms=cpu,tpu, tpu raises: partial",
+     "cpu,tpu",
+     "",
+     "",
+     false,
+     {CPU, TPU_FAIL}},
+    {"jax_platforms=tpu,cpu, tpu raises first",
+     "tpu,cpu",
+     "",
+     "",
+     false,
+     {CPU, TPU_FAIL}},
+    {"jax_platforms=gpu, oneapi unknown",
+     "gpu",
+     "",
+     "",
+     true,
+     {CPU, {"cuda", 400, false, CLIENT, ""}, {"rocm", 400, false, CLIENT, ""}}},
+    {"jax_platforms=cuda, no visible NVIDIA GPU",
+     "cuda",
+     "",
+     "",
+     false,
+     {CPU, {"cuda", 400, false, CLIENT, ""}}},
+    {"jax_platforms='cpu, tpu' (no trimming)",
+     "cpu, tpu",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, CLIENT, ""}}},
+    {"jax_platforms='cpu,' (empty entry)", "cpu,", "", "", false, {CPU}},
+    {"jax_platforms=cpu,cpu (repeated)", "cpu,cpu", "", "", false, {CPU}},
+    {"jax_platforms=cuda,gpu (repeated through the alias)",
+     "cuda,gpu",
+     "",
+     "",
+     true,
+     {{"cuda", 400, false, CLIENT, ""},
+      {"rocm", 400, false, CLIENT, ""},
+      {"oneapi", 400, false, CLIENT, ""}}},
+    {"jax_platforms=METAL, factory returns None",
+     "METAL",
+     "",
+     "",
+     false,
+     {CPU, {"METAL", 400, true, NONE, ""}}},
+    {"jax_platforms=tpu, no devices",
+     "tpu",
+     "",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, NODEV, ""}}},
+    {"jax_platform_name=tpu",
+     "",
+     "tpu",
+     "",
+     false,
+     {CPU, {"tpu", 300, true, CLIENT, ""}}},
+    {"jax_xla_backend=gpu on a cuda host",
+     "",
+     "cpu",
+     "gpu",
+     true,
+     {CPU, {"cuda", 400, false, CLIENT, ""}}},
+    {"jax_platform_name=cuda on a cpu host",
+     "",
+     "cuda",
+     "",
+     false,
+     {CPU, TPU_FAIL}},
+};
+#define REGISTRY_COUNT (sizeof REGISTRIES / sizeof REGISTRIES[0])
+
+size_t lctx_domain_alphabet_size(void) {
+  return ALPHABET_SIZE;
+}
+
+const char *lctx_domain_alphabet(size_t i) {
+  return ALPHABET[i];
+}
+
+size_t lctx_domain_registry_count(void) {
+  return REGISTRY_COUNT;
+}
+
+static void set_text(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+const char *lctx_domain_registry(size_t i, lctx_case *c) {
+  const registry_spec *r = &REGISTRIES[i];
+  lctx_case_init(c);
+  for (size_t k = 0; k < 5 && r->factories[k].name; k++) {
+    lctx_case_factory *f = &c->factories[c->factory_count++];
+    set_text(f->name, sizeof f->name, r->factories[k].name);
+    f->priority = r->factories[k].priority;
+    f->fail_quietly = r->factories[k].quiet;
+    f->behaviour = r->factories[k].behaviour;
+    set_text(f->message, sizeof f->message, r->factories[k].message);
+  }
+  set_text(c->jax_platforms, sizeof c->jax_platforms, r->jax_platforms);
+  set_text(c->jax_platform_name, sizeof c->jax_platform_name,
+           r->jax_platform_name);
+  set_text(c->jax_xla_backend, sizeof c->jax_xla_backend, r->jax_xla_backend);
+  c->nvidia_gpu_visible = r->gpu_visible;
+  return r->description;
+}
+
+//===----------------------------------------------------------------------===//
+// Enumeration
+//===----------------------------------------------------------------------===//
+
+typedef struct walker {
+  bool (*visit)(void *user, const lctx_case *c);
+  void *user;
+  size_t count;
+  bool stopped;
+  lctx_case *c;
+} walker;
+
+static bool emit(walker *w) {
+  if (w->stopped)
+    return false;
+  w->count++;
+  if (!w->visit(w->user, w->c))
+    w->stopped = true;
+  return !w->stopped;
+}
+
+static void clear_op(lctx_case_op *op, lctx_op_kind kind) {
+  memset(op, 0, sizeof *op);
+  op->kind = kind;
+}
+
+/* Every operation with module platform lists up to `max_platforms` long,
+ * written at position `slot`. */
+static void each_op(walker *w, size_t slot, size_t max_platforms) {
+  lctx_case_op *op = &w->c->ops[slot];
+  w->c->op_count = slot + 1;
+  clear_op(op, LCTX_OP_BACKENDS);
+  if (!emit(w))
+    return;
+  for (size_t a = 0; a < ALPHABET_SIZE; a++) {
+    clear_op(op, LCTX_OP_CANONICALIZE);
+    set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+    if (!emit(w))
+      return;
+  }
+  for (size_t a = 0; a <= ALPHABET_SIZE; a++) {
+    clear_op(op, LCTX_OP_XLA_GET_BACKEND);
+    op->has_arg = a < ALPHABET_SIZE;
+    if (op->has_arg)
+      set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+    if (!emit(w))
+      return;
+  }
+  /* Module platform lists: every list of length 0..max over the alphabet. */
+  for (size_t length = 0; length <= max_platforms; length++) {
+    size_t lists = 1;
+    for (size_t k = 0; k < length; k++)
+      lists *= ALPHABET_SIZE;
+    for (size_t index = 0; index < lists; index++) {
+      for (size_t pinned = 0; pinned <= ALPHABET_SIZE; pinned++) {
+        for (int optional = 0; optional < 2; optional++) {
+          clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
+          size_t rest = index;
+          op->platform_count = length;
+          for (size_t k = 0; k < length; k++) {
+            set_text(op->platforms[k], sizeof op->platforms[k],
+                     ALPHABET[rest % ALPHABET_SIZE]);
+            rest /= ALPHABET_SIZE;
+          }
+          op->has_backend = pinned < ALPHABET_SIZE;
+          if (op->has_backend)
+            set_text(op->backend, sizeof op->backend, ALPHABET[pinned]);
+          op->optional = optional != 0;
+          if (!emit(w))
+            return;
+        }
+      }
+    }
+  }
+}
+
+size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
+                             void *user) {
+  static lctx_case c;
+  walker w = {visit, user, 0, false, &c};
+  for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
+    lctx_domain_registry(r, &c);
+    /* Single operations, platform lists up to length 3. */
+    each_op(&w, 0, 3);
+    /* Two operations: a first one that initializes (backends) or one that
+     * does not (canonicalize 'cpu'), then every operation with platform
+     * lists up to length 1, so that what the first left behind (a partial
+     * registry, recorded failures, a re-run initialization) is observed. */
+    for (int first = 0; first < 2 && !w.stopped; first++) {
+      lctx_domain_registry(r, &c);
+      clear_op(&c.ops[0], first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
+      if (first == 1)
+        set_text(c.ops[0].arg, sizeof c.ops[0].arg, "cpu");
+      each_op(&w, 1, 1);
+    }
+  }
+  return w.count;
+}

@@ -1,0 +1,34 @@
+/*
+ * domain.h - the bounded domain that `lctx check-spec` enumerates
+ * completely.
+ *
+ * Owns the documented domain (conformance/spec/README.md, "The bounded
+ * domain"): the name alphabet, the representative registry configurations,
+ * and the operation sequences (every single operation, and two-operation
+ * sequences that observe an earlier initialization). Decides no outcome.
+ */
+#ifndef LCTX_HARNESS_DOMAIN_H
+#define LCTX_HARNESS_DOMAIN_H
+
+#include "case.h"
+
+/// Number of names in the domain's alphabet.
+size_t lctx_domain_alphabet_size(void);
+
+/// The `i`-th name of the alphabet.
+const char *lctx_domain_alphabet(size_t i);
+
+/// Number of registry configurations in the domain.
+size_t lctx_domain_registry_count(void);
+
+/// Fills `c` with registry configuration `i` (no operations) and returns its
+/// one-line description.
+const char *lctx_domain_registry(size_t i, lctx_case *c);
+
+/// Calls `visit` once per case of the domain, in a fixed order; stops early
+/// when `visit` returns false. The case is only valid during the call.
+/// Returns the number of cases visited.
+size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
+                             void *user);
+
+#endif /* LCTX_HARNESS_DOMAIN_H */

@@ -1,0 +1,317 @@
+/*
+ * oracle.c - the oracle (see oracle.h).
+ */
+#include "oracle.h"
+
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// The reference engine
+//===----------------------------------------------------------------------===//
+
+static void reference_run(void *context, const lctx_case *c, size_t prefix,
+                          const lctx_case_op *op, lctx_outcome *out) {
+  (void)context;
+  lctx_registry_config config;
+  lctx_registry registry;
+  lctx_case_config(c, &config);
+  lctx_registry_init(&registry, &config);
+  for (size_t i = 0; i < prefix; i++)
+    lctx_case_run_op(&registry, &c->ops[i], out, NULL);
+  lctx_case_run_op(&registry, op, out, NULL);
+}
+
+lctx_engine lctx_engine_reference(void) {
+  lctx_engine e = {"reference", NULL, reference_run};
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Reporting
+//===----------------------------------------------------------------------===//
+
+const char *lctx_violation_kind_name(lctx_violation_kind kind) {
+  switch (kind) {
+  case LCTX_V_NO_ROW:
+    return "no spec row matches";
+  case LCTX_V_SEVERAL_ROWS:
+    return "several spec rows match";
+  case LCTX_V_RENDER:
+    return "spec row cannot be rendered";
+  case LCTX_V_OUTCOME:
+    return "outcome not allowed by the spec row";
+  case LCTX_V_EXPECT:
+    return "outcome differs from the case's expectation";
+  case LCTX_V_INVARIANT:
+    return "invariant violated";
+  }
+  return "?";
+}
+
+void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
+                      lctx_engine engine) {
+  memset(oracle, 0, sizeof *oracle);
+  oracle->spec = spec;
+  oracle->engine = engine;
+  oracle->invariants = true;
+  oracle->messages_exact = true;
+}
+
+typedef struct report {
+  lctx_oracle *oracle;
+  const lctx_case *c;
+  size_t index;
+  const lctx_features *features;
+  size_t count;
+} report;
+
+static void emit(report *r, lctx_violation_kind kind, const char *row,
+                 const char *invariant, const char *expected,
+                 const char *actual) {
+  char features[1024];
+  lctx_buf fb;
+  lctx_buf_init(&fb, features, sizeof features);
+  lctx_buf_append_cstr(&fb, "op=");
+  lctx_buf_append_cstr(&fb, lctx_op_kind_name(r->features->op));
+  lctx_buf_append_char(&fb, ' ');
+  lctx_features_format(r->features, &fb);
+  lctx_violation v = {
+      kind,     r->c,     r->index, row ? row : "", invariant ? invariant : "",
+      features, expected, actual};
+  r->oracle->violations++;
+  r->count++;
+  if (r->oracle->on_violation)
+    r->oracle->on_violation(r->oracle->user, &v);
+}
+
+static void format_outcome(const lctx_outcome *o, lctx_buf *b) {
+  lctx_outcome_format(o, b);
+}
+
+static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
+                 bool exact) {
+  if (exact || expected->kind != LCTX_OUTCOME_RAISE)
+    return lctx_outcome_equal(expected, actual);
+  return actual->kind == LCTX_OUTCOME_RAISE && actual->error == expected->error;
+}
+
+//===----------------------------------------------------------------------===//
+// Row check
+//===----------------------------------------------------------------------===//
+
+/* Scratch space per check; outcomes are large, so keep them off the stack of
+ * deep callers and reuse them. */
+typedef struct scratch {
+  lctx_outcome actual;
+  lctx_outcome rendered;
+  lctx_outcome variant;
+  lctx_outcome other;
+  char expected_text[LCTX_SPEC_MAX_OUTCOMES * (LCTX_OUTCOME_TEXT_MAX + 32)];
+  char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
+  lctx_case_op op;
+} scratch;
+
+static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
+  const lctx_spec *spec = r->oracle->spec;
+  size_t matches[4];
+  size_t n = lctx_spec_match(spec, r->features, matches, 4);
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
+  lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
+  format_outcome(actual, &ab);
+  if (n != 1) {
+    for (size_t i = 0; i < n && i < 4; i++) {
+      if (i > 0)
+        lctx_buf_append_cstr(&eb, ", ");
+      lctx_buf_append_cstr(&eb, spec->rows[matches[i]].id);
+    }
+    emit(r, n == 0 ? LCTX_V_NO_ROW : LCTX_V_SEVERAL_ROWS, "", NULL,
+         s->expected_text, s->actual_text);
+    return;
+  }
+  const lctx_spec_row *row = &spec->rows[matches[0]];
+  r->oracle->hits[matches[0]]++;
+  bool exact = row->exact && r->oracle->messages_exact;
+  bool allowed = false;
+  for (size_t k = 0; k < row->outcome_count; k++) {
+    char why[256];
+    lctx_buf wb;
+    lctx_buf_init(&wb, why, sizeof why);
+    if (!lctx_spec_render(&row->outcomes[k], r->features, &s->rendered, &wb)) {
+      emit(r, LCTX_V_RENDER, row->id, NULL, why, s->actual_text);
+      return;
+    }
+    if (k > 0)
+      lctx_buf_append_cstr(&eb, " | ");
+    format_outcome(&s->rendered, &eb);
+    if (same(&s->rendered, actual, exact))
+      allowed = true;
+  }
+  if (!allowed)
+    emit(r, LCTX_V_OUTCOME, row->id, NULL, s->expected_text, s->actual_text);
+}
+
+//===----------------------------------------------------------------------===//
+// Invariants
+//===----------------------------------------------------------------------===//
+
+static void run_variant(report *r, const lctx_case_op *op, lctx_outcome *out) {
+  lctx_engine *e = &r->oracle->engine;
+  e->run(e->context, r->c, r->index, op, out);
+  r->oracle->invariant_checks++;
+}
+
+static void invariant_failed(report *r, scratch *s, const char *name,
+                             const lctx_outcome *a, const char *a_label,
+                             const lctx_outcome *b, const char *b_label) {
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
+  lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
+  lctx_buf_append_cstr(&eb, a_label);
+  lctx_buf_append_cstr(&eb, ": ");
+  format_outcome(a, &eb);
+  lctx_buf_append_cstr(&ab, b_label);
+  lctx_buf_append_cstr(&ab, ": ");
+  format_outcome(b, &ab);
+  emit(r, LCTX_V_INVARIANT, "", name, s->expected_text, s->actual_text);
+}
+
+static void check_invariants(report *r, scratch *s,
+                             const lctx_outcome *actual) {
+  const lctx_case_op *op = &r->c->ops[r->index];
+  if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
+    /* Permuting platforms[1:] does not change a multi-platform outcome. */
+    if (op->platform_count >= 3) {
+      s->op = *op;
+      for (size_t i = 1; i < op->platform_count; i++)
+        memcpy(s->op.platforms[i], op->platforms[op->platform_count - i],
+               sizeof s->op.platforms[i]);
+      run_variant(r, &s->op, &s->variant);
+      if (!lctx_outcome_equal(actual, &s->variant))
+        invariant_failed(r, s, "permute-platforms", actual, "as given",
+                         &s->variant, "platforms[1:] reversed");
+    }
+    /* Duplicates count as platforms: (p, p) behaves like (p, q). */
+    if (op->platform_count == 1) {
+      s->op = *op;
+      s->op.platform_count = 2;
+      memcpy(s->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
+      run_variant(r, &s->op, &s->variant);
+      const char *q = strcmp(op->platforms[0], "cpu") == 0 ? "tpu" : "cpu";
+      memset(s->op.platforms[1], 0, sizeof s->op.platforms[1]);
+      memcpy(s->op.platforms[1], q, 3);
+      run_variant(r, &s->op, &s->other);
+      if (!lctx_outcome_equal(&s->variant, &s->other))
+        invariant_failed(r, s, "duplicates-count", &s->other,
+                         "(p, other platform)", &s->variant, "(p, p)");
+    }
+    /* optional=True differs from optional=False only in B1/B2a, where it
+     * returns None instead of NotImplementedError/ValueError. */
+    s->op = *op;
+    s->op.optional = !op->optional;
+    run_variant(r, &s->op, &s->variant);
+    const lctx_outcome *with_true = op->optional ? actual : &s->variant;
+    const lctx_outcome *with_false = op->optional ? &s->variant : actual;
+    if (!lctx_outcome_equal(with_true, with_false) &&
+        !(with_true->kind == LCTX_OUTCOME_NONE &&
+          with_false->kind == LCTX_OUTCOME_RAISE &&
+          (with_false->error == LCTX_ERROR_NOT_IMPLEMENTED ||
+           with_false->error == LCTX_ERROR_VALUE)))
+      invariant_failed(r, s, "optional-only-b1-b2a", with_false,
+                       "optional=False", with_true, "optional=True");
+  }
+  /* `gpu` and its resolved name give the same client. */
+  if (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg &&
+      strcmp(op->arg, "gpu") == 0) {
+    memset(&s->op, 0, sizeof s->op);
+    s->op.kind = LCTX_OP_CANONICALIZE;
+    memcpy(s->op.arg, "gpu", 4);
+    run_variant(r, &s->op, &s->other);
+    if (s->other.kind != LCTX_OUTCOME_STRING) {
+      if (!lctx_outcome_equal(&s->other, actual))
+        invariant_failed(r, s, "gpu-agrees", &s->other,
+                         "canonicalize_platform('gpu')", actual,
+                         "get_backend('gpu')");
+      return;
+    }
+    memset(&s->op, 0, sizeof s->op);
+    s->op.kind = LCTX_OP_XLA_GET_BACKEND;
+    s->op.has_arg = true;
+    memcpy(s->op.arg, s->other.text,
+           s->other.length < LCTX_MAX_NAME ? s->other.length : LCTX_MAX_NAME);
+    run_variant(r, &s->op, &s->variant);
+    if (!lctx_outcome_equal(&s->variant, actual))
+      invariant_failed(r, s, "gpu-agrees", &s->variant,
+                       "get_backend(resolved name)", actual,
+                       "get_backend('gpu')");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Cases
+//===----------------------------------------------------------------------===//
+
+size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
+  static _Thread_local scratch s;
+  lctx_feature_state state;
+  lctx_features features;
+  lctx_feature_state_init(&state, c);
+  report r = {oracle, c, 0, &features, 0};
+  oracle->cases++;
+  for (size_t i = 0; i < c->op_count; i++) {
+    r.index = i;
+    lctx_features_compute(&state, i, &features);
+    oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s.actual);
+    oracle->ops++;
+    check_row(&r, &s, &s.actual);
+    if (c->has_expect[i] && !lctx_outcome_equal(&c->expect[i], &s.actual)) {
+      lctx_buf eb, ab;
+      lctx_buf_init(&eb, s.expected_text, sizeof s.expected_text);
+      lctx_buf_init(&ab, s.actual_text, sizeof s.actual_text);
+      format_outcome(&c->expect[i], &eb);
+      format_outcome(&s.actual, &ab);
+      emit(&r, LCTX_V_EXPECT, "", NULL, s.expected_text, s.actual_text);
+    }
+    if (oracle->invariants)
+      check_invariants(&r, &s, &s.actual);
+  }
+  return r.count;
+}
+
+void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
+                         size_t index, lctx_buf *out) {
+  lctx_feature_state state;
+  static _Thread_local lctx_features features;
+  static _Thread_local lctx_outcome rendered;
+  lctx_feature_state_init(&state, c);
+  for (size_t i = 0; i <= index; i++)
+    lctx_features_compute(&state, i, &features);
+  lctx_buf_append_cstr(out, "features: ");
+  lctx_features_format(&features, out);
+  lctx_buf_append_char(out, '\n');
+  size_t matches[8];
+  size_t n = lctx_spec_match(oracle->spec, &features, matches, 8);
+  if (n == 0)
+    lctx_buf_append_cstr(out, "row: none matches\n");
+  for (size_t k = 0; k < n && k < 8; k++) {
+    const lctx_spec_row *row = &oracle->spec->rows[matches[k]];
+    lctx_buf_append_cstr(out, "row: ");
+    lctx_buf_append_cstr(out, row->id);
+    lctx_buf_append_cstr(out, " (");
+    lctx_buf_append_cstr(out, row->source);
+    lctx_buf_append_cstr(out, ")\n  note: ");
+    lctx_buf_append_cstr(out, row->note);
+    lctx_buf_append_char(out, '\n');
+    for (size_t j = 0; j < row->outcome_count; j++) {
+      char why[256];
+      lctx_buf wb;
+      lctx_buf_init(&wb, why, sizeof why);
+      lctx_buf_append_cstr(out, "  allows: ");
+      if (lctx_spec_render(&row->outcomes[j], &features, &rendered, &wb))
+        lctx_outcome_format(&rendered, out);
+      else
+        lctx_buf_append_cstr(out, why);
+      lctx_buf_append_char(out, '\n');
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/*
+ * oracle.h - judging outcomes by the spec table, plus metamorphic
+ * invariants.
+ *
+ * Owns the verdict on one case: for each operation, compute its features
+ * (classify.h), find exactly one spec row, render the row's allowed
+ * outcomes, and check the implementation's outcome against them (exactly, or
+ * by class where the row says so); check the case's own expectations; and
+ * check the metamorphic invariants of the design (permuting platforms[1:],
+ * duplicates counting as platforms, optional=True differing only in B1/B2a,
+ * `gpu` agreeing with its resolved name). The implementation is reached
+ * through lctx_engine, so the reference, a plugin or a process can be
+ * judged alike.
+ */
+#ifndef LCTX_HARNESS_ORACLE_H
+#define LCTX_HARNESS_ORACLE_H
+
+#include "spec.h"
+
+/// An implementation under judgement: runs `op` against a fresh registry of
+/// case `c` after running the first `prefix` operations of `c` (whose
+/// outcomes it discards).
+typedef struct lctx_engine {
+  const char *name;
+  void *context;
+  void (*run)(void *context, const lctx_case *c, size_t prefix,
+              const lctx_case_op *op, lctx_outcome *out);
+} lctx_engine;
+
+/// The reference model as an engine.
+lctx_engine lctx_engine_reference(void);
+
+/// What went wrong.
+typedef enum lctx_violation_kind {
+  LCTX_V_NO_ROW = 0,   ///< no spec row matches the operation
+  LCTX_V_SEVERAL_ROWS, ///< more than one row matches
+  LCTX_V_RENDER,       ///< the row's template uses a value that does not apply
+  LCTX_V_OUTCOME,      ///< the outcome is not among the row's allowed ones
+  LCTX_V_EXPECT,       ///< the outcome differs from the case's expectation
+  LCTX_V_INVARIANT,    ///< a metamorphic invariant failed
+} lctx_violation_kind;
+
+/// One violation. Strings are valid during the callback only.
+typedef struct lctx_violation {
+  lctx_violation_kind kind;
+  const lctx_case *c;
+  size_t op_index;
+  const char *row;       ///< row ID, or "" when none
+  const char *invariant; ///< invariant name (LCTX_V_INVARIANT), else ""
+  const char *features;  ///< the operation's features
+  const char *expected;  ///< rendered expectation(s)
+  const char *actual;    ///< the outcome found
+} lctx_violation;
+
+/// Returns a short name for a violation kind.
+const char *lctx_violation_kind_name(lctx_violation_kind kind);
+
+/// The oracle's configuration and counters.
+typedef struct lctx_oracle {
+  const lctx_spec *spec;
+  lctx_engine engine;
+  bool invariants;     ///< check the metamorphic invariants (default true)
+  bool messages_exact; ///< false: compare error classes only
+  void (*on_violation)(void *user, const lctx_violation *v);
+  void *user;
+  size_t cases;
+  size_t ops;
+  size_t violations;
+  size_t invariant_checks;
+  size_t hits[LCTX_SPEC_MAX_ROWS];
+} lctx_oracle;
+
+/// Sets up an oracle over `spec` judging `engine`, counters at zero.
+void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
+                      lctx_engine engine);
+
+/// Judges every operation of `c`. Returns the number of violations found in
+/// this case (each also reported through `on_violation`).
+size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c);
+
+/// Explains operation `index` of `c` for a person: features, the rows
+/// matched, and the rendered expectation, one item per line.
+void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
+                         size_t index, lctx_buf *out);
+
+#endif /* LCTX_HARNESS_ORACLE_H */

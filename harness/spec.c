@@ -1,0 +1,556 @@
+/*
+ * spec.c - the spec table parser, matcher and renderer (see spec.h).
+ */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct parser {
+  const char *filename;
+  int line;
+  const char *line_start;
+  lctx_buf *error;
+  lctx_spec *spec;
+  lctx_spec_row *row; /* the row being filled, or NULL in the header */
+  bool seen[8];       /* keys seen in the current row */
+} parser;
+
+static bool fail(parser *p, const char *at, const char *message,
+                 const char *quoted) {
+  lctx_buf_append_cstr(p->error, p->filename);
+  lctx_buf_append_char(p->error, ':');
+  lctx_buf_append_int(p->error, p->line);
+  lctx_buf_append_char(p->error, ':');
+  lctx_buf_append_int(p->error, at ? (long long)(at - p->line_start) + 1 : 1);
+  lctx_buf_append_cstr(p->error, ": ");
+  lctx_buf_append_cstr(p->error, message);
+  if (quoted) {
+    lctx_buf_append_cstr(p->error, " '");
+    lctx_buf_append_cstr(p->error, quoted);
+    lctx_buf_append_char(p->error, '\'');
+  }
+  return false;
+}
+
+static bool fail_n(parser *p, const char *at, const char *message,
+                   const char *s, size_t n) {
+  char copy[128];
+  if (n >= sizeof copy)
+    n = sizeof copy - 1;
+  memcpy(copy, s, n);
+  copy[n] = '\0';
+  return fail(p, at, message, copy);
+}
+
+static const char *skip_space(const char *s, const char *end) {
+  while (s < end && (*s == ' ' || *s == '\t'))
+    s++;
+  return s;
+}
+
+static const char *token_end(const char *s, const char *end) {
+  while (s < end && *s != ' ' && *s != '\t')
+    s++;
+  return s;
+}
+
+/* Parses a double-quoted string at *s into dst (NUL-terminated). */
+static bool parse_string(parser *p, const char **s, const char *end, char *dst,
+                         size_t cap) {
+  const char *q = *s;
+  if (q >= end || *q != '"')
+    return fail(p, q, "expected a double-quoted string", NULL);
+  size_t n = 0;
+  for (q++;; q++) {
+    if (q >= end)
+      return fail(p, *s, "unterminated string", NULL);
+    unsigned char c = (unsigned char)*q;
+    if (c == '"')
+      break;
+    if (c == '\\') {
+      q++;
+      if (q >= end)
+        return fail(p, q, "unterminated escape", NULL);
+      switch (*q) {
+      case '\\':
+        c = '\\';
+        break;
+      case '"':
+        c = '"';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 'x': {
+        if (end - q < 3 || !isxdigit((unsigned char)q[1]) ||
+            !isxdigit((unsigned char)q[2]))
+          return fail(p, q - 1, "bad \\x escape (two hex digits expected)",
+                      NULL);
+        char hex[3] = {q[1], q[2], 0};
+        c = (unsigned char)strtoul(hex, NULL, 16);
+        if (c == 0)
+          return fail(p, q - 1, "\\x00 is not allowed", NULL);
+        q += 2;
+        break;
+      }
+      default:
+        return fail(p, q - 1, "unknown escape", NULL);
+      }
+    }
+    if (n + 1 >= cap)
+      return fail(p, *s, "string too long", NULL);
+    dst[n++] = (char)c;
+  }
+  dst[n] = '\0';
+  *s = q + 1;
+  return true;
+}
+
+/* Checks the placeholders of a template; `at` is where the string began. */
+static bool check_template(parser *p, const char *at, const char *t) {
+  for (const char *c = t; *c; c++) {
+    const char *pos = at + 1 + (c - t);
+    if (c[0] == '{' && c[1] == '{') {
+      c++;
+    } else if (c[0] == '}' && c[1] == '}') {
+      c++;
+    } else if (*c == '}') {
+      return fail(p, pos, "unmatched '}' in template (write '}}')", NULL);
+    } else if (*c == '{') {
+      const char *close = strchr(c, '}');
+      if (!close)
+        return fail(p, pos, "unterminated placeholder", NULL);
+      lctx_placeholder ph;
+      if (!lctx_placeholder_from_name(
+              lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
+        return fail_n(p, pos, "unknown placeholder", c,
+                      (size_t)(close - c + 1));
+      c = close;
+    }
+  }
+  return true;
+}
+
+static bool expect_end(parser *p, const char *s, const char *end) {
+  s = skip_space(s, end);
+  if (s < end)
+    return fail(p, s, "unexpected text after the value", NULL);
+  return true;
+}
+
+static bool parse_op(parser *p, const char *s, const char *end) {
+  if (end - s == 1 && *s == '*') {
+    p->row->ops = (1u << LCTX_OP_KIND_COUNT) - 1;
+    return true;
+  }
+  const char *tok_end = token_end(s, end);
+  if (!expect_end(p, tok_end, end))
+    return false;
+  while (s < tok_end) {
+    const char *bar = memchr(s, '|', (size_t)(tok_end - s));
+    const char *e = bar ? bar : tok_end;
+    lctx_op_kind kind;
+    if (!lctx_op_kind_from_name(lctx_str_make(s, (size_t)(e - s)), &kind))
+      return fail_n(p, s, "unknown operation", s, (size_t)(e - s));
+    p->row->ops |= 1u << kind;
+    s = bar ? bar + 1 : tok_end;
+  }
+  return true;
+}
+
+static bool parse_when(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  for (s = skip_space(s, end); s < end; s = skip_space(s, end)) {
+    const char *e = token_end(s, end);
+    const char *eq = memchr(s, '=', (size_t)(e - s));
+    if (!eq || eq == s)
+      return fail_n(p, s, "expected feature=value, got", s, (size_t)(e - s));
+    bool negate = eq[-1] == '!';
+    const char *name_end = negate ? eq - 1 : eq;
+    lctx_feature f;
+    if (!lctx_feature_from_name(lctx_str_make(s, (size_t)(name_end - s)), &f))
+      return fail_n(p, s, "unknown feature", s, (size_t)(name_end - s));
+    if (row->clause_count >= LCTX_SPEC_MAX_CLAUSES)
+      return fail(p, s, "too many clauses", NULL);
+    lctx_spec_clause *cl = &row->clauses[row->clause_count++];
+    cl->feature = f;
+    cl->negate = negate;
+    cl->values = 0;
+    for (const char *v = eq + 1; v <= e;) {
+      const char *bar = memchr(v, '|', (size_t)(e - v));
+      const char *ve = bar ? bar : e;
+      int value;
+      if (!lctx_feature_value_from_name(f, lctx_str_make(v, (size_t)(ve - v)),
+                                        &value)) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "unknown value for feature '%s':", lctx_feature_name(f));
+        return fail_n(p, v, msg, v, (size_t)(ve - v));
+      }
+      cl->values |= 1u << value;
+      if (!bar)
+        break;
+      v = bar + 1;
+    }
+    s = e;
+  }
+  return true;
+}
+
+static bool parse_outcome(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  if (row->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
+    return fail(p, s, "too many outcomes in one row", NULL);
+  lctx_spec_outcome *o = &row->outcomes[row->outcome_count];
+  memset(o, 0, sizeof *o);
+  const char *e = token_end(s, end);
+  lctx_str kind = lctx_str_make(s, (size_t)(e - s));
+  const char *at;
+  if (lctx_str_equal_cstr(kind, "none")) {
+    o->kind = LCTX_OUTCOME_NONE;
+    s = e;
+  } else if (lctx_str_equal_cstr(kind, "string") ||
+             lctx_str_equal_cstr(kind, "platforms")) {
+    o->kind = lctx_str_equal_cstr(kind, "string") ? LCTX_OUTCOME_STRING
+                                                  : LCTX_OUTCOME_PLATFORMS;
+    s = at = skip_space(e, end);
+    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
+        !check_template(p, at, o->text))
+      return false;
+  } else if (lctx_str_equal_cstr(kind, "raise")) {
+    o->kind = LCTX_OUTCOME_RAISE;
+    s = skip_space(e, end);
+    e = token_end(s, end);
+    if (!lctx_error_class_from_name(lctx_str_make(s, (size_t)(e - s)),
+                                    &o->error))
+      return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
+    s = at = skip_space(e, end);
+    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
+        !check_template(p, at, o->text))
+      return false;
+  } else if (lctx_str_equal_cstr(kind, "client")) {
+    o->kind = LCTX_OUTCOME_CLIENT;
+    s = skip_space(e, end);
+    e = token_end(s, end);
+    lctx_str origin = lctx_str_make(s, (size_t)(e - s));
+    if (lctx_str_equal_cstr(origin, "pinned")) {
+      o->origin = LCTX_CLIENT_PINNED;
+    } else if (lctx_str_equal_cstr(origin, "registry")) {
+      o->origin = LCTX_CLIENT_REGISTRY;
+      s = skip_space(e, end);
+      e = token_end(s, end);
+      if (e == s || (size_t)(e - s) >= sizeof o->registration)
+        return fail(p, s, "expected a registration index or placeholder", NULL);
+      memcpy(o->registration, s, (size_t)(e - s));
+      o->registration[e - s] = '\0';
+      if (!check_template(p, s - 1, o->registration))
+        return false;
+    } else {
+      return fail_n(p, s, "expected 'registry' or 'pinned', got", s,
+                    (size_t)(e - s));
+    }
+    s = at = skip_space(e, end);
+    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
+        !check_template(p, at, o->text))
+      return false;
+  } else {
+    return fail_n(p, s, "unknown outcome kind", s, (size_t)(e - s));
+  }
+  if (!expect_end(p, s, end))
+    return false;
+  row->outcome_count++;
+  return true;
+}
+
+static bool copy_value(parser *p, const char *s, const char *end, char *dst,
+                       size_t cap) {
+  size_t n = (size_t)(end - s);
+  if (n == 0)
+    return fail(p, s, "empty value", NULL);
+  if (n >= cap)
+    return fail(p, s, "value too long", NULL);
+  memcpy(dst, s, n);
+  dst[n] = '\0';
+  return true;
+}
+
+static const char *const ROW_KEYS[] = {"op",     "when",   "outcome",
+                                       "strict", "source", "note"};
+
+static bool finish_row(parser *p) {
+  lctx_spec_row *row = p->row;
+  if (!row)
+    return true;
+  static const char *const required[] = {"op", "outcome", "strict", "source"};
+  static const int required_index[] = {0, 2, 3, 4};
+  for (int i = 0; i < 4; i++) {
+    if (!p->seen[required_index[i]]) {
+      int saved = p->line;
+      p->line = row->line;
+      char msg[96];
+      snprintf(msg, sizeof msg, "row '%s' has no '%s'", row->id, required[i]);
+      fail(p, NULL, msg, NULL);
+      p->line = saved;
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool valid_id(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n && isupper((unsigned char)s[i]))
+    i++;
+  if (i == 0 || i + 4 != n || s[i] != '-')
+    return false;
+  for (size_t k = i + 1; k < n; k++) {
+    if (!isdigit((unsigned char)s[k]))
+      return false;
+  }
+  return true;
+}
+
+static bool parse_line(parser *p, const char *s, const char *end) {
+  s = skip_space(s, end);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+    end--;
+  if (s == end || *s == '#')
+    return true;
+  if (*s == '[') {
+    const char *close = memchr(s, ']', (size_t)(end - s));
+    if (!close)
+      return fail(p, s, "unterminated row header", NULL);
+    if (!expect_end(p, close + 1, end))
+      return false;
+    size_t n = (size_t)(close - s - 1);
+    if (!valid_id(s + 1, n))
+      return fail_n(p, s + 1,
+                    "bad row ID (expected letters, '-', three digits):", s + 1,
+                    n);
+    if (!finish_row(p))
+      return false;
+    for (size_t i = 0; i < p->spec->row_count; i++) {
+      if (strlen(p->spec->rows[i].id) == n &&
+          memcmp(p->spec->rows[i].id, s + 1, n) == 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg,
+                 "duplicate row ID (first at line %d):", p->spec->rows[i].line);
+        return fail_n(p, s + 1, msg, s + 1, n);
+      }
+    }
+    if (p->spec->row_count >= LCTX_SPEC_MAX_ROWS)
+      return fail(p, s, "too many rows", NULL);
+    p->row = &p->spec->rows[p->spec->row_count++];
+    memset(p->row, 0, sizeof *p->row);
+    memcpy(p->row->id, s + 1, n);
+    p->row->line = p->line;
+    p->row->exact = true;
+    memset(p->seen, 0, sizeof p->seen);
+    return true;
+  }
+  const char *key = s;
+  while (s < end && (islower((unsigned char)*s) || *s == '-' || *s == '_'))
+    s++;
+  lctx_str k = lctx_str_make(key, (size_t)(s - key));
+  const char *eq = skip_space(s, end);
+  if (k.length == 0 || eq >= end || *eq != '=')
+    return fail(p, key, "expected 'key = value'", NULL);
+  const char *v = skip_space(eq + 1, end);
+  if (!p->row) {
+    if (lctx_str_equal_cstr(k, "spec-version"))
+      return copy_value(p, v, end, p->spec->version, sizeof p->spec->version);
+    if (lctx_str_equal_cstr(k, "jax-commit"))
+      return copy_value(p, v, end, p->spec->jax_commit,
+                        sizeof p->spec->jax_commit);
+    return fail_n(p, key, "unknown key before the first row:", key, k.length);
+  }
+  int which = -1;
+  for (int i = 0; i < 6; i++) {
+    if (lctx_str_equal_cstr(k, ROW_KEYS[i]))
+      which = i;
+  }
+  if (which < 0)
+    return fail_n(p, key, "unknown key", key, k.length);
+  if (which != 2 && p->seen[which])
+    return fail_n(p, key, "duplicate key", key, k.length);
+  p->seen[which] = true;
+  switch (which) {
+  case 0:
+    return parse_op(p, v, end);
+  case 1:
+    return parse_when(p, v, end);
+  case 2:
+    return parse_outcome(p, v, end);
+  case 3:
+    if (lctx_str_equal(lctx_str_make(v, (size_t)(end - v)),
+                       lctx_str_from_cstr("exact")))
+      p->row->exact = true;
+    else if (lctx_str_equal(lctx_str_make(v, (size_t)(end - v)),
+                            lctx_str_from_cstr("class")))
+      p->row->exact = false;
+    else
+      return fail(p, v, "strict must be 'exact' or 'class'", NULL);
+    return true;
+  case 4:
+    return copy_value(p, v, end, p->row->source, sizeof p->row->source);
+  default:
+    return copy_value(p, v, end, p->row->note, sizeof p->row->note);
+  }
+}
+
+bool lctx_spec_parse(const char *text, size_t length, const char *filename,
+                     lctx_spec *out, lctx_buf *error) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->filename, sizeof out->filename, "%s", filename);
+  parser p = {filename, 0, text, error, out, NULL, {0}};
+  const char *end = text + length;
+  for (const char *s = text; s < end || p.line == 0;) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *line_end = nl ? nl : end;
+    p.line++;
+    p.line_start = s;
+    if (memchr(s, '\0', (size_t)(line_end - s)))
+      return fail(&p, memchr(s, '\0', (size_t)(line_end - s)),
+                  "NUL byte in the table", NULL);
+    if (!parse_line(&p, s, line_end))
+      return false;
+    if (!nl)
+      break;
+    s = nl + 1;
+  }
+  if (!finish_row(&p))
+    return false;
+  p.line_start = NULL;
+  if (out->version[0] == '\0')
+    return fail(&p, NULL, "missing 'spec-version'", NULL);
+  if (out->row_count == 0)
+    return fail(&p, NULL, "the table has no rows", NULL);
+  return true;
+}
+
+bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    lctx_buf_append_cstr(error, path);
+    lctx_buf_append_cstr(error, ": cannot open: ");
+    lctx_buf_append_cstr(error, strerror(errno));
+    return false;
+  }
+  static char text[1 << 20];
+  size_t n = fread(text, 1, sizeof text, f);
+  bool too_big = n == sizeof text;
+  fclose(f);
+  if (too_big) {
+    lctx_buf_append_cstr(error, path);
+    lctx_buf_append_cstr(error, ": table larger than 1 MiB");
+    return false;
+  }
+  return lctx_spec_parse(text, n, path, out, error);
+}
+
+bool lctx_spec_row_matches(const lctx_spec_row *row,
+                           const lctx_features *features) {
+  if (!(row->ops & (1u << features->op)))
+    return false;
+  for (size_t i = 0; i < row->clause_count; i++) {
+    const lctx_spec_clause *cl = &row->clauses[i];
+    bool in = (cl->values >> features->value[cl->feature]) & 1u;
+    if (in == cl->negate)
+      return false;
+  }
+  return true;
+}
+
+size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
+                       size_t *indices, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < spec->row_count; i++) {
+    if (lctx_spec_row_matches(&spec->rows[i], features)) {
+      if (n < cap)
+        indices[n] = i;
+      n++;
+    }
+  }
+  return n;
+}
+
+static bool render(const char *t, const lctx_features *features, lctx_buf *out,
+                   lctx_buf *error) {
+  for (const char *c = t; *c; c++) {
+    if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+      lctx_buf_append_char(out, *c);
+      c++;
+    } else if (*c == '{') {
+      const char *close = strchr(c, '}');
+      lctx_placeholder ph;
+      if (!close || !lctx_placeholder_from_name(
+                        lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
+        return false; /* rejected by the parser already */
+      if (!features->has[ph]) {
+        lctx_buf_append_cstr(error, "placeholder {");
+        lctx_buf_append_cstr(error, lctx_placeholder_name(ph));
+        lctx_buf_append_cstr(error, "} does not apply to this operation");
+        return false;
+      }
+      lctx_buf_append_str(out, features->text[ph]);
+      c = close;
+    } else {
+      lctx_buf_append_char(out, *c);
+    }
+  }
+  return true;
+}
+
+bool lctx_spec_render(const lctx_spec_outcome *allowed,
+                      const lctx_features *features, lctx_outcome *out,
+                      lctx_buf *error) {
+  lctx_buf w;
+  if (allowed->kind == LCTX_OUTCOME_RAISE)
+    w = lctx_outcome_begin_raise(out, allowed->error);
+  else
+    w = lctx_outcome_begin(out, allowed->kind);
+  if (allowed->kind == LCTX_OUTCOME_NONE) {
+    lctx_outcome_set_none(out);
+    return true;
+  }
+  if (!render(allowed->text, features, &w, error))
+    return false;
+  lctx_outcome_end(out, &w);
+  if (allowed->kind == LCTX_OUTCOME_CLIENT) {
+    out->origin = allowed->origin;
+    out->registration = -1;
+    if (allowed->origin == LCTX_CLIENT_REGISTRY) {
+      char digits[32];
+      lctx_buf d;
+      lctx_buf_init(&d, digits, sizeof digits);
+      if (!render(allowed->registration, features, &d, error))
+        return false;
+      char *endp;
+      long v = strtol(digits, &endp, 10);
+      if (d.length == 0 || *endp != '\0') {
+        lctx_buf_append_cstr(error, "registration is not an integer");
+        return false;
+      }
+      out->registration = (int)v;
+    }
+  }
+  return true;
+}
+
+const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id) {
+  for (size_t i = 0; i < spec->row_count; i++) {
+    if (strcmp(spec->rows[i].id, id) == 0)
+      return &spec->rows[i];
+  }
+  return NULL;
+}

@@ -1,0 +1,87 @@
+/*
+ * spec.h - the conformance spec table: its data model, parser and renderer.
+ *
+ * Owns reading the `.lspec` files of conformance/spec/ (format in
+ * conformance/spec/ README.md) into rows with predicates over features
+ * (classify.h) and allowed outcomes with message templates, reporting every
+ * malformed input as FILE:LINE:COL; matching a row's predicate against an
+ * operation's features; and rendering a row's outcome templates. It does not
+ * run the model.
+ */
+#ifndef LCTX_HARNESS_SPEC_H
+#define LCTX_HARNESS_SPEC_H
+
+#include "classify.h"
+
+#define LCTX_SPEC_MAX_ROWS 128
+#define LCTX_SPEC_MAX_CLAUSES 16
+#define LCTX_SPEC_MAX_OUTCOMES 4
+#define LCTX_SPEC_MAX_TEMPLATE 512
+#define LCTX_SPEC_MAX_ID 16
+
+/// One clause of a predicate: `feature=v1|v2` or `feature!=v1|v2`.
+typedef struct lctx_spec_clause {
+  lctx_feature feature;
+  bool negate;
+  unsigned values; ///< bit i set: value i is listed
+} lctx_spec_clause;
+
+/// One allowed outcome of a row, with templates.
+typedef struct lctx_spec_outcome {
+  lctx_outcome_kind kind;
+  lctx_error_class error;                    ///< RAISE
+  lctx_client_origin origin;                 ///< CLIENT
+  char text[LCTX_SPEC_MAX_TEMPLATE];         ///< message/string/platform
+  char registration[LCTX_SPEC_MAX_TEMPLATE]; ///< CLIENT registry: template
+} lctx_spec_outcome;
+
+/// One row of the table.
+typedef struct lctx_spec_row {
+  char id[LCTX_SPEC_MAX_ID];
+  unsigned ops; ///< bit per lctx_op_kind
+  size_t clause_count;
+  lctx_spec_clause clauses[LCTX_SPEC_MAX_CLAUSES];
+  size_t outcome_count;
+  lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
+  bool exact; ///< strict = exact (message compared) or class
+  char source[256];
+  char note[256];
+  int line; ///< line of the row's header
+} lctx_spec_row;
+
+/// A parsed table.
+typedef struct lctx_spec {
+  char version[32];
+  char jax_commit[48];
+  char filename[256];
+  size_t row_count;
+  lctx_spec_row rows[LCTX_SPEC_MAX_ROWS];
+} lctx_spec;
+
+/// Parses a table from memory. On error writes `FILE:LINE:COL: message` to
+/// `error` and returns false.
+bool lctx_spec_parse(const char *text, size_t length, const char *filename,
+                     lctx_spec *out, lctx_buf *error);
+
+/// Reads and parses a table file.
+bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error);
+
+/// Returns true when the row's op and predicate hold for `features`.
+bool lctx_spec_row_matches(const lctx_spec_row *row,
+                           const lctx_features *features);
+
+/// Collects the indices of the rows that match (at most `cap`); returns how
+/// many rows match in all.
+size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
+                       size_t *indices, size_t cap);
+
+/// Renders an allowed outcome with the features' placeholder values. Returns
+/// false (with a message in `error`) if a placeholder does not apply.
+bool lctx_spec_render(const lctx_spec_outcome *allowed,
+                      const lctx_features *features, lctx_outcome *out,
+                      lctx_buf *error);
+
+/// Finds a row by ID; NULL if absent.
+const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id);
+
+#endif /* LCTX_HARNESS_SPEC_H */
