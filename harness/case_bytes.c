@@ -36,15 +36,15 @@ static const char *const MESSAGES[] = {
 
 #define PLATFORMS_LITERAL 192
 static const char *const PLATFORMS[] = {
-    "",         "cpu",       "tpu",     "cuda",    "rocm",    "gpu",
-    "cpu,tpu",  "tpu,cpu",   "cpu,gpu", "gpu,cpu", "cuda,rocm",
-    "cpu,cpu",  "cuda,gpu",  "cpu,",    "cpu, tpu", ",",
+    "",         "cpu",     "tpu",      "cuda",    "rocm",      "gpu",
+    "cpu,tpu",  "tpu,cpu", "cpu,gpu",  "gpu,cpu", "cuda,rocm", "cpu,cpu",
+    "cuda,gpu", "cpu,",    "cpu, tpu", ",",
 };
 #define PLATFORMS_COUNT (sizeof PLATFORMS / sizeof PLATFORMS[0])
 
 #define PRIORITY_EXPLICIT 240
 static const int PRIORITIES[] = {
-    0,   1,   -1,  2,   300, 400, -1000,   -999,
+    0,     1,   -1,  2,   300, 400, -1000,   -999,
     -1001, 100, 299, 301, 401, 3,   INT_MIN, INT_MAX,
 };
 #define PRIORITY_COUNT (sizeof PRIORITIES / sizeof PRIORITIES[0])
@@ -81,7 +81,9 @@ static uint8_t next(reader *r) {
   return b;
 }
 
-static bool exhausted(const reader *r) { return r->pos >= r->size; }
+static bool exhausted(const reader *r) {
+  return r->pos >= r->size;
+}
 
 static void read_literal(reader *r, size_t n, char *dst) {
   for (size_t i = 0; i < n; i++)
@@ -143,7 +145,7 @@ void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
     f->behaviour = (lctx_factory_behaviour)((flags >> 1) & 3);
     read_from(&r, f->message, MESSAGES, MESSAGE_COUNT, MESSAGE_LITERAL);
     if (f->behaviour != LCTX_FACTORY_RAISES)
-      f->message[0] = '\0';
+      memset(f->message, 0, sizeof f->message);
     bool repeated = false;
     for (size_t j = 0; j < out->factory_count && !repeated; j++)
       repeated = strcmp(out->factories[j].name, f->name) == 0;
@@ -170,31 +172,20 @@ void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
     for (size_t k = 0; k < platforms && !exhausted(&r); k++)
       read_name(&r, op->platforms[op->platform_count++]);
     read_name(&r, op->backend);
-    switch (op->kind) {
-    case LCTX_OP_BACKENDS:
-      op->arg[0] = '\0';
-      break;
-    case LCTX_OP_CANONICALIZE:
-      op->has_arg = true;
-      break;
-    case LCTX_OP_XLA_GET_BACKEND:
-      op->has_arg = (kind >> 2) & 1;
-      if (!op->has_arg)
-        op->arg[0] = '\0';
-      break;
-    case LCTX_OP_MODULE_GET_BACKEND:
-      op->arg[0] = '\0';
+    /* Clear what the kind does not use (case.h: unused fields are zero). */
+    op->has_arg = op->kind == LCTX_OP_CANONICALIZE ||
+                  (op->kind == LCTX_OP_XLA_GET_BACKEND && ((kind >> 2) & 1));
+    if (!op->has_arg)
+      memset(op->arg, 0, sizeof op->arg);
+    if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
       op->has_backend = (kind >> 3) & 1;
       op->optional = (kind >> 4) & 1;
-      if (!op->has_backend)
-        op->backend[0] = '\0';
-      break;
-    }
-    if (op->kind != LCTX_OP_MODULE_GET_BACKEND) {
+    } else {
       memset(op->platforms, 0, sizeof op->platforms);
       op->platform_count = 0;
-      op->backend[0] = '\0';
     }
+    if (!op->has_backend)
+      memset(op->backend, 0, sizeof op->backend);
     spans->op_end[out->op_count++] = r.pos;
   }
 }
@@ -261,9 +252,8 @@ static void put_priority(writer *w, int priority) {
 }
 
 static void encode(const lctx_case *c, writer *w) {
-  size_t factories = c->factory_count < LCTX_MAX_FACTORIES
-                         ? c->factory_count
-                         : LCTX_MAX_FACTORIES;
+  size_t factories = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
+                                                           : LCTX_MAX_FACTORIES;
   put(w, (unsigned)factories);
   for (size_t i = 0; i < factories; i++) {
     const lctx_case_factory *f = &c->factories[i];

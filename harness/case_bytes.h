@@ -92,8 +92,9 @@
 /// Bytes of the longest encoding of a valid case, and the most bytes one
 /// decode reads (a read past the end counts).
 #define LCTX_CASE_BYTES_MAX                                                    \
-  (1 + LCTX_MAX_FACTORIES * ((1 + LCTX_MAX_NAME) + 5 + 1 +                     \
-                             (1 + LCTX_MAX_MESSAGE)) +                         \
+  (1 +                                                                         \
+   LCTX_MAX_FACTORIES *                                                        \
+       ((1 + LCTX_MAX_NAME) + 5 + 1 + (1 + LCTX_MAX_MESSAGE)) +                \
    1 + (2 + LCTX_MAX_PLATFORMS_CONFIG) + 2 * (1 + LCTX_MAX_NAME) + 1 +         \
    LCTX_CASE_MAX_OPS * (1 + (1 + LCTX_MAX_NAME) + 1 +                          \
                         LCTX_MAX_MODULE_PLATFORMS * (1 + LCTX_MAX_NAME) +      \

@@ -71,7 +71,9 @@ static void append_hex_byte(lctx_buf *b, unsigned char c) {
 // The lexer
 //===----------------------------------------------------------------------===//
 
-static bool is_space(char c) { return c == ' ' || c == '\t'; }
+static bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 static bool is_punct(char c) {
   return c == '=' || c == '[' || c == ']' || c == ',';
@@ -374,7 +376,9 @@ static bool read_integer(parser *p, const char *what, long long lo,
     lctx_buf_append_cstr(e, what);
     lctx_buf_append_char(e, ' ');
     describe(p, at, e);
-    lctx_buf_append_cstr(e, " is out of range (");
+    lctx_buf_append_cstr(e, lo == INT_MIN && hi == INT_MAX
+                                ? " is out of int range ("
+                                : " is out of range (");
     lctx_buf_append_int(e, lo);
     lctx_buf_append_cstr(e, " to ");
     lctx_buf_append_int(e, hi);
@@ -657,18 +661,16 @@ static bool parse_expect(parser *p, const char *start) {
              lctx_str_equal_cstr(w, "platforms")) {
     if (!read_string(p, "a string") || !take_text(p))
       return false;
-    set_text_outcome(o,
-                     w.data[0] == 's' ? LCTX_OUTCOME_STRING
-                                      : LCTX_OUTCOME_PLATFORMS,
-                     p);
+    set_text_outcome(
+        o, w.data[0] == 's' ? LCTX_OUTCOME_STRING : LCTX_OUTCOME_PLATFORMS, p);
   } else if (lctx_str_equal_cstr(w, "client")) {
     bool pinned;
     long long registration = -1;
     if (!read_choice(p, "registry", "pinned", "`registry` or `pinned`",
                      &pinned))
       return false;
-    if (!pinned && !read_integer(p, "registration index", 0, INT_MAX,
-                                 &registration))
+    if (!pinned &&
+        !read_integer(p, "registration index", 0, INT_MAX, &registration))
       return false;
     if (!read_string(p, "the client's platform string") || !take_text(p))
       return false;
@@ -743,8 +745,7 @@ static bool parse_line(parser *p) {
     bool visible;
     if (!check_config_position(p, start, d) ||
         !check_once(p, start, d, &p->nvidia_line) ||
-        !read_choice(p, "hidden", "visible", "`visible` or `hidden`",
-                     &visible))
+        !read_choice(p, "hidden", "visible", "`visible` or `hidden`", &visible))
       return false;
     c->nvidia_gpu_visible = visible;
     return end_directive(p);
@@ -909,8 +910,8 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
       PRINT_FIELD(out, op->backend);
     else
       lctx_buf_append_cstr(out, "None");
-    lctx_buf_append_cstr(out, op->optional ? " optional=true"
-                                           : " optional=false");
+    lctx_buf_append_cstr(out,
+                         op->optional ? " optional=true" : " optional=false");
     break;
   }
   }
@@ -919,9 +920,8 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
 
 void lctx_case_print(const lctx_case *c, lctx_buf *out) {
   lctx_buf_append_cstr(out, "lctx-case 1\n");
-  size_t factories = c->factory_count < LCTX_MAX_FACTORIES
-                         ? c->factory_count
-                         : LCTX_MAX_FACTORIES;
+  size_t factories = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
+                                                           : LCTX_MAX_FACTORIES;
   for (size_t i = 0; i < factories; i++) {
     const lctx_case_factory *f = &c->factories[i];
     lctx_buf_append_cstr(out, "factory ");

@@ -35,7 +35,7 @@
 /// its limit, every operation a module_get_backend with the longest
 /// expectation.
 #define LCTX_CASE_TEXT_MAX                                                     \
-  (64 + LCTX_MAX_FACTORIES * (64 + 4 * (LCTX_MAX_NAME + LCTX_MAX_MESSAGE)) +  \
+  (64 + LCTX_MAX_FACTORIES * (64 + 4 * (LCTX_MAX_NAME + LCTX_MAX_MESSAGE)) +   \
    3 * 64 + 4 * (LCTX_MAX_PLATFORMS_CONFIG + 2 * LCTX_MAX_NAME) +              \
    LCTX_CASE_MAX_OPS *                                                         \
        (128 + (LCTX_MAX_MODULE_PLATFORMS + 1) * (4 * LCTX_MAX_NAME + 4) +      \

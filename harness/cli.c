@@ -5,7 +5,6 @@
 
 #include "lctx/lctx.h"
 #include "commands.h"
-#include "scenarios.h"
 
 #include <string.h>
 
@@ -59,8 +58,20 @@ static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(err, "lctx run: unexpected argument '%s'\n", argv[1]);
     return LCTX_EXIT_USAGE;
   }
-  lctx_scenarios_run(out);
-  return LCTX_EXIT_OK;
+  char cases[4096];
+  snprintf(cases, sizeof cases, "%s", lctx_default_cases_path());
+  fprintf(out, "== 1/2 conformance cases: lctx eval --cover %s\n", cases);
+  char *eval_argv[] = {"eval", "--cover", "--quiet", cases, NULL};
+  int eval = lctx_cmd_eval(4, eval_argv, out, err);
+  fprintf(out, "\n== 2/2 exhaustive self-check: lctx check-spec --quiet\n");
+  char *check_argv[] = {"check-spec", "--quiet", NULL};
+  int check = lctx_cmd_check_spec(2, check_argv, out, err);
+  int worst = eval > check ? eval : check;
+  fprintf(out, "\nlctx run: %s (cases: %s, check-spec: %s)\n",
+          worst == LCTX_EXIT_OK ? "all good" : "PROBLEMS FOUND",
+          eval == LCTX_EXIT_OK ? "pass" : "FAIL",
+          check == LCTX_EXIT_OK ? "pass" : "FAIL");
+  return worst;
 }
 
 int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {

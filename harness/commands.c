@@ -9,7 +9,9 @@
 #include "domain.h"
 #include "oracle.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +25,11 @@ const char *lctx_default_spec_path(void) {
   return env && *env ? env
                      : LCTX_SOURCE_DIR
              "/conformance/spec/backend-selection.lspec";
+}
+
+const char *lctx_default_cases_path(void) {
+  const char *env = getenv("LCTX_CASES");
+  return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
 }
 
 /* Large buffers, shared by the commands (the CLI is single-threaded). */
@@ -85,9 +92,14 @@ static bool load_spec(const char *path, FILE *err) {
 /* Options shared by the commands: --spec FILE. Returns the index of the
  * first operand, or -1 after printing a usage error. */
 static int parse_options(int argc, char **argv, const char **spec_path,
-                         bool *flag, const char *flag_name, FILE *err) {
+                         bool *flag, const char *flag_name, bool *quiet,
+                         FILE *err) {
   int i = 1;
   for (; i < argc; i++) {
+    if (quiet && strcmp(argv[i], "--quiet") == 0) {
+      *quiet = true;
+      continue;
+    }
     if (strcmp(argv[i], "--spec") == 0) {
       if (i + 1 >= argc) {
         fprintf(err, "lctx %s: --spec needs a file\n", argv[0]);
@@ -159,7 +171,7 @@ static bool check_visit(void *user, const lctx_case *c) {
 int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path = lctx_default_spec_path();
   bool quiet = false;
-  int first = parse_options(argc, argv, &spec_path, &quiet, "--quiet", err);
+  int first = parse_options(argc, argv, &spec_path, NULL, NULL, &quiet, err);
   if (first < 0)
     return LCTX_EXIT_USAGE;
   if (first < argc) {
@@ -205,15 +217,76 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
 // eval
 //===----------------------------------------------------------------------===//
 
+#define MAX_CASE_FILES 4096
+
+typedef struct file_list {
+  size_t count;
+  char *paths[MAX_CASE_FILES];
+} file_list;
+
+static int compare_paths(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool add_path(file_list *list, const char *path, FILE *err) {
+  if (list->count >= MAX_CASE_FILES) {
+    fprintf(err, "lctx eval: more than %d case files\n", MAX_CASE_FILES);
+    return false;
+  }
+  list->paths[list->count] = strdup(path);
+  if (!list->paths[list->count]) {
+    fprintf(err, "lctx eval: out of memory\n");
+    return false;
+  }
+  list->count++;
+  return true;
+}
+
+/* Adds a file, or every *.case file of a directory in name order. */
+static bool expand(file_list *list, const char *path, FILE *err) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return add_path(list, path, err);
+  DIR *dir = opendir(path);
+  if (!dir) {
+    fprintf(err, "lctx eval: %s: cannot open directory: %s\n", path,
+            strerror(errno));
+    return false;
+  }
+  size_t first = list->count;
+  bool ok = true;
+  for (struct dirent *e; ok && (e = readdir(dir)) != NULL;) {
+    size_t n = strlen(e->d_name);
+    if (n <= 5 || strcmp(e->d_name + n - 5, ".case") != 0)
+      continue;
+    char full[4096];
+    snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+    ok = add_path(list, full, err);
+  }
+  closedir(dir);
+  qsort(list->paths + first, list->count - first, sizeof list->paths[0],
+        compare_paths);
+  if (ok && list->count == first)
+    fprintf(err, "lctx eval: %s: no .case files\n", path);
+  return ok && list->count > first;
+}
+
+static void free_list(file_list *list) {
+  for (size_t i = 0; i < list->count; i++)
+    free(list->paths[i]);
+  list->count = 0;
+}
+
 int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path = lctx_default_spec_path();
-  bool cover = false;
-  int first = parse_options(argc, argv, &spec_path, &cover, "--cover", err);
+  bool cover = false, quiet_ok = false;
+  int first =
+      parse_options(argc, argv, &spec_path, &cover, "--cover", &quiet_ok, err);
   if (first < 0)
     return LCTX_EXIT_USAGE;
   if (first >= argc) {
     fprintf(err, "lctx eval: no case files given (usage: lctx eval [--spec "
-                 "FILE] [--cover] FILE...)\n");
+                 "FILE] [--cover] [--quiet] FILE|DIR...)\n");
     return LCTX_EXIT_USAGE;
   }
   if (!load_spec(spec_path, err))
@@ -224,23 +297,33 @@ int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
   oracle.on_violation = print_violation;
   oracle.user = &p;
   size_t passed = 0, failed = 0, bad = 0, without_expect = 0;
+  static file_list files;
   for (int i = first; i < argc; i++) {
-    if (!load_case(argv[i], &g_case, err)) {
+    if (!expand(&files, argv[i], err)) {
+      free_list(&files);
+      return LCTX_EXIT_USAGE;
+    }
+  }
+  for (size_t f = 0; f < files.count; f++) {
+    const char *path = files.paths[f];
+    if (!load_case(path, &g_case, err)) {
       bad++;
       continue;
     }
-    p.file = argv[i];
+    p.file = path;
     size_t v = lctx_oracle_check_case(&oracle, &g_case);
     for (size_t k = 0; k < g_case.op_count; k++)
       without_expect += !g_case.has_expect[k];
     if (v == 0) {
       passed++;
-      fprintf(out, "ok   %s (%zu operations)\n", argv[i], g_case.op_count);
+      if (!quiet_ok)
+        fprintf(out, "ok   %s (%zu operations)\n", path, g_case.op_count);
     } else {
       failed++;
-      fprintf(out, "FAIL %s (%zu violations)\n", argv[i], v);
+      fprintf(out, "FAIL %s (%zu violations)\n", path, v);
     }
   }
+  free_list(&files);
   size_t unreached = 0;
   if (cover) {
     for (size_t i = 0; i < g_spec.row_count; i++) {
@@ -272,7 +355,7 @@ static void trace_line(void *user, const char *event) {
 
 int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path = lctx_default_spec_path();
-  int first = parse_options(argc, argv, &spec_path, NULL, NULL, err);
+  int first = parse_options(argc, argv, &spec_path, NULL, NULL, NULL, err);
   if (first < 0)
     return LCTX_EXIT_USAGE;
   if (argc - first != 1) {

@@ -18,7 +18,12 @@ int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err);
 int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err);
 int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err);
 
-/// The spec table used when no --spec is given.
+/// The spec table used when no --spec is given ($LCTX_SPEC, else the
+/// source tree's).
 const char *lctx_default_spec_path(void);
+
+/// The conformance case directory of the source tree ($LCTX_CASES, else the
+/// source tree's).
+const char *lctx_default_cases_path(void);
 
 #endif /* LCTX_HARNESS_COMMANDS_H */

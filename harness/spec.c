@@ -431,6 +431,7 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
   if (!finish_row(&p))
     return false;
   p.line_start = NULL;
+  p.line = 1;
   if (out->version[0] == '\0')
     return fail(&p, NULL, "missing 'spec-version'", NULL);
   if (out->row_count == 0)

@@ -70,8 +70,7 @@ static const char *branch_label(lctx_module_branch b) {
   module_get_at((r), (c), (optional), (o), (want), __FILE__, __LINE__)
 static void module_get_at(lctx_registry *r, const lctx_module_context *c,
                           bool optional, lctx_outcome *o,
-                          lctx_module_branch want, const char *file,
-                          int line) {
+                          lctx_module_branch want, const char *file, int line) {
   lctx_module_branch got = (lctx_module_branch)0;
   bool ok = lctx_module_get_backend(r, c, optional, o, &got);
   ts_check_return_at(ok, o, file, line);
@@ -529,8 +528,7 @@ static void test_b2_pinned_gpu_client_gpu_error_optional_true(void **state) {
                "instances of gpu are present. Platforms present are: cpu,tpu");
 }
 
-static void test_b2_pinned_gpu_client_init_failure_optional_true(
-    void **state) {
+static void test_b2_pinned_gpu_client_init_failure_optional_true(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -684,8 +682,7 @@ static void test_b3_empty_platform_falls_back_to_default(void **state) {
   assert_registry_client(&o, 1, "tpu");
 }
 
-static void test_b3_empty_platform_falls_back_to_jax_xla_backend(
-    void **state) {
+static void test_b3_empty_platform_falls_back_to_jax_xla_backend(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_stock(&config);
@@ -700,8 +697,8 @@ static void test_b3_empty_platform_falls_back_to_jax_xla_backend(
   assert_registry_client(&o, 0, "cpu");
 }
 
-static void test_b3_empty_platform_falls_back_to_jax_platform_name(
-    void **state) {
+static void
+test_b3_empty_platform_falls_back_to_jax_platform_name(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_stock(&config);
@@ -766,8 +763,8 @@ static void test_zero_platforms_pinned_gpu_canonicalizes_first(void **state) {
   assert_int_equal(r.init_runs, 1);
 }
 
-static void test_zero_platforms_pinned_gpu_error_before_index_error(
-    void **state) {
+static void
+test_zero_platforms_pinned_gpu_error_before_index_error(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_stock(&config);
@@ -786,8 +783,8 @@ static void test_zero_platforms_pinned_gpu_error_before_index_error(
 // jax_platforms=cuda without a visible NVIDIA GPU
 //===----------------------------------------------------------------------===//
 
-static void test_jax_platforms_cuda_no_nvidia_every_operation_asserts(
-    void **state) {
+static void
+test_jax_platforms_cuda_no_nvidia_every_operation_asserts(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_gpus(&config, false);
@@ -821,8 +818,8 @@ static void test_jax_platforms_cuda_no_nvidia_every_operation_asserts(
   assert_int_equal(lctx_registry_entry_count(&r), 0);
 }
 
-static void test_jax_platforms_cuda_no_nvidia_non_initializing_rows(
-    void **state) {
+static void
+test_jax_platforms_cuda_no_nvidia_non_initializing_rows(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_gpus(&config, false);
@@ -851,8 +848,8 @@ static void test_jax_platforms_cuda_no_nvidia_non_initializing_rows(
 // The partial registry through module operations
 //===----------------------------------------------------------------------===//
 
-static void test_partial_registry_sequence_through_module_context(
-    void **state) {
+static void
+test_partial_registry_sequence_through_module_context(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -903,8 +900,8 @@ static void test_partial_registry_sequence_through_module_context(
   assert_int_equal(r.init_runs, 1);
 }
 
-static void test_partial_registry_without_default_b3_empty_platform(
-    void **state) {
+static void
+test_partial_registry_without_default_b3_empty_platform(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -969,20 +966,16 @@ int main(void) {
       cmocka_unit_test(test_b3_init_failure_not_suppressed),
       cmocka_unit_test(test_b3_empty_platform_falls_back_to_default),
       cmocka_unit_test(test_b3_empty_platform_falls_back_to_jax_xla_backend),
-      cmocka_unit_test(
-          test_b3_empty_platform_falls_back_to_jax_platform_name),
+      cmocka_unit_test(test_b3_empty_platform_falls_back_to_jax_platform_name),
       cmocka_unit_test(test_zero_platforms_no_pin_index_error),
       cmocka_unit_test(test_zero_platforms_pinned_index_error),
       cmocka_unit_test(test_zero_platforms_pinned_gpu_canonicalizes_first),
-      cmocka_unit_test(
-          test_zero_platforms_pinned_gpu_error_before_index_error),
+      cmocka_unit_test(test_zero_platforms_pinned_gpu_error_before_index_error),
       cmocka_unit_test(
           test_jax_platforms_cuda_no_nvidia_every_operation_asserts),
-      cmocka_unit_test(
-          test_jax_platforms_cuda_no_nvidia_non_initializing_rows),
+      cmocka_unit_test(test_jax_platforms_cuda_no_nvidia_non_initializing_rows),
       cmocka_unit_test(test_partial_registry_sequence_through_module_context),
-      cmocka_unit_test(
-          test_partial_registry_without_default_b3_empty_platform),
+      cmocka_unit_test(test_partial_registry_without_default_b3_empty_platform),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

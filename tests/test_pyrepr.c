@@ -325,8 +325,8 @@ static void test_error_class_from_name_round_trips(void **state) {
                                   LCTX_ERROR_ASSERTION, LCTX_ERROR_INDEX};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     lctx_error_class got = LCTX_ERROR_NONE;
-    assert_true(lctx_error_class_from_name(
-        ts_s(lctx_error_class_name(all[i])), &got));
+    assert_true(
+        lctx_error_class_from_name(ts_s(lctx_error_class_name(all[i])), &got));
     assert_int_equal(got, all[i]);
   }
   lctx_error_class got = LCTX_ERROR_VALUE;
@@ -432,9 +432,8 @@ static void test_format_raise_class_colon_message(void **state) {
   make_raise(&o, LCTX_ERROR_RUNTIME,
              "Unknown backend metal. Available backends are ['cpu', 'tpu']");
   assert_format(
-      &o,
-      "RuntimeError: Unknown backend metal. Available backends are ['cpu', "
-      "'tpu']");
+      &o, "RuntimeError: Unknown backend metal. Available backends are ['cpu', "
+          "'tpu']");
   make_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
   assert_format(&o, "IndexError: tuple index out of range");
   make_raise(&o, LCTX_ERROR_VALUE,

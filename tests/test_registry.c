@@ -34,7 +34,7 @@
 
 /// Fails unless the registry's `index`-th platform is `name`, holding the
 /// client of registration `reg`.
-#define assert_entry(registry, index, name, reg)                                \
+#define assert_entry(registry, index, name, reg)                               \
   do {                                                                         \
     lctx_registry_entry e_ = lctx_registry_entry_at((registry), (index));      \
     assert_str_view(e_.platform, (name));                                      \
@@ -52,7 +52,7 @@
 
 /// Fails unless a quiet failure of kind `how` by factory `index` is recorded
 /// for `name` with str(err) exactly `message`.
-#define assert_failure(registry, name, how, index, message)                     \
+#define assert_failure(registry, name, how, index, message)                    \
   do {                                                                         \
     const lctx_registry_failure *f_ =                                          \
         lctx_registry_find_failure((registry), ts_s(name));                    \
@@ -483,7 +483,8 @@ static void test_cuda_skip_is_case_sensitive(void **state) {
                "JAX_PLATFORMS=cpu to skip this backend.)");
 }
 
-static void test_jax_platforms_cuda_without_nvidia_bare_assertion(void **state) {
+static void
+test_jax_platforms_cuda_without_nvidia_bare_assertion(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_gpus(&config, false);
@@ -659,8 +660,8 @@ static void test_jax_platforms_unknown_list_uses_python_repr(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
-  const char *names[] = {"cpu",    "it's",  "say \"hi\"", "a\\b", "tab\tname",
-                         "cr\rnl\n", "\x01", "\x7f",      "b'\""};
+  const char *names[] = {"cpu",      "it's", "say \"hi\"", "a\\b", "tab\tname",
+                         "cr\rnl\n", "\x01", "\x7f",       "b'\""};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     ts_add(&config, ts_client(names[i], 0, false));
   config.jax_platforms = "nope";
@@ -760,7 +761,8 @@ static void test_jax_platforms_alias_is_case_sensitive(void **state) {
                "available backend)");
 }
 
-static void test_jax_platforms_repeat_replaces_entry_default_first(void **state) {
+static void
+test_jax_platforms_repeat_replaces_entry_default_first(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_stock(&config);
@@ -868,8 +870,8 @@ static void test_factory_named_gpu_initialized_in_default_mode(void **state) {
   assert_registry_client(&o, 1, "gpu");
 }
 
-static void test_factory_named_gpu_never_selected_under_jax_platforms(
-    void **state) {
+static void
+test_factory_named_gpu_never_selected_under_jax_platforms(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -1005,8 +1007,8 @@ static void test_partial_registry_default_is_best_before_failure(void **state) {
   assert_platforms(&o, "['cpu', 'tpu', 'METAL']");
 }
 
-static void test_partial_registry_without_default_asserts_each_call(
-    void **state) {
+static void
+test_partial_registry_without_default_asserts_each_call(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -1148,8 +1150,8 @@ static void test_add_factory_reregistration_keeps_first_position(void **state) {
   assert_failure(&r, "cpu", LCTX_FAILURE_RAISED, 0, "gone");
 }
 
-static void test_add_factory_reregistration_order_in_unknown_list(
-    void **state) {
+static void
+test_add_factory_reregistration_order_in_unknown_list(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -1198,8 +1200,7 @@ static void test_add_factory_full_configuration(void **state) {
 #define assert_rejected(config, field)                                         \
   assert_rejected_at((config), (field), __FILE__, __LINE__)
 static void assert_rejected_at(const lctx_registry_config *config,
-                               const char *field, const char *file,
-                               int line) {
+                               const char *field, const char *file, int line) {
   char storage[512];
   lctx_buf error;
   lctx_buf_init(&error, storage, sizeof storage);
@@ -1404,15 +1405,13 @@ int main(void) {
       cmocka_unit_test(test_assertion_without_clients_reruns_initialization),
       cmocka_unit_test(test_partial_registry_after_loud_failure),
       cmocka_unit_test(test_partial_registry_default_is_best_before_failure),
-      cmocka_unit_test(
-          test_partial_registry_without_default_asserts_each_call),
+      cmocka_unit_test(test_partial_registry_without_default_asserts_each_call),
       cmocka_unit_test(test_partial_registry_after_assertion),
       cmocka_unit_test(test_partial_registry_failures_are_not_cached),
       cmocka_unit_test(test_trace_reports_events_and_changes_nothing),
       cmocka_unit_test(test_add_factory_appends_in_order),
       cmocka_unit_test(test_add_factory_reregistration_keeps_first_position),
-      cmocka_unit_test(
-          test_add_factory_reregistration_order_in_unknown_list),
+      cmocka_unit_test(test_add_factory_reregistration_order_in_unknown_list),
       cmocka_unit_test(test_add_factory_full_configuration),
       cmocka_unit_test(test_validate_accepts_in_scope_configurations),
       cmocka_unit_test(test_validate_rejects_non_ascii_factory_name),

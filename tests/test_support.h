@@ -48,8 +48,7 @@ static inline lctx_factory ts_client(const char *name, int priority,
 /// A factory that raises `message`.
 static inline lctx_factory ts_raises(const char *name, int priority,
                                      bool fail_quietly, const char *message) {
-  return ts_factory(name, priority, fail_quietly, LCTX_FACTORY_RAISES,
-                    message);
+  return ts_factory(name, priority, fail_quietly, LCTX_FACTORY_RAISES, message);
 }
 
 /// A factory that returns None.
@@ -117,7 +116,9 @@ static inline void ts_open_at(lctx_registry *registry,
 }
 
 /// A view of a NUL-terminated literal.
-static inline lctx_str ts_s(const char *s) { return lctx_str_from_cstr(s); }
+static inline lctx_str ts_s(const char *s) {
+  return lctx_str_from_cstr(s);
+}
 
 //===----------------------------------------------------------------------===//
 // Rendering for failure reports
@@ -170,8 +171,8 @@ static inline const char *ts_class_name(lctx_error_class error) {
 /// Prints an outcome: kind, class, identity and escaped text.
 static inline void ts_print_outcome(const char *label, const lctx_outcome *o) {
   static char escaped[4 * LCTX_OUTCOME_TEXT_MAX + 8];
-  size_t n = o->length < LCTX_OUTCOME_TEXT_MAX ? o->length
-                                               : LCTX_OUTCOME_TEXT_MAX - 1;
+  size_t n =
+      o->length < LCTX_OUTCOME_TEXT_MAX ? o->length : LCTX_OUTCOME_TEXT_MAX - 1;
   ts_escape(o->text, n, escaped, sizeof escaped);
   switch (o->kind) {
   case LCTX_OUTCOME_NONE:
@@ -179,8 +180,7 @@ static inline void ts_print_outcome(const char *label, const lctx_outcome *o) {
     return;
   case LCTX_OUTCOME_CLIENT:
     print_error("  %s client origin=%s registration=%d platform=\"%s\"\n",
-                label,
-                o->origin == LCTX_CLIENT_PINNED ? "PINNED" : "REGISTRY",
+                label, o->origin == LCTX_CLIENT_PINNED ? "PINNED" : "REGISTRY",
                 o->registration, escaped);
     return;
   case LCTX_OUTCOME_STRING:
@@ -231,8 +231,8 @@ static inline void ts_assert_str_view_at(lctx_str view, const char *expected,
     print_error("view has NULL data and length %zu\n", view.length);
     _fail(file, line);
   }
-  if (!ts_text_matches("string view", view.length ? view.data : "",
-                       view.length, expected))
+  if (!ts_text_matches("string view", view.length ? view.data : "", view.length,
+                       expected))
     _fail(file, line);
 }
 
@@ -356,8 +356,7 @@ static inline void ts_assert_outcome_at(const lctx_outcome *o, ts_expect e,
   ts_assert_registry_platforms_at((registry), (repr), __FILE__, __LINE__)
 static inline void ts_assert_registry_platforms_at(const lctx_registry *r,
                                                    const char *repr,
-                                                   const char *file,
-                                                   int line) {
+                                                   const char *file, int line) {
   char storage[LCTX_OUTCOME_TEXT_MAX];
   lctx_buf buf;
   lctx_buf_init(&buf, storage, sizeof storage);
@@ -371,8 +370,7 @@ static inline void ts_assert_registry_platforms_at(const lctx_registry *r,
 
 /// Fails unless an operation's return value says what its outcome says:
 /// true exactly when it did not raise.
-#define ts_check_return(ok, o)                                                 \
-  ts_check_return_at((ok), (o), __FILE__, __LINE__)
+#define ts_check_return(ok, o) ts_check_return_at((ok), (o), __FILE__, __LINE__)
 static inline bool ts_check_return_at(bool ok, const lctx_outcome *o,
                                       const char *file, int line) {
   if (ok != (o->kind != LCTX_OUTCOME_RAISE)) {

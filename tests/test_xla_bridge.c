@@ -38,8 +38,8 @@ static void test_client_platform_attr_gpu_for_cuda_rocm_oneapi(void **state) {
 
 static void test_client_platform_attr_real_name_otherwise(void **state) {
   (void)state;
-  const char *names[] = {"cpu", "tpu", "METAL", "gpu", "CUDA", "Rocm", "",
-                         "cuda "};
+  const char *names[] = {"cpu",  "tpu",  "METAL", "gpu",
+                         "CUDA", "Rocm", "",      "cuda "};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     lctx_str real = ts_s(names[i]);
     lctx_str attr = lctx_client_platform_attr(real);
@@ -67,16 +67,16 @@ static void test_platform_is_alias_exactly_gpu(void **state) {
 // canonicalize_platform: non-aliases
 //===----------------------------------------------------------------------===//
 
-static void test_canonicalize_non_alias_unchanged_registry_untouched(
-    void **state) {
+static void
+test_canonicalize_non_alias_unchanged_registry_untouched(void **state) {
   (void)state;
   /* Initialization would raise; a non-alias must never start it. */
   lctx_registry_config config;
   lctx_registry_config_init(&config);
   ts_add(&config, ts_raises("tpu", 300, false, "boom"));
-  const char *names[] = {"cpu", "tpu", "cuda", "rocm", "oneapi", "metal",
-                         "GPU", "CPU", "Cuda", "",     " gpu",   "gpu ",
-                         "it's"};
+  const char *names[] = {"cpu",   "tpu",  "cuda", "rocm", "oneapi",
+                         "metal", "GPU",  "CPU",  "Cuda", "",
+                         " gpu",  "gpu ", "it's"};
   lctx_registry r;
   ts_open(&r, &config);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -139,8 +139,8 @@ static void test_canonicalize_gpu_prefers_cuda(void **state) {
   assert_int_equal(lctx_registry_entry_count(&r), 4);
 }
 
-static void test_canonicalize_gpu_order_ignores_registration_order(
-    void **state) {
+static void
+test_canonicalize_gpu_order_ignores_registration_order(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
@@ -371,8 +371,8 @@ static void test_get_backend_falls_back_to_jax_platform_name(void **state) {
   assert_registry_client(&o, 0, "cpu");
 }
 
-static void test_get_backend_jax_xla_backend_before_platform_name(
-    void **state) {
+static void
+test_get_backend_jax_xla_backend_before_platform_name(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_stock(&config);
@@ -522,8 +522,7 @@ static void test_get_backend_available_list_uses_python_repr(void **state) {
   (void)state;
   lctx_registry_config config;
   lctx_registry_config_init(&config);
-  const char *names[] = {"cpu", "it's", "q\"d", "a\tb", "\x01", "b\\s",
-                         "x'\""};
+  const char *names[] = {"cpu", "it's", "q\"d", "a\tb", "\x01", "b\\s", "x'\""};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     ts_add(&config, ts_client(names[i], 0, false));
   lctx_registry r;
@@ -655,8 +654,7 @@ static void test_get_backend_failed_name_inserted_raw(void **state) {
                "are ['cpu']");
 }
 
-static void test_get_backend_failed_then_no_client_is_case_sensitive(
-    void **state) {
+static void test_get_backend_failed_lookup_is_case_sensitive(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_gpus(&config, true);
@@ -702,8 +700,8 @@ static void test_get_backend_propagates_loud_failure(void **state) {
                "JAX_PLATFORMS=cpu to skip this backend.)");
 }
 
-static void test_get_backend_empty_registry_asserts_for_any_platform(
-    void **state) {
+static void
+test_get_backend_empty_registry_asserts_for_any_platform(void **state) {
   (void)state;
   lctx_registry_config config;
   ts_config_gpus(&config, false);
@@ -763,8 +761,7 @@ int main(void) {
       cmocka_unit_test(test_get_backend_failed_returned_none),
       cmocka_unit_test(test_get_backend_failed_no_devices_double_period),
       cmocka_unit_test(test_get_backend_failed_name_inserted_raw),
-      cmocka_unit_test(
-          test_get_backend_failed_then_no_client_is_case_sensitive),
+      cmocka_unit_test(test_get_backend_failed_lookup_is_case_sensitive),
       cmocka_unit_test(test_get_backend_gpu_without_gpu_platforms),
       cmocka_unit_test(test_get_backend_propagates_loud_failure),
       cmocka_unit_test(

@@ -1,0 +1,702 @@
+/*
+ * case_json.c - the JSON form of cases and outcomes (see case_json.h).
+ *
+ * Owns the mapping between lctx_case / lctx_outcome and jansson values and
+ * the path-naming error messages of the reader. Allocates only through
+ * jansson, for the values it returns; never prints or exits.
+ */
+#include "case_json.h"
+
+#include <limits.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+static const char *const KIND_NAMES[] = {
+    [LCTX_OUTCOME_NONE] = "none",     [LCTX_OUTCOME_CLIENT] = "client",
+    [LCTX_OUTCOME_STRING] = "string", [LCTX_OUTCOME_PLATFORMS] = "platforms",
+    [LCTX_OUTCOME_RAISE] = "raise",
+};
+#define KIND_COUNT (sizeof KIND_NAMES / sizeof KIND_NAMES[0])
+
+/// Sets `key` to `value` (stolen); false if either failed.
+static bool set(json_t *object, const char *key, json_t *value) {
+  return value && json_object_set_new(object, key, value) == 0;
+}
+
+/// A JSON string of an ASCII name field of capacity `cap`, or NULL.
+static json_t *name_json(const char *s, size_t cap) {
+  size_t n = strnlen(s, cap);
+  for (size_t i = 0; i < n; i++) {
+    if ((unsigned char)s[i] >= 0x80)
+      return NULL;
+  }
+  return json_stringn(s, n);
+}
+
+#define NAME_JSON(array) name_json((array), sizeof(array))
+
+/// A JSON string of an outcome text (UTF-8 without NUL), or NULL.
+static json_t *text_json(const lctx_outcome *o) {
+  if (o->length >= LCTX_OUTCOME_TEXT_MAX || memchr(o->text, 0, o->length))
+    return NULL;
+  return json_stringn(o->text, o->length);
+}
+
+json_t *lctx_outcome_to_json(const lctx_outcome *o) {
+  if ((unsigned)o->kind >= KIND_COUNT)
+    return NULL;
+  json_t *j = json_object();
+  bool ok = j && set(j, "kind", json_string(KIND_NAMES[o->kind]));
+  switch (o->kind) {
+  case LCTX_OUTCOME_NONE:
+    break;
+  case LCTX_OUTCOME_STRING:
+  case LCTX_OUTCOME_PLATFORMS:
+    ok = ok && set(j, "value", text_json(o));
+    break;
+  case LCTX_OUTCOME_CLIENT:
+    if (o->origin == LCTX_CLIENT_PINNED) {
+      ok = ok && set(j, "origin", json_string("pinned"));
+    } else {
+      ok = ok && o->registration >= 0 &&
+           set(j, "origin", json_string("registry")) &&
+           set(j, "registration", json_integer(o->registration));
+    }
+    ok = ok && set(j, "platform", text_json(o));
+    break;
+  case LCTX_OUTCOME_RAISE: {
+    const char *name = lctx_error_class_name(o->error);
+    ok = ok && name[0] && set(j, "class", json_string(name)) &&
+         set(j, "message", text_json(o));
+    break;
+  }
+  }
+  if (ok && o->truncated)
+    ok = set(j, "truncated", json_true());
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
+static json_t *factory_json(const lctx_case_factory *f) {
+  json_t *j = json_object();
+  bool raises = f->behaviour == LCTX_FACTORY_RAISES;
+  bool ok = j && (unsigned)f->behaviour <= LCTX_FACTORY_NO_DEVICES &&
+            set(j, "name", NAME_JSON(f->name)) &&
+            set(j, "priority", json_integer(f->priority)) &&
+            set(j, "fail_quietly", json_boolean(f->fail_quietly)) &&
+            set(j, "behaviour",
+                json_string(lctx_factory_behaviour_name(f->behaviour))) &&
+            set(j, "message", raises ? NAME_JSON(f->message) : json_string(""));
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
+static json_t *op_json(const lctx_case *c, size_t i) {
+  const lctx_case_op *op = &c->ops[i];
+  if ((unsigned)op->kind >= LCTX_OP_KIND_COUNT)
+    return NULL;
+  json_t *j = json_object();
+  bool ok = j && set(j, "op", json_string(lctx_op_kind_name(op->kind)));
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    break;
+  case LCTX_OP_CANONICALIZE:
+    ok = ok && set(j, "name", NAME_JSON(op->arg));
+    break;
+  case LCTX_OP_XLA_GET_BACKEND:
+    ok = ok &&
+         set(j, "platform", op->has_arg ? NAME_JSON(op->arg) : json_null());
+    break;
+  case LCTX_OP_MODULE_GET_BACKEND: {
+    json_t *platforms = json_array();
+    ok = ok && platforms && op->platform_count <= LCTX_MAX_MODULE_PLATFORMS;
+    for (size_t k = 0; ok && k < op->platform_count; k++)
+      ok = json_array_append_new(platforms, NAME_JSON(op->platforms[k])) == 0;
+    if (ok) {
+      ok = set(j, "platforms", platforms);
+    } else {
+      json_decref(platforms);
+    }
+    ok = ok &&
+         set(j, "backend",
+             op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
+         set(j, "optional", json_boolean(op->optional));
+    break;
+  }
+  }
+  if (ok && c->has_expect[i])
+    ok = set(j, "expect", lctx_outcome_to_json(&c->expect[i]));
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
+json_t *lctx_case_to_json(const lctx_case *c) {
+  if (c->factory_count > LCTX_MAX_FACTORIES || c->op_count > LCTX_CASE_MAX_OPS)
+    return NULL;
+  json_t *j = json_object();
+  json_t *factories = json_array();
+  json_t *operations = json_array();
+  bool ok = j && factories && operations;
+  for (size_t i = 0; ok && i < c->factory_count; i++)
+    ok = json_array_append_new(factories, factory_json(&c->factories[i])) == 0;
+  for (size_t i = 0; ok && i < c->op_count; i++)
+    ok = json_array_append_new(operations, op_json(c, i)) == 0;
+  ok = ok && set(j, "factories", json_incref(factories)) &&
+       set(j, "jax_platforms", NAME_JSON(c->jax_platforms)) &&
+       set(j, "jax_platform_name", NAME_JSON(c->jax_platform_name)) &&
+       set(j, "jax_xla_backend", NAME_JSON(c->jax_xla_backend)) &&
+       set(j, "nvidia_gpu_visible", json_boolean(c->nvidia_gpu_visible)) &&
+       set(j, "operations", json_incref(operations));
+  json_decref(factories);
+  json_decref(operations);
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading: paths and errors
+//===----------------------------------------------------------------------===//
+
+typedef struct reader {
+  lctx_buf *error;
+  lctx_buf path;
+  char path_storage[256];
+} reader;
+
+static void reader_init(reader *r, lctx_buf *error) {
+  r->error = error;
+  lctx_buf_init(&r->path, r->path_storage, sizeof r->path_storage);
+}
+
+/// Appends bytes for a human: printable ASCII raw, others as \xNN.
+static void append_sanitized(lctx_buf *b, const char *s, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < n && i < 64; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      lctx_buf_append_char(b, (char)c);
+    } else {
+      char esc[4] = {'\\', 'x', digits[c >> 4], digits[c & 15]};
+      lctx_buf_append(b, esc, 4);
+    }
+  }
+  if (n > 64)
+    lctx_buf_append_cstr(b, "...");
+}
+
+static size_t push_key(reader *r, const char *key, size_t n) {
+  size_t saved = r->path.length;
+  if (saved > 0)
+    lctx_buf_append_char(&r->path, '.');
+  append_sanitized(&r->path, key, n);
+  return saved;
+}
+
+static size_t push_index(reader *r, size_t index) {
+  size_t saved = r->path.length;
+  lctx_buf_append_char(&r->path, '[');
+  lctx_buf_append_int(&r->path, (long long)index);
+  lctx_buf_append_char(&r->path, ']');
+  return saved;
+}
+
+static void pop(reader *r, size_t saved) {
+  if (saved < r->path.length) {
+    r->path.length = saved;
+    r->path.data[saved] = '\0';
+  }
+}
+
+/// Starts an error at the current path and returns the writer.
+static lctx_buf *error_here(reader *r) {
+  lctx_buf_append_cstr(r->error, r->path.length ? r->path.data : "(top level)");
+  lctx_buf_append_cstr(r->error, ": ");
+  return r->error;
+}
+
+static bool fail(reader *r, const char *message) {
+  lctx_buf_append_cstr(error_here(r), message);
+  return false;
+}
+
+static bool fail_missing(reader *r, const char *key) {
+  lctx_buf *e = error_here(r);
+  lctx_buf_append_cstr(e, "missing key \"");
+  lctx_buf_append_cstr(e, key);
+  lctx_buf_append_char(e, '"');
+  return false;
+}
+
+/// Rejects any key of `object` that is not in `allowed`.
+static bool check_keys(reader *r, const json_t *object,
+                       const char *const *allowed, size_t count) {
+  const char *key;
+  size_t key_length;
+  json_t *value;
+  json_object_keylen_foreach((json_t *)object, key, key_length, value) {
+    (void)value;
+    bool known = false;
+    for (size_t i = 0; i < count && !known; i++)
+      known = strlen(allowed[i]) == key_length &&
+              memcmp(allowed[i], key, key_length) == 0;
+    if (!known) {
+      push_key(r, key, key_length);
+      return fail(r, "unknown key");
+    }
+  }
+  return true;
+}
+
+#define CHECK_KEYS(r, object, ...)                                             \
+  check_keys((r), (object), (const char *const[]){__VA_ARGS__},                \
+             sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *))
+
+//===----------------------------------------------------------------------===//
+// Reading: values
+//===----------------------------------------------------------------------===//
+
+/// Reads a name string into `dst` (capacity max + 1).
+static bool name_value(reader *r, const json_t *v, char *dst, size_t max) {
+  if (!json_is_string(v))
+    return fail(r, "expected a string");
+  const char *s = json_string_value(v);
+  size_t n = json_string_length(v);
+  if (n > max) {
+    lctx_buf *e = error_here(r);
+    lctx_buf_append_cstr(e, "too long (");
+    lctx_buf_append_int(e, (long long)n);
+    lctx_buf_append_cstr(e, " bytes, at most ");
+    lctx_buf_append_int(e, (long long)max);
+    lctx_buf_append_char(e, ')');
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == 0 || c >= 0x80) {
+      static const char digits[] = "0123456789abcdef";
+      lctx_buf *e = error_here(r);
+      lctx_buf_append_cstr(e, "byte 0x");
+      lctx_buf_append_char(e, digits[c >> 4]);
+      lctx_buf_append_char(e, digits[c & 15]);
+      lctx_buf_append_cstr(e, " outside 0x01-0x7f (names are ASCII)");
+      return false;
+    }
+  }
+  memcpy(dst, s, n);
+  dst[n] = '\0';
+  return true;
+}
+
+/// Reads the member `key` of `object` as a name; `required` or "".
+static bool get_name(reader *r, const json_t *object, const char *key,
+                     bool required, char *dst, size_t max) {
+  const json_t *v = json_object_get(object, key);
+  if (!v) {
+    dst[0] = '\0';
+    return !required || fail_missing(r, key);
+  }
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = name_value(r, v, dst, max);
+  pop(r, saved);
+  return ok;
+}
+
+/// Reads the member `key` as a name or null (`*present` false).
+static bool get_name_or_null(reader *r, const json_t *object, const char *key,
+                             bool *present, char *dst, size_t max) {
+  const json_t *v = json_object_get(object, key);
+  if (!v)
+    return fail_missing(r, key);
+  *present = !json_is_null(v);
+  dst[0] = '\0';
+  if (!*present)
+    return true;
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = json_is_string(v) ? name_value(r, v, dst, max)
+                              : fail(r, "expected a string or null");
+  pop(r, saved);
+  return ok;
+}
+
+static bool get_bool(reader *r, const json_t *object, const char *key,
+                     bool required, bool *dst) {
+  const json_t *v = json_object_get(object, key);
+  if (!v) {
+    *dst = false;
+    return !required || fail_missing(r, key);
+  }
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = json_is_boolean(v) ? (*dst = json_is_true(v), true)
+                               : fail(r, "expected a boolean");
+  pop(r, saved);
+  return ok;
+}
+
+static bool get_int(reader *r, const json_t *object, const char *key,
+                    long long lo, long long hi, int *dst) {
+  const json_t *v = json_object_get(object, key);
+  if (!v)
+    return fail_missing(r, key);
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = json_is_integer(v);
+  if (!ok) {
+    fail(r, "expected an integer");
+  } else {
+    json_int_t value = json_integer_value(v);
+    if (value < lo || value > hi) {
+      lctx_buf *e = error_here(r);
+      lctx_buf_append_cstr(e, "out of range (");
+      lctx_buf_append_int(e, lo);
+      lctx_buf_append_cstr(e, " to ");
+      lctx_buf_append_int(e, hi);
+      lctx_buf_append_char(e, ')');
+      ok = false;
+    } else {
+      *dst = (int)value;
+    }
+  }
+  pop(r, saved);
+  return ok;
+}
+
+/// Reads the member `key` as a keyword string (not validated) into `*s`.
+static bool get_keyword(reader *r, const json_t *object, const char *key,
+                        lctx_str *s) {
+  const json_t *v = json_object_get(object, key);
+  if (!v)
+    return fail_missing(r, key);
+  if (json_is_string(v)) {
+    *s = lctx_str_make(json_string_value(v), json_string_length(v));
+    return true;
+  }
+  size_t saved = push_key(r, key, strlen(key));
+  fail(r, "expected a string");
+  pop(r, saved);
+  return false;
+}
+
+/// Reports an unknown keyword at member `key`.
+static bool fail_keyword(reader *r, const char *key, const char *what,
+                         lctx_str value, const char *expected) {
+  size_t saved = push_key(r, key, strlen(key));
+  lctx_buf *e = error_here(r);
+  lctx_buf_append_cstr(e, "unknown ");
+  lctx_buf_append_cstr(e, what);
+  lctx_buf_append_cstr(e, " \"");
+  append_sanitized(e, value.data, value.length);
+  lctx_buf_append_cstr(e, "\" (expected ");
+  lctx_buf_append_cstr(e, expected);
+  lctx_buf_append_char(e, ')');
+  pop(r, saved);
+  return false;
+}
+
+/// Reads an array member with at most `max` elements.
+static bool get_array(reader *r, const json_t *object, const char *key,
+                      bool required, size_t max, const json_t **array) {
+  const json_t *v = json_object_get(object, key);
+  *array = v;
+  if (!v)
+    return !required || fail_missing(r, key);
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = true;
+  if (!json_is_array(v)) {
+    ok = fail(r, "expected an array");
+  } else if (json_array_size(v) > max) {
+    lctx_buf *e = error_here(r);
+    lctx_buf_append_cstr(e, "too many (");
+    lctx_buf_append_int(e, (long long)json_array_size(v));
+    lctx_buf_append_cstr(e, ", at most ");
+    lctx_buf_append_int(e, (long long)max);
+    lctx_buf_append_char(e, ')');
+    ok = false;
+  }
+  pop(r, saved);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading: outcomes
+//===----------------------------------------------------------------------===//
+
+/// Reads an outcome text member into the outcome's text.
+static bool get_text(reader *r, const json_t *object, const char *key,
+                     lctx_str *text) {
+  const json_t *v = json_object_get(object, key);
+  if (!v)
+    return fail_missing(r, key);
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = true;
+  if (!json_is_string(v)) {
+    ok = fail(r, "expected a string");
+  } else {
+    *text = lctx_str_make(json_string_value(v), json_string_length(v));
+    if (text->length > LCTX_OUTCOME_TEXT_MAX - 1) {
+      lctx_buf *e = error_here(r);
+      lctx_buf_append_cstr(e, "too long (");
+      lctx_buf_append_int(e, (long long)text->length);
+      lctx_buf_append_cstr(e, " bytes, at most ");
+      lctx_buf_append_int(e, LCTX_OUTCOME_TEXT_MAX - 1);
+      lctx_buf_append_char(e, ')');
+      ok = false;
+    } else if (memchr(text->data, 0, text->length)) {
+      ok = fail(r, "holds a NUL byte");
+    }
+  }
+  pop(r, saved);
+  return ok;
+}
+
+static bool read_outcome(reader *r, const json_t *j, lctx_outcome *out) {
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  lctx_str kind_name;
+  if (!get_keyword(r, j, "kind", &kind_name))
+    return false;
+  size_t kind = KIND_COUNT;
+  for (size_t i = 0; i < KIND_COUNT; i++) {
+    if (lctx_str_equal_cstr(kind_name, KIND_NAMES[i]))
+      kind = i;
+  }
+  lctx_str text = {"", 0};
+  switch (kind) {
+  case LCTX_OUTCOME_NONE:
+    if (!CHECK_KEYS(r, j, "kind", "truncated"))
+      return false;
+    lctx_outcome_set_none(out);
+    break;
+  case LCTX_OUTCOME_STRING:
+  case LCTX_OUTCOME_PLATFORMS: {
+    if (!CHECK_KEYS(r, j, "kind", "value", "truncated") ||
+        !get_text(r, j, "value", &text))
+      return false;
+    lctx_buf w = lctx_outcome_begin(out, (lctx_outcome_kind)kind);
+    lctx_buf_append_str(&w, text);
+    lctx_outcome_end(out, &w);
+    break;
+  }
+  case LCTX_OUTCOME_CLIENT: {
+    lctx_str origin;
+    if (!get_keyword(r, j, "origin", &origin))
+      return false;
+    int registration = -1;
+    if (lctx_str_equal_cstr(origin, "pinned")) {
+      if (!CHECK_KEYS(r, j, "kind", "origin", "platform", "truncated") ||
+          !get_text(r, j, "platform", &text))
+        return false;
+      lctx_outcome_set_client(out, LCTX_CLIENT_PINNED, -1, text);
+    } else if (lctx_str_equal_cstr(origin, "registry")) {
+      if (!CHECK_KEYS(r, j, "kind", "origin", "registration", "platform",
+                      "truncated") ||
+          !get_int(r, j, "registration", 0, INT_MAX, &registration) ||
+          !get_text(r, j, "platform", &text))
+        return false;
+      lctx_outcome_set_client(out, LCTX_CLIENT_REGISTRY, registration, text);
+    } else {
+      return fail_keyword(r, "origin", "client origin", origin,
+                          "registry or pinned");
+    }
+    break;
+  }
+  case LCTX_OUTCOME_RAISE: {
+    lctx_str class_name;
+    lctx_error_class error;
+    if (!CHECK_KEYS(r, j, "kind", "class", "message", "truncated") ||
+        !get_keyword(r, j, "class", &class_name))
+      return false;
+    if (!lctx_error_class_from_name(class_name, &error))
+      return fail_keyword(r, "class", "error class", class_name,
+                          "RuntimeError, ValueError, NotImplementedError, "
+                          "AssertionError or IndexError");
+    if (!get_text(r, j, "message", &text))
+      return false;
+    lctx_buf w = lctx_outcome_begin_raise(out, error);
+    lctx_buf_append_str(&w, text);
+    lctx_outcome_end(out, &w);
+    break;
+  }
+  default:
+    return fail_keyword(r, "kind", "outcome kind", kind_name,
+                        "none, string, platforms, client or raise");
+  }
+  bool truncated;
+  if (!get_bool(r, j, "truncated", false, &truncated))
+    return false;
+  out->truncated = truncated;
+  return true;
+}
+
+bool lctx_outcome_from_json(const json_t *j, lctx_outcome *out,
+                            lctx_buf *error) {
+  reader r;
+  reader_init(&r, error);
+  lctx_outcome_set_none(out);
+  return read_outcome(&r, j, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Reading: cases
+//===----------------------------------------------------------------------===//
+
+static bool read_factory(reader *r, const json_t *j, lctx_case_factory *f) {
+  memset(f, 0, sizeof *f);
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  if (!CHECK_KEYS(r, j, "name", "priority", "fail_quietly", "behaviour",
+                  "message") ||
+      !get_name(r, j, "name", true, f->name, LCTX_MAX_NAME) ||
+      !get_int(r, j, "priority", INT_MIN, INT_MAX, &f->priority) ||
+      !get_bool(r, j, "fail_quietly", true, &f->fail_quietly))
+    return false;
+  lctx_str behaviour;
+  if (!get_keyword(r, j, "behaviour", &behaviour))
+    return false;
+  if (!lctx_factory_behaviour_from_name(behaviour, &f->behaviour))
+    return fail_keyword(r, "behaviour", "behaviour", behaviour,
+                        "client, raises, none or no_devices");
+  if (!get_name(r, j, "message", false, f->message, LCTX_MAX_MESSAGE))
+    return false;
+  if (f->behaviour != LCTX_FACTORY_RAISES && f->message[0]) {
+    size_t saved = push_key(r, "message", 7);
+    fail(r, "only a factory that raises has a message");
+    pop(r, saved);
+    return false;
+  }
+  return true;
+}
+
+static bool read_op(reader *r, const json_t *j, lctx_case_op *op,
+                    bool *has_expect, lctx_outcome *expect) {
+  memset(op, 0, sizeof *op);
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  lctx_str name;
+  if (!get_keyword(r, j, "op", &name))
+    return false;
+  if (!lctx_op_kind_from_name(name, &op->kind))
+    return fail_keyword(r, "op", "operation", name,
+                        "backends, canonicalize, get_backend or "
+                        "module_get_backend");
+  bool ok = false;
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    ok = CHECK_KEYS(r, j, "op", "expect");
+    break;
+  case LCTX_OP_CANONICALIZE:
+    op->has_arg = true;
+    ok = CHECK_KEYS(r, j, "op", "name", "expect") &&
+         get_name(r, j, "name", true, op->arg, LCTX_MAX_NAME);
+    break;
+  case LCTX_OP_XLA_GET_BACKEND:
+    ok = CHECK_KEYS(r, j, "op", "platform", "expect") &&
+         get_name_or_null(r, j, "platform", &op->has_arg, op->arg,
+                          LCTX_MAX_NAME);
+    break;
+  case LCTX_OP_MODULE_GET_BACKEND: {
+    const json_t *platforms;
+    ok = CHECK_KEYS(r, j, "op", "platforms", "backend", "optional", "expect") &&
+         get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
+                   &platforms);
+    if (ok) {
+      size_t saved = push_key(r, "platforms", 9);
+      for (size_t k = 0; ok && k < json_array_size(platforms); k++) {
+        size_t inner = push_index(r, k);
+        ok = name_value(r, json_array_get(platforms, k), op->platforms[k],
+                        LCTX_MAX_NAME);
+        pop(r, inner);
+        op->platform_count = k + 1;
+      }
+      pop(r, saved);
+    }
+    ok = ok &&
+         get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
+                          LCTX_MAX_NAME) &&
+         get_bool(r, j, "optional", true, &op->optional);
+    break;
+  }
+  }
+  if (!ok)
+    return false;
+  const json_t *e = json_object_get(j, "expect");
+  *has_expect = e != NULL;
+  if (e) {
+    size_t saved = push_key(r, "expect", 6);
+    ok = read_outcome(r, e, expect);
+    pop(r, saved);
+  }
+  return ok;
+}
+
+bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
+  reader r;
+  reader_init(&r, error);
+  lctx_case_init(out);
+  if (!json_is_object(j))
+    return fail(&r, "expected an object");
+  if (!CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",
+                  "jax_xla_backend", "nvidia_gpu_visible", "operations"))
+    return false;
+  const json_t *factories, *operations;
+  if (!get_array(&r, j, "factories", false, LCTX_MAX_FACTORIES, &factories))
+    return false;
+  if (factories) {
+    size_t saved = push_key(&r, "factories", 9);
+    for (size_t i = 0; i < json_array_size(factories); i++) {
+      size_t inner = push_index(&r, i);
+      lctx_case_factory *f = &out->factories[i];
+      if (!read_factory(&r, json_array_get(factories, i), f))
+        return false;
+      for (size_t k = 0; k < i; k++) {
+        if (strcmp(out->factories[k].name, f->name) == 0) {
+          push_key(&r, "name", 4);
+          lctx_buf *e = error_here(&r);
+          lctx_buf_append_cstr(e, "repeats factories[");
+          lctx_buf_append_int(e, (long long)k);
+          lctx_buf_append_cstr(e, "].name");
+          return false;
+        }
+      }
+      out->factory_count = i + 1;
+      pop(&r, inner);
+    }
+    pop(&r, saved);
+  }
+  if (!get_name(&r, j, "jax_platforms", false, out->jax_platforms,
+                LCTX_MAX_PLATFORMS_CONFIG) ||
+      !get_name(&r, j, "jax_platform_name", false, out->jax_platform_name,
+                LCTX_MAX_NAME) ||
+      !get_name(&r, j, "jax_xla_backend", false, out->jax_xla_backend,
+                LCTX_MAX_NAME) ||
+      !get_bool(&r, j, "nvidia_gpu_visible", false, &out->nvidia_gpu_visible))
+    return false;
+  if (!get_array(&r, j, "operations", false, LCTX_CASE_MAX_OPS, &operations))
+    return false;
+  if (operations) {
+    size_t saved = push_key(&r, "operations", 10);
+    for (size_t i = 0; i < json_array_size(operations); i++) {
+      size_t inner = push_index(&r, i);
+      if (!read_op(&r, json_array_get(operations, i), &out->ops[i],
+                   &out->has_expect[i], &out->expect[i]))
+        return false;
+      out->op_count = i + 1;
+      pop(&r, inner);
+    }
+    pop(&r, saved);
+  }
+  return true;
+}

@@ -1,0 +1,365 @@
+/*
+ * tests/case_gen.h - a seeded random generator of valid cases, outcomes and
+ * byte strings, for the property tests of the case forms and of later
+ * modules.
+ *
+ * Owns the distribution: every operation kind; names from the dictionary
+ * alphabet ("cpu", "cuda", "gpu", "GPU", "", ...) and random strings of
+ * bytes 0x01-0x7f biased towards quotes, backslashes, `#`, `,`, blanks and
+ * control bytes, sometimes at their length limit; any int priority
+ * (INT_MIN and INT_MAX included); 0 to LCTX_MAX_FACTORIES factories with
+ * unique names, 0 to LCTX_CASE_MAX_OPS operations, 0 to
+ * LCTX_MAX_MODULE_PLATFORMS module platforms; and, on request, an
+ * expectation of every outcome kind. Every case it makes passes
+ * lctx_case_validate and keeps the invariants of case.h (fields unused by a
+ * kind are zero, canonicalize has `has_arg`, only raising factories have a
+ * message).
+ *
+ * Header-only (static inline) so that any test can include it; the
+ * sequence depends only on the seed (splitmix64).
+ */
+#ifndef LCTX_TESTS_CASE_GEN_H
+#define LCTX_TESTS_CASE_GEN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "case.h"
+
+/// The generator state.
+typedef struct case_gen {
+  uint64_t state;
+} case_gen;
+
+/// Flags of case_gen_case and case_gen_outcome.
+enum {
+  /// Give operations expectations (about two in three).
+  CASE_GEN_EXPECT = 1,
+  /// Expectation texts are valid UTF-8 (what the JSON form carries);
+  /// otherwise they hold any bytes 0x01-0xff.
+  CASE_GEN_UTF8 = 2,
+};
+
+static inline void case_gen_seed(case_gen *g, uint64_t seed) {
+  g->state = seed;
+}
+
+/// The next 64 random bits (splitmix64).
+static inline uint64_t case_gen_next(case_gen *g) {
+  uint64_t z = (g->state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// A number in [0, n) (n > 0).
+static inline uint32_t case_gen_below(case_gen *g, uint32_t n) {
+  return (uint32_t)(case_gen_next(g) % n);
+}
+
+/// True with probability percent/100.
+static inline bool case_gen_chance(case_gen *g, uint32_t percent) {
+  return case_gen_below(g, 100) < percent;
+}
+
+/// Fills `n` random bytes.
+static inline void case_gen_bytes(case_gen *g, uint8_t *dst, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    dst[i] = (uint8_t)case_gen_next(g);
+}
+
+/// A random byte 0x01-0x7f, often one that needs care in a printer.
+static inline char case_gen_name_byte(case_gen *g) {
+  static const char tricky[] = "\"\\#, =[]'\t\n\r\x01\x1b\x7f";
+  if (case_gen_chance(g, 30))
+    return tricky[case_gen_below(g, sizeof tricky - 1)];
+  if (case_gen_chance(g, 60))
+    return (char)(0x20 + case_gen_below(g, 0x5f));
+  return (char)(1 + case_gen_below(g, 0x7f));
+}
+
+/// Writes a NUL-terminated name of at most `max` bytes to `dst`.
+static inline void case_gen_name(case_gen *g, char *dst, size_t max) {
+  static const char *const alphabet[] = {
+      "cpu", "cuda", "rocm", "oneapi", "tpu", "gpu",
+      "METAL", "bogus", "CPU", "Cuda", "GPU", "",
+  };
+  uint32_t mode = case_gen_below(g, 10);
+  size_t n;
+  if (mode < 5) {
+    const char *s = alphabet[case_gen_below(g, 12)];
+    n = strlen(s) <= max ? strlen(s) : 0;
+    memcpy(dst, s, n);
+  } else {
+    n = mode == 5 ? max
+                  : case_gen_below(g, (uint32_t)(max < 12 ? max : 12) + 1);
+    for (size_t i = 0; i < n; i++)
+      dst[i] = case_gen_name_byte(g);
+  }
+  dst[n] = '\0';
+}
+
+/// A comma-separated jax_platforms value of at most `max` bytes.
+static inline void case_gen_platforms_config(case_gen *g, char *dst,
+                                             size_t max) {
+  size_t n = 0;
+  uint32_t entries = 1 + case_gen_below(g, 4);
+  for (uint32_t i = 0; i < entries; i++) {
+    char name[LCTX_MAX_NAME + 1];
+    case_gen_name(g, name, 12);
+    size_t k = strlen(name);
+    if (n + (i > 0) + k > max)
+      break;
+    if (i > 0)
+      dst[n++] = ',';
+    memcpy(dst + n, name, k);
+    n += k;
+  }
+  dst[n] = '\0';
+}
+
+/// Any int, often one the model treats specially.
+static inline int case_gen_priority(case_gen *g) {
+  static const int interesting[] = {INT_MIN, INT_MAX, -1001, -1000, -999, -1,
+                                    0,       1,       2,     300,   400,  401};
+  switch (case_gen_below(g, 3)) {
+  case 0:
+    return interesting[case_gen_below(g, 12)];
+  case 1:
+    return (int)case_gen_below(g, 4001) - 2000;
+  default: {
+    uint32_t v = (uint32_t)case_gen_next(g);
+    return v <= (uint32_t)INT_MAX ? (int)v
+                                  : (int)(v - 0x80000000u) + INT_MIN;
+  }
+  }
+}
+
+/// Appends one random UTF-8 encoded code point (no NUL, no surrogates) to
+/// dst[*n], if it fits before `max`.
+static inline void case_gen_utf8(case_gen *g, char *dst, size_t *n,
+                                 size_t max) {
+  uint32_t cp;
+  switch (case_gen_below(g, 4)) {
+  case 0:
+    cp = 0x80 + case_gen_below(g, 0x780);
+    break;
+  case 1:
+    cp = 0x800 + case_gen_below(g, 0xd000);
+    break;
+  case 2:
+    cp = 0x10000 + case_gen_below(g, 0x100000);
+    break;
+  default:
+    cp = 1 + case_gen_below(g, 0x7f);
+    break;
+  }
+  unsigned char b[4];
+  size_t k;
+  if (cp < 0x80) {
+    b[0] = (unsigned char)cp;
+    k = 1;
+  } else if (cp < 0x800) {
+    b[0] = (unsigned char)(0xc0 | (cp >> 6));
+    b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+    k = 2;
+  } else if (cp < 0x10000) {
+    b[0] = (unsigned char)(0xe0 | (cp >> 12));
+    b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+    k = 3;
+  } else {
+    b[0] = (unsigned char)(0xf0 | (cp >> 18));
+    b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+    b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    k = 4;
+  }
+  if (*n + k > max)
+    return;
+  memcpy(dst + *n, b, k);
+  *n += k;
+}
+
+/// Fills an outcome text: usually short, sometimes up to the limit; bytes
+/// 0x01-0xff, or valid UTF-8 with CASE_GEN_UTF8.
+static inline void case_gen_text(case_gen *g, lctx_buf *w, unsigned flags) {
+  static char text[LCTX_OUTCOME_TEXT_MAX];
+  size_t max = LCTX_OUTCOME_TEXT_MAX - 1;
+  size_t target = case_gen_chance(g, 3)    ? max - case_gen_below(g, 4)
+                  : case_gen_chance(g, 10) ? case_gen_below(g, 300)
+                                           : case_gen_below(g, 24);
+  size_t n = 0;
+  while (n < target) {
+    if (flags & CASE_GEN_UTF8) {
+      if (case_gen_chance(g, 70)) {
+        text[n++] = case_gen_name_byte(g);
+      } else {
+        size_t before = n;
+        case_gen_utf8(g, text, &n, target);
+        if (n == before)
+          break;
+      }
+    } else {
+      text[n++] = case_gen_chance(g, 50) ? case_gen_name_byte(g)
+                                         : (char)(1 + case_gen_below(g, 255));
+    }
+  }
+  lctx_buf_append(w, text, n);
+}
+
+/// An outcome of any kind (never truncated; a raise has a class).
+static inline void case_gen_outcome(case_gen *g, lctx_outcome *o,
+                                    unsigned flags) {
+  uint32_t kind = case_gen_below(g, 6);
+  lctx_buf w;
+  switch (kind) {
+  case 0:
+    lctx_outcome_set_none(o);
+    return;
+  case 1:
+  case 2:
+    w = lctx_outcome_begin(o, LCTX_OUTCOME_CLIENT);
+    case_gen_text(g, &w, flags);
+    lctx_outcome_end(o, &w);
+    if (kind == 1) {
+      o->origin = LCTX_CLIENT_PINNED;
+      o->registration = -1;
+    } else {
+      o->origin = LCTX_CLIENT_REGISTRY;
+      o->registration = case_gen_chance(g, 5) ? INT_MAX
+                                              : (int)case_gen_below(g, 256);
+    }
+    return;
+  case 3:
+    w = lctx_outcome_begin(o, LCTX_OUTCOME_STRING);
+    break;
+  case 4:
+    w = lctx_outcome_begin(o, LCTX_OUTCOME_PLATFORMS);
+    break;
+  default:
+    w = lctx_outcome_begin_raise(
+        o, (lctx_error_class)(LCTX_ERROR_RUNTIME + case_gen_below(g, 5)));
+    break;
+  }
+  case_gen_text(g, &w, flags);
+  lctx_outcome_end(o, &w);
+}
+
+/// A count in [0, max], sometimes exactly max.
+static inline size_t case_gen_count(case_gen *g, size_t max) {
+  return case_gen_chance(g, 8) ? max
+                               : (size_t)case_gen_below(g, (uint32_t)max + 1);
+}
+
+/// A valid case (see the header comment); `flags` from CASE_GEN_*.
+static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
+  lctx_case_init(c);
+  size_t factories = case_gen_count(g, LCTX_MAX_FACTORIES);
+  for (size_t i = 0; i < factories; i++) {
+    lctx_case_factory *f = &c->factories[c->factory_count];
+    bool unique = false;
+    for (int attempt = 0; attempt < 20 && !unique; attempt++) {
+      case_gen_name(g, f->name, LCTX_MAX_NAME);
+      unique = true;
+      for (size_t j = 0; j < c->factory_count && unique; j++)
+        unique = strcmp(c->factories[j].name, f->name) != 0;
+    }
+    if (!unique) {
+      memset(f, 0, sizeof *f);
+      continue;
+    }
+    f->priority = case_gen_priority(g);
+    f->fail_quietly = case_gen_chance(g, 50);
+    f->behaviour = (lctx_factory_behaviour)case_gen_below(g, 4);
+    if (f->behaviour == LCTX_FACTORY_RAISES)
+      case_gen_name(g, f->message, LCTX_MAX_MESSAGE);
+    c->factory_count++;
+  }
+  if (case_gen_chance(g, 40))
+    case_gen_platforms_config(g, c->jax_platforms, LCTX_MAX_PLATFORMS_CONFIG);
+  else if (case_gen_chance(g, 10))
+    case_gen_name(g, c->jax_platforms, LCTX_MAX_PLATFORMS_CONFIG);
+  if (case_gen_chance(g, 30))
+    case_gen_name(g, c->jax_platform_name, LCTX_MAX_NAME);
+  if (case_gen_chance(g, 30))
+    case_gen_name(g, c->jax_xla_backend, LCTX_MAX_NAME);
+  c->nvidia_gpu_visible = case_gen_chance(g, 50);
+  c->op_count = case_gen_count(g, LCTX_CASE_MAX_OPS);
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_case_op *op = &c->ops[i];
+    op->kind = (lctx_op_kind)case_gen_below(g, LCTX_OP_KIND_COUNT);
+    switch (op->kind) {
+    case LCTX_OP_BACKENDS:
+      break;
+    case LCTX_OP_CANONICALIZE:
+      op->has_arg = true;
+      case_gen_name(g, op->arg, LCTX_MAX_NAME);
+      break;
+    case LCTX_OP_XLA_GET_BACKEND:
+      op->has_arg = case_gen_chance(g, 70);
+      if (op->has_arg)
+        case_gen_name(g, op->arg, LCTX_MAX_NAME);
+      break;
+    case LCTX_OP_MODULE_GET_BACKEND:
+      op->platform_count =
+          case_gen_chance(g, 80)
+              ? case_gen_below(g, 4)
+              : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
+      for (size_t k = 0; k < op->platform_count; k++)
+        case_gen_name(g, op->platforms[k], LCTX_MAX_NAME);
+      op->has_backend = case_gen_chance(g, 50);
+      if (op->has_backend)
+        case_gen_name(g, op->backend, LCTX_MAX_NAME);
+      op->optional = case_gen_chance(g, 50);
+      break;
+    }
+    if ((flags & CASE_GEN_EXPECT) && case_gen_below(g, 3) != 0) {
+      c->has_expect[i] = true;
+      case_gen_outcome(g, &c->expect[i], flags);
+    }
+  }
+}
+
+/// True when `c` keeps the invariants of case.h that lctx_case_validate does
+/// not check: fields unused by an operation's kind are zero (all bytes of
+/// the unused arrays), canonicalize has `has_arg`, only a raising factory has
+/// a message, and no expectation is set past op_count.
+static inline bool case_gen_is_normal(const lctx_case *c) {
+  static const lctx_case_op zero_op;
+  for (size_t i = 0; i < c->factory_count; i++) {
+    if (c->factories[i].behaviour != LCTX_FACTORY_RAISES &&
+        c->factories[i].message[0])
+      return false;
+  }
+  for (size_t i = 0; i < c->op_count; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    bool module = op->kind == LCTX_OP_MODULE_GET_BACKEND;
+    if (op->kind == LCTX_OP_CANONICALIZE && !op->has_arg)
+      return false;
+    if ((op->kind == LCTX_OP_BACKENDS || module) &&
+        (op->has_arg ||
+         memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0))
+      return false;
+    if (op->kind == LCTX_OP_XLA_GET_BACKEND && !op->has_arg &&
+        memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0)
+      return false;
+    if (!module &&
+        (op->platform_count || op->has_backend || op->optional ||
+         memcmp(op->platforms, zero_op.platforms, sizeof op->platforms) ||
+         memcmp(op->backend, zero_op.backend, sizeof op->backend)))
+      return false;
+    if (module && !op->has_backend &&
+        memcmp(op->backend, zero_op.backend, sizeof op->backend))
+      return false;
+  }
+  for (size_t i = c->op_count; i < LCTX_CASE_MAX_OPS; i++) {
+    if (c->has_expect[i])
+      return false;
+  }
+  return true;
+}
+
+#endif /* LCTX_TESTS_CASE_GEN_H */

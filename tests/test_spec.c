@@ -1,0 +1,257 @@
+/*
+ * test_spec.c - pins the spec table parser (every malformed input named by
+ * file, line and column) and the check-spec guarantee: a table broken on
+ * purpose (a changed message, a deleted row, an overlapping row, a row no
+ * case reaches) fails the exhaustive check, naming the rows.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "domain.h"
+#include "oracle.h"
+#include "spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
+
+static lctx_spec spec;
+static char table[1 << 20];
+static size_t table_length;
+
+static void load_table(void) {
+  FILE *f = fopen(SPEC_PATH, "rb");
+  assert_non_null(f);
+  table_length = fread(table, 1, sizeof table - 1, f);
+  fclose(f);
+  table[table_length] = '\0';
+}
+
+static bool parse_text(const char *text, char *error, size_t cap) {
+  lctx_buf e;
+  lctx_buf_init(&e, error, cap);
+  return lctx_spec_parse(text, strlen(text), "t.lspec", &spec, &e);
+}
+
+/* Parses `text` expecting failure with exactly `message`. */
+static void expect_error(const char *text, const char *message) {
+  char error[512];
+  assert_false(parse_text(text, error, sizeof error));
+  assert_string_equal(error, message);
+}
+
+#define HEAD "spec-version = 1.0.0\n"
+#define ROW                                                                    \
+  "[AB-001]\nop = canonicalize\nwhen = arg=name\noutcome = string "            \
+  "\"{arg}\"\nstrict = exact\nsource = x.py:1\n"
+
+static void test_real_table_parses(void **state) {
+  (void)state;
+  char error[512];
+  load_table();
+  assert_true(parse_text(table, error, sizeof error));
+  assert_string_equal(spec.version, "1.0.0");
+  assert_string_equal(spec.jax_commit, "cec06d116c05");
+  assert_int_equal(spec.row_count, 39);
+  const lctx_spec_row *mg1 = lctx_spec_find(&spec, "MG-001");
+  assert_non_null(mg1);
+  assert_int_equal(mg1->outcomes[0].kind, LCTX_OUTCOME_RAISE);
+  assert_int_equal(mg1->outcomes[0].error, LCTX_ERROR_NOT_IMPLEMENTED);
+  assert_true(mg1->exact);
+}
+
+static void test_minimal_table_parses(void **state) {
+  (void)state;
+  char error[512];
+  assert_true(parse_text(HEAD ROW, error, sizeof error));
+  assert_int_equal(spec.row_count, 1);
+  assert_int_equal(spec.rows[0].clause_count, 1);
+  assert_int_equal(spec.rows[0].line, 2);
+}
+
+static void test_parse_errors(void **state) {
+  (void)state;
+  expect_error(HEAD ROW "colour = red\n", "t.lspec:8:1: unknown key 'colour'");
+  expect_error(HEAD ROW ROW,
+               "t.lspec:8:2: duplicate row ID (first at line 2): 'AB-001'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\nwhen = flavour=name\n",
+               "t.lspec:4:8: unknown feature 'flavour'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\nwhen = arg=nam\n",
+               "t.lspec:4:12: unknown value for feature 'arg': 'nam'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string "
+                    "\"x{platform}\"\n",
+               "t.lspec:4:20: unknown placeholder '{platform}'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"x{arg\"\n",
+               "t.lspec:4:20: unterminated placeholder");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"a}b\"\n",
+               "t.lspec:4:20: unmatched '}' in template (write '}}')");
+  expect_error(HEAD "[AB-001]\nop = canonicalise\n",
+               "t.lspec:3:6: unknown operation 'canonicalise'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = raise "
+                    "TypeError \"x\"\n",
+               "t.lspec:4:17: unknown error class 'TypeError'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"a\\q\"\n",
+               "t.lspec:4:20: unknown escape");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"abc\n",
+               "t.lspec:4:18: unterminated string");
+  expect_error(HEAD "[AB-1]\n",
+               "t.lspec:2:2: bad row ID (expected letters, '-', three "
+               "digits): 'AB-1'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = none\nsource = "
+                    "x\n",
+               "t.lspec:2:1: row 'AB-001' has no 'strict'");
+  expect_error(HEAD "[AB-001]\nstrict = loose\n",
+               "t.lspec:3:10: strict must be 'exact' or 'class'");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\nop = backends\n",
+               "t.lspec:4:1: duplicate key 'op'");
+  expect_error("colour = red\n",
+               "t.lspec:1:1: unknown key before the first row: 'colour'");
+  expect_error(ROW, "t.lspec:1:1: missing 'spec-version'");
+  expect_error(HEAD, "t.lspec:1:1: the table has no rows");
+  expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = none extra\n",
+               "t.lspec:4:16: unexpected text after the value");
+}
+
+//===----------------------------------------------------------------------===//
+// Breaking the table on purpose
+//===----------------------------------------------------------------------===//
+
+typedef struct tally {
+  size_t kinds[LCTX_V_INVARIANT + 1];
+  char rows[2048];
+} tally;
+
+static void note(void *user, const lctx_violation *v) {
+  tally *t = user;
+  t->kinds[v->kind]++;
+  const char *name = v->row[0] ? v->row : v->expected;
+  if (!strstr(t->rows, name) &&
+      strlen(t->rows) + strlen(name) + 2 < sizeof t->rows) {
+    strcat(t->rows, name);
+    strcat(t->rows, ";");
+  }
+}
+
+static lctx_oracle oracle;
+
+static bool visit(void *user, const lctx_case *c) {
+  (void)user;
+  lctx_oracle_check_case(&oracle, c);
+  return true;
+}
+
+/* Parses `text`, runs the whole domain, returns the tally. */
+static void run_domain(const char *text, tally *t) {
+  char error[512];
+  memset(t, 0, sizeof *t);
+  assert_true(parse_text(text, error, sizeof error));
+  lctx_oracle_init(&oracle, &spec, lctx_engine_reference());
+  oracle.invariants = false; /* the table is what is tested here */
+  oracle.on_violation = note;
+  oracle.user = t;
+  lctx_domain_enumerate(visit, NULL);
+}
+
+static char edited[1 << 20];
+
+/* Copies the table replacing the first `from` with `to`. */
+static const char *replace(const char *from, const char *to) {
+  const char *at = strstr(table, from);
+  assert_non_null(at);
+  size_t head = (size_t)(at - table);
+  snprintf(edited, sizeof edited, "%.*s%s%s", (int)head, table, to,
+           at + strlen(from));
+  return edited;
+}
+
+static void test_intact_table_passes_the_domain(void **state) {
+  (void)state;
+  tally t;
+  load_table();
+  run_domain(table, &t);
+  assert_int_equal(oracle.violations, 0);
+  assert_true(oracle.ops >= 100000);
+  for (size_t i = 0; i < spec.row_count; i++) {
+    if (oracle.hits[i] == 0)
+      fail_msg("row %s not reached", spec.rows[i].id);
+  }
+}
+
+static void test_changed_message_fails_naming_the_row(void **state) {
+  (void)state;
+  tally t;
+  load_table();
+  run_domain(replace("is different from the lowering platform",
+                     "differs from the lowering platform"),
+             &t);
+  assert_true(t.kinds[LCTX_V_OUTCOME] > 0);
+  assert_string_equal(t.rows, "MG-006;");
+}
+
+static void test_deleted_row_leaves_operations_without_a_row(void **state) {
+  (void)state;
+  tally t;
+  load_table();
+  /* Cut the whole row, from its header to the next one. */
+  const char *from = strstr(table, "[MG-005]");
+  const char *to = strstr(table, "[MG-006]");
+  assert_true(from && to && from < to);
+  snprintf(edited, sizeof edited, "%.*s%s", (int)(from - table), table, to);
+  run_domain(edited, &t);
+  assert_null(lctx_spec_find(&spec, "MG-005"));
+  assert_true(t.kinds[LCTX_V_NO_ROW] > 0);
+  assert_int_equal(t.kinds[LCTX_V_OUTCOME], 0);
+  assert_int_equal(t.kinds[LCTX_V_SEVERAL_ROWS], 0);
+}
+
+static void test_overlapping_row_is_reported_with_both_ids(void **state) {
+  (void)state;
+  tally t;
+  load_table();
+  char *text = malloc(table_length + 512);
+  snprintf(text, table_length + 512,
+           "%s\n[MG-099]\nop = module_get_backend\nwhen = count=multi "
+           "optional=true\noutcome = none\nstrict = exact\nsource = x\n",
+           table);
+  run_domain(text, &t);
+  free(text);
+  assert_true(t.kinds[LCTX_V_SEVERAL_ROWS] > 0);
+  assert_non_null(strstr(t.rows, "MG-002, MG-099"));
+}
+
+static void test_unreached_row_is_counted_zero(void **state) {
+  (void)state;
+  tally t;
+  load_table();
+  char *text = malloc(table_length + 512);
+  snprintf(text, table_length + 512,
+           "%s\n[CP-099]\nop = canonicalize\nwhen = arg=none\noutcome = "
+           "none\nstrict = exact\nsource = x\n",
+           table);
+  run_domain(text, &t);
+  free(text);
+  assert_int_equal(oracle.violations, 0);
+  const lctx_spec_row *row = lctx_spec_find(&spec, "CP-099");
+  assert_non_null(row);
+  assert_int_equal(oracle.hits[row - spec.rows], 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_table_parses),
+      cmocka_unit_test(test_minimal_table_parses),
+      cmocka_unit_test(test_parse_errors),
+      cmocka_unit_test(test_intact_table_passes_the_domain),
+      cmocka_unit_test(test_changed_message_fails_naming_the_row),
+      cmocka_unit_test(test_deleted_row_leaves_operations_without_a_row),
+      cmocka_unit_test(test_overlapping_row_is_reported_with_both_ids),
+      cmocka_unit_test(test_unreached_row_is_counted_zero),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
