@@ -1,12 +1,12 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
-# Other targets: deps, build, format, format-check, clean.
+# Other targets: deps, build, bench, format, format-check, clean.
 
 SOURCES := $(shell find reference harness tests bench fuzzers conformance -name '*.[ch]' 2>/dev/null)
 LCTX    := build/release/harness/lctx
 
-.PHONY: run test deps build format format-check clean
+.PHONY: run test deps build bench format format-check clean
 
 run: build
 	@echo "==> lctx: running the main job ($(LCTX) run)"
@@ -27,6 +27,10 @@ build: deps
 deps:
 	@echo "==> lctx: checking the required packages"
 	@sh tools/install-deps.sh
+
+bench: build
+	@echo "==> lctx: check-spec throughput against decoding alone (one run)"
+	@build/release/bench/bench_check_spec
 
 format:
 	clang-format -i $(SOURCES)

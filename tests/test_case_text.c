@@ -1,0 +1,852 @@
+/*
+ * tests/test_case_text.c - pins the `.case` text form (harness/case_text.h,
+ * conformance/cases/README.md).
+ *
+ * - Properties over generated cases (tests/case_gen.h, fixed seeds):
+ *   parse(print(c)) == c with expectations, and print is a fixed point of
+ *   parse-then-print (canonical idempotence).
+ * - Robustness: mutated and random texts never crash the parser; what it
+ *   accepts is valid and prints canonically.
+ * - The canonical form of a hand-written file (comments, blanks, CRLF,
+ *   escapes), the string escapes, the bounds of the printer.
+ * - Every parse error message, with its exact FILE:LINE:COL.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "case_gen.h"
+#include "case_text.h"
+#include "test_support.h"
+
+#define ROUNDS 20000
+
+static char g_text[LCTX_CASE_TEXT_MAX];
+static char g_text2[LCTX_CASE_TEXT_MAX];
+static lctx_case g_a, g_b, g_c;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints `c` into `storage` (LCTX_CASE_TEXT_MAX); fails on overflow.
+static size_t print_case(const lctx_case *c, char *storage) {
+  lctx_buf b;
+  lctx_buf_init(&b, storage, LCTX_CASE_TEXT_MAX);
+  lctx_case_print(c, &b);
+  assert_false(b.overflow);
+  return b.length;
+}
+
+/// Parses `n` bytes from an exact-size heap copy (so that ASan catches any
+/// read past the end). Returns the result; the error goes to `error`.
+static bool parse_exact(const char *text, size_t n, lctx_case *out,
+                        char *error, size_t error_cap) {
+  char *copy = malloc(n ? n : 1);
+  assert_non_null(copy);
+  if (n)
+    memcpy(copy, text, n);
+  lctx_buf e;
+  lctx_buf_init(&e, error, error_cap);
+  bool ok = lctx_case_parse(copy, n, "t.case", out, &e);
+  free(copy);
+  return ok;
+}
+
+/// Fails unless `text` parses.
+#define assert_parses(text, out) assert_parses_at((text), (out), __LINE__)
+static void assert_parses_at(const char *text, lctx_case *out, int line) {
+  char error[512];
+  if (!parse_exact(text, strlen(text), out, error, sizeof error)) {
+    print_error("parse failed: %s\n", error);
+    _fail(__FILE__, line);
+  }
+}
+
+/// Fails unless `text` is rejected with exactly `expected`.
+#define assert_parse_error(text, expected)                                     \
+  assert_parse_error_at((text), strlen(text), (expected), __LINE__)
+#define assert_parse_error_n(text, n, expected)                                \
+  assert_parse_error_at((text), (n), (expected), __LINE__)
+static void assert_parse_error_at(const char *text, size_t n,
+                                  const char *expected, int line) {
+  char error[1024];
+  if (parse_exact(text, n, &g_c, error, sizeof error)) {
+    print_error("parse unexpectedly succeeded; expected %s\n", expected);
+    _fail(__FILE__, line);
+  }
+  if (!ts_text_matches("parse error", error, strlen(error), expected))
+    _fail(__FILE__, line);
+}
+
+/// Fails unless `c` passes lctx_case_validate and the invariants.
+static void assert_valid(const lctx_case *c) {
+  char storage[512];
+  lctx_buf e;
+  lctx_buf_init(&e, storage, sizeof storage);
+  if (!lctx_case_validate(c, &e)) {
+    print_error("invalid case: %s\n", storage);
+    fail();
+  }
+  assert_true(case_gen_is_normal(c));
+}
+
+//===----------------------------------------------------------------------===//
+// Properties
+//===----------------------------------------------------------------------===//
+
+static void test_parse_print_round_trip_generated(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x7e47);
+  for (int round = 0; round < ROUNDS; round++) {
+    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    assert_valid(&g_a);
+    size_t n = print_case(&g_a, g_text);
+    char error[512];
+    if (!parse_exact(g_text, n, &g_b, error, sizeof error)) {
+      print_error("round %d: %s\n%s", round, error, g_text);
+      fail();
+    }
+    if (!lctx_case_equal(&g_a, &g_b, true)) {
+      print_error("round %d: parse(print(c)) != c\n%s", round, g_text);
+      fail();
+    }
+    size_t m = print_case(&g_b, g_text2);
+    assert_int_equal(n, m);
+    assert_memory_equal(g_text, g_text2, n);
+  }
+}
+
+static void test_print_is_ascii_one_directive_per_line(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xa5c11);
+  for (int round = 0; round < 2000; round++) {
+    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    size_t n = print_case(&g_a, g_text);
+    size_t lines = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)g_text[i];
+      assert_true(c == '\n' || (c >= 0x20 && c < 0x7f));
+      lines += c == '\n';
+    }
+    size_t expects = 0;
+    for (size_t i = 0; i < g_a.op_count; i++)
+      expects += g_a.has_expect[i];
+    size_t config = (g_a.jax_platforms[0] != 0) +
+                    (g_a.jax_platform_name[0] != 0) +
+                    (g_a.jax_xla_backend[0] != 0);
+    assert_int_equal(lines, 2 + g_a.factory_count + config + g_a.op_count +
+                                expects);
+    assert_int_equal(g_text[n - 1], '\n');
+  }
+}
+
+/// Mutates printed cases (byte changes, insertions, deletions, cuts): the
+/// parser never crashes, and whatever it accepts is valid and canonical.
+static void test_mutated_text_is_total(void **state) {
+  (void)state;
+  static const char pieces[] = "\"\\#=[],\n\r\t x0-";
+  case_gen g;
+  case_gen_seed(&g, 0xf022);
+  size_t accepted = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    size_t n = print_case(&g_a, g_text);
+    int edits = 1 + (int)case_gen_below(&g, 3);
+    for (int k = 0; k < edits && n > 0; k++) {
+      size_t at = case_gen_below(&g, (uint32_t)n);
+      switch (case_gen_below(&g, 4)) {
+      case 0:
+        g_text[at] = (char)case_gen_next(&g);
+        break;
+      case 1:
+        g_text[at] = pieces[case_gen_below(&g, sizeof pieces - 1)];
+        break;
+      case 2:
+        memmove(g_text + at, g_text + at + 1, n - at - 1);
+        n--;
+        break;
+      default:
+        n = at;
+        break;
+      }
+    }
+    char error[1024];
+    if (!parse_exact(g_text, n, &g_b, error, sizeof error)) {
+      assert_true(strncmp(error, "t.case:", 7) == 0);
+      continue;
+    }
+    accepted++;
+    assert_valid(&g_b);
+    size_t m = print_case(&g_b, g_text2);
+    assert_true(parse_exact(g_text2, m, &g_c, error, sizeof error));
+    assert_true(lctx_case_equal(&g_b, &g_c, true));
+  }
+  /* Both outcomes must be exercised. */
+  assert_true(accepted > ROUNDS / 20);
+  assert_true(accepted < ROUNDS);
+}
+
+static void test_random_bytes_are_total(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xb17e5);
+  static uint8_t bytes[600];
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = case_gen_below(&g, sizeof bytes);
+    case_gen_bytes(&g, bytes, n);
+    if (round % 2)
+      memcpy(bytes, "lctx-case 1\n", n < 12 ? n : 12);
+    char error[1024];
+    if (parse_exact((const char *)bytes, n, &g_b, error, sizeof error))
+      assert_valid(&g_b);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The canonical form
+//===----------------------------------------------------------------------===//
+
+static const char EXAMPLE[] =
+    "# A hand-written case: comments, blanks, tabs, CRLF, odd spacing.\n"
+    "\n"
+    "   lctx-case 1   # the header\n"
+    "factory \"cpu\" priority=0 loud client\r\n"
+    "factory\t\"tpu\"\tpriority = 300 quiet raises \"TPU not found\"\n"
+    "factory \"odd\\x4A\\\\\" priority=-1001 quiet none #c\n"
+    "factory \"cuda\" priority=+400 loud no_devices\n"
+    "nvidia_gpu visible\n"
+    "jax_xla_backend \"x\"\n"
+    "jax_platforms \"cpu,tpu\"\n"
+    "jax_platform_name \"\"\n"
+    "op backends\n"
+    "expect platforms \"['cpu', 'tpu']\"\n"
+    "op canonicalize \"gpu\"\n"
+    "op get_backend None # no expectation\n"
+    "op get_backend \"cpu\"\n"
+    "expect client registry 0 \"cpu\"\n"
+    "op module_get_backend platforms=[\"cpu\",\"tpu\" ] backend=\"rocm\" "
+    "optional=true\n"
+    "expect None\n"
+    "op module_get_backend platforms=[ ] backend=None optional=false\n"
+    "expect raise IndexError \"tuple index out of range\"\n"
+    "op canonicalize \"\\t\\n\\r\\\"\\x01\\x7F\"\n"
+    "expect string \"caf\xc3\xa9\"\n"
+    "op get_backend \"\"\n"
+    "expect client pinned \"rocm\"";
+
+static const char EXAMPLE_CANONICAL[] =
+    "lctx-case 1\n"
+    "factory \"cpu\" priority=0 loud client\n"
+    "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
+    "factory \"oddJ\\\\\" priority=-1001 quiet none\n"
+    "factory \"cuda\" priority=400 loud no_devices\n"
+    "jax_platforms \"cpu,tpu\"\n"
+    "jax_xla_backend \"x\"\n"
+    "nvidia_gpu visible\n"
+    "op backends\n"
+    "expect platforms \"['cpu', 'tpu']\"\n"
+    "op canonicalize \"gpu\"\n"
+    "op get_backend None\n"
+    "op get_backend \"cpu\"\n"
+    "expect client registry 0 \"cpu\"\n"
+    "op module_get_backend platforms=[\"cpu\", \"tpu\"] backend=\"rocm\" "
+    "optional=true\n"
+    "expect None\n"
+    "op module_get_backend platforms=[] backend=None optional=false\n"
+    "expect raise IndexError \"tuple index out of range\"\n"
+    "op canonicalize \"\\t\\n\\r\\\"\\x01\\x7f\"\n"
+    "expect string \"caf\\xc3\\xa9\"\n"
+    "op get_backend \"\"\n"
+    "expect client pinned \"rocm\"\n";
+
+static void test_example_fields(void **state) {
+  (void)state;
+  assert_parses(EXAMPLE, &g_a);
+  assert_int_equal(g_a.factory_count, 4);
+  assert_string_equal(g_a.factories[1].name, "tpu");
+  assert_int_equal(g_a.factories[1].priority, 300);
+  assert_true(g_a.factories[1].fail_quietly);
+  assert_int_equal(g_a.factories[1].behaviour, LCTX_FACTORY_RAISES);
+  assert_string_equal(g_a.factories[1].message, "TPU not found");
+  assert_string_equal(g_a.factories[2].name, "oddJ\\");
+  assert_int_equal(g_a.factories[2].priority, -1001);
+  assert_int_equal(g_a.factories[2].behaviour, LCTX_FACTORY_RETURNS_NONE);
+  assert_string_equal(g_a.factories[2].message, "");
+  assert_int_equal(g_a.factories[3].behaviour, LCTX_FACTORY_NO_DEVICES);
+  assert_string_equal(g_a.jax_platforms, "cpu,tpu");
+  assert_string_equal(g_a.jax_platform_name, "");
+  assert_string_equal(g_a.jax_xla_backend, "x");
+  assert_true(g_a.nvidia_gpu_visible);
+  assert_int_equal(g_a.op_count, 8);
+  assert_int_equal(g_a.ops[1].kind, LCTX_OP_CANONICALIZE);
+  assert_true(g_a.ops[1].has_arg);
+  assert_false(g_a.ops[2].has_arg);
+  assert_false(g_a.has_expect[1]);
+  assert_false(g_a.has_expect[2]);
+  assert_registry_client(&g_a.expect[3], 0, "cpu");
+  assert_int_equal(g_a.ops[4].platform_count, 2);
+  assert_string_equal(g_a.ops[4].platforms[1], "tpu");
+  assert_true(g_a.ops[4].has_backend);
+  assert_string_equal(g_a.ops[4].backend, "rocm");
+  assert_true(g_a.ops[4].optional);
+  assert_none(&g_a.expect[4]);
+  assert_int_equal(g_a.ops[5].platform_count, 0);
+  assert_false(g_a.ops[5].has_backend);
+  assert_raise(&g_a.expect[5], LCTX_ERROR_INDEX, "tuple index out of range");
+  assert_string_equal(g_a.ops[6].arg, "\t\n\r\"\x01\x7f");
+  assert_string(&g_a.expect[6], "caf\xc3\xa9");
+  assert_true(g_a.ops[7].has_arg);
+  assert_string_equal(g_a.ops[7].arg, "");
+  assert_pinned_client(&g_a.expect[7], "rocm");
+  assert_valid(&g_a);
+}
+
+static void test_example_prints_canonically(void **state) {
+  (void)state;
+  assert_parses(EXAMPLE, &g_a);
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(&g_a, &b);
+  assert_buf(&b, EXAMPLE_CANONICAL);
+  /* The canonical text is a fixed point. */
+  assert_parses(EXAMPLE_CANONICAL, &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+}
+
+static void test_empty_case_prints_header_and_gpu(void **state) {
+  (void)state;
+  lctx_case_init(&g_a);
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(&g_a, &b);
+  assert_buf(&b, "lctx-case 1\nnvidia_gpu hidden\n");
+  assert_parses("lctx-case 1", &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_parses("lctx-case 1\n\n# nothing else\n", &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+}
+
+static void test_print_string_escapes_every_byte(void **state) {
+  (void)state;
+  char all[255];
+  for (int i = 0; i < 255; i++)
+    all[i] = (char)(i + 1);
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print_string(&b, all, sizeof all);
+  /* Spot checks, then a round trip of all 255 bytes through an expect. */
+  assert_true(strncmp(g_text, "\"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t\\n"
+                              "\\x0b\\x0c\\r\\x0e",
+                      54) == 0);
+  assert_non_null(strstr(g_text, "\\x1f !\\\"#$%&'()*+,-./0123456789"));
+  assert_non_null(strstr(g_text, "XYZ[\\\\]^_`abc"));
+  assert_non_null(strstr(g_text, "xyz{|}~\\x7f\\x80\\x81"));
+  assert_true(strcmp(g_text + b.length - 6, "\\xff\"") == 0);
+
+  lctx_case_init(&g_a);
+  g_a.op_count = 1;
+  g_a.has_expect[0] = true;
+  lctx_buf w = lctx_outcome_begin_raise(&g_a.expect[0], LCTX_ERROR_VALUE);
+  lctx_buf_append(&w, all, sizeof all);
+  lctx_outcome_end(&g_a.expect[0], &w);
+  size_t n = print_case(&g_a, g_text);
+  char error[256];
+  assert_true(parse_exact(g_text, n, &g_b, error, sizeof error));
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+}
+
+/// A case with every field at its limit and every name byte escaped.
+static void make_maximal_case(lctx_case *c) {
+  lctx_case_init(c);
+  c->factory_count = LCTX_MAX_FACTORIES;
+  for (size_t i = 0; i < LCTX_MAX_FACTORIES; i++) {
+    lctx_case_factory *f = &c->factories[i];
+    memset(f->name, 0x01, LCTX_MAX_NAME);
+    f->name[0] = (char)(0x02 + i);
+    memset(f->message, 0x1f, LCTX_MAX_MESSAGE);
+    f->priority = INT_MIN;
+    f->fail_quietly = true;
+    f->behaviour = LCTX_FACTORY_RAISES;
+  }
+  memset(c->jax_platforms, 0x7f, LCTX_MAX_PLATFORMS_CONFIG);
+  memset(c->jax_platform_name, 0x7f, LCTX_MAX_NAME);
+  memset(c->jax_xla_backend, 0x7f, LCTX_MAX_NAME);
+  c->nvidia_gpu_visible = true;
+  c->op_count = LCTX_CASE_MAX_OPS;
+  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
+    lctx_case_op *op = &c->ops[i];
+    op->kind = LCTX_OP_MODULE_GET_BACKEND;
+    op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
+    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+      memset(op->platforms[k], 0x05, LCTX_MAX_NAME);
+    op->has_backend = true;
+    memset(op->backend, 0x06, LCTX_MAX_NAME);
+    op->optional = false;
+    c->has_expect[i] = true;
+    lctx_buf w = lctx_outcome_begin_raise(&c->expect[i],
+                                          LCTX_ERROR_NOT_IMPLEMENTED);
+    for (int k = 0; k < LCTX_OUTCOME_TEXT_MAX - 1; k++)
+      lctx_buf_append_char(&w, (char)0xfe);
+    lctx_outcome_end(&c->expect[i], &w);
+  }
+}
+
+static void test_maximal_case_fits_text_max(void **state) {
+  (void)state;
+  make_maximal_case(&g_a);
+  assert_valid(&g_a);
+  size_t n = print_case(&g_a, g_text);
+  assert_true(n < LCTX_CASE_TEXT_MAX);
+  char error[256];
+  assert_true(parse_exact(g_text, n, &g_b, error, sizeof error));
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+}
+
+static void test_print_into_small_buffer_overflows_safely(void **state) {
+  (void)state;
+  assert_parses(EXAMPLE, &g_a);
+  char small[40];
+  lctx_buf b;
+  lctx_buf_init(&b, small, sizeof small);
+  lctx_case_print(&g_a, &b);
+  assert_true(b.overflow);
+  assert_int_equal(b.length, sizeof small - 1);
+  assert_int_equal(small[sizeof small - 1], '\0');
+}
+
+static void test_null_filename_and_text(void **state) {
+  (void)state;
+  char storage[256];
+  lctx_buf e;
+  lctx_buf_init(&e, storage, sizeof storage);
+  assert_false(lctx_case_parse(NULL, 0, NULL, &g_a, &e));
+  assert_buf(&e, "<input>:1:1: missing header: expected `lctx-case 1` "
+                 "before the end of the input");
+}
+
+static void test_length_bounds_the_text(void **state) {
+  (void)state;
+  /* Bytes past `length` are never read: a header cut at 11 bytes parses. */
+  const char text[] = "lctx-case 1garbage";
+  char error[256];
+  assert_true(parse_exact(text, 11, &g_a, error, sizeof error));
+  assert_false(parse_exact(text, sizeof text - 1, &g_a, error, sizeof error));
+  assert_string_equal(error, "t.case:1:11: bad integer `1garbage`");
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+#define H "lctx-case 1\n"
+#define CPU "factory \"cpu\" priority=0 loud client\n"
+
+static void test_error_missing_header(void **state) {
+  (void)state;
+  assert_parse_error("", "t.case:1:1: missing header: expected `lctx-case 1` "
+                         "before the end of the input");
+  assert_parse_error("# only a comment\n\n",
+                     "t.case:3:1: missing header: expected `lctx-case 1` "
+                     "before the end of the input");
+  assert_parse_error("  # x", "t.case:1:6: missing header: expected "
+                              "`lctx-case 1` before the end of the input");
+  assert_parse_error(CPU, "t.case:1:1: missing header: the first directive "
+                          "must be `lctx-case 1`, found `factory`");
+  assert_parse_error("\n  op backends\n",
+                     "t.case:2:3: missing header: the first directive must "
+                     "be `lctx-case 1`, found `op`");
+}
+
+static void test_error_header(void **state) {
+  (void)state;
+  assert_parse_error("lctx-case 2\n", "t.case:1:11: unsupported format "
+                                      "version `2` (this reader knows "
+                                      "version 1)");
+  assert_parse_error("lctx-case\n",
+                     "t.case:1:10: expected a format version, found end of "
+                     "line");
+  assert_parse_error(H "lctx-case 1\n", "t.case:2:1: duplicate `lctx-case` "
+                                        "header (first on line 1)");
+  assert_parse_error("lctx-case 1 1\n",
+                     "t.case:1:13: trailing garbage after the directive: "
+                     "`1`");
+}
+
+static void test_error_unknown_directive(void **state) {
+  (void)state;
+  assert_parse_error(H "frobnicate 3\n",
+                     "t.case:2:1: unknown directive `frobnicate`");
+  assert_parse_error(H "  \"cpu\"\n",
+                     "t.case:2:3: expected a directive, found a string");
+  assert_parse_error(H "=\n", "t.case:2:1: expected a directive, found `=`");
+  assert_parse_error(H "\x01\n",
+                     "t.case:2:1: expected a directive, found byte 0x01");
+  assert_parse_error_n(H "op\0\n", 16,
+                       "t.case:2:3: missing whitespace before byte 0x00");
+  assert_parse_error(H "op backends\rx\n",
+                     "t.case:2:12: missing whitespace before byte 0x0d");
+}
+
+static void test_error_string_escapes(void **state) {
+  (void)state;
+  assert_parse_error(H "factory \"c\\qu\" priority=0 loud client\n",
+                     "t.case:2:11: bad string escape `\\q` (known: \\\\ \\\" "
+                     "\\n \\t \\r \\xNN)");
+  assert_parse_error(H "factory \"c\\x4\" priority=0 loud client\n",
+                     "t.case:2:11: bad string escape: `\\x` takes two hex "
+                     "digits");
+  assert_parse_error(H "factory \"c\\x\n",
+                     "t.case:2:11: bad string escape: `\\x` takes two hex "
+                     "digits");
+  assert_parse_error(H "factory \"c\\x00\" priority=0 loud client\n",
+                     "t.case:2:11: bad string escape `\\x00`: NUL bytes are "
+                     "not allowed");
+  assert_parse_error(H "factory \"c\\\x01\" priority=0 loud client\n",
+                     "t.case:2:11: bad string escape: `\\` followed by byte "
+                     "0x01");
+  assert_parse_error(H "factory \"c\tu\" priority=0 loud client\n",
+                     "t.case:2:11: raw control byte 0x09 in a string (write "
+                     "it as an escape)");
+}
+
+static void test_error_unterminated_string(void **state) {
+  (void)state;
+  assert_parse_error(H "factory \"cpu priority=0 loud client\n",
+                     "t.case:2:9: unterminated string");
+  assert_parse_error(H "factory \"cpu\\\" priority=0 loud client\n",
+                     "t.case:2:9: unterminated string");
+  assert_parse_error(H "factory \"cpu\\",
+                     "t.case:2:9: unterminated string");
+  assert_parse_error(H "jax_platforms \"a\r\n\"",
+                     "t.case:2:15: unterminated string");
+}
+
+static void test_error_tokens_need_whitespace(void **state) {
+  (void)state;
+  assert_parse_error(H "factory \"cpu\"priority=0 loud client\n",
+                     "t.case:2:14: missing whitespace before `priority`");
+  assert_parse_error(H "op backends#comment\n",
+                     "t.case:2:12: missing whitespace before `#` (a comment "
+                     "starts after whitespace)");
+  assert_parse_error(H "op get_backend \"cpu\"#x\n",
+                     "t.case:2:21: missing whitespace before `#` (a comment "
+                     "starts after whitespace)");
+  assert_parse_error(H "op get_backend None\"cpu\"\n",
+                     "t.case:2:20: missing whitespace before a string");
+}
+
+static void test_error_factory_fields(void **state) {
+  (void)state;
+  assert_parse_error(H "factory cpu priority=0 loud client\n",
+                     "t.case:2:9: expected a factory name string, found "
+                     "`cpu`");
+  assert_parse_error(H "factory \"cpu\" prio=0 loud client\n",
+                     "t.case:2:15: expected `priority=INT`, found `prio`");
+  assert_parse_error(H "factory \"cpu\" priority 0 loud client\n",
+                     "t.case:2:24: expected `priority=INT`, found `0`");
+  assert_parse_error(H "factory \"cpu\" priority=abc loud client\n",
+                     "t.case:2:24: bad integer `abc`");
+  assert_parse_error(H "factory \"cpu\" priority=1e3 loud client\n",
+                     "t.case:2:24: bad integer `1e3`");
+  assert_parse_error(H "factory \"cpu\" priority=- loud client\n",
+                     "t.case:2:24: bad integer `-`");
+  assert_parse_error(H "factory \"cpu\" priority= loud client\n",
+                     "t.case:2:25: bad integer `loud`");
+  assert_parse_error(H "factory \"cpu\" priority=2147483648 loud client\n",
+                     "t.case:2:24: priority `2147483648` is out of int range "
+                     "(-2147483648 to 2147483647)");
+  assert_parse_error(H "factory \"cpu\" priority=-2147483649 loud client\n",
+                     "t.case:2:24: priority `-2147483649` is out of int "
+                     "range (-2147483648 to 2147483647)");
+  assert_parse_error(H "factory \"cpu\" priority=99999999999999999999999 loud "
+                       "client\n",
+                     "t.case:2:24: priority `99999999999999999999999` is out "
+                     "of int range (-2147483648 to 2147483647)");
+  assert_parse_error(H "factory \"cpu\" priority=0 noisy client\n",
+                     "t.case:2:26: expected `loud` or `quiet`, found "
+                     "`noisy`");
+  assert_parse_error(H "factory \"cpu\" priority=0 loud explode\n",
+                     "t.case:2:31: unknown behaviour `explode` (expected "
+                     "client, raises, none or no_devices)");
+  assert_parse_error(H "factory \"cpu\" priority=0 loud\n",
+                     "t.case:2:31: expected a behaviour, found end of line");
+  assert_parse_error(H "factory \"cpu\" priority=0 loud raises\n",
+                     "t.case:2:38: expected the raise message string, found "
+                     "end of line");
+  assert_parse_error(H "factory \"cpu\" priority=0 loud client \"msg\"\n",
+                     "t.case:2:38: trailing garbage after the directive: a "
+                     "string");
+}
+
+static void test_error_factory_limits(void **state) {
+  (void)state;
+  char text[4096];
+  snprintf(text, sizeof text,
+           H "factory \"%064d\" priority=0 loud client\n", 0);
+  assert_parse_error(text, "t.case:2:9: factory name too long (64 bytes, at "
+                           "most 63)");
+  snprintf(text, sizeof text,
+           H "factory \"%063d\" priority=0 loud client\n", 0);
+  assert_parses(text, &g_a);
+  snprintf(text, sizeof text,
+           H "factory \"x\" priority=0 loud raises \"%0128d\"\n", 0);
+  assert_parse_error(text, "t.case:2:35: factory message too long (128 "
+                           "bytes, at most 127)");
+  assert_parse_error(H "factory \"\\x80\" priority=0 loud client\n",
+                     "t.case:2:9: factory name holds byte 0x80 outside "
+                     "0x01-0x7f");
+  assert_parse_error(H "factory \"caf\xc3\xa9\" priority=0 loud client\n",
+                     "t.case:2:9: factory name holds byte 0xc3 outside "
+                     "0x01-0x7f");
+  assert_parse_error(H "factory \"x\" priority=0 loud raises \"\\xff\"\n",
+                     "t.case:2:35: factory message holds byte 0xff outside "
+                     "0x01-0x7f");
+  size_t n = strlen(H);
+  memcpy(text, H, n);
+  for (int i = 0; i < 17; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "factory \"f%d\" priority=0 loud client\n", i);
+  assert_parse_error(text, "t.case:18:1: too many factories (at most 16)");
+}
+
+static void test_error_duplicate_factory(void **state) {
+  (void)state;
+  assert_parse_error(H CPU "factory \"tpu\" priority=1 loud client\n"
+                           "factory \"cpu\" priority=5 quiet none\n",
+                     "t.case:4:9: duplicate factory name \"cpu\" (first on "
+                     "line 2; a case file declares each factory once)");
+}
+
+static void test_error_config(void **state) {
+  (void)state;
+  char text[4096];
+  assert_parse_error(H "jax_platforms \"a\"\njax_platforms \"b\"\n",
+                     "t.case:3:1: duplicate `jax_platforms` directive "
+                     "(first on line 2)");
+  assert_parse_error(H "nvidia_gpu hidden\nnvidia_gpu visible\n",
+                     "t.case:3:1: duplicate `nvidia_gpu` directive (first "
+                     "on line 2)");
+  assert_parse_error(H "nvidia_gpu maybe\n",
+                     "t.case:2:12: expected `visible` or `hidden`, found "
+                     "`maybe`");
+  assert_parse_error(H "jax_platform_name cpu\n",
+                     "t.case:2:19: expected a string, found `cpu`");
+  snprintf(text, sizeof text, H "jax_platforms \"%0256d\"\n", 0);
+  assert_parse_error(text, "t.case:2:15: jax_platforms value too long (256 "
+                           "bytes, at most 255)");
+  snprintf(text, sizeof text, H "jax_platforms \"%0255d\"\n", 0);
+  assert_parses(text, &g_a);
+  snprintf(text, sizeof text, H "jax_xla_backend \"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:17: jax_xla_backend value too long (64 "
+                           "bytes, at most 63)");
+  assert_parse_error(H "jax_platform_name \"\\x80\"\n",
+                     "t.case:2:19: jax_platform_name value holds byte 0x80 "
+                     "outside 0x01-0x7f");
+  assert_parse_error(H "op backends\n" CPU,
+                     "t.case:3:1: `factory` after an `op` (configuration "
+                     "comes before the operations; first `op` on line 2)");
+  assert_parse_error(H "op backends\nexpect None\nnvidia_gpu visible\n",
+                     "t.case:4:1: `nvidia_gpu` after an `op` (configuration "
+                     "comes before the operations; first `op` on line 2)");
+}
+
+static void test_error_operations(void **state) {
+  (void)state;
+  char text[8192];
+  assert_parse_error(H "op frob\n",
+                     "t.case:2:4: unknown operation `frob` (expected "
+                     "backends, canonicalize, get_backend or "
+                     "module_get_backend)");
+  assert_parse_error(H "op\n",
+                     "t.case:2:3: expected an operation, found end of line");
+  assert_parse_error(H "op backends extra\n",
+                     "t.case:2:13: trailing garbage after the directive: "
+                     "`extra`");
+  assert_parse_error(H "op canonicalize gpu\n",
+                     "t.case:2:17: expected a platform name string, found "
+                     "`gpu`");
+  assert_parse_error(H "op get_backend cpu\n",
+                     "t.case:2:16: expected `None` or a string, found "
+                     "`cpu`");
+  assert_parse_error(H "op get_backend\n",
+                     "t.case:2:15: expected `None` or a string, found end of "
+                     "line");
+  snprintf(text, sizeof text, H "op canonicalize \"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:17: canonicalize argument too long (64 "
+                           "bytes, at most 63)");
+  snprintf(text, sizeof text, H "op get_backend \"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:16: get_backend argument too long (64 "
+                           "bytes, at most 63)");
+  size_t n = strlen(H);
+  memcpy(text, H, n);
+  for (int i = 0; i < 9; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "op backends\n");
+  assert_parse_error(text, "t.case:10:1: too many operations (at most 8)");
+}
+
+static void test_error_module_get_backend(void **state) {
+  (void)state;
+  char text[8192];
+  assert_parse_error(H "op module_get_backend backend=None optional=true\n",
+                     "t.case:2:23: expected `platforms=[...]`, found "
+                     "`backend`");
+  assert_parse_error(H "op module_get_backend platforms=\"cpu\" backend=None "
+                       "optional=true\n",
+                     "t.case:2:33: expected `[`, found a string");
+  assert_parse_error(H "op module_get_backend platforms=[\"cpu\",] "
+                       "backend=None optional=true\n",
+                     "t.case:2:40: expected a platform string, found `]`");
+  assert_parse_error(H "op module_get_backend platforms=[\"cpu\" \"tpu\"] "
+                       "backend=None optional=true\n",
+                     "t.case:2:40: expected `,` or `]`, found a string");
+  assert_parse_error(H "op module_get_backend platforms=[\"cpu\"\n",
+                     "t.case:2:39: expected `,` or `]`, found end of line");
+  assert_parse_error(H "op module_get_backend platforms=[] optional=true\n",
+                     "t.case:2:36: expected `backend=None` or "
+                     "`backend=\"...\"`, found `optional`");
+  assert_parse_error(H "op module_get_backend platforms=[] backend=cpu "
+                       "optional=true\n",
+                     "t.case:2:44: expected `None` or a string, found "
+                     "`cpu`");
+  assert_parse_error(H "op module_get_backend platforms=[] backend=None "
+                       "optional=maybe\n",
+                     "t.case:2:58: expected `true` or `false`, found "
+                     "`maybe`");
+  assert_parse_error(H "op module_get_backend platforms=[] backend=None\n",
+                     "t.case:2:48: expected `optional=true` or "
+                     "`optional=false`, found end of line");
+  assert_parse_error(H "op module_get_backend platforms=[\"\\x80\"] "
+                       "backend=None optional=true\n",
+                     "t.case:2:34: module platform holds byte 0x80 outside "
+                     "0x01-0x7f");
+  assert_parse_error(H "op module_get_backend platforms=[] backend=\"\\xc3\" "
+                       "optional=true\n",
+                     "t.case:2:44: backend holds byte 0xc3 outside "
+                     "0x01-0x7f");
+  size_t n = (size_t)snprintf(text, sizeof text,
+                              H "op module_get_backend platforms=[");
+  for (int i = 0; i < 17; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"p%02d\"",
+                          i ? ", " : "", i);
+  snprintf(text + n, sizeof text - n, "] backend=None optional=false\n");
+  /* 33 bytes of prefix, then 16 entries of 7 bytes each. */
+  assert_parse_error(text, "t.case:2:146: too many platforms (at most 16)");
+}
+
+static void test_error_expectations(void **state) {
+  (void)state;
+  static char text[LCTX_OUTCOME_TEXT_MAX + 64];
+  assert_parse_error(H "expect None\n",
+                     "t.case:2:1: `expect` without a preceding `op`");
+  assert_parse_error(H CPU "expect None\n",
+                     "t.case:3:1: `expect` without a preceding `op`");
+  assert_parse_error(H "op backends\nexpect None\n# x\nexpect None\n",
+                     "t.case:5:1: second `expect` for one `op` (the first "
+                     "is on line 3)");
+  assert_parse_error(H "op backends\nexpect maybe\n",
+                     "t.case:3:8: unknown outcome `maybe` (expected None, "
+                     "string, platforms, client or raise)");
+  assert_parse_error(H "op backends\nexpect none\n",
+                     "t.case:3:8: unknown outcome `none` (expected None, "
+                     "string, platforms, client or raise)");
+  assert_parse_error(H "op backends\nexpect string cuda\n",
+                     "t.case:3:15: expected a string, found `cuda`");
+  assert_parse_error(H "op backends\nexpect client local \"cpu\"\n",
+                     "t.case:3:15: expected `registry` or `pinned`, found "
+                     "`local`");
+  assert_parse_error(H "op backends\nexpect client registry \"cpu\"\n",
+                     "t.case:3:24: expected registration index, found a "
+                     "string");
+  assert_parse_error(H "op backends\nexpect client registry -1 \"cpu\"\n",
+                     "t.case:3:24: registration index `-1` is out of range "
+                     "(0 to 2147483647)");
+  assert_parse_error(H "op backends\nexpect client registry 0x1 \"cpu\"\n",
+                     "t.case:3:24: bad integer `0x1`");
+  assert_parse_error(H "op backends\nexpect client pinned 0 \"cpu\"\n",
+                     "t.case:3:22: expected the client's platform string, "
+                     "found `0`");
+  assert_parse_error(H "op backends\nexpect raise KeyError \"k\"\n",
+                     "t.case:3:14: unknown error class `KeyError` (expected "
+                     "RuntimeError, ValueError, NotImplementedError, "
+                     "AssertionError or IndexError)");
+  assert_parse_error(H "op backends\nexpect raise AssertionError\n",
+                     "t.case:3:28: expected the message string, found end of "
+                     "line");
+  assert_parse_error(H "op backends\nexpect None None\n",
+                     "t.case:3:13: trailing garbage after the directive: "
+                     "`None`");
+  size_t n = (size_t)snprintf(text, sizeof text,
+                              H "op backends\nexpect string \"");
+  memset(text + n, 'a', LCTX_OUTCOME_TEXT_MAX);
+  n += LCTX_OUTCOME_TEXT_MAX;
+  memcpy(text + n, "\"\n", 3);
+  assert_parse_error(text, "t.case:3:15: expected text too long (8192 bytes, "
+                           "at most 8191)");
+  /* One byte less fits. */
+  text[n - 1] = '"';
+  text[n] = '\0';
+  assert_parses(text, &g_a);
+  assert_int_equal(g_a.expect[0].length, LCTX_OUTCOME_TEXT_MAX - 1);
+}
+
+static void test_error_long_token_is_cut(void **state) {
+  (void)state;
+  char text[256];
+  snprintf(text, sizeof text, H "op %060d\n", 7);
+  assert_parse_error(text, "t.case:2:4: unknown operation "
+                           "`0000000000000000000000000000000000000000...` "
+                           "(expected backends, canonicalize, get_backend or "
+                           "module_get_backend)");
+}
+
+static void test_error_writer_overflow_is_safe(void **state) {
+  (void)state;
+  char small[8];
+  lctx_buf e;
+  lctx_buf_init(&e, small, sizeof small);
+  assert_false(lctx_case_parse("op", 2, "a-long-file-name.case", &g_a, &e));
+  assert_true(e.overflow);
+  assert_string_equal(small, "a-long-");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_parse_print_round_trip_generated),
+      cmocka_unit_test(test_print_is_ascii_one_directive_per_line),
+      cmocka_unit_test(test_mutated_text_is_total),
+      cmocka_unit_test(test_random_bytes_are_total),
+      cmocka_unit_test(test_example_fields),
+      cmocka_unit_test(test_example_prints_canonically),
+      cmocka_unit_test(test_empty_case_prints_header_and_gpu),
+      cmocka_unit_test(test_print_string_escapes_every_byte),
+      cmocka_unit_test(test_maximal_case_fits_text_max),
+      cmocka_unit_test(test_print_into_small_buffer_overflows_safely),
+      cmocka_unit_test(test_null_filename_and_text),
+      cmocka_unit_test(test_length_bounds_the_text),
+      cmocka_unit_test(test_error_missing_header),
+      cmocka_unit_test(test_error_header),
+      cmocka_unit_test(test_error_unknown_directive),
+      cmocka_unit_test(test_error_string_escapes),
+      cmocka_unit_test(test_error_unterminated_string),
+      cmocka_unit_test(test_error_tokens_need_whitespace),
+      cmocka_unit_test(test_error_factory_fields),
+      cmocka_unit_test(test_error_factory_limits),
+      cmocka_unit_test(test_error_duplicate_factory),
+      cmocka_unit_test(test_error_config),
+      cmocka_unit_test(test_error_operations),
+      cmocka_unit_test(test_error_module_get_backend),
+      cmocka_unit_test(test_error_expectations),
+      cmocka_unit_test(test_error_long_token_is_cut),
+      cmocka_unit_test(test_error_writer_overflow_is_safe),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
