@@ -146,7 +146,7 @@ static void test_b1_multi_platform_optional_false(void **state) {
   lctx_outcome o;
   module_get(&r, &c, false, &o, LCTX_BRANCH_B1);
   assert_raise(&o, LCTX_ERROR_NOT_IMPLEMENTED, M1);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b1_multi_platform_optional_true(void **state) {
@@ -160,7 +160,7 @@ static void test_b1_multi_platform_optional_true(void **state) {
   lctx_outcome o;
   module_get(&r, &c, true, &o, LCTX_BRANCH_B1);
   assert_none(&o);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b1_duplicates_count_as_platforms(void **state) {
@@ -198,7 +198,7 @@ static void test_b1_never_looks_at_backend_or_registry(void **state) {
   assert_raise(&o, LCTX_ERROR_NOT_IMPLEMENTED, M1);
   module_get(&r, &c, true, &o, LCTX_BRANCH_B1);
   assert_none(&o);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 
   /* An empty registry would raise the AssertionError. */
   ts_config_gpus(&config, false);
@@ -209,7 +209,7 @@ static void test_b1_never_looks_at_backend_or_registry(void **state) {
   assert_raise(&o, LCTX_ERROR_NOT_IMPLEMENTED, M1);
   module_get(&r, &c, true, &o, LCTX_BRANCH_B1);
   assert_none(&o);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b1_most_platforms(void **state) {
@@ -245,7 +245,7 @@ static void test_b2a_cross_lowering_optional_false(void **state) {
                "the platform for the specified backend cpu is different from "
                "the lowering platform tpu");
   /* Canonicalizing `cpu` does not initialize the registry. */
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b2a_cross_lowering_optional_true(void **state) {
@@ -259,7 +259,7 @@ static void test_b2a_cross_lowering_optional_true(void **state) {
   lctx_outcome o;
   module_get(&r, &c, true, &o, LCTX_BRANCH_B2A);
   assert_none(&o);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b2a_p0_gpu_not_canonicalized(void **state) {
@@ -309,7 +309,7 @@ static void test_b2a_p0_empty_string(void **state) {
   assert_raise(&o, LCTX_ERROR_VALUE,
                "the platform for the specified backend cpu is different from "
                "the lowering platform ");
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b2a_names_inserted_raw(void **state) {
@@ -341,7 +341,7 @@ static void test_b2a_rocm_quirk_optional_false(void **state) {
   assert_raise(&o, LCTX_ERROR_VALUE,
                "the platform for the specified backend cuda is different from "
                "the lowering platform rocm");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_b2a_rocm_quirk_optional_true(void **state) {
@@ -404,7 +404,7 @@ static void test_b2b_returns_pinned_client_optional_false(void **state) {
   lctx_outcome o;
   module_get(&r, &c, false, &o, LCTX_BRANCH_B2B);
   assert_pinned_client(&o, "cpu");
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b2b_returns_pinned_client_optional_true(void **state) {
@@ -446,7 +446,7 @@ static void test_b2b_pinned_platform_need_not_be_registered(void **state) {
   lctx_outcome o;
   module_get(&r, &c, false, &o, LCTX_BRANCH_B2B);
   assert_pinned_client(&o, "METAL");
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_b2b_pinned_cuda_on_cuda(void **state) {
@@ -463,7 +463,7 @@ static void test_b2b_pinned_cuda_on_cuda(void **state) {
   module_get(&r, &c, true, &o, LCTX_BRANCH_B2B);
   assert_pinned_client(&o, "cuda");
   /* `.platform` is `gpu`, so canonicalization initialized the registry. */
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_b2b_rocm_quirk_returns_pinned_rocm(void **state) {
@@ -561,7 +561,7 @@ static void test_b3_registry_client_optional_false(void **state) {
   lctx_outcome o;
   module_get(&r, &c, false, &o, LCTX_BRANCH_B3);
   assert_registry_client(&o, 0, "cpu");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_b3_registry_client_optional_true(void **state) {
@@ -730,7 +730,7 @@ static void test_zero_platforms_no_pin_index_error(void **state) {
     assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
   }
   /* platforms[0] is read before get_backend: the registry is untouched. */
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_zero_platforms_pinned_index_error(void **state) {
@@ -746,7 +746,7 @@ static void test_zero_platforms_pinned_index_error(void **state) {
     module_get(&r, &c, optional, &o, LCTX_BRANCH_ERROR);
     assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
   }
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_zero_platforms_pinned_gpu_canonicalizes_first(void **state) {
@@ -760,7 +760,7 @@ static void test_zero_platforms_pinned_gpu_canonicalizes_first(void **state) {
   lctx_outcome o;
   module_get(&r, &c, true, &o, LCTX_BRANCH_ERROR);
   assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void
@@ -814,7 +814,7 @@ test_jax_platforms_cuda_no_nvidia_every_operation_asserts(void **state) {
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_false(ts_backends(&r, &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(r.init_runs, 7);
+  assert_int_equal(lctx_registry_init_runs(&r), 7);
   assert_int_equal(lctx_registry_entry_count(&r), 0);
 }
 
@@ -841,7 +841,7 @@ test_jax_platforms_cuda_no_nvidia_non_initializing_rows(void **state) {
                "the lowering platform cuda");
   assert_true(ts_canon(&r, "cuda", &o));
   assert_string(&o, "cuda");
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -897,7 +897,7 @@ test_partial_registry_sequence_through_module_context(void **state) {
   CTX(&c, NULL, "");
   module_get(&r, &c, false, &o, LCTX_BRANCH_B3);
   assert_registry_client(&o, 0, "cpu");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void

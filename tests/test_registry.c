@@ -77,7 +77,7 @@ static void test_registry_uninitialized_until_first_need(void **state) {
   ts_config_stock(&config);
   lctx_registry r;
   ts_open(&r, &config);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
   assert_int_equal(lctx_registry_entry_count(&r), 0);
   assert_null(lctx_registry_default(&r));
   assert_registry_platforms(&r, "[]");
@@ -92,11 +92,11 @@ static void test_registry_initializes_once(void **state) {
   lctx_outcome o;
   assert_true(ts_backends(&r, &o));
   assert_platforms(&o, "['cpu', 'tpu']");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   assert_true(ts_backends(&r, &o));
   assert_platforms(&o, "['cpu', 'tpu']");
   assert_true(lctx_registry_ensure(&r, &o));
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_registry_ensure_leaves_outcome_untouched(void **state) {
@@ -111,7 +111,7 @@ static void test_registry_ensure_leaves_outcome_untouched(void **state) {
   assert_int_equal(o.kind, LCTX_OUTCOME_STRING);
   assert_int_equal(o.registration, 12345);
   assert_string_equal(o.text, "poison");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   assert_int_equal(lctx_registry_entry_count(&r), 2);
 }
 
@@ -496,11 +496,11 @@ test_jax_platforms_cuda_without_nvidia_bare_assertion(void **state) {
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_int_equal(lctx_registry_entry_count(&r), 0);
   assert_null(lctx_registry_find_failure(&r, ts_s("cuda")));
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   /* Empty registry: every operation initializes again and raises again. */
   assert_false(ts_backends(&r, &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(r.init_runs, 2);
+  assert_int_equal(lctx_registry_init_runs(&r), 2);
 }
 
 //===----------------------------------------------------------------------===//
@@ -918,7 +918,7 @@ static void test_failure_without_clients_reruns_initialization(void **state) {
                  "Unable to initialize backend 'cpu': no cpu (you may need to "
                  "uninstall the failing plugin package, or set "
                  "JAX_PLATFORMS=cpu to skip this backend.)");
-    assert_int_equal(r.init_runs, run);
+    assert_int_equal(lctx_registry_init_runs(&r), run);
     assert_int_equal(lctx_registry_entry_count(&r), 0);
     assert_failure(&r, "tpu", LCTX_FAILURE_RAISED, 0, "TPU not found");
   }
@@ -936,7 +936,7 @@ static void test_assertion_without_clients_reruns_initialization(void **state) {
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_false(ts_xla(&r, NULL, &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(r.init_runs, 2);
+  assert_int_equal(lctx_registry_init_runs(&r), 2);
 }
 
 static void test_partial_registry_after_loud_failure(void **state) {
@@ -959,7 +959,7 @@ static void test_partial_registry_after_loud_failure(void **state) {
   /* The next operation sees the partial registry and no error. */
   assert_true(ts_backends(&r, &o));
   assert_platforms(&o, "['cpu']");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   assert_default(&r, "cpu", 0);
   assert_failure(&r, "tpu", LCTX_FAILURE_RAISED, 1, "tpu down");
   assert_null(lctx_registry_find_failure(&r, ts_s("cuda")));
@@ -981,7 +981,7 @@ static void test_partial_registry_after_loud_failure(void **state) {
   assert_registry_client(&o, 0, "cpu");
   assert_true(ts_xla(&r, "cpu", &o));
   assert_registry_client(&o, 0, "cpu");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_partial_registry_default_is_best_before_failure(void **state) {
@@ -1031,7 +1031,7 @@ test_partial_registry_without_default_asserts_each_call(void **state) {
   assert_registry_client(&o, 0, "cpu");
   assert_true(ts_backends(&r, &o));
   assert_platforms(&o, "['cpu']");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_partial_registry_after_assertion(void **state) {
@@ -1047,7 +1047,7 @@ static void test_partial_registry_after_assertion(void **state) {
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_true(ts_backends(&r, &o));
   assert_platforms(&o, "['cpu']");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   assert_false(ts_xla(&r, "", &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_false(ts_xla(&r, "tpu", &o));

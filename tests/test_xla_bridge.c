@@ -84,7 +84,7 @@ test_canonicalize_non_alias_unchanged_registry_untouched(void **state) {
     assert_true(ts_canon(&r, names[i], &o));
     assert_string(&o, names[i]);
   }
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
   assert_int_equal(lctx_registry_entry_count(&r), 0);
 }
 
@@ -103,7 +103,7 @@ static void test_canonicalize_case_variants_pass_through(void **state) {
   assert_true(ts_canon(&r, "Cuda", &o));
   assert_string(&o, "Cuda");
   assert_int_equal(lctx_registry_entry_count(&r), 0);
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 static void test_canonicalize_view_api_returns_name_itself(void **state) {
@@ -119,7 +119,7 @@ static void test_canonicalize_view_api_returns_name_itself(void **state) {
   assert_true(lctx_canonicalize(&r, name, &canonical, &err));
   assert_str_view(canonical, "Cuda");
   assert_string_equal(err.text, "poison");
-  assert_int_equal(r.init_runs, 0);
+  assert_int_equal(lctx_registry_init_runs(&r), 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -135,7 +135,7 @@ static void test_canonicalize_gpu_prefers_cuda(void **state) {
   lctx_outcome o;
   assert_true(ts_canon(&r, "gpu", &o));
   assert_string(&o, "cuda");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
   assert_int_equal(lctx_registry_entry_count(&r), 4);
 }
 
@@ -284,7 +284,7 @@ static void test_canonicalize_gpu_propagates_assertion(void **state) {
   lctx_str canonical = {NULL, 0};
   assert_false(lctx_canonicalize(&r, ts_s("gpu"), &canonical, &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(r.init_runs, 2);
+  assert_int_equal(lctx_registry_init_runs(&r), 2);
 }
 
 static void test_canonicalize_view_api_gpu(void **state) {
@@ -312,7 +312,7 @@ static void test_get_backend_none_returns_default(void **state) {
   lctx_outcome o;
   assert_true(ts_xla(&r, NULL, &o));
   assert_registry_client(&o, 1, "tpu");
-  assert_int_equal(r.init_runs, 1);
+  assert_int_equal(lctx_registry_init_runs(&r), 1);
 }
 
 static void test_get_backend_empty_string_returns_default(void **state) {
@@ -715,7 +715,7 @@ test_get_backend_empty_registry_asserts_for_any_platform(void **state) {
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_false(ts_xla(&r, "gpu", &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(r.init_runs, 3);
+  assert_int_equal(lctx_registry_init_runs(&r), 3);
 }
 
 int main(void) {

@@ -411,6 +411,10 @@ lctx_registry_entry lctx_registry_entry_at(const lctx_registry *registry,
   return registry->entries[index];
 }
 
+int lctx_registry_init_runs(const lctx_registry *registry) {
+  return registry->init_runs;
+}
+
 const lctx_registry_entry *lctx_registry_find(const lctx_registry *registry,
                                               lctx_str platform) {
   for (size_t i = 0; i < registry->entry_count; i++) {

@@ -55,7 +55,10 @@ LCTX_API void lctx_module_context_pin(lctx_module_context *context,
 
 /// The `ModuleContext.get_backend(optional)` operation. `out` becomes the
 /// pinned client, a registry client, None, or the raise. If `branch` is not
-/// NULL it receives the branch taken. Returns true unless it raised.
+/// NULL it receives the branch taken: B1, B2a, B2b or B3 once the decision is
+/// made (B3 also when xla_bridge.get_backend raises), LCTX_BRANCH_ERROR when
+/// an error came first (canonicalizing the pinned client raised, or the
+/// IndexError of zero platforms). Returns true unless it raised.
 LCTX_API bool lctx_module_get_backend(lctx_registry *registry,
                                       const lctx_module_context *context,
                                       bool optional, lctx_outcome *out,

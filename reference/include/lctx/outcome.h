@@ -114,7 +114,8 @@ LCTX_API bool lctx_error_class_from_name(lctx_str name, lctx_error_class *out);
 ///   `None`, `'cuda'` (a returned string, as Python's repr),
 ///   `['cpu', 'tpu']` (a returned registry),
 ///   `<client 'cpu' registration 0>`, `<pinned client 'rocm'>`,
-///   `RuntimeError: message`, or `AssertionError` for an empty message,
+///   `RuntimeError: message`, or the bare class name for an empty message
+///   (`AssertionError`),
 /// the way Python prints the last line of a traceback.
 LCTX_API void lctx_outcome_format(const lctx_outcome *out, lctx_buf *buf);
 

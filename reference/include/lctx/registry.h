@@ -90,15 +90,19 @@ LCTX_API void lctx_registry_config_init(lctx_registry_config *config);
 
 /// Registers a factory the way `register_backend_factory` does: a new name is
 /// appended; a name already present keeps its position and takes the new
-/// priority, fail_quietly, behaviour and message. Returns false (and changes
-/// nothing) when the configuration is full.
+/// priority, fail_quietly, behaviour and message (even when the
+/// configuration is full). Returns false, changing nothing, only for a new
+/// name when the configuration already holds LCTX_MAX_FACTORIES factories.
 LCTX_API bool lctx_registry_config_add_factory(lctx_registry_config *config,
                                                lctx_factory factory);
 
 /// Checks a configuration against lctx's limits and scope: at most
 /// LCTX_MAX_FACTORIES unique factory names, names and messages within their
 /// length limits and in bytes 0x01-0x7f, config values likewise. On failure
-/// writes a message naming the offending field to `error` and returns false.
+/// writes a message that starts with the offending field's path
+/// (`factories[2].name`, `factories[2].message`, `jax_platforms`,
+/// `jax_platform_name`, `jax_xla_backend`, `factories`) followed by a space
+/// or a colon, and returns false.
 LCTX_API bool lctx_registry_config_validate(const lctx_registry_config *config,
                                             lctx_buf *error);
 
@@ -188,9 +192,14 @@ LCTX_API bool lctx_registry_backends(lctx_registry *registry,
 /// Number of initialized platforms.
 LCTX_API size_t lctx_registry_entry_count(const lctx_registry *registry);
 
-/// The `index`-th initialized platform, in registry order.
+/// The `index`-th initialized platform, in registry order. `index` must be
+/// below lctx_registry_entry_count (undefined otherwise).
 LCTX_API lctx_registry_entry
 lctx_registry_entry_at(const lctx_registry *registry, size_t index);
+
+/// Number of times initialization has run: 0 before first need; it runs
+/// again on every access while the registry holds no client.
+LCTX_API int lctx_registry_init_runs(const lctx_registry *registry);
 
 /// Looks up an initialized platform by exact name.
 LCTX_API const lctx_registry_entry *
