@@ -16,7 +16,8 @@
  * Properties: for every valid case c (lctx_case_validate, plus the model's
  * invariants of case.h: fields unused by an operation's kind are zero, a
  * canonicalize operation has `has_arg` set, only a raising factory has a
- * message, every expectation is an outcome of the text form),
+ * message; an expectation is not truncated, has no NUL byte in its text, a
+ * raise names a class and a registry client has a registration >= 0),
  * parse(print(c)) equals c with expectations, and print(parse(t)) is the
  * canonical form of t, a fixed point of parse-then-print.
  *

@@ -67,7 +67,8 @@ typedef struct report {
 
 static void emit(report *r, lctx_violation_kind kind, const char *row,
                  const char *invariant, const char *expected,
-                 const char *actual) {
+                 const char *actual, const lctx_outcome *expected_outcome,
+                 const lctx_outcome *actual_outcome) {
   char features[1024];
   lctx_buf fb;
   lctx_buf_init(&fb, features, sizeof features);
@@ -75,9 +76,16 @@ static void emit(report *r, lctx_violation_kind kind, const char *row,
   lctx_buf_append_cstr(&fb, lctx_op_kind_name(r->features->op));
   lctx_buf_append_char(&fb, ' ');
   lctx_features_format(r->features, &fb);
-  lctx_violation v = {
-      kind,     r->c,     r->index, row ? row : "", invariant ? invariant : "",
-      features, expected, actual};
+  lctx_violation v = {kind,
+                      r->c,
+                      r->index,
+                      row ? row : "",
+                      invariant ? invariant : "",
+                      features,
+                      expected,
+                      actual,
+                      expected_outcome,
+                      actual_outcome};
   r->oracle->violations++;
   r->count++;
   if (r->oracle->on_violation)
@@ -106,6 +114,7 @@ typedef struct scratch {
   lctx_outcome rendered;
   lctx_outcome variant;
   lctx_outcome other;
+  lctx_outcome first_allowed;
   char expected_text[LCTX_SPEC_MAX_OUTCOMES * (LCTX_OUTCOME_TEXT_MAX + 32)];
   char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
   lctx_case_op op;
@@ -126,7 +135,7 @@ static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
       lctx_buf_append_cstr(&eb, spec->rows[matches[i]].id);
     }
     emit(r, n == 0 ? LCTX_V_NO_ROW : LCTX_V_SEVERAL_ROWS, "", NULL,
-         s->expected_text, s->actual_text);
+         s->expected_text, s->actual_text, NULL, actual);
     return;
   }
   const lctx_spec_row *row = &spec->rows[matches[0]];
@@ -134,21 +143,24 @@ static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
   bool exact = row->exact && r->oracle->messages_exact;
   bool allowed = false;
   for (size_t k = 0; k < row->outcome_count; k++) {
+    /* The first allowed outcome is kept for the report. */
+    lctx_outcome *rendered = k == 0 ? &s->first_allowed : &s->rendered;
     char why[256];
     lctx_buf wb;
     lctx_buf_init(&wb, why, sizeof why);
-    if (!lctx_spec_render(&row->outcomes[k], r->features, &s->rendered, &wb)) {
-      emit(r, LCTX_V_RENDER, row->id, NULL, why, s->actual_text);
+    if (!lctx_spec_render(&row->outcomes[k], r->features, rendered, &wb)) {
+      emit(r, LCTX_V_RENDER, row->id, NULL, why, s->actual_text, NULL, actual);
       return;
     }
     if (k > 0)
       lctx_buf_append_cstr(&eb, " | ");
-    format_outcome(&s->rendered, &eb);
-    if (same(&s->rendered, actual, exact))
+    format_outcome(rendered, &eb);
+    if (same(rendered, actual, exact))
       allowed = true;
   }
   if (!allowed)
-    emit(r, LCTX_V_OUTCOME, row->id, NULL, s->expected_text, s->actual_text);
+    emit(r, LCTX_V_OUTCOME, row->id, NULL, s->expected_text, s->actual_text,
+         &s->first_allowed, actual);
 }
 
 //===----------------------------------------------------------------------===//
@@ -173,7 +185,7 @@ static void invariant_failed(report *r, scratch *s, const char *name,
   lctx_buf_append_cstr(&ab, b_label);
   lctx_buf_append_cstr(&ab, ": ");
   format_outcome(b, &ab);
-  emit(r, LCTX_V_INVARIANT, "", name, s->expected_text, s->actual_text);
+  emit(r, LCTX_V_INVARIANT, "", name, s->expected_text, s->actual_text, a, b);
 }
 
 static void check_invariants(report *r, scratch *s,
@@ -270,7 +282,8 @@ size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
       lctx_buf_init(&ab, s.actual_text, sizeof s.actual_text);
       format_outcome(&c->expect[i], &eb);
       format_outcome(&s.actual, &ab);
-      emit(&r, LCTX_V_EXPECT, "", NULL, s.expected_text, s.actual_text);
+      emit(&r, LCTX_V_EXPECT, "", NULL, s.expected_text, s.actual_text,
+           &c->expect[i], &s.actual);
     }
     if (oracle->invariants)
       check_invariants(&r, &s, &s.actual);

@@ -50,6 +50,10 @@ typedef struct lctx_violation {
   const char *features;  ///< the operation's features
   const char *expected;  ///< rendered expectation(s)
   const char *actual;    ///< the outcome found
+  /// The outcomes behind `expected` and `actual` (the first allowed one, or
+  /// the two sides of an invariant); NULL where there is none.
+  const lctx_outcome *expected_outcome;
+  const lctx_outcome *actual_outcome;
 } lctx_violation;
 
 /// Returns a short name for a violation kind.
