@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "lctx/lctx.h"
+#include "campaign.h"
 #include "commands.h"
 
 #include <string.h>
@@ -30,6 +31,9 @@ static const command COMMANDS[] = {
     {"decode", "print the case a byte string decodes to", lctx_cmd_decode},
     {"enumerate", "print (or --count) the cases of the bounded domain",
      lctx_cmd_enumerate},
+    {"fuzz", "run a libFuzzer or AFL++ campaign on a target", lctx_cmd_fuzz},
+    {"replay", "run fuzz inputs through a target's check", lctx_cmd_replay},
+    {"promote", "keep a finding as a regression input", lctx_cmd_promote},
 };
 
 static void print_help(FILE *out) {

@@ -328,6 +328,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
     return;
   for (size_t a = 0; a < ALPHABET_SIZE; a++) {
     clear_op(op, LCTX_OP_CANONICALIZE);
+    op->has_arg = true; /* canonicalize always has its argument */
     set_text(op->arg, sizeof op->arg, ALPHABET[a]);
     if (!emit(w))
       return;
@@ -383,8 +384,10 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
     for (int first = 0; first < 2 && !w.stopped; first++) {
       lctx_domain_registry(r, &c);
       clear_op(&c.ops[0], first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
-      if (first == 1)
+      if (first == 1) {
+        c.ops[0].has_arg = true;
         set_text(c.ops[0].arg, sizeof c.ops[0].arg, "cpu");
+      }
       each_op(&w, 1, 1);
     }
   }

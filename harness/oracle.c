@@ -237,6 +237,7 @@ static void check_invariants(report *r, scratch *s,
       strcmp(op->arg, "gpu") == 0) {
     memset(&s->op, 0, sizeof s->op);
     s->op.kind = LCTX_OP_CANONICALIZE;
+    s->op.has_arg = true;
     memcpy(s->op.arg, "gpu", 4);
     run_variant(r, &s->op, &s->other);
     if (s->other.kind != LCTX_OUTCOME_STRING) {

@@ -83,8 +83,8 @@ static inline char case_gen_name_byte(case_gen *g) {
 /// Writes a NUL-terminated name of at most `max` bytes to `dst`.
 static inline void case_gen_name(case_gen *g, char *dst, size_t max) {
   static const char *const alphabet[] = {
-      "cpu", "cuda", "rocm", "oneapi", "tpu", "gpu",
-      "METAL", "bogus", "CPU", "Cuda", "GPU", "",
+      "cpu",   "cuda",  "rocm", "oneapi", "tpu", "gpu",
+      "METAL", "bogus", "CPU",  "Cuda",   "GPU", "",
   };
   uint32_t mode = case_gen_below(g, 10);
   size_t n;
@@ -131,8 +131,7 @@ static inline int case_gen_priority(case_gen *g) {
     return (int)case_gen_below(g, 4001) - 2000;
   default: {
     uint32_t v = (uint32_t)case_gen_next(g);
-    return v <= (uint32_t)INT_MAX ? (int)v
-                                  : (int)(v - 0x80000000u) + INT_MIN;
+    return v <= (uint32_t)INT_MAX ? (int)v : (int)(v - 0x80000000u) + INT_MIN;
   }
   }
 }
@@ -203,8 +202,10 @@ static inline void case_gen_text(case_gen *g, lctx_buf *w, unsigned flags) {
           break;
       }
     } else {
-      text[n++] = case_gen_chance(g, 50) ? case_gen_name_byte(g)
-                                         : (char)(1 + case_gen_below(g, 255));
+      unsigned char byte = case_gen_chance(g, 50)
+                               ? (unsigned char)case_gen_name_byte(g)
+                               : (unsigned char)(1 + case_gen_below(g, 255));
+      memcpy(text + n++, &byte, 1);
     }
   }
   lctx_buf_append(w, text, n);
@@ -229,8 +230,8 @@ static inline void case_gen_outcome(case_gen *g, lctx_outcome *o,
       o->registration = -1;
     } else {
       o->origin = LCTX_CLIENT_REGISTRY;
-      o->registration = case_gen_chance(g, 5) ? INT_MAX
-                                              : (int)case_gen_below(g, 256);
+      o->registration =
+          case_gen_chance(g, 5) ? INT_MAX : (int)case_gen_below(g, 256);
     }
     return;
   case 3:
@@ -304,10 +305,9 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
         case_gen_name(g, op->arg, LCTX_MAX_NAME);
       break;
     case LCTX_OP_MODULE_GET_BACKEND:
-      op->platform_count =
-          case_gen_chance(g, 80)
-              ? case_gen_below(g, 4)
-              : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
+      op->platform_count = case_gen_chance(g, 80)
+                               ? case_gen_below(g, 4)
+                               : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
       for (size_t k = 0; k < op->platform_count; k++)
         case_gen_name(g, op->platforms[k], LCTX_MAX_NAME);
       op->has_backend = case_gen_chance(g, 50);
@@ -340,19 +340,18 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
     if (op->kind == LCTX_OP_CANONICALIZE && !op->has_arg)
       return false;
     if ((op->kind == LCTX_OP_BACKENDS || module) &&
-        (op->has_arg ||
-         memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0))
+        (op->has_arg || memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0))
       return false;
     if (op->kind == LCTX_OP_XLA_GET_BACKEND && !op->has_arg &&
         memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0)
       return false;
     if (!module &&
         (op->platform_count || op->has_backend || op->optional ||
-         memcmp(op->platforms, zero_op.platforms, sizeof op->platforms) ||
-         memcmp(op->backend, zero_op.backend, sizeof op->backend)))
+         memcmp(op->platforms, zero_op.platforms, sizeof op->platforms) != 0 ||
+         memcmp(op->backend, zero_op.backend, sizeof op->backend) != 0))
       return false;
     if (module && !op->has_backend &&
-        memcmp(op->backend, zero_op.backend, sizeof op->backend))
+        memcmp(op->backend, zero_op.backend, sizeof op->backend) != 0)
       return false;
   }
   for (size_t i = c->op_count; i < LCTX_CASE_MAX_OPS; i++) {

@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "case_gen.h"
@@ -209,6 +211,43 @@ static void test_random_bytes_are_total(void **state) {
     if (parse_exact((const char *)bytes, n, &g_b, error, sizeof error))
       assert_valid(&g_b);
   }
+}
+
+/// Every conformance case parses, and round trips through its canonical
+/// form.
+static void test_conformance_cases_round_trip(void **state) {
+  (void)state;
+#ifdef LCTX_SOURCE_DIR
+  const char *dir_name = LCTX_SOURCE_DIR "/conformance/cases";
+  DIR *dir = opendir(dir_name);
+  assert_non_null(dir);
+  size_t files = 0;
+  for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+    size_t len = strlen(entry->d_name);
+    if (len < 6 || strcmp(entry->d_name + len - 5, ".case") != 0)
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir_name, entry->d_name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(g_text2, 1, sizeof g_text2, f);
+    fclose(f);
+    char error[512];
+    if (!parse_exact(g_text2, n, &g_a, error, sizeof error)) {
+      print_error("%s: %s\n", path, error);
+      fail();
+    }
+    assert_valid(&g_a);
+    size_t m = print_case(&g_a, g_text);
+    assert_true(parse_exact(g_text, m, &g_b, error, sizeof error));
+    assert_true(lctx_case_equal(&g_a, &g_b, true));
+    files++;
+  }
+  closedir(dir);
+  assert_true(files > 0);
+#else
+  skip();
+#endif
 }
 
 //===----------------------------------------------------------------------===//
@@ -610,8 +649,7 @@ static void test_error_factory_limits(void **state) {
   assert_parse_error(H "factory \"x\" priority=0 loud raises \"\\xff\"\n",
                      "t.case:2:36: factory message holds byte 0xff outside "
                      "0x01-0x7f");
-  size_t n = strlen(H);
-  memcpy(text, H, n);
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", H);
   for (int i = 0; i < 17; i++)
     n += (size_t)snprintf(text + n, sizeof text - n,
                           "factory \"f%d\" priority=0 loud client\n", i);
@@ -686,8 +724,7 @@ static void test_error_operations(void **state) {
   snprintf(text, sizeof text, H "op get_backend \"%064d\"\n", 0);
   assert_parse_error(text, "t.case:2:16: get_backend argument too long (64 "
                            "bytes, at most 63)");
-  size_t n = strlen(H);
-  memcpy(text, H, n);
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", H);
   for (int i = 0; i < 9; i++)
     n += (size_t)snprintf(text + n, sizeof text - n, "op backends\n");
   assert_parse_error(text, "t.case:10:1: too many operations (at most 8)");
@@ -825,6 +862,7 @@ int main(void) {
       cmocka_unit_test(test_print_is_ascii_one_directive_per_line),
       cmocka_unit_test(test_mutated_text_is_total),
       cmocka_unit_test(test_random_bytes_are_total),
+      cmocka_unit_test(test_conformance_cases_round_trip),
       cmocka_unit_test(test_example_fields),
       cmocka_unit_test(test_example_prints_canonically),
       cmocka_unit_test(test_empty_case_prints_header_and_gpu),

@@ -1,0 +1,500 @@
+/*
+ * tests/test_case_bytes.c - pins the byte form of a case
+ * (harness/case_bytes.h): the fuzzers' input format.
+ *
+ * - Properties over generated cases (tests/case_gen.h, fixed seeds):
+ *   decode(encode(c)) == c, and encoding is a fixed point of
+ *   decode-then-encode.
+ * - Totality: random byte strings of 0 to 512 bytes always decode to a case
+ *   that passes lctx_case_validate and keeps case.h's invariants;
+ *   decoding is deterministic (the same bytes give the same struct, byte for
+ *   byte) and linear (it never reads past LCTX_CASE_BYTES_MAX).
+ * - Locality, the prefix property: changing the byte at offset p leaves
+ *   every factory, the configuration and every operation that ended at or
+ *   before p unchanged.
+ * - The layout itself: dictionaries, literals, the byte mapping, explicit
+ *   priorities, dropped duplicates, the encoder's capacity contract.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "case_bytes.h"
+#include "case_gen.h"
+#include "case_text.h"
+#include "test_support.h"
+
+#define ROUNDS 20000
+
+static lctx_case g_a, g_b, g_c;
+static uint8_t g_bytes[LCTX_CASE_BYTES_MAX];
+static uint8_t g_bytes2[LCTX_CASE_BYTES_MAX];
+static char g_text[LCTX_CASE_TEXT_MAX];
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static void assert_valid(const lctx_case *c) {
+  char storage[512];
+  lctx_buf e;
+  lctx_buf_init(&e, storage, sizeof storage);
+  if (!lctx_case_validate(c, &e)) {
+    print_error("invalid case: %s\n", storage);
+    fail();
+  }
+  assert_true(case_gen_is_normal(c));
+  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++)
+    assert_false(c->has_expect[i]);
+}
+
+/// Decodes from an exact-size heap copy, so ASan sees any over-read.
+static void decode_exact(const uint8_t *data, size_t n, lctx_case *out,
+                         lctx_case_byte_spans *spans) {
+  uint8_t *copy = malloc(n ? n : 1);
+  assert_non_null(copy);
+  if (n)
+    memcpy(copy, data, n);
+  lctx_case_decode_spans(copy, n, out, spans);
+  free(copy);
+}
+
+/// Fails unless the canonical text of `c` is `expected`.
+#define assert_case_text(c, expected)                                          \
+  assert_case_text_at((c), (expected), __FILE__, __LINE__)
+static void assert_case_text_at(const lctx_case *c, const char *expected,
+                                const char *file, int line) {
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(c, &b);
+  ts_assert_buf_at(&b, expected, file, line);
+}
+
+static bool factory_equal(const lctx_case_factory *a,
+                          const lctx_case_factory *b) {
+  return strcmp(a->name, b->name) == 0 && a->priority == b->priority &&
+         a->fail_quietly == b->fail_quietly && a->behaviour == b->behaviour &&
+         strcmp(a->message, b->message) == 0;
+}
+
+/// Compares operation i of two cases through one-operation cases.
+static bool op_equal(const lctx_case *a, const lctx_case *b, size_t i) {
+  static lctx_case x, y;
+  lctx_case_init(&x);
+  lctx_case_init(&y);
+  x.op_count = y.op_count = 1;
+  x.ops[0] = a->ops[i];
+  y.ops[0] = b->ops[i];
+  return lctx_case_equal(&x, &y, false);
+}
+
+static bool config_equal(const lctx_case *a, const lctx_case *b) {
+  return strcmp(a->jax_platforms, b->jax_platforms) == 0 &&
+         strcmp(a->jax_platform_name, b->jax_platform_name) == 0 &&
+         strcmp(a->jax_xla_backend, b->jax_xla_backend) == 0 &&
+         a->nvidia_gpu_visible == b->nvidia_gpu_visible;
+}
+
+//===----------------------------------------------------------------------===//
+// Properties
+//===----------------------------------------------------------------------===//
+
+static void test_decode_encode_round_trip_generated(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xb7e5);
+  for (int round = 0; round < ROUNDS; round++) {
+    case_gen_case(&g, &g_a, round % 4 == 0 ? CASE_GEN_EXPECT : 0);
+    size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+    assert_true(n <= LCTX_CASE_BYTES_MAX);
+    decode_exact(g_bytes, n, &g_b, NULL);
+    if (!lctx_case_equal(&g_a, &g_b, false)) {
+      lctx_buf b;
+      lctx_buf_init(&b, g_text, sizeof g_text);
+      lctx_case_print(&g_a, &b);
+      print_error("round %d: decode(encode(c)) != c for\n%s", round, g_text);
+      fail();
+    }
+    assert_valid(&g_b);
+    /* Re-encoding the decoded case gives the same bytes. */
+    size_t m = lctx_case_encode(&g_b, g_bytes2, sizeof g_bytes2);
+    assert_int_equal(n, m);
+    assert_memory_equal(g_bytes, g_bytes2, n);
+  }
+}
+
+static void test_decode_is_total_and_deterministic(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x707a1);
+  static uint8_t data[512];
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = case_gen_below(&g, sizeof data + 1);
+    case_gen_bytes(&g, data, n);
+    decode_exact(data, n, &g_a, NULL);
+    assert_valid(&g_a);
+    lctx_case_decode(data, n, &g_b);
+    assert_memory_equal(&g_a, &g_b, sizeof g_a);
+    /* A decoded case round trips through the encoder, and the encoding is
+     * canonical: decoding it again gives the same case. */
+    size_t m = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+    decode_exact(g_bytes, m, &g_c, NULL);
+    assert_true(lctx_case_equal(&g_a, &g_c, false));
+  }
+}
+
+static void test_decode_reads_at_most_bytes_max(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x11ea);
+  size_t n = 1 << 20;
+  uint8_t *data = malloc(n);
+  assert_non_null(data);
+  for (int round = 0; round < 20; round++) {
+    case_gen_bytes(&g, data, n);
+    /* Ask for the most of everything: 16 factories, 8 operations. */
+    data[0] = 16;
+    lctx_case_byte_spans spans;
+    lctx_case_decode_spans(data, n, &g_a, &spans);
+    assert_valid(&g_a);
+    size_t end =
+        g_a.op_count ? spans.op_end[g_a.op_count - 1] : spans.config_end;
+    assert_true(end <= LCTX_CASE_BYTES_MAX);
+  }
+  free(data);
+}
+
+static void test_flipping_a_byte_keeps_what_came_before(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x10ca1);
+  static uint8_t data[512];
+  size_t kept_factories = 0, kept_ops = 0, changed = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = 1 + case_gen_below(&g, sizeof data);
+    /* Half of the inputs are encodings of generated cases, whose parts are
+     * all present; the other half random bytes. */
+    if (round % 2) {
+      case_gen_case(&g, &g_c, 0);
+      n = lctx_case_encode(&g_c, data, sizeof data);
+      if (n > sizeof data || n == 0)
+        continue;
+    } else {
+      case_gen_bytes(&g, data, n);
+    }
+    lctx_case_byte_spans before_spans, after_spans;
+    decode_exact(data, n, &g_a, &before_spans);
+    size_t p = case_gen_below(&g, (uint32_t)n);
+    data[p] ^= (uint8_t)(1 + case_gen_below(&g, 255));
+    decode_exact(data, n, &g_b, &after_spans);
+    assert_valid(&g_b);
+    for (size_t i = 0; i < g_a.factory_count; i++) {
+      if (before_spans.factory_end[i] > p)
+        break;
+      assert_true(i < g_b.factory_count);
+      assert_true(factory_equal(&g_a.factories[i], &g_b.factories[i]));
+      assert_int_equal(before_spans.factory_end[i], after_spans.factory_end[i]);
+      kept_factories++;
+    }
+    if (before_spans.config_end <= p) {
+      assert_int_equal(g_a.factory_count, g_b.factory_count);
+      assert_true(config_equal(&g_a, &g_b));
+      for (size_t i = 0; i < g_a.op_count; i++) {
+        if (before_spans.op_end[i] > p)
+          break;
+        assert_true(i < g_b.op_count);
+        assert_true(op_equal(&g_a, &g_b, i));
+        kept_ops++;
+      }
+      size_t end = g_a.op_count ? before_spans.op_end[g_a.op_count - 1]
+                                : before_spans.config_end + 1;
+      if (end <= p)
+        assert_true(lctx_case_equal(&g_a, &g_b, false));
+    }
+    changed += !lctx_case_equal(&g_a, &g_b, false);
+  }
+  print_message("kept factories %zu, kept operations %zu, changed %zu\n",
+                kept_factories, kept_ops, changed);
+  /* The property was exercised, not vacuous. */
+  assert_true(kept_factories > ROUNDS);
+  assert_true(kept_ops > ROUNDS / 4);
+  assert_true(changed > ROUNDS / 2);
+}
+
+static void test_literal_content_edit_changes_one_field(void **state) {
+  (void)state;
+  /* Two factories with literal names; editing a content byte of the first
+   * name changes that name only. */
+  const uint8_t data[] = {2,    0xc3, 'a', 'b', 'c', 0, 0, 0,
+                          0xc3, 'x',  'y', 'z', 4,   1, 1};
+  lctx_case_decode(data, sizeof data, &g_a);
+  assert_int_equal(g_a.factory_count, 2);
+  uint8_t edited[sizeof data];
+  memcpy(edited, data, sizeof data);
+  edited[3] = 'B';
+  lctx_case_decode(edited, sizeof edited, &g_b);
+  assert_string_equal(g_b.factories[0].name, "aBc");
+  g_b.factories[0].name[1] = 'b';
+  assert_true(lctx_case_equal(&g_a, &g_b, false));
+  /* A flags byte: only that factory's behaviour changes. */
+  memcpy(edited, data, sizeof data);
+  edited[6] = 2 << 1;
+  lctx_case_decode(edited, sizeof edited, &g_b);
+  assert_int_equal(g_b.factories[0].behaviour, LCTX_FACTORY_RETURNS_NONE);
+  g_b.factories[0].behaviour = LCTX_FACTORY_CLIENT;
+  assert_true(lctx_case_equal(&g_a, &g_b, false));
+}
+
+//===----------------------------------------------------------------------===//
+// The layout
+//===----------------------------------------------------------------------===//
+
+static void test_empty_input_is_the_empty_case(void **state) {
+  (void)state;
+  lctx_case_decode(NULL, 0, &g_a);
+  lctx_case_init(&g_b);
+  assert_memory_equal(&g_a, &g_b, sizeof g_a);
+  /* Zeros are defaults too: no factories, "" values, no operations. */
+  const uint8_t zeros[64] = {0};
+  lctx_case_decode(zeros, sizeof zeros, &g_a);
+  assert_memory_equal(&g_a, &g_b, sizeof g_a);
+  /* The empty case encodes to 6 zero bytes. */
+  assert_int_equal(lctx_case_encode(&g_b, NULL, 0), 6);
+}
+
+static void test_layout_pinned_example(void **state) {
+  (void)state;
+  const uint8_t data[] = {
+      3,                                   /* three factories */
+      0xc4,        'c',  'u',  'd',  'a',  /* literal "cuda" */
+      4,                                   /* priority 300 */
+      0x03,                                /* quiet, raises */
+      1,                                   /* "TPU not found" */
+      1,                                   /* "cpu" */
+      0xf0,        0xfe, 0xff, 0xff, 0xff, /* explicit priority -2 */
+      0x06 | 0x08, /* loud, no_devices (bit 3 ignored) */
+      0x85,        'h',  'e',  'l',  'l',  'o', /* a literal message, dropped */
+      2,                             /* "cuda": repeats factory 0, dropped */
+      0,           0,    0,    0x01, /* nvidia visible */
+      6,                             /* jax_platforms "cpu,tpu" */
+      0xc3,        't',  'p',  'u',  /* jax_platform_name "tpu" */
+      12 + 7,                        /* jax_xla_backend: 19 % 12 = 7, "METAL" */
+      4 + 9,                         /* four operations (13 % 9) */
+      3 | 8 | 16,                    /* module_get_backend, backend, optional */
+      0xc1,        'z',              /* arg: ignored */
+      2,           1,    0xc1, 0x80, /* platforms "cpu", " " */
+      3,                             /* backend "rocm" */
+      2,                             /* get_backend, no arg */
+      5,                             /* arg "tpu": ignored */
+      1,           1,                /* a platform: ignored */
+      9,                             /* backend: ignored */
+      2 | 4,       11,   0,    0,    /* get_backend "GPU" */
+      1,           0xc2, 0x00, 0xff, /* canonicalize "_@", then the end */
+  };
+  lctx_case_byte_spans spans;
+  lctx_case_decode_spans(data, sizeof data, &g_a, &spans);
+  assert_valid(&g_a);
+  assert_case_text(&g_a, "lctx-case 1\n"
+                         "factory \"cuda\" priority=300 quiet raises \"TPU not "
+                         "found\"\n"
+                         "factory \"cpu\" priority=-2 loud no_devices\n"
+                         "jax_platforms \"cpu,tpu\"\n"
+                         "jax_platform_name \"tpu\"\n"
+                         "jax_xla_backend \"METAL\"\n"
+                         "nvidia_gpu visible\n"
+                         "op module_get_backend platforms=[\"cpu\", \" \"] "
+                         "backend=\"rocm\" optional=true\n"
+                         "op get_backend None\n"
+                         "op get_backend \"GPU\"\n"
+                         "op canonicalize \"_@\"\n");
+  assert_int_equal(spans.factory_end[0], 9);
+  assert_int_equal(spans.factory_end[1], 22);
+  assert_int_equal(spans.config_end, 33);
+  assert_int_equal(spans.op_end[0], 42);
+  assert_int_equal(spans.op_end[1], 47);
+  assert_int_equal(spans.op_end[2], 51);
+  /* The last operation read two zeros past the end. */
+  assert_int_equal(spans.op_end[3], sizeof data + 2);
+}
+
+static void test_literal_byte_mapping(void **state) {
+  (void)state;
+  for (int b = 0; b < 256; b++) {
+    char c = lctx_case_bytes_literal_char((uint8_t)b);
+    assert_true(c >= 0x01 && c <= 0x7f);
+    if (b >= 0x01 && b <= 0x7f)
+      assert_int_equal(c, b);
+  }
+  assert_int_equal(lctx_case_bytes_literal_char(0x00), '_');
+  assert_int_equal(lctx_case_bytes_literal_char(0x80), ' ');
+  assert_int_equal(lctx_case_bytes_literal_char(0xde), '~');
+  assert_int_equal(lctx_case_bytes_literal_char(0xdf), ' ');
+  /* Every byte 0x01-0x7f in a name survives encode and decode. */
+  lctx_case_init(&g_a);
+  g_a.op_count = 2;
+  g_a.ops[0].kind = g_a.ops[1].kind = LCTX_OP_CANONICALIZE;
+  g_a.ops[0].has_arg = g_a.ops[1].has_arg = true;
+  for (int i = 0; i < 63; i++) {
+    g_a.ops[0].arg[i] = (char)(1 + i);
+    g_a.ops[1].arg[i] = (char)(64 + i);
+  }
+  g_a.ops[1].arg[63 - 1] = 0x7f;
+  size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+  lctx_case_decode(g_bytes, n, &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, false));
+}
+
+static void test_dictionary_names_take_one_byte(void **state) {
+  (void)state;
+  static const char *const names[] = {"",       "cpu", "cuda", "rocm",
+                                      "oneapi", "tpu", "gpu",  "METAL",
+                                      "bogus",  "CPU", "Cuda", "GPU"};
+  for (size_t i = 0; i < 12; i++) {
+    lctx_case_init(&g_a);
+    g_a.op_count = 1;
+    g_a.ops[0].kind = LCTX_OP_CANONICALIZE;
+    g_a.ops[0].has_arg = true;
+    snprintf(g_a.ops[0].arg, sizeof g_a.ops[0].arg, "%s", names[i]);
+    size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+    /* count, flags, three config values, op count, then kind, arg, platform
+     * count, backend. */
+    assert_int_equal(n, 10);
+    assert_int_equal(g_bytes[7], i);
+    /* Every selector with the same residue picks the same name. */
+    for (unsigned s = (unsigned)i; s < 192; s += 12) {
+      g_bytes[7] = (uint8_t)s;
+      lctx_case_decode(g_bytes, n, &g_b);
+      assert_string_equal(g_b.ops[0].arg, names[i]);
+    }
+  }
+  /* A fuzz-dictionary token with its length selector decodes unchanged. */
+  const uint8_t token[] = {0, 0, 0, 0, 0, 1, 1, 0xc4, 'c', 'u', 'd', 'a'};
+  lctx_case_decode(token, sizeof token, &g_a);
+  assert_string_equal(g_a.ops[0].arg, "cuda");
+}
+
+static void test_priorities(void **state) {
+  (void)state;
+  static const int table[16] = {0,     1,    -1,      2,      300, 400,
+                                -1000, -999, -1001,   100,    299, 301,
+                                401,   3,    INT_MIN, INT_MAX};
+  uint8_t data[] = {1, 1, 0, 0, 0};
+  for (unsigned s = 0; s < 240; s++) {
+    data[2] = (uint8_t)s;
+    lctx_case_decode(data, sizeof data, &g_a);
+    assert_int_equal(g_a.factories[0].priority, table[s % 16]);
+  }
+  const int values[] = {INT_MIN, INT_MIN + 1, -1002, 4, 65536, INT_MAX - 1};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    lctx_case_init(&g_a);
+    g_a.factory_count = 1;
+    g_a.factories[0].priority = values[i];
+    size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+    lctx_case_decode(g_bytes, n, &g_b);
+    assert_int_equal(g_b.factories[0].priority, values[i]);
+  }
+  const uint8_t explicit_min[] = {1, 1, 0xff, 0x00, 0x00, 0x00, 0x80, 0};
+  lctx_case_decode(explicit_min, sizeof explicit_min, &g_a);
+  assert_int_equal(g_a.factories[0].priority, INT_MIN);
+}
+
+static void test_duplicate_factory_names_are_dropped(void **state) {
+  (void)state;
+  const uint8_t data[] = {4, 1, 0, 0, 0, 1, 4, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0};
+  lctx_case_decode(data, sizeof data, &g_a);
+  assert_valid(&g_a);
+  assert_int_equal(g_a.factory_count, 2);
+  assert_string_equal(g_a.factories[0].name, "cpu");
+  assert_int_equal(g_a.factories[0].priority, 0);
+  assert_string_equal(g_a.factories[1].name, "tpu");
+}
+
+static void test_input_ending_early_gives_defaults(void **state) {
+  (void)state;
+  /* 16 factories asked for; the input ends inside the second one. */
+  const uint8_t data[] = {16, 1, 4, 1, 0, 0xc5, 'a'};
+  lctx_case_decode(data, sizeof data, &g_a);
+  assert_valid(&g_a);
+  assert_case_text(&g_a, "lctx-case 1\n"
+                         "factory \"cpu\" priority=300 quiet client\n"
+                         "factory \"a____\" priority=0 loud client\n"
+                         "nvidia_gpu hidden\n");
+}
+
+static void test_encode_capacity_contract(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xcab);
+  for (int round = 0; round < 200; round++) {
+    case_gen_case(&g, &g_a, 0);
+    size_t n = lctx_case_encode(&g_a, NULL, 0);
+    assert_true(n >= 6 && n <= LCTX_CASE_BYTES_MAX);
+    memset(g_bytes, 0xaa, sizeof g_bytes);
+    assert_int_equal(lctx_case_encode(&g_a, g_bytes, n - 1), n);
+    for (size_t i = 0; i < n; i++)
+      assert_int_equal(g_bytes[i], 0xaa);
+    assert_int_equal(lctx_case_encode(&g_a, g_bytes, n), n);
+    assert_int_equal(g_bytes[n], 0xaa);
+    lctx_case_decode(g_bytes, n, &g_b);
+    assert_true(lctx_case_equal(&g_a, &g_b, false));
+  }
+}
+
+static void test_maximal_case_fits_bytes_max(void **state) {
+  (void)state;
+  lctx_case_init(&g_a);
+  g_a.factory_count = LCTX_MAX_FACTORIES;
+  for (size_t i = 0; i < LCTX_MAX_FACTORIES; i++) {
+    lctx_case_factory *f = &g_a.factories[i];
+    memset(f->name, 'n', LCTX_MAX_NAME);
+    f->name[0] = (char)('A' + i);
+    memset(f->message, 'm', LCTX_MAX_MESSAGE);
+    f->priority = 12345;
+    f->behaviour = LCTX_FACTORY_RAISES;
+  }
+  memset(g_a.jax_platforms, 'p', LCTX_MAX_PLATFORMS_CONFIG);
+  memset(g_a.jax_platform_name, 'q', LCTX_MAX_NAME);
+  memset(g_a.jax_xla_backend, 'r', LCTX_MAX_NAME);
+  g_a.op_count = LCTX_CASE_MAX_OPS;
+  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
+    lctx_case_op *op = &g_a.ops[i];
+    op->kind = LCTX_OP_MODULE_GET_BACKEND;
+    op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
+    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+      memset(op->platforms[k], 's', LCTX_MAX_NAME);
+    op->has_backend = true;
+    memset(op->backend, 't', LCTX_MAX_NAME);
+  }
+  assert_valid(&g_a);
+  size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+  /* Ops lose one byte each: the unused arg is a single selector. */
+  assert_int_equal(n, LCTX_CASE_BYTES_MAX - LCTX_CASE_MAX_OPS * LCTX_MAX_NAME);
+  lctx_case_decode(g_bytes, n, &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, false));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_decode_encode_round_trip_generated),
+      cmocka_unit_test(test_decode_is_total_and_deterministic),
+      cmocka_unit_test(test_decode_reads_at_most_bytes_max),
+      cmocka_unit_test(test_flipping_a_byte_keeps_what_came_before),
+      cmocka_unit_test(test_literal_content_edit_changes_one_field),
+      cmocka_unit_test(test_empty_input_is_the_empty_case),
+      cmocka_unit_test(test_layout_pinned_example),
+      cmocka_unit_test(test_literal_byte_mapping),
+      cmocka_unit_test(test_dictionary_names_take_one_byte),
+      cmocka_unit_test(test_priorities),
+      cmocka_unit_test(test_duplicate_factory_names_are_dropped),
+      cmocka_unit_test(test_input_ending_early_gives_defaults),
+      cmocka_unit_test(test_encode_capacity_contract),
+      cmocka_unit_test(test_maximal_case_fits_bytes_max),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
