@@ -174,30 +174,152 @@ static void key_dirname(const char *key, char *out, size_t cap) {
   out[n] = '\0';
 }
 
-/* Shrinks `data` keeping the same key; returns the new size. */
-static size_t minimize(const lctx_fuzz_target *t, uint8_t *data, size_t n,
-                       const char *key) {
-  char want[sizeof g_result.key];
-  snprintf(want, sizeof want, "%s", key);
-  size_t trials = 0;
+typedef struct campaign {
+  const lctx_fuzz_target *target;
+  const char *engine;
+  const char *out_dir;
+  const char *binary;
+  /* Runs one input and prints LCTX-FINDING: the engine binary itself for
+   * libFuzzer (it runs file arguments once), the replay driver beside it for
+   * AFL++. */
+  char key_runner[4096];
+  bool runner_reads_stdin;
+  FILE *out;
+  seen_set crashes_seen;
+  size_t findings_new;
+  size_t findings_duplicate;
+  size_t findings_total;
+  char new_keys[64][512]; /* directories of the new findings */
+  char new_key_text[64][512];
+} campaign;
+
+/* Runs the key runner on `input` with a time limit, output to `log`.
+ * Returns the wait status, or -1. */
+static int run_once(const campaign *c, const char *input, const char *log,
+                    double timeout) {
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    int in = open(c->runner_reads_stdin ? input : "/dev/null", O_RDONLY);
+    if (in >= 0) {
+      dup2(in, 0);
+      close(in);
+    }
+    char *args[3] = {(char *)c->key_runner,
+                     c->runner_reads_stdin ? NULL : (char *)input, NULL};
+    execv(args[0], args);
+    _exit(127);
+  }
+  double deadline = now_seconds() + timeout;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+      return status;
+    if (r < 0)
+      return -1;
+    if (now_seconds() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return status;
+    }
+    sleep_seconds(0.002);
+  }
+}
+
+/* Copies the rest of the first line that starts with `prefix`. */
+static bool find_line(const char *text, const char *prefix, char *out,
+                      size_t cap) {
+  size_t plen = strlen(prefix);
+  for (const char *line = text; *line;) {
+    if (strncmp(line, prefix, plen) == 0) {
+      const char *p = line + plen;
+      size_t n = 0;
+      while (*p && *p != '\n' && n + 1 < cap)
+        out[n++] = *p++;
+      out[n] = '\0';
+      return true;
+    }
+    const char *nl = strchr(line, '\n');
+    if (!nl)
+      break;
+    line = nl + 1;
+  }
+  return false;
+}
+
+/* The semantic key of an input, as the engine's own build computes it (the
+ * LCTX-FINDING line, or a sanitizer's SUMMARY line). Returns false when the
+ * input does not fail there. */
+static bool key_of(const campaign *c, const char *input, char *key, size_t cap,
+                   char *report, size_t report_cap) {
+  char log[4300];
+  snprintf(log, sizeof log, "%s/logs/key-run.txt", c->out_dir);
+  int status = run_once(c, input, log, 60);
+  static char text[1 << 16];
+  long n = read_bytes(log, (uint8_t *)text, sizeof text - 1);
+  text[n > 0 ? n : 0] = '\0';
+  if (report)
+    snprintf(report, report_cap, "%s", text);
+  if (find_line(text, "LCTX-FINDING ", key, cap))
+    return true;
+  char summary[400];
+  if (find_line(text, "SUMMARY: ", summary, sizeof summary)) {
+    snprintf(key, cap, "%s/sanitizer/%s", c->target->name, summary);
+    return true;
+  }
+  if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    return false;
+  snprintf(key, cap, "%s/crash/%s-%d", c->target->name,
+           WIFSIGNALED(status) ? "signal" : "exit",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  return true;
+}
+
+/* Writes `data` to a scratch file and computes its key. */
+static bool key_of_bytes(const campaign *c, const uint8_t *data, size_t n,
+                         char *key, size_t cap) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/logs/trial.bin", c->out_dir);
+  if (!write_bytes(path, data, n))
+    return false;
+  return key_of(c, path, key, cap, NULL, 0);
+}
+
+/* Shrinks `data` keeping the same key, running the engine's build; at most
+ * `budget` trials. Returns the new size. */
+static size_t minimize(const campaign *c, uint8_t *data, size_t n,
+                       const char *want, int budget) {
+  char key[512];
+  int trials = 0;
   /* fuzz_model: the canonical encoding of the decoded case first. */
-  if (strcmp(t->name, "fuzz_model") == 0) {
-    static lctx_case c;
-    lctx_case_decode(data, n, &c);
-    size_t m = lctx_case_encode(&c, g_trial, sizeof g_trial);
-    if (m <= sizeof g_trial && m < n && t->check(g_trial, m, &g_result) &&
-        strcmp(g_result.key, want) == 0) {
+  if (strcmp(c->target->name, "fuzz_model") == 0) {
+    static lctx_case decoded;
+    lctx_case_decode(data, n, &decoded);
+    size_t m = lctx_case_encode(&decoded, g_trial, sizeof g_trial);
+    trials++;
+    if (m <= sizeof g_trial && m < n &&
+        key_of_bytes(c, g_trial, m, key, sizeof key) &&
+        strcmp(key, want) == 0) {
       memcpy(data, g_trial, m);
       n = m;
     }
   }
-  for (size_t chunk = n / 2; chunk >= 1 && trials < 20000; chunk /= 2) {
-    for (size_t i = 0; i + chunk <= n && trials < 20000;) {
+  for (size_t chunk = n / 2; chunk >= 1 && trials < budget; chunk /= 2) {
+    for (size_t i = 0; i + chunk <= n && trials < budget;) {
       memcpy(g_trial, data, i);
       memcpy(g_trial + i, data + i + chunk, n - i - chunk);
       trials++;
-      if (t->check(g_trial, n - chunk, &g_result) &&
-          strcmp(g_result.key, want) == 0) {
+      if (key_of_bytes(c, g_trial, n - chunk, key, sizeof key) &&
+          strcmp(key, want) == 0) {
         memcpy(data, g_trial, n - chunk);
         n -= chunk;
       } else {
@@ -208,24 +330,51 @@ static size_t minimize(const lctx_fuzz_target *t, uint8_t *data, size_t n,
   return n;
 }
 
-typedef struct campaign {
-  const lctx_fuzz_target *target;
-  const char *engine;
-  const char *out_dir;
-  const char *binary;
-  FILE *out;
-  seen_set crashes_seen;
-  size_t findings_new;
-  size_t findings_duplicate;
-  size_t findings_total;
-  char new_keys[16][512];
-} campaign;
-
 static const char *replay_driver_hint(const char *target, char *buf,
                                       size_t cap) {
   snprintf(buf, cap, "%s/build/test/fuzzers/%s_replay", LCTX_SOURCE_DIR,
            target);
   return buf;
+}
+
+/* Writes a finding's minimized input, report and reproduction commands,
+ * from g_input[0..m). */
+static void finish_finding(campaign *c, const char *dir, const char *key,
+                           const char *source, size_t original, size_t m) {
+  const lctx_fuzz_target *t = c->target;
+  char file[4300];
+  snprintf(file, sizeof file, "%s/minimized", dir);
+  write_bytes(file, g_input, m);
+  static char report[1 << 16];
+  char again[512];
+  key_of(c, file, again, sizeof again, report, sizeof report);
+  snprintf(file, sizeof file, "%s/report.txt", dir);
+  FILE *f = fopen(file, "w");
+  if (f) {
+    fprintf(f,
+            "key: %s\nfound by: %s under %s (%s), from %s\nminimized: %zu "
+            "-> %zu bytes\n\n%s\n",
+            key, t->name, c->engine, c->binary, source, original, m, report);
+    fclose(f);
+  }
+  char hint[4200];
+  snprintf(file, sizeof file, "%s/reproduce.txt", dir);
+  f = fopen(file, "w");
+  if (f) {
+    fprintf(f,
+            "# Reproduce with the build that found it:\n"
+            "%s%s %s/minimized\n"
+            "# with the replay driver (no engine, ASan+UBSan):\n"
+            "%s %s/minimized\n"
+            "# or with lctx (the same check, in-process):\n"
+            "lctx replay --target %s %s/minimized\n"
+            "# and keep it as a regression:\n"
+            "lctx promote %s\n",
+            c->key_runner, c->runner_reads_stdin ? " <" : "", dir,
+            replay_driver_hint(t->name, hint, sizeof hint), dir, t->name, dir,
+            dir);
+    fclose(f);
+  }
 }
 
 /* Turns one crash input into a finding (or counts it as a duplicate). */
@@ -234,13 +383,10 @@ static void record_crash(campaign *c, const char *path) {
   if (n < 0)
     return;
   const lctx_fuzz_target *t = c->target;
-  char key[sizeof g_result.key];
-  if (t->check(g_input, (size_t)n, &g_result)) {
-    snprintf(key, sizeof key, "%s", g_result.key);
-  } else {
-    /* The engine build crashed where the in-process check does not: keep
-     * it apart, keyed by content. */
-    snprintf(key, sizeof key, "%s/not-reproduced-in-process/%016llx", t->name,
+  char key[512];
+  if (!key_of(c, path, key, sizeof key, NULL, 0)) {
+    /* The engine saw a crash that does not come back: keep it apart. */
+    snprintf(key, sizeof key, "%s/not-reproduced/%016llx", t->name,
              (unsigned long long)fnv1a(g_input, (size_t)n));
   }
   char name[600], dir[4200], file[4300];
@@ -255,41 +401,15 @@ static void record_crash(campaign *c, const char *path) {
     return;
   snprintf(file, sizeof file, "%s/input", dir);
   write_bytes(file, g_input, (size_t)n);
-  size_t m = (size_t)n;
-  if (strstr(key, "/not-reproduced-in-process/") == NULL)
-    m = minimize(t, g_input, (size_t)n, key);
-  snprintf(file, sizeof file, "%s/minimized", dir);
-  write_bytes(file, g_input, m);
-  t->check(g_input, m, &g_result);
-  snprintf(file, sizeof file, "%s/report.txt", dir);
-  FILE *f = fopen(file, "w");
-  if (f) {
-    fprintf(f,
-            "key: %s\nfound by: %s (%s), from %s\nminimized: %zu -> %zu "
-            "bytes\n\n%s\n",
-            key, t->name, c->engine, path, (size_t)n, m, g_result.report);
-    fclose(f);
-  }
-  char hint[4200];
-  snprintf(file, sizeof file, "%s/reproduce.txt", dir);
-  f = fopen(file, "w");
-  if (f) {
-    fprintf(f,
-            "# Reproduce with the replay driver (no engine, sanitizers):\n"
-            "%s %s/minimized\n"
-            "# or with lctx (the same check, in-process):\n"
-            "lctx replay --target %s %s/minimized\n"
-            "# or with the engine binary that found it:\n"
-            "%s %s/minimized\n"
-            "# and keep it as a regression:\n"
-            "lctx promote %s\n",
-            replay_driver_hint(t->name, hint, sizeof hint), dir, t->name, dir,
-            c->binary, dir, dir);
-    fclose(f);
-  }
-  if (c->findings_new < 16)
+  snprintf(file, sizeof file, "%s/key.txt", dir);
+  write_bytes(file, key, strlen(key));
+  if (c->findings_new < 64) {
     snprintf(c->new_keys[c->findings_new], sizeof c->new_keys[0], "%s", dir);
+    snprintf(c->new_key_text[c->findings_new], sizeof c->new_key_text[0], "%s",
+             key);
+  }
   c->findings_new++;
+  finish_finding(c, dir, key, path, (size_t)n, (size_t)n);
 }
 
 static void crash_visit(void *user, const char *path) {
@@ -662,6 +782,21 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   c.out_dir = out_dir;
   c.binary = binary;
   c.out = out;
+  if (afl) {
+    /* The replay driver beside the AFL++ build reads a file argument. */
+    char driver[4300];
+    const char *slash = strrchr(binary, '/');
+    snprintf(driver, sizeof driver, "%.*s%s_replay",
+             slash ? (int)(slash + 1 - binary) : 0, binary, o.target);
+    if (is_file(driver)) {
+      snprintf(c.key_runner, sizeof c.key_runner, "%s", driver);
+    } else {
+      snprintf(c.key_runner, sizeof c.key_runner, "%s", binary);
+      c.runner_reads_stdin = true;
+    }
+  } else {
+    snprintf(c.key_runner, sizeof c.key_runner, "%s", binary);
+  }
   bool tty = isatty(fileno(out)) != 0;
   fprintf(out,
           "lctx fuzz: %s under %s, %d job(s), %.0f s%s; campaign in %s\n"
@@ -740,6 +875,24 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   }
   if (tty)
     fputc('\n', out);
+  /* Minimize the new findings, within a time budget. */
+  double budget = o.seconds / 2 < 10    ? 10
+                  : o.seconds / 2 > 120 ? 120
+                                        : o.seconds / 2;
+  double budget_end = now_seconds() + budget;
+  for (size_t i = 0; i < c.findings_new && i < 64 && !g_stop; i++) {
+    char file[4300];
+    snprintf(file, sizeof file, "%s/input", c.new_keys[i]);
+    long n = read_bytes(file, g_input, sizeof g_input);
+    if (n < 0 || strstr(c.new_key_text[i], "/not-reproduced/") ||
+        now_seconds() > budget_end)
+      continue;
+    fprintf(out, "minimizing %s ...", c.new_key_text[i]);
+    fflush(out);
+    size_t m = minimize(&c, g_input, (size_t)n, c.new_key_text[i], 200);
+    fprintf(out, " %ld -> %zu bytes\n", n, m);
+    finish_finding(&c, c.new_keys[i], c.new_key_text[i], file, (size_t)n, m);
+  }
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
 
@@ -768,7 +921,7 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
               g_rows.spec.row_count);
     fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
             afl ? afl_dir : corpus_dir, findings, logs);
-    for (size_t i = 0; i < c.findings_new && i < 16; i++)
+    for (size_t i = 0; i < c.findings_new && i < 64; i++)
       fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
               c.new_keys[i], c.new_keys[i]);
   }
