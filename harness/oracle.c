@@ -21,8 +21,19 @@ static void reference_run(void *context, const lctx_case *c, size_t prefix,
   lctx_case_run_op(&registry, op, out, NULL);
 }
 
+static void reference_run_all(void *context, const lctx_case *c,
+                              lctx_outcome *outs) {
+  (void)context;
+  lctx_registry_config config;
+  static _Thread_local lctx_registry registry;
+  lctx_case_config(c, &config);
+  lctx_registry_init(&registry, &config);
+  for (size_t i = 0; i < c->op_count; i++)
+    lctx_case_run_op(&registry, &c->ops[i], &outs[i], NULL);
+}
+
 lctx_engine lctx_engine_reference(void) {
-  lctx_engine e = {"reference", NULL, reference_run};
+  lctx_engine e = {"reference", NULL, reference_run, reference_run_all};
   return e;
 }
 
@@ -115,6 +126,7 @@ typedef struct scratch {
   lctx_outcome variant;
   lctx_outcome other;
   lctx_outcome first_allowed;
+  lctx_outcome all[LCTX_CASE_MAX_OPS];
   char expected_text[LCTX_SPEC_MAX_OUTCOMES * (LCTX_OUTCOME_TEXT_MAX + 32)];
   char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
   lctx_case_op op;
@@ -274,20 +286,27 @@ size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
   for (size_t i = 0; i < c->op_count; i++) {
     r.index = i;
     lctx_features_compute(&state, i, &features);
-    oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s.actual);
+    const lctx_outcome *actual = &s.actual;
+    if (oracle->engine.run_all) {
+      if (i == 0)
+        oracle->engine.run_all(oracle->engine.context, c, s.all);
+      actual = &s.all[i];
+    } else {
+      oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s.actual);
+    }
     oracle->ops++;
-    check_row(&r, &s, &s.actual);
-    if (c->has_expect[i] && !lctx_outcome_equal(&c->expect[i], &s.actual)) {
+    check_row(&r, &s, actual);
+    if (c->has_expect[i] && !lctx_outcome_equal(&c->expect[i], actual)) {
       lctx_buf eb, ab;
       lctx_buf_init(&eb, s.expected_text, sizeof s.expected_text);
       lctx_buf_init(&ab, s.actual_text, sizeof s.actual_text);
       format_outcome(&c->expect[i], &eb);
-      format_outcome(&s.actual, &ab);
+      format_outcome(actual, &ab);
       emit(&r, LCTX_V_EXPECT, "", NULL, s.expected_text, s.actual_text,
-           &c->expect[i], &s.actual);
+           &c->expect[i], actual);
     }
     if (oracle->invariants)
-      check_invariants(&r, &s, &s.actual);
+      check_invariants(&r, &s, actual);
   }
   return r.count;
 }

@@ -25,6 +25,10 @@ typedef struct lctx_engine {
   void *context;
   void (*run)(void *context, const lctx_case *c, size_t prefix,
               const lctx_case_op *op, lctx_outcome *out);
+  /// Optional: runs every operation of `c` in order against one fresh
+  /// registry, writing outcome i to `outs[i]`. Equivalent to calling `run`
+  /// with prefix i for each i, but in one pass.
+  void (*run_all)(void *context, const lctx_case *c, lctx_outcome *outs);
 } lctx_engine;
 
 /// The reference model as an engine.

@@ -487,27 +487,32 @@ size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
 
 static bool render(const char *t, const lctx_features *features, lctx_buf *out,
                    lctx_buf *error) {
-  for (const char *c = t; *c; c++) {
+  for (const char *c = t; *c;) {
+    /* Copy the literal run up to the next brace in one append. */
+    size_t run = strcspn(c, "{}");
+    if (run > 0) {
+      lctx_buf_append(out, c, run);
+      c += run;
+      continue;
+    }
     if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
       lctx_buf_append_char(out, *c);
-      c++;
-    } else if (*c == '{') {
-      const char *close = strchr(c, '}');
-      lctx_placeholder ph;
-      if (!close || !lctx_placeholder_from_name(
-                        lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
-        return false; /* rejected by the parser already */
-      if (!features->has[ph]) {
-        lctx_buf_append_cstr(error, "placeholder {");
-        lctx_buf_append_cstr(error, lctx_placeholder_name(ph));
-        lctx_buf_append_cstr(error, "} does not apply to this operation");
-        return false;
-      }
-      lctx_buf_append_str(out, features->text[ph]);
-      c = close;
-    } else {
-      lctx_buf_append_char(out, *c);
+      c += 2;
+      continue;
     }
+    const char *close = c[0] == '{' ? strchr(c, '}') : NULL;
+    lctx_placeholder ph;
+    if (!close || !lctx_placeholder_from_name(
+                      lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
+      return false; /* rejected by the parser already */
+    if (!features->has[ph]) {
+      lctx_buf_append_cstr(error, "placeholder {");
+      lctx_buf_append_cstr(error, lctx_placeholder_name(ph));
+      lctx_buf_append_cstr(error, "} does not apply to this operation");
+      return false;
+    }
+    lctx_buf_append_str(out, features->text[ph]);
+    c = close + 1;
   }
   return true;
 }

@@ -17,8 +17,16 @@ void lctx_pyrepr_str(lctx_buf *out, lctx_str s) {
   static const char hex[] = "0123456789abcdef";
   char quote = (contains(s, '\'') && !contains(s, '"')) ? '"' : '\'';
   lctx_buf_append_char(out, quote);
+  size_t run = 0; /* start of the current run of bytes kept as they are */
   for (size_t i = 0; i < s.length; i++) {
     unsigned char c = (unsigned char)s.data[i];
+    bool plain =
+        c >= 0x20 && c != 0x7f && c != '\\' && c != (unsigned char)quote;
+    if (plain)
+      continue;
+    if (i > run)
+      lctx_buf_append(out, s.data + run, i - run);
+    run = i + 1;
     if (c == '\\' || c == (unsigned char)quote) {
       lctx_buf_append_char(out, '\\');
       lctx_buf_append_char(out, (char)c);
@@ -28,13 +36,13 @@ void lctx_pyrepr_str(lctx_buf *out, lctx_str s) {
       lctx_buf_append(out, "\\n", 2);
     } else if (c == '\r') {
       lctx_buf_append(out, "\\r", 2);
-    } else if (c < 0x20 || c == 0x7f) {
+    } else {
       char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 0xf]};
       lctx_buf_append(out, esc, sizeof esc);
-    } else {
-      lctx_buf_append_char(out, (char)c);
     }
   }
+  if (s.length > run)
+    lctx_buf_append(out, s.data + run, s.length - run);
   lctx_buf_append_char(out, quote);
 }
 
