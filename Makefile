@@ -1,15 +1,16 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
-# Other targets: deps, build, bench, format, format-check, clean.
+# Other targets: deps, build, build-fuzz, build-afl, bench, format,
+# format-check, clean.
 
 SOURCES := $(shell find reference harness tests bench fuzzers conformance -name '*.[ch]' 2>/dev/null)
 LCTX    := build/release/harness/lctx
 
-.PHONY: run test deps build bench format format-check clean
+.PHONY: run test deps build build-fuzz build-afl bench format format-check clean
 
-run: build
-	@echo "==> lctx: running the main job ($(LCTX) run)"
+run: build build-fuzz
+	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
 	@$(LCTX) run
 
 test: deps
@@ -24,6 +25,16 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release
 
+build-fuzz: deps
+	@echo "==> lctx: configuring and building the libFuzzer targets (preset fuzz)"
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+
+build-afl: deps
+	@echo "==> lctx: configuring and building the AFL++ targets (preset afl)"
+	@cmake --preset afl >/dev/null
+	@cmake --build --preset afl
+
 deps:
 	@echo "==> lctx: checking the required packages"
 	@sh tools/install-deps.sh
@@ -31,6 +42,7 @@ deps:
 bench: build
 	@echo "==> lctx: check-spec throughput against decoding alone (one run)"
 	@build/release/bench/bench_check_spec
+	@sh bench/bench_fuzz.sh
 
 format:
 	clang-format -i $(SOURCES)

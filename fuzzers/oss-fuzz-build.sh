@@ -12,8 +12,9 @@
 # Compiles reference/src/*.c, the harness modules a fuzz check needs and the
 # embedded spec table (conformance/spec/backend-selection.lspec, turned into C
 # by cmake/LctxEmbedRun.cmake, or by od when cmake is absent) with $CC $CFLAGS,
-# links every fuzzers/fuzz_*.c that defines LLVMFuzzerTestOneInput with
-# $CXX $CXXFLAGS $LIB_FUZZING_ENGINE, and puts into $OUT for each target:
+# links each target named in harness/fuzzcheck.c's lctx_fuzz_targets[] table
+# (glue in fuzzers/<target>.c) with $CXX $CXXFLAGS $LIB_FUZZING_ENGINE, and
+# puts into $OUT for each target:
 #   <target>                  the fuzzer
 #   <target>_seed_corpus.zip  flat zip: regular files at the top of
 #                             corpus/seeds/<target>/ and corpus/regressions/
@@ -40,6 +41,7 @@ for var in CC CXX LIB_FUZZING_ENGINE OUT SRC; do
     "CXXFLAGS LIB_FUZZING_ENGINE OUT SRC; set them to run this script by hand)"
 done
 for var in CFLAGS CXXFLAGS; do
+  isset=""
   eval "isset=\${$var+yes}"
   [ "$isset" = yes ] || die "\$$var is not set (it may be empty, but must be set)"
 done
@@ -191,18 +193,25 @@ EOF
 }
 
 # --- The targets -----------------------------------------------------------
-targets=""
-for src in "$root"/fuzzers/fuzz_*.c; do
-  [ -f "$src" ] || continue
-  grep -q LLVMFuzzerTestOneInput "$src" || continue
-  targets="$targets $(basename "$src" .c)"
-done
+# The targets are the names in harness/fuzzcheck.c's lctx_fuzz_targets[]
+# table (so helpers such as a benchmark's empty target are not shipped); each
+# needs its glue file fuzzers/<target>.c.
+targets=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
+  "$root/harness/fuzzcheck.c" |
+  sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)".*/\1/p' |
+  tr '\n' ' ' | sed 's/ $//')
 [ -n "$targets" ] ||
-  die "no fuzz targets: no fuzzers/fuzz_*.c defines LLVMFuzzerTestOneInput"
+  die "no fuzz targets: no {\"fuzz_...\", ...} entry in harness/fuzzcheck.c's" \
+    "lctx_fuzz_targets[] table"
+say "targets (from harness/fuzzcheck.c): $targets"
 
 for t in $targets; do
   dict="$root/fuzzers/dict/$t.dict"
   options="$root/fuzzers/$t.options"
+  [ -f "$root/fuzzers/$t.c" ] ||
+    die "$t: in harness/fuzzcheck.c's table, but fuzzers/$t.c is missing"
+  grep -q LLVMFuzzerTestOneInput "$root/fuzzers/$t.c" ||
+    die "$t: fuzzers/$t.c does not define LLVMFuzzerTestOneInput"
   [ -f "$dict" ] || die "$t: the dictionary fuzzers/dict/$t.dict is missing"
   [ -f "$options" ] || die "$t: the options file fuzzers/$t.options is missing"
   compile "$root/fuzzers/$t.c" "$build/fuzzers/$t.o"
@@ -214,4 +223,4 @@ for t in $targets; do
   pack_seeds "$t" "$out/${t}_seed_corpus.zip"
   say "$t: built $out/$t"
 done
-say "done:$targets"
+say "done: $targets"

@@ -547,6 +547,29 @@ static void afl_stats(const char *path, stats *s) {
   fclose(f);
 }
 
+typedef struct copy_job {
+  const char *to;
+} copy_job;
+
+static void copy_one(void *user, const char *path) {
+  const copy_job *job = user;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strcmp(base, "README.md") == 0)
+    return;
+  long n = read_bytes(path, g_input, sizeof g_input);
+  char dest[4500];
+  snprintf(dest, sizeof dest, "%s/%s", job->to, base);
+  if (n >= 0 && !is_file(dest))
+    write_bytes(dest, g_input, (size_t)n);
+}
+
+/* Copies the regular top-level files of `from` into `to`. */
+static void copy_seeds(const char *from, const char *to) {
+  copy_job job = {to};
+  each_file(from, copy_one, &job);
+}
+
 typedef struct fuzz_options {
   const char *engine;
   const char *target;
@@ -660,8 +683,12 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
     snprintf(out_dir, sizeof out_dir, "%s", o.out_dir);
   else
     snprintf(out_dir, sizeof out_dir, "lctx-fuzz/%s-%s", o.target, o.engine);
-  snprintf(seeds, sizeof seeds, "%s/corpus/seeds/%s", LCTX_SOURCE_DIR,
-           o.target);
+  char seed_source[4096];
+  snprintf(seed_source, sizeof seed_source, "%s/corpus/seeds/%s",
+           LCTX_SOURCE_DIR, o.target);
+  /* The engines read corpus folders recursively: hand them a flat copy of
+   * the seeds, without the readable text twins. */
+  snprintf(seeds, sizeof seeds, "%s/seeds", out_dir);
   snprintf(dict, sizeof dict, "%s/fuzzers/dict/%s.dict", LCTX_SOURCE_DIR,
            o.target);
   if (o.corpus && !is_dir(o.corpus)) {
@@ -680,6 +707,25 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(err, "lctx fuzz: %s: cannot create the campaign directory: %s\n",
             out_dir, strerror(errno));
     return LCTX_EXIT_USAGE;
+  }
+  if (!mkdir_p(seeds)) {
+    fprintf(err, "lctx fuzz: %s: cannot create: %s\n", seeds, strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+  copy_seeds(seed_source, seeds);
+  {
+    /* An engine needs at least one seed: the empty input will do. */
+    char empty[4300];
+    snprintf(empty, sizeof empty, "%s/empty", seeds);
+    DIR *d = opendir(seeds);
+    bool any = false;
+    if (d) {
+      for (struct dirent *e; (e = readdir(d)) != NULL;)
+        any = any || e->d_name[0] != '.';
+      closedir(d);
+    }
+    if (!any)
+      write_bytes(empty, "", 0);
   }
   bool resumed = false;
   {
@@ -702,6 +748,8 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
         lctx_spec_parse(spec.data, spec.length, "<spec>", &g_rows.spec, &eb);
     lctx_oracle_init(&g_rows.oracle, &g_rows.spec, lctx_engine_reference());
     g_rows.oracle.invariants = false;
+    if (g_rows.enabled)
+      each_file(seeds, rows_visit, NULL); /* the corpus starts from these */
   }
 
   /* Start the engine(s). */
@@ -927,6 +975,9 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   }
   if (sf)
     fclose(sf);
+  free(c.crashes_seen.slots);
+  free(g_rows.seen.slots);
+  memset(&g_rows.seen, 0, sizeof g_rows.seen);
   return unique > 0 ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
 }
 

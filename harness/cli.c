@@ -7,6 +7,11 @@
 #include "campaign.h"
 #include "commands.h"
 
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+
+#include <stdlib.h>
 #include <string.h>
 
 typedef int (*command_fn)(int argc, char **argv, FILE *out, FILE *err);
@@ -20,7 +25,8 @@ typedef struct command {
 static int cmd_run(int argc, char **argv, FILE *out, FILE *err);
 
 static const command COMMANDS[] = {
-    {"run", "run the main job: the conformance cases and scenarios", cmd_run},
+    {"run", "the main job: conformance cases, check-spec, a fuzz campaign",
+     cmd_run},
     {"check-spec", "enumerate the bounded domain; model and table agree?",
      lctx_cmd_check_spec},
     {"eval", "evaluate .case files against the model and the spec",
@@ -58,23 +64,69 @@ static void print_version(FILE *out) {
 }
 
 static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
-  if (argc > 1) {
-    fprintf(err, "lctx run: unexpected argument '%s'\n", argv[1]);
-    return LCTX_EXIT_USAGE;
+  double seconds = 30;
+  const char *campaign = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--fuzz-seconds") == 0 && i + 1 < argc) {
+      char *end;
+      seconds = strtod(argv[++i], &end);
+      if (*end != '\0' || seconds < 0 || seconds > 86400) {
+        fprintf(err,
+                "lctx run: --fuzz-seconds: '%s' is not a number of "
+                "seconds (0 skips the campaign)\n",
+                argv[i]);
+        return LCTX_EXIT_USAGE;
+      }
+    } else if (strcmp(argv[i], "--campaign") == 0 && i + 1 < argc) {
+      campaign = argv[++i];
+    } else {
+      fprintf(err,
+              "lctx run: unexpected argument '%s' (usage: lctx run "
+              "[--fuzz-seconds N] [--campaign DIR])\n",
+              argv[i]);
+      return LCTX_EXIT_USAGE;
+    }
   }
-  char cases[4096];
+  char cases[4096], out_dir[4096], seconds_text[32];
   snprintf(cases, sizeof cases, "%s", lctx_default_cases_path());
-  fprintf(out, "== 1/2 conformance cases: lctx eval --cover %s\n", cases);
+  snprintf(out_dir, sizeof out_dir, "%s",
+           campaign ? campaign : LCTX_SOURCE_DIR "/build/campaign/fuzz_model");
+  snprintf(seconds_text, sizeof seconds_text, "%.0f", seconds);
+  fprintf(out, "== 1/3 conformance cases: lctx eval --cover %s\n", cases);
   char *eval_argv[] = {"eval", "--cover", "--quiet", cases, NULL};
   int eval = lctx_cmd_eval(4, eval_argv, out, err);
-  fprintf(out, "\n== 2/2 exhaustive self-check: lctx check-spec --quiet\n");
+  fprintf(out, "\n== 2/3 exhaustive self-check: lctx check-spec --quiet\n");
   char *check_argv[] = {"check-spec", "--quiet", NULL};
   int check = lctx_cmd_check_spec(2, check_argv, out, err);
+  int fuzz = LCTX_EXIT_OK;
+  if (seconds > 0) {
+    fprintf(out,
+            "\n== 3/3 fuzz campaign: lctx fuzz --engine libfuzzer --target "
+            "fuzz_model --time %s --out %s\n",
+            seconds_text, out_dir);
+    fflush(out);
+    char *fuzz_argv[] = {"fuzz",       "--engine", "libfuzzer",  "--target",
+                         "fuzz_model", "--time",   seconds_text, "--out",
+                         out_dir,      NULL};
+    fuzz = lctx_cmd_fuzz(9, fuzz_argv, out, err);
+  }
   int worst = eval > check ? eval : check;
-  fprintf(out, "\nlctx run: %s (cases: %s, check-spec: %s)\n",
+  worst = fuzz > worst ? fuzz : worst;
+  fprintf(out,
+          "\nlctx run: %s\n  conformance cases: %s\n  check-spec:        "
+          "%s\n  fuzz campaign:     %s\n",
           worst == LCTX_EXIT_OK ? "all good" : "PROBLEMS FOUND",
           eval == LCTX_EXIT_OK ? "pass" : "FAIL",
-          check == LCTX_EXIT_OK ? "pass" : "FAIL");
+          check == LCTX_EXIT_OK ? "pass" : "FAIL",
+          seconds <= 0                   ? "skipped"
+          : fuzz == LCTX_EXIT_OK         ? "no findings"
+          : fuzz == LCTX_EXIT_VIOLATIONS ? "FINDINGS"
+                                         : "could not run");
+  if (seconds > 0)
+    fprintf(out,
+            "  campaign directory: %s (summary.txt, findings/, corpus/, "
+            "logs/)\n",
+            out_dir);
   return worst;
 }
 

@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_campaign.sh - pins the campaign runner end to end with a real
+# libFuzzer build of a mutant model (one condition flipped):
+#   lctx fuzz finds it and stores a finding keyed by its spec row, with the
+#   input, a minimized input, a report and the commands that reproduce it;
+#   the reproduce command really reproduces; a second run resumes the
+#   corpus; lctx replay runs inputs; lctx promote writes a readable
+#   regression; bad command lines exit 2 with a message.
+# Usage: test_campaign.sh LCTX FUZZ_MODEL_MUTANT
+set -u
+LCTX=$1
+MUTANT=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# 1. A campaign against the mutant: findings, exit 1.
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 8 --out "$tmp/c" \
+  --binary "$MUTANT" >"$tmp/run1.txt" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "lctx fuzz against the mutant exited $rc, want 1"
+grep -q "new finding" "$tmp/run1.txt" || fail "no 'new finding' line"
+finding=$(ls -d "$tmp"/c/findings/*row=MG-00* 2>/dev/null | head -n 1)
+[ -n "$finding" ] || fail "no finding keyed by a MG row in $tmp/c/findings"
+if [ -n "$finding" ]; then
+  for f in input minimized report.txt reproduce.txt key.txt; do
+    [ -s "$finding/$f" ] || [ "$f" = minimized ] ||
+      fail "finding lacks $f"
+  done
+  grep -q "^key: fuzz_model/" "$finding/report.txt" || fail "report has no key"
+  grep -q "LCTX-FINDING fuzz_model/" "$finding/report.txt" ||
+    fail "report lacks the target's own LCTX-FINDING line"
+  # The first command of reproduce.txt reproduces the finding.
+  cmd=$(grep -v '^#' "$finding/reproduce.txt" | head -n 1)
+  sh -c "$cmd" >"$tmp/repro.txt" 2>&1 && fail "reproduce command did not fail"
+  grep -q "LCTX-FINDING $(cat "$finding/key.txt")" "$tmp/repro.txt" ||
+    fail "reproduce command does not give the same key"
+  # Minimizing never grows the input.
+  in=$(wc -c <"$finding/input")
+  min=$(wc -c <"$finding/minimized")
+  [ "$min" -le "$in" ] || fail "minimized ($min) larger than input ($in)"
+  # 2. promote: a regression with a readable twin, in a scratch root.
+  "$LCTX" promote --to "$tmp/reg" "$finding" >"$tmp/promote.txt" 2>&1 ||
+    fail "lctx promote failed: $(cat "$tmp/promote.txt")"
+  ls "$tmp"/reg/fuzz_model/*.bin >/dev/null 2>&1 || fail "no promoted .bin"
+  ls "$tmp"/reg/fuzz_model/text/*.case >/dev/null 2>&1 ||
+    fail "no readable twin"
+  # 3. replay: the real model (in lctx) passes the mutant's finding.
+  "$LCTX" replay --target fuzz_model "$finding/minimized" >"$tmp/replay.txt" ||
+    fail "replay of the finding under the real model failed"
+  grep -q "replay: 1 inputs, 0 findings" "$tmp/replay.txt" ||
+    fail "replay summary: $(cat "$tmp/replay.txt")"
+fi
+
+# 4. Resume: a second run keeps the corpus and says so.
+before=$(ls "$tmp/c/corpus" | wc -l)
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 2 --out "$tmp/c" \
+  --binary "$MUTANT" >"$tmp/run2.txt" 2>&1
+grep -q "resuming the existing corpus" "$tmp/run2.txt" ||
+  fail "second run did not resume"
+after=$(ls "$tmp/c/corpus" | wc -l)
+[ "$after" -ge "$before" ] || fail "corpus shrank from $before to $after"
+grep -q "finding(s) in all" "$tmp/run2.txt" || fail "no summary on resume"
+
+# 5. Bad command lines: exit 2 and a message naming the problem.
+"$LCTX" fuzz --engine nope --target fuzz_model --time 1 2>"$tmp/e1"
+[ $? -eq 2 ] && grep -q "'nope' is not libfuzzer or afl" "$tmp/e1" ||
+  fail "bad --engine not reported"
+"$LCTX" fuzz --engine libfuzzer --target fuzz_nope --time 1 2>"$tmp/e2"
+[ $? -eq 2 ] && grep -q "unknown target 'fuzz_nope'" "$tmp/e2" ||
+  fail "bad --target not reported"
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time soon 2>"$tmp/e3"
+[ $? -eq 2 ] && grep -q "'soon' is not a number" "$tmp/e3" ||
+  fail "bad --time not reported"
+"$LCTX" replay --target fuzz_model "$tmp/none" 2>"$tmp/e4"
+[ $? -eq 2 ] && grep -q "no such file" "$tmp/e4" ||
+  fail "missing replay input not reported"
+
+if [ "$failures" -ne 0 ]; then
+  echo "test_campaign: $failures failure(s)"
+  echo "--- first run output:"
+  cat "$tmp/run1.txt"
+  exit 1
+fi
+echo "test_campaign: ok (finding: ${finding##*/})"
