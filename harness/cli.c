@@ -6,6 +6,7 @@
 #include "lctx/lctx.h"
 #include "campaign.h"
 #include "commands.h"
+#include "conform.h"
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -40,6 +41,8 @@ static const command COMMANDS[] = {
     {"fuzz", "run a libFuzzer or AFL++ campaign on a target", lctx_cmd_fuzz},
     {"replay", "run fuzz inputs through a target's check", lctx_cmd_replay},
     {"promote", "keep a finding as a regression input", lctx_cmd_promote},
+    {"conform", "judge an implementation (C plugin or process) by the spec",
+     lctx_cmd_conform},
 };
 
 static void print_help(FILE *out) {

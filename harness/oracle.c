@@ -122,7 +122,6 @@ static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
  * deep callers and reuse them. */
 typedef struct scratch {
   lctx_outcome actual;
-  lctx_outcome rendered;
   lctx_outcome variant;
   lctx_outcome other;
   lctx_outcome first_allowed;
@@ -132,47 +131,80 @@ typedef struct scratch {
   lctx_case_op op;
 } scratch;
 
-static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
-  const lctx_spec *spec = r->oracle->spec;
+lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
+                                 const lctx_features *features,
+                                 const lctx_outcome *actual, bool exact,
+                                 size_t *row, lctx_buf *expected,
+                                 lctx_outcome *first_allowed) {
+  static _Thread_local lctx_outcome rendered_store, first_store;
   size_t matches[4];
-  size_t n = lctx_spec_match(spec, r->features, matches, 4);
+  size_t n = lctx_spec_match(spec, features, matches, 4);
+  *row = n > 0 ? matches[0] : (size_t)-1;
+  if (n != 1) {
+    for (size_t i = 0; expected && i < n && i < 4; i++) {
+      if (i > 0)
+        lctx_buf_append_cstr(expected, ", ");
+      lctx_buf_append_cstr(expected, spec->rows[matches[i]].id);
+    }
+    return n == 0 ? LCTX_JUDGE_NO_ROW : LCTX_JUDGE_SEVERAL_ROWS;
+  }
+  const lctx_spec_row *r = &spec->rows[matches[0]];
+  bool strict = r->exact && exact;
+  bool allowed = false;
+  if (!first_allowed)
+    first_allowed = &first_store;
+  for (size_t k = 0; k < r->outcome_count; k++) {
+    lctx_outcome *rendered = k == 0 ? first_allowed : &rendered_store;
+    char why[256];
+    lctx_buf wb;
+    lctx_buf_init(&wb, why, sizeof why);
+    if (!lctx_spec_render(&r->outcomes[k], features, rendered, &wb)) {
+      if (expected)
+        lctx_buf_append_cstr(expected, why);
+      return LCTX_JUDGE_RENDER;
+    }
+    if (expected) {
+      if (k > 0)
+        lctx_buf_append_cstr(expected, " | ");
+      format_outcome(rendered, expected);
+    }
+    if (same(rendered, actual, strict))
+      allowed = true;
+  }
+  return allowed ? LCTX_JUDGE_ALLOWED : LCTX_JUDGE_NOT_ALLOWED;
+}
+
+static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
   lctx_buf eb, ab;
   lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
   lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
   format_outcome(actual, &ab);
-  if (n != 1) {
-    for (size_t i = 0; i < n && i < 4; i++) {
-      if (i > 0)
-        lctx_buf_append_cstr(&eb, ", ");
-      lctx_buf_append_cstr(&eb, spec->rows[matches[i]].id);
-    }
-    emit(r, n == 0 ? LCTX_V_NO_ROW : LCTX_V_SEVERAL_ROWS, "", NULL,
-         s->expected_text, s->actual_text, NULL, actual);
-    return;
-  }
-  const lctx_spec_row *row = &spec->rows[matches[0]];
-  r->oracle->hits[matches[0]]++;
-  bool exact = row->exact && r->oracle->messages_exact;
-  bool allowed = false;
-  for (size_t k = 0; k < row->outcome_count; k++) {
-    /* The first allowed outcome is kept for the report. */
-    lctx_outcome *rendered = k == 0 ? &s->first_allowed : &s->rendered;
-    char why[256];
-    lctx_buf wb;
-    lctx_buf_init(&wb, why, sizeof why);
-    if (!lctx_spec_render(&row->outcomes[k], r->features, rendered, &wb)) {
-      emit(r, LCTX_V_RENDER, row->id, NULL, why, s->actual_text, NULL, actual);
-      return;
-    }
-    if (k > 0)
-      lctx_buf_append_cstr(&eb, " | ");
-    format_outcome(rendered, &eb);
-    if (same(rendered, actual, exact))
-      allowed = true;
-  }
-  if (!allowed)
-    emit(r, LCTX_V_OUTCOME, row->id, NULL, s->expected_text, s->actual_text,
+  size_t row;
+  lctx_judgement j = lctx_oracle_judge(r->oracle->spec, r->features, actual,
+                                       r->oracle->messages_exact, &row, &eb,
+                                       &s->first_allowed);
+  const char *id =
+      row < r->oracle->spec->row_count ? r->oracle->spec->rows[row].id : "";
+  switch (j) {
+  case LCTX_JUDGE_ALLOWED:
+    r->oracle->hits[row]++;
+    break;
+  case LCTX_JUDGE_NOT_ALLOWED:
+    r->oracle->hits[row]++;
+    emit(r, LCTX_V_OUTCOME, id, NULL, s->expected_text, s->actual_text,
          &s->first_allowed, actual);
+    break;
+  case LCTX_JUDGE_RENDER:
+    r->oracle->hits[row]++;
+    emit(r, LCTX_V_RENDER, id, NULL, s->expected_text, s->actual_text, NULL,
+         actual);
+    break;
+  case LCTX_JUDGE_NO_ROW:
+  case LCTX_JUDGE_SEVERAL_ROWS:
+    emit(r, j == LCTX_JUDGE_NO_ROW ? LCTX_V_NO_ROW : LCTX_V_SEVERAL_ROWS, "",
+         NULL, s->expected_text, s->actual_text, NULL, actual);
+    break;
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -86,6 +86,27 @@ void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
 /// this case (each also reported through `on_violation`).
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c);
 
+/// The verdict of the spec table on one outcome.
+typedef enum lctx_judgement {
+  LCTX_JUDGE_ALLOWED = 0,  ///< the matching row allows the outcome
+  LCTX_JUDGE_NOT_ALLOWED,  ///< the matching row does not allow it
+  LCTX_JUDGE_NO_ROW,       ///< no row matches the features
+  LCTX_JUDGE_SEVERAL_ROWS, ///< more than one row matches
+  LCTX_JUDGE_RENDER,       ///< the row's template cannot be rendered
+} lctx_judgement;
+
+/// Judges `actual` by the one spec row matching `features`. `*row` receives
+/// the row's index (or the first of several; SIZE_MAX for none).
+/// `expected` (may be NULL) receives the rendered allowed outcomes joined by
+/// " | " (or the matching row IDs, or why rendering failed);
+/// `first_allowed` (may be NULL) the first allowed outcome. With `exact`
+/// false, or a row whose strictness is `class`, a raise is compared by class.
+lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
+                                 const lctx_features *features,
+                                 const lctx_outcome *actual, bool exact,
+                                 size_t *row, lctx_buf *expected,
+                                 lctx_outcome *first_allowed);
+
 /// Explains operation `index` of `c` for a person: features, the rows
 /// matched, and the rendered expectation, one item per line.
 void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
