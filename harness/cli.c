@@ -11,6 +11,9 @@
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
 #endif
+#ifndef LCTX_EXAMPLE_PLUGIN
+#define LCTX_EXAMPLE_PLUGIN "liblctx_example_plugin.so"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +98,28 @@ static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
   snprintf(out_dir, sizeof out_dir, "%s",
            campaign ? campaign : LCTX_SOURCE_DIR "/build/campaign/fuzz_model");
   snprintf(seconds_text, sizeof seconds_text, "%.0f", seconds);
-  fprintf(out, "== 1/3 conformance cases: lctx eval --cover %s\n", cases);
+  fprintf(out, "== 1/4 conformance cases: lctx eval --cover %s\n", cases);
   char *eval_argv[] = {"eval", "--cover", "--quiet", cases, NULL};
   int eval = lctx_cmd_eval(4, eval_argv, out, err);
-  fprintf(out, "\n== 2/3 exhaustive self-check: lctx check-spec --quiet\n");
+  fprintf(out, "\n== 2/4 exhaustive self-check: lctx check-spec --quiet\n");
   char *check_argv[] = {"check-spec", "--quiet", NULL};
   int check = lctx_cmd_check_spec(2, check_argv, out, err);
+  char plugin[4096], reports[4096];
+  snprintf(plugin, sizeof plugin, "%s", LCTX_EXAMPLE_PLUGIN);
+  snprintf(reports, sizeof reports, "%s",
+           LCTX_SOURCE_DIR "/build/conform/example-plugin");
+  fprintf(out,
+          "\n== 3/4 conformance of the example C plugin: lctx conform "
+          "--impl %s\n",
+          plugin);
+  fflush(out);
+  char *conform_argv[] = {"conform", "--impl",  plugin, "--report-dir",
+                          reports,   "--quiet", NULL};
+  int conform = lctx_cmd_conform(6, conform_argv, out, err);
   int fuzz = LCTX_EXIT_OK;
   if (seconds > 0) {
     fprintf(out,
-            "\n== 3/3 fuzz campaign: lctx fuzz --engine libfuzzer --target "
+            "\n== 4/4 fuzz campaign: lctx fuzz --engine libfuzzer --target "
             "fuzz_model --time %s --out %s\n",
             seconds_text, out_dir);
     fflush(out);
@@ -115,12 +130,15 @@ static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
   }
   int worst = eval > check ? eval : check;
   worst = fuzz > worst ? fuzz : worst;
+  worst = conform > worst ? conform : worst;
   fprintf(out,
           "\nlctx run: %s\n  conformance cases: %s\n  check-spec:        "
-          "%s\n  fuzz campaign:     %s\n",
+          "%s\n  example plugin:    %s (reports in %s)\n  fuzz campaign:     "
+          "%s\n",
           worst == LCTX_EXIT_OK ? "all good" : "PROBLEMS FOUND",
           eval == LCTX_EXIT_OK ? "pass" : "FAIL",
           check == LCTX_EXIT_OK ? "pass" : "FAIL",
+          conform == LCTX_EXIT_OK ? "conforms" : "FAIL", reports,
           seconds <= 0                   ? "skipped"
           : fuzz == LCTX_EXIT_OK         ? "no findings"
           : fuzz == LCTX_EXIT_VIOLATIONS ? "FINDINGS"

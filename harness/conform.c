@@ -27,7 +27,7 @@
 #define LCTX_SOURCE_DIR "."
 #endif
 
-#define BATCH 256
+#define MAX_BATCH 256
 
 typedef enum verdict {
   V_PASS = 0,
@@ -63,6 +63,9 @@ typedef struct options {
   size_t random;
   bool domain;
   double timeout;
+  size_t batch;          /* cases per request */
+  bool process_per_case; /* a fresh program for every case */
+  bool quiet;            /* no per-row table */
 } options;
 
 typedef struct run {
@@ -79,10 +82,10 @@ typedef struct run {
   size_t source_cases[3];
   /* The batch. */
   lctx_case *batch;
-  const lctx_case *batch_ptrs[BATCH];
+  const lctx_case *batch_ptrs[MAX_BATCH];
   lctx_case_result *results;
-  const char *batch_source[BATCH];
-  size_t batch_index[BATCH];
+  const char *batch_source[MAX_BATCH];
+  size_t batch_index[MAX_BATCH];
   size_t batch_count;
   FILE *stream;
   FILE *out;
@@ -254,7 +257,7 @@ static bool offer(run *r, const char *source, size_t index,
   r->batch_ptrs[b] = &r->batch[b];
   r->batch_source[b] = source;
   r->batch_index[b] = index;
-  if (r->batch_count == BATCH)
+  if (r->batch_count == r->o.batch)
     flush_batch(r);
   return !r->interrupted;
 }
@@ -315,23 +318,11 @@ static bool run_case_files(run *r, FILE *err) {
   return ok;
 }
 
-static uint64_t next_random(uint64_t *s) {
-  /* splitmix64: seeded, reproducible. */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 static void run_random(run *r) {
   uint64_t state = r->o.seed;
   static lctx_case c;
-  uint8_t bytes[512];
   for (size_t i = 0; i < r->o.random && !r->interrupted; i++) {
-    size_t len = (size_t)(next_random(&state) % sizeof bytes);
-    for (size_t k = 0; k < len; k++)
-      bytes[k] = (uint8_t)next_random(&state);
-    lctx_case_decode(bytes, len, &c);
+    lctx_domain_random_case(&state, &c);
     offer(r, "random", r->source_cases[2]++, &c);
   }
 }
@@ -527,6 +518,10 @@ static void usage(FILE *f) {
           "module_get_backend)\n"
           "  --shard I/N          run the I-th of N shares (1 <= I <= N)\n"
           "  --timeout SECONDS    per case (default 5)\n"
+          "  --batch N            cases per request or worker round (1-256, "
+          "default 256)\n"
+          "  --process-per-case   start the program afresh for every case\n"
+          "  --quiet              no per-row table, only failing rows\n"
           "  --report-dir DIR     where reports go (default: "
           "lctx-conform)\n");
 }
@@ -592,6 +587,7 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
   o->random = 10000;
   o->domain = true;
   o->timeout = 5;
+  o->batch = MAX_BATCH;
   *code = LCTX_EXIT_USAGE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -602,6 +598,14 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
     }
     if (strcmp(a, "--no-domain") == 0) {
       o->domain = false;
+      continue;
+    }
+    if (strcmp(a, "--process-per-case") == 0) {
+      o->process_per_case = true;
+      continue;
+    }
+    if (strcmp(a, "--quiet") == 0) {
+      o->quiet = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -674,6 +678,17 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
         return false;
       }
       o->random = (size_t)n;
+    } else if (strcmp(a, "--batch") == 0) {
+      errno = 0;
+      unsigned long long n = strtoull(v, &end, 10);
+      if (*end || errno || n == 0 || n > MAX_BATCH) {
+        fprintf(err,
+                "lctx conform: --batch: '%s' is not a count from 1 to "
+                "%d\n",
+                v, MAX_BATCH);
+        return false;
+      }
+      o->batch = (size_t)n;
     } else if (strcmp(a, "--timeout") == 0) {
       o->timeout = strtod(v, &end);
       if (*end || !(o->timeout > 0) || o->timeout > 3600) {
@@ -748,8 +763,9 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_USAGE;
   }
   r.info = lctx_impl_get_info(r.impl);
-  r.batch = calloc(BATCH, sizeof *r.batch);
-  r.results = calloc(BATCH, sizeof *r.results);
+  lctx_impl_set_process_per_case(r.impl, r.o.process_per_case);
+  r.batch = calloc(MAX_BATCH, sizeof *r.batch);
+  r.results = calloc(MAX_BATCH, sizeof *r.results);
   snprintf(path, sizeof path, "%s/results.jsonl", r.o.report_dir);
   r.stream = fopen(path, "w");
   if (!r.batch || !r.results || !r.stream) {
@@ -803,12 +819,14 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
           "xfail", "xpass", "crash", "timeout", "unsupported");
   for (size_t i = 0; i < r.spec.row_count; i++) {
     const row_stats *s = &r.rows[i];
+    for (int v = 0; v < V_COUNT; v++)
+      totals[v] += s->n[v];
+    if (r.o.quiet && !row_failed(s))
+      continue;
     fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu%s\n",
             r.spec.rows[i].id, s->n[V_PASS], s->n[V_FAIL], s->n[V_XFAIL],
             s->n[V_XPASS], s->n[V_CRASH], s->n[V_TIMEOUT], s->n[V_UNSUPPORTED],
             row_failed(s) ? "  <--" : "");
-    for (int v = 0; v < V_COUNT; v++)
-      totals[v] += s->n[v];
   }
   for (size_t i = 0; i < r.spec.row_count; i++) {
     if (r.rows[i].first[0] && row_failed(&r.rows[i]))
@@ -838,9 +856,10 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
           totals[V_UNSUPPORTED],
           r.spec_gaps ? " (and operations no spec row covers!)" : "",
           r.o.report_dir,
-          r.interrupted ? "INTERRUPTED (reports hold what ran)"
-          : failed      ? "FAIL"
-                        : "PASS");
+          !ok             ? "ERROR (bad input, see above)"
+          : r.interrupted ? "INTERRUPTED (reports hold what ran)"
+          : failed        ? "FAIL"
+                          : "PASS");
   fclose(r.stream);
   free(r.batch);
   free(r.results);

@@ -393,3 +393,98 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
   }
   return w.count;
 }
+
+//===----------------------------------------------------------------------===//
+// Random cases
+//===----------------------------------------------------------------------===//
+
+static uint64_t next(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static size_t below(uint64_t *s, size_t n) {
+  return (size_t)(next(s) % n);
+}
+
+/* A name: mostly from the alphabet, sometimes odd printable bytes. */
+static void random_name(uint64_t *s, char *out, size_t cap) {
+  if (below(s, 8) != 0) {
+    set_text(out, cap, ALPHABET[below(s, ALPHABET_SIZE)]);
+    return;
+  }
+  static const char odd[] = "'\"\\ ,\t\x01\x7f";
+  size_t n = 1 + below(s, 6);
+  for (size_t i = 0; i < n && i + 1 < cap; i++) {
+    out[i] = below(s, 3) == 0 ? odd[below(s, sizeof odd - 1)]
+                              : (char)(0x21 + below(s, 0x5e));
+    out[i + 1] = '\0';
+  }
+}
+
+void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
+  static const int priorities[] = {-2000, -1001, -1000, -999, -1,  0,
+                                   1,     2,     100,   300,  400, 500};
+  static const char *const platform_lists[] = {
+      "",         "cpu",  "cpu,tpu", "tpu,cpu",  "gpu",   "cuda",
+      "cpu, tpu", "cpu,", "cpu,cpu", "cuda,gpu", "METAL", "rocm,cuda"};
+  lctx_case_init(c);
+  size_t factories = below(state, 6);
+  for (size_t i = 0; i < factories; i++) {
+    lctx_case_factory *f = &c->factories[c->factory_count];
+    random_name(state, f->name, sizeof f->name);
+    bool duplicate = false;
+    for (size_t k = 0; k < c->factory_count; k++)
+      duplicate = duplicate || strcmp(c->factories[k].name, f->name) == 0;
+    if (duplicate)
+      continue;
+    f->priority =
+        priorities[below(state, sizeof priorities / sizeof priorities[0])];
+    f->fail_quietly = below(state, 2) == 0;
+    size_t b = below(state, 8);
+    f->behaviour =
+        b < 5 ? LCTX_FACTORY_CLIENT : (lctx_factory_behaviour)(b - 4);
+    if (f->behaviour == LCTX_FACTORY_RAISES)
+      set_text(f->message, sizeof f->message,
+               below(state, 3) == 0 ? "" : "init failed.");
+    c->factory_count++;
+  }
+  if (below(state, 4) == 0)
+    set_text(c->jax_platforms, sizeof c->jax_platforms,
+             platform_lists[below(state, sizeof platform_lists /
+                                             sizeof platform_lists[0])]);
+  if (below(state, 6) == 0)
+    random_name(state, c->jax_platform_name, sizeof c->jax_platform_name);
+  if (below(state, 6) == 0)
+    random_name(state, c->jax_xla_backend, sizeof c->jax_xla_backend);
+  c->nvidia_gpu_visible = below(state, 2) == 0;
+  c->op_count = 1 + below(state, 4);
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_case_op *op = &c->ops[i];
+    clear_op(op, (lctx_op_kind)below(state, LCTX_OP_KIND_COUNT));
+    switch (op->kind) {
+    case LCTX_OP_BACKENDS:
+      break;
+    case LCTX_OP_CANONICALIZE:
+      op->has_arg = true;
+      random_name(state, op->arg, sizeof op->arg);
+      break;
+    case LCTX_OP_XLA_GET_BACKEND:
+      op->has_arg = below(state, 4) != 0;
+      if (op->has_arg)
+        random_name(state, op->arg, sizeof op->arg);
+      break;
+    case LCTX_OP_MODULE_GET_BACKEND:
+      op->platform_count = below(state, 5);
+      for (size_t k = 0; k < op->platform_count; k++)
+        random_name(state, op->platforms[k], sizeof op->platforms[k]);
+      op->has_backend = below(state, 2) == 0;
+      if (op->has_backend)
+        random_name(state, op->backend, sizeof op->backend);
+      op->optional = below(state, 2) == 0;
+      break;
+    }
+  }
+}

@@ -12,6 +12,8 @@
 
 #include "case.h"
 
+#include <stdint.h>
+
 /// Number of names in the domain's alphabet.
 size_t lctx_domain_alphabet_size(void);
 
@@ -30,5 +32,13 @@ const char *lctx_domain_registry(size_t i, lctx_case *c);
 /// Returns the number of cases visited.
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user);
+
+/// Fills `c` with a random case drawn from `*state` (a splitmix64 state:
+/// the same seed gives the same cases): 0-5 factories named from the
+/// alphabet (or, now and then, an odd printable name), random priorities
+/// around the interesting values, every behaviour, random config values
+/// and GPU visibility, and 1-4 operations of every kind with platform lists
+/// up to length 4. Beyond the bounded domain, for `lctx conform --random`.
+void lctx_domain_random_case(uint64_t *state, lctx_case *c);
 
 #endif /* LCTX_HARNESS_DOMAIN_H */

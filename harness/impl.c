@@ -35,6 +35,7 @@ struct lctx_impl {
   double timeout;
   size_t restarts;
   bool is_plugin;
+  bool process_per_case;
   /* Plugin. */
   char path[4096];
   /* Process. */
@@ -749,7 +750,8 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
 
 static bool want_line(const lctx_impl *impl, void *arg) {
   (void)arg;
-  return memchr(impl->in, '\n', impl->in_length) != NULL ||
+  return (impl->in_length > 0 &&
+          memchr(impl->in, '\n', impl->in_length) != NULL) ||
          impl->in_length > MAX_LINE;
 }
 
@@ -963,6 +965,23 @@ static void run_process(lctx_impl *impl, const lctx_case *const *cases,
                         size_t n, lctx_case_result *results) {
   char why[512];
   bool timed_out;
+  if (impl->process_per_case) {
+    for (size_t i = 0; i < n; i++) {
+      char e[256];
+      stop_peer(impl, NULL, 0);
+      lctx_buf eb;
+      lctx_buf_init(&eb, e, sizeof e);
+      if (!start_process(impl, &eb) || !handshake(impl, &eb)) {
+        fail_case(&results[i], LCTX_RESULT_CRASH, e);
+        continue;
+      }
+      if (!process_batch(impl, &cases[i], 1, &results[i], why, sizeof why,
+                         &timed_out))
+        fail_case(&results[i],
+                  timed_out ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
+    }
+    return;
+  }
   if (impl->pid > 0 &&
       process_batch(impl, cases, n, results, why, sizeof why, &timed_out))
     return;
@@ -1018,4 +1037,8 @@ void lctx_impl_close(lctx_impl *impl) {
   free(impl->in);
   free(impl->out);
   free(impl);
+}
+
+void lctx_impl_set_process_per_case(lctx_impl *impl, bool on) {
+  impl->process_per_case = on && !impl->is_plugin;
 }

@@ -64,6 +64,10 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                    lctx_case_result *results);
 
+/// Process implementations only: start a fresh program for every case (to
+/// measure what batching saves). Off by default.
+void lctx_impl_set_process_per_case(lctx_impl *impl, bool on);
+
 /// Number of restarts so far (crashes, hangs, protocol errors).
 size_t lctx_impl_restarts(const lctx_impl *impl);
 

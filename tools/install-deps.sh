@@ -6,7 +6,8 @@
 set -eu
 
 PACKAGES="clang-19 libclang-rt-19-dev llvm-19 libmlir-19-dev afl++ lld-14 llvm-14 \
-libcmocka-dev lcov cmake ninja-build libjansson-dev clang-format pkg-config make zip"
+libcmocka-dev lcov cmake ninja-build libjansson-dev clang-format pkg-config make zip \
+python3"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""A test implementation under test (process protocol) that is correct,
+being the example implementation, except where a case's jax_platform_name
+asks it to misbehave:
+  EXIT     exit in the middle of the batch
+  HANG     stop answering
+  GARBAGE  answer with a line that is not JSON
+  FLOOD    answer with a line longer than 16 MiB
+  ERROR    report {"error": ...} for that case
+  WORDING  reword every raised message (same classes)
+Used by tests/test_conform.sh to pin lctx conform's isolation and verdicts.
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "conformance", "examples", "python"))
+import lctx_example  # noqa: E402
+
+
+def main():
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("lctx") == "hello":
+            print(json.dumps({"protocol": 1, "name": "lctx-misbehaving-py",
+                              "version": "0.0.1",
+                              "operations": ["backends", "canonicalize",
+                                             "get_backend",
+                                             "module_get_backend"]}),
+                  flush=True)
+            continue
+        if message.get("lctx") == "bye":
+            return
+        results = []
+        for case in message["cases"]:
+            mode = case.get("jax_platform_name", "")
+            if mode == "EXIT":
+                sys.exit(3)
+            if mode == "HANG":
+                time.sleep(3600)
+            if mode == "GARBAGE":
+                print("this is not json", flush=True)
+                break
+            if mode == "FLOOD":
+                sys.stdout.write("[" + " " * (17 << 20) + "]\n")
+                sys.stdout.flush()
+                break
+            if mode == "ERROR":
+                results.append({"error": "deliberate failure"})
+                continue
+            result = lctx_example.run_case(case)
+            if mode == "WORDING":
+                for outcome in result.get("outcomes", []):
+                    if outcome.get("kind") == "raise":
+                        outcome["message"] = "something else went wrong"
+            results.append(result)
+        else:
+            print(json.dumps({"id": message["id"], "results": results}),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

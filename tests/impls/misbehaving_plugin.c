@@ -1,0 +1,108 @@
+/*
+ * misbehaving_plugin.c - a test implementation under test (C ABI) that is
+ * correct, being the example plugin, except where a case's
+ * jax_platform_name asks it to misbehave:
+ *   SEGV      crash with a segmentation fault in the operation
+ *   HANG      never return
+ *   FAIL      return a non-zero status
+ *   OVERFLOW  claim more text than the buffer holds
+ *   WORDING   reword every raised message (same classes)
+ * Used by tests/test_conform.sh to pin lctx conform's isolation and
+ * verdicts.
+ */
+#define lctx_impl_entry lctx_example_entry
+#include "../../conformance/examples/c_plugin/lctx_example_plugin.c"
+#undef lctx_impl_entry
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct wrapped {
+  void *inner;
+  char mode[16];
+} wrapped;
+
+static const lctx_impl_table *inner_table(void) {
+  return lctx_example_entry();
+}
+
+static void *w_create(const lctx_impl_config *config) {
+  wrapped *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  snprintf(w->mode, sizeof w->mode, "%s",
+           config->jax_platform_name ? config->jax_platform_name : "");
+  w->inner = inner_table()->session_create(config);
+  return w;
+}
+
+static void w_destroy(void *p) {
+  wrapped *w = p;
+  inner_table()->session_destroy(w->inner);
+  free(w);
+}
+
+/* Applies the mode after the inner operation ran. */
+static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
+                                  lctx_impl_outcome *out) {
+  if (strcmp(w->mode, "SEGV") == 0)
+    raise(SIGSEGV);
+  if (strcmp(w->mode, "HANG") == 0)
+    for (;;)
+      pause();
+  if (strcmp(w->mode, "FAIL") == 0)
+    return 7;
+  if (strcmp(w->mode, "OVERFLOW") == 0)
+    out->text_length = out->text_capacity + 5;
+  if (strcmp(w->mode, "WORDING") == 0 && out->kind == LCTX_IMPL_RAISE) {
+    static const char text[] = "something else went wrong";
+    memcpy(out->text, text, sizeof text);
+    out->text_length = sizeof text - 1;
+  }
+  return st;
+}
+
+static lctx_impl_status w_backends(void *p, lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->backends(w->inner, out), out);
+}
+
+static lctx_impl_status w_canonicalize(void *p, const char *name,
+                                       lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->canonicalize(w->inner, name, out), out);
+}
+
+static lctx_impl_status w_get_backend(void *p, const char *platform,
+                                      lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->get_backend(w->inner, platform, out),
+                   out);
+}
+
+static lctx_impl_status w_module(void *p, const char *const *platforms,
+                                 size_t count, const char *backend,
+                                 int32_t optional, lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w,
+                   inner_table()->module_get_backend(w->inner, platforms,
+                                                     count, backend, optional,
+                                                     out),
+                   out);
+}
+
+__attribute__((visibility("default"))) const lctx_impl_table *
+lctx_impl_entry(void);
+
+const lctx_impl_table *lctx_impl_entry(void) {
+  static const lctx_impl_table table = {
+      LCTX_IMPL_ABI_VERSION, "lctx-misbehaving-c", "0.0.1",
+      LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
+          LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND,
+      w_create, w_destroy, w_backends, w_canonicalize, w_get_backend,
+      w_module};
+  return &table;
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# test_conform.sh - pins `lctx conform` end to end with real plugins and real
+# processes:
+#   - the example C plugin and the example Python implementation pass fully;
+#   - a plugin that segfaults, hangs, fails or overflows on some cases, and a
+#     program that exits, hangs, writes garbage, floods or reports errors on
+#     some cases: only those cases are marked (crash / timeout), the others
+#     are judged, and the run goes on after restarts;
+#   - --messages class accepts reworded messages that exact rejects;
+#   - --xfail: an expected failure that passes is reported (xpass, exit 1),
+#     an unknown row is bad input (exit 2, FILE:LINE:COL);
+#   - --shard I/N splits the cases, --ops filters them;
+#   - bad command lines exit 2 with a message;
+#   - TAP, JUnit XML and JSON reports carry the stamp.
+# Usage: test_conform.sh LCTX EXAMPLE_PLUGIN MISBEHAVING_PLUGIN SOURCE_DIR
+set -u
+LCTX=$1
+EXAMPLE=$2
+BAD=$3
+SRC=$4
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# field REPORT_DIR ROW VERDICT -> the count
+field() {
+  "$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]+"/report.json"))
+if sys.argv[2]=="-": print(r[sys.argv[3]])
+else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
+}
+conform() {
+  dir=$1
+  shift
+  "$LCTX" conform --report-dir "$tmp/$dir" --quiet "$@" >"$tmp/$dir.out" 2>&1
+  echo $? >"$tmp/$dir.rc"
+}
+rc() { cat "$tmp/$1.rc"; }
+
+# 1. The examples pass fully: exit 0.
+conform plugin --impl "$EXAMPLE"
+[ "$(rc plugin)" = 0 ] || fail "example plugin: exit $(rc plugin): $(tail -5 "$tmp/plugin.out")"
+[ "$(field "$tmp/plugin" '*' fail)" = 0 ] || fail "example plugin has failures"
+[ "$(field "$tmp/plugin" - cases_run)" -gt 1000000 ] ||
+  fail "example plugin: the domain did not run"
+grep -q "^TAP version 13" "$tmp/plugin/report.tap" || fail "no TAP report"
+grep -q "implementation lctx-example-c 1.0.0" "$tmp/plugin/report.tap" ||
+  fail "TAP report lacks the stamp"
+grep -q 'testsuite name="lctx conform" tests="39" failures="0" errors="0"' \
+  "$tmp/plugin/report.junit.xml" || fail "JUnit report wrong"
+grep -q '"spec_version": "1.0.0"' "$tmp/plugin/report.json" ||
+  fail "JSON report lacks the spec version"
+conform python --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
+  --no-domain --random 3000
+[ "$(rc python)" = 0 ] || fail "example Python: exit $(rc python): $(tail -5 "$tmp/python.out")"
+[ "$(field "$tmp/python" '*' pass)" -gt 3000 ] || fail "example Python: too few passes"
+
+# 2. A misbehaving plugin: only the bad cases are marked.
+cases="$SRC/tests/conform_cases"
+conform badplugin --impl "$BAD" --cases "$cases/plugin" --no-domain \
+  --random 0 --timeout 1
+[ "$(rc badplugin)" = 1 ] || fail "misbehaving plugin: exit $(rc badplugin), want 1"
+[ "$(field "$tmp/badplugin" '*' pass)" = 2 ] || fail "plugin: pass != 2"
+[ "$(field "$tmp/badplugin" '*' crash)" = 3 ] || fail "plugin: crash != 3 (SEGV, FAIL, OVERFLOW)"
+[ "$(field "$tmp/badplugin" '*' timeout)" = 1 ] || fail "plugin: timeout != 1"
+[ "$(field "$tmp/badplugin" MG-001 fail)" = 1 ] || fail "plugin: the reworded MG-001 did not fail"
+[ "$(field "$tmp/badplugin" - restarts)" -ge 2 ] || fail "plugin: fewer than 2 restarts"
+# (a SEGV: signal 11; under ASan its report, then an exit or an abort)
+grep -q '"verdict":"crash","detail":"the plugin worker \(killed by signal\|exited with status\)' \
+  "$tmp/badplugin/results.jsonl" || fail "plugin: the SEGV is not named in results.jsonl"
+conform badclass --impl "$BAD" --cases "$cases/plugin" --no-domain \
+  --random 0 --timeout 1 --messages class
+[ "$(field "$tmp/badclass" MG-001 pass)" = 1 ] || fail "--messages class did not accept the rewording"
+
+# 3. A misbehaving program.
+conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
+  --cases "$cases/process" --no-domain --random 0 --timeout 2
+[ "$(rc badproc)" = 1 ] || fail "misbehaving program: exit $(rc badproc), want 1"
+[ "$(field "$tmp/badproc" '*' pass)" = 2 ] || fail "program: pass != 2: $(cat "$tmp/badproc.out")"
+[ "$(field "$tmp/badproc" '*' crash)" = 4 ] || fail "program: crash != 4 (EXIT, GARBAGE, FLOOD, ERROR)"
+[ "$(field "$tmp/badproc" '*' timeout)" = 1 ] || fail "program: timeout != 1"
+[ "$(field "$tmp/badproc" '*' fail)" = 1 ] || fail "program: fail != 1 (WORDING)"
+grep -q 'protocol error: not JSON' "$tmp/badproc/results.jsonl" ||
+  fail "program: garbage is not named"
+grep -q 'longer than 16777216 bytes' "$tmp/badproc/results.jsonl" ||
+  fail "program: the flood is not named"
+grep -q 'deliberate failure' "$tmp/badproc/results.jsonl" ||
+  fail "program: its own error is not carried"
+
+# 4. Expected failures.
+printf '# rows we expect to fail\nMG-001 reworded on purpose\n' >"$tmp/xfail.txt"
+conform xpass --impl "$EXAMPLE" --no-domain --random 0 --xfail "$tmp/xfail.txt"
+[ "$(rc xpass)" = 1 ] || fail "an xfail that passes: exit $(rc xpass), want 1"
+[ "$(field "$tmp/xpass" MG-001 xpass)" -gt 0 ] || fail "xpass not counted"
+grep -q "TODO expected failure" "$tmp/xpass/report.tap" || fail "TAP lacks TODO"
+conform xfail --impl "$BAD" --cases "$cases/plugin" --no-domain --random 0 \
+  --timeout 1 --xfail "$tmp/xfail.txt"
+[ "$(field "$tmp/xfail" MG-001 xfail)" = 1 ] || fail "xfail not counted"
+printf 'MG-001 fine\n  XX-999 no such row\n' >"$tmp/badx.txt"
+"$LCTX" conform --impl "$EXAMPLE" --xfail "$tmp/badx.txt" 2>"$tmp/badx.err"
+[ $? = 2 ] || fail "unknown xfail row: exit not 2"
+grep -q "badx.txt:2:3: unknown spec row 'XX-999'" "$tmp/badx.err" ||
+  fail "unknown xfail row not named: $(cat "$tmp/badx.err")"
+
+# 5. Shards and operation filters.
+conform s1 --impl "$EXAMPLE" --no-domain --random 500 --shard 1/2
+conform s2 --impl "$EXAMPLE" --no-domain --random 500 --shard 2/2
+a=$(field "$tmp/s1" - cases_run)
+b=$(field "$tmp/s2" - cases_run)
+[ $((a + b)) = 582 ] || fail "shards ran $a + $b cases, want 582"
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "a shard is empty"
+conform ops --impl "$EXAMPLE" --no-domain --random 500 --ops canonicalize
+[ "$(field "$tmp/ops" - cases_skipped)" -gt 0 ] || fail "--ops skipped nothing"
+"$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]+"/report.json"))
+bad=[x["id"] for x in r["rows"] if x["pass"] and x["id"][:3] not in ("CP-","RG-")]
+sys.exit(1 if bad else 0)' "$tmp/ops" || fail "--ops canonicalize ran other operations"
+
+# 6. Bad command lines.
+"$LCTX" conform --cmd "no-such-program-xyz --flag" 2>"$tmp/e1"
+[ $? = 2 ] && grep -q "cannot run 'no-such-program-xyz'" "$tmp/e1" ||
+  fail "missing program not reported: $(cat "$tmp/e1")"
+"$LCTX" conform --cmd "$PY \"unterminated" 2>"$tmp/e2"
+[ $? = 2 ] && grep -q 'unterminated "' "$tmp/e2" || fail "bad quoting not reported"
+"$LCTX" conform --impl "$tmp/none.so" 2>"$tmp/e3"
+[ $? = 2 ] && grep -q "none.so" "$tmp/e3" || fail "missing plugin not reported"
+"$LCTX" conform --impl "$EXAMPLE" --shard 3/2 2>"$tmp/e4"
+[ $? = 2 ] && grep -q "is not I/N" "$tmp/e4" || fail "bad shard not reported"
+"$LCTX" conform 2>"$tmp/e5"
+[ $? = 2 ] && grep -q "exactly one of --impl" "$tmp/e5" || fail "no implementation not reported"
+
+if [ "$failures" -ne 0 ]; then
+  echo "test_conform: $failures failure(s)"
+  exit 1
+fi
+echo "test_conform: ok"
