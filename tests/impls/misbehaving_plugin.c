@@ -79,8 +79,7 @@ static lctx_impl_status w_canonicalize(void *p, const char *name,
 static lctx_impl_status w_get_backend(void *p, const char *platform,
                                       lctx_impl_outcome *out) {
   wrapped *w = p;
-  return misbehave(w, inner_table()->get_backend(w->inner, platform, out),
-                   out);
+  return misbehave(w, inner_table()->get_backend(w->inner, platform, out), out);
 }
 
 static lctx_impl_status w_module(void *p, const char *const *platforms,
@@ -88,9 +87,8 @@ static lctx_impl_status w_module(void *p, const char *const *platforms,
                                  int32_t optional, lctx_impl_outcome *out) {
   wrapped *w = p;
   return misbehave(w,
-                   inner_table()->module_get_backend(w->inner, platforms,
-                                                     count, backend, optional,
-                                                     out),
+                   inner_table()->module_get_backend(w->inner, platforms, count,
+                                                     backend, optional, out),
                    out);
 }
 
@@ -99,10 +97,16 @@ lctx_impl_entry(void);
 
 const lctx_impl_table *lctx_impl_entry(void) {
   static const lctx_impl_table table = {
-      LCTX_IMPL_ABI_VERSION, "lctx-misbehaving-c", "0.0.1",
+      LCTX_IMPL_ABI_VERSION,
+      "lctx-misbehaving-c",
+      "0.0.1",
       LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
           LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND,
-      w_create, w_destroy, w_backends, w_canonicalize, w_get_backend,
+      w_create,
+      w_destroy,
+      w_backends,
+      w_canonicalize,
+      w_get_backend,
       w_module};
   return &table;
 }

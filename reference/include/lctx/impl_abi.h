@@ -128,10 +128,10 @@ typedef int32_t lctx_impl_status;
 
 /// The table an implementation exports through `lctx_impl_entry`.
 typedef struct lctx_impl_table {
-  uint32_t abi_version;  ///< LCTX_IMPL_ABI_VERSION
-  const char *name;      ///< implementation name
-  const char *version;   ///< implementation version
-  uint32_t operations;   ///< LCTX_IMPL_OP_* bits supported
+  uint32_t abi_version; ///< LCTX_IMPL_ABI_VERSION
+  const char *name;     ///< implementation name
+  const char *version;  ///< implementation version
+  uint32_t operations;  ///< LCTX_IMPL_OP_* bits supported
   /// Creates a session: an uninitialized registry over `config` (which, with
   /// its strings, stays valid until session_destroy). NULL on failure.
   void *(*session_create)(const lctx_impl_config *config);
@@ -150,8 +150,7 @@ typedef struct lctx_impl_table {
   lctx_impl_status (*module_get_backend)(void *session,
                                          const char *const *platforms,
                                          size_t platform_count,
-                                         const char *backend,
-                                         int32_t optional,
+                                         const char *backend, int32_t optional,
                                          lctx_impl_outcome *out);
 } lctx_impl_table;
 
