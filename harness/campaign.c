@@ -301,7 +301,8 @@ static size_t minimize(const campaign *c, uint8_t *data, size_t n,
   char key[512];
   int trials = 0;
   /* fuzz_model: the canonical encoding of the decoded case first. */
-  if (strcmp(c->target->name, "fuzz_model") == 0) {
+  if (strcmp(c->target->name, "fuzz_model") == 0 ||
+      strcmp(c->target->name, "fuzz_differential") == 0) {
     static lctx_case decoded;
     lctx_case_decode(data, n, &decoded);
     size_t m = lctx_case_encode(&decoded, g_trial, sizeof g_trial);
@@ -738,7 +739,8 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   }
 
   /* Rows hit: only fuzz_model inputs are cases. */
-  g_rows.enabled = strcmp(o.target, "fuzz_model") == 0;
+  g_rows.enabled = strcmp(o.target, "fuzz_model") == 0 ||
+                   strcmp(o.target, "fuzz_differential") == 0;
   if (g_rows.enabled) {
     char e[256];
     lctx_buf eb;

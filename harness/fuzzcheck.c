@@ -9,9 +9,12 @@
 
 #include "case_bytes.h"
 #include "case_text.h"
+#include "lctx/impl_abi.h"
 #include "oracle.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Generated at build time from conformance/spec/backend-selection.lspec. */
@@ -184,10 +187,236 @@ bool lctx_fuzz_spec(const uint8_t *data, size_t size,
   return false;
 }
 
+//===----------------------------------------------------------------------===//
+// fuzz_differential
+//===----------------------------------------------------------------------===//
+
+/* Linked in by the fuzz_differential target (the example plugin); absent
+ * (NULL) elsewhere. */
+extern const lctx_impl_table *lctx_impl_entry(void) __attribute__((weak));
+
+static const lctx_impl_table *g_table;
+static char g_table_error[512];
+
+static const lctx_impl_table *differential_table(void) {
+  if (g_table || g_table_error[0])
+    return g_table;
+  const char *path = getenv("LCTX_DIFF_PLUGIN");
+  if (path && *path) {
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym = lib ? dlsym(lib, LCTX_IMPL_ENTRY_SYMBOL) : NULL;
+    if (!sym) {
+      snprintf(g_table_error, sizeof g_table_error, "LCTX_DIFF_PLUGIN=%s: %s",
+               path, dlerror());
+      return NULL;
+    }
+    lctx_impl_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry);
+    g_table = entry();
+  } else if (lctx_impl_entry) {
+    g_table = lctx_impl_entry();
+  } else {
+    snprintf(g_table_error, sizeof g_table_error,
+             "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "
+             "%s",
+             LCTX_IMPL_ENTRY_SYMBOL);
+    return NULL;
+  }
+  if (!g_table || g_table->abi_version != LCTX_IMPL_ABI_VERSION) {
+    snprintf(g_table_error, sizeof g_table_error,
+             "the implementation's table is missing or not ABI version %d",
+             LCTX_IMPL_ABI_VERSION);
+    g_table = NULL;
+  }
+  return g_table;
+}
+
+/* Runs every operation of `c` on the implementation; false if it failed. */
+static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
+                     lctx_outcome *outs, char *why, size_t cap) {
+  lctx_impl_factory factories[LCTX_MAX_FACTORIES];
+  for (size_t i = 0; i < c->factory_count; i++)
+    factories[i] = (lctx_impl_factory){
+        c->factories[i].name, c->factories[i].priority,
+        c->factories[i].fail_quietly, (int32_t)c->factories[i].behaviour,
+        c->factories[i].message};
+  lctx_impl_config config = {c->factory_count,   factories,
+                             c->jax_platforms,   c->jax_platform_name,
+                             c->jax_xla_backend, c->nvidia_gpu_visible};
+  void *session = t->session_create(&config);
+  if (!session) {
+    snprintf(why, cap, "session_create returned NULL");
+    return false;
+  }
+  static char text[LCTX_OUTCOME_TEXT_MAX];
+  bool ok = true;
+  for (size_t i = 0; i < c->op_count && ok; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
+    lctx_impl_status st = 1;
+    const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
+    switch (op->kind) {
+    case LCTX_OP_BACKENDS:
+      st = t->backends ? t->backends(session, &o) : 1;
+      break;
+    case LCTX_OP_CANONICALIZE:
+      st = t->canonicalize ? t->canonicalize(session, op->arg, &o) : 1;
+      break;
+    case LCTX_OP_XLA_GET_BACKEND:
+      st = t->get_backend
+               ? t->get_backend(session, op->has_arg ? op->arg : NULL, &o)
+               : 1;
+      break;
+    case LCTX_OP_MODULE_GET_BACKEND:
+      for (size_t k = 0; k < op->platform_count; k++)
+        platforms[k] = op->platforms[k];
+      st = t->module_get_backend
+               ? t->module_get_backend(session, platforms, op->platform_count,
+                                       op->has_backend ? op->backend : NULL,
+                                       op->optional, &o)
+               : 1;
+      break;
+    }
+    if (st != 0 || o.text_length >= sizeof text) {
+      snprintf(why, cap, "operation %zu: status %d, text_length %zu", i, st,
+               o.text_length);
+      ok = false;
+      break;
+    }
+    lctx_buf w = o.kind == LCTX_IMPL_RAISE
+                     ? lctx_outcome_begin_raise(&outs[i],
+                                                (lctx_error_class)o.error_class)
+                     : lctx_outcome_begin(&outs[i], (lctx_outcome_kind)o.kind);
+    lctx_buf_append(&w, text, o.text_length);
+    lctx_outcome_end(&outs[i], &w);
+    if (o.kind == LCTX_IMPL_CLIENT) {
+      outs[i].origin = o.origin == LCTX_IMPL_ORIGIN_PINNED
+                           ? LCTX_CLIENT_PINNED
+                           : LCTX_CLIENT_REGISTRY;
+      outs[i].registration =
+          outs[i].origin == LCTX_CLIENT_PINNED ? -1 : o.registration;
+    }
+  }
+  t->session_destroy(session);
+  return ok;
+}
+
+static bool spec_ready(lctx_fuzz_result *result) {
+  if (g_spec_ready)
+    return true;
+  char error[512];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  lctx_str spec = lctx_fuzz_embedded_spec();
+  if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &g_spec,
+                       &e)) {
+    result->failed = true;
+    snprintf(result->key, sizeof result->key, "bad-spec");
+    snprintf(result->report, sizeof result->report,
+             "the embedded spec does not parse: %s", error);
+    return false;
+  }
+  g_spec_ready = true;
+  return true;
+}
+
+bool lctx_fuzz_differential(const uint8_t *data, size_t size,
+                            lctx_fuzz_result *result) {
+  static lctx_outcome reference[LCTX_CASE_MAX_OPS];
+  static lctx_outcome impl[LCTX_CASE_MAX_OPS];
+  static lctx_features features;
+  static char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
+  static char actual[LCTX_OUTCOME_TEXT_MAX + 64];
+  result->failed = false;
+  result->key[0] = result->report[0] = '\0';
+  if (!spec_ready(result))
+    return true;
+  const lctx_impl_table *t = differential_table();
+  if (!t) {
+    result->failed = true;
+    snprintf(result->key, sizeof result->key,
+             "fuzz_differential/no-implementation");
+    snprintf(result->report, sizeof result->report,
+             "lctx fuzz_differential: %s", g_table_error);
+    return true;
+  }
+  lctx_case_decode(data, size, &g_case);
+  lctx_engine ref = lctx_engine_reference();
+  ref.run_all(ref.context, &g_case, reference);
+  char why[256];
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(&g_case, &b);
+  if (!run_impl(t, &g_case, impl, why, sizeof why)) {
+    result->failed = true;
+    snprintf(result->key, sizeof result->key, "fuzz_differential/impl/failed");
+    snprintf(result->report, sizeof result->report,
+             "lctx fuzz_differential: %s failed: %s\n  case:\n%s", t->name, why,
+             g_text);
+    return true;
+  }
+  lctx_feature_state state;
+  lctx_feature_state_init(&state, &g_case);
+  for (size_t i = 0; i < g_case.op_count; i++) {
+    lctx_features_compute(&state, i, &features);
+    for (int side = 0; side < 2; side++) {
+      const lctx_outcome *o = side == 0 ? &reference[i] : &impl[i];
+      lctx_buf eb, ab;
+      lctx_buf_init(&eb, expected, sizeof expected);
+      lctx_buf_init(&ab, actual, sizeof actual);
+      lctx_outcome_format(o, &ab);
+      size_t row;
+      static lctx_outcome first;
+      lctx_judgement j =
+          lctx_oracle_judge(&g_spec, &features, o, true, &row, &eb, &first);
+      if (j == LCTX_JUDGE_ALLOWED)
+        continue;
+      result->failed = true;
+      const char *row_id = row < g_spec.row_count ? g_spec.rows[row].id : "-";
+      snprintf(result->key, sizeof result->key,
+               "fuzz_differential/%s/row=%s/expected=%s/actual=%s",
+               side == 0 ? "reference" : "impl",
+               j == LCTX_JUDGE_ALLOWED || j == LCTX_JUDGE_NOT_ALLOWED ? row_id
+                                                                      : "none",
+               j == LCTX_JUDGE_NOT_ALLOWED ? outcome_class(&first) : "-",
+               outcome_class(o));
+      snprintf(result->report, sizeof result->report,
+               "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
+               "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
+               side == 0 ? "the reference model" : t->name,
+               j == LCTX_JUDGE_NOT_ALLOWED ? "outcome not allowed"
+                                           : "no single spec row",
+               i, lctx_op_kind_name(g_case.ops[i].kind), row_id, expected,
+               actual, g_text);
+      return true;
+    }
+    if (!lctx_outcome_equal(&reference[i], &impl[i])) {
+      /* Both allowed, yet different: the row allows several outcomes. */
+      lctx_buf ab;
+      lctx_buf_init(&ab, actual, sizeof actual);
+      lctx_outcome_format(&impl[i], &ab);
+      lctx_buf eb;
+      lctx_buf_init(&eb, expected, sizeof expected);
+      lctx_outcome_format(&reference[i], &eb);
+      result->failed = true;
+      snprintf(result->key, sizeof result->key,
+               "fuzz_differential/differ/op=%s",
+               lctx_op_kind_name(g_case.ops[i].kind));
+      snprintf(result->report, sizeof result->report,
+               "lctx fuzz_differential: both allowed but different at "
+               "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",
+               i, expected, t->name, actual, g_text);
+      return true;
+    }
+  }
+  return false;
+}
+
 const lctx_fuzz_target lctx_fuzz_targets[] = {
     {"fuzz_model", lctx_fuzz_model},
     {"fuzz_case_text", lctx_fuzz_case_text},
     {"fuzz_spec", lctx_fuzz_spec},
+    {"fuzz_differential", lctx_fuzz_differential},
     {NULL, NULL},
 };
 

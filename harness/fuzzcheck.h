@@ -49,6 +49,19 @@ bool lctx_fuzz_case_text(const uint8_t *data, size_t size,
 /// failure.
 bool lctx_fuzz_spec(const uint8_t *data, size_t size, lctx_fuzz_result *result);
 
+/// Decodes the bytes into a case and runs it twice: on the reference model
+/// and on an implementation under test (the C ABI of lctx/impl_abi.h), in
+/// process. The implementation is the library named by the environment
+/// variable LCTX_DIFF_PLUGIN, else the one linked into the binary (the
+/// fuzz_differential target links the example plugin). Both outcomes of
+/// every operation are judged by the embedded spec table; a failure of
+/// either is reported (keys `fuzz_differential/impl/...` and
+/// `fuzz_differential/reference/...`), and so is a disagreement the table
+/// allows but that points at nondeterminism (`.../differ/...`). Returns
+/// true on a failure.
+bool lctx_fuzz_differential(const uint8_t *data, size_t size,
+                            lctx_fuzz_result *result);
+
 /// The targets, NULL-terminated.
 extern const lctx_fuzz_target lctx_fuzz_targets[];
 
