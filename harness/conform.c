@@ -110,6 +110,33 @@ static double now_seconds(void) {
 // Judging a batch
 //===----------------------------------------------------------------------===//
 
+/* A JSON string of arbitrary bytes: bytes that do not form UTF-8 become
+ * U+FFFD, so that a report stays valid whatever an implementation wrote. */
+static json_t *json_text(const char *s) {
+  json_t *j = json_string(s);
+  if (j)
+    return j;
+  size_t n = strlen(s);
+  char *copy = malloc(3 * n + 1);
+  if (!copy)
+    return json_string("?");
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x80) {
+      copy[k++] = (char)c;
+    } else {
+      copy[k++] = (char)0xef; /* U+FFFD in UTF-8 */
+      copy[k++] = (char)0xbf;
+      copy[k++] = (char)0xbd;
+    }
+  }
+  copy[k] = '\0';
+  j = json_string(copy);
+  free(copy);
+  return j ? j : json_string("?");
+}
+
 static char g_expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
 static char g_actual[LCTX_OUTCOME_TEXT_MAX + 64];
 
@@ -124,10 +151,10 @@ static void stream_verdict(run *r, size_t b, size_t op, const char *row,
   json_object_set_new(j, "row", json_string(row));
   json_object_set_new(j, "verdict", json_string(VERDICT_NAMES[v]));
   if (detail)
-    json_object_set_new(j, "detail", json_string(detail));
+    json_object_set_new(j, "detail", json_text(detail));
   if (v == V_FAIL || v == V_XFAIL) {
-    json_object_set_new(j, "expected", json_string(g_expected));
-    json_object_set_new(j, "actual", json_string(g_actual));
+    json_object_set_new(j, "expected", json_text(g_expected));
+    json_object_set_new(j, "actual", json_text(g_actual));
   }
   json_t *c = lctx_case_to_json(r->batch_ptrs[b]);
   if (c)
@@ -346,8 +373,8 @@ static void xml_escape(FILE *f, const char *s) {
       fputs("&amp;", f);
     else if (c == '"')
       fputs("&quot;", f);
-    else if (c < 0x20 && c != '\t' && c != '\n')
-      fprintf(f, "&#x%x;", 0xfffd); /* not allowed in XML 1.0 */
+    else if ((c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f)
+      fprintf(f, "&#x%x;", 0xfffd); /* not allowed in XML 1.0, or not UTF-8 */
     else
       fputc(c, f);
   }
@@ -386,10 +413,13 @@ static void write_tap(const run *r, const char *path) {
     if (s->first[0]) {
       fprintf(f, "  first: \"");
       for (const char *p = s->first; *p; p++) {
-        if (*p == '"' || *p == '\\')
-          fputc('\\', f);
-        if ((unsigned char)*p >= 0x20)
-          fputc(*p, f);
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+          fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+          fprintf(f, "\\x%02x", c); /* YAML double-quoted escape */
+        else
+          fputc(c, f);
       }
       fprintf(f, "\"\n");
     }
@@ -488,7 +518,7 @@ static void write_json(const run *r, const char *path, double elapsed) {
     if (r->xfail[i])
       json_object_set_new(row, "xfail_reason", json_string(r->xfail_reason[i]));
     if (r->rows[i].first[0])
-      json_object_set_new(row, "first", json_string(r->rows[i].first));
+      json_object_set_new(row, "first", json_text(r->rows[i].first));
     json_array_append_new(rows, row);
   }
   json_object_set_new(j, "rows", rows);

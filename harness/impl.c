@@ -179,6 +179,18 @@ static void set_nonblocking(int fd) {
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* Keeps the name and version printable ASCII: they go into every report. */
+static void sanitize_info(lctx_impl_info *info) {
+  for (char *p = info->name; *p; p++) {
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+      *p = '?';
+  }
+  for (char *p = info->version; *p; p++) {
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+      *p = '?';
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Plugin worker (runs in the child)
 //===----------------------------------------------------------------------===//
@@ -491,6 +503,7 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   uint32_t ops;
   memcpy(&ops, impl->in + at, 4);
   consume(impl, at + 4);
+  sanitize_info(&impl->info);
   impl->info.operations = 0;
   for (int k = 0; k < LCTX_OP_KIND_COUNT; k++) {
     if (ops & (1u << k))
@@ -822,6 +835,7 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
              json_string_value(json_object_get(j, "name")));
     snprintf(impl->info.version, sizeof impl->info.version, "%s",
              json_string_value(json_object_get(j, "version")));
+    sanitize_info(&impl->info);
     impl->info.operations = 0;
     size_t i;
     json_t *v;

@@ -11,7 +11,9 @@
 #     an unknown row is bad input (exit 2, FILE:LINE:COL);
 #   - --shard I/N splits the cases, --ops filters them;
 #   - bad command lines exit 2 with a message;
-#   - TAP, JUnit XML and JSON reports carry the stamp.
+#   - TAP, JUnit XML and JSON reports carry the stamp, and stay well-formed
+#     when messages hold < & ]]> quotes, control characters or bytes that
+#     are not UTF-8.
 # Usage: test_conform.sh LCTX EXAMPLE_PLUGIN MISBEHAVING_PLUGIN SOURCE_DIR
 set -u
 LCTX=$1
@@ -68,14 +70,14 @@ conform badplugin --impl "$BAD" --cases "$cases/plugin" --no-domain \
 [ "$(field "$tmp/badplugin" '*' pass)" = 2 ] || fail "plugin: pass != 2"
 [ "$(field "$tmp/badplugin" '*' crash)" = 3 ] || fail "plugin: crash != 3 (SEGV, FAIL, OVERFLOW)"
 [ "$(field "$tmp/badplugin" '*' timeout)" = 1 ] || fail "plugin: timeout != 1"
-[ "$(field "$tmp/badplugin" MG-001 fail)" = 1 ] || fail "plugin: the reworded MG-001 did not fail"
+[ "$(field "$tmp/badplugin" MG-001 fail)" = 2 ] || fail "plugin: the reworded MG-001 cases did not fail"
 [ "$(field "$tmp/badplugin" - restarts)" -ge 2 ] || fail "plugin: fewer than 2 restarts"
 # (a SEGV: signal 11; under ASan its report, then an exit or an abort)
 grep -q '"verdict":"crash","detail":"the plugin worker \(killed by signal\|exited with status\)' \
   "$tmp/badplugin/results.jsonl" || fail "plugin: the SEGV is not named in results.jsonl"
 conform badclass --impl "$BAD" --cases "$cases/plugin" --no-domain \
   --random 0 --timeout 1 --messages class
-[ "$(field "$tmp/badclass" MG-001 pass)" = 1 ] || fail "--messages class did not accept the rewording"
+[ "$(field "$tmp/badclass" MG-001 pass)" = 2 ] || fail "--messages class did not accept the rewording"
 
 # 3. A misbehaving program.
 conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
@@ -84,13 +86,44 @@ conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
 [ "$(field "$tmp/badproc" '*' pass)" = 2 ] || fail "program: pass != 2: $(cat "$tmp/badproc.out")"
 [ "$(field "$tmp/badproc" '*' crash)" = 4 ] || fail "program: crash != 4 (EXIT, GARBAGE, FLOOD, ERROR)"
 [ "$(field "$tmp/badproc" '*' timeout)" = 1 ] || fail "program: timeout != 1"
-[ "$(field "$tmp/badproc" '*' fail)" = 1 ] || fail "program: fail != 1 (WORDING)"
+[ "$(field "$tmp/badproc" '*' fail)" = 2 ] || fail "program: fail != 2 (WORDING, NASTY)"
 grep -q 'protocol error: not JSON' "$tmp/badproc/results.jsonl" ||
   fail "program: garbage is not named"
 grep -q 'longer than 16777216 bytes' "$tmp/badproc/results.jsonl" ||
   fail "program: the flood is not named"
 grep -q 'deliberate failure' "$tmp/badproc/results.jsonl" ||
   fail "program: its own error is not carried"
+
+# Reports stay well-formed whatever the messages hold (NASTY cases).
+wellformed() {
+  "$PY" - "$1" <<'PYEOF' || fail "reports of $1 are not well-formed"
+import json, re, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+ET.parse(d + "/report.junit.xml")
+json.load(open(d + "/report.json", encoding="utf-8"))
+for line in open(d + "/results.jsonl", encoding="utf-8"):
+    json.loads(line)
+lines = open(d + "/report.tap", encoding="utf-8").read().split("\n")
+assert lines[0] == "TAP version 13" and re.fullmatch(r"1\.\.\d+", lines[1])
+inside = False
+for l in lines[2:]:
+    if not l:
+        continue
+    if inside:
+        inside = l != "  ..."
+        assert l.startswith("  "), l
+        if l.startswith("  first: "):
+            assert re.fullmatch(r'  first: "([^"\\\x00-\x1f]|\\.)*"', l), l
+    elif l == "  ---":
+        inside = True
+    else:
+        assert re.fullmatch(r"(not )?ok \d+ - [A-Z]+-\d{3}( # .*)?|# .*", l), l
+PYEOF
+}
+wellformed "$tmp/badplugin"
+wellformed "$tmp/badproc"
+grep -q '&lt;b&gt;&amp;amp; ]]&gt;' "$tmp/badplugin/report.junit.xml" ||
+  fail "JUnit report lacks the escaped message"
 
 # 4. Expected failures.
 printf '# rows we expect to fail\nMG-001 reworded on purpose\n' >"$tmp/xfail.txt"
@@ -100,7 +133,7 @@ conform xpass --impl "$EXAMPLE" --no-domain --random 0 --xfail "$tmp/xfail.txt"
 grep -q "TODO expected failure" "$tmp/xpass/report.tap" || fail "TAP lacks TODO"
 conform xfail --impl "$BAD" --cases "$cases/plugin" --no-domain --random 0 \
   --timeout 1 --xfail "$tmp/xfail.txt"
-[ "$(field "$tmp/xfail" MG-001 xfail)" = 1 ] || fail "xfail not counted"
+[ "$(field "$tmp/xfail" MG-001 xfail)" = 2 ] || fail "xfail not counted"
 printf 'MG-001 fine\n  XX-999 no such row\n' >"$tmp/badx.txt"
 "$LCTX" conform --impl "$EXAMPLE" --xfail "$tmp/badx.txt" 2>"$tmp/badx.err"
 [ $? = 2 ] || fail "unknown xfail row: exit not 2"

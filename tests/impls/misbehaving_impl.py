@@ -8,6 +8,8 @@ asks it to misbehave:
   FLOOD    answer with a line longer than 16 MiB
   ERROR    report {"error": ...} for that case
   WORDING  reword every raised message (same classes)
+  NASTY    reword raised messages into markup-breaking text: < & ]]>
+           quotes and control characters
 Used by tests/test_conform.sh to pin lctx conform's isolation and verdicts.
 """
 import json
@@ -51,6 +53,10 @@ def main():
                 results.append({"error": "deliberate failure"})
                 continue
             result = lctx_example.run_case(case)
+            if mode == "NASTY":
+                for outcome in result.get("outcomes", []):
+                    if outcome.get("kind") == "raise":
+                        outcome["message"] = "<b>&amp; ]]> \"q\" 'a' \x01\x1b\x7f end"
             if mode == "WORDING":
                 for outcome in result.get("outcomes", []):
                     if outcome.get("kind") == "raise":

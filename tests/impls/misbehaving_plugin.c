@@ -7,6 +7,8 @@
  *   FAIL      return a non-zero status
  *   OVERFLOW  claim more text than the buffer holds
  *   WORDING   reword every raised message (same classes)
+ *   NASTY     reword raised messages into markup-breaking bytes: < & ]]>
+ *             quotes, control characters and a byte that is not UTF-8
  * Used by tests/test_conform.sh to pin lctx conform's isolation and
  * verdicts.
  */
@@ -57,6 +59,11 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
     return 7;
   if (strcmp(w->mode, "OVERFLOW") == 0)
     out->text_length = out->text_capacity + 5;
+  if (strcmp(w->mode, "NASTY") == 0 && out->kind == LCTX_IMPL_RAISE) {
+    static const char text[] = "<b>&amp; ]]> \"q\" 'a' \x01\x1b\x7f \xff end";
+    memcpy(out->text, text, sizeof text);
+    out->text_length = sizeof text - 1;
+  }
   if (strcmp(w->mode, "WORDING") == 0 && out->kind == LCTX_IMPL_RAISE) {
     static const char text[] = "something else went wrong";
     memcpy(out->text, text, sizeof text);
