@@ -992,6 +992,7 @@ typedef struct replay_run {
   FILE *out;
   size_t inputs, failures;
   bool verbose;
+  bool unusable; /* the target cannot run (no implementation to compare) */
 } replay_run;
 
 static void replay_one(void *user, const char *path) {
@@ -1007,7 +1008,16 @@ static void replay_one(void *user, const char *path) {
     return;
   }
   r->inputs++;
-  if (r->target->check(g_input, (size_t)n, &g_result)) {
+  if (r->unusable)
+    return;
+  if (r->target->check(g_input, (size_t)n, &g_result) &&
+      strstr(g_result.key, "/no-implementation")) {
+    /* Not a finding: the target cannot run here at all. */
+    fprintf(stderr, "lctx replay: %s\n", g_result.report);
+    r->unusable = true;
+    return;
+  }
+  if (g_result.failed) {
     r->failures++;
     fprintf(r->out, "FINDING %s\n  key: %s\n%s\n", path, g_result.key,
             g_result.report);
@@ -1051,7 +1061,7 @@ int lctx_cmd_replay(int argc, char **argv, FILE *out, FILE *err) {
                  "[--verbose] FILE|DIR...)\n");
     return LCTX_EXIT_USAGE;
   }
-  replay_run r = {NULL, out, 0, 0, verbose};
+  replay_run r = {NULL, out, 0, 0, verbose, false};
   if (target_name) {
     r.target = lctx_fuzz_target_find(target_name);
     if (!r.target) {
@@ -1080,6 +1090,8 @@ int lctx_cmd_replay(int argc, char **argv, FILE *out, FILE *err) {
     }
     r.inputs = one.inputs;
     r.failures = one.failures;
+    if (one.unusable)
+      return LCTX_EXIT_USAGE;
   }
   fprintf(out, "replay: %zu inputs, %zu findings\n", r.inputs, r.failures);
   return r.failures ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
