@@ -2,29 +2,8 @@
  * fuzz_spec.c - the fuzz_spec target, glue only: parse the bytes as a spec
  * table; a rejection must name its place and a parsed table's templates must
  * render cleanly (lctx_fuzz_spec in harness/).
- *
- * Owns the engine contract: on a failed check it writes the report, then the
- * line `LCTX-FINDING <key>` to stderr and aborts, so that libFuzzer, AFL++
- * and the replay driver all see a crash, and `lctx fuzz` finds the key.
+ * The engine contract (LCTX-FINDING, abort) is fuzz_glue.h's.
  */
-#include "fuzzcheck.h"
+#include "fuzz_glue.h"
 
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static lctx_fuzz_result result;
-  if (lctx_fuzz_spec(data, size, &result)) {
-    size_t n = strlen(result.report);
-    bool newline = n > 0 && result.report[n - 1] != '\n';
-    fprintf(stderr, "%s%sLCTX-FINDING %s\n", result.report, newline ? "\n" : "",
-            result.key);
-    fflush(stderr);
-    abort();
-  }
-  return 0;
-}
+LCTX_FUZZ_TARGET(lctx_fuzz_spec)

@@ -210,8 +210,8 @@ for t in $targets; do
   options="$root/fuzzers/$t.options"
   [ -f "$root/fuzzers/$t.c" ] ||
     die "$t: in harness/fuzzcheck.c's table, but fuzzers/$t.c is missing"
-  grep -q LLVMFuzzerTestOneInput "$root/fuzzers/$t.c" ||
-    die "$t: fuzzers/$t.c does not define LLVMFuzzerTestOneInput"
+  grep -q 'LLVMFuzzerTestOneInput\|LCTX_FUZZ_TARGET(' "$root/fuzzers/$t.c" ||
+    die "$t: fuzzers/$t.c defines no LLVMFuzzerTestOneInput (nor LCTX_FUZZ_TARGET)"
   [ -f "$dict" ] || die "$t: the dictionary fuzzers/dict/$t.dict is missing"
   [ -f "$options" ] || die "$t: the options file fuzzers/$t.options is missing"
   compile "$root/fuzzers/$t.c" "$build/fuzzers/$t.o"

@@ -6,6 +6,7 @@
 #include "case_bytes.h"
 #include "case_text.h"
 #include "cli.h"
+#include "files.h"
 #include "fuzzcheck.h"
 #include "oracle.h"
 
@@ -31,20 +32,6 @@
 //===----------------------------------------------------------------------===//
 // Small file helpers
 //===----------------------------------------------------------------------===//
-
-static bool mkdir_p(const char *path) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-        return false;
-      *p = '/';
-    }
-  }
-  return mkdir(tmp, 0777) == 0 || errno == EEXIST;
-}
 
 static bool is_dir(const char *path) {
   struct stat st;
@@ -398,7 +385,7 @@ static void record_crash(campaign *c, const char *path) {
     c->findings_duplicate++;
     return;
   }
-  if (!mkdir_p(dir))
+  if (!lctx_mkdir_p(dir))
     return;
   snprintf(file, sizeof file, "%s/input", dir);
   write_bytes(file, g_input, (size_t)n);
@@ -703,13 +690,14 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   snprintf(logs, sizeof logs, "%s/logs", out_dir);
   snprintf(afl_dir, sizeof afl_dir, "%s/afl", out_dir);
   snprintf(findings, sizeof findings, "%s/findings", out_dir);
-  if (!mkdir_p(corpus_dir) || !mkdir_p(artifacts) || !mkdir_p(logs) ||
-      !mkdir_p(findings) || (afl && !mkdir_p(afl_dir))) {
+  if (!lctx_mkdir_p(corpus_dir) || !lctx_mkdir_p(artifacts) ||
+      !lctx_mkdir_p(logs) || !lctx_mkdir_p(findings) ||
+      (afl && !lctx_mkdir_p(afl_dir))) {
     fprintf(err, "lctx fuzz: %s: cannot create the campaign directory: %s\n",
             out_dir, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  if (!mkdir_p(seeds)) {
+  if (!lctx_mkdir_p(seeds)) {
     fprintf(err, "lctx fuzz: %s: cannot create: %s\n", seeds, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -1166,7 +1154,7 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
   snprintf(dir, sizeof dir, "%s/%s",
            dest_root ? dest_root : LCTX_SOURCE_DIR "/corpus/regressions",
            t->name);
-  if (!mkdir_p(dir)) {
+  if (!lctx_mkdir_p(dir)) {
     fprintf(err, "lctx promote: %s: cannot create: %s\n", dir, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -1188,7 +1176,7 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
     lctx_case_print(&c, &b);
     char text_dir[4300];
     snprintf(text_dir, sizeof text_dir, "%s/text", dir);
-    mkdir_p(text_dir);
+    lctx_mkdir_p(text_dir);
     snprintf(path, sizeof path, "%s/%s.case", text_dir, stem);
     FILE *f = fopen(path, "w");
     if (f) {

@@ -7,6 +7,7 @@
 #include "case_json.h"
 #include "case_text.h"
 #include "cli.h"
+#include "files.h"
 #include "commands.h"
 #include "domain.h"
 #include "impl.h"
@@ -747,20 +748,6 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
 // The command
 //===----------------------------------------------------------------------===//
 
-static bool mkdir_p(const char *path) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-        return false;
-      *p = '/';
-    }
-  }
-  return mkdir(tmp, 0777) == 0 || errno == EEXIST;
-}
-
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   static run r;
   memset(&r, 0, sizeof r);
@@ -776,7 +763,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   }
   if (r.o.xfail_path && !load_xfail(&r, err))
     return LCTX_EXIT_USAGE;
-  if (!mkdir_p(r.o.report_dir)) {
+  if (!lctx_mkdir_p(r.o.report_dir)) {
     fprintf(err, "lctx conform: --report-dir: %s: %s\n", r.o.report_dir,
             strerror(errno));
     return LCTX_EXIT_USAGE;

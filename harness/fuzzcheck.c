@@ -93,26 +93,33 @@ static void on_violation(void *user, const lctx_violation *v) {
            v->features, v->expected, v->actual, g_text);
 }
 
+static bool spec_ready(lctx_fuzz_result *result) {
+  if (g_spec_ready)
+    return true;
+  char error[512];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  lctx_str spec = lctx_fuzz_embedded_spec();
+  if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &g_spec,
+                       &e)) {
+    result->failed = true;
+    snprintf(result->key, sizeof result->key, "bad-spec");
+    /* Every target that judges by the table shares this key. */
+    snprintf(result->report, sizeof result->report,
+             "the embedded spec does not parse: %s", error);
+    return false;
+  }
+  g_spec_ready = true;
+  return true;
+}
+
 bool lctx_fuzz_model(const uint8_t *data, size_t size,
                      lctx_fuzz_result *result) {
   static lctx_oracle oracle;
   result->failed = false;
   result->key[0] = result->report[0] = '\0';
-  if (!g_spec_ready) {
-    char error[512];
-    lctx_buf e;
-    lctx_buf_init(&e, error, sizeof error);
-    lctx_str spec = lctx_fuzz_embedded_spec();
-    if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &g_spec,
-                         &e)) {
-      result->failed = true;
-      snprintf(result->key, sizeof result->key, "fuzz_model/bad-spec");
-      snprintf(result->report, sizeof result->report,
-               "lctx fuzz_model: the embedded spec does not parse: %s", error);
-      return true;
-    }
-    g_spec_ready = true;
-  }
+  if (!spec_ready(result))
+    return true;
   lctx_oracle_init(&oracle, &g_spec, lctx_engine_reference());
   oracle.on_violation = on_violation;
   oracle.user = result;
@@ -299,25 +306,6 @@ static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
   }
   t->session_destroy(session);
   return ok;
-}
-
-static bool spec_ready(lctx_fuzz_result *result) {
-  if (g_spec_ready)
-    return true;
-  char error[512];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  lctx_str spec = lctx_fuzz_embedded_spec();
-  if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &g_spec,
-                       &e)) {
-    result->failed = true;
-    snprintf(result->key, sizeof result->key, "bad-spec");
-    snprintf(result->report, sizeof result->report,
-             "the embedded spec does not parse: %s", error);
-    return false;
-  }
-  g_spec_ready = true;
-  return true;
 }
 
 bool lctx_fuzz_differential(const uint8_t *data, size_t size,

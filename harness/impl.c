@@ -180,15 +180,16 @@ static void set_nonblocking(int fd) {
 }
 
 /* Keeps the name and version printable ASCII: they go into every report. */
+static void printable(char *s) {
+  for (char *p = s; *p; p++) {
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+      *p = '?';
+  }
+}
+
 static void sanitize_info(lctx_impl_info *info) {
-  for (char *p = info->name; *p; p++) {
-    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-      *p = '?';
-  }
-  for (char *p = info->version; *p; p++) {
-    if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-      *p = '?';
-  }
+  printable(info->name);
+  printable(info->version);
 }
 
 //===----------------------------------------------------------------------===//
