@@ -7,6 +7,7 @@
 #ifndef LCTX_LCTX_H
 #define LCTX_LCTX_H
 
+#include "lctx/lowering.h"
 #include "lctx/module_context.h"
 #include "lctx/outcome.h"
 #include "lctx/pyrepr.h"

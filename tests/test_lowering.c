@@ -1,0 +1,1588 @@
+/*
+ * tests/test_lowering.c - pins register_lowering, rule selection,
+ * lower_per_platform and lower_fun (semantics.md sections 6 and 7).
+ *
+ * - register_lowering: None stores the common rule, "" is a platform name,
+ *   the unknown-platform message byte for byte (known names sorted by code
+ *   point, each once; `METAL` before `cpu`; a factory named '' as an empty
+ *   first item; `{prim}` and `{platform}` raw), case-sensitivity, nothing
+ *   stored on a raise, `gpu` expanded to cuda/rocm/oneapi and replacement in
+ *   both directions.
+ * - _get_lowering_rules: overrides (identity, first match, empty = none),
+ *   platform-specific rules looked up over the compute-type platforms or the
+ *   module platforms (never the narrowed ones), in first-occurrence order,
+ *   the common rule as default.
+ * - lower_per_platform, steps 1-7: the singular and plural messages, kept
+ *   rules in platform_rules order (not merged), the default slot last, the
+ *   bare AssertionError, the direct call (narrowing kept), the platform-index
+ *   AssertionError only after steps 1-5, the two-level dispatch with its
+ *   narrowed branches.
+ * - lower_fun: narrowing reaches ModuleContext only through it (B1 for a
+ *   rule called in a branch, B3 for a sub-primitive); a nested raise aborts
+ *   the module and names only the narrowed platforms.
+ * - The nested platform-index upstream defect: N[min(i, len(N)-1)].
+ * - Rule-body actions, compute types, limits.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#include "lctx/lowering.h"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Everything one test needs: a backend configuration and registry, a
+/// lowering registry, a top-level context and a result.
+typedef struct fx {
+  lctx_registry_config config;
+  lctx_registry backends;
+  lctx_lowering_registry lowering;
+  lctx_lowering_context ctx;
+  lctx_lowering_result result;
+  lctx_outcome o;
+} fx;
+
+/// Opens the registries over `f->config` (already filled) and resets the
+/// context.
+static void fx_open(fx *f) {
+  ts_open(&f->backends, &f->config);
+  lctx_lowering_registry_init(&f->lowering, &f->config);
+  lctx_lowering_context_init(&f->ctx);
+}
+
+/// Stock JAX: cpu and tpu factories returning clients.
+static void fx_stock(fx *f) {
+  ts_config_stock(&f->config);
+  fx_open(f);
+}
+
+static void fx_module_set(fx *f, const char *const *platforms, size_t count) {
+  lctx_module_context_init(&f->ctx.module);
+  for (size_t i = 0; i < count; i++)
+    assert_true(
+        lctx_module_context_add_platform(&f->ctx.module, ts_s(platforms[i])));
+  /* As JAX's lowering entry point: a platform index for several platforms. */
+  f->ctx.dim_var_count = count > 1 ? 1 : 0;
+}
+
+/// Sets the module platforms (and one dimension variable, the platform
+/// index, when there are several).
+#define MODULE(f, ...)                                                         \
+  fx_module_set((f), (const char *const[]){__VA_ARGS__},                       \
+                sizeof((const char *const[]){__VA_ARGS__}) /                   \
+                    sizeof(const char *))
+
+static void fx_narrow_set(fx *f, const char *const *platforms, size_t count) {
+  lctx_str list[LCTX_LOWERING_MAX_PLATFORMS];
+  for (size_t i = 0; i < count; i++)
+    list[i] = ts_s(platforms[i]);
+  assert_true(lctx_lowering_context_narrow(&f->ctx, list, count));
+}
+
+/// Sets the narrowed platforms of the top context.
+#define NARROW(f, ...)                                                         \
+  fx_narrow_set((f), (const char *const[]){__VA_ARGS__},                       \
+                sizeof((const char *const[]){__VA_ARGS__}) /                   \
+                    sizeof(const char *))
+
+/// Adds (or finds) a primitive; fails if the registry is full.
+static int prim(fx *f, const char *name) {
+  int p = lctx_lowering_primitive_add(&f->lowering, ts_s(name));
+  assert_true(p >= 0);
+  return p;
+}
+
+/// A rule with the given body.
+#define RULE(f, name, ...)                                                     \
+  rule_make((f), (name), (const lctx_lowering_action[]){__VA_ARGS__},          \
+            sizeof((const lctx_lowering_action[]){__VA_ARGS__}) /              \
+                sizeof(lctx_lowering_action))
+static int rule_make(fx *f, const char *name,
+                     const lctx_lowering_action *actions, size_t count) {
+  int r = lctx_lowering_rule_add(&f->lowering, ts_s(name), actions, count);
+  assert_true(r >= 0);
+  return r;
+}
+
+/// A rule whose body only emits a marker.
+static int marker_rule(fx *f, const char *name) {
+  return RULE(f, name, lctx_action_emit_marker());
+}
+
+/// register_lowering(prim, rule, platform) that must succeed; NULL is None.
+#define REG(f, p, r, platform)                                                 \
+  reg_at((f), (p), (r), (platform), __FILE__, __LINE__)
+static void reg_at(fx *f, int p, int r, const char *platform, const char *file,
+                   int line) {
+  lctx_str s = ts_s(platform);
+  bool ok =
+      lctx_lowering_register(&f->lowering, p, r, platform ? &s : NULL, &f->o);
+  ts_check_return_at(ok, &f->o, file, line);
+  ts_assert_outcome_at(&f->o,
+                       (ts_expect){LCTX_OUTCOME_NONE, LCTX_ERROR_NONE,
+                                   LCTX_CLIENT_REGISTRY, -1, ""},
+                       file, line);
+}
+
+/// register_lowering that must raise NotImplementedError `message`.
+#define REG_RAISES(f, p, r, platform, message)                                 \
+  reg_raises_at((f), (p), (r), (platform), (message), __FILE__, __LINE__)
+static void reg_raises_at(fx *f, int p, int r, const char *platform,
+                          const char *message, const char *file, int line) {
+  lctx_str s = ts_s(platform);
+  bool ok = lctx_lowering_register(&f->lowering, p, r, &s, &f->o);
+  ts_check_return_at(ok, &f->o, file, line);
+  ts_assert_outcome_at(&f->o,
+                       (ts_expect){LCTX_OUTCOME_RAISE,
+                                   LCTX_ERROR_NOT_IMPLEMENTED,
+                                   LCTX_CLIENT_REGISTRY, -1, message},
+                       file, line);
+}
+
+/// Lowers one equation of `p` in the top context; checks that the return
+/// value agrees with the outcome and that no limit was hit.
+#define LOWER(f, p) lower_at((f), (p), __FILE__, __LINE__)
+static bool lower_at(fx *f, int p, const char *file, int line) {
+  bool ok = lctx_lowering_lower_eqn(&f->lowering, &f->backends, &f->ctx, p,
+                                    &f->result);
+  if (f->result.limit != LCTX_LOWERING_LIMIT_NONE) {
+    print_error("lowering hit limit %d\n", (int)f->result.limit);
+    _fail(file, line);
+  }
+  ts_check_return_at(ok, &f->result.outcome, file, line);
+  if (ok != f->result.evaluated) {
+    print_error("evaluated=%d but ok=%d\n", f->result.evaluated, ok);
+    _fail(file, line);
+  }
+  return ok;
+}
+
+/// lower_per_platform with a caller's map; checks like LOWER.
+#define PER_PLATFORM(f, desc, map, def)                                        \
+  per_platform_at((f), (desc), (map), (def), __FILE__, __LINE__)
+static bool per_platform_at(fx *f, const char *desc,
+                            const lctx_platform_rules *map, int def,
+                            const char *file, int line) {
+  bool ok = lctx_lowering_per_platform(&f->lowering, &f->backends, &f->ctx,
+                                       ts_s(desc), map, def, &f->result);
+  if (f->result.limit != LCTX_LOWERING_LIMIT_NONE) {
+    print_error("lowering hit limit %d\n", (int)f->result.limit);
+    _fail(file, line);
+  }
+  ts_check_return_at(ok, &f->result.outcome, file, line);
+  return ok;
+}
+
+/// Fails unless the rendered event tree is exactly `expected`.
+#define assert_events(f, expected)                                             \
+  assert_events_at((f), (expected), __FILE__, __LINE__)
+static void assert_events_at(fx *f, const char *expected, const char *file,
+                             int line) {
+  static char storage[32768];
+  lctx_buf buf;
+  lctx_buf_init(&buf, storage, sizeof storage);
+  lctx_lowering_format_events(&f->lowering, &f->result, &buf);
+  ts_assert_buf_at(&buf, expected, file, line);
+}
+
+/// Fails unless platform index `i` actually runs the rule calls `actual` and
+/// should run `intended`, and the mismatch flag says whether they differ.
+#define assert_path(f, i, actual, intended)                                    \
+  assert_path_at((f), (i), (actual), (intended), __FILE__, __LINE__)
+static void assert_path_at(fx *f, size_t i, const char *actual,
+                           const char *intended, const char *file, int line) {
+  char storage[1024];
+  lctx_buf buf;
+  if (!f->result.evaluated || i >= f->result.index_count) {
+    print_error("index %zu not evaluated (%zu indices)\n", i,
+                f->result.index_count);
+    _fail(file, line);
+  }
+  lctx_buf_init(&buf, storage, sizeof storage);
+  lctx_lowering_format_path(&f->lowering, &f->result, &f->result.actual[i],
+                            &buf);
+  ts_assert_buf_at(&buf, actual, file, line);
+  lctx_buf_init(&buf, storage, sizeof storage);
+  lctx_lowering_format_path(&f->lowering, &f->result, &f->result.intended[i],
+                            &buf);
+  ts_assert_buf_at(&buf, intended, file, line);
+  bool differ = strcmp(actual, intended) != 0;
+  if (f->result.mismatch[i] != differ) {
+    print_error("mismatch[%zu] is %d\n", i, f->result.mismatch[i]);
+    _fail(file, line);
+  }
+}
+
+static const char M1[] =
+    "accessing .backend in multi-lowering setting. This can occur when "
+    "lowering a primitive that has not been adapted to multi-platform "
+    "lowering";
+
+//===----------------------------------------------------------------------===//
+// register_lowering (section 6)
+//===----------------------------------------------------------------------===//
+
+static void test_register_none_stores_common_rule(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
+  REG(&f, p, a, NULL);
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), a);
+  assert_int_equal(f.lowering.specific_count, 0);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), -1);
+  /* A later None registration replaces it. */
+  int b = marker_rule(&f, "B");
+  REG(&f, p, b, NULL);
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), b);
+}
+
+static void test_register_known_platforms_message(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "metal",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform metal. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  char storage[256];
+  lctx_buf buf;
+  lctx_buf_init(&buf, storage, sizeof storage);
+  lctx_lowering_format_known_platforms(&f.lowering, &buf);
+  assert_buf(&buf, "cpu, cuda, gpu, oneapi, rocm, tpu");
+}
+
+static void test_register_empty_string_is_a_platform_name(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  /* "" is not None: it is checked, and unknown here. */
+  REG_RAISES(&f, p, a, "",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform . Known platforms are: cpu, cuda, gpu, oneapi, "
+             "rocm, tpu.");
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
+  assert_int_equal(f.lowering.specific_count, 0);
+}
+
+static void test_register_factory_named_empty_is_empty_first_item(void **s) {
+  (void)s;
+  fx f;
+  ts_config_stock(&f.config);
+  ts_add(&f.config, ts_client("", 5, true));
+  fx_open(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "xpu",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform xpu. Known platforms are: , cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  /* Now "" is known: stored under "", not as the common rule. */
+  REG(&f, p, a, "");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), a);
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
+}
+
+static void test_register_sorted_by_code_point(void **state) {
+  (void)state;
+  fx f;
+  ts_config_stock(&f.config);
+  ts_add(&f.config, ts_client("METAL", 400, false));
+  ts_add(&f.config, ts_client("Zeta", 1, true));
+  ts_add(&f.config, ts_client("_x", 1, true));
+  fx_open(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "metal",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform metal. Known platforms are: METAL, Zeta, _x, "
+             "cpu, cuda, gpu, oneapi, rocm, tpu.");
+  REG(&f, p, a, "METAL");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("METAL")),
+                   a);
+}
+
+static void test_register_known_names_listed_once(void **state) {
+  (void)state;
+  fx f;
+  ts_config_gpus(&f.config, true); /* cpu, tpu, cuda, rocm, oneapi */
+  ts_add(&f.config, ts_client("gpu", 1, true));
+  fx_open(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "Cuda",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform Cuda. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+}
+
+static void test_register_case_sensitive(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "CPU",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform CPU. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  REG_RAISES(&f, p, a, "GPU",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform GPU. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  REG_RAISES(&f, p, a, "cpu ",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform cpu . Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  assert_int_equal(f.lowering.specific_count, 0);
+}
+
+static void test_register_names_inserted_raw(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "my'prim");
+  int a = marker_rule(&f, "A");
+  REG_RAISES(&f, p, a, "it's\n",
+             "Registering an MLIR lowering rule for primitive my'prim for an "
+             "unknown platform it's\n. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+}
+
+static void test_register_raise_stores_nothing(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  int b = marker_rule(&f, "B");
+  REG(&f, p, a, "cpu");
+  REG_RAISES(&f, p, b, "cpux",
+             "Registering an MLIR lowering rule for primitive P for an "
+             "unknown platform cpux. Known platforms are: cpu, cuda, gpu, "
+             "oneapi, rocm, tpu.");
+  assert_int_equal(f.lowering.specific_count, 1);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")), a);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpux")),
+                   -1);
+  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
+}
+
+static void test_register_gpu_expands(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int g = marker_rule(&f, "G");
+  REG(&f, p, g, "gpu");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
+                   g);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
+                   g);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
+                   g);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("gpu")),
+                   -1);
+  assert_int_equal(f.lowering.specific_count, 3);
+  /* A factory literally named gpu does not change the expansion. */
+  fx h;
+  ts_config_stock(&h.config);
+  ts_add(&h.config, ts_client("gpu", 1, true));
+  fx_open(&h);
+  p = prim(&h, "P");
+  g = marker_rule(&h, "G");
+  REG(&h, p, g, "gpu");
+  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("gpu")),
+                   -1);
+  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("rocm")),
+                   g);
+}
+
+static void test_register_replacement_both_ways(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "C");
+  int g = marker_rule(&f, "G");
+  /* cuda, then gpu: gpu replaces cuda's rule. */
+  REG(&f, p, c, "cuda");
+  REG(&f, p, g, "gpu");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
+                   g);
+  /* gpu, then cuda: cuda replaces only cuda's. */
+  REG(&f, p, c, "cuda");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
+                   c);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
+                   g);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
+                   g);
+  assert_int_equal(f.lowering.specific_count, 3);
+  /* Other primitives are untouched. */
+  int q = prim(&f, "Q");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, q, ts_s("cuda")),
+                   -1);
+}
+
+static void test_register_factory_platform_and_builtin_names(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int a = marker_rule(&f, "A");
+  /* tpu is a factory, cuda/rocm/oneapi are known without one. */
+  REG(&f, p, a, "tpu");
+  REG(&f, p, a, "rocm");
+  REG(&f, p, a, "oneapi");
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("tpu")), a);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
+                   a);
+  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")),
+                   -1);
+}
+
+static void test_registry_ids(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  assert_int_equal(prim(&f, "P"), 0);
+  assert_int_equal(prim(&f, "Q"), 1);
+  assert_int_equal(prim(&f, "P"), 0);
+  assert_str_view(lctx_lowering_primitive_name(&f.lowering, 1), "Q");
+  int r = marker_rule(&f, "R");
+  assert_str_view(lctx_lowering_rule_name(&f.lowering, r), "R");
+  lctx_lowering_action many[LCTX_LOWERING_MAX_ACTIONS + 1];
+  for (size_t i = 0; i < LCTX_LOWERING_MAX_ACTIONS + 1; i++)
+    many[i] = lctx_action_emit_marker();
+  assert_int_equal(lctx_lowering_rule_add(&f.lowering, ts_s("X"), many,
+                                          LCTX_LOWERING_MAX_ACTIONS + 1),
+                   -1);
+  assert_true(lctx_lowering_rule_add(&f.lowering, ts_s("Y"), many,
+                                     LCTX_LOWERING_MAX_ACTIONS) >= 0);
+  /* Bad ids store nothing. */
+  lctx_str cpu = ts_s("cpu");
+  assert_false(lctx_lowering_register(&f.lowering, 7, r, &cpu, &f.o));
+  assert_false(lctx_lowering_register(&f.lowering, 0, 99, &cpu, &f.o));
+  assert_int_equal(f.lowering.specific_count, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Rule selection (section 7)
+//===----------------------------------------------------------------------===//
+
+static void test_platform_rules_map_is_a_dict(void **state) {
+  (void)state;
+  lctx_platform_rules m;
+  lctx_platform_rules_init(&m);
+  assert_true(lctx_platform_rules_set(&m, ts_s("tpu"), 1));
+  assert_true(lctx_platform_rules_set(&m, ts_s("cpu"), 2));
+  assert_true(lctx_platform_rules_set(&m, ts_s("tpu"), 3));
+  assert_int_equal(m.count, 2);
+  assert_str_view(m.platforms[0], "tpu");
+  assert_int_equal(m.rules[0], 3);
+  assert_int_equal(lctx_platform_rules_get(&m, ts_s("cpu")), 2);
+  assert_int_equal(lctx_platform_rules_get(&m, ts_s("cuda")), -1);
+  /* Full: a new key is refused, an existing one still replaced. */
+  static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g",
+                                      "h", "i", "j", "k", "l", "m", "n"};
+  for (size_t i = 0; i < LCTX_LOWERING_MAX_PLATFORM_RULES - 2; i++)
+    assert_true(lctx_platform_rules_set(&m, ts_s(names[i]), (int)i));
+  assert_int_equal(m.count, LCTX_LOWERING_MAX_PLATFORM_RULES);
+  assert_false(lctx_platform_rules_set(&m, ts_s("z"), 9));
+  assert_true(lctx_platform_rules_set(&m, ts_s("cpu"), 9));
+  assert_int_equal(lctx_platform_rules_get(&m, ts_s("cpu")), 9);
+  assert_int_equal(m.count, LCTX_LOWERING_MAX_PLATFORM_RULES);
+}
+
+static void test_get_rules_module_order_and_default(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int t = marker_rule(&f, "P.tpu");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, t, "tpu");
+  REG(&f, p, c, "cpu");
+  REG(&f, p, d, NULL);
+  MODULE(&f, "cuda", "tpu", "cpu", "tpu");
+  lctx_lowering_rules rules;
+  lctx_lowering_get_rules(&f.lowering, &f.ctx.overrides, f.ctx.module.platforms,
+                          f.ctx.module.platform_count, p, NULL, &rules);
+  assert_false(rules.overridden);
+  assert_int_equal(rules.default_rule, d);
+  assert_int_equal(rules.platform_rules.count, 2);
+  assert_str_view(rules.platform_rules.platforms[0], "tpu");
+  assert_int_equal(rules.platform_rules.rules[0], t);
+  assert_str_view(rules.platform_rules.platforms[1], "cpu");
+  assert_int_equal(rules.platform_rules.rules[1], c);
+}
+
+static void test_get_rules_overrides(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  int c = marker_rule(&f, "P.cpu");
+  int d = marker_rule(&f, "P.default");
+  int o1 = marker_rule(&f, "O1");
+  int o2 = marker_rule(&f, "O2");
+  REG(&f, p, c, "cpu");
+  REG(&f, p, d, NULL);
+  MODULE(&f, "cpu", "tpu");
+  lctx_lowering_rules rules;
+  /* An empty override list is None. */
+  f.ctx.overrides.count = 0;
+  lctx_lowering_get_rules(&f.lowering, &f.ctx.overrides, f.ctx.module.platforms,
+                          2, p, NULL, &rules);
+  assert_false(rules.overridden);
+  assert_int_equal(rules.platform_rules.count, 1);
+  /* Identity, first match wins; no platform rule consulted. */
+  f.ctx.overrides.count = 3;
+  f.ctx.overrides.primitives[0] = q;
+  f.ctx.overrides.rules[0] = o2;
+  f.ctx.overrides.primitives[1] = p;
+  f.ctx.overrides.rules[1] = o1;
+  f.ctx.overrides.primitives[2] = p;
+  f.ctx.overrides.rules[2] = o2;
+  lctx_lowering_get_rules(&f.lowering, &f.ctx.overrides, f.ctx.module.platforms,
+                          2, p, NULL, &rules);
+  assert_true(rules.overridden);
+  assert_int_equal(rules.default_rule, o1);
+  assert_int_equal(rules.platform_rules.count, 0);
+  /* NULL overrides are None. */
+  lctx_lowering_get_rules(&f.lowering, NULL, f.ctx.module.platforms, 2, p, NULL,
+                          &rules);
+  assert_false(rules.overridden);
+  assert_int_equal(rules.default_rule, d);
+}
+
+static void test_get_rules_compute_types(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int t = marker_rule(&f, "P.tpu");
+  int k = marker_rule(&f, "P.cuda");
+  REG(&f, p, c, "cpu");
+  REG(&f, p, t, "tpu");
+  REG(&f, p, k, "cuda");
+  MODULE(&f, "cuda");
+  lctx_lowering_rules rules;
+  lctx_str ct = ts_s("device_host");
+  /* device_host -> ('cpu',) even though the module is (cuda,). */
+  lctx_lowering_get_rules(&f.lowering, NULL, f.ctx.module.platforms, 1, p, &ct,
+                          &rules);
+  assert_int_equal(rules.platform_rules.count, 1);
+  assert_str_view(rules.platform_rules.platforms[0], "cpu");
+  ct = ts_s("tpu_sparsecore");
+  lctx_lowering_get_rules(&f.lowering, NULL, f.ctx.module.platforms, 1, p, &ct,
+                          &rules);
+  assert_int_equal(rules.platform_rules.count, 1);
+  assert_str_view(rules.platform_rules.platforms[0], "tpu");
+  /* Anything else, exactly compared, is no override. */
+  const char *others[] = {"DEVICE_HOST", "device_host ", "", "tpu"};
+  for (size_t i = 0; i < 4; i++) {
+    ct = ts_s(others[i]);
+    lctx_lowering_get_rules(&f.lowering, NULL, f.ctx.module.platforms, 1, p,
+                            &ct, &rules);
+    assert_int_equal(rules.platform_rules.count, 1);
+    assert_str_view(rules.platform_rules.platforms[0], "cuda");
+  }
+}
+
+static void test_eqn_platforms(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  MODULE(&f, "cpu", "tpu", "cuda");
+  const lctx_str *list;
+  assert_int_equal(lctx_lowering_eqn_platforms(&f.ctx, &list), 3);
+  assert_str_view(list[2], "cuda");
+  /* An empty narrowed list reads like none. */
+  assert_true(lctx_lowering_context_narrow(&f.ctx, NULL, 0));
+  assert_int_equal(lctx_lowering_eqn_platforms(&f.ctx, &list), 3);
+  NARROW(&f, "cuda", "tpu");
+  assert_int_equal(lctx_lowering_eqn_platforms(&f.ctx, &list), 2);
+  assert_str_view(list[0], "cuda");
+  /* The compute type wins over the narrowed list. */
+  f.ctx.has_compute_type = true;
+  f.ctx.compute_type = ts_s("tpu_sparsecore");
+  assert_int_equal(lctx_lowering_eqn_platforms(&f.ctx, &list), 1);
+  assert_str_view(list[0], "tpu");
+  f.ctx.compute_type = ts_s("device_host");
+  assert_int_equal(lctx_lowering_eqn_platforms(&f.ctx, &list), 1);
+  assert_str_view(list[0], "cpu");
+}
+
+static void test_rule_lookup_uses_module_not_narrowed_platforms(void **s) {
+  (void)s;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int k = marker_rule(&f, "P.cuda");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, k, "cuda");
+  REG(&f, p, d, NULL);
+  MODULE(&f, "cpu", "tpu");
+  NARROW(&f, "cuda");
+  /* cuda is not a module platform: its rule is not selected; the default
+   * runs for the narrowed cuda, directly. */
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=['cuda'] module=['cpu', "
+                    "'tpu'] direct\n"
+                    "    marker P.default platforms=['cuda'] module=['cpu', "
+                    "'tpu']\n");
+  /* Without a default: the singular message for the narrowed platform. */
+  int q = prim(&f, "Q");
+  REG(&f, q, k, "cuda");
+  assert_false(LOWER(&f, q));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'Q' not found for "
+               "platform cuda");
+}
+
+static void test_kept_rules_follow_lookup_order_with_narrowing(void **s) {
+  (void)s;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int k = marker_rule(&f, "P.cuda");
+  REG(&f, p, k, "cuda");
+  REG(&f, p, c, "cpu");
+  MODULE(&f, "cpu", "tpu", "cuda");
+  NARROW(&f, "cuda", "cpu");
+  /* platform_rules comes from the module order (cpu, cuda); the first case
+   * from the narrowed order (cuda, cpu). */
+  assert_true(LOWER(&f, p));
+  assert_events(
+      &f, "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cuda', 'cpu'] "
+          "rules={cpu: P.cpu, cuda: P.cuda} default=None\n"
+          "  case entries=['cuda', 'cpu'] slots=[1, 0] kept=[P.cpu, P.cuda]\n"
+          "    branch 0 P.cpu platforms=['cpu']\n"
+          "      call P.cpu platforms=['cpu'] module=['cpu', 'tpu', 'cuda']\n"
+          "        marker P.cpu platforms=['cpu'] module=['cpu', 'tpu', "
+          "'cuda']\n"
+          "    branch 1 P.cuda platforms=['cuda']\n"
+          "      call P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
+          "'cuda']\n"
+          "        marker P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
+          "'cuda']\n");
+}
+
+//===----------------------------------------------------------------------===//
+// lower_per_platform, steps 1-6
+//===----------------------------------------------------------------------===//
+
+static void test_step1_singular_not_found(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int t = marker_rule(&f, "P.tpu");
+  REG(&f, p, t, "tpu");
+  MODULE(&f, "cuda");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'P' not found for "
+               "platform cuda");
+  /* {p} raw, {description} raw inside the quotes. */
+  MODULE(&f, "it's");
+  lctx_platform_rules m;
+  lctx_platform_rules_init(&m);
+  assert_false(PER_PLATFORM(&f, "a'b", &m, -1));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'a'b' not found for "
+               "platform it's");
+  assert_false(f.result.evaluated);
+}
+
+static void test_step1_counts_entries_cpu_cpu_is_two(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  MODULE(&f, "cpu", "cpu");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'P' not found for "
+               "platforms ['cpu', 'cpu']");
+}
+
+static void test_step3_plural_lists_uncovered_with_duplicates(void **s) {
+  (void)s;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int t = marker_rule(&f, "P.tpu");
+  REG(&f, p, t, "tpu");
+  MODULE(&f, "cpu", "tpu", "cpu", "cuda");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'P' not found for "
+               "platforms ['cpu', 'cpu', 'cuda']");
+  /* The list is a Python list repr. */
+  MODULE(&f, "tpu", "it's", "a\"b'");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'P' not found for "
+               "platforms [\"it's\", 'a\"b\\'']");
+}
+
+static void test_step4_no_platforms_assertion(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int d = marker_rule(&f, "P.default");
+  int c = marker_rule(&f, "P.cpu");
+  REG(&f, p, d, NULL);
+  REG(&f, p, c, "cpu");
+  lctx_module_context_init(&f.ctx.module);
+  f.ctx.dim_var_count = 1;
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
+  /* Not even with an override. */
+  f.ctx.overrides.count = 1;
+  f.ctx.overrides.primitives[0] = p;
+  f.ctx.overrides.rules[0] = d;
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
+}
+
+static void test_step5_cpu_cpu_with_cpu_rule_is_direct(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  REG(&f, p, c, "cpu");
+  MODULE(&f, "cpu", "cpu");
+  f.ctx.dim_var_count = 0; /* no conditional, so no index needed */
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
+                    "rules={cpu: P.cpu} default=None\n"
+                    "  call P.cpu platforms=None module=['cpu', 'cpu'] "
+                    "direct\n"
+                    "    marker P.cpu platforms=['cpu', 'cpu'] "
+                    "module=['cpu', 'cpu']\n");
+  assert_path(&f, 0, "P.cpu", "P.cpu");
+  assert_path(&f, 1, "P.cpu", "P.cpu");
+  assert_none(&f.result.outcome);
+}
+
+static void test_step5_direct_call_keeps_narrowing(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int d = marker_rule(&f, "D");
+  MODULE(&f, "cpu", "tpu", "cuda");
+  NARROW(&f, "tpu", "cuda");
+  lctx_platform_rules m;
+  lctx_platform_rules_init(&m);
+  assert_true(PER_PLATFORM(&f, "R", &m, d));
+  assert_events(&f, "eqn R module=['cpu', 'tpu', 'cuda'] platforms=['tpu', "
+                    "'cuda'] rules={} default=D\n"
+                    "  call D platforms=['tpu', 'cuda'] module=['cpu', "
+                    "'tpu', 'cuda'] direct\n"
+                    "    marker D platforms=['tpu', 'cuda'] module=['cpu', "
+                    "'tpu', 'cuda']\n");
+}
+
+static void test_step5_single_platform_specific_over_default(void **s) {
+  (void)s;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int t = marker_rule(&f, "P.tpu");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, c, "cpu");
+  REG(&f, p, t, "tpu");
+  REG(&f, p, d, NULL);
+  MODULE(&f, "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
+                    "P.tpu} default=P.default\n"
+                    "  call P.tpu platforms=None module=['tpu'] direct\n"
+                    "    marker P.tpu platforms=['tpu'] module=['tpu']\n");
+  MODULE(&f, "cuda");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cuda'] platforms=['cuda'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=None module=['cuda'] direct\n"
+                    "    marker P.default platforms=['cuda'] "
+                    "module=['cuda']\n");
+}
+
+static void test_step6_platform_index_assertion(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, c, "cpu");
+  MODULE(&f, "cpu", "tpu");
+  f.ctx.dim_var_count = 0;
+  /* Steps 1-3 first: the plural error, not the assertion. */
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'P' not found for "
+               "platforms ['tpu']");
+  /* Two kept rules, no index. */
+  REG(&f, p, d, NULL);
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
+               "Must have a platform_index variable");
+  assert_int_equal(f.result.event_count, 1); /* nothing emitted */
+  /* Any dimension variable satisfies the check. */
+  f.ctx.dim_var_count = 2;
+  assert_true(LOWER(&f, p));
+}
+
+//===----------------------------------------------------------------------===//
+// Step 7: the dispatch
+//===----------------------------------------------------------------------===//
+
+static void test_step7_dispatch_default_slot_last(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int k = marker_rule(&f, "P.cuda");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, d, NULL);
+  REG(&f, p, k, "cuda");
+  REG(&f, p, c, "cpu");
+  MODULE(&f, "tpu", "cpu", "tpu", "cuda", "rocm");
+  assert_true(LOWER(&f, p));
+  assert_events(
+      &f,
+      "eqn P module=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] platforms=['tpu', "
+      "'cpu', 'tpu', 'cuda', 'rocm'] rules={cpu: P.cpu, cuda: P.cuda} "
+      "default=P.default\n"
+      "  case entries=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] slots=[2, 0, 2, "
+      "1, 2] kept=[P.cpu, P.cuda, P.default]\n"
+      "    branch 0 P.cpu platforms=['cpu']\n"
+      "      call P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+      "'cuda', 'rocm']\n"
+      "        marker P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+      "'cuda', 'rocm']\n"
+      "    branch 1 P.cuda platforms=['cuda']\n"
+      "      call P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
+      "'cuda', 'rocm']\n"
+      "        marker P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
+      "'cuda', 'rocm']\n"
+      "    branch 2 P.default platforms=['tpu', 'rocm']\n"
+      "      call P.default platforms=['tpu', 'rocm'] module=['tpu', 'cpu', "
+      "'tpu', 'cuda', 'rocm']\n"
+      "        marker P.default platforms=['tpu', 'rocm'] module=['tpu', "
+      "'cpu', 'tpu', 'cuda', 'rocm']\n");
+  assert_path(&f, 0, "P.default", "P.default");
+  assert_path(&f, 1, "P.cpu", "P.cpu");
+  assert_path(&f, 2, "P.default", "P.default");
+  assert_path(&f, 3, "P.cuda", "P.cuda");
+  assert_path(&f, 4, "P.default", "P.default");
+}
+
+static void test_step7_kept_in_platform_rules_order(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int a = marker_rule(&f, "A");
+  int b = marker_rule(&f, "B");
+  int d = marker_rule(&f, "D");
+  MODULE(&f, "cpu", "tpu", "cuda");
+  lctx_platform_rules m;
+  lctx_platform_rules_init(&m);
+  assert_true(lctx_platform_rules_set(&m, ts_s("rocm"), a)); /* not kept */
+  assert_true(lctx_platform_rules_set(&m, ts_s("cuda"), b));
+  assert_true(lctx_platform_rules_set(&m, ts_s("cpu"), a));
+  assert_true(PER_PLATFORM(&f, "R", &m, d));
+  assert_events(
+      &f, "eqn R module=['cpu', 'tpu', 'cuda'] platforms=['cpu', 'tpu', "
+          "'cuda'] rules={rocm: A, cuda: B, cpu: A} default=D\n"
+          "  case entries=['cpu', 'tpu', 'cuda'] slots=[1, 2, 0] kept=[B, A, "
+          "D]\n"
+          "    branch 0 B platforms=['cuda']\n"
+          "      call B platforms=['cuda'] module=['cpu', 'tpu', 'cuda']\n"
+          "        marker B platforms=['cuda'] module=['cpu', 'tpu', 'cuda']\n"
+          "    branch 1 A platforms=['cpu']\n"
+          "      call A platforms=['cpu'] module=['cpu', 'tpu', 'cuda']\n"
+          "        marker A platforms=['cpu'] module=['cpu', 'tpu', 'cuda']\n"
+          "    branch 2 D platforms=['tpu']\n"
+          "      call D platforms=['tpu'] module=['cpu', 'tpu', 'cuda']\n"
+          "        marker D platforms=['tpu'] module=['cpu', 'tpu', 'cuda']\n");
+  assert_path(&f, 0, "A", "A");
+  assert_path(&f, 1, "D", "D");
+  assert_path(&f, 2, "B", "B");
+}
+
+static void test_step7_identical_rules_not_merged(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int g = marker_rule(&f, "P.gpu");
+  REG(&f, p, g, "gpu");
+  MODULE(&f, "cuda", "rocm");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
+                    "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
+                    "  case entries=['cuda', 'rocm'] slots=[0, 1] "
+                    "kept=[P.gpu, P.gpu]\n"
+                    "    branch 0 P.gpu platforms=['cuda']\n"
+                    "      call P.gpu platforms=['cuda'] module=['cuda', "
+                    "'rocm']\n"
+                    "        marker P.gpu platforms=['cuda'] module=['cuda', "
+                    "'rocm']\n"
+                    "    branch 1 P.gpu platforms=['rocm']\n"
+                    "      call P.gpu platforms=['rocm'] module=['cuda', "
+                    "'rocm']\n"
+                    "        marker P.gpu platforms=['rocm'] module=['cuda', "
+                    "'rocm']\n");
+  /* Two kept rules need the index. */
+  f.ctx.dim_var_count = 0;
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
+               "Must have a platform_index variable");
+}
+
+static void test_step7_dispatch_tree_values(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int c = marker_rule(&f, "P.cpu");
+  int d = marker_rule(&f, "P.default");
+  REG(&f, p, c, "cpu");
+  REG(&f, p, d, NULL);
+  MODULE(&f, "tpu", "cpu", "cuda", "tpu");
+  assert_true(LOWER(&f, p));
+  const lctx_lowering_event *e = &f.result.events[1];
+  assert_int_equal(e->kind, LCTX_EVENT_DISPATCH);
+  assert_int_equal(e->parent, 0);
+  assert_int_equal(e->platform_count, 4);
+  assert_int_equal(e->slots[0], 1);
+  assert_int_equal(e->slots[1], 0);
+  assert_int_equal(e->slots[2], 1);
+  assert_int_equal(e->slots[3], 1);
+  assert_int_equal(e->kept_count, 2);
+  assert_int_equal(e->kept[0], c);
+  assert_int_equal(e->kept[1], d);
+  /* The default branch lists tpu once, in first-occurrence order. */
+  const lctx_lowering_event *b = &f.result.events[5];
+  assert_int_equal(b->kind, LCTX_EVENT_BRANCH);
+  assert_int_equal(b->branch, 1);
+  assert_int_equal(b->platform_count, 2);
+  assert_str_view(b->platforms[0], "tpu");
+  assert_str_view(b->platforms[1], "cuda");
+  assert_int_equal(f.result.index_count, 4);
+  for (size_t i = 0; i < 4; i++)
+    assert_false(f.result.mismatch[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// lower_fun, narrowing and the nested defect
+//===----------------------------------------------------------------------===//
+
+/// The section 7 example: P has a cpu rule and a default that lowers Q
+/// through lower_fun; Q has tpu and cuda rules (and rocm with `rocm`).
+static int nested_setup(fx *f, bool rocm) {
+  int p = prim(f, "P");
+  int q = prim(f, "Q");
+  int pc = marker_rule(f, "P.cpu");
+  int pd = RULE(f, "P.default", lctx_action_lower_fun(q));
+  REG(f, p, pc, "cpu");
+  REG(f, p, pd, NULL);
+  REG(f, q, marker_rule(f, "Q.tpu"), "tpu");
+  REG(f, q, marker_rule(f, "Q.cuda"), "cuda");
+  if (rocm)
+    REG(f, q, marker_rule(f, "Q.rocm"), "rocm");
+  return p;
+}
+
+static void test_nested_defect_cpu_tpu_cuda(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = nested_setup(&f, false);
+  MODULE(&f, "cpu", "tpu", "cuda");
+  assert_true(LOWER(&f, p));
+  assert_events(
+      &f,
+      "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cpu', 'tpu', 'cuda'] "
+      "rules={cpu: P.cpu} default=P.default\n"
+      "  case entries=['cpu', 'tpu', 'cuda'] slots=[0, 1, 1] kept=[P.cpu, "
+      "P.default]\n"
+      "    branch 0 P.cpu platforms=['cpu']\n"
+      "      call P.cpu platforms=['cpu'] module=['cpu', 'tpu', 'cuda']\n"
+      "        marker P.cpu platforms=['cpu'] module=['cpu', 'tpu', 'cuda']\n"
+      "    branch 1 P.default platforms=['tpu', 'cuda']\n"
+      "      call P.default platforms=['tpu', 'cuda'] module=['cpu', 'tpu', "
+      "'cuda']\n"
+      "        eqn Q module=['tpu', 'cuda'] platforms=['tpu', 'cuda'] "
+      "rules={tpu: Q.tpu, cuda: Q.cuda} default=None\n"
+      "          case entries=['tpu', 'cuda'] slots=[0, 1] kept=[Q.tpu, "
+      "Q.cuda]\n"
+      "            branch 0 Q.tpu platforms=['tpu']\n"
+      "              call Q.tpu platforms=['tpu'] module=['tpu', 'cuda']\n"
+      "                marker Q.tpu platforms=['tpu'] module=['tpu', "
+      "'cuda']\n"
+      "            branch 1 Q.cuda platforms=['cuda']\n"
+      "              call Q.cuda platforms=['cuda'] module=['tpu', 'cuda']\n"
+      "                marker Q.cuda platforms=['cuda'] module=['tpu', "
+      "'cuda']\n");
+  /* Index 0 (cpu) is right; index 1 (tpu) runs Q's cuda rule; index 2
+   * (cuda) is out of range in the inner case and right by accident. */
+  assert_path(&f, 0, "P.cpu", "P.cpu");
+  assert_path(&f, 1, "P.default > Q.cuda", "P.default > Q.tpu");
+  assert_path(&f, 2, "P.default > Q.cuda", "P.default > Q.cuda");
+  assert_int_equal(f.result.events[7].kind, LCTX_EVENT_EQN); /* eqn Q */
+  assert_int_equal(f.result.events[7].level, 1);
+  assert_int_equal(f.result.events[7].parent, 6);
+}
+
+static void test_nested_defect_cpu_tpu_cuda_rocm(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = nested_setup(&f, true);
+  MODULE(&f, "cpu", "tpu", "cuda", "rocm");
+  assert_true(LOWER(&f, p));
+  assert_path(&f, 0, "P.cpu", "P.cpu");
+  assert_path(&f, 1, "P.default > Q.cuda", "P.default > Q.tpu");
+  assert_path(&f, 2, "P.default > Q.rocm", "P.default > Q.cuda");
+  assert_path(&f, 3, "P.default > Q.rocm", "P.default > Q.rocm");
+}
+
+static void test_nested_no_defect_when_default_group_first(void **s) {
+  (void)s;
+  /* Module (tpu, cuda, cpu): the default group [tpu, cuda] sits at indices
+   * 0 and 1, which the inner case maps right. */
+  fx f;
+  fx_stock(&f);
+  int p = nested_setup(&f, false);
+  MODULE(&f, "tpu", "cuda", "cpu");
+  assert_true(LOWER(&f, p));
+  assert_path(&f, 0, "P.default > Q.tpu", "P.default > Q.tpu");
+  assert_path(&f, 1, "P.default > Q.cuda", "P.default > Q.cuda");
+  assert_path(&f, 2, "P.cpu", "P.cpu");
+}
+
+static void test_nested_error_names_only_narrowed_platforms(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
+  REG(&f, q, marker_rule(&f, "Q.tpu"), "tpu");
+  MODULE(&f, "cpu", "tpu", "cuda");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'Q' not found for "
+               "platforms ['cuda']");
+  assert_false(f.result.evaluated);
+}
+
+static void test_nested_error_aborts_later_branches(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, RULE(&f, "P.cpu", lctx_action_lower_fun(q)), "cpu");
+  REG(&f, p, marker_rule(&f, "P.default"), NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'Q' not found for "
+               "platform cpu");
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={cpu: P.cpu} default=P.default\n"
+                    "  case entries=['cpu', 'tpu'] slots=[0, 1] "
+                    "kept=[P.cpu, P.default]\n"
+                    "    branch 0 P.cpu platforms=['cpu']\n"
+                    "      call P.cpu platforms=['cpu'] module=['cpu', "
+                    "'tpu']\n"
+                    "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+                    "default=None\n");
+}
+
+static void test_b1_in_branch_b3_through_lower_fun(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  int pd = RULE(&f, "P.default", lctx_action_get_backend(true),
+                lctx_action_lower_fun(q));
+  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
+  REG(&f, p, pd, NULL);
+  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(
+      &f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] rules={tpu: "
+          "P.tpu} default=P.default\n"
+          "  case entries=['cpu', 'tpu'] slots=[1, 0] kept=[P.tpu, "
+          "P.default]\n"
+          "    branch 0 P.tpu platforms=['tpu']\n"
+          "      call P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
+          "        marker P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
+          "    branch 1 P.default platforms=['cpu']\n"
+          "      call P.default platforms=['cpu'] module=['cpu', 'tpu']\n"
+          "        get_backend optional=True module=['cpu', 'tpu'] -> B1 "
+          "None\n"
+          "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+          "default=Q.default\n"
+          "          call Q.default platforms=None module=['cpu'] direct\n"
+          "            get_backend optional=False module=['cpu'] -> B3 "
+          "client 'cpu' registration 0\n");
+  assert_path(&f, 0, "P.default > Q.default", "P.default > Q.default");
+  assert_path(&f, 1, "P.tpu", "P.tpu");
+  /* optional=False in the branch: B1 raises M1 and aborts the module. */
+  int p2 = prim(&f, "P2");
+  REG(&f, p2, marker_rule(&f, "P2.tpu"), "tpu");
+  REG(&f, p2, RULE(&f, "P2.default", lctx_action_get_backend(false)), NULL);
+  assert_false(LOWER(&f, p2));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
+}
+
+static void test_lower_fun_narrowed_multi_still_b1(void **state) {
+  (void)state;
+  /* A narrowed group of two reaches Q's module context as two platforms. */
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
+  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
+  MODULE(&f, "cpu", "tpu", "cuda");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
+  const lctx_lowering_event *e = &f.result.events[f.result.event_count - 1];
+  assert_int_equal(e->kind, LCTX_EVENT_BACKEND);
+  assert_int_equal(e->backend_branch, LCTX_BRANCH_B1);
+  assert_int_equal(e->module_platform_count, 2);
+}
+
+static void test_lower_fun_pinned_backend_b2(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, RULE(&f, "P.cpu", lctx_action_lower_fun(q)), "cpu");
+  REG(&f, p, RULE(&f, "P.tpu", lctx_action_lower_fun(q)), "tpu");
+  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
+  MODULE(&f, "cpu", "tpu");
+  lctx_module_context_pin(&f.ctx.module, ts_s("cpu"));
+  /* Branch cpu: B2b, the pinned client; branch tpu: B2a ValueError. */
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_VALUE,
+               "the platform for the specified backend cpu is different "
+               "from the lowering platform tpu");
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={cpu: P.cpu, tpu: P.tpu} default=None\n"
+                    "  case entries=['cpu', 'tpu'] slots=[0, 1] "
+                    "kept=[P.cpu, P.tpu]\n"
+                    "    branch 0 P.cpu platforms=['cpu']\n"
+                    "      call P.cpu platforms=['cpu'] module=['cpu', "
+                    "'tpu']\n"
+                    "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+                    "default=Q.default\n"
+                    "          call Q.default platforms=None module=['cpu'] "
+                    "direct\n"
+                    "            get_backend optional=False module=['cpu'] -> "
+                    "B2b pinned client 'cpu'\n"
+                    "    branch 1 P.tpu platforms=['tpu']\n"
+                    "      call P.tpu platforms=['tpu'] module=['cpu', "
+                    "'tpu']\n"
+                    "        eqn Q module=['tpu'] platforms=['tpu'] rules={} "
+                    "default=Q.default\n"
+                    "          call Q.default platforms=None module=['tpu'] "
+                    "direct\n"
+                    "            get_backend optional=False module=['tpu'] -> "
+                    "B2a ValueError\n");
+}
+
+static void test_lower_fun_without_narrowing_keeps_module(void **state) {
+  (void)state;
+  /* A direct call (no narrowing) lowers Q with the full module platforms. */
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
+  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=P.default\n"
+                    "  call P.default platforms=None module=['cpu', 'tpu'] "
+                    "direct\n"
+                    "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=Q.default\n"
+                    "      call Q.default platforms=None module=['cpu', "
+                    "'tpu'] direct\n"
+                    "        marker Q.default platforms=['cpu', 'tpu'] "
+                    "module=['cpu', 'tpu']\n");
+}
+
+static void test_lower_fun_empty_narrowed_list_replaces_module(void **s) {
+  (void)s;
+  /* `ctx.platforms is not None`: an empty narrowed list (set by a caller)
+   * reads as unset for the equation, but lower_fun still replaces the module
+   * platforms with it, so the sub-equation has no platforms at all. */
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
+  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
+  MODULE(&f, "cpu");
+  assert_true(lctx_lowering_context_narrow(&f.ctx, NULL, 0));
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
+  assert_events(&f, "eqn P module=['cpu'] platforms=['cpu'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=[] module=['cpu'] direct\n"
+                    "    eqn Q module=[] platforms=[] rules={} "
+                    "default=Q.default\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Overrides and compute types through a lowering
+//===----------------------------------------------------------------------===//
+
+static void test_override_called_once_directly(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
+  int o = marker_rule(&f, "O");
+  MODULE(&f, "cpu", "tpu");
+  f.ctx.dim_var_count = 0;
+  f.ctx.overrides.count = 1;
+  f.ctx.overrides.primitives[0] = p;
+  f.ctx.overrides.rules[0] = o;
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=O override\n"
+                    "  call O platforms=None module=['cpu', 'tpu'] direct\n"
+                    "    marker O platforms=['cpu', 'tpu'] module=['cpu', "
+                    "'tpu']\n");
+  /* Overrides reach equations lowered through lower_fun. */
+  int q = prim(&f, "Q");
+  int r = prim(&f, "R");
+  REG(&f, r, RULE(&f, "R.default", lctx_action_lower_fun(q)), NULL);
+  f.ctx.overrides.primitives[0] = q;
+  assert_true(LOWER(&f, r));
+  assert_events(&f, "eqn R module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=R.default\n"
+                    "  call R.default platforms=None module=['cpu', 'tpu'] "
+                    "direct\n"
+                    "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=O override\n"
+                    "      call O platforms=None module=['cpu', 'tpu'] "
+                    "direct\n"
+                    "        marker O platforms=['cpu', 'tpu'] module=['cpu', "
+                    "'tpu']\n");
+}
+
+static void test_compute_type_device_host(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
+  MODULE(&f, "tpu", "cuda");
+  f.ctx.has_compute_type = true;
+  f.ctx.compute_type = ts_s("device_host");
+  /* Applies even though the module does not lower for cpu. */
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['tpu', 'cuda'] platforms=['cpu'] "
+                    "rules={cpu: P.cpu} default=None\n"
+                    "  call P.cpu platforms=None module=['tpu', 'cuda'] "
+                    "direct\n"
+                    "    marker P.cpu platforms=['cpu'] module=['tpu', "
+                    "'cuda']\n");
+  assert_path(&f, 0, "P.cpu", "P.cpu");
+  assert_path(&f, 1, "P.cpu", "P.cpu");
+  /* No cpu rule: the singular message for cpu. */
+  REG(&f, q, marker_rule(&f, "Q.tpu"), "tpu");
+  assert_false(LOWER(&f, q));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "MLIR translation rule for primitive 'Q' not found for "
+               "platform cpu");
+  /* tpu_sparsecore wins over a narrowed list too. */
+  f.ctx.compute_type = ts_s("tpu_sparsecore");
+  NARROW(&f, "cuda");
+  assert_true(LOWER(&f, q));
+  assert_events(&f, "eqn Q module=['tpu', 'cuda'] platforms=['tpu'] "
+                    "rules={tpu: Q.tpu} default=None\n"
+                    "  call Q.tpu platforms=['cuda'] module=['tpu', 'cuda'] "
+                    "direct\n"
+                    "    marker Q.tpu platforms=['tpu'] module=['tpu', "
+                    "'cuda']\n");
+}
+
+static void test_compute_type_through_lower_fun(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p,
+      RULE(&f, "P.default",
+           lctx_action_lower_fun_compute(q, ts_s("device_host"))),
+      NULL);
+  REG(&f, q, marker_rule(&f, "Q.cpu"), "cpu");
+  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
+  MODULE(&f, "tpu", "cuda");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['tpu', 'cuda'] platforms=['tpu', 'cuda'] "
+                    "rules={} default=P.default\n"
+                    "  call P.default platforms=None module=['tpu', 'cuda'] "
+                    "direct\n"
+                    "    eqn Q module=['tpu', 'cuda'] platforms=['cpu'] "
+                    "rules={cpu: Q.cpu} default=Q.default\n"
+                    "      call Q.cpu platforms=None module=['tpu', 'cuda'] "
+                    "direct\n"
+                    "        marker Q.cpu platforms=['cpu'] module=['tpu', "
+                    "'cuda']\n");
+}
+
+//===----------------------------------------------------------------------===//
+// Rule-body actions
+//===----------------------------------------------------------------------===//
+
+static void test_action_guarded_get_backend(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_guarded_get_backend(false)),
+      NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=P.default\n"
+                    "  call P.default platforms=None module=['cpu', 'tpu'] "
+                    "direct\n");
+  MODULE(&f, "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['tpu'] platforms=['tpu'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=None module=['tpu'] direct\n"
+                    "    get_backend optional=False module=['tpu'] -> B3 "
+                    "client 'tpu' registration 1\n");
+  /* A B3 error is not guarded. */
+  MODULE(&f, "cuda");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_RUNTIME,
+               "Unknown backend cuda. Available backends are ['cpu', 'tpu']");
+}
+
+static void test_action_try_fallback(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_try_fallback_get_backend()),
+      NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=P.default\n"
+                    "  call P.default platforms=None module=['cpu', 'tpu'] "
+                    "direct\n"
+                    "    get_backend optional=False module=['cpu', 'tpu'] -> "
+                    "B1 NotImplementedError\n"
+                    "    get_backend retry optional=True module=['cpu', "
+                    "'tpu'] -> B1 None\n");
+  assert_none(&f.result.outcome);
+  /* ValueError (M2) is not caught. */
+  MODULE(&f, "tpu");
+  lctx_module_context_pin(&f.ctx.module, ts_s("cpu"));
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_VALUE,
+               "the platform for the specified backend cpu is different "
+               "from the lowering platform tpu");
+}
+
+static void test_action_raise_if_multi(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  REG(&f, p,
+      RULE(&f, "P.default",
+           lctx_action_raise_if_multi(
+               ts_s("multi-platform lowering for python_callback")),
+           lctx_action_emit_marker()),
+      NULL);
+  MODULE(&f, "cpu", "tpu");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
+               "multi-platform lowering for python_callback");
+  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                    "rules={} default=P.default\n"
+                    "  call P.default platforms=None module=['cpu', 'tpu'] "
+                    "direct\n"
+                    "    raise NotImplementedError\n");
+  MODULE(&f, "cpu");
+  assert_true(LOWER(&f, p));
+  /* Duplicates count: (cpu, cpu) is multi. */
+  MODULE(&f, "cpu", "cpu");
+  assert_false(LOWER(&f, p));
+}
+
+static void test_action_read_client_platform(void **state) {
+  (void)state;
+  fx f;
+  ts_config_gpus(&f.config, true);
+  fx_open(&f);
+  int p = prim(&f, "P");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_read_client_platform()), NULL);
+  MODULE(&f, "cuda");
+  assert_true(LOWER(&f, p));
+  assert_events(&f, "eqn P module=['cuda'] platforms=['cuda'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=None module=['cuda'] direct\n"
+                    "    get_backend optional=True module=['cuda'] -> B3 "
+                    "client 'cuda' registration 2 .platform 'gpu'\n");
+  const lctx_lowering_event *e = &f.result.events[2];
+  assert_str_view(e->client_platform, "cuda");
+  assert_str_view(e->client_attr, "gpu");
+  MODULE(&f, "cpu");
+  assert_true(LOWER(&f, p));
+  assert_str_view(f.result.events[2].client_attr, "cpu");
+  MODULE(&f, "cpu", "cuda");
+  assert_true(LOWER(&f, p));
+  assert_int_equal(f.result.events[2].result_kind, LCTX_OUTCOME_NONE);
+}
+
+//===----------------------------------------------------------------------===//
+// Limits
+//===----------------------------------------------------------------------===//
+
+static void test_limit_depth(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(p)), NULL);
+  MODULE(&f, "cpu");
+  assert_false(
+      lctx_lowering_lower_eqn(&f.lowering, &f.backends, &f.ctx, p, &f.result));
+  assert_int_equal(f.result.limit, LCTX_LOWERING_LIMIT_DEPTH);
+  assert_none(&f.result.outcome);
+  assert_false(f.result.evaluated);
+  /* Depth 4 itself is allowed. */
+  int q[5];
+  q[4] = prim(&f, "Q4");
+  REG(&f, q[4], marker_rule(&f, "Q4.default"), NULL);
+  for (int i = 3; i >= 0; i--) {
+    q[i] = prim(&f, i == 3 ? "Q3" : i == 2 ? "Q2" : i == 1 ? "Q1" : "Q0");
+    REG(&f, q[i], RULE(&f, "lf", lctx_action_lower_fun(q[i + 1])), NULL);
+  }
+  assert_true(LOWER(&f, q[0]));
+  assert_int_equal(f.result.events[f.result.event_count - 1].level, 4);
+}
+
+static void test_limit_bad_id(void **state) {
+  (void)state;
+  fx f;
+  fx_stock(&f);
+  MODULE(&f, "cpu");
+  assert_false(
+      lctx_lowering_lower_eqn(&f.lowering, &f.backends, &f.ctx, 3, &f.result));
+  assert_int_equal(f.result.limit, LCTX_LOWERING_LIMIT_BAD_ID);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_register_none_stores_common_rule),
+      cmocka_unit_test(test_register_known_platforms_message),
+      cmocka_unit_test(test_register_empty_string_is_a_platform_name),
+      cmocka_unit_test(test_register_factory_named_empty_is_empty_first_item),
+      cmocka_unit_test(test_register_sorted_by_code_point),
+      cmocka_unit_test(test_register_known_names_listed_once),
+      cmocka_unit_test(test_register_case_sensitive),
+      cmocka_unit_test(test_register_names_inserted_raw),
+      cmocka_unit_test(test_register_raise_stores_nothing),
+      cmocka_unit_test(test_register_gpu_expands),
+      cmocka_unit_test(test_register_replacement_both_ways),
+      cmocka_unit_test(test_register_factory_platform_and_builtin_names),
+      cmocka_unit_test(test_registry_ids),
+      cmocka_unit_test(test_platform_rules_map_is_a_dict),
+      cmocka_unit_test(test_get_rules_module_order_and_default),
+      cmocka_unit_test(test_get_rules_overrides),
+      cmocka_unit_test(test_get_rules_compute_types),
+      cmocka_unit_test(test_eqn_platforms),
+      cmocka_unit_test(test_rule_lookup_uses_module_not_narrowed_platforms),
+      cmocka_unit_test(test_kept_rules_follow_lookup_order_with_narrowing),
+      cmocka_unit_test(test_step1_singular_not_found),
+      cmocka_unit_test(test_step1_counts_entries_cpu_cpu_is_two),
+      cmocka_unit_test(test_step3_plural_lists_uncovered_with_duplicates),
+      cmocka_unit_test(test_step4_no_platforms_assertion),
+      cmocka_unit_test(test_step5_cpu_cpu_with_cpu_rule_is_direct),
+      cmocka_unit_test(test_step5_direct_call_keeps_narrowing),
+      cmocka_unit_test(test_step5_single_platform_specific_over_default),
+      cmocka_unit_test(test_step6_platform_index_assertion),
+      cmocka_unit_test(test_step7_dispatch_default_slot_last),
+      cmocka_unit_test(test_step7_kept_in_platform_rules_order),
+      cmocka_unit_test(test_step7_identical_rules_not_merged),
+      cmocka_unit_test(test_step7_dispatch_tree_values),
+      cmocka_unit_test(test_nested_defect_cpu_tpu_cuda),
+      cmocka_unit_test(test_nested_defect_cpu_tpu_cuda_rocm),
+      cmocka_unit_test(test_nested_no_defect_when_default_group_first),
+      cmocka_unit_test(test_nested_error_names_only_narrowed_platforms),
+      cmocka_unit_test(test_nested_error_aborts_later_branches),
+      cmocka_unit_test(test_b1_in_branch_b3_through_lower_fun),
+      cmocka_unit_test(test_lower_fun_narrowed_multi_still_b1),
+      cmocka_unit_test(test_lower_fun_pinned_backend_b2),
+      cmocka_unit_test(test_lower_fun_without_narrowing_keeps_module),
+      cmocka_unit_test(test_lower_fun_empty_narrowed_list_replaces_module),
+      cmocka_unit_test(test_override_called_once_directly),
+      cmocka_unit_test(test_compute_type_device_host),
+      cmocka_unit_test(test_compute_type_through_lower_fun),
+      cmocka_unit_test(test_action_guarded_get_backend),
+      cmocka_unit_test(test_action_try_fallback),
+      cmocka_unit_test(test_action_raise_if_multi),
+      cmocka_unit_test(test_action_read_client_platform),
+      cmocka_unit_test(test_limit_depth),
+      cmocka_unit_test(test_limit_bad_id),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
