@@ -43,6 +43,7 @@ bench: build
 	@echo "==> lctx: check-spec throughput against decoding alone (one run)"
 	@build/release/bench/bench_check_spec
 	@sh bench/bench_fuzz.sh
+	@sh bench/bench_fuzz_lowering.sh
 	@sh bench/bench_conform.sh
 
 format:

@@ -7,6 +7,7 @@
 #include "campaign.h"
 #include "commands.h"
 #include "conform.h"
+#include "lint.h"
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -46,6 +47,8 @@ static const command COMMANDS[] = {
     {"promote", "keep a finding as a regression input", lctx_cmd_promote},
     {"conform", "judge an implementation (C plugin or process) by the spec",
      lctx_cmd_conform},
+    {"lint", "is a primitive's rule file safe in multi-platform lowering?",
+     lctx_cmd_lint},
 };
 
 static void print_help(FILE *out) {

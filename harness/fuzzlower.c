@@ -1,0 +1,596 @@
+/*
+ * fuzzlower.c - the fuzz_lowering check (see fuzzlower.h): a total,
+ * deterministic decoder from bytes to a lowering scenario, the reference
+ * lowering, lctx_mlir_emit and the IR checker, with the verdict as a
+ * semantic key and a report.
+ *
+ * Byte layout (a read past the end yields 0, so every input decodes):
+ *   [0] flags: bits 0-1 primitives 2 + v % 3 (P, Q, R, S); bit 2 x64;
+ *       bit 3 narrow the top context; bit 4 a cuda factory; bit 5 a rocm
+ *       factory (cpu and tpu factories always).
+ *   [1] bits 0-1 module platform count 1 + v; bits 2-3 narrowed count 1 + v.
+ *   [2] module platforms, 2 bits each from bit 0: cpu, tpu, cuda, rocm.
+ *   [3] narrowed platforms, 2 bits each: an index into the module list
+ *       (modulo its length); read even when bit 3 of [0] is clear.
+ *   then per primitive, in order: one byte, bit 0 a common rule, bits 1-5
+ *   rules for cpu, tpu, cuda, rocm, gpu (registered in that order, so gpu
+ *   replaces cuda and rocm); then per rule (common first) a body byte:
+ *   bits 0-1 action count 1 + v % 3, bits 2-3, 4-5, 6-7 the actions:
+ *   0 marker, 1 lower_fun, 2 get_backend(optional=True), 3 raise_if_multi.
+ *   Each lower_fun reads one more byte b: the primitive i + 1 + b % (n-i-1)
+ *   for primitive i (the last primitive's lower_fun becomes a marker), so
+ *   there are no cycles.
+ *
+ * Static state: the decoded scenario, the result and text buffers, one MLIR
+ * context and one IR checker, both recreated every N inputs.
+ */
+#include "fuzzlower.h"
+
+#include "ircheck.h"
+#include "lctx/lctx.h"
+#include "lctx/mlir_emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PRIMS 4
+#define RULES_PER_PRIM 6 /* common, cpu, tpu, cuda, rocm, gpu */
+#define NAME_MAX_LEN 48
+
+static const char *const k_prim_names[MAX_PRIMS] = {"P", "Q", "R", "S"};
+static const char *const k_rule_suffix[RULES_PER_PRIM] = {
+    "default", "cpu", "tpu", "cuda", "rocm", "gpu"};
+static const char *const k_platforms[4] = {"cpu", "tpu", "cuda", "rocm"};
+static const char k_raise_message[] =
+    "multi-platform lowering for fuzz_callback";
+
+typedef struct scenario {
+  size_t prim_count;
+  bool x64;
+  bool narrow;
+  bool cuda_factory, rocm_factory;
+  size_t module_count, narrow_count;
+  int module[4];
+  int narrowed[4]; /* platform ids (indices into k_platforms) */
+} scenario;
+
+static struct {
+  scenario sc;
+  char rule_names[MAX_PRIMS][RULES_PER_PRIM][NAME_MAX_LEN];
+  lctx_registry_config config;
+  lctx_registry backends;
+  lctx_lowering_registry lowering;
+  lctx_lowering_context ctx;
+  lctx_lowering_result result;
+  char names[2][LCTX_IR_MAX_PLATFORMS][LCTX_IR_MAX_RULES][NAME_MAX_LEN];
+  lctx_ir_expectation expect;
+  lctx_ir_report report;
+  bool defect[LCTX_IR_MAX_PLATFORMS];
+  char text[1 << 20];
+  char error[8192];
+} g;
+
+static lctx_fuzz_lowering_info g_info;
+static MlirContext g_mlir;
+static lctx_ircheck *g_ck;
+static size_t g_recycle;
+static bool g_recycle_set;
+static size_t g_inputs;
+static size_t g_created;
+static bool g_atexit;
+
+//===----------------------------------------------------------------------===//
+// Contexts
+//===----------------------------------------------------------------------===//
+
+void lctx_fuzz_lowering_shutdown(void) {
+  if (g_mlir.ptr) {
+    mlirContextDestroy(g_mlir);
+    g_mlir.ptr = NULL;
+  }
+  lctx_ircheck_destroy(g_ck);
+  g_ck = NULL;
+}
+
+void lctx_fuzz_lowering_set_recycle(size_t every_n) {
+  g_recycle = every_n;
+  g_recycle_set = true;
+  if (g_ck)
+    lctx_ircheck_recycle(g_ck, every_n);
+}
+
+size_t lctx_fuzz_lowering_contexts_created(void) {
+  return g_created;
+}
+
+/* Creates the contexts on first use; recreates the emitter's every N. */
+static bool contexts_ready(void) {
+  if (!g_recycle_set) {
+    const char *env = getenv("LCTX_FUZZ_LOWERING_RECYCLE");
+    g_recycle = env && *env ? (size_t)strtoull(env, NULL, 10)
+                            : LCTX_FUZZ_LOWERING_RECYCLE;
+    g_recycle_set = true;
+  }
+  if (!g_atexit) {
+    g_atexit = true;
+    atexit(lctx_fuzz_lowering_shutdown);
+  }
+  if (g_mlir.ptr && g_recycle > 0 && g_inputs > 0 &&
+      g_inputs % g_recycle == 0) {
+    mlirContextDestroy(g_mlir);
+    g_mlir.ptr = NULL;
+  }
+  if (!g_mlir.ptr) {
+    g_mlir = lctx_mlir_context_create();
+    g_created++;
+  }
+  if (!g_ck) {
+    g_ck = lctx_ircheck_create();
+    if (!g_ck)
+      return false;
+    lctx_ircheck_recycle(g_ck, g_recycle);
+  }
+  return g_mlir.ptr != NULL;
+}
+
+//===----------------------------------------------------------------------===//
+// Decoding
+//===----------------------------------------------------------------------===//
+
+typedef struct reader {
+  const uint8_t *data;
+  size_t size, pos;
+} reader;
+
+static unsigned next(reader *r) {
+  return r->pos < r->size ? r->data[r->pos++] : 0u;
+}
+
+static lctx_str s(const char *c) {
+  return lctx_str_from_cstr(c);
+}
+
+/* Builds the registries and the top context. False only when the model's
+   tables refuse something (never, within the limits used here). */
+static bool decode(const uint8_t *data, size_t size) {
+  reader r = {data, size, 0};
+  scenario *sc = &g.sc;
+  memset(sc, 0, sizeof *sc);
+  unsigned flags = next(&r);
+  sc->prim_count = 2 + (flags & 3u) % 3u;
+  sc->x64 = (flags >> 2) & 1u;
+  sc->narrow = (flags >> 3) & 1u;
+  sc->cuda_factory = (flags >> 4) & 1u;
+  sc->rocm_factory = (flags >> 5) & 1u;
+  unsigned counts = next(&r);
+  sc->module_count = 1 + (counts & 3u);
+  sc->narrow_count = 1 + ((counts >> 2) & 3u);
+  unsigned mod = next(&r), nar = next(&r);
+  for (size_t k = 0; k < sc->module_count; k++)
+    sc->module[k] = (int)((mod >> (2 * k)) & 3u);
+  for (size_t k = 0; k < sc->narrow_count; k++)
+    sc->narrowed[k] =
+        sc->module[((nar >> (2 * k)) & 3u) % (unsigned)sc->module_count];
+
+  lctx_registry_config_init(&g.config);
+  lctx_registry_config_add_factory(
+      &g.config, (lctx_factory){"cpu", 0, false, LCTX_FACTORY_CLIENT, NULL});
+  lctx_registry_config_add_factory(
+      &g.config, (lctx_factory){"tpu", 300, true, LCTX_FACTORY_CLIENT, NULL});
+  if (sc->cuda_factory)
+    lctx_registry_config_add_factory(
+        &g.config,
+        (lctx_factory){"cuda", 200, true, LCTX_FACTORY_CLIENT, NULL});
+  if (sc->rocm_factory)
+    lctx_registry_config_add_factory(
+        &g.config,
+        (lctx_factory){"rocm", 200, true, LCTX_FACTORY_CLIENT, NULL});
+  lctx_registry_init(&g.backends, &g.config);
+  lctx_lowering_registry_init(&g.lowering, &g.config);
+
+  for (size_t i = 0; i < sc->prim_count; i++)
+    if (lctx_lowering_primitive_add(&g.lowering, s(k_prim_names[i])) != (int)i)
+      return false;
+  for (size_t i = 0; i < sc->prim_count; i++) {
+    unsigned which = next(&r);
+    for (int k = 0; k < RULES_PER_PRIM; k++) {
+      if (!((which >> k) & 1u))
+        continue;
+      unsigned body = next(&r);
+      size_t n = 1 + (body & 3u) % 3u;
+      lctx_lowering_action actions[3];
+      for (size_t a = 0; a < n; a++) {
+        switch ((body >> (2 + 2 * a)) & 3u) {
+        case 0:
+          actions[a] = lctx_action_emit_marker();
+          break;
+        case 1:
+          if (i + 1 < sc->prim_count) {
+            unsigned b = next(&r);
+            actions[a] = lctx_action_lower_fun(
+                (int)(i + 1 + b % (unsigned)(sc->prim_count - i - 1)));
+          } else {
+            actions[a] = lctx_action_emit_marker();
+          }
+          break;
+        case 2:
+          actions[a] = lctx_action_get_backend(true);
+          break;
+        default:
+          actions[a] = lctx_action_raise_if_multi(s(k_raise_message));
+          break;
+        }
+      }
+      char *name = g.rule_names[i][k];
+      snprintf(name, NAME_MAX_LEN, "%s.%s", k_prim_names[i], k_rule_suffix[k]);
+      int rule = lctx_lowering_rule_add(&g.lowering, s(name), actions, n);
+      if (rule < 0)
+        return false;
+      lctx_str platform = s(k == 0 ? "" : k_rule_suffix[k]);
+      lctx_outcome o;
+      if (!lctx_lowering_register(&g.lowering, (int)i, rule,
+                                  k == 0 ? NULL : &platform, &o))
+        return false;
+    }
+  }
+
+  lctx_lowering_context_init(&g.ctx);
+  lctx_module_context_init(&g.ctx.module);
+  for (size_t k = 0; k < sc->module_count; k++)
+    if (!lctx_module_context_add_platform(&g.ctx.module,
+                                          s(k_platforms[sc->module[k]])))
+      return false;
+  g.ctx.dim_var_count = sc->module_count > 1 ? 1 : 0;
+  if (sc->narrow) {
+    lctx_str list[4];
+    for (size_t k = 0; k < sc->narrow_count; k++)
+      list[k] = s(k_platforms[sc->narrowed[k]]);
+    if (!lctx_lowering_context_narrow(&g.ctx, list, sc->narrow_count))
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reporting
+//===----------------------------------------------------------------------===//
+
+static void describe(lctx_buf *out) {
+  const scenario *sc = &g.sc;
+  lctx_buf_append_cstr(out, "scenario: module=[");
+  for (size_t k = 0; k < sc->module_count; k++) {
+    lctx_buf_append_cstr(out, k ? ", '" : "'");
+    lctx_buf_append_cstr(out, k_platforms[sc->module[k]]);
+    lctx_buf_append_char(out, '\'');
+  }
+  lctx_buf_append_cstr(out, "] narrowed=");
+  if (sc->narrow) {
+    lctx_buf_append_char(out, '[');
+    for (size_t k = 0; k < sc->narrow_count; k++) {
+      lctx_buf_append_cstr(out, k ? ", '" : "'");
+      lctx_buf_append_cstr(out, k_platforms[sc->narrowed[k]]);
+      lctx_buf_append_char(out, '\'');
+    }
+    lctx_buf_append_char(out, ']');
+  } else {
+    lctx_buf_append_cstr(out, "None");
+  }
+  lctx_buf_append_cstr(out, sc->x64 ? " x64" : "");
+  lctx_buf_append_cstr(out, " factories=cpu,tpu");
+  lctx_buf_append_cstr(out, sc->cuda_factory ? ",cuda" : "");
+  lctx_buf_append_cstr(out, sc->rocm_factory ? ",rocm" : "");
+  lctx_buf_append_cstr(out, "\nrules:\n");
+  for (size_t i = 0; i < g.lowering.rule_count; i++) {
+    const lctx_lowering_rule *rule = &g.lowering.rules[i];
+    lctx_buf_append_cstr(out, "  ");
+    lctx_buf_append_str(out, rule->name);
+    lctx_buf_append_cstr(out, ":");
+    for (size_t a = 0; a < rule->action_count; a++) {
+      const lctx_lowering_action *act = &rule->actions[a];
+      switch (act->kind) {
+      case LCTX_ACTION_EMIT_MARKER:
+        lctx_buf_append_cstr(out, " marker");
+        break;
+      case LCTX_ACTION_LOWER_FUN:
+        lctx_buf_append_cstr(out, " lower_fun(");
+        lctx_buf_append_cstr(out, k_prim_names[act->primitive]);
+        lctx_buf_append_char(out, ')');
+        break;
+      case LCTX_ACTION_GET_BACKEND:
+        lctx_buf_append_cstr(out, " get_backend(optional=True)");
+        break;
+      case LCTX_ACTION_RAISE_IF_MULTI:
+        lctx_buf_append_cstr(out, " raise_if_multi");
+        break;
+      default:
+        lctx_buf_append_cstr(out, " ?");
+        break;
+      }
+    }
+    lctx_buf_append_char(out, '\n');
+  }
+  lctx_buf_append_cstr(out, "outcome: ");
+  lctx_outcome_format(&g.result.outcome, out);
+  lctx_buf_append_cstr(out, "\nevents:\n");
+  lctx_lowering_format_events(&g.lowering, &g.result, out);
+}
+
+static bool finding(lctx_fuzz_result *result, const char *key, const char *what,
+                    const char *detail) {
+  result->failed = true;
+  snprintf(result->key, sizeof result->key, "fuzz_lowering/%s", key);
+  lctx_buf out;
+  lctx_buf_init(&out, result->report, sizeof result->report);
+  lctx_buf_append_cstr(&out, "fuzz_lowering: ");
+  lctx_buf_append_cstr(&out, what);
+  lctx_buf_append_char(&out, '\n');
+  describe(&out);
+  if (detail && *detail) {
+    lctx_buf_append_cstr(&out, detail);
+    lctx_buf_append_char(&out, '\n');
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Raises
+//===----------------------------------------------------------------------===//
+
+static bool starts_with(const char *text, const char *prefix) {
+  return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* A raise section 7 allows for these scenarios. */
+static bool allowed_raise(const lctx_outcome *o) {
+  const char *t = o->text;
+  if (o->error == LCTX_ERROR_NOT_IMPLEMENTED) {
+    static const char prefix[] = "MLIR translation rule for primitive '";
+    if (starts_with(t, prefix)) {
+      const char *p = t + sizeof prefix - 1;
+      for (size_t i = 0; i < g.sc.prim_count; i++) {
+        if (p[0] == k_prim_names[i][0] &&
+            (starts_with(p + 1, "' not found for platform ") ||
+             starts_with(p + 1, "' not found for platforms [")))
+          return true;
+      }
+    }
+    if (strcmp(t, k_raise_message) == 0 && g.result.event_count > 0 &&
+        g.result.events[g.result.event_count - 1].kind == LCTX_EVENT_RAISE)
+      return true;
+  }
+  if (o->error == LCTX_ERROR_ASSERTION &&
+      (t[0] == '\0' || strcmp(t, "Must have a platform_index variable") == 0))
+    return true;
+  /* get_backend's own errors: the last thing that ran raised them. */
+  if (g.result.event_count > 0) {
+    const lctx_lowering_event *ev = &g.result.events[g.result.event_count - 1];
+    if (ev->kind == LCTX_EVENT_BACKEND &&
+        ev->result_kind == LCTX_OUTCOME_RAISE && ev->error == o->error)
+      return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Expectations from the lowering result
+//===----------------------------------------------------------------------===//
+
+/* The marker rule names on a path; false when they do not fit. */
+static bool path_markers(const lctx_lowering_path *path, size_t index,
+                         int which, lctx_ir_rules *out) {
+  out->count = 0;
+  if (path->truncated)
+    return false;
+  for (size_t k = 0; k < path->count; k++) {
+    const lctx_lowering_event *ev = &g.result.events[path->events[k]];
+    if (ev->kind != LCTX_EVENT_MARKER)
+      continue;
+    if (out->count >= LCTX_IR_MAX_RULES)
+      return false;
+    lctx_str name = lctx_lowering_rule_name(&g.lowering, ev->rule);
+    char *dst = g.names[which][index][out->count];
+    snprintf(dst, NAME_MAX_LEN, "%.*s", (int)name.length, name.data);
+    out->names[out->count++] = dst;
+  }
+  return true;
+}
+
+static bool same_rules(const lctx_ir_rules *a, const lctx_ir_rules *b) {
+  if (a->count != b->count)
+    return false;
+  for (size_t k = 0; k < a->count; k++)
+    if (strcmp(a->names[k], b->names[k]) != 0)
+      return false;
+  return true;
+}
+
+/* The innermost BRANCH event above `e`, or -1 (the body of @main). */
+static int enclosing_branch(int e) {
+  for (int p = g.result.events[e].parent; p >= 0; p = g.result.events[p].parent)
+    if (g.result.events[p].kind == LCTX_EVENT_BRANCH)
+      return p;
+  return -1;
+}
+
+/* The dispatches in the pre-order the checker numbers them: a two-level
+   dispatch per DISPATCH event, and a one-rule dispatch per `lctx.marker`
+   op except the first one of each second-switch branch (which the checker
+   takes as that branch's rule). False when they do not fit. */
+static bool fill_dispatches(lctx_ir_expectation *e) {
+  static bool first_seen[LCTX_LOWERING_MAX_EVENTS];
+  memset(first_seen, 0, sizeof first_seen);
+  e->dispatch_count = 0;
+  for (size_t i = 0; i < g.result.event_count; i++) {
+    const lctx_lowering_event *ev = &g.result.events[i];
+    lctx_ir_dispatch d = {0, 0};
+    if (ev->kind == LCTX_EVENT_DISPATCH) {
+      d.entry_count = ev->platform_count;
+      d.kept_count = ev->kept_count;
+    } else if (ev->kind == LCTX_EVENT_MARKER) {
+      int b = enclosing_branch((int)i);
+      if (b >= 0 && !first_seen[b]) {
+        first_seen[b] = true;
+        continue;
+      }
+      d.kept_count = 1; /* entries unchecked */
+    } else {
+      continue;
+    }
+    if (e->dispatch_count >= LCTX_IR_MAX_DISPATCHES)
+      return false;
+    e->dispatches[e->dispatch_count++] = d;
+  }
+  return true;
+}
+
+/* Fills g.expect and g.defect; false when the scenario exceeds the
+   checker's limits (then only emission is judged). */
+static bool fill_expectation(void) {
+  lctx_ir_expectation *e = &g.expect;
+  memset(e, 0, sizeof *e);
+  memset(g.defect, 0, sizeof g.defect);
+  if (g.result.index_count > LCTX_IR_MAX_PLATFORMS)
+    return false;
+  e->platform_count = g.result.index_count;
+  e->x64 = g.sc.x64;
+  for (size_t i = 0; i < g.result.index_count; i++) {
+    e->platforms[i] = k_platforms[g.sc.module[i]];
+    if (!path_markers(&g.result.actual[i], i, 1, &e->jax_actual[i]))
+      return false;
+    e->has_jax_actual[i] = true;
+    if (g.result.intended[i].determined) {
+      if (!path_markers(&g.result.intended[i], i, 0, &e->intended[i]))
+        return false;
+    } else {
+      /* No intended path (a narrowed top context without this module
+         platform): judge only against what JAX runs. */
+      e->intended[i] = e->jax_actual[i];
+    }
+    /* IR-006 sees marker names only: a mismatch of rule calls that emit
+       no marker, or emit the same ones, is invisible in the module. */
+    g.defect[i] = g.result.mismatch[i] && g.result.intended[i].determined &&
+                  !same_rules(&e->intended[i], &e->jax_actual[i]);
+  }
+  return fill_dispatches(e);
+}
+
+//===----------------------------------------------------------------------===//
+// The check
+//===----------------------------------------------------------------------===//
+
+const lctx_fuzz_lowering_info *lctx_fuzz_lowering_last(void) {
+  return &g_info;
+}
+
+const lctx_fuzz_target lctx_fuzz_lowering_target = {"fuzz_lowering",
+                                                    lctx_fuzz_lowering};
+
+static const char *emit_slug(const char *error) {
+  if (strstr(error, "does not parse"))
+    return "emit/parse";
+  if (strstr(error, "does not verify"))
+    return "emit/verify";
+  return "emit/unsupported";
+}
+
+bool lctx_fuzz_lowering(const uint8_t *data, size_t size,
+                        lctx_fuzz_result *result) {
+  result->failed = false;
+  result->key[0] = '\0';
+  result->report[0] = '\0';
+  memset(&g_info, 0, sizeof g_info);
+  g_info.raise_class = g_info.raise_text = "";
+  if (!contexts_ready())
+    return finding(result, "setup", "cannot create an MLIR context", NULL);
+  g_inputs++;
+  if (!decode(data, size))
+    return false; /* outside the model's tables: not a JAX scenario */
+  g_info.decoded = true;
+  g_info.platform_count = g.sc.module_count;
+
+  bool ok =
+      lctx_lowering_lower_eqn(&g.lowering, &g.backends, &g.ctx, 0, &g.result);
+  if (g.result.limit != LCTX_LOWERING_LIMIT_NONE)
+    return false; /* the model stopped at its own limits */
+  if (!ok) {
+    g_info.raised = true;
+    g_info.raise_class = lctx_error_class_name(g.result.outcome.error);
+    g_info.raise_text = g.result.outcome.text;
+    if (g.result.outcome.kind != LCTX_OUTCOME_RAISE)
+      return finding(result, "raise/none",
+                     "the lowering failed without a raise", NULL);
+    if (!allowed_raise(&g.result.outcome)) {
+      char key[64];
+      const char *cls = lctx_error_class_name(g.result.outcome.error);
+      snprintf(key, sizeof key, "raise/%s", *cls ? cls : "unknown");
+      return finding(result, key, "a raise outside semantics.md section 7",
+                     NULL);
+    }
+    return false;
+  }
+
+  lctx_buf err;
+  lctx_buf_init(&err, g.error, sizeof g.error);
+  MlirModule module = {NULL};
+  if (!lctx_mlir_emit(g_mlir, &g.lowering, &g.result, g.sc.x64, &module,
+                      &err)) {
+    if (strstr(g.error, "does not fit"))
+      return false; /* bigger than the emitter's buffer: not judged */
+    return finding(result, emit_slug(g.error),
+                   "lctx_mlir_emit failed on a successful lowering", g.error);
+  }
+  g_info.emitted = true;
+  lctx_buf text;
+  lctx_buf_init(&text, g.text, sizeof g.text);
+  lctx_mlir_print(module, &text);
+  mlirModuleDestroy(module);
+  if (text.overflow || !fill_expectation())
+    return false;
+
+  lctx_ircheck_run(g_ck, lctx_buf_view(&text), &g.expect, &g.report);
+  g_info.checked = true;
+  g_info.dispatch_count = g.expect.dispatch_count;
+  bool saw_defect = false;
+  for (size_t k = 0; k < g.report.count; k++) {
+    const lctx_ir_violation *v = &g.report.violations[k];
+    if (strcmp(v->row, "IR-006") == 0) {
+      saw_defect = true;
+      continue;
+    }
+    char key[32], detail[LCTX_IR_MESSAGE_MAX + 32];
+    snprintf(key, sizeof key, "ir/%s", v->row);
+    snprintf(detail, sizeof detail, "%s: %s", v->row, v->message);
+    finding(result, key, "the IR checker rejects the emitted module", detail);
+    lctx_buf out;
+    size_t used = strlen(result->report);
+    lctx_buf_init(&out, result->report + used, sizeof result->report - used);
+    lctx_buf_append_cstr(&out, "violations:\n");
+    lctx_ir_report_format(&g.report, &out);
+    lctx_buf_append_cstr(&out, "module:\n");
+    lctx_buf_append_cstr(&out, g.text);
+    return true;
+  }
+  bool want_defect = false;
+  for (size_t i = 0; i < g.result.index_count; i++) {
+    want_defect = want_defect || g.defect[i];
+    g_info.defect_indices += g.defect[i];
+  }
+  g_info.saw_ir006 = saw_defect;
+  if (saw_defect != want_defect && g.report.dropped == 0) {
+    finding(result, "defect-row-mismatch",
+            want_defect ? "the lowering has the nested platform-index defect "
+                          "but the checker reports no IR-006"
+                        : "the checker reports IR-006 but the lowering's "
+                          "marker paths agree",
+            NULL);
+    lctx_buf out;
+    size_t used = strlen(result->report);
+    lctx_buf_init(&out, result->report + used, sizeof result->report - used);
+    lctx_ir_report_format(&g.report, &out);
+    lctx_buf_append_cstr(&out, "module:\n");
+    lctx_buf_append_cstr(&out, g.text);
+    return true;
+  }
+  return false;
+}
