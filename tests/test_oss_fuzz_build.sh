@@ -41,7 +41,7 @@ root=$(CDPATH='' cd -- "$root" && pwd) || die "no project at $1"
 for tool in clang-19 clang++-19; do
   command -v "$tool" >/dev/null 2>&1 ||
     die "$tool is missing (apt-get install clang-19 libclang-rt-19-dev," \
-      "see /work/shared/docs/toolchain.md)"
+      "or run tools/install-deps.sh)"
 done
 if command -v unzip >/dev/null 2>&1; then
   zip_list() { unzip -Z1 "$1"; }
