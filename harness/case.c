@@ -197,3 +197,74 @@ bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// The case through the implementation ABI
+//===----------------------------------------------------------------------===//
+
+void lctx_case_impl_config(const lctx_case *c,
+                           lctx_impl_factory factories[LCTX_MAX_FACTORIES],
+                           lctx_impl_config *config) {
+  for (size_t i = 0; i < c->factory_count; i++)
+    factories[i] = (lctx_impl_factory){
+        c->factories[i].name, c->factories[i].priority,
+        c->factories[i].fail_quietly, (int32_t)c->factories[i].behaviour,
+        c->factories[i].message};
+  *config = (lctx_impl_config){c->factory_count,   factories,
+                               c->jax_platforms,   c->jax_platform_name,
+                               c->jax_xla_backend, c->nvidia_gpu_visible};
+}
+
+lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
+                                       const lctx_case_op *op,
+                                       lctx_impl_outcome *o) {
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    return t->backends ? t->backends(session, o) : 1;
+  case LCTX_OP_CANONICALIZE:
+    return t->canonicalize ? t->canonicalize(session, op->arg, o) : 1;
+  case LCTX_OP_XLA_GET_BACKEND:
+    return t->get_backend
+               ? t->get_backend(session, op->has_arg ? op->arg : NULL, o)
+               : 1;
+  case LCTX_OP_MODULE_GET_BACKEND: {
+    if (!t->module_get_backend)
+      return 1;
+    const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
+    for (size_t k = 0; k < op->platform_count; k++)
+      platforms[k] = op->platforms[k];
+    return t->module_get_backend(session, platforms, op->platform_count,
+                                 op->has_backend ? op->backend : NULL,
+                                 op->optional, o);
+  }
+  }
+  return 1;
+}
+
+bool lctx_outcome_from_impl(int32_t kind, int32_t error_class, int32_t origin,
+                            int32_t registration, const char *text,
+                            size_t length, lctx_outcome *out,
+                            const char **why) {
+  if (kind < LCTX_IMPL_NONE || kind > LCTX_IMPL_RAISE) {
+    *why = "an outcome with an unknown kind";
+    return false;
+  }
+  if (kind == LCTX_IMPL_RAISE && (error_class < LCTX_IMPL_RUNTIME_ERROR ||
+                                  error_class > LCTX_IMPL_INDEX_ERROR)) {
+    *why = "a raise with an unknown error class";
+    return false;
+  }
+  /* The ABI's numbering matches lctx_outcome_kind and lctx_error_class. */
+  lctx_buf w =
+      kind == LCTX_IMPL_RAISE
+          ? lctx_outcome_begin_raise(out, (lctx_error_class)error_class)
+          : lctx_outcome_begin(out, (lctx_outcome_kind)kind);
+  lctx_buf_append(&w, text, length);
+  lctx_outcome_end(out, &w);
+  if (kind == LCTX_IMPL_CLIENT) {
+    out->origin = origin == LCTX_IMPL_ORIGIN_PINNED ? LCTX_CLIENT_PINNED
+                                                    : LCTX_CLIENT_REGISTRY;
+    out->registration = out->origin == LCTX_CLIENT_PINNED ? -1 : registration;
+  }
+  return true;
+}

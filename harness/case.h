@@ -12,6 +12,7 @@
 #ifndef LCTX_HARNESS_CASE_H
 #define LCTX_HARNESS_CASE_H
 
+#include "lctx/impl_abi.h"
 #include "lctx/lctx.h"
 
 /// Most operations one case may hold.
@@ -94,6 +95,29 @@ void lctx_case_module_context(const lctx_case_op *op,
 /// of a MODULE_GET_BACKEND operation.
 void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
                       lctx_outcome *out, lctx_module_branch *branch);
+
+//===----------------------------------------------------------------------===//
+// The case through the implementation ABI (lctx/impl_abi.h)
+//===----------------------------------------------------------------------===//
+
+/// Fills `config` (and `factories`, which it points to) with views into `c`,
+/// as an implementation's session_create receives them.
+void lctx_case_impl_config(const lctx_case *c,
+                           lctx_impl_factory factories[LCTX_MAX_FACTORIES],
+                           lctx_impl_config *config);
+
+/// Calls the table's function for `op` on `session`. Returns its status, or
+/// 1 when the table leaves that operation NULL.
+lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *table,
+                                       void *session, const lctx_case_op *op,
+                                       lctx_impl_outcome *out);
+
+/// Turns an ABI outcome (kind, class, origin, registration, `length` bytes
+/// of text) into an lctx_outcome. Returns false, with `*why` set, for an
+/// unknown kind or a raise with an unknown error class.
+bool lctx_outcome_from_impl(int32_t kind, int32_t error_class, int32_t origin,
+                            int32_t registration, const char *text,
+                            size_t length, lctx_outcome *out, const char **why);
 
 /// Checks that every name of the case is within lctx's limits and alphabet
 /// (bytes 0x01-0x7f). On failure writes a message naming the field to

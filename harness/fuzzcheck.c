@@ -31,6 +31,13 @@ static lctx_case g_case, g_case2;
 static char g_text[LCTX_CASE_TEXT_MAX];
 static char g_text2[LCTX_CASE_TEXT_MAX];
 
+/* Prints a case into g_text, for a report (only when there is one). */
+static void print_case(const lctx_case *c) {
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(c, &b);
+}
+
 /* A short class for an outcome: the error class, or the kind. */
 static const char *outcome_class(const lctx_outcome *o) {
   if (!o)
@@ -80,9 +87,7 @@ static void on_violation(void *user, const lctx_violation *v) {
            v->invariant[0] ? v->invariant : "-",
            outcome_class(v->expected_outcome),
            outcome_class(v->actual_outcome));
-  lctx_buf b;
-  lctx_buf_init(&b, g_text, sizeof g_text);
-  lctx_case_print(v->c, &b);
+  print_case(v->c);
   snprintf(r->report, sizeof r->report,
            "lctx fuzz_model: %s at operation %zu (%s)\n"
            "  row:       %s\n  invariant: %s\n  features:  %s\n"
@@ -242,14 +247,8 @@ static const lctx_impl_table *differential_table(void) {
 static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
                      lctx_outcome *outs, char *why, size_t cap) {
   lctx_impl_factory factories[LCTX_MAX_FACTORIES];
-  for (size_t i = 0; i < c->factory_count; i++)
-    factories[i] = (lctx_impl_factory){
-        c->factories[i].name, c->factories[i].priority,
-        c->factories[i].fail_quietly, (int32_t)c->factories[i].behaviour,
-        c->factories[i].message};
-  lctx_impl_config config = {c->factory_count,   factories,
-                             c->jax_platforms,   c->jax_platform_name,
-                             c->jax_xla_backend, c->nvidia_gpu_visible};
+  lctx_impl_config config;
+  lctx_case_impl_config(c, factories, &config);
   void *session = t->session_create(&config);
   if (!session) {
     snprintf(why, cap, "session_create returned NULL");
@@ -258,50 +257,15 @@ static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
   static char text[LCTX_OUTCOME_TEXT_MAX];
   bool ok = true;
   for (size_t i = 0; i < c->op_count && ok; i++) {
-    const lctx_case_op *op = &c->ops[i];
     lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
-    lctx_impl_status st = 1;
-    const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
-    switch (op->kind) {
-    case LCTX_OP_BACKENDS:
-      st = t->backends ? t->backends(session, &o) : 1;
-      break;
-    case LCTX_OP_CANONICALIZE:
-      st = t->canonicalize ? t->canonicalize(session, op->arg, &o) : 1;
-      break;
-    case LCTX_OP_XLA_GET_BACKEND:
-      st = t->get_backend
-               ? t->get_backend(session, op->has_arg ? op->arg : NULL, &o)
-               : 1;
-      break;
-    case LCTX_OP_MODULE_GET_BACKEND:
-      for (size_t k = 0; k < op->platform_count; k++)
-        platforms[k] = op->platforms[k];
-      st = t->module_get_backend
-               ? t->module_get_backend(session, platforms, op->platform_count,
-                                       op->has_backend ? op->backend : NULL,
-                                       op->optional, &o)
-               : 1;
-      break;
-    }
-    if (st != 0 || o.text_length >= sizeof text) {
-      snprintf(why, cap, "operation %zu: status %d, text_length %zu", i, st,
-               o.text_length);
+    lctx_impl_status st = lctx_case_impl_run_op(t, session, &c->ops[i], &o);
+    const char *bad = NULL;
+    if (st != 0 || o.text_length >= sizeof text ||
+        !lctx_outcome_from_impl(o.kind, o.error_class, o.origin, o.registration,
+                                text, o.text_length, &outs[i], &bad)) {
+      snprintf(why, cap, "operation %zu: status %d, text_length %zu%s%s", i, st,
+               o.text_length, bad ? ", " : "", bad ? bad : "");
       ok = false;
-      break;
-    }
-    lctx_buf w = o.kind == LCTX_IMPL_RAISE
-                     ? lctx_outcome_begin_raise(&outs[i],
-                                                (lctx_error_class)o.error_class)
-                     : lctx_outcome_begin(&outs[i], (lctx_outcome_kind)o.kind);
-    lctx_buf_append(&w, text, o.text_length);
-    lctx_outcome_end(&outs[i], &w);
-    if (o.kind == LCTX_IMPL_CLIENT) {
-      outs[i].origin = o.origin == LCTX_IMPL_ORIGIN_PINNED
-                           ? LCTX_CLIENT_PINNED
-                           : LCTX_CLIENT_REGISTRY;
-      outs[i].registration =
-          outs[i].origin == LCTX_CLIENT_PINNED ? -1 : o.registration;
     }
   }
   t->session_destroy(session);
@@ -332,10 +296,8 @@ bool lctx_fuzz_differential(const uint8_t *data, size_t size,
   lctx_engine ref = lctx_engine_reference();
   ref.run_all(ref.context, &g_case, reference);
   char why[256];
-  lctx_buf b;
-  lctx_buf_init(&b, g_text, sizeof g_text);
-  lctx_case_print(&g_case, &b);
   if (!run_impl(t, &g_case, impl, why, sizeof why)) {
+    print_case(&g_case);
     result->failed = true;
     snprintf(result->key, sizeof result->key, "fuzz_differential/impl/failed");
     snprintf(result->report, sizeof result->report,
@@ -368,6 +330,7 @@ bool lctx_fuzz_differential(const uint8_t *data, size_t size,
                                                                       : "none",
                j == LCTX_JUDGE_NOT_ALLOWED ? outcome_class(&first) : "-",
                outcome_class(o));
+      print_case(&g_case);
       snprintf(result->report, sizeof result->report,
                "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
                "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
@@ -390,6 +353,7 @@ bool lctx_fuzz_differential(const uint8_t *data, size_t size,
       snprintf(result->key, sizeof result->key,
                "fuzz_differential/differ/op=%s",
                lctx_op_kind_name(g_case.ops[i].kind));
+      print_case(&g_case);
       snprintf(result->report, sizeof result->report,
                "lctx fuzz_differential: both allowed but different at "
                "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",

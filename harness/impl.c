@@ -290,14 +290,8 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
       _exit(2);
     lctx_case_decode(bytes, n, &c);
     lctx_impl_factory factories[LCTX_MAX_FACTORIES];
-    for (size_t i = 0; i < c.factory_count; i++)
-      factories[i] = (lctx_impl_factory){
-          c.factories[i].name, c.factories[i].priority,
-          c.factories[i].fail_quietly, (int32_t)c.factories[i].behaviour,
-          c.factories[i].message};
-    lctx_impl_config config = {c.factory_count,   factories,
-                               c.jax_platforms,   c.jax_platform_name,
-                               c.jax_xla_backend, c.nvidia_gpu_visible};
+    lctx_impl_config config;
+    lctx_case_impl_config(&c, factories, &config);
     void *session = table->session_create(&config);
     /* Collect the record, then write it at once. */
     static uint8_t
@@ -313,27 +307,7 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
       const lctx_case_op *op = &c.ops[i];
       lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
       text[0] = '\0';
-      lctx_impl_status st = 1;
-      switch (op->kind) {
-      case LCTX_OP_BACKENDS:
-        st = table->backends(session, &o);
-        break;
-      case LCTX_OP_CANONICALIZE:
-        st = table->canonicalize(session, op->arg, &o);
-        break;
-      case LCTX_OP_XLA_GET_BACKEND:
-        st = table->get_backend(session, op->has_arg ? op->arg : NULL, &o);
-        break;
-      case LCTX_OP_MODULE_GET_BACKEND: {
-        const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
-        for (size_t k = 0; k < op->platform_count; k++)
-          platforms[k] = op->platforms[k];
-        st = table->module_get_backend(session, platforms, op->platform_count,
-                                       op->has_backend ? op->backend : NULL,
-                                       op->optional, &o);
-        break;
-      }
-      }
+      lctx_impl_status st = lctx_case_impl_run_op(table, session, op, &o);
       if (st != 0) {
         status = 1;
         snprintf(detail, sizeof detail,
@@ -610,25 +584,10 @@ static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
         const char *s;
         uint32_t len;
         take_text(impl, &at, &s, &len);
-        lctx_outcome *o = &res->outcomes[k];
-        lctx_buf w =
-            head[0] == LCTX_IMPL_RAISE
-                ? lctx_outcome_begin_raise(o, (lctx_error_class)head[1])
-                : lctx_outcome_begin(o, (lctx_outcome_kind)head[0]);
-        lctx_buf_append(&w, s, len);
-        lctx_outcome_end(o, &w);
-        if (head[0] == LCTX_IMPL_CLIENT) {
-          o->origin = head[2] == LCTX_IMPL_ORIGIN_PINNED ? LCTX_CLIENT_PINNED
-                                                         : LCTX_CLIENT_REGISTRY;
-          o->registration = o->origin == LCTX_CLIENT_PINNED ? -1 : head[3];
-        }
-        bool bad_kind = head[0] < LCTX_IMPL_NONE || head[0] > LCTX_IMPL_RAISE;
-        bool bad_class = head[0] == LCTX_IMPL_RAISE &&
-                         (head[1] < 1 || head[1] > LCTX_IMPL_INDEX_ERROR);
-        if (bad_kind || bad_class) {
-          fail_case(res, LCTX_RESULT_CRASH,
-                    bad_kind ? "an outcome with an unknown kind"
-                             : "a raise with an unknown error class");
+        const char *why;
+        if (!lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s, len,
+                                    &res->outcomes[k], &why)) {
+          fail_case(res, LCTX_RESULT_CRASH, why);
           break;
         }
       }
