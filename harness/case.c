@@ -11,6 +11,19 @@ static const char *const OP_NAMES[LCTX_OP_KIND_COUNT] = {
     [LCTX_OP_CANONICALIZE] = "canonicalize",
     [LCTX_OP_XLA_GET_BACKEND] = "get_backend",
     [LCTX_OP_MODULE_GET_BACKEND] = "module_get_backend",
+    [LCTX_OP_REGISTER_LOWERING] = "register_lowering",
+    [LCTX_OP_LOWER_PER_PLATFORM] = "lower_per_platform",
+};
+
+#define ACTION_KIND_COUNT (LCTX_ACTION_EMIT_MARKER + 1)
+static const char *const ACTION_NAMES[ACTION_KIND_COUNT] = {
+    [LCTX_ACTION_GET_BACKEND] = "get_backend",
+    [LCTX_ACTION_GUARDED_GET_BACKEND] = "guarded_get_backend",
+    [LCTX_ACTION_TRY_FALLBACK_GET_BACKEND] = "try_fallback_get_backend",
+    [LCTX_ACTION_RAISE_IF_MULTI] = "raise_if_multi",
+    [LCTX_ACTION_READ_CLIENT_PLATFORM] = "read_client_platform",
+    [LCTX_ACTION_LOWER_FUN] = "lower_fun",
+    [LCTX_ACTION_EMIT_MARKER] = "marker",
 };
 
 static const char *const BEHAVIOUR_NAMES[] = {
@@ -38,6 +51,21 @@ bool lctx_op_kind_from_name(lctx_str name, lctx_op_kind *kind) {
   return false;
 }
 
+const char *lctx_action_kind_name(lctx_lowering_action_kind kind) {
+  return (unsigned)kind < ACTION_KIND_COUNT ? ACTION_NAMES[kind] : "?";
+}
+
+bool lctx_action_kind_from_name(lctx_str name,
+                                lctx_lowering_action_kind *kind) {
+  for (int i = 0; i < ACTION_KIND_COUNT; i++) {
+    if (lctx_str_equal_cstr(name, ACTION_NAMES[i])) {
+      *kind = (lctx_lowering_action_kind)i;
+      return true;
+    }
+  }
+  return false;
+}
+
 const char *lctx_factory_behaviour_name(lctx_factory_behaviour behaviour) {
   return (unsigned)behaviour <= LCTX_FACTORY_NO_DEVICES
              ? BEHAVIOUR_NAMES[behaviour]
@@ -55,14 +83,42 @@ bool lctx_factory_behaviour_from_name(lctx_str name,
   return false;
 }
 
-static bool op_equal(const lctx_case_op *a, const lctx_case_op *b) {
-  if (a->kind != b->kind || a->has_arg != b->has_arg ||
-      strcmp(a->arg, b->arg) != 0 || a->platform_count != b->platform_count ||
-      a->has_backend != b->has_backend || strcmp(a->backend, b->backend) != 0 ||
-      a->optional != b->optional)
+static bool list_equal(size_t na, const char (*a)[LCTX_MAX_NAME + 1], size_t nb,
+                       const char (*b)[LCTX_MAX_NAME + 1]) {
+  if (na != nb)
     return false;
-  for (size_t i = 0; i < a->platform_count; i++) {
-    if (strcmp(a->platforms[i], b->platforms[i]) != 0)
+  for (size_t i = 0; i < na; i++) {
+    if (strcmp(a[i], b[i]) != 0)
+      return false;
+  }
+  return true;
+}
+
+static bool op_equal(const lctx_case_op *a, const lctx_case_op *b) {
+  return a->kind == b->kind && a->has_arg == b->has_arg &&
+         strcmp(a->arg, b->arg) == 0 &&
+         list_equal(a->platform_count, a->platforms, b->platform_count,
+                    b->platforms) &&
+         a->has_backend == b->has_backend &&
+         strcmp(a->backend, b->backend) == 0 && a->optional == b->optional &&
+         strcmp(a->primitive, b->primitive) == 0 &&
+         strcmp(a->rule, b->rule) == 0 && a->has_narrow == b->has_narrow &&
+         list_equal(a->narrow_count, a->narrow, b->narrow_count, b->narrow) &&
+         a->has_compute_type == b->has_compute_type &&
+         strcmp(a->compute_type, b->compute_type) == 0 &&
+         a->has_override == b->has_override &&
+         strcmp(a->override, b->override) == 0 && a->x64 == b->x64;
+}
+
+static bool rule_equal(const lctx_case_rule *a, const lctx_case_rule *b) {
+  if (strcmp(a->name, b->name) != 0 || a->action_count != b->action_count)
+    return false;
+  for (size_t i = 0; i < a->action_count; i++) {
+    const lctx_case_action *x = &a->actions[i], *y = &b->actions[i];
+    if (x->kind != y->kind || x->optional != y->optional ||
+        strcmp(x->text, y->text) != 0 ||
+        x->has_compute_type != y->has_compute_type ||
+        strcmp(x->compute_type, y->compute_type) != 0)
       return false;
   }
   return true;
@@ -74,8 +130,12 @@ bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect) {
       strcmp(a->jax_platform_name, b->jax_platform_name) != 0 ||
       strcmp(a->jax_xla_backend, b->jax_xla_backend) != 0 ||
       a->nvidia_gpu_visible != b->nvidia_gpu_visible ||
-      a->op_count != b->op_count)
+      a->rule_count != b->rule_count || a->op_count != b->op_count)
     return false;
+  for (size_t i = 0; i < a->rule_count; i++) {
+    if (!rule_equal(&a->rules[i], &b->rules[i]))
+      return false;
+  }
   for (size_t i = 0; i < a->factory_count; i++) {
     const lctx_case_factory *fa = &a->factories[i], *fb = &b->factories[i];
     if (strcmp(fa->name, fb->name) != 0 || fa->priority != fb->priority ||
@@ -140,7 +200,129 @@ void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
     lctx_module_get_backend(registry, &context, op->optional, out, branch);
     break;
   }
+  case LCTX_OP_REGISTER_LOWERING:
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    lctx_outcome_set_none(out);
+    break;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The runner
+//===----------------------------------------------------------------------===//
+
+static _Thread_local lctx_lowering_result g_lowering_result;
+
+int lctx_case_rule_find(const lctx_case *c, const char *name) {
+  for (size_t i = 0; i < c->rule_count && i < LCTX_CASE_MAX_RULES; i++) {
+    if (strcmp(c->rules[i].name, name) == 0)
+      return (int)i;
+  }
+  return -1;
+}
+
+void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c) {
+  r->c = c;
+  lctx_case_config(c, &r->config);
+  lctx_registry_init(&r->registry, &r->config);
+  r->lowering_ready = false;
+  r->has_result = false;
+  r->result = &g_lowering_result;
+}
+
+static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
+                                        const lctx_case_action *a) {
+  lctx_lowering_action out;
+  memset(&out, 0, sizeof out);
+  out.kind = a->kind;
+  out.optional = a->optional;
+  if (a->kind == LCTX_ACTION_RAISE_IF_MULTI)
+    out.message = lctx_str_from_cstr(a->text);
+  if (a->kind == LCTX_ACTION_LOWER_FUN) {
+    out.primitive =
+        lctx_lowering_primitive_add(lowering, lctx_str_from_cstr(a->text));
+    out.has_compute_type = a->has_compute_type;
+    out.compute_type = lctx_str_from_cstr(a->compute_type);
+  }
+  return out;
+}
+
+/* Builds the lowering registry: one rule object per case rule, in order. */
+static void runner_lowering(lctx_case_runner *r) {
+  if (r->lowering_ready)
+    return;
+  r->lowering_ready = true;
+  lctx_lowering_registry_init(&r->lowering, &r->config);
+  for (size_t i = 0; i < r->c->rule_count; i++) {
+    const lctx_case_rule *rule = &r->c->rules[i];
+    lctx_lowering_action actions[LCTX_CASE_MAX_ACTIONS];
+    for (size_t k = 0; k < rule->action_count; k++)
+      actions[k] = case_action(&r->lowering, &rule->actions[k]);
+    r->rule_ids[i] =
+        lctx_lowering_rule_add(&r->lowering, lctx_str_from_cstr(rule->name),
+                               actions, rule->action_count);
+  }
+}
+
+static int rule_id(const lctx_case_runner *r, const char *name) {
+  int i = lctx_case_rule_find(r->c, name);
+  return i < 0 ? -1 : r->rule_ids[i];
+}
+
+bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
+                         lctx_outcome *out, lctx_module_branch *branch) {
+  if (op->kind != LCTX_OP_REGISTER_LOWERING &&
+      op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
+    lctx_case_run_op(&r->registry, op, out, branch);
+    return true;
+  }
+  if (branch)
+    *branch = LCTX_BRANCH_ERROR;
+  runner_lowering(r);
+  int primitive = lctx_lowering_primitive_add(
+      &r->lowering, lctx_str_from_cstr(op->primitive));
+  if (op->kind == LCTX_OP_REGISTER_LOWERING) {
+    lctx_str platform = lctx_str_from_cstr(op->arg);
+    int rule = rule_id(r, op->rule);
+    if (primitive < 0 || rule < 0) {
+      lctx_outcome_set_none(out);
+      return false;
+    }
+    lctx_lowering_register(&r->lowering, primitive, rule,
+                           op->has_arg ? &platform : NULL, out);
+    return true;
+  }
+  lctx_lowering_context *ctx = &r->context;
+  lctx_lowering_context_init(ctx);
+  lctx_case_module_context(op, &ctx->module);
+  if (op->has_narrow) {
+    lctx_str narrow[LCTX_MAX_MODULE_PLATFORMS];
+    for (size_t i = 0; i < op->narrow_count; i++)
+      narrow[i] = lctx_str_from_cstr(op->narrow[i]);
+    lctx_lowering_context_narrow(ctx, narrow, op->narrow_count);
+  }
+  ctx->has_compute_type = op->has_compute_type;
+  ctx->compute_type = lctx_str_from_cstr(op->compute_type);
+  /* The platform index is prepended to the dimension variables exactly when
+   * the module is lowered for more than one platform. */
+  ctx->dim_var_count = op->platform_count > 1 ? 1 : 0;
+  if (op->has_override) {
+    int rule = rule_id(r, op->override);
+    if (rule >= 0) {
+      ctx->overrides.count = 1;
+      ctx->overrides.primitives[0] = primitive;
+      ctx->overrides.rules[0] = rule;
+    }
+  }
+  r->has_result = true;
+  if (primitive < 0) {
+    lctx_outcome_set_none(out);
+    return false;
+  }
+  lctx_lowering_lower_eqn(&r->lowering, &r->registry, ctx, primitive,
+                          r->result);
+  *out = r->result->outcome;
+  return r->result->limit == LCTX_LOWERING_LIMIT_NONE;
 }
 
 static bool check_name(const char *s, size_t max, const char *field, long index,
@@ -157,6 +339,205 @@ static bool check_name(const char *s, size_t max, const char *field, long index,
   lctx_buf_append_cstr(error, n > max ? " is too long"
                                       : " holds a byte outside 0x01-0x7f");
   return false;
+}
+
+static bool fail_at(lctx_buf *error, const char *field, size_t index,
+                    const char *rest) {
+  lctx_buf_append_cstr(error, field);
+  lctx_buf_append_char(error, '[');
+  lctx_buf_append_int(error, (long long)index);
+  lctx_buf_append_cstr(error, "]");
+  lctx_buf_append_cstr(error, rest);
+  return false;
+}
+
+/* The primitive names of a case, in first-appearance order. */
+typedef struct prim_table {
+  size_t count;
+  const char *names[LCTX_LOWERING_MAX_PRIMITIVES];
+} prim_table;
+
+static int prim_index(prim_table *t, const char *name, bool add) {
+  for (size_t i = 0; i < t->count; i++) {
+    if (strcmp(t->names[i], name) == 0)
+      return (int)i;
+  }
+  if (!add || t->count == LCTX_LOWERING_MAX_PRIMITIVES)
+    return -1;
+  t->names[t->count] = name;
+  return (int)t->count++;
+}
+
+/* What the lower_fun graph check needs: the rules bound to each primitive
+ * (by a register_lowering or an override), and the primitives each rule
+ * lowers through lower_fun. */
+typedef struct lower_graph {
+  prim_table prims;
+  bool bound[LCTX_LOWERING_MAX_PRIMITIVES][LCTX_CASE_MAX_RULES];
+  int state[LCTX_LOWERING_MAX_PRIMITIVES]; /* 0 new, 1 open, 2 done */
+  int depth[LCTX_LOWERING_MAX_PRIMITIVES];
+  long events[LCTX_LOWERING_MAX_PRIMITIVES];
+  long slots; /* most kept rules of one dispatch */
+  const lctx_case *c;
+  const char *cycle; /* the primitive closing a cycle */
+} lower_graph;
+
+/* Depth-first: the deepest lower_fun nesting below `p` and an upper bound
+ * of the events one equation of `p` records. False on a cycle. */
+static bool walk(lower_graph *g, int p) {
+  if (g->state[p] == 2)
+    return true;
+  if (g->state[p] == 1) {
+    g->cycle = g->prims.names[p];
+    return false;
+  }
+  g->state[p] = 1;
+  int depth = 0;
+  long body_max = 0;
+  bool any = false;
+  for (size_t r = 0; r < g->c->rule_count; r++) {
+    if (!g->bound[p][r])
+      continue;
+    any = true;
+    long body = 0;
+    const lctx_case_rule *rule = &g->c->rules[r];
+    for (size_t k = 0; k < rule->action_count; k++) {
+      const lctx_case_action *a = &rule->actions[k];
+      if (a->kind != LCTX_ACTION_LOWER_FUN) {
+        body += 2; /* a get_backend and its retry, a raise or a marker */
+        continue;
+      }
+      int q = prim_index(&g->prims, a->text, false);
+      if (q < 0)
+        return false;
+      if (!walk(g, q))
+        return false;
+      if (g->depth[q] + 1 > depth)
+        depth = g->depth[q] + 1;
+      body += g->events[q];
+    }
+    if (body > body_max)
+      body_max = body;
+  }
+  g->depth[p] = depth;
+  /* EQN, DISPATCH, then per kept rule a BRANCH, a CALL and the body. */
+  g->events[p] = any ? 2 + g->slots * (2 + body_max) : 1;
+  if (g->events[p] > 1000000)
+    g->events[p] = 1000000;
+  g->state[p] = 2;
+  return true;
+}
+
+static bool validate_lowering(const lctx_case *c, lctx_buf *error) {
+  if (c->rule_count > LCTX_CASE_MAX_RULES) {
+    lctx_buf_append_cstr(error, "rules: too many");
+    return false;
+  }
+  static _Thread_local lower_graph g;
+  memset(&g, 0, sizeof g);
+  g.c = c;
+  for (size_t i = 0; i < c->rule_count; i++) {
+    const lctx_case_rule *rule = &c->rules[i];
+    if (!check_name(rule->name, LCTX_MAX_NAME, "rules[].name", (long)i, error))
+      return false;
+    if (rule->name[0] == '\0')
+      return fail_at(error, "rules", i, ".name is empty");
+    if (lctx_case_rule_find(c, rule->name) != (int)i)
+      return fail_at(error, "rules", i, ".name is declared twice");
+    if (rule->action_count > LCTX_CASE_MAX_ACTIONS)
+      return fail_at(error, "rules", i, ".actions: too many");
+    for (size_t k = 0; k < rule->action_count; k++) {
+      const lctx_case_action *a = &rule->actions[k];
+      if ((unsigned)a->kind > LCTX_ACTION_EMIT_MARKER)
+        return fail_at(error, "rules", i, ".actions[].action is not known");
+      if (!check_name(a->text, LCTX_MAX_NAME, "rules[].actions[].text", (long)k,
+                      error) ||
+          !check_name(a->compute_type, LCTX_MAX_NAME,
+                      "rules[].actions[].compute_type", (long)k, error))
+        return false;
+      if (a->kind == LCTX_ACTION_LOWER_FUN &&
+          prim_index(&g.prims, a->text, true) < 0) {
+        lctx_buf_append_cstr(error, "primitives: more than 8 distinct names");
+        return false;
+      }
+    }
+  }
+  long slots = 1;
+  for (size_t i = 0; i < c->op_count; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    if (op->kind != LCTX_OP_REGISTER_LOWERING &&
+        op->kind != LCTX_OP_LOWER_PER_PLATFORM)
+      continue;
+    if (!check_name(op->primitive, LCTX_MAX_NAME, "operations[].primitive",
+                    (long)i, error) ||
+        !check_name(op->rule, LCTX_MAX_NAME, "operations[].rule", (long)i,
+                    error) ||
+        !check_name(op->compute_type, LCTX_MAX_NAME,
+                    "operations[].compute_type", (long)i, error) ||
+        !check_name(op->override, LCTX_MAX_NAME, "operations[].override",
+                    (long)i, error))
+      return false;
+    if (op->narrow_count > LCTX_MAX_MODULE_PLATFORMS) {
+      lctx_buf_append_cstr(error, "operations[].narrow: too many");
+      return false;
+    }
+    for (size_t k = 0; k < op->narrow_count; k++) {
+      if (!check_name(op->narrow[k], LCTX_MAX_NAME, "operations[].narrow",
+                      (long)k, error))
+        return false;
+    }
+    int p = prim_index(&g.prims, op->primitive, true);
+    if (p < 0) {
+      lctx_buf_append_cstr(error, "primitives: more than 8 distinct names");
+      return false;
+    }
+    const char *bound = NULL;
+    if (op->kind == LCTX_OP_REGISTER_LOWERING)
+      bound = op->rule;
+    else if (op->has_override)
+      bound = op->override;
+    if (bound) {
+      int r = lctx_case_rule_find(c, bound);
+      if (r < 0)
+        return fail_at(error, "operations", i,
+                       op->kind == LCTX_OP_REGISTER_LOWERING
+                           ? ".rule names no declared rule"
+                           : ".override names no declared rule");
+      g.bound[p][r] = true;
+    }
+    if (op->kind == LCTX_OP_LOWER_PER_PLATFORM) {
+      long n = (long)(op->platform_count > op->narrow_count ? op->platform_count
+                                                            : op->narrow_count);
+      if (n + 1 > slots)
+        slots = n + 1;
+    }
+  }
+  g.slots = slots;
+  for (size_t p = 0; p < g.prims.count; p++) {
+    if (!walk(&g, (int)p)) {
+      lctx_buf_append_cstr(error, "rules: primitive '");
+      lctx_buf_append_cstr(error, g.cycle ? g.cycle : "?");
+      lctx_buf_append_cstr(
+          error, "' reaches itself through lower_fun (JAX would not end)");
+      return false;
+    }
+    if (g.depth[p] > LCTX_LOWERING_MAX_DEPTH) {
+      lctx_buf_append_cstr(error, "rules: lower_fun nested more than 4 deep");
+      return false;
+    }
+  }
+  for (size_t i = 0; i < c->op_count; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    if (op->kind != LCTX_OP_LOWER_PER_PLATFORM)
+      continue;
+    int p = prim_index(&g.prims, op->primitive, false);
+    if (p >= 0 && g.events[p] > LCTX_LOWERING_MAX_EVENTS)
+      return fail_at(error, "operations", i,
+                     ": this lowering may record more than 128 events "
+                     "(the model's limit); use fewer platforms, rules or "
+                     "lower_fun actions");
+  }
+  return true;
 }
 
 bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
@@ -195,29 +576,52 @@ bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
         return false;
     }
   }
-  return true;
+  return validate_lowering(c, error);
 }
 
 //===----------------------------------------------------------------------===//
 // The case through the implementation ABI
 //===----------------------------------------------------------------------===//
 
-void lctx_case_impl_config(const lctx_case *c,
-                           lctx_impl_factory factories[LCTX_MAX_FACTORIES],
+void lctx_case_impl_config(const lctx_case *c, lctx_case_impl_views *v,
                            lctx_impl_config *config) {
   for (size_t i = 0; i < c->factory_count; i++)
-    factories[i] = (lctx_impl_factory){
+    v->factories[i] = (lctx_impl_factory){
         c->factories[i].name, c->factories[i].priority,
         c->factories[i].fail_quietly, (int32_t)c->factories[i].behaviour,
         c->factories[i].message};
-  *config = (lctx_impl_config){c->factory_count,   factories,
-                               c->jax_platforms,   c->jax_platform_name,
-                               c->jax_xla_backend, c->nvidia_gpu_visible};
+  for (size_t i = 0; i < c->rule_count; i++) {
+    const lctx_case_rule *rule = &c->rules[i];
+    for (size_t k = 0; k < rule->action_count; k++) {
+      const lctx_case_action *a = &rule->actions[k];
+      bool text = a->kind == LCTX_ACTION_RAISE_IF_MULTI ||
+                  a->kind == LCTX_ACTION_LOWER_FUN;
+      /* lctx_lowering_action_kind and LCTX_IMPL_ACTION_* share numbers. */
+      v->actions[i][k] = (lctx_impl_action){
+          (int32_t)a->kind, a->optional, text ? a->text : NULL,
+          a->kind == LCTX_ACTION_LOWER_FUN && a->has_compute_type
+              ? a->compute_type
+              : NULL};
+    }
+    v->rules[i] =
+        (lctx_impl_rule){rule->name, rule->action_count, v->actions[i]};
+  }
+  *config =
+      (lctx_impl_config){c->factory_count,   v->factories,
+                         c->jax_platforms,   c->jax_platform_name,
+                         c->jax_xla_backend, c->nvidia_gpu_visible,
+                         c->rule_count,      c->rule_count ? v->rules : NULL};
 }
 
 lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
                                        const lctx_case_op *op,
-                                       lctx_impl_outcome *o) {
+                                       lctx_impl_outcome *o, char *mlir,
+                                       size_t *mlir_length) {
+  if (mlir_length)
+    *mlir_length = 0;
+  const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
+  for (size_t k = 0; k < op->platform_count; k++)
+    platforms[k] = op->platforms[k];
   switch (op->kind) {
   case LCTX_OP_BACKENDS:
     return t->backends ? t->backends(session, o) : 1;
@@ -227,15 +631,42 @@ lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
     return t->get_backend
                ? t->get_backend(session, op->has_arg ? op->arg : NULL, o)
                : 1;
-  case LCTX_OP_MODULE_GET_BACKEND: {
+  case LCTX_OP_MODULE_GET_BACKEND:
     if (!t->module_get_backend)
       return 1;
-    const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
-    for (size_t k = 0; k < op->platform_count; k++)
-      platforms[k] = op->platforms[k];
     return t->module_get_backend(session, platforms, op->platform_count,
                                  op->has_backend ? op->backend : NULL,
                                  op->optional, o);
+  case LCTX_OP_REGISTER_LOWERING:
+    if (t->abi_version < 2 || !t->register_lowering)
+      return 1;
+    return t->register_lowering(session, op->primitive, op->rule,
+                                op->has_arg ? op->arg : NULL, o);
+  case LCTX_OP_LOWER_PER_PLATFORM: {
+    if (t->abi_version < 2 || !t->lower_per_platform)
+      return 1;
+    const char *narrow[LCTX_MAX_MODULE_PLATFORMS];
+    for (size_t k = 0; k < op->narrow_count; k++)
+      narrow[k] = op->narrow[k];
+    lctx_impl_lowering l = {
+        op->primitive,
+        platforms,
+        op->platform_count,
+        op->has_backend ? op->backend : NULL,
+        op->has_narrow ? narrow : NULL,
+        op->has_narrow ? op->narrow_count : 0,
+        op->has_compute_type ? op->compute_type : NULL,
+        op->has_override ? op->override : NULL,
+        op->x64,
+    };
+    size_t length = 0;
+    lctx_impl_status st = t->lower_per_platform(
+        session, &l, o, mlir, mlir ? LCTX_CASE_IMPL_MLIR_CAPACITY : 0, &length);
+    if (mlir_length && mlir)
+      *mlir_length = length < LCTX_CASE_IMPL_MLIR_CAPACITY
+                         ? length
+                         : LCTX_CASE_IMPL_MLIR_CAPACITY - 1;
+    return st;
   }
   }
   return 1;

@@ -28,8 +28,42 @@ typedef enum lctx_op_kind {
   LCTX_OP_XLA_GET_BACKEND,
   /// `ModuleContext(platforms, backend).get_backend(optional)`.
   LCTX_OP_MODULE_GET_BACKEND,
+  /// `register_lowering(primitive, rule, platform)`, platform possibly None.
+  LCTX_OP_REGISTER_LOWERING,
+  /// Lowers one equation of `primitive` the way `jaxpr_subcomp` does: rule
+  /// selection (`_get_lowering_rules`) then `lower_per_platform(ctx,
+  /// str(primitive), ...)`, in a module lowered for `platforms` with the
+  /// pinned `backend`, the rule context narrowed to `narrow`, the equation's
+  /// `compute_type`, an `override` rule for `primitive`, and the platform
+  /// index typed i64 under `x64`. Returns None or raises.
+  LCTX_OP_LOWER_PER_PLATFORM,
 } lctx_op_kind;
-#define LCTX_OP_KIND_COUNT 4
+#define LCTX_OP_KIND_COUNT 6
+
+/// Most rules one case declares.
+#define LCTX_CASE_MAX_RULES 8
+/// Most actions in the body of one case rule.
+#define LCTX_CASE_MAX_ACTIONS 4
+
+/// One action of a case rule's body (lctx/lowering.h describes each kind).
+typedef struct lctx_case_action {
+  lctx_lowering_action_kind kind;
+  /// GET_BACKEND and GUARDED_GET_BACKEND: the `optional` argument.
+  bool optional;
+  /// RAISE_IF_MULTI: the message. LOWER_FUN: the sub-primitive's name.
+  char text[LCTX_MAX_NAME + 1];
+  /// LOWER_FUN: the sub-equation's compute type, if any.
+  bool has_compute_type;
+  char compute_type[LCTX_MAX_NAME + 1];
+} lctx_case_action;
+
+/// A lowering rule object declared by a case: a unique name and a body.
+/// Operations refer to it by name.
+typedef struct lctx_case_rule {
+  char name[LCTX_MAX_NAME + 1];
+  size_t action_count;
+  lctx_case_action actions[LCTX_CASE_MAX_ACTIONS];
+} lctx_case_rule;
 
 /// One factory, with its strings held inline.
 typedef struct lctx_case_factory {
@@ -44,18 +78,36 @@ typedef struct lctx_case_factory {
 /// One operation. Fields not used by `kind` are zero.
 typedef struct lctx_case_op {
   lctx_op_kind kind;
-  /// CANONICALIZE: the name. XLA_GET_BACKEND: the platform, or None when
-  /// `has_arg` is false.
+  /// CANONICALIZE: the name. XLA_GET_BACKEND and REGISTER_LOWERING: the
+  /// platform, or None when `has_arg` is false.
   bool has_arg;
   char arg[LCTX_MAX_NAME + 1];
-  /// MODULE_GET_BACKEND: the module platforms.
+  /// MODULE_GET_BACKEND and LOWER_PER_PLATFORM: the module platforms.
   size_t platform_count;
   char platforms[LCTX_MAX_MODULE_PLATFORMS][LCTX_MAX_NAME + 1];
-  /// MODULE_GET_BACKEND: the real platform of the pinned client, if any.
+  /// MODULE_GET_BACKEND and LOWER_PER_PLATFORM: the real platform of the
+  /// pinned client, if any.
   bool has_backend;
   char backend[LCTX_MAX_NAME + 1];
   /// MODULE_GET_BACKEND: the `optional` argument.
   bool optional;
+  /// REGISTER_LOWERING and LOWER_PER_PLATFORM: the primitive's name.
+  char primitive[LCTX_MAX_NAME + 1];
+  /// REGISTER_LOWERING: the name of a rule the case declares.
+  char rule[LCTX_MAX_NAME + 1];
+  /// LOWER_PER_PLATFORM: the rule context's narrowed platforms, if set.
+  bool has_narrow;
+  size_t narrow_count;
+  char narrow[LCTX_MAX_MODULE_PLATFORMS][LCTX_MAX_NAME + 1];
+  /// LOWER_PER_PLATFORM: the equation's compute type, if any.
+  bool has_compute_type;
+  char compute_type[LCTX_MAX_NAME + 1];
+  /// LOWER_PER_PLATFORM: an override rule (a declared rule's name) for
+  /// `primitive` in the module's lowering parameters, if any.
+  bool has_override;
+  char override[LCTX_MAX_NAME + 1];
+  /// LOWER_PER_PLATFORM: the platform index is i64 (jax_enable_x64).
+  bool x64;
 } lctx_case_op;
 
 /// A case. Zero-initialized (lctx_case_init) it is: no factories, no config
@@ -68,6 +120,9 @@ typedef struct lctx_case {
   char jax_platform_name[LCTX_MAX_NAME + 1];
   char jax_xla_backend[LCTX_MAX_NAME + 1];
   bool nvidia_gpu_visible;
+  /// The lowering rules the operations refer to, names unique.
+  size_t rule_count;
+  lctx_case_rule rules[LCTX_CASE_MAX_RULES];
   size_t op_count;
   lctx_case_op ops[LCTX_CASE_MAX_OPS];
   /// Expected outcomes (text form only): `has_expect[i]` says whether
@@ -90,27 +145,75 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context);
 
-/// Runs operation `op` against `registry` with the reference model and
-/// writes its outcome to `out`. `branch` (may be NULL) receives the branch
-/// of a MODULE_GET_BACKEND operation.
+/// Runs operation `op` (one of the four backend-selection operations)
+/// against `registry` with the reference model and writes its outcome to
+/// `out`. `branch` (may be NULL) receives the branch of a MODULE_GET_BACKEND
+/// operation. A lowering operation needs a runner (below); here it yields
+/// None.
 void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
                       lctx_outcome *out, lctx_module_branch *branch);
+
+/// Runs the operations of one case with the reference model: the backend
+/// registry and the lowering registry (built on first use from the case's
+/// rules) carried from one operation to the next. Large (the lowering
+/// registry); it must not move after lctx_case_runner_init.
+typedef struct lctx_case_runner {
+  const lctx_case *c;
+  lctx_registry_config config;
+  lctx_registry registry;
+  bool lowering_ready;
+  lctx_lowering_registry lowering;
+  /// The id of each case rule in `lowering`.
+  int rule_ids[LCTX_CASE_MAX_RULES];
+  /// The last LOWER_PER_PLATFORM operation's result and its context (valid
+  /// until the next one); `result` points to per-thread storage.
+  bool has_result;
+  lctx_lowering_context context;
+  lctx_lowering_result *result;
+} lctx_case_runner;
+
+/// Starts a runner for case `c` (which must outlive it): a fresh,
+/// uninitialized backend registry and an empty lowering registry.
+void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c);
+
+/// Runs `op` (an operation of the runner's case, or a variant of one)
+/// and writes its outcome to `out`; `branch` (may be NULL) as for
+/// lctx_case_run_op. Returns false, with `out` None, when a lowering went
+/// beyond the model's limits (which a validated case never does).
+bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
+                         lctx_outcome *out, lctx_module_branch *branch);
+
+/// Returns the index of the rule named `name` in the case, or -1.
+int lctx_case_rule_find(const lctx_case *c, const char *name);
 
 //===----------------------------------------------------------------------===//
 // The case through the implementation ABI (lctx/impl_abi.h)
 //===----------------------------------------------------------------------===//
 
-/// Fills `config` (and `factories`, which it points to) with views into `c`,
+/// Storage an lctx_impl_config points into.
+typedef struct lctx_case_impl_views {
+  lctx_impl_factory factories[LCTX_MAX_FACTORIES];
+  lctx_impl_rule rules[LCTX_CASE_MAX_RULES];
+  lctx_impl_action actions[LCTX_CASE_MAX_RULES][LCTX_CASE_MAX_ACTIONS];
+} lctx_case_impl_views;
+
+/// Fills `config` (and `views`, which it points to) with views into `c`,
 /// as an implementation's session_create receives them.
-void lctx_case_impl_config(const lctx_case *c,
-                           lctx_impl_factory factories[LCTX_MAX_FACTORIES],
+void lctx_case_impl_config(const lctx_case *c, lctx_case_impl_views *views,
                            lctx_impl_config *config);
 
+/// Capacity of the MLIR buffer given to a LOWER_PER_PLATFORM call.
+#define LCTX_CASE_IMPL_MLIR_CAPACITY (1u << 20)
+
 /// Calls the table's function for `op` on `session`. Returns its status, or
-/// 1 when the table leaves that operation NULL.
+/// 1 when the table leaves that operation NULL or its ABI version lacks it.
+/// For LOWER_PER_PLATFORM, `mlir` (may be NULL: then no buffer is offered)
+/// holds LCTX_CASE_IMPL_MLIR_CAPACITY bytes and `*mlir_length` receives the
+/// module text's length (0 when none).
 lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *table,
                                        void *session, const lctx_case_op *op,
-                                       lctx_impl_outcome *out);
+                                       lctx_impl_outcome *out, char *mlir,
+                                       size_t *mlir_length);
 
 /// Turns an ABI outcome (kind, class, origin, registration, `length` bytes
 /// of text) into an lctx_outcome. Returns false, with `*why` set, for an
@@ -120,12 +223,19 @@ bool lctx_outcome_from_impl(int32_t kind, int32_t error_class, int32_t origin,
                             size_t length, lctx_outcome *out, const char **why);
 
 /// Checks that every name of the case is within lctx's limits and alphabet
-/// (bytes 0x01-0x7f). On failure writes a message naming the field to
-/// `error` and returns false.
+/// (bytes 0x01-0x7f), and that its lowering parts stay within the model's
+/// tables: rule names unique and non-empty, every rule an operation names
+/// declared, at most LCTX_LOWERING_MAX_PRIMITIVES distinct primitive names,
+/// no primitive reaching itself through rules' `lower_fun` (JAX would
+/// recurse without end), `lower_fun` nested at most LCTX_LOWERING_MAX_DEPTH
+/// deep, and no lowering able to record more than LCTX_LOWERING_MAX_EVENTS
+/// events. On failure writes a message naming the field to `error` and
+/// returns false.
 bool lctx_case_validate(const lctx_case *c, lctx_buf *error);
 
 /// Returns the operation's keyword in the text and JSON forms:
-/// "backends", "canonicalize", "get_backend", "module_get_backend".
+/// "backends", "canonicalize", "get_backend", "module_get_backend",
+/// "register_lowering", "lower_per_platform".
 const char *lctx_op_kind_name(lctx_op_kind kind);
 
 /// Looks an operation keyword up; returns false if unknown.
@@ -138,5 +248,13 @@ const char *lctx_factory_behaviour_name(lctx_factory_behaviour behaviour);
 /// Looks a behaviour keyword up; returns false if unknown.
 bool lctx_factory_behaviour_from_name(lctx_str name,
                                       lctx_factory_behaviour *behaviour);
+
+/// Returns the keyword of a rule action in the text and JSON forms:
+/// "get_backend", "guarded_get_backend", "try_fallback_get_backend",
+/// "raise_if_multi", "read_client_platform", "lower_fun", "marker".
+const char *lctx_action_kind_name(lctx_lowering_action_kind kind);
+
+/// Looks an action keyword up; returns false if unknown.
+bool lctx_action_kind_from_name(lctx_str name, lctx_lowering_action_kind *kind);
 
 #endif /* LCTX_HARNESS_CASE_H */

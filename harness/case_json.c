@@ -132,6 +132,9 @@ static json_t *op_json(const lctx_case *c, size_t i) {
          set(j, "optional", json_boolean(op->optional));
     break;
   }
+  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
   }
   if (ok && c->has_expect[i])
     ok = set(j, "expect", lctx_outcome_to_json(&c->expect[i]));
@@ -629,6 +632,9 @@ static bool read_op(reader *r, const json_t *j, lctx_case_op *op,
          get_bool(r, j, "optional", true, &op->optional);
     break;
   }
+  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
   }
   if (!ok)
     return false;

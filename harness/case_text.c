@@ -620,6 +620,9 @@ static bool parse_op(parser *p, const char *start) {
     op->optional = optional;
     break;
   }
+  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
   }
   if (!end_directive(p))
     return false;
@@ -914,6 +917,9 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
                          op->optional ? " optional=true" : " optional=false");
     break;
   }
+  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
   }
   lctx_buf_append_char(out, '\n');
 }

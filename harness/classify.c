@@ -452,6 +452,9 @@ void lctx_features_compute(lctx_feature_state *state, size_t index,
   case LCTX_OP_MODULE_GET_BACKEND:
     module_get_backend(state, out, op);
     break;
+  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
   }
 }
 

@@ -463,7 +463,7 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
   c->op_count = 1 + below(state, 4);
   for (size_t i = 0; i < c->op_count; i++) {
     lctx_case_op *op = &c->ops[i];
-    clear_op(op, (lctx_op_kind)below(state, LCTX_OP_KIND_COUNT));
+    clear_op(op, (lctx_op_kind)below(state, LCTX_OP_MODULE_GET_BACKEND + 1));
     switch (op->kind) {
     case LCTX_OP_BACKENDS:
       break;
@@ -484,6 +484,9 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
       if (op->has_backend)
         random_name(state, op->backend, sizeof op->backend);
       op->optional = below(state, 2) == 0;
+      break;
+    case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+    case LCTX_OP_LOWER_PER_PLATFORM:
       break;
     }
   }

@@ -234,9 +234,11 @@ static const lctx_impl_table *differential_table(void) {
              LCTX_IMPL_ENTRY_SYMBOL);
     return NULL;
   }
-  if (!g_table || g_table->abi_version != LCTX_IMPL_ABI_VERSION) {
+  if (!g_table || g_table->abi_version < 1 ||
+      g_table->abi_version > LCTX_IMPL_ABI_VERSION) {
     snprintf(g_table_error, sizeof g_table_error,
-             "the implementation's table is missing or not ABI version %d",
+             "the implementation's table is missing or not ABI version 1 to "
+             "%d",
              LCTX_IMPL_ABI_VERSION);
     g_table = NULL;
   }
@@ -246,9 +248,9 @@ static const lctx_impl_table *differential_table(void) {
 /* Runs every operation of `c` on the implementation; false if it failed. */
 static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
                      lctx_outcome *outs, char *why, size_t cap) {
-  lctx_impl_factory factories[LCTX_MAX_FACTORIES];
+  static lctx_case_impl_views views;
   lctx_impl_config config;
-  lctx_case_impl_config(c, factories, &config);
+  lctx_case_impl_config(c, &views, &config);
   void *session = t->session_create(&config);
   if (!session) {
     snprintf(why, cap, "session_create returned NULL");
@@ -258,7 +260,8 @@ static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
   bool ok = true;
   for (size_t i = 0; i < c->op_count && ok; i++) {
     lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
-    lctx_impl_status st = lctx_case_impl_run_op(t, session, &c->ops[i], &o);
+    lctx_impl_status st =
+        lctx_case_impl_run_op(t, session, &c->ops[i], &o, NULL, NULL);
     const char *bad = NULL;
     if (st != 0 || o.text_length >= sizeof text ||
         !lctx_outcome_from_impl(o.kind, o.error_class, o.origin, o.registration,

@@ -219,7 +219,8 @@ static bool put_text(int fd, const char *s, size_t n) {
 }
 
 static const char *supported_names[LCTX_OP_KIND_COUNT] = {
-    "backends", "canonicalize", "get_backend", "module_get_backend"};
+    "backends",           "canonicalize",      "get_backend",
+    "module_get_backend", "register_lowering", "lower_per_platform"};
 
 /* The worker: loads the plugin, reports its table, serves cases. Record
  * formats (native endianness, same machine):
@@ -246,17 +247,19 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
       if (!table)
         snprintf(error, sizeof error, "%s returned NULL",
                  LCTX_IMPL_ENTRY_SYMBOL);
-      else if (table->abi_version != LCTX_IMPL_ABI_VERSION)
+      else if (table->abi_version < 1 ||
+               table->abi_version > LCTX_IMPL_ABI_VERSION)
         snprintf(error, sizeof error,
-                 "ABI version %u, but lctx speaks version %d",
+                 "ABI version %u, but lctx speaks versions 1 to %d",
                  table->abi_version, LCTX_IMPL_ABI_VERSION);
       else if (!table->session_create || !table->session_destroy)
         snprintf(error, sizeof error,
                  "session_create or session_destroy is NULL");
     }
   }
-  if (!table || table->abi_version != LCTX_IMPL_ABI_VERSION ||
-      !table->session_create || !table->session_destroy) {
+  if (!table || table->abi_version < 1 ||
+      table->abi_version > LCTX_IMPL_ABI_VERSION || !table->session_create ||
+      !table->session_destroy) {
     put_u32(out_fd, 1);
     put_text(out_fd, error, strlen(error));
     _exit(0);
@@ -266,6 +269,10 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     ops &= ~(uint32_t)LCTX_IMPL_OP_BACKENDS;
   if (!table->canonicalize)
     ops &= ~(uint32_t)LCTX_IMPL_OP_CANONICALIZE;
+  if (table->abi_version < 2 || !table->register_lowering)
+    ops &= ~(uint32_t)LCTX_IMPL_OP_REGISTER_LOWERING;
+  if (table->abi_version < 2 || !table->lower_per_platform)
+    ops &= ~(uint32_t)LCTX_IMPL_OP_LOWER_PER_PLATFORM;
   if (!table->get_backend)
     ops &= ~(uint32_t)LCTX_IMPL_OP_GET_BACKEND;
   if (!table->module_get_backend)
@@ -289,9 +296,9 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     if (n > sizeof bytes || fread(bytes, 1, n, in) != n)
       _exit(2);
     lctx_case_decode(bytes, n, &c);
-    lctx_impl_factory factories[LCTX_MAX_FACTORIES];
+    static lctx_case_impl_views views;
     lctx_impl_config config;
-    lctx_case_impl_config(&c, factories, &config);
+    lctx_case_impl_config(&c, &views, &config);
     void *session = table->session_create(&config);
     /* Collect the record, then write it at once. */
     static uint8_t
@@ -307,7 +314,8 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
       const lctx_case_op *op = &c.ops[i];
       lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
       text[0] = '\0';
-      lctx_impl_status st = lctx_case_impl_run_op(table, session, op, &o);
+      lctx_impl_status st =
+          lctx_case_impl_run_op(table, session, op, &o, NULL, NULL);
       if (st != 0) {
         status = 1;
         snprintf(detail, sizeof detail,

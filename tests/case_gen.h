@@ -291,7 +291,7 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
   c->op_count = case_gen_count(g, LCTX_CASE_MAX_OPS);
   for (size_t i = 0; i < c->op_count; i++) {
     lctx_case_op *op = &c->ops[i];
-    op->kind = (lctx_op_kind)case_gen_below(g, LCTX_OP_KIND_COUNT);
+    op->kind = (lctx_op_kind)case_gen_below(g, LCTX_OP_MODULE_GET_BACKEND + 1);
     switch (op->kind) {
     case LCTX_OP_BACKENDS:
       break;
@@ -314,6 +314,9 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
       if (op->has_backend)
         case_gen_name(g, op->backend, LCTX_MAX_NAME);
       op->optional = case_gen_chance(g, 50);
+      break;
+    case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+    case LCTX_OP_LOWER_PER_PLATFORM:
       break;
     }
     if ((flags & CASE_GEN_EXPECT) && case_gen_below(g, 3) != 0) {

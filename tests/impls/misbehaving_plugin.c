@@ -103,17 +103,18 @@ __attribute__((visibility("default"))) const lctx_impl_table *
 lctx_impl_entry(void);
 
 const lctx_impl_table *lctx_impl_entry(void) {
+  /* A version 1 table: lctx still accepts it (no lowering operations). */
   static const lctx_impl_table table = {
-      LCTX_IMPL_ABI_VERSION,
-      "lctx-misbehaving-c",
-      "0.0.1",
-      LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
-          LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND,
-      w_create,
-      w_destroy,
-      w_backends,
-      w_canonicalize,
-      w_get_backend,
-      w_module};
+      .abi_version = 1,
+      .name = "lctx-misbehaving-c",
+      .version = "0.0.1",
+      .operations = LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
+                    LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND,
+      .session_create = w_create,
+      .session_destroy = w_destroy,
+      .backends = w_backends,
+      .canonicalize = w_canonicalize,
+      .get_backend = w_get_backend,
+      .module_get_backend = w_module};
   return &table;
 }

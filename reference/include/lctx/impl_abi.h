@@ -24,9 +24,11 @@
 extern "C" {
 #endif
 
-/// The ABI version this header describes. lctx refuses a table whose
-/// `abi_version` differs.
-#define LCTX_IMPL_ABI_VERSION 1
+/// The ABI version this header describes. lctx accepts tables of version 1
+/// (the four backend-selection operations; the table ends after
+/// `module_get_backend`) and 2 (adds the lowering operations), and refuses
+/// any other.
+#define LCTX_IMPL_ABI_VERSION 2
 
 /// The name of the symbol an implementation exports.
 #define LCTX_IMPL_ENTRY_SYMBOL "lctx_impl_entry"
@@ -41,6 +43,8 @@ enum {
   LCTX_IMPL_OP_CANONICALIZE = 1u << 1,       ///< canonicalize_platform(name)
   LCTX_IMPL_OP_GET_BACKEND = 1u << 2,        ///< xla_bridge.get_backend(p)
   LCTX_IMPL_OP_MODULE_GET_BACKEND = 1u << 3, ///< ModuleContext.get_backend
+  LCTX_IMPL_OP_REGISTER_LOWERING = 1u << 4,  ///< register_lowering (v2)
+  LCTX_IMPL_OP_LOWER_PER_PLATFORM = 1u << 5, ///< lowering an equation (v2)
 };
 
 //===----------------------------------------------------------------------===//
@@ -64,8 +68,45 @@ typedef struct lctx_impl_factory {
   const char *message;  ///< LCTX_IMPL_FACTORY_RAISES only; "" otherwise
 } lctx_impl_factory;
 
-/// Everything backend initialization reads. Config strings are "" when
-/// unset.
+/// What one step of a lowering rule's body does (ABI v2; semantics.md
+/// section 7, and conformance/ABI.md).
+enum {
+  /// `ctx.module_context.get_backend(optional)`; a raise aborts the lowering.
+  LCTX_IMPL_ACTION_GET_BACKEND = 0,
+  /// `if len(ctx.module_context.platforms) <= 1: get_backend(optional)`.
+  LCTX_IMPL_ACTION_GUARDED_GET_BACKEND = 1,
+  /// `get_backend()`, and on NotImplementedError `get_backend(optional=True)`.
+  LCTX_IMPL_ACTION_TRY_FALLBACK_GET_BACKEND = 2,
+  /// `if len(ctx.module_context.platforms) > 1: raise
+  /// NotImplementedError(text)`.
+  LCTX_IMPL_ACTION_RAISE_IF_MULTI = 3,
+  /// `get_backend(optional=True)`, then reads the client's `.platform`.
+  LCTX_IMPL_ACTION_READ_CLIENT_PLATFORM = 4,
+  /// Lowers an equation of primitive `text` through `lower_fun` (compute
+  /// type `compute_type`, NULL for none).
+  LCTX_IMPL_ACTION_LOWER_FUN = 5,
+  /// Emits a marker: this rule ran, for `_platforms_for_eqn(ctx)`.
+  LCTX_IMPL_ACTION_EMIT_MARKER = 6,
+};
+
+/// One action of a rule body (ABI v2).
+typedef struct lctx_impl_action {
+  int32_t kind;             ///< LCTX_IMPL_ACTION_*
+  int32_t optional;         ///< GET_BACKEND, GUARDED_GET_BACKEND: 0 or 1
+  const char *text;         ///< RAISE_IF_MULTI: message; LOWER_FUN: primitive
+  const char *compute_type; ///< LOWER_FUN: compute type, or NULL
+} lctx_impl_action;
+
+/// A lowering rule object the case declares (ABI v2). Rules are identified
+/// by name; the same rule registered for two platforms is one object.
+typedef struct lctx_impl_rule {
+  const char *name;
+  size_t action_count;
+  const lctx_impl_action *actions;
+} lctx_impl_rule;
+
+/// Everything backend initialization reads, and (ABI v2) the case's rules.
+/// Config strings are "" when unset.
 typedef struct lctx_impl_config {
   size_t factory_count;
   const lctx_impl_factory *factories;
@@ -73,7 +114,28 @@ typedef struct lctx_impl_config {
   const char *jax_platform_name;
   const char *jax_xla_backend;
   int32_t nvidia_gpu_visible; ///< 0 or 1
+  /// ABI v2: the lowering rules the case declares (0 and NULL when none).
+  size_t rule_count;
+  const lctx_impl_rule *rules;
 } lctx_impl_config;
+
+/// One equation lowered by lower_per_platform (ABI v2): a module lowered
+/// for `platforms` with the pinned `backend` (NULL for none), the rule
+/// context narrowed to `narrow` (NULL when not narrowed), the equation's
+/// `compute_type` (NULL for none), `override` the name of a rule given as
+/// the override lowering rule of `primitive` (NULL for none), and the
+/// platform index typed i64 when `x64`.
+typedef struct lctx_impl_lowering {
+  const char *primitive;
+  const char *const *platforms;
+  size_t platform_count;
+  const char *backend;
+  const char *const *narrow;
+  size_t narrow_count;
+  const char *compute_type;
+  const char *override_rule;
+  int32_t x64;
+} lctx_impl_lowering;
 
 //===----------------------------------------------------------------------===//
 // Outcomes
@@ -152,6 +214,21 @@ typedef struct lctx_impl_table {
                                          size_t platform_count,
                                          const char *backend, int32_t optional,
                                          lctx_impl_outcome *out);
+  /* ABI version 2 only: a version 1 table ends here. */
+  /// register_lowering(primitive, rule, platform): `rule` names one of the
+  /// session's rules; `platform` NULL means None. LCTX_IMPL_NONE or a raise.
+  lctx_impl_status (*register_lowering)(void *session, const char *primitive,
+                                        const char *rule, const char *platform,
+                                        lctx_impl_outcome *out);
+  /// Lowers one equation (lctx_impl_lowering): LCTX_IMPL_NONE or a raise.
+  /// On success an implementation that can emit MLIR writes the module's
+  /// text to `mlir` (at most `mlir_capacity - 1` bytes plus a NUL, capacity
+  /// 1 MiB) and sets `*mlir_length`; it leaves `*mlir_length` 0 otherwise.
+  lctx_impl_status (*lower_per_platform)(void *session,
+                                         const lctx_impl_lowering *lowering,
+                                         lctx_impl_outcome *out, char *mlir,
+                                         size_t mlir_capacity,
+                                         size_t *mlir_length);
 } lctx_impl_table;
 
 /// The entry point an implementation exports (with C linkage and default
