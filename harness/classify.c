@@ -7,6 +7,7 @@
  */
 #include "classify.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Value indices; each list matches VALUES below. 0 is always "na". */
@@ -30,32 +31,46 @@ enum { OPT_TRUE = 1, OPT_FALSE };
 enum { PINNED_NONE = 1, PINNED_PLAIN, PINNED_GPU };
 enum { REAL_SAME = 1, REAL_OTHER };
 enum { MATCH_YES = 1, MATCH_NO };
+enum { REG_DEFAULT = 1, REG_KNOWN, REG_ALIAS, REG_UNKNOWN };
+enum {
+  STOP_NONE = 1,
+  STOP_NOT_FOUND_ONE,
+  STOP_NOT_FOUND_MANY,
+  STOP_NO_PLATFORMS,
+  STOP_NO_INDEX,
+  STOP_RAISE_IF_MULTI,
+  STOP_BACKEND
+};
 
 static const char *const FEATURE_NAMES[LCTX_FEATURE_COUNT] = {
-    "mode",   "init",  "cause",    "arg",    "source", "target", "gpu",
-    "lookup", "count", "optional", "pinned", "real",   "match"};
+    "mode",  "init",     "cause",  "arg",  "source", "target", "gpu", "lookup",
+    "count", "optional", "pinned", "real", "match",  "reg",    "stop"};
 
-static const char
-    *const VALUES[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES + 1] = {
-        [LCTX_F_MODE] = {"na", "default", "platforms"},
-        [LCTX_F_INIT] = {"na", "none", "ready", "ok", "loud", "assert"},
-        [LCTX_F_CAUSE] = {"na", "raised", "none", "no_devices", "unknown"},
-        [LCTX_F_ARG] = {"na", "none", "empty", "alias", "name"},
-        [LCTX_F_SOURCE] = {"na", "arg", "xla_backend", "platform_name", "none"},
-        [LCTX_F_TARGET] = {"na", "none", "alias", "name"},
-        [LCTX_F_GPU] = {"na", "cuda", "rocm", "oneapi", "absent"},
-        [LCTX_F_LOOKUP] = {"na", "default", "no_default", "found", "failed",
-                           "unknown"},
-        [LCTX_F_COUNT] = {"na", "zero", "one", "multi"},
-        [LCTX_F_OPTIONAL] = {"na", "true", "false"},
-        [LCTX_F_PINNED] = {"na", "none", "plain", "gpu"},
-        [LCTX_F_REAL] = {"na", "same", "other"},
-        [LCTX_F_MATCH] = {"na", "yes", "no"},
+static const char *const VALUES[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES +
+                                                    1] = {
+    [LCTX_F_MODE] = {"na", "default", "platforms"},
+    [LCTX_F_INIT] = {"na", "none", "ready", "ok", "loud", "assert"},
+    [LCTX_F_CAUSE] = {"na", "raised", "none", "no_devices", "unknown"},
+    [LCTX_F_ARG] = {"na", "none", "empty", "alias", "name"},
+    [LCTX_F_SOURCE] = {"na", "arg", "xla_backend", "platform_name", "none"},
+    [LCTX_F_TARGET] = {"na", "none", "alias", "name"},
+    [LCTX_F_GPU] = {"na", "cuda", "rocm", "oneapi", "absent"},
+    [LCTX_F_LOOKUP] = {"na", "default", "no_default", "found", "failed",
+                       "unknown"},
+    [LCTX_F_COUNT] = {"na", "zero", "one", "multi"},
+    [LCTX_F_OPTIONAL] = {"na", "true", "false"},
+    [LCTX_F_PINNED] = {"na", "none", "plain", "gpu"},
+    [LCTX_F_REAL] = {"na", "same", "other"},
+    [LCTX_F_MATCH] = {"na", "yes", "no"},
+    [LCTX_F_REG] = {"na", "default", "known", "alias", "unknown"},
+    [LCTX_F_STOP] = {"na", "none", "not_found_one", "not_found_many",
+                     "no_platforms", "no_index", "raise_if_multi", "backend"},
 };
 
 static const char *const PLACEHOLDER_NAMES[LCTX_PLACEHOLDER_COUNT] = {
-    "failed", "err", "factories", "available", "present", "arg",       "gpu",
-    "p",      "p0",  "canonical", "pinned",    "client",  "client_reg"};
+    "failed",     "err",  "factories", "available", "present", "arg",
+    "gpu",        "p",    "p0",        "canonical", "pinned",  "client",
+    "client_reg", "prim", "platform",  "known",     "missing", "message"};
 
 const char *lctx_feature_name(lctx_feature f) {
   return (unsigned)f < LCTX_FEATURE_COUNT ? FEATURE_NAMES[f] : "?";
@@ -111,6 +126,7 @@ void lctx_feature_state_init(lctx_feature_state *state, const lctx_case *c) {
   state->default_reg = -1;
   state->loud_factory = -1;
   state->loud_cause = NA;
+  state->lowering_count = 0;
 }
 
 static int factory_index(const lctx_case *c, lctx_str name) {
@@ -414,6 +430,377 @@ static void module_get_backend(lctx_feature_state *s, lctx_features *f,
       lctx_str_equal_cstr(canonical, op->platforms[0]) ? MATCH_YES : MATCH_NO;
 }
 
+//===----------------------------------------------------------------------===//
+// Lowering (semantics.md sections 6 and 7)
+//===----------------------------------------------------------------------===//
+
+static const char *const ALIAS_MEMBERS[] = {"cuda", "rocm", "oneapi"};
+
+/* Known platforms: cuda, rocm, gpu, oneapi and every factory name. */
+static bool is_known(const lctx_case *c, lctx_str name) {
+  static const char *const fixed[] = {"cuda", "rocm", "gpu", "oneapi"};
+  for (int i = 0; i < 4; i++) {
+    if (lctx_str_equal_cstr(name, fixed[i]))
+      return true;
+  }
+  return factory_index(c, name) >= 0;
+}
+
+static int compare_str(lctx_str a, lctx_str b) {
+  size_t n = a.length < b.length ? a.length : b.length;
+  int d = n ? memcmp(a.data, b.data, n) : 0;
+  if (d != 0)
+    return d;
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+static void put_known(lctx_features *f, const lctx_case *c) {
+  lctx_str names[LCTX_MAX_FACTORIES + 4];
+  size_t n = 0;
+  static const char *const fixed[] = {"cuda", "rocm", "gpu", "oneapi"};
+  for (int i = 0; i < 4; i++)
+    names[n++] = lctx_str_from_cstr(fixed[i]);
+  for (size_t i = 0; i < c->factory_count; i++) {
+    lctx_str name = lctx_str_from_cstr(c->factories[i].name);
+    bool seen = false;
+    for (size_t k = 0; k < n && !seen; k++)
+      seen = lctx_str_equal(names[k], name);
+    if (!seen)
+      names[n++] = name;
+  }
+  for (size_t i = 1; i < n; i++) { /* insertion sort by code point */
+    lctx_str v = names[i];
+    size_t k = i;
+    for (; k > 0 && compare_str(names[k - 1], v) > 0; k--)
+      names[k] = names[k - 1];
+    names[k] = v;
+  }
+  store st = store_begin(f);
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      lctx_buf_append(&st.buf, ", ", 2);
+    lctx_buf_append_str(&st.buf, names[i]);
+  }
+  put(f, LCTX_P_KNOWN, store_end(&st));
+}
+
+static void store_lowering(lctx_feature_state *s, lctx_str prim, bool common,
+                           lctx_str platform, int rule) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    if (lctx_str_equal(s->lowering_prim[i], prim) &&
+        s->lowering_common[i] == common &&
+        (common || lctx_str_equal(s->lowering_platform[i], platform))) {
+      s->lowering_rule[i] = rule;
+      return;
+    }
+  }
+  if (s->lowering_count == 3 * LCTX_CASE_MAX_OPS)
+    return;
+  size_t i = s->lowering_count++;
+  s->lowering_prim[i] = prim;
+  s->lowering_common[i] = common;
+  s->lowering_platform[i] = platform;
+  s->lowering_rule[i] = rule;
+}
+
+static int find_lowering(const lctx_feature_state *s, lctx_str prim,
+                         bool common, lctx_str platform) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    if (lctx_str_equal(s->lowering_prim[i], prim) &&
+        s->lowering_common[i] == common &&
+        (common || lctx_str_equal(s->lowering_platform[i], platform)))
+      return s->lowering_rule[i];
+  }
+  return -1;
+}
+
+static void register_lowering(lctx_feature_state *s, lctx_features *f,
+                              const lctx_case_op *op) {
+  const lctx_case *c = s->c;
+  lctx_str prim = lctx_str_from_cstr(op->primitive);
+  lctx_str platform = lctx_str_from_cstr(op->arg);
+  int rule = lctx_case_rule_find(c, op->rule);
+  put(f, LCTX_P_PRIM, prim);
+  if (!op->has_arg) {
+    f->value[LCTX_F_REG] = REG_DEFAULT;
+    store_lowering(s, prim, true, platform, rule);
+    return;
+  }
+  put(f, LCTX_P_PLATFORM, platform);
+  if (!is_known(c, platform)) {
+    f->value[LCTX_F_REG] = REG_UNKNOWN;
+    put_known(f, c);
+    return;
+  }
+  if (lctx_str_equal_cstr(platform, "gpu")) {
+    f->value[LCTX_F_REG] = REG_ALIAS;
+    for (int k = 0; k < 3; k++)
+      store_lowering(s, prim, false, lctx_str_from_cstr(ALIAS_MEMBERS[k]),
+                     rule);
+    return;
+  }
+  f->value[LCTX_F_REG] = REG_KNOWN;
+  store_lowering(s, prim, false, platform, rule);
+}
+
+/* Whether a ModuleContext.get_backend call with these features raises
+ * (semantics.md section 5's table and the registry errors of sections 2-4).
+ * The rows then say how. */
+static bool module_call_raises(const lctx_features *f) {
+  const int *v = f->value;
+  if (v[LCTX_F_COUNT] == COUNT_MULTI)
+    return v[LCTX_F_OPTIONAL] == OPT_FALSE; /* B1 */
+  if (v[LCTX_F_INIT] == INIT_LOUD || v[LCTX_F_INIT] == INIT_ASSERT)
+    return true; /* the registry failed while being read */
+  if (v[LCTX_F_PINNED] == PINNED_GPU && v[LCTX_F_GPU] == GPU_ABSENT)
+    return true; /* canonicalizing the client's `gpu` platform */
+  if (v[LCTX_F_COUNT] == COUNT_ZERO)
+    return true; /* platforms[0] */
+  if (v[LCTX_F_PINNED] != PINNED_NONE)
+    return v[LCTX_F_MATCH] == MATCH_NO && v[LCTX_F_OPTIONAL] == OPT_FALSE;
+  /* B3: xla_bridge.get_backend(platforms[0]) */
+  if (v[LCTX_F_TARGET] == TARGET_ALIAS && v[LCTX_F_GPU] == GPU_ABSENT)
+    return true;
+  return v[LCTX_F_LOOKUP] != LOOKUP_FOUND && v[LCTX_F_LOOKUP] != LOOKUP_DEFAULT;
+}
+
+/* A platform list as views. */
+typedef struct plist {
+  size_t count;
+  lctx_str names[LCTX_MAX_MODULE_PLATFORMS];
+} plist;
+
+static bool plist_has(const plist *l, lctx_str name) {
+  for (size_t i = 0; i < l->count; i++) {
+    if (lctx_str_equal(l->names[i], name))
+      return true;
+  }
+  return false;
+}
+
+/* A rule context: module platforms, narrowed platforms (set or not), the
+ * equation's compute type. */
+typedef struct lctx_walk_ctx {
+  plist module;
+  bool narrowed;
+  plist narrow;
+  bool has_compute;
+  lctx_str compute;
+} walk_ctx;
+
+typedef struct walker {
+  lctx_feature_state *s;
+  lctx_features *f;
+  const lctx_case_op *op; /* the lower_per_platform operation */
+  bool platform_index;    /* the module has more than one platform */
+} walker;
+
+static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx);
+
+/* Clears what one ModuleContext.get_backend classification sets. */
+static void clear_call(lctx_features *f) {
+  int mode = f->value[LCTX_F_MODE];
+  memset(f->value, 0, sizeof f->value);
+  memset(f->has, 0, sizeof f->has);
+  f->storage_used = 0;
+  f->value[LCTX_F_MODE] = mode;
+  f->value[LCTX_F_INIT] = INIT_NONE;
+}
+
+/* `ctx.module_context.get_backend(optional)`; false when it raised (the
+ * features then describe that call, with stop=backend). */
+static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
+  static _Thread_local lctx_case_op call;
+  memset(&call, 0, sizeof call);
+  call.kind = LCTX_OP_MODULE_GET_BACKEND;
+  call.platform_count = ctx->module.count;
+  for (size_t i = 0; i < ctx->module.count; i++)
+    snprintf(call.platforms[i], sizeof call.platforms[i], "%.*s",
+             (int)ctx->module.names[i].length, ctx->module.names[i].data);
+  call.has_backend = w->op->has_backend;
+  memcpy(call.backend, w->op->backend, sizeof call.backend);
+  call.optional = optional;
+  clear_call(w->f);
+  module_get_backend(w->s, w->f, &call);
+  if (module_call_raises(w->f)) {
+    w->f->value[LCTX_F_STOP] = STOP_BACKEND;
+    return false;
+  }
+  clear_call(w->f);
+  return true;
+}
+
+static bool stop(walker *w, int why) {
+  clear_call(w->f);
+  w->f->value[LCTX_F_STOP] = why;
+  return false;
+}
+
+/* Calls rule `rule` (a case rule index) in context `ctx`. */
+static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
+  if (rule < 0)
+    return true;
+  const lctx_case_rule *r = &w->s->c->rules[rule];
+  for (size_t k = 0; k < r->action_count; k++) {
+    const lctx_case_action *a = &r->actions[k];
+    switch (a->kind) {
+    case LCTX_ACTION_GET_BACKEND:
+      if (!module_call(w, ctx, a->optional))
+        return false;
+      break;
+    case LCTX_ACTION_GUARDED_GET_BACKEND:
+      if (ctx->module.count <= 1 && !module_call(w, ctx, a->optional))
+        return false;
+      break;
+    case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+      /* Only B1 raises NotImplementedError; the retry returns None. */
+      if (ctx->module.count <= 1 && !module_call(w, ctx, false))
+        return false;
+      break;
+    case LCTX_ACTION_READ_CLIENT_PLATFORM:
+      if (!module_call(w, ctx, true))
+        return false;
+      break;
+    case LCTX_ACTION_RAISE_IF_MULTI:
+      if (ctx->module.count > 1) {
+        stop(w, STOP_RAISE_IF_MULTI);
+        put(w->f, LCTX_P_MESSAGE, lctx_str_from_cstr(a->text));
+        return false;
+      }
+      break;
+    case LCTX_ACTION_LOWER_FUN: {
+      /* `ctx.platforms is not None` replaces the module platforms. */
+      walk_ctx sub = {0};
+      sub.module = ctx->narrowed ? ctx->narrow : ctx->module;
+      sub.has_compute = a->has_compute_type;
+      sub.compute = lctx_str_from_cstr(a->compute_type);
+      if (!walk_eqn(w, lctx_str_from_cstr(a->text), &sub))
+        return false;
+      break;
+    }
+    case LCTX_ACTION_EMIT_MARKER:
+      break;
+    }
+  }
+  return true;
+}
+
+/* Lowers one equation of `prim` the way jaxpr_subcomp does. */
+static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
+  const lctx_case *c = w->s->c;
+  /* `_platforms_for_eqn`: compute type, else narrowed (non-empty), else
+   * module. Rule lookup reads the compute type or the module platforms. */
+  plist eqn, lookup;
+  static const char *const cpu = "cpu", *const tpu = "tpu";
+  bool host =
+      ctx->has_compute && lctx_str_equal_cstr(ctx->compute, "device_host");
+  bool sparse =
+      ctx->has_compute && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
+  if (host || sparse) {
+    eqn.count = 1;
+    eqn.names[0] = lctx_str_from_cstr(host ? cpu : tpu);
+    lookup = eqn;
+  } else {
+    eqn = ctx->narrowed && ctx->narrow.count > 0 ? ctx->narrow : ctx->module;
+    lookup = ctx->module;
+  }
+  /* An override for this primitive becomes the default rule, with no
+   * platform rules: lower_per_platform then calls it once, directly (but
+   * still asserts on an empty platform list). */
+  const lctx_case_op *op = w->op;
+  bool overridden =
+      op->has_override && lctx_str_equal_cstr(prim, op->primitive);
+  /* The platform-rules map, in first-occurrence order of `lookup`. */
+  plist keys = {0};
+  int rules[LCTX_MAX_MODULE_PLATFORMS];
+  for (size_t i = 0; !overridden && i < lookup.count; i++) {
+    int r = find_lowering(w->s, prim, false, lookup.names[i]);
+    if (r >= 0 && !plist_has(&keys, lookup.names[i])) {
+      rules[keys.count] = r;
+      keys.names[keys.count++] = lookup.names[i];
+    }
+  }
+  int common = overridden ? lctx_case_rule_find(c, op->override)
+                          : find_lowering(w->s, prim, true, prim);
+  if (eqn.count == 1 && !plist_has(&keys, eqn.names[0]) && common < 0) {
+    stop(w, STOP_NOT_FOUND_ONE);
+    put(w->f, LCTX_P_PRIM, prim);
+    put(w->f, LCTX_P_PLATFORM, eqn.names[0]);
+    return false;
+  }
+  /* Kept rules: map entries whose platform is listed, in map order. */
+  size_t kept = 0;
+  int kept_rule[LCTX_MAX_MODULE_PLATFORMS + 1];
+  plist kept_platforms[LCTX_MAX_MODULE_PLATFORMS + 1];
+  for (size_t i = 0; i < keys.count; i++) {
+    if (!plist_has(&eqn, keys.names[i]))
+      continue;
+    kept_rule[kept] = rules[i];
+    kept_platforms[kept].count = 0;
+    for (size_t k = 0; k < eqn.count; k++) {
+      if (lctx_str_equal(eqn.names[k], keys.names[i]) &&
+          !plist_has(&kept_platforms[kept], keys.names[i]))
+        kept_platforms[kept].names[kept_platforms[kept].count++] =
+            keys.names[i];
+    }
+    kept++;
+  }
+  plist missing = {0};
+  for (size_t k = 0; k < eqn.count; k++) {
+    if (!plist_has(&keys, eqn.names[k]))
+      missing.names[missing.count++] = eqn.names[k];
+  }
+  if (missing.count > 0) {
+    if (common < 0) {
+      stop(w, STOP_NOT_FOUND_MANY);
+      put(w->f, LCTX_P_PRIM, prim);
+      store st = store_begin(w->f);
+      lctx_pyrepr_str_list(&st.buf, missing.names, missing.count);
+      put(w->f, LCTX_P_MISSING, store_end(&st));
+      return false;
+    }
+    kept_rule[kept] = common;
+    kept_platforms[kept].count = 0;
+    for (size_t k = 0; k < missing.count; k++) {
+      if (!plist_has(&kept_platforms[kept], missing.names[k]))
+        kept_platforms[kept].names[kept_platforms[kept].count++] =
+            missing.names[k];
+    }
+    kept++;
+  }
+  if (eqn.count == 0)
+    return stop(w, STOP_NO_PLATFORMS);
+  if (kept == 1)
+    return call_rule(w, kept_rule[0], ctx);
+  if (!w->platform_index)
+    return stop(w, STOP_NO_INDEX);
+  for (size_t i = 0; i < kept; i++) {
+    walk_ctx branch = *ctx;
+    branch.narrowed = true;
+    branch.narrow = kept_platforms[i];
+    if (!call_rule(w, kept_rule[i], &branch))
+      return false;
+  }
+  return true;
+}
+
+static void lower_per_platform(lctx_feature_state *s, lctx_features *f,
+                               const lctx_case_op *op) {
+  walker w = {s, f, op, op->platform_count > 1};
+  walk_ctx ctx = {0};
+  ctx.module.count = op->platform_count;
+  for (size_t i = 0; i < op->platform_count; i++)
+    ctx.module.names[i] = lctx_str_from_cstr(op->platforms[i]);
+  ctx.narrowed = op->has_narrow;
+  ctx.narrow.count = op->narrow_count;
+  for (size_t i = 0; i < op->narrow_count; i++)
+    ctx.narrow.names[i] = lctx_str_from_cstr(op->narrow[i]);
+  ctx.has_compute = op->has_compute_type;
+  ctx.compute = lctx_str_from_cstr(op->compute_type);
+  if (walk_eqn(&w, lctx_str_from_cstr(op->primitive), &ctx))
+    stop(&w, STOP_NONE);
+}
+
 void lctx_features_compute(lctx_feature_state *state, size_t index,
                            lctx_features *out) {
   const lctx_case *c = state->c;
@@ -452,8 +839,11 @@ void lctx_features_compute(lctx_feature_state *state, size_t index,
   case LCTX_OP_MODULE_GET_BACKEND:
     module_get_backend(state, out, op);
     break;
-  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_REGISTER_LOWERING:
+    register_lowering(state, out, op);
+    break;
   case LCTX_OP_LOWER_PER_PLATFORM:
+    lower_per_platform(state, out, op);
     break;
   }
 }

@@ -9,6 +9,14 @@
  * oracle matches these features against the spec table's predicates; the
  * reference model is then judged by the row found. Must not call reference/
  * functions that decide outcomes.
+ *
+ * Lowering operations (semantics.md sections 6 and 7) are walked the same
+ * way: register_lowering is classified by its platform (`reg`), and a
+ * lower_per_platform op is followed through rule selection, dispatch, rule
+ * bodies and nested lower_fun until it finishes or stops (`stop`). When it
+ * stops at a rule body's get_backend that raises, the features are those of
+ * that ModuleContext.get_backend call (count, optional, pinned, init, ...),
+ * so the module_get_backend and registry rows judge the raise.
  */
 #ifndef LCTX_HARNESS_CLASSIFY_H
 #define LCTX_HARNESS_CLASSIFY_H
@@ -30,11 +38,15 @@ typedef enum lctx_feature {
   LCTX_F_PINNED,   ///< none | plain | gpu
   LCTX_F_REAL,     ///< same | other (canonical pinned platform vs real)
   LCTX_F_MATCH,    ///< yes | no (canonical pinned platform vs platforms[0])
+  LCTX_F_REG,      ///< default | known | alias | unknown (register_lowering)
+  /// none | not_found_one | not_found_many | no_platforms | no_index |
+  /// raise_if_multi | backend: where a lower_per_platform stopped
+  LCTX_F_STOP,
   LCTX_FEATURE_COUNT
 } lctx_feature;
 
 /// Most values one feature has, `na` included.
-#define LCTX_FEATURE_MAX_VALUES 6
+#define LCTX_FEATURE_MAX_VALUES 8
 
 /// Returns the name of a feature as written in spec predicates.
 const char *lctx_feature_name(lctx_feature f);
@@ -63,6 +75,11 @@ typedef enum lctx_placeholder {
   LCTX_P_PINNED,     ///< the real platform of the pinned client
   LCTX_P_CLIENT,     ///< platform of the registry client returned
   LCTX_P_CLIENT_REG, ///< its registration index
+  LCTX_P_PRIM,       ///< the primitive's name (`str(prim)`), raw
+  LCTX_P_PLATFORM,   ///< register_lowering's platform / the one platform
+  LCTX_P_KNOWN,      ///< the known platforms, sorted, joined by ", "
+  LCTX_P_MISSING,    ///< list repr of the platforms without a rule
+  LCTX_P_MESSAGE,    ///< the message a rule body raised
   LCTX_PLACEHOLDER_COUNT
 } lctx_placeholder;
 
@@ -102,6 +119,13 @@ typedef struct lctx_feature_state {
   lctx_str loud_name;
   int loud_factory;
   int loud_cause;
+  /* The lowering tables: stored registrations (primitive, platform or the
+   * common rule, rule index into the case's rules), replaced in place. */
+  size_t lowering_count;
+  lctx_str lowering_prim[3 * LCTX_CASE_MAX_OPS];
+  bool lowering_common[3 * LCTX_CASE_MAX_OPS];
+  lctx_str lowering_platform[3 * LCTX_CASE_MAX_OPS];
+  int lowering_rule[3 * LCTX_CASE_MAX_OPS];
 } lctx_feature_state;
 
 /// Starts the feature state of case `c` (an uninitialized registry).

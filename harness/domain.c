@@ -369,6 +369,196 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// The lowering sub-domain
+//===----------------------------------------------------------------------===//
+
+/* Declares rule `name` with one action (or none when `kind` < 0). */
+static void add_rule(lctx_case *c, const char *name, int kind, bool optional,
+                     const char *text, const char *compute) {
+  lctx_case_rule *r = &c->rules[c->rule_count++];
+  memset(r, 0, sizeof *r);
+  set_text(r->name, sizeof r->name, name);
+  if (kind < 0)
+    return;
+  r->action_count = 1;
+  r->actions[0].kind = (lctx_lowering_action_kind)kind;
+  r->actions[0].optional = optional;
+  set_text(r->actions[0].text, sizeof r->actions[0].text, text ? text : "");
+  r->actions[0].has_compute_type = compute != NULL;
+  set_text(r->actions[0].compute_type, sizeof r->actions[0].compute_type,
+           compute ? compute : "");
+}
+
+static void add_register(lctx_case *c, const char *prim, const char *rule,
+                         const char *platform) {
+  lctx_case_op *op = &c->ops[c->op_count++];
+  clear_op(op, LCTX_OP_REGISTER_LOWERING);
+  set_text(op->primitive, sizeof op->primitive, prim);
+  set_text(op->rule, sizeof op->rule, rule);
+  op->has_arg = platform != NULL;
+  set_text(op->arg, sizeof op->arg, platform ? platform : "");
+}
+
+static lctx_case_op *add_lower(lctx_case *c, const char *prim) {
+  lctx_case_op *op = &c->ops[c->op_count++];
+  clear_op(op, LCTX_OP_LOWER_PER_PLATFORM);
+  set_text(op->primitive, sizeof op->primitive, prim);
+  return op;
+}
+
+static void set_list(char (*dst)[LCTX_MAX_NAME + 1], size_t *count,
+                     const char *const *names, size_t n, size_t index) {
+  *count = n;
+  for (size_t k = 0; k < n; k++, index /= 3)
+    set_text(dst[k], LCTX_MAX_NAME + 1, names[index % 3]);
+}
+
+/* The body of A's default rule in the structural part. */
+enum { BODY_MARKER, BODY_LOWER_FUN, BODY_LOWER_FUN_HOST, BODY_RAISE, BODIES };
+
+/* Structure: rule selection and dispatch over one registry configuration.
+ * A has any subset of {cpu rule, tpu rule, default rule}; the default's body
+ * marks, lowers B through lower_fun (with or without compute type
+ * device_host) or refuses multi-platform lowering; B has tpu and cuda rules
+ * and maybe a default. The equation is lowered for every list of 0-3
+ * platforms over (cpu, tpu, cuda), with 4 narrowings and with or without an
+ * override rule. */
+static void lowering_structure(walker *w, size_t registry) {
+  static const char *const names[] = {"cpu", "tpu", "cuda"};
+  lctx_case *c = w->c;
+  for (int regs = 0; regs < 8; regs++)
+    for (int body = 0; body < BODIES; body++)
+      for (int bdef = 0; bdef < 2; bdef++)
+        for (size_t length = 0; length <= 3; length++) {
+          size_t lists = length == 0   ? 1
+                         : length == 1 ? 3
+                         : length == 2 ? 9
+                                       : 27;
+          for (size_t index = 0; index < lists; index++)
+            for (int narrow = 0; narrow < 4; narrow++)
+              for (int override = 0; override < 2; override++) {
+                lctx_domain_registry(registry, c);
+                add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                         NULL);
+                add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                         NULL);
+                if (body == BODY_MARKER)
+                  add_rule(c, "A.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                           NULL);
+                else if (body == BODY_RAISE)
+                  add_rule(c, "A.def", LCTX_ACTION_RAISE_IF_MULTI, false,
+                           "A refuses several platforms", NULL);
+                else
+                  add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B",
+                           body == BODY_LOWER_FUN_HOST ? "device_host" : NULL);
+                add_rule(c, "B.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                         NULL);
+                add_rule(c, "B.cuda", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                         NULL);
+                add_rule(c, "B.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
+                         NULL);
+                if (regs & 1)
+                  add_register(c, "A", "A.cpu", "cpu");
+                if (regs & 2)
+                  add_register(c, "A", "A.tpu", "tpu");
+                if (regs & 4)
+                  add_register(c, "A", "A.def", NULL);
+                add_register(c, "B", "B.tpu", "tpu");
+                add_register(c, "B", "B.cuda", "cuda");
+                if (bdef)
+                  add_register(c, "B", "B.def", NULL);
+                lctx_case_op *op = add_lower(c, "A");
+                set_list(op->platforms, &op->platform_count, names, length,
+                         index);
+                /* Narrowing: unset, [], [tpu], [cpu, tpu]. */
+                op->has_narrow = narrow > 0;
+                op->narrow_count = narrow < 2 ? 0 : (size_t)narrow - 1;
+                set_text(op->narrow[0], sizeof op->narrow[0],
+                         narrow == 2 ? "tpu" : "cpu");
+                set_text(op->narrow[1], sizeof op->narrow[1], "tpu");
+                if (narrow < 2)
+                  memset(op->narrow, 0, 2 * sizeof op->narrow[0]);
+                else if (narrow == 2)
+                  memset(op->narrow[1], 0, sizeof op->narrow[1]);
+                op->has_override = override != 0;
+                if (override)
+                  set_text(op->override, sizeof op->override, "A.tpu");
+                if (!emit(w))
+                  return;
+              }
+        }
+}
+
+/* register_lowering for every platform name (and None), then a lowering for
+ * every one-platform list, so that what was stored (the gpu expansion, a
+ * refused name) is observed. */
+static void lowering_register(walker *w, size_t registry) {
+  lctx_case *c = w->c;
+  for (size_t a = 0; a <= ALPHABET_SIZE; a++)
+    for (size_t b = 0; b < ALPHABET_SIZE; b++) {
+      lctx_domain_registry(registry, c);
+      add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+      add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
+      lctx_case_op *op = add_lower(c, "A");
+      op->platform_count = 1;
+      set_text(op->platforms[0], sizeof op->platforms[0], ALPHABET[b]);
+      if (!emit(w))
+        return;
+    }
+}
+
+/* Rule bodies that read the backend, against the registry configuration:
+ * each get_backend flavour in a default rule, called directly or below a
+ * lower_fun, for every one- and two-platform list over (cpu, tpu, gpu,
+ * cuda) and four pinned backends. */
+static void lowering_backend(walker *w, size_t registry) {
+  static const char *const names[] = {"cpu", "tpu", "gpu", "cuda"};
+  static const char *const pins[] = {NULL, "cpu", "gpu", "rocm"};
+  static const struct {
+    int kind;
+    bool optional;
+  } bodies[] = {
+      {LCTX_ACTION_GET_BACKEND, false},
+      {LCTX_ACTION_GET_BACKEND, true},
+      {LCTX_ACTION_GUARDED_GET_BACKEND, false},
+      {LCTX_ACTION_TRY_FALLBACK_GET_BACKEND, false},
+      {LCTX_ACTION_READ_CLIENT_PLATFORM, false},
+  };
+  lctx_case *c = w->c;
+  for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++)
+    for (int nested = 0; nested < 2; nested++)
+      for (int cpu_rule = 0; cpu_rule < 2; cpu_rule++)
+        for (size_t length = 1; length <= 2; length++)
+          for (size_t index = 0; index < (length == 1 ? 4u : 16u); index++)
+            for (size_t pin = 0; pin < 4; pin++) {
+              lctx_domain_registry(registry, c);
+              add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+              if (nested)
+                add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
+              else
+                add_rule(c, "A.def", bodies[b].kind, bodies[b].optional, NULL,
+                         NULL);
+              add_rule(c, "B.def", bodies[b].kind, bodies[b].optional, NULL,
+                       NULL);
+              if (cpu_rule)
+                add_register(c, "A", "A.cpu", "cpu");
+              add_register(c, "A", "A.def", NULL);
+              add_register(c, "B", "B.def", NULL);
+              lctx_case_op *op = add_lower(c, "A");
+              op->platform_count = length;
+              size_t rest = index;
+              for (size_t k = 0; k < length; k++, rest /= 4)
+                set_text(op->platforms[k], sizeof op->platforms[k],
+                         names[rest % 4]);
+              op->has_backend = pins[pin] != NULL;
+              set_text(op->backend, sizeof op->backend,
+                       pins[pin] ? pins[pin] : "");
+              if (!emit(w))
+                return;
+            }
+}
+
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user) {
   static lctx_case c;
@@ -390,6 +580,13 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
       }
       each_op(&w, 1, 1);
     }
+  }
+  /* Lowering: structure over the first configuration; registrations and
+   * backend-reading rule bodies over every configuration. */
+  lowering_structure(&w, 0);
+  for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
+    lowering_register(&w, r);
+    lowering_backend(&w, r);
   }
   return w.count;
 }

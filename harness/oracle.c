@@ -12,24 +12,20 @@
 static void reference_run(void *context, const lctx_case *c, size_t prefix,
                           const lctx_case_op *op, lctx_outcome *out) {
   (void)context;
-  lctx_registry_config config;
-  lctx_registry registry;
-  lctx_case_config(c, &config);
-  lctx_registry_init(&registry, &config);
+  static _Thread_local lctx_case_runner runner;
+  lctx_case_runner_init(&runner, c);
   for (size_t i = 0; i < prefix; i++)
-    lctx_case_run_op(&registry, &c->ops[i], out, NULL);
-  lctx_case_run_op(&registry, op, out, NULL);
+    lctx_case_runner_op(&runner, &c->ops[i], out, NULL);
+  lctx_case_runner_op(&runner, op, out, NULL);
 }
 
 static void reference_run_all(void *context, const lctx_case *c,
                               lctx_outcome *outs) {
   (void)context;
-  lctx_registry_config config;
-  static _Thread_local lctx_registry registry;
-  lctx_case_config(c, &config);
-  lctx_registry_init(&registry, &config);
+  static _Thread_local lctx_case_runner runner;
+  lctx_case_runner_init(&runner, c);
   for (size_t i = 0; i < c->op_count; i++)
-    lctx_case_run_op(&registry, &c->ops[i], &outs[i], NULL);
+    lctx_case_runner_op(&runner, &c->ops[i], &outs[i], NULL);
 }
 
 lctx_engine lctx_engine_reference(void) {
