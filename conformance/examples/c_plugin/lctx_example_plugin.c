@@ -1,18 +1,23 @@
 /*
  * lctx_example_plugin.c - an example implementation of JAX's backend
- * selection, exported through the lctx implementation ABI
- * (reference/include/lctx/impl_abi.h, conformance/ABI.md).
+ * selection and multi-platform lowering, exported through the lctx
+ * implementation ABI version 2 (reference/include/lctx/impl_abi.h,
+ * conformance/ABI.md).
  *
- * It models four JAX functions:
+ * It models these JAX functions:
  *   backends()                      jax/_src/xla_bridge.py
  *   canonicalize_platform(name)     jax/_src/xla_bridge.py
  *   get_backend(platform)           jax/_src/xla_bridge.py
  *   ModuleContext.get_backend()     jax/_src/interpreters/mlir.py
+ *   register_lowering()             jax/_src/interpreters/mlir.py
+ *   lowering one equation           jax/_src/interpreters/mlir.py
+ *     (jaxpr_subcomp's rule selection, lower_per_platform, lower_fun),
+ *     with the module's MLIR text (generic stablehlo.case ops)
  *
  * It was written from a description of JAX's behaviour and JAX's sources,
  * without any lctx code (the ABI header is its only dependency). It is meant
  * as the starting point for your own implementation: replace the bodies of
- * the four operations with calls into your runtime and keep the outcome
+ * the operations with calls into your runtime and keep the outcome
  * plumbing.
  *
  * Layout of this file:
@@ -20,11 +25,13 @@
  *   2. Python formatting: repr() of strings and lists
  *   3. the session: configuration, registration plan, registry state
  *   4. registry initialization (backends())
- *   5. the four operations
- *   6. the exported table
+ *   5. the four backend-selection operations
+ *   6. register_lowering
+ *   7. lowering one equation, and its MLIR text
+ *   8. the exported table
  *
  * There is no global mutable state: everything a case needs lives in a
- * heap-allocated session, and the only static object is the const table.
+ * heap-allocated session, and the only static objects are constants.
  */
 #include "lctx/impl_abi.h"
 
@@ -159,8 +166,23 @@ typedef struct failure {
   const lctx_impl_factory *factory;
 } failure;
 
+/// One stored lowering rule (ABI v2): `rule` (an index into the config's
+/// rules) is the rule of `primitive` for `platform`, or its common rule when
+/// `platform` is NULL. Both strings are owned copies.
+typedef struct lowering_entry {
+  char *primitive;
+  char *platform;
+  size_t rule;
+} lowering_entry;
+
 typedef struct session {
   const lctx_impl_config *config;
+
+  // Lowering rules registered so far (ABI v2), one entry per (primitive,
+  // platform) pair; a later registration replaces the rule in place.
+  lowering_entry *lowerings;
+  size_t lowering_count;
+  size_t lowering_capacity;
 
   // The registration plan, fixed at session creation.
   char *platform_list; ///< copy of jax_platforms with ',' turned into NUL
@@ -268,10 +290,38 @@ static bool build_plan(session *s) {
   return true;
 }
 
+/// Checks the lowering rules of the configuration (ABI v2): names and the
+/// texts the action kinds need are present, kinds are known.
+static bool rules_valid(const lctx_impl_config *config) {
+  if (config->rule_count > 0 && config->rules == NULL)
+    return false;
+  for (size_t i = 0; i < config->rule_count; i++) {
+    const lctx_impl_rule *r = &config->rules[i];
+    if (r->name == NULL || (r->action_count > 0 && r->actions == NULL))
+      return false;
+    for (size_t a = 0; a < r->action_count; a++) {
+      const lctx_impl_action *act = &r->actions[a];
+      if (act->kind < LCTX_IMPL_ACTION_GET_BACKEND ||
+          act->kind > LCTX_IMPL_ACTION_EMIT_MARKER)
+        return false;
+      if ((act->kind == LCTX_IMPL_ACTION_RAISE_IF_MULTI ||
+           act->kind == LCTX_IMPL_ACTION_LOWER_FUN) &&
+          act->text == NULL)
+        return false;
+    }
+  }
+  return true;
+}
+
 static void session_destroy(void *opaque) {
   session *s = opaque;
   if (s == NULL)
     return;
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    free(s->lowerings[i].primitive);
+    free(s->lowerings[i].platform);
+  }
+  free(s->lowerings);
   free(s->platform_list);
   free(s->plan);
   free(s->clients);
@@ -290,6 +340,8 @@ static void *session_create(const lctx_impl_config *config) {
         f->behaviour > LCTX_IMPL_FACTORY_NO_DEVICES)
       return NULL;
   }
+  if (!rules_valid(config))
+    return NULL;
 
   session *s = calloc(1, sizeof *s);
   if (s == NULL)
@@ -426,7 +478,7 @@ static bool ensure_registry(session *s, lctx_impl_outcome *out) {
 }
 
 //===----------------------------------------------------------------------===//
-// 5. The operations
+// 5. The backend-selection operations
 //===----------------------------------------------------------------------===//
 
 /// canonicalize_platform(name): sets `*result` (to `name` or a static
@@ -542,13 +594,12 @@ static lctx_impl_status op_get_backend(void *opaque, const char *platform,
   return outcome_status(out);
 }
 
-/// ModuleContext(platforms, backend).get_backend(optional). `backend` is the
-/// real platform of the pinned client, NULL for none.
-static lctx_impl_status
-op_module_get_backend(void *opaque, const char *const *platforms,
-                      size_t platform_count, const char *backend,
-                      int32_t optional, lctx_impl_outcome *out) {
-  session *s = opaque;
+/// ModuleContext(platforms, backend).get_backend(optional) into `out`.
+/// `backend` is the real platform of the pinned client, NULL for none. Also
+/// what the lowering rules of section 7 call.
+static void module_get_backend_into(session *s, const char *const *platforms,
+                                    size_t platform_count, const char *backend,
+                                    bool optional, lctx_impl_outcome *out) {
   outcome_reset(out);
 
   // B1: several platforms (duplicates count). Neither the backend nor the
@@ -560,7 +611,7 @@ op_module_get_backend(void *opaque, const char *const *platforms,
           "accessing .backend in multi-lowering setting. This can occur "
           "when lowering a primitive that has not been adapted to "
           "multi-platform lowering");
-    return outcome_status(out);
+    return;
   }
 
   // B2: a pinned client. Its .platform is "gpu" for the GPU platforms, and
@@ -570,7 +621,7 @@ op_module_get_backend(void *opaque, const char *const *platforms,
     const char *dot_platform = is_gpu_platform(backend) ? "gpu" : backend;
     const char *canonical;
     if (!canonicalize_platform(s, dot_platform, &canonical, out))
-      return outcome_status(out);
+      return;
     if (platform_count == 0) {
       raise_error(out, LCTX_IMPL_INDEX_ERROR, "tuple index out of range");
     } else if (strcmp(canonical, platforms[0]) != 0) { // B2a
@@ -586,7 +637,7 @@ op_module_get_backend(void *opaque, const char *const *platforms,
       out->origin = LCTX_IMPL_ORIGIN_PINNED;
       append(out, backend);
     }
-    return outcome_status(out);
+    return;
   }
 
   // B3: no pinned client. get_backend's errors are not suppressed.
@@ -594,11 +645,772 @@ op_module_get_backend(void *opaque, const char *const *platforms,
     raise_error(out, LCTX_IMPL_INDEX_ERROR, "tuple index out of range");
   else
     get_backend_into(s, platforms[0], out);
+}
+
+static lctx_impl_status
+op_module_get_backend(void *opaque, const char *const *platforms,
+                      size_t platform_count, const char *backend,
+                      int32_t optional, lctx_impl_outcome *out) {
+  module_get_backend_into(opaque, platforms, platform_count, backend,
+                          optional != 0, out);
   return outcome_status(out);
 }
 
 //===----------------------------------------------------------------------===//
-// 6. The exported table
+// 6. register_lowering (ABI v2; semantics.md section 6)
+//===----------------------------------------------------------------------===//
+
+/// The index of the session's rule called `name`, or -1.
+static ptrdiff_t find_rule(const session *s, const char *name) {
+  for (size_t i = 0; i < s->config->rule_count; i++)
+    if (strcmp(s->config->rules[i].name, name) == 0)
+      return (ptrdiff_t)i;
+  return -1;
+}
+
+/// The rule registered for `primitive` on `platform` (NULL: the common
+/// rule), or -1.
+static ptrdiff_t find_lowering(const session *s, const char *primitive,
+                               const char *platform) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    const lowering_entry *e = &s->lowerings[i];
+    if (strcmp(e->primitive, primitive) != 0)
+      continue;
+    if (platform == NULL
+            ? e->platform == NULL
+            : e->platform != NULL && strcmp(e->platform, platform) == 0)
+      return (ptrdiff_t)e->rule;
+  }
+  return -1;
+}
+
+static char *copy_string(const char *text) {
+  size_t n = strlen(text) + 1;
+  char *copy = malloc(n);
+  if (copy != NULL)
+    memcpy(copy, text, n);
+  return copy;
+}
+
+/// Stores `rule` for (primitive, platform), replacing an earlier one.
+/// Returns false when out of memory.
+static bool store_lowering(session *s, const char *primitive,
+                           const char *platform, size_t rule) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    lowering_entry *e = &s->lowerings[i];
+    if (strcmp(e->primitive, primitive) == 0 &&
+        (platform == NULL
+             ? e->platform == NULL
+             : e->platform != NULL && strcmp(e->platform, platform) == 0)) {
+      e->rule = rule;
+      return true;
+    }
+  }
+  if (s->lowering_count == s->lowering_capacity) {
+    size_t capacity = s->lowering_capacity > 0 ? 2 * s->lowering_capacity : 8;
+    lowering_entry *grown =
+        realloc(s->lowerings, capacity * sizeof *s->lowerings);
+    if (grown == NULL)
+      return false;
+    s->lowerings = grown;
+    s->lowering_capacity = capacity;
+  }
+  lowering_entry e = {copy_string(primitive), NULL, rule};
+  if (platform != NULL)
+    e.platform = copy_string(platform);
+  if (e.primitive == NULL || (platform != NULL && e.platform == NULL)) {
+    free(e.primitive);
+    free(e.platform);
+    return false;
+  }
+  s->lowerings[s->lowering_count++] = e;
+  return true;
+}
+
+/// Names every platform a lowering rule may be registered for: cuda, rocm,
+/// the alias gpu and what it stands for, and every registered factory name.
+static const char *const builtin_known_platforms[] = {"cuda", "rocm", "gpu",
+                                                      "oneapi"};
+#define BUILTIN_KNOWN_COUNT 4
+
+static bool is_known_platform(const session *s, const char *platform) {
+  for (size_t i = 0; i < BUILTIN_KNOWN_COUNT; i++)
+    if (strcmp(builtin_known_platforms[i], platform) == 0)
+      return true;
+  return find_factory(s, platform) != NULL;
+}
+
+static int compare_names(const void *a, const void *b) {
+  // strcmp compares as unsigned char: code-point order for ASCII.
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/// Appends the known platforms, sorted by code point, without duplicates,
+/// joined with ", ". Returns false when out of memory.
+static bool append_known_platforms(lctx_impl_outcome *out, const session *s) {
+  size_t count = BUILTIN_KNOWN_COUNT + s->config->factory_count;
+  const char **names = malloc(count * sizeof *names);
+  if (names == NULL)
+    return false;
+  for (size_t i = 0; i < BUILTIN_KNOWN_COUNT; i++)
+    names[i] = builtin_known_platforms[i];
+  for (size_t i = 0; i < s->config->factory_count; i++)
+    names[BUILTIN_KNOWN_COUNT + i] = s->config->factories[i].name;
+  qsort(names, count, sizeof *names, compare_names);
+  for (size_t i = 0; i < count; i++) {
+    if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+      continue; // a factory named like a built-in one
+    if (i > 0)
+      append(out, ", ");
+    append(out, names[i]);
+  }
+  free(names);
+  return true;
+}
+
+/// register_lowering(primitive, rule, platform), `platform` NULL meaning
+/// None. A rule name the session does not declare cannot be run (status 1).
+static lctx_impl_status
+op_register_lowering(void *opaque, const char *primitive, const char *rule,
+                     const char *platform, lctx_impl_outcome *out) {
+  session *s = opaque;
+  outcome_reset(out);
+  ptrdiff_t r = rule != NULL ? find_rule(s, rule) : -1;
+  if (primitive == NULL || r < 0)
+    return 1;
+
+  if (platform == NULL) { // None: the common rule
+    if (!store_lowering(s, primitive, NULL, (size_t)r))
+      return 1;
+    return outcome_status(out);
+  }
+  if (!is_known_platform(s, platform)) {
+    raise_error(out, LCTX_IMPL_NOT_IMPLEMENTED_ERROR,
+                "Registering an MLIR lowering rule for primitive ");
+    append(out, primitive);
+    append(out, " for an unknown platform ");
+    append(out, platform);
+    append(out, ". Known platforms are: ");
+    if (!append_known_platforms(out, s))
+      return 1;
+    append(out, ".");
+    return outcome_status(out);
+  }
+  // Expanded through the alias table: gpu stands for cuda, rocm, oneapi.
+  if (strcmp(platform, "gpu") == 0) {
+    for (size_t g = 0; g < GPU_PLATFORM_COUNT; g++)
+      if (!store_lowering(s, primitive, gpu_platforms[g], (size_t)r))
+        return 1;
+  } else if (!store_lowering(s, primitive, platform, (size_t)r)) {
+    return 1;
+  }
+  return outcome_status(out);
+}
+
+//===----------------------------------------------------------------------===//
+// 7. Lowering one equation (ABI v2; semantics.md section 7) and its MLIR
+//===----------------------------------------------------------------------===//
+
+/// A sequence of platform names (not owned).
+typedef struct platform_list {
+  const char *const *items;
+  size_t count;
+} platform_list;
+
+/// ModuleContext: the platforms a module lowers for and the pinned client's
+/// real platform (NULL for none).
+typedef struct module_context {
+  platform_list platforms;
+  const char *backend;
+} module_context;
+
+/// LoweringRuleContext: its module context, the narrowed platforms (None
+/// unless `narrowed`), and the equation's compute type (NULL for none).
+typedef struct rule_context {
+  module_context module;
+  bool narrowed;
+  platform_list platforms;
+  const char *compute_type;
+} rule_context;
+
+static const char *const only_cpu[] = {"cpu"};
+static const char *const only_tpu[] = {"tpu"};
+
+/// `_platforms_for_eqn_ctx`: the platforms a compute type forces, or an
+/// empty list.
+static platform_list compute_type_platforms(const char *compute_type) {
+  if (compute_type != NULL && strcmp(compute_type, "device_host") == 0)
+    return (platform_list){only_cpu, 1};
+  if (compute_type != NULL && strcmp(compute_type, "tpu_sparsecore") == 0)
+    return (platform_list){only_tpu, 1};
+  return (platform_list){NULL, 0};
+}
+
+/// `_platforms_for_eqn(ctx)`: the compute type's platforms, else the
+/// narrowed platforms if non-empty, else the module platforms.
+static platform_list platforms_for_eqn(const rule_context *ctx) {
+  platform_list forced = compute_type_platforms(ctx->compute_type);
+  if (forced.count > 0)
+    return forced;
+  if (ctx->narrowed && ctx->platforms.count > 0)
+    return ctx->platforms;
+  return ctx->module.platforms;
+}
+
+static bool list_contains(platform_list list, const char *platform) {
+  for (size_t i = 0; i < list.count; i++)
+    if (strcmp(list.items[i], platform) == 0)
+      return true;
+  return false;
+}
+
+/// A growing text buffer for the module, bounded by `limit` bytes (the
+/// caller's capacity less the NUL). Past it, `overflow` is set and nothing
+/// more is kept.
+typedef struct text_buffer {
+  char *data;
+  size_t length;
+  size_t capacity;
+  size_t limit;
+  bool overflow;
+  bool out_of_memory;
+} text_buffer;
+
+static void text_append_bytes(text_buffer *b, const char *s, size_t n) {
+  if (b->overflow || b->out_of_memory)
+    return;
+  if (n > b->limit - b->length) {
+    b->overflow = true;
+    return;
+  }
+  if (b->length + n + 1 > b->capacity) {
+    size_t capacity = b->capacity > 0 ? b->capacity : 4096;
+    while (capacity < b->length + n + 1)
+      capacity *= 2;
+    char *grown = realloc(b->data, capacity);
+    if (grown == NULL) {
+      b->out_of_memory = true;
+      return;
+    }
+    b->data = grown;
+    b->capacity = capacity;
+  }
+  memcpy(b->data + b->length, s, n);
+  b->length += n;
+  b->data[b->length] = '\0';
+}
+
+static void text_append(text_buffer *b, const char *s) {
+  text_append_bytes(b, s, strlen(s));
+}
+
+static void text_append_number(text_buffer *b, size_t value) {
+  char digits[24];
+  size_t n = sizeof digits;
+  do {
+    digits[--n] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  text_append_bytes(b, digits + n, sizeof digits - n);
+}
+
+/// Appends an MLIR string literal: `"` and `\`, control bytes and 0x7f as
+/// `\XX` escapes (which MLIR decodes), other bytes raw.
+static void text_append_string_literal(text_buffer *b, const char *s) {
+  static const char hex[] = "0123456789ABCDEF";
+  text_append(b, "\"");
+  for (const char *c = s; *c != '\0'; c++) {
+    unsigned char byte = (unsigned char)*c;
+    if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x7f) {
+      char escaped[3] = {'\\', hex[byte >> 4], hex[byte & 0xf]};
+      text_append_bytes(b, escaped, 3);
+    } else {
+      text_append_bytes(b, c, 1);
+    }
+  }
+  text_append(b, "\"");
+}
+
+/// How deep lower_fun may nest, and how many rule actions one lowering may
+/// run, before the plugin gives up (status 1): a guard against cyclic or
+/// exploding rule graphs, which lctx's cases do not contain.
+#define MAX_LOWERING_DEPTH 64
+#define MAX_LOWERING_STEPS 1000000
+
+/// What a step of the lowering did.
+typedef enum step_result {
+  STEP_OK,     ///< went on normally
+  STEP_RAISED, ///< raised: the exception is in the outcome
+  STEP_FAILED, ///< could not run (out of memory, bounds): status 1
+} step_result;
+
+/// The state of one lower_per_platform operation.
+typedef struct lowering_run {
+  session *s;
+  const lctx_impl_lowering *lowering;
+  lctx_impl_outcome *out;
+  bool has_platform_index; ///< the module lowers for several platforms
+  bool emit;               ///< MLIR text wanted
+  text_buffer ir;
+  size_t next_value; ///< SSA values %0, %1, ...
+  size_t indent;     ///< nesting of the op being emitted
+  size_t depth;      ///< lower_fun nesting
+  size_t steps;      ///< rule actions run
+} lowering_run;
+
+static void emit_indent(lowering_run *run) {
+  for (size_t i = 0; i < run->indent; i++)
+    text_append(&run->ir, "  ");
+}
+
+/// Emits `"lctx.marker"() {platforms = [...], primitive = "...", rule =
+/// "..."} : () -> ()`, attributes in MLIR's (sorted) order.
+static void emit_marker(lowering_run *run, const char *primitive,
+                        const char *rule, platform_list platforms) {
+  if (!run->emit)
+    return;
+  emit_indent(run);
+  text_append(&run->ir, "\"lctx.marker\"() {platforms = [");
+  for (size_t i = 0; i < platforms.count; i++) {
+    if (i > 0)
+      text_append(&run->ir, ", ");
+    text_append_string_literal(&run->ir, platforms.items[i]);
+  }
+  text_append(&run->ir, "], primitive = ");
+  text_append_string_literal(&run->ir, primitive);
+  text_append(&run->ir, ", rule = ");
+  text_append_string_literal(&run->ir, rule);
+  text_append(&run->ir, "} : () -> ()\n");
+}
+
+static step_result lower_equation(lowering_run *run, module_context module,
+                                  bool narrowed, platform_list narrow,
+                                  const char *primitive,
+                                  const char *compute_type);
+
+/// A get_backend call of a rule body, on the rule context's module context.
+/// A raise stays in the outcome and aborts the lowering.
+static step_result rule_get_backend(lowering_run *run, const rule_context *ctx,
+                                    bool optional) {
+  module_get_backend_into(run->s, ctx->module.platforms.items,
+                          ctx->module.platforms.count, ctx->module.backend,
+                          optional, run->out);
+  if (outcome_status(run->out) != 0)
+    return STEP_FAILED;
+  return run->out->kind == LCTX_IMPL_RAISE ? STEP_RAISED : STEP_OK;
+}
+
+/// Runs the body of rule `rule_index` for an equation of `primitive` with
+/// the rule context `ctx`.
+static step_result call_rule(lowering_run *run, const rule_context *ctx,
+                             size_t rule_index, const char *primitive) {
+  const lctx_impl_rule *rule = &run->s->config->rules[rule_index];
+  for (size_t a = 0; a < rule->action_count; a++) {
+    if (++run->steps > MAX_LOWERING_STEPS)
+      return STEP_FAILED;
+    const lctx_impl_action *act = &rule->actions[a];
+    size_t module_platforms = ctx->module.platforms.count;
+    step_result r = STEP_OK;
+    switch (act->kind) {
+    case LCTX_IMPL_ACTION_GET_BACKEND:
+      r = rule_get_backend(run, ctx, act->optional != 0);
+      break;
+    case LCTX_IMPL_ACTION_GUARDED_GET_BACKEND:
+      if (module_platforms <= 1)
+        r = rule_get_backend(run, ctx, act->optional != 0);
+      break;
+    case LCTX_IMPL_ACTION_TRY_FALLBACK_GET_BACKEND:
+      r = rule_get_backend(run, ctx, false);
+      if (r == STEP_RAISED &&
+          run->out->error_class == LCTX_IMPL_NOT_IMPLEMENTED_ERROR)
+        r = rule_get_backend(run, ctx, true);
+      break;
+    case LCTX_IMPL_ACTION_RAISE_IF_MULTI:
+      if (module_platforms > 1) {
+        raise_error(run->out, LCTX_IMPL_NOT_IMPLEMENTED_ERROR, act->text);
+        r = outcome_status(run->out) != 0 ? STEP_FAILED : STEP_RAISED;
+      }
+      break;
+    case LCTX_IMPL_ACTION_READ_CLIENT_PLATFORM:
+      // The rule reads `.platform` only of a client it got (None is
+      // handled by the rule), so only the call itself is observable.
+      r = rule_get_backend(run, ctx, true);
+      break;
+    case LCTX_IMPL_ACTION_LOWER_FUN: {
+      // lower_fun: the module context with its platforms replaced by the
+      // rule context's narrowed ones (when narrowed); the new equation's
+      // rule context is not narrowed.
+      module_context sub = ctx->module;
+      if (ctx->narrowed)
+        sub.platforms = ctx->platforms;
+      r = lower_equation(run, sub, false, (platform_list){NULL, 0}, act->text,
+                         act->compute_type);
+      break;
+    }
+    case LCTX_IMPL_ACTION_EMIT_MARKER:
+      emit_marker(run, primitive, rule->name, platforms_for_eqn(ctx));
+      break;
+    default:
+      return STEP_FAILED;
+    }
+    if (r != STEP_OK)
+      return r;
+  }
+  return STEP_OK;
+}
+
+/// One platform-specific rule of `platform_rules`.
+typedef struct platform_rule {
+  const char *platform;
+  size_t rule;
+} platform_rule;
+
+static const char *string_at(const void *items, size_t i) {
+  return ((const char *const *)items)[i];
+}
+
+/// Emits the two nested `stablehlo.case` ops of a dispatch, in generic form,
+/// and lowers each kept rule in its branch. `entries` is the platform list,
+/// `slots[i]` the kept-rule slot of entry i, `kept` the rules with their
+/// narrowed platform lists.
+static step_result emit_dispatch(lowering_run *run, const rule_context *ctx,
+                                 const char *primitive, platform_list entries,
+                                 const size_t *slots, const size_t *kept,
+                                 const platform_list *kept_platforms,
+                                 size_t kept_count) {
+  text_buffer *ir = &run->ir;
+  // The platform index is always dimension variable 0, i.e. %arg0 of the
+  // function, also inside nested lowerings (JAX's defect: never remapped to
+  // a narrowed list). Converted to i32 when it is not i32.
+  size_t index = 0;
+  bool index_is_arg = true;
+  if (run->emit && run->lowering->x64) {
+    index = run->next_value++;
+    index_is_arg = false;
+    emit_indent(run);
+    text_append(ir, "%");
+    text_append_number(ir, index);
+    text_append(ir, " = \"stablehlo.convert\"(%arg0) : (i64) -> i32\n");
+  }
+
+  size_t slot_value = run->next_value++;
+  if (run->emit) {
+    emit_indent(run);
+    text_append(ir, "%");
+    text_append_number(ir, slot_value);
+    text_append(ir, " = \"stablehlo.case\"(");
+    if (index_is_arg) {
+      text_append(ir, "%arg0");
+    } else {
+      text_append(ir, "%");
+      text_append_number(ir, index);
+    }
+    text_append(ir, ") ({\n");
+    for (size_t i = 0; i < entries.count; i++) {
+      if (i > 0) {
+        emit_indent(run);
+        text_append(ir, "}, {\n");
+      }
+      size_t constant = run->next_value++;
+      run->indent++;
+      emit_indent(run);
+      text_append(ir, "%");
+      text_append_number(ir, constant);
+      text_append(ir, " = arith.constant ");
+      text_append_number(ir, slots[i]);
+      text_append(ir, " : i32\n");
+      emit_indent(run);
+      text_append(ir, "\"stablehlo.return\"(%");
+      text_append_number(ir, constant);
+      text_append(ir, ") : (i32) -> ()\n");
+      run->indent--;
+    }
+    emit_indent(run);
+    text_append(ir, "}) : (i32) -> i32\n");
+
+    emit_indent(run);
+    text_append(ir, "\"stablehlo.case\"(%");
+    text_append_number(ir, slot_value);
+    text_append(ir, ") ({\n");
+  }
+  for (size_t k = 0; k < kept_count; k++) {
+    if (run->emit && k > 0) {
+      emit_indent(run);
+      text_append(ir, "}, {\n");
+    }
+    rule_context inner = *ctx;
+    inner.narrowed = true;
+    inner.platforms = kept_platforms[k];
+    run->indent++;
+    step_result r = call_rule(run, &inner, kept[k], primitive);
+    if (r != STEP_OK)
+      return r;
+    if (run->emit) {
+      emit_indent(run);
+      text_append(ir, "\"stablehlo.return\"() : () -> ()\n");
+    }
+    run->indent--;
+  }
+  if (run->emit) {
+    emit_indent(run);
+    text_append(ir, "}) : (i32) -> ()\n");
+  }
+  return STEP_OK;
+}
+
+/// JAX's `lower_per_platform(ctx, description, platform_rules,
+/// default_rule)` (`default_rule` -1 for None).
+static step_result
+lower_per_platform(lowering_run *run, const rule_context *ctx,
+                   const char *description, const platform_rule *platform_rules,
+                   size_t platform_rule_count, ptrdiff_t default_rule) {
+  lctx_impl_outcome *out = run->out;
+  platform_list platforms = platforms_for_eqn(ctx);
+
+  // 1. One entry with neither a specific rule nor a default.
+  if (platforms.count == 1 && default_rule < 0) {
+    bool specific = false;
+    for (size_t i = 0; i < platform_rule_count; i++)
+      if (strcmp(platform_rules[i].platform, platforms.items[0]) == 0)
+        specific = true;
+    if (!specific) {
+      raise_error(out, LCTX_IMPL_NOT_IMPLEMENTED_ERROR,
+                  "MLIR translation rule for primitive '");
+      append(out, description);
+      append(out, "' not found for platform ");
+      append(out, platforms.items[0]);
+      return outcome_status(out) != 0 ? STEP_FAILED : STEP_RAISED;
+    }
+  }
+
+  // Working arrays: kept rules (at most one per platform rule plus the
+  // default slot), the slot of each entry, the entries without a specific
+  // rule, and the narrowed platform list of each kept rule.
+  size_t room = platform_rule_count + 1;
+  size_t entry_room = platforms.count > 0 ? platforms.count : 1;
+  size_t *kept = malloc(room * sizeof *kept);
+  const char **kept_platform = malloc(room * sizeof *kept_platform);
+  platform_list *kept_platforms = malloc(room * sizeof *kept_platforms);
+  size_t *slots = malloc(entry_room * sizeof *slots);
+  const char **missing = malloc(entry_room * sizeof *missing);
+  const char **missing_unique = malloc(entry_room * sizeof *missing_unique);
+  step_result result = STEP_FAILED;
+  if (kept == NULL || kept_platform == NULL || kept_platforms == NULL ||
+      slots == NULL || missing == NULL || missing_unique == NULL)
+    goto done;
+
+  // 2. Kept rules: platform rules whose platform is in the list, in the
+  // order of platform_rules.
+  size_t kept_count = 0;
+  for (size_t i = 0; i < platform_rule_count; i++) {
+    if (!list_contains(platforms, platform_rules[i].platform))
+      continue;
+    kept[kept_count] = platform_rules[i].rule;
+    kept_platform[kept_count] = platform_rules[i].platform;
+    kept_platforms[kept_count] = (platform_list){&kept_platform[kept_count], 1};
+    kept_count++;
+  }
+  size_t specific_count = kept_count;
+
+  // 3. Entries without a specific rule share the default slot.
+  size_t missing_count = 0, missing_unique_count = 0;
+  for (size_t i = 0; i < platforms.count; i++) {
+    const char *p = platforms.items[i];
+    bool has_slot = false;
+    for (size_t k = 0; k < specific_count; k++) {
+      if (strcmp(kept_platform[k], p) == 0) {
+        slots[i] = k;
+        has_slot = true;
+      }
+    }
+    if (has_slot)
+      continue;
+    slots[i] = specific_count;
+    missing[missing_count++] = p;
+    bool seen = false;
+    for (size_t u = 0; u < missing_unique_count; u++)
+      if (strcmp(missing_unique[u], p) == 0)
+        seen = true;
+    if (!seen)
+      missing_unique[missing_unique_count++] = p;
+  }
+  if (missing_count > 0) {
+    if (default_rule < 0) {
+      raise_error(out, LCTX_IMPL_NOT_IMPLEMENTED_ERROR,
+                  "MLIR translation rule for primitive '");
+      append(out, description);
+      append(out, "' not found for platforms ");
+      append_list_repr(out, missing, missing_count, string_at);
+      result = outcome_status(out) != 0 ? STEP_FAILED : STEP_RAISED;
+      goto done;
+    }
+    kept[kept_count] = (size_t)default_rule;
+    kept_platforms[kept_count] =
+        (platform_list){missing_unique, missing_unique_count};
+    kept_count++;
+  }
+
+  // 4. No platforms at all.
+  if (kept_count == 0) {
+    raise_error(out, LCTX_IMPL_ASSERTION_ERROR, "");
+    result = STEP_RAISED;
+    goto done;
+  }
+  // 5. One kept rule: called directly with the context as passed in.
+  if (kept_count == 1) {
+    result = call_rule(run, ctx, kept[0], description);
+    goto done;
+  }
+  // 6. Several kept rules need the platform index.
+  if (!run->has_platform_index) {
+    raise_error(out, LCTX_IMPL_ASSERTION_ERROR,
+                "Must have a platform_index variable");
+    result = STEP_RAISED;
+    goto done;
+  }
+  // 7. The two case ops.
+  result = emit_dispatch(run, ctx, description, platforms, slots, kept,
+                         kept_platforms, kept_count);
+
+done:
+  free(kept);
+  free(kept_platform);
+  free(kept_platforms);
+  free(slots);
+  free(missing);
+  free(missing_unique);
+  return result;
+}
+
+/// Lowers one equation of `primitive` (jaxpr_subcomp): rule selection
+/// (`_get_lowering_rules`), then lower_per_platform.
+static step_result lower_equation(lowering_run *run, module_context module,
+                                  bool narrowed, platform_list narrow,
+                                  const char *primitive,
+                                  const char *compute_type) {
+  if (run->depth >= MAX_LOWERING_DEPTH)
+    return STEP_FAILED;
+  rule_context ctx = {module, narrowed, narrow, compute_type};
+
+  // Rule lookup uses the compute type's platforms, else the module
+  // platforms (never the narrowed ones); duplicates give one entry.
+  platform_list lookup = compute_type_platforms(compute_type);
+  if (lookup.count == 0)
+    lookup = module.platforms;
+  platform_rule *platform_rules =
+      malloc((lookup.count > 0 ? lookup.count : 1) * sizeof *platform_rules);
+  if (platform_rules == NULL)
+    return STEP_FAILED;
+  size_t platform_rule_count = 0;
+  ptrdiff_t default_rule;
+
+  const char *override = run->lowering->override_rule;
+  if (override != NULL && strcmp(primitive, run->lowering->primitive) == 0) {
+    // An override rule is the default rule; no platform rule is consulted.
+    default_rule = find_rule(run->s, override);
+    if (default_rule < 0) {
+      free(platform_rules);
+      return STEP_FAILED;
+    }
+  } else {
+    for (size_t i = 0; i < lookup.count; i++) {
+      const char *p = lookup.items[i];
+      bool seen = false;
+      for (size_t j = 0; j < platform_rule_count; j++)
+        if (strcmp(platform_rules[j].platform, p) == 0)
+          seen = true;
+      ptrdiff_t rule = seen ? -1 : find_lowering(run->s, primitive, p);
+      if (rule >= 0)
+        platform_rules[platform_rule_count++] =
+            (platform_rule){p, (size_t)rule};
+    }
+    default_rule = find_lowering(run->s, primitive, NULL);
+  }
+
+  run->depth++;
+  step_result r = lower_per_platform(run, &ctx, primitive, platform_rules,
+                                     platform_rule_count, default_rule);
+  run->depth--;
+  free(platform_rules);
+  return r;
+}
+
+/// Lowers one equation of `lowering->primitive` in a module lowered for
+/// `lowering->platforms`, and on success writes the module's MLIR text.
+static lctx_impl_status
+op_lower_per_platform(void *opaque, const lctx_impl_lowering *lowering,
+                      lctx_impl_outcome *out, char *mlir, size_t mlir_capacity,
+                      size_t *mlir_length) {
+  session *s = opaque;
+  outcome_reset(out);
+  if (mlir_length != NULL)
+    *mlir_length = 0;
+  if (mlir != NULL && mlir_capacity > 0)
+    mlir[0] = '\0';
+  if (lowering == NULL || lowering->primitive == NULL ||
+      (lowering->platform_count > 0 && lowering->platforms == NULL) ||
+      (lowering->narrow_count > 0 && lowering->narrow == NULL))
+    return 1;
+
+  lowering_run run = {
+      .s = s,
+      .lowering = lowering,
+      .out = out,
+      .has_platform_index = lowering->platform_count > 1,
+      .emit = mlir != NULL && mlir_capacity > 0 && mlir_length != NULL,
+      .ir = {.limit = mlir_capacity > 0 ? mlir_capacity - 1 : 0},
+      .indent = 2,
+  };
+  module_context module = {{lowering->platforms, lowering->platform_count},
+                           lowering->backend};
+  // The equation's rule context is narrowed when `narrow` is given and
+  // non-empty (an empty list reads as not narrowed).
+  platform_list narrow = {lowering->narrow, lowering->narrow_count};
+  step_result r =
+      lower_equation(&run, module, lowering->narrow_count > 0, narrow,
+                     lowering->primitive, lowering->compute_type);
+
+  lctx_impl_status status = 0;
+  if (r == STEP_FAILED) {
+    status = 1;
+  } else if (r == STEP_OK) {
+    outcome_reset(out); // scratch get_backend results are not the outcome
+    if (run.emit) {
+      // The module: @main takes the platform index as argument 0 exactly
+      // when it lowers for several platforms.
+      text_buffer module_text = {.limit = run.ir.limit};
+      text_append(&module_text, "module");
+      if (run.has_platform_index)
+        text_append(&module_text,
+                    " attributes {jax.uses_shape_polymorphism = true}");
+      text_append(&module_text, " {\n  func.func @main(");
+      if (run.has_platform_index) {
+        text_append(&module_text, lowering->x64 ? "%arg0: i64" : "%arg0: i32");
+        text_append(&module_text,
+                    " {jax.global_constant = \"_platform_index\"}");
+      }
+      text_append(&module_text, ") {\n");
+      if (run.ir.length > 0)
+        text_append_bytes(&module_text, run.ir.data, run.ir.length);
+      text_append(&module_text, "    return\n  }\n}\n");
+      if (run.ir.overflow || run.ir.out_of_memory || module_text.overflow ||
+          module_text.out_of_memory) {
+        status = 1;
+      } else {
+        memcpy(mlir, module_text.data, module_text.length + 1);
+        *mlir_length = module_text.length;
+      }
+      free(module_text.data);
+    }
+  } else {
+    status = outcome_status(out);
+  }
+  free(run.ir.data);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// 8. The exported table
 //===----------------------------------------------------------------------===//
 
 static const lctx_impl_table example_table = {
@@ -606,13 +1418,17 @@ static const lctx_impl_table example_table = {
     .name = "lctx-example-c",
     .version = "1.0.0",
     .operations = LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
-                  LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND,
+                  LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND |
+                  LCTX_IMPL_OP_REGISTER_LOWERING |
+                  LCTX_IMPL_OP_LOWER_PER_PLATFORM,
     .session_create = session_create,
     .session_destroy = session_destroy,
     .backends = op_backends,
     .canonicalize = op_canonicalize,
     .get_backend = op_get_backend,
     .module_get_backend = op_module_get_backend,
+    .register_lowering = op_register_lowering,
+    .lower_per_platform = op_lower_per_platform,
 };
 
 // Declared here for -Wmissing-prototypes; exported with default visibility.
