@@ -28,6 +28,7 @@
 
 #include "ircheck.h"
 #include "lctx/lctx.h"
+#include "irexpect.h"
 #include "lctx/mlir_emit.h"
 
 #include <stdio.h>
@@ -63,10 +64,8 @@ static struct {
   lctx_lowering_registry lowering;
   lctx_lowering_context ctx;
   lctx_lowering_result result;
-  char names[2][LCTX_IR_MAX_PLATFORMS][LCTX_IR_MAX_RULES][NAME_MAX_LEN];
-  lctx_ir_expectation expect;
+  lctx_ir_expect_store store;
   lctx_ir_report report;
-  bool defect[LCTX_IR_MAX_PLATFORMS];
   char text[1 << 20];
   char error[8192];
 } g;
@@ -373,109 +372,6 @@ static bool allowed_raise(const lctx_outcome *o) {
 }
 
 //===----------------------------------------------------------------------===//
-// Expectations from the lowering result
-//===----------------------------------------------------------------------===//
-
-/* The marker rule names on a path; false when they do not fit. */
-static bool path_markers(const lctx_lowering_path *path, size_t index,
-                         int which, lctx_ir_rules *out) {
-  out->count = 0;
-  if (path->truncated)
-    return false;
-  for (size_t k = 0; k < path->count; k++) {
-    const lctx_lowering_event *ev = &g.result.events[path->events[k]];
-    if (ev->kind != LCTX_EVENT_MARKER)
-      continue;
-    if (out->count >= LCTX_IR_MAX_RULES)
-      return false;
-    lctx_str name = lctx_lowering_rule_name(&g.lowering, ev->rule);
-    char *dst = g.names[which][index][out->count];
-    snprintf(dst, NAME_MAX_LEN, "%.*s", (int)name.length, name.data);
-    out->names[out->count++] = dst;
-  }
-  return true;
-}
-
-static bool same_rules(const lctx_ir_rules *a, const lctx_ir_rules *b) {
-  if (a->count != b->count)
-    return false;
-  for (size_t k = 0; k < a->count; k++)
-    if (strcmp(a->names[k], b->names[k]) != 0)
-      return false;
-  return true;
-}
-
-/* The innermost BRANCH event above `e`, or -1 (the body of @main). */
-static int enclosing_branch(int e) {
-  for (int p = g.result.events[e].parent; p >= 0; p = g.result.events[p].parent)
-    if (g.result.events[p].kind == LCTX_EVENT_BRANCH)
-      return p;
-  return -1;
-}
-
-/* The dispatches in the pre-order the checker numbers them: a two-level
-   dispatch per DISPATCH event, and a one-rule dispatch per `lctx.marker`
-   op except the first one of each second-switch branch (which the checker
-   takes as that branch's rule). False when they do not fit. */
-static bool fill_dispatches(lctx_ir_expectation *e) {
-  static bool first_seen[LCTX_LOWERING_MAX_EVENTS];
-  memset(first_seen, 0, sizeof first_seen);
-  e->dispatch_count = 0;
-  for (size_t i = 0; i < g.result.event_count; i++) {
-    const lctx_lowering_event *ev = &g.result.events[i];
-    lctx_ir_dispatch d = {0, 0};
-    if (ev->kind == LCTX_EVENT_DISPATCH) {
-      d.entry_count = ev->platform_count;
-      d.kept_count = ev->kept_count;
-    } else if (ev->kind == LCTX_EVENT_MARKER) {
-      int b = enclosing_branch((int)i);
-      if (b >= 0 && !first_seen[b]) {
-        first_seen[b] = true;
-        continue;
-      }
-      d.kept_count = 1; /* entries unchecked */
-    } else {
-      continue;
-    }
-    if (e->dispatch_count >= LCTX_IR_MAX_DISPATCHES)
-      return false;
-    e->dispatches[e->dispatch_count++] = d;
-  }
-  return true;
-}
-
-/* Fills g.expect and g.defect; false when the scenario exceeds the
-   checker's limits (then only emission is judged). */
-static bool fill_expectation(void) {
-  lctx_ir_expectation *e = &g.expect;
-  memset(e, 0, sizeof *e);
-  memset(g.defect, 0, sizeof g.defect);
-  if (g.result.index_count > LCTX_IR_MAX_PLATFORMS)
-    return false;
-  e->platform_count = g.result.index_count;
-  e->x64 = g.sc.x64;
-  for (size_t i = 0; i < g.result.index_count; i++) {
-    e->platforms[i] = k_platforms[g.sc.module[i]];
-    if (!path_markers(&g.result.actual[i], i, 1, &e->jax_actual[i]))
-      return false;
-    e->has_jax_actual[i] = true;
-    if (g.result.intended[i].determined) {
-      if (!path_markers(&g.result.intended[i], i, 0, &e->intended[i]))
-        return false;
-    } else {
-      /* No intended path (a narrowed top context without this module
-         platform): judge only against what JAX runs. */
-      e->intended[i] = e->jax_actual[i];
-    }
-    /* IR-006 sees marker names only: a mismatch of rule calls that emit
-       no marker, or emit the same ones, is invisible in the module. */
-    g.defect[i] = g.result.mismatch[i] && g.result.intended[i].determined &&
-                  !same_rules(&e->intended[i], &e->jax_actual[i]);
-  }
-  return fill_dispatches(e);
-}
-
-//===----------------------------------------------------------------------===//
 // The check
 //===----------------------------------------------------------------------===//
 
@@ -545,52 +441,35 @@ bool lctx_fuzz_lowering(const uint8_t *data, size_t size,
   lctx_buf_init(&text, g.text, sizeof g.text);
   lctx_mlir_print(module, &text);
   mlirModuleDestroy(module);
-  if (text.overflow || !fill_expectation())
+  if (text.overflow ||
+      !lctx_ir_expect_from_lowering(&g.lowering, &g.result, g.sc.x64, &g.store))
     return false;
 
-  lctx_ircheck_run(g_ck, lctx_buf_view(&text), &g.expect, &g.report);
+  lctx_ir_verdict verdict;
+  bool judged =
+      lctx_ir_judge(g_ck, lctx_buf_view(&text), &g.store, &g.report, &verdict);
   g_info.checked = true;
-  g_info.dispatch_count = g.expect.dispatch_count;
-  bool saw_defect = false;
-  for (size_t k = 0; k < g.report.count; k++) {
-    const lctx_ir_violation *v = &g.report.violations[k];
-    if (strcmp(v->row, "IR-006") == 0) {
-      saw_defect = true;
-      continue;
-    }
-    char key[32], detail[LCTX_IR_MESSAGE_MAX + 32];
-    snprintf(key, sizeof key, "ir/%s", v->row);
-    snprintf(detail, sizeof detail, "%s: %s", v->row, v->message);
-    finding(result, key, "the IR checker rejects the emitted module", detail);
-    lctx_buf out;
-    size_t used = strlen(result->report);
-    lctx_buf_init(&out, result->report + used, sizeof result->report - used);
-    lctx_buf_append_cstr(&out, "violations:\n");
-    lctx_ir_report_format(&g.report, &out);
-    lctx_buf_append_cstr(&out, "module:\n");
-    lctx_buf_append_cstr(&out, g.text);
-    return true;
-  }
-  bool want_defect = false;
-  for (size_t i = 0; i < g.result.index_count; i++) {
-    want_defect = want_defect || g.defect[i];
-    g_info.defect_indices += g.defect[i];
-  }
-  g_info.saw_ir006 = saw_defect;
-  if (saw_defect != want_defect && g.report.dropped == 0) {
-    finding(result, "defect-row-mismatch",
-            want_defect ? "the lowering has the nested platform-index defect "
-                          "but the checker reports no IR-006"
-                        : "the checker reports IR-006 but the lowering's "
-                          "marker paths agree",
-            NULL);
-    lctx_buf out;
-    size_t used = strlen(result->report);
-    lctx_buf_init(&out, result->report + used, sizeof result->report - used);
-    lctx_ir_report_format(&g.report, &out);
-    lctx_buf_append_cstr(&out, "module:\n");
-    lctx_buf_append_cstr(&out, g.text);
-    return true;
-  }
+  g_info.dispatch_count = g.store.expect.dispatch_count;
+  for (size_t i = 0; i < g.result.index_count; i++)
+    g_info.defect_indices += g.store.defect[i];
+  g_info.saw_ir006 = lctx_ir_report_find(&g.report, "IR-006") != NULL;
+  if (judged)
+    return false;
+  bool defect_row = strcmp(verdict.row, "IR-006") == 0;
+  char key[32], detail[sizeof verdict.reason + 16];
+  snprintf(key, sizeof key, "ir/%s", verdict.row);
+  snprintf(detail, sizeof detail, "%s: %s", verdict.row, verdict.reason);
+  finding(result, defect_row ? "defect-row-mismatch" : key,
+          defect_row ? verdict.reason
+                     : "the IR checker rejects the emitted module",
+          defect_row ? NULL : detail);
+  lctx_buf out;
+  size_t used = strlen(result->report);
+  lctx_buf_init(&out, result->report + used, sizeof result->report - used);
+  lctx_buf_append_cstr(&out, "violations:\n");
+  lctx_ir_report_format(&g.report, &out);
+  lctx_buf_append_cstr(&out, "module:\n");
+  lctx_buf_append_cstr(&out, g.text);
+  return true;
   return false;
 }

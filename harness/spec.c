@@ -284,16 +284,33 @@ static bool copy_value(parser *p, const char *s, const char *end, char *dst,
   return true;
 }
 
-static const char *const ROW_KEYS[] = {"op",     "when",   "outcome",
-                                       "strict", "source", "note"};
+static const char *const ROW_KEYS[] = {"op",     "when", "outcome", "strict",
+                                       "source", "note", "check"};
+#define ROW_KEY_COUNT 7
 
 static bool finish_row(parser *p) {
   lctx_spec_row *row = p->row;
   if (!row)
     return true;
+  if (row->ir) {
+    /* An IR row: judged by the IR checker, never matched by features. */
+    for (int i = 0; i < 4; i++) {
+      if (p->seen[i]) {
+        int saved = p->line;
+        p->line = row->line;
+        char msg[96];
+        snprintf(msg, sizeof msg, "IR row '%s' (check = ir) takes no '%s'",
+                 row->id, ROW_KEYS[i]);
+        fail(p, NULL, msg, NULL);
+        p->line = saved;
+        return false;
+      }
+    }
+    row->ops = 0;
+  }
   static const char *const required[] = {"op", "outcome", "strict", "source"};
   static const int required_index[] = {0, 2, 3, 4};
-  for (int i = 0; i < 4; i++) {
+  for (int i = row->ir ? 3 : 0; i < 4; i++) {
     if (!p->seen[required_index[i]]) {
       int saved = p->line;
       p->line = row->line;
@@ -375,7 +392,7 @@ static bool parse_line(parser *p, const char *s, const char *end) {
     return fail_n(p, key, "unknown key before the first row:", key, k.length);
   }
   int which = -1;
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < ROW_KEY_COUNT; i++) {
     if (lctx_str_equal_cstr(k, ROW_KEYS[i]))
       which = i;
   }
@@ -403,6 +420,13 @@ static bool parse_line(parser *p, const char *s, const char *end) {
     return true;
   case 4:
     return copy_value(p, v, end, p->row->source, sizeof p->row->source);
+  case 6:
+    if (lctx_str_equal_cstr(lctx_str_make(v, (size_t)(end - v)), "ir"))
+      p->row->ir = true;
+    else if (!lctx_str_equal_cstr(lctx_str_make(v, (size_t)(end - v)),
+                                  "outcome"))
+      return fail(p, v, "check must be 'outcome' or 'ir'", NULL);
+    return true;
   default:
     return copy_value(p, v, end, p->row->note, sizeof p->row->note);
   }

@@ -44,6 +44,10 @@ typedef struct lctx_spec_row {
   size_t outcome_count;
   lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
   bool exact; ///< strict = exact (message compared) or class
+  /// `check = ir`: a row of the IR checker (harness/ircheck.h), judged on
+  /// the MLIR of a lowering; it has no op, predicate or outcome and is never
+  /// matched by features.
+  bool ir;
   char source[256];
   char note[256];
   int line; ///< line of the row's header

@@ -56,7 +56,7 @@ static void test_real_table_parses(void **state) {
   char error[512];
   load_table();
   assert_true(parse_text(table, error, sizeof error));
-  assert_string_equal(spec.version, "1.0.0");
+  assert_string_equal(spec.version, "1.1.0");
   assert_string_equal(spec.jax_commit, "cec06d116c05");
   assert_int_equal(spec.row_count, 39);
   const lctx_spec_row *mg1 = lctx_spec_find(&spec, "MG-001");
@@ -85,8 +85,8 @@ static void test_parse_errors(void **state) {
   expect_error(HEAD "[AB-001]\nop = canonicalize\nwhen = arg=nam\n",
                "t.lspec:4:12: unknown value for feature 'arg': 'nam'");
   expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string "
-                    "\"x{platform}\"\n",
-               "t.lspec:4:20: unknown placeholder '{platform}'");
+                    "\"x{platformz}\"\n",
+               "t.lspec:4:20: unknown placeholder '{platformz}'");
   expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"x{arg\"\n",
                "t.lspec:4:20: unterminated placeholder");
   expect_error(HEAD "[AB-001]\nop = canonicalize\noutcome = string \"a}b\"\n",
@@ -178,7 +178,7 @@ static void test_intact_table_passes_the_domain(void **state) {
   assert_int_equal(oracle.violations, 0);
   assert_true(oracle.ops >= 100000);
   for (size_t i = 0; i < spec.row_count; i++) {
-    if (oracle.hits[i] == 0)
+    if (oracle.hits[i] == 0 && !spec.rows[i].ir)
       fail_msg("row %s not reached", spec.rows[i].id);
   }
 }
