@@ -12,6 +12,7 @@
 #include "domain.h"
 #include "impl.h"
 #include "lctx/lctx.h"
+#include "irexpect.h"
 #include "oracle.h"
 
 #include <dirent.h>
@@ -92,6 +93,9 @@ typedef struct run {
   FILE *out;
   double start;
   bool interrupted;
+  /* The IR checker for the modules of lower_per_platform operations. */
+  lctx_ircheck *ck;
+  size_t modules_checked;
 } run;
 
 static volatile sig_atomic_t g_interrupt;
@@ -183,6 +187,47 @@ static void note_first(run *r, size_t row, size_t b, size_t op, verdict v,
              detail ? detail : "");
 }
 
+static size_t find_row(const run *r, const char *id) {
+  for (size_t i = 0; i < r->spec.row_count; i++) {
+    if (strcmp(r->spec.rows[i].id, id) == 0)
+      return i;
+  }
+  return (size_t)-1;
+}
+
+/* Judges the module an implementation returned for operation `index` of
+ * `c` (a lower_per_platform whose outcome passed) against what the IR rows
+ * expect of the reference lowering of the same case. Returns the row that
+ * judged it (or -1 when it could not be judged) and whether it passed. */
+static size_t judge_module(run *r, const lctx_case *c, size_t index,
+                           const char *mlir, bool *passed, char *why,
+                           size_t cap) {
+  static lctx_case_runner runner;
+  static lctx_ir_expect_store store;
+  static lctx_ir_report report;
+  *passed = false;
+  if (!r->ck && !(r->ck = lctx_ircheck_create()))
+    return (size_t)-1;
+  lctx_case_runner_init(&runner, c);
+  lctx_outcome outcome;
+  for (size_t i = 0; i <= index; i++) {
+    if (!lctx_case_runner_op(&runner, &c->ops[i], &outcome, NULL))
+      return (size_t)-1;
+  }
+  if (outcome.kind == LCTX_OUTCOME_RAISE ||
+      !lctx_ir_expect_from_lowering(&runner.lowering, runner.result,
+                                    c->ops[index].x64, &store))
+    return (size_t)-1;
+  lctx_ir_verdict verdict;
+  r->modules_checked++;
+  *passed =
+      lctx_ir_judge(r->ck, lctx_str_from_cstr(mlir), &store, &report, &verdict);
+  if (*passed)
+    return find_row(r, "IR-005");
+  snprintf(why, cap, "the module: %s: %s", verdict.row, verdict.reason);
+  return find_row(r, verdict.row);
+}
+
 static void judge_batch(run *r) {
   static lctx_features features;
   for (size_t b = 0; b < r->batch_count; b++) {
@@ -220,6 +265,24 @@ static void judge_batch(run *r) {
         }
         bool ok = j == LCTX_JUDGE_ALLOWED;
         v = r->xfail[row] ? (ok ? V_XPASS : V_XFAIL) : (ok ? V_PASS : V_FAIL);
+        if (ok && res->mlir[i] &&
+            c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
+          /* The outcome passed; its module is judged by the IR rows. */
+          static char why[LCTX_IR_MESSAGE_MAX + 128];
+          bool passed;
+          size_t ir_row =
+              judge_module(r, c, i, res->mlir[i], &passed, why, sizeof why);
+          if (ir_row < r->spec.row_count) {
+            r->rows[ir_row].n[passed ? V_PASS : V_FAIL]++;
+            if (!passed) {
+              snprintf(g_expected, sizeof g_expected,
+                       "a module the IR rows accept");
+              snprintf(g_actual, sizeof g_actual, "%s", why);
+              note_first(r, ir_row, b, i, V_FAIL, why);
+              stream_verdict(r, b, i, r->spec.rows[ir_row].id, V_FAIL, why);
+            }
+          }
+        }
       }
       r->rows[row].n[v]++;
       if (v != V_PASS) {
@@ -787,6 +850,8 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   r.stream = fopen(path, "w");
   if (!r.batch || !r.results || !r.stream) {
     fprintf(err, "lctx conform: cannot set up the run (%s)\n", strerror(errno));
+    for (size_t i = 0; r.results && i < MAX_BATCH; i++)
+      lctx_case_result_release(&r.results[i]);
     free(r.batch);
     free(r.results);
     if (r.stream)
@@ -878,9 +943,12 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
           : failed        ? "FAIL"
                           : "PASS");
   fclose(r.stream);
+  for (size_t i = 0; i < MAX_BATCH; i++)
+    lctx_case_result_release(&r.results[i]);
   free(r.batch);
   free(r.results);
   lctx_impl_close(r.impl);
+  lctx_ircheck_destroy(r.ck);
   if (!ok)
     return LCTX_EXIT_USAGE;
   return failed || r.interrupted ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;

@@ -301,8 +301,11 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     lctx_case_impl_config(&c, &views, &config);
     void *session = table->session_create(&config);
     /* Collect the record, then write it at once. */
-    static uint8_t
-        record[8 + LCTX_CASE_MAX_OPS * (LCTX_OUTCOME_TEXT_MAX + 32) + 256];
+    static uint8_t record[8 +
+                          LCTX_CASE_MAX_OPS * (LCTX_OUTCOME_TEXT_MAX + 32 +
+                                               LCTX_CASE_IMPL_MLIR_CAPACITY) +
+                          256];
+    static char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY];
     size_t used = 8;
     uint32_t status = 0;
     char detail[200] = "";
@@ -314,8 +317,9 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
       const lctx_case_op *op = &c.ops[i];
       lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
       text[0] = '\0';
+      size_t mlir_length = 0;
       lctx_impl_status st =
-          lctx_case_impl_run_op(table, session, op, &o, NULL, NULL);
+          lctx_case_impl_run_op(table, session, op, &o, mlir, &mlir_length);
       if (st != 0) {
         status = 1;
         snprintf(detail, sizeof detail,
@@ -333,6 +337,10 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
         memcpy(record + used + sizeof head, &len, 4);
         memcpy(record + used + sizeof head + 4, text, len);
         used += sizeof head + 4 + len;
+        uint32_t mlen = (uint32_t)mlir_length;
+        memcpy(record + used, &mlen, 4);
+        memcpy(record + used + 4, mlir, mlen);
+        used += 4 + mlen;
       }
     }
     if (session)
@@ -391,6 +399,23 @@ static bool start_plugin_worker(lctx_impl *impl) {
 }
 
 /* Parses a u32-length text at `*at`; false if incomplete. */
+void lctx_case_result_release(lctx_case_result *result) {
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
+    free(result->mlir[k]);
+    result->mlir[k] = NULL;
+  }
+}
+
+/* A heap copy of `n` bytes plus a NUL; NULL when out of memory. */
+static char *copy_text(const char *s, size_t n) {
+  char *t = malloc(n + 1);
+  if (t) {
+    memcpy(t, s, n);
+    t[n] = '\0';
+  }
+  return t;
+}
+
 static bool take_text(const lctx_impl *impl, size_t *at, const char **s,
                       uint32_t *n) {
   if (impl->in_length < *at + 4)
@@ -437,8 +462,8 @@ static size_t result_record_size(const lctx_impl *impl) {
     const char *s;
     uint32_t n;
     at += 16;
-    if (!take_text(impl, &at, &s, &n))
-      return 0;
+    if (!take_text(impl, &at, &s, &n) || !take_text(impl, &at, &s, &n))
+      return 0; /* the outcome's text, then the MLIR text */
   }
   if (status != 0) {
     const char *s;
@@ -593,11 +618,15 @@ static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
         uint32_t len;
         take_text(impl, &at, &s, &len);
         const char *why;
-        if (!lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s, len,
-                                    &res->outcomes[k], &why)) {
+        bool good = lctx_outcome_from_impl(head[0], head[1], head[2], head[3],
+                                           s, len, &res->outcomes[k], &why);
+        take_text(impl, &at, &s, &len);
+        if (!good) {
           fail_case(res, LCTX_RESULT_CRASH, why);
           break;
         }
+        if (len > 0)
+          res->mlir[k] = copy_text(s, len);
       }
       if (status != 0) {
         const char *s;
@@ -916,8 +945,25 @@ static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
         char e[256];
         lctx_buf eb;
         lctx_buf_init(&eb, e, sizeof e);
-        if (!lctx_outcome_from_json(json_array_get(outcomes, k),
-                                    &res->outcomes[k], &eb)) {
+        /* A lower_per_platform outcome may carry its module as "mlir". */
+        json_t *o = json_array_get(outcomes, k);
+        json_t *mlir = json_is_object(o) ? json_object_get(o, "mlir") : NULL;
+        json_t *bare = o;
+        if (mlir) {
+          bare = json_copy(o);
+          json_object_del(bare, "mlir");
+        }
+        bool good = lctx_outcome_from_json(bare, &res->outcomes[k], &eb);
+        if (mlir)
+          json_decref(bare);
+        if (good && mlir && !json_is_string(mlir)) {
+          lctx_buf_append_cstr(&eb, "mlir: expected a string");
+          good = false;
+        } else if (good && mlir && json_string_length(mlir) > 0) {
+          res->mlir[k] =
+              copy_text(json_string_value(mlir), json_string_length(mlir));
+        }
+        if (!good) {
           snprintf(why, cap, "protocol error: results[%zu].outcomes[%zu]: %s",
                    i, k, e);
           ok = false;
@@ -998,6 +1044,8 @@ void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                    lctx_case_result *results) {
   if (n == 0)
     return;
+  for (size_t i = 0; i < n; i++)
+    lctx_case_result_release(&results[i]);
   if (impl->is_plugin)
     run_plugin(impl, cases, n, results);
   else

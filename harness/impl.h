@@ -27,7 +27,15 @@ typedef struct lctx_case_result {
   char detail[256]; ///< why, for CRASH and TIMEOUT
   size_t outcome_count;
   lctx_outcome outcomes[LCTX_CASE_MAX_OPS];
+  /// The MLIR text a LOWER_PER_PLATFORM operation returned (heap, NUL
+  /// terminated), or NULL when it returned none. Freed by
+  /// lctx_case_result_release (and by the next lctx_impl_run on the same
+  /// result).
+  char *mlir[LCTX_CASE_MAX_OPS];
 } lctx_case_result;
+
+/// Frees the MLIR texts of a result.
+void lctx_case_result_release(lctx_case_result *result);
 
 /// What the implementation says of itself.
 typedef struct lctx_impl_info {
@@ -59,8 +67,9 @@ int lctx_split_command(const char *line, char *storage, size_t storage_size,
 /// The implementation's name, version and operations.
 const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 
-/// Runs `n` cases; fills `results[i]` for each. Restarts the worker or
-/// program as needed.
+/// Runs `n` cases; fills `results[i]` for each (releasing what they held).
+/// Restarts the worker or program as needed. `results` must be zeroed
+/// before its first use.
 void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                    lctx_case_result *results);
 
