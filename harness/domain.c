@@ -621,6 +621,72 @@ static void random_name(uint64_t *s, char *out, size_t cap) {
   }
 }
 
+/* Replaces the operations by a random lowering scenario: rules for A
+ * (cpu, tpu, default) and B (tpu, cuda, default) whose bodies mark, read the
+ * backend, refuse several platforms or lower B; random registrations
+ * (platforms from the alphabet, sometimes None); then one or two
+ * lowerings of A with random platform lists, pinned backend, narrowing,
+ * compute type, override and x64. Kept only when it validates. */
+static void random_lowering(uint64_t *state, lctx_case *c) {
+  static const char *const rules[] = {"A.cpu", "A.tpu",  "A.def",
+                                      "B.tpu", "B.cuda", "B.def"};
+  lctx_case saved_ops;
+  memcpy(&saved_ops.ops, c->ops, sizeof c->ops);
+  size_t saved_count = c->op_count;
+  c->rule_count = 0;
+  c->op_count = 0;
+  for (size_t i = 0; i < 6; i++) {
+    int kind = (int)below(state, 8) - 1; /* -1: empty body */
+    bool a_rule = i < 3;
+    if (kind == LCTX_ACTION_LOWER_FUN && !a_rule)
+      kind = LCTX_ACTION_EMIT_MARKER; /* B lowers nothing: no cycle */
+    add_rule(c, rules[i], kind > LCTX_ACTION_EMIT_MARKER ? -1 : kind,
+             below(state, 2) == 0, kind == LCTX_ACTION_LOWER_FUN ? "B" : "no",
+             kind == LCTX_ACTION_LOWER_FUN && below(state, 4) == 0
+                 ? "device_host"
+                 : NULL);
+  }
+  size_t regs = 2 + below(state, 4);
+  for (size_t i = 0; i < regs; i++) {
+    size_t r = below(state, 6);
+    const char *platform =
+        below(state, 4) == 0 ? NULL : ALPHABET[below(state, ALPHABET_SIZE)];
+    add_register(c, r < 3 ? "A" : "B", rules[r], platform);
+  }
+  size_t lowers = 1 + below(state, 2);
+  for (size_t i = 0; i < lowers; i++) {
+    lctx_case_op *op = add_lower(c, "A");
+    op->platform_count = below(state, 4);
+    for (size_t k = 0; k < op->platform_count; k++)
+      random_name(state, op->platforms[k], sizeof op->platforms[k]);
+    op->has_backend = below(state, 3) == 0;
+    if (op->has_backend)
+      random_name(state, op->backend, sizeof op->backend);
+    op->has_narrow = below(state, 4) == 0;
+    if (op->has_narrow) {
+      op->narrow_count = below(state, 3);
+      for (size_t k = 0; k < op->narrow_count; k++)
+        random_name(state, op->narrow[k], sizeof op->narrow[k]);
+    }
+    op->has_compute_type = below(state, 8) == 0;
+    if (op->has_compute_type)
+      set_text(op->compute_type, sizeof op->compute_type,
+               below(state, 2) ? "device_host" : "tpu_sparsecore");
+    op->has_override = below(state, 8) == 0;
+    if (op->has_override)
+      set_text(op->override, sizeof op->override, rules[below(state, 3)]);
+    op->x64 = below(state, 4) == 0;
+  }
+  char error[256];
+  lctx_buf eb;
+  lctx_buf_init(&eb, error, sizeof error);
+  if (!lctx_case_validate(c, &eb)) {
+    c->rule_count = 0;
+    memcpy(c->ops, saved_ops.ops, sizeof c->ops);
+    c->op_count = saved_count;
+  }
+}
+
 void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
   static const int priorities[] = {-2000, -1001, -1000, -999, -1,  0,
                                    1,     2,     100,   300,  400, 500};
@@ -682,9 +748,11 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
         random_name(state, op->backend, sizeof op->backend);
       op->optional = below(state, 2) == 0;
       break;
-    case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+    case LCTX_OP_REGISTER_LOWERING: /* drawn below */
     case LCTX_OP_LOWER_PER_PLATFORM:
       break;
     }
   }
+  if (below(state, 3) == 0)
+    random_lowering(state, c);
 }
