@@ -100,6 +100,67 @@ static json_t *factory_json(const lctx_case_factory *f) {
   return j;
 }
 
+/// A JSON array of `count` names, or NULL.
+static json_t *list_json(const char (*names)[LCTX_MAX_NAME + 1], size_t count) {
+  json_t *list = json_array();
+  bool ok = list && count <= LCTX_MAX_MODULE_PLATFORMS;
+  for (size_t k = 0; ok && k < count; k++)
+    ok = json_array_append_new(list, NAME_JSON(names[k])) == 0;
+  if (!ok) {
+    json_decref(list);
+    return NULL;
+  }
+  return list;
+}
+
+static json_t *action_json(const lctx_case_action *a) {
+  if ((unsigned)a->kind > LCTX_ACTION_EMIT_MARKER)
+    return NULL;
+  json_t *j = json_object();
+  bool ok = j && set(j, "action", json_string(lctx_action_kind_name(a->kind)));
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+  case LCTX_ACTION_GUARDED_GET_BACKEND:
+    ok = ok && set(j, "optional", json_boolean(a->optional));
+    break;
+  case LCTX_ACTION_RAISE_IF_MULTI:
+    ok = ok && set(j, "message", NAME_JSON(a->text));
+    break;
+  case LCTX_ACTION_LOWER_FUN:
+    ok = ok && set(j, "primitive", NAME_JSON(a->text)) &&
+         set(j, "compute_type",
+             a->has_compute_type ? NAME_JSON(a->compute_type) : json_null());
+    break;
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+  case LCTX_ACTION_EMIT_MARKER:
+    break;
+  }
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
+static json_t *rule_json(const lctx_case_rule *rule) {
+  if (rule->action_count > LCTX_CASE_MAX_ACTIONS)
+    return NULL;
+  json_t *j = json_object();
+  json_t *actions = json_array();
+  bool ok = j && actions;
+  for (size_t k = 0; ok && k < rule->action_count; k++)
+    ok = json_array_append_new(actions, action_json(&rule->actions[k])) == 0;
+  ok = ok && set(j, "name", NAME_JSON(rule->name)) &&
+       set(j, "actions", json_incref(actions));
+  json_decref(actions);
+  if (!ok) {
+    json_decref(j);
+    return NULL;
+  }
+  return j;
+}
+
 static json_t *op_json(const lctx_case *c, size_t i) {
   const lctx_case_op *op = &c->ops[i];
   if ((unsigned)op->kind >= LCTX_OP_KIND_COUNT)
@@ -116,24 +177,32 @@ static json_t *op_json(const lctx_case *c, size_t i) {
     ok = ok &&
          set(j, "platform", op->has_arg ? NAME_JSON(op->arg) : json_null());
     break;
-  case LCTX_OP_MODULE_GET_BACKEND: {
-    json_t *platforms = json_array();
-    ok = ok && platforms && op->platform_count <= LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t k = 0; ok && k < op->platform_count; k++)
-      ok = json_array_append_new(platforms, NAME_JSON(op->platforms[k])) == 0;
-    if (ok) {
-      ok = set(j, "platforms", platforms);
-    } else {
-      json_decref(platforms);
-    }
+  case LCTX_OP_MODULE_GET_BACKEND:
     ok = ok &&
+         set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
          set(j, "backend",
              op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
          set(j, "optional", json_boolean(op->optional));
     break;
-  }
-  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_REGISTER_LOWERING:
+    ok = ok && set(j, "primitive", NAME_JSON(op->primitive)) &&
+         set(j, "rule", NAME_JSON(op->rule)) &&
+         set(j, "platform", op->has_arg ? NAME_JSON(op->arg) : json_null());
+    break;
   case LCTX_OP_LOWER_PER_PLATFORM:
+    ok =
+        ok && set(j, "primitive", NAME_JSON(op->primitive)) &&
+        set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
+        set(j, "backend",
+            op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
+        set(j, "narrow",
+            op->has_narrow ? list_json(op->narrow, op->narrow_count)
+                           : json_null()) &&
+        set(j, "compute_type",
+            op->has_compute_type ? NAME_JSON(op->compute_type) : json_null()) &&
+        set(j, "override",
+            op->has_override ? NAME_JSON(op->override) : json_null()) &&
+        set(j, "x64", json_boolean(op->x64));
     break;
   }
   if (ok && c->has_expect[i])
@@ -146,14 +215,18 @@ static json_t *op_json(const lctx_case *c, size_t i) {
 }
 
 json_t *lctx_case_to_json(const lctx_case *c) {
-  if (c->factory_count > LCTX_MAX_FACTORIES || c->op_count > LCTX_CASE_MAX_OPS)
+  if (c->factory_count > LCTX_MAX_FACTORIES ||
+      c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS)
     return NULL;
   json_t *j = json_object();
   json_t *factories = json_array();
+  json_t *rules = json_array();
   json_t *operations = json_array();
-  bool ok = j && factories && operations;
+  bool ok = j && factories && rules && operations;
   for (size_t i = 0; ok && i < c->factory_count; i++)
     ok = json_array_append_new(factories, factory_json(&c->factories[i])) == 0;
+  for (size_t i = 0; ok && i < c->rule_count; i++)
+    ok = json_array_append_new(rules, rule_json(&c->rules[i])) == 0;
   for (size_t i = 0; ok && i < c->op_count; i++)
     ok = json_array_append_new(operations, op_json(c, i)) == 0;
   ok = ok && set(j, "factories", json_incref(factories)) &&
@@ -161,8 +234,12 @@ json_t *lctx_case_to_json(const lctx_case *c) {
        set(j, "jax_platform_name", NAME_JSON(c->jax_platform_name)) &&
        set(j, "jax_xla_backend", NAME_JSON(c->jax_xla_backend)) &&
        set(j, "nvidia_gpu_visible", json_boolean(c->nvidia_gpu_visible)) &&
+       /* Only a case with rules has "rules": the JSON of a case without
+        * lowering rules is what it was before rules existed. */
+       (c->rule_count == 0 || set(j, "rules", json_incref(rules))) &&
        set(j, "operations", json_incref(operations));
   json_decref(factories);
+  json_decref(rules);
   json_decref(operations);
   if (!ok) {
     json_decref(j);
@@ -583,8 +660,118 @@ static bool read_factory(reader *r, const json_t *j, lctx_case_factory *f) {
   return true;
 }
 
-static bool read_op(reader *r, const json_t *j, lctx_case_op *op,
-                    bool *has_expect, lctx_outcome *expect) {
+/// Reads the elements of the array `list` (at most
+/// LCTX_MAX_MODULE_PLATFORMS, checked) into `dst`; `key` names it.
+static bool read_name_list(reader *r, const char *key, const json_t *list,
+                           char (*dst)[LCTX_MAX_NAME + 1], size_t *count) {
+  size_t saved = push_key(r, key, strlen(key));
+  bool ok = true;
+  for (size_t k = 0; ok && k < json_array_size(list); k++) {
+    size_t inner = push_index(r, k);
+    ok = name_value(r, json_array_get(list, k), dst[k], LCTX_MAX_NAME);
+    pop(r, inner);
+    *count = k + 1;
+  }
+  pop(r, saved);
+  return ok;
+}
+
+/// Reads the member `key` as the name of a rule the case declares (or
+/// null, when `present` is given).
+static bool get_rule_ref(reader *r, const json_t *object, const char *key,
+                         const lctx_case *c, bool *present, char *dst) {
+  if (present ? !get_name_or_null(r, object, key, present, dst, LCTX_MAX_NAME)
+              : !get_name(r, object, key, true, dst, LCTX_MAX_NAME))
+    return false;
+  if ((present && !*present) || lctx_case_rule_find(c, dst) >= 0)
+    return true;
+  size_t saved = push_key(r, key, strlen(key));
+  lctx_buf *e = error_here(r);
+  lctx_buf_append_cstr(e, "no rule named \"");
+  append_sanitized(e, dst, strlen(dst));
+  lctx_buf_append_cstr(e, "\" in \"rules\"");
+  pop(r, saved);
+  return false;
+}
+
+/// Checks the case read so far with lctx_case_validate (the lowering
+/// limits); on failure reports its message at the current path (the rule
+/// or operation just read).
+static bool check_valid(reader *r, const lctx_case *c) {
+  char storage[512];
+  lctx_buf v;
+  lctx_buf_init(&v, storage, sizeof storage);
+  if (lctx_case_validate(c, &v))
+    return true;
+  lctx_buf *e = error_here(r);
+  lctx_buf_append_cstr(e, "makes the case invalid: ");
+  lctx_buf_append_cstr(e, storage);
+  return false;
+}
+
+static bool read_action(reader *r, const json_t *j, lctx_case_action *a) {
+  memset(a, 0, sizeof *a);
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  lctx_str name;
+  if (!get_keyword(r, j, "action", &name))
+    return false;
+  if (!lctx_action_kind_from_name(name, &a->kind))
+    return fail_keyword(r, "action", "action", name,
+                        "get_backend, guarded_get_backend, "
+                        "try_fallback_get_backend, raise_if_multi, "
+                        "read_client_platform, lower_fun or marker");
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+  case LCTX_ACTION_GUARDED_GET_BACKEND:
+    return CHECK_KEYS(r, j, "action", "optional") &&
+           get_bool(r, j, "optional", true, &a->optional);
+  case LCTX_ACTION_RAISE_IF_MULTI:
+    return CHECK_KEYS(r, j, "action", "message") &&
+           get_name(r, j, "message", true, a->text, LCTX_MAX_NAME);
+  case LCTX_ACTION_LOWER_FUN:
+    return CHECK_KEYS(r, j, "action", "primitive", "compute_type") &&
+           get_name(r, j, "primitive", true, a->text, LCTX_MAX_NAME) &&
+           get_name_or_null(r, j, "compute_type", &a->has_compute_type,
+                            a->compute_type, LCTX_MAX_NAME);
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+  case LCTX_ACTION_EMIT_MARKER:
+    break;
+  }
+  return CHECK_KEYS(r, j, "action");
+}
+
+static bool read_rule(reader *r, const json_t *j, lctx_case_rule *rule) {
+  memset(rule, 0, sizeof *rule);
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  const json_t *actions;
+  if (!CHECK_KEYS(r, j, "name", "actions") ||
+      !get_name(r, j, "name", true, rule->name, LCTX_MAX_NAME))
+    return false;
+  if (rule->name[0] == '\0') {
+    size_t saved = push_key(r, "name", 4);
+    fail(r, "empty (a rule needs a name)");
+    pop(r, saved);
+    return false;
+  }
+  if (!get_array(r, j, "actions", true, LCTX_CASE_MAX_ACTIONS, &actions))
+    return false;
+  size_t saved = push_key(r, "actions", 7);
+  for (size_t k = 0; k < json_array_size(actions); k++) {
+    size_t inner = push_index(r, k);
+    if (!read_action(r, json_array_get(actions, k), &rule->actions[k]))
+      return false;
+    rule->action_count = k + 1;
+    pop(r, inner);
+  }
+  pop(r, saved);
+  return true;
+}
+
+static bool read_op(reader *r, const json_t *j, const lctx_case *c,
+                    lctx_case_op *op, bool *has_expect, lctx_outcome *expect) {
   memset(op, 0, sizeof *op);
   if (!json_is_object(j))
     return fail(r, "expected an object");
@@ -593,8 +780,9 @@ static bool read_op(reader *r, const json_t *j, lctx_case_op *op,
     return false;
   if (!lctx_op_kind_from_name(name, &op->kind))
     return fail_keyword(r, "op", "operation", name,
-                        "backends, canonicalize, get_backend or "
-                        "module_get_backend");
+                        "backends, canonicalize, get_backend, "
+                        "module_get_backend, register_lowering or "
+                        "lower_per_platform");
   bool ok = false;
   switch (op->kind) {
   case LCTX_OP_BACKENDS:
@@ -614,27 +802,53 @@ static bool read_op(reader *r, const json_t *j, lctx_case_op *op,
     const json_t *platforms;
     ok = CHECK_KEYS(r, j, "op", "platforms", "backend", "optional", "expect") &&
          get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
-                   &platforms);
-    if (ok) {
-      size_t saved = push_key(r, "platforms", 9);
-      for (size_t k = 0; ok && k < json_array_size(platforms); k++) {
-        size_t inner = push_index(r, k);
-        ok = name_value(r, json_array_get(platforms, k), op->platforms[k],
-                        LCTX_MAX_NAME);
-        pop(r, inner);
-        op->platform_count = k + 1;
-      }
-      pop(r, saved);
-    }
-    ok = ok &&
+                   &platforms) &&
+         read_name_list(r, "platforms", platforms, op->platforms,
+                        &op->platform_count) &&
          get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
                           LCTX_MAX_NAME) &&
          get_bool(r, j, "optional", true, &op->optional);
     break;
   }
-  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
-  case LCTX_OP_LOWER_PER_PLATFORM:
+  case LCTX_OP_REGISTER_LOWERING:
+    ok = CHECK_KEYS(r, j, "op", "primitive", "rule", "platform", "expect") &&
+         get_name(r, j, "primitive", true, op->primitive, LCTX_MAX_NAME) &&
+         get_rule_ref(r, j, "rule", c, NULL, op->rule) &&
+         get_name_or_null(r, j, "platform", &op->has_arg, op->arg,
+                          LCTX_MAX_NAME);
     break;
+  case LCTX_OP_LOWER_PER_PLATFORM: {
+    const json_t *platforms, *narrow = json_object_get(j, "narrow");
+    ok = CHECK_KEYS(r, j, "op", "primitive", "platforms", "backend", "narrow",
+                    "compute_type", "override", "x64", "expect") &&
+         get_name(r, j, "primitive", true, op->primitive, LCTX_MAX_NAME) &&
+         get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
+                   &platforms) &&
+         read_name_list(r, "platforms", platforms, op->platforms,
+                        &op->platform_count) &&
+         get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
+                          LCTX_MAX_NAME);
+    if (ok && !narrow) {
+      ok = fail_missing(r, "narrow");
+    } else if (ok && !json_is_null(narrow)) {
+      op->has_narrow = true;
+      if (json_is_array(narrow)) {
+        ok = get_array(r, j, "narrow", true, LCTX_MAX_MODULE_PLATFORMS,
+                       &narrow) &&
+             read_name_list(r, "narrow", narrow, op->narrow, &op->narrow_count);
+      } else {
+        size_t saved = push_key(r, "narrow", 6);
+        ok = fail(r, "expected an array or null");
+        pop(r, saved);
+      }
+    }
+    ok = ok &&
+         get_name_or_null(r, j, "compute_type", &op->has_compute_type,
+                          op->compute_type, LCTX_MAX_NAME) &&
+         get_rule_ref(r, j, "override", c, &op->has_override, op->override) &&
+         get_bool(r, j, "x64", true, &op->x64);
+    break;
+  }
   }
   if (!ok)
     return false;
@@ -655,9 +869,10 @@ bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
   if (!json_is_object(j))
     return fail(&r, "expected an object");
   if (!CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",
-                  "jax_xla_backend", "nvidia_gpu_visible", "operations"))
+                  "jax_xla_backend", "nvidia_gpu_visible", "rules",
+                  "operations"))
     return false;
-  const json_t *factories, *operations;
+  const json_t *factories, *rules, *operations;
   if (!get_array(&r, j, "factories", false, LCTX_MAX_FACTORIES, &factories))
     return false;
   if (factories) {
@@ -690,16 +905,46 @@ bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
                 LCTX_MAX_NAME) ||
       !get_bool(&r, j, "nvidia_gpu_visible", false, &out->nvidia_gpu_visible))
     return false;
+  if (!get_array(&r, j, "rules", false, LCTX_CASE_MAX_RULES, &rules))
+    return false;
+  if (rules) {
+    size_t saved = push_key(&r, "rules", 5);
+    for (size_t i = 0; i < json_array_size(rules); i++) {
+      size_t inner = push_index(&r, i);
+      lctx_case_rule *rule = &out->rules[i];
+      if (!read_rule(&r, json_array_get(rules, i), rule))
+        return false;
+      for (size_t k = 0; k < i; k++) {
+        if (strcmp(out->rules[k].name, rule->name) == 0) {
+          push_key(&r, "name", 4);
+          lctx_buf *e = error_here(&r);
+          lctx_buf_append_cstr(e, "repeats rules[");
+          lctx_buf_append_int(e, (long long)k);
+          lctx_buf_append_cstr(e, "].name");
+          return false;
+        }
+      }
+      out->rule_count = i + 1;
+      if (!check_valid(&r, out))
+        return false;
+      pop(&r, inner);
+    }
+    pop(&r, saved);
+  }
   if (!get_array(&r, j, "operations", false, LCTX_CASE_MAX_OPS, &operations))
     return false;
   if (operations) {
     size_t saved = push_key(&r, "operations", 10);
     for (size_t i = 0; i < json_array_size(operations); i++) {
       size_t inner = push_index(&r, i);
-      if (!read_op(&r, json_array_get(operations, i), &out->ops[i],
+      if (!read_op(&r, json_array_get(operations, i), out, &out->ops[i],
                    &out->has_expect[i], &out->expect[i]))
         return false;
       out->op_count = i + 1;
+      if ((out->ops[i].kind == LCTX_OP_REGISTER_LOWERING ||
+           out->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) &&
+          !check_valid(&r, out))
+        return false;
       pop(&r, inner);
     }
     pop(&r, saved);

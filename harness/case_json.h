@@ -12,20 +12,44 @@
  *                   "message": ""}],
  *    "jax_platforms": "", "jax_platform_name": "", "jax_xla_backend": "",
  *    "nvidia_gpu_visible": false,
+ *    "rules": [{"name": "P.def",
+ *               "actions": [{"action": "get_backend", "optional": true},
+ *                           {"action": "guarded_get_backend",
+ *                            "optional": false},
+ *                           {"action": "try_fallback_get_backend"},
+ *                           {"action": "read_client_platform"},
+ *                           {"action": "raise_if_multi", "message": "..."},
+ *                           {"action": "lower_fun", "primitive": "Q",
+ *                            "compute_type": null},
+ *                           {"action": "marker"}]}],
  *    "operations": [{"op": "backends"},
  *                   {"op": "canonicalize", "name": "gpu"},
  *                   {"op": "get_backend", "platform": null},
  *                   {"op": "module_get_backend", "platforms": ["cpu"],
  *                    "backend": null, "optional": false,
- *                    "expect": OUTCOME}]}
+ *                    "expect": OUTCOME},
+ *                   {"op": "register_lowering", "primitive": "P",
+ *                    "rule": "P.def", "platform": null},
+ *                   {"op": "lower_per_platform", "primitive": "P",
+ *                    "platforms": ["cpu", "tpu"], "backend": null,
+ *                    "narrow": null, "compute_type": null,
+ *                    "override": null, "x64": false}]}
  * The printer writes every key above (in that order; "message" is "" unless
- * the factory raises; "expect" only when the operation has one). The reader
- * rejects unknown keys and wrongly typed values; at the top level every key
- * is optional (defaults: no factories, "" values, no GPU, no operations); in
- * a factory "message" is optional and must be empty unless the behaviour is
- * raises; every other key of a factory or operation is required. Names are
- * ASCII: a byte outside 0x01-0x7f, NUL included, is an error, as is a name
- * past its length limit or a repeated factory name.
+ * the factory raises; "rules" only when the case declares a rule, so that
+ * the JSON of a case without lowering is what it was before rules existed;
+ * "expect" only when the operation has one; "compute_type" of lower_fun,
+ * "platform", "backend", "narrow", "compute_type" and "override" are null
+ * when unset). The reader rejects unknown keys and wrongly typed values; at
+ * the top level every key is optional (defaults: no factories, "" values, no
+ * GPU, no rules -- a missing "rules" and `[]` alike -- no operations); in a
+ * factory "message" is optional and must be empty unless the behaviour is
+ * raises; every other key of a factory, rule, action or operation is
+ * required. Names are ASCII: a byte outside 0x01-0x7f, NUL included, is an
+ * error, as is a name past its length limit, a repeated factory or rule
+ * name, an empty rule name, or a "rule" / "override" naming no rule of
+ * "rules". A rule or operation that makes lctx_case_validate fail (too many
+ * primitive names, a lower_fun cycle, nesting, the event bound) is an error
+ * at its path: `operations[3]: makes the case invalid: ...`.
  *
  * An outcome:
  *   {"kind": "none"}
@@ -44,7 +68,7 @@
  * Round trips: from_json(to_json(x)) == x for every valid case (with
  * expectations) and every outcome whose text is NUL-free UTF-8, and
  * to_json(from_json(j)) equals j (json_equal) for every accepted j written
- * with every key.
+ * with every key (and without "rules" when it has none).
  */
 #ifndef LCTX_HARNESS_CASE_JSON_H
 #define LCTX_HARNESS_CASE_JSON_H

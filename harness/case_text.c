@@ -33,6 +33,7 @@ typedef struct parser {
   long jax_xla_backend_line;
   long nvidia_line;
   long factory_line[LCTX_MAX_FACTORIES];
+  long rule_line[LCTX_CASE_MAX_RULES];
   long expect_line[LCTX_CASE_MAX_OPS];
   /// The last string literal read: its opening quote, its decoded bytes (cut
   /// at the capacity) and its full decoded length.
@@ -416,6 +417,92 @@ static bool read_choice(parser *p, const char *a, const char *b,
   return fail_expected(p, what);
 }
 
+/// True when the next token is the word `key` (nothing is consumed).
+static bool at_word(parser *p, const char *key) {
+  skip_space(p);
+  if (p->cur >= p->line_end || !is_word_char(*p->cur))
+    return false;
+  const char *e = word_end(p, p->cur);
+  return lctx_str_equal_cstr(lctx_str_make(p->cur, (size_t)(e - p->cur)), key);
+}
+
+/// Reads `None` (clearing `*has`) or a name string into `dst` (setting it);
+/// `field` names the value in errors.
+static bool read_none_or_name(parser *p, const char *field, bool *has,
+                              char *dst) {
+  if (at_string(p)) {
+    *has = true;
+    return read_string(p, "`None` or a string") &&
+           take_name(p, field, LCTX_MAX_NAME, dst);
+  }
+  bool dummy;
+  *has = false;
+  return read_choice(p, "None", "None", "`None` or a string", &dummy);
+}
+
+/// Reads `[` STRING ("," STRING)* `]` or `[]` into `dst` (at most
+/// LCTX_MAX_MODULE_PLATFORMS names); `field` names an element in errors and
+/// `many` the list in "too many ...".
+static bool read_name_list(parser *p, const char *field, const char *many,
+                           char (*dst)[LCTX_MAX_NAME + 1], size_t *count) {
+  if (!read_punct(p, '[', "`[`"))
+    return false;
+  skip_space(p);
+  if (p->cur < p->line_end && *p->cur == ']') {
+    p->cur++;
+    return true;
+  }
+  for (;;) {
+    if (!read_string(p, "a platform string"))
+      return false;
+    if (*count >= LCTX_MAX_MODULE_PLATFORMS)
+      return fail_too_many(p, p->string_start, many, LCTX_MAX_MODULE_PLATFORMS);
+    if (!take_name(p, field, LCTX_MAX_NAME, dst[*count]))
+      return false;
+    (*count)++;
+    skip_space(p);
+    if (p->cur < p->line_end && *p->cur == ']') {
+      p->cur++;
+      return true;
+    }
+    if (!read_punct(p, ',', "`,` or `]`"))
+      return false;
+  }
+}
+
+/// Reads the name of a declared rule (after `key=`) into `dst`; a name no
+/// `rule` directive declared is an error at the string.
+static bool read_rule_ref(parser *p, char *dst) {
+  if (!read_string(p, "a rule name string") ||
+      !take_name(p, "rule name", LCTX_MAX_NAME, dst))
+    return false;
+  if (lctx_case_rule_find(p->out, dst) >= 0)
+    return true;
+  lctx_buf *e = error_at(p, p->string_start);
+  lctx_buf_append_cstr(e, "rule ");
+  lctx_case_print_string(e, dst, strlen(dst));
+  lctx_buf_append_cstr(e, " is not declared (a `rule` directive before the "
+                          "operations declares it)");
+  return false;
+}
+
+/// Checks the case read so far with lctx_case_validate (the lowering
+/// limits: primitives, lower_fun cycles and depth, the event bound); on
+/// failure reports its message at `start`, the directive `directive`.
+static bool check_valid(parser *p, const char *start, const char *directive) {
+  char storage[512];
+  lctx_buf v;
+  lctx_buf_init(&v, storage, sizeof storage);
+  if (lctx_case_validate(p->out, &v))
+    return true;
+  lctx_buf *e = error_at(p, start);
+  lctx_buf_append_cstr(e, "this `");
+  lctx_buf_append_cstr(e, directive);
+  lctx_buf_append_cstr(e, "` makes the case invalid: ");
+  lctx_buf_append_cstr(e, storage);
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // Directives
 //===----------------------------------------------------------------------===//
@@ -535,6 +622,167 @@ static bool parse_config_string(parser *p, const char *start, lctx_str d,
          end_directive(p);
 }
 
+/// Reads one action of a `rule` directive.
+static bool parse_action(parser *p, lctx_case_action *a) {
+  lctx_str w;
+  const char *at;
+  if (!read_word(p, "an action", &w, &at))
+    return false;
+  if (!lctx_action_kind_from_name(w, &a->kind)) {
+    lctx_buf *e = error_at(p, at);
+    lctx_buf_append_cstr(e, "unknown action ");
+    describe(p, at, e);
+    lctx_buf_append_cstr(e, " (expected marker, get_backend, "
+                            "guarded_get_backend, try_fallback_get_backend, "
+                            "read_client_platform, raise_if_multi or "
+                            "lower_fun)");
+    return false;
+  }
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+  case LCTX_ACTION_GUARDED_GET_BACKEND: {
+    bool optional;
+    if (!read_key(p, "optional", "`optional=true` or `optional=false`") ||
+        !read_choice(p, "false", "true", "`true` or `false`", &optional))
+      return false;
+    a->optional = optional;
+    break;
+  }
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+  case LCTX_ACTION_EMIT_MARKER:
+    break;
+  case LCTX_ACTION_RAISE_IF_MULTI:
+    return read_string(p, "the message string") &&
+           take_name(p, "raise_if_multi message", LCTX_MAX_NAME, a->text);
+  case LCTX_ACTION_LOWER_FUN:
+    if (!read_string(p, "a primitive name string") ||
+        !take_name(p, "lower_fun primitive", LCTX_MAX_NAME, a->text))
+      return false;
+    if (at_word(p, "compute_type")) {
+      a->has_compute_type = true;
+      return read_key(p, "compute_type", "`compute_type=\"...\"`") &&
+             read_string(p, "a compute type string") &&
+             take_name(p, "compute type", LCTX_MAX_NAME, a->compute_type);
+    }
+    break;
+  }
+  return true;
+}
+
+/// `rule NAME [action ("," action)*]`: declares a lowering rule.
+static bool parse_rule(parser *p, const char *start, lctx_str d) {
+  lctx_case *c = p->out;
+  if (!check_config_position(p, start, d))
+    return false;
+  if (c->rule_count >= LCTX_CASE_MAX_RULES)
+    return fail_too_many(p, start, "rules", LCTX_CASE_MAX_RULES);
+  lctx_case_rule *r = &c->rules[c->rule_count];
+  memset(r, 0, sizeof *r);
+  if (!read_string(p, "a rule name string") ||
+      !take_name(p, "rule name", LCTX_MAX_NAME, r->name))
+    return false;
+  if (r->name[0] == '\0')
+    return fail(p, p->string_start, "empty rule name (a rule needs a name)");
+  for (size_t j = 0; j < c->rule_count; j++) {
+    if (strcmp(c->rules[j].name, r->name) == 0) {
+      lctx_buf *e = error_at(p, p->string_start);
+      lctx_buf_append_cstr(e, "duplicate rule name ");
+      lctx_case_print_string(e, r->name, strlen(r->name));
+      lctx_buf_append_cstr(e, " (first on line ");
+      lctx_buf_append_int(e, p->rule_line[j]);
+      lctx_buf_append_char(e, ')');
+      return false;
+    }
+  }
+  skip_space(p);
+  while (p->cur < p->line_end) {
+    if (r->action_count >= LCTX_CASE_MAX_ACTIONS)
+      return fail_too_many(p, p->cur, "actions in one rule",
+                           LCTX_CASE_MAX_ACTIONS);
+    if (!parse_action(p, &r->actions[r->action_count]))
+      return false;
+    r->action_count++;
+    skip_space(p);
+    if (p->cur >= p->line_end)
+      break;
+    if (!read_punct(p, ',', "`,` or end of line"))
+      return false;
+    skip_space(p);
+    if (p->cur >= p->line_end)
+      return fail_expected(p, "an action");
+  }
+  p->rule_line[c->rule_count++] = p->line;
+  return check_valid(p, start, "rule");
+}
+
+/// The optional keys of lower_per_platform, in their order.
+static const char *const LOWER_KEYS[] = {"narrow", "compute_type", "override",
+                                         "x64"};
+#define LOWER_KEY_COUNT (sizeof LOWER_KEYS / sizeof LOWER_KEYS[0])
+
+/// Reads the optional keys of a lower_per_platform operation.
+static bool parse_lower_keys(parser *p, lctx_case_op *op) {
+  size_t next = 0;
+  bool seen[LOWER_KEY_COUNT] = {false};
+  for (;;) {
+    skip_space(p);
+    size_t k = LOWER_KEY_COUNT;
+    for (size_t i = 0; i < LOWER_KEY_COUNT && k == LOWER_KEY_COUNT; i++) {
+      if (at_word(p, LOWER_KEYS[i]))
+        k = i;
+    }
+    if (k == LOWER_KEY_COUNT)
+      return true; /* the end of the directive, or trailing garbage */
+    if (k < next) {
+      lctx_buf *e = error_at(p, p->cur);
+      if (seen[k]) {
+        lctx_buf_append_cstr(e, "duplicate key `");
+        lctx_buf_append_cstr(e, LOWER_KEYS[k]);
+        lctx_buf_append_char(e, '`');
+      } else {
+        lctx_buf_append_char(e, '`');
+        lctx_buf_append_cstr(e, LOWER_KEYS[k]);
+        lctx_buf_append_cstr(e, "` out of order (the optional keys come in "
+                                "the order narrow, compute_type, override, "
+                                "x64)");
+      }
+      return false;
+    }
+    seen[k] = true;
+    next = k + 1;
+    bool ok;
+    switch (k) {
+    case 0:
+      op->has_narrow = true;
+      ok = read_key(p, "narrow", "`narrow=[...]`") &&
+           read_name_list(p, "narrow platform", "narrow platforms", op->narrow,
+                          &op->narrow_count);
+      break;
+    case 1:
+      op->has_compute_type = true;
+      ok = read_key(p, "compute_type", "`compute_type=\"...\"`") &&
+           read_string(p, "a compute type string") &&
+           take_name(p, "compute type", LCTX_MAX_NAME, op->compute_type);
+      break;
+    case 2:
+      op->has_override = true;
+      ok = read_key(p, "override", "`override=\"...\"`") &&
+           read_rule_ref(p, op->override);
+      break;
+    default: {
+      bool x64;
+      ok = read_key(p, "x64", "`x64=true` or `x64=false`") &&
+           read_choice(p, "false", "true", "`true` or `false`", &x64);
+      op->x64 = ok && x64;
+      break;
+    }
+    }
+    if (!ok)
+      return false;
+  }
+}
+
 static bool parse_op(parser *p, const char *start) {
   lctx_case *c = p->out;
   if (c->op_count >= LCTX_CASE_MAX_OPS)
@@ -549,8 +797,9 @@ static bool parse_op(parser *p, const char *start) {
     lctx_buf *e = error_at(p, at);
     lctx_buf_append_cstr(e, "unknown operation ");
     describe(p, at, e);
-    lctx_buf_append_cstr(e, " (expected backends, canonicalize, get_backend "
-                            "or module_get_backend)");
+    lctx_buf_append_cstr(e, " (expected backends, canonicalize, get_backend, "
+                            "module_get_backend, register_lowering or "
+                            "lower_per_platform)");
     return false;
   }
   switch (op->kind) {
@@ -563,56 +812,16 @@ static bool parse_op(parser *p, const char *start) {
       return false;
     break;
   case LCTX_OP_XLA_GET_BACKEND:
-    if (at_string(p)) {
-      op->has_arg = true;
-      if (!read_string(p, "`None` or a string") ||
-          !take_name(p, "get_backend argument", LCTX_MAX_NAME, op->arg))
-        return false;
-    } else {
-      bool dummy;
-      if (!read_choice(p, "None", "None", "`None` or a string", &dummy))
-        return false;
-    }
+    if (!read_none_or_name(p, "get_backend argument", &op->has_arg, op->arg))
+      return false;
     break;
   case LCTX_OP_MODULE_GET_BACKEND: {
     if (!read_key(p, "platforms", "`platforms=[...]`") ||
-        !read_punct(p, '[', "`[`"))
+        !read_name_list(p, "module platform", "platforms", op->platforms,
+                        &op->platform_count) ||
+        !read_key(p, "backend", "`backend=None` or `backend=\"...\"`") ||
+        !read_none_or_name(p, "backend", &op->has_backend, op->backend))
       return false;
-    skip_space(p);
-    if (p->cur < p->line_end && *p->cur == ']') {
-      p->cur++;
-    } else {
-      for (;;) {
-        if (!read_string(p, "a platform string"))
-          return false;
-        if (op->platform_count >= LCTX_MAX_MODULE_PLATFORMS)
-          return fail_too_many(p, p->string_start, "platforms",
-                               LCTX_MAX_MODULE_PLATFORMS);
-        if (!take_name(p, "module platform", LCTX_MAX_NAME,
-                       op->platforms[op->platform_count]))
-          return false;
-        op->platform_count++;
-        skip_space(p);
-        if (p->cur < p->line_end && *p->cur == ']') {
-          p->cur++;
-          break;
-        }
-        if (!read_punct(p, ',', "`,` or `]`"))
-          return false;
-      }
-    }
-    if (!read_key(p, "backend", "`backend=None` or `backend=\"...\"`"))
-      return false;
-    if (at_string(p)) {
-      op->has_backend = true;
-      if (!read_string(p, "a string") ||
-          !take_name(p, "backend", LCTX_MAX_NAME, op->backend))
-        return false;
-    } else {
-      bool dummy;
-      if (!read_choice(p, "None", "None", "`None` or a string", &dummy))
-        return false;
-    }
     bool optional;
     if (!read_key(p, "optional", "`optional=true` or `optional=false`") ||
         !read_choice(p, "false", "true", "`true` or `false`", &optional))
@@ -620,8 +829,27 @@ static bool parse_op(parser *p, const char *start) {
     op->optional = optional;
     break;
   }
-  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_REGISTER_LOWERING:
+    if (!read_key(p, "primitive", "`primitive=\"...\"`") ||
+        !read_string(p, "a primitive name string") ||
+        !take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
+        !read_key(p, "rule", "`rule=\"...\"`") || !read_rule_ref(p, op->rule) ||
+        !read_key(p, "platform", "`platform=None` or `platform=\"...\"`") ||
+        !read_none_or_name(p, "register_lowering platform", &op->has_arg,
+                           op->arg))
+      return false;
+    break;
   case LCTX_OP_LOWER_PER_PLATFORM:
+    if (!read_key(p, "primitive", "`primitive=\"...\"`") ||
+        !read_string(p, "a primitive name string") ||
+        !take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
+        !read_key(p, "platforms", "`platforms=[...]`") ||
+        !read_name_list(p, "module platform", "platforms", op->platforms,
+                        &op->platform_count) ||
+        !read_key(p, "backend", "`backend=None` or `backend=\"...\"`") ||
+        !read_none_or_name(p, "backend", &op->has_backend, op->backend) ||
+        !parse_lower_keys(p, op))
+      return false;
     break;
   }
   if (!end_directive(p))
@@ -630,6 +858,9 @@ static bool parse_op(parser *p, const char *start) {
     p->first_op_line = p->line;
   c->has_expect[c->op_count] = false;
   c->op_count++;
+  if (op->kind == LCTX_OP_REGISTER_LOWERING ||
+      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
+    return check_valid(p, start, "op");
   return true;
 }
 
@@ -753,6 +984,8 @@ static bool parse_line(parser *p) {
     c->nvidia_gpu_visible = visible;
     return end_directive(p);
   }
+  if (lctx_str_equal_cstr(d, "rule"))
+    return parse_rule(p, start, d);
   if (lctx_str_equal_cstr(d, "op"))
     return parse_op(p, start);
   if (lctx_str_equal_cstr(d, "expect"))
@@ -881,6 +1114,65 @@ static void print_expect(lctx_buf *out, const lctx_outcome *o) {
   lctx_buf_append_char(out, '\n');
 }
 
+/// Prints `[...]`: `count` names (at most LCTX_MAX_MODULE_PLATFORMS).
+static void print_list(lctx_buf *out, const char (*names)[LCTX_MAX_NAME + 1],
+                       size_t count) {
+  if (count > LCTX_MAX_MODULE_PLATFORMS)
+    count = LCTX_MAX_MODULE_PLATFORMS;
+  lctx_buf_append_char(out, '[');
+  for (size_t i = 0; i < count; i++) {
+    if (i > 0)
+      lctx_buf_append_cstr(out, ", ");
+    PRINT_FIELD(out, names[i]);
+  }
+  lctx_buf_append_char(out, ']');
+}
+
+/// Prints the field `s` (capacity `cap`) when `has`, else `None`.
+static void print_none_or(lctx_buf *out, bool has, const char *s, size_t cap) {
+  if (has)
+    print_field(out, s, cap);
+  else
+    lctx_buf_append_cstr(out, "None");
+}
+
+static void print_rule(lctx_buf *out, const lctx_case_rule *r) {
+  lctx_buf_append_cstr(out, "rule ");
+  PRINT_FIELD(out, r->name);
+  size_t count = r->action_count < LCTX_CASE_MAX_ACTIONS
+                     ? r->action_count
+                     : LCTX_CASE_MAX_ACTIONS;
+  for (size_t k = 0; k < count; k++) {
+    const lctx_case_action *a = &r->actions[k];
+    lctx_buf_append_cstr(out, k ? ", " : " ");
+    lctx_buf_append_cstr(out, lctx_action_kind_name(a->kind));
+    switch (a->kind) {
+    case LCTX_ACTION_GET_BACKEND:
+    case LCTX_ACTION_GUARDED_GET_BACKEND:
+      lctx_buf_append_cstr(out,
+                           a->optional ? " optional=true" : " optional=false");
+      break;
+    case LCTX_ACTION_RAISE_IF_MULTI:
+      lctx_buf_append_char(out, ' ');
+      PRINT_FIELD(out, a->text);
+      break;
+    case LCTX_ACTION_LOWER_FUN:
+      lctx_buf_append_char(out, ' ');
+      PRINT_FIELD(out, a->text);
+      if (a->has_compute_type) {
+        lctx_buf_append_cstr(out, " compute_type=");
+        PRINT_FIELD(out, a->compute_type);
+      }
+      break;
+    case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+    case LCTX_ACTION_READ_CLIENT_PLATFORM:
+    case LCTX_ACTION_EMIT_MARKER:
+      break;
+    }
+  }
+  lctx_buf_append_char(out, '\n');
+}
+
 static void print_op(lctx_buf *out, const lctx_case_op *op) {
   lctx_buf_append_cstr(out, "op ");
   lctx_buf_append_cstr(out, lctx_op_kind_name(op->kind));
@@ -898,27 +1190,43 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
     else
       lctx_buf_append_cstr(out, "None");
     break;
-  case LCTX_OP_MODULE_GET_BACKEND: {
-    lctx_buf_append_cstr(out, " platforms=[");
-    size_t count = op->platform_count < LCTX_MAX_MODULE_PLATFORMS
-                       ? op->platform_count
-                       : LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t i = 0; i < count; i++) {
-      if (i > 0)
-        lctx_buf_append_cstr(out, ", ");
-      PRINT_FIELD(out, op->platforms[i]);
-    }
-    lctx_buf_append_cstr(out, "] backend=");
-    if (op->has_backend)
-      PRINT_FIELD(out, op->backend);
-    else
-      lctx_buf_append_cstr(out, "None");
+  case LCTX_OP_MODULE_GET_BACKEND:
+    lctx_buf_append_cstr(out, " platforms=");
+    print_list(out, op->platforms, op->platform_count);
+    lctx_buf_append_cstr(out, " backend=");
+    print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
     lctx_buf_append_cstr(out,
                          op->optional ? " optional=true" : " optional=false");
     break;
-  }
-  case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
+  case LCTX_OP_REGISTER_LOWERING:
+    lctx_buf_append_cstr(out, " primitive=");
+    PRINT_FIELD(out, op->primitive);
+    lctx_buf_append_cstr(out, " rule=");
+    PRINT_FIELD(out, op->rule);
+    lctx_buf_append_cstr(out, " platform=");
+    print_none_or(out, op->has_arg, op->arg, sizeof op->arg);
+    break;
   case LCTX_OP_LOWER_PER_PLATFORM:
+    lctx_buf_append_cstr(out, " primitive=");
+    PRINT_FIELD(out, op->primitive);
+    lctx_buf_append_cstr(out, " platforms=");
+    print_list(out, op->platforms, op->platform_count);
+    lctx_buf_append_cstr(out, " backend=");
+    print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
+    if (op->has_narrow) {
+      lctx_buf_append_cstr(out, " narrow=");
+      print_list(out, op->narrow, op->narrow_count);
+    }
+    if (op->has_compute_type) {
+      lctx_buf_append_cstr(out, " compute_type=");
+      PRINT_FIELD(out, op->compute_type);
+    }
+    if (op->has_override) {
+      lctx_buf_append_cstr(out, " override=");
+      PRINT_FIELD(out, op->override);
+    }
+    if (op->x64)
+      lctx_buf_append_cstr(out, " x64=true");
     break;
   }
   lctx_buf_append_char(out, '\n');
@@ -959,6 +1267,10 @@ void lctx_case_print(const lctx_case *c, lctx_buf *out) {
   }
   lctx_buf_append_cstr(out, c->nvidia_gpu_visible ? "nvidia_gpu visible\n"
                                                   : "nvidia_gpu hidden\n");
+  size_t rules =
+      c->rule_count < LCTX_CASE_MAX_RULES ? c->rule_count : LCTX_CASE_MAX_RULES;
+  for (size_t i = 0; i < rules; i++)
+    print_rule(out, &c->rules[i]);
   size_t ops =
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < ops; i++) {

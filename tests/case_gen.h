@@ -3,8 +3,15 @@
  * byte strings, for the property tests of the case forms and of later
  * modules.
  *
- * Owns the distribution: every operation kind; names from the dictionary
- * alphabet ("cpu", "cuda", "gpu", "GPU", "", ...) and random strings of
+ * Owns the distribution: every operation kind; 0 to LCTX_CASE_MAX_RULES
+ * lowering rules with unique names and 0 to LCTX_CASE_MAX_ACTIONS actions
+ * of every kind (primitives mostly "P", "Q", "R", "S", so that rules and
+ * operations meet), register_lowering operations naming declared rules,
+ * lower_per_platform operations with and without narrow, compute_type,
+ * override and x64 (degraded until the case validates: no lower_fun
+ * cycle, no nesting past the model's depth, the event bound kept); names
+ * from the dictionary alphabet ("cpu", "cuda", "gpu", "GPU", "", ...) and
+ * random strings of
  * bytes 0x01-0x7f biased towards quotes, backslashes, `#`, `,`, blanks and
  * control bytes, sometimes at their length limit; any int priority
  * (INT_MIN and INT_MAX included); 0 to LCTX_MAX_FACTORIES factories with
@@ -12,8 +19,8 @@
  * LCTX_MAX_MODULE_PLATFORMS module platforms; and, on request, an
  * expectation of every outcome kind. Every case it makes passes
  * lctx_case_validate and keeps the invariants of case.h (fields unused by a
- * kind are zero, canonicalize has `has_arg`, only raising factories have a
- * message).
+ * kind are zero, for operations and rule actions alike, canonicalize has
+ * `has_arg`, only raising factories have a message).
  *
  * Header-only (static inline) so that any test can include it; the
  * sequence depends only on the seed (splitmix64).
@@ -255,6 +262,209 @@ static inline size_t case_gen_count(case_gen *g, size_t max) {
                                : (size_t)case_gen_below(g, (uint32_t)max + 1);
 }
 
+/// A primitive name: usually one of "P", "Q", "R", "S" (so that rules
+/// meet), sometimes any name.
+static inline void case_gen_primitive(case_gen *g, char *dst) {
+  static const char *const primitives[] = {"P", "Q", "R", "S"};
+  if (case_gen_chance(g, 85)) {
+    strcpy(dst, primitives[case_gen_below(g, 4)]);
+    return;
+  }
+  case_gen_name(g, dst, LCTX_MAX_NAME);
+}
+
+/// A compute type: a JAX one or any name.
+static inline void case_gen_compute_type(case_gen *g, char *dst) {
+  static const char *const types[] = {"device_host", "device",
+                                      "tpu_sparsecore"};
+  if (case_gen_chance(g, 60)) {
+    strcpy(dst, types[case_gen_below(g, 3)]);
+    return;
+  }
+  case_gen_name(g, dst, LCTX_MAX_NAME);
+}
+
+/// A rule name (never empty): "P.cpu"-like, "r0".."r7", or any name.
+static inline void case_gen_rule_name(case_gen *g, char *dst) {
+  static const char *const names[] = {"P.cpu",     "P.cuda", "P.rocm", "P.tpu",
+                                      "P.default", "Q.cpu",  "Q.gpu",  "R.cpu",
+                                      "S.default", "r0",     "r1",     "r2"};
+  if (case_gen_chance(g, 70)) {
+    strcpy(dst, names[case_gen_below(g, 12)]);
+    return;
+  }
+  case_gen_name(g, dst, LCTX_MAX_NAME);
+  if (dst[0] == '\0')
+    strcpy(dst, "r");
+}
+
+/// One action of any kind, with only the fields its kind uses set.
+static inline void case_gen_action(case_gen *g, lctx_case_action *a) {
+  memset(a, 0, sizeof *a);
+  /* lower_fun and the get_backend kinds more often than the rest. */
+  static const lctx_lowering_action_kind kinds[] = {
+      LCTX_ACTION_GET_BACKEND,         LCTX_ACTION_GET_BACKEND,
+      LCTX_ACTION_GUARDED_GET_BACKEND, LCTX_ACTION_TRY_FALLBACK_GET_BACKEND,
+      LCTX_ACTION_RAISE_IF_MULTI,      LCTX_ACTION_READ_CLIENT_PLATFORM,
+      LCTX_ACTION_LOWER_FUN,           LCTX_ACTION_LOWER_FUN,
+      LCTX_ACTION_EMIT_MARKER,
+  };
+  a->kind = kinds[case_gen_below(g, sizeof kinds / sizeof kinds[0])];
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+  case LCTX_ACTION_GUARDED_GET_BACKEND:
+    a->optional = case_gen_chance(g, 50);
+    break;
+  case LCTX_ACTION_RAISE_IF_MULTI:
+    case_gen_name(g, a->text, LCTX_MAX_NAME);
+    break;
+  case LCTX_ACTION_LOWER_FUN:
+    case_gen_primitive(g, a->text);
+    a->has_compute_type = case_gen_chance(g, 30);
+    if (a->has_compute_type)
+      case_gen_compute_type(g, a->compute_type);
+    break;
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+  case LCTX_ACTION_EMIT_MARKER:
+    break;
+  }
+}
+
+/// True when `c` passes lctx_case_validate.
+static inline bool case_gen_valid(const lctx_case *c) {
+  char storage[256];
+  lctx_buf e;
+  lctx_buf_init(&e, storage, sizeof storage);
+  return lctx_case_validate(c, &e);
+}
+
+/// Up to LCTX_CASE_MAX_RULES rules with unique names; lower_fun actions
+/// that would break lctx_case_validate (too many primitive names) become
+/// markers, the last first.
+static inline void case_gen_rules(case_gen *g, lctx_case *c) {
+  size_t rules = case_gen_chance(g, 40) ? 0
+                 : case_gen_chance(g, 10)
+                     ? LCTX_CASE_MAX_RULES
+                     : 1 + case_gen_below(g, LCTX_CASE_MAX_RULES);
+  for (size_t i = 0; i < rules; i++) {
+    lctx_case_rule *r = &c->rules[c->rule_count];
+    memset(r, 0, sizeof *r);
+    bool unique = false;
+    for (int attempt = 0; attempt < 20 && !unique; attempt++) {
+      case_gen_rule_name(g, r->name);
+      unique = true;
+      for (size_t j = 0; j < c->rule_count && unique; j++)
+        unique = strcmp(c->rules[j].name, r->name) != 0;
+    }
+    if (!unique) {
+      memset(r, 0, sizeof *r);
+      continue;
+    }
+    r->action_count = case_gen_count(g, LCTX_CASE_MAX_ACTIONS);
+    for (size_t k = 0; k < r->action_count; k++)
+      case_gen_action(g, &r->actions[k]);
+    c->rule_count++;
+  }
+  for (size_t i = c->rule_count; i-- > 0 && !case_gen_valid(c);) {
+    for (size_t k = c->rules[i].action_count; k-- > 0 && !case_gen_valid(c);) {
+      lctx_case_action *a = &c->rules[i].actions[k];
+      if (a->kind == LCTX_ACTION_LOWER_FUN) {
+        memset(a, 0, sizeof *a);
+        a->kind = LCTX_ACTION_EMIT_MARKER;
+      }
+    }
+  }
+}
+
+/// A list of 0 to LCTX_MAX_MODULE_PLATFORMS names, usually short.
+static inline size_t case_gen_platform_list(case_gen *g,
+                                            char (*dst)[LCTX_MAX_NAME + 1]) {
+  size_t n = case_gen_chance(g, 80)
+                 ? case_gen_below(g, 4)
+                 : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
+  for (size_t k = 0; k < n; k++)
+    case_gen_name(g, dst[k], LCTX_MAX_NAME);
+  return n;
+}
+
+/// One operation (index `i` of `c`) of any kind the case allows; a
+/// lowering operation that would break lctx_case_validate loses its
+/// override, its narrow list, then platforms, and is replaced by `backends`
+/// if that is not enough.
+static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
+  lctx_case_op *op = &c->ops[i];
+  memset(op, 0, sizeof *op);
+  op->kind = (lctx_op_kind)case_gen_below(g, LCTX_OP_KIND_COUNT);
+  if (op->kind == LCTX_OP_REGISTER_LOWERING && c->rule_count == 0)
+    op->kind = LCTX_OP_LOWER_PER_PLATFORM;
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    break;
+  case LCTX_OP_CANONICALIZE:
+    op->has_arg = true;
+    case_gen_name(g, op->arg, LCTX_MAX_NAME);
+    break;
+  case LCTX_OP_XLA_GET_BACKEND:
+    op->has_arg = case_gen_chance(g, 70);
+    if (op->has_arg)
+      case_gen_name(g, op->arg, LCTX_MAX_NAME);
+    break;
+  case LCTX_OP_MODULE_GET_BACKEND:
+    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->has_backend = case_gen_chance(g, 50);
+    if (op->has_backend)
+      case_gen_name(g, op->backend, LCTX_MAX_NAME);
+    op->optional = case_gen_chance(g, 50);
+    break;
+  case LCTX_OP_REGISTER_LOWERING:
+    case_gen_primitive(g, op->primitive);
+    strcpy(op->rule, c->rules[case_gen_below(g, (uint32_t)c->rule_count)].name);
+    op->has_arg = case_gen_chance(g, 80);
+    if (op->has_arg)
+      case_gen_name(g, op->arg, LCTX_MAX_NAME);
+    break;
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    case_gen_primitive(g, op->primitive);
+    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->has_backend = case_gen_chance(g, 40);
+    if (op->has_backend)
+      case_gen_name(g, op->backend, LCTX_MAX_NAME);
+    op->has_narrow = case_gen_chance(g, 25);
+    if (op->has_narrow)
+      op->narrow_count = case_gen_platform_list(g, op->narrow);
+    op->has_compute_type = case_gen_chance(g, 25);
+    if (op->has_compute_type)
+      case_gen_compute_type(g, op->compute_type);
+    op->has_override = c->rule_count > 0 && case_gen_chance(g, 25);
+    if (op->has_override)
+      strcpy(op->override,
+             c->rules[case_gen_below(g, (uint32_t)c->rule_count)].name);
+    op->x64 = case_gen_chance(g, 30);
+    break;
+  }
+  size_t saved = c->op_count;
+  c->op_count = i + 1;
+  if (op->kind == LCTX_OP_LOWER_PER_PLATFORM && !case_gen_valid(c)) {
+    op->has_override = false;
+    memset(op->override, 0, sizeof op->override);
+    if (!case_gen_valid(c)) {
+      op->has_narrow = false;
+      op->narrow_count = 0;
+      memset(op->narrow, 0, sizeof op->narrow);
+    }
+    while (op->platform_count > 0 && !case_gen_valid(c)) {
+      op->platform_count--;
+      memset(op->platforms[op->platform_count], 0, sizeof op->platforms[0]);
+    }
+  }
+  if (!case_gen_valid(c)) {
+    memset(op, 0, sizeof *op);
+    op->kind = LCTX_OP_BACKENDS;
+  }
+  c->op_count = saved;
+}
+
 /// A valid case (see the header comment); `flags` from CASE_GEN_*.
 static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
   lctx_case_init(c);
@@ -288,37 +498,11 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
   if (case_gen_chance(g, 30))
     case_gen_name(g, c->jax_xla_backend, LCTX_MAX_NAME);
   c->nvidia_gpu_visible = case_gen_chance(g, 50);
-  c->op_count = case_gen_count(g, LCTX_CASE_MAX_OPS);
-  for (size_t i = 0; i < c->op_count; i++) {
-    lctx_case_op *op = &c->ops[i];
-    op->kind = (lctx_op_kind)case_gen_below(g, LCTX_OP_MODULE_GET_BACKEND + 1);
-    switch (op->kind) {
-    case LCTX_OP_BACKENDS:
-      break;
-    case LCTX_OP_CANONICALIZE:
-      op->has_arg = true;
-      case_gen_name(g, op->arg, LCTX_MAX_NAME);
-      break;
-    case LCTX_OP_XLA_GET_BACKEND:
-      op->has_arg = case_gen_chance(g, 70);
-      if (op->has_arg)
-        case_gen_name(g, op->arg, LCTX_MAX_NAME);
-      break;
-    case LCTX_OP_MODULE_GET_BACKEND:
-      op->platform_count = case_gen_chance(g, 80)
-                               ? case_gen_below(g, 4)
-                               : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
-      for (size_t k = 0; k < op->platform_count; k++)
-        case_gen_name(g, op->platforms[k], LCTX_MAX_NAME);
-      op->has_backend = case_gen_chance(g, 50);
-      if (op->has_backend)
-        case_gen_name(g, op->backend, LCTX_MAX_NAME);
-      op->optional = case_gen_chance(g, 50);
-      break;
-    case LCTX_OP_REGISTER_LOWERING: /* TODO(lowering-ops) */
-    case LCTX_OP_LOWER_PER_PLATFORM:
-      break;
-    }
+  case_gen_rules(g, c);
+  size_t ops = case_gen_count(g, LCTX_CASE_MAX_OPS);
+  for (size_t i = 0; i < ops; i++) {
+    case_gen_op(g, c, i);
+    c->op_count = i + 1;
     if ((flags & CASE_GEN_EXPECT) && case_gen_below(g, 3) != 0) {
       c->has_expect[i] = true;
       case_gen_outcome(g, &c->expect[i], flags);
@@ -327,36 +511,71 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
 }
 
 /// True when `c` keeps the invariants of case.h that lctx_case_validate does
-/// not check: fields unused by an operation's kind are zero (all bytes of
-/// the unused arrays), canonicalize has `has_arg`, only a raising factory has
-/// a message, and no expectation is set past op_count.
+/// not check: fields unused by an operation's or an action's kind are zero
+/// (all bytes of the unused arrays), canonicalize has `has_arg`, only a
+/// raising factory has a message, and no expectation is set past op_count.
 static inline bool case_gen_is_normal(const lctx_case *c) {
   static const lctx_case_op zero_op;
+  static const lctx_case_action zero_action;
+#define CASE_GEN_ZERO(a, field)                                                \
+  (memcmp((a)->field, zero_op.field, sizeof zero_op.field) == 0)
   for (size_t i = 0; i < c->factory_count; i++) {
     if (c->factories[i].behaviour != LCTX_FACTORY_RAISES &&
         c->factories[i].message[0])
       return false;
   }
+  for (size_t i = 0; i < c->rule_count; i++) {
+    for (size_t k = 0; k < c->rules[i].action_count; k++) {
+      const lctx_case_action *a = &c->rules[i].actions[k];
+      bool get = a->kind == LCTX_ACTION_GET_BACKEND ||
+                 a->kind == LCTX_ACTION_GUARDED_GET_BACKEND;
+      bool lower = a->kind == LCTX_ACTION_LOWER_FUN;
+      bool text = lower || a->kind == LCTX_ACTION_RAISE_IF_MULTI;
+      if ((!get && a->optional) ||
+          (!text && memcmp(a->text, zero_action.text, sizeof a->text) != 0) ||
+          (!lower && a->has_compute_type) ||
+          (!a->has_compute_type &&
+           memcmp(a->compute_type, zero_action.compute_type,
+                  sizeof a->compute_type) != 0))
+        return false;
+    }
+  }
   for (size_t i = 0; i < c->op_count; i++) {
     const lctx_case_op *op = &c->ops[i];
     bool module = op->kind == LCTX_OP_MODULE_GET_BACKEND;
+    bool lower = op->kind == LCTX_OP_LOWER_PER_PLATFORM;
+    bool reg = op->kind == LCTX_OP_REGISTER_LOWERING;
+    bool uses_arg = op->kind == LCTX_OP_CANONICALIZE ||
+                    op->kind == LCTX_OP_XLA_GET_BACKEND || reg;
     if (op->kind == LCTX_OP_CANONICALIZE && !op->has_arg)
       return false;
-    if ((op->kind == LCTX_OP_BACKENDS || module) &&
-        (op->has_arg || memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0))
+    if (!uses_arg && (op->has_arg || !CASE_GEN_ZERO(op, arg)))
       return false;
-    if (op->kind == LCTX_OP_XLA_GET_BACKEND && !op->has_arg &&
-        memcmp(op->arg, zero_op.arg, sizeof op->arg) != 0)
+    if (uses_arg && !op->has_arg && !CASE_GEN_ZERO(op, arg))
       return false;
-    if (!module &&
-        (op->platform_count || op->has_backend || op->optional ||
-         memcmp(op->platforms, zero_op.platforms, sizeof op->platforms) != 0 ||
-         memcmp(op->backend, zero_op.backend, sizeof op->backend) != 0))
+    if (!module && !lower &&
+        (op->platform_count || op->has_backend ||
+         !CASE_GEN_ZERO(op, platforms) || !CASE_GEN_ZERO(op, backend)))
       return false;
-    if (module && !op->has_backend &&
-        memcmp(op->backend, zero_op.backend, sizeof op->backend) != 0)
+    if ((module || lower) && !op->has_backend && !CASE_GEN_ZERO(op, backend))
+      return false;
+    if (!module && op->optional)
+      return false;
+    if (!reg && !lower && !CASE_GEN_ZERO(op, primitive))
+      return false;
+    if (!reg && !CASE_GEN_ZERO(op, rule))
+      return false;
+    if (!lower &&
+        (op->has_narrow || op->has_compute_type || op->has_override || op->x64))
+      return false;
+    if (!op->has_narrow && (op->narrow_count || !CASE_GEN_ZERO(op, narrow)))
+      return false;
+    if (!op->has_compute_type && !CASE_GEN_ZERO(op, compute_type))
+      return false;
+    if (!op->has_override && !CASE_GEN_ZERO(op, override))
       return false;
   }
+#undef CASE_GEN_ZERO
   for (size_t i = c->op_count; i < LCTX_CASE_MAX_OPS; i++) {
     if (c->has_expect[i])
       return false;

@@ -218,6 +218,81 @@ static void test_case_json_exact(void **state) {
   json_decref(j);
 }
 
+static void test_case_json_lowering_exact(void **state) {
+  (void)state;
+  const char text[] =
+      "lctx-case 1\n"
+      "rule \"P.def\" get_backend optional=true, lower_fun \"Q\", "
+      "raise_if_multi \"only one\", marker\n"
+      "rule \"Q.cpu\" guarded_get_backend optional=false, "
+      "try_fallback_get_backend, read_client_platform, lower_fun \"R\" "
+      "compute_type=\"device_host\"\n"
+      "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+      "op register_lowering primitive=\"Q\" rule=\"Q.cpu\" platform=\"cpu\"\n"
+      "expect None\n"
+      "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+      "backend=None\n"
+      "op lower_per_platform primitive=\"P\" platforms=[] backend=\"cpu\" "
+      "narrow=[\"cpu\"] compute_type=\"device\" override=\"Q.cpu\" x64=true\n";
+  char error[256];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  if (!lctx_case_parse(text, sizeof text - 1, "x", &g_a, &e)) {
+    print_error("%s\n", error);
+    fail();
+  }
+  json_t *j = lctx_case_to_json(&g_a);
+  assert_dump(
+      j, "{\"factories\":[],\"jax_platforms\":\"\",\"jax_platform_name\":\"\","
+         "\"jax_xla_backend\":\"\",\"nvidia_gpu_visible\":false,"
+         "\"rules\":[{\"name\":\"P.def\",\"actions\":["
+         "{\"action\":\"get_backend\",\"optional\":true},"
+         "{\"action\":\"lower_fun\",\"primitive\":\"Q\",\"compute_type\":null},"
+         "{\"action\":\"raise_if_multi\",\"message\":\"only one\"},"
+         "{\"action\":\"marker\"}]},"
+         "{\"name\":\"Q.cpu\",\"actions\":["
+         "{\"action\":\"guarded_get_backend\",\"optional\":false},"
+         "{\"action\":\"try_fallback_get_backend\"},"
+         "{\"action\":\"read_client_platform\"},"
+         "{\"action\":\"lower_fun\",\"primitive\":\"R\","
+         "\"compute_type\":\"device_host\"}]}],"
+         "\"operations\":["
+         "{\"op\":\"register_lowering\",\"primitive\":\"P\",\"rule\":\"P.def\","
+         "\"platform\":null},"
+         "{\"op\":\"register_lowering\",\"primitive\":\"Q\",\"rule\":\"Q.cpu\","
+         "\"platform\":\"cpu\",\"expect\":{\"kind\":\"none\"}},"
+         "{\"op\":\"lower_per_platform\",\"primitive\":\"P\","
+         "\"platforms\":[\"cpu\",\"tpu\"],\"backend\":null,\"narrow\":null,"
+         "\"compute_type\":null,\"override\":null,\"x64\":false},"
+         "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[],"
+         "\"backend\":\"cpu\",\"narrow\":[\"cpu\"],\"compute_type\":\"device\","
+         "\"override\":\"Q.cpu\",\"x64\":true}]}");
+  lctx_buf_reset(&e);
+  assert_true(lctx_case_from_json(j, &g_b, &e));
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  json_decref(j);
+}
+
+/// "rules" is written only when the case has rules; the reader takes a
+/// missing "rules" and an empty one alike.
+static void test_rules_missing_or_empty(void **state) {
+  (void)state;
+  case_from_text("{\"rules\":[]}", &g_a);
+  lctx_case_init(&g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  json_t *j = lctx_case_to_json(&g_a);
+  assert_null(json_object_get(j, "rules"));
+  json_decref(j);
+  case_from_text("{\"rules\":[{\"name\":\"r\",\"actions\":[]}],"
+                 "\"operations\":[{\"op\":\"register_lowering\","
+                 "\"primitive\":\"\",\"rule\":\"r\",\"platform\":\"\"}]}",
+                 &g_a);
+  assert_int_equal(g_a.rule_count, 1);
+  assert_int_equal(g_a.rules[0].action_count, 0);
+  assert_true(g_a.ops[0].has_arg);
+  assert_string_equal(g_a.ops[0].arg, "");
+}
+
 static void test_outcome_json_exact(void **state) {
   (void)state;
   lctx_outcome o;
@@ -415,8 +490,8 @@ static void test_case_errors_operations(void **state) {
   assert_case_error(
       "{\"operations\":[{\"op\":\"backends\"},{\"op\":\"jump\"}]}",
       "operations[1].op: unknown operation \"jump\" (expected "
-      "backends, canonicalize, get_backend or "
-      "module_get_backend)");
+      "backends, canonicalize, get_backend, module_get_backend, "
+      "register_lowering or lower_per_platform)");
   assert_case_error("{\"operations\":[{\"op\":\"backends\",\"name\":\"x\"}]}",
                     "operations[0].name: unknown key");
   assert_case_error("{\"operations\":[{\"op\":\"canonicalize\"}]}",
@@ -460,6 +535,167 @@ static void test_case_errors_operations(void **state) {
                     "{\"op\":\"backends\"},{\"op\":\"backends\"},"
                     "{\"op\":\"backends\"},{\"op\":\"backends\"}]}",
                     "operations: too many (9, at most 8)");
+}
+
+#define RULES_CYCLE                                                            \
+  "{\"name\":\"p\",\"actions\":[{\"action\":\"lower_fun\","                    \
+  "\"primitive\":\"P\",\"compute_type\":null}]}"
+#define RULE(actions) "{\"name\":\"r\",\"actions\":[" actions "]}"
+#define RULES1(actions) "{\"rules\":[" RULE(actions) "]}"
+
+#define LF(p)                                                                  \
+  "{\"action\":\"lower_fun\",\"primitive\":\"" p "\",\"compute_type\":null}"
+
+static void test_case_errors_rules(void **state) {
+  (void)state;
+  assert_case_error("{\"rules\":{}}", "rules: expected an array");
+  assert_case_error("{\"rules\":[1]}", "rules[0]: expected an object");
+  assert_case_error("{\"rules\":[{\"actions\":[]}]}",
+                    "rules[0]: missing key \"name\"");
+  assert_case_error("{\"rules\":[{\"name\":\"r\"}]}",
+                    "rules[0]: missing key \"actions\"");
+  assert_case_error("{\"rules\":[{\"name\":\"r\",\"actions\":[],\"x\":1}]}",
+                    "rules[0].x: unknown key");
+  assert_case_error("{\"rules\":[{\"name\":\"\",\"actions\":[]}]}",
+                    "rules[0].name: empty (a rule needs a name)");
+  assert_case_error("{\"rules\":[{\"name\":1,\"actions\":[]}]}",
+                    "rules[0].name: expected a string");
+  assert_case_error("{\"rules\":[" RULE("") "," RULE("") "]}",
+                    "rules[1].name: repeats rules[0].name");
+  assert_case_error("{\"rules\":[{\"name\":\"r\",\"actions\":{}}]}",
+                    "rules[0].actions: expected an array");
+  assert_case_error(RULES1("{\"action\":\"marker\"},{\"action\":\"marker\"},"
+                           "{\"action\":\"marker\"},{\"action\":\"marker\"},"
+                           "{\"action\":\"marker\"}"),
+                    "rules[0].actions: too many (5, at most 4)");
+  assert_case_error(RULES1("\"marker\""),
+                    "rules[0].actions[0]: expected an object");
+  assert_case_error(RULES1("{}"), "rules[0].actions[0]: missing key "
+                                  "\"action\"");
+  assert_case_error(RULES1("{\"action\":\"marker\"},{\"action\":\"jump\"}"),
+                    "rules[0].actions[1].action: unknown action \"jump\" "
+                    "(expected get_backend, guarded_get_backend, "
+                    "try_fallback_get_backend, raise_if_multi, "
+                    "read_client_platform, lower_fun or marker)");
+  assert_case_error(RULES1("{\"action\":\"marker\",\"optional\":true}"),
+                    "rules[0].actions[0].optional: unknown key");
+  assert_case_error(RULES1("{\"action\":\"get_backend\"}"),
+                    "rules[0].actions[0]: missing key \"optional\"");
+  assert_case_error(RULES1("{\"action\":\"guarded_get_backend\","
+                           "\"optional\":null}"),
+                    "rules[0].actions[0].optional: expected a boolean");
+  assert_case_error(RULES1("{\"action\":\"raise_if_multi\","
+                           "\"message\":\"caf\\u00e9\"}"),
+                    "rules[0].actions[0].message: byte 0xc3 outside "
+                    "0x01-0x7f (names are ASCII)");
+  assert_case_error(RULES1("{\"action\":\"lower_fun\",\"primitive\":\"Q\"}"),
+                    "rules[0].actions[0]: missing key \"compute_type\"");
+  assert_case_error(RULES1("{\"action\":\"lower_fun\",\"primitive\":\"Q\","
+                           "\"compute_type\":1}"),
+                    "rules[0].actions[0].compute_type: expected a string or "
+                    "null");
+  assert_case_error(RULES1("{\"action\":\"lower_fun\",\"compute_type\":null}"),
+                    "rules[0].actions[0]: missing key \"primitive\"");
+  char text[4096];
+  size_t n = (size_t)snprintf(text, sizeof text, "{\"rules\":[");
+  for (int i = 0; i < 9; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "%s{\"name\":\"r%d\",\"actions\":[]}", i ? "," : "",
+                          i);
+  snprintf(text + n, sizeof text - n, "]}");
+  assert_case_error(text, "rules: too many (9, at most 8)");
+  /* The rule that brings a ninth primitive name. */
+  assert_case_error(
+      "{\"rules\":[{\"name\":\"a\",\"actions\":[" LF("1") "," LF("2") "," LF(
+          "3") "," LF("4") "]},"
+                           "{\"name\":\"b\",\"actions\":[" LF("5") "," LF(
+                               "6") "," LF("7") "," LF("8") "]},"
+                                                            "{\"name\":\"c\","
+                                                            "\"actions\":[" LF(
+                                                                "9") "]}]}",
+      "rules[2]: makes the case invalid: primitives: more than "
+      "8 distinct names");
+}
+
+#define REG(rest) "{\"op\":\"register_lowering\"," rest "}"
+#define LOWER(rest)                                                            \
+  "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[],"       \
+  "\"backend\":null," rest "}"
+#define LOWER_REST "\"compute_type\":null,\"override\":null,\"x64\":false"
+#define WITH_RULE(ops) "{\"rules\":[" RULE("") "],\"operations\":[" ops "]}"
+
+static void test_case_errors_lowering_operations(void **state) {
+  (void)state;
+  assert_case_error(WITH_RULE(REG("\"rule\":\"r\",\"platform\":null")),
+                    "operations[0]: missing key \"primitive\"");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"platform\":null")),
+                    "operations[0]: missing key \"rule\"");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"rule\":\"r\"")),
+                    "operations[0]: missing key \"platform\"");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"rule\":null,"
+                                  "\"platform\":null")),
+                    "operations[0].rule: expected a string");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"rule\":\"q\","
+                                  "\"platform\":null")),
+                    "operations[0].rule: no rule named \"q\" in \"rules\"");
+  assert_case_error("{\"operations\":[" REG("\"primitive\":\"P\","
+                                            "\"rule\":\"r\","
+                                            "\"platform\":null") "]}",
+                    "operations[0].rule: no rule named \"r\" in \"rules\"");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"rule\":\"r\","
+                                  "\"platform\":[]")),
+                    "operations[0].platform: expected a string or null");
+  assert_case_error(WITH_RULE(REG("\"primitive\":\"P\",\"rule\":\"r\","
+                                  "\"platform\":null,\"x64\":true")),
+                    "operations[0].x64: unknown key");
+  assert_case_error(WITH_RULE(LOWER("\"compute_type\":null,"
+                                    "\"override\":null,\"x64\":false")),
+                    "operations[0]: missing key \"narrow\"");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":\"cpu\"," LOWER_REST)),
+                    "operations[0].narrow: expected an array or null");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":[\"cpu\",null]," LOWER_REST)),
+                    "operations[0].narrow[1]: expected a string");
+  assert_case_error(
+      WITH_RULE(LOWER("\"narrow\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\","
+                      "\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\","
+                      "\"q\"]," LOWER_REST)),
+      "operations[0].narrow: too many (17, at most 16)");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":null,\"compute_type\":false,"
+                                    "\"override\":null,\"x64\":false")),
+                    "operations[0].compute_type: expected a string or null");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":null,\"compute_type\":null,"
+                                    "\"override\":\"q\",\"x64\":false")),
+                    "operations[0].override: no rule named \"q\" in "
+                    "\"rules\"");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":null,\"compute_type\":null,"
+                                    "\"override\":null")),
+                    "operations[0]: missing key \"x64\"");
+  assert_case_error(WITH_RULE(LOWER("\"narrow\":null,\"compute_type\":null,"
+                                    "\"override\":null,\"x64\":0")),
+                    "operations[0].x64: expected a boolean");
+  assert_case_error(
+      WITH_RULE(LOWER("\"narrow\":null," LOWER_REST ",\"optional\":true")),
+      "operations[0].optional: unknown key");
+  /* A lower_fun cycle through a registration. */
+  assert_case_error("{\"rules\":[" RULES_CYCLE "],\"operations\":["
+                    "{\"op\":\"backends\"}," REG("\"primitive\":\"P\","
+                                                 "\"rule\":\"p\","
+                                                 "\"platform\":null") "]}",
+                    "operations[1]: makes the case invalid: rules: primitive "
+                    "'P' reaches itself through lower_fun (JAX would not "
+                    "end)");
+  /* The event bound, broken by a registration after the lowering. */
+  assert_case_error(
+      "{\"rules\":[{\"name\":\"big\",\"actions\":[{\"action\":\"marker\"},"
+      "{\"action\":\"marker\"},{\"action\":\"marker\"},"
+      "{\"action\":\"marker\"}]}],\"operations\":["
+      "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[\"a\","
+      "\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\","
+      "\"m\",\"n\",\"o\",\"p\"],\"backend\":null,\"narrow\":null," LOWER_REST
+      "}," REG("\"primitive\":\"P\",\"rule\":\"big\",\"platform\":null") "]}",
+      "operations[1]: makes the case invalid: operations[0]: this lowering "
+      "may record more than 128 events (the model's limit); use fewer "
+      "platforms, rules or lower_fun actions");
 }
 
 static void test_case_errors_expectations(void **state) {
@@ -548,12 +784,16 @@ int main(void) {
       cmocka_unit_test(test_case_round_trip_generated),
       cmocka_unit_test(test_outcome_round_trip_generated),
       cmocka_unit_test(test_case_json_exact),
+      cmocka_unit_test(test_case_json_lowering_exact),
+      cmocka_unit_test(test_rules_missing_or_empty),
       cmocka_unit_test(test_outcome_json_exact),
       cmocka_unit_test(test_outside_the_json_form_gives_null),
       cmocka_unit_test(test_defaults_and_optional_keys),
       cmocka_unit_test(test_case_errors_top_level),
       cmocka_unit_test(test_case_errors_factories),
       cmocka_unit_test(test_case_errors_operations),
+      cmocka_unit_test(test_case_errors_rules),
+      cmocka_unit_test(test_case_errors_lowering_operations),
       cmocka_unit_test(test_case_errors_expectations),
       cmocka_unit_test(test_outcome_errors),
   };

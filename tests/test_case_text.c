@@ -145,8 +145,8 @@ static void test_print_is_ascii_one_directive_per_line(void **state) {
     size_t config = (g_a.jax_platforms[0] != 0) +
                     (g_a.jax_platform_name[0] != 0) +
                     (g_a.jax_xla_backend[0] != 0);
-    assert_int_equal(lines,
-                     2 + g_a.factory_count + config + g_a.op_count + expects);
+    assert_int_equal(lines, 2 + g_a.factory_count + config + g_a.rule_count +
+                                g_a.op_count + expects);
     assert_int_equal(g_text[n - 1], '\n');
   }
 }
@@ -361,6 +361,163 @@ static void test_example_prints_canonically(void **state) {
   assert_true(lctx_case_equal(&g_a, &g_b, true));
 }
 
+static const char LOWERING_EXAMPLE[] =
+    "lctx-case 1\n"
+    "rule \"P.cpu\"   get_backend optional=true ,lower_fun \"Q\" "
+    "compute_type = \"device_host\",marker # a comment\n"
+    "rule \"Q.def\"\n"
+    "factory \"cpu\" priority=0 loud client\n"
+    "rule \"R.x\" raise_if_multi \"only one\\tplatform\", "
+    "read_client_platform, try_fallback_get_backend, guarded_get_backend "
+    "optional=false\n"
+    "nvidia_gpu visible\n"
+    "op register_lowering primitive=\"P\" rule=\"P.cpu\" platform=\"cpu\"\n"
+    "expect None\n"
+    "op register_lowering primitive = \"Q\" rule=\"Q.def\" platform=None\n"
+    "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+    "backend=None narrow=[ \"cpu\" ] compute_type=\"device\" override=\"R.x\" "
+    "x64=false\n"
+    "op lower_per_platform primitive=\"Q\" platforms=[] backend=\"cpu\" "
+    "x64=true # i64\n"
+    "op lower_per_platform primitive=\"S\" platforms=[\"cpu\"] backend=None "
+    "narrow=[]\n";
+
+static const char LOWERING_EXAMPLE_CANONICAL[] =
+    "lctx-case 1\n"
+    "factory \"cpu\" priority=0 loud client\n"
+    "nvidia_gpu visible\n"
+    "rule \"P.cpu\" get_backend optional=true, lower_fun \"Q\" "
+    "compute_type=\"device_host\", marker\n"
+    "rule \"Q.def\"\n"
+    "rule \"R.x\" raise_if_multi \"only one\\tplatform\", "
+    "read_client_platform, try_fallback_get_backend, guarded_get_backend "
+    "optional=false\n"
+    "op register_lowering primitive=\"P\" rule=\"P.cpu\" platform=\"cpu\"\n"
+    "expect None\n"
+    "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+    "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+    "backend=None narrow=[\"cpu\"] compute_type=\"device\" override=\"R.x\"\n"
+    "op lower_per_platform primitive=\"Q\" platforms=[] backend=\"cpu\" "
+    "x64=true\n"
+    "op lower_per_platform primitive=\"S\" platforms=[\"cpu\"] backend=None "
+    "narrow=[]\n";
+
+static void test_lowering_example_fields(void **state) {
+  (void)state;
+  assert_parses(LOWERING_EXAMPLE, &g_a);
+  assert_valid(&g_a);
+  assert_int_equal(g_a.rule_count, 3);
+  const lctx_case_rule *r = &g_a.rules[0];
+  assert_string_equal(r->name, "P.cpu");
+  assert_int_equal(r->action_count, 3);
+  assert_int_equal(r->actions[0].kind, LCTX_ACTION_GET_BACKEND);
+  assert_true(r->actions[0].optional);
+  assert_int_equal(r->actions[1].kind, LCTX_ACTION_LOWER_FUN);
+  assert_string_equal(r->actions[1].text, "Q");
+  assert_true(r->actions[1].has_compute_type);
+  assert_string_equal(r->actions[1].compute_type, "device_host");
+  assert_int_equal(r->actions[2].kind, LCTX_ACTION_EMIT_MARKER);
+  assert_string_equal(g_a.rules[1].name, "Q.def");
+  assert_int_equal(g_a.rules[1].action_count, 0);
+  r = &g_a.rules[2];
+  assert_int_equal(r->action_count, 4);
+  assert_int_equal(r->actions[0].kind, LCTX_ACTION_RAISE_IF_MULTI);
+  assert_string_equal(r->actions[0].text, "only one\tplatform");
+  assert_int_equal(r->actions[1].kind, LCTX_ACTION_READ_CLIENT_PLATFORM);
+  assert_int_equal(r->actions[2].kind, LCTX_ACTION_TRY_FALLBACK_GET_BACKEND);
+  assert_int_equal(r->actions[3].kind, LCTX_ACTION_GUARDED_GET_BACKEND);
+  assert_false(r->actions[3].optional);
+  assert_int_equal(g_a.op_count, 5);
+  const lctx_case_op *op = &g_a.ops[0];
+  assert_int_equal(op->kind, LCTX_OP_REGISTER_LOWERING);
+  assert_string_equal(op->primitive, "P");
+  assert_string_equal(op->rule, "P.cpu");
+  assert_true(op->has_arg);
+  assert_string_equal(op->arg, "cpu");
+  assert_true(g_a.has_expect[0]);
+  assert_false(g_a.ops[1].has_arg);
+  op = &g_a.ops[2];
+  assert_int_equal(op->kind, LCTX_OP_LOWER_PER_PLATFORM);
+  assert_string_equal(op->primitive, "P");
+  assert_int_equal(op->platform_count, 2);
+  assert_string_equal(op->platforms[1], "tpu");
+  assert_false(op->has_backend);
+  assert_true(op->has_narrow);
+  assert_int_equal(op->narrow_count, 1);
+  assert_string_equal(op->narrow[0], "cpu");
+  assert_true(op->has_compute_type);
+  assert_string_equal(op->compute_type, "device");
+  assert_true(op->has_override);
+  assert_string_equal(op->override, "R.x");
+  assert_false(op->x64);
+  op = &g_a.ops[3];
+  assert_true(op->has_backend);
+  assert_string_equal(op->backend, "cpu");
+  assert_false(op->has_narrow);
+  assert_false(op->has_compute_type);
+  assert_false(op->has_override);
+  assert_true(op->x64);
+  assert_true(g_a.ops[4].has_narrow);
+  assert_int_equal(g_a.ops[4].narrow_count, 0);
+}
+
+static void test_lowering_example_prints_canonically(void **state) {
+  (void)state;
+  assert_parses(LOWERING_EXAMPLE, &g_a);
+  lctx_buf b;
+  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_case_print(&g_a, &b);
+  assert_buf(&b, LOWERING_EXAMPLE_CANONICAL);
+  assert_parses(LOWERING_EXAMPLE_CANONICAL, &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, true));
+}
+
+/// The generated cases of the round trip hold every lowering part.
+static void test_generated_cases_cover_lowering(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x7e47);
+  size_t rules = 0, kinds[LCTX_OP_KIND_COUNT] = {0}, actions[7] = {0};
+  size_t narrow = 0, compute = 0, override = 0, x64 = 0, platform = 0;
+  size_t action_compute = 0, optional = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    rules += g_a.rule_count;
+    for (size_t i = 0; i < g_a.rule_count; i++) {
+      for (size_t k = 0; k < g_a.rules[i].action_count; k++) {
+        const lctx_case_action *a = &g_a.rules[i].actions[k];
+        actions[a->kind]++;
+        action_compute += a->has_compute_type;
+        optional += a->optional;
+      }
+    }
+    for (size_t i = 0; i < g_a.op_count; i++) {
+      const lctx_case_op *op = &g_a.ops[i];
+      kinds[op->kind]++;
+      if (op->kind == LCTX_OP_REGISTER_LOWERING)
+        platform += op->has_arg;
+      narrow += op->has_narrow;
+      compute += op->has_compute_type;
+      override += op->has_override;
+      x64 += op->x64;
+    }
+  }
+  print_message("rules %zu, register %zu, lower %zu, narrow %zu, compute "
+                "%zu, override %zu, x64 %zu\n",
+                rules, kinds[LCTX_OP_REGISTER_LOWERING],
+                kinds[LCTX_OP_LOWER_PER_PLATFORM], narrow, compute, override,
+                x64);
+  assert_true(rules > ROUNDS);
+  for (int k = 0; k < LCTX_OP_KIND_COUNT; k++)
+    assert_true(kinds[k] > ROUNDS / 4);
+  for (int k = 0; k < 7; k++)
+    assert_true(actions[k] > ROUNDS / 10);
+  assert_true(narrow > ROUNDS / 20 && compute > ROUNDS / 20);
+  assert_true(override > ROUNDS / 20 && x64 > ROUNDS / 20);
+  assert_true(platform > ROUNDS / 20 && action_compute > ROUNDS / 20);
+  assert_true(optional > ROUNDS / 20);
+}
+
 static void test_empty_case_prints_header_and_gpu(void **state) {
   (void)state;
   lctx_case_init(&g_a);
@@ -420,16 +577,42 @@ static void make_maximal_case(lctx_case *c) {
   memset(c->jax_platform_name, 0x7f, LCTX_MAX_NAME);
   memset(c->jax_xla_backend, 0x7f, LCTX_MAX_NAME);
   c->nvidia_gpu_visible = true;
+  /* Rules: every action a lower_fun of one unbound primitive, with a
+   * compute type. */
+  c->rule_count = LCTX_CASE_MAX_RULES;
+  for (size_t i = 0; i < LCTX_CASE_MAX_RULES; i++) {
+    lctx_case_rule *r = &c->rules[i];
+    memset(r->name, 0x01, LCTX_MAX_NAME);
+    r->name[0] = (char)(0x02 + i);
+    r->action_count = LCTX_CASE_MAX_ACTIONS;
+    for (size_t k = 0; k < LCTX_CASE_MAX_ACTIONS; k++) {
+      r->actions[k].kind = LCTX_ACTION_LOWER_FUN;
+      memset(r->actions[k].text, 0x03, LCTX_MAX_NAME);
+      r->actions[k].has_compute_type = true;
+      memset(r->actions[k].compute_type, 0x04, LCTX_MAX_NAME);
+    }
+  }
+  /* Operations: lower_per_platform with every key at its limit (one rule
+   * level below the override keeps the event bound). */
   c->op_count = LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
     lctx_case_op *op = &c->ops[i];
-    op->kind = LCTX_OP_MODULE_GET_BACKEND;
+    op->kind = LCTX_OP_LOWER_PER_PLATFORM;
+    memset(op->primitive, 0x07, LCTX_MAX_NAME);
     op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
       memset(op->platforms[k], 0x05, LCTX_MAX_NAME);
     op->has_backend = true;
     memset(op->backend, 0x06, LCTX_MAX_NAME);
-    op->optional = false;
+    op->has_narrow = true;
+    op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
+    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+      memset(op->narrow[k], 0x08, LCTX_MAX_NAME);
+    op->has_compute_type = true;
+    memset(op->compute_type, 0x0b, LCTX_MAX_NAME);
+    op->has_override = true;
+    memcpy(op->override, c->rules[i].name, sizeof op->override);
+    op->x64 = true;
     c->has_expect[i] = true;
     lctx_buf w =
         lctx_outcome_begin_raise(&c->expect[i], LCTX_ERROR_NOT_IMPLEMENTED);
@@ -702,8 +885,9 @@ static void test_error_operations(void **state) {
   char text[8192];
   assert_parse_error(H "op frob\n",
                      "t.case:2:4: unknown operation `frob` (expected "
-                     "backends, canonicalize, get_backend or "
-                     "module_get_backend)");
+                     "backends, canonicalize, get_backend, "
+                     "module_get_backend, register_lowering or "
+                     "lower_per_platform)");
   assert_parse_error(H "op\n",
                      "t.case:2:3: expected an operation, found end of line");
   assert_parse_error(H "op backends extra\n",
@@ -780,6 +964,247 @@ static void test_error_module_get_backend(void **state) {
   assert_parse_error(text, "t.case:2:146: too many platforms (at most 16)");
 }
 
+static void test_error_rules(void **state) {
+  (void)state;
+  char text[4096];
+  assert_parse_error(H "rule \"x\" frob\n",
+                     "t.case:2:10: unknown action `frob` (expected marker, "
+                     "get_backend, guarded_get_backend, "
+                     "try_fallback_get_backend, read_client_platform, "
+                     "raise_if_multi or lower_fun)");
+  assert_parse_error(H "rule \"x\" get_backend\n",
+                     "t.case:2:21: expected `optional=true` or "
+                     "`optional=false`, found end of line");
+  assert_parse_error(H "rule \"x\" get_backend optional=maybe\n",
+                     "t.case:2:31: expected `true` or `false`, found "
+                     "`maybe`");
+  assert_parse_error(H "rule \"x\" marker marker\n",
+                     "t.case:2:17: expected `,` or end of line, found "
+                     "`marker`");
+  assert_parse_error(H "rule \"x\" marker,\n",
+                     "t.case:2:17: expected an action, found end of line");
+  assert_parse_error(H "rule \"x\" marker, # x\n",
+                     "t.case:2:21: expected an action, found end of line");
+  assert_parse_error(H "rule \"x\" raise_if_multi\n",
+                     "t.case:2:24: expected the message string, found end of "
+                     "line");
+  assert_parse_error(H "rule \"x\" lower_fun Q\n",
+                     "t.case:2:20: expected a primitive name string, found "
+                     "`Q`");
+  assert_parse_error(H "rule \"x\" lower_fun \"Q\" compute_type\n",
+                     "t.case:2:36: expected `compute_type=\"...\"`, found end "
+                     "of line");
+  assert_parse_error(H "rule \"x\" lower_fun \"Q\" compute_type=cpu\n",
+                     "t.case:2:37: expected a compute type string, found "
+                     "`cpu`");
+  assert_parse_error(H "rule x\n",
+                     "t.case:2:6: expected a rule name string, found `x`");
+  assert_parse_error(H "rule \"\" marker\n",
+                     "t.case:2:6: empty rule name (a rule needs a name)");
+  snprintf(text, sizeof text, H "rule \"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:6: rule name too long (64 bytes, at most "
+                           "63)");
+  assert_parse_error(H "rule \"x\" raise_if_multi \"\\x80\"\n",
+                     "t.case:2:25: raise_if_multi message holds byte 0x80 "
+                     "outside 0x01-0x7f");
+  snprintf(text, sizeof text, H "rule \"x\" lower_fun \"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:20: lower_fun primitive too long (64 "
+                           "bytes, at most 63)");
+  snprintf(text, sizeof text,
+           H "rule \"x\" lower_fun \"Q\" compute_type=\"%064d\"\n", 0);
+  assert_parse_error(text, "t.case:2:37: compute type too long (64 bytes, at "
+                           "most 63)");
+  assert_parse_error(H "rule \"a\"\nrule \"b\" marker\nrule \"a\" marker\n",
+                     "t.case:4:6: duplicate rule name \"a\" (first on line "
+                     "2)");
+  assert_parse_error(H "rule \"x\" marker, marker, marker, marker, marker\n",
+                     "t.case:2:42: too many actions in one rule (at most 4)");
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", H);
+  for (int i = 0; i < 9; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "rule \"r%d\"\n", i);
+  assert_parse_error(text, "t.case:10:1: too many rules (at most 8)");
+  assert_parse_error(H "op backends\nrule \"x\"\n",
+                     "t.case:3:1: `rule` after an `op` (configuration comes "
+                     "before the operations; first `op` on line 2)");
+  /* Nine primitive names: the rule that brings the ninth fails. */
+  assert_parse_error(H "rule \"a\" lower_fun \"1\", lower_fun \"2\", "
+                       "lower_fun \"3\", lower_fun \"4\"\n"
+                       "rule \"b\" lower_fun \"5\", lower_fun \"6\", "
+                       "lower_fun \"7\", lower_fun \"8\"\n"
+                       "rule \"c\" lower_fun \"8\", lower_fun \"9\"\n",
+                     "t.case:4:1: this `rule` makes the case invalid: "
+                     "primitives: more than 8 distinct names");
+}
+
+#define R "rule \"r\" marker\n"
+#define L                                                                      \
+  "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] backend=None"
+
+static void test_error_register_lowering(void **state) {
+  (void)state;
+  assert_parse_error(H R "op register_lowering \"P\"\n",
+                     "t.case:3:22: expected `primitive=\"...\"`, found a "
+                     "string");
+  assert_parse_error(H R "op register_lowering primitive=P rule=\"r\" "
+                         "platform=None\n",
+                     "t.case:3:32: expected a primitive name string, found "
+                     "`P`");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" platform=None "
+                         "rule=\"r\"\n",
+                     "t.case:3:36: expected `rule=\"...\"`, found "
+                     "`platform`");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" rule=\"q\" "
+                         "platform=None\n",
+                     "t.case:3:41: rule \"q\" is not declared (a `rule` "
+                     "directive before the operations declares it)");
+  assert_parse_error(H "op register_lowering primitive=\"P\" rule=\"r\" "
+                       "platform=None\n",
+                     "t.case:2:41: rule \"r\" is not declared (a `rule` "
+                     "directive before the operations declares it)");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" rule=\"r\"\n",
+                     "t.case:3:44: expected `platform=None` or "
+                     "`platform=\"...\"`, found end of line");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" rule=\"r\" "
+                         "platform=cpu\n",
+                     "t.case:3:54: expected `None` or a string, found `cpu`");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" rule=\"r\" "
+                         "platform=\"\\x80\"\n",
+                     "t.case:3:54: register_lowering platform holds byte "
+                     "0x80 outside 0x01-0x7f");
+  assert_parse_error(H R "op register_lowering primitive=\"\\xff\" rule=\"r\" "
+                         "platform=None\n",
+                     "t.case:3:32: primitive holds byte 0xff outside "
+                     "0x01-0x7f");
+  assert_parse_error(H R "op register_lowering primitive=\"P\" rule=\"r\" "
+                         "platform=None x64=true\n",
+                     "t.case:3:59: trailing garbage after the directive: "
+                     "`x64`");
+}
+
+static void test_error_lower_per_platform(void **state) {
+  (void)state;
+  char text[8192];
+  assert_parse_error(H "op lower_per_platform platforms=[] backend=None\n",
+                     "t.case:2:23: expected `primitive=\"...\"`, found "
+                     "`platforms`");
+  assert_parse_error(H "op lower_per_platform primitive=\"P\" backend=None\n",
+                     "t.case:2:37: expected `platforms=[...]`, found "
+                     "`backend`");
+  assert_parse_error(H "op lower_per_platform primitive=\"P\" platforms=[]\n",
+                     "t.case:2:49: expected `backend=None` or "
+                     "`backend=\"...\"`, found end of line");
+  assert_parse_error(H L " x64=maybe\n",
+                     "t.case:2:72: expected `true` or `false`, found "
+                     "`maybe`");
+  assert_parse_error(H L " x64\n", "t.case:2:71: expected `x64=true` or "
+                                   "`x64=false`, found end of line");
+  assert_parse_error(H L " x64=true narrow=[]\n",
+                     "t.case:2:77: `narrow` out of order (the optional keys "
+                     "come in the order narrow, compute_type, override, "
+                     "x64)");
+  assert_parse_error(H L " narrow=[] narrow=[]\n",
+                     "t.case:2:78: duplicate key `narrow`");
+  assert_parse_error(H L " narrow=\"cpu\"\n",
+                     "t.case:2:75: expected `[`, found a string");
+  assert_parse_error(H L " narrow=[\"\\x80\"]\n",
+                     "t.case:2:76: narrow platform holds byte 0x80 outside "
+                     "0x01-0x7f");
+  assert_parse_error(H L " compute_type=device\n",
+                     "t.case:2:81: expected a compute type string, found "
+                     "`device`");
+  assert_parse_error(H L " override=\"q\"\n",
+                     "t.case:2:77: rule \"q\" is not declared (a `rule` "
+                     "directive before the operations declares it)");
+  assert_parse_error(H L " frob=1\n",
+                     "t.case:2:68: trailing garbage after the directive: "
+                     "`frob`");
+  assert_parse_error(H L " optional=true\n",
+                     "t.case:2:68: trailing garbage after the directive: "
+                     "`optional`");
+  size_t n = (size_t)snprintf(text, sizeof text, H L " narrow=[");
+  for (int i = 0; i < 17; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s\"p%02d\"",
+                          i ? ", " : "", i);
+  snprintf(text + n, sizeof text - n, "]\n");
+  /* 75 bytes before the first entry, 5 for it, 7 for each of the next 15,
+   * then `, ` before the 17th. */
+  assert_parse_error(text, "t.case:2:188: too many narrow platforms (at most "
+                           "16)");
+}
+
+static void test_error_lowering_validation(void **state) {
+  (void)state;
+  char text[8192];
+  /* A lower_fun cycle, through a registration or an override. */
+  assert_parse_error(H "rule \"P.r\" lower_fun \"P\"\n"
+                       "op register_lowering primitive=\"P\" rule=\"P.r\" "
+                       "platform=None\n",
+                     "t.case:3:1: this `op` makes the case invalid: rules: "
+                     "primitive 'P' reaches itself through lower_fun (JAX "
+                     "would not end)");
+  assert_parse_error(H "rule \"P.r\" lower_fun \"Q\"\n"
+                       "rule \"Q.r\" marker, lower_fun \"P\"\n"
+                       "op register_lowering primitive=\"Q\" rule=\"Q.r\" "
+                       "platform=\"cpu\"\n"
+                       "op backends\n"
+                       "op lower_per_platform primitive=\"P\" platforms=[] "
+                       "backend=None override=\"P.r\"\n",
+                     "t.case:6:1: this `op` makes the case invalid: rules: "
+                     "primitive 'Q' reaches itself through lower_fun (JAX "
+                     "would not end)");
+  /* lower_fun nested five deep: A -> B -> C -> D -> E -> F. */
+  const char *chain = H "rule \"a\" lower_fun \"B\"\n"
+                        "rule \"b\" lower_fun \"C\"\n"
+                        "rule \"c\" lower_fun \"D\"\n"
+                        "rule \"d\" lower_fun \"E\"\n"
+                        "rule \"e\" lower_fun \"F\"\n"
+                        "op register_lowering primitive=\"A\" rule=\"a\" "
+                        "platform=None\n"
+                        "op register_lowering primitive=\"B\" rule=\"b\" "
+                        "platform=None\n"
+                        "op register_lowering primitive=\"C\" rule=\"c\" "
+                        "platform=None\n"
+                        "op register_lowering primitive=\"D\" rule=\"d\" "
+                        "platform=None\n";
+  assert_parses(chain, &g_a);
+  snprintf(text, sizeof text,
+           "%sop register_lowering primitive=\"E\" rule=\"e\" "
+           "platform=None\n",
+           chain);
+  assert_parse_error(text, "t.case:11:1: this `op` makes the case invalid: "
+                           "rules: lower_fun nested more than 4 deep");
+  /* The event bound: 17 slots of a rule of four actions. */
+  char platforms[512];
+  size_t n = 0;
+  for (int i = 0; i < 16; i++)
+    n += (size_t)snprintf(platforms + n, sizeof platforms - n, "%s\"p%d\"",
+                          i ? ", " : "", i);
+  snprintf(text, sizeof text,
+           H "rule \"big\" marker, marker, marker, marker\n"
+             "op register_lowering primitive=\"P\" rule=\"big\" "
+             "platform=None\n"
+             "op lower_per_platform primitive=\"P\" platforms=[%s] "
+             "backend=None\n",
+           platforms);
+  assert_parse_error(text, "t.case:4:1: this `op` makes the case invalid: "
+                           "operations[1]: this lowering may record more "
+                           "than 128 events (the model's limit); use fewer "
+                           "platforms, rules or lower_fun actions");
+  /* The same, the registration last: the error is on its line and names
+   * the lowering it makes too large. */
+  snprintf(text, sizeof text,
+           H "rule \"big\" marker, marker, marker, marker\n"
+             "op lower_per_platform primitive=\"P\" platforms=[%s] "
+             "backend=None\n"
+             "op register_lowering primitive=\"P\" rule=\"big\" "
+             "platform=None\n",
+           platforms);
+  assert_parse_error(text, "t.case:4:1: this `op` makes the case invalid: "
+                           "operations[0]: this lowering may record more "
+                           "than 128 events (the model's limit); use fewer "
+                           "platforms, rules or lower_fun actions");
+}
+
 static void test_error_expectations(void **state) {
   (void)state;
   static char text[LCTX_OUTCOME_TEXT_MAX + 64];
@@ -842,8 +1267,9 @@ static void test_error_long_token_is_cut(void **state) {
   snprintf(text, sizeof text, H "op %060d\n", 7);
   assert_parse_error(text, "t.case:2:4: unknown operation "
                            "`0000000000000000000000000000000000000000...` "
-                           "(expected backends, canonicalize, get_backend or "
-                           "module_get_backend)");
+                           "(expected backends, canonicalize, get_backend, "
+                           "module_get_backend, register_lowering or "
+                           "lower_per_platform)");
 }
 
 static void test_error_writer_overflow_is_safe(void **state) {
@@ -865,6 +1291,9 @@ int main(void) {
       cmocka_unit_test(test_conformance_cases_round_trip),
       cmocka_unit_test(test_example_fields),
       cmocka_unit_test(test_example_prints_canonically),
+      cmocka_unit_test(test_lowering_example_fields),
+      cmocka_unit_test(test_lowering_example_prints_canonically),
+      cmocka_unit_test(test_generated_cases_cover_lowering),
       cmocka_unit_test(test_empty_case_prints_header_and_gpu),
       cmocka_unit_test(test_print_string_escapes_every_byte),
       cmocka_unit_test(test_maximal_case_fits_text_max),
@@ -883,6 +1312,10 @@ int main(void) {
       cmocka_unit_test(test_error_config),
       cmocka_unit_test(test_error_operations),
       cmocka_unit_test(test_error_module_get_backend),
+      cmocka_unit_test(test_error_rules),
+      cmocka_unit_test(test_error_register_lowering),
+      cmocka_unit_test(test_error_lower_per_platform),
+      cmocka_unit_test(test_error_lowering_validation),
       cmocka_unit_test(test_error_expectations),
       cmocka_unit_test(test_error_long_token_is_cut),
       cmocka_unit_test(test_error_writer_overflow_is_safe),
