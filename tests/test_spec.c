@@ -58,7 +58,7 @@ static void test_real_table_parses(void **state) {
   assert_true(parse_text(table, error, sizeof error));
   assert_string_equal(spec.version, "1.1.0");
   assert_string_equal(spec.jax_commit, "cec06d116c05");
-  assert_int_equal(spec.row_count, 39);
+  assert_int_equal(spec.row_count, 56);
   const lctx_spec_row *mg1 = lctx_spec_find(&spec, "MG-001");
   assert_non_null(mg1);
   assert_int_equal(mg1->outcomes[0].kind, LCTX_OUTCOME_RAISE);
