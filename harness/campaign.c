@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "files.h"
 #include "fuzzcheck.h"
+#include "fuzzlower.h"
 #include "oracle.h"
 
 #include <dirent.h>
@@ -32,6 +33,14 @@
 //===----------------------------------------------------------------------===//
 // Small file helpers
 //===----------------------------------------------------------------------===//
+
+/* A fuzz target by name: the table of fuzzcheck.c, plus fuzz_lowering
+ * (kept out of that table because the OSS-Fuzz build has no MLIR). */
+static const lctx_fuzz_target *find_target(const char *name) {
+  if (strcmp(name, lctx_fuzz_lowering_target.name) == 0)
+    return &lctx_fuzz_lowering_target;
+  return lctx_fuzz_target_find(name);
+}
 
 static bool is_dir(const char *path) {
   struct stat st;
@@ -644,11 +653,11 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
     usage_fuzz(err);
     return LCTX_EXIT_USAGE;
   }
-  const lctx_fuzz_target *target = lctx_fuzz_target_find(o.target);
+  const lctx_fuzz_target *target = find_target(o.target);
   if (!target) {
     fprintf(err,
             "lctx fuzz: --target: unknown target '%s' (fuzz_model, "
-            "fuzz_case_text, fuzz_spec)\n",
+            "fuzz_case_text, fuzz_spec, fuzz_differential, fuzz_lowering)\n",
             o.target);
     return LCTX_EXIT_USAGE;
   }
@@ -1016,6 +1025,8 @@ static void replay_one(void *user, const char *path) {
 
 /* The target a path belongs to: a directory component named after one. */
 static const lctx_fuzz_target *target_of_path(const char *path) {
+  if (strstr(path, lctx_fuzz_lowering_target.name))
+    return &lctx_fuzz_lowering_target;
   for (const lctx_fuzz_target *t = lctx_fuzz_targets; t->name; t++) {
     char needle[64];
     snprintf(needle, sizeof needle, "/%s/", t->name);
@@ -1051,7 +1062,7 @@ int lctx_cmd_replay(int argc, char **argv, FILE *out, FILE *err) {
   }
   replay_run r = {NULL, out, 0, 0, verbose, false};
   if (target_name) {
-    r.target = lctx_fuzz_target_find(target_name);
+    r.target = find_target(target_name);
     if (!r.target) {
       fprintf(err, "lctx replay: --target: unknown target '%s'\n", target_name);
       return LCTX_EXIT_USAGE;
@@ -1128,12 +1139,13 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(err, "lctx promote: %s: cannot read: %s\n", input, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  const lctx_fuzz_target *t = target_name ? lctx_fuzz_target_find(target_name)
-                                          : target_of_path(finding);
+  const lctx_fuzz_target *t =
+      target_name ? find_target(target_name) : target_of_path(finding);
   if (!t) {
     fprintf(err,
             "lctx promote: cannot tell the target of %s; give --target "
-            "fuzz_model|fuzz_case_text|fuzz_spec\n",
+            "fuzz_model|fuzz_case_text|fuzz_spec|fuzz_differential|"
+            "fuzz_lowering\n",
             finding);
     return LCTX_EXIT_USAGE;
   }
