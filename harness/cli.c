@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "conform.h"
 #include "lint.h"
+#include "mutants.h"
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -49,6 +50,8 @@ static const command COMMANDS[] = {
      lctx_cmd_conform},
     {"lint", "is a primitive's rule file safe in multi-platform lowering?",
      lctx_cmd_lint},
+    {"mutants", "kill matrix: conform and fuzzers against plugin mutants",
+     lctx_cmd_mutants},
 };
 
 static void print_help(FILE *out) {

@@ -68,6 +68,7 @@ typedef struct options {
   size_t batch;          /* cases per request */
   bool process_per_case; /* a fresh program for every case */
   bool quiet;            /* no per-row table */
+  bool first_failure;    /* stop after the batch of the first failure */
 } options;
 
 typedef struct run {
@@ -91,11 +92,17 @@ typedef struct run {
   size_t batch_count;
   FILE *stream;
   FILE *out;
-  double start;
+  double begin; /* the command started */
+  double start; /* the cases started */
   bool interrupted;
   /* The IR checker for the modules of lower_per_platform operations. */
   lctx_ircheck *ck;
   size_t modules_checked;
+  /* The first failing verdict (fail, xpass, crash, timeout). */
+  bool failed_once;
+  double first_failure_seconds; /* after the command started */
+  size_t first_failure_row;
+  verdict first_failure_verdict;
 } run;
 
 static volatile sig_atomic_t g_interrupt;
@@ -285,6 +292,12 @@ static void judge_batch(run *r) {
         }
       }
       r->rows[row].n[v]++;
+      if (!r->failed_once && v != V_PASS && v != V_XFAIL) {
+        r->failed_once = true;
+        r->first_failure_seconds = now_seconds() - r->begin;
+        r->first_failure_row = row;
+        r->first_failure_verdict = v;
+      }
       if (v != V_PASS) {
         note_first(r, row, b, i, v, detail);
         stream_verdict(r, b, i, r->spec.rows[row].id, v, detail);
@@ -306,6 +319,11 @@ static void flush_batch(run *r) {
     r->interrupted = true;
 }
 
+/* Whether the run stops: interrupted, or --first-failure and one failed. */
+static bool stopping(const run *r) {
+  return r->interrupted || (r->o.first_failure && r->failed_once);
+}
+
 /* Counts every operation of an unsupported case under its row. */
 static void note_unsupported(run *r, const lctx_case *c) {
   static lctx_features features;
@@ -323,7 +341,7 @@ static void note_unsupported(run *r, const lctx_case *c) {
 static bool offer(run *r, const char *source, size_t index,
                   const lctx_case *c) {
   size_t g = r->global_index++;
-  if (r->interrupted)
+  if (stopping(r))
     return false;
   if (r->o.shard_n > 1 && g % r->o.shard_n != r->o.shard_i - 1) {
     r->cases_skipped++;
@@ -350,7 +368,7 @@ static bool offer(run *r, const char *source, size_t index,
   r->batch_index[b] = index;
   if (r->batch_count == r->o.batch)
     flush_batch(r);
-  return !r->interrupted;
+  return !stopping(r);
 }
 
 //===----------------------------------------------------------------------===//
@@ -412,7 +430,7 @@ static bool run_case_files(run *r, FILE *err) {
 static void run_random(run *r) {
   uint64_t state = r->o.seed;
   static lctx_case c;
-  for (size_t i = 0; i < r->o.random && !r->interrupted; i++) {
+  for (size_t i = 0; i < r->o.random && !stopping(r); i++) {
     lctx_domain_random_case(&state, &c);
     offer(r, "random", r->source_cases[2]++, &c);
   }
@@ -586,6 +604,19 @@ static void write_json(const run *r, const char *path, double elapsed) {
     json_array_append_new(rows, row);
   }
   json_object_set_new(j, "rows", rows);
+  json_object_set_new(j, "stopped_at_first_failure",
+                      json_boolean(r->o.first_failure && r->failed_once));
+  if (r->failed_once) {
+    const row_stats *s = &r->rows[r->first_failure_row];
+    json_t *ff = json_object();
+    json_object_set_new(ff, "row",
+                        json_string(r->spec.rows[r->first_failure_row].id));
+    json_object_set_new(ff, "verdict",
+                        json_string(VERDICT_NAMES[r->first_failure_verdict]));
+    json_object_set_new(ff, "seconds", json_real(r->first_failure_seconds));
+    json_object_set_new(ff, "first", json_text(s->first));
+    json_object_set_new(j, "first_failure", ff);
+  }
   json_dump_file(j, path, JSON_INDENT(2));
   json_decref(j);
 }
@@ -616,6 +647,8 @@ static void usage(FILE *f) {
           "default 256)\n"
           "  --process-per-case   start the program afresh for every case\n"
           "  --quiet              no per-row table, only failing rows\n"
+          "  --first-failure      stop after the batch that holds the first "
+          "failure\n"
           "  --report-dir DIR     where reports go (default: "
           "lctx-conform)\n");
 }
@@ -700,6 +733,10 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
     }
     if (strcmp(a, "--quiet") == 0) {
       o->quiet = true;
+      continue;
+    }
+    if (strcmp(a, "--first-failure") == 0) {
+      o->first_failure = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -814,6 +851,7 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   static run r;
   memset(&r, 0, sizeof r);
+  r.begin = now_seconds();
   int code;
   if (!parse_options(argc, argv, &r.o, out, err, &code))
     return code;
@@ -885,9 +923,9 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   g_interrupt = 0;
   r.start = now_seconds();
   bool ok = run_case_files(&r, err);
-  if (ok && r.o.domain && !r.interrupted)
+  if (ok && r.o.domain && !stopping(&r))
     lctx_domain_enumerate(domain_visit, &r);
-  if (ok && !r.interrupted)
+  if (ok && !stopping(&r))
     run_random(&r);
   if (ok)
     flush_batch(&r);
@@ -914,6 +952,11 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
     if (r.rows[i].first[0] && row_failed(&r.rows[i]))
       fprintf(out, "%s: %s\n", r.spec.rows[i].id, r.rows[i].first);
   }
+  if (r.failed_once)
+    fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
+            r.spec.rows[r.first_failure_row].id,
+            VERDICT_NAMES[r.first_failure_verdict], r.first_failure_seconds,
+            r.o.first_failure ? "; stopped there (--first-failure)" : "");
   snprintf(path, sizeof path, "%s/report.tap", r.o.report_dir);
   write_tap(&r, path);
   snprintf(path, sizeof path, "%s/report.junit.xml", r.o.report_dir);

@@ -1,0 +1,1378 @@
+/*
+ * mutants.c - `lctx mutants` (see mutants.h).
+ */
+#include "mutants.h"
+
+#include "case_bytes.h"
+#include "cli.h"
+#include "commands.h"
+#include "conform.h"
+#include "files.h"
+#include "lctx/lctx.h"
+#include "oracle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+#ifndef LCTX_MUTANTS_DIR
+#define LCTX_MUTANTS_DIR "conformance/mutants"
+#endif
+#ifndef LCTX_EXAMPLE_PLUGIN
+#define LCTX_EXAMPLE_PLUGIN "liblctx_example_plugin.so"
+#endif
+
+#define MAX_MUTANTS 256
+#define MAX_EXPECTED 24
+#define PATH_CAP 4096
+
+/* The two corpora a fuzz run can start from. */
+enum { START_SEEDS = 0, START_EMPTY = 1, START_COUNT = 2 };
+static const char *const START_NAMES[START_COUNT] = {"seeds", "empty"};
+static const char *const START_TITLES[START_COUNT] = {"fuzz from seeds",
+                                                      "fuzz from empty corpus"};
+
+typedef struct mutant {
+  char name[64];
+  char description[512];
+  char note[512]; /* optional: why a fuzzer may miss it */
+  char expected[MAX_EXPECTED][LCTX_SPEC_MAX_ID];
+  size_t expected_count;
+  int line;
+  char library[PATH_CAP];
+} mutant;
+
+typedef enum kill_status {
+  K_NOT_RUN = 0,
+  K_KILLED,
+  K_LIVED,
+  K_ERROR
+} kill_status;
+
+static const char *const STATUS_NAMES[] = {"not run", "killed", "lived",
+                                           "error"};
+
+typedef struct kill_cell {
+  kill_status status;
+  double seconds;             /* to the kill, or the whole run */
+  double wall;                /* conform: the whole command */
+  char row[LCTX_SPEC_MAX_ID]; /* the first row that caught it, or "" */
+  bool row_expected;          /* the row is one the list expects */
+  char detail[1024];          /* conform: the failure; fuzz: the key */
+  bool by_seed;               /* fuzz: while running the start corpus */
+  unsigned long long execs;   /* fuzz: inputs run */
+  char reached[1024];         /* fuzz, lived: expected rows the corpus hit */
+} kill_cell;
+
+typedef struct options {
+  const char *list_path;
+  const char *dir;
+  const char *out_dir;
+  const char *only;
+  const char *fuzzer;
+  const char *plugin;
+  double limit;
+  double fuzz_seconds;
+  double fuzz_min;
+  unsigned long fuzz_seed;
+  bool starts[START_COUNT];
+  bool control;
+} options;
+
+typedef struct state {
+  options o;
+  lctx_spec spec;
+  mutant mutants[MAX_MUTANTS];
+  size_t count;
+  kill_cell conform[MAX_MUTANTS];
+  kill_cell fuzz[MAX_MUTANTS][START_COUNT];
+  kill_cell control_conform;
+  kill_cell control_fuzz[START_COUNT];
+  char fuzz_args[16][PATH_CAP]; /* from <fuzzer>.options */
+  size_t fuzz_arg_count;
+  char seeds_dir[PATH_CAP];
+} state;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Reads a whole file (at most `cap - 1` bytes, NUL-terminated); NULL if it
+ * cannot be read. The caller frees. */
+static char *read_text(const char *path, size_t cap, size_t *length) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *text = malloc(cap);
+  if (!text) {
+    fclose(f);
+    return NULL;
+  }
+  size_t n = fread(text, 1, cap - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  if (length)
+    *length = n;
+  return text;
+}
+
+static void copy_field(char *dst, size_t cap, const char *s, size_t n) {
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(dst, s, n);
+  dst[n] = '\0';
+}
+
+//===----------------------------------------------------------------------===//
+// The list (conformance/mutants/MUTANTS)
+//===----------------------------------------------------------------------===//
+
+/* Trims blanks around [*s, *e). */
+static void trim(const char **s, const char **e) {
+  while (*s < *e && (**s == ' ' || **s == '\t'))
+    (*s)++;
+  while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r'))
+    (*e)--;
+}
+
+static bool valid_name(const char *s, size_t n) {
+  if (n == 0 || n >= 64)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              (i > 0 && (c == '-' || c == '_'));
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+/* Parses the expected rows "ROW, ROW, ...". */
+static bool parse_rows(state *st, mutant *m, const char *s, const char *e,
+                       const char *line, FILE *err) {
+  const char *path = st->o.list_path;
+  while (s < e) {
+    const char *comma = memchr(s, ',', (size_t)(e - s));
+    const char *end = comma ? comma : e;
+    const char *a = s, *b = end;
+    trim(&a, &b);
+    if (a == b) {
+      fprintf(err, "lctx mutants: %s:%d:%d: an empty row id\n", path, m->line,
+              (int)(a - line) + 1);
+      return false;
+    }
+    char id[LCTX_SPEC_MAX_ID + 8];
+    copy_field(id, sizeof id, a, (size_t)(b - a));
+    if ((size_t)(b - a) >= LCTX_SPEC_MAX_ID || !lctx_spec_find(&st->spec, id)) {
+      fprintf(err,
+              "lctx mutants: %s:%d:%d: unknown spec row '%.*s' (rows are the "
+              "ids of %s)\n",
+              path, m->line, (int)(a - line) + 1, (int)(b - a), a,
+              st->spec.filename);
+      return false;
+    }
+    if (m->expected_count == MAX_EXPECTED) {
+      fprintf(err, "lctx mutants: %s:%d:%d: more than %d rows\n", path, m->line,
+              (int)(a - line) + 1, MAX_EXPECTED);
+      return false;
+    }
+    snprintf(m->expected[m->expected_count++], LCTX_SPEC_MAX_ID, "%s", id);
+    s = comma ? comma + 1 : e;
+  }
+  if (m->expected_count == 0) {
+    fprintf(err,
+            "lctx mutants: %s:%d: no rows: name the spec rows expected to "
+            "catch the mutant\n",
+            path, m->line);
+    return false;
+  }
+  return true;
+}
+
+/* One line "NAME | description | rows [| note]". */
+static bool parse_line(state *st, const char *line, const char *end, int number,
+                       FILE *err) {
+  const char *path = st->o.list_path;
+  const char *fields[5], *ends[5];
+  size_t n = 0;
+  const char *s = line;
+  for (;;) {
+    const char *bar = memchr(s, '|', (size_t)(end - s));
+    if (n == 4) {
+      fprintf(err,
+              "lctx mutants: %s:%d:%d: too many fields (NAME | description "
+              "| rows [| why a fuzzer may miss it])\n",
+              path, number, (int)(s - line));
+      return false;
+    }
+    fields[n] = s;
+    ends[n] = bar ? bar : end;
+    trim(&fields[n], &ends[n]);
+    n++;
+    if (!bar)
+      break;
+    s = bar + 1;
+  }
+  if (n < 3) {
+    fprintf(err,
+            "lctx mutants: %s:%d:%d: expected NAME | description | rows, "
+            "found %zu field%s\n",
+            path, number, (int)(end - line) + 1, n, n == 1 ? "" : "s");
+    return false;
+  }
+  if (st->count == MAX_MUTANTS) {
+    fprintf(err, "lctx mutants: %s:%d: more than %d mutants\n", path, number,
+            MAX_MUTANTS);
+    return false;
+  }
+  mutant *m = &st->mutants[st->count];
+  memset(m, 0, sizeof *m);
+  m->line = number;
+  size_t name_length = (size_t)(ends[0] - fields[0]);
+  if (!valid_name(fields[0], name_length)) {
+    fprintf(err,
+            "lctx mutants: %s:%d:%d: '%.*s' is not a mutant name (lowercase "
+            "letters, digits, '-' and '_', at most 63)\n",
+            path, number, (int)(fields[0] - line) + 1, (int)name_length,
+            fields[0]);
+    return false;
+  }
+  copy_field(m->name, sizeof m->name, fields[0], name_length);
+  for (size_t i = 0; i < st->count; i++) {
+    if (strcmp(st->mutants[i].name, m->name) == 0) {
+      fprintf(err, "lctx mutants: %s:%d:%d: %s is listed twice (line %d)\n",
+              path, number, (int)(fields[0] - line) + 1, m->name,
+              st->mutants[i].line);
+      return false;
+    }
+  }
+  if (fields[1] == ends[1] || (size_t)(ends[1] - fields[1]) >= 512) {
+    fprintf(err,
+            "lctx mutants: %s:%d:%d: the description must be one line of 1 "
+            "to 511 bytes\n",
+            path, number, (int)(fields[1] - line) + 1);
+    return false;
+  }
+  copy_field(m->description, sizeof m->description, fields[1],
+             (size_t)(ends[1] - fields[1]));
+  if (!parse_rows(st, m, fields[2], ends[2], line, err))
+    return false;
+  if (n == 4)
+    copy_field(m->note, sizeof m->note, fields[3],
+               (size_t)(ends[3] - fields[3]));
+  st->count++;
+  return true;
+}
+
+/* The folder of the list file, where NAME.mutant files live. */
+static void list_folder(const state *st, char *out, size_t cap) {
+  snprintf(out, cap, "%s", st->o.list_path);
+  char *slash = strrchr(out, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    snprintf(out, cap, ".");
+}
+
+static bool listed(const state *st, const char *name, size_t n) {
+  for (size_t i = 0; i < st->count; i++)
+    if (strlen(st->mutants[i].name) == n &&
+        strncmp(st->mutants[i].name, name, n) == 0)
+      return true;
+  return false;
+}
+
+static bool load_list(state *st, FILE *err) {
+  size_t length;
+  char *text = read_text(st->o.list_path, 1 << 20, &length);
+  if (!text) {
+    fprintf(err, "lctx mutants: --list: %s: %s\n", st->o.list_path,
+            strerror(errno));
+    return false;
+  }
+  bool ok = true;
+  int number = 0;
+  for (const char *line = text; ok && line < text + length;) {
+    const char *nl = memchr(line, '\n', (size_t)(text + length - line));
+    const char *end = nl ? nl : text + length;
+    number++;
+    const char *s = line, *e = end;
+    trim(&s, &e);
+    if (s < e && *s != '#')
+      ok = parse_line(st, line, end, number, err);
+    line = nl ? nl + 1 : text + length;
+  }
+  free(text);
+  if (!ok)
+    return false;
+  if (st->count == 0) {
+    fprintf(err, "lctx mutants: %s: no mutants listed\n", st->o.list_path);
+    return false;
+  }
+  /* Every listed mutant has its file, and every file is listed. */
+  char folder[PATH_CAP];
+  list_folder(st, folder, sizeof folder);
+  for (size_t i = 0; i < st->count; i++) {
+    char path[PATH_CAP + 80];
+    snprintf(path, sizeof path, "%s/%s.mutant", folder, st->mutants[i].name);
+    if (!is_file(path)) {
+      fprintf(err, "lctx mutants: %s:%d: %s is listed, but %s is missing\n",
+              st->o.list_path, st->mutants[i].line, st->mutants[i].name, path);
+      return false;
+    }
+  }
+  DIR *d = opendir(folder);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+    size_t n = strlen(e->d_name);
+    if (n > 7 && strcmp(e->d_name + n - 7, ".mutant") == 0 &&
+        !listed(st, e->d_name, n - 7)) {
+      fprintf(err,
+              "lctx mutants: %s/%s is not listed in %s (add one line: %.*s | "
+              "what is wrong | rows expected to catch it)\n",
+              folder, e->d_name, st->o.list_path, (int)(n - 7), e->d_name);
+      closedir(d);
+      return false;
+    }
+  }
+  if (d)
+    closedir(d);
+  return true;
+}
+
+/* Keeps only the mutants named in --only (comma-separated). */
+static bool select_only(state *st, FILE *err) {
+  if (!st->o.only)
+    return true;
+  bool keep[MAX_MUTANTS] = {false};
+  const char *s = st->o.only;
+  while (*s) {
+    const char *comma = strchr(s, ',');
+    size_t n = comma ? (size_t)(comma - s) : strlen(s);
+    bool found = false;
+    for (size_t i = 0; i < st->count; i++) {
+      if (strlen(st->mutants[i].name) == n &&
+          strncmp(st->mutants[i].name, s, n) == 0) {
+        keep[i] = found = true;
+      }
+    }
+    if (!found) {
+      fprintf(err, "lctx mutants: --only: no mutant '%.*s' in %s\n", (int)n, s,
+              st->o.list_path);
+      return false;
+    }
+    s = comma ? comma + 1 : s + n;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < st->count; i++)
+    if (keep[i])
+      st->mutants[k++] = st->mutants[i];
+  st->count = k;
+  return true;
+}
+
+static bool find_libraries(state *st, FILE *err) {
+  for (size_t i = 0; i < st->count; i++) {
+    mutant *m = &st->mutants[i];
+    snprintf(m->library, sizeof m->library, "%s/%s.so", st->o.dir, m->name);
+    if (!is_file(m->library)) {
+      fprintf(err,
+              "lctx mutants: %s: no such library; build the mutants first "
+              "(cmake --build --preset PRESET --target lctx_mutants), or "
+              "name their folder with --dir\n",
+              m->library);
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool expected_row(const mutant *m, const char *row) {
+  for (size_t i = 0; i < m->expected_count; i++)
+    if (strcmp(m->expected[i], row) == 0)
+      return true;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Conform
+//===----------------------------------------------------------------------===//
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Writes into `out` the name of the N-th .case file of the conformance
+ * cases in name order (conform's "cases case N"); false if none. */
+static bool case_file_name(size_t n, char *out, size_t cap) {
+  const char *dir = lctx_default_cases_path();
+  DIR *d = opendir(dir);
+  if (!d)
+    return false;
+  char *names[4096];
+  size_t count = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL && count < 4096;) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && strcmp(e->d_name + len - 5, ".case") == 0)
+      names[count++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, count, sizeof names[0], compare_names);
+  bool found = n < count && names[n];
+  if (found)
+    snprintf(out, cap, "%s", names[n]);
+  for (size_t i = 0; i < count; i++)
+    free(names[i]);
+  return found;
+}
+
+/* Writes conform's first failure, naming the case file for "cases case N,
+ * ...". */
+static void describe_failure(const char *verdict, const char *first, char *out,
+                             size_t cap) {
+  unsigned long n;
+  int used = 0;
+  char name[256];
+  if (sscanf(first, "cases case %lu,%n", &n, &used) == 1 && used > 0 &&
+      case_file_name(n, name, sizeof name))
+    snprintf(out, cap, "%s: %s,%s", verdict, name, first + used);
+  else
+    snprintf(out, cap, "%s: %s", verdict, first);
+}
+
+/* Runs `lctx conform --first-failure` on `library`, reports in `dir`. */
+static void run_conform(const char *library, const char *dir,
+                        const char *const *extra, int extra_count,
+                        kill_cell *k) {
+  memset(k, 0, sizeof *k);
+  char log_path[PATH_CAP + 32];
+  snprintf(log_path, sizeof log_path, "%s/conform.log", dir);
+  if (!lctx_mkdir_p(dir)) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
+    return;
+  }
+  FILE *log = fopen(log_path, "w");
+  if (!log) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail, "%s: %s", log_path, strerror(errno));
+    return;
+  }
+  char *argv[16];
+  int argc = 0;
+  argv[argc++] = "conform";
+  argv[argc++] = "--impl";
+  argv[argc++] = (char *)library;
+  argv[argc++] = "--report-dir";
+  argv[argc++] = (char *)dir;
+  argv[argc++] = "--quiet";
+  argv[argc++] = "--first-failure";
+  /* Small batches: conform judges the first cases sooner. */
+  argv[argc++] = "--batch";
+  argv[argc++] = "32";
+  for (int i = 0; i < extra_count; i++)
+    argv[argc++] = (char *)extra[i];
+  argv[argc] = NULL;
+  double start = now_seconds();
+  int code = lctx_cmd_conform(argc, argv, log, log);
+  k->seconds = k->wall = now_seconds() - start;
+  fclose(log);
+
+  char report[PATH_CAP + 32];
+  snprintf(report, sizeof report, "%s/report.json", dir);
+  json_error_t jerr;
+  json_t *j = code == LCTX_EXIT_USAGE ? NULL : json_load_file(report, 0, &jerr);
+  if (!j) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail,
+             "lctx conform exited with %d without a report; see %s", code,
+             log_path);
+    return;
+  }
+  json_t *ff = json_object_get(j, "first_failure");
+  if (ff) {
+    k->status = K_KILLED;
+    /* The time to the first failing verdict, from conform's start. */
+    json_t *seconds = json_object_get(ff, "seconds");
+    if (json_is_number(seconds))
+      k->seconds = json_number_value(seconds);
+    snprintf(k->row, sizeof k->row, "%s",
+             json_string_value(json_object_get(ff, "row"))
+                 ? json_string_value(json_object_get(ff, "row"))
+                 : "?");
+    const char *first = json_string_value(json_object_get(ff, "first"));
+    const char *verdict = json_string_value(json_object_get(ff, "verdict"));
+    describe_failure(verdict ? verdict : "?", first ? first : "", k->detail,
+                     sizeof k->detail);
+  } else if (code == LCTX_EXIT_OK) {
+    k->status = K_LIVED;
+    snprintf(k->detail, sizeof k->detail, "every operation passed");
+  } else {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail,
+             "lctx conform exited with %d and no failing verdict; see %s", code,
+             log_path);
+  }
+  json_decref(j);
+}
+
+//===----------------------------------------------------------------------===//
+// Fuzzing (fuzz_differential under libFuzzer)
+//===----------------------------------------------------------------------===//
+
+/* Reads `[libfuzzer]` options of <fuzzer>.options as -key=value arguments;
+ * a `dict` is taken relative to the options file. */
+static void load_fuzz_options(state *st) {
+  char path[PATH_CAP + 16];
+  snprintf(path, sizeof path, "%s.options", st->o.fuzzer);
+  char *text = read_text(path, 65536, NULL);
+  st->fuzz_arg_count = 0;
+  if (!text)
+    return;
+  char folder[PATH_CAP];
+  snprintf(folder, sizeof folder, "%s", st->o.fuzzer);
+  char *slash = strrchr(folder, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    snprintf(folder, sizeof folder, ".");
+  bool section = false;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    if (line[0] == '[') {
+      section = strncmp(line, "[libfuzzer]", 11) == 0;
+      continue;
+    }
+    char *eq = strchr(line, '=');
+    if (!section || !eq || line[0] == '#' || st->fuzz_arg_count == 16)
+      continue;
+    const char *ks = line, *ke = eq, *vs = eq + 1, *ve = eq + strlen(eq);
+    trim(&ks, &ke);
+    trim(&vs, &ve);
+    char *arg = st->fuzz_args[st->fuzz_arg_count++];
+    if ((size_t)(ke - ks) == 4 && strncmp(ks, "dict", 4) == 0 && *vs != '/')
+      snprintf(arg, PATH_CAP, "-dict=%s/%.*s", folder, (int)(ve - vs), vs);
+    else
+      snprintf(arg, PATH_CAP, "-%.*s=%.*s", (int)(ke - ks), ks, (int)(ve - vs),
+               vs);
+  }
+  free(text);
+}
+
+/* Copies the regular files at the top of `from` (not README.md, not hidden)
+ * into `to`. */
+static void copy_seeds(const char *from, const char *to) {
+  DIR *d = opendir(from);
+  if (!d)
+    return;
+  static char data[1 << 16];
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0)
+      continue;
+    char src[PATH_CAP + 256], dst[PATH_CAP + 256];
+    snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+    snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+    if (!is_file(src))
+      continue;
+    FILE *in = fopen(src, "rb");
+    if (!in)
+      continue;
+    size_t n = fread(data, 1, sizeof data, in);
+    fclose(in);
+    FILE *o = fopen(dst, "wb");
+    if (o) {
+      fwrite(data, 1, n, o);
+      fclose(o);
+    }
+  }
+  closedir(d);
+}
+
+/* Removes the regular files of a folder (a corpus from an earlier run). */
+static void empty_folder(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char path[PATH_CAP + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.' && is_file(path))
+      unlink(path);
+  }
+  closedir(d);
+}
+
+/* Runs the fuzzer with LCTX_DIFF_PLUGIN=library; returns the wait status
+ * (or -1), sets *seconds. Killed past `hard_limit` seconds. */
+static int spawn_fuzzer(const state *st, const char *library,
+                        const char *corpus, const char *artifacts,
+                        const char *log, double hard_limit, double *seconds) {
+  char time_arg[64], seed_arg[64], artifact_arg[PATH_CAP + 32];
+  snprintf(time_arg, sizeof time_arg, "-max_total_time=%.0f",
+           st->o.fuzz_seconds);
+  snprintf(seed_arg, sizeof seed_arg, "-seed=%lu", st->o.fuzz_seed);
+  snprintf(artifact_arg, sizeof artifact_arg, "-artifact_prefix=%s/",
+           artifacts);
+  char *args[32];
+  int n = 0;
+  args[n++] = (char *)st->o.fuzzer;
+  args[n++] = seed_arg;
+  args[n++] = time_arg;
+  args[n++] = "-timeout=10";
+  args[n++] = "-print_final_stats=1";
+  args[n++] = artifact_arg;
+  for (size_t i = 0; i < st->fuzz_arg_count; i++)
+    args[n++] = (char *)st->fuzz_args[i];
+  args[n++] = (char *)corpus;
+  args[n] = NULL;
+  double start = now_seconds();
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    int in = open("/dev/null", O_RDONLY);
+    if (in >= 0) {
+      dup2(in, 0);
+      close(in);
+    }
+    setenv("LCTX_DIFF_PLUGIN", library, 1);
+    execv(args[0], args);
+    _exit(127);
+  }
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+      break;
+    if (r < 0) {
+      status = -1;
+      break;
+    }
+    if (now_seconds() - start > hard_limit) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    struct timespec ts = {0, 20000000};
+    nanosleep(&ts, NULL);
+  }
+  *seconds = now_seconds() - start;
+  return status;
+}
+
+/* The spec rows the inputs of `corpus` reach, by the reference model. */
+static void rows_reached(const state *st, const mutant *m, const char *corpus,
+                         kill_cell *k) {
+  static lctx_oracle oracle;
+  static lctx_case c;
+  static uint8_t data[LCTX_CASE_BYTES_MAX + 16];
+  lctx_oracle_init(&oracle, &st->spec, lctx_engine_reference());
+  oracle.invariants = false;
+  size_t inputs = 0;
+  DIR *d = opendir(corpus);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+    char path[PATH_CAP + 256];
+    snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
+    if (e->d_name[0] == '.' || !is_file(path))
+      continue;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      continue;
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    lctx_case_decode(data, n, &c);
+    lctx_oracle_check_case(&oracle, &c);
+    inputs++;
+  }
+  if (d)
+    closedir(d);
+  size_t at = (size_t)snprintf(
+      k->reached, sizeof k->reached,
+      "its corpus of %zu inputs reached the expected rows:", inputs);
+  for (size_t i = 0; i < m->expected_count && at < sizeof k->reached; i++) {
+    const lctx_spec_row *row = lctx_spec_find(&st->spec, m->expected[i]);
+    size_t hits = row ? oracle.hits[row - st->spec.rows] : 0;
+    at += (size_t)snprintf(k->reached + at, sizeof k->reached - at,
+                           "%s %s in %zu operations", i ? "," : "",
+                           m->expected[i], hits);
+  }
+}
+
+/* Copies the text after `prefix` on the line where it occurs. */
+static bool line_after(const char *text, const char *prefix, char *out,
+                       size_t cap) {
+  const char *p = strstr(text, prefix);
+  if (!p)
+    return false;
+  p += strlen(prefix);
+  size_t n = strcspn(p, "\n");
+  copy_field(out, cap, p, n);
+  return true;
+}
+
+/* One bounded run of the fuzzer against `library` from `start`. */
+static void run_fuzz(const state *st, const mutant *m, const char *library,
+                     const char *dir, int start, kill_cell *k) {
+  memset(k, 0, sizeof *k);
+  char corpus[PATH_CAP + 32], artifacts[PATH_CAP + 32], log[PATH_CAP + 32];
+  snprintf(corpus, sizeof corpus, "%s/corpus", dir);
+  snprintf(artifacts, sizeof artifacts, "%s/artifacts", dir);
+  snprintf(log, sizeof log, "%s/fuzz.log", dir);
+  if (!lctx_mkdir_p(corpus) || !lctx_mkdir_p(artifacts)) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
+    return;
+  }
+  empty_folder(corpus);
+  empty_folder(artifacts);
+  if (start == START_SEEDS)
+    copy_seeds(st->seeds_dir, corpus);
+  int status = spawn_fuzzer(st, library, corpus, artifacts, log,
+                            st->o.fuzz_seconds + 60, &k->seconds);
+  size_t length;
+  char *text = read_text(log, 8u << 20, &length);
+  if (!text || status < 0) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail, "the fuzzer did not run; see %s",
+             log);
+    free(text);
+    return;
+  }
+  char units[64];
+  if (line_after(text, "stat::number_of_executed_units:", units, sizeof units))
+    k->execs = strtoull(units, NULL, 10);
+  char key[512];
+  const char *finding = strstr(text, "LCTX-FINDING ");
+  const char *inited = strstr(text, "INITED");
+  if (finding && line_after(finding, "LCTX-FINDING ", key, sizeof key)) {
+    snprintf(k->detail, sizeof k->detail, "%s", key);
+    k->by_seed = start == START_SEEDS && (!inited || inited > finding);
+    if (strncmp(key, "fuzz_differential/impl/", 23) == 0 ||
+        strncmp(key, "fuzz_differential/differ/", 25) == 0) {
+      k->status = K_KILLED;
+      const char *row = strstr(key, "row=");
+      if (row)
+        copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
+      k->row_expected = m && expected_row(m, k->row);
+    } else {
+      k->status = K_ERROR; /* the reference, or no implementation */
+    }
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    k->status = K_LIVED;
+    snprintf(k->detail, sizeof k->detail, "no finding in %.0f s",
+             st->o.fuzz_seconds);
+    if (m)
+      rows_reached(st, m, corpus, k);
+  } else {
+    /* A sanitizer report or a libFuzzer crash, timeout or OOM without our
+     * finding line: the mutant broke the process, which kills it. */
+    char line[512] = "";
+    const char *error = strstr(text, "ERROR: ");
+    if (!error)
+      error = strstr(text, "runtime error: ");
+    if (error) {
+      copy_field(line, sizeof line, error, strcspn(error, "\n"));
+      k->status = K_KILLED;
+      snprintf(k->row, sizeof k->row, "crash");
+      k->by_seed = start == START_SEEDS && (!inited || inited > error);
+      snprintf(k->detail, sizeof k->detail, "%s", line);
+    } else {
+      k->status = K_ERROR;
+      snprintf(k->detail, sizeof k->detail,
+               "the fuzzer ended (status %d) without a finding; see %s", status,
+               log);
+    }
+  }
+  free(text);
+}
+
+//===----------------------------------------------------------------------===//
+// The matrix
+//===----------------------------------------------------------------------===//
+
+static void cell(const kill_cell *k, bool fuzz, char *out, size_t cap) {
+  switch (k->status) {
+  case K_KILLED:
+    snprintf(out, cap, "%.2f s %s%s%s", k->seconds, k->row,
+             k->row_expected ? "" : "*", fuzz && k->by_seed ? " (seed)" : "");
+    return;
+  case K_LIVED:
+    snprintf(out, cap, "LIVED (%.0f s)", k->seconds);
+    return;
+  case K_ERROR:
+    snprintf(out, cap, "ERROR");
+    return;
+  case K_NOT_RUN:
+    snprintf(out, cap, "-");
+    return;
+  }
+}
+
+typedef struct tally {
+  size_t killed, total, slow;
+  double slowest;
+} tally;
+
+static tally tally_of(const state *st, int which) {
+  tally t = {0, 0, 0, 0};
+  for (size_t i = 0; i < st->count; i++) {
+    const kill_cell *k = which < 0 ? &st->conform[i] : &st->fuzz[i][which];
+    if (k->status == K_NOT_RUN)
+      continue;
+    t.total++;
+    if (k->status == K_KILLED) {
+      t.killed++;
+      if (k->seconds > t.slowest)
+        t.slowest = k->seconds;
+      if (which < 0 && k->seconds > st->o.limit)
+        t.slow++;
+    }
+  }
+  return t;
+}
+
+static double percent(tally t) {
+  return t.total ? 100.0 * (double)t.killed / (double)t.total : 0;
+}
+
+static void print_matrix(const state *st, FILE *out) {
+  fprintf(out, "\n%-30s %-22s", "mutant", "conform");
+  for (int s = 0; s < START_COUNT; s++)
+    if (st->o.fuzz_seconds > 0 && st->o.starts[s])
+      fprintf(out, " %-26s", START_TITLES[s]);
+  fprintf(out, "\n");
+  for (size_t i = 0; i < st->count; i++) {
+    char text[128];
+    cell(&st->conform[i], false, text, sizeof text);
+    fprintf(out, "%-30s %-22s", st->mutants[i].name, text);
+    for (int s = 0; s < START_COUNT; s++) {
+      if (st->o.fuzz_seconds > 0 && st->o.starts[s]) {
+        cell(&st->fuzz[i][s], true, text, sizeof text);
+        fprintf(out, " %-26s", text);
+      }
+    }
+    fprintf(out, "\n");
+  }
+  fprintf(out, "(time to kill, then the spec row that caught the mutant; * "
+               "a row the list does not expect; (seed) found while the seed "
+               "corpus ran)\n");
+}
+
+static json_t *kill_json(const kill_cell *k, bool fuzz) {
+  json_t *j = json_object();
+  json_object_set_new(j, "status", json_string(STATUS_NAMES[k->status]));
+  json_object_set_new(j, "seconds", json_real(k->seconds));
+  if (!fuzz)
+    json_object_set_new(j, "command_seconds", json_real(k->wall));
+  if (k->status == K_KILLED) {
+    json_object_set_new(j, "row", json_string(k->row));
+    json_object_set_new(j, "row_expected", json_boolean(k->row_expected));
+  }
+  json_object_set_new(j, "detail", json_string(k->detail));
+  if (fuzz) {
+    json_object_set_new(j, "by_seed", json_boolean(k->by_seed));
+    json_object_set_new(j, "inputs_run", json_integer((json_int_t)k->execs));
+    if (k->reached[0])
+      json_object_set_new(j, "reached", json_string(k->reached));
+  }
+  return j;
+}
+
+static bool write_json(const state *st, const char *path) {
+  json_t *j = json_object();
+  json_object_set_new(j, "lctx_version", json_string(LCTX_VERSION_STRING));
+  json_object_set_new(j, "spec_version", json_string(st->spec.version));
+  json_object_set_new(j, "conform_limit_seconds", json_real(st->o.limit));
+  json_object_set_new(j, "fuzz_seconds", json_real(st->o.fuzz_seconds));
+  json_object_set_new(j, "fuzz_seed",
+                      json_integer((json_int_t)st->o.fuzz_seed));
+  json_t *control = json_object();
+  if (st->o.control) {
+    json_object_set_new(control, "conform",
+                        kill_json(&st->control_conform, false));
+    for (int s = 0; s < START_COUNT; s++)
+      if (st->control_fuzz[s].status != K_NOT_RUN)
+        json_object_set_new(control, START_NAMES[s],
+                            kill_json(&st->control_fuzz[s], true));
+  }
+  json_object_set_new(j, "control", control);
+  json_t *list = json_array();
+  for (size_t i = 0; i < st->count; i++) {
+    const mutant *m = &st->mutants[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "description", json_string(m->description));
+    json_t *rows = json_array();
+    for (size_t r = 0; r < m->expected_count; r++)
+      json_array_append_new(rows, json_string(m->expected[r]));
+    json_object_set_new(o, "expected_rows", rows);
+    if (m->note[0])
+      json_object_set_new(o, "note", json_string(m->note));
+    json_object_set_new(o, "conform", kill_json(&st->conform[i], false));
+    json_t *fuzz = json_object();
+    for (int s = 0; s < START_COUNT; s++)
+      if (st->fuzz[i][s].status != K_NOT_RUN)
+        json_object_set_new(fuzz, START_NAMES[s],
+                            kill_json(&st->fuzz[i][s], true));
+    json_object_set_new(o, "fuzz_differential", fuzz);
+    json_array_append_new(list, o);
+  }
+  json_object_set_new(j, "mutants", list);
+  json_t *summary = json_object();
+  tally c = tally_of(st, -1);
+  json_t *cs = json_object();
+  json_object_set_new(cs, "killed", json_integer((json_int_t)c.killed));
+  json_object_set_new(cs, "total", json_integer((json_int_t)c.total));
+  json_object_set_new(cs, "over_limit", json_integer((json_int_t)c.slow));
+  json_object_set_new(cs, "slowest_seconds", json_real(c.slowest));
+  json_object_set_new(summary, "conform", cs);
+  for (int s = 0; s < START_COUNT; s++) {
+    tally t = tally_of(st, s);
+    if (!t.total)
+      continue;
+    json_t *fs = json_object();
+    json_object_set_new(fs, "killed", json_integer((json_int_t)t.killed));
+    json_object_set_new(fs, "total", json_integer((json_int_t)t.total));
+    json_object_set_new(fs, "percent", json_real(percent(t)));
+    json_object_set_new(summary, START_NAMES[s], fs);
+  }
+  json_object_set_new(j, "summary", summary);
+  int rc = json_dump_file(j, path, JSON_INDENT(2));
+  json_decref(j);
+  return rc == 0;
+}
+
+/* A Markdown table cell: no '|' or newline. */
+static void md_text(FILE *f, const char *s) {
+  for (; *s; s++)
+    fputs(*s == '|' ? "\\|" : *s == '\n' ? " " : (char[2]){*s, 0}, f);
+}
+
+static bool write_markdown(const state *st, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return false;
+  bool fuzz = st->o.fuzz_seconds > 0;
+  fprintf(f, "# Mutant kill matrix\n\n");
+  fprintf(f,
+          "lctx %s, spec %s. Conform: `lctx conform --first-failure`, kill "
+          "limit %.1f s.",
+          LCTX_VERSION_STRING, st->spec.version, st->o.limit);
+  if (fuzz)
+    fprintf(f,
+            " Fuzz: `fuzz_differential` (libFuzzer, one process, `-seed=%lu`) "
+            "for at most %.0f s per run.",
+            st->o.fuzz_seed, st->o.fuzz_seconds);
+  fprintf(f, "\n\nEach cell: time to kill and the spec row that caught the "
+             "mutant (`*`: a row the list does not expect; `(seed)`: found "
+             "while the seed corpus ran).\n\n");
+  fprintf(f, "| mutant | defect | conform |");
+  for (int s = 0; s < START_COUNT; s++)
+    if (fuzz && st->o.starts[s])
+      fprintf(f, " %s |", START_TITLES[s]);
+  fprintf(f, "\n|---|---|---|");
+  for (int s = 0; s < START_COUNT; s++)
+    if (fuzz && st->o.starts[s])
+      fprintf(f, "---|");
+  fprintf(f, "\n");
+  for (size_t i = 0; i < st->count; i++) {
+    char text[128];
+    fprintf(f, "| `%s` | ", st->mutants[i].name);
+    md_text(f, st->mutants[i].description);
+    cell(&st->conform[i], false, text, sizeof text);
+    fprintf(f, " | %s |", text);
+    for (int s = 0; s < START_COUNT; s++) {
+      if (fuzz && st->o.starts[s]) {
+        cell(&st->fuzz[i][s], true, text, sizeof text);
+        fprintf(f, " %s |", text);
+      }
+    }
+    fprintf(f, "\n");
+  }
+  tally c = tally_of(st, -1);
+  fprintf(f,
+          "\nConform killed %zu of %zu mutants (%.0f%%), the slowest in %.2f "
+          "s; %zu over the %.1f s limit.\n",
+          c.killed, c.total, percent(c), c.slowest, c.slow, st->o.limit);
+  for (int s = 0; s < START_COUNT; s++) {
+    tally t = tally_of(st, s);
+    if (!t.total)
+      continue;
+    fprintf(f,
+            "\n`fuzz_differential` %s killed %zu of %zu mutants (%.0f%%) "
+            "within %.0f s each.",
+            s == START_SEEDS ? "from its seed corpus" : "from an empty corpus",
+            t.killed, t.total, percent(t), st->o.fuzz_seconds);
+    bool any = false;
+    for (size_t i = 0; i < st->count; i++) {
+      const kill_cell *k = &st->fuzz[i][s];
+      if (k->status == K_KILLED || k->status == K_NOT_RUN)
+        continue;
+      if (!any)
+        fprintf(f, " Missed:\n\n");
+      any = true;
+      fprintf(f, "- `%s` (%s): ", st->mutants[i].name, STATUS_NAMES[k->status]);
+      md_text(f, st->mutants[i].note[0] ? st->mutants[i].note
+                                        : "no reason recorded in MUTANTS");
+      fprintf(f, ". ");
+      md_text(f, k->reached[0] ? k->reached : k->detail);
+      fprintf(f, ".\n");
+    }
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Options and the command
+//===----------------------------------------------------------------------===//
+
+static void usage(FILE *f) {
+  fprintf(
+      f,
+      "usage: lctx mutants [options]\n"
+      "  runs lctx conform (and with --fuzz, fuzz_differential) against every\n"
+      "  mutant of the example C plugin and prints the kill matrix\n"
+      "  --list FILE        the mutant list (default: the source tree's\n"
+      "                     conformance/mutants/MUTANTS)\n"
+      "  --dir DIR          the mutant libraries NAME.so (default: this "
+      "build's)\n"
+      "  --only A,B         only these mutants\n"
+      "  --out DIR          reports: mutants.json, mutants.md, conform/, "
+      "fuzz/\n"
+      "                     (default: build/mutants)\n"
+      "  --limit SECONDS    conform must kill each mutant within this "
+      "(default 1)\n"
+      "  --fuzz SECONDS     also run fuzz_differential for at most SECONDS "
+      "per mutant\n"
+      "                     and start (default 0: conform only)\n"
+      "  --fuzz-start seeds|empty|both   the starting corpus (default both)\n"
+      "  --fuzz-min PERCENT the fuzzer must kill this share (default 90)\n"
+      "  --fuzz-seed N      libFuzzer's -seed (default 1)\n"
+      "  --fuzzer PATH      the libFuzzer fuzz_differential binary (default:\n"
+      "                     build/fuzz/fuzzers/fuzz_differential of the "
+      "source tree)\n"
+      "  --plugin LIB       the unmutated plugin for the control runs "
+      "(default:\n"
+      "                     this build's example plugin)\n"
+      "  --no-control       skip the control runs\n"
+      "exit: 0 every mutant killed as required, 1 a mutant lived (or conform\n"
+      "took longer than the limit, or the fuzzer killed too few, or a control\n"
+      "run failed), 2 bad usage or input\n");
+}
+
+static bool parse_seconds(const char *v, double min, double max, double *out) {
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (*v == '\0' || *end != '\0' || errno || !(d >= min) || d > max)
+    return false;
+  *out = d;
+  return true;
+}
+
+static bool parse_options(int argc, char **argv, options *o, FILE *out,
+                          FILE *err, int *code) {
+  static char list_default[PATH_CAP];
+  static char fuzzer_default[PATH_CAP];
+  snprintf(list_default, sizeof list_default, "%s/conformance/mutants/MUTANTS",
+           LCTX_SOURCE_DIR);
+  snprintf(fuzzer_default, sizeof fuzzer_default,
+           "%s/build/fuzz/fuzzers/fuzz_differential", LCTX_SOURCE_DIR);
+  memset(o, 0, sizeof *o);
+  o->list_path = list_default;
+  o->dir = LCTX_MUTANTS_DIR;
+  o->out_dir = "build/mutants";
+  o->fuzzer = fuzzer_default;
+  o->plugin = LCTX_EXAMPLE_PLUGIN;
+  o->limit = 1;
+  o->fuzz_min = 90;
+  o->fuzz_seed = 1;
+  o->starts[START_SEEDS] = o->starts[START_EMPTY] = true;
+  o->control = true;
+  *code = LCTX_EXIT_USAGE;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0) {
+      usage(out);
+      *code = LCTX_EXIT_OK;
+      return false;
+    }
+    if (strcmp(a, "--no-control") == 0) {
+      o->control = false;
+      continue;
+    }
+    bool known = strcmp(a, "--list") == 0 || strcmp(a, "--dir") == 0 ||
+                 strcmp(a, "--only") == 0 || strcmp(a, "--out") == 0 ||
+                 strcmp(a, "--limit") == 0 || strcmp(a, "--fuzz") == 0 ||
+                 strcmp(a, "--fuzz-start") == 0 ||
+                 strcmp(a, "--fuzz-min") == 0 ||
+                 strcmp(a, "--fuzz-seed") == 0 || strcmp(a, "--fuzzer") == 0 ||
+                 strcmp(a, "--plugin") == 0;
+    if (!known) {
+      fprintf(err, "lctx mutants: unknown option '%s'\n", a);
+      usage(err);
+      return false;
+    }
+    if (i + 1 >= argc) {
+      fprintf(err, "lctx mutants: %s needs a value\n", a);
+      usage(err);
+      return false;
+    }
+    const char *v = argv[++i];
+    if (strcmp(a, "--list") == 0) {
+      o->list_path = v;
+    } else if (strcmp(a, "--dir") == 0) {
+      o->dir = v;
+    } else if (strcmp(a, "--only") == 0) {
+      o->only = v;
+    } else if (strcmp(a, "--out") == 0) {
+      o->out_dir = v;
+    } else if (strcmp(a, "--fuzzer") == 0) {
+      o->fuzzer = v;
+    } else if (strcmp(a, "--plugin") == 0) {
+      o->plugin = v;
+    } else if (strcmp(a, "--limit") == 0) {
+      if (!parse_seconds(v, 0.001, 3600, &o->limit)) {
+        fprintf(err,
+                "lctx mutants: --limit: '%s' is not a number of seconds "
+                "(0.001 to 3600)\n",
+                v);
+        return false;
+      }
+    } else if (strcmp(a, "--fuzz") == 0) {
+      if (!parse_seconds(v, 0, 86400, &o->fuzz_seconds) ||
+          (o->fuzz_seconds > 0 && o->fuzz_seconds < 1)) {
+        fprintf(err,
+                "lctx mutants: --fuzz: '%s' is not a number of seconds (0 "
+                "for no fuzzing, else 1 to 86400)\n",
+                v);
+        return false;
+      }
+    } else if (strcmp(a, "--fuzz-min") == 0) {
+      if (!parse_seconds(v, 0, 100, &o->fuzz_min)) {
+        fprintf(err,
+                "lctx mutants: --fuzz-min: '%s' is not a percentage (0 to "
+                "100)\n",
+                v);
+        return false;
+      }
+    } else if (strcmp(a, "--fuzz-seed") == 0) {
+      char *end;
+      errno = 0;
+      unsigned long n = strtoul(v, &end, 10);
+      if (*v == '\0' || *end || errno || v[0] == '-' || n > 4294967295ul) {
+        fprintf(err, "lctx mutants: --fuzz-seed: '%s' is not a seed\n", v);
+        return false;
+      }
+      o->fuzz_seed = n;
+    } else if (strcmp(a, "--fuzz-start") == 0) {
+      bool seeds = strcmp(v, "seeds") == 0, empty = strcmp(v, "empty") == 0,
+           both = strcmp(v, "both") == 0;
+      if (!seeds && !empty && !both) {
+        fprintf(err,
+                "lctx mutants: --fuzz-start: '%s' is not seeds, empty or "
+                "both\n",
+                v);
+        return false;
+      }
+      o->starts[START_SEEDS] = seeds || both;
+      o->starts[START_EMPTY] = empty || both;
+    }
+  }
+  return true;
+}
+
+/* One result as it comes; for a control run, living is passing. */
+static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
+                            bool fuzz, bool control) {
+  char text[128];
+  if (control && k->status == K_LIVED)
+    snprintf(text, sizeof text, "survived (%.2f s): good", k->seconds);
+  else
+    cell(k, fuzz, text, sizeof text);
+  bool detail = k->status == K_ERROR || k->status == K_KILLED;
+  fprintf(out, "  %-24s %s%s%s\n", what, text, detail ? ": " : "",
+          detail ? k->detail : "");
+  fflush(out);
+}
+
+int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
+  static state st;
+  memset(&st, 0, sizeof st);
+  int code;
+  if (!parse_options(argc, argv, &st.o, out, err, &code))
+    return code;
+  char e[1024];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_spec_load(lctx_default_spec_path(), &st.spec, &eb)) {
+    fprintf(err, "lctx mutants: %s\n", e);
+    return LCTX_EXIT_USAGE;
+  }
+  if (!load_list(&st, err) || !select_only(&st, err) ||
+      !find_libraries(&st, err))
+    return LCTX_EXIT_USAGE;
+  if (st.o.control && !is_file(st.o.plugin)) {
+    fprintf(err,
+            "lctx mutants: --plugin: %s: no such library (or give "
+            "--no-control)\n",
+            st.o.plugin);
+    return LCTX_EXIT_USAGE;
+  }
+  bool fuzz = st.o.fuzz_seconds > 0;
+  if (fuzz) {
+    if (!is_file(st.o.fuzzer) || access(st.o.fuzzer, X_OK) != 0) {
+      fprintf(err,
+              "lctx mutants: --fuzzer: %s: no libFuzzer build of "
+              "fuzz_differential (build it with: cmake --preset fuzz && "
+              "cmake --build --preset fuzz)\n",
+              st.o.fuzzer);
+      return LCTX_EXIT_USAGE;
+    }
+    load_fuzz_options(&st);
+    snprintf(st.seeds_dir, sizeof st.seeds_dir,
+             "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
+    if (st.o.starts[START_SEEDS] && !is_dir(st.seeds_dir)) {
+      fprintf(err, "lctx mutants: %s: no seed corpus\n", st.seeds_dir);
+      return LCTX_EXIT_USAGE;
+    }
+  }
+  if (!lctx_mkdir_p(st.o.out_dir)) {
+    fprintf(err, "lctx mutants: --out: %s: %s\n", st.o.out_dir,
+            strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+
+  fprintf(out, "lctx mutants: %zu mutants (%s), conform kill limit %.3g s%s\n",
+          st.count, st.o.list_path, st.o.limit,
+          fuzz ? ", with fuzz_differential" : "");
+  if (fuzz)
+    fprintf(out, "  fuzzing: %s, %.0f s per run, -seed=%lu\n", st.o.fuzzer,
+            st.o.fuzz_seconds, st.o.fuzz_seed);
+  fflush(out);
+  char dir[PATH_CAP + 256];
+
+  /* The control: the unmutated plugin passes what kills the mutants. */
+  bool control_ok = true;
+  if (st.o.control) {
+    fprintf(out, "control: the unmutated plugin %s\n", st.o.plugin);
+    snprintf(dir, sizeof dir, "%s/conform/control", st.o.out_dir);
+    static const char *const quick[] = {"--no-domain", "--random", "1000"};
+    run_conform(st.o.plugin, dir, quick, 3, &st.control_conform);
+    print_kill_line(out, "conform (cases, 1000 random)", &st.control_conform,
+                    false, true);
+    control_ok = st.control_conform.status == K_LIVED;
+    for (int s = 0; fuzz && s < START_COUNT; s++) {
+      if (!st.o.starts[s])
+        continue;
+      snprintf(dir, sizeof dir, "%s/fuzz/control/%s", st.o.out_dir,
+               START_NAMES[s]);
+      run_fuzz(&st, NULL, st.o.plugin, dir, s, &st.control_fuzz[s]);
+      print_kill_line(out, START_TITLES[s], &st.control_fuzz[s], true, true);
+      control_ok = control_ok && st.control_fuzz[s].status == K_LIVED;
+    }
+    if (!control_ok)
+      fprintf(out, "control: FAILED: the unmutated plugin does not survive, "
+                   "so kills prove nothing\n");
+  }
+
+  for (size_t i = 0; i < st.count; i++) {
+    mutant *m = &st.mutants[i];
+    fprintf(out, "%s: %s\n", m->name, m->description);
+    snprintf(dir, sizeof dir, "%s/conform/%s", st.o.out_dir, m->name);
+    run_conform(m->library, dir, NULL, 0, &st.conform[i]);
+    st.conform[i].row_expected = expected_row(m, st.conform[i].row);
+    print_kill_line(out, "conform", &st.conform[i], false, false);
+    for (int s = 0; fuzz && s < START_COUNT; s++) {
+      if (!st.o.starts[s])
+        continue;
+      snprintf(dir, sizeof dir, "%s/fuzz/%s/%s", st.o.out_dir, m->name,
+               START_NAMES[s]);
+      run_fuzz(&st, m, m->library, dir, s, &st.fuzz[i][s]);
+      print_kill_line(out, START_TITLES[s], &st.fuzz[i][s], true, false);
+    }
+  }
+
+  print_matrix(&st, out);
+  char json_path[PATH_CAP + 32], md_path[PATH_CAP + 32];
+  snprintf(json_path, sizeof json_path, "%s/mutants.json", st.o.out_dir);
+  snprintf(md_path, sizeof md_path, "%s/mutants.md", st.o.out_dir);
+  bool written = write_json(&st, json_path) && write_markdown(&st, md_path);
+
+  bool errors = false;
+  tally c = tally_of(&st, -1);
+  fprintf(out,
+          "\nconform: killed %zu of %zu (slowest %.2f s; %zu over the "
+          "%.3g s limit)\n",
+          c.killed, c.total, c.slowest, c.slow, st.o.limit);
+  for (size_t i = 0; i < st.count; i++) {
+    const kill_cell *k = &st.conform[i];
+    errors = errors || k->status == K_ERROR;
+    if (k->status != K_KILLED)
+      fprintf(out, "  %s %s: %s\n", st.mutants[i].name, STATUS_NAMES[k->status],
+              k->detail);
+    else if (k->seconds > st.o.limit)
+      fprintf(out, "  %s killed only after %.2f s\n", st.mutants[i].name,
+              k->seconds);
+  }
+  bool fuzz_short = false;
+  for (int s = 0; fuzz && s < START_COUNT; s++) {
+    tally t = tally_of(&st, s);
+    if (!t.total)
+      continue;
+    bool enough = percent(t) >= st.o.fuzz_min;
+    fuzz_short = fuzz_short || !enough;
+    fprintf(out,
+            "fuzz_differential %s: killed %zu of %zu (%.0f%%, required "
+            "%.0f%%)\n",
+            s == START_SEEDS ? "from seeds" : "from an empty corpus", t.killed,
+            t.total, percent(t), st.o.fuzz_min);
+    for (size_t i = 0; i < st.count; i++) {
+      const kill_cell *k = &st.fuzz[i][s];
+      errors = errors || k->status == K_ERROR;
+      if (k->status == K_KILLED)
+        continue;
+      fprintf(out, "  missed %s: %s (%s)\n", st.mutants[i].name,
+              st.mutants[i].note[0] ? st.mutants[i].note
+                                    : "no reason recorded in the list",
+              k->reached[0] ? k->reached : k->detail);
+    }
+  }
+  fprintf(out, "reports: %s, %s%s\n", json_path, md_path,
+          written ? "" : " (COULD NOT BE WRITTEN)");
+  bool pass = control_ok && !errors && written && c.killed == c.total &&
+              c.slow == 0 && !fuzz_short;
+  fprintf(out, "result: %s\n", pass ? "PASS" : "FAIL");
+  return pass ? LCTX_EXIT_OK : LCTX_EXIT_VIOLATIONS;
+}

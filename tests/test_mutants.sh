@@ -1,0 +1,158 @@
+#!/bin/sh
+# test_mutants.sh - pins the mutant machinery on bad input:
+#   - a mutant file whose snippet does not occur in the plugin, occurs twice,
+#     lacks a marker, or has stray text stops cmake/LctxMutantApply.cmake
+#     with a message naming the file and what is wrong;
+#   - bad `lctx mutants` command lines and lists exit 2 with a message
+#     (FILE:LINE:COL for a bad list line);
+#   - a mutant that conform kills, but not within --limit, fails (exit 1),
+#     and --only picks mutants, writing mutants.json and mutants.md.
+# Usage: test_mutants.sh LCTX SOURCE_DIR
+set -u
+LCTX=$1
+SRC=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# 1. Bad mutant files: the build step fails and names the file.
+apply() {
+  printf '%s' "$2" >"$tmp/$1.mutant"
+  cmake -DMUTANT="$tmp/$1.mutant" \
+    -DSOURCE="$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" \
+    -DOUT="$tmp/$1.c" -P "$SRC/cmake/LctxMutantApply.cmake" >"$tmp/$1.out" 2>&1
+  echo $? >"$tmp/$1.rc"
+}
+expect_apply_error() {
+  name=$1
+  pattern=$2
+  [ "$(cat "$tmp/$name.rc")" != 0 ] || fail "$name: applying did not fail"
+  [ ! -e "$tmp/$name.c" ] || fail "$name: a mutated source was written"
+  tr '\n' ' ' <"$tmp/$name.out" | tr -s ' ' | grep -q "mutant $tmp/$name.mutant: $pattern" ||
+    fail "$name: no message '$pattern': $(cat "$tmp/$name.out")"
+}
+apply nomatch '# a typo
+@@ find
+  if (platform_count > 11) {
+@@ replace
+  if (platform_count > 0) {
+@@ end
+'
+expect_apply_error nomatch "the text after '@@ find' does not occur in lctx_example_plugin.c"
+apply twice '@@ find
+    if (i > 0)
+@@ replace
+    if (i > 1)
+@@ end
+'
+expect_apply_error twice "the text after '@@ find' occurs more than once"
+apply noend '@@ find
+  if (platform_count > 1) {
+@@ replace
+  if (platform_count > 0) {
+'
+expect_apply_error noend "no line '@@ end'"
+apply stray 'B1 off by one
+@@ find
+  if (platform_count > 1) {
+@@ replace
+  if (platform_count > 0) {
+@@ end
+'
+expect_apply_error stray "before '@@ find' only comment lines"
+apply same '@@ find
+  if (platform_count > 1) {
+@@ replace
+  if (platform_count > 1) {
+@@ end
+'
+expect_apply_error same "the replacement equals the text it replaces"
+# ... and a good one applies, changing exactly that text.
+apply good '# B1 off by one
+@@ find
+  if (platform_count > 1) {
+@@ replace
+  if (platform_count > 0) {
+@@ end
+'
+[ "$(cat "$tmp/good.rc")" = 0 ] || fail "good mutant: $(cat "$tmp/good.out")"
+[ "$(diff "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/good.c" |
+  grep -c '^[<>]')" = 3 ] || fail "good mutant: not exactly one line changed (plus the header)"
+
+# 2. Bad command lines and lists: exit 2 with a message.
+mutants() {
+  name=$1
+  shift
+  "$LCTX" mutants --out "$tmp/out-$name" "$@" >"$tmp/$name.out" 2>&1
+  echo $? >"$tmp/$name.rc"
+}
+expect_usage() {
+  name=$1
+  pattern=$2
+  [ "$(cat "$tmp/$name.rc")" = 2 ] || fail "$name: exit $(cat "$tmp/$name.rc"), want 2"
+  grep -q -- "$pattern" "$tmp/$name.out" ||
+    fail "$name: no message '$pattern': $(head -3 "$tmp/$name.out")"
+}
+mutants unknown --frobnicate
+expect_usage unknown "lctx mutants: unknown option '--frobnicate'"
+mutants novalue --fuzz
+expect_usage novalue "lctx mutants: --fuzz needs a value"
+mutants badfuzz --fuzz soon
+expect_usage badfuzz "lctx mutants: --fuzz: 'soon' is not a number of seconds"
+mutants badlimit --limit 0
+expect_usage badlimit "lctx mutants: --limit: '0' is not a number of seconds"
+mutants badstart --fuzz-start middle
+expect_usage badstart "lctx mutants: --fuzz-start: 'middle' is not seeds, empty or both"
+mutants badmin --fuzz-min 101
+expect_usage badmin "lctx mutants: --fuzz-min: '101' is not a percentage"
+mutants badonly --only mg-b1-gt0,no-such-mutant
+expect_usage badonly "lctx mutants: --only: no mutant 'no-such-mutant'"
+mutants nolist --list "$tmp/none/MUTANTS"
+expect_usage nolist "lctx mutants: --list: $tmp/none/MUTANTS: No such file or directory"
+mutants nolib --dir "$tmp" --only mg-b1-gt0
+expect_usage nolib "lctx mutants: $tmp/mg-b1-gt0.so: no such library"
+mutants nofuzzer --only mg-b1-gt0 --fuzz 5 --fuzzer "$tmp/no-fuzzer"
+expect_usage nofuzzer "lctx mutants: --fuzzer: $tmp/no-fuzzer: no libFuzzer build"
+
+mkdir "$tmp/list"
+printf '%s\n' '# comment' 'one | a defect | MG-001' >"$tmp/list/MUTANTS"
+: >"$tmp/list/one.mutant"
+: >"$tmp/list/two.mutant"
+mutants unlisted --list "$tmp/list/MUTANTS"
+expect_usage unlisted "two.mutant is not listed in $tmp/list/MUTANTS"
+rm "$tmp/list/two.mutant"
+printf '%s\n' 'one | a defect | MG-001' '' 'two | no rows' >"$tmp/list/MUTANTS"
+mutants fields --list "$tmp/list/MUTANTS"
+expect_usage fields "$tmp/list/MUTANTS:3:14: expected NAME | description | rows, found 2 fields"
+printf '%s\n' 'one | a defect | MG-001, MG-999' >"$tmp/list/MUTANTS"
+mutants badrow --list "$tmp/list/MUTANTS"
+expect_usage badrow "$tmp/list/MUTANTS:1:26: unknown spec row 'MG-999'"
+printf '%s\n' 'One | a defect | MG-001' >"$tmp/list/MUTANTS"
+mutants badname --list "$tmp/list/MUTANTS"
+expect_usage badname "$tmp/list/MUTANTS:1:1: 'One' is not a mutant name"
+printf '%s\n' 'one | a defect | MG-001' 'one | again | MG-002' >"$tmp/list/MUTANTS"
+mutants twice --list "$tmp/list/MUTANTS"
+expect_usage twice "$tmp/list/MUTANTS:2:1: one is listed twice (line 1)"
+printf '%s\n' 'one | a defect | MG-001' 'three | missing file | MG-002' >"$tmp/list/MUTANTS"
+mutants nofile --list "$tmp/list/MUTANTS"
+expect_usage nofile "$tmp/list/MUTANTS:2: three is listed, but $tmp/list/three.mutant is missing"
+
+# 3. A kill slower than --limit fails (exit 1) and is named; --only runs
+#    just the mutants named and writes both reports.
+mutants slow --only mg-b1-gt0,fmt-list-no-space --no-control --limit 0.001
+[ "$(cat "$tmp/slow.rc")" = 1 ] || fail "slow: exit $(cat "$tmp/slow.rc"), want 1"
+grep -q "mg-b1-gt0 killed only after" "$tmp/slow.out" || fail "slow: the slow kill is not named"
+grep -q "conform: killed 2 of 2" "$tmp/slow.out" || fail "slow: not 2 of 2 killed: $(tail -5 "$tmp/slow.out")"
+grep -q '"name": "fmt-list-no-space"' "$tmp/out-slow/mutants.json" || fail "slow: mutants.json lacks the mutant"
+grep -q '^| `mg-b1-gt0` |' "$tmp/out-slow/mutants.md" || fail "slow: mutants.md lacks the mutant"
+[ "$(grep -c '"name"' "$tmp/out-slow/mutants.json")" = 2 ] || fail "slow: --only did not select 2 mutants"
+
+if [ "$failures" -gt 0 ]; then
+  echo "test_mutants.sh: $failures failure(s)"
+  exit 1
+fi
+echo "test_mutants.sh: all passed"
