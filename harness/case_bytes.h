@@ -124,8 +124,8 @@
  *                   has_backend);
  *            and a lowering operation (bit 5 set) goes on with
  *              PRIMITIVE primitive;
- *              BYTE rule selector k: the rule k % r of the case, counting
- *                   the rules kept (register_lowering's rule;
+ *              BYTE rule selector k: the case's rule k % c, c the number
+ *                   of rules kept (register_lowering's rule;
  *                   lower_per_platform's override when has_override);
  *              BYTE narrow count m = b % 17, then m NAME platforms,
  *                   stopping early at the end of the input
