@@ -42,6 +42,34 @@ static const char *const PLATFORMS[] = {
 };
 #define PLATFORMS_COUNT (sizeof PLATFORMS / sizeof PLATFORMS[0])
 
+/* The lowering parts: rule names, primitives, raise_if_multi messages and
+ * compute types, each a selector below TEXT_LITERAL or a literal. */
+#define TEXT_LITERAL 192
+static const char *const RULE_NAMES[] = {
+    "r0",    "r1",    "r2",    "r3",        "r4",     "r5",
+    "r6",    "r7",    "P.cpu", "P.cuda",    "P.rocm", "P.tpu",
+    "P.gpu", "Q.cpu", "Q.gpu", "P.default",
+};
+#define RULE_NAME_COUNT (sizeof RULE_NAMES / sizeof RULE_NAMES[0])
+
+static const char *const PRIMITIVES[] = {"P", "Q", "R", "S"};
+#define PRIMITIVE_COUNT (sizeof PRIMITIVES / sizeof PRIMITIVES[0])
+
+static const char *const RAISE_MESSAGES[] = {
+    "",
+    "boom",
+    "multi-platform lowering is not supported",
+    "'\"\\",
+};
+#define RAISE_MESSAGE_COUNT (sizeof RAISE_MESSAGES / sizeof RAISE_MESSAGES[0])
+
+static const char *const COMPUTE_TYPES[] = {"", "device_host", "device",
+                                            "tpu_sparsecore"};
+#define COMPUTE_TYPE_COUNT (sizeof COMPUTE_TYPES / sizeof COMPUTE_TYPES[0])
+
+/* The operation kind byte: bit 5 marks a lowering operation. */
+#define OP_LOWERING (1u << 5)
+
 #define PRIORITY_EXPLICIT 240
 static const int PRIORITIES[] = {
     0,     1,   -1,  2,   300, 400, -1000,   -999,
@@ -53,6 +81,11 @@ _Static_assert(NAME_LITERAL % NAME_COUNT == 0, "uniform name selectors");
 _Static_assert(MESSAGE_LITERAL % MESSAGE_COUNT == 0, "uniform messages");
 _Static_assert(PLATFORMS_LITERAL % PLATFORMS_COUNT == 0, "uniform configs");
 _Static_assert(PRIORITY_EXPLICIT % PRIORITY_COUNT == 0, "uniform priorities");
+_Static_assert(TEXT_LITERAL % RULE_NAME_COUNT == 0, "uniform rule names");
+_Static_assert(TEXT_LITERAL % PRIMITIVE_COUNT == 0, "uniform primitives");
+_Static_assert(TEXT_LITERAL % RAISE_MESSAGE_COUNT == 0, "uniform raises");
+_Static_assert(TEXT_LITERAL % COMPUTE_TYPE_COUNT == 0, "uniform types");
+_Static_assert(256 - TEXT_LITERAL == LCTX_MAX_NAME + 1, "text lengths");
 _Static_assert(256 - NAME_LITERAL == LCTX_MAX_NAME + 1, "name lengths");
 _Static_assert(256 - MESSAGE_LITERAL == LCTX_MAX_MESSAGE + 1, "messages");
 _Static_assert(LCTX_MAX_PLATFORMS_CONFIG == 255, "one length byte");
@@ -127,6 +160,150 @@ static void read_platforms_config(reader *r, char *dst) {
   read_literal(r, next(r), dst);
 }
 
+static bool valid(const lctx_case *c) {
+  char storage[256];
+  lctx_buf e;
+  lctx_buf_init(&e, storage, sizeof storage);
+  return lctx_case_validate(c, &e);
+}
+
+static void read_action(reader *r, lctx_case_action *a) {
+  memset(a, 0, sizeof *a);
+  uint8_t flags = next(r);
+  a->kind = (lctx_lowering_action_kind)((flags & 7) % 7);
+  bool raise = a->kind == LCTX_ACTION_RAISE_IF_MULTI;
+  bool lower = a->kind == LCTX_ACTION_LOWER_FUN;
+  read_from(r, a->text, raise ? RAISE_MESSAGES : PRIMITIVES,
+            raise ? RAISE_MESSAGE_COUNT : PRIMITIVE_COUNT, TEXT_LITERAL);
+  read_from(r, a->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT,
+            TEXT_LITERAL);
+  a->optional = (a->kind == LCTX_ACTION_GET_BACKEND ||
+                 a->kind == LCTX_ACTION_GUARDED_GET_BACKEND) &&
+                ((flags >> 3) & 1);
+  a->has_compute_type = lower && ((flags >> 4) & 1);
+  if (!raise && !lower)
+    memset(a->text, 0, sizeof a->text);
+  if (!a->has_compute_type)
+    memset(a->compute_type, 0, sizeof a->compute_type);
+}
+
+/* Reads rule `out->rule_count` and keeps it unless its name is empty or
+ * repeated; lower_fun actions that break lctx_case_validate (a ninth
+ * primitive name) become markers, the last first. */
+static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
+  lctx_case_rule *rule = &out->rules[out->rule_count];
+  memset(rule, 0, sizeof *rule);
+  read_from(r, rule->name, RULE_NAMES, RULE_NAME_COUNT, TEXT_LITERAL);
+  size_t actions = next(r) % (LCTX_CASE_MAX_ACTIONS + 1);
+  for (size_t k = 0; k < actions && !exhausted(r); k++)
+    read_action(r, &rule->actions[rule->action_count++]);
+  if (rule->name[0] == '\0' || lctx_case_rule_find(out, rule->name) >= 0) {
+    memset(rule, 0, sizeof *rule);
+    return;
+  }
+  out->rule_count++;
+  for (size_t k = rule->action_count; k-- > 0 && !valid(out);) {
+    lctx_case_action *a = &rule->actions[k];
+    if (a->kind == LCTX_ACTION_LOWER_FUN) {
+      memset(a, 0, sizeof *a);
+      a->kind = LCTX_ACTION_EMIT_MARKER;
+    }
+  }
+  if (!valid(out)) { /* not reached: no operation binds a rule yet */
+    memset(rule, 0, sizeof *rule);
+    out->rule_count--;
+    return;
+  }
+  spans->rule_end[out->rule_count - 1] = r->pos;
+}
+
+/* Reads operation `out->op_count`; keeps it unless it is a lowering
+ * operation that cannot be made valid (see case_bytes.h). */
+static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
+  lctx_case_op *op = &out->ops[out->op_count];
+  memset(op, 0, sizeof *op);
+  uint8_t kind = next(r);
+  bool lowering = kind & OP_LOWERING;
+  op->kind = !lowering  ? (lctx_op_kind)(kind & 3)
+             : kind & 1 ? LCTX_OP_LOWER_PER_PLATFORM
+                        : LCTX_OP_REGISTER_LOWERING;
+  read_name(r, op->arg);
+  size_t platforms = next(r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
+  for (size_t k = 0; k < platforms && !exhausted(r); k++)
+    read_name(r, op->platforms[op->platform_count++]);
+  read_name(r, op->backend);
+  int rule = -1;
+  if (lowering) {
+    read_from(r, op->primitive, PRIMITIVES, PRIMITIVE_COUNT, TEXT_LITERAL);
+    uint8_t selector = next(r);
+    if (out->rule_count > 0)
+      rule = (int)(selector % out->rule_count);
+    size_t narrow = next(r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
+    for (size_t k = 0; k < narrow && !exhausted(r); k++)
+      read_name(r, op->narrow[op->narrow_count++]);
+    read_from(r, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT,
+              TEXT_LITERAL);
+  }
+  /* Clear what the kind does not use (case.h: unused fields are zero). */
+  bool reg = op->kind == LCTX_OP_REGISTER_LOWERING;
+  bool lower = op->kind == LCTX_OP_LOWER_PER_PLATFORM;
+  op->has_arg =
+      op->kind == LCTX_OP_CANONICALIZE ||
+      ((op->kind == LCTX_OP_XLA_GET_BACKEND || reg) && ((kind >> 2) & 1));
+  if (!op->has_arg)
+    memset(op->arg, 0, sizeof op->arg);
+  if (op->kind == LCTX_OP_MODULE_GET_BACKEND || lower) {
+    op->has_backend = (kind >> 3) & 1;
+  } else {
+    memset(op->platforms, 0, sizeof op->platforms);
+    op->platform_count = 0;
+  }
+  if (!op->has_backend)
+    memset(op->backend, 0, sizeof op->backend);
+  if (op->kind == LCTX_OP_MODULE_GET_BACKEND)
+    op->optional = (kind >> 4) & 1;
+  if (lower) {
+    op->has_compute_type = (kind >> 1) & 1;
+    op->x64 = (kind >> 4) & 1;
+    op->has_narrow = (kind >> 6) & 1;
+    op->has_override = ((kind >> 7) & 1) && rule >= 0;
+  }
+  if (!op->has_narrow) {
+    memset(op->narrow, 0, sizeof op->narrow);
+    op->narrow_count = 0;
+  }
+  if (!op->has_compute_type)
+    memset(op->compute_type, 0, sizeof op->compute_type);
+  if (reg && rule >= 0)
+    memcpy(op->rule, out->rules[rule].name, sizeof op->rule);
+  if (op->has_override)
+    memcpy(op->override, out->rules[rule].name, sizeof op->override);
+  if (reg && rule < 0) {
+    memset(op, 0, sizeof *op);
+    return;
+  }
+  out->op_count++;
+  if (lower && !valid(out)) {
+    op->has_override = false;
+    memset(op->override, 0, sizeof op->override);
+    if (!valid(out)) {
+      op->has_narrow = false;
+      memset(op->narrow, 0, sizeof op->narrow);
+      op->narrow_count = 0;
+    }
+    while (op->platform_count > 0 && !valid(out)) {
+      op->platform_count--;
+      memset(op->platforms[op->platform_count], 0, sizeof op->platforms[0]);
+    }
+  }
+  if ((reg || lower) && !valid(out)) {
+    memset(op, 0, sizeof *op);
+    out->op_count--;
+    return;
+  }
+  spans->op_end[out->op_count - 1] = r->pos;
+}
+
 void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
                             lctx_case_byte_spans *spans) {
   reader r = {data, data ? size : 0, 0};
@@ -158,38 +335,22 @@ void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
     spans->factory_end[out->factory_count++] = r.pos;
   }
 
-  out->nvidia_gpu_visible = next(&r) & 1;
+  uint8_t config = next(&r);
+  out->nvidia_gpu_visible = config & 1;
   read_platforms_config(&r, out->jax_platforms);
   read_name(&r, out->jax_platform_name);
   read_name(&r, out->jax_xla_backend);
   spans->config_end = r.pos;
 
+  size_t rules = (size_t)(config >> 1) % (LCTX_CASE_MAX_RULES + 1);
+  for (size_t i = 0; i < rules && !exhausted(&r); i++)
+    read_rule(&r, out, spans);
+  spans->rules_end = r.pos;
+
   size_t ops = next(&r) % (LCTX_CASE_MAX_OPS + 1);
-  for (size_t i = 0; i < ops && !exhausted(&r); i++) {
-    lctx_case_op *op = &out->ops[out->op_count];
-    uint8_t kind = next(&r);
-    op->kind = (lctx_op_kind)(kind & 3);
-    read_name(&r, op->arg);
-    size_t platforms = next(&r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
-    for (size_t k = 0; k < platforms && !exhausted(&r); k++)
-      read_name(&r, op->platforms[op->platform_count++]);
-    read_name(&r, op->backend);
-    /* Clear what the kind does not use (case.h: unused fields are zero). */
-    op->has_arg = op->kind == LCTX_OP_CANONICALIZE ||
-                  (op->kind == LCTX_OP_XLA_GET_BACKEND && ((kind >> 2) & 1));
-    if (!op->has_arg)
-      memset(op->arg, 0, sizeof op->arg);
-    if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
-      op->has_backend = (kind >> 3) & 1;
-      op->optional = (kind >> 4) & 1;
-    } else {
-      memset(op->platforms, 0, sizeof op->platforms);
-      op->platform_count = 0;
-    }
-    if (!op->has_backend)
-      memset(op->backend, 0, sizeof op->backend);
-    spans->op_end[out->op_count++] = r.pos;
-  }
+  for (size_t i = 0; i < ops && !exhausted(&r); i++)
+    read_op(&r, out, spans);
+  spans->end = r.pos;
 }
 
 void lctx_case_decode(const uint8_t *data, size_t size, lctx_case *out) {
@@ -253,6 +414,89 @@ static void put_priority(writer *w, int priority) {
     put(w, (v >> (8 * i)) & 0xff);
 }
 
+/// Writes a lowering text field (rule name, primitive, raise message or
+/// compute type) of capacity LCTX_MAX_NAME + 1.
+static void put_lowering_text(writer *w, const char *s, const char *const *dict,
+                              size_t count) {
+  put_text(w, s, LCTX_MAX_NAME + 1, LCTX_MAX_NAME, dict, count, TEXT_LITERAL,
+           false);
+}
+
+/// Writes a rule selector: the index of the rule named `name`.
+static void put_rule_ref(writer *w, const lctx_case *c, const char *name) {
+  int i = lctx_case_rule_find(c, name);
+  put(w, i < 0 ? 0u : (unsigned)i);
+}
+
+static void put_names(writer *w, const char (*names)[LCTX_MAX_NAME + 1],
+                      size_t count) {
+  if (count > LCTX_MAX_MODULE_PLATFORMS)
+    count = LCTX_MAX_MODULE_PLATFORMS;
+  put(w, (unsigned)count);
+  for (size_t k = 0; k < count; k++)
+    put_name(w, names[k]);
+}
+
+static void encode_rule(writer *w, const lctx_case_rule *rule) {
+  put_lowering_text(w, rule->name, RULE_NAMES, RULE_NAME_COUNT);
+  size_t actions = rule->action_count < LCTX_CASE_MAX_ACTIONS
+                       ? rule->action_count
+                       : LCTX_CASE_MAX_ACTIONS;
+  put(w, (unsigned)actions);
+  for (size_t k = 0; k < actions; k++) {
+    const lctx_case_action *a = &rule->actions[k];
+    bool raise = a->kind == LCTX_ACTION_RAISE_IF_MULTI;
+    bool lower = a->kind == LCTX_ACTION_LOWER_FUN;
+    put(w, ((unsigned)a->kind % 7) | (a->optional ? 1u << 3 : 0) |
+               (lower && a->has_compute_type ? 1u << 4 : 0));
+    if (raise)
+      put_lowering_text(w, a->text, RAISE_MESSAGES, RAISE_MESSAGE_COUNT);
+    else if (lower)
+      put_lowering_text(w, a->text, PRIMITIVES, PRIMITIVE_COUNT);
+    else
+      put(w, 0);
+    if (lower && a->has_compute_type)
+      put_lowering_text(w, a->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT);
+    else
+      put(w, 0);
+  }
+}
+
+static void encode_lowering_op(writer *w, const lctx_case *c,
+                               const lctx_case_op *op) {
+  bool lower = op->kind == LCTX_OP_LOWER_PER_PLATFORM;
+  unsigned kind = OP_LOWERING | (lower ? 1u : 0u);
+  if (!lower && op->has_arg)
+    kind |= 1u << 2;
+  if (lower) {
+    kind |= (op->has_compute_type ? 1u << 1 : 0) |
+            (op->has_backend ? 1u << 3 : 0) | (op->x64 ? 1u << 4 : 0) |
+            (op->has_narrow ? 1u << 6 : 0) | (op->has_override ? 1u << 7 : 0);
+  }
+  put(w, kind);
+  if (!lower && op->has_arg)
+    put_name(w, op->arg);
+  else
+    put(w, 0);
+  put_names(w, op->platforms, lower ? op->platform_count : 0);
+  if (lower && op->has_backend)
+    put_name(w, op->backend);
+  else
+    put(w, 0);
+  put_lowering_text(w, op->primitive, PRIMITIVES, PRIMITIVE_COUNT);
+  if (!lower)
+    put_rule_ref(w, c, op->rule);
+  else if (op->has_override)
+    put_rule_ref(w, c, op->override);
+  else
+    put(w, 0);
+  put_names(w, op->narrow, lower && op->has_narrow ? op->narrow_count : 0);
+  if (lower && op->has_compute_type)
+    put_lowering_text(w, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT);
+  else
+    put(w, 0);
+}
+
 static void encode(const lctx_case *c, writer *w) {
   size_t factories = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
                                                            : LCTX_MAX_FACTORIES;
@@ -268,17 +512,26 @@ static void encode(const lctx_case *c, writer *w) {
     else
       put(w, 0);
   }
-  put(w, c->nvidia_gpu_visible ? 1 : 0);
+  size_t rules =
+      c->rule_count < LCTX_CASE_MAX_RULES ? c->rule_count : LCTX_CASE_MAX_RULES;
+  put(w, (c->nvidia_gpu_visible ? 1u : 0u) | (unsigned)rules << 1);
   put_text(w, c->jax_platforms, sizeof c->jax_platforms,
            LCTX_MAX_PLATFORMS_CONFIG, PLATFORMS, PLATFORMS_COUNT,
            PLATFORMS_LITERAL, true);
   put_name(w, c->jax_platform_name);
   put_name(w, c->jax_xla_backend);
+  for (size_t i = 0; i < rules; i++)
+    encode_rule(w, &c->rules[i]);
   size_t ops =
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   put(w, (unsigned)ops);
   for (size_t i = 0; i < ops; i++) {
     const lctx_case_op *op = &c->ops[i];
+    if (op->kind == LCTX_OP_REGISTER_LOWERING ||
+        op->kind == LCTX_OP_LOWER_PER_PLATFORM) {
+      encode_lowering_op(w, c, op);
+      continue;
+    }
     unsigned kind = (unsigned)op->kind & 3;
     bool module = op->kind == LCTX_OP_MODULE_GET_BACKEND;
     bool uses_arg = op->kind == LCTX_OP_CANONICALIZE ||

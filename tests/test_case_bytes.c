@@ -10,10 +10,11 @@
  *   decoding is deterministic (the same bytes give the same struct, byte for
  *   byte) and linear (it never reads past LCTX_CASE_BYTES_MAX).
  * - Locality, the prefix property: changing the byte at offset p leaves
- *   every factory, the configuration and every operation that ended at or
- *   before p unchanged.
+ *   every factory, the configuration, every rule and every operation that
+ *   ended at or before p unchanged.
  * - The layout itself: dictionaries, literals, the byte mapping, explicit
- *   priorities, dropped duplicates, the encoder's capacity contract.
+ *   priorities, dropped duplicates, the lowering parts and how they are
+ *   degraded until the case validates, the encoder's capacity contract.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,6 +95,16 @@ static bool op_equal(const lctx_case *a, const lctx_case *b, size_t i) {
   return lctx_case_equal(&x, &y, false);
 }
 
+static bool rule_equal(const lctx_case *a, const lctx_case *b, size_t i) {
+  static lctx_case x, y;
+  lctx_case_init(&x);
+  lctx_case_init(&y);
+  x.rule_count = y.rule_count = 1;
+  x.rules[0] = a->rules[i];
+  y.rules[0] = b->rules[i];
+  return lctx_case_equal(&x, &y, false);
+}
+
 static bool config_equal(const lctx_case *a, const lctx_case *b) {
   return strcmp(a->jax_platforms, b->jax_platforms) == 0 &&
          strcmp(a->jax_platform_name, b->jax_platform_name) == 0 &&
@@ -134,11 +145,17 @@ static void test_decode_is_total_and_deterministic(void **state) {
   case_gen g;
   case_gen_seed(&g, 0x707a1);
   static uint8_t data[512];
+  size_t rules = 0, lowering = 0, ops = 0;
   for (int round = 0; round < ROUNDS; round++) {
     size_t n = case_gen_below(&g, sizeof data + 1);
     case_gen_bytes(&g, data, n);
     decode_exact(data, n, &g_a, NULL);
     assert_valid(&g_a);
+    rules += g_a.rule_count;
+    ops += g_a.op_count;
+    for (size_t i = 0; i < g_a.op_count; i++)
+      lowering += g_a.ops[i].kind == LCTX_OP_REGISTER_LOWERING ||
+                  g_a.ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM;
     lctx_case_decode(data, n, &g_b);
     assert_memory_equal(&g_a, &g_b, sizeof g_a);
     /* A decoded case round trips through the encoder, and the encoding is
@@ -147,6 +164,11 @@ static void test_decode_is_total_and_deterministic(void **state) {
     decode_exact(g_bytes, m, &g_c, NULL);
     assert_true(lctx_case_equal(&g_a, &g_c, false));
   }
+  /* Random bytes reach the lowering parts. */
+  print_message("rules %zu, operations %zu, lowering operations %zu\n", rules,
+                ops, lowering);
+  assert_true(rules > ROUNDS / 2);
+  assert_true(lowering > ops / 10);
 }
 
 static void test_decode_reads_at_most_bytes_max(void **state) {
@@ -163,9 +185,7 @@ static void test_decode_reads_at_most_bytes_max(void **state) {
     lctx_case_byte_spans spans;
     lctx_case_decode_spans(data, n, &g_a, &spans);
     assert_valid(&g_a);
-    size_t end =
-        g_a.op_count ? spans.op_end[g_a.op_count - 1] : spans.config_end;
-    assert_true(end <= LCTX_CASE_BYTES_MAX);
+    assert_true(spans.end <= LCTX_CASE_BYTES_MAX);
   }
   free(data);
 }
@@ -175,7 +195,7 @@ static void test_flipping_a_byte_keeps_what_came_before(void **state) {
   case_gen g;
   case_gen_seed(&g, 0x10ca1);
   static uint8_t data[512];
-  size_t kept_factories = 0, kept_ops = 0, changed = 0;
+  size_t kept_factories = 0, kept_rules = 0, kept_ops = 0, changed = 0;
   for (int round = 0; round < ROUNDS; round++) {
     size_t n = 1 + case_gen_below(&g, sizeof data);
     /* Half of the inputs are encodings of generated cases, whose parts are
@@ -205,6 +225,17 @@ static void test_flipping_a_byte_keeps_what_came_before(void **state) {
     if (before_spans.config_end <= p) {
       assert_int_equal(g_a.factory_count, g_b.factory_count);
       assert_true(config_equal(&g_a, &g_b));
+      for (size_t i = 0; i < g_a.rule_count; i++) {
+        if (before_spans.rule_end[i] > p)
+          break;
+        assert_true(i < g_b.rule_count);
+        assert_true(rule_equal(&g_a, &g_b, i));
+        assert_int_equal(before_spans.rule_end[i], after_spans.rule_end[i]);
+        kept_rules++;
+      }
+    }
+    if (before_spans.rules_end <= p) {
+      assert_int_equal(g_a.rule_count, g_b.rule_count);
       for (size_t i = 0; i < g_a.op_count; i++) {
         if (before_spans.op_end[i] > p)
           break;
@@ -212,17 +243,17 @@ static void test_flipping_a_byte_keeps_what_came_before(void **state) {
         assert_true(op_equal(&g_a, &g_b, i));
         kept_ops++;
       }
-      size_t end = g_a.op_count ? before_spans.op_end[g_a.op_count - 1]
-                                : before_spans.config_end + 1;
-      if (end <= p)
+      if (before_spans.end <= p)
         assert_true(lctx_case_equal(&g_a, &g_b, false));
     }
     changed += !lctx_case_equal(&g_a, &g_b, false);
   }
-  print_message("kept factories %zu, kept operations %zu, changed %zu\n",
-                kept_factories, kept_ops, changed);
+  print_message("kept factories %zu, kept rules %zu, kept operations %zu, "
+                "changed %zu\n",
+                kept_factories, kept_rules, kept_ops, changed);
   /* The property was exercised, not vacuous. */
   assert_true(kept_factories > ROUNDS);
+  assert_true(kept_rules > ROUNDS / 10);
   assert_true(kept_ops > ROUNDS / 4);
   assert_true(changed > ROUNDS / 2);
 }
@@ -461,15 +492,41 @@ static void test_maximal_case_fits_bytes_max(void **state) {
   memset(g_a.jax_platforms, 'p', LCTX_MAX_PLATFORMS_CONFIG);
   memset(g_a.jax_platform_name, 'q', LCTX_MAX_NAME);
   memset(g_a.jax_xla_backend, 'r', LCTX_MAX_NAME);
+  /* Every rule: four lower_fun actions of one unbound primitive, with
+   * compute types, all literals. */
+  g_a.rule_count = LCTX_CASE_MAX_RULES;
+  for (size_t i = 0; i < LCTX_CASE_MAX_RULES; i++) {
+    lctx_case_rule *r = &g_a.rules[i];
+    memset(r->name, 'u', LCTX_MAX_NAME);
+    r->name[0] = (char)('A' + i);
+    r->action_count = LCTX_CASE_MAX_ACTIONS;
+    for (size_t k = 0; k < LCTX_CASE_MAX_ACTIONS; k++) {
+      r->actions[k].kind = LCTX_ACTION_LOWER_FUN;
+      memset(r->actions[k].text, 'X', LCTX_MAX_NAME);
+      r->actions[k].has_compute_type = true;
+      memset(r->actions[k].compute_type, 'c', LCTX_MAX_NAME);
+    }
+  }
+  /* Every operation: lower_per_platform with every field at its limit. */
   g_a.op_count = LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
     lctx_case_op *op = &g_a.ops[i];
-    op->kind = LCTX_OP_MODULE_GET_BACKEND;
+    op->kind = LCTX_OP_LOWER_PER_PLATFORM;
+    memset(op->primitive, 'Y', LCTX_MAX_NAME);
     op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
       memset(op->platforms[k], 's', LCTX_MAX_NAME);
     op->has_backend = true;
     memset(op->backend, 't', LCTX_MAX_NAME);
+    op->has_narrow = true;
+    op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
+    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+      memset(op->narrow[k], 'v', LCTX_MAX_NAME);
+    op->has_compute_type = true;
+    memset(op->compute_type, 'w', LCTX_MAX_NAME);
+    op->has_override = true;
+    memcpy(op->override, g_a.rules[i].name, sizeof op->override);
+    op->x64 = true;
   }
   assert_valid(&g_a);
   size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
@@ -477,6 +534,237 @@ static void test_maximal_case_fits_bytes_max(void **state) {
   assert_int_equal(n, LCTX_CASE_BYTES_MAX - LCTX_CASE_MAX_OPS * LCTX_MAX_NAME);
   lctx_case_decode(g_bytes, n, &g_b);
   assert_true(lctx_case_equal(&g_a, &g_b, false));
+}
+
+/// A case without lowering encodes as before rules existed: configuration
+/// flags 0 or 1, operation kind bytes below 0x20.
+static void test_cases_without_lowering_keep_their_bytes(void **state) {
+  (void)state;
+  const uint8_t data[] = {
+      1,          1, 0, 0, 0, /* factory "cpu" priority 0 loud client */
+      1,                      /* nvidia visible, no rules */
+      1,          0, 0,       /* jax_platforms "cpu" */
+      2,                      /* two operations */
+      3 | 8 | 16, 0,          /* module_get_backend ... */
+      1,          5,          /* platforms ["tpu"] */
+      1,                      /* backend "cpu" */
+      2 | 4,      2, 0, 0,    /* get_backend "cuda" */
+  };
+  lctx_case_decode(data, sizeof data, &g_a);
+  assert_case_text(&g_a, "lctx-case 1\n"
+                         "factory \"cpu\" priority=0 loud client\n"
+                         "jax_platforms \"cpu\"\n"
+                         "nvidia_gpu visible\n"
+                         "op module_get_backend platforms=[\"tpu\"] "
+                         "backend=\"cpu\" optional=true\n"
+                         "op get_backend \"cuda\"\n");
+  assert_int_equal(lctx_case_encode(&g_a, g_bytes, sizeof g_bytes),
+                   sizeof data);
+  assert_memory_equal(g_bytes, data, sizeof data);
+}
+
+static void test_lowering_layout_pinned_example(void **state) {
+  (void)state;
+  const uint8_t data[] = {
+      0,             /* no factories */
+      0x01 | 3 << 1, /* nvidia visible, three rules */
+      0,
+      0,
+      0, /* the jax_* values */
+      8, /* rule "P.cpu" */
+      3, /* three actions */
+      0 | 8,
+      0,
+      0, /* get_backend optional=true (text ignored) */
+      5 | 16,
+      1,
+      1, /* lower_fun "Q" compute_type="device_host" */
+      6,
+      0,
+      0, /* marker */
+      8 + 16,
+      0, /* "P.cpu" again, no actions: dropped */
+      0xc1,
+      'x',
+      2, /* rule "x", two actions */
+      3,
+      2,
+      0, /* raise_if_multi "multi-platform ..." */
+      7,
+      0,
+      0, /* kind 7 reads as get_backend */
+      5, /* five operations */
+      0x20 | 4,
+      1,
+      0,
+      0, /* register_lowering, platform "cpu" */
+      0,
+      0,
+      0,
+      0, /* "P", rule 0 ("P.cpu"), no narrow, - */
+      0x20,
+      0,
+      0,
+      0, /* register_lowering, platform None */
+      1,
+      1,
+      0,
+      0,    /* "Q", rule 1 ("x") */
+      0xfb, /* lower_per_platform, every flag */
+      0,
+      2,
+      1,
+      5, /* platforms ["cpu", "tpu"] */
+      2, /* backend "cuda" */
+      0,
+      3, /* "P", override rule 3 % 2 = 1 ("x") */
+      1,
+      1, /* narrow ["cpu"] */
+      2, /* compute_type "device" */
+      0x20,
+      0,
+      0,
+      0, /* register_lowering "Q" -> "P.cpu": a cycle */
+      1,
+      0,
+      0,
+      0, /* (dropped) */
+      0x21,
+      0,
+      16, /* lower_per_platform, 16 platforms */
+      1,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8,
+      9,
+      10,
+      11,
+      12,
+      13,
+      14,
+      15,
+      16,
+      0,
+      0,
+      0,
+      0,
+      0, /* None, "P", -, no narrow, - */
+  };
+  lctx_case_byte_spans spans;
+  lctx_case_decode_spans(data, sizeof data, &g_a, &spans);
+  assert_valid(&g_a);
+  /* The last lowering keeps the platforms the event bound allows. */
+  assert_case_text(&g_a,
+                   "lctx-case 1\n"
+                   "nvidia_gpu visible\n"
+                   "rule \"P.cpu\" get_backend optional=true, lower_fun \"Q\" "
+                   "compute_type=\"device_host\", marker\n"
+                   "rule \"x\" raise_if_multi \"multi-platform lowering is "
+                   "not supported\", get_backend optional=false\n"
+                   "op register_lowering primitive=\"P\" rule=\"P.cpu\" "
+                   "platform=\"cpu\"\n"
+                   "op register_lowering primitive=\"Q\" rule=\"x\" "
+                   "platform=None\n"
+                   "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", "
+                   "\"tpu\"] backend=\"cuda\" narrow=[\"cpu\"] "
+                   "compute_type=\"device\" override=\"x\" x64=true\n"
+                   "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", "
+                   "\"cuda\"] backend=None\n");
+  assert_int_equal(spans.config_end, 5);
+  assert_int_equal(spans.rule_end[0], 16);
+  assert_int_equal(spans.rule_end[1], 27);
+  assert_int_equal(spans.rules_end, 27);
+  assert_int_equal(spans.op_end[0], 36);
+  assert_int_equal(spans.op_end[1], 44);
+  assert_int_equal(spans.op_end[2], 55);
+  assert_int_equal(spans.op_end[3], 87);
+  assert_int_equal(spans.end, sizeof data);
+  /* The encoding of the decoded case: canonical bytes, same case. */
+  size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
+  lctx_case_decode(g_bytes, n, &g_b);
+  assert_true(lctx_case_equal(&g_a, &g_b, false));
+}
+
+static void test_rules_dropped_and_degraded(void **state) {
+  (void)state;
+  const uint8_t data[] = {
+      0, 4 << 1, 0, 0, 0, /* four rules */
+      0xc0, 1, 6, 0, 0,   /* an empty name: dropped */
+      /* r0: lower_fun "1", "2", "3", "4" */
+      0, 4, 5, 0xc1, '1', 0, 5, 0xc1, '2', 0, 5, 0xc1, '3', 0, 5, 0xc1, '4', 0,
+      /* r1: lower_fun "5", "6", "7", "8" */
+      1, 4, 5, 0xc1, '5', 0, 5, 0xc1, '6', 0, 5, 0xc1, '7', 0, 5, 0xc1, '8', 0,
+      /* r2: lower_fun "1", then a ninth name "9" (a marker, and its
+       * compute type dropped with it), raise_if_multi "boom" */
+      2, 3, 5, 0xc1, '1', 0, 5 | 16, 0xc1, '9', 1, 3, 1, 0,
+      0, /* no operations */
+  };
+  lctx_case_decode(data, sizeof data, &g_a);
+  assert_valid(&g_a);
+  assert_case_text(&g_a,
+                   "lctx-case 1\n"
+                   "nvidia_gpu hidden\n"
+                   "rule \"r0\" lower_fun \"1\", lower_fun \"2\", lower_fun "
+                   "\"3\", lower_fun \"4\"\n"
+                   "rule \"r1\" lower_fun \"5\", lower_fun \"6\", lower_fun "
+                   "\"7\", lower_fun \"8\"\n"
+                   "rule \"r2\" lower_fun \"1\", marker, raise_if_multi "
+                   "\"boom\"\n");
+}
+
+static void test_lowering_operations_degraded(void **state) {
+  (void)state;
+  /* No rules: register_lowering is dropped, an override cleared. */
+  const uint8_t no_rules[] = {
+      0,    0, 0, 0, 0,          /* nothing configured */
+      2,                         /* two operations */
+      0x20, 0, 0, 0, 0, 0, 0, 0, /* register_lowering: dropped */
+      0xa1, 0, 0, 0, 0, 0, 0, 0, /* lower_per_platform, override */
+  };
+  lctx_case_byte_spans spans;
+  lctx_case_decode_spans(no_rules, sizeof no_rules, &g_a, &spans);
+  assert_valid(&g_a);
+  assert_case_text(&g_a, "lctx-case 1\n"
+                         "nvidia_gpu hidden\n"
+                         "op lower_per_platform primitive=\"P\" platforms=[] "
+                         "backend=None\n");
+  assert_int_equal(spans.op_end[0], sizeof no_rules);
+  /* A lower_fun cycle through an override: the override goes, the rest of
+   * the operation stays. */
+  const uint8_t cycle[] = {
+      0,           1 << 1, 0, 0, 0, /* one rule */
+      0,           1,      5, 0, 0, /* r0: lower_fun "P" */
+      1,                            /* one operation */
+      0xe1 | 0x10, 0,      1, 1, 0, /* lower_per_platform ["cpu"], x64 */
+      0,           0,      1, 5, 0, /* "P", override r0, narrow ["tpu"] */
+  };
+  lctx_case_decode(cycle, sizeof cycle, &g_a);
+  assert_valid(&g_a);
+  assert_case_text(&g_a, "lctx-case 1\n"
+                         "nvidia_gpu hidden\n"
+                         "rule \"r0\" lower_fun \"P\"\n"
+                         "op lower_per_platform primitive=\"P\" "
+                         "platforms=[\"cpu\"] backend=None narrow=[\"tpu\"] "
+                         "x64=true\n");
+  /* The same rule registered for "P": dropped, then a register_lowering of
+   * another primitive stays. */
+  const uint8_t registered[] = {
+      0,    1 << 1, 0, 0, 0,          /* one rule */
+      0,    1,      5, 0, 0,          /* r0: lower_fun "P" */
+      2,                              /* two operations */
+      0x20, 0,      0, 0, 0, 0, 0, 0, /* "P" -> r0: a cycle, dropped */
+      0x20, 0,      0, 0, 1, 0, 0, 0, /* "Q" -> r0 */
+  };
+  lctx_case_decode_spans(registered, sizeof registered, &g_a, &spans);
+  assert_valid(&g_a);
+  assert_int_equal(g_a.op_count, 1);
+  assert_string_equal(g_a.ops[0].primitive, "Q");
+  assert_int_equal(spans.op_end[0], sizeof registered);
+  assert_int_equal(spans.end, sizeof registered);
 }
 
 int main(void) {
@@ -495,6 +783,10 @@ int main(void) {
       cmocka_unit_test(test_input_ending_early_gives_defaults),
       cmocka_unit_test(test_encode_capacity_contract),
       cmocka_unit_test(test_maximal_case_fits_bytes_max),
+      cmocka_unit_test(test_cases_without_lowering_keep_their_bytes),
+      cmocka_unit_test(test_lowering_layout_pinned_example),
+      cmocka_unit_test(test_rules_dropped_and_degraded),
+      cmocka_unit_test(test_lowering_operations_degraded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
