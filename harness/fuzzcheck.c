@@ -118,33 +118,6 @@ static bool spec_ready(lctx_fuzz_result *result) {
   return true;
 }
 
-/* TODO(lowering-ops): the byte form decodes rules and the register_lowering
- * / lower_per_platform operations, but the spec table does not judge them
- * yet (classify.c gives them no features, so every one is a no-row
- * finding) and the example plugin does not implement them. Until it does,
- * fuzz_model and fuzz_differential judge the backend-selection part of a
- * decoded case only: its lowering operations and rules are removed (what
- * remains is a valid case). Remove this when the table covers them. */
-static void keep_backend_selection(lctx_case *c) {
-  size_t kept = 0;
-  for (size_t i = 0; i < c->op_count; i++) {
-    if (c->ops[i].kind == LCTX_OP_REGISTER_LOWERING ||
-        c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
-      continue;
-    c->ops[kept] = c->ops[i];
-    c->has_expect[kept] = c->has_expect[i];
-    c->expect[kept] = c->expect[i];
-    kept++;
-  }
-  for (size_t i = kept; i < c->op_count; i++) {
-    memset(&c->ops[i], 0, sizeof c->ops[i]);
-    c->has_expect[i] = false;
-  }
-  c->op_count = kept;
-  memset(c->rules, 0, sizeof c->rules);
-  c->rule_count = 0;
-}
-
 bool lctx_fuzz_model(const uint8_t *data, size_t size,
                      lctx_fuzz_result *result) {
   static lctx_oracle oracle;
@@ -156,7 +129,6 @@ bool lctx_fuzz_model(const uint8_t *data, size_t size,
   oracle.on_violation = on_violation;
   oracle.user = result;
   lctx_case_decode(data, size, &g_case);
-  keep_backend_selection(&g_case);
   lctx_oracle_check_case(&oracle, &g_case);
   return result->failed;
 }
@@ -324,7 +296,6 @@ bool lctx_fuzz_differential(const uint8_t *data, size_t size,
     return true;
   }
   lctx_case_decode(data, size, &g_case);
-  keep_backend_selection(&g_case);
   lctx_engine ref = lctx_engine_reference();
   ref.run_all(ref.context, &g_case, reference);
   char why[256];

@@ -1363,11 +1363,13 @@ op_lower_per_platform(void *opaque, const lctx_impl_lowering *lowering,
   };
   module_context module = {{lowering->platforms, lowering->platform_count},
                            lowering->backend};
-  // The equation's rule context is narrowed when `narrow` is given and
-  // non-empty (an empty list reads as not narrowed).
+  // The equation's rule context is narrowed (`ctx.platforms is not None`)
+  // when `narrow` is given, even empty: an empty list reads as not narrowed
+  // for the equation's own platforms, but lower_fun still replaces the
+  // module platforms with it.
   platform_list narrow = {lowering->narrow, lowering->narrow_count};
   step_result r =
-      lower_equation(&run, module, lowering->narrow_count > 0, narrow,
+      lower_equation(&run, module, lowering->narrow != NULL, narrow,
                      lowering->primitive, lowering->compute_type);
 
   lctx_impl_status status = 0;
