@@ -1368,9 +1368,8 @@ op_lower_per_platform(void *opaque, const lctx_impl_lowering *lowering,
   // for the equation's own platforms, but lower_fun still replaces the
   // module platforms with it.
   platform_list narrow = {lowering->narrow, lowering->narrow_count};
-  step_result r =
-      lower_equation(&run, module, lowering->narrow != NULL, narrow,
-                     lowering->primitive, lowering->compute_type);
+  step_result r = lower_equation(&run, module, lowering->narrow != NULL, narrow,
+                                 lowering->primitive, lowering->compute_type);
 
   lctx_impl_status status = 0;
   if (r == STEP_FAILED) {
