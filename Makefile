@@ -1,13 +1,16 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
-# Other targets: deps, build, build-fuzz, build-afl, bench, format,
+# Other targets: deps, build, build-fuzz, build-afl, bench, mutants, format,
 # format-check, clean.
+#   make mutants  builds the fuzz preset and measures conform and
+#                 fuzz_differential against every mutant of the example
+#                 plugin (conformance/mutants/), 60 s per fuzz run
 
 SOURCES := $(shell find reference harness tests bench fuzzers conformance -name '*.[ch]' 2>/dev/null)
 LCTX    := build/release/harness/lctx
 
-.PHONY: run test deps build build-fuzz build-afl bench format format-check clean
+.PHONY: run test deps build build-fuzz build-afl bench mutants format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
@@ -34,6 +37,10 @@ build-afl: deps
 	@echo "==> lctx: configuring and building the AFL++ targets (preset afl)"
 	@cmake --preset afl >/dev/null
 	@cmake --build --preset afl
+
+mutants: build-fuzz
+	@echo "==> lctx: the kill matrix: conform and fuzz_differential (60 s per run) against every mutant (build/mutants/)"
+	@build/fuzz/harness/lctx mutants --fuzz 60 --out build/mutants
 
 deps:
 	@echo "==> lctx: checking the required packages"

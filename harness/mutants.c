@@ -450,17 +450,19 @@ static bool case_file_name(size_t n, char *out, size_t cap) {
 }
 
 /* Writes conform's first failure, naming the case file for "cases case N,
- * ...". */
+ * ..."; conform's text names every verdict but a plain fail. */
 static void describe_failure(const char *verdict, const char *first, char *out,
                              size_t cap) {
+  bool fail = strcmp(verdict, "fail") == 0;
+  const char *prefix = fail ? "fail: " : "";
   unsigned long n;
   int used = 0;
   char name[256];
   if (sscanf(first, "cases case %lu,%n", &n, &used) == 1 && used > 0 &&
       case_file_name(n, name, sizeof name))
-    snprintf(out, cap, "%s: %s,%s", verdict, name, first + used);
+    snprintf(out, cap, "%s%s,%s", prefix, name, first + used);
   else
-    snprintf(out, cap, "%s: %s", verdict, first);
+    snprintf(out, cap, "%s%s", prefix, first);
 }
 
 /* Runs `lctx conform --first-failure` on `library`, reports in `dir`. */
