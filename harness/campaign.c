@@ -581,7 +581,8 @@ static void usage_fuzz(FILE *err) {
   fprintf(err, "usage: lctx fuzz --engine libfuzzer|afl --target NAME --time "
                "SECONDS [--jobs N]\n"
                "                 [--corpus DIR] [--out DIR] [--binary PATH]\n"
-               "targets: fuzz_model, fuzz_case_text, fuzz_spec, fuzz_differential, fuzz_lowering\n");
+               "targets: fuzz_model, fuzz_case_text, fuzz_spec, "
+               "fuzz_differential, fuzz_lowering\n");
 }
 
 static bool parse_number(const char *s, double min, double max, double *out) {
