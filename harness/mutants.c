@@ -781,10 +781,15 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
     if (strncmp(key, "fuzz_differential/impl/", 23) == 0 ||
         strncmp(key, "fuzz_differential/differ/", 25) == 0) {
       k->status = K_KILLED;
+      /* No row when the plugin failed to run an operation (impl/failed),
+       * or when both outcomes were allowed but differ. */
       const char *row = strstr(key, "row=");
       if (row)
         copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
-      k->row_expected = m && expected_row(m, k->row);
+      else
+        snprintf(k->row, sizeof k->row, "%s",
+                 strstr(key, "/differ/") ? "differ" : "failed");
+      k->row_expected = !row || (m && expected_row(m, k->row));
     } else {
       k->status = K_ERROR; /* the reference, or no implementation */
     }
@@ -805,6 +810,7 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
       copy_field(line, sizeof line, error, strcspn(error, "\n"));
       k->status = K_KILLED;
       snprintf(k->row, sizeof k->row, "crash");
+      k->row_expected = true;
       k->by_seed = start == START_SEEDS && (!inited || inited > error);
       snprintf(k->detail, sizeof k->detail, "%s", line);
     } else {
@@ -884,9 +890,11 @@ static void print_matrix(const state *st, FILE *out) {
     }
     fprintf(out, "\n");
   }
-  fprintf(out, "(time to kill, then the spec row that caught the mutant; * "
-               "a row the list does not expect; (seed) found while the seed "
-               "corpus ran)\n");
+  fprintf(out, "(time to kill, then the spec row that caught the mutant, or "
+               "failed: the plugin returned a failure status, differ: allowed "
+               "but different outcomes, crash: a sanitizer or libFuzzer "
+               "crash; * a row the list does not expect; (seed) found while "
+               "the seed corpus ran)\n");
 }
 
 static json_t *kill_json(const kill_cell *k, bool fuzz) {
@@ -995,8 +1003,12 @@ static bool write_markdown(const state *st, const char *path) {
             "for at most %.0f s per run.",
             st->o.fuzz_seed, st->o.fuzz_seconds);
   fprintf(f, "\n\nEach cell: time to kill and the spec row that caught the "
-             "mutant (`*`: a row the list does not expect; `(seed)`: found "
-             "while the seed corpus ran).\n\n");
+             "mutant, or `failed` (the plugin returned a failure status), "
+             "`differ` (allowed but different outcomes), `crash` (a "
+             "sanitizer or libFuzzer crash); `*`: a row the list does not "
+             "expect; `(seed)`: found while the seed corpus ran. The time "
+             "runs from the start of the command (conform: to its first "
+             "failing verdict).\n\n");
   fprintf(f, "| mutant | defect | conform |");
   for (int s = 0; s < START_COUNT; s++)
     if (fuzz && st->o.starts[s])
@@ -1048,6 +1060,21 @@ static bool write_markdown(const state *st, const char *path) {
       fprintf(f, ". ");
       md_text(f, k->reached[0] ? k->reached : k->detail);
       fprintf(f, ".\n");
+    }
+    fprintf(f, "\n");
+  }
+  /* What caught each mutant: conform's first failure, the fuzz keys. */
+  fprintf(f, "\n## First failures\n\n");
+  for (size_t i = 0; i < st->count; i++) {
+    fprintf(f, "- `%s`: conform: ", st->mutants[i].name);
+    md_text(f, st->conform[i].detail);
+    for (int s = 0; s < START_COUNT; s++) {
+      const kill_cell *k = &st->fuzz[i][s];
+      if (k->status == K_NOT_RUN)
+        continue;
+      fprintf(f, "; %s: `", START_TITLES[s]);
+      md_text(f, k->detail);
+      fprintf(f, "`");
     }
     fprintf(f, "\n");
   }
