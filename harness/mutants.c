@@ -719,13 +719,12 @@ static void rows_reached(const state *st, const mutant *m, const char *corpus,
     closedir(d);
   size_t at = (size_t)snprintf(
       k->reached, sizeof k->reached,
-      "its corpus of %zu inputs reached the expected rows:", inputs);
+      "corpus of %zu inputs; operations it ran per expected row:", inputs);
   for (size_t i = 0; i < m->expected_count && at < sizeof k->reached; i++) {
     const lctx_spec_row *row = lctx_spec_find(&st->spec, m->expected[i]);
     size_t hits = row ? oracle.hits[row - st->spec.rows] : 0;
-    at += (size_t)snprintf(k->reached + at, sizeof k->reached - at,
-                           "%s %s in %zu operations", i ? "," : "",
-                           m->expected[i], hits);
+    at += (size_t)snprintf(k->reached + at, sizeof k->reached - at, "%s %s %zu",
+                           i ? "," : "", m->expected[i], hits);
   }
 }
 
@@ -1057,9 +1056,9 @@ static bool write_markdown(const state *st, const char *path) {
       fprintf(f, "- `%s` (%s): ", st->mutants[i].name, STATUS_NAMES[k->status]);
       md_text(f, st->mutants[i].note[0] ? st->mutants[i].note
                                         : "no reason recorded in MUTANTS");
-      fprintf(f, ". ");
+      fprintf(f, " (");
       md_text(f, k->reached[0] ? k->reached : k->detail);
-      fprintf(f, ".\n");
+      fprintf(f, ").\n");
     }
     fprintf(f, "\n");
   }
