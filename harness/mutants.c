@@ -477,12 +477,6 @@ static void run_conform(const char *library, const char *dir,
     snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
     return;
   }
-  FILE *log = fopen(log_path, "w");
-  if (!log) {
-    k->status = K_ERROR;
-    snprintf(k->detail, sizeof k->detail, "%s: %s", log_path, strerror(errno));
-    return;
-  }
   char *argv[16];
   int argc = 0;
   argv[argc++] = "conform";
@@ -498,13 +492,32 @@ static void run_conform(const char *library, const char *dir,
   for (int i = 0; i < extra_count; i++)
     argv[argc++] = (char *)extra[i];
   argv[argc] = NULL;
-  double start = now_seconds();
-  int code = lctx_cmd_conform(argc, argv, log, log);
-  k->seconds = k->wall = now_seconds() - start;
-  fclose(log);
-
   char report[PATH_CAP + 32];
   snprintf(report, sizeof report, "%s/report.json", dir);
+  unlink(report);
+  /* Each run in a child of its own, as `lctx conform` would run: nothing
+   * one run leaves in this process (a heap grown by the last run, which a
+   * fork shares copy-on-write) slows the next. */
+  double start = now_seconds();
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE *log = fopen(log_path, "w");
+    int code = log ? lctx_cmd_conform(argc, argv, log, log) : LCTX_EXIT_USAGE;
+    if (log)
+      fclose(log);
+    _exit(code);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail,
+             "lctx conform did not finish (%s); see %s",
+             pid < 0 ? strerror(errno) : "killed by a signal", log_path);
+    return;
+  }
+  int code = WEXITSTATUS(status);
+  k->seconds = k->wall = now_seconds() - start;
+
   json_error_t jerr;
   json_t *j = code == LCTX_EXIT_USAGE ? NULL : json_load_file(report, 0, &jerr);
   if (!j) {
@@ -719,13 +732,12 @@ static void rows_reached(const state *st, const mutant *m, const char *corpus,
     closedir(d);
   size_t at = (size_t)snprintf(
       k->reached, sizeof k->reached,
-      "its corpus of %zu inputs reached the expected rows:", inputs);
+      "corpus of %zu inputs; operations it ran per expected row:", inputs);
   for (size_t i = 0; i < m->expected_count && at < sizeof k->reached; i++) {
     const lctx_spec_row *row = lctx_spec_find(&st->spec, m->expected[i]);
     size_t hits = row ? oracle.hits[row - st->spec.rows] : 0;
-    at += (size_t)snprintf(k->reached + at, sizeof k->reached - at,
-                           "%s %s in %zu operations", i ? "," : "",
-                           m->expected[i], hits);
+    at += (size_t)snprintf(k->reached + at, sizeof k->reached - at, "%s %s %zu",
+                           i ? "," : "", m->expected[i], hits);
   }
 }
 
@@ -781,10 +793,15 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
     if (strncmp(key, "fuzz_differential/impl/", 23) == 0 ||
         strncmp(key, "fuzz_differential/differ/", 25) == 0) {
       k->status = K_KILLED;
+      /* No row when the plugin failed to run an operation (impl/failed),
+       * or when both outcomes were allowed but differ. */
       const char *row = strstr(key, "row=");
       if (row)
         copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
-      k->row_expected = m && expected_row(m, k->row);
+      else
+        snprintf(k->row, sizeof k->row, "%s",
+                 strstr(key, "/differ/") ? "differ" : "failed");
+      k->row_expected = !row || (m && expected_row(m, k->row));
     } else {
       k->status = K_ERROR; /* the reference, or no implementation */
     }
@@ -805,6 +822,7 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
       copy_field(line, sizeof line, error, strcspn(error, "\n"));
       k->status = K_KILLED;
       snprintf(k->row, sizeof k->row, "crash");
+      k->row_expected = true;
       k->by_seed = start == START_SEEDS && (!inited || inited > error);
       snprintf(k->detail, sizeof k->detail, "%s", line);
     } else {
@@ -884,9 +902,11 @@ static void print_matrix(const state *st, FILE *out) {
     }
     fprintf(out, "\n");
   }
-  fprintf(out, "(time to kill, then the spec row that caught the mutant; * "
-               "a row the list does not expect; (seed) found while the seed "
-               "corpus ran)\n");
+  fprintf(out, "(time to kill, then the spec row that caught the mutant, or "
+               "failed: the plugin returned a failure status, differ: allowed "
+               "but different outcomes, crash: a sanitizer or libFuzzer "
+               "crash; * a row the list does not expect; (seed) found while "
+               "the seed corpus ran)\n");
 }
 
 static json_t *kill_json(const kill_cell *k, bool fuzz) {
@@ -995,8 +1015,12 @@ static bool write_markdown(const state *st, const char *path) {
             "for at most %.0f s per run.",
             st->o.fuzz_seed, st->o.fuzz_seconds);
   fprintf(f, "\n\nEach cell: time to kill and the spec row that caught the "
-             "mutant (`*`: a row the list does not expect; `(seed)`: found "
-             "while the seed corpus ran).\n\n");
+             "mutant, or `failed` (the plugin returned a failure status), "
+             "`differ` (allowed but different outcomes), `crash` (a "
+             "sanitizer or libFuzzer crash); `*`: a row the list does not "
+             "expect; `(seed)`: found while the seed corpus ran. The time "
+             "runs from the start of the command (conform: to its first "
+             "failing verdict).\n\n");
   fprintf(f, "| mutant | defect | conform |");
   for (int s = 0; s < START_COUNT; s++)
     if (fuzz && st->o.starts[s])
@@ -1045,9 +1069,24 @@ static bool write_markdown(const state *st, const char *path) {
       fprintf(f, "- `%s` (%s): ", st->mutants[i].name, STATUS_NAMES[k->status]);
       md_text(f, st->mutants[i].note[0] ? st->mutants[i].note
                                         : "no reason recorded in MUTANTS");
-      fprintf(f, ". ");
+      fprintf(f, " (");
       md_text(f, k->reached[0] ? k->reached : k->detail);
-      fprintf(f, ".\n");
+      fprintf(f, ").\n");
+    }
+    fprintf(f, "\n");
+  }
+  /* What caught each mutant: conform's first failure, the fuzz keys. */
+  fprintf(f, "\n## First failures\n\n");
+  for (size_t i = 0; i < st->count; i++) {
+    fprintf(f, "- `%s`: conform: ", st->mutants[i].name);
+    md_text(f, st->conform[i].detail);
+    for (int s = 0; s < START_COUNT; s++) {
+      const kill_cell *k = &st->fuzz[i][s];
+      if (k->status == K_NOT_RUN)
+        continue;
+      fprintf(f, "; %s: `", START_TITLES[s]);
+      md_text(f, k->detail);
+      fprintf(f, "`");
     }
     fprintf(f, "\n");
   }
