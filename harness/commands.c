@@ -443,12 +443,10 @@ int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_USAGE;
   static lctx_oracle oracle;
   lctx_oracle_init(&oracle, &g_spec, lctx_engine_reference());
-  lctx_registry_config config;
-  static lctx_registry registry;
+  static lctx_case_runner runner;
   static lctx_outcome outcome;
-  lctx_case_config(&g_case, &config);
-  lctx_registry_init(&registry, &config);
-  lctx_registry_set_trace(&registry, trace_line, out);
+  lctx_case_runner_init(&runner, &g_case);
+  lctx_registry_set_trace(&runner.registry, trace_line, out);
   int code = LCTX_EXIT_OK;
   for (size_t i = 0; i < g_case.op_count; i++) {
     lctx_buf b;
@@ -458,9 +456,35 @@ int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(out, "operation %zu: %s\n", i,
             lctx_op_kind_name(g_case.ops[i].kind));
     lctx_module_branch branch;
-    lctx_case_run_op(&registry, &g_case.ops[i], &outcome, &branch);
+    lctx_case_runner_op(&runner, &g_case.ops[i], &outcome, &branch);
     if (g_case.ops[i].kind == LCTX_OP_MODULE_GET_BACKEND)
       fprintf(out, "    branch: %s\n", lctx_module_branch_name(branch));
+    if (g_case.ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
+      /* What ran, and what each platform index runs in the module. */
+      lctx_buf_reset(&b);
+      lctx_lowering_format_events(&runner.lowering, runner.result, &b);
+      fprintf(out, "    lowering:\n");
+      for (const char *line = g_text; *line;) {
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(out, "      %.*s\n", len, line);
+        line += len + (nl ? 1 : 0);
+      }
+      for (size_t k = 0;
+           runner.result->evaluated && k < runner.result->index_count; k++) {
+        lctx_buf_reset(&b);
+        lctx_lowering_format_path(&runner.lowering, runner.result,
+                                  &runner.result->actual[k], &b);
+        fprintf(out, "    index %zu (%.*s) runs: %s%s\n", k,
+                (int)runner.result->index_platforms[k].length,
+                runner.result->index_platforms[k].data, g_text,
+                runner.result->mismatch[k]
+                    ? "  (JAX's nested platform-index defect: not the "
+                      "intended rules)"
+                    : "");
+      }
+      lctx_buf_reset(&b);
+    }
     lctx_outcome_format(&outcome, &b);
     fprintf(out, "    outcome: %s\n", g_text);
     lctx_buf_reset(&b);
