@@ -10,6 +10,7 @@
 #include "fuzzcheck.h"
 #include "fuzzlower.h"
 #include "oracle.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -193,42 +194,10 @@ typedef struct campaign {
  * Returns the wait status, or -1. */
 static int run_once(const campaign *c, const char *input, const char *log,
                     double timeout) {
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    int in = open(c->runner_reads_stdin ? input : "/dev/null", O_RDONLY);
-    if (in >= 0) {
-      dup2(in, 0);
-      close(in);
-    }
-    char *args[3] = {(char *)c->key_runner,
-                     c->runner_reads_stdin ? NULL : (char *)input, NULL};
-    execv(args[0], args);
-    _exit(127);
-  }
-  double deadline = now_seconds() + timeout;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      return status;
-    if (r < 0)
-      return -1;
-    if (now_seconds() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return status;
-    }
-    sleep_seconds(0.002);
-  }
+  char *args[3] = {(char *)c->key_runner,
+                   c->runner_reads_stdin ? NULL : (char *)input, NULL};
+  return lctx_run_limited(args, log, c->runner_reads_stdin ? input : NULL, NULL,
+                          NULL, timeout, NULL);
 }
 
 /* Copies the rest of the first line that starts with `prefix`. */

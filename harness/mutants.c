@@ -10,6 +10,7 @@
 #include "files.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -662,46 +663,8 @@ static int spawn_fuzzer(const state *st, const char *library,
     args[n++] = (char *)st->fuzz_args[i];
   args[n++] = (char *)corpus;
   args[n] = NULL;
-  double start = now_seconds();
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    int in = open("/dev/null", O_RDONLY);
-    if (in >= 0) {
-      dup2(in, 0);
-      close(in);
-    }
-    setenv("LCTX_DIFF_PLUGIN", library, 1);
-    execv(args[0], args);
-    _exit(127);
-  }
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      break;
-    if (r < 0) {
-      status = -1;
-      break;
-    }
-    if (now_seconds() - start > hard_limit) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    struct timespec ts = {0, 20000000};
-    nanosleep(&ts, NULL);
-  }
-  *seconds = now_seconds() - start;
-  return status;
+  return lctx_run_limited(args, log, NULL, "LCTX_DIFF_PLUGIN", library,
+                          hard_limit, seconds);
 }
 
 /* The spec rows the inputs of `corpus` reach, by the reference model. */
