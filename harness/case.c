@@ -178,8 +178,9 @@ void lctx_case_module_context(const lctx_case_op *op,
     lctx_module_context_pin(context, lctx_str_from_cstr(op->backend));
 }
 
-void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
-                      lctx_outcome *out, lctx_module_branch *branch) {
+/* One of the four backend-selection operations against `registry`. */
+static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
+                           lctx_outcome *out, lctx_module_branch *branch) {
   if (branch)
     *branch = LCTX_BRANCH_ERROR;
   switch (op->kind) {
@@ -200,7 +201,7 @@ void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
     lctx_module_get_backend(registry, &context, op->optional, out, branch);
     break;
   }
-  case LCTX_OP_REGISTER_LOWERING:
+  case LCTX_OP_REGISTER_LOWERING: /* lctx_case_runner_op runs these */
   case LCTX_OP_LOWER_PER_PLATFORM:
     lctx_outcome_set_none(out);
     break;
@@ -273,7 +274,7 @@ bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
                          lctx_outcome *out, lctx_module_branch *branch) {
   if (op->kind != LCTX_OP_REGISTER_LOWERING &&
       op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
-    lctx_case_run_op(&r->registry, op, out, branch);
+    run_backend_op(&r->registry, op, out, branch);
     return true;
   }
   if (branch)

@@ -145,14 +145,6 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context);
 
-/// Runs operation `op` (one of the four backend-selection operations)
-/// against `registry` with the reference model and writes its outcome to
-/// `out`. `branch` (may be NULL) receives the branch of a MODULE_GET_BACKEND
-/// operation. A lowering operation needs a runner (below); here it yields
-/// None.
-void lctx_case_run_op(lctx_registry *registry, const lctx_case_op *op,
-                      lctx_outcome *out, lctx_module_branch *branch);
-
 /// Runs the operations of one case with the reference model: the backend
 /// registry and the lowering registry (built on first use from the case's
 /// rules) carried from one operation to the next. Large (the lowering
@@ -177,9 +169,10 @@ typedef struct lctx_case_runner {
 void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c);
 
 /// Runs `op` (an operation of the runner's case, or a variant of one)
-/// and writes its outcome to `out`; `branch` (may be NULL) as for
-/// lctx_case_run_op. Returns false, with `out` None, when a lowering went
-/// beyond the model's limits (which a validated case never does).
+/// and writes its outcome to `out`; `branch` (may be NULL) receives the
+/// branch of a MODULE_GET_BACKEND operation. Returns false, with `out` None,
+/// when a lowering went beyond the model's limits (which a validated case never
+/// does).
 bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
                          lctx_outcome *out, lctx_module_branch *branch);
 
