@@ -1,0 +1,131 @@
+#!/bin/sh
+# test_jax_repro.sh - runs conformance/adapters/repro_nested_index.py against
+# the real JAX and pins what it observes (spec row IR-006, the nested
+# platform-index defect of mlir.lower_per_platform):
+#   - jax 0.10.2 (the pinned version): the verdict is "defect" and the
+#     function exported for (tpu, cpu, cuda) returns 1000 on the CPU (the
+#     inner primitive's cuda rule) where 1 (its cpu rule) is right; the
+#     export for (cpu,) alone returns 1; the exported module holds the two
+#     platform-index case ops [0, 1, 1] (outer) and [0, 1] (nested);
+#   - any other jax version: "defect" (1000) or "fixed" (1), printed;
+#     anything else fails;
+#   - the human report agrees with the JSON (its verdict line), and the
+#     program's exit status is 0.
+# LCTX_JAX=off skips (exit 77). A PYTHON that is missing or cannot import
+# jax fails: `make test` or `sh tools/setup-jax.sh 0.10.2` creates
+# build/jax/venv-0.10.2.
+# Usage: test_jax_repro.sh PYTHON SOURCE_DIR
+set -u
+if [ "${LCTX_JAX:-}" = off ]; then
+  echo "SKIPPED: LCTX_JAX=off, the real-JAX tests do not run"
+  exit 77
+fi
+if [ $# -ne 2 ]; then
+  echo "usage: test_jax_repro.sh PYTHON SOURCE_DIR" >&2
+  exit 2
+fi
+PY=$1
+SRC=$2
+REPRO=$SRC/conformance/adapters/repro_nested_index.py
+PINNED=0.10.2
+setup_hint="run \`make test\` or \`sh tools/setup-jax.sh $PINNED\` (it creates build/jax/venv-$PINNED), or set LCTX_JAX=off to skip the real-JAX tests"
+
+if ! command -v "$PY" >/dev/null 2>&1; then
+  echo "FAIL: the Python for the real-JAX tests, $PY, does not exist or is not executable; $setup_hint"
+  exit 1
+fi
+if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
+  echo "FAIL: $PY cannot import jax; $setup_hint"
+  "$PY" -c 'import jax' 2>&1 | tail -n 1
+  exit 1
+fi
+if [ ! -f "$REPRO" ]; then
+  echo "FAIL: $REPRO is missing"
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# 1. --json: one object; judge it against the pinned version.
+"$PY" "$REPRO" --json >"$tmp/out.json" 2>"$tmp/err.json"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  fail "repro_nested_index.py --json exited $rc (want 0)"
+  cat "$tmp/out.json" "$tmp/err.json"
+fi
+"$PY" - "$tmp/out.json" "$PINNED" >"$tmp/judge" 2>&1 <<'EOF'
+import json, sys
+path, pinned = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print("FAIL: the --json output is not one JSON object: %s" % e)
+    sys.exit(1)
+bad = []
+def want(what, got, expected):
+    if got != expected:
+        bad.append("%s is %r, want %r" % (what, got, expected))
+version = r.get("jax_version")
+verdict = r.get("verdict")
+observed = r.get("observed")
+print("jax %s: verdict %s, observed %r (expected %r), message: %s"
+      % (version, verdict, observed, r.get("expected"), r.get("message")))
+want("platforms", r.get("platforms"), ["tpu", "cpu", "cuda"])
+want("expected", r.get("expected"), 1)
+want("contrast.observed", (r.get("contrast") or {}).get("observed"), 1)
+if version == pinned:
+    want("verdict", verdict, "defect")
+    want("observed", observed, 1000)
+    want("observed_rule", r.get("observed_rule"), "Q.cuda")
+    want("platform_index", r.get("platform_index"), 1)
+    want("narrowed", r.get("narrowed"), ["cpu", "cuda"])
+    want("platform_index_cases", r.get("platform_index_cases"),
+         [[0, 1, 1], [0, 1]])
+elif verdict == "defect":
+    want("observed", observed, 1000)
+elif verdict == "fixed":
+    want("observed", observed, 1)
+else:
+    bad.append("verdict %r is neither 'defect' nor 'fixed'" % verdict)
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+EOF
+judge_rc=$?
+cat "$tmp/judge"
+[ "$judge_rc" -eq 0 ] || failures=$((failures + 1))
+
+# 2. The human report: same verdict line, exit status 0.
+"$PY" "$REPRO" >"$tmp/out.txt" 2>"$tmp/err.txt"
+rc=$?
+[ "$rc" -eq 0 ] || fail "repro_nested_index.py exited $rc (want 0)"
+verdict=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("verdict"))' "$tmp/out.json" 2>/dev/null)
+case $verdict in
+defect) headline="DEFECT REPRODUCED: " ;;
+fixed) headline="FIXED IN THIS JAX VERSION: " ;;
+*) headline="(no verdict)" ;;
+esac
+if ! grep -q "^$headline" "$tmp/out.txt"; then
+  fail "the report has no line starting with '$headline'"
+  cat "$tmp/out.txt" "$tmp/err.txt"
+fi
+
+# 3. A bad argument: usage, exit 2.
+"$PY" "$REPRO" --no-such-option >/dev/null 2>"$tmp/err.bad"
+rc=$?
+[ "$rc" -eq 2 ] || fail "an unknown option exited $rc (want 2)"
+grep -q "usage:" "$tmp/err.bad" || fail "an unknown option printed no usage"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+grep "^$headline" "$tmp/out.txt"
+echo "PASS"
+exit 0
