@@ -39,38 +39,41 @@ enum {
   STOP_NO_PLATFORMS,
   STOP_NO_INDEX,
   STOP_RAISE_IF_MULTI,
-  STOP_BACKEND
+  STOP_BACKEND,
+  STOP_GPU_ASSERT
 };
 
 static const char *const FEATURE_NAMES[LCTX_FEATURE_COUNT] = {
     "mode",  "init",     "cause",  "arg",  "source", "target", "gpu", "lookup",
     "count", "optional", "pinned", "real", "match",  "reg",    "stop"};
 
-static const char *const VALUES[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES +
-                                                    1] = {
-    [LCTX_F_MODE] = {"na", "default", "platforms"},
-    [LCTX_F_INIT] = {"na", "none", "ready", "ok", "loud", "assert"},
-    [LCTX_F_CAUSE] = {"na", "raised", "none", "no_devices", "unknown"},
-    [LCTX_F_ARG] = {"na", "none", "empty", "alias", "name"},
-    [LCTX_F_SOURCE] = {"na", "arg", "xla_backend", "platform_name", "none"},
-    [LCTX_F_TARGET] = {"na", "none", "alias", "name"},
-    [LCTX_F_GPU] = {"na", "cuda", "rocm", "oneapi", "absent"},
-    [LCTX_F_LOOKUP] = {"na", "default", "no_default", "found", "failed",
-                       "unknown"},
-    [LCTX_F_COUNT] = {"na", "zero", "one", "multi"},
-    [LCTX_F_OPTIONAL] = {"na", "true", "false"},
-    [LCTX_F_PINNED] = {"na", "none", "plain", "gpu"},
-    [LCTX_F_REAL] = {"na", "same", "other"},
-    [LCTX_F_MATCH] = {"na", "yes", "no"},
-    [LCTX_F_REG] = {"na", "default", "known", "alias", "unknown"},
-    [LCTX_F_STOP] = {"na", "none", "not_found_one", "not_found_many",
-                     "no_platforms", "no_index", "raise_if_multi", "backend"},
+static const char
+    *const VALUES[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES + 1] = {
+        [LCTX_F_MODE] = {"na", "default", "platforms"},
+        [LCTX_F_INIT] = {"na", "none", "ready", "ok", "loud", "assert"},
+        [LCTX_F_CAUSE] = {"na", "raised", "none", "no_devices", "unknown"},
+        [LCTX_F_ARG] = {"na", "none", "empty", "alias", "name"},
+        [LCTX_F_SOURCE] = {"na", "arg", "xla_backend", "platform_name", "none"},
+        [LCTX_F_TARGET] = {"na", "none", "alias", "name"},
+        [LCTX_F_GPU] = {"na", "cuda", "rocm", "oneapi", "absent"},
+        [LCTX_F_LOOKUP] = {"na", "default", "no_default", "found", "failed",
+                           "unknown"},
+        [LCTX_F_COUNT] = {"na", "zero", "one", "multi"},
+        [LCTX_F_OPTIONAL] = {"na", "true", "false"},
+        [LCTX_F_PINNED] = {"na", "none", "plain", "gpu"},
+        [LCTX_F_REAL] = {"na", "same", "other"},
+        [LCTX_F_MATCH] = {"na", "yes", "no"},
+        [LCTX_F_REG] = {"na", "default", "known", "alias", "unknown"},
+        [LCTX_F_STOP] = {"na", "none", "not_found_one", "not_found_many",
+                         "no_platforms", "no_index", "raise_if_multi",
+                         "backend", "gpu_assert"},
 };
 
 static const char *const PLACEHOLDER_NAMES[LCTX_PLACEHOLDER_COUNT] = {
-    "failed",     "err",  "factories", "available", "present", "arg",
-    "gpu",        "p",    "p0",        "canonical", "pinned",  "client",
-    "client_reg", "prim", "platform",  "known",     "missing", "message"};
+    "failed", "err",     "factories",  "available", "present",
+    "arg",    "gpu",     "p",          "p0",        "canonical",
+    "pinned", "client",  "client_reg", "prim",      "platform",
+    "known",  "missing", "message",    "seq"};
 
 const char *lctx_feature_name(lctx_feature f) {
   return (unsigned)f < LCTX_FEATURE_COUNT ? FEATURE_NAMES[f] : "?";
@@ -403,6 +406,8 @@ static void module_get_backend(lctx_feature_state *s, lctx_features *f,
                                                      : COUNT_MULTI;
   if (op->platform_count > 1)
     return; /* B1 reads nothing else */
+  if (op->platform_count == 0)
+    put(f, LCTX_P_SEQ, lctx_str_from_cstr("tuple"));
   if (op->platform_count == 1)
     put(f, LCTX_P_P0, lctx_str_from_cstr(op->platforms[0]));
   if (!op->has_backend) {
@@ -582,6 +587,9 @@ static bool plist_has(const plist *l, lctx_str name) {
  * equation's compute type. */
 typedef struct lctx_walk_ctx {
   plist module;
+  /* The module platforms are narrowed platforms that lower_fun put in place
+   * (a Python list; the module's own are a tuple). */
+  bool module_list;
   bool narrowed;
   plist narrow;
   bool has_compute;
@@ -622,6 +630,8 @@ static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
   call.optional = optional;
   clear_call(w->f);
   module_get_backend(w->s, w->f, &call);
+  if (ctx->module_list && ctx->module.count == 0)
+    put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
   if (module_call_raises(w->f)) {
     w->f->value[LCTX_F_STOP] = STOP_BACKEND;
     return false;
@@ -672,6 +682,10 @@ static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
       /* `ctx.platforms is not None` replaces the module platforms. */
       walk_ctx sub = {0};
       sub.module = ctx->narrowed ? ctx->narrow : ctx->module;
+      sub.module_list = ctx->narrowed || ctx->module_list;
+      /* jaxpr_subcomp asserts that `gpu` is not a module platform. */
+      if (plist_has(&sub.module, lctx_str_from_cstr("gpu")))
+        return stop(w, STOP_GPU_ASSERT);
       sub.has_compute = a->has_compute_type;
       sub.compute = lctx_str_from_cstr(a->compute_type);
       if (!walk_eqn(w, lctx_str_from_cstr(a->text), &sub))

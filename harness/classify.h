@@ -40,13 +40,14 @@ typedef enum lctx_feature {
   LCTX_F_MATCH,    ///< yes | no (canonical pinned platform vs platforms[0])
   LCTX_F_REG,      ///< default | known | alias | unknown (register_lowering)
   /// none | not_found_one | not_found_many | no_platforms | no_index |
-  /// raise_if_multi | backend: where a lower_per_platform stopped
+  /// raise_if_multi | backend | gpu_assert: where a lower_per_platform
+  /// stopped (gpu_assert: a lower_fun whose module platforms name `gpu`)
   LCTX_F_STOP,
   LCTX_FEATURE_COUNT
 } lctx_feature;
 
 /// Most values one feature has, `na` included.
-#define LCTX_FEATURE_MAX_VALUES 8
+#define LCTX_FEATURE_MAX_VALUES 9
 
 /// Returns the name of a feature as written in spec predicates.
 const char *lctx_feature_name(lctx_feature f);
@@ -80,6 +81,9 @@ typedef enum lctx_placeholder {
   LCTX_P_KNOWN,      ///< the known platforms, sorted, joined by ", "
   LCTX_P_MISSING,    ///< list repr of the platforms without a rule
   LCTX_P_MESSAGE,    ///< the message a rule body raised
+  /// `tuple` or `list`: how the module context holds its platforms (a list
+  /// once lower_fun replaced them by narrowed platforms)
+  LCTX_P_SEQ,
   LCTX_PLACEHOLDER_COUNT
 } lctx_placeholder;
 

@@ -573,7 +573,18 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     if (switch_kind_of(op) != SW_NONE) {
-      if (mlirOperationGetNumResults(op) > 0) {
+      /* A switch indexed (through casts) by the pending first switch's
+       * slot is its second switch, with results (JAX's stablehlo.case
+       * yields the rules' outputs) or without (the reference's form). Any
+       * other switch with results opens a dispatch. */
+      MlirValue root;
+      MlirOperation src = mlirOperationGetNumOperands(op) > 0
+                              ? source_op(mlirOperationGetOperand(op, 0), &root)
+                              : (MlirOperation){NULL};
+      bool closes = !mlirOperationIsNull(pending) &&
+                    !mlirOperationIsNull(src) &&
+                    mlirOperationEqual(src, pending);
+      if (!closes && mlirOperationGetNumResults(op) > 0) {
         if (!mlirOperationIsNull(pending))
           report_unpaired(st, pending, pending_d);
         pending = op;
@@ -581,13 +592,8 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
         check_first_switch(st, op, pending_d);
         continue;
       }
-      MlirValue root;
-      MlirOperation src = mlirOperationGetNumOperands(op) > 0
-                              ? source_op(mlirOperationGetOperand(op, 0), &root)
-                              : (MlirOperation){NULL};
       size_t d;
-      if (!mlirOperationIsNull(pending) && !mlirOperationIsNull(src) &&
-          mlirOperationEqual(src, pending)) {
+      if (closes) {
         d = pending_d;
         pending = (MlirOperation){NULL};
       } else {

@@ -56,7 +56,7 @@ static void test_real_table_parses(void **state) {
   char error[512];
   load_table();
   assert_true(parse_text(table, error, sizeof error));
-  assert_string_equal(spec.version, "1.1.0");
+  assert_string_equal(spec.version, "1.2.0");
   assert_string_equal(spec.jax_commit, "cec06d116c05");
   assert_int_equal(spec.row_count, 56);
   const lctx_spec_row *mg1 = lctx_spec_find(&spec, "MG-001");

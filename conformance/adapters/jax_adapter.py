@@ -23,14 +23,17 @@ When JAX cannot be imported it says so on stderr, answers the handshake with
 {"protocol": 1, "error": "jax is not importable: ..."} and exits with status 3.
 """
 
+import contextlib
+import inspect
+import itertools
 import json
 import logging
 import sys
-import types
 
 PROTOCOL_VERSION = 1
 ADAPTER_NAME = "jax"
-OPERATIONS = ["backends", "canonicalize", "get_backend", "module_get_backend"]
+OPERATIONS = ["backends", "canonicalize", "get_backend", "module_get_backend",
+              "register_lowering", "lower_per_platform"]
 EXIT_CANNOT_RUN = 3
 
 # The JAX commit lctx's semantics sheet models; its backend-selection code is
@@ -75,9 +78,24 @@ class Jax:
         from jax._src import hardware_utils
         from jax._src import xla_bridge
         from jax._src.interpreters import mlir
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src import core, source_info_util
+        from jax._src.lib.mlir import ir
+        from jax._src.lib.mlir.dialects import func as func_dialect
         self.jax = jax
         self.xb = xla_bridge
         self.mlir = mlir
+        self.pe = pe
+        self.core = core
+        self.source_info_util = source_info_util
+        self.ir = ir
+        self.func_dialect = func_dialect
+        from jax._src import config, dtypes, sharding_impls
+        import numpy
+        self.config = config
+        self.dtypes = dtypes
+        self.sharding_impls = sharding_impls
+        self.np = numpy
         self.hardware_utils = hardware_utils
         self.version = getattr(jax, "__version__", "unknown")
         try:
@@ -194,6 +212,318 @@ class FakeClient:
 
 
 # ---------------------------------------------------------------------------
+# Lowering: rules as real Python lowering rules, run by JAX's own machinery
+# ---------------------------------------------------------------------------
+
+def _kwargs_for(cls_or_fn, kwargs):
+    """The keyword arguments `cls_or_fn` accepts (JAX versions add and drop
+    fields of ModuleContext and LoweringRuleContext)."""
+    try:
+        params = inspect.signature(cls_or_fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+class Lowering:
+    """One case's lowering world: its primitives (fresh `core.Primitive`
+    objects, so nothing registered by an earlier case is seen), its rules
+    (one Python function object per declared rule, so identity is the
+    rule's), registered with JAX's own `mlir.register_lowering`, and
+    lowered with JAX's own `_get_lowering_rules`, `lower_per_platform` and
+    `lower_fun` on real ModuleContext and LoweringRuleContext objects.
+
+    Every primitive takes and returns one f32 scalar. A rule runs its
+    actions in order and returns its input unchanged (so JAX's
+    compute-type wrapping, which skips block arguments, adds nothing the
+    model does not know about).
+    """
+
+    def __init__(self, driver, case):
+        self.d = driver
+        self.j = driver.j
+        self.prims = {}
+        self.rules = {}
+        self.specs = {}
+        rules = case.get("rules", [])
+        if rules is None:
+            rules = []
+        if not isinstance(rules, list):
+            raise CaseFormatError("case: 'rules' is not a list")
+        for i, r in enumerate(rules):
+            what = "rule %d" % i
+            if not isinstance(r, dict):
+                raise CaseFormatError("%s is not a JSON object" % what)
+            name = r.get("name")
+            actions = r.get("actions")
+            if not isinstance(name, str) or not name or name in self.specs:
+                raise CaseFormatError("%s: bad or repeated name" % what)
+            if not isinstance(actions, list):
+                raise CaseFormatError("%s: 'actions' is not a list" % what)
+            for k, a in enumerate(actions):
+                self._check_action(a, "%s action %d" % (what, k))
+            self.specs[name] = actions
+        for name in self.specs:
+            self.rules[name] = self._make_rule(name, self.specs[name])
+
+    def close(self):
+        """Removes this case's primitives from JAX's lowering tables."""
+        mlir = self.j.mlir
+        for prim in self.prims.values():
+            mlir._lowerings.pop(prim, None)
+            for table in mlir._platform_specific_lowerings.values():
+                table.pop(prim, None)
+            uncacheable = getattr(mlir, "_uncacheable_primitives", None)
+            if uncacheable is not None:
+                uncacheable.discard(prim)
+
+    @staticmethod
+    def _check_action(a, what):
+        if not isinstance(a, dict):
+            raise CaseFormatError("%s is not a JSON object" % what)
+        kind = a.get("action")
+        if kind in ("get_backend", "guarded_get_backend"):
+            if not isinstance(a.get("optional"), bool):
+                raise CaseFormatError("%s: bad optional" % what)
+        elif kind == "raise_if_multi":
+            if not isinstance(a.get("message"), str):
+                raise CaseFormatError("%s: bad message" % what)
+        elif kind == "lower_fun":
+            if not isinstance(a.get("primitive"), str):
+                raise CaseFormatError("%s: bad primitive" % what)
+            ct = a.get("compute_type")
+            if ct is not None and not isinstance(ct, str):
+                raise CaseFormatError("%s: bad compute_type" % what)
+        elif kind not in ("try_fallback_get_backend", "read_client_platform",
+                          "marker"):
+            raise CaseFormatError("%s: unknown action %r" % (what, kind))
+
+    def primitive(self, name):
+        prim = self.prims.get(name)
+        if prim is None:
+            core = self.j.core
+            prim = core.Primitive(name)
+            prim.def_abstract_eval(lambda x: x)
+            prim.def_impl(lambda x: x)
+            self.prims[name] = prim
+        return prim
+
+    def rule(self, name, what):
+        if name not in self.rules:
+            raise CaseFormatError("%s: no rule named %r" % (what, name))
+        return self.rules[name]
+
+    # -- rules -----------------------------------------------------------
+
+    def _make_rule(self, name, actions):
+        j = self.j
+        mlir = j.mlir
+        ir = j.ir
+        steps = []
+        for a in actions:
+            kind = a["action"]
+            if kind == "get_backend":
+                steps.append(self._step_get_backend(a["optional"]))
+            elif kind == "guarded_get_backend":
+                steps.append(self._step_guarded(a["optional"]))
+            elif kind == "try_fallback_get_backend":
+                steps.append(self._step_try_fallback())
+            elif kind == "raise_if_multi":
+                steps.append(self._step_raise_if_multi(a["message"]))
+            elif kind == "read_client_platform":
+                steps.append(self._step_read_client_platform())
+            elif kind == "lower_fun":
+                steps.append(self._step_lower_fun(a["primitive"],
+                                                  a.get("compute_type")))
+            else:
+                steps.append(self._step_marker(name))
+
+        def rule(ctx, x, **params):
+            for step in steps:
+                step(ctx, x)
+            return [x]
+
+        rule.__name__ = "lctx_rule_%s" % "".join(
+            c if c.isalnum() else "_" for c in name)
+        rule.__qualname__ = rule.__name__
+        del mlir, ir
+        return rule
+
+    @staticmethod
+    def _step_get_backend(optional):
+        def step(ctx, x):
+            ctx.module_context.get_backend(optional=optional)
+        return step
+
+    @staticmethod
+    def _step_guarded(optional):
+        def step(ctx, x):
+            if len(ctx.module_context.platforms) <= 1:
+                ctx.module_context.get_backend(optional=optional)
+        return step
+
+    @staticmethod
+    def _step_try_fallback():
+        def step(ctx, x):
+            try:
+                ctx.module_context.get_backend()
+            except NotImplementedError:
+                ctx.module_context.get_backend(optional=True)
+        return step
+
+    @staticmethod
+    def _step_raise_if_multi(message):
+        def step(ctx, x):
+            if len(ctx.module_context.platforms) > 1:
+                raise NotImplementedError(message)
+        return step
+
+    @staticmethod
+    def _step_read_client_platform():
+        def step(ctx, x):
+            client = ctx.module_context.get_backend(optional=True)
+            if client is not None:
+                client.platform  # noqa: B018 (the read is the action)
+        return step
+
+    def _step_lower_fun(self, prim_name, compute_type):
+        j = self.j
+        prim = self.primitive(prim_name)
+
+        def traced(y):
+            with self.d.compute_type(compute_type):
+                return [prim.bind(y)]
+
+        lowered = j.mlir.lower_fun(traced, multiple_results=True)
+
+        def step(ctx, x):
+            lowered(ctx, x)
+        return step
+
+    def _step_marker(self, rule_name):
+        j = self.j
+        ir = j.ir
+        mlir = j.mlir
+
+        def step(ctx, x):
+            platforms = mlir._platforms_for_eqn(ctx)
+            ir.Operation.create("lctx.marker", attributes={
+                "platforms": ir.ArrayAttr.get(
+                    [ir.StringAttr.get(p) for p in platforms]),
+                "primitive": ir.StringAttr.get(str(ctx.primitive)),
+                "rule": ir.StringAttr.get(rule_name)})
+        return step
+
+    # -- operations ----------------------------------------------------------
+
+    def register(self, op, what):
+        prim_name = op.get("primitive")
+        rule_name = op.get("rule")
+        platform = op.get("platform")
+        if not isinstance(prim_name, str):
+            raise CaseFormatError("%s: bad primitive" % what)
+        if not isinstance(rule_name, str):
+            raise CaseFormatError("%s: bad rule" % what)
+        if platform is not None and not isinstance(platform, str):
+            raise CaseFormatError("%s: bad platform" % what)
+        rule = self.rule(rule_name, what)
+        prim = self.primitive(prim_name)
+        return lambda: self.j.mlir.register_lowering(prim, rule, platform)
+
+    def lower(self, op, what):
+        prim_name = op.get("primitive")
+        platforms = op.get("platforms")
+        backend = op.get("backend")
+        narrow = op.get("narrow")
+        compute_type = op.get("compute_type")
+        override = op.get("override")
+        x64 = op.get("x64")
+        if not isinstance(prim_name, str):
+            raise CaseFormatError("%s: bad primitive" % what)
+        if (not isinstance(platforms, list)
+                or not all(isinstance(p, str) for p in platforms)):
+            raise CaseFormatError("%s: bad platforms" % what)
+        if backend is not None and not isinstance(backend, str):
+            raise CaseFormatError("%s: bad backend" % what)
+        if narrow is not None and (
+                not isinstance(narrow, list)
+                or not all(isinstance(p, str) for p in narrow)):
+            raise CaseFormatError("%s: bad narrow" % what)
+        if compute_type is not None and not isinstance(compute_type, str):
+            raise CaseFormatError("%s: bad compute_type" % what)
+        if override is not None and not isinstance(override, str):
+            raise CaseFormatError("%s: bad override" % what)
+        if not isinstance(x64, bool):
+            raise CaseFormatError("%s: bad x64" % what)
+        prim = self.primitive(prim_name)
+        override_rule = (None if override is None
+                         else self.rule(override, what))
+        pinned = self.d.pinned_client(backend)
+
+        def call():
+            return self._lower(prim, tuple(platforms), pinned, narrow,
+                               compute_type, override_rule, x64)
+        return call
+
+    def _lower(self, prim, platforms, pinned, narrow, compute_type,
+               override_rule, x64):
+        """Lowers one equation of `prim` like jaxpr_subcomp does: the
+        equation's rules from _get_lowering_rules, then lower_per_platform
+        with a rule context whose platforms are `narrow`, in a module whose
+        @main takes the dimension variables (the platform index when the
+        module lowers for several platforms) and one f32 scalar.
+
+        Returns the module as generic MLIR text; JAX's raises propagate.
+        """
+        j = self.j
+        mlir, ir, core = j.mlir, j.ir, j.core
+        with self.d.x64(x64):
+            eqn_ctx = self.d.eqn_context(prim, compute_type)
+            overrides = (None if override_rule is None
+                         else ((prim, override_rule),))
+            params = mlir.LoweringParameters(
+                **_kwargs_for(mlir.LoweringParameters,
+                              {"override_lowering_rules": overrides}))
+            context = mlir.make_ir_context()
+            context.allow_unregistered_dialects = True
+            with context, ir.Location.unknown(context):
+                ctx = self.d.module_context(platforms, pinned, params,
+                                            context)
+                aval = core.ShapedArray((), self.d.np.float32)
+                dim_vars = ctx.shape_poly_state.dim_vars
+                int_aval = core.ShapedArray((), self.d.default_int_dtype())
+                int_type = mlir.aval_to_ir_type(ctx, int_aval)
+                f32_type = mlir.aval_to_ir_type(ctx, aval)
+                ftype = ir.FunctionType.get(
+                    [int_type] * len(dim_vars) + [f32_type], [f32_type])
+                main = j.func_dialect.FuncOp("main", ftype, ip=ctx.ip)
+                if dim_vars:
+                    # As lower_jaxpr_to_fun marks the dimension variables
+                    # of @main.
+                    attrs = [ir.DictAttr.get({
+                        "jax.global_constant": ir.StringAttr.get(v)})
+                        for v in dim_vars] + [ir.DictAttr.get({})]
+                    main.arg_attrs = ir.ArrayAttr.get(attrs)
+                block = main.add_entry_block()
+                with ir.InsertionPoint(block):
+                    args = list(block.arguments)
+                    rule_ctx = self.d.rule_context(
+                        ctx, prim, aval, args[:len(dim_vars)], eqn_ctx,
+                        None if narrow is None else list(narrow))
+                    platform_rules, default_rule = self.d.lowering_rules(
+                        ctx, prim, eqn_ctx)
+                    out = self.d.lower_per_platform(
+                        rule_ctx, str(prim), platform_rules, default_rule,
+                        args[len(dim_vars)])
+                    j.func_dialect.ReturnOp(list(out))
+                text = ctx.module.operation.get_asm(
+                    print_generic_op_form=True, enable_debug_info=False)
+        return text
+
+
+# ---------------------------------------------------------------------------
 # Putting a case's registry in place
 # ---------------------------------------------------------------------------
 
@@ -223,6 +553,8 @@ class Driver:
         # order), to map a factory call to its registration index.
         self.registration_names = []
         self.jax_platforms_mode = False
+        self._ir_context = None
+        self.np = j.np
 
         # Keep JAX's own warnings (missing-plugin suggestions, experimental
         # plugins) out of the run's log.
@@ -253,6 +585,114 @@ class Driver:
 
         backends.__wrapped__ = original_backends
         xb.backends = backends
+
+    # -- lowering plumbing (version-tolerant) --------------------------------
+
+    @contextlib.contextmanager
+    def compute_type(self, compute_type):
+        """Equations traced inside get `compute_type` in their context, as
+        under JAX's compute_on (without its check of the name)."""
+        if compute_type is None:
+            yield
+            return
+        holder = self.j.config.compute_on_context_manager
+        prev = holder.swap_local(compute_type)
+        try:
+            yield
+        finally:
+            holder.set_local(prev)
+
+    @contextlib.contextmanager
+    def x64(self, enabled):
+        """jax_enable_x64 for one lowering (the platform index type)."""
+        config = self.j.jax.config
+        prev = bool(config.jax_enable_x64)
+        if prev == enabled:
+            yield
+            return
+        config.update("jax_enable_x64", enabled)
+        try:
+            yield
+        finally:
+            config.update("jax_enable_x64", prev)
+
+    def default_int_dtype(self):
+        dtypes = self.j.dtypes
+        if hasattr(dtypes, "default_int_dtype"):
+            return dtypes.default_int_dtype()
+        return dtypes.canonicalize_dtype(self.np.int64)
+
+    def eqn_context(self, prim, compute_type):
+        """The JaxprEqnContext of an equation of `prim` traced under
+        `compute_type`: traced for real, so its fields are this JAX's."""
+        x = self.np.float32(0)
+        with self.compute_type(compute_type):
+            closed = self.j.jax.make_jaxpr(lambda y: prim.bind(y))(x)
+        return closed.jaxpr.eqns[0].ctx
+
+    def pinned_client(self, backend):
+        if backend is None:
+            return None
+        return FakeClient(backend, "pinned", None, True, self.problems)
+
+    def ir_context(self):
+        """One MLIR context for the module contexts of get_backend."""
+        if self._ir_context is None:
+            self._ir_context = self.j.mlir.make_ir_context()
+        return self._ir_context
+
+    def module_context(self, platforms, pinned, params=None, context=None):
+        """A real ModuleContext for `platforms` (a tuple, as the normal
+        lowering path holds them) with the pinned client `pinned`; its
+        shape-polymorphism state prepends the platform index exactly when
+        JAX's ShapePolyLoweringState does."""
+        mlir = self.j.mlir
+        if params is None:
+            params = mlir.LoweringParameters()
+        if context is None:
+            context = self.ir_context()
+        kwargs = {
+            "platforms": platforms, "backend": pinned,
+            "axis_context": self.j.sharding_impls.ShardingContext(1),
+            "keepalives": [], "channel_iterator": itertools.count(1),
+            "host_callbacks": [], "lowering_parameters": params,
+            "context": context,
+            "shape_poly_state": mlir.ShapePolyLoweringState((), platforms),
+        }
+        with context, self.j.ir.Location.unknown(context):
+            return mlir.ModuleContext(
+                **_kwargs_for(mlir.ModuleContext, kwargs))
+
+    def rule_context(self, ctx, prim, aval, dim_var_values, eqn_ctx, narrow):
+        mlir = self.j.mlir
+        kwargs = {
+            "module_context": ctx,
+            "name_stack": self.j.source_info_util.new_name_stack(),
+            "traceback": None, "primitive": prim,
+            "avals_in": (aval,), "avals_out": [aval],
+            "tokens_in": mlir.TokenSet(), "tokens_out": None,
+            "const_lowering": {}, "axis_size_env": None,
+            "dim_var_values": dim_var_values, "jaxpr_eqn_ctx": eqn_ctx,
+            "platforms": narrow,
+        }
+        return mlir.LoweringRuleContext(
+            **_kwargs_for(mlir.LoweringRuleContext, kwargs))
+
+    def lowering_rules(self, ctx, prim, eqn_ctx):
+        """(platform_rules, default_rule) from JAX's own rule lookup."""
+        found = self.j.mlir._get_lowering_rules(ctx, prim, eqn_ctx)
+        return found[0], found[1]
+
+    def lower_per_platform(self, rule_ctx, description, platform_rules,
+                           default_rule, arg):
+        mlir = self.j.mlir
+        params = inspect.signature(mlir.lower_per_platform).parameters
+        if "effects" in params:
+            return mlir.lower_per_platform(rule_ctx, description,
+                                           platform_rules, default_rule,
+                                           frozenset(), arg)
+        return mlir.lower_per_platform(rule_ctx, description, platform_rules,
+                                       default_rule, arg)
 
     # -- config --------------------------------------------------------------
 
@@ -415,17 +855,18 @@ class Driver:
                 raise CaseFormatError("%s: bad backend" % what)
             if not isinstance(optional, bool):
                 raise CaseFormatError("%s: bad optional" % what)
-            pinned = (None if backend is None else
-                      FakeClient(backend, "pinned", None, True, self.problems))
-            # What get_backend reads of a ModuleContext: the platforms, held
-            # as a tuple on the normal lowering path, and the pinned backend.
-            # Building a real ModuleContext needs an MLIR context; the method
-            # is called unbound on a namespace with just these two fields.
-            ctx = types.SimpleNamespace(platforms=tuple(platforms),
-                                        backend=pinned)
-            method = self.j.mlir.ModuleContext.get_backend
-            call = lambda: method(ctx, optional=optional)  # noqa: E731
+            pinned = self.pinned_client(backend)
+            # A real ModuleContext (platforms held as a tuple, as on the
+            # normal lowering path) and JAX's own method.
+            ctx = self.module_context(tuple(platforms), pinned)
+            call = lambda: ctx.get_backend(optional=optional)  # noqa: E731
             wrap = self.value_outcome
+        elif kind == "register_lowering":
+            call = self.lowering.register(op, what)
+            wrap = self.value_outcome
+        elif kind == "lower_per_platform":
+            call = self.lowering.lower(op, what)
+            wrap = lambda text: {"kind": "none", "mlir": text}  # noqa: E731
         else:
             raise CaseFormatError("%s: unknown op %r" % (what, kind))
 
@@ -441,15 +882,21 @@ class Driver:
         return outcome
 
     def run_case(self, case):
+        self.lowering = None
         try:
             self.setup(case)
             ops = case.get("operations")
             if not isinstance(ops, list):
                 raise CaseFormatError("case: 'operations' is not a list")
+            self.lowering = Lowering(self, case)
             return {"outcomes": [self.run_operation(op, i)
                                  for i, op in enumerate(ops)]}
         except Exception as err:
             return {"error": "adapter: %s: %s" % (type(err).__name__, err)}
+        finally:
+            if self.lowering is not None:
+                self.lowering.close()
+                self.lowering = None
 
 
 # ---------------------------------------------------------------------------

@@ -452,6 +452,9 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
                          lctx_str description, const lctx_platform_rules *pr,
                          int default_rule, int parent);
 
+static bool list_contains(const lctx_str *list, size_t n, lctx_str p);
+static bool raise_assertion(run *r, const char *message);
+
 /* One `ctx.module_context.get_backend(optional)` call by a body action. */
 static bool backend_call(run *r, const lctx_lowering_context *ctx, int rule,
                          int action_index, lctx_lowering_action_kind kind,
@@ -555,11 +558,29 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
       if (level + 1 > LCTX_LOWERING_MAX_DEPTH)
         return limit(r, LCTX_LOWERING_LIMIT_DEPTH);
       /* `lower_fun`: `ctx.platforms is not None` replaces the module
-       * platforms; the sub-equation's rule context starts un-narrowed. */
+       * platforms (by a list); the sub-equation's rule context starts
+       * un-narrowed. */
       lctx_lowering_context sub = *ctx;
-      if (ctx->has_platforms)
+      if (ctx->has_platforms) {
         copy_list(sub.module.platforms, &sub.module.platform_count,
                   ctx->platforms, ctx->platform_count);
+        sub.module.platforms_are_list = true;
+      }
+      /* `jaxpr_subcomp` starts with `assert "gpu" not in ctx.platforms`
+       * (mlir.py line 2146): a module context naming `gpu` cannot lower a
+       * traced function. */
+      if (list_contains(sub.module.platforms, sub.module.platform_count,
+                        lctx_str_from_cstr("gpu"))) {
+        int index;
+        lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
+        if (!re)
+          return false;
+        re->rule = rule;
+        re->action = ak;
+        re->error = LCTX_ERROR_ASSERTION;
+        set_module_platforms(re, &sub);
+        return raise_assertion(r, "");
+      }
       sub.has_platforms = false;
       sub.platform_count = 0;
       sub.has_compute_type = a->has_compute_type;

@@ -4,8 +4,8 @@
  * at jax-ml/jax@cec06d116c05, lines 890-907).
  *
  * Owns the order of the checks B1, B2a/B2b, B3 and the IndexError of an empty
- * platform tuple. Must not allocate; B1 must not look at the backend or the
- * registry.
+ * platform tuple (or list, after lower_fun narrowed the platforms). Must not
+ * allocate; B1 must not look at the backend or the registry.
  */
 #include "lctx/module_context.h"
 
@@ -20,6 +20,7 @@ void lctx_module_context_init(lctx_module_context *context) {
   context->platform_count = 0;
   context->has_backend = false;
   context->backend_platform = lctx_str_make(NULL, 0);
+  context->platforms_are_list = false;
 }
 
 bool lctx_module_context_add_platform(lctx_module_context *context,
@@ -51,12 +52,16 @@ const char *lctx_module_branch_name(lctx_module_branch branch) {
   return "?";
 }
 
-static bool index_error(lctx_registry *registry, lctx_outcome *out) {
+static bool index_error(lctx_registry *registry,
+                        const lctx_module_context *context, lctx_outcome *out) {
+  const char *seq = context->platforms_are_list ? "list" : "tuple";
   lctx_registry_tracef(registry,
-                       "module get_backend: platforms[0] of an empty tuple: "
-                       "IndexError");
+                       "module get_backend: platforms[0] of an empty %s: "
+                       "IndexError",
+                       seq);
   lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_INDEX);
-  lctx_buf_append_cstr(&w, "tuple index out of range");
+  lctx_buf_append_cstr(&w, seq);
+  lctx_buf_append_cstr(&w, " index out of range");
   lctx_outcome_end(out, &w);
   return false;
 }
@@ -92,7 +97,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
     if (!lctx_canonicalize(registry, attr, &canonical, out)) {
       ok = false;
     } else if (context->platform_count == 0) {
-      ok = index_error(registry, out);
+      ok = index_error(registry, context, out);
     } else if (!lctx_str_equal(canonical, context->platforms[0])) {
       taken = LCTX_BRANCH_B2A;
       lctx_registry_tracef(
@@ -121,7 +126,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
       ok = true;
     }
   } else if (context->platform_count == 0) {
-    ok = index_error(registry, out);
+    ok = index_error(registry, context, out);
   } else {
     taken = LCTX_BRANCH_B3;
     lctx_registry_tracef(registry,

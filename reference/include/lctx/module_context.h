@@ -4,7 +4,7 @@
  * Owns JAX's `ModuleContext.get_backend` (jax/_src/interpreters/mlir.py at
  * jax-ml/jax@cec06d116c05, lines 890-907): the multi-platform check (B1), the
  * pinned-backend comparison (B2a/B2b), the registry look-up (B3), and the
- * IndexError of an empty platform tuple. Never allocates.
+ * IndexError of an empty platform sequence. Never allocates.
  */
 #ifndef LCTX_MODULE_CONTEXT_H
 #define LCTX_MODULE_CONTEXT_H
@@ -31,6 +31,12 @@ typedef struct lctx_module_context {
   /// The real platform of the pinned client (its `.platform` attribute is
   /// derived by lctx_client_platform_attr).
   lctx_str backend_platform;
+  /// Whether the platforms are held as a Python list rather than a tuple:
+  /// true when `lower_fun` replaced the module platforms by a rule
+  /// context's narrowed platforms (JAX builds those as lists), so that the
+  /// IndexError of zero platforms reads "list index out of range". The
+  /// normal lowering path holds a tuple.
+  bool platforms_are_list;
 } lctx_module_context;
 
 /// Which row of the decision table a call took.
