@@ -205,14 +205,16 @@ static size_t find_row(const run *r, const char *id) {
 /* Judges the module an implementation returned for operation `index` of
  * `c` (a lower_per_platform whose outcome passed) against what the IR rows
  * expect of the reference lowering of the same case. Returns the row that
- * judged it (or -1 when it could not be judged) and whether it passed. */
+ * judged it (or -1 when it could not be judged), whether it passed, and the
+ * IR rows the check exercised (`applicable`, LCTX_IR_ROW_BIT). */
 static size_t judge_module(run *r, const lctx_case *c, size_t index,
-                           const char *mlir, bool *passed, char *why,
-                           size_t cap) {
+                           const char *mlir, bool *passed, unsigned *applicable,
+                           char *why, size_t cap) {
   static lctx_case_runner runner;
   static lctx_ir_expect_store store;
   static lctx_ir_report report;
   *passed = false;
+  *applicable = 0;
   if (!r->ck && !(r->ck = lctx_ircheck_create()))
     return (size_t)-1;
   lctx_case_runner_init(&runner, c);
@@ -229,6 +231,7 @@ static size_t judge_module(run *r, const lctx_case *c, size_t index,
   r->modules_checked++;
   *passed =
       lctx_ir_judge(r->ck, lctx_str_from_cstr(mlir), &store, &report, &verdict);
+  *applicable = verdict.applicable;
   if (*passed)
     return find_row(r, "IR-005");
   snprintf(why, cap, "the module: %s: %s", verdict.row, verdict.reason);
@@ -277,10 +280,20 @@ static void judge_batch(run *r) {
           /* The outcome passed; its module is judged by the IR rows. */
           static char why[LCTX_IR_MESSAGE_MAX + 128];
           bool passed;
-          size_t ir_row =
-              judge_module(r, c, i, res->mlir[i], &passed, why, sizeof why);
+          unsigned applicable;
+          size_t ir_row = judge_module(r, c, i, res->mlir[i], &passed,
+                                       &applicable, why, sizeof why);
           if (ir_row < r->spec.row_count && passed) {
+            /* An accepted module passes every IR row that judged it. */
             r->rows[ir_row].n[V_PASS]++;
+            for (unsigned k = 0; k < 8; k++) {
+              char id[8];
+              snprintf(id, sizeof id, "IR-%03u", k);
+              size_t k_row = find_row(r, id);
+              if (k_row != ir_row && k_row < r->spec.row_count &&
+                  ((applicable >> k) & 1u))
+                r->rows[k_row].n[V_PASS]++;
+            }
           } else if (ir_row < r->spec.row_count) {
             /* The operation fails under the IR row that rejected it. */
             snprintf(g_expected, sizeof g_expected,
