@@ -35,6 +35,8 @@ ADAPTER_NAME = "jax"
 OPERATIONS = ["backends", "canonicalize", "get_backend", "module_get_backend",
               "register_lowering", "lower_per_platform"]
 EXIT_CANNOT_RUN = 3
+# Lowerings built in one MLIR context before it is made anew.
+RECYCLE_LOWERINGS = 1000
 
 # The JAX commit lctx's semantics sheet models; its backend-selection code is
 # identical in the jax 0.11.0 release.
@@ -215,16 +217,32 @@ class FakeClient:
 # Lowering: rules as real Python lowering rules, run by JAX's own machinery
 # ---------------------------------------------------------------------------
 
+_ACCEPTED = {}
+
+
+def _accepted(cls_or_fn):
+    """The parameter names of `cls_or_fn`, or None when it takes any
+    keyword (cached: signatures are read once)."""
+    if cls_or_fn not in _ACCEPTED:
+        try:
+            params = inspect.signature(cls_or_fn).parameters
+        except (TypeError, ValueError):
+            names = None
+        else:
+            names = (None if any(p.kind == p.VAR_KEYWORD
+                                 for p in params.values())
+                     else frozenset(params))
+        _ACCEPTED[cls_or_fn] = names
+    return _ACCEPTED[cls_or_fn]
+
+
 def _kwargs_for(cls_or_fn, kwargs):
     """The keyword arguments `cls_or_fn` accepts (JAX versions add and drop
     fields of ModuleContext and LoweringRuleContext)."""
-    try:
-        params = inspect.signature(cls_or_fn).parameters
-    except (TypeError, ValueError):
+    names = _accepted(cls_or_fn)
+    if names is None:
         return kwargs
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params}
+    return {k: v for k, v in kwargs.items() if k in names}
 
 
 class Lowering:
@@ -480,14 +498,13 @@ class Lowering:
         j = self.j
         mlir, ir, core = j.mlir, j.ir, j.core
         with self.d.x64(x64):
-            eqn_ctx = self.d.eqn_context(prim, compute_type)
+            eqn_ctx = self.d.eqn_context(compute_type)
             overrides = (None if override_rule is None
                          else ((prim, override_rule),))
             params = mlir.LoweringParameters(
                 **_kwargs_for(mlir.LoweringParameters,
                               {"override_lowering_rules": overrides}))
-            context = mlir.make_ir_context()
-            context.allow_unregistered_dialects = True
+            context = self.d.lowering_ir_context()
             with context, ir.Location.unknown(context):
                 ctx = self.d.module_context(platforms, pinned, params,
                                             context)
@@ -554,6 +571,10 @@ class Driver:
         self.registration_names = []
         self.jax_platforms_mode = False
         self._ir_context = None
+        self._lowering_context = None
+        self._lowerings_in_context = 0
+        self._eqn_contexts = {}
+        self._probe = None
         self.np = j.np
 
         # Keep JAX's own warnings (missing-plugin suggestions, experimental
@@ -622,13 +643,35 @@ class Driver:
             return dtypes.default_int_dtype()
         return dtypes.canonicalize_dtype(self.np.int64)
 
-    def eqn_context(self, prim, compute_type):
-        """The JaxprEqnContext of an equation of `prim` traced under
-        `compute_type`: traced for real, so its fields are this JAX's."""
-        x = self.np.float32(0)
-        with self.compute_type(compute_type):
-            closed = self.j.jax.make_jaxpr(lambda y: prim.bind(y))(x)
-        return closed.jaxpr.eqns[0].ctx
+    def eqn_context(self, compute_type):
+        """The JaxprEqnContext of an equation traced under `compute_type`:
+        traced for real, so its fields are this JAX's. It depends on the
+        configuration only, so one is traced per compute type and x64."""
+        key = (compute_type, bool(self.j.jax.config.jax_enable_x64))
+        found = self._eqn_contexts.get(key)
+        if found is None:
+            if self._probe is None:
+                self._probe = self.j.core.Primitive("lctx_eqn_context_probe")
+                self._probe.def_abstract_eval(lambda x: x)
+            probe = self._probe
+            x = self.np.float32(0)
+            with self.compute_type(compute_type):
+                closed = self.j.jax.make_jaxpr(lambda y: probe.bind(y))(x)
+            found = self._eqn_contexts[key] = closed.jaxpr.eqns[0].ctx
+        return found
+
+    def lowering_ir_context(self):
+        """The MLIR context lowerings build their modules in: JAX's own
+        (make_ir_context) with unregistered dialects allowed for the
+        lctx.marker ops; shared, and made anew every RECYCLE_LOWERINGS
+        lowerings (a context only grows)."""
+        if (self._lowering_context is None
+                or self._lowerings_in_context >= RECYCLE_LOWERINGS):
+            self._lowering_context = self.j.mlir.make_ir_context()
+            self._lowering_context.allow_unregistered_dialects = True
+            self._lowerings_in_context = 0
+        self._lowerings_in_context += 1
+        return self._lowering_context
 
     def pinned_client(self, backend):
         if backend is None:
@@ -686,8 +729,8 @@ class Driver:
     def lower_per_platform(self, rule_ctx, description, platform_rules,
                            default_rule, arg):
         mlir = self.j.mlir
-        params = inspect.signature(mlir.lower_per_platform).parameters
-        if "effects" in params:
+        params = _accepted(mlir.lower_per_platform)
+        if params is None or "effects" in params:
             return mlir.lower_per_platform(rule_ctx, description,
                                            platform_rules, default_rule,
                                            frozenset(), arg)
