@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""lctx adapter for JAX itself: judge JAX's own backend selection.
+"""lctx adapter for JAX itself: judge JAX's own backend selection and
+multi-platform lowering.
 
 This program speaks version 1 of the lctx process protocol
 (conformance/PROTOCOL.md), like conformance/examples/python/lctx_example.py,
@@ -9,15 +10,21 @@ but instead of a model it drives JAX's own functions:
     jax._src.xla_bridge.canonicalize_platform(name)
     jax._src.xla_bridge.get_backend(platform)
     jax._src.interpreters.mlir.ModuleContext.get_backend(optional)
+    jax._src.interpreters.mlir.register_lowering(prim, rule, platform)
+    jax._src.interpreters.mlir._get_lowering_rules, lower_per_platform,
+        lower_fun (on real ModuleContext and LoweringRuleContext objects)
 
 For each case it puts a registry in place -- the case's backend factories
 registered through JAX's `register_backend_factory`, returning fake clients;
 the `jax_platforms`, `jax_platform_name` and `jax_xla_backend` config values;
-NVIDIA GPU visibility -- then runs the case's operations and reports what JAX
-returned or raised.  See conformance/adapters/README.md for what it patches
-and its limitations.
+NVIDIA GPU visibility -- and turns the case's rules into Python lowering
+rules, then runs the case's operations and reports what JAX returned or
+raised, with the MLIR module of every lowering.  See
+conformance/adapters/README.md for what it patches and its limitations.
 
-    lctx conform --cmd "python3 conformance/adapters/jax_adapter.py"
+    sh tools/setup-jax.sh 0.10.2
+    lctx conform --cmd "build/jax/venv-0.10.2/bin/python \
+                        conformance/adapters/jax_adapter.py"
 
 When JAX cannot be imported it says so on stderr, answers the handshake with
 {"protocol": 1, "error": "jax is not importable: ..."} and exits with status 3.
@@ -38,10 +45,11 @@ EXIT_CANNOT_RUN = 3
 # Lowerings built in one MLIR context before it is made anew.
 RECYCLE_LOWERINGS = 1000
 
-# The JAX commit lctx's semantics sheet models; its backend-selection code is
-# identical in the jax 0.11.0 release.
+# The JAX commit lctx's semantics sheet models, and the set-up that installs
+# the pinned release (0.10.2: the code lctx models differs from the commit in
+# plumbing only, see README.md).
 MODELLED_COMMIT = "cec06d116c05"
-SUGGESTED_INSTALL = "pip install 'jax==0.11.0'"
+SUGGESTED_INSTALL = "sh tools/setup-jax.sh 0.10.2"
 
 # jaxlib reports this .platform for clients of these platforms.
 GPU_PLATFORMS = ("cuda", "rocm", "oneapi")
