@@ -1,8 +1,19 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
-# Other targets: deps, build, build-fuzz, build-afl, bench, mutants, format,
-# format-check, clean.
+# Other targets: deps, jax, build, build-fuzz, build-afl, bench, mutants,
+# conform-jax, jax-matrix, format, format-check, clean.
+#   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
+#                     into build/jax/venv-JAX_PINNED (tools/setup-jax.sh); make
+#                     test does it first. LCTX_JAX=off skips it, and the real-JAX
+#                     tests with it, saying so loudly
+#   make conform-jax  judges the pinned JAX by the spec: lctx conform through
+#                     conformance/adapters/jax_adapter.py over the cases, the
+#                     random cases and the full domain (build/conform/jax/)
+#   make jax-matrix   the drift matrix: every spec row against each JAX version
+#                     with a requirements file (tools/jax_matrix.py), written to
+#                     build/jax-matrix/matrix.md and matrix.json; conform options
+#                     in JAX_MATRIX_ARGS
 #   make mutants  builds the fuzz preset and measures conform and
 #                 fuzz_differential against every mutant of the example
 #                 plugin (conformance/mutants/), 60 s per fuzz run
@@ -10,13 +21,22 @@
 SOURCES := $(shell find reference harness tests bench fuzzers conformance -name '*.[ch]' 2>/dev/null)
 LCTX    := build/release/harness/lctx
 
-.PHONY: run test deps build build-fuzz build-afl bench mutants format format-check clean
+# The JAX release make test installs and make conform-jax judges; its
+# pinned, hashed requirements are conformance/adapters/requirements/.
+JAX_PINNED := 0.10.2
+JAX_VENV   := build/jax/venv-$(JAX_PINNED)
+# make jax-matrix: the conformance cases, 10,000 random cases and a sixth of
+# the bounded domain per JAX version (about 4 minutes for a version that
+# passes), each version stopped after 5 minutes.
+JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/6 --time-limit 300
+
+.PHONY: run test deps jax build build-fuzz build-afl bench mutants conform-jax jax-matrix format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
 	@$(LCTX) run
 
-test: deps
+test: deps jax
 	@echo "==> lctx: configuring and building the test build (ASan + UBSan)"
 	@cmake --preset test >/dev/null
 	@cmake --build --preset test
@@ -45,6 +65,23 @@ mutants: build-fuzz
 deps:
 	@echo "==> lctx: checking the required packages"
 	@sh tools/install-deps.sh
+
+jax: deps
+	@echo "==> lctx: installing JAX $(JAX_PINNED), pinned and hashed, into $(JAX_VENV) (LCTX_JAX=off skips it)"
+	@sh tools/setup-jax.sh $(JAX_PINNED)
+
+conform-jax: build jax
+	@echo "==> lctx: judging JAX $(JAX_PINNED) by the spec: lctx conform through conformance/adapters/jax_adapter.py, cases, random cases and the full domain (reports in build/conform/jax/)"
+	@if [ "$${LCTX_JAX:-}" = off ]; then \
+	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and conform-jax is SKIPPED"; \
+	else \
+	  $(LCTX) conform --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_adapter.py" --report-dir build/conform/jax; \
+	fi
+
+jax-matrix: build
+	@echo "==> lctx: the JAX drift matrix: every spec row against each JAX version with a requirements file ($(JAX_MATRIX_ARGS))"
+	@python3 tools/jax_matrix.py $(JAX_MATRIX_ARGS)
+	@echo "==> lctx: the matrix is in build/jax-matrix/matrix.md (and matrix.json; reports in build/jax-matrix/VERSION/)"
 
 bench: build
 	@echo "==> lctx: check-spec throughput against decoding alone (one run)"
