@@ -10,6 +10,8 @@
  *   not IR-005, when the caller marks what JAX really runs; under IR-005
  *   when it does not. Both as scf.index_switch and as generic
  *   "stablehlo.case" ops.
+ * - A module jax 0.10.2 emitted (generic form, x64): the defect under
+ *   IR-006 only; the wrong index type; a changed slot under IR-005.
  * - Wrong modules, each row by ID and exact message: IR-001 (missing index,
  *   index for a single platform, i64 for i32), IR-002 (first switch too
  *   short, non-constant slot), IR-003 (second switch too short), IR-004 (a
@@ -317,6 +319,51 @@ static const char nested_defect_hlo[] =
     "  }\n"
     "}\n";
 
+/// What jax 0.10.2 emits for the nested-index module under x64 (the
+/// adapter's lowering of IR-006's case, rule P.def renamed P.default), in
+/// MLIR's generic form: stablehlo.case ops whose second case yields the
+/// rules' results, i64 platform index converted to i32 by stablehlo.convert.
+static const char jax_nested_x64[] =
+    "\"builtin.module\"() ({\n"
+    "  \"func.func\"() <{arg_attrs = [{jax.global_constant = \"_platform_index\"}, {}], function_type = (tensor<i64>, tensor<f32>) -> tensor<f32>, sym_name = \"main\"}> ({\n"
+    "  ^bb0(%arg0: tensor<i64>, %arg1: tensor<f32>):\n"
+    "    %0 = \"stablehlo.convert\"(%arg0) : (tensor<i64>) -> tensor<i32>\n"
+    "    %1 = \"stablehlo.case\"(%0) ({\n"
+    "      %10 = \"stablehlo.constant\"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>\n"
+    "      \"stablehlo.return\"(%10) : (tensor<i32>) -> ()\n"
+    "    }, {\n"
+    "      %9 = \"stablehlo.constant\"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>\n"
+    "      \"stablehlo.return\"(%9) : (tensor<i32>) -> ()\n"
+    "    }, {\n"
+    "      %8 = \"stablehlo.constant\"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>\n"
+    "      \"stablehlo.return\"(%8) : (tensor<i32>) -> ()\n"
+    "    }) : (tensor<i32>) -> tensor<i32>\n"
+    "    %2 = \"stablehlo.case\"(%1) ({\n"
+    "      \"lctx.marker\"() {platforms = [\"cpu\"], primitive = \"P\", rule = \"P.cpu\"} : () -> ()\n"
+    "      \"stablehlo.return\"(%arg1) : (tensor<f32>) -> ()\n"
+    "    }, {\n"
+    "      \"lctx.marker\"() {platforms = [\"tpu\", \"cuda\"], primitive = \"P\", rule = \"P.default\"} : () -> ()\n"
+    "      %3 = \"stablehlo.convert\"(%arg0) : (tensor<i64>) -> tensor<i32>\n"
+    "      %4 = \"stablehlo.case\"(%3) ({\n"
+    "        %7 = \"stablehlo.constant\"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>\n"
+    "        \"stablehlo.return\"(%7) : (tensor<i32>) -> ()\n"
+    "      }, {\n"
+    "        %6 = \"stablehlo.constant\"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>\n"
+    "        \"stablehlo.return\"(%6) : (tensor<i32>) -> ()\n"
+    "      }) : (tensor<i32>) -> tensor<i32>\n"
+    "      %5 = \"stablehlo.case\"(%4) ({\n"
+    "        \"lctx.marker\"() {platforms = [\"tpu\"], primitive = \"Q\", rule = \"Q.tpu\"} : () -> ()\n"
+    "        \"stablehlo.return\"(%arg1) : (tensor<f32>) -> ()\n"
+    "      }, {\n"
+    "        \"lctx.marker\"() {platforms = [\"cuda\"], primitive = \"Q\", rule = \"Q.cuda\"} : () -> ()\n"
+    "        \"stablehlo.return\"(%arg1) : (tensor<f32>) -> ()\n"
+    "      }) : (tensor<i32>) -> tensor<f32>\n"
+    "      \"stablehlo.return\"(%arg1) : (tensor<f32>) -> ()\n"
+    "    }) : (tensor<i32>) -> tensor<f32>\n"
+    "    \"func.return\"(%2) : (tensor<f32>) -> ()\n"
+    "  }) : () -> ()\n"
+    "}) : () -> ()\n";
+
 /// two_platforms without the platform index: the switch takes a constant.
 static const char missing_index[] =
     "module {\n"
@@ -598,6 +645,39 @@ static void test_nested_remapped_is_clean(void **state) {
   assert_clean(&r);
 }
 
+/// JAX's own module (real stablehlo.case with results, stablehlo.convert of
+/// an i64 index): the defect is seen under IR-006 and nothing else; read as
+/// x64 off, the index type is wrong; a slot changed in the first case sends
+/// tpu to the cpu rule (IR-005).
+static void test_jax_module_nested_x64(void **state) {
+  (void)state;
+  lctx_ir_expectation e;
+  ex_nested(&e, true);
+  e.x64 = true;
+  lctx_ir_report r;
+  assert_false(check(jax_nested_x64, &e, &r));
+  assert_true(r.parse_ok);
+  assert_true(r.verified);
+  assert_int_equal(r.count, 1);
+  assert_violation(&r, "IR-006", defect_message);
+
+  e.x64 = false;
+  assert_false(check(jax_nested_x64, &e, &r));
+  assert_violation(&r, "IR-001",
+                   "the platform index has type tensor<i64>, "
+                   "expected i32 (x64 off)");
+
+  char changed[sizeof jax_nested_x64];
+  memcpy(changed, jax_nested_x64, sizeof changed);
+  char *slot =
+      strstr(changed, "%9 = \"stablehlo.constant\"() <{value = dense<1>");
+  assert_non_null(slot);
+  slot[strlen("%9 = \"stablehlo.constant\"() <{value = dense<")] = '0';
+  e.x64 = true;
+  assert_false(check(changed, &e, &r));
+  assert_true(lctx_ir_report_find(&r, "IR-005") != NULL);
+}
+
 //===----------------------------------------------------------------------===//
 // Wrong modules
 //===----------------------------------------------------------------------===//
@@ -840,6 +920,7 @@ int main(void) {
       cmocka_unit_test(test_nested_defect_is_ir006),
       cmocka_unit_test(test_nested_defect_unmarked_is_ir005),
       cmocka_unit_test(test_nested_defect_stablehlo_case),
+      cmocka_unit_test(test_jax_module_nested_x64),
       cmocka_unit_test(test_nested_remapped_is_clean),
       cmocka_unit_test(test_missing_platform_index),
       cmocka_unit_test(test_unmarked_platform_index),

@@ -1276,6 +1276,69 @@ static void test_lower_fun_empty_narrowed_list_replaces_module(void **s) {
                     "default=Q.default\n");
 }
 
+static void test_lower_fun_empty_narrowing_index_error_names_a_list(void **s) {
+  (void)s;
+  /* Narrowed platforms are lists in JAX (lower_per_platform's
+   * platforms_for_rule), and lower_fun puts them in the module context
+   * unchanged: reached with an empty narrowing, a sub-rule's get_backend
+   * reads platforms[0] of an empty list (found by running jax 0.10.2).
+   * Without lower_fun the module's own tuple is read. */
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  REG(&f, p,
+      RULE(&f, "P.default",
+           lctx_action_lower_fun_compute(q, ts_s("device_host"))),
+      NULL);
+  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(true)), NULL);
+  MODULE(&f, "cpu");
+  lctx_module_context_pin(&f.ctx.module, ts_s("cpu"));
+  assert_true(lctx_lowering_context_narrow(&f.ctx, NULL, 0));
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_INDEX, "list index out of range");
+
+  lctx_module_context direct;
+  lctx_module_context_init(&direct);
+  lctx_module_context_pin(&direct, ts_s("cpu"));
+  lctx_outcome o;
+  assert_false(lctx_module_get_backend(&f.backends, &direct, true, &o, NULL));
+  assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
+}
+
+static void test_lower_fun_asserts_gpu_not_in_module_platforms(void **s) {
+  (void)s;
+  /* jaxpr_subcomp begins with `assert "gpu" not in ctx.platforms`: a
+   * lower_fun whose module context names gpu (the module's own platforms,
+   * or narrowed ones put in place by lower_fun) aborts the lowering with a
+   * bare AssertionError before the sub-equation is looked at. A rule
+   * without lower_fun lowers in a gpu module as usual. */
+  fx f;
+  fx_stock(&f);
+  int p = prim(&f, "P");
+  int q = prim(&f, "Q");
+  int r = prim(&f, "R");
+  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
+  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
+  REG(&f, r, marker_rule(&f, "R.default"), NULL);
+
+  MODULE(&f, "gpu");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
+  assert_events(&f, "eqn P module=['gpu'] platforms=['gpu'] rules={} "
+                    "default=P.default\n"
+                    "  call P.default platforms=None module=['gpu'] direct\n"
+                    "    raise AssertionError\n");
+
+  MODULE(&f, "cpu", "gpu");
+  assert_false(LOWER(&f, p));
+  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
+
+  MODULE(&f, "cpu", "gpu");
+  assert_true(LOWER(&f, r));
+}
+
 //===----------------------------------------------------------------------===//
 // Overrides and compute types through a lowering
 //===----------------------------------------------------------------------===//
@@ -1532,6 +1595,8 @@ static void test_limit_bad_id(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lower_fun_empty_narrowing_index_error_names_a_list),
+      cmocka_unit_test(test_lower_fun_asserts_gpu_not_in_module_platforms),
       cmocka_unit_test(test_register_none_stores_common_rule),
       cmocka_unit_test(test_register_known_platforms_message),
       cmocka_unit_test(test_register_empty_string_is_a_platform_name),
