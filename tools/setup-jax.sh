@@ -52,7 +52,7 @@ REQ=conformance/adapters/requirements/jax-$VERSION.txt
 VENV=build/jax/venv-$VERSION
 STAMP=$VENV/lctx-requirements.sha256
 
-[ -f "$REQ" ] || die 2 "no requirements file $REQ (the versions with one: $(ls conformance/adapters/requirements 2>/dev/null | sed -n 's/^jax-\(.*\)\.txt$/\1/p' | tr '\n' ' '))"
+[ -f "$REQ" ] || die 2 "no requirements file $REQ (the versions with one: $(ls conformance/adapters/requirements 2>/dev/null | sed -n 's/^jax-\(.*\)\.txt$/\1/p' | tr '\n' ' ' | sed 's/ $//'))"
 
 case "$VERSION" in
   0.[0-9].* | 0.10.*) PYVER=3.11 ;;
