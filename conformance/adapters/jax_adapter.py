@@ -519,8 +519,8 @@ class Lowering:
                 aval = core.ShapedArray((), self.d.np.float32)
                 dim_vars = ctx.shape_poly_state.dim_vars
                 int_aval = core.ShapedArray((), self.d.default_int_dtype())
-                int_type = mlir.aval_to_ir_type(ctx, int_aval)
-                f32_type = mlir.aval_to_ir_type(ctx, aval)
+                int_type = self.d.ir_type(ctx, int_aval)
+                f32_type = self.d.ir_type(ctx, aval)
                 ftype = ir.FunctionType.get(
                     [int_type] * len(dim_vars) + [f32_type], [f32_type])
                 main = j.func_dialect.FuncOp("main", ftype, ip=ctx.ip)
@@ -537,11 +537,8 @@ class Lowering:
                     rule_ctx = self.d.rule_context(
                         ctx, prim, aval, args[:len(dim_vars)], eqn_ctx,
                         None if narrow is None else list(narrow))
-                    platform_rules, default_rule = self.d.lowering_rules(
-                        ctx, prim, eqn_ctx)
-                    out = self.d.lower_per_platform(
-                        rule_ctx, str(prim), platform_rules, default_rule,
-                        args[len(dim_vars)])
+                    out = self.d.lower_equation(ctx, rule_ctx, prim, eqn_ctx,
+                                                args[len(dim_vars)])
                     j.func_dialect.ReturnOp(list(out))
                 text = ctx.module.operation.get_asm(
                     print_generic_op_form=True, enable_debug_info=False)
@@ -729,10 +726,27 @@ class Driver:
         return mlir.LoweringRuleContext(
             **_kwargs_for(mlir.LoweringRuleContext, kwargs))
 
-    def lowering_rules(self, ctx, prim, eqn_ctx):
-        """(platform_rules, default_rule) from JAX's own rule lookup."""
-        found = self.j.mlir._get_lowering_rules(ctx, prim, eqn_ctx)
-        return found[0], found[1]
+    def ir_type(self, ctx, aval):
+        """JAX's IR type of `aval` (`aval_to_ir_type(ctx, aval)`; releases
+        before 0.9 take the aval alone)."""
+        convert = self.j.mlir.aval_to_ir_type
+        params = _accepted(convert)
+        if params is not None and "ctx" not in params and len(params) == 1:
+            return convert(aval)
+        return convert(ctx, aval)
+
+    def lower_equation(self, ctx, rule_ctx, prim, eqn_ctx, arg):
+        """JAX's rule lookup for `prim` then its lower_per_platform, as
+        jaxpr_subcomp runs them: `_get_lowering_rules` (0.10 and later), or
+        `_uncached_lowering`, which held the lookup before (0.8, 0.9)."""
+        mlir = self.j.mlir
+        if hasattr(mlir, "_get_lowering_rules"):
+            found = mlir._get_lowering_rules(ctx, prim, eqn_ctx)
+            return self.lower_per_platform(rule_ctx, str(prim), found[0],
+                                           found[1], arg)
+        outs, _ = mlir._uncached_lowering(prim, eqn_ctx, frozenset(),
+                                          rule_ctx, arg)
+        return outs
 
     def lower_per_platform(self, rule_ctx, description, platform_rules,
                            default_rule, arg):
