@@ -32,8 +32,7 @@ Options of its own:
                  build/jax-matrix/VERSION/domain/); the cells and totals add
                  both up. (conform's own --shard shares every case source,
                  the conformance cases included.) `make jax-matrix` uses
-                 --random 10000 --domain-shard 1/6: about 4 minutes per
-                 version here.
+                 --random 10000 --domain-shard 1/2 --time-limit 300.
   --time-limit SECONDS
                  stop a version's conform runs after SECONDS in all (SIGINT:
                  lctx conform then writes the reports of what ran, marked
@@ -47,6 +46,9 @@ Conform options passed through: --no-domain, --process-per-case, --quiet,
 --first-failure (flags), --random, --seed, --spec, --cases, --xfail,
 --messages, --ops, --shard, --timeout, --batch (with a value); anything
 after `--` is passed through as it is.
+
+With LCTX_JAX=off in the environment (as for tools/setup-jax.sh) every
+version is skipped.
 
 Exit status: 0 the matrix was written and at least one version ran (failing
 rows are data, not an error); 1 no version ran (the matrix is still written,
@@ -87,6 +89,8 @@ NO_CASE = "\u2014"
 # lctx conform sees SIGINT between batches (up to 256 cases); a batch that
 # keeps crashing the adapter restarts it for each crash, so it gets time.
 GRACE_SECONDS = 300
+# The versions during which Ctrl-C came; the matrix stops after that one.
+INTERRUPTED = []
 
 
 def say(message):
@@ -240,6 +244,10 @@ def last_line(text):
 
 def setup(version):
     """Runs setup-jax.sh; returns (ok, status, message, seconds, note)."""
+    if os.environ.get("LCTX_JAX") == "off":
+        say("%s: LCTX_JAX=off: JAX is NOT installed and this version is "
+            "SKIPPED" % version)
+        return False, "skipped", "LCTX_JAX=off", 0.0, "skipped"
     say("%s: sh tools/setup-jax.sh %s" % (version, version))
     start = time.monotonic()
     proc = subprocess.run(["sh", os.path.join("tools", "setup-jax.sh"),
@@ -305,6 +313,15 @@ def run_conform(lctx, version, report_dir, conform_args, limit=None):
         proc = subprocess.Popen(cmd, stdout=log, stderr=err)
         try:
             proc.wait(timeout=limit)
+        except KeyboardInterrupt:
+            # Ctrl-C reached lctx conform too: it stops after the batch it
+            # runs and writes the reports; the matrix is then written from
+            # what ran.
+            stopped = True
+            INTERRUPTED.append(version)
+            say("%s: interrupted: waiting for lctx conform to write its "
+                "reports" % version)
+            proc.wait()
         except subprocess.TimeoutExpired:
             stopped = True
             say("%s: time limit reached: interrupting lctx conform (it "
@@ -329,7 +346,11 @@ def run_conform(lctx, version, report_dir, conform_args, limit=None):
         if re.match(r"^(conform:|operations:|result:|first failure:|"
                     r"[A-Z]+-\d+: )", line):
             print("  " + line, flush=True)
-    message = last_line(proc.stderr)
+    # conform's own error lines start with "lctx conform:" (a usage text
+    # may follow them); the implementation's stderr is in its log instead.
+    own = [l.strip() for l in proc.stderr.splitlines()
+           if l.startswith("lctx conform:")]
+    message = own[-1] if own else last_line(proc.stderr)
     report = None
     report_path = os.path.join(report_dir, "report.json")
     if proc.returncode in (0, 1) and os.path.exists(report_path):
@@ -604,6 +625,10 @@ def main(argv):
 
     results = []
     for version in versions:
+        if INTERRUPTED:
+            results.append({"version": version, "status": "not run",
+                            "message": "the matrix was interrupted"})
+            continue
         r = {"version": version,
              "report_dir": os.path.relpath(os.path.join(out_dir, version),
                                            ROOT)}
@@ -622,12 +647,13 @@ def main(argv):
             limit = None
             if opts["time_limit"] is not None:
                 limit = opts["time_limit"] - total
-                if limit <= 0:
+                if limit <= 0 or INTERRUPTED:
                     stopped = True
+                    why = ("interrupted" if INTERRUPTED
+                           else "the time limit is reached")
                     runs.append({"run": label, "args": args, "exit": None,
-                                 "skipped": "time limit reached"})
-                    say("%s: %s skipped: the time limit is reached"
-                        % (version, label))
+                                 "skipped": why})
+                    say("%s: %s skipped: %s" % (version, label, why))
                     continue
             code, report, message, seconds, stop = run_conform(
                 lctx, version, report_dir, args, limit)
@@ -655,8 +681,10 @@ def main(argv):
             if stopped:
                 report["interrupted"] = True
                 r["status"] += " (partial)"
-                r["message"] = ("stopped at the time limit (%g s): the "
-                                "cells hold what ran" % opts["time_limit"])
+                r["message"] = (
+                    "interrupted: the cells hold what ran" if INTERRUPTED
+                    else "stopped at the time limit (%g s): the cells hold "
+                    "what ran" % opts["time_limit"])
             r["report"] = report
         say("%s: %s%s (install %.1f s, conform %.1f s)" % (
             version, r["status"], ": " + r["message"] if r.get("message")
