@@ -116,7 +116,12 @@ fi
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
   case "$PYTHON" in
     /usr/bin/*)
-      pkgs="python3-venv python$PYVER-venv"
+      # python3-venv is the default Python's; other versions have their own.
+      if [ "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)" = "$PYVER" ]; then
+        pkgs=python3-venv
+      else
+        pkgs=python$PYVER-venv
+      fi
       say "$PYTHON has no venv/ensurepip; installing$(printf ' %s' $pkgs) with apt"
       if [ "$(id -u)" -eq 0 ]; then
         SUDO=""
@@ -129,6 +134,8 @@ if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
       $SUDO apt-get update -q
       # shellcheck disable=SC2086
       $SUDO apt-get install -y -q --no-install-recommends $pkgs
+      "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
+        die 1 "$PYTHON still lacks venv/ensurepip after installing $pkgs"
       ;;
     *)
       die 1 "$PYTHON lacks the venv or ensurepip module; use a Python $PYVER that has them (sh tools/setup-jax.sh $VERSION PYTHON)"
