@@ -822,6 +822,10 @@ typedef struct platform_list {
 typedef struct module_context {
   platform_list platforms;
   const char *backend;
+  /// The platforms are a Python list: narrowed platforms put in place by
+  /// lower_fun (the module's own are a tuple). Only the IndexError of zero
+  /// platforms tells them apart.
+  bool platforms_are_list;
 } module_context;
 
 /// LoweringRuleContext: its module context, the narrowed platforms (None
@@ -995,6 +999,10 @@ static step_result rule_get_backend(lowering_run *run, const rule_context *ctx,
   module_get_backend_into(run->s, ctx->module.platforms.items,
                           ctx->module.platforms.count, ctx->module.backend,
                           optional, run->out);
+  if (ctx->module.platforms_are_list && ctx->module.platforms.count == 0 &&
+      run->out->kind == LCTX_IMPL_RAISE &&
+      run->out->error_class == LCTX_IMPL_INDEX_ERROR)
+    raise_error(run->out, LCTX_IMPL_INDEX_ERROR, "list index out of range");
   if (outcome_status(run->out) != 0)
     return STEP_FAILED;
   return run->out->kind == LCTX_IMPL_RAISE ? STEP_RAISED : STEP_OK;
@@ -1043,6 +1051,14 @@ static step_result call_rule(lowering_run *run, const rule_context *ctx,
       module_context sub = ctx->module;
       if (ctx->narrowed)
         sub.platforms = ctx->platforms;
+      if (ctx->narrowed)
+        sub.platforms_are_list = true; // narrowed platforms are lists
+      // jaxpr_subcomp: `assert "gpu" not in ctx.platforms`.
+      if (list_contains(sub.platforms, "gpu")) {
+        raise_error(run->out, LCTX_IMPL_ASSERTION_ERROR, "");
+        r = outcome_status(run->out) != 0 ? STEP_FAILED : STEP_RAISED;
+        break;
+      }
       r = lower_equation(run, sub, false, (platform_list){NULL, 0}, act->text,
                          act->compute_type);
       break;
@@ -1362,7 +1378,8 @@ op_lower_per_platform(void *opaque, const lctx_impl_lowering *lowering,
       .indent = 2,
   };
   module_context module = {{lowering->platforms, lowering->platform_count},
-                           lowering->backend};
+                           lowering->backend,
+                           false};
   // The equation's rule context is narrowed (`ctx.platforms is not None`)
   // when `narrow` is given, even empty: an empty list reads as not narrowed
   // for the equation's own platforms, but lower_fun still replaces the
