@@ -26,9 +26,9 @@ LCTX    := build/release/harness/lctx
 JAX_PINNED := 0.10.2
 JAX_VENV   := build/jax/venv-$(JAX_PINNED)
 # make jax-matrix: the conformance cases, 10,000 random cases and half of the
-# bounded domain per JAX version (about 3 minutes a version on a 2-core
-# machine; the whole domain takes about 5.5), each version stopped after 5
-# minutes. make jax-matrix JAX_MATRIX_ARGS="--no-domain --random 300" is a
+# bounded domain per JAX version (2 to 3 minutes a version on a 2-core
+# machine; make conform-jax's whole domain takes about 3.5), each version
+# stopped after 5 minutes. make jax-matrix JAX_MATRIX_ARGS="--no-domain --random 300" is a
 # quick look.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/2 --time-limit 300
 
