@@ -128,9 +128,10 @@ def import_jax():
                 % (top, err))
         else:
             log("cannot import jax: %s" % why)
-        log("install JAX matching the modelled commit %s, for example: %s "
-            "(this also installs jaxlib), then run this adapter with the same "
-            "python3." % (MODELLED_COMMIT, SUGGESTED_INSTALL))
+        log("install the pinned JAX (the modelled commit is %s): %s "
+            "(jax and jaxlib, pinned and hashed), then run this adapter with "
+            "build/jax/venv-0.10.2/bin/python." % (MODELLED_COMMIT,
+                                                    SUGGESTED_INSTALL))
         return None, why
     except Exception as err:  # e.g. a jax/jaxlib version mismatch
         why = "%s: %s" % (type(err).__name__, err)
