@@ -88,24 +88,16 @@ class Jax:
         from jax._src import hardware_utils
         from jax._src import xla_bridge
         from jax._src.interpreters import mlir
-        from jax._src.interpreters import partial_eval as pe
-        from jax._src import core, source_info_util
+        from jax._src import (config, core, dtypes, sharding_impls,
+                              source_info_util)
         from jax._src.lib.mlir import ir
         from jax._src.lib.mlir.dialects import func as func_dialect
-        self.jax = jax
-        self.xb = xla_bridge
-        self.mlir = mlir
-        self.pe = pe
-        self.core = core
-        self.source_info_util = source_info_util
-        self.ir = ir
-        self.func_dialect = func_dialect
-        from jax._src import config, dtypes, sharding_impls
         import numpy
-        self.config = config
-        self.dtypes = dtypes
+        self.jax, self.xb, self.mlir, self.ir = jax, xla_bridge, mlir, ir
+        self.func_dialect, self.np = func_dialect, numpy
+        self.config, self.core, self.dtypes = config, core, dtypes
         self.sharding_impls = sharding_impls
-        self.np = numpy
+        self.source_info_util = source_info_util
         self.hardware_utils = hardware_utils
         self.version = getattr(jax, "__version__", "unknown")
         try:

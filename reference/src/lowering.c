@@ -453,7 +453,26 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
                          int default_rule, int parent);
 
 static bool list_contains(const lctx_str *list, size_t n, lctx_str p);
-static bool raise_assertion(run *r, const char *message);
+
+/* A rule body's own raise (raise_if_multi, or lower_fun's assertion):
+ * records the RAISE event under `call` and makes it the outcome. Returns
+ * false (the lowering stops). */
+static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
+                       int rule, int action, lctx_error_class error,
+                       lctx_str message) {
+  int index;
+  lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
+  if (!re)
+    return false;
+  re->rule = rule;
+  re->action = action;
+  re->error = error;
+  set_module_platforms(re, ctx);
+  lctx_buf w = lctx_outcome_begin_raise(&r->result->outcome, error);
+  lctx_buf_append_str(&w, message);
+  lctx_outcome_end(&r->result->outcome, &w);
+  return false;
+}
 
 /* One `ctx.module_context.get_backend(optional)` call by a body action. */
 static bool backend_call(run *r, const lctx_lowering_context *ctx, int rule,
@@ -534,21 +553,9 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
       }
       break;
     case LCTX_ACTION_RAISE_IF_MULTI:
-      if (module_count > 1) {
-        int index;
-        lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
-        if (!re)
-          return false;
-        re->rule = rule;
-        re->action = ak;
-        re->error = LCTX_ERROR_NOT_IMPLEMENTED;
-        set_module_platforms(re, ctx);
-        lctx_buf w = lctx_outcome_begin_raise(&r->result->outcome,
-                                              LCTX_ERROR_NOT_IMPLEMENTED);
-        lctx_buf_append_str(&w, a->message);
-        lctx_outcome_end(&r->result->outcome, &w);
-        return false;
-      }
+      if (module_count > 1)
+        return body_raise(r, ctx, call, rule, ak, LCTX_ERROR_NOT_IMPLEMENTED,
+                          a->message);
       break;
     case LCTX_ACTION_READ_CLIENT_PLATFORM:
       if (!backend_call(r, ctx, rule, ak, a->kind, true, false, call))
@@ -570,17 +577,9 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
        * (mlir.py line 2146): a module context naming `gpu` cannot lower a
        * traced function. */
       if (list_contains(sub.module.platforms, sub.module.platform_count,
-                        lctx_str_from_cstr("gpu"))) {
-        int index;
-        lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
-        if (!re)
-          return false;
-        re->rule = rule;
-        re->action = ak;
-        re->error = LCTX_ERROR_ASSERTION;
-        set_module_platforms(re, &sub);
-        return raise_assertion(r, "");
-      }
+                        lctx_str_from_cstr("gpu")))
+        return body_raise(r, &sub, call, rule, ak, LCTX_ERROR_ASSERTION,
+                          lctx_str_from_cstr(""));
       sub.has_platforms = false;
       sub.platform_count = 0;
       sub.has_compute_type = a->has_compute_type;
