@@ -337,9 +337,8 @@ class Lowering:
     # -- rules -----------------------------------------------------------
 
     def _make_rule(self, name, actions):
-        j = self.j
-        mlir = j.mlir
-        ir = j.ir
+        """One Python lowering rule: runs the actions' steps in order on the
+        rule context and returns its input."""
         steps = []
         for a in actions:
             kind = a["action"]
@@ -367,7 +366,6 @@ class Lowering:
         rule.__name__ = "lctx_rule_%s" % "".join(
             c if c.isalnum() else "_" for c in name)
         rule.__qualname__ = rule.__name__
-        del mlir, ir
         return rule
 
     @staticmethod
