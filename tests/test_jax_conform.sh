@@ -16,7 +16,7 @@ set -u
 LCTX=$1
 PY=$2
 SRC=$3
-SHARD=${4:-1/20}
+SHARD=${4:-1/10}
 
 if [ "${LCTX_JAX:-}" = off ]; then
   echo "SKIPPED: LCTX_JAX=off, the real-JAX tests do not run"
