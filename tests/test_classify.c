@@ -1,0 +1,752 @@
+/*
+ * tests/test_classify.c - pins the feature extractor (harness/classify.h):
+ * the features an operation is classified by and the placeholder values the
+ * spec rows' templates are rendered from.
+ *
+ * - Names: every feature's name and value list (index 0 is `na`), the
+ *   name/value round trips, the placeholder names in order, unknown and
+ *   case-variant names refused.
+ * - One table of small cases (parsed from the `.case` text form), each
+ *   operation's features exactly as lctx_features_format writes them and
+ *   the exact set of placeholders that apply with their text:
+ *   - registry initialization: ok, ready on a second operation, loud
+ *     (raised, None, no devices under the defaults, an unknown name under
+ *     jax_platforms), assert; a partial registry seen by later operations;
+ *   - canonicalize: a plain name, '' and `GPU` leave the registry alone;
+ *     `gpu` resolves to the first initialized of cuda, rocm, oneapi, or is
+ *     absent;
+ *   - get_backend: None, the config fallbacks, found, failed, unknown, no
+ *     default;
+ *   - module_get_backend: B1 (registry never read), B2a, B2b, B2 with a
+ *     gpu-family client (the ROCm quirk, no GPU initialized), B3, zero
+ *     platforms (seq=tuple);
+ *   - register_lowering: None, a known name, `gpu`, an unknown name (the
+ *     known platforms sorted);
+ *   - lower_per_platform stopping at none, not_found_one, not_found_many
+ *     (duplicates kept), no_platforms, no_index, raise_if_multi, backend
+ *     (B1 and B3 in a rule body), gpu_assert (LP-007), and the zero-platform
+ *     IndexError after lower_fun's empty narrowing (seq=list, MG-004/005).
+ * - lctx_features_format appends and writes nothing for an all-`na` set.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_support.h"
+
+#include "case_text.h"
+#include "classify.h"
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+typedef struct feature_row {
+  lctx_feature feature;
+  const char *name;
+  const char *values; ///< every value name in order, space-separated
+} feature_row;
+
+static const feature_row FEATURES[] = {
+    {LCTX_F_MODE, "mode", "na default platforms"},
+    {LCTX_F_INIT, "init", "na none ready ok loud assert"},
+    {LCTX_F_CAUSE, "cause", "na raised none no_devices unknown"},
+    {LCTX_F_ARG, "arg", "na none empty alias name"},
+    {LCTX_F_SOURCE, "source", "na arg xla_backend platform_name none"},
+    {LCTX_F_TARGET, "target", "na none alias name"},
+    {LCTX_F_GPU, "gpu", "na cuda rocm oneapi absent"},
+    {LCTX_F_LOOKUP, "lookup", "na default no_default found failed unknown"},
+    {LCTX_F_COUNT, "count", "na zero one multi"},
+    {LCTX_F_OPTIONAL, "optional", "na true false"},
+    {LCTX_F_PINNED, "pinned", "na none plain gpu"},
+    {LCTX_F_REAL, "real", "na same other"},
+    {LCTX_F_MATCH, "match", "na yes no"},
+    {LCTX_F_REG, "reg", "na default known alias unknown"},
+    {LCTX_F_STOP, "stop",
+     "na none not_found_one not_found_many no_platforms no_index "
+     "raise_if_multi backend gpu_assert"},
+};
+
+static void test_feature_names_and_values(void **state) {
+  (void)state;
+  assert_int_equal(sizeof FEATURES / sizeof FEATURES[0], LCTX_FEATURE_COUNT);
+  assert_int_equal(LCTX_FEATURE_COUNT, 15);
+  size_t most = 0;
+  for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
+    const feature_row *r = &FEATURES[i];
+    assert_int_equal(r->feature, (lctx_feature)i);
+    assert_string_equal(lctx_feature_name(r->feature), r->name);
+    lctx_feature f = LCTX_FEATURE_COUNT;
+    assert_true(lctx_feature_from_name(ts_s(r->name), &f));
+    assert_int_equal(f, r->feature);
+    /* The value list, joined, is exactly the expected one. */
+    char joined[256];
+    lctx_buf b;
+    lctx_buf_init(&b, joined, sizeof joined);
+    const char *const *values = lctx_feature_values(r->feature);
+    size_t n = 0;
+    for (; values[n]; n++) {
+      if (n > 0)
+        lctx_buf_append_char(&b, ' ');
+      lctx_buf_append_cstr(&b, values[n]);
+      int v = -1;
+      assert_true(
+          lctx_feature_value_from_name(r->feature, ts_s(values[n]), &v));
+      assert_int_equal(v, (int)n);
+    }
+    assert_buf(&b, r->values);
+    assert_true(n <= LCTX_FEATURE_MAX_VALUES);
+    most = n > most ? n : most;
+    /* Values are case-sensitive and "" is none of them. */
+    int v = 77;
+    assert_false(lctx_feature_value_from_name(r->feature, ts_s("NA"), &v));
+    assert_false(lctx_feature_value_from_name(r->feature, ts_s(""), &v));
+    assert_false(lctx_feature_value_from_name(r->feature, ts_s("bogus"), &v));
+    assert_int_equal(v, 77);
+  }
+  assert_int_equal(most, LCTX_FEATURE_MAX_VALUES);
+  /* A value of one feature is not a value of another. */
+  int v = 77;
+  assert_false(lctx_feature_value_from_name(LCTX_F_MODE, ts_s("ok"), &v));
+  assert_false(lctx_feature_value_from_name(LCTX_F_LOOKUP, ts_s("none"), &v));
+  assert_true(lctx_feature_value_from_name(LCTX_F_CAUSE, ts_s("none"), &v));
+  assert_int_equal(v, 2);
+}
+
+static void test_feature_unknown_names(void **state) {
+  (void)state;
+  static const char *const unknown[] = {"",   "Mode",  "modes",
+                                        "op", "stop ", "placeholder"};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+    lctx_feature f = LCTX_F_STOP;
+    assert_false(lctx_feature_from_name(ts_s(unknown[i]), &f));
+    assert_int_equal(f, LCTX_F_STOP);
+  }
+  assert_string_equal(lctx_feature_name(LCTX_FEATURE_COUNT), "?");
+  assert_string_equal(lctx_feature_name((lctx_feature)-1), "?");
+}
+
+static void test_placeholder_names(void **state) {
+  (void)state;
+  static const char *const names[] = {
+      "failed", "err",     "factories",  "available", "present",
+      "arg",    "gpu",     "p",          "p0",        "canonical",
+      "pinned", "client",  "client_reg", "prim",      "platform",
+      "known",  "missing", "message",    "seq"};
+  assert_int_equal(sizeof names / sizeof names[0], LCTX_PLACEHOLDER_COUNT);
+  for (size_t i = 0; i < LCTX_PLACEHOLDER_COUNT; i++) {
+    assert_string_equal(lctx_placeholder_name((lctx_placeholder)i), names[i]);
+    lctx_placeholder p = LCTX_PLACEHOLDER_COUNT;
+    assert_true(lctx_placeholder_from_name(ts_s(names[i]), &p));
+    assert_int_equal(p, (lctx_placeholder)i);
+  }
+  static const char *const unknown[] = {"", "P0", "{p0}", "seqs", "platforms"};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+    lctx_placeholder p = LCTX_P_SEQ;
+    assert_false(lctx_placeholder_from_name(ts_s(unknown[i]), &p));
+    assert_int_equal(p, LCTX_P_SEQ);
+  }
+  assert_string_equal(lctx_placeholder_name(LCTX_PLACEHOLDER_COUNT), "?");
+}
+
+//===----------------------------------------------------------------------===//
+// The classification table
+//===----------------------------------------------------------------------===//
+
+/// One placeholder that applies, with its exact text.
+typedef struct ph {
+  lctx_placeholder p;
+  const char *text; ///< NULL ends the list
+} ph;
+
+typedef struct classify_row {
+  const char *what;
+  const char *body; ///< case text after the `lctx-case 1` header
+  size_t op;        ///< the operation checked (earlier ones run first)
+  const char *features;
+  ph placeholders[9]; ///< exactly the placeholders that apply
+} classify_row;
+
+/* Registry configurations written in the text form. */
+#define CPU "factory \"cpu\" priority=0 loud client\n"
+#define TPU_FAILS                                                              \
+  "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
+#define STOCK CPU TPU_FAILS
+#define GPUS                                                                   \
+  STOCK "factory \"cuda\" priority=400 loud client\n"                          \
+        "factory \"rocm\" priority=400 loud client\n"                          \
+        "factory \"oneapi\" priority=400 loud client\n"
+#define VISIBLE "nvidia_gpu visible\n"
+#define PARTIAL                                                                \
+  STOCK "factory \"METAL\" priority=400 loud raises \"METAL broke\"\n"         \
+        "factory \"rocm\" priority=500 loud client\n"
+#define ALL_GPUS_AVAILABLE                                                     \
+  {LCTX_P_AVAILABLE, "['cpu', 'cuda', 'rocm', 'oneapi']"}, {                   \
+    LCTX_P_PRESENT, "cpu,cuda,rocm,oneapi"                                     \
+  }
+#define CPU_AVAILABLE                                                          \
+  {LCTX_P_AVAILABLE, "['cpu']"}, {                                             \
+    LCTX_P_PRESENT, "cpu"                                                      \
+  }
+
+static const classify_row ROWS[] = {
+    /* Registry initialization. */
+    {"backends, stock registry",
+     STOCK "op backends\n",
+     0,
+     "mode=default init=ok",
+     {CPU_AVAILABLE}},
+    {"backends, a second time: ready",
+     STOCK "op backends\nop backends\n",
+     1,
+     "mode=default init=ready",
+     {CPU_AVAILABLE}},
+    {"backends, loud raise before any client",
+     "factory \"cuda\" priority=400 loud raises \"no CUDA\"\n" CPU VISIBLE
+     "op backends\n",
+     0,
+     "mode=default init=loud cause=raised",
+     {{LCTX_P_FAILED, "cuda"},
+      {LCTX_P_ERR, "no CUDA"},
+      {LCTX_P_FACTORIES, "['cuda', 'cpu']"}}},
+    {"backends, loud None after a client (err is the empty message)",
+     CPU "factory \"rocm\" priority=400 loud none\nop backends\n",
+     0,
+     "mode=default init=loud cause=none",
+     {{LCTX_P_FAILED, "rocm"},
+      {LCTX_P_ERR, ""},
+      {LCTX_P_FACTORIES, "['cpu', 'rocm']"}}},
+    {"backends, loud no devices",
+     CPU "factory \"tpu\" priority=300 loud no_devices\nop backends\n",
+     0,
+     "mode=default init=loud cause=no_devices",
+     {{LCTX_P_FAILED, "tpu"},
+      {LCTX_P_ERR, ""},
+      {LCTX_P_FACTORIES, "['cpu', 'tpu']"}}},
+    {"jax_platforms names an unknown platform: no err",
+     STOCK "jax_platforms \"cpu,METAL\"\nop backends\n",
+     0,
+     "mode=platforms init=loud cause=unknown",
+     {{LCTX_P_FAILED, "METAL"}, {LCTX_P_FACTORIES, "['cpu', 'tpu']"}}},
+    {"jax_platforms: a quiet factory fails loudly",
+     STOCK "jax_platforms \"tpu\"\nop backends\n",
+     0,
+     "mode=platforms init=loud cause=raised",
+     {{LCTX_P_FAILED, "tpu"},
+      {LCTX_P_ERR, "TPU not found"},
+      {LCTX_P_FACTORIES, "['cpu', 'tpu']"}}},
+    {"no priority above -1000: assert, no placeholder",
+     "factory \"cpu\" priority=-1000 loud client\nop backends\n",
+     0,
+     "mode=default init=assert",
+     {{0, NULL}}},
+    {"partial registry: the first operation fails loudly",
+     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     0,
+     "mode=default init=loud cause=raised",
+     {{LCTX_P_FAILED, "METAL"},
+      {LCTX_P_ERR, "METAL broke"},
+      {LCTX_P_FACTORIES, "['cpu', 'tpu', 'METAL', 'rocm']"}}},
+    {"partial registry: an earlier quiet failure stays failed",
+     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     1,
+     "mode=default init=ready cause=raised arg=name source=arg target=name "
+     "lookup=failed",
+     {CPU_AVAILABLE, {LCTX_P_P, "tpu"}, {LCTX_P_ERR, "TPU not found"}}},
+    {"partial registry: a later registration reads as unknown",
+     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     2,
+     "mode=default init=ready arg=name source=arg target=name lookup=unknown",
+     {CPU_AVAILABLE, {LCTX_P_P, "rocm"}}},
+    /* canonicalize */
+    {"canonicalize a plain name: registry untouched",
+     STOCK "op canonicalize \"cpu\"\n",
+     0,
+     "mode=default init=none arg=name",
+     {{LCTX_P_ARG, "cpu"}}},
+    {"canonicalize GPU: case-sensitive, a plain name",
+     STOCK "op canonicalize \"GPU\"\n",
+     0,
+     "mode=default init=none arg=name",
+     {{LCTX_P_ARG, "GPU"}}},
+    {"canonicalize ''",
+     STOCK "op canonicalize \"\"\n",
+     0,
+     "mode=default init=none arg=empty",
+     {{LCTX_P_ARG, ""}}},
+    {"canonicalize gpu with cuda, rocm, oneapi initialized",
+     GPUS VISIBLE "op canonicalize \"gpu\"\n",
+     0,
+     "mode=default init=ok arg=alias gpu=cuda",
+     {{LCTX_P_ARG, "gpu"}, ALL_GPUS_AVAILABLE, {LCTX_P_GPU, "cuda"}}},
+    {"canonicalize gpu, cuda skipped without an NVIDIA GPU",
+     GPUS "op canonicalize \"gpu\"\n",
+     0,
+     "mode=default init=ok arg=alias gpu=rocm",
+     {{LCTX_P_ARG, "gpu"},
+      {LCTX_P_AVAILABLE, "['cpu', 'rocm', 'oneapi']"},
+      {LCTX_P_PRESENT, "cpu,rocm,oneapi"},
+      {LCTX_P_GPU, "rocm"}}},
+    {"canonicalize gpu, only oneapi",
+     CPU "factory \"oneapi\" priority=400 loud client\n"
+         "op canonicalize \"gpu\"\n",
+     0,
+     "mode=default init=ok arg=alias gpu=oneapi",
+     {{LCTX_P_ARG, "gpu"},
+      {LCTX_P_AVAILABLE, "['cpu', 'oneapi']"},
+      {LCTX_P_PRESENT, "cpu,oneapi"},
+      {LCTX_P_GPU, "oneapi"}}},
+    {"canonicalize gpu, none present",
+     STOCK "op canonicalize \"gpu\"\n",
+     0,
+     "mode=default init=ok arg=alias gpu=absent",
+     {{LCTX_P_ARG, "gpu"}, CPU_AVAILABLE}},
+    {"canonicalize gpu after backends: ready",
+     GPUS VISIBLE "op backends\nop canonicalize \"gpu\"\n",
+     1,
+     "mode=default init=ready arg=alias gpu=cuda",
+     {{LCTX_P_ARG, "gpu"}, ALL_GPUS_AVAILABLE, {LCTX_P_GPU, "cuda"}}},
+    {"canonicalize gpu under jax_platforms",
+     STOCK "jax_platforms \"cpu\"\nop canonicalize \"gpu\"\n",
+     0,
+     "mode=platforms init=ok arg=alias gpu=absent",
+     {{LCTX_P_ARG, "gpu"}, CPU_AVAILABLE}},
+    /* xla_bridge.get_backend */
+    {"get_backend None: the default client",
+     GPUS VISIBLE "op get_backend None\n",
+     0,
+     "mode=default init=ok arg=none source=none target=none lookup=default",
+     {ALL_GPUS_AVAILABLE, {LCTX_P_CLIENT, "cuda"}, {LCTX_P_CLIENT_REG, "2"}}},
+    {"get_backend '' falls back to jax_xla_backend=gpu",
+     GPUS VISIBLE "jax_platform_name \"cpu\"\njax_xla_backend \"gpu\"\n"
+                  "op get_backend \"\"\n",
+     0,
+     "mode=default init=ok arg=empty source=xla_backend target=alias gpu=cuda "
+     "lookup=found",
+     {ALL_GPUS_AVAILABLE,
+      {LCTX_P_GPU, "cuda"},
+      {LCTX_P_P, "cuda"},
+      {LCTX_P_CLIENT, "cuda"},
+      {LCTX_P_CLIENT_REG, "2"}}},
+    {"get_backend None falls back to jax_platform_name",
+     STOCK "jax_platform_name \"tpu\"\nop get_backend None\n",
+     0,
+     "mode=default init=ok cause=raised arg=none source=platform_name "
+     "target=name lookup=failed",
+     {CPU_AVAILABLE, {LCTX_P_P, "tpu"}, {LCTX_P_ERR, "TPU not found"}}},
+    {"get_backend a name no factory has",
+     STOCK "op get_backend \"METAL\"\n",
+     0,
+     "mode=default init=ok arg=name source=arg target=name lookup=unknown",
+     {CPU_AVAILABLE, {LCTX_P_P, "METAL"}}},
+    {"get_backend gpu, none present",
+     STOCK "op get_backend \"gpu\"\n",
+     0,
+     "mode=default init=ok arg=alias source=arg target=alias gpu=absent",
+     {CPU_AVAILABLE}},
+    {"get_backend None on a partial registry without a default",
+     "factory \"cpu\" priority=-1000 loud client\n"
+     "factory \"tpu\" priority=0 loud raises \"x\"\n"
+     "op backends\nop get_backend None\n",
+     1,
+     "mode=default init=ready arg=none source=none target=none "
+     "lookup=no_default",
+     {CPU_AVAILABLE}},
+    /* ModuleContext.get_backend */
+    {"B1: the registry is never read",
+     STOCK "op module_get_backend platforms=[\"cpu\", \"tpu\"] "
+           "backend=\"cpu\" optional=false\n",
+     0,
+     "mode=default init=none count=multi optional=false",
+     {{0, NULL}}},
+    {"B1 with optional=True, duplicates count",
+     STOCK "op module_get_backend platforms=[\"cpu\", \"cpu\"] backend=None "
+           "optional=true\n",
+     0,
+     "mode=default init=none count=multi optional=true",
+     {{0, NULL}}},
+    {"B2a: pinned cpu lowering for tpu",
+     STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
+           "optional=false\n",
+     0,
+     "mode=default init=none count=one optional=false pinned=plain real=same "
+     "match=no",
+     {{LCTX_P_P0, "tpu"}, {LCTX_P_PINNED, "cpu"}, {LCTX_P_CANONICAL, "cpu"}}},
+    {"B2b: pinned cpu lowering for cpu",
+     STOCK "op module_get_backend platforms=[\"cpu\"] backend=\"cpu\" "
+           "optional=true\n",
+     0,
+     "mode=default init=none count=one optional=true pinned=plain real=same "
+     "match=yes",
+     {{LCTX_P_P0, "cpu"}, {LCTX_P_PINNED, "cpu"}, {LCTX_P_CANONICAL, "cpu"}}},
+    {"B2 ROCm quirk: pinned rocm reads cuda",
+     GPUS VISIBLE "op module_get_backend platforms=[\"cuda\"] "
+                  "backend=\"rocm\" optional=false\n",
+     0,
+     "mode=default init=ok gpu=cuda count=one optional=false pinned=gpu "
+     "real=other match=yes",
+     {ALL_GPUS_AVAILABLE,
+      {LCTX_P_GPU, "cuda"},
+      {LCTX_P_P0, "cuda"},
+      {LCTX_P_PINNED, "rocm"},
+      {LCTX_P_CANONICAL, "cuda"}}},
+    {"B2 pinned cuda client, no GPU initialized",
+     STOCK "op module_get_backend platforms=[\"cpu\"] backend=\"cuda\" "
+           "optional=true\n",
+     0,
+     "mode=default init=ok gpu=absent count=one optional=true pinned=gpu",
+     {CPU_AVAILABLE, {LCTX_P_P0, "cpu"}, {LCTX_P_PINNED, "cuda"}}},
+    {"B3: the registry client of platforms[0]",
+     STOCK "op module_get_backend platforms=[\"cpu\"] backend=None "
+           "optional=false\n",
+     0,
+     "mode=default init=ok source=arg target=name lookup=found count=one "
+     "optional=false pinned=none",
+     {CPU_AVAILABLE,
+      {LCTX_P_P, "cpu"},
+      {LCTX_P_P0, "cpu"},
+      {LCTX_P_CLIENT, "cpu"},
+      {LCTX_P_CLIENT_REG, "0"}}},
+    {"B3: gpu resolved",
+     GPUS VISIBLE "op module_get_backend platforms=[\"gpu\"] backend=None "
+                  "optional=true\n",
+     0,
+     "mode=default init=ok source=arg target=alias gpu=cuda lookup=found "
+     "count=one optional=true pinned=none",
+     {ALL_GPUS_AVAILABLE,
+      {LCTX_P_GPU, "cuda"},
+      {LCTX_P_P, "cuda"},
+      {LCTX_P_P0, "gpu"},
+      {LCTX_P_CLIENT, "cuda"},
+      {LCTX_P_CLIENT_REG, "2"}}},
+    {"B3: '' falls back to the default client",
+     STOCK "op module_get_backend platforms=[\"\"] backend=None "
+           "optional=false\n",
+     0,
+     "mode=default init=ok source=none target=none lookup=default count=one "
+     "optional=false pinned=none",
+     {CPU_AVAILABLE,
+      {LCTX_P_P0, ""},
+      {LCTX_P_CLIENT, "cpu"},
+      {LCTX_P_CLIENT_REG, "0"}}},
+    {"zero platforms, no pin: IndexError on a tuple before the registry",
+     STOCK "op module_get_backend platforms=[] backend=None optional=false\n",
+     0,
+     "mode=default init=none count=zero optional=false pinned=none",
+     {{LCTX_P_SEQ, "tuple"}}},
+    {"zero platforms, pinned tpu: canonicalized first",
+     STOCK "op module_get_backend platforms=[] backend=\"tpu\" optional=true\n",
+     0,
+     "mode=default init=none count=zero optional=true pinned=plain real=same",
+     {{LCTX_P_SEQ, "tuple"},
+      {LCTX_P_PINNED, "tpu"},
+      {LCTX_P_CANONICAL, "tpu"}}},
+    /* register_lowering */
+    {"register_lowering platform=None",
+     STOCK "rule \"P.def\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" "
+           "platform=None\n",
+     0,
+     "mode=default init=none reg=default",
+     {{LCTX_P_PRIM, "P"}}},
+    {"register_lowering a factory's platform",
+     STOCK "rule \"P.tpu\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.tpu\" "
+           "platform=\"tpu\"\n",
+     0,
+     "mode=default init=none reg=known",
+     {{LCTX_P_PRIM, "P"}, {LCTX_P_PLATFORM, "tpu"}}},
+    {"register_lowering gpu",
+     STOCK "rule \"P.gpu\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.gpu\" "
+           "platform=\"gpu\"\n",
+     0,
+     "mode=default init=none reg=alias",
+     {{LCTX_P_PRIM, "P"}, {LCTX_P_PLATFORM, "gpu"}}},
+    {"register_lowering an unknown platform: known sorted",
+     STOCK "rule \"P.x\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.x\" "
+           "platform=\"METAL\"\n",
+     0,
+     "mode=default init=none reg=unknown",
+     {{LCTX_P_PRIM, "P"},
+      {LCTX_P_PLATFORM, "METAL"},
+      {LCTX_P_KNOWN, "cpu, cuda, gpu, oneapi, rocm, tpu"}}},
+    /* lower_per_platform */
+    {"lower_per_platform: one default rule, called directly",
+     STOCK "rule \"P.def\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+           "backend=None\n",
+     1,
+     "mode=default init=none stop=none",
+     {{0, NULL}}},
+    {"lower_per_platform: a get_backend with optional=True returns None",
+     STOCK "rule \"P.def\" get_backend optional=true, marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+           "backend=None\n",
+     1,
+     "mode=default init=none stop=none",
+     {{0, NULL}}},
+    {"lower_per_platform: no rule for one platform",
+     STOCK "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+           "backend=None\n",
+     0,
+     "mode=default init=none stop=not_found_one",
+     {{LCTX_P_PRIM, "P"}, {LCTX_P_PLATFORM, "cpu"}}},
+    {"lower_per_platform: no rule for several, duplicates kept",
+     STOCK "rule \"P.cpu\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.cpu\" "
+           "platform=\"cpu\"\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\", "
+           "\"tpu\"] backend=None\n",
+     1,
+     "mode=default init=none stop=not_found_many",
+     {{LCTX_P_PRIM, "P"}, {LCTX_P_MISSING, "['tpu', 'tpu']"}}},
+    {"lower_per_platform: no platforms",
+     STOCK "rule \"P.def\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[] backend=None\n",
+     1,
+     "mode=default init=none stop=no_platforms",
+     {{0, NULL}}},
+    {"lower_per_platform: no platform index (LP-005)",
+     CPU
+     "factory \"tpu\" priority=300 quiet client\n"
+     "rule \"P.cpu\" marker\nrule \"P.def\" marker\n"
+     "op register_lowering primitive=\"P\" rule=\"P.cpu\" platform=\"cpu\"\n"
+     "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+     "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+     "backend=None narrow=[\"cpu\", \"tpu\"]\n",
+     2,
+     "mode=default init=none stop=no_index",
+     {{0, NULL}}},
+    {"lower_per_platform: a rule refuses several platforms",
+     STOCK "rule \"P.def\" raise_if_multi \"P refuses\", marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+           "backend=None\n",
+     1,
+     "mode=default init=none stop=raise_if_multi",
+     {{LCTX_P_MESSAGE, "P refuses"}}},
+    {"lower_per_platform: a rule body's get_backend takes B1",
+     STOCK "rule \"P.def\" get_backend optional=false\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+           "backend=\"cpu\"\n",
+     1,
+     "mode=default init=none count=multi optional=false stop=backend",
+     {{0, NULL}}},
+    {"lower_per_platform: a rule body's get_backend fails in B3",
+     STOCK "rule \"P.def\" get_backend optional=true\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"METAL\"] "
+           "backend=None\n",
+     1,
+     "mode=default init=ok source=arg target=name lookup=unknown count=one "
+     "optional=true pinned=none stop=backend",
+     {CPU_AVAILABLE, {LCTX_P_P, "METAL"}, {LCTX_P_P0, "METAL"}}},
+    {"lower_fun in a module naming gpu (LP-007)",
+     STOCK "rule \"P.def\" marker, lower_fun \"Q\"\nrule \"Q.def\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"gpu\"] "
+           "backend=None\n",
+     2,
+     "mode=default init=none stop=gpu_assert",
+     {{0, NULL}}},
+    {"lower_fun: a branch narrowed to gpu (LP-007)",
+     STOCK "rule \"P.cpu\" marker\nrule \"P.def\" marker, lower_fun \"Q\"\n"
+           "rule \"Q.def\" marker\n"
+           "op register_lowering primitive=\"P\" rule=\"P.cpu\" "
+           "platform=\"cpu\"\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"gpu\"] "
+           "backend=None\n",
+     3,
+     "mode=default init=none stop=gpu_assert",
+     {{0, NULL}}},
+    {"lower_fun narrowed to [], pinned cpu: IndexError on a list (MG-004)",
+     STOCK "rule \"P.def\" lower_fun \"Q\" compute_type=\"device_host\"\n"
+           "rule \"Q.def\" get_backend optional=false\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+           "backend=\"cpu\" narrow=[]\n",
+     2,
+     "mode=default init=none count=zero optional=false pinned=plain real=same "
+     "stop=backend",
+     {{LCTX_P_SEQ, "list"}, {LCTX_P_PINNED, "cpu"}, {LCTX_P_CANONICAL, "cpu"}}},
+    {"lower_fun narrowed to [], no pin: IndexError on a list (MG-005)",
+     STOCK "rule \"P.def\" lower_fun \"Q\" compute_type=\"device_host\"\n"
+           "rule \"Q.def\" get_backend optional=false\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+           "backend=None narrow=[]\n",
+     2,
+     "mode=default init=none count=zero optional=false pinned=none "
+     "stop=backend",
+     {{LCTX_P_SEQ, "list"}}},
+    {"lower_fun without narrowing keeps the module's platforms",
+     STOCK "rule \"P.def\" lower_fun \"Q\" compute_type=\"device_host\"\n"
+           "rule \"Q.def\" get_backend optional=false\n"
+           "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+           "op register_lowering primitive=\"Q\" rule=\"Q.def\" platform=None\n"
+           "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+           "backend=None\n",
+     2,
+     "mode=default init=none stop=none",
+     {{0, NULL}}},
+};
+
+static lctx_case g_case;
+static lctx_features g_features;
+
+/// Parses `body` after the header into g_case; fails with the parser's
+/// message.
+static void parse_body(const char *what, const char *body) {
+  static char text[8192];
+  int n = snprintf(text, sizeof text, "lctx-case 1\n%s", body);
+  assert_true(n > 0 && (size_t)n < sizeof text);
+  char error[512];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  if (!lctx_case_parse(text, (size_t)n, "t.case", &g_case, &e))
+    fail_msg("%s: %s", what, error);
+  lctx_buf_init(&e, error, sizeof error);
+  if (!lctx_case_validate(&g_case, &e))
+    fail_msg("%s: invalid: %s", what, error);
+}
+
+/// Computes the features of operations 0..op of g_case; the last are left in
+/// g_features.
+static void compute_through(size_t op) {
+  lctx_feature_state s;
+  lctx_feature_state_init(&s, &g_case);
+  assert_true(op < g_case.op_count);
+  for (size_t i = 0; i <= op; i++)
+    lctx_features_compute(&s, i, &g_features);
+}
+
+static void check_row(const classify_row *r) {
+  parse_body(r->what, r->body);
+  compute_through(r->op);
+  assert_int_equal(g_features.op, g_case.ops[r->op].kind);
+  char text[512];
+  lctx_buf b;
+  lctx_buf_init(&b, text, sizeof text);
+  lctx_features_format(&g_features, &b);
+  if (strcmp(text, r->features) != 0)
+    fail_msg("%s: features\n  expected \"%s\"\n  actual   \"%s\"", r->what,
+             r->features, text);
+  bool listed[LCTX_PLACEHOLDER_COUNT] = {false};
+  for (const ph *p = r->placeholders; p->text; p++) {
+    listed[p->p] = true;
+    if (!g_features.has[p->p])
+      fail_msg("%s: {%s} does not apply", r->what, lctx_placeholder_name(p->p));
+    lctx_str v = g_features.text[p->p];
+    if (v.length != strlen(p->text) ||
+        (v.length && memcmp(v.data, p->text, v.length) != 0))
+      fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", r->what,
+               lctx_placeholder_name(p->p), p->text, (int)v.length, v.data);
+  }
+  for (int p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+    if (!listed[p] && g_features.has[p])
+      fail_msg("%s: {%s} applies (\"%.*s\")", r->what,
+               lctx_placeholder_name((lctx_placeholder)p),
+               (int)g_features.text[p].length, g_features.text[p].data);
+  }
+}
+
+static void test_classification_table(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
+    check_row(&ROWS[i]);
+}
+
+/* The feature state carries registrations from one operation to the next:
+ * a later registration replaces an earlier one, `gpu` stores for its three
+ * members, and what was stored decides where a lowering stops. */
+static void test_lowering_state_carried_across_operations(void **state) {
+  (void)state;
+  static const struct {
+    const char *platforms;
+    const char *stop;
+  } lowerings[] = {
+      {"[\"cuda\"]", "stop=none"},
+      {"[\"rocm\", \"oneapi\"]", "stop=none"},
+      {"[\"cpu\"]", "stop=not_found_one"},
+      {"[\"cpu\", \"cuda\"]", "stop=not_found_many"},
+  };
+  for (size_t i = 0; i < sizeof lowerings / sizeof lowerings[0]; i++) {
+    char body[1024];
+    snprintf(body, sizeof body,
+             STOCK "rule \"P.gpu\" marker\n"
+                   "op register_lowering primitive=\"P\" rule=\"P.gpu\" "
+                   "platform=\"gpu\"\n"
+                   "op lower_per_platform primitive=\"P\" platforms=%s "
+                   "backend=None\n",
+             lowerings[i].platforms);
+    parse_body(lowerings[i].platforms, body);
+    compute_through(1);
+    char text[256], want[256];
+    lctx_buf b;
+    lctx_buf_init(&b, text, sizeof text);
+    lctx_features_format(&g_features, &b);
+    snprintf(want, sizeof want, "mode=default init=none %s", lowerings[i].stop);
+    assert_string_equal(text, want);
+  }
+}
+
+/* Features are reset per operation: classifying the same operation after
+ * others gives the same values, and a fresh state starts uninitialized. */
+static void test_state_init_starts_uninitialized(void **state) {
+  (void)state;
+  parse_body("twice", STOCK "op backends\nop backends\n");
+  lctx_feature_state s;
+  lctx_feature_state_init(&s, &g_case);
+  lctx_features_compute(&s, 0, &g_features);
+  assert_int_equal(g_features.value[LCTX_F_INIT], 3); /* ok */
+  lctx_features_compute(&s, 1, &g_features);
+  assert_int_equal(g_features.value[LCTX_F_INIT], 2); /* ready */
+  lctx_feature_state_init(&s, &g_case);
+  lctx_features_compute(&s, 1, &g_features);
+  assert_int_equal(g_features.value[LCTX_F_INIT], 3); /* ok again */
+}
+
+static void test_features_format_appends(void **state) {
+  (void)state;
+  lctx_features f;
+  memset(&f, 0, sizeof f);
+  char text[128];
+  lctx_buf b;
+  lctx_buf_init(&b, text, sizeof text);
+  lctx_features_format(&f, &b); /* every feature na: nothing */
+  assert_buf(&b, "");
+  lctx_buf_append_cstr(&b, "op=module_get_backend ");
+  f.value[LCTX_F_COUNT] = 3;
+  f.value[LCTX_F_STOP] = 8;
+  f.value[LCTX_F_MODE] = 2;
+  lctx_features_format(&f, &b);
+  assert_buf(&b, "op=module_get_backend mode=platforms count=multi "
+                 "stop=gpu_assert");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_feature_names_and_values),
+      cmocka_unit_test(test_feature_unknown_names),
+      cmocka_unit_test(test_placeholder_names),
+      cmocka_unit_test(test_classification_table),
+      cmocka_unit_test(test_lowering_state_carried_across_operations),
+      cmocka_unit_test(test_state_init_starts_uninitialized),
+      cmocka_unit_test(test_features_format_appends),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
