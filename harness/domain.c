@@ -373,7 +373,9 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
 // The lowering sub-domain
 //===----------------------------------------------------------------------===//
 
-/* Declares rule `name` with one action (or none when `kind` < 0). */
+/* Declares rule `name` with one action (or none when `kind` < 0). Only the
+ * fields the action's kind uses are set (case.h: the others stay zero), so
+ * the case prints and parses back to itself. */
 static void add_rule(lctx_case *c, const char *name, int kind, bool optional,
                      const char *text, const char *compute) {
   lctx_case_rule *r = &c->rules[c->rule_count++];
@@ -381,13 +383,19 @@ static void add_rule(lctx_case *c, const char *name, int kind, bool optional,
   set_text(r->name, sizeof r->name, name);
   if (kind < 0)
     return;
+  lctx_case_action *a = &r->actions[0];
   r->action_count = 1;
-  r->actions[0].kind = (lctx_lowering_action_kind)kind;
-  r->actions[0].optional = optional;
-  set_text(r->actions[0].text, sizeof r->actions[0].text, text ? text : "");
-  r->actions[0].has_compute_type = compute != NULL;
-  set_text(r->actions[0].compute_type, sizeof r->actions[0].compute_type,
-           compute ? compute : "");
+  a->kind = (lctx_lowering_action_kind)kind;
+  if (kind == LCTX_ACTION_GET_BACKEND ||
+      kind == LCTX_ACTION_GUARDED_GET_BACKEND)
+    a->optional = optional;
+  if ((kind == LCTX_ACTION_RAISE_IF_MULTI || kind == LCTX_ACTION_LOWER_FUN) &&
+      text)
+    set_text(a->text, sizeof a->text, text);
+  if (kind == LCTX_ACTION_LOWER_FUN && compute) {
+    a->has_compute_type = true;
+    set_text(a->compute_type, sizeof a->compute_type, compute);
+  }
 }
 
 static void add_register(lctx_case *c, const char *prim, const char *rule,
