@@ -595,11 +595,14 @@ static lctx_impl_status op_get_backend(void *opaque, const char *platform,
 }
 
 /// ModuleContext(platforms, backend).get_backend(optional) into `out`.
-/// `backend` is the real platform of the pinned client, NULL for none. Also
-/// what the lowering rules of section 7 call.
+/// `backend` is the real platform of the pinned client, NULL for none.
+/// `empty_index` is the IndexError of platforms[0] when there are none: a
+/// module's own platforms are a tuple, narrowed ones that lower_fun put in
+/// place a list. Also what the lowering rules of section 7 call.
 static void module_get_backend_into(session *s, const char *const *platforms,
                                     size_t platform_count, const char *backend,
-                                    bool optional, lctx_impl_outcome *out) {
+                                    bool optional, const char *empty_index,
+                                    lctx_impl_outcome *out) {
   outcome_reset(out);
 
   // B1: several platforms (duplicates count). Neither the backend nor the
@@ -623,7 +626,7 @@ static void module_get_backend_into(session *s, const char *const *platforms,
     if (!canonicalize_platform(s, dot_platform, &canonical, out))
       return;
     if (platform_count == 0) {
-      raise_error(out, LCTX_IMPL_INDEX_ERROR, "tuple index out of range");
+      raise_error(out, LCTX_IMPL_INDEX_ERROR, empty_index);
     } else if (strcmp(canonical, platforms[0]) != 0) { // B2a
       if (!optional) {
         raise_error(out, LCTX_IMPL_VALUE_ERROR,
@@ -642,7 +645,7 @@ static void module_get_backend_into(session *s, const char *const *platforms,
 
   // B3: no pinned client. get_backend's errors are not suppressed.
   if (platform_count == 0)
-    raise_error(out, LCTX_IMPL_INDEX_ERROR, "tuple index out of range");
+    raise_error(out, LCTX_IMPL_INDEX_ERROR, empty_index);
   else
     get_backend_into(s, platforms[0], out);
 }
@@ -652,7 +655,7 @@ op_module_get_backend(void *opaque, const char *const *platforms,
                       size_t platform_count, const char *backend,
                       int32_t optional, lctx_impl_outcome *out) {
   module_get_backend_into(opaque, platforms, platform_count, backend,
-                          optional != 0, out);
+                          optional != 0, "tuple index out of range", out);
   return outcome_status(out);
 }
 
@@ -996,13 +999,12 @@ static step_result lower_equation(lowering_run *run, module_context module,
 /// A raise stays in the outcome and aborts the lowering.
 static step_result rule_get_backend(lowering_run *run, const rule_context *ctx,
                                     bool optional) {
-  module_get_backend_into(run->s, ctx->module.platforms.items,
-                          ctx->module.platforms.count, ctx->module.backend,
-                          optional, run->out);
-  if (ctx->module.platforms_are_list && ctx->module.platforms.count == 0 &&
-      run->out->kind == LCTX_IMPL_RAISE &&
-      run->out->error_class == LCTX_IMPL_INDEX_ERROR)
-    raise_error(run->out, LCTX_IMPL_INDEX_ERROR, "list index out of range");
+  module_get_backend_into(
+      run->s, ctx->module.platforms.items, ctx->module.platforms.count,
+      ctx->module.backend, optional,
+      ctx->module.platforms_are_list ? "list index out of range"
+                                     : "tuple index out of range",
+      run->out);
   if (outcome_status(run->out) != 0)
     return STEP_FAILED;
   return run->out->kind == LCTX_IMPL_RAISE ? STEP_RAISED : STEP_OK;
@@ -1051,8 +1053,7 @@ static step_result call_rule(lowering_run *run, const rule_context *ctx,
       module_context sub = ctx->module;
       if (ctx->narrowed)
         sub.platforms = ctx->platforms;
-      if (ctx->narrowed)
-        sub.platforms_are_list = true; // narrowed platforms are lists
+      sub.platforms_are_list |= ctx->narrowed; // narrowed ones are lists
       // jaxpr_subcomp: `assert "gpu" not in ctx.platforms`.
       if (list_contains(sub.platforms, "gpu")) {
         raise_error(run->out, LCTX_IMPL_ASSERTION_ERROR, "");
