@@ -71,6 +71,9 @@ typedef struct options {
   bool first_failure;    /* stop after the batch of the first failure */
 } options;
 
+/* The IR rows, IR-000 .. IR-006 (irexpect.h's LCTX_IR_ROW_BIT). */
+#define IR_ROWS 7
+
 typedef struct run {
   options o;
   lctx_spec spec;
@@ -98,6 +101,8 @@ typedef struct run {
   /* The IR checker for the modules of lower_per_platform operations. */
   lctx_ircheck *ck;
   size_t modules_checked;
+  /* The rows IR-000 .. IR-006 (bit k of a verdict's `applicable`), or -1. */
+  size_t ir_rows[IR_ROWS];
   /* The first failing verdict (fail, xpass, crash, timeout). */
   bool failed_once;
   double first_failure_seconds; /* after the command started */
@@ -284,15 +289,13 @@ static void judge_batch(run *r) {
           size_t ir_row = judge_module(r, c, i, res->mlir[i], &passed,
                                        &applicable, why, sizeof why);
           if (ir_row < r->spec.row_count && passed) {
-            /* An accepted module passes every IR row that judged it. */
+            /* An accepted module passes every IR row that judged it (IR-005,
+             * the row judge_module names, always among them). */
             r->rows[ir_row].n[V_PASS]++;
-            for (unsigned k = 0; k < 8; k++) {
-              char id[8];
-              snprintf(id, sizeof id, "IR-%03u", k);
-              size_t k_row = find_row(r, id);
-              if (k_row != ir_row && k_row < r->spec.row_count &&
-                  ((applicable >> k) & 1u))
-                r->rows[k_row].n[V_PASS]++;
+            for (unsigned k = 0; k < IR_ROWS; k++) {
+              if (((applicable >> k) & 1u) && r->ir_rows[k] != ir_row &&
+                  r->ir_rows[k] < r->spec.row_count)
+                r->rows[r->ir_rows[k]].n[V_PASS]++;
             }
           } else if (ir_row < r->spec.row_count) {
             /* The operation fails under the IR row that rejected it. */
@@ -876,6 +879,11 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   if (!lctx_spec_load(r.o.spec_path, &r.spec, &eb)) {
     fprintf(err, "lctx conform: %s\n", e);
     return LCTX_EXIT_USAGE;
+  }
+  for (unsigned k = 0; k < IR_ROWS; k++) {
+    char id[8];
+    snprintf(id, sizeof id, "IR-%03u", k);
+    r.ir_rows[k] = find_row(&r, id);
   }
   if (r.o.xfail_path && !load_xfail(&r, err))
     return LCTX_EXIT_USAGE;
