@@ -451,23 +451,16 @@ class Lowering:
 
     def lower(self, op, what):
         prim_name = op.get("primitive")
-        platforms = op.get("platforms")
+        platforms = _names(op, "platforms", what)
         backend = op.get("backend")
-        narrow = op.get("narrow")
+        narrow = _names(op, "narrow", what, nullable=True)
         compute_type = op.get("compute_type")
         override = op.get("override")
         x64 = op.get("x64")
         if not isinstance(prim_name, str):
             raise CaseFormatError("%s: bad primitive" % what)
-        if (not isinstance(platforms, list)
-                or not all(isinstance(p, str) for p in platforms)):
-            raise CaseFormatError("%s: bad platforms" % what)
         if backend is not None and not isinstance(backend, str):
             raise CaseFormatError("%s: bad backend" % what)
-        if narrow is not None and (
-                not isinstance(narrow, list)
-                or not all(isinstance(p, str) for p in narrow)):
-            raise CaseFormatError("%s: bad narrow" % what)
         if compute_type is not None and not isinstance(compute_type, str):
             raise CaseFormatError("%s: bad compute_type" % what)
         if override is not None and not isinstance(override, str):
@@ -542,6 +535,17 @@ class Lowering:
 
 class CaseFormatError(Exception):
     pass
+
+
+def _names(obj, key, what, nullable=False):
+    """`obj[key]`: a list of strings (or None when `nullable`)."""
+    value = obj.get(key)
+    if value is None and nullable:
+        return None
+    if not isinstance(value, list) or not all(isinstance(p, str)
+                                              for p in value):
+        raise CaseFormatError("%s: bad %s" % (what, key))
+    return value
 
 
 def _str_or_unset(obj, key, what):
@@ -901,12 +905,9 @@ class Driver:
             call = lambda: xb.get_backend(platform)  # noqa: E731
             wrap = self.value_outcome
         elif kind == "module_get_backend":
-            platforms = op.get("platforms")
+            platforms = _names(op, "platforms", what)
             backend = op.get("backend")
             optional = op.get("optional")
-            if (not isinstance(platforms, list)
-                    or not all(isinstance(p, str) for p in platforms)):
-                raise CaseFormatError("%s: bad platforms" % what)
             if backend is not None and not isinstance(backend, str):
                 raise CaseFormatError("%s: bad backend" % what)
             if not isinstance(optional, bool):
