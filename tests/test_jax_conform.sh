@@ -49,6 +49,8 @@ for row in report["rows"]:
     if sum(row.get(k, 0) for k in ("pass", "fail", "xfail", "xpass",
                                    "crash", "timeout")) == 0:
         unjudged.append(row["id"])
+if not report.get("cases_run"):
+    bad.append("no case was judged")
 if report.get("cases_unsupported"):
     bad.append("%d unsupported cases" % report["cases_unsupported"])
 if bad:
