@@ -9,10 +9,11 @@
 # do not, so that a new compiler's warning cannot stop fuzzing).
 # LCTX_EMBED_WITH=od embeds the spec with od even when cmake is present.
 #
-# Compiles reference/src/*.c, the harness modules a fuzz check needs and the
+# Compiles reference/src/*.c, harness/core/*/*.c (the core layer: libc and the
+# reference only; its folder is its source list, as in harness/CMakeLists.txt) and the
 # embedded spec table (conformance/spec/backend-selection.lspec, turned into C
 # by cmake/LctxEmbedRun.cmake, or by od when cmake is absent) with $CC $CFLAGS,
-# links each target named in harness/fuzzcheck.c's lctx_fuzz_targets[] table
+# links each target named in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[] table
 # (glue in fuzzers/<target>.c) with $CXX $CXXFLAGS $LIB_FUZZING_ENGINE, and
 # puts into $OUT for each target:
 #   <target>                  the fuzzer
@@ -49,7 +50,7 @@ done
 
 root=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd) ||
   die "cannot find the project root from $0"
-for f in reference/include/lctx/lctx.h harness/fuzzcheck.h \
+for f in reference/include/lctx/lctx.h harness/core/checks/fuzzcheck.h \
   conformance/spec/backend-selection.lspec cmake/LctxEmbedRun.cmake; do
   [ -f "$root/$f" ] || die "$root does not look like lctx: $f is missing"
 done
@@ -97,10 +98,16 @@ if [ "${LCTX_WERROR:-0}" = 1 ]; then
 fi
 lctx_cflags="-std=c17 -D_POSIX_C_SOURCE=200809L $warnings"
 
+# The core layer's folders, each an include directory.
+core_includes=""
+for d in "$root"/harness/core/*/; do
+  core_includes="$core_includes -I ${d%/}"
+done
+
 # compile SOURCE OBJECT
 compile() {
   # shellcheck disable=SC2086 # flags are word lists by design
-  $CC $CFLAGS $lctx_cflags -I "$root/reference/include" -I "$root/harness" \
+  $CC $CFLAGS $lctx_cflags -I "$root/reference/include" $core_includes \
     -c "$1" -o "$2" || die "compiling $1 failed"
 }
 
@@ -131,9 +138,8 @@ else
 fi
 
 # --- The library objects ---------------------------------------------------
-# Everything a fuzz check needs; not cli.c, commands.c, case_json.c, main.c
-# (those bring the command and jansson).
-harness_modules="case case_text case_bytes classify spec oracle domain fuzzcheck"
+# Everything a fuzz check needs is the core layer, harness/core/*/*.c; the
+# layers above it (ir/, drive/, cli/) bring MLIR, POSIX and jansson.
 objects=""
 mkdir -p "$build/reference" "$build/harness" "$build/fuzzers"
 for src in "$root"/reference/src/*.c; do
@@ -142,9 +148,10 @@ for src in "$root"/reference/src/*.c; do
   compile "$src" "$obj"
   objects="$objects $obj"
 done
-for m in $harness_modules; do
-  obj="$build/harness/$m.o"
-  compile "$root/harness/$m.c" "$obj"
+for src in "$root"/harness/core/*/*.c; do
+  [ -f "$src" ] || die "no sources in $root/harness/core"
+  obj="$build/harness/$(basename "$(dirname "$src")")-$(basename "$src" .c).o"
+  compile "$src" "$obj"
   objects="$objects $obj"
 done
 compile "$spec_c" "$build/spec_embedded.o"
@@ -193,23 +200,23 @@ EOF
 }
 
 # --- The targets -----------------------------------------------------------
-# The targets are the names in harness/fuzzcheck.c's lctx_fuzz_targets[]
+# The targets are the names in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[]
 # table (so helpers such as a benchmark's empty target are not shipped); each
 # needs its glue file fuzzers/<target>.c.
 targets=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
-  "$root/harness/fuzzcheck.c" |
+  "$root/harness/core/checks/fuzzcheck.c" |
   sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)".*/\1/p' |
   tr '\n' ' ' | sed 's/ $//')
 [ -n "$targets" ] ||
-  die "no fuzz targets: no {\"fuzz_...\", ...} entry in harness/fuzzcheck.c's" \
+  die "no fuzz targets: no {\"fuzz_...\", ...} entry in harness/core/checks/fuzzcheck.c's" \
     "lctx_fuzz_targets[] table"
-say "targets (from harness/fuzzcheck.c): $targets"
+say "targets (from harness/core/checks/fuzzcheck.c): $targets"
 
 for t in $targets; do
   dict="$root/fuzzers/dict/$t.dict"
   options="$root/fuzzers/$t.options"
   [ -f "$root/fuzzers/$t.c" ] ||
-    die "$t: in harness/fuzzcheck.c's table, but fuzzers/$t.c is missing"
+    die "$t: in harness/core/checks/fuzzcheck.c's table, but fuzzers/$t.c is missing"
   grep -q 'LLVMFuzzerTestOneInput\|LCTX_FUZZ_TARGET(' "$root/fuzzers/$t.c" ||
     die "$t: fuzzers/$t.c defines no LLVMFuzzerTestOneInput (nor LCTX_FUZZ_TARGET)"
   [ -f "$dict" ] || die "$t: the dictionary fuzzers/dict/$t.dict is missing"

@@ -7,7 +7,7 @@
 # Dockerfile and OSS-Fuzz's `compile` do: $SRC is a temporary folder holding
 # `lctx` (a symlink to the project) and build.sh, run with bash -eu from
 # $SRC/lctx with OSS-Fuzz's libFuzzer + ASan/UBSan settings (clang-19) and
-# LCTX_WERROR=1. Then, for every target in harness/fuzzcheck.c's
+# LCTX_WERROR=1. Then, for every target in harness/core/checks/fuzzcheck.c's
 # lctx_fuzz_targets[] table: $OUT holds the binary, a non-empty flat seed zip
 # (every seed and regression file, no README.md, no folders), the .dict and
 # the .options; the binary runs its unzipped seed corpus (-runs=0), then 2000
@@ -152,12 +152,12 @@ run_fuzzer() {
   return 1
 }
 
-# The targets: the names in harness/fuzzcheck.c's lctx_fuzz_targets[].
+# The targets: the names in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[].
 targets=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
-  "$root/harness/fuzzcheck.c" |
+  "$root/harness/core/checks/fuzzcheck.c" |
   sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)".*/\1/p' |
   tr '\n' ' ' | sed 's/ $//')
-[ -n "$targets" ] || fail "no target in harness/fuzzcheck.c's lctx_fuzz_targets[]"
+[ -n "$targets" ] || fail "no target in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[]"
 
 for t in $targets; do
   bin="$tmp/out/$t" zip="$tmp/out/${t}_seed_corpus.zip"

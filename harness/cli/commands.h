@@ -18,12 +18,22 @@ int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err);
 int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err);
 int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err);
 
+/// `lctx lint [--quiet] RULEFILE|DIR...`: lints each file (a directory means
+/// its `*.rule` files, sorted by name). Exit 0 when every verdict equals its
+/// file's `expect`, 1 otherwise, 2 for bad usage or a malformed file.
+int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err);
+
+/// `lctx lint [--quiet] RULEFILE|DIR...`: lints each file (a directory means
+/// its `*.rule` files, sorted by name). Exit 0 when every verdict equals its
+/// file's `expect`, 1 otherwise, 2 for bad usage or a malformed file.
+int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err);
+
 /// The spec table used when no --spec is given ($LCTX_SPEC, else the
 /// source tree's).
-const char *lctx_default_spec_path(void);
+const char *lctx_sys_default_spec_path(void);
 
 /// The conformance case directory of the source tree ($LCTX_CASES, else the
 /// source tree's).
-const char *lctx_default_cases_path(void);
+const char *lctx_sys_default_cases_path(void);
 
 #endif /* LCTX_HARNESS_COMMANDS_H */

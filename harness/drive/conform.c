@@ -2,13 +2,12 @@
  * conform.c - `lctx conform` (see conform.h).
  */
 #include "conform.h"
+#include "sys.h"
 
 #include "case_bytes.h"
 #include "case_json.h"
 #include "case_text.h"
-#include "cli.h"
-#include "files.h"
-#include "commands.h"
+#include "exit.h"
 #include "domain.h"
 #include "impl.h"
 #include "lctx/lctx.h"
@@ -115,12 +114,6 @@ static volatile sig_atomic_t g_interrupt;
 static void on_interrupt(int sig) {
   (void)sig;
   g_interrupt = 1;
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 //===----------------------------------------------------------------------===//
@@ -311,7 +304,7 @@ static void judge_batch(run *r) {
       r->rows[row].n[v]++;
       if (!r->failed_once && v != V_PASS && v != V_XFAIL) {
         r->failed_once = true;
-        r->first_failure_seconds = now_seconds() - r->begin;
+        r->first_failure_seconds = lctx_sys_now() - r->begin;
         r->first_failure_row = row;
         r->first_failure_verdict = v;
       }
@@ -722,8 +715,8 @@ static bool load_xfail(run *r, FILE *err) {
 static bool parse_options(int argc, char **argv, options *o, FILE *out,
                           FILE *err, int *code) {
   memset(o, 0, sizeof *o);
-  o->spec_path = lctx_default_spec_path();
-  o->cases_dir = lctx_default_cases_path();
+  o->spec_path = lctx_sys_default_spec_path();
+  o->cases_dir = lctx_sys_default_cases_path();
   o->report_dir = "lctx-conform";
   o->exact = true;
   o->ops = (1u << LCTX_OP_KIND_COUNT) - 1;
@@ -869,7 +862,7 @@ static bool parse_options(int argc, char **argv, options *o, FILE *out,
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   static run r;
   memset(&r, 0, sizeof r);
-  r.begin = now_seconds();
+  r.begin = lctx_sys_now();
   int code;
   if (!parse_options(argc, argv, &r.o, out, err, &code))
     return code;
@@ -887,7 +880,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   }
   if (r.o.xfail_path && !load_xfail(&r, err))
     return LCTX_EXIT_USAGE;
-  if (!lctx_mkdir_p(r.o.report_dir)) {
+  if (!lctx_sys_mkdir_p(r.o.report_dir)) {
     fprintf(err, "lctx conform: --report-dir: %s: %s\n", r.o.report_dir,
             strerror(errno));
     return LCTX_EXIT_USAGE;
@@ -944,7 +937,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   g_interrupt = 0;
-  r.start = now_seconds();
+  r.start = lctx_sys_now();
   bool ok = run_case_files(&r, err);
   if (ok && r.o.domain && !stopping(&r))
     lctx_domain_enumerate(domain_visit, &r);
@@ -954,7 +947,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
     flush_batch(&r);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  double elapsed = now_seconds() - r.start;
+  double elapsed = lctx_sys_now() - r.start;
 
   /* The table, and the totals. */
   size_t totals[V_COUNT] = {0};

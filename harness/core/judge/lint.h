@@ -3,8 +3,8 @@
  * lowering?
  *
  * Owns the lint domain, the SAFE/UNSAFE verdict of one rule file (rulefile.h)
- * and its smallest counterexample, and the command that prints verdicts and
- * compares them with each file's `expect` line. The lowering itself is the
+ * and its smallest counterexample (the command that prints verdicts is
+ * cli/cmd_lint.c). The lowering itself is the
  * reference model's (lctx/lowering.h).
  *
  * The domain: every registry configuration of harness/domain.h (all 41), times
@@ -75,10 +75,5 @@ bool lctx_lint_file(const lctx_rulefile *file, lctx_lint_report *report,
 /// lines, each indented by `indent` and ending in `\n`).
 void lctx_lint_format_counterexample(const lctx_lint_report *report,
                                      const char *indent, lctx_buf *out);
-
-/// `lctx lint [--quiet] RULEFILE|DIR...`: lints each file (a directory means
-/// its `*.rule` files, sorted by name). Exit 0 when every verdict equals its
-/// file's `expect`, 1 otherwise, 2 for bad usage or a malformed file.
-int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err);
 
 #endif /* LCTX_HARNESS_LINT_H */

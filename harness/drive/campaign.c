@@ -5,12 +5,11 @@
 
 #include "case_bytes.h"
 #include "case_text.h"
-#include "cli.h"
-#include "files.h"
+#include "exit.h"
 #include "fuzzcheck.h"
 #include "fuzzlower.h"
 #include "oracle.h"
-#include "proc.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -70,12 +69,6 @@ static bool write_bytes(const char *path, const void *data, size_t n) {
     return false;
   bool ok = fwrite(data, 1, n, f) == n;
   return fclose(f) == 0 && ok;
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void sleep_seconds(double s) {
@@ -196,8 +189,8 @@ static int run_once(const campaign *c, const char *input, const char *log,
                     double timeout) {
   char *args[3] = {(char *)c->key_runner,
                    c->runner_reads_stdin ? NULL : (char *)input, NULL};
-  return lctx_run_limited(args, log, c->runner_reads_stdin ? input : NULL, NULL,
-                          NULL, timeout, NULL);
+  return lctx_sys_run_limited(args, log, c->runner_reads_stdin ? input : NULL,
+                              NULL, NULL, timeout, NULL);
 }
 
 /* Copies the rest of the first line that starts with `prefix`. */
@@ -363,7 +356,7 @@ static void record_crash(campaign *c, const char *path) {
     c->findings_duplicate++;
     return;
   }
-  if (!lctx_mkdir_p(dir))
+  if (!lctx_sys_mkdir_p(dir))
     return;
   snprintf(file, sizeof file, "%s/input", dir);
   write_bytes(file, g_input, (size_t)n);
@@ -669,14 +662,14 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   snprintf(logs, sizeof logs, "%s/logs", out_dir);
   snprintf(afl_dir, sizeof afl_dir, "%s/afl", out_dir);
   snprintf(findings, sizeof findings, "%s/findings", out_dir);
-  if (!lctx_mkdir_p(corpus_dir) || !lctx_mkdir_p(artifacts) ||
-      !lctx_mkdir_p(logs) || !lctx_mkdir_p(findings) ||
-      (afl && !lctx_mkdir_p(afl_dir))) {
+  if (!lctx_sys_mkdir_p(corpus_dir) || !lctx_sys_mkdir_p(artifacts) ||
+      !lctx_sys_mkdir_p(logs) || !lctx_sys_mkdir_p(findings) ||
+      (afl && !lctx_sys_mkdir_p(afl_dir))) {
     fprintf(err, "lctx fuzz: %s: cannot create the campaign directory: %s\n",
             out_dir, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  if (!lctx_mkdir_p(seeds)) {
+  if (!lctx_sys_mkdir_p(seeds)) {
     fprintf(err, "lctx fuzz: %s: cannot create: %s\n", seeds, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -821,7 +814,7 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
           o.target, o.engine, o.jobs, o.seconds,
           resumed ? ", resuming the existing corpus" : "", out_dir);
   fflush(out);
-  double start = now_seconds(), last_line = 0;
+  double start = lctx_sys_now(), last_line = 0;
   int alive = npids;
   bool stopping = false;
   double stop_at = 0;
@@ -834,16 +827,16 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
         alive--;
       }
     }
-    double elapsed = now_seconds() - start;
+    double elapsed = lctx_sys_now() - start;
     if (!stopping && (g_stop || elapsed > o.seconds + 30)) {
       stopping = true;
-      stop_at = now_seconds();
+      stop_at = lctx_sys_now();
       for (int j = 0; j < npids; j++) {
         if (pids[j] > 0)
           kill(-pids[j], SIGINT);
       }
     }
-    if (stopping && now_seconds() - stop_at > 10) {
+    if (stopping && lctx_sys_now() - stop_at > 10) {
       for (int j = 0; j < npids; j++) {
         if (pids[j] > 0)
           kill(-pids[j], SIGKILL);
@@ -896,13 +889,13 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   double budget = o.seconds / 2 < 10    ? 10
                   : o.seconds / 2 > 120 ? 120
                                         : o.seconds / 2;
-  double budget_end = now_seconds() + budget;
+  double budget_end = lctx_sys_now() + budget;
   for (size_t i = 0; i < c.findings_new && i < 64 && !g_stop; i++) {
     char file[4300];
     snprintf(file, sizeof file, "%s/input", c.new_keys[i]);
     long n = read_bytes(file, g_input, sizeof g_input);
     if (n < 0 || strstr(c.new_key_text[i], "/not-reproduced/") ||
-        now_seconds() > budget_end)
+        lctx_sys_now() > budget_end)
       continue;
     fprintf(out, "minimizing %s ...", c.new_key_text[i]);
     fflush(out);
@@ -932,7 +925,7 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
             "lctx fuzz: %s under %s %s after %.0f s: %zu crash input(s) "
             "this run, %zu new finding(s), %zu finding(s) in all\n",
             o.target, o.engine, g_stop ? "stopped" : "finished",
-            now_seconds() - start, c.findings_total, c.findings_new, unique);
+            lctx_sys_now() - start, c.findings_total, c.findings_new, unique);
     if (g_rows.enabled)
       fprintf(w, "  spec rows hit by the corpus: %zu of %zu\n", rows_hit(),
               g_rows.spec.row_count);
@@ -1136,7 +1129,7 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
   snprintf(dir, sizeof dir, "%s/%s",
            dest_root ? dest_root : LCTX_SOURCE_DIR "/corpus/regressions",
            t->name);
-  if (!lctx_mkdir_p(dir)) {
+  if (!lctx_sys_mkdir_p(dir)) {
     fprintf(err, "lctx promote: %s: cannot create: %s\n", dir, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -1158,7 +1151,7 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
     lctx_case_print(&c, &b);
     char text_dir[4300];
     snprintf(text_dir, sizeof text_dir, "%s/text", dir);
-    lctx_mkdir_p(text_dir);
+    lctx_sys_mkdir_p(text_dir);
     snprintf(path, sizeof path, "%s/%s.case", text_dir, stem);
     FILE *f = fopen(path, "w");
     if (f) {

@@ -12,12 +12,7 @@
 
 #include <stdio.h>
 
-/// Exit codes of the `lctx` command.
-enum {
-  LCTX_EXIT_OK = 0,
-  LCTX_EXIT_VIOLATIONS = 1,
-  LCTX_EXIT_USAGE = 2,
-};
+#include "exit.h"
 
 /// Runs the command line `argv[0..argc)`, writing results to `out` and
 /// diagnostics to `err`. Returns the process exit code.

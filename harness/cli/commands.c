@@ -2,6 +2,7 @@
  * commands.c - case and spec subcommands (see commands.h).
  */
 #include "commands.h"
+#include "sys.h"
 
 #include "case_bytes.h"
 #include "case_text.h"
@@ -18,33 +19,11 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
-
-const char *lctx_default_spec_path(void) {
-  const char *env = getenv("LCTX_SPEC");
-  return env && *env ? env
-                     : LCTX_SOURCE_DIR
-             "/conformance/spec/backend-selection.lspec";
-}
-
-const char *lctx_default_cases_path(void) {
-  const char *env = getenv("LCTX_CASES");
-  return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
-}
-
 /* Large buffers, shared by the commands (the CLI is single-threaded). */
 static lctx_spec g_spec;
 static lctx_case g_case;
 static char g_text[LCTX_CASE_TEXT_MAX];
 static char g_file[1 << 20];
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Reads a whole file into g_file; returns its size or -1 (message on err). */
 static long read_file(const char *path, FILE *err) {
@@ -171,7 +150,7 @@ static bool check_visit(void *user, const lctx_case *c) {
 }
 
 int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_default_spec_path();
+  const char *spec_path = lctx_sys_default_spec_path();
   bool quiet = false;
   int first = parse_options(argc, argv, &spec_path, NULL, NULL, &quiet, err);
   if (first < 0)
@@ -187,9 +166,9 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   lctx_oracle_init(&run.oracle, &g_spec, lctx_engine_reference());
   run.oracle.on_violation = print_violation;
   run.oracle.user = &p;
-  double start = now_seconds();
+  double start = lctx_sys_now();
   size_t cases = lctx_domain_enumerate(check_visit, &run);
-  double elapsed = now_seconds() - start;
+  double elapsed = lctx_sys_now() - start;
   size_t unreached = 0;
   fprintf(out,
           "check-spec: spec %s (version %s, %zu rows) against the reference\n"
@@ -349,7 +328,7 @@ static size_t ir_check_case(ir_eval *ir, const lctx_case *c, const char *path,
 }
 
 int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_default_spec_path();
+  const char *spec_path = lctx_sys_default_spec_path();
   bool cover = false, quiet_ok = false;
   int first =
       parse_options(argc, argv, &spec_path, &cover, "--cover", &quiet_ok, err);
@@ -430,7 +409,7 @@ static void trace_line(void *user, const char *event) {
 }
 
 int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_default_spec_path();
+  const char *spec_path = lctx_sys_default_spec_path();
   int first = parse_options(argc, argv, &spec_path, NULL, NULL, NULL, err);
   if (first < 0)
     return LCTX_EXIT_USAGE;

@@ -8,6 +8,7 @@
  * driven with poll(), never blocking on a peer that stopped reading.
  */
 #include "impl.h"
+#include "sys.h"
 
 #include "case_bytes.h"
 #include "case_json.h"
@@ -53,12 +54,6 @@ struct lctx_impl {
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
 };
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
   if (need <= *capacity)
@@ -129,7 +124,7 @@ static int pump(lctx_impl *impl, double deadline,
   for (;;) {
     if (want(impl, arg))
       return 1;
-    double left = deadline - now_seconds();
+    double left = deadline - lctx_sys_now();
     if (left <= 0)
       return -1;
     struct pollfd fds[2];
@@ -480,7 +475,7 @@ static bool want_result(const lctx_impl *impl, void *arg) {
 }
 
 static bool read_info(lctx_impl *impl, lctx_buf *error) {
-  int r = pump(impl, now_seconds() + impl->timeout + 5, want_info, NULL);
+  int r = pump(impl, lctx_sys_now() + impl->timeout + 5, want_info, NULL);
   if (r != 1) {
     char why[128] = "no answer";
     stop_peer(impl, why, sizeof why);
@@ -585,7 +580,7 @@ static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
       queue(impl, bytes, len);
     }
     while (next < n) {
-      int r = pump(impl, now_seconds() + impl->timeout, want_result, NULL);
+      int r = pump(impl, lctx_sys_now() + impl->timeout, want_result, NULL);
       if (r != 1) {
         char why[256] = "the worker stopped answering";
         char how[128] = "";
@@ -801,7 +796,7 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
   queue(impl, hello, sizeof hello - 1);
   char why[256];
   bool timed_out;
-  char *line = read_line(impl, now_seconds() + impl->timeout + 30, why,
+  char *line = read_line(impl, lctx_sys_now() + impl->timeout + 30, why,
                          sizeof why, &timed_out);
   if (!line) {
     lctx_buf_append_cstr(error, "handshake: ");
@@ -898,7 +893,7 @@ static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
   queue(impl, text, strlen(text));
   queue(impl, "\n", 1);
   free(text);
-  char *line = read_line(impl, now_seconds() + impl->timeout * (double)n, why,
+  char *line = read_line(impl, lctx_sys_now() + impl->timeout * (double)n, why,
                          cap, timed_out);
   if (!line)
     return false;

@@ -2,6 +2,7 @@
  * cli.c - the `lctx` command line (see cli.h).
  */
 #include "cli.h"
+#include "sys.h"
 
 #include "lctx/lctx.h"
 #include "campaign.h"
@@ -100,7 +101,7 @@ static int cmd_run(int argc, char **argv, FILE *out, FILE *err) {
     }
   }
   char cases[4096], out_dir[4096], seconds_text[32];
-  snprintf(cases, sizeof cases, "%s", lctx_default_cases_path());
+  snprintf(cases, sizeof cases, "%s", lctx_sys_default_cases_path());
   snprintf(out_dir, sizeof out_dir, "%s",
            campaign ? campaign : LCTX_SOURCE_DIR "/build/campaign/fuzz_model");
   snprintf(seconds_text, sizeof seconds_text, "%.0f", seconds);

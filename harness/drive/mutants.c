@@ -4,13 +4,11 @@
 #include "mutants.h"
 
 #include "case_bytes.h"
-#include "cli.h"
-#include "commands.h"
+#include "exit.h"
 #include "conform.h"
-#include "files.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
-#include "proc.h"
+#include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -104,12 +102,6 @@ typedef struct state {
   size_t fuzz_arg_count;
   char seeds_dir[PATH_CAP];
 } state;
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool is_file(const char *path) {
   struct stat st;
@@ -429,7 +421,7 @@ static int compare_names(const void *a, const void *b) {
 /* Writes into `out` the name of the N-th .case file of the conformance
  * cases in name order (conform's "cases case N"); false if none. */
 static bool case_file_name(size_t n, char *out, size_t cap) {
-  const char *dir = lctx_default_cases_path();
+  const char *dir = lctx_sys_default_cases_path();
   DIR *d = opendir(dir);
   if (!d)
     return false;
@@ -473,7 +465,7 @@ static void run_conform(const char *library, const char *dir,
   memset(k, 0, sizeof *k);
   char log_path[PATH_CAP + 32];
   snprintf(log_path, sizeof log_path, "%s/conform.log", dir);
-  if (!lctx_mkdir_p(dir)) {
+  if (!lctx_sys_mkdir_p(dir)) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
     return;
@@ -499,7 +491,7 @@ static void run_conform(const char *library, const char *dir,
   /* Each run in a child of its own, as `lctx conform` would run: nothing
    * one run leaves in this process (a heap grown by the last run, which a
    * fork shares copy-on-write) slows the next. */
-  double start = now_seconds();
+  double start = lctx_sys_now();
   pid_t pid = fork();
   if (pid == 0) {
     FILE *log = fopen(log_path, "w");
@@ -517,7 +509,7 @@ static void run_conform(const char *library, const char *dir,
     return;
   }
   int code = WEXITSTATUS(status);
-  k->seconds = k->wall = now_seconds() - start;
+  k->seconds = k->wall = lctx_sys_now() - start;
 
   json_error_t jerr;
   json_t *j = code == LCTX_EXIT_USAGE ? NULL : json_load_file(report, 0, &jerr);
@@ -663,8 +655,8 @@ static int spawn_fuzzer(const state *st, const char *library,
     args[n++] = (char *)st->fuzz_args[i];
   args[n++] = (char *)corpus;
   args[n] = NULL;
-  return lctx_run_limited(args, log, NULL, "LCTX_DIFF_PLUGIN", library,
-                          hard_limit, seconds);
+  return lctx_sys_run_limited(args, log, NULL, "LCTX_DIFF_PLUGIN", library,
+                              hard_limit, seconds);
 }
 
 /* The spec rows the inputs of `corpus` reach, by the reference model. */
@@ -724,7 +716,7 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
   snprintf(corpus, sizeof corpus, "%s/corpus", dir);
   snprintf(artifacts, sizeof artifacts, "%s/artifacts", dir);
   snprintf(log, sizeof log, "%s/fuzz.log", dir);
-  if (!lctx_mkdir_p(corpus) || !lctx_mkdir_p(artifacts)) {
+  if (!lctx_sys_mkdir_p(corpus) || !lctx_sys_mkdir_p(artifacts)) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
     return;
@@ -1240,7 +1232,7 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   char e[1024];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_spec_load(lctx_default_spec_path(), &st.spec, &eb)) {
+  if (!lctx_spec_load(lctx_sys_default_spec_path(), &st.spec, &eb)) {
     fprintf(err, "lctx mutants: %s\n", e);
     return LCTX_EXIT_USAGE;
   }
@@ -1272,7 +1264,7 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
       return LCTX_EXIT_USAGE;
     }
   }
-  if (!lctx_mkdir_p(st.o.out_dir)) {
+  if (!lctx_sys_mkdir_p(st.o.out_dir)) {
     fprintf(err, "lctx mutants: --out: %s: %s\n", st.o.out_dir,
             strerror(errno));
     return LCTX_EXIT_USAGE;

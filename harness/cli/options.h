@@ -1,0 +1,93 @@
+/*
+ * options.h - one declarative option parser for every `lctx` command.
+ *
+ * Owns turning a command's argv into the fields of its options struct, by a
+ * table that names each option, its kind, where its value goes, its limits
+ * and its help line. Built on getopt_long, so `--opt value`, `--opt=value`,
+ * `-h` and `--` work alike everywhere. Every error names the command, the
+ * option and the value: `lctx CMD: --seed: 'x' is not a number`.
+ */
+#ifndef LCTX_CLI_OPTIONS_H
+#define LCTX_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/// What an option carries.
+typedef enum lctx_option_kind {
+  /// No value; sets `*(bool *)target` to true.
+  LCTX_OPTION_FLAG,
+  /// A string; `*(const char **)target` points into argv.
+  LCTX_OPTION_STRING,
+  /// An unsigned decimal number from `min` to `max`; `*(size_t *)target`.
+  LCTX_OPTION_SIZE,
+  /// An unsigned 64-bit decimal number from `min` to `max`;
+  /// `*(unsigned long long *)target`.
+  LCTX_OPTION_U64,
+  /// A decimal number with `min` < value <= `max`; `*(double *)target`.
+  LCTX_OPTION_SECONDS,
+  /// A value handed to `parse(value, target, error_text, error_size)`,
+  /// which returns false with the reason in `error_text` (printed as
+  /// `lctx CMD: --NAME: REASON`).
+  LCTX_OPTION_CUSTOM,
+} lctx_option_kind;
+
+/// One row of a command's option table.
+typedef struct lctx_option {
+  /// The long name without `--`, e.g. "report-dir".
+  const char *name;
+  lctx_option_kind kind;
+  void *target;
+  /// The value's name in the help, e.g. "FILE" (NULL for a flag).
+  const char *value_name;
+  /// One line of help.
+  const char *help;
+  /// Number limits (SIZE, U64: min <= v <= max; SECONDS: min < v <= max).
+  double min, max;
+  /// What a bad number is not, e.g. "a count from 1 to 4096" (SIZE, U64,
+  /// SECONDS); default "a number".
+  const char *number_noun;
+  bool (*parse)(const char *value, void *target, char *error_text,
+                size_t error_size);
+} lctx_option;
+
+/// What lctx_options_parse found.
+typedef enum lctx_options_result {
+  /// The options were parsed; operands start at `*first_operand`.
+  LCTX_OPTIONS_OK,
+  /// `--help` or `-h` was given; the help was printed to `out`.
+  LCTX_OPTIONS_HELP,
+  /// A bad option or value; a message naming it was printed to `err`.
+  LCTX_OPTIONS_ERROR,
+} lctx_options_result;
+
+/// A command's options: the table and the usage text printed by --help
+/// (before the table's own lines) and after a usage error.
+typedef struct lctx_option_spec {
+  /// The command's name as typed, e.g. "conform".
+  const char *command;
+  /// The usage lines, e.g. "usage: lctx conform (--impl LIB.so | --cmd ...)".
+  const char *usage;
+  const lctx_option *options;
+  size_t count;
+  /// Operands allowed? When false, an operand is an error.
+  bool operands;
+} lctx_option_spec;
+
+/// Parses argv[1..argc) (argv[0] is the command's name) by `spec`.
+/// Operands may come before, between and after options; `--` ends the
+/// options. On LCTX_OPTIONS_OK the operands are argv[*first_operand..argc)
+/// (getopt_long moves them to the end, in their order).
+lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
+                                       char **argv, int *first_operand,
+                                       FILE *out, FILE *err);
+
+/// Prints the usage text and one line per option to `f`.
+void lctx_options_help(const lctx_option_spec *spec, FILE *f);
+
+/// The exit code for a result that is not LCTX_OPTIONS_OK: 0 after help,
+/// 2 after an error.
+int lctx_options_exit_code(lctx_options_result result);
+
+#endif /* LCTX_CLI_OPTIONS_H */
