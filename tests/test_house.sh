@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_house.sh - the house rules of the source tree, checked on every run:
+#   - no C function outside tests/ is longer than 120 lines (from the line
+#     that starts its definition to its closing brace at column 0);
+#   - no file under harness/cli/ (one command each) is longer than 400 lines;
+#   - harness/core/ and harness/ir/ hold no mutable state: no non-const
+#     static or _Thread_local object, at file scope or in a function;
+#   - a layer includes no header of a layer above it (core < ir < drive <
+#     cli), whatever the include paths;
+#   - every test named in tests/COVERAGE.md exists.
+# Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
+set -u
+root=$1
+cd "$root" || exit 2
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# Function length: a definition starts at a column-0 line that is not a
+# comment, preprocessor line or brace and ends at the next `}` in column 0.
+long=$(find reference harness fuzzers bench conformance -name '*.c' | sort |
+  xargs awk '
+    FNR == 1 { start = 0 }
+    /^[A-Za-z_]/ && !start && !/;[ \t]*$/ {
+      paren = index($0, "("); eq = index($0, "=")
+      if (paren && (!eq || paren < eq)) { start = FNR; name = $0 }
+    }
+    /^}/ {
+      if (start && FNR - start + 1 > 120)
+        printf "%s:%d: %d lines: %s\n", FILENAME, start, FNR - start + 1, name
+      start = 0
+    }')
+[ -z "$long" ] || fail "functions longer than 120 lines:
+$long"
+
+big=$(find harness/cli -name '*.[ch]' | sort | xargs wc -l |
+  awk '$2 != "total" && $1 > 400 { printf "%s: %d lines\n", $2, $1 }')
+[ -z "$big" ] || fail "command modules over 400 lines:
+$big"
+
+# Mutable statics: a `static` or `_Thread_local` declaration without `const`
+# that is not a function (a `(` before any `=`).
+statics=$(find harness/core harness/ir -name '*.[ch]' | sort |
+  xargs awk '
+    /^[ \t]*(static|_Thread_local)[ \t]/ && !/const/ {
+      line = $0
+      eq = index(line, "="); paren = index(line, "(")
+      if (paren && (!eq || paren < eq)) next
+      printf "%s:%d: %s\n", FILENAME, FNR, line
+    }')
+[ -z "$statics" ] || fail "mutable statics in harness/core or harness/ir:
+$statics"
+
+# Layers: the headers each layer owns, and who may include them.
+headers_of() {
+  find "harness/$1" -name '*.h' -exec basename {} \; | sort
+}
+check_layer() { # LAYER ABOVE...
+  layer=$1
+  shift
+  for above in "$@"; do
+    for h in $(headers_of "$above"); do
+      hits=$(grep -rn "#include \"$h\"" "harness/$layer" || true)
+      [ -z "$hits" ] || fail "harness/$layer includes $above's $h:
+$hits"
+    done
+  done
+}
+check_layer core ir drive cli
+check_layer ir drive cli
+check_layer drive cli
+
+# COVERAGE.md: every `test_...` name it cites exists in a test source.
+missing=""
+for t in $(grep -o '`test_[A-Za-z0-9_]*`' tests/COVERAGE.md | tr -d '`' | sort -u); do
+  grep -q "\b$t\b" tests/*.c tests/*.h tests/*.sh 2>/dev/null || missing="$missing $t"
+done
+[ -z "$missing" ] || fail "tests/COVERAGE.md names tests that do not exist:$missing"
+
+if [ "$failures" -ne 0 ]; then
+  echo "test_house.sh: $failures failure(s)"
+  exit 1
+fi
+echo "test_house.sh: all house rules hold"
