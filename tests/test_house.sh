@@ -7,7 +7,8 @@
 #     static or _Thread_local object, at file scope or in a function;
 #   - a layer includes no header of a layer above it (core < ir < drive <
 #     cli), whatever the include paths;
-#   - every test named in tests/COVERAGE.md exists.
+#   - every test named in tests/COVERAGE.md exists, and every source file a
+#     document or source comment names under harness/ exists.
 # Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
 set -u
 root=$1
@@ -78,6 +79,14 @@ for t in $(grep -o '`test_[A-Za-z0-9_]*`' tests/COVERAGE.md | tr -d '`' | sort -
   grep -q "\b$t\b" tests/*.c tests/*.h tests/*.sh 2>/dev/null || missing="$missing $t"
 done
 [ -z "$missing" ] || fail "tests/COVERAGE.md names tests that do not exist:$missing"
+
+# Paths: harness/....c or .h named in a document or a comment must exist.
+stale=""
+for p in $(git ls-files '*.md' '*.c' '*.h' '*.sh' '*.txt' '*.cmake' 2>/dev/null |
+  xargs grep -oh 'harness/[A-Za-z0-9_/]*\.[ch]\b' 2>/dev/null | sort -u); do
+  [ -f "$p" ] || stale="$stale $p"
+done
+[ -z "$stale" ] || fail "documents or comments name files that do not exist:$stale"
 
 if [ "$failures" -ne 0 ]; then
   echo "test_house.sh: $failures failure(s)"
