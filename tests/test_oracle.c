@@ -90,9 +90,9 @@ static void parse_body(const char *what, const char *body) {
 /// The features of operation `op` of g_case, earlier operations first.
 static void compute_through(size_t op) {
   lctx_feature_state s;
-  lctx_feature_state_init(&s, &g_case);
+  lctx_classify_init(&s, &g_case);
   for (size_t i = 0; i <= op; i++)
-    lctx_features_compute(&s, i, &g_features);
+    lctx_classify_op(&s, i, &g_features);
 }
 
 /// An outcome written as a value.

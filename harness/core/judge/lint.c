@@ -189,27 +189,37 @@ static void append_outcome(lctx_buf *out, const lctx_outcome *o) {
   }
 }
 
+/* The counterexample's registry configuration, as a case and as text. */
+typedef struct counterexample_text {
+  lctx_case c;
+  char text[LCTX_CASE_TEXT_MAX];
+} counterexample_text;
+
 void lctx_lint_format_counterexample(const lctx_lint_report *report,
                                      const char *indent, lctx_buf *out) {
   const lctx_lint_point *p = &report->counterexample;
-  static lctx_case c;
-  static char text[LCTX_CASE_TEXT_MAX];
-  const char *description = lctx_domain_registry(p->registry, &c);
+  counterexample_text *t = malloc(sizeof *t); /* large for the stack */
+  if (!t) {
+    lctx_buf_append_cstr(out, indent);
+    lctx_buf_append_cstr(out, "(out of memory)\n");
+    return;
+  }
+  const char *description = lctx_domain_registry(p->registry, &t->c);
   lctx_buf_append_cstr(out, indent);
   lctx_buf_append_cstr(out, "registry configuration ");
   lctx_buf_append_int(out, (long long)p->registry);
   lctx_buf_append_cstr(out, " (");
   lctx_buf_append_cstr(out, description);
   lctx_buf_append_cstr(out, "):\n");
-  lctx_buf t;
-  lctx_buf_init(&t, text, sizeof text);
-  lctx_case_print(&c, &t);
-  if (c.factory_count == 0) {
+  lctx_buf tb;
+  lctx_buf_init(&tb, t->text, sizeof t->text);
+  lctx_case_print(&t->c, &tb);
+  if (t->c.factory_count == 0) {
     lctx_buf_append_cstr(out, indent);
     lctx_buf_append_cstr(out, "  (no factories)\n");
   }
   /* The case text, one indented line each, without its header. */
-  const char *line = text;
+  const char *line = t->text;
   while (*line) {
     const char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -221,6 +231,7 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
     }
     line += n + (end ? 1 : 0);
   }
+  free(t);
   lctx_buf_append_cstr(out, indent);
   lctx_buf_append_cstr(out, "module platforms: [");
   for (size_t i = 0; i < p->platform_count; i++) {
