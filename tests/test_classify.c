@@ -37,7 +37,7 @@
 
 #include "test_support.h"
 
-#include "case_text.h"
+#include "case_gen.h"
 #include "classify.h"
 
 //===----------------------------------------------------------------------===//
@@ -623,18 +623,12 @@ static lctx_case g_case;
 static lctx_features g_features;
 
 /// Parses `body` after the header into g_case; fails with the parser's
-/// message.
+/// message, or when the case is not valid.
 static void parse_body(const char *what, const char *body) {
-  static char text[8192];
-  int n = snprintf(text, sizeof text, "lctx-case 1\n%s", body);
-  assert_true(n > 0 && (size_t)n < sizeof text);
   char error[512];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, (size_t)n, "t.case", &g_case, &e))
+  if (!case_gen_parse_body(body, &g_case, error, sizeof error))
     fail_msg("%s: %s", what, error);
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_validate(&g_case, &e))
+  if (!case_gen_is_valid(&g_case, error, sizeof error))
     fail_msg("%s: invalid: %s", what, error);
 }
 
@@ -648,6 +642,31 @@ static void compute_through(size_t op) {
     lctx_classify_op(&s, i, &g_features);
 }
 
+/// Checks that exactly the placeholders of `list` (ended by a NULL text)
+/// apply to `f`, each with its text.
+static void check_placeholders(const char *what, const lctx_features *f,
+                               const ph *list) {
+  bool listed[LCTX_PLACEHOLDER_COUNT] = {false};
+  for (const ph *p = list; p->text; p++) {
+    listed[p->p] = true;
+    if (!f->has[p->p])
+      fail_msg("%s: {%s} does not apply", what,
+               lctx_classify_placeholder_name(p->p));
+    lctx_str v = f->text[p->p];
+    if (v.length != strlen(p->text) ||
+        (v.length && memcmp(v.data, p->text, v.length) != 0))
+      fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", what,
+               lctx_classify_placeholder_name(p->p), p->text, (int)v.length,
+               v.data);
+  }
+  for (int p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+    if (!listed[p] && f->has[p])
+      fail_msg("%s: {%s} applies (\"%.*s\")", what,
+               lctx_classify_placeholder_name((lctx_placeholder)p),
+               (int)f->text[p].length, f->text[p].data);
+  }
+}
+
 static void check_row(const classify_row *r) {
   parse_body(r->what, r->body);
   compute_through(r->op);
@@ -659,25 +678,7 @@ static void check_row(const classify_row *r) {
   if (strcmp(text, r->features) != 0)
     fail_msg("%s: features\n  expected \"%s\"\n  actual   \"%s\"", r->what,
              r->features, text);
-  bool listed[LCTX_PLACEHOLDER_COUNT] = {false};
-  for (const ph *p = r->placeholders; p->text; p++) {
-    listed[p->p] = true;
-    if (!g_features.has[p->p])
-      fail_msg("%s: {%s} does not apply", r->what,
-               lctx_classify_placeholder_name(p->p));
-    lctx_str v = g_features.text[p->p];
-    if (v.length != strlen(p->text) ||
-        (v.length && memcmp(v.data, p->text, v.length) != 0))
-      fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", r->what,
-               lctx_classify_placeholder_name(p->p), p->text, (int)v.length,
-               v.data);
-  }
-  for (int p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
-    if (!listed[p] && g_features.has[p])
-      fail_msg("%s: {%s} applies (\"%.*s\")", r->what,
-               lctx_classify_placeholder_name((lctx_placeholder)p),
-               (int)g_features.text[p].length, g_features.text[p].data);
-  }
+  check_placeholders(r->what, &g_features, r->placeholders);
 }
 
 static void test_classification_table(void **state) {
@@ -736,6 +737,36 @@ static void test_state_init_starts_uninitialized(void **state) {
   assert_int_equal(g_features.value[LCTX_F_INIT], 3); /* ok again */
 }
 
+/// Regression: a lowering that stops at a rule body's get_backend once built
+/// that call in storage shared by every classification, so classifying a
+/// second such lowering rewrote the first one's placeholders ({p}, {p0}).
+/// The features now hold the call they describe: each set keeps its own.
+static void test_two_classifications_keep_their_placeholders(void **state) {
+  (void)state;
+  parse_body("two lowerings stopping at get_backend",
+             STOCK "rule \"P.def\" get_backend optional=true\n"
+                   "op register_lowering primitive=\"P\" rule=\"P.def\" "
+                   "platform=None\n"
+                   "op lower_per_platform primitive=\"P\" "
+                   "platforms=[\"METAL\"] backend=None\n"
+                   "op lower_per_platform primitive=\"P\" "
+                   "platforms=[\"bogus\"] backend=None\n");
+  static lctx_features first, second;
+  lctx_feature_state s;
+  lctx_classify_init(&s, &g_case);
+  lctx_classify_op(&s, 0, &first);
+  lctx_classify_op(&s, 1, &first);
+  lctx_classify_op(&s, 2, &second);
+  check_placeholders(
+      "second", &second,
+      (const ph[]){
+          CPU_AVAILABLE, {LCTX_P_P, "bogus"}, {LCTX_P_P0, "bogus"}, {0, NULL}});
+  check_placeholders(
+      "first", &first,
+      (const ph[]){
+          CPU_AVAILABLE, {LCTX_P_P, "METAL"}, {LCTX_P_P0, "METAL"}, {0, NULL}});
+}
+
 static void test_features_format_appends(void **state) {
   (void)state;
   lctx_features f;
@@ -762,6 +793,7 @@ int main(void) {
       cmocka_unit_test(test_classification_table),
       cmocka_unit_test(test_lowering_state_carried_across_operations),
       cmocka_unit_test(test_state_init_starts_uninitialized),
+      cmocka_unit_test(test_two_classifications_keep_their_placeholders),
       cmocka_unit_test(test_features_format_appends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

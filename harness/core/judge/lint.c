@@ -59,16 +59,23 @@ static bool lower(lint_state *s, const size_t *platforms, size_t count,
   return s->result.limit == LCTX_LOWERING_LIMIT_NONE;
 }
 
-static void describe_point(const lctx_lint_point *p, lctx_buf *out) {
-  lctx_buf_append_cstr(out, "configuration ");
-  lctx_buf_append_int(out, (long long)p->registry);
-  lctx_buf_append_cstr(out, ", platforms [");
+/* The point's module platforms as a Python list: ['cpu', 'tpu']. */
+static void append_platforms(lctx_buf *out, const lctx_lint_point *p) {
+  lctx_buf_append_char(out, '[');
   for (size_t i = 0; i < p->platform_count; i++) {
     lctx_buf_append_cstr(out, i ? ", '" : "'");
     lctx_buf_append_cstr(out, p->platforms[i]);
     lctx_buf_append_char(out, '\'');
   }
-  lctx_buf_append_cstr(out, "], pinned ");
+  lctx_buf_append_char(out, ']');
+}
+
+static void describe_point(const lctx_lint_point *p, lctx_buf *out) {
+  lctx_buf_append_cstr(out, "configuration ");
+  lctx_buf_append_int(out, (long long)p->registry);
+  lctx_buf_append_cstr(out, ", platforms ");
+  append_platforms(out, p);
+  lctx_buf_append_cstr(out, ", pinned ");
   lctx_buf_append_cstr(out, p->pinned ? p->pinned : "none");
 }
 
@@ -233,13 +240,9 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
   }
   free(t);
   lctx_buf_append_cstr(out, indent);
-  lctx_buf_append_cstr(out, "module platforms: [");
-  for (size_t i = 0; i < p->platform_count; i++) {
-    lctx_buf_append_cstr(out, i ? ", '" : "'");
-    lctx_buf_append_cstr(out, p->platforms[i]);
-    lctx_buf_append_char(out, '\'');
-  }
-  lctx_buf_append_cstr(out, "] (platform index present)\n");
+  lctx_buf_append_cstr(out, "module platforms: ");
+  append_platforms(out, p);
+  lctx_buf_append_cstr(out, " (platform index present)\n");
   lctx_buf_append_cstr(out, indent);
   lctx_buf_append_cstr(out, "pinned backend: ");
   if (p->pinned) {
