@@ -1,6 +1,6 @@
 /*
  * tests/test_case_bytes.c - pins the byte form of a case
- * (harness/case_bytes.h): the fuzzers' input format.
+ * (harness/core/case/case_bytes.h): the fuzzers' input format.
  *
  * - Properties over generated cases (tests/case_gen.h, fixed seeds):
  *   decode(encode(c)) == c, and encoding is a fixed point of

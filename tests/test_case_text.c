@@ -1,6 +1,6 @@
 /*
- * tests/test_case_text.c - pins the `.case` text form (harness/case_text.h,
- * conformance/cases/README.md).
+ * tests/test_case_text.c - pins the `.case` text form
+ * (harness/core/case/case_text.h, conformance/cases/README.md).
  *
  * - Properties over generated cases (tests/case_gen.h, fixed seeds):
  *   parse(print(c)) == c with expectations, and print is a fixed point of

@@ -1,7 +1,7 @@
 /*
- * tests/test_classify.c - pins the feature extractor (harness/classify.h):
- * the features an operation is classified by and the placeholder values the
- * spec rows' templates are rendered from.
+ * tests/test_classify.c - pins the feature extractor
+ * (harness/core/judge/classify.h): the features an operation is classified by
+ * and the placeholder values the spec rows' templates are rendered from.
  *
  * - Names: every feature's name and value list (index 0 is `na`), the
  *   name/value round trips, the placeholder names in order, unknown and

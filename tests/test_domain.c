@@ -1,7 +1,7 @@
 /*
- * tests/test_domain.c - pins the bounded domain (harness/domain.h) that
- * `lctx check-spec` enumerates, and the random case generator of
- * `lctx conform --random`.
+ * tests/test_domain.c - pins the bounded domain (harness/core/gen/domain.h)
+ * that `lctx check-spec` enumerates, and the random case generator of `lctx
+ * conform --random`.
  *
  * - The alphabet (10 names, in order) and the 41 registry configurations
  *   (description, number of factories, jax_platforms, GPU visibility); each

@@ -1,6 +1,6 @@
 /*
- * tests/test_oracle.c - pins the oracle (harness/oracle.h): verdicts by the
- * spec table and the metamorphic invariants.
+ * tests/test_oracle.c - pins the oracle (harness/core/judge/oracle.h): verdicts
+ * by the spec table and the metamorphic invariants.
  *
  * - lctx_oracle_init's defaults and the reference engine; the violation
  *   kinds' names.

@@ -1,10 +1,10 @@
 /*
- * tests/test_rulefile.c - pins the rule-file parser (harness/rulefile.h):
- * an exact `FILE:LINE:COL: message` for every kind of malformed input, the
- * parsed structure of a well-formed file, loading a file (its size limit
- * and messages), the registry it builds (primitive
- * ids, rule bodies, registrations, gpu expansion, an unknown platform), and
- * the lint verdict on small files (harness/lint.h).
+ * tests/test_rulefile.c - pins the rule-file parser
+ * (harness/core/case/rulefile.h): an exact `FILE:LINE:COL: message` for every
+ * kind of malformed input, the parsed structure of a well-formed file, loading
+ * a file (its size limit and messages), the registry it builds (primitive ids,
+ * rule bodies, registrations, gpu expansion, an unknown platform), and the lint
+ * verdict on small files (harness/core/judge/lint.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -91,7 +91,9 @@ const char *lctx_classify_placeholder_name(lctx_placeholder p);
 bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p);
 
 /// The features of one operation, and the values of the placeholders that
-/// apply (`has[p]`).
+/// apply (`has[p]`). The placeholder texts view into the case, `storage` and
+/// `call`: valid while the case lives and these features are neither moved
+/// nor classified into again.
 typedef struct lctx_features {
   lctx_op_kind op;
   int value[LCTX_FEATURE_COUNT];

@@ -44,7 +44,7 @@ typedef struct lctx_spec_row {
   size_t outcome_count;
   lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
   bool exact; ///< strict = exact (message compared) or class
-  /// `check = ir`: a row of the IR checker (harness/ircheck.h), judged on
+  /// `check = ir`: a row of the IR checker (ir/ircheck.h), judged on
   /// the MLIR of a lowering; it has no op, predicate or outcome and is never
   /// matched by features.
   bool ir;
