@@ -6,10 +6,10 @@
  * Owns the case value, its limits, equality, validation, the keywords of its
  * operations, behaviours and actions, and the bridges to the reference model
  * (an lctx_registry_config and lctx_module_context that point into the case)
- * and to the implementation ABI (lctx/impl_abi.h). A case holds all its bytes itself (no pointers), so it can
- * be copied with `=` and compared field by field. Text, byte and JSON forms
- * live in case_text.h, case_bytes.h and drive/case_json.h; running a
- * case with the reference model in run/runner.h.
+ * and to the implementation ABI (lctx/impl_abi.h). A case holds all its bytes
+ * itself (no pointers), so it can be copied with `=` and compared field by
+ * field. Text, byte and JSON forms live in case_text.h, case_bytes.h and
+ * drive/case_json.h; running a case with the reference model in run/runner.h.
  */
 #ifndef LCTX_HARNESS_CASE_H
 #define LCTX_HARNESS_CASE_H
