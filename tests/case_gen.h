@@ -22,6 +22,10 @@
  * kind are zero, for operations and rule actions alike, canonicalize has
  * `has_arg`, only raising factories have a message).
  *
+ * Also the checks every generated case passes (case_gen_is_normal,
+ * case_gen_is_valid) and hand-written cases from their text
+ * (case_gen_parse_body).
+ *
  * Header-only (static inline) so that any test can include it; the
  * sequence depends only on the seed (splitmix64).
  */
@@ -31,9 +35,11 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
+#include "case_text.h"
 
 /// The generator state.
 typedef struct case_gen {
@@ -581,6 +587,41 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
       return false;
   }
   return true;
+}
+
+/// True when `c` passes lctx_case_validate and keeps the invariants
+/// (case_gen_is_normal), as every generated case does; otherwise writes why
+/// to `why` (`cap` bytes).
+static inline bool case_gen_is_valid(const lctx_case *c, char *why,
+                                     size_t cap) {
+  lctx_buf e;
+  lctx_buf_init(&e, why, cap);
+  if (!lctx_case_validate(c, &e))
+    return false;
+  if (!case_gen_is_normal(c)) {
+    lctx_buf_append_cstr(&e, "a field its kind does not use is set");
+    return false;
+  }
+  return true;
+}
+
+/// Parses a case written in the text form without its `lctx-case 1` header
+/// line (`body` is what follows it), as tests write cases by hand. On
+/// failure writes the parser's message to `error` (`cap` bytes).
+static inline bool case_gen_parse_body(const char *body, lctx_case *out,
+                                       char *error, size_t cap) {
+  static const char header[] = "lctx-case 1\n";
+  size_t n = strlen(body);
+  char *text = malloc(sizeof header + n);
+  if (!text)
+    return false;
+  memcpy(text, header, sizeof header - 1);
+  memcpy(text + sizeof header - 1, body, n + 1);
+  lctx_buf e;
+  lctx_buf_init(&e, error, cap);
+  bool ok = lctx_case_parse(text, sizeof header - 1 + n, "t.case", out, &e);
+  free(text);
+  return ok;
 }
 
 #endif /* LCTX_TESTS_CASE_GEN_H */

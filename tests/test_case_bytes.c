@@ -1,6 +1,6 @@
 /*
  * tests/test_case_bytes.c - pins the byte form of a case
- * (harness/case_bytes.h): the fuzzers' input format.
+ * (harness/core/case/case_bytes.h): the fuzzers' input format.
  *
  * - Properties over generated cases (tests/case_gen.h, fixed seeds):
  *   decode(encode(c)) == c, and encoding is a fixed point of
@@ -43,14 +43,9 @@ static char g_text[LCTX_CASE_TEXT_MAX];
 //===----------------------------------------------------------------------===//
 
 static void assert_valid(const lctx_case *c) {
-  char storage[512];
-  lctx_buf e;
-  lctx_buf_init(&e, storage, sizeof storage);
-  if (!lctx_case_validate(c, &e)) {
-    print_error("invalid case: %s\n", storage);
-    fail();
-  }
-  assert_true(case_gen_is_normal(c));
+  char why[512];
+  if (!case_gen_is_valid(c, why, sizeof why))
+    fail_msg("invalid case: %s", why);
   for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++)
     assert_false(c->has_expect[i]);
 }
@@ -84,24 +79,22 @@ static bool factory_equal(const lctx_case_factory *a,
          strcmp(a->message, b->message) == 0;
 }
 
-/// Compares operation i of two cases through one-operation cases.
-static bool op_equal(const lctx_case *a, const lctx_case *b, size_t i) {
+/// Compares operation i (or, with `rule`, rule i) of two cases through
+/// cases holding only that item.
+static bool item_equal(const lctx_case *a, const lctx_case *b, size_t i,
+                       bool rule) {
   static lctx_case x, y;
   lctx_case_init(&x);
   lctx_case_init(&y);
-  x.op_count = y.op_count = 1;
-  x.ops[0] = a->ops[i];
-  y.ops[0] = b->ops[i];
-  return lctx_case_equal(&x, &y, false);
-}
-
-static bool rule_equal(const lctx_case *a, const lctx_case *b, size_t i) {
-  static lctx_case x, y;
-  lctx_case_init(&x);
-  lctx_case_init(&y);
-  x.rule_count = y.rule_count = 1;
-  x.rules[0] = a->rules[i];
-  y.rules[0] = b->rules[i];
+  if (rule) {
+    x.rule_count = y.rule_count = 1;
+    x.rules[0] = a->rules[i];
+    y.rules[0] = b->rules[i];
+  } else {
+    x.op_count = y.op_count = 1;
+    x.ops[0] = a->ops[i];
+    y.ops[0] = b->ops[i];
+  }
   return lctx_case_equal(&x, &y, false);
 }
 
@@ -229,7 +222,7 @@ static void test_flipping_a_byte_keeps_what_came_before(void **state) {
         if (before_spans.rule_end[i] > p)
           break;
         assert_true(i < g_b.rule_count);
-        assert_true(rule_equal(&g_a, &g_b, i));
+        assert_true(item_equal(&g_a, &g_b, i, true));
         assert_int_equal(before_spans.rule_end[i], after_spans.rule_end[i]);
         kept_rules++;
       }
@@ -240,7 +233,7 @@ static void test_flipping_a_byte_keeps_what_came_before(void **state) {
         if (before_spans.op_end[i] > p)
           break;
         assert_true(i < g_b.op_count);
-        assert_true(op_equal(&g_a, &g_b, i));
+        assert_true(item_equal(&g_a, &g_b, i, false));
         kept_ops++;
       }
       if (before_spans.end <= p)

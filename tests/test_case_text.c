@@ -1,6 +1,6 @@
 /*
- * tests/test_case_text.c - pins the `.case` text form (harness/case_text.h,
- * conformance/cases/README.md).
+ * tests/test_case_text.c - pins the `.case` text form
+ * (harness/core/case/case_text.h, conformance/cases/README.md).
  *
  * - Properties over generated cases (tests/case_gen.h, fixed seeds):
  *   parse(print(c)) == c with expectations, and print is a fixed point of
@@ -89,14 +89,9 @@ static void assert_parse_error_at(const char *text, size_t n,
 
 /// Fails unless `c` passes lctx_case_validate and the invariants.
 static void assert_valid(const lctx_case *c) {
-  char storage[512];
-  lctx_buf e;
-  lctx_buf_init(&e, storage, sizeof storage);
-  if (!lctx_case_validate(c, &e)) {
-    print_error("invalid case: %s\n", storage);
-    fail();
-  }
-  assert_true(case_gen_is_normal(c));
+  char why[512];
+  if (!case_gen_is_valid(c, why, sizeof why))
+    fail_msg("invalid case: %s", why);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,13 +1,13 @@
 /*
- * tests/test_classify.c - pins the feature extractor (harness/classify.h):
- * the features an operation is classified by and the placeholder values the
- * spec rows' templates are rendered from.
+ * tests/test_classify.c - pins the feature extractor
+ * (harness/core/judge/classify.h): the features an operation is classified by
+ * and the placeholder values the spec rows' templates are rendered from.
  *
  * - Names: every feature's name and value list (index 0 is `na`), the
  *   name/value round trips, the placeholder names in order, unknown and
  *   case-variant names refused.
  * - One table of small cases (parsed from the `.case` text form), each
- *   operation's features exactly as lctx_features_format writes them and
+ *   operation's features exactly as lctx_classify_format writes them and
  *   the exact set of placeholders that apply with their text:
  *   - registry initialization: ok, ready on a second operation, loud
  *     (raised, None, no devices under the defaults, an unknown name under
@@ -26,7 +26,7 @@
  *     (duplicates kept), no_platforms, no_index, raise_if_multi, backend
  *     (B1 and B3 in a rule body), gpu_assert (LP-007), and the zero-platform
  *     IndexError after lower_fun's empty narrowing (seq=list, MG-004/005).
- * - lctx_features_format appends and writes nothing for an all-`na` set.
+ * - lctx_classify_format appends and writes nothing for an all-`na` set.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +37,7 @@
 
 #include "test_support.h"
 
-#include "case_text.h"
+#include "case_gen.h"
 #include "classify.h"
 
 //===----------------------------------------------------------------------===//
@@ -70,6 +70,21 @@ static const feature_row FEATURES[] = {
      "raise_if_multi backend gpu_assert"},
 };
 
+/* lctx_classify_format writes exactly `NAME=VALUE` for feature `f` at value
+ * `v` when no other feature applies. */
+static void assert_formats_as(lctx_feature f, int v, const char *name,
+                              const char *value, size_t value_length) {
+  static lctx_features features;
+  memset(features.value, 0, sizeof features.value);
+  features.value[f] = v;
+  char text[128], want[128];
+  lctx_buf b;
+  lctx_buf_init(&b, text, sizeof text);
+  lctx_classify_format(&features, &b);
+  snprintf(want, sizeof want, "%s=%.*s", name, (int)value_length, value);
+  assert_string_equal(text, want);
+}
+
 static void test_feature_names_and_values(void **state) {
   (void)state;
   assert_int_equal(sizeof FEATURES / sizeof FEATURES[0], LCTX_FEATURE_COUNT);
@@ -78,41 +93,38 @@ static void test_feature_names_and_values(void **state) {
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
     const feature_row *r = &FEATURES[i];
     assert_int_equal(r->feature, (lctx_feature)i);
-    assert_string_equal(lctx_feature_name(r->feature), r->name);
+    assert_string_equal(lctx_classify_feature_name(r->feature), r->name);
     lctx_feature f = LCTX_FEATURE_COUNT;
-    assert_true(lctx_feature_from_name(ts_s(r->name), &f));
+    assert_true(lctx_classify_feature_from_name(ts_s(r->name), &f));
     assert_int_equal(f, r->feature);
-    /* The value list, joined, is exactly the expected one. */
-    char joined[256];
-    lctx_buf b;
-    lctx_buf_init(&b, joined, sizeof joined);
-    const char *const *values = lctx_feature_values(r->feature);
+    /* Value n of the list is named by the n-th word, both ways: looked up
+     * by name, and as lctx_classify_format writes it. */
     size_t n = 0;
-    for (; values[n]; n++) {
-      if (n > 0)
-        lctx_buf_append_char(&b, ' ');
-      lctx_buf_append_cstr(&b, values[n]);
+    for (const char *w = r->values; *w; n++) {
+      size_t len = strcspn(w, " ");
       int v = -1;
       assert_true(
-          lctx_feature_value_from_name(r->feature, ts_s(values[n]), &v));
+          lctx_classify_value_from_name(r->feature, lctx_str_make(w, len), &v));
       assert_int_equal(v, (int)n);
+      if (n > 0)
+        assert_formats_as(r->feature, v, r->name, w, len);
+      w += len + (w[len] == ' ');
     }
-    assert_buf(&b, r->values);
     assert_true(n <= LCTX_FEATURE_MAX_VALUES);
     most = n > most ? n : most;
     /* Values are case-sensitive and "" is none of them. */
     int v = 77;
-    assert_false(lctx_feature_value_from_name(r->feature, ts_s("NA"), &v));
-    assert_false(lctx_feature_value_from_name(r->feature, ts_s(""), &v));
-    assert_false(lctx_feature_value_from_name(r->feature, ts_s("bogus"), &v));
+    assert_false(lctx_classify_value_from_name(r->feature, ts_s("NA"), &v));
+    assert_false(lctx_classify_value_from_name(r->feature, ts_s(""), &v));
+    assert_false(lctx_classify_value_from_name(r->feature, ts_s("bogus"), &v));
     assert_int_equal(v, 77);
   }
   assert_int_equal(most, LCTX_FEATURE_MAX_VALUES);
   /* A value of one feature is not a value of another. */
   int v = 77;
-  assert_false(lctx_feature_value_from_name(LCTX_F_MODE, ts_s("ok"), &v));
-  assert_false(lctx_feature_value_from_name(LCTX_F_LOOKUP, ts_s("none"), &v));
-  assert_true(lctx_feature_value_from_name(LCTX_F_CAUSE, ts_s("none"), &v));
+  assert_false(lctx_classify_value_from_name(LCTX_F_MODE, ts_s("ok"), &v));
+  assert_false(lctx_classify_value_from_name(LCTX_F_LOOKUP, ts_s("none"), &v));
+  assert_true(lctx_classify_value_from_name(LCTX_F_CAUSE, ts_s("none"), &v));
   assert_int_equal(v, 2);
 }
 
@@ -122,11 +134,11 @@ static void test_feature_unknown_names(void **state) {
                                         "op", "stop ", "placeholder"};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     lctx_feature f = LCTX_F_STOP;
-    assert_false(lctx_feature_from_name(ts_s(unknown[i]), &f));
+    assert_false(lctx_classify_feature_from_name(ts_s(unknown[i]), &f));
     assert_int_equal(f, LCTX_F_STOP);
   }
-  assert_string_equal(lctx_feature_name(LCTX_FEATURE_COUNT), "?");
-  assert_string_equal(lctx_feature_name((lctx_feature)-1), "?");
+  assert_string_equal(lctx_classify_feature_name(LCTX_FEATURE_COUNT), "?");
+  assert_string_equal(lctx_classify_feature_name((lctx_feature)-1), "?");
 }
 
 static void test_placeholder_names(void **state) {
@@ -138,18 +150,20 @@ static void test_placeholder_names(void **state) {
       "known",  "missing", "message",    "seq"};
   assert_int_equal(sizeof names / sizeof names[0], LCTX_PLACEHOLDER_COUNT);
   for (size_t i = 0; i < LCTX_PLACEHOLDER_COUNT; i++) {
-    assert_string_equal(lctx_placeholder_name((lctx_placeholder)i), names[i]);
+    assert_string_equal(lctx_classify_placeholder_name((lctx_placeholder)i),
+                        names[i]);
     lctx_placeholder p = LCTX_PLACEHOLDER_COUNT;
-    assert_true(lctx_placeholder_from_name(ts_s(names[i]), &p));
+    assert_true(lctx_classify_placeholder_from_name(ts_s(names[i]), &p));
     assert_int_equal(p, (lctx_placeholder)i);
   }
   static const char *const unknown[] = {"", "P0", "{p0}", "seqs", "platforms"};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     lctx_placeholder p = LCTX_P_SEQ;
-    assert_false(lctx_placeholder_from_name(ts_s(unknown[i]), &p));
+    assert_false(lctx_classify_placeholder_from_name(ts_s(unknown[i]), &p));
     assert_int_equal(p, LCTX_P_SEQ);
   }
-  assert_string_equal(lctx_placeholder_name(LCTX_PLACEHOLDER_COUNT), "?");
+  assert_string_equal(lctx_classify_placeholder_name(LCTX_PLACEHOLDER_COUNT),
+                      "?");
 }
 
 //===----------------------------------------------------------------------===//
@@ -609,18 +623,12 @@ static lctx_case g_case;
 static lctx_features g_features;
 
 /// Parses `body` after the header into g_case; fails with the parser's
-/// message.
+/// message, or when the case is not valid.
 static void parse_body(const char *what, const char *body) {
-  static char text[8192];
-  int n = snprintf(text, sizeof text, "lctx-case 1\n%s", body);
-  assert_true(n > 0 && (size_t)n < sizeof text);
   char error[512];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, (size_t)n, "t.case", &g_case, &e))
+  if (!case_gen_parse_body(body, &g_case, error, sizeof error))
     fail_msg("%s: %s", what, error);
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_validate(&g_case, &e))
+  if (!case_gen_is_valid(&g_case, error, sizeof error))
     fail_msg("%s: invalid: %s", what, error);
 }
 
@@ -628,10 +636,35 @@ static void parse_body(const char *what, const char *body) {
 /// g_features.
 static void compute_through(size_t op) {
   lctx_feature_state s;
-  lctx_feature_state_init(&s, &g_case);
+  lctx_classify_init(&s, &g_case);
   assert_true(op < g_case.op_count);
   for (size_t i = 0; i <= op; i++)
-    lctx_features_compute(&s, i, &g_features);
+    lctx_classify_op(&s, i, &g_features);
+}
+
+/// Checks that exactly the placeholders of `list` (ended by a NULL text)
+/// apply to `f`, each with its text.
+static void check_placeholders(const char *what, const lctx_features *f,
+                               const ph *list) {
+  bool listed[LCTX_PLACEHOLDER_COUNT] = {false};
+  for (const ph *p = list; p->text; p++) {
+    listed[p->p] = true;
+    if (!f->has[p->p])
+      fail_msg("%s: {%s} does not apply", what,
+               lctx_classify_placeholder_name(p->p));
+    lctx_str v = f->text[p->p];
+    if (v.length != strlen(p->text) ||
+        (v.length && memcmp(v.data, p->text, v.length) != 0))
+      fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", what,
+               lctx_classify_placeholder_name(p->p), p->text, (int)v.length,
+               v.data);
+  }
+  for (int p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+    if (!listed[p] && f->has[p])
+      fail_msg("%s: {%s} applies (\"%.*s\")", what,
+               lctx_classify_placeholder_name((lctx_placeholder)p),
+               (int)f->text[p].length, f->text[p].data);
+  }
 }
 
 static void check_row(const classify_row *r) {
@@ -641,27 +674,11 @@ static void check_row(const classify_row *r) {
   char text[512];
   lctx_buf b;
   lctx_buf_init(&b, text, sizeof text);
-  lctx_features_format(&g_features, &b);
+  lctx_classify_format(&g_features, &b);
   if (strcmp(text, r->features) != 0)
     fail_msg("%s: features\n  expected \"%s\"\n  actual   \"%s\"", r->what,
              r->features, text);
-  bool listed[LCTX_PLACEHOLDER_COUNT] = {false};
-  for (const ph *p = r->placeholders; p->text; p++) {
-    listed[p->p] = true;
-    if (!g_features.has[p->p])
-      fail_msg("%s: {%s} does not apply", r->what, lctx_placeholder_name(p->p));
-    lctx_str v = g_features.text[p->p];
-    if (v.length != strlen(p->text) ||
-        (v.length && memcmp(v.data, p->text, v.length) != 0))
-      fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", r->what,
-               lctx_placeholder_name(p->p), p->text, (int)v.length, v.data);
-  }
-  for (int p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
-    if (!listed[p] && g_features.has[p])
-      fail_msg("%s: {%s} applies (\"%.*s\")", r->what,
-               lctx_placeholder_name((lctx_placeholder)p),
-               (int)g_features.text[p].length, g_features.text[p].data);
-  }
+  check_placeholders(r->what, &g_features, r->placeholders);
 }
 
 static void test_classification_table(void **state) {
@@ -698,7 +715,7 @@ static void test_lowering_state_carried_across_operations(void **state) {
     char text[256], want[256];
     lctx_buf b;
     lctx_buf_init(&b, text, sizeof text);
-    lctx_features_format(&g_features, &b);
+    lctx_classify_format(&g_features, &b);
     snprintf(want, sizeof want, "mode=default init=none %s", lowerings[i].stop);
     assert_string_equal(text, want);
   }
@@ -710,14 +727,44 @@ static void test_state_init_starts_uninitialized(void **state) {
   (void)state;
   parse_body("twice", STOCK "op backends\nop backends\n");
   lctx_feature_state s;
-  lctx_feature_state_init(&s, &g_case);
-  lctx_features_compute(&s, 0, &g_features);
+  lctx_classify_init(&s, &g_case);
+  lctx_classify_op(&s, 0, &g_features);
   assert_int_equal(g_features.value[LCTX_F_INIT], 3); /* ok */
-  lctx_features_compute(&s, 1, &g_features);
+  lctx_classify_op(&s, 1, &g_features);
   assert_int_equal(g_features.value[LCTX_F_INIT], 2); /* ready */
-  lctx_feature_state_init(&s, &g_case);
-  lctx_features_compute(&s, 1, &g_features);
+  lctx_classify_init(&s, &g_case);
+  lctx_classify_op(&s, 1, &g_features);
   assert_int_equal(g_features.value[LCTX_F_INIT], 3); /* ok again */
+}
+
+/// Regression: a lowering that stops at a rule body's get_backend once built
+/// that call in storage shared by every classification, so classifying a
+/// second such lowering rewrote the first one's placeholders ({p}, {p0}).
+/// The features now hold the call they describe: each set keeps its own.
+static void test_two_classifications_keep_their_placeholders(void **state) {
+  (void)state;
+  parse_body("two lowerings stopping at get_backend",
+             STOCK "rule \"P.def\" get_backend optional=true\n"
+                   "op register_lowering primitive=\"P\" rule=\"P.def\" "
+                   "platform=None\n"
+                   "op lower_per_platform primitive=\"P\" "
+                   "platforms=[\"METAL\"] backend=None\n"
+                   "op lower_per_platform primitive=\"P\" "
+                   "platforms=[\"bogus\"] backend=None\n");
+  static lctx_features first, second;
+  lctx_feature_state s;
+  lctx_classify_init(&s, &g_case);
+  lctx_classify_op(&s, 0, &first);
+  lctx_classify_op(&s, 1, &first);
+  lctx_classify_op(&s, 2, &second);
+  check_placeholders(
+      "second", &second,
+      (const ph[]){
+          CPU_AVAILABLE, {LCTX_P_P, "bogus"}, {LCTX_P_P0, "bogus"}, {0, NULL}});
+  check_placeholders(
+      "first", &first,
+      (const ph[]){
+          CPU_AVAILABLE, {LCTX_P_P, "METAL"}, {LCTX_P_P0, "METAL"}, {0, NULL}});
 }
 
 static void test_features_format_appends(void **state) {
@@ -727,13 +774,13 @@ static void test_features_format_appends(void **state) {
   char text[128];
   lctx_buf b;
   lctx_buf_init(&b, text, sizeof text);
-  lctx_features_format(&f, &b); /* every feature na: nothing */
+  lctx_classify_format(&f, &b); /* every feature na: nothing */
   assert_buf(&b, "");
   lctx_buf_append_cstr(&b, "op=module_get_backend ");
   f.value[LCTX_F_COUNT] = 3;
   f.value[LCTX_F_STOP] = 8;
   f.value[LCTX_F_MODE] = 2;
-  lctx_features_format(&f, &b);
+  lctx_classify_format(&f, &b);
   assert_buf(&b, "op=module_get_backend mode=platforms count=multi "
                  "stop=gpu_assert");
 }
@@ -746,6 +793,7 @@ int main(void) {
       cmocka_unit_test(test_classification_table),
       cmocka_unit_test(test_lowering_state_carried_across_operations),
       cmocka_unit_test(test_state_init_starts_uninitialized),
+      cmocka_unit_test(test_two_classifications_keep_their_placeholders),
       cmocka_unit_test(test_features_format_appends),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
- * tests/test_domain.c - pins the bounded domain (harness/domain.h) that
- * `lctx check-spec` enumerates, and the random case generator of
- * `lctx conform --random`.
+ * tests/test_domain.c - pins the bounded domain (harness/core/gen/domain.h)
+ * that `lctx check-spec` enumerates, and the random case generator of `lctx
+ * conform --random`.
  *
  * - The alphabet (10 names, in order) and the 41 registry configurations
  *   (description, number of factories, jax_platforms, GPU visibility); each
@@ -47,13 +47,14 @@ static void print_into(const lctx_case *c, char *storage) {
 // Alphabet and registries
 //===----------------------------------------------------------------------===//
 
+/* The name alphabet of domain.h, in its order. */
+static const char *const ALPHABET[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
+                                       "gpu", "METAL", "bogus", "GPU",    ""};
+#define ALPHABET_COUNT (sizeof ALPHABET / sizeof ALPHABET[0])
+
 static void test_alphabet(void **state) {
   (void)state;
-  static const char *const names[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
-                                      "gpu", "METAL", "bogus", "GPU",    ""};
-  assert_int_equal(lctx_domain_alphabet_size(), 10);
-  for (size_t i = 0; i < 10; i++)
-    assert_string_equal(lctx_domain_alphabet(i), names[i]);
+  assert_int_equal(lctx_domain_alphabet_size(), ALPHABET_COUNT);
 }
 
 typedef struct registry_row {
@@ -364,12 +365,13 @@ static void test_enumeration_stops_when_told(void **state) {
 
 #define RANDOM_ROUNDS 20000
 
-static bool in_alphabet(const char *name) {
-  for (size_t i = 0; i < lctx_domain_alphabet_size(); i++) {
-    if (strcmp(name, lctx_domain_alphabet(i)) == 0)
-      return true;
+/* The index of `name` in the alphabet, or -1. */
+static int alphabet_index(const char *name) {
+  for (size_t i = 0; i < ALPHABET_COUNT; i++) {
+    if (strcmp(name, ALPHABET[i]) == 0)
+      return (int)i;
   }
-  return false;
+  return -1;
 }
 
 static void test_random_same_seed_same_cases(void **state) {
@@ -431,6 +433,8 @@ typedef struct random_stats {
   size_t with_jax_platforms;
   size_t max_factories;
   size_t max_platforms;
+  /// How often each alphabet name was a module platform.
+  size_t alphabet[ALPHABET_COUNT];
 } random_stats;
 
 /* A backend-only case: 1-4 operations of the first four kinds. */
@@ -447,8 +451,13 @@ static void check_backend_case(const lctx_case *c, random_stats *st) {
       st->max_platforms = op->platform_count > st->max_platforms
                               ? op->platform_count
                               : st->max_platforms;
-      for (size_t k = 0; k < op->platform_count; k++)
-        st->odd_names += !in_alphabet(op->platforms[k]);
+      for (size_t k = 0; k < op->platform_count; k++) {
+        int a = alphabet_index(op->platforms[k]);
+        if (a < 0)
+          st->odd_names++;
+        else
+          st->alphabet[a]++;
+      }
     }
   }
 }
@@ -558,6 +567,11 @@ static void test_random_cases_valid_and_bounded(void **state) {
   assert_true(st.lowering > RANDOM_ROUNDS / 4);
   assert_true(st.lowering < RANDOM_ROUNDS / 2);
   assert_true(st.odd_names > 0);
+  /* Names are drawn from the whole alphabet: each of its names appears. */
+  for (size_t a = 0; a < ALPHABET_COUNT; a++) {
+    if (st.alphabet[a] == 0)
+      fail_msg("alphabet name '%s' never drawn", ALPHABET[a]);
+  }
   assert_true(st.with_jax_platforms > 0);
   assert_int_equal(st.max_factories, 5);
   assert_int_equal(st.max_platforms, 4);

@@ -1,6 +1,6 @@
 /*
- * tests/test_oracle.c - pins the oracle (harness/oracle.h): verdicts by the
- * spec table and the metamorphic invariants.
+ * tests/test_oracle.c - pins the oracle (harness/core/judge/oracle.h): verdicts
+ * by the spec table and the metamorphic invariants.
  *
  * - lctx_oracle_init's defaults and the reference engine; the violation
  *   kinds' names.
@@ -20,6 +20,9 @@
  *   optional-only-b1-b2a, gpu-agrees both ways) with its name, op index,
  *   labelled sides and the number of variant runs; invariants off; class-only
  *   comparison (expectations stay exact); the run_all path.
+ * - Two oracles in one thread: one judging inside the other's violation
+ *   report leaves that report intact, and an oracle made again gives the
+ *   same verdicts.
  * - The reference engine passes the conformance cases used here.
  */
 #include <setjmp.h>
@@ -31,7 +34,7 @@
 
 #include "test_support.h"
 
-#include "case_text.h"
+#include "case_gen.h"
 #include "oracle.h"
 
 #define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
@@ -77,22 +80,17 @@ static void load_tiny(void) {
 
 /// Parses `body` after the header into g_case.
 static void parse_body(const char *what, const char *body) {
-  static char text[8192];
-  int n = snprintf(text, sizeof text, "lctx-case 1\n%s", body);
-  assert_true(n > 0 && (size_t)n < sizeof text);
   char error[512];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, (size_t)n, "t.case", &g_case, &e))
+  if (!case_gen_parse_body(body, &g_case, error, sizeof error))
     fail_msg("%s: %s", what, error);
 }
 
 /// The features of operation `op` of g_case, earlier operations first.
 static void compute_through(size_t op) {
   lctx_feature_state s;
-  lctx_feature_state_init(&s, &g_case);
+  lctx_classify_init(&s, &g_case);
   for (size_t i = 0; i <= op; i++)
-    lctx_features_compute(&s, i, &g_features);
+    lctx_classify_op(&s, i, &g_features);
 }
 
 /// An outcome written as a value.
@@ -181,7 +179,7 @@ static void format(const lctx_outcome *o, char *text, size_t cap) {
 
 static void test_init_defaults(void **state) {
   (void)state;
-  lctx_oracle o;
+  static lctx_oracle o;
   memset(&o, 0xa5, sizeof o);
   lctx_engine e = lctx_engine_reference();
   assert_string_equal(e.name, "reference");
@@ -191,6 +189,8 @@ static void test_init_defaults(void **state) {
   lctx_oracle_init(&o, &g_spec, e);
   assert_ptr_equal(o.spec, &g_spec);
   assert_ptr_equal(o.engine.run, e.run);
+  /* The reference engine runs on the oracle's own runner. */
+  assert_ptr_equal(o.engine.context, &o.scratch.runner);
   assert_true(o.invariants);
   assert_true(o.messages_exact);
   assert_null(o.on_violation);
@@ -676,7 +676,7 @@ static void test_violations_table(void **state) {
     parse_body(r->what, r->body);
     fake f = {r->corrupt, r->wrong, 0, 0, 0};
     lctx_engine e = {"fake", &f, fake_run, NULL};
-    lctx_oracle o;
+    static lctx_oracle o;
     lctx_oracle_init(&o, &g_spec, e);
     o.messages_exact = r->messages_exact;
     static vlog l;
@@ -708,7 +708,7 @@ static void test_invariants_off(void **state) {
   parse_body("off", STOCK "op module_get_backend platforms=[\"cpu\"] "
                           "backend=None optional=false\n");
   fake f = {C_OPTIONAL_FLIP, O_NONE, 0, 0, 0};
-  lctx_oracle o;
+  static lctx_oracle o;
   lctx_oracle_init(&o, &g_spec, (lctx_engine){"fake", &f, fake_run, NULL});
   o.invariants = false;
   assert_int_equal(lctx_oracle_check_case(&o, &g_case), 0);
@@ -735,7 +735,7 @@ static void test_run_all_path(void **state) {
                    "op module_get_backend platforms=[\"cpu\", \"tpu\"] "
                    "backend=None optional=false\n");
   fake f = {C_OP_1, O_STRING("tpu"), 0, 0, 0};
-  lctx_oracle o;
+  static lctx_oracle o;
   lctx_oracle_init(&o, &g_spec,
                    (lctx_engine){"fake", &f, fake_run, fake_run_all});
   static vlog l;
@@ -758,34 +758,36 @@ static void test_run_all_path(void **state) {
   STOCK "op canonicalize \"cpu\"\nop canonicalize \"\"\n"                      \
         "op canonicalize \"gpu\"\nop get_backend None\nop backends\n"
 
+/* The violations of TINY_CASE under the tiny table. */
+static const want TINY_WANTS[] = {
+    {LCTX_V_SEVERAL_ROWS, 0, "", "",
+     "op=canonicalize mode=default init=none arg=name", "AB-001, AB-002",
+     "'cpu'"},
+    {LCTX_V_RENDER, 2, "AB-003", "",
+     "op=canonicalize mode=default init=ok arg=alias gpu=absent",
+     "placeholder {p0} does not apply to this operation",
+     "RuntimeError: " NO_GPU},
+    {LCTX_V_NO_ROW, 3, "", "",
+     "op=get_backend mode=default init=ready arg=none source=none "
+     "target=none lookup=default",
+     "", "<client 'cpu' registration 0>"},
+    {LCTX_V_OUTCOME, 4, "AB-004", "", "op=backends mode=default init=ready",
+     "RuntimeError: never cpu", "['cpu']"},
+};
+
 static void test_tiny_table_violations(void **state) {
   (void)state;
   load_tiny();
   parse_body("tiny", TINY_CASE);
-  lctx_oracle o;
+  static lctx_oracle o;
   lctx_oracle_init(&o, &g_tiny, lctx_engine_reference());
   static vlog l;
   memset(&l, 0, sizeof l);
   o.on_violation = note;
   o.user = &l;
   assert_int_equal(lctx_oracle_check_case(&o, &g_case), 4);
-  static const want wants[] = {
-      {LCTX_V_SEVERAL_ROWS, 0, "", "",
-       "op=canonicalize mode=default init=none arg=name", "AB-001, AB-002",
-       "'cpu'"},
-      {LCTX_V_RENDER, 2, "AB-003", "",
-       "op=canonicalize mode=default init=ok arg=alias gpu=absent",
-       "placeholder {p0} does not apply to this operation",
-       "RuntimeError: " NO_GPU},
-      {LCTX_V_NO_ROW, 3, "", "",
-       "op=get_backend mode=default init=ready arg=none source=none "
-       "target=none lookup=default",
-       "", "<client 'cpu' registration 0>"},
-      {LCTX_V_OUTCOME, 4, "AB-004", "", "op=backends mode=default init=ready",
-       "RuntimeError: never cpu", "['cpu']"},
-  };
   for (size_t k = 0; k < 4; k++)
-    check_seen("tiny", &l.items[k], &wants[k]);
+    check_seen("tiny", &l.items[k], &TINY_WANTS[k]);
   /* Hits: a row is hit when it alone matches, allowed or not. */
   static const size_t hits[] = {0, 1, 1, 1};
   for (size_t i = 0; i < 4; i++)
@@ -794,11 +796,64 @@ static void test_tiny_table_violations(void **state) {
   assert_int_equal(o.invariant_checks, 0);
 }
 
+/* A violation callback that judges another case with a second oracle in the
+ * middle of the first one's report. */
+typedef struct nested {
+  vlog before, after;
+  lctx_oracle *inner;
+  const lctx_case *inner_case;
+} nested;
+
+static void note_nested(void *user, const lctx_violation *v) {
+  nested *n = user;
+  note(&n->before, v);
+  lctx_oracle_check_case(n->inner, n->inner_case);
+  note(&n->after, v);
+}
+
+/// Regression: the oracle once judged in per-thread storage (the reference
+/// engine's runner, the outcomes, the violation texts), so a second oracle
+/// at work in the same thread rewrote what the first was reporting. Each
+/// oracle now judges in its own scratch space: an oracle made twice gives
+/// the same verdicts, and another oracle judging in the middle of a report
+/// changes nothing in it.
+static void test_two_oracles_in_one_thread(void **state) {
+  (void)state;
+  load_tiny();
+  static lctx_case inner_case;
+  char error[512];
+  assert_true(case_gen_parse_body(
+      STOCK "op module_get_backend platforms=[\"cpu\", \"tpu\"] "
+            "backend=\"cpu\" optional=false\n",
+      &inner_case, error, sizeof error));
+  parse_body("tiny", TINY_CASE);
+  static lctx_oracle outer, inner;
+  static nested n;
+  for (int round = 0; round < 2; round++) {
+    memset(&n, 0, sizeof n);
+    lctx_oracle_init(&outer, &g_tiny, lctx_engine_reference());
+    lctx_oracle_init(&inner, &g_spec, lctx_engine_reference());
+    n.inner = &inner;
+    n.inner_case = &inner_case;
+    outer.on_violation = note_nested;
+    outer.user = &n;
+    assert_int_equal(lctx_oracle_check_case(&outer, &g_case), 4);
+    assert_int_equal(n.before.count, 4);
+    assert_int_equal(n.after.count, 4);
+    for (size_t k = 0; k < 4; k++) {
+      check_seen("before the inner oracle", &n.before.items[k], &TINY_WANTS[k]);
+      check_seen("after the inner oracle", &n.after.items[k], &TINY_WANTS[k]);
+    }
+    assert_int_equal(inner.cases, 4);
+    assert_int_equal(inner.violations, 0);
+  }
+}
+
 static void test_explain(void **state) {
   (void)state;
   load_tiny();
   parse_body("tiny", TINY_CASE);
-  lctx_oracle o;
+  static lctx_oracle o;
   lctx_oracle_init(&o, &g_tiny, lctx_engine_reference());
   static const struct {
     size_t op;
@@ -840,6 +895,7 @@ int main(void) {
       cmocka_unit_test(test_invariants_off),
       cmocka_unit_test(test_run_all_path),
       cmocka_unit_test(test_tiny_table_violations),
+      cmocka_unit_test(test_two_oracles_in_one_thread),
       cmocka_unit_test(test_explain),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

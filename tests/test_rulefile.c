@@ -1,9 +1,10 @@
 /*
- * tests/test_rulefile.c - pins the rule-file parser (harness/rulefile.h):
- * an exact `FILE:LINE:COL: message` for every kind of malformed input, the
- * parsed structure of a well-formed file, the registry it builds (primitive
- * ids, rule bodies, registrations, gpu expansion, an unknown platform), and
- * the lint verdict on small files (harness/lint.h).
+ * tests/test_rulefile.c - pins the rule-file parser
+ * (harness/core/case/rulefile.h): an exact `FILE:LINE:COL: message` for every
+ * kind of malformed input, the parsed structure of a well-formed file, loading
+ * a file (its size limit and messages), the registry it builds (primitive ids,
+ * rule bodies, registrations, gpu expansion, an unknown platform), and the lint
+ * verdict on small files (harness/core/judge/lint.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -202,6 +203,46 @@ static void test_parse_good(void **state) {
   assert_false(r->actions[0].has_compute_type);
 }
 
+/// lctx_rulefile_load reads the whole file up to LCTX_RULEFILE_MAX_BYTES and
+/// parses it as lctx_rulefile_parse does; a larger file, or one that cannot
+/// be opened, is refused with a message naming it.
+static void test_load(void **state) {
+  (void)state;
+  static const char path[] = "test_rulefile_load.rule";
+  static const struct {
+    size_t comment; ///< bytes of comment lines after GOOD; SIZE_MAX: no file
+    const char *error;
+  } rows[] = {
+      {0, ""},
+      {LCTX_RULEFILE_MAX_BYTES - (sizeof GOOD - 1), ""},
+      {LCTX_RULEFILE_MAX_BYTES - (sizeof GOOD - 1) + 1,
+       "test_rulefile_load.rule: file larger than 65536 bytes"},
+      {SIZE_MAX,
+       "test_rulefile_load.rule: cannot open: No such file or directory"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    size_t comment = rows[i].comment;
+    FILE *f = comment == SIZE_MAX ? NULL : fopen(path, "wb");
+    if (f) {
+      fputs(GOOD, f);
+      for (size_t k = 0; k < comment; k++)
+        fputc(k % 32 == 31 || k + 1 == comment ? '\n' : '#', f);
+      assert_int_equal(fclose(f), 0);
+    } else {
+      assert_int_equal(comment, SIZE_MAX);
+      remove(path);
+    }
+    char error[512] = "";
+    lctx_buf e;
+    lctx_buf_init(&e, error, sizeof error);
+    bool ok = lctx_rulefile_load(path, &g_file, &e);
+    assert_string_equal(error, rows[i].error);
+    assert_int_equal(ok, rows[i].error[0] == '\0');
+    if (ok)
+      assert_int_equal(g_file.rule_count, 3);
+  }
+}
+
 static void test_build_registry(void **state) {
   (void)state;
   parse_ok(GOOD);
@@ -276,6 +317,7 @@ int main(void) {
       cmocka_unit_test(test_lexical_errors),
       cmocka_unit_test(test_rule_errors),
       cmocka_unit_test(test_parse_good),
+      cmocka_unit_test(test_load),
       cmocka_unit_test(test_build_registry),
       cmocka_unit_test(test_lint_verdicts),
   };

@@ -1,6 +1,7 @@
 /*
  * test_spec.c - pins the spec table parser (every malformed input named by
- * file, line and column) and the check-spec guarantee: a table broken on
+ * file, line and column), the loader's size limit and messages, and the
+ * check-spec guarantee: a table broken on
  * purpose (a changed message, a deleted row, an overlapping row, a row no
  * case reaches) fails the exhaustive check, naming the rows.
  */
@@ -166,6 +167,17 @@ static void run_domain(const char *text, tally *t) {
   lctx_domain_enumerate(visit, NULL);
 }
 
+/* Runs the whole domain over the table with `row` appended. */
+static void run_domain_with_row(const char *row, tally *t) {
+  load_table();
+  size_t cap = table_length + strlen(row) + 2;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  snprintf(text, cap, "%s\n%s", table, row);
+  run_domain(text, t);
+  free(text);
+}
+
 static char edited[1 << 20];
 
 /* Copies the table replacing the first `from` with `to`. */
@@ -176,6 +188,52 @@ static const char *replace(const char *from, const char *to) {
   snprintf(edited, sizeof edited, "%.*s%s%s", (int)head, table, to,
            at + strlen(from));
   return edited;
+}
+
+/* Writes `text` to `path`, then comment lines up to `size` bytes in all. */
+static void write_padded(const char *path, const char *text, size_t size) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  size_t n = strlen(text);
+  assert_true(n + 2 <= size);
+  fputs(text, f);
+  for (; n < size; n++)
+    fputc((n + 1) % 64 == 0 || n + 1 == size ? '\n' : '#', f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/// lctx_spec_load reads the whole table up to LCTX_SPEC_MAX_BYTES; a larger
+/// file, or one that cannot be opened, is refused with a message naming it.
+static void test_load(void **state) {
+  (void)state;
+  static const char path[] = "test_spec_load.lspec";
+  static const struct {
+    size_t size; ///< 0: the real table as it is; SIZE_MAX: no file
+    const char *error;
+  } rows[] = {
+      {0, ""},
+      {LCTX_SPEC_MAX_BYTES, ""},
+      {LCTX_SPEC_MAX_BYTES + 1,
+       "test_spec_load.lspec: file larger than 1048576 bytes"},
+      {SIZE_MAX,
+       "test_spec_load.lspec: cannot open: No such file or directory"},
+  };
+  load_table();
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    if (rows[i].size == SIZE_MAX)
+      remove(path);
+    else
+      write_padded(path, table, rows[i].size ? rows[i].size : table_length + 2);
+    char error[512] = "";
+    lctx_buf e;
+    lctx_buf_init(&e, error, sizeof error);
+    memset(&spec, 0, sizeof spec);
+    bool ok = lctx_spec_load(path, &spec, &e);
+    assert_string_equal(error, rows[i].error);
+    assert_int_equal(ok, rows[i].error[0] == '\0');
+    if (ok)
+      assert_string_equal(spec.version, "1.2.0");
+  }
 }
 
 static void test_intact_table_passes_the_domain(void **state) {
@@ -221,14 +279,10 @@ static void test_deleted_row_leaves_operations_without_a_row(void **state) {
 static void test_overlapping_row_is_reported_with_both_ids(void **state) {
   (void)state;
   tally t;
-  load_table();
-  char *text = malloc(table_length + 512);
-  snprintf(text, table_length + 512,
-           "%s\n[MG-099]\nop = module_get_backend\nwhen = count=multi "
-           "optional=true\noutcome = none\nstrict = exact\nsource = x\n",
-           table);
-  run_domain(text, &t);
-  free(text);
+  run_domain_with_row("[MG-099]\nop = module_get_backend\nwhen = count=multi "
+                      "optional=true\noutcome = none\nstrict = exact\n"
+                      "source = x\n",
+                      &t);
   assert_true(t.kinds[LCTX_V_SEVERAL_ROWS] > 0);
   assert_non_null(strstr(t.rows, "MG-002, MG-099"));
 }
@@ -236,14 +290,9 @@ static void test_overlapping_row_is_reported_with_both_ids(void **state) {
 static void test_unreached_row_is_counted_zero(void **state) {
   (void)state;
   tally t;
-  load_table();
-  char *text = malloc(table_length + 512);
-  snprintf(text, table_length + 512,
-           "%s\n[CP-099]\nop = canonicalize\nwhen = arg=none\noutcome = "
-           "none\nstrict = exact\nsource = x\n",
-           table);
-  run_domain(text, &t);
-  free(text);
+  run_domain_with_row("[CP-099]\nop = canonicalize\nwhen = arg=none\n"
+                      "outcome = none\nstrict = exact\nsource = x\n",
+                      &t);
   assert_int_equal(oracle.violations, 0);
   const lctx_spec_row *row = lctx_spec_find(&spec, "CP-099");
   assert_non_null(row);
@@ -255,6 +304,7 @@ int main(void) {
       cmocka_unit_test(test_real_table_parses),
       cmocka_unit_test(test_minimal_table_parses),
       cmocka_unit_test(test_parse_errors),
+      cmocka_unit_test(test_load),
       cmocka_unit_test(test_intact_table_passes_the_domain),
       cmocka_unit_test(test_changed_message_fails_naming_the_row),
       cmocka_unit_test(test_deleted_row_leaves_operations_without_a_row),

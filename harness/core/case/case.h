@@ -3,11 +3,13 @@
  * sequence of operations run against one registry, with optional expected
  * outcomes.
  *
- * Owns the case value, its limits, equality, and the bridge to the reference
- * model (building an lctx_registry_config and lctx_module_context that point
- * into the case). A case holds all its bytes itself (no pointers), so it can
- * be copied with `=` and compared field by field. Text, byte and JSON forms
- * live in case_text.h, case_bytes.h and case_json.h.
+ * Owns the case value, its limits, equality, validation, the keywords of its
+ * operations, behaviours and actions, and the bridges to the reference model
+ * (an lctx_registry_config and lctx_module_context that point into the case)
+ * and to the implementation ABI (lctx/impl_abi.h). A case holds all its bytes
+ * itself (no pointers), so it can be copied with `=` and compared field by
+ * field. Text, byte and JSON forms live in case_text.h, case_bytes.h and
+ * drive/case_json.h; running a case with the reference model in run/runner.h.
  */
 #ifndef LCTX_HARNESS_CASE_H
 #define LCTX_HARNESS_CASE_H
@@ -144,37 +146,6 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
 /// Fills `context` with views into operation `op` (a MODULE_GET_BACKEND).
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context);
-
-/// Runs the operations of one case with the reference model: the backend
-/// registry and the lowering registry (built on first use from the case's
-/// rules) carried from one operation to the next. Large (the lowering
-/// registry); it must not move after lctx_case_runner_init.
-typedef struct lctx_case_runner {
-  const lctx_case *c;
-  lctx_registry_config config;
-  lctx_registry registry;
-  bool lowering_ready;
-  lctx_lowering_registry lowering;
-  /// The id of each case rule in `lowering`.
-  int rule_ids[LCTX_CASE_MAX_RULES];
-  /// The last LOWER_PER_PLATFORM operation's result and its context (valid
-  /// until the next one); `result` points to per-thread storage.
-  bool has_result;
-  lctx_lowering_context context;
-  lctx_lowering_result *result;
-} lctx_case_runner;
-
-/// Starts a runner for case `c` (which must outlive it): a fresh,
-/// uninitialized backend registry and an empty lowering registry.
-void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c);
-
-/// Runs `op` (an operation of the runner's case, or a variant of one)
-/// and writes its outcome to `out`; `branch` (may be NULL) receives the
-/// branch of a MODULE_GET_BACKEND operation. Returns false, with `out` None,
-/// when a lowering went beyond the model's limits (which a validated case never
-/// does).
-bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
-                         lctx_outcome *out, lctx_module_branch *branch);
 
 /// Returns the index of the rule named `name` in the case, or -1.
 int lctx_case_rule_find(const lctx_case *c, const char *name);

@@ -3,7 +3,8 @@
  */
 #include "rulefile.h"
 
-#include <errno.h>
+#include "file.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,12 +483,10 @@ static bool parse_directive(parser *p, const char *line) {
               shown(t->text, s, sizeof s));
 }
 
-bool lctx_rulefile_parse(const char *text, size_t length, const char *path,
-                         lctx_rulefile *file, lctx_buf *error) {
-  static parser storage; /* large; the harness is single-threaded */
-  parser *p = &storage;
-  memset(p, 0, sizeof *p);
-  memset(file, 0, sizeof *file);
+/* Parses every line into `file` with the parser `p` (zeroed). */
+static bool parse_lines(parser *p, const char *text, size_t length,
+                        const char *path, lctx_rulefile *file,
+                        lctx_buf *error) {
   p->path = path;
   p->error = error;
   p->file = file;
@@ -543,33 +542,27 @@ bool lctx_rulefile_parse(const char *text, size_t length, const char *path,
   return true;
 }
 
-bool lctx_rulefile_load(const char *path, lctx_rulefile *file,
-                        lctx_buf *error) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    lctx_buf_append_cstr(error, path);
-    lctx_buf_append_cstr(error, ": cannot open: ");
-    lctx_buf_append_cstr(error, strerror(errno));
-    return false;
-  }
-  char *text = malloc(LCTX_RULEFILE_MAX_BYTES + 1);
-  if (!text) {
-    fclose(f);
+bool lctx_rulefile_parse(const char *text, size_t length, const char *path,
+                         lctx_rulefile *file, lctx_buf *error) {
+  memset(file, 0, sizeof *file);
+  parser *p = calloc(1, sizeof *p); /* large for the stack */
+  if (!p) {
     lctx_buf_append_cstr(error, path);
     lctx_buf_append_cstr(error, ": out of memory");
     return false;
   }
-  size_t n = fread(text, 1, LCTX_RULEFILE_MAX_BYTES + 1, f);
-  bool failed = ferror(f) != 0;
-  fclose(f);
-  bool ok = false;
-  if (failed || n > LCTX_RULEFILE_MAX_BYTES) {
-    lctx_buf_append_cstr(error, path);
-    lctx_buf_append_cstr(error,
-                         failed ? ": read error" : ": file larger than 64 KiB");
-  } else {
-    ok = lctx_rulefile_parse(text, n, path, file, error);
-  }
+  bool ok = parse_lines(p, text, length, path, file, error);
+  free(p);
+  return ok;
+}
+
+bool lctx_rulefile_load(const char *path, lctx_rulefile *file,
+                        lctx_buf *error) {
+  char *text;
+  size_t n;
+  if (!lctx_file_read(path, LCTX_RULEFILE_MAX_BYTES, &text, &n, error))
+    return false;
+  bool ok = lctx_rulefile_parse(text, n, path, file, error);
   free(text);
   return ok;
 }

@@ -87,8 +87,10 @@ typedef struct lctx_rulefile {
 bool lctx_rulefile_parse(const char *text, size_t length, const char *path,
                          lctx_rulefile *file, lctx_buf *error);
 
-/// Reads and parses the file at `path`. Like lctx_rulefile_parse; a file
-/// that cannot be read gives `PATH: cannot open: REASON`.
+/// Reads and parses the file at `path` (`-` is standard input). Like
+/// lctx_rulefile_parse; a file that cannot be read whole, or holds more than
+/// LCTX_RULEFILE_MAX_BYTES, gives the message of lctx_file_read (file.h),
+/// naming the file.
 bool lctx_rulefile_load(const char *path, lctx_rulefile *file, lctx_buf *error);
 
 /// Builds `registry` for `config` (which must outlive it): the primitives in

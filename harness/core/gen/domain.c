@@ -3,6 +3,7 @@
  */
 #include "domain.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const ALPHABET[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
@@ -255,10 +256,6 @@ static const registry_spec REGISTRIES[] = {
 
 size_t lctx_domain_alphabet_size(void) {
   return ALPHABET_SIZE;
-}
-
-const char *lctx_domain_alphabet(size_t i) {
-  return ALPHABET[i];
 }
 
 size_t lctx_domain_registry_count(void) {
@@ -569,10 +566,12 @@ static void lowering_backend(walker *w, size_t registry) {
 
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user) {
-  static lctx_case c;
-  walker w = {visit, user, 0, false, &c};
+  lctx_case *c = malloc(sizeof *c); /* large for the stack */
+  if (!c)
+    return 0;
+  walker w = {visit, user, 0, false, c};
   for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
-    lctx_domain_registry(r, &c);
+    lctx_domain_registry(r, c);
     /* Single operations, platform lists up to length 3. */
     each_op(&w, 0, 3);
     /* Two operations: a first one that initializes (backends) or one that
@@ -580,11 +579,12 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
      * lists up to length 1, so that what the first left behind (a partial
      * registry, recorded failures, a re-run initialization) is observed. */
     for (int first = 0; first < 2 && !w.stopped; first++) {
-      lctx_domain_registry(r, &c);
-      clear_op(&c.ops[0], first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
+      lctx_domain_registry(r, c);
+      clear_op(&c->ops[0],
+               first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
       if (first == 1) {
-        c.ops[0].has_arg = true;
-        set_text(c.ops[0].arg, sizeof c.ops[0].arg, "cpu");
+        c->ops[0].has_arg = true;
+        set_text(c->ops[0].arg, sizeof c->ops[0].arg, "cpu");
       }
       each_op(&w, 1, 1);
     }
@@ -596,6 +596,7 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
     lowering_register(&w, r);
     lowering_backend(&w, r);
   }
+  free(c);
   return w.count;
 }
 

@@ -17,9 +17,6 @@
 /// Number of names in the domain's alphabet.
 size_t lctx_domain_alphabet_size(void);
 
-/// The `i`-th name of the alphabet.
-const char *lctx_domain_alphabet(size_t i);
-
 /// Number of registry configurations in the domain.
 size_t lctx_domain_registry_count(void);
 
@@ -29,7 +26,8 @@ const char *lctx_domain_registry(size_t i, lctx_case *c);
 
 /// Calls `visit` once per case of the domain, in a fixed order; stops early
 /// when `visit` returns false. The case is only valid during the call.
-/// Returns the number of cases visited.
+/// Returns the number of cases visited (0, visiting none, when there is no
+/// memory for the case).
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user);
 

@@ -1,9 +1,10 @@
 /*
  * classify.c - the feature extractor (see classify.h).
  *
- * Written from semantics.md sections 2-5, independently of reference/: it
- * tracks which names are initialized or failed and which client is the
- * default, and classifies; it renders no message.
+ * Written from semantics.md sections 2-7, independently of reference/: it
+ * tracks which names are initialized or failed, which client is the default
+ * and which lowering rules are registered, and classifies; it renders no
+ * message.
  */
 #include "classify.h"
 
@@ -75,11 +76,11 @@ static const char *const PLACEHOLDER_NAMES[LCTX_PLACEHOLDER_COUNT] = {
     "pinned", "client",  "client_reg", "prim",      "platform",
     "known",  "missing", "message",    "seq"};
 
-const char *lctx_feature_name(lctx_feature f) {
+const char *lctx_classify_feature_name(lctx_feature f) {
   return (unsigned)f < LCTX_FEATURE_COUNT ? FEATURE_NAMES[f] : "?";
 }
 
-bool lctx_feature_from_name(lctx_str name, lctx_feature *f) {
+bool lctx_classify_feature_from_name(lctx_str name, lctx_feature *f) {
   for (int i = 0; i < LCTX_FEATURE_COUNT; i++) {
     if (lctx_str_equal_cstr(name, FEATURE_NAMES[i])) {
       *f = (lctx_feature)i;
@@ -89,11 +90,7 @@ bool lctx_feature_from_name(lctx_str name, lctx_feature *f) {
   return false;
 }
 
-const char *const *lctx_feature_values(lctx_feature f) {
-  return VALUES[f];
-}
-
-bool lctx_feature_value_from_name(lctx_feature f, lctx_str name, int *value) {
+bool lctx_classify_value_from_name(lctx_feature f, lctx_str name, int *value) {
   for (int i = 0; VALUES[f][i]; i++) {
     if (lctx_str_equal_cstr(name, VALUES[f][i])) {
       *value = i;
@@ -103,11 +100,11 @@ bool lctx_feature_value_from_name(lctx_feature f, lctx_str name, int *value) {
   return false;
 }
 
-const char *lctx_placeholder_name(lctx_placeholder p) {
+const char *lctx_classify_placeholder_name(lctx_placeholder p) {
   return (unsigned)p < LCTX_PLACEHOLDER_COUNT ? PLACEHOLDER_NAMES[p] : "?";
 }
 
-bool lctx_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
+bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
   for (int i = 0; i < LCTX_PLACEHOLDER_COUNT; i++) {
     if (lctx_str_equal_cstr(name, PLACEHOLDER_NAMES[i])) {
       *p = (lctx_placeholder)i;
@@ -121,7 +118,7 @@ bool lctx_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
 // The simulated registry
 //===----------------------------------------------------------------------===//
 
-void lctx_feature_state_init(lctx_feature_state *state, const lctx_case *c) {
+void lctx_classify_init(lctx_feature_state *state, const lctx_case *c) {
   state->c = c;
   state->entry_count = 0;
   state->failure_count = 0;
@@ -585,7 +582,7 @@ static bool plist_has(const plist *l, lctx_str name) {
 
 /* A rule context: module platforms, narrowed platforms (set or not), the
  * equation's compute type. */
-typedef struct lctx_walk_ctx {
+typedef struct walk_ctx {
   plist module;
   /* The module platforms are narrowed platforms that lower_fun put in place
    * (a Python list; the module's own are a tuple). */
@@ -618,18 +615,19 @@ static void clear_call(lctx_features *f) {
 /* `ctx.module_context.get_backend(optional)`; false when it raised (the
  * features then describe that call, with stop=backend). */
 static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
-  static _Thread_local lctx_case_op call;
-  memset(&call, 0, sizeof call);
-  call.kind = LCTX_OP_MODULE_GET_BACKEND;
-  call.platform_count = ctx->module.count;
+  /* The placeholders of a raising call view into it: the features hold it. */
+  lctx_case_op *call = &w->f->call;
+  memset(call, 0, sizeof *call);
+  call->kind = LCTX_OP_MODULE_GET_BACKEND;
+  call->platform_count = ctx->module.count;
   for (size_t i = 0; i < ctx->module.count; i++)
-    snprintf(call.platforms[i], sizeof call.platforms[i], "%.*s",
+    snprintf(call->platforms[i], sizeof call->platforms[i], "%.*s",
              (int)ctx->module.names[i].length, ctx->module.names[i].data);
-  call.has_backend = w->op->has_backend;
-  memcpy(call.backend, w->op->backend, sizeof call.backend);
-  call.optional = optional;
+  call->has_backend = w->op->has_backend;
+  memcpy(call->backend, w->op->backend, sizeof call->backend);
+  call->optional = optional;
   clear_call(w->f);
-  module_get_backend(w->s, w->f, &call);
+  module_get_backend(w->s, w->f, call);
   if (ctx->module_list && ctx->module.count == 0)
     put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
   if (module_call_raises(w->f)) {
@@ -815,8 +813,8 @@ static void lower_per_platform(lctx_feature_state *s, lctx_features *f,
     stop(&w, STOP_NONE);
 }
 
-void lctx_features_compute(lctx_feature_state *state, size_t index,
-                           lctx_features *out) {
+void lctx_classify_op(lctx_feature_state *state, size_t index,
+                      lctx_features *out) {
   const lctx_case *c = state->c;
   const lctx_case_op *op = &c->ops[index];
   memset(out->value, 0, sizeof out->value);
@@ -862,7 +860,7 @@ void lctx_features_compute(lctx_feature_state *state, size_t index,
   }
 }
 
-void lctx_features_format(const lctx_features *f, lctx_buf *out) {
+void lctx_classify_format(const lctx_features *f, lctx_buf *out) {
   bool first = true;
   for (int i = 0; i < LCTX_FEATURE_COUNT; i++) {
     if (f->value[i] == NA)

@@ -59,16 +59,23 @@ static bool lower(lint_state *s, const size_t *platforms, size_t count,
   return s->result.limit == LCTX_LOWERING_LIMIT_NONE;
 }
 
-static void describe_point(const lctx_lint_point *p, lctx_buf *out) {
-  lctx_buf_append_cstr(out, "configuration ");
-  lctx_buf_append_int(out, (long long)p->registry);
-  lctx_buf_append_cstr(out, ", platforms [");
+/* The point's module platforms as a Python list: ['cpu', 'tpu']. */
+static void append_platforms(lctx_buf *out, const lctx_lint_point *p) {
+  lctx_buf_append_char(out, '[');
   for (size_t i = 0; i < p->platform_count; i++) {
     lctx_buf_append_cstr(out, i ? ", '" : "'");
     lctx_buf_append_cstr(out, p->platforms[i]);
     lctx_buf_append_char(out, '\'');
   }
-  lctx_buf_append_cstr(out, "], pinned ");
+  lctx_buf_append_char(out, ']');
+}
+
+static void describe_point(const lctx_lint_point *p, lctx_buf *out) {
+  lctx_buf_append_cstr(out, "configuration ");
+  lctx_buf_append_int(out, (long long)p->registry);
+  lctx_buf_append_cstr(out, ", platforms ");
+  append_platforms(out, p);
+  lctx_buf_append_cstr(out, ", pinned ");
   lctx_buf_append_cstr(out, p->pinned ? p->pinned : "none");
 }
 
@@ -189,27 +196,37 @@ static void append_outcome(lctx_buf *out, const lctx_outcome *o) {
   }
 }
 
+/* The counterexample's registry configuration, as a case and as text. */
+typedef struct counterexample_text {
+  lctx_case c;
+  char text[LCTX_CASE_TEXT_MAX];
+} counterexample_text;
+
 void lctx_lint_format_counterexample(const lctx_lint_report *report,
                                      const char *indent, lctx_buf *out) {
   const lctx_lint_point *p = &report->counterexample;
-  static lctx_case c;
-  static char text[LCTX_CASE_TEXT_MAX];
-  const char *description = lctx_domain_registry(p->registry, &c);
+  counterexample_text *t = malloc(sizeof *t); /* large for the stack */
+  if (!t) {
+    lctx_buf_append_cstr(out, indent);
+    lctx_buf_append_cstr(out, "(out of memory)\n");
+    return;
+  }
+  const char *description = lctx_domain_registry(p->registry, &t->c);
   lctx_buf_append_cstr(out, indent);
   lctx_buf_append_cstr(out, "registry configuration ");
   lctx_buf_append_int(out, (long long)p->registry);
   lctx_buf_append_cstr(out, " (");
   lctx_buf_append_cstr(out, description);
   lctx_buf_append_cstr(out, "):\n");
-  lctx_buf t;
-  lctx_buf_init(&t, text, sizeof text);
-  lctx_case_print(&c, &t);
-  if (c.factory_count == 0) {
+  lctx_buf tb;
+  lctx_buf_init(&tb, t->text, sizeof t->text);
+  lctx_case_print(&t->c, &tb);
+  if (t->c.factory_count == 0) {
     lctx_buf_append_cstr(out, indent);
     lctx_buf_append_cstr(out, "  (no factories)\n");
   }
   /* The case text, one indented line each, without its header. */
-  const char *line = text;
+  const char *line = t->text;
   while (*line) {
     const char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -221,14 +238,11 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
     }
     line += n + (end ? 1 : 0);
   }
+  free(t);
   lctx_buf_append_cstr(out, indent);
-  lctx_buf_append_cstr(out, "module platforms: [");
-  for (size_t i = 0; i < p->platform_count; i++) {
-    lctx_buf_append_cstr(out, i ? ", '" : "'");
-    lctx_buf_append_cstr(out, p->platforms[i]);
-    lctx_buf_append_char(out, '\'');
-  }
-  lctx_buf_append_cstr(out, "] (platform index present)\n");
+  lctx_buf_append_cstr(out, "module platforms: ");
+  append_platforms(out, p);
+  lctx_buf_append_cstr(out, " (platform index present)\n");
   lctx_buf_append_cstr(out, indent);
   lctx_buf_append_cstr(out, "pinned backend: ");
   if (p->pinned) {

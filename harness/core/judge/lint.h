@@ -7,7 +7,7 @@
  * cli/cmd_lint.c). The lowering itself is the
  * reference model's (lctx/lowering.h).
  *
- * The domain: every registry configuration of harness/domain.h (all 41), times
+ * The domain: every registry configuration of domain.h (all 41), times
  * every module platform list of length 1 to 3 over {cpu, tpu, cuda, rocm, gpu}
  * (duplicates allowed), times a pinned backend that is none or a client whose
  * real platform is one of those five. The top-level equation is the file's

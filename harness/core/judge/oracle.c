@@ -3,29 +3,41 @@
  */
 #include "oracle.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
 // The reference engine
 //===----------------------------------------------------------------------===//
 
+/* The runner a reference engine runs on: its context, or else a new one the
+ * caller frees. A runner is too large for the stack. */
+static lctx_case_runner *reference_runner(void *context, const lctx_case *c) {
+  lctx_case_runner *runner = context ? context : malloc(sizeof *runner);
+  if (!runner)
+    abort(); /* nowhere to report it: an engine cannot fail */
+  lctx_case_runner_init(runner, c);
+  return runner;
+}
+
 static void reference_run(void *context, const lctx_case *c, size_t prefix,
                           const lctx_case_op *op, lctx_outcome *out) {
-  (void)context;
-  static _Thread_local lctx_case_runner runner;
-  lctx_case_runner_init(&runner, c);
+  lctx_case_runner *runner = reference_runner(context, c);
   for (size_t i = 0; i < prefix; i++)
-    lctx_case_runner_op(&runner, &c->ops[i], out, NULL);
-  lctx_case_runner_op(&runner, op, out, NULL);
+    lctx_case_runner_op(runner, &c->ops[i], out, NULL);
+  lctx_case_runner_op(runner, op, out, NULL);
+  if (runner != context)
+    free(runner);
 }
 
 static void reference_run_all(void *context, const lctx_case *c,
                               lctx_outcome *outs) {
-  (void)context;
-  static _Thread_local lctx_case_runner runner;
-  lctx_case_runner_init(&runner, c);
+  lctx_case_runner *runner = reference_runner(context, c);
   for (size_t i = 0; i < c->op_count; i++)
-    lctx_case_runner_op(&runner, &c->ops[i], &outs[i], NULL);
+    lctx_case_runner_op(runner, &c->ops[i], &outs[i], NULL);
+  if (runner != context)
+    free(runner);
 }
 
 lctx_engine lctx_engine_reference(void) {
@@ -57,9 +69,12 @@ const char *lctx_violation_kind_name(lctx_violation_kind kind) {
 
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine) {
-  memset(oracle, 0, sizeof *oracle);
+  /* The scratch space is written before it is read: leave it be. */
+  memset(oracle, 0, offsetof(lctx_oracle, scratch));
   oracle->spec = spec;
   oracle->engine = engine;
+  if (engine.run == reference_run && !engine.context)
+    oracle->engine.context = &oracle->scratch.runner;
   oracle->invariants = true;
   oracle->messages_exact = true;
 }
@@ -82,7 +97,7 @@ static void emit(report *r, lctx_violation_kind kind, const char *row,
   lctx_buf_append_cstr(&fb, "op=");
   lctx_buf_append_cstr(&fb, lctx_op_kind_name(r->features->op));
   lctx_buf_append_char(&fb, ' ');
-  lctx_features_format(r->features, &fb);
+  lctx_classify_format(r->features, &fb);
   lctx_violation v = {kind,
                       r->c,
                       r->index,
@@ -114,25 +129,14 @@ static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
 // Row check
 //===----------------------------------------------------------------------===//
 
-/* Scratch space per check; outcomes are large, so keep them off the stack of
- * deep callers and reuse them. */
-typedef struct scratch {
-  lctx_outcome actual;
-  lctx_outcome variant;
-  lctx_outcome other;
-  lctx_outcome first_allowed;
-  lctx_outcome all[LCTX_CASE_MAX_OPS];
-  char expected_text[LCTX_SPEC_MAX_OUTCOMES * (LCTX_OUTCOME_TEXT_MAX + 32)];
-  char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
-  lctx_case_op op;
-} scratch;
+typedef lctx_oracle_scratch scratch;
 
 lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                  const lctx_features *features,
                                  const lctx_outcome *actual, bool exact,
                                  size_t *row, lctx_buf *expected,
                                  lctx_outcome *first_allowed) {
-  static _Thread_local lctx_outcome rendered_store, first_store;
+  lctx_outcome first_store, rendered_store;
   size_t matches[4];
   size_t n = lctx_spec_match(spec, features, matches, 4);
   *row = n > 0 ? matches[0] : (size_t)-1;
@@ -305,53 +309,53 @@ static void check_invariants(report *r, scratch *s,
 //===----------------------------------------------------------------------===//
 
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
-  static _Thread_local scratch s;
+  scratch *s = &oracle->scratch;
   lctx_feature_state state;
-  lctx_features features;
-  lctx_feature_state_init(&state, c);
-  report r = {oracle, c, 0, &features, 0};
+  lctx_features *features = &s->features;
+  lctx_classify_init(&state, c);
+  report r = {oracle, c, 0, features, 0};
   oracle->cases++;
   for (size_t i = 0; i < c->op_count; i++) {
     r.index = i;
-    lctx_features_compute(&state, i, &features);
-    const lctx_outcome *actual = &s.actual;
+    lctx_classify_op(&state, i, features);
+    const lctx_outcome *actual = &s->actual;
     if (oracle->engine.run_all) {
       if (i == 0)
-        oracle->engine.run_all(oracle->engine.context, c, s.all);
-      actual = &s.all[i];
+        oracle->engine.run_all(oracle->engine.context, c, s->all);
+      actual = &s->all[i];
     } else {
-      oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s.actual);
+      oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s->actual);
     }
     oracle->ops++;
-    check_row(&r, &s, actual);
+    check_row(&r, s, actual);
     if (c->has_expect[i] && !lctx_outcome_equal(&c->expect[i], actual)) {
       lctx_buf eb, ab;
-      lctx_buf_init(&eb, s.expected_text, sizeof s.expected_text);
-      lctx_buf_init(&ab, s.actual_text, sizeof s.actual_text);
+      lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
+      lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
       format_outcome(&c->expect[i], &eb);
       format_outcome(actual, &ab);
-      emit(&r, LCTX_V_EXPECT, "", NULL, s.expected_text, s.actual_text,
+      emit(&r, LCTX_V_EXPECT, "", NULL, s->expected_text, s->actual_text,
            &c->expect[i], actual);
     }
     if (oracle->invariants)
-      check_invariants(&r, &s, actual);
+      check_invariants(&r, s, actual);
   }
   return r.count;
 }
 
-void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
-                         size_t index, lctx_buf *out) {
+void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
+                         lctx_buf *out) {
   lctx_feature_state state;
-  static _Thread_local lctx_features features;
-  static _Thread_local lctx_outcome rendered;
-  lctx_feature_state_init(&state, c);
+  lctx_features *features = &oracle->scratch.features;
+  lctx_outcome *rendered = &oracle->scratch.rendered;
+  lctx_classify_init(&state, c);
   for (size_t i = 0; i <= index; i++)
-    lctx_features_compute(&state, i, &features);
+    lctx_classify_op(&state, i, features);
   lctx_buf_append_cstr(out, "features: ");
-  lctx_features_format(&features, out);
+  lctx_classify_format(features, out);
   lctx_buf_append_char(out, '\n');
   size_t matches[8];
-  size_t n = lctx_spec_match(oracle->spec, &features, matches, 8);
+  size_t n = lctx_spec_match(oracle->spec, features, matches, 8);
   if (n == 0)
     lctx_buf_append_cstr(out, "row: none matches\n");
   for (size_t k = 0; k < n && k < 8; k++) {
@@ -368,8 +372,8 @@ void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
       lctx_buf wb;
       lctx_buf_init(&wb, why, sizeof why);
       lctx_buf_append_cstr(out, "  allows: ");
-      if (lctx_spec_render(&row->outcomes[j], &features, &rendered, &wb))
-        lctx_outcome_format(&rendered, out);
+      if (lctx_spec_render(&row->outcomes[j], features, rendered, &wb))
+        lctx_outcome_format(rendered, out);
       else
         lctx_buf_append_cstr(out, why);
       lctx_buf_append_char(out, '\n');

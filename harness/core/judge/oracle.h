@@ -15,6 +15,7 @@
 #ifndef LCTX_HARNESS_ORACLE_H
 #define LCTX_HARNESS_ORACLE_H
 
+#include "runner.h"
 #include "spec.h"
 
 /// An implementation under judgement: runs `op` against a fresh registry of
@@ -31,7 +32,10 @@ typedef struct lctx_engine {
   void (*run_all)(void *context, const lctx_case *c, lctx_outcome *outs);
 } lctx_engine;
 
-/// The reference model as an engine.
+/// The reference model as an engine. Its context is the lctx_case_runner it
+/// runs on; NULL (as returned here) makes each call allocate one of its own,
+/// except inside an oracle, which lends it the runner it owns
+/// (lctx_oracle_init).
 lctx_engine lctx_engine_reference(void);
 
 /// What went wrong.
@@ -63,7 +67,28 @@ typedef struct lctx_violation {
 /// Returns a short name for a violation kind.
 const char *lctx_violation_kind_name(lctx_violation_kind kind);
 
-/// The oracle's configuration and counters.
+/// What the oracle works in, so that no state lives outside it: the runner
+/// lent to the reference engine, the outcomes of the operation under
+/// judgement and of its variants, the texts of a violation, and what
+/// lctx_oracle_explain renders. Written before it is read; never needs
+/// clearing.
+typedef struct lctx_oracle_scratch {
+  lctx_case_runner runner;
+  lctx_outcome actual;
+  lctx_outcome variant;
+  lctx_outcome other;
+  lctx_outcome first_allowed;
+  lctx_outcome rendered;
+  lctx_outcome all[LCTX_CASE_MAX_OPS];
+  char expected_text[LCTX_SPEC_MAX_OUTCOMES * (LCTX_OUTCOME_TEXT_MAX + 32)];
+  char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
+  lctx_case_op op;
+  lctx_features features;
+} lctx_oracle_scratch;
+
+/// The oracle's configuration and counters, and the scratch space it judges
+/// in. Large; it must not move after lctx_oracle_init (a reference engine's
+/// context may point into it).
 typedef struct lctx_oracle {
   const lctx_spec *spec;
   lctx_engine engine;
@@ -76,9 +101,12 @@ typedef struct lctx_oracle {
   size_t violations;
   size_t invariant_checks;
   size_t hits[LCTX_SPEC_MAX_ROWS];
+  lctx_oracle_scratch scratch;
 } lctx_oracle;
 
-/// Sets up an oracle over `spec` judging `engine`, counters at zero.
+/// Sets up an oracle over `spec` judging `engine`, counters at zero. A
+/// reference engine without a runner (lctx_engine_reference()) gets the
+/// oracle's own.
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine);
 
@@ -108,8 +136,9 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                  lctx_outcome *first_allowed);
 
 /// Explains operation `index` of `c` for a person: features, the rows
-/// matched, and the rendered expectation, one item per line.
-void lctx_oracle_explain(const lctx_oracle *oracle, const lctx_case *c,
-                         size_t index, lctx_buf *out);
+/// matched, and the rendered expectation, one item per line. Works in the
+/// oracle's scratch space; changes no counter.
+void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
+                         lctx_buf *out);
 
 #endif /* LCTX_HARNESS_ORACLE_H */

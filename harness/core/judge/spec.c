@@ -3,8 +3,9 @@
  */
 #include "spec.h"
 
+#include "file.h"
+
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,7 @@ static bool check_template(parser *p, const char *at, const char *t) {
       if (!close)
         return fail(p, pos, "unterminated placeholder", NULL);
       lctx_placeholder ph;
-      if (!lctx_placeholder_from_name(
+      if (!lctx_classify_placeholder_from_name(
               lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
         return fail_n(p, pos, "unknown placeholder", c,
                       (size_t)(close - c + 1));
@@ -178,7 +179,8 @@ static bool parse_when(parser *p, const char *s, const char *end) {
     bool negate = eq[-1] == '!';
     const char *name_end = negate ? eq - 1 : eq;
     lctx_feature f;
-    if (!lctx_feature_from_name(lctx_str_make(s, (size_t)(name_end - s)), &f))
+    if (!lctx_classify_feature_from_name(
+            lctx_str_make(s, (size_t)(name_end - s)), &f))
       return fail_n(p, s, "unknown feature", s, (size_t)(name_end - s));
     if (row->clause_count >= LCTX_SPEC_MAX_CLAUSES)
       return fail(p, s, "too many clauses", NULL);
@@ -190,11 +192,11 @@ static bool parse_when(parser *p, const char *s, const char *end) {
       const char *bar = memchr(v, '|', (size_t)(e - v));
       const char *ve = bar ? bar : e;
       int value;
-      if (!lctx_feature_value_from_name(f, lctx_str_make(v, (size_t)(ve - v)),
-                                        &value)) {
+      if (!lctx_classify_value_from_name(f, lctx_str_make(v, (size_t)(ve - v)),
+                                         &value)) {
         char msg[160];
-        snprintf(msg, sizeof msg,
-                 "unknown value for feature '%s':", lctx_feature_name(f));
+        snprintf(msg, sizeof msg, "unknown value for feature '%s':",
+                 lctx_classify_feature_name(f));
         return fail_n(p, v, msg, v, (size_t)(ve - v));
       }
       cl->values |= 1u << value;
@@ -464,23 +466,13 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
 }
 
 bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    lctx_buf_append_cstr(error, path);
-    lctx_buf_append_cstr(error, ": cannot open: ");
-    lctx_buf_append_cstr(error, strerror(errno));
+  char *text;
+  size_t n;
+  if (!lctx_file_read(path, LCTX_SPEC_MAX_BYTES, &text, &n, error))
     return false;
-  }
-  static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text, f);
-  bool too_big = n == sizeof text;
-  fclose(f);
-  if (too_big) {
-    lctx_buf_append_cstr(error, path);
-    lctx_buf_append_cstr(error, ": table larger than 1 MiB");
-    return false;
-  }
-  return lctx_spec_parse(text, n, path, out, error);
+  bool ok = lctx_spec_parse(text, n, path, out, error);
+  free(text);
+  return ok;
 }
 
 bool lctx_spec_row_matches(const lctx_spec_row *row,
@@ -526,12 +518,12 @@ static bool render(const char *t, const lctx_features *features, lctx_buf *out,
     }
     const char *close = c[0] == '{' ? strchr(c, '}') : NULL;
     lctx_placeholder ph;
-    if (!close || !lctx_placeholder_from_name(
+    if (!close || !lctx_classify_placeholder_from_name(
                       lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
       return false; /* rejected by the parser already */
     if (!features->has[ph]) {
       lctx_buf_append_cstr(error, "placeholder {");
-      lctx_buf_append_cstr(error, lctx_placeholder_name(ph));
+      lctx_buf_append_cstr(error, lctx_classify_placeholder_name(ph));
       lctx_buf_append_cstr(error, "} does not apply to this operation");
       return false;
     }

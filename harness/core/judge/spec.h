@@ -44,7 +44,7 @@ typedef struct lctx_spec_row {
   size_t outcome_count;
   lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
   bool exact; ///< strict = exact (message compared) or class
-  /// `check = ir`: a row of the IR checker (harness/ircheck.h), judged on
+  /// `check = ir`: a row of the IR checker (ir/ircheck.h), judged on
   /// the MLIR of a lowering; it has no op, predicate or outcome and is never
   /// matched by features.
   bool ir;
@@ -67,7 +67,12 @@ typedef struct lctx_spec {
 bool lctx_spec_parse(const char *text, size_t length, const char *filename,
                      lctx_spec *out, lctx_buf *error);
 
-/// Reads and parses a table file.
+/// Largest table file lctx_spec_load reads.
+#define LCTX_SPEC_MAX_BYTES (1u << 20)
+
+/// Reads and parses a table file (`-` is standard input). A file that
+/// cannot be read whole, or holds more than LCTX_SPEC_MAX_BYTES, gives the
+/// message of lctx_file_read (file.h), naming the file.
 bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error);
 
 /// Returns true when the row's op and predicate hold for `features`.

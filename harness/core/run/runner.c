@@ -1,0 +1,140 @@
+/*
+ * runner.c - the case runner (see runner.h).
+ */
+#include "runner.h"
+
+#include <string.h>
+
+/* One of the four backend-selection operations against `registry`. */
+static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
+                           lctx_outcome *out, lctx_module_branch *branch) {
+  if (branch)
+    *branch = LCTX_BRANCH_ERROR;
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    lctx_registry_backends(registry, out);
+    break;
+  case LCTX_OP_CANONICALIZE:
+    lctx_canonicalize_platform(registry, lctx_str_from_cstr(op->arg), out);
+    break;
+  case LCTX_OP_XLA_GET_BACKEND: {
+    lctx_str arg = lctx_str_from_cstr(op->arg);
+    lctx_xla_get_backend(registry, op->has_arg ? &arg : NULL, out);
+    break;
+  }
+  case LCTX_OP_MODULE_GET_BACKEND: {
+    lctx_module_context context;
+    lctx_case_module_context(op, &context);
+    lctx_module_get_backend(registry, &context, op->optional, out, branch);
+    break;
+  }
+  case LCTX_OP_REGISTER_LOWERING: /* lctx_case_runner_op runs these */
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    lctx_outcome_set_none(out);
+    break;
+  }
+}
+
+void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c) {
+  r->c = c;
+  lctx_case_config(c, &r->config);
+  lctx_registry_init(&r->registry, &r->config);
+  r->lowering_ready = false;
+  r->has_result = false;
+  r->result = &r->result_storage;
+}
+
+static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
+                                        const lctx_case_action *a) {
+  lctx_lowering_action out;
+  memset(&out, 0, sizeof out);
+  out.kind = a->kind;
+  out.optional = a->optional;
+  if (a->kind == LCTX_ACTION_RAISE_IF_MULTI)
+    out.message = lctx_str_from_cstr(a->text);
+  if (a->kind == LCTX_ACTION_LOWER_FUN) {
+    out.primitive =
+        lctx_lowering_primitive_add(lowering, lctx_str_from_cstr(a->text));
+    out.has_compute_type = a->has_compute_type;
+    out.compute_type = lctx_str_from_cstr(a->compute_type);
+  }
+  return out;
+}
+
+/* Builds the lowering registry: one rule object per case rule, in order. */
+static void runner_lowering(lctx_case_runner *r) {
+  if (r->lowering_ready)
+    return;
+  r->lowering_ready = true;
+  lctx_lowering_registry_init(&r->lowering, &r->config);
+  for (size_t i = 0; i < r->c->rule_count; i++) {
+    const lctx_case_rule *rule = &r->c->rules[i];
+    lctx_lowering_action actions[LCTX_CASE_MAX_ACTIONS];
+    for (size_t k = 0; k < rule->action_count; k++)
+      actions[k] = case_action(&r->lowering, &rule->actions[k]);
+    r->rule_ids[i] =
+        lctx_lowering_rule_add(&r->lowering, lctx_str_from_cstr(rule->name),
+                               actions, rule->action_count);
+  }
+}
+
+static int rule_id(const lctx_case_runner *r, const char *name) {
+  int i = lctx_case_rule_find(r->c, name);
+  return i < 0 ? -1 : r->rule_ids[i];
+}
+
+bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
+                         lctx_outcome *out, lctx_module_branch *branch) {
+  if (op->kind != LCTX_OP_REGISTER_LOWERING &&
+      op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
+    run_backend_op(&r->registry, op, out, branch);
+    return true;
+  }
+  if (branch)
+    *branch = LCTX_BRANCH_ERROR;
+  runner_lowering(r);
+  int primitive = lctx_lowering_primitive_add(
+      &r->lowering, lctx_str_from_cstr(op->primitive));
+  if (op->kind == LCTX_OP_REGISTER_LOWERING) {
+    lctx_str platform = lctx_str_from_cstr(op->arg);
+    int rule = rule_id(r, op->rule);
+    if (primitive < 0 || rule < 0) {
+      lctx_outcome_set_none(out);
+      return false;
+    }
+    lctx_lowering_register(&r->lowering, primitive, rule,
+                           op->has_arg ? &platform : NULL, out);
+    return true;
+  }
+  lctx_lowering_context *ctx = &r->context;
+  lctx_lowering_context_init(ctx);
+  lctx_case_module_context(op, &ctx->module);
+  if (op->has_narrow) {
+    lctx_str narrow[LCTX_MAX_MODULE_PLATFORMS];
+    for (size_t i = 0; i < op->narrow_count; i++)
+      narrow[i] = lctx_str_from_cstr(op->narrow[i]);
+    lctx_lowering_context_narrow(ctx, narrow, op->narrow_count);
+  }
+  ctx->has_compute_type = op->has_compute_type;
+  ctx->compute_type = lctx_str_from_cstr(op->compute_type);
+  /* The platform index is prepended to the dimension variables exactly when
+   * the module is lowered for more than one platform. */
+  ctx->dim_var_count = op->platform_count > 1 ? 1 : 0;
+  if (op->has_override) {
+    int rule = rule_id(r, op->override);
+    if (rule >= 0) {
+      ctx->overrides.count = 1;
+      ctx->overrides.primitives[0] = primitive;
+      ctx->overrides.rules[0] = rule;
+    }
+  }
+  r->has_result = true;
+  if (primitive < 0) {
+    lctx_outcome_set_none(out);
+    return false;
+  }
+  lctx_lowering_lower_eqn(&r->lowering, &r->registry, ctx, primitive,
+                          r->result);
+  *out = r->result->outcome;
+  return r->result->limit == LCTX_LOWERING_LIMIT_NONE;
+}

@@ -1,0 +1,48 @@
+/*
+ * runner.h - running a case's operations with the reference model.
+ *
+ * Owns the case runner: one backend registry and one lowering registry
+ * (built on first use from the case's rules) carried from one operation of a
+ * case to the next, and the last lowering's result and context, which the
+ * runner holds itself and hands back to the caller. The case model itself
+ * (case.h) decides nothing; this is where the reference model runs it.
+ */
+#ifndef LCTX_CORE_RUNNER_H
+#define LCTX_CORE_RUNNER_H
+
+#include "case.h"
+
+/// Runs the operations of one case with the reference model: the backend
+/// registry and the lowering registry (built on first use from the case's
+/// rules) carried from one operation to the next. Large (the lowering
+/// registry and the last lowering's result); it must not move after
+/// lctx_case_runner_init, since `result` points into it.
+typedef struct lctx_case_runner {
+  const lctx_case *c;
+  lctx_registry_config config;
+  lctx_registry registry;
+  bool lowering_ready;
+  lctx_lowering_registry lowering;
+  /// The id of each case rule in `lowering`.
+  int rule_ids[LCTX_CASE_MAX_RULES];
+  /// The last LOWER_PER_PLATFORM operation's result and its context (valid
+  /// until the next one); `result` points to `result_storage`.
+  bool has_result;
+  lctx_lowering_context context;
+  lctx_lowering_result *result;
+  lctx_lowering_result result_storage;
+} lctx_case_runner;
+
+/// Starts a runner for case `c` (which must outlive it): a fresh,
+/// uninitialized backend registry and an empty lowering registry.
+void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c);
+
+/// Runs `op` (an operation of the runner's case, or a variant of one)
+/// and writes its outcome to `out`; `branch` (may be NULL) receives the
+/// branch of a MODULE_GET_BACKEND operation. Returns false, with `out` None,
+/// when a lowering went beyond the model's limits (which a validated case never
+/// does).
+bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
+                         lctx_outcome *out, lctx_module_branch *branch);
+
+#endif /* LCTX_CORE_RUNNER_H */
