@@ -28,15 +28,18 @@
 #define LCTX_AFL_COPY_INPUT 1
 #endif
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 __AFL_FUZZ_INIT();
 
-int main(void) {
-  /* One empty input before the fork server starts, so that one-time set-up
-     (fuzz_model parses the embedded spec table on its first input) happens
+int main(int argc, char **argv) {
+  /* The check's state (fuzz_glue.h), then one empty input, both before the
+     fork server starts, so that all set-up (the state; what a check does on
+     its first input, as fuzz_model parsing the embedded spec table) happens
      in the parent: otherwise the first input of every forked child takes
      extra edges, and AFL++ reports the target as unstable. */
+  LLVMFuzzerInitialize(&argc, &argv);
   static const uint8_t empty[1];
   LLVMFuzzerTestOneInput(empty, 0);
   __AFL_INIT();

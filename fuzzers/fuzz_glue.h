@@ -1,10 +1,16 @@
 /*
- * fuzz_glue.h - the one piece every fuzz target shares: LCTX_FUZZ_TARGET(f)
- * defines LLVMFuzzerTestOneInput over a check of harness/fuzzcheck.h.
+ * fuzz_glue.h - the one piece every fuzz target shares:
+ * LCTX_FUZZ_TARGET(state, check) defines LLVMFuzzerInitialize and
+ * LLVMFuzzerTestOneInput over a check of harness/core/checks/fuzzcheck.h
+ * (or harness/ir/fuzzlower.h) and the state type of its family.
  *
- * Owns the engine contract: on a failed check it writes the report, then the
- * line `LCTX-FINDING <key>` to stderr and aborts, so that libFuzzer, AFL++
- * and the replay driver all see a crash, and `lctx fuzz` finds the key.
+ * Owns the target's one state: LLVMFuzzerInitialize creates it with
+ * <state>_new (libFuzzer calls it before the first input; replay_main.c and
+ * afl_main.c call it first thing) and registers <state>_free with atexit;
+ * every input runs the check with it. Owns the engine contract too: on a
+ * failed check it writes the report, then the line `LCTX-FINDING <key>` to
+ * stderr and aborts, so that libFuzzer, AFL++ and the replay driver all see
+ * a crash, and `lctx fuzz` finds the key.
  */
 #ifndef LCTX_FUZZERS_FUZZ_GLUE_H
 #define LCTX_FUZZERS_FUZZ_GLUE_H
@@ -27,12 +33,36 @@ static inline void lctx_fuzz_glue_fail(const lctx_fuzz_result *result) {
   abort();
 }
 
-/// Defines the libFuzzer entry point over `check`.
-#define LCTX_FUZZ_TARGET(check)                                                \
+/// Reports that the check's state cannot be created, and aborts.
+static inline void lctx_fuzz_glue_no_state(void) {
+  fprintf(stderr, "lctx fuzz target: cannot create the check's state: out "
+                  "of memory\n");
+  fflush(stderr);
+  abort();
+}
+
+/// Defines the libFuzzer entry points over `check`, whose state type is
+/// `state` (created by state##_new, destroyed by state##_free).
+#define LCTX_FUZZ_TARGET(state, check)                                         \
+  static state *lctx_fuzz_glue_state;                                          \
+  static void lctx_fuzz_glue_free(void) {                                      \
+    state##_free(lctx_fuzz_glue_state);                                        \
+    lctx_fuzz_glue_state = NULL;                                               \
+  }                                                                            \
+  int LLVMFuzzerInitialize(int *argc, char ***argv);                           \
+  int LLVMFuzzerInitialize(int *argc, char ***argv) {                          \
+    (void)argc;                                                                \
+    (void)argv;                                                                \
+    lctx_fuzz_glue_state = state##_new();                                      \
+    if (!lctx_fuzz_glue_state)                                                 \
+      lctx_fuzz_glue_no_state();                                               \
+    atexit(lctx_fuzz_glue_free);                                               \
+    return 0;                                                                  \
+  }                                                                            \
   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                \
   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {               \
     static lctx_fuzz_result result;                                            \
-    if (check(data, size, &result))                                            \
+    if (check(lctx_fuzz_glue_state, data, size, &result))                      \
       lctx_fuzz_glue_fail(&result);                                            \
     return 0;                                                                  \
   }

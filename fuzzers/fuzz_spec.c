@@ -6,4 +6,4 @@
  */
 #include "fuzz_glue.h"
 
-LCTX_FUZZ_TARGET(lctx_fuzz_spec)
+LCTX_FUZZ_TARGET(lctx_fuzz_state, lctx_fuzz_spec)

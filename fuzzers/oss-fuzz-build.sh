@@ -13,9 +13,12 @@
 # reference only; its folder is its source list, as in harness/CMakeLists.txt) and the
 # embedded spec table (conformance/spec/backend-selection.lspec, turned into C
 # by cmake/LctxEmbedRun.cmake, or by od when cmake is absent) with $CC $CFLAGS,
-# links each target named in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[] table
-# (glue in fuzzers/<target>.c) with $CXX $CXXFLAGS $LIB_FUZZING_ENGINE, and
-# puts into $OUT for each target:
+# and links each target of the one table, lctx_fuzz_targets[] in
+# harness/core/checks/fuzzcheck.c, but those whose row needs MLIR (the core
+# layer links none), from its glue fuzzers/<target>.c and the row's extra
+# source, if any (compiled as one more object for that target alone:
+# fuzz_differential's example plugin), with $CXX $CXXFLAGS
+# $LIB_FUZZING_ENGINE. It puts into $OUT for each target built:
 #   <target>                  the fuzzer
 #   <target>_seed_corpus.zip  flat zip: regular files at the top of
 #                             corpus/seeds/<target>/ and corpus/regressions/
@@ -200,17 +203,28 @@ EOF
 }
 
 # --- The targets -----------------------------------------------------------
-# The targets are the names in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[]
-# table (so helpers such as a benchmark's empty target are not shipped); each
-# needs its glue file fuzzers/<target>.c.
-targets=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
-  "$root/harness/core/checks/fuzzcheck.c" |
-  sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)".*/\1/p' |
+# The rows of harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[] table,
+# one a line: {"NAME", NEEDS_MLIR, "EXTRA_SOURCE" or NULL, CHECK or NULL},
+# (so helpers such as a benchmark's empty target are not shipped). Read as
+# lines "NAME NEEDS_MLIR EXTRA_SOURCE"; each target needs its glue file
+# fuzzers/<target>.c.
+table="$root/harness/core/checks/fuzzcheck.c"
+rows=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' "$table" |
+  sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)",[[:space:]]*\([a-z]*\),[[:space:]]*\([^,]*\),.*/\1 \2 \3/p' |
+  tr -d '"')
+[ -n "$rows" ] ||
+  die "no fuzz targets: no {\"fuzz_...\", ...} row in harness/core/checks/fuzzcheck.c's" \
+    "lctx_fuzz_targets[] table"
+targets=$(printf '%s\n' "$rows" | awk '$2 == "false" { print $1 }' |
+  tr '\n' ' ' | sed 's/ $//')
+skipped=$(printf '%s\n' "$rows" | awk '$2 != "false" { print $1 }' |
   tr '\n' ' ' | sed 's/ $//')
 [ -n "$targets" ] ||
-  die "no fuzz targets: no {\"fuzz_...\", ...} entry in harness/core/checks/fuzzcheck.c's" \
+  die "no fuzz targets without MLIR in harness/core/checks/fuzzcheck.c's" \
     "lctx_fuzz_targets[] table"
 say "targets (from harness/core/checks/fuzzcheck.c): $targets"
+[ -z "$skipped" ] ||
+  say "skipped (they need MLIR, which this build does not link): $skipped"
 
 for t in $targets; do
   dict="$root/fuzzers/dict/$t.dict"
@@ -222,8 +236,17 @@ for t in $targets; do
   [ -f "$dict" ] || die "$t: the dictionary fuzzers/dict/$t.dict is missing"
   [ -f "$options" ] || die "$t: the options file fuzzers/$t.options is missing"
   compile "$root/fuzzers/$t.c" "$build/fuzzers/$t.o"
+  target_objects="$build/fuzzers/$t.o"
+  extra=$(printf '%s\n' "$rows" | awk -v t="$t" '$1 == t { print $3 }')
+  if [ "$extra" != NULL ]; then
+    [ -f "$root/$extra" ] ||
+      die "$t: its extra source $extra (harness/core/checks/fuzzcheck.c) is missing"
+    compile "$root/$extra" "$build/fuzzers/$t-$(basename "$extra" .c).o"
+    target_objects="$target_objects $build/fuzzers/$t-$(basename "$extra" .c).o"
+    say "$t: with the extra source $extra"
+  fi
   # shellcheck disable=SC2086 # flag and object lists are word lists
-  $CXX $CXXFLAGS "$build/fuzzers/$t.o" $objects $LIB_FUZZING_ENGINE \
+  $CXX $CXXFLAGS $target_objects $objects $LIB_FUZZING_ENGINE \
     -o "$out/$t" || die "linking $t failed"
   cp -- "$dict" "$out/$t.dict"
   cp -- "$options" "$out/$t.options"

@@ -1,9 +1,10 @@
 /*
- * test_fuzz_lowering.c - pins the fuzz_lowering check (harness/fuzzlower.c)
+ * test_fuzz_lowering.c - pins the fuzz_lowering check (harness/ir/fuzzlower.c)
  * on its committed seeds: each decodes to the scenario its README names
  * (raise, direct call, dispatch, nested defect), and none is a finding; the
  * defect seeds show IR-006 for the right number of platform indices; the
- * contexts are recreated every N inputs.
+ * contexts are recreated every N inputs; the one table of targets names
+ * fuzz_lowering, and harness/ir/fuzzrun.h runs it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,25 +14,46 @@
 #include <cmocka.h>
 
 #include "fuzzlower.h"
+#include "fuzzrun.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static lctx_fuzz_result g_result;
+static lctx_fuzz_lowering_state *g_state;
 
-static const lctx_fuzz_lowering_info *run_seed(const char *name) {
+static int setup(void **state) {
+  (void)state;
+  g_state = lctx_fuzz_lowering_state_new();
+  return g_state ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  lctx_fuzz_lowering_state_free(g_state);
+  g_state = NULL;
+  return 0;
+}
+
+/* Reads a committed seed into `data`; returns its size. */
+static size_t read_seed(const char *name, uint8_t *data, size_t cap) {
   char path[1024];
   snprintf(path, sizeof path, "%s/corpus/seeds/fuzz_lowering/%s.bin",
            LCTX_SOURCE_DIR, name);
   FILE *f = fopen(path, "rb");
   if (!f)
     fail_msg("cannot open %s", path);
-  uint8_t data[256];
-  size_t n = fread(data, 1, sizeof data, f);
+  size_t n = fread(data, 1, cap, f);
   fclose(f);
-  if (lctx_fuzz_lowering(data, n, &g_result))
+  return n;
+}
+
+static const lctx_fuzz_lowering_info *run_seed(const char *name) {
+  uint8_t data[256];
+  size_t n = read_seed(name, data, sizeof data);
+  if (lctx_fuzz_lowering(g_state, data, n, &g_result))
     fail_msg("%s: finding %s\n%s", name, g_result.key, g_result.report);
-  const lctx_fuzz_lowering_info *info = lctx_fuzz_lowering_last();
+  const lctx_fuzz_lowering_info *info = lctx_fuzz_lowering_last(g_state);
   assert_true(info->decoded);
   return info;
 }
@@ -81,12 +103,52 @@ static void test_raising_seeds(void **state) {
 
 static void test_contexts_recycled(void **state) {
   (void)state;
-  lctx_fuzz_lowering_set_recycle(3);
-  size_t before = lctx_fuzz_lowering_contexts_created();
+  lctx_fuzz_lowering_set_recycle(g_state, 3);
+  size_t before = lctx_fuzz_lowering_contexts_created(g_state);
   for (int i = 0; i < 7; i++)
     run_seed("two-platforms-cpu-tpu");
-  assert_true(lctx_fuzz_lowering_contexts_created() >= before + 2);
-  lctx_fuzz_lowering_set_recycle(LCTX_FUZZ_LOWERING_RECYCLE);
+  assert_true(lctx_fuzz_lowering_contexts_created(g_state) >= before + 2);
+  lctx_fuzz_lowering_set_recycle(g_state, LCTX_FUZZ_LOWERING_RECYCLE);
+}
+
+/* Two states share nothing: each has its own contexts and last input. */
+static void test_states_are_independent(void **state) {
+  (void)state;
+  lctx_fuzz_lowering_state *other = lctx_fuzz_lowering_state_new();
+  assert_non_null(other);
+  size_t created = lctx_fuzz_lowering_contexts_created(g_state);
+  assert_int_equal(lctx_fuzz_lowering_contexts_created(other), 1);
+  run_seed("raise-if-multi");
+  uint8_t data[256];
+  size_t n = read_seed("two-platforms-cpu-tpu", data, sizeof data);
+  assert_false(lctx_fuzz_lowering(other, data, n, &g_result));
+  assert_true(lctx_fuzz_lowering_last(other)->checked);
+  assert_true(lctx_fuzz_lowering_last(g_state)->raised);
+  assert_int_equal(lctx_fuzz_lowering_contexts_created(g_state), created);
+  lctx_fuzz_lowering_state_free(other);
+}
+
+/* The one table names fuzz_lowering (needing MLIR, no core check), and
+ * fuzzrun runs it like any other row. */
+static void test_table_row_runs(void **state) {
+  (void)state;
+  const lctx_fuzz_target *t = lctx_fuzz_target_find("fuzz_lowering");
+  assert_non_null(t);
+  assert_true(t->needs_mlir);
+  assert_null(t->check);
+  uint8_t data[256];
+  size_t n = read_seed("two-platforms-cpu-tpu", data, sizeof data);
+  assert_false(lctx_fuzzrun_once(t, data, n, &g_result));
+  lctx_fuzzrun *run = lctx_fuzzrun_new();
+  assert_non_null(run);
+  assert_false(lctx_fuzzrun_check(run, t, data, n, &g_result));
+  assert_false(lctx_fuzzrun_check(run, lctx_fuzz_target_find("fuzz_model"),
+                                  data, n, &g_result));
+  lctx_fuzzrun_free(run);
+  size_t rows = 0;
+  for (const lctx_fuzz_target *r = lctx_fuzz_targets; r->name; r++)
+    rows++;
+  assert_int_equal(rows, 5);
 }
 
 int main(void) {
@@ -95,6 +157,8 @@ int main(void) {
       cmocka_unit_test(test_defect_seeds_show_ir_006),
       cmocka_unit_test(test_raising_seeds),
       cmocka_unit_test(test_contexts_recycled),
+      cmocka_unit_test(test_states_are_independent),
+      cmocka_unit_test(test_table_row_runs),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }

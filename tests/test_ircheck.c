@@ -528,6 +528,16 @@ static void ex_two_platforms(lctx_ir_expectation *e) {
   ex_rules(&e->intended[1], "P.tpu", NULL);
 }
 
+/// (cpu, tpu, cuda) with P's rules for cpu and tpu and a default: three
+/// entries, three kept rules.
+static void ex_three_rules(lctx_ir_expectation *e) {
+  ex_init(e, 0, "cpu", "tpu", "cuda", NULL);
+  ex_dispatch(e, 3, 3);
+  ex_rules(&e->intended[0], "P.cpu", NULL);
+  ex_rules(&e->intended[1], "P.tpu", NULL);
+  ex_rules(&e->intended[2], "P.default", NULL);
+}
+
 static void ex_nested(lctx_ir_expectation *e, bool mark_jax_actual) {
   ex_init(e, 0, "cpu", "tpu", "cuda", NULL);
   ex_dispatch(e, 3, 2); // P: slots cpu -> 0, tpu and cuda -> 1 (default)
@@ -747,11 +757,7 @@ static void test_i64_when_i32_expected(void **state) {
 static void test_first_switch_too_short(void **state) {
   (void)state;
   lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", "tpu", "cuda", NULL);
-  ex_dispatch(&e, 3, 3);
-  ex_rules(&e.intended[0], "P.cpu", NULL);
-  ex_rules(&e.intended[1], "P.tpu", NULL);
-  ex_rules(&e.intended[2], "P.default", NULL);
+  ex_three_rules(&e);
   lctx_ir_report r;
   assert_false(check(first_too_short, &e, &r));
   assert_violation(&r, "IR-002",
@@ -778,11 +784,7 @@ static void test_first_switch_slot_not_constant(void **state) {
 static void test_second_switch_too_short(void **state) {
   (void)state;
   lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", "tpu", "cuda", NULL);
-  ex_dispatch(&e, 3, 3);
-  ex_rules(&e.intended[0], "P.cpu", NULL);
-  ex_rules(&e.intended[1], "P.tpu", NULL);
-  ex_rules(&e.intended[2], "P.default", NULL);
+  ex_three_rules(&e);
   lctx_ir_report r;
   assert_false(check(second_too_short, &e, &r));
   assert_violation(&r, "IR-003",

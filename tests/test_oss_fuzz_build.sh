@@ -8,7 +8,8 @@
 # `lctx` (a symlink to the project) and build.sh, run with bash -eu from
 # $SRC/lctx with OSS-Fuzz's libFuzzer + ASan/UBSan settings (clang-19) and
 # LCTX_WERROR=1. Then, for every target in harness/core/checks/fuzzcheck.c's
-# lctx_fuzz_targets[] table: $OUT holds the binary, a non-empty flat seed zip
+# lctx_fuzz_targets[] table that needs no MLIR (those that do must be absent
+# from $OUT): $OUT holds the binary, a non-empty flat seed zip
 # (every seed and regression file, no README.md, no folders), the .dict and
 # the .options; the binary runs its unzipped seed corpus (-runs=0), then 2000
 # mutations with the dictionary and the [libfuzzer] options, and exits 0 with
@@ -152,12 +153,24 @@ run_fuzzer() {
   return 1
 }
 
-# The targets: the names in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[].
-targets=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
+# The targets: the rows of harness/core/checks/fuzzcheck.c's
+# lctx_fuzz_targets[] ({"NAME", NEEDS_MLIR, ...}), those that need no MLIR;
+# the others must not be built.
+rows=$(sed -n '/lctx_fuzz_targets\[\][[:space:]]*=/,/^};/p' \
   "$root/harness/core/checks/fuzzcheck.c" |
-  sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)".*/\1/p' |
+  sed -n 's/^[[:space:]]*{[[:space:]]*"\(fuzz_[A-Za-z0-9_]*\)",[[:space:]]*\([a-z]*\),.*/\1 \2/p')
+targets=$(printf '%s\n' "$rows" | awk '$2 == "false" { print $1 }' |
+  tr '\n' ' ' | sed 's/ $//')
+mlir_targets=$(printf '%s\n' "$rows" | awk 'NF && $2 != "false" { print $1 }' |
   tr '\n' ' ' | sed 's/ $//')
 [ -n "$targets" ] || fail "no target in harness/core/checks/fuzzcheck.c's lctx_fuzz_targets[]"
+for t in $mlir_targets; do
+  if [ -e "$tmp/out/$t" ]; then
+    fail "$t: needs MLIR, yet built into \$OUT"
+  else
+    ok "$t: needs MLIR, left out of \$OUT"
+  fi
+done
 
 for t in $targets; do
   bin="$tmp/out/$t" zip="$tmp/out/${t}_seed_corpus.zip"

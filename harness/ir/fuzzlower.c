@@ -21,7 +21,8 @@
  *   for primitive i (the last primitive's lower_fun becomes a marker), so
  *   there are no cycles.
  *
- * Static state: the decoded scenario, the result and text buffers, one MLIR
+ * State (struct lctx_fuzz_lowering_state, one per caller): the decoded
+ * scenario, the result and text buffers, what the last input did, one MLIR
  * context and one IR checker, both recreated every N inputs.
  */
 #include "fuzzlower.h"
@@ -56,7 +57,8 @@ typedef struct scenario {
   int narrowed[4]; /* platform ids (indices into k_platforms) */
 } scenario;
 
-static struct {
+struct lctx_fuzz_lowering_state {
+  /* The scenario of the running input, and its lowering. */
   scenario sc;
   char rule_names[MAX_PRIMS][RULES_PER_PRIM][NAME_MAX_LEN];
   lctx_registry_config config;
@@ -64,73 +66,73 @@ static struct {
   lctx_lowering_registry lowering;
   lctx_lowering_context ctx;
   lctx_lowering_result result;
+  /* Its module: expectations, the checker's report, text and errors. */
   lctx_ir_expect_store store;
   lctx_ir_report report;
   char text[1 << 20];
   char error[8192];
-} g;
-
-static lctx_fuzz_lowering_info g_info;
-static MlirContext g_mlir;
-static lctx_ircheck *g_ck;
-static size_t g_recycle;
-static bool g_recycle_set;
-static size_t g_inputs;
-static size_t g_created;
-static bool g_atexit;
+  lctx_fuzz_lowering_info info; /* what the last input did */
+  /* The reused contexts: the emitter's and the IR checker. */
+  MlirContext mlir;
+  lctx_ircheck *ck;
+  size_t recycle; /* inputs between two recreations; 0: never */
+  size_t inputs;  /* inputs checked so far */
+  size_t created; /* MLIR contexts created for the emitter */
+};
 
 //===----------------------------------------------------------------------===//
 // Contexts
 //===----------------------------------------------------------------------===//
 
-void lctx_fuzz_lowering_shutdown(void) {
-  if (g_mlir.ptr) {
-    mlirContextDestroy(g_mlir);
-    g_mlir.ptr = NULL;
+/* Creates the contexts when missing; recreates the emitter's every N. */
+static bool contexts_ready(lctx_fuzz_lowering_state *st) {
+  if (st->mlir.ptr && st->recycle > 0 && st->inputs > 0 &&
+      st->inputs % st->recycle == 0) {
+    mlirContextDestroy(st->mlir);
+    st->mlir.ptr = NULL;
   }
-  lctx_ircheck_destroy(g_ck);
-  g_ck = NULL;
-}
-
-void lctx_fuzz_lowering_set_recycle(size_t every_n) {
-  g_recycle = every_n;
-  g_recycle_set = true;
-  if (g_ck)
-    lctx_ircheck_recycle(g_ck, every_n);
-}
-
-size_t lctx_fuzz_lowering_contexts_created(void) {
-  return g_created;
-}
-
-/* Creates the contexts on first use; recreates the emitter's every N. */
-static bool contexts_ready(void) {
-  if (!g_recycle_set) {
-    const char *env = getenv("LCTX_FUZZ_LOWERING_RECYCLE");
-    g_recycle = env && *env ? (size_t)strtoull(env, NULL, 10)
-                            : LCTX_FUZZ_LOWERING_RECYCLE;
-    g_recycle_set = true;
+  if (!st->mlir.ptr) {
+    st->mlir = lctx_mlir_context_create();
+    st->created++;
   }
-  if (!g_atexit) {
-    g_atexit = true;
-    atexit(lctx_fuzz_lowering_shutdown);
-  }
-  if (g_mlir.ptr && g_recycle > 0 && g_inputs > 0 &&
-      g_inputs % g_recycle == 0) {
-    mlirContextDestroy(g_mlir);
-    g_mlir.ptr = NULL;
-  }
-  if (!g_mlir.ptr) {
-    g_mlir = lctx_mlir_context_create();
-    g_created++;
-  }
-  if (!g_ck) {
-    g_ck = lctx_ircheck_create();
-    if (!g_ck)
+  if (!st->ck) {
+    st->ck = lctx_ircheck_create();
+    if (!st->ck)
       return false;
-    lctx_ircheck_recycle(g_ck, g_recycle);
+    lctx_ircheck_recycle(st->ck, st->recycle);
   }
-  return g_mlir.ptr != NULL;
+  return st->mlir.ptr != NULL;
+}
+
+lctx_fuzz_lowering_state *lctx_fuzz_lowering_state_new(void) {
+  lctx_fuzz_lowering_state *st = calloc(1, sizeof *st);
+  if (!st)
+    return NULL;
+  const char *env = getenv("LCTX_FUZZ_LOWERING_RECYCLE");
+  st->recycle = env && *env ? (size_t)strtoull(env, NULL, 10)
+                            : LCTX_FUZZ_LOWERING_RECYCLE;
+  contexts_ready(st); /* a failure is reported by the first check */
+  return st;
+}
+
+void lctx_fuzz_lowering_state_free(lctx_fuzz_lowering_state *st) {
+  if (!st)
+    return;
+  if (st->mlir.ptr)
+    mlirContextDestroy(st->mlir);
+  lctx_ircheck_destroy(st->ck);
+  free(st);
+}
+
+void lctx_fuzz_lowering_set_recycle(lctx_fuzz_lowering_state *st,
+                                    size_t every_n) {
+  st->recycle = every_n;
+  if (st->ck)
+    lctx_ircheck_recycle(st->ck, every_n);
+}
+
+size_t lctx_fuzz_lowering_contexts_created(const lctx_fuzz_lowering_state *st) {
+  return st->created;
 }
 
 //===----------------------------------------------------------------------===//
@@ -152,9 +154,10 @@ static lctx_str s(const char *c) {
 
 /* Builds the registries and the top context. False only when the model's
    tables refuse something (never, within the limits used here). */
-static bool decode(const uint8_t *data, size_t size) {
+static bool decode(lctx_fuzz_lowering_state *st, const uint8_t *data,
+                   size_t size) {
   reader r = {data, size, 0};
-  scenario *sc = &g.sc;
+  scenario *sc = &st->sc;
   memset(sc, 0, sizeof *sc);
   unsigned flags = next(&r);
   sc->prim_count = 2 + (flags & 3u) % 3u;
@@ -172,24 +175,25 @@ static bool decode(const uint8_t *data, size_t size) {
     sc->narrowed[k] =
         sc->module[((nar >> (2 * k)) & 3u) % (unsigned)sc->module_count];
 
-  lctx_registry_config_init(&g.config);
+  lctx_registry_config_init(&st->config);
   lctx_registry_config_add_factory(
-      &g.config, (lctx_factory){"cpu", 0, false, LCTX_FACTORY_CLIENT, NULL});
+      &st->config, (lctx_factory){"cpu", 0, false, LCTX_FACTORY_CLIENT, NULL});
   lctx_registry_config_add_factory(
-      &g.config, (lctx_factory){"tpu", 300, true, LCTX_FACTORY_CLIENT, NULL});
+      &st->config, (lctx_factory){"tpu", 300, true, LCTX_FACTORY_CLIENT, NULL});
   if (sc->cuda_factory)
     lctx_registry_config_add_factory(
-        &g.config,
+        &st->config,
         (lctx_factory){"cuda", 200, true, LCTX_FACTORY_CLIENT, NULL});
   if (sc->rocm_factory)
     lctx_registry_config_add_factory(
-        &g.config,
+        &st->config,
         (lctx_factory){"rocm", 200, true, LCTX_FACTORY_CLIENT, NULL});
-  lctx_registry_init(&g.backends, &g.config);
-  lctx_lowering_registry_init(&g.lowering, &g.config);
+  lctx_registry_init(&st->backends, &st->config);
+  lctx_lowering_registry_init(&st->lowering, &st->config);
 
   for (size_t i = 0; i < sc->prim_count; i++)
-    if (lctx_lowering_primitive_add(&g.lowering, s(k_prim_names[i])) != (int)i)
+    if (lctx_lowering_primitive_add(&st->lowering, s(k_prim_names[i])) !=
+        (int)i)
       return false;
   for (size_t i = 0; i < sc->prim_count; i++) {
     unsigned which = next(&r);
@@ -221,31 +225,31 @@ static bool decode(const uint8_t *data, size_t size) {
           break;
         }
       }
-      char *name = g.rule_names[i][k];
+      char *name = st->rule_names[i][k];
       snprintf(name, NAME_MAX_LEN, "%s.%s", k_prim_names[i], k_rule_suffix[k]);
-      int rule = lctx_lowering_rule_add(&g.lowering, s(name), actions, n);
+      int rule = lctx_lowering_rule_add(&st->lowering, s(name), actions, n);
       if (rule < 0)
         return false;
       lctx_str platform = s(k == 0 ? "" : k_rule_suffix[k]);
       lctx_outcome o;
-      if (!lctx_lowering_register(&g.lowering, (int)i, rule,
+      if (!lctx_lowering_register(&st->lowering, (int)i, rule,
                                   k == 0 ? NULL : &platform, &o))
         return false;
     }
   }
 
-  lctx_lowering_context_init(&g.ctx);
-  lctx_module_context_init(&g.ctx.module);
+  lctx_lowering_context_init(&st->ctx);
+  lctx_module_context_init(&st->ctx.module);
   for (size_t k = 0; k < sc->module_count; k++)
-    if (!lctx_module_context_add_platform(&g.ctx.module,
+    if (!lctx_module_context_add_platform(&st->ctx.module,
                                           s(k_platforms[sc->module[k]])))
       return false;
-  g.ctx.dim_var_count = sc->module_count > 1 ? 1 : 0;
+  st->ctx.dim_var_count = sc->module_count > 1 ? 1 : 0;
   if (sc->narrow) {
     lctx_str list[4];
     for (size_t k = 0; k < sc->narrow_count; k++)
       list[k] = s(k_platforms[sc->narrowed[k]]);
-    if (!lctx_lowering_context_narrow(&g.ctx, list, sc->narrow_count))
+    if (!lctx_lowering_context_narrow(&st->ctx, list, sc->narrow_count))
       return false;
   }
   return true;
@@ -255,33 +259,33 @@ static bool decode(const uint8_t *data, size_t size) {
 // Reporting
 //===----------------------------------------------------------------------===//
 
-static void describe(lctx_buf *out) {
-  const scenario *sc = &g.sc;
-  lctx_buf_append_cstr(out, "scenario: module=[");
-  for (size_t k = 0; k < sc->module_count; k++) {
+/* Appends platform ids as a Python list of names: ['cpu', 'tpu']. */
+static void append_platform_list(lctx_buf *out, const int *ids, size_t n) {
+  lctx_buf_append_char(out, '[');
+  for (size_t k = 0; k < n; k++) {
     lctx_buf_append_cstr(out, k ? ", '" : "'");
-    lctx_buf_append_cstr(out, k_platforms[sc->module[k]]);
+    lctx_buf_append_cstr(out, k_platforms[ids[k]]);
     lctx_buf_append_char(out, '\'');
   }
-  lctx_buf_append_cstr(out, "] narrowed=");
-  if (sc->narrow) {
-    lctx_buf_append_char(out, '[');
-    for (size_t k = 0; k < sc->narrow_count; k++) {
-      lctx_buf_append_cstr(out, k ? ", '" : "'");
-      lctx_buf_append_cstr(out, k_platforms[sc->narrowed[k]]);
-      lctx_buf_append_char(out, '\'');
-    }
-    lctx_buf_append_char(out, ']');
-  } else {
+  lctx_buf_append_char(out, ']');
+}
+
+static void describe(const lctx_fuzz_lowering_state *st, lctx_buf *out) {
+  const scenario *sc = &st->sc;
+  lctx_buf_append_cstr(out, "scenario: module=");
+  append_platform_list(out, sc->module, sc->module_count);
+  lctx_buf_append_cstr(out, " narrowed=");
+  if (sc->narrow)
+    append_platform_list(out, sc->narrowed, sc->narrow_count);
+  else
     lctx_buf_append_cstr(out, "None");
-  }
   lctx_buf_append_cstr(out, sc->x64 ? " x64" : "");
   lctx_buf_append_cstr(out, " factories=cpu,tpu");
   lctx_buf_append_cstr(out, sc->cuda_factory ? ",cuda" : "");
   lctx_buf_append_cstr(out, sc->rocm_factory ? ",rocm" : "");
   lctx_buf_append_cstr(out, "\nrules:\n");
-  for (size_t i = 0; i < g.lowering.rule_count; i++) {
-    const lctx_lowering_rule *rule = &g.lowering.rules[i];
+  for (size_t i = 0; i < st->lowering.rule_count; i++) {
+    const lctx_lowering_rule *rule = &st->lowering.rules[i];
     lctx_buf_append_cstr(out, "  ");
     lctx_buf_append_str(out, rule->name);
     lctx_buf_append_cstr(out, ":");
@@ -310,12 +314,13 @@ static void describe(lctx_buf *out) {
     lctx_buf_append_char(out, '\n');
   }
   lctx_buf_append_cstr(out, "outcome: ");
-  lctx_outcome_format(&g.result.outcome, out);
+  lctx_outcome_format(&st->result.outcome, out);
   lctx_buf_append_cstr(out, "\nevents:\n");
-  lctx_lowering_format_events(&g.lowering, &g.result, out);
+  lctx_lowering_format_events(&st->lowering, &st->result, out);
 }
 
-static bool finding(lctx_fuzz_result *result, const char *key, const char *what,
+static bool finding(const lctx_fuzz_lowering_state *st,
+                    lctx_fuzz_result *result, const char *key, const char *what,
                     const char *detail) {
   result->failed = true;
   snprintf(result->key, sizeof result->key, "fuzz_lowering/%s", key);
@@ -324,7 +329,7 @@ static bool finding(lctx_fuzz_result *result, const char *key, const char *what,
   lctx_buf_append_cstr(&out, "fuzz_lowering: ");
   lctx_buf_append_cstr(&out, what);
   lctx_buf_append_char(&out, '\n');
-  describe(&out);
+  describe(st, &out);
   if (detail && *detail) {
     lctx_buf_append_cstr(&out, detail);
     lctx_buf_append_char(&out, '\n');
@@ -341,29 +346,31 @@ static bool starts_with(const char *text, const char *prefix) {
 }
 
 /* A raise section 7 allows for these scenarios. */
-static bool allowed_raise(const lctx_outcome *o) {
+static bool allowed_raise(const lctx_fuzz_lowering_state *st,
+                          const lctx_outcome *o) {
   const char *t = o->text;
   if (o->error == LCTX_ERROR_NOT_IMPLEMENTED) {
     static const char prefix[] = "MLIR translation rule for primitive '";
     if (starts_with(t, prefix)) {
       const char *p = t + sizeof prefix - 1;
-      for (size_t i = 0; i < g.sc.prim_count; i++) {
+      for (size_t i = 0; i < st->sc.prim_count; i++) {
         if (p[0] == k_prim_names[i][0] &&
             (starts_with(p + 1, "' not found for platform ") ||
              starts_with(p + 1, "' not found for platforms [")))
           return true;
       }
     }
-    if (strcmp(t, k_raise_message) == 0 && g.result.event_count > 0 &&
-        g.result.events[g.result.event_count - 1].kind == LCTX_EVENT_RAISE)
+    if (strcmp(t, k_raise_message) == 0 && st->result.event_count > 0 &&
+        st->result.events[st->result.event_count - 1].kind == LCTX_EVENT_RAISE)
       return true;
   }
   if (o->error == LCTX_ERROR_ASSERTION &&
       (t[0] == '\0' || strcmp(t, "Must have a platform_index variable") == 0))
     return true;
   /* get_backend's own errors: the last thing that ran raised them. */
-  if (g.result.event_count > 0) {
-    const lctx_lowering_event *ev = &g.result.events[g.result.event_count - 1];
+  if (st->result.event_count > 0) {
+    const lctx_lowering_event *ev =
+        &st->result.events[st->result.event_count - 1];
     if (ev->kind == LCTX_EVENT_BACKEND &&
         ev->result_kind == LCTX_OUTCOME_RAISE && ev->error == o->error)
       return true;
@@ -375,12 +382,10 @@ static bool allowed_raise(const lctx_outcome *o) {
 // The check
 //===----------------------------------------------------------------------===//
 
-const lctx_fuzz_lowering_info *lctx_fuzz_lowering_last(void) {
-  return &g_info;
+const lctx_fuzz_lowering_info *
+lctx_fuzz_lowering_last(const lctx_fuzz_lowering_state *st) {
+  return &st->info;
 }
-
-const lctx_fuzz_target lctx_fuzz_lowering_target = {"fuzz_lowering",
-                                                    lctx_fuzz_lowering};
 
 static const char *emit_slug(const char *error) {
   if (strstr(error, "does not parse"))
@@ -390,76 +395,76 @@ static const char *emit_slug(const char *error) {
   return "emit/unsupported";
 }
 
-bool lctx_fuzz_lowering(const uint8_t *data, size_t size,
-                        lctx_fuzz_result *result) {
+bool lctx_fuzz_lowering(lctx_fuzz_lowering_state *st, const uint8_t *data,
+                        size_t size, lctx_fuzz_result *result) {
   result->failed = false;
   result->key[0] = '\0';
   result->report[0] = '\0';
-  memset(&g_info, 0, sizeof g_info);
-  g_info.raise_class = g_info.raise_text = "";
-  if (!contexts_ready())
-    return finding(result, "setup", "cannot create an MLIR context", NULL);
-  g_inputs++;
-  if (!decode(data, size))
+  memset(&st->info, 0, sizeof st->info);
+  st->info.raise_class = st->info.raise_text = "";
+  if (!contexts_ready(st))
+    return finding(st, result, "setup", "cannot create an MLIR context", NULL);
+  st->inputs++;
+  if (!decode(st, data, size))
     return false; /* outside the model's tables: not a JAX scenario */
-  g_info.decoded = true;
-  g_info.platform_count = g.sc.module_count;
+  st->info.decoded = true;
+  st->info.platform_count = st->sc.module_count;
 
-  bool ok =
-      lctx_lowering_lower_eqn(&g.lowering, &g.backends, &g.ctx, 0, &g.result);
-  if (g.result.limit != LCTX_LOWERING_LIMIT_NONE)
+  bool ok = lctx_lowering_lower_eqn(&st->lowering, &st->backends, &st->ctx, 0,
+                                    &st->result);
+  if (st->result.limit != LCTX_LOWERING_LIMIT_NONE)
     return false; /* the model stopped at its own limits */
   if (!ok) {
-    g_info.raised = true;
-    g_info.raise_class = lctx_error_class_name(g.result.outcome.error);
-    g_info.raise_text = g.result.outcome.text;
-    if (g.result.outcome.kind != LCTX_OUTCOME_RAISE)
-      return finding(result, "raise/none",
+    st->info.raised = true;
+    st->info.raise_class = lctx_error_class_name(st->result.outcome.error);
+    st->info.raise_text = st->result.outcome.text;
+    if (st->result.outcome.kind != LCTX_OUTCOME_RAISE)
+      return finding(st, result, "raise/none",
                      "the lowering failed without a raise", NULL);
-    if (!allowed_raise(&g.result.outcome)) {
+    if (!allowed_raise(st, &st->result.outcome)) {
       char key[64];
-      const char *cls = lctx_error_class_name(g.result.outcome.error);
+      const char *cls = lctx_error_class_name(st->result.outcome.error);
       snprintf(key, sizeof key, "raise/%s", *cls ? cls : "unknown");
-      return finding(result, key, "a raise outside semantics.md section 7",
+      return finding(st, result, key, "a raise outside semantics.md section 7",
                      NULL);
     }
     return false;
   }
 
   lctx_buf err;
-  lctx_buf_init(&err, g.error, sizeof g.error);
+  lctx_buf_init(&err, st->error, sizeof st->error);
   MlirModule module = {NULL};
-  if (!lctx_mlir_emit(g_mlir, &g.lowering, &g.result, g.sc.x64, &module,
+  if (!lctx_mlir_emit(st->mlir, &st->lowering, &st->result, st->sc.x64, &module,
                       &err)) {
-    if (strstr(g.error, "does not fit"))
+    if (strstr(st->error, "does not fit"))
       return false; /* bigger than the emitter's buffer: not judged */
-    return finding(result, emit_slug(g.error),
-                   "lctx_mlir_emit failed on a successful lowering", g.error);
+    return finding(st, result, emit_slug(st->error),
+                   "lctx_mlir_emit failed on a successful lowering", st->error);
   }
-  g_info.emitted = true;
+  st->info.emitted = true;
   lctx_buf text;
-  lctx_buf_init(&text, g.text, sizeof g.text);
+  lctx_buf_init(&text, st->text, sizeof st->text);
   lctx_mlir_print(module, &text);
   mlirModuleDestroy(module);
-  if (text.overflow ||
-      !lctx_ir_expect_from_lowering(&g.lowering, &g.result, g.sc.x64, &g.store))
+  if (text.overflow || !lctx_ir_expect_from_lowering(&st->lowering, &st->result,
+                                                     st->sc.x64, &st->store))
     return false;
 
   lctx_ir_verdict verdict;
-  bool judged =
-      lctx_ir_judge(g_ck, lctx_buf_view(&text), &g.store, &g.report, &verdict);
-  g_info.checked = true;
-  g_info.dispatch_count = g.store.expect.dispatch_count;
-  for (size_t i = 0; i < g.result.index_count; i++)
-    g_info.defect_indices += g.store.defect[i];
-  g_info.saw_ir006 = lctx_ir_report_find(&g.report, "IR-006") != NULL;
+  bool judged = lctx_ir_judge(st->ck, lctx_buf_view(&text), &st->store,
+                              &st->report, &verdict);
+  st->info.checked = true;
+  st->info.dispatch_count = st->store.expect.dispatch_count;
+  for (size_t i = 0; i < st->result.index_count; i++)
+    st->info.defect_indices += st->store.defect[i];
+  st->info.saw_ir006 = lctx_ir_report_find(&st->report, "IR-006") != NULL;
   if (judged)
     return false;
   bool defect_row = strcmp(verdict.row, "IR-006") == 0;
   char key[32], detail[sizeof verdict.reason + 16];
   snprintf(key, sizeof key, "ir/%s", verdict.row);
   snprintf(detail, sizeof detail, "%s: %s", verdict.row, verdict.reason);
-  finding(result, defect_row ? "defect-row-mismatch" : key,
+  finding(st, result, defect_row ? "defect-row-mismatch" : key,
           defect_row ? verdict.reason
                      : "the IR checker rejects the emitted module",
           defect_row ? NULL : detail);
@@ -467,9 +472,8 @@ bool lctx_fuzz_lowering(const uint8_t *data, size_t size,
   size_t used = strlen(result->report);
   lctx_buf_init(&out, result->report + used, sizeof result->report - used);
   lctx_buf_append_cstr(&out, "violations:\n");
-  lctx_ir_report_format(&g.report, &out);
+  lctx_ir_report_format(&st->report, &out);
   lctx_buf_append_cstr(&out, "module:\n");
-  lctx_buf_append_cstr(&out, g.text);
+  lctx_buf_append_cstr(&out, st->text);
   return true;
-  return false;
 }

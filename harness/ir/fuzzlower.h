@@ -13,13 +13,17 @@
  * platform-index defect), which must appear exactly for the scenarios whose
  * JAX-actual marker path differs from the intended one.
  *
- * Kept out of fuzzcheck.c's lctx_fuzz_targets[] table on purpose: that table
- * drives fuzzers/oss-fuzz-build.sh, which links no MLIR. fuzz_lowering is a
- * local target (libFuzzer, AFL++, replay builds of fuzzers/CMakeLists.txt).
+ * Its row in fuzzcheck.c's lctx_fuzz_targets[] says needs_mlir and has no
+ * check: the core layer links no MLIR, so neither does the OSS-Fuzz build.
+ * harness/ir/fuzzrun.h resolves the row to lctx_fuzz_lowering; the local
+ * builds of fuzzers/CMakeLists.txt (libFuzzer, AFL++, replay) link it.
  *
- * One MLIR context and one IR checker are reused across inputs and recreated
- * every N inputs (lctx_fuzz_lowering_set_recycle; default 20000, or the
- * environment variable LCTX_FUZZ_LOWERING_RECYCLE). Not thread-safe.
+ * No hidden state: an lctx_fuzz_lowering_state holds the decoded scenario,
+ * the work buffers, what the last input did, one MLIR context and one IR
+ * checker, both reused across inputs and recreated every N inputs
+ * (lctx_fuzz_lowering_set_recycle; default 20000, or the environment
+ * variable LCTX_FUZZ_LOWERING_RECYCLE read at creation). One state serves
+ * one thread at a time.
  */
 #ifndef LCTX_HARNESS_FUZZLOWER_H
 #define LCTX_HARNESS_FUZZLOWER_H
@@ -34,6 +38,17 @@
 /// contexts.
 #define LCTX_FUZZ_LOWERING_RECYCLE 20000
 
+/// What the fuzz_lowering check keeps between inputs (opaque; see above).
+typedef struct lctx_fuzz_lowering_state lctx_fuzz_lowering_state;
+
+/// Creates a state and its contexts; NULL when out of memory. A context
+/// that cannot be created is retried on each input, which reports
+/// `fuzz_lowering/setup` meanwhile.
+lctx_fuzz_lowering_state *lctx_fuzz_lowering_state_new(void);
+
+/// Destroys a state and its contexts (NULL is fine).
+void lctx_fuzz_lowering_state_free(lctx_fuzz_lowering_state *state);
+
 /// Decodes the bytes into a lowering scenario and judges it (see above).
 /// Returns true on a finding, with a key starting `fuzz_lowering/`:
 /// `fuzz_lowering/raise/<class>` (a raise outside section 7),
@@ -41,18 +56,17 @@
 /// `fuzz_lowering/ir/IR-00N` (any violated row but IR-006),
 /// `fuzz_lowering/defect-row-mismatch` (IR-006 present without the defect, or
 /// missing with it).
-bool lctx_fuzz_lowering(const uint8_t *data, size_t size,
-                        lctx_fuzz_result *result);
+bool lctx_fuzz_lowering(lctx_fuzz_lowering_state *state, const uint8_t *data,
+                        size_t size, lctx_fuzz_result *result);
 
 /// Sets the number of inputs between two recreations of the MLIR context and
 /// of the IR checker's context (0: never). Overrides the environment.
-void lctx_fuzz_lowering_set_recycle(size_t every_n);
+void lctx_fuzz_lowering_set_recycle(lctx_fuzz_lowering_state *state,
+                                    size_t every_n);
 
-/// How many MLIR contexts the emitter side has created so far.
-size_t lctx_fuzz_lowering_contexts_created(void);
-
-/// Destroys the reused contexts (also registered with atexit on first use).
-void lctx_fuzz_lowering_shutdown(void);
+/// How many MLIR contexts the emitter side of `state` has created so far.
+size_t
+lctx_fuzz_lowering_contexts_created(const lctx_fuzz_lowering_state *state);
 
 /// What the last lctx_fuzz_lowering call did (for tests and reports).
 typedef struct lctx_fuzz_lowering_info {
@@ -68,10 +82,8 @@ typedef struct lctx_fuzz_lowering_info {
   const char *raise_text;  ///< the raise's message, "" when none
 } lctx_fuzz_lowering_info;
 
-/// Returns what the last call did; valid until the next call.
-const lctx_fuzz_lowering_info *lctx_fuzz_lowering_last(void);
-
-/// The fuzz target entry as lctx_fuzz_target_find would return it.
-extern const lctx_fuzz_target lctx_fuzz_lowering_target;
+/// Returns what the last call with `state` did; valid until the next call.
+const lctx_fuzz_lowering_info *
+lctx_fuzz_lowering_last(const lctx_fuzz_lowering_state *state);
 
 #endif /* LCTX_HARNESS_FUZZLOWER_H */

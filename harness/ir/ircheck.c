@@ -462,28 +462,44 @@ static void append_dispatch(lctx_buf *m, size_t d) {
   lctx_buf_append_cstr(m, ": ");
 }
 
+/* Opens a violation of `row` about dispatch d's switch `sw`: "dispatch d:
+ * <which> at <loc>"; the caller appends what is wrong with it. */
+static lctx_buf *switch_violation(ir_state *st, const char *row, size_t d,
+                                  const char *which, MlirOperation sw) {
+  lctx_buf *m = violation(st, row);
+  append_dispatch(m, d);
+  lctx_buf_append_cstr(m, which);
+  lctx_buf_append_cstr(m, " at ");
+  append_op_loc(m, sw);
+  return m;
+}
+
+/* Appends " has N branches, expected WANT (<per>)". */
+static void append_branch_counts(lctx_buf *m, size_t n, size_t want,
+                                 const char *per) {
+  lctx_buf_append_cstr(m, " has ");
+  lctx_buf_append_int(m, (long long)n);
+  lctx_buf_append_cstr(m, " branches, expected ");
+  lctx_buf_append_int(m, (long long)want);
+  lctx_buf_append_cstr(m, " (");
+  lctx_buf_append_cstr(m, per);
+  lctx_buf_append_char(m, ')');
+}
+
+static const char k_not_dense[] =
+    " does not have cases 0..n-2 with its last branch as default";
+
 static void check_first_switch(ir_state *st, MlirOperation sw, size_t d) {
   size_t n = branch_count(sw);
   lctx_ir_dispatch want;
   if (!cases_are_dense(sw)) {
-    lctx_buf *m = violation(st, "IR-002");
-    append_dispatch(m, d);
-    lctx_buf_append_cstr(m, "first switch at ");
-    append_op_loc(m, sw);
-    lctx_buf_append_cstr(m, " does not have cases 0..n-2 with its last "
-                            "branch as default");
+    lctx_buf *m = switch_violation(st, "IR-002", d, "first switch", sw);
+    lctx_buf_append_cstr(m, k_not_dense);
   }
   if (expected_dispatch(st, d, sw, &want) && want.entry_count != 0 &&
       want.entry_count != n) {
-    lctx_buf *m = violation(st, "IR-002");
-    append_dispatch(m, d);
-    lctx_buf_append_cstr(m, "first switch at ");
-    append_op_loc(m, sw);
-    lctx_buf_append_cstr(m, " has ");
-    lctx_buf_append_int(m, (long long)n);
-    lctx_buf_append_cstr(m, " branches, expected ");
-    lctx_buf_append_int(m, (long long)want.entry_count);
-    lctx_buf_append_cstr(m, " (one per platform-list entry)");
+    lctx_buf *m = switch_violation(st, "IR-002", d, "first switch", sw);
+    append_branch_counts(m, n, want.entry_count, "one per platform-list entry");
   }
   for (size_t k = 0; k < n; ++k) {
     MlirBlock b = mlirRegionGetFirstBlock(branch_region(sw, k));
@@ -518,30 +534,16 @@ static void walk_second_switch(ir_state *st, MlirOperation sw, size_t d,
   lctx_ir_dispatch want;
   bool known = expected_dispatch(st, d, sw, &want) && want.kept_count != 0;
   if (!cases_are_dense(sw)) {
-    lctx_buf *m = violation(st, "IR-003");
-    append_dispatch(m, d);
-    lctx_buf_append_cstr(m, "second switch at ");
-    append_op_loc(m, sw);
-    lctx_buf_append_cstr(m, " does not have cases 0..n-2 with its last "
-                            "branch as default");
+    lctx_buf *m = switch_violation(st, "IR-003", d, "second switch", sw);
+    lctx_buf_append_cstr(m, k_not_dense);
   }
   if ((known && want.kept_count == 1) || (!known && n == 1)) {
-    lctx_buf *m = violation(st, "IR-004");
-    append_dispatch(m, d);
-    lctx_buf_append_cstr(m, "a switch at ");
-    append_op_loc(m, sw);
+    lctx_buf *m = switch_violation(st, "IR-004", d, "a switch", sw);
     lctx_buf_append_cstr(m, " dispatches a single kept rule, which must be "
                             "called directly");
   } else if (known && want.kept_count != n) {
-    lctx_buf *m = violation(st, "IR-003");
-    append_dispatch(m, d);
-    lctx_buf_append_cstr(m, "second switch at ");
-    append_op_loc(m, sw);
-    lctx_buf_append_cstr(m, " has ");
-    lctx_buf_append_int(m, (long long)n);
-    lctx_buf_append_cstr(m, " branches, expected ");
-    lctx_buf_append_int(m, (long long)want.kept_count);
-    lctx_buf_append_cstr(m, " (one per kept rule)");
+    lctx_buf *m = switch_violation(st, "IR-003", d, "second switch", sw);
+    append_branch_counts(m, n, want.kept_count, "one per kept rule");
   }
   for (size_t k = 0; k < n; ++k) {
     MlirBlock b = mlirRegionGetFirstBlock(branch_region(sw, k));
@@ -551,10 +553,7 @@ static void walk_second_switch(ir_state *st, MlirOperation sw, size_t d,
 }
 
 static void report_unpaired(ir_state *st, MlirOperation first, size_t d) {
-  lctx_buf *m = violation(st, "IR-003");
-  append_dispatch(m, d);
-  lctx_buf_append_cstr(m, "first switch at ");
-  append_op_loc(m, first);
+  lctx_buf *m = switch_violation(st, "IR-003", d, "first switch", first);
   lctx_buf_append_cstr(m, " is not followed by a second switch indexed by "
                           "its slot");
 }

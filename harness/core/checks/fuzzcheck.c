@@ -1,9 +1,12 @@
 /*
- * fuzzcheck.c - the checks behind the fuzz targets (see fuzzcheck.h).
+ * fuzzcheck.c - the checks behind the fuzz targets and the table of all five
+ * (see fuzzcheck.h).
  *
- * Holds one cached, parsed copy of the embedded spec table and static work
- * buffers: fuzz targets call these millions of times in one process, one
- * input at a time (not thread-safe, by design).
+ * Everything reused between inputs is in struct lctx_fuzz_state: the spec
+ * table, parsed once; the cases and text buffers; fuzz_spec's table;
+ * fuzz_differential's implementation and outcome arrays. Fuzz targets call
+ * these millions of times in one process, one input at a time, so the large
+ * buffers are allocated once per state, not per input.
  */
 #include "fuzzcheck.h"
 
@@ -25,16 +28,62 @@ lctx_str lctx_fuzz_embedded_spec(void) {
   return lctx_str_make(lctx_embedded_spec, lctx_embedded_spec_size);
 }
 
-static lctx_spec g_spec;
-static bool g_spec_ready;
-static lctx_case g_case, g_case2;
-static char g_text[LCTX_CASE_TEXT_MAX];
-static char g_text2[LCTX_CASE_TEXT_MAX];
+/* The implementation fuzz_differential compares, looked up once. */
+typedef struct differential_impl {
+  bool tried;                   /* looked up (table or error set) */
+  const lctx_impl_table *table; /* NULL when it cannot run */
+  void *library;                /* dlopen handle of LCTX_DIFF_PLUGIN, or NULL */
+  char error[512];              /* why table is NULL */
+} differential_impl;
 
-/* Prints a case into g_text, for a report (only when there is one). */
-static void print_case(const lctx_case *c) {
+struct lctx_fuzz_state {
+  /* The embedded spec table (fuzz_model, fuzz_differential). */
+  lctx_spec spec;
+  bool spec_ready;
+  lctx_oracle oracle;
+  lctx_fuzz_result *result; /* the verdict of the running check */
+  /* The decoded or parsed case, its re-parse, and both printed. */
+  lctx_case c, c2;
+  char text[LCTX_CASE_TEXT_MAX];
+  char text2[LCTX_CASE_TEXT_MAX];
+  /* fuzz_spec: the parsed input and a rendering of its rows. */
+  lctx_spec parsed;
+  lctx_features features;
+  lctx_outcome rendered;
+  /* fuzz_differential. */
+  differential_impl impl;
+  lctx_case_impl_views views;
+  char impl_text[LCTX_OUTCOME_TEXT_MAX];
+  lctx_outcome reference_out[LCTX_CASE_MAX_OPS];
+  lctx_outcome impl_out[LCTX_CASE_MAX_OPS];
+  lctx_outcome first_allowed;
+  char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
+  char actual[LCTX_OUTCOME_TEXT_MAX + 64];
+};
+
+lctx_fuzz_state *lctx_fuzz_state_new(void) {
+  return calloc(1, sizeof(lctx_fuzz_state));
+}
+
+void lctx_fuzz_state_free(lctx_fuzz_state *state) {
+  if (!state)
+    return;
+  if (state->impl.library)
+    dlclose(state->impl.library);
+  free(state);
+}
+
+/* Starts a check: an empty verdict, remembered for the callbacks. */
+static void begin(lctx_fuzz_state *state, lctx_fuzz_result *result) {
+  result->failed = false;
+  result->key[0] = result->report[0] = '\0';
+  state->result = result;
+}
+
+/* Prints a case into state->text, for a report (only when there is one). */
+static void print_case(lctx_fuzz_state *state, const lctx_case *c) {
   lctx_buf b;
-  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_buf_init(&b, state->text, sizeof state->text);
   lctx_case_print(c, &b);
 }
 
@@ -77,7 +126,8 @@ static const char *violation_slug(lctx_violation_kind kind) {
 }
 
 static void on_violation(void *user, const lctx_violation *v) {
-  lctx_fuzz_result *r = user;
+  lctx_fuzz_state *state = user;
+  lctx_fuzz_result *r = state->result;
   if (r->failed)
     return; /* the first violation names the finding */
   r->failed = true;
@@ -87,7 +137,7 @@ static void on_violation(void *user, const lctx_violation *v) {
            v->invariant[0] ? v->invariant : "-",
            outcome_class(v->expected_outcome),
            outcome_class(v->actual_outcome));
-  print_case(v->c);
+  print_case(state, v->c);
   snprintf(r->report, sizeof r->report,
            "lctx fuzz_model: %s at operation %zu (%s)\n"
            "  row:       %s\n  invariant: %s\n  features:  %s\n"
@@ -95,17 +145,19 @@ static void on_violation(void *user, const lctx_violation *v) {
            lctx_violation_kind_name(v->kind), v->op_index,
            lctx_op_kind_name(v->c->ops[v->op_index].kind),
            v->row[0] ? v->row : "-", v->invariant[0] ? v->invariant : "-",
-           v->features, v->expected, v->actual, g_text);
+           v->features, v->expected, v->actual, state->text);
 }
 
-static bool spec_ready(lctx_fuzz_result *result) {
-  if (g_spec_ready)
+/* Parses the embedded spec table into the state on first use; false (with
+ * the `bad-spec` verdict) when it does not parse. */
+static bool spec_ready(lctx_fuzz_state *state, lctx_fuzz_result *result) {
+  if (state->spec_ready)
     return true;
   char error[512];
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
   lctx_str spec = lctx_fuzz_embedded_spec();
-  if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &g_spec,
+  if (!lctx_spec_parse(spec.data, spec.length, "<embedded spec>", &state->spec,
                        &e)) {
     result->failed = true;
     snprintf(result->key, sizeof result->key, "bad-spec");
@@ -114,48 +166,47 @@ static bool spec_ready(lctx_fuzz_result *result) {
              "the embedded spec does not parse: %s", error);
     return false;
   }
-  g_spec_ready = true;
+  state->spec_ready = true;
   return true;
 }
 
-bool lctx_fuzz_model(const uint8_t *data, size_t size,
+bool lctx_fuzz_model(lctx_fuzz_state *state, const uint8_t *data, size_t size,
                      lctx_fuzz_result *result) {
-  static lctx_oracle oracle;
-  result->failed = false;
-  result->key[0] = result->report[0] = '\0';
-  if (!spec_ready(result))
+  begin(state, result);
+  if (!spec_ready(state, result))
     return true;
-  lctx_oracle_init(&oracle, &g_spec, lctx_engine_reference());
-  oracle.on_violation = on_violation;
-  oracle.user = result;
-  lctx_case_decode(data, size, &g_case);
-  lctx_oracle_check_case(&oracle, &g_case);
+  lctx_oracle_init(&state->oracle, &state->spec, lctx_engine_reference());
+  state->oracle.on_violation = on_violation;
+  state->oracle.user = state;
+  lctx_case_decode(data, size, &state->c);
+  lctx_oracle_check_case(&state->oracle, &state->c);
   return result->failed;
 }
 
-bool lctx_fuzz_case_text(const uint8_t *data, size_t size,
-                         lctx_fuzz_result *result) {
+bool lctx_fuzz_case_text(lctx_fuzz_state *state, const uint8_t *data,
+                         size_t size, lctx_fuzz_result *result) {
   char error[1024];
   lctx_buf e, b1, b2;
-  result->failed = false;
-  result->key[0] = result->report[0] = '\0';
+  begin(state, result);
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse((const char *)data, size, "<input>", &g_case, &e))
+  if (!lctx_case_parse((const char *)data, size, "<input>", &state->c, &e))
     return false; /* rejected with a message: fine */
-  lctx_buf_init(&b1, g_text, sizeof g_text);
-  lctx_case_print(&g_case, &b1);
+  lctx_buf_init(&b1, state->text, sizeof state->text);
+  lctx_case_print(&state->c, &b1);
   lctx_buf_reset(&e);
   const char *problem = NULL;
   if (b1.overflow) {
     problem = "print-overflow";
-  } else if (!lctx_case_parse(g_text, b1.length, "<printed>", &g_case2, &e)) {
+  } else if (!lctx_case_parse(state->text, b1.length, "<printed>", &state->c2,
+                              &e)) {
     problem = "reparse-failed";
-  } else if (!lctx_case_equal(&g_case, &g_case2, true)) {
+  } else if (!lctx_case_equal(&state->c, &state->c2, true)) {
     problem = "round-trip-differs";
   } else {
-    lctx_buf_init(&b2, g_text2, sizeof g_text2);
-    lctx_case_print(&g_case2, &b2);
-    if (b1.length != b2.length || memcmp(g_text, g_text2, b1.length) != 0)
+    lctx_buf_init(&b2, state->text2, sizeof state->text2);
+    lctx_case_print(&state->c2, &b2);
+    if (b1.length != b2.length ||
+        memcmp(state->text, state->text2, b1.length) != 0)
       problem = "print-not-canonical";
   }
   if (!problem)
@@ -164,21 +215,18 @@ bool lctx_fuzz_case_text(const uint8_t *data, size_t size,
   snprintf(result->key, sizeof result->key, "fuzz_case_text/%s", problem);
   snprintf(result->report, sizeof result->report,
            "lctx fuzz_case_text: %s%s%s\n  printed:\n%s", problem,
-           error[0] ? ": " : "", error, g_text);
+           error[0] ? ": " : "", error, state->text);
   return true;
 }
 
-bool lctx_fuzz_spec(const uint8_t *data, size_t size,
+bool lctx_fuzz_spec(lctx_fuzz_state *state, const uint8_t *data, size_t size,
                     lctx_fuzz_result *result) {
-  static lctx_spec spec;
-  static lctx_features features;
-  static lctx_outcome out;
   char error[1024];
   lctx_buf e;
-  result->failed = false;
-  result->key[0] = result->report[0] = '\0';
+  begin(state, result);
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_spec_parse((const char *)data, size, "<input>", &spec, &e)) {
+  if (!lctx_spec_parse((const char *)data, size, "<input>", &state->parsed,
+                       &e)) {
     /* Every rejection must say where: FILE:LINE:COL. */
     if (strncmp(error, "<input>:", 8) == 0)
       return false;
@@ -189,11 +237,13 @@ bool lctx_fuzz_spec(const uint8_t *data, size_t size,
     return true;
   }
   /* Rendering any row with no placeholder values must fail cleanly. */
-  memset(&features, 0, sizeof features);
-  for (size_t i = 0; i < spec.row_count; i++) {
-    for (size_t k = 0; k < spec.rows[i].outcome_count; k++) {
+  memset(&state->features, 0, sizeof state->features);
+  const lctx_spec *spec = &state->parsed;
+  for (size_t i = 0; i < spec->row_count; i++) {
+    for (size_t k = 0; k < spec->rows[i].outcome_count; k++) {
       lctx_buf_reset(&e);
-      lctx_spec_render(&spec.rows[i].outcomes[k], &features, &out, &e);
+      lctx_spec_render(&spec->rows[i].outcomes[k], &state->features,
+                       &state->rendered, &e);
     }
   }
   return false;
@@ -207,65 +257,77 @@ bool lctx_fuzz_spec(const uint8_t *data, size_t size,
  * (NULL) elsewhere. */
 extern const lctx_impl_table *lctx_impl_entry(void) __attribute__((weak));
 
-static const lctx_impl_table *g_table;
-static char g_table_error[512];
-
-static const lctx_impl_table *differential_table(void) {
-  if (g_table || g_table_error[0])
-    return g_table;
+/* The entry point of the implementation: LCTX_DIFF_PLUGIN's, else the
+ * linked one; NULL with impl->error set when there is none. */
+static lctx_impl_entry_fn differential_entry(differential_impl *impl) {
   const char *path = getenv("LCTX_DIFF_PLUGIN");
   if (path && *path) {
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    void *sym = lib ? dlsym(lib, LCTX_IMPL_ENTRY_SYMBOL) : NULL;
+    impl->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *sym =
+        impl->library ? dlsym(impl->library, LCTX_IMPL_ENTRY_SYMBOL) : NULL;
     if (!sym) {
-      snprintf(g_table_error, sizeof g_table_error, "LCTX_DIFF_PLUGIN=%s: %s",
-               path, dlerror());
+      snprintf(impl->error, sizeof impl->error, "LCTX_DIFF_PLUGIN=%s: %s", path,
+               dlerror());
       return NULL;
     }
     lctx_impl_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry);
-    g_table = entry();
-  } else if (lctx_impl_entry) {
-    g_table = lctx_impl_entry();
-  } else {
-    snprintf(g_table_error, sizeof g_table_error,
-             "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "
-             "%s",
-             LCTX_IMPL_ENTRY_SYMBOL);
-    return NULL;
+    return entry;
   }
-  if (!g_table || g_table->abi_version < 1 ||
-      g_table->abi_version > LCTX_IMPL_ABI_VERSION) {
-    snprintf(g_table_error, sizeof g_table_error,
+  if (lctx_impl_entry)
+    return lctx_impl_entry;
+  snprintf(impl->error, sizeof impl->error,
+           "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "
+           "%s",
+           LCTX_IMPL_ENTRY_SYMBOL);
+  return NULL;
+}
+
+/* The implementation's table, looked up on first use; NULL (with
+ * impl->error) when it cannot run. */
+static const lctx_impl_table *differential_table(differential_impl *impl) {
+  if (impl->tried)
+    return impl->table;
+  impl->tried = true;
+  lctx_impl_entry_fn entry = differential_entry(impl);
+  if (!entry)
+    return NULL;
+  const lctx_impl_table *t = entry();
+  if (!t || t->abi_version < 1 || t->abi_version > LCTX_IMPL_ABI_VERSION) {
+    snprintf(impl->error, sizeof impl->error,
              "the implementation's table is missing or not ABI version 1 to "
              "%d",
              LCTX_IMPL_ABI_VERSION);
-    g_table = NULL;
+    return NULL;
   }
-  return g_table;
+  impl->table = t;
+  return t;
 }
 
-/* Runs every operation of `c` on the implementation; false if it failed. */
-static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
-                     lctx_outcome *outs, char *why, size_t cap) {
-  static lctx_case_impl_views views;
+/* Runs every operation of the state's case on the implementation into
+ * state->impl_out; false (with `why`) if it failed. */
+static bool run_impl(lctx_fuzz_state *state, const lctx_impl_table *t,
+                     char *why, size_t cap) {
+  const lctx_case *c = &state->c;
   lctx_impl_config config;
-  lctx_case_impl_config(c, &views, &config);
+  lctx_case_impl_config(c, &state->views, &config);
   void *session = t->session_create(&config);
   if (!session) {
     snprintf(why, cap, "session_create returned NULL");
     return false;
   }
-  static char text[LCTX_OUTCOME_TEXT_MAX];
+  char *text = state->impl_text;
+  size_t cap_text = sizeof state->impl_text;
   bool ok = true;
   for (size_t i = 0; i < c->op_count && ok; i++) {
-    lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
+    lctx_impl_outcome o = {0, 0, 0, -1, text, cap_text, 0};
     lctx_impl_status st =
         lctx_case_impl_run_op(t, session, &c->ops[i], &o, NULL, NULL);
     const char *bad = NULL;
-    if (st != 0 || o.text_length >= sizeof text ||
+    if (st != 0 || o.text_length >= cap_text ||
         !lctx_outcome_from_impl(o.kind, o.error_class, o.origin, o.registration,
-                                text, o.text_length, &outs[i], &bad)) {
+                                text, o.text_length, &state->impl_out[i],
+                                &bad)) {
       snprintf(why, cap, "operation %zu: status %d, text_length %zu%s%s", i, st,
                o.text_length, bad ? ", " : "", bad ? bad : "");
       ok = false;
@@ -275,105 +337,122 @@ static bool run_impl(const lctx_impl_table *t, const lctx_case *c,
   return ok;
 }
 
-bool lctx_fuzz_differential(const uint8_t *data, size_t size,
-                            lctx_fuzz_result *result) {
-  static lctx_outcome reference[LCTX_CASE_MAX_OPS];
-  static lctx_outcome impl[LCTX_CASE_MAX_OPS];
-  static lctx_features features;
-  static char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
-  static char actual[LCTX_OUTCOME_TEXT_MAX + 64];
-  result->failed = false;
-  result->key[0] = result->report[0] = '\0';
-  if (!spec_ready(result))
+/* Judges one side's outcome of operation i by the spec table; true (with
+ * the verdict) when the table does not allow it. */
+static bool differential_judge(lctx_fuzz_state *state, const char *impl_name,
+                               size_t i, bool impl_side,
+                               lctx_fuzz_result *result) {
+  const lctx_outcome *o =
+      impl_side ? &state->impl_out[i] : &state->reference_out[i];
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, state->expected, sizeof state->expected);
+  lctx_buf_init(&ab, state->actual, sizeof state->actual);
+  lctx_outcome_format(o, &ab);
+  size_t row;
+  lctx_judgement j = lctx_oracle_judge(&state->spec, &state->features, o, true,
+                                       &row, &eb, &state->first_allowed);
+  if (j == LCTX_JUDGE_ALLOWED)
+    return false;
+  result->failed = true;
+  const char *row_id =
+      row < state->spec.row_count ? state->spec.rows[row].id : "-";
+  snprintf(result->key, sizeof result->key,
+           "fuzz_differential/%s/row=%s/expected=%s/actual=%s",
+           impl_side ? "impl" : "reference",
+           j == LCTX_JUDGE_NOT_ALLOWED ? row_id : "none",
+           j == LCTX_JUDGE_NOT_ALLOWED ? outcome_class(&state->first_allowed)
+                                       : "-",
+           outcome_class(o));
+  print_case(state, &state->c);
+  snprintf(result->report, sizeof result->report,
+           "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
+           "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
+           impl_side ? impl_name : "the reference model",
+           j == LCTX_JUDGE_NOT_ALLOWED ? "outcome not allowed"
+                                       : "no single spec row",
+           i, lctx_op_kind_name(state->c.ops[i].kind), row_id, state->expected,
+           state->actual, state->text);
+  return true;
+}
+
+/* Both outcomes of operation i are allowed: true (with the verdict) when
+ * they differ all the same, the row allowing several outcomes. */
+static bool differential_differ(lctx_fuzz_state *state, const char *impl_name,
+                                size_t i, lctx_fuzz_result *result) {
+  if (lctx_outcome_equal(&state->reference_out[i], &state->impl_out[i]))
+    return false;
+  lctx_buf eb, ab;
+  lctx_buf_init(&ab, state->actual, sizeof state->actual);
+  lctx_outcome_format(&state->impl_out[i], &ab);
+  lctx_buf_init(&eb, state->expected, sizeof state->expected);
+  lctx_outcome_format(&state->reference_out[i], &eb);
+  result->failed = true;
+  snprintf(result->key, sizeof result->key, "fuzz_differential/differ/op=%s",
+           lctx_op_kind_name(state->c.ops[i].kind));
+  print_case(state, &state->c);
+  snprintf(result->report, sizeof result->report,
+           "lctx fuzz_differential: both allowed but different at "
+           "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",
+           i, state->expected, impl_name, state->actual, state->text);
+  return true;
+}
+
+bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
+                            size_t size, lctx_fuzz_result *result) {
+  begin(state, result);
+  if (!spec_ready(state, result))
     return true;
-  const lctx_impl_table *t = differential_table();
+  const lctx_impl_table *t = differential_table(&state->impl);
   if (!t) {
     result->failed = true;
     snprintf(result->key, sizeof result->key,
              "fuzz_differential/no-implementation");
     snprintf(result->report, sizeof result->report,
-             "lctx fuzz_differential: %s", g_table_error);
+             "lctx fuzz_differential: %s", state->impl.error);
     return true;
   }
-  lctx_case_decode(data, size, &g_case);
+  lctx_case_decode(data, size, &state->c);
   lctx_engine ref = lctx_engine_reference();
-  ref.run_all(ref.context, &g_case, reference);
+  ref.run_all(ref.context, &state->c, state->reference_out);
   char why[256];
-  if (!run_impl(t, &g_case, impl, why, sizeof why)) {
-    print_case(&g_case);
+  if (!run_impl(state, t, why, sizeof why)) {
+    print_case(state, &state->c);
     result->failed = true;
     snprintf(result->key, sizeof result->key, "fuzz_differential/impl/failed");
     snprintf(result->report, sizeof result->report,
              "lctx fuzz_differential: %s failed: %s\n  case:\n%s", t->name, why,
-             g_text);
+             state->text);
     return true;
   }
-  lctx_feature_state state;
-  lctx_feature_state_init(&state, &g_case);
-  for (size_t i = 0; i < g_case.op_count; i++) {
-    lctx_features_compute(&state, i, &features);
-    for (int side = 0; side < 2; side++) {
-      const lctx_outcome *o = side == 0 ? &reference[i] : &impl[i];
-      lctx_buf eb, ab;
-      lctx_buf_init(&eb, expected, sizeof expected);
-      lctx_buf_init(&ab, actual, sizeof actual);
-      lctx_outcome_format(o, &ab);
-      size_t row;
-      static lctx_outcome first;
-      lctx_judgement j =
-          lctx_oracle_judge(&g_spec, &features, o, true, &row, &eb, &first);
-      if (j == LCTX_JUDGE_ALLOWED)
-        continue;
-      result->failed = true;
-      const char *row_id = row < g_spec.row_count ? g_spec.rows[row].id : "-";
-      snprintf(result->key, sizeof result->key,
-               "fuzz_differential/%s/row=%s/expected=%s/actual=%s",
-               side == 0 ? "reference" : "impl",
-               j == LCTX_JUDGE_ALLOWED || j == LCTX_JUDGE_NOT_ALLOWED ? row_id
-                                                                      : "none",
-               j == LCTX_JUDGE_NOT_ALLOWED ? outcome_class(&first) : "-",
-               outcome_class(o));
-      print_case(&g_case);
-      snprintf(result->report, sizeof result->report,
-               "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
-               "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
-               side == 0 ? "the reference model" : t->name,
-               j == LCTX_JUDGE_NOT_ALLOWED ? "outcome not allowed"
-                                           : "no single spec row",
-               i, lctx_op_kind_name(g_case.ops[i].kind), row_id, expected,
-               actual, g_text);
+  lctx_feature_state features;
+  lctx_feature_state_init(&features, &state->c);
+  for (size_t i = 0; i < state->c.op_count; i++) {
+    lctx_features_compute(&features, i, &state->features);
+    if (differential_judge(state, t->name, i, false, result) ||
+        differential_judge(state, t->name, i, true, result) ||
+        differential_differ(state, t->name, i, result))
       return true;
-    }
-    if (!lctx_outcome_equal(&reference[i], &impl[i])) {
-      /* Both allowed, yet different: the row allows several outcomes. */
-      lctx_buf ab;
-      lctx_buf_init(&ab, actual, sizeof actual);
-      lctx_outcome_format(&impl[i], &ab);
-      lctx_buf eb;
-      lctx_buf_init(&eb, expected, sizeof expected);
-      lctx_outcome_format(&reference[i], &eb);
-      result->failed = true;
-      snprintf(result->key, sizeof result->key,
-               "fuzz_differential/differ/op=%s",
-               lctx_op_kind_name(g_case.ops[i].kind));
-      print_case(&g_case);
-      snprintf(result->report, sizeof result->report,
-               "lctx fuzz_differential: both allowed but different at "
-               "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",
-               i, expected, t->name, actual, g_text);
-      return true;
-    }
   }
   return false;
 }
 
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+/* One row per line, read by fuzzers/oss-fuzz-build.sh,
+ * fuzzers/fuzz-targets.cmake and tests/test_oss_fuzz_build.sh (see
+ * fuzzcheck.h): name, needs_mlir, extra_source, check. */
+// clang-format off
 const lctx_fuzz_target lctx_fuzz_targets[] = {
-    {"fuzz_model", lctx_fuzz_model},
-    {"fuzz_case_text", lctx_fuzz_case_text},
-    {"fuzz_spec", lctx_fuzz_spec},
-    {"fuzz_differential", lctx_fuzz_differential},
-    {NULL, NULL},
+    {"fuzz_model", false, NULL, lctx_fuzz_model},
+    {"fuzz_case_text", false, NULL, lctx_fuzz_case_text},
+    {"fuzz_spec", false, NULL, lctx_fuzz_spec},
+    {"fuzz_differential", false, "conformance/examples/c_plugin/lctx_example_plugin.c", lctx_fuzz_differential},
+    {"fuzz_lowering", true, NULL, NULL},
+    {NULL, false, NULL, NULL},
 };
+// clang-format on
 
 const lctx_fuzz_target *lctx_fuzz_target_find(const char *name) {
   for (const lctx_fuzz_target *t = lctx_fuzz_targets; t->name; t++) {
