@@ -20,42 +20,27 @@ static const char USAGE[] =
     "took longer than the limit, or the fuzzer killed too few, or a control\n"
     "run failed), 2 bad usage or input\n";
 
-/* A decimal number from `min` to `max`, both included. */
-static bool parse_range(const char *v, double min, double max, double *out) {
+/* A number option: from `min` to `max` (both included), or 0 when
+ * `or_zero`; `noun` says what it must be. */
+typedef struct bounded {
+  double *value;
+  double min, max;
+  bool or_zero;
+  const char *noun;
+} bounded;
+
+static bool parse_bounded(const char *v, void *target, char *why, size_t n) {
+  const bounded *b = target;
   char *end;
   errno = 0;
   double d = strtod(v, &end);
-  if (*v == '\0' || *end != '\0' || errno || !(d >= min) || d > max)
+  if (*v == '\0' || *end != '\0' || errno ||
+      !((d >= b->min && d <= b->max) || (b->or_zero && d == 0))) {
+    snprintf(why, n, "'%s' is not %s", v, b->noun);
     return false;
-  *out = d;
-  return true;
-}
-
-static bool parse_limit(const char *v, void *target, char *why, size_t n) {
-  if (parse_range(v, 0.001, 3600, target))
-    return true;
-  snprintf(why, n, "'%s' is not a number of seconds (0.001 to 3600)", v);
-  return false;
-}
-
-static bool parse_fuzz(const char *v, void *target, char *why, size_t n) {
-  double d;
-  if (parse_range(v, 0, 86400, &d) && !(d > 0 && d < 1)) {
-    *(double *)target = d;
-    return true;
   }
-  snprintf(why, n,
-           "'%s' is not a number of seconds (0 for no fuzzing, else 1 to "
-           "86400)",
-           v);
-  return false;
-}
-
-static bool parse_percent(const char *v, void *target, char *why, size_t n) {
-  if (parse_range(v, 0, 100, target))
-    return true;
-  snprintf(why, n, "'%s' is not a percentage (0 to 100)", v);
-  return false;
+  *b->value = d;
+  return true;
 }
 
 static bool parse_start(const char *v, void *target, char *why, size_t n) {
@@ -75,6 +60,11 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   lctx_mutants_options o;
   lctx_mutants_options_init(&o);
   bool no_control = false;
+  bounded limit = {&o.limit, 0.001, 3600, false,
+                   "a number of seconds (0.001 to 3600)"};
+  bounded fuzz = {&o.fuzz_seconds, 1, 86400, true,
+                  "a number of seconds (0 for no fuzzing, else 1 to 86400)"};
+  bounded fuzz_min = {&o.fuzz_min, 0, 100, false, "a percentage (0 to 100)"};
   const lctx_option table[] = {
       {"list", LCTX_OPTION_STRING, &o.list_path, "FILE",
        "the mutant list (default: the source tree's\n"
@@ -89,18 +79,18 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
        "reports: mutants.json, mutants.md, conform/, fuzz/\n"
        "                           (default: build/mutants)",
        0, 0, NULL, NULL},
-      {"limit", LCTX_OPTION_CUSTOM, &o.limit, "SECONDS",
+      {"limit", LCTX_OPTION_CUSTOM, &limit, "SECONDS",
        "conform must kill each mutant within this (default 1)", 0, 0, NULL,
-       parse_limit},
-      {"fuzz", LCTX_OPTION_CUSTOM, &o.fuzz_seconds, "SECONDS",
+       parse_bounded},
+      {"fuzz", LCTX_OPTION_CUSTOM, &fuzz, "SECONDS",
        "also run fuzz_differential for at most SECONDS per\n"
        "                           mutant and start (default 0: conform only)",
-       0, 0, NULL, parse_fuzz},
+       0, 0, NULL, parse_bounded},
       {"fuzz-start", LCTX_OPTION_CUSTOM, &o, "seeds|empty|both",
        "the starting corpus (default both)", 0, 0, NULL, parse_start},
-      {"fuzz-min", LCTX_OPTION_CUSTOM, &o.fuzz_min, "PERCENT",
+      {"fuzz-min", LCTX_OPTION_CUSTOM, &fuzz_min, "PERCENT",
        "the fuzzer must kill this share (default 90)", 0, 0, NULL,
-       parse_percent},
+       parse_bounded},
       {"fuzz-seed", LCTX_OPTION_U64, &o.fuzz_seed, "N",
        "libFuzzer's -seed (default 1)", 0, 4294967295.0, "a seed", NULL},
       {"fuzzer", LCTX_OPTION_STRING, &o.fuzzer, "PATH",
@@ -120,8 +110,7 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   int first;
   lctx_options_result parsed =
       lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (parsed != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(parsed);
   o.control = !no_control;
-  return lctx_mutants_run(&o, out, err);
+  return parsed == LCTX_OPTIONS_OK ? lctx_mutants_run(&o, out, err)
+                                   : lctx_options_exit_code(parsed);
 }

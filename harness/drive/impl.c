@@ -178,6 +178,15 @@ static void set_nonblocking(int fd) {
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* The peer `pid` runs: we write to `to_fd` and read from `from_fd`. */
+static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
+  impl->pid = pid;
+  impl->to_fd = to_fd;
+  impl->from_fd = from_fd;
+  set_nonblocking(to_fd);
+  set_nonblocking(from_fd);
+}
+
 /* Keeps the name and version printable ASCII: they go into every report. */
 static void printable(char *s) {
   for (char *p = s; *p; p++) {
@@ -381,11 +390,7 @@ static bool start_plugin_worker(lctx_impl *impl) {
   }
   close(down[0]);
   close(up[1]);
-  impl->pid = pid;
-  impl->to_fd = down[1];
-  impl->from_fd = up[0];
-  set_nonblocking(impl->to_fd);
-  set_nonblocking(impl->from_fd);
+  attach_peer(impl, pid, down[1], up[0]);
   return true;
 }
 
@@ -766,11 +771,7 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
     waitpid(pid, NULL, 0);
     return false;
   }
-  impl->pid = pid;
-  impl->to_fd = down[1];
-  impl->from_fd = up[0];
-  set_nonblocking(impl->to_fd);
-  set_nonblocking(impl->from_fd);
+  attach_peer(impl, pid, down[1], up[0]);
   return true;
 }
 

@@ -93,14 +93,15 @@ typedef struct state {
   lctx_case scratch;          /* an input of a corpus */
 } state;
 
-static bool is_file(const char *path) {
+/* The mode of `path` (for S_ISREG, S_ISDIR), or 0 when it cannot be
+ * reached. */
+static mode_t file_mode(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path, &st) == 0 ? st.st_mode : 0;
 }
 
-static bool is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+static bool is_file(const char *path) {
+  return S_ISREG(file_mode(path));
 }
 
 /* Reads the first `cap - 1` bytes of a file (a log, a fuzz input: what
@@ -1040,7 +1041,7 @@ static bool check_fuzzer(state *st, FILE *err) {
   load_fuzz_options(st);
   snprintf(st->seeds_dir, sizeof st->seeds_dir,
            "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
-  if (st->starts[START_SEEDS] && !is_dir(st->seeds_dir)) {
+  if (st->starts[START_SEEDS] && !S_ISDIR(file_mode(st->seeds_dir))) {
     fprintf(err, "lctx mutants: %s: no seed corpus\n", st->seeds_dir);
     return false;
   }
