@@ -86,8 +86,9 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
        "also run fuzz_differential for at most SECONDS per\n"
        "                           mutant and start (default 0: conform only)",
        0, 0, NULL, parse_bounded},
-      {"fuzz-start", LCTX_OPTION_CUSTOM, &o, "seeds|empty|both",
-       "the starting corpus (default both)", 0, 0, NULL, parse_start},
+      {"fuzz-start", LCTX_OPTION_CUSTOM, &o, "FROM",
+       "the starting corpus: seeds, empty or both (default both)", 0, 0, NULL,
+       parse_start},
       {"fuzz-min", LCTX_OPTION_CUSTOM, &fuzz_min, "PERCENT",
        "the fuzzer must kill this share (default 90)", 0, 0, NULL,
        parse_bounded},

@@ -12,8 +12,19 @@ static void say(lctx_buf *error, const char *text) {
     lctx_buf_append_cstr(error, text);
 }
 
+/* Says `prefix`, then what dlerror() holds. */
+static void say_dlerror(lctx_buf *error, const char *prefix) {
+  const char *why = dlerror();
+  say(error, prefix);
+  say(error, why ? why : "(null)");
+}
+
 bool lctx_plugin_check_table(const lctx_impl_table *table, lctx_buf *error) {
   char why[128];
+  if (!table) {
+    say(error, LCTX_IMPL_ENTRY_SYMBOL " returned NULL");
+    return false;
+  }
   if (table->abi_version < 1 || table->abi_version > LCTX_IMPL_ABI_VERSION) {
     snprintf(why, sizeof why,
              "ABI version %u, but lctx speaks versions 1 to %d",
@@ -31,25 +42,17 @@ bool lctx_plugin_check_table(const lctx_impl_table *table, lctx_buf *error) {
 const lctx_impl_table *lctx_plugin_load(const char *path, lctx_buf *error) {
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    const char *why = dlerror();
-    say(error, "dlopen: ");
-    say(error, why ? why : "(null)");
+    say_dlerror(error, "dlopen: ");
     return NULL;
   }
   void *sym = dlsym(lib, LCTX_IMPL_ENTRY_SYMBOL);
   if (!sym) {
-    const char *why = dlerror();
-    say(error, "no symbol " LCTX_IMPL_ENTRY_SYMBOL ": ");
-    say(error, why ? why : "(null)");
+    say_dlerror(error, "no symbol " LCTX_IMPL_ENTRY_SYMBOL ": ");
     return NULL;
   }
   lctx_impl_entry_fn entry;
   memcpy(&entry, &sym, sizeof entry);
   const lctx_impl_table *table = entry();
-  if (!table) {
-    say(error, LCTX_IMPL_ENTRY_SYMBOL " returned NULL");
-    return NULL;
-  }
   return lctx_plugin_check_table(table, error) ? table : NULL;
 }
 

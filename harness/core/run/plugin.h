@@ -19,17 +19,17 @@
 
 /// Loads the library at `path` (dlopen RTLD_NOW | RTLD_LOCAL; it stays
 /// loaded for the life of the process), calls its LCTX_IMPL_ENTRY_SYMBOL and
-/// checks the table (lctx_plugin_check_table). Returns the table, or NULL
-/// with one of `dlopen: REASON`, `no symbol lctx_impl_entry: REASON`,
-/// `lctx_impl_entry returned NULL` or lctx_plugin_check_table's messages
-/// appended to `error` (may be NULL).
+/// checks the table it returns (lctx_plugin_check_table). Returns the
+/// table, or NULL with `dlopen: REASON`, `no symbol lctx_impl_entry: REASON`
+/// or lctx_plugin_check_table's message appended to `error` (may be NULL).
 const lctx_impl_table *lctx_plugin_load(const char *path, lctx_buf *error);
 
-/// Checks a table from an entry point: its ABI version is one lctx speaks
-/// (1 to LCTX_IMPL_ABI_VERSION) and session_create and session_destroy are
-/// set. Returns false with `ABI version N, but lctx speaks versions 1 to M`
-/// or `session_create or session_destroy is NULL` appended to `error` (may
-/// be NULL).
+/// Checks the table an entry point returned (a loaded or a linked-in one):
+/// it is there, its ABI version is one lctx speaks (1 to
+/// LCTX_IMPL_ABI_VERSION), and session_create and session_destroy are set.
+/// Returns false with `lctx_impl_entry returned NULL`, `ABI version N, but
+/// lctx speaks versions 1 to M` or `session_create or session_destroy is
+/// NULL` appended to `error` (may be NULL).
 bool lctx_plugin_check_table(const lctx_impl_table *table, lctx_buf *error);
 
 /// The LCTX_IMPL_OP_* bits of a checked table's `operations` whose function
