@@ -50,7 +50,8 @@ typedef struct lctx_conform_options {
   const char *xfail_path; ///< expected failures, 'ROW-ID reason' a line; NULL
   const char *report_dir; ///< where the reports go (created)
   bool exact;             ///< compare messages exactly, else classes only
-  unsigned ops; ///< bit per lctx_op_kind: only cases whose operations are in
+  /// Only cases whose operations all have their bit (1 << lctx_op_kind).
+  unsigned ops;
   unsigned shard_i, shard_n; ///< run the shard_i-th (1-based) of shard_n
   unsigned long long seed;   ///< seed of the random cases
   size_t random;             ///< how many random cases
