@@ -10,7 +10,8 @@
 #   - --xfail: an expected failure that passes is reported (xpass, exit 1),
 #     an unknown row is bad input (exit 2, FILE:LINE:COL);
 #   - --shard I/N splits the cases, --ops filters them;
-#   - bad command lines exit 2 with a message;
+#   - bad command lines exit 2 with a message (`--opt=value` alike), a file
+#     that is no library is named, --help prints the usage and options;
 #   - TAP, JUnit XML and JSON reports carry the stamp, and stay well-formed
 #     when messages hold < & ]]> quotes, control characters or bytes that
 #     are not UTF-8.
@@ -170,6 +171,15 @@ sys.exit(1 if bad else 0)' "$tmp/ops" || fail "--ops canonicalize ran other oper
 [ $? = 2 ] && grep -q "is not I/N" "$tmp/e4" || fail "bad shard not reported"
 "$LCTX" conform 2>"$tmp/e5"
 [ $? = 2 ] && grep -q "exactly one of --impl" "$tmp/e5" || fail "no implementation not reported"
+"$LCTX" conform --impl "$EXAMPLE" --shard=0/2 2>"$tmp/e6"
+[ $? = 2 ] && grep -q "lctx conform: --shard: '0/2' is not I/N" "$tmp/e6" ||
+  fail "bad --shard=VALUE not reported: $(cat "$tmp/e6")"
+"$LCTX" conform --impl "$SRC/README.md" 2>"$tmp/e7"
+[ $? = 2 ] && grep -q "README.md: dlopen: " "$tmp/e7" ||
+  fail "a file that is no library not reported: $(cat "$tmp/e7")"
+"$LCTX" conform --help >"$tmp/help" 2>&1
+[ $? = 0 ] && grep -q '^usage: lctx conform (--impl LIB.so | --cmd "PROGRAM ARGS")' "$tmp/help" &&
+  grep -q -- '--first-failure' "$tmp/help" || fail "--help: $(head -3 "$tmp/help")"
 
 if [ "$failures" -ne 0 ]; then
   echo "test_conform: $failures failure(s)"

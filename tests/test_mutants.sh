@@ -105,6 +105,8 @@ mutants badfuzz --fuzz soon
 expect_usage badfuzz "lctx mutants: --fuzz: 'soon' is not a number of seconds"
 mutants badlimit --limit 0
 expect_usage badlimit "lctx mutants: --limit: '0' is not a number of seconds"
+mutants badlimit2 --limit=0.0001
+expect_usage badlimit2 "lctx mutants: --limit: '0.0001' is not a number of seconds (0.001 to 3600)"
 mutants badstart --fuzz-start middle
 expect_usage badstart "lctx mutants: --fuzz-start: 'middle' is not seeds, empty or both"
 mutants badmin --fuzz-min 101

@@ -6,10 +6,9 @@
 
 #include "lctx/lctx.h"
 #include "campaign.h"
+#include "cmd_conform.h"
 #include "commands.h"
-#include "conform.h"
 #include "lint.h"
-#include "mutants.h"
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."

@@ -8,6 +8,7 @@
 #include "case_json.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -322,6 +323,14 @@ static bool fail_missing(reader *r, const char *key) {
   return false;
 }
 
+/// Fails with "WHAT (N UNIT, at most MAX)", e.g. "too many (9, at most 8)".
+static bool fail_over(reader *r, const char *what, long long n,
+                      const char *unit, long long max) {
+  char why[96];
+  snprintf(why, sizeof why, "%s (%lld%s, at most %lld)", what, n, unit, max);
+  return fail(r, why);
+}
+
 /// Rejects any key of `object` that is not in `allowed`.
 static bool check_keys(reader *r, const json_t *object,
                        const char *const *allowed, size_t count) {
@@ -356,15 +365,8 @@ static bool name_value(reader *r, const json_t *v, char *dst, size_t max) {
     return fail(r, "expected a string");
   const char *s = json_string_value(v);
   size_t n = json_string_length(v);
-  if (n > max) {
-    lctx_buf *e = error_here(r);
-    lctx_buf_append_cstr(e, "too long (");
-    lctx_buf_append_int(e, (long long)n);
-    lctx_buf_append_cstr(e, " bytes, at most ");
-    lctx_buf_append_int(e, (long long)max);
-    lctx_buf_append_char(e, ')');
-    return false;
-  }
+  if (n > max)
+    return fail_over(r, "too long", (long long)n, " bytes", (long long)max);
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c == 0 || c >= 0x80) {
@@ -439,13 +441,9 @@ static bool get_int(reader *r, const json_t *object, const char *key,
   } else {
     json_int_t value = json_integer_value(v);
     if (value < lo || value > hi) {
-      lctx_buf *e = error_here(r);
-      lctx_buf_append_cstr(e, "out of range (");
-      lctx_buf_append_int(e, lo);
-      lctx_buf_append_cstr(e, " to ");
-      lctx_buf_append_int(e, hi);
-      lctx_buf_append_char(e, ')');
-      ok = false;
+      char why[96];
+      snprintf(why, sizeof why, "out of range (%lld to %lld)", lo, hi);
+      ok = fail(r, why);
     } else {
       *dst = (int)value;
     }
@@ -468,6 +466,15 @@ static bool get_keyword(reader *r, const json_t *object, const char *key,
   fail(r, "expected a string");
   pop(r, saved);
   return false;
+}
+
+/* An object whose `key` says what it is (an outcome, an action, an operation).
+ */
+static bool get_tag(reader *r, const json_t *j, const char *key,
+                    lctx_str *name) {
+  if (!json_is_object(j))
+    return fail(r, "expected an object");
+  return get_keyword(r, j, key, name);
 }
 
 /// Reports an unknown keyword at member `key`.
@@ -498,13 +505,8 @@ static bool get_array(reader *r, const json_t *object, const char *key,
   if (!json_is_array(v)) {
     ok = fail(r, "expected an array");
   } else if (json_array_size(v) > max) {
-    lctx_buf *e = error_here(r);
-    lctx_buf_append_cstr(e, "too many (");
-    lctx_buf_append_int(e, (long long)json_array_size(v));
-    lctx_buf_append_cstr(e, ", at most ");
-    lctx_buf_append_int(e, (long long)max);
-    lctx_buf_append_char(e, ')');
-    ok = false;
+    ok = fail_over(r, "too many", (long long)json_array_size(v), "",
+                   (long long)max);
   }
   pop(r, saved);
   return ok;
@@ -517,36 +519,24 @@ static bool get_array(reader *r, const json_t *object, const char *key,
 /// Reads an outcome text member into the outcome's text.
 static bool get_text(reader *r, const json_t *object, const char *key,
                      lctx_str *text) {
-  const json_t *v = json_object_get(object, key);
-  if (!v)
-    return fail_missing(r, key);
+  if (!get_keyword(r, object, key, text))
+    return false;
+  bool too_long = text->length > LCTX_OUTCOME_TEXT_MAX - 1;
+  if (!too_long && !memchr(text->data, 0, text->length))
+    return true;
   size_t saved = push_key(r, key, strlen(key));
-  bool ok = true;
-  if (!json_is_string(v)) {
-    ok = fail(r, "expected a string");
-  } else {
-    *text = lctx_str_make(json_string_value(v), json_string_length(v));
-    if (text->length > LCTX_OUTCOME_TEXT_MAX - 1) {
-      lctx_buf *e = error_here(r);
-      lctx_buf_append_cstr(e, "too long (");
-      lctx_buf_append_int(e, (long long)text->length);
-      lctx_buf_append_cstr(e, " bytes, at most ");
-      lctx_buf_append_int(e, LCTX_OUTCOME_TEXT_MAX - 1);
-      lctx_buf_append_char(e, ')');
-      ok = false;
-    } else if (memchr(text->data, 0, text->length)) {
-      ok = fail(r, "holds a NUL byte");
-    }
-  }
+  if (too_long)
+    fail_over(r, "too long", (long long)text->length, " bytes",
+              LCTX_OUTCOME_TEXT_MAX - 1);
+  else
+    fail(r, "holds a NUL byte");
   pop(r, saved);
-  return ok;
+  return false;
 }
 
 static bool read_outcome(reader *r, const json_t *j, lctx_outcome *out) {
-  if (!json_is_object(j))
-    return fail(r, "expected an object");
   lctx_str kind_name;
-  if (!get_keyword(r, j, "kind", &kind_name))
+  if (!get_tag(r, j, "kind", &kind_name))
     return false;
   size_t kind = KIND_COUNT;
   for (size_t i = 0; i < KIND_COUNT; i++) {
@@ -711,10 +701,8 @@ static bool check_valid(reader *r, const lctx_case *c) {
 
 static bool read_action(reader *r, const json_t *j, lctx_case_action *a) {
   memset(a, 0, sizeof *a);
-  if (!json_is_object(j))
-    return fail(r, "expected an object");
   lctx_str name;
-  if (!get_keyword(r, j, "action", &name))
+  if (!get_tag(r, j, "action", &name))
     return false;
   if (!lctx_action_kind_from_name(name, &a->kind))
     return fail_keyword(r, "action", "action", name,
@@ -773,10 +761,8 @@ static bool read_rule(reader *r, const json_t *j, lctx_case_rule *rule) {
 static bool read_op(reader *r, const json_t *j, const lctx_case *c,
                     lctx_case_op *op, bool *has_expect, lctx_outcome *expect) {
   memset(op, 0, sizeof *op);
-  if (!json_is_object(j))
-    return fail(r, "expected an object");
   lctx_str name;
-  if (!get_keyword(r, j, "op", &name))
+  if (!get_tag(r, j, "op", &name))
     return false;
   if (!lctx_op_kind_from_name(name, &op->kind))
     return fail_keyword(r, "op", "operation", name,
@@ -862,92 +848,89 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
   return ok;
 }
 
+/* The element `i` of an array of the case, read into `out`. */
+typedef bool (*element_reader)(reader *r, const json_t *j, size_t i,
+                               lctx_case *out);
+
+/* Reads each element of the array `key` of `j` (optional, at most `max`
+ * elements) with `read`, the error path naming the element. */
+static bool read_each(reader *r, const json_t *j, const char *key, size_t max,
+                      element_reader read, lctx_case *out) {
+  const json_t *array;
+  if (!get_array(r, j, key, false, max, &array))
+    return false;
+  if (!array)
+    return true;
+  size_t saved = push_key(r, key, strlen(key));
+  for (size_t i = 0; i < json_array_size(array); i++) {
+    size_t inner = push_index(r, i);
+    if (!read(r, json_array_get(array, i), i, out))
+      return false;
+    pop(r, inner);
+  }
+  pop(r, saved);
+  return true;
+}
+
+/* The name of element `i` of `list` repeats that of element `k`. */
+static bool fail_repeated(reader *r, const char *list, size_t k) {
+  char why[64];
+  snprintf(why, sizeof why, "repeats %s[%zu].name", list, k);
+  push_key(r, "name", 4);
+  return fail(r, why);
+}
+
+static bool factory_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
+  lctx_case_factory *f = &out->factories[i];
+  if (!read_factory(r, j, f))
+    return false;
+  for (size_t k = 0; k < i; k++) {
+    if (strcmp(out->factories[k].name, f->name) == 0)
+      return fail_repeated(r, "factories", k);
+  }
+  out->factory_count = i + 1;
+  return true;
+}
+
+static bool rule_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
+  lctx_case_rule *rule = &out->rules[i];
+  if (!read_rule(r, j, rule))
+    return false;
+  for (size_t k = 0; k < i; k++) {
+    if (strcmp(out->rules[k].name, rule->name) == 0)
+      return fail_repeated(r, "rules", k);
+  }
+  out->rule_count = i + 1;
+  return check_valid(r, out);
+}
+
+static bool op_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
+  if (!read_op(r, j, out, &out->ops[i], &out->has_expect[i], &out->expect[i]))
+    return false;
+  out->op_count = i + 1;
+  return (out->ops[i].kind != LCTX_OP_REGISTER_LOWERING &&
+          out->ops[i].kind != LCTX_OP_LOWER_PER_PLATFORM) ||
+         check_valid(r, out);
+}
+
 bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
   reader r;
   reader_init(&r, error);
   lctx_case_init(out);
   if (!json_is_object(j))
     return fail(&r, "expected an object");
-  if (!CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",
-                  "jax_xla_backend", "nvidia_gpu_visible", "rules",
-                  "operations"))
-    return false;
-  const json_t *factories, *rules, *operations;
-  if (!get_array(&r, j, "factories", false, LCTX_MAX_FACTORIES, &factories))
-    return false;
-  if (factories) {
-    size_t saved = push_key(&r, "factories", 9);
-    for (size_t i = 0; i < json_array_size(factories); i++) {
-      size_t inner = push_index(&r, i);
-      lctx_case_factory *f = &out->factories[i];
-      if (!read_factory(&r, json_array_get(factories, i), f))
-        return false;
-      for (size_t k = 0; k < i; k++) {
-        if (strcmp(out->factories[k].name, f->name) == 0) {
-          push_key(&r, "name", 4);
-          lctx_buf *e = error_here(&r);
-          lctx_buf_append_cstr(e, "repeats factories[");
-          lctx_buf_append_int(e, (long long)k);
-          lctx_buf_append_cstr(e, "].name");
-          return false;
-        }
-      }
-      out->factory_count = i + 1;
-      pop(&r, inner);
-    }
-    pop(&r, saved);
-  }
-  if (!get_name(&r, j, "jax_platforms", false, out->jax_platforms,
-                LCTX_MAX_PLATFORMS_CONFIG) ||
-      !get_name(&r, j, "jax_platform_name", false, out->jax_platform_name,
-                LCTX_MAX_NAME) ||
-      !get_name(&r, j, "jax_xla_backend", false, out->jax_xla_backend,
-                LCTX_MAX_NAME) ||
-      !get_bool(&r, j, "nvidia_gpu_visible", false, &out->nvidia_gpu_visible))
-    return false;
-  if (!get_array(&r, j, "rules", false, LCTX_CASE_MAX_RULES, &rules))
-    return false;
-  if (rules) {
-    size_t saved = push_key(&r, "rules", 5);
-    for (size_t i = 0; i < json_array_size(rules); i++) {
-      size_t inner = push_index(&r, i);
-      lctx_case_rule *rule = &out->rules[i];
-      if (!read_rule(&r, json_array_get(rules, i), rule))
-        return false;
-      for (size_t k = 0; k < i; k++) {
-        if (strcmp(out->rules[k].name, rule->name) == 0) {
-          push_key(&r, "name", 4);
-          lctx_buf *e = error_here(&r);
-          lctx_buf_append_cstr(e, "repeats rules[");
-          lctx_buf_append_int(e, (long long)k);
-          lctx_buf_append_cstr(e, "].name");
-          return false;
-        }
-      }
-      out->rule_count = i + 1;
-      if (!check_valid(&r, out))
-        return false;
-      pop(&r, inner);
-    }
-    pop(&r, saved);
-  }
-  if (!get_array(&r, j, "operations", false, LCTX_CASE_MAX_OPS, &operations))
-    return false;
-  if (operations) {
-    size_t saved = push_key(&r, "operations", 10);
-    for (size_t i = 0; i < json_array_size(operations); i++) {
-      size_t inner = push_index(&r, i);
-      if (!read_op(&r, json_array_get(operations, i), out, &out->ops[i],
-                   &out->has_expect[i], &out->expect[i]))
-        return false;
-      out->op_count = i + 1;
-      if ((out->ops[i].kind == LCTX_OP_REGISTER_LOWERING ||
-           out->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) &&
-          !check_valid(&r, out))
-        return false;
-      pop(&r, inner);
-    }
-    pop(&r, saved);
-  }
-  return true;
+  return CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",
+                    "jax_xla_backend", "nvidia_gpu_visible", "rules",
+                    "operations") &&
+         read_each(&r, j, "factories", LCTX_MAX_FACTORIES, factory_at, out) &&
+         get_name(&r, j, "jax_platforms", false, out->jax_platforms,
+                  LCTX_MAX_PLATFORMS_CONFIG) &&
+         get_name(&r, j, "jax_platform_name", false, out->jax_platform_name,
+                  LCTX_MAX_NAME) &&
+         get_name(&r, j, "jax_xla_backend", false, out->jax_xla_backend,
+                  LCTX_MAX_NAME) &&
+         get_bool(&r, j, "nvidia_gpu_visible", false,
+                  &out->nvidia_gpu_visible) &&
+         read_each(&r, j, "rules", LCTX_CASE_MAX_RULES, rule_at, out) &&
+         read_each(&r, j, "operations", LCTX_CASE_MAX_OPS, op_at, out);
 }

@@ -13,8 +13,8 @@
 #include "case_bytes.h"
 #include "case_json.h"
 #include "lctx/impl_abi.h"
+#include "plugin.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -53,6 +53,10 @@ struct lctx_impl {
   /* Write buffer. */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
+  /* Plugin: one case in the byte form, as it is queued. */
+  uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
+  /* Process: the id of the last request. */
+  unsigned long long request_id;
 };
 
 static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
@@ -174,6 +178,15 @@ static void set_nonblocking(int fd) {
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+/* The peer `pid` runs: we write to `to_fd` and read from `from_fd`. */
+static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
+  impl->pid = pid;
+  impl->to_fd = to_fd;
+  impl->from_fd = from_fd;
+  set_nonblocking(to_fd);
+  set_nonblocking(from_fd);
+}
+
 /* Keeps the name and version printable ASCII: they go into every report. */
 static void printable(char *s) {
   for (char *p = s; *p; p++) {
@@ -217,69 +230,119 @@ static const char *supported_names[LCTX_OP_KIND_COUNT] = {
     "backends",           "canonicalize",      "get_backend",
     "module_get_backend", "register_lowering", "lower_per_platform"};
 
-/* The worker: loads the plugin, reports its table, serves cases. Record
- * formats (native endianness, same machine):
- *   info:   u32 status(0 ok) | text name | text version | u32 operations
- *           (status != 0: text error)
- *   result: u32 status (0 ok, 1 the plugin failed) | u32 n_ops |
- *           n_ops x (i32 kind, i32 class, i32 origin, i32 registration,
- *           text) | (status 1: text detail) */
-static void plugin_worker(const char *path, int in_fd, int out_fd) {
-  char error[512];
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  const lctx_impl_table *table = NULL;
-  if (!lib) {
-    snprintf(error, sizeof error, "dlopen: %s", dlerror());
-  } else {
-    void *sym = dlsym(lib, LCTX_IMPL_ENTRY_SYMBOL);
-    if (!sym) {
-      snprintf(error, sizeof error, "no symbol %s: %s", LCTX_IMPL_ENTRY_SYMBOL,
-               dlerror());
-    } else {
-      lctx_impl_entry_fn entry;
-      memcpy(&entry, &sym, sizeof entry);
-      table = entry();
-      if (!table)
-        snprintf(error, sizeof error, "%s returned NULL",
-                 LCTX_IMPL_ENTRY_SYMBOL);
-      else if (table->abi_version < 1 ||
-               table->abi_version > LCTX_IMPL_ABI_VERSION)
-        snprintf(error, sizeof error,
-                 "ABI version %u, but lctx speaks versions 1 to %d",
-                 table->abi_version, LCTX_IMPL_ABI_VERSION);
-      else if (!table->session_create || !table->session_destroy)
-        snprintf(error, sizeof error,
-                 "session_create or session_destroy is NULL");
-    }
-  }
-  if (!table || table->abi_version < 1 ||
-      table->abi_version > LCTX_IMPL_ABI_VERSION || !table->session_create ||
-      !table->session_destroy) {
+/* The largest result record: every operation with its text and module. */
+#define RECORD_MAX                                                             \
+  (8 +                                                                         \
+   LCTX_CASE_MAX_OPS *                                                         \
+       (LCTX_OUTCOME_TEXT_MAX + 32 + LCTX_CASE_IMPL_MLIR_CAPACITY) +           \
+   256)
+
+/* What the worker works in, one case at a time (heap: the record alone may
+ * hold a module per operation). */
+typedef struct worker {
+  const lctx_impl_table *table;
+  uint8_t bytes[LCTX_CASE_BYTES_MAX + 16]; /* the case as it came */
+  lctx_case c;
+  lctx_case_impl_views views;
+  char text[LCTX_OUTCOME_TEXT_MAX];        /* an outcome's text */
+  char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY]; /* an operation's module */
+  uint8_t record[RECORD_MAX];              /* the answer being built */
+} worker;
+
+/* Loads the plugin and sends the info record (or the error). Returns the
+ * table, or NULL when the plugin cannot serve. */
+static const lctx_impl_table *worker_hello(const char *path, int out_fd) {
+  char error[512] = "";
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  const lctx_impl_table *table = lctx_plugin_load(path, &e);
+  if (!table) {
     put_u32(out_fd, 1);
     put_text(out_fd, error, strlen(error));
-    _exit(0);
+    return NULL;
   }
-  uint32_t ops = table->operations;
-  if (!table->backends)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_BACKENDS;
-  if (!table->canonicalize)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_CANONICALIZE;
-  if (table->abi_version < 2 || !table->register_lowering)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_REGISTER_LOWERING;
-  if (table->abi_version < 2 || !table->lower_per_platform)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_LOWER_PER_PLATFORM;
-  if (!table->get_backend)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_GET_BACKEND;
-  if (!table->module_get_backend)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_MODULE_GET_BACKEND;
+  uint32_t ops = lctx_plugin_operations(table);
   const char *name = table->name ? table->name : "(unnamed)";
   const char *version = table->version ? table->version : "(no version)";
   if (!put_u32(out_fd, 0) || !put_text(out_fd, name, strnlen(name, 127)) ||
       !put_text(out_fd, version, strnlen(version, 63)) || !put_u32(out_fd, ops))
     _exit(1);
-  static uint8_t bytes[LCTX_CASE_BYTES_MAX + 16];
-  static lctx_case c;
-  static char text[LCTX_OUTCOME_TEXT_MAX];
+  return table;
+}
+
+/* Appends `n` bytes to the record at `*used`. */
+static void record_put(worker *w, size_t *used, const void *data, size_t n) {
+  memcpy(w->record + *used, data, n);
+  *used += n;
+}
+
+/* Runs every operation of w->c in one session and builds the result record;
+ * returns its size. */
+static size_t serve_case(worker *w) {
+  lctx_impl_config config;
+  lctx_case_impl_config(&w->c, &w->views, &config);
+  void *session = w->table->session_create(&config);
+  size_t used = 8;
+  uint32_t status = 0;
+  char detail[200] = "";
+  if (!session) {
+    status = 1;
+    snprintf(detail, sizeof detail, "session_create returned NULL");
+  }
+  for (size_t i = 0; session && i < w->c.op_count && status == 0; i++) {
+    const lctx_case_op *op = &w->c.ops[i];
+    lctx_impl_outcome o = {0, 0, 0, -1, w->text, sizeof w->text, 0};
+    w->text[0] = '\0';
+    size_t mlir_length = 0;
+    lctx_impl_status st =
+        lctx_case_impl_run_op(w->table, session, op, &o, w->mlir, &mlir_length);
+    if (st != 0) {
+      status = 1;
+      snprintf(detail, sizeof detail, "%s returned status %d on operation %zu",
+               supported_names[op->kind], st, i);
+    } else if (o.text_length >= sizeof w->text) {
+      status = 1;
+      snprintf(detail, sizeof detail,
+               "text_length %zu beyond the capacity on operation %zu",
+               o.text_length, i);
+    } else {
+      int32_t head[4] = {o.kind, o.error_class, o.origin, o.registration};
+      uint32_t len = (uint32_t)o.text_length, mlen = (uint32_t)mlir_length;
+      record_put(w, &used, head, sizeof head);
+      record_put(w, &used, &len, 4);
+      record_put(w, &used, w->text, len);
+      record_put(w, &used, &mlen, 4);
+      record_put(w, &used, w->mlir, mlen);
+    }
+  }
+  if (session)
+    w->table->session_destroy(session);
+  uint32_t count = status == 0 ? (uint32_t)w->c.op_count : 0;
+  if (status != 0) {
+    uint32_t len = (uint32_t)strlen(detail);
+    used = 8;
+    record_put(w, &used, &len, 4);
+    record_put(w, &used, detail, len);
+  }
+  memcpy(w->record, &status, 4);
+  memcpy(w->record + 4, &count, 4);
+  return used;
+}
+
+/* The worker: loads the plugin, reports its table, serves cases; never
+ * returns. Record formats (native endianness, same machine):
+ *   info:   u32 status(0 ok) | text name | text version | u32 operations
+ *           (status != 0: text error)
+ *   result: u32 status (0 ok, 1 the plugin failed) | u32 n_ops |
+ *           n_ops x (i32 kind, i32 class, i32 origin, i32 registration,
+ *           text, text module) | (status 1: text detail) */
+static void plugin_worker(const char *path, int in_fd, int out_fd) {
+  worker *w = malloc(sizeof *w);
+  if (!w)
+    _exit(1);
+  w->table = worker_hello(path, out_fd);
+  if (!w->table)
+    _exit(0);
   /* Buffered input: one read() brings many cases. */
   FILE *in = fdopen(in_fd, "rb");
   if (!in)
@@ -288,69 +351,11 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     uint32_t n;
     if (fread(&n, 4, 1, in) != 1)
       _exit(0);
-    if (n > sizeof bytes || fread(bytes, 1, n, in) != n)
+    if (n > sizeof w->bytes || fread(w->bytes, 1, n, in) != n)
       _exit(2);
-    lctx_case_decode(bytes, n, &c);
-    static lctx_case_impl_views views;
-    lctx_impl_config config;
-    lctx_case_impl_config(&c, &views, &config);
-    void *session = table->session_create(&config);
-    /* Collect the record, then write it at once. */
-    static uint8_t record[8 +
-                          LCTX_CASE_MAX_OPS * (LCTX_OUTCOME_TEXT_MAX + 32 +
-                                               LCTX_CASE_IMPL_MLIR_CAPACITY) +
-                          256];
-    static char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY];
-    size_t used = 8;
-    uint32_t status = 0;
-    char detail[200] = "";
-    if (!session) {
-      status = 1;
-      snprintf(detail, sizeof detail, "session_create returned NULL");
-    }
-    for (size_t i = 0; session && i < c.op_count && status == 0; i++) {
-      const lctx_case_op *op = &c.ops[i];
-      lctx_impl_outcome o = {0, 0, 0, -1, text, sizeof text, 0};
-      text[0] = '\0';
-      size_t mlir_length = 0;
-      lctx_impl_status st =
-          lctx_case_impl_run_op(table, session, op, &o, mlir, &mlir_length);
-      if (st != 0) {
-        status = 1;
-        snprintf(detail, sizeof detail,
-                 "%s returned status %d on operation %zu",
-                 supported_names[op->kind], st, i);
-      } else if (o.text_length >= sizeof text) {
-        status = 1;
-        snprintf(detail, sizeof detail,
-                 "text_length %zu beyond the capacity on operation %zu",
-                 o.text_length, i);
-      } else {
-        int32_t head[4] = {o.kind, o.error_class, o.origin, o.registration};
-        uint32_t len = (uint32_t)o.text_length;
-        memcpy(record + used, head, sizeof head);
-        memcpy(record + used + sizeof head, &len, 4);
-        memcpy(record + used + sizeof head + 4, text, len);
-        used += sizeof head + 4 + len;
-        uint32_t mlen = (uint32_t)mlir_length;
-        memcpy(record + used, &mlen, 4);
-        memcpy(record + used + 4, mlir, mlen);
-        used += 4 + mlen;
-      }
-    }
-    if (session)
-      table->session_destroy(session);
-    uint32_t count = status == 0 ? (uint32_t)c.op_count : 0;
-    if (status != 0) {
-      uint32_t len = (uint32_t)strlen(detail);
-      used = 8;
-      memcpy(record + used, &len, 4);
-      memcpy(record + used + 4, detail, len);
-      used += 4 + len;
-    }
-    memcpy(record, &status, 4);
-    memcpy(record + 4, &count, 4);
-    if (!write_full(out_fd, record, used))
+    lctx_case_decode(w->bytes, n, &w->c);
+    size_t used = serve_case(w);
+    if (!write_full(out_fd, w->record, used))
       _exit(1);
   }
 }
@@ -385,15 +390,10 @@ static bool start_plugin_worker(lctx_impl *impl) {
   }
   close(down[0]);
   close(up[1]);
-  impl->pid = pid;
-  impl->to_fd = down[1];
-  impl->from_fd = up[0];
-  set_nonblocking(impl->to_fd);
-  set_nonblocking(impl->from_fd);
+  attach_peer(impl, pid, down[1], up[0]);
   return true;
 }
 
-/* Parses a u32-length text at `*at`; false if incomplete. */
 void lctx_case_result_release(lctx_case_result *result) {
   for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
     free(result->mlir[k]);
@@ -411,6 +411,7 @@ static char *copy_text(const char *s, size_t n) {
   return t;
 }
 
+/* Parses a u32-length text at `*at`; false if incomplete. */
 static bool take_text(const lctx_impl *impl, size_t *at, const char **s,
                       uint32_t *n) {
   if (impl->in_length < *at + 4)
@@ -515,19 +516,29 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   return true;
 }
 
-lctx_impl *lctx_impl_open_plugin(const char *path, double timeout,
-                                 lctx_buf *error) {
+/* A new implementation without a peer yet; NULL when out of memory. A peer
+ * that stops reading must not kill us: SIGPIPE is ignored from here on. */
+static lctx_impl *impl_new(bool is_plugin, double timeout, lctx_buf *error) {
   signal(SIGPIPE, SIG_IGN);
   lctx_impl *impl = calloc(1, sizeof *impl);
   if (!impl) {
     lctx_buf_append_cstr(error, "out of memory");
     return NULL;
   }
-  impl->is_plugin = true;
+  impl->is_plugin = is_plugin;
   impl->timeout = timeout;
   impl->pid = -1;
   impl->to_fd = impl->from_fd = -1;
-  snprintf(impl->info.kind, sizeof impl->info.kind, "plugin");
+  snprintf(impl->info.kind, sizeof impl->info.kind, "%s",
+           is_plugin ? "plugin" : "process");
+  return impl;
+}
+
+lctx_impl *lctx_impl_open_plugin(const char *path, double timeout,
+                                 lctx_buf *error) {
+  lctx_impl *impl = impl_new(true, timeout, error);
+  if (!impl)
+    return NULL;
   if (strchr(path, '/'))
     snprintf(impl->path, sizeof impl->path, "%s", path);
   else
@@ -555,9 +566,78 @@ static void fail_case(lctx_case_result *r, lctx_result_status status,
   snprintf(r->detail, sizeof r->detail, "%s", why);
 }
 
+/* Reads the complete result record at the start of the buffer into `res`
+ * (the result of `c`) and consumes it. */
+static void take_result(lctx_impl *impl, const lctx_case *c,
+                        lctx_case_result *res) {
+  size_t size = result_record_size(impl);
+  uint32_t status, count;
+  memcpy(&status, impl->in, 4);
+  memcpy(&count, impl->in + 4, 4);
+  res->status = LCTX_RESULT_OK;
+  res->detail[0] = '\0';
+  res->outcome_count = count;
+  size_t at = 8;
+  for (uint32_t k = 0; k < count && k < LCTX_CASE_MAX_OPS; k++) {
+    int32_t head[4];
+    memcpy(head, impl->in + at, sizeof head);
+    at += 16;
+    const char *s;
+    uint32_t len;
+    take_text(impl, &at, &s, &len);
+    const char *why;
+    bool good = lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s,
+                                       len, &res->outcomes[k], &why);
+    take_text(impl, &at, &s, &len);
+    if (!good) {
+      fail_case(res, LCTX_RESULT_CRASH, why);
+      break;
+    }
+    if (len > 0)
+      res->mlir[k] = copy_text(s, len);
+  }
+  if (status != 0) {
+    const char *s;
+    uint32_t len;
+    take_text(impl, &at, &s, &len);
+    char why[256];
+    snprintf(why, sizeof why, "the plugin failed: %.*s", (int)len, s);
+    fail_case(res, LCTX_RESULT_CRASH, why);
+  } else if (res->status == LCTX_RESULT_OK && count != c->op_count) {
+    fail_case(res, LCTX_RESULT_CRASH, "wrong number of outcomes");
+  }
+  consume(impl, size);
+}
+
+/* Queues cases[from..n) for the worker, in the byte form. */
+static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
+                        size_t from, size_t n) {
+  impl->out_length = impl->out_sent = 0;
+  for (size_t i = from; i < n; i++) {
+    size_t len =
+        lctx_case_encode(cases[i], impl->case_bytes, sizeof impl->case_bytes);
+    uint32_t len32 = (uint32_t)len;
+    queue(impl, &len32, 4);
+    queue(impl, impl->case_bytes, len);
+  }
+}
+
+/* The worker did not answer case `res` (r: 0 it died, -1 it hung): stops it
+ * and marks the case. */
+static void lose_worker(lctx_impl *impl, int r, lctx_case_result *res) {
+  char why[256] = "the worker stopped answering";
+  char how[128] = "";
+  stop_peer(impl, how, sizeof how);
+  impl->restarts++;
+  if (r < 0)
+    snprintf(why, sizeof why, "no answer within %.1f s (hang)", impl->timeout);
+  else if (how[0])
+    snprintf(why, sizeof why, "the plugin worker %s", how);
+  fail_case(res, r < 0 ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
+}
+
 static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                        lctx_case_result *results) {
-  static uint8_t bytes[LCTX_CASE_BYTES_MAX + 16];
   size_t next = 0; /* first case without a result */
   while (next < n) {
     if (impl->pid <= 0) {
@@ -572,69 +652,15 @@ static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
       }
     }
     /* Queue every remaining case. */
-    impl->out_length = impl->out_sent = 0;
-    for (size_t i = next; i < n; i++) {
-      size_t len = lctx_case_encode(cases[i], bytes, sizeof bytes);
-      uint32_t len32 = (uint32_t)len;
-      queue(impl, &len32, 4);
-      queue(impl, bytes, len);
-    }
+    queue_cases(impl, cases, next, n);
     while (next < n) {
       int r = pump(impl, lctx_sys_now() + impl->timeout, want_result, NULL);
       if (r != 1) {
-        char why[256] = "the worker stopped answering";
-        char how[128] = "";
-        stop_peer(impl, how, sizeof how);
-        impl->restarts++;
-        if (r < 0)
-          snprintf(why, sizeof why, "no answer within %.1f s (hang)",
-                   impl->timeout);
-        else if (how[0])
-          snprintf(why, sizeof why, "the plugin worker %s", how);
-        fail_case(&results[next],
-                  r < 0 ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
+        lose_worker(impl, r, &results[next]);
         next++;
         break; /* restart with the next case */
       }
-      size_t size = result_record_size(impl);
-      uint32_t status, count;
-      memcpy(&status, impl->in, 4);
-      memcpy(&count, impl->in + 4, 4);
-      lctx_case_result *res = &results[next];
-      res->status = LCTX_RESULT_OK;
-      res->detail[0] = '\0';
-      res->outcome_count = count;
-      size_t at = 8;
-      for (uint32_t k = 0; k < count && k < LCTX_CASE_MAX_OPS; k++) {
-        int32_t head[4];
-        memcpy(head, impl->in + at, sizeof head);
-        at += 16;
-        const char *s;
-        uint32_t len;
-        take_text(impl, &at, &s, &len);
-        const char *why;
-        bool good = lctx_outcome_from_impl(head[0], head[1], head[2], head[3],
-                                           s, len, &res->outcomes[k], &why);
-        take_text(impl, &at, &s, &len);
-        if (!good) {
-          fail_case(res, LCTX_RESULT_CRASH, why);
-          break;
-        }
-        if (len > 0)
-          res->mlir[k] = copy_text(s, len);
-      }
-      if (status != 0) {
-        const char *s;
-        uint32_t len;
-        take_text(impl, &at, &s, &len);
-        char why[256];
-        snprintf(why, sizeof why, "the plugin failed: %.*s", (int)len, s);
-        fail_case(res, LCTX_RESULT_CRASH, why);
-      } else if (res->status == LCTX_RESULT_OK &&
-                 count != cases[next]->op_count) {
-        fail_case(res, LCTX_RESULT_CRASH, "wrong number of outcomes");
-      }
-      consume(impl, size);
+      take_result(impl, cases[next], &results[next]);
       next++;
     }
   }
@@ -745,11 +771,7 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
     waitpid(pid, NULL, 0);
     return false;
   }
-  impl->pid = pid;
-  impl->to_fd = down[1];
-  impl->from_fd = up[0];
-  set_nonblocking(impl->to_fd);
-  set_nonblocking(impl->from_fd);
+  attach_peer(impl, pid, down[1], up[0]);
   return true;
 }
 
@@ -846,16 +868,9 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
 
 lctx_impl *lctx_impl_open_process(const char *command_line, double timeout,
                                   const char *log_path, lctx_buf *error) {
-  signal(SIGPIPE, SIG_IGN);
-  lctx_impl *impl = calloc(1, sizeof *impl);
-  if (!impl) {
-    lctx_buf_append_cstr(error, "out of memory");
+  lctx_impl *impl = impl_new(false, timeout, error);
+  if (!impl)
     return NULL;
-  }
-  impl->timeout = timeout;
-  impl->pid = -1;
-  impl->to_fd = impl->from_fd = -1;
-  snprintf(impl->info.kind, sizeof impl->info.kind, "process");
   snprintf(impl->log_path, sizeof impl->log_path, "%s",
            log_path ? log_path : "/dev/null");
   if (lctx_split_command(command_line, impl->command_storage,
@@ -868,14 +883,67 @@ lctx_impl *lctx_impl_open_process(const char *command_line, double timeout,
   return impl;
 }
 
-/* Sends one request of `n` cases and parses the response into results.
- * Returns false (with why) when the program broke the protocol, died or
- * hung; the results are then unset. */
-static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
-                          size_t n, lctx_case_result *results, char *why,
-                          size_t cap, bool *timed_out) {
-  static unsigned long long id;
-  id++;
+/* Reads outcome `k` of a result, with the module a lower_per_platform
+ * outcome may carry as "mlir", into `res`; false with why in `e`. */
+static bool read_outcome(json_t *o, lctx_case_result *res, size_t k,
+                         lctx_buf *e) {
+  json_t *mlir = json_is_object(o) ? json_object_get(o, "mlir") : NULL;
+  json_t *bare = o;
+  if (mlir) {
+    bare = json_copy(o);
+    json_object_del(bare, "mlir");
+  }
+  bool good = lctx_outcome_from_json(bare, &res->outcomes[k], e);
+  if (mlir)
+    json_decref(bare);
+  if (good && mlir && !json_is_string(mlir)) {
+    lctx_buf_append_cstr(e, "mlir: expected a string");
+    good = false;
+  } else if (good && mlir && json_string_length(mlir) > 0) {
+    res->mlir[k] = copy_text(json_string_value(mlir), json_string_length(mlir));
+  }
+  return good;
+}
+
+/* Reads result `i` of an answer, for case `c`, into `res`; false (with why)
+ * when it breaks the protocol. An error the program reports marks only the
+ * case. */
+static bool read_result(json_t *r, const lctx_case *c, size_t i,
+                        lctx_case_result *res, char *why, size_t cap) {
+  json_t *outcomes = json_object_get(r, "outcomes");
+  json_t *err = json_object_get(r, "error");
+  res->status = LCTX_RESULT_OK;
+  res->detail[0] = '\0';
+  if (json_is_string(err)) {
+    char detail[200];
+    snprintf(detail, sizeof detail, "the implementation failed: %s",
+             json_string_value(err));
+    fail_case(res, LCTX_RESULT_CRASH, detail);
+    return true;
+  }
+  if (!json_is_array(outcomes) || json_array_size(outcomes) != c->op_count) {
+    snprintf(why, cap,
+             "protocol error: result %zu needs %zu outcomes or an error", i,
+             c->op_count);
+    return false;
+  }
+  res->outcome_count = c->op_count;
+  for (size_t k = 0; k < c->op_count; k++) {
+    char e[256];
+    lctx_buf eb;
+    lctx_buf_init(&eb, e, sizeof e);
+    if (!read_outcome(json_array_get(outcomes, k), res, k, &eb)) {
+      snprintf(why, cap, "protocol error: results[%zu].outcomes[%zu]: %s", i, k,
+               e);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Queues the request `{"id": ID, "cases": [...]}` of `n` cases. */
+static bool send_request(lctx_impl *impl, const lctx_case *const *cases,
+                         size_t n, unsigned long long id) {
   json_t *request = json_object();
   json_t *list = json_array();
   json_object_set_new(request, "id", json_integer((json_int_t)id));
@@ -884,15 +952,27 @@ static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
   json_object_set_new(request, "cases", list);
   char *text = json_dumps(request, JSON_COMPACT);
   json_decref(request);
-  *timed_out = false;
-  if (!text) {
-    snprintf(why, cap, "cannot encode the request");
+  if (!text)
     return false;
-  }
   impl->out_length = impl->out_sent = 0;
   queue(impl, text, strlen(text));
   queue(impl, "\n", 1);
   free(text);
+  return true;
+}
+
+/* Sends one request of `n` cases and parses the response into results.
+ * Returns false (with why) when the program broke the protocol, died or
+ * hung; the results are then unset. */
+static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
+                          size_t n, lctx_case_result *results, char *why,
+                          size_t cap, bool *timed_out) {
+  unsigned long long id = ++impl->request_id;
+  *timed_out = false;
+  if (!send_request(impl, cases, n, id)) {
+    snprintf(why, cap, "cannot encode the request");
+    return false;
+  }
   char *line = read_line(impl, lctx_sys_now() + impl->timeout * (double)n, why,
                          cap, timed_out);
   if (!line)
@@ -913,59 +993,9 @@ static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
     snprintf(why, cap, "protocol error: %zu results expected", n);
   } else {
     ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-      json_t *r = json_array_get(results_json, i);
-      lctx_case_result *res = &results[i];
-      json_t *outcomes = json_object_get(r, "outcomes");
-      json_t *err = json_object_get(r, "error");
-      res->status = LCTX_RESULT_OK;
-      res->detail[0] = '\0';
-      if (json_is_string(err)) {
-        char detail[200];
-        snprintf(detail, sizeof detail, "the implementation failed: %s",
-                 json_string_value(err));
-        fail_case(res, LCTX_RESULT_CRASH, detail);
-        continue;
-      }
-      if (!json_is_array(outcomes) ||
-          json_array_size(outcomes) != cases[i]->op_count) {
-        snprintf(why, cap,
-                 "protocol error: result %zu needs %zu outcomes or an error", i,
-                 cases[i]->op_count);
-        ok = false;
-        break;
-      }
-      res->outcome_count = cases[i]->op_count;
-      for (size_t k = 0; k < cases[i]->op_count; k++) {
-        char e[256];
-        lctx_buf eb;
-        lctx_buf_init(&eb, e, sizeof e);
-        /* A lower_per_platform outcome may carry its module as "mlir". */
-        json_t *o = json_array_get(outcomes, k);
-        json_t *mlir = json_is_object(o) ? json_object_get(o, "mlir") : NULL;
-        json_t *bare = o;
-        if (mlir) {
-          bare = json_copy(o);
-          json_object_del(bare, "mlir");
-        }
-        bool good = lctx_outcome_from_json(bare, &res->outcomes[k], &eb);
-        if (mlir)
-          json_decref(bare);
-        if (good && mlir && !json_is_string(mlir)) {
-          lctx_buf_append_cstr(&eb, "mlir: expected a string");
-          good = false;
-        } else if (good && mlir && json_string_length(mlir) > 0) {
-          res->mlir[k] =
-              copy_text(json_string_value(mlir), json_string_length(mlir));
-        }
-        if (!good) {
-          snprintf(why, cap, "protocol error: results[%zu].outcomes[%zu]: %s",
-                   i, k, e);
-          ok = false;
-          break;
-        }
-      }
-    }
+    for (size_t i = 0; i < n && ok; i++)
+      ok = read_result(json_array_get(results_json, i), cases[i], i,
+                       &results[i], why, cap);
   }
   json_decref(j);
   return ok;

@@ -1,25 +1,24 @@
 /*
- * mutants.c - `lctx mutants` (see mutants.h).
+ * mutants.c - the kill matrix of the example plugin's mutants (see
+ * mutants.h).
  */
 #include "mutants.h"
 
 #include "case_bytes.h"
-#include "exit.h"
 #include "conform.h"
+#include "exit.h"
+#include "file.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
 #include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef LCTX_SOURCE_DIR
@@ -74,23 +73,11 @@ typedef struct kill_cell {
   char reached[1024];         /* fuzz, lived: expected rows the corpus hit */
 } kill_cell;
 
-typedef struct options {
-  const char *list_path;
-  const char *dir;
-  const char *out_dir;
-  const char *only;
-  const char *fuzzer;
-  const char *plugin;
-  double limit;
-  double fuzz_seconds;
-  double fuzz_min;
-  unsigned long fuzz_seed;
-  bool starts[START_COUNT];
-  bool control;
-} options;
-
+/* One run: everything lctx_mutants_run works with, passed down to every
+ * step (heap-allocated: the mutants and their cells are large). */
 typedef struct state {
-  options o;
+  lctx_mutants_options o;
+  bool starts[START_COUNT]; /* the fuzz runs' starting corpora */
   lctx_spec spec;
   mutant mutants[MAX_MUTANTS];
   size_t count;
@@ -101,21 +88,26 @@ typedef struct state {
   char fuzz_args[16][PATH_CAP]; /* from <fuzzer>.options */
   size_t fuzz_arg_count;
   char seeds_dir[PATH_CAP];
+  lctx_conform_report report; /* of the last conform run */
+  lctx_oracle oracle;         /* what a corpus reaches */
+  lctx_case scratch;          /* an input of a corpus */
 } state;
 
+/* The mode of `path` (for S_ISREG, S_ISDIR), or 0 when it cannot be
+ * reached. */
+static mode_t file_mode(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? st.st_mode : 0;
+}
+
 static bool is_file(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  return S_ISREG(file_mode(path));
 }
 
-static bool is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Reads a whole file (at most `cap - 1` bytes, NUL-terminated); NULL if it
- * cannot be read. The caller frees. */
-static char *read_text(const char *path, size_t cap, size_t *length) {
+/* Reads the first `cap - 1` bytes of a file (a log, a fuzz input: what
+ * follows does not count), NUL-terminated; NULL if it cannot be read. The
+ * caller frees. */
+static char *read_head(const char *path, size_t cap, size_t *length) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return NULL;
@@ -301,10 +293,12 @@ static bool listed(const state *st, const char *name, size_t n) {
 
 static bool load_list(state *st, FILE *err) {
   size_t length;
-  char *text = read_text(st->o.list_path, 1 << 20, &length);
-  if (!text) {
+  char *text;
+  errno = 0;
+  if (!lctx_file_read(st->o.list_path, (1u << 20) - 1, &text, &length, NULL)) {
+    /* No errno: the list is over the limit. */
     fprintf(err, "lctx mutants: --list: %s: %s\n", st->o.list_path,
-            strerror(errno));
+            strerror(errno ? errno : EFBIG));
     return false;
   }
   bool ok = true;
@@ -414,127 +408,64 @@ static bool expected_row(const mutant *m, const char *row) {
 // Conform
 //===----------------------------------------------------------------------===//
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Writes into `out` the name of the N-th .case file of the conformance
- * cases in name order (conform's "cases case N"); false if none. */
-static bool case_file_name(size_t n, char *out, size_t cap) {
-  const char *dir = lctx_sys_default_cases_path();
-  DIR *d = opendir(dir);
-  if (!d)
-    return false;
-  char *names[4096];
-  size_t count = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL && count < 4096;) {
-    size_t len = strlen(e->d_name);
-    if (len > 5 && strcmp(e->d_name + len - 5, ".case") == 0)
-      names[count++] = strdup(e->d_name);
-  }
-  closedir(d);
-  qsort(names, count, sizeof names[0], compare_names);
-  bool found = n < count && names[n];
-  if (found)
-    snprintf(out, cap, "%s", names[n]);
-  for (size_t i = 0; i < count; i++)
-    free(names[i]);
-  return found;
-}
-
 /* Writes conform's first failure, naming the case file for "cases case N,
  * ..."; conform's text names every verdict but a plain fail. */
-static void describe_failure(const char *verdict, const char *first, char *out,
+static void describe_failure(const lctx_conform_report *report, char *out,
                              size_t cap) {
-  bool fail = strcmp(verdict, "fail") == 0;
+  const lctx_conform_row *row = &report->rows[report->first_failure_row];
+  bool fail = report->first_failure_verdict == LCTX_CONFORM_FAIL;
   const char *prefix = fail ? "fail: " : "";
   unsigned long n;
   int used = 0;
-  char name[256];
-  if (sscanf(first, "cases case %lu,%n", &n, &used) == 1 && used > 0 &&
-      case_file_name(n, name, sizeof name))
-    snprintf(out, cap, "%s%s,%s", prefix, name, first + used);
+  if (row->first_case[0] &&
+      sscanf(row->first, "cases case %lu,%n", &n, &used) == 1 && used > 0)
+    snprintf(out, cap, "%s%s,%s", prefix, row->first_case, row->first + used);
   else
-    snprintf(out, cap, "%s%s", prefix, first);
+    snprintf(out, cap, "%s%s", prefix, row->first);
 }
 
-/* Runs `lctx conform --first-failure` on `library`, reports in `dir`. */
-static void run_conform(const char *library, const char *dir,
-                        const char *const *extra, int extra_count,
-                        kill_cell *k) {
+/* Judges `library` with conform, stopping at the first failure, reports in
+ * `dir` and conform's output in dir/conform.log; `quick`: the conformance
+ * cases and 1000 random cases only. */
+static void run_conform(state *st, const char *library, const char *dir,
+                        bool quick, kill_cell *k) {
   memset(k, 0, sizeof *k);
   char log_path[PATH_CAP + 32];
   snprintf(log_path, sizeof log_path, "%s/conform.log", dir);
-  if (!lctx_sys_mkdir_p(dir)) {
+  FILE *log = lctx_sys_mkdir_p(dir) ? fopen(log_path, "w") : NULL;
+  if (!log) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));
     return;
   }
-  char *argv[16];
-  int argc = 0;
-  argv[argc++] = "conform";
-  argv[argc++] = "--impl";
-  argv[argc++] = (char *)library;
-  argv[argc++] = "--report-dir";
-  argv[argc++] = (char *)dir;
-  argv[argc++] = "--quiet";
-  argv[argc++] = "--first-failure";
-  /* Small batches: conform judges the first cases sooner. */
-  argv[argc++] = "--batch";
-  argv[argc++] = "32";
-  for (int i = 0; i < extra_count; i++)
-    argv[argc++] = (char *)extra[i];
-  argv[argc] = NULL;
-  char report[PATH_CAP + 32];
-  snprintf(report, sizeof report, "%s/report.json", dir);
-  unlink(report);
-  /* Each run in a child of its own, as `lctx conform` would run: nothing
-   * one run leaves in this process (a heap grown by the last run, which a
-   * fork shares copy-on-write) slows the next. */
+  lctx_conform_options o;
+  lctx_conform_options_init(&o);
+  o.impl_path = library;
+  o.report_dir = dir;
+  o.quiet = o.first_failure = true;
+  o.batch = 32; /* small batches: conform judges the first cases sooner */
+  o.handle_signals = false;
+  if (quick) {
+    o.domain = false;
+    o.random = 1000;
+  }
   double start = lctx_sys_now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *log = fopen(log_path, "w");
-    int code = log ? lctx_cmd_conform(argc, argv, log, log) : LCTX_EXIT_USAGE;
-    if (log)
-      fclose(log);
-    _exit(code);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
-    k->status = K_ERROR;
-    snprintf(k->detail, sizeof k->detail,
-             "lctx conform did not finish (%s); see %s",
-             pid < 0 ? strerror(errno) : "killed by a signal", log_path);
-    return;
-  }
-  int code = WEXITSTATUS(status);
+  int code = lctx_conform_run(&o, &st->report, log, log);
+  fclose(log);
   k->seconds = k->wall = lctx_sys_now() - start;
-
-  json_error_t jerr;
-  json_t *j = code == LCTX_EXIT_USAGE ? NULL : json_load_file(report, 0, &jerr);
-  if (!j) {
+  const lctx_conform_report *report = &st->report;
+  if (code == LCTX_EXIT_USAGE) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail,
              "lctx conform exited with %d without a report; see %s", code,
              log_path);
-    return;
-  }
-  json_t *ff = json_object_get(j, "first_failure");
-  if (ff) {
+  } else if (report->failed_once) {
     k->status = K_KILLED;
     /* The time to the first failing verdict, from conform's start. */
-    json_t *seconds = json_object_get(ff, "seconds");
-    if (json_is_number(seconds))
-      k->seconds = json_number_value(seconds);
+    k->seconds = report->first_failure_seconds;
     snprintf(k->row, sizeof k->row, "%s",
-             json_string_value(json_object_get(ff, "row"))
-                 ? json_string_value(json_object_get(ff, "row"))
-                 : "?");
-    const char *first = json_string_value(json_object_get(ff, "first"));
-    const char *verdict = json_string_value(json_object_get(ff, "verdict"));
-    describe_failure(verdict ? verdict : "?", first ? first : "", k->detail,
-                     sizeof k->detail);
+             report->rows[report->first_failure_row].id);
+    describe_failure(report, k->detail, sizeof k->detail);
   } else if (code == LCTX_EXIT_OK) {
     k->status = K_LIVED;
     snprintf(k->detail, sizeof k->detail, "every operation passed");
@@ -544,7 +475,6 @@ static void run_conform(const char *library, const char *dir,
              "lctx conform exited with %d and no failing verdict; see %s", code,
              log_path);
   }
-  json_decref(j);
 }
 
 //===----------------------------------------------------------------------===//
@@ -556,9 +486,10 @@ static void run_conform(const char *library, const char *dir,
 static void load_fuzz_options(state *st) {
   char path[PATH_CAP + 16];
   snprintf(path, sizeof path, "%s.options", st->o.fuzzer);
-  char *text = read_text(path, 65536, NULL);
+  char *text;
+  size_t length;
   st->fuzz_arg_count = 0;
-  if (!text)
+  if (!lctx_file_read(path, 65535, &text, &length, NULL))
     return;
   char folder[PATH_CAP];
   snprintf(folder, sizeof folder, "%s", st->o.fuzzer);
@@ -595,25 +526,22 @@ static void copy_seeds(const char *from, const char *to) {
   DIR *d = opendir(from);
   if (!d)
     return;
-  static char data[1 << 16];
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0)
       continue;
     char src[PATH_CAP + 256], dst[PATH_CAP + 256];
     snprintf(src, sizeof src, "%s/%s", from, e->d_name);
     snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
-    if (!is_file(src))
+    char *data;
+    size_t n;
+    if (!is_file(src) || !lctx_file_read(src, 1u << 16, &data, &n, NULL))
       continue;
-    FILE *in = fopen(src, "rb");
-    if (!in)
-      continue;
-    size_t n = fread(data, 1, sizeof data, in);
-    fclose(in);
     FILE *o = fopen(dst, "wb");
     if (o) {
       fwrite(data, 1, n, o);
       fclose(o);
     }
+    free(data);
   }
   closedir(d);
 }
@@ -640,7 +568,7 @@ static int spawn_fuzzer(const state *st, const char *library,
   char time_arg[64], seed_arg[64], artifact_arg[PATH_CAP + 32];
   snprintf(time_arg, sizeof time_arg, "-max_total_time=%.0f",
            st->o.fuzz_seconds);
-  snprintf(seed_arg, sizeof seed_arg, "-seed=%lu", st->o.fuzz_seed);
+  snprintf(seed_arg, sizeof seed_arg, "-seed=%llu", st->o.fuzz_seed);
   snprintf(artifact_arg, sizeof artifact_arg, "-artifact_prefix=%s/",
            artifacts);
   char *args[32];
@@ -660,13 +588,11 @@ static int spawn_fuzzer(const state *st, const char *library,
 }
 
 /* The spec rows the inputs of `corpus` reach, by the reference model. */
-static void rows_reached(const state *st, const mutant *m, const char *corpus,
+static void rows_reached(state *st, const mutant *m, const char *corpus,
                          kill_cell *k) {
-  static lctx_oracle oracle;
-  static lctx_case c;
-  static uint8_t data[LCTX_CASE_BYTES_MAX + 16];
-  lctx_oracle_init(&oracle, &st->spec, lctx_engine_reference());
-  oracle.invariants = false;
+  lctx_oracle *oracle = &st->oracle;
+  lctx_oracle_init(oracle, &st->spec, lctx_engine_reference());
+  oracle->invariants = false;
   size_t inputs = 0;
   DIR *d = opendir(corpus);
   for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
@@ -674,13 +600,13 @@ static void rows_reached(const state *st, const mutant *m, const char *corpus,
     snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
     if (e->d_name[0] == '.' || !is_file(path))
       continue;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    size_t n;
+    char *data = read_head(path, LCTX_CASE_BYTES_MAX + 17, &n);
+    if (!data)
       continue;
-    size_t n = fread(data, 1, sizeof data, f);
-    fclose(f);
-    lctx_case_decode(data, n, &c);
-    lctx_oracle_check_case(&oracle, &c);
+    lctx_case_decode((const uint8_t *)data, n, &st->scratch);
+    free(data);
+    lctx_oracle_check_case(oracle, &st->scratch);
     inputs++;
   }
   if (d)
@@ -690,7 +616,7 @@ static void rows_reached(const state *st, const mutant *m, const char *corpus,
       "corpus of %zu inputs; operations it ran per expected row:", inputs);
   for (size_t i = 0; i < m->expected_count && at < sizeof k->reached; i++) {
     const lctx_spec_row *row = lctx_spec_find(&st->spec, m->expected[i]);
-    size_t hits = row ? oracle.hits[row - st->spec.rows] : 0;
+    size_t hits = row ? oracle->hits[row - st->spec.rows] : 0;
     at += (size_t)snprintf(k->reached + at, sizeof k->reached - at, "%s %s %zu",
                            i ? "," : "", m->expected[i], hits);
   }
@@ -708,8 +634,51 @@ static bool line_after(const char *text, const char *prefix, char *out,
   return true;
 }
 
+/* The cell of a run whose log holds the finding `key`. */
+static void judge_finding(const mutant *m, const char *key, kill_cell *k) {
+  snprintf(k->detail, sizeof k->detail, "%s", key);
+  if (strncmp(key, "fuzz_differential/impl/", 23) != 0 &&
+      strncmp(key, "fuzz_differential/differ/", 25) != 0) {
+    k->status = K_ERROR; /* the reference, or no implementation */
+    return;
+  }
+  k->status = K_KILLED;
+  /* No row when the plugin failed to run an operation (impl/failed), or
+   * when both outcomes were allowed but differ. */
+  const char *row = strstr(key, "row=");
+  if (row)
+    copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
+  else
+    snprintf(k->row, sizeof k->row, "%s",
+             strstr(key, "/differ/") ? "differ" : "failed");
+  k->row_expected = !row || (m && expected_row(m, k->row));
+}
+
+/* The cell of a run that failed without a finding line: a sanitizer report
+ * or a libFuzzer crash, timeout or OOM means the mutant broke the process,
+ * which kills it. Returns where the log names the error, or NULL. */
+static const char *judge_crash(const char *text, int status, const char *log,
+                               kill_cell *k) {
+  const char *error = strstr(text, "ERROR: ");
+  if (!error)
+    error = strstr(text, "runtime error: ");
+  if (!error) {
+    k->status = K_ERROR;
+    snprintf(k->detail, sizeof k->detail,
+             "the fuzzer ended (status %d) without a finding; see %s", status,
+             log);
+    return NULL;
+  }
+  k->status = K_KILLED;
+  snprintf(k->row, sizeof k->row, "crash");
+  k->row_expected = true;
+  size_t n = strcspn(error, "\n"); /* its line, at most 511 bytes */
+  copy_field(k->detail, sizeof k->detail, error, n < 511 ? n : 511);
+  return error;
+}
+
 /* One bounded run of the fuzzer against `library` from `start`. */
-static void run_fuzz(const state *st, const mutant *m, const char *library,
+static void run_fuzz(state *st, const mutant *m, const char *library,
                      const char *dir, int start, kill_cell *k) {
   memset(k, 0, sizeof *k);
   char corpus[PATH_CAP + 32], artifacts[PATH_CAP + 32], log[PATH_CAP + 32];
@@ -728,7 +697,7 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
   int status = spawn_fuzzer(st, library, corpus, artifacts, log,
                             st->o.fuzz_seconds + 60, &k->seconds);
   size_t length;
-  char *text = read_text(log, 8u << 20, &length);
+  char *text = read_head(log, 8u << 20, &length);
   if (!text || status < 0) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail, "the fuzzer did not run; see %s",
@@ -743,23 +712,8 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
   const char *finding = strstr(text, "LCTX-FINDING ");
   const char *inited = strstr(text, "INITED");
   if (finding && line_after(finding, "LCTX-FINDING ", key, sizeof key)) {
-    snprintf(k->detail, sizeof k->detail, "%s", key);
+    judge_finding(m, key, k);
     k->by_seed = start == START_SEEDS && (!inited || inited > finding);
-    if (strncmp(key, "fuzz_differential/impl/", 23) == 0 ||
-        strncmp(key, "fuzz_differential/differ/", 25) == 0) {
-      k->status = K_KILLED;
-      /* No row when the plugin failed to run an operation (impl/failed),
-       * or when both outcomes were allowed but differ. */
-      const char *row = strstr(key, "row=");
-      if (row)
-        copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
-      else
-        snprintf(k->row, sizeof k->row, "%s",
-                 strstr(key, "/differ/") ? "differ" : "failed");
-      k->row_expected = !row || (m && expected_row(m, k->row));
-    } else {
-      k->status = K_ERROR; /* the reference, or no implementation */
-    }
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     k->status = K_LIVED;
     snprintf(k->detail, sizeof k->detail, "no finding in %.0f s",
@@ -767,25 +721,8 @@ static void run_fuzz(const state *st, const mutant *m, const char *library,
     if (m)
       rows_reached(st, m, corpus, k);
   } else {
-    /* A sanitizer report or a libFuzzer crash, timeout or OOM without our
-     * finding line: the mutant broke the process, which kills it. */
-    char line[512] = "";
-    const char *error = strstr(text, "ERROR: ");
-    if (!error)
-      error = strstr(text, "runtime error: ");
-    if (error) {
-      copy_field(line, sizeof line, error, strcspn(error, "\n"));
-      k->status = K_KILLED;
-      snprintf(k->row, sizeof k->row, "crash");
-      k->row_expected = true;
-      k->by_seed = start == START_SEEDS && (!inited || inited > error);
-      snprintf(k->detail, sizeof k->detail, "%s", line);
-    } else {
-      k->status = K_ERROR;
-      snprintf(k->detail, sizeof k->detail,
-               "the fuzzer ended (status %d) without a finding; see %s", status,
-               log);
-    }
+    const char *error = judge_crash(text, status, log, k);
+    k->by_seed = error && start == START_SEEDS && (!inited || inited > error);
   }
   free(text);
 }
@@ -842,7 +779,7 @@ static double percent(tally t) {
 static void print_matrix(const state *st, FILE *out) {
   fprintf(out, "\n%-30s %-22s", "mutant", "conform");
   for (int s = 0; s < START_COUNT; s++)
-    if (st->o.fuzz_seconds > 0 && st->o.starts[s])
+    if (st->o.fuzz_seconds > 0 && st->starts[s])
       fprintf(out, " %-26s", START_TITLES[s]);
   fprintf(out, "\n");
   for (size_t i = 0; i < st->count; i++) {
@@ -850,7 +787,7 @@ static void print_matrix(const state *st, FILE *out) {
     cell(&st->conform[i], false, text, sizeof text);
     fprintf(out, "%-30s %-22s", st->mutants[i].name, text);
     for (int s = 0; s < START_COUNT; s++) {
-      if (st->o.fuzz_seconds > 0 && st->o.starts[s]) {
+      if (st->o.fuzz_seconds > 0 && st->starts[s]) {
         cell(&st->fuzz[i][s], true, text, sizeof text);
         fprintf(out, " %-26s", text);
       }
@@ -954,6 +891,52 @@ static void md_text(FILE *f, const char *s) {
     fputs(*s == '|' ? "\\|" : *s == '\n' ? " " : (char[2]){*s, 0}, f);
 }
 
+/* The matrix as a Markdown table, a row per mutant. */
+static void md_table(const state *st, FILE *f) {
+  bool fuzz = st->o.fuzz_seconds > 0;
+  fprintf(f, "| mutant | defect | conform |");
+  for (int s = 0; s < START_COUNT; s++)
+    if (fuzz && st->starts[s])
+      fprintf(f, " %s |", START_TITLES[s]);
+  fprintf(f, "\n|---|---|---|");
+  for (int s = 0; s < START_COUNT; s++)
+    if (fuzz && st->starts[s])
+      fprintf(f, "---|");
+  fprintf(f, "\n");
+  for (size_t i = 0; i < st->count; i++) {
+    char text[128];
+    fprintf(f, "| `%s` | ", st->mutants[i].name);
+    md_text(f, st->mutants[i].description);
+    cell(&st->conform[i], false, text, sizeof text);
+    fprintf(f, " | %s |", text);
+    for (int s = 0; s < START_COUNT; s++) {
+      if (fuzz && st->starts[s]) {
+        cell(&st->fuzz[i][s], true, text, sizeof text);
+        fprintf(f, " %s |", text);
+      }
+    }
+    fprintf(f, "\n");
+  }
+}
+
+/* What caught each mutant: conform's first failure, the fuzz keys. */
+static void md_first_failures(const state *st, FILE *f) {
+  fprintf(f, "\n## First failures\n\n");
+  for (size_t i = 0; i < st->count; i++) {
+    fprintf(f, "- `%s`: conform: ", st->mutants[i].name);
+    md_text(f, st->conform[i].detail);
+    for (int s = 0; s < START_COUNT; s++) {
+      const kill_cell *k = &st->fuzz[i][s];
+      if (k->status == K_NOT_RUN)
+        continue;
+      fprintf(f, "; %s: `", START_TITLES[s]);
+      md_text(f, k->detail);
+      fprintf(f, "`");
+    }
+    fprintf(f, "\n");
+  }
+}
+
 static bool write_markdown(const state *st, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f)
@@ -966,7 +949,7 @@ static bool write_markdown(const state *st, const char *path) {
           LCTX_VERSION_STRING, st->spec.version, st->o.limit);
   if (fuzz)
     fprintf(f,
-            " Fuzz: `fuzz_differential` (libFuzzer, one process, `-seed=%lu`) "
+            " Fuzz: `fuzz_differential` (libFuzzer, one process, `-seed=%llu`) "
             "for at most %.0f s per run.",
             st->o.fuzz_seed, st->o.fuzz_seconds);
   fprintf(f, "\n\nEach cell: time to kill and the spec row that caught the "
@@ -976,29 +959,7 @@ static bool write_markdown(const state *st, const char *path) {
              "expect; `(seed)`: found while the seed corpus ran. The time "
              "runs from the start of the command (conform: to its first "
              "failing verdict).\n\n");
-  fprintf(f, "| mutant | defect | conform |");
-  for (int s = 0; s < START_COUNT; s++)
-    if (fuzz && st->o.starts[s])
-      fprintf(f, " %s |", START_TITLES[s]);
-  fprintf(f, "\n|---|---|---|");
-  for (int s = 0; s < START_COUNT; s++)
-    if (fuzz && st->o.starts[s])
-      fprintf(f, "---|");
-  fprintf(f, "\n");
-  for (size_t i = 0; i < st->count; i++) {
-    char text[128];
-    fprintf(f, "| `%s` | ", st->mutants[i].name);
-    md_text(f, st->mutants[i].description);
-    cell(&st->conform[i], false, text, sizeof text);
-    fprintf(f, " | %s |", text);
-    for (int s = 0; s < START_COUNT; s++) {
-      if (fuzz && st->o.starts[s]) {
-        cell(&st->fuzz[i][s], true, text, sizeof text);
-        fprintf(f, " %s |", text);
-      }
-    }
-    fprintf(f, "\n");
-  }
+  md_table(st, f);
   tally c = tally_of(st, -1);
   fprintf(f,
           "\nConform killed %zu of %zu mutants (%.0f%%), the slowest in %.2f "
@@ -1030,183 +991,27 @@ static bool write_markdown(const state *st, const char *path) {
     }
     fprintf(f, "\n");
   }
-  /* What caught each mutant: conform's first failure, the fuzz keys. */
-  fprintf(f, "\n## First failures\n\n");
-  for (size_t i = 0; i < st->count; i++) {
-    fprintf(f, "- `%s`: conform: ", st->mutants[i].name);
-    md_text(f, st->conform[i].detail);
-    for (int s = 0; s < START_COUNT; s++) {
-      const kill_cell *k = &st->fuzz[i][s];
-      if (k->status == K_NOT_RUN)
-        continue;
-      fprintf(f, "; %s: `", START_TITLES[s]);
-      md_text(f, k->detail);
-      fprintf(f, "`");
-    }
-    fprintf(f, "\n");
-  }
+  md_first_failures(st, f);
   fclose(f);
   return true;
 }
 
 //===----------------------------------------------------------------------===//
-// Options and the command
+// The run
 //===----------------------------------------------------------------------===//
 
-static void usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: lctx mutants [options]\n"
-      "  runs lctx conform (and with --fuzz, fuzz_differential) against every\n"
-      "  mutant of the example C plugin and prints the kill matrix\n"
-      "  --list FILE        the mutant list (default: the source tree's\n"
-      "                     conformance/mutants/MUTANTS)\n"
-      "  --dir DIR          the mutant libraries NAME.so (default: this "
-      "build's)\n"
-      "  --only A,B         only these mutants\n"
-      "  --out DIR          reports: mutants.json, mutants.md, conform/, "
-      "fuzz/\n"
-      "                     (default: build/mutants)\n"
-      "  --limit SECONDS    conform must kill each mutant within this "
-      "(default 1)\n"
-      "  --fuzz SECONDS     also run fuzz_differential for at most SECONDS "
-      "per mutant\n"
-      "                     and start (default 0: conform only)\n"
-      "  --fuzz-start seeds|empty|both   the starting corpus (default both)\n"
-      "  --fuzz-min PERCENT the fuzzer must kill this share (default 90)\n"
-      "  --fuzz-seed N      libFuzzer's -seed (default 1)\n"
-      "  --fuzzer PATH      the libFuzzer fuzz_differential binary (default:\n"
-      "                     build/fuzz/fuzzers/fuzz_differential of the "
-      "source tree)\n"
-      "  --plugin LIB       the unmutated plugin for the control runs "
-      "(default:\n"
-      "                     this build's example plugin)\n"
-      "  --no-control       skip the control runs\n"
-      "exit: 0 every mutant killed as required, 1 a mutant lived (or conform\n"
-      "took longer than the limit, or the fuzzer killed too few, or a control\n"
-      "run failed), 2 bad usage or input\n");
-}
-
-static bool parse_seconds(const char *v, double min, double max, double *out) {
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (*v == '\0' || *end != '\0' || errno || !(d >= min) || d > max)
-    return false;
-  *out = d;
-  return true;
-}
-
-static bool parse_options(int argc, char **argv, options *o, FILE *out,
-                          FILE *err, int *code) {
-  static char list_default[PATH_CAP];
-  static char fuzzer_default[PATH_CAP];
-  snprintf(list_default, sizeof list_default, "%s/conformance/mutants/MUTANTS",
-           LCTX_SOURCE_DIR);
-  snprintf(fuzzer_default, sizeof fuzzer_default,
-           "%s/build/fuzz/fuzzers/fuzz_differential", LCTX_SOURCE_DIR);
+void lctx_mutants_options_init(lctx_mutants_options *o) {
   memset(o, 0, sizeof *o);
-  o->list_path = list_default;
+  o->list_path = LCTX_SOURCE_DIR "/conformance/mutants/MUTANTS";
   o->dir = LCTX_MUTANTS_DIR;
   o->out_dir = "build/mutants";
-  o->fuzzer = fuzzer_default;
+  o->fuzzer = LCTX_SOURCE_DIR "/build/fuzz/fuzzers/fuzz_differential";
   o->plugin = LCTX_EXAMPLE_PLUGIN;
   o->limit = 1;
   o->fuzz_min = 90;
   o->fuzz_seed = 1;
-  o->starts[START_SEEDS] = o->starts[START_EMPTY] = true;
+  o->fuzz_from_seeds = o->fuzz_from_empty = true;
   o->control = true;
-  *code = LCTX_EXIT_USAGE;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0) {
-      usage(out);
-      *code = LCTX_EXIT_OK;
-      return false;
-    }
-    if (strcmp(a, "--no-control") == 0) {
-      o->control = false;
-      continue;
-    }
-    bool known = strcmp(a, "--list") == 0 || strcmp(a, "--dir") == 0 ||
-                 strcmp(a, "--only") == 0 || strcmp(a, "--out") == 0 ||
-                 strcmp(a, "--limit") == 0 || strcmp(a, "--fuzz") == 0 ||
-                 strcmp(a, "--fuzz-start") == 0 ||
-                 strcmp(a, "--fuzz-min") == 0 ||
-                 strcmp(a, "--fuzz-seed") == 0 || strcmp(a, "--fuzzer") == 0 ||
-                 strcmp(a, "--plugin") == 0;
-    if (!known) {
-      fprintf(err, "lctx mutants: unknown option '%s'\n", a);
-      usage(err);
-      return false;
-    }
-    if (i + 1 >= argc) {
-      fprintf(err, "lctx mutants: %s needs a value\n", a);
-      usage(err);
-      return false;
-    }
-    const char *v = argv[++i];
-    if (strcmp(a, "--list") == 0) {
-      o->list_path = v;
-    } else if (strcmp(a, "--dir") == 0) {
-      o->dir = v;
-    } else if (strcmp(a, "--only") == 0) {
-      o->only = v;
-    } else if (strcmp(a, "--out") == 0) {
-      o->out_dir = v;
-    } else if (strcmp(a, "--fuzzer") == 0) {
-      o->fuzzer = v;
-    } else if (strcmp(a, "--plugin") == 0) {
-      o->plugin = v;
-    } else if (strcmp(a, "--limit") == 0) {
-      if (!parse_seconds(v, 0.001, 3600, &o->limit)) {
-        fprintf(err,
-                "lctx mutants: --limit: '%s' is not a number of seconds "
-                "(0.001 to 3600)\n",
-                v);
-        return false;
-      }
-    } else if (strcmp(a, "--fuzz") == 0) {
-      if (!parse_seconds(v, 0, 86400, &o->fuzz_seconds) ||
-          (o->fuzz_seconds > 0 && o->fuzz_seconds < 1)) {
-        fprintf(err,
-                "lctx mutants: --fuzz: '%s' is not a number of seconds (0 "
-                "for no fuzzing, else 1 to 86400)\n",
-                v);
-        return false;
-      }
-    } else if (strcmp(a, "--fuzz-min") == 0) {
-      if (!parse_seconds(v, 0, 100, &o->fuzz_min)) {
-        fprintf(err,
-                "lctx mutants: --fuzz-min: '%s' is not a percentage (0 to "
-                "100)\n",
-                v);
-        return false;
-      }
-    } else if (strcmp(a, "--fuzz-seed") == 0) {
-      char *end;
-      errno = 0;
-      unsigned long n = strtoul(v, &end, 10);
-      if (*v == '\0' || *end || errno || v[0] == '-' || n > 4294967295ul) {
-        fprintf(err, "lctx mutants: --fuzz-seed: '%s' is not a seed\n", v);
-        return false;
-      }
-      o->fuzz_seed = n;
-    } else if (strcmp(a, "--fuzz-start") == 0) {
-      bool seeds = strcmp(v, "seeds") == 0, empty = strcmp(v, "empty") == 0,
-           both = strcmp(v, "both") == 0;
-      if (!seeds && !empty && !both) {
-        fprintf(err,
-                "lctx mutants: --fuzz-start: '%s' is not seeds, empty or "
-                "both\n",
-                v);
-        return false;
-      }
-      o->starts[START_SEEDS] = seeds || both;
-      o->starts[START_EMPTY] = empty || both;
-    }
-  }
-  return true;
 }
 
 /* One result as it comes; for a control run, living is passing. */
@@ -1223,152 +1028,192 @@ static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
   fflush(out);
 }
 
-int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
-  static state st;
-  memset(&st, 0, sizeof st);
-  int code;
-  if (!parse_options(argc, argv, &st.o, out, err, &code))
-    return code;
+/* The fuzzer, its options and the seed corpus, when fuzzing. */
+static bool check_fuzzer(state *st, FILE *err) {
+  if (!is_file(st->o.fuzzer) || access(st->o.fuzzer, X_OK) != 0) {
+    fprintf(err,
+            "lctx mutants: --fuzzer: %s: no libFuzzer build of "
+            "fuzz_differential (build it with: cmake --preset fuzz && "
+            "cmake --build --preset fuzz)\n",
+            st->o.fuzzer);
+    return false;
+  }
+  load_fuzz_options(st);
+  snprintf(st->seeds_dir, sizeof st->seeds_dir,
+           "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
+  if (st->starts[START_SEEDS] && !S_ISDIR(file_mode(st->seeds_dir))) {
+    fprintf(err, "lctx mutants: %s: no seed corpus\n", st->seeds_dir);
+    return false;
+  }
+  return true;
+}
+
+/* Loads the spec and the list, and checks every input; false on bad input
+ * (reported on err). */
+static bool set_up(state *st, FILE *err) {
   char e[1024];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_spec_load(lctx_sys_default_spec_path(), &st.spec, &eb)) {
+  if (!lctx_spec_load(lctx_sys_default_spec_path(), &st->spec, &eb)) {
     fprintf(err, "lctx mutants: %s\n", e);
-    return LCTX_EXIT_USAGE;
+    return false;
   }
-  if (!load_list(&st, err) || !select_only(&st, err) ||
-      !find_libraries(&st, err))
-    return LCTX_EXIT_USAGE;
-  if (st.o.control && !is_file(st.o.plugin)) {
+  if (!load_list(st, err) || !select_only(st, err) || !find_libraries(st, err))
+    return false;
+  if (st->o.control && !is_file(st->o.plugin)) {
     fprintf(err,
             "lctx mutants: --plugin: %s: no such library (or give "
             "--no-control)\n",
-            st.o.plugin);
-    return LCTX_EXIT_USAGE;
+            st->o.plugin);
+    return false;
   }
-  bool fuzz = st.o.fuzz_seconds > 0;
-  if (fuzz) {
-    if (!is_file(st.o.fuzzer) || access(st.o.fuzzer, X_OK) != 0) {
-      fprintf(err,
-              "lctx mutants: --fuzzer: %s: no libFuzzer build of "
-              "fuzz_differential (build it with: cmake --preset fuzz && "
-              "cmake --build --preset fuzz)\n",
-              st.o.fuzzer);
-      return LCTX_EXIT_USAGE;
-    }
-    load_fuzz_options(&st);
-    snprintf(st.seeds_dir, sizeof st.seeds_dir,
-             "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
-    if (st.o.starts[START_SEEDS] && !is_dir(st.seeds_dir)) {
-      fprintf(err, "lctx mutants: %s: no seed corpus\n", st.seeds_dir);
-      return LCTX_EXIT_USAGE;
-    }
-  }
-  if (!lctx_sys_mkdir_p(st.o.out_dir)) {
-    fprintf(err, "lctx mutants: --out: %s: %s\n", st.o.out_dir,
+  if (st->o.fuzz_seconds > 0 && !check_fuzzer(st, err))
+    return false;
+  if (!lctx_sys_mkdir_p(st->o.out_dir)) {
+    fprintf(err, "lctx mutants: --out: %s: %s\n", st->o.out_dir,
             strerror(errno));
-    return LCTX_EXIT_USAGE;
+    return false;
   }
+  return true;
+}
 
-  fprintf(out, "lctx mutants: %zu mutants (%s), conform kill limit %.3g s%s\n",
-          st.count, st.o.list_path, st.o.limit,
-          fuzz ? ", with fuzz_differential" : "");
-  if (fuzz)
-    fprintf(out, "  fuzzing: %s, %.0f s per run, -seed=%lu\n", st.o.fuzzer,
-            st.o.fuzz_seconds, st.o.fuzz_seed);
-  fflush(out);
+/* The control: the unmutated plugin passes what kills the mutants. Returns
+ * whether it survived every run. */
+static bool run_control(state *st, FILE *out) {
   char dir[PATH_CAP + 256];
-
-  /* The control: the unmutated plugin passes what kills the mutants. */
-  bool control_ok = true;
-  if (st.o.control) {
-    fprintf(out, "control: the unmutated plugin %s\n", st.o.plugin);
-    snprintf(dir, sizeof dir, "%s/conform/control", st.o.out_dir);
-    static const char *const quick[] = {"--no-domain", "--random", "1000"};
-    run_conform(st.o.plugin, dir, quick, 3, &st.control_conform);
-    print_kill_line(out, "conform (cases, 1000 random)", &st.control_conform,
-                    false, true);
-    control_ok = st.control_conform.status == K_LIVED;
-    for (int s = 0; fuzz && s < START_COUNT; s++) {
-      if (!st.o.starts[s])
-        continue;
-      snprintf(dir, sizeof dir, "%s/fuzz/control/%s", st.o.out_dir,
-               START_NAMES[s]);
-      run_fuzz(&st, NULL, st.o.plugin, dir, s, &st.control_fuzz[s]);
-      print_kill_line(out, START_TITLES[s], &st.control_fuzz[s], true, true);
-      control_ok = control_ok && st.control_fuzz[s].status == K_LIVED;
-    }
-    if (!control_ok)
-      fprintf(out, "control: FAILED: the unmutated plugin does not survive, "
-                   "so kills prove nothing\n");
+  fprintf(out, "control: the unmutated plugin %s\n", st->o.plugin);
+  snprintf(dir, sizeof dir, "%s/conform/control", st->o.out_dir);
+  run_conform(st, st->o.plugin, dir, true, &st->control_conform);
+  print_kill_line(out, "conform (cases, 1000 random)", &st->control_conform,
+                  false, true);
+  bool ok = st->control_conform.status == K_LIVED;
+  for (int s = 0; st->o.fuzz_seconds > 0 && s < START_COUNT; s++) {
+    if (!st->starts[s])
+      continue;
+    snprintf(dir, sizeof dir, "%s/fuzz/control/%s", st->o.out_dir,
+             START_NAMES[s]);
+    run_fuzz(st, NULL, st->o.plugin, dir, s, &st->control_fuzz[s]);
+    print_kill_line(out, START_TITLES[s], &st->control_fuzz[s], true, true);
+    ok = ok && st->control_fuzz[s].status == K_LIVED;
   }
+  if (!ok)
+    fprintf(out, "control: FAILED: the unmutated plugin does not survive, "
+                 "so kills prove nothing\n");
+  return ok;
+}
 
-  for (size_t i = 0; i < st.count; i++) {
-    mutant *m = &st.mutants[i];
-    fprintf(out, "%s: %s\n", m->name, m->description);
-    snprintf(dir, sizeof dir, "%s/conform/%s", st.o.out_dir, m->name);
-    run_conform(m->library, dir, NULL, 0, &st.conform[i]);
-    st.conform[i].row_expected = expected_row(m, st.conform[i].row);
-    print_kill_line(out, "conform", &st.conform[i], false, false);
-    for (int s = 0; fuzz && s < START_COUNT; s++) {
-      if (!st.o.starts[s])
-        continue;
-      snprintf(dir, sizeof dir, "%s/fuzz/%s/%s", st.o.out_dir, m->name,
-               START_NAMES[s]);
-      run_fuzz(&st, m, m->library, dir, s, &st.fuzz[i][s]);
-      print_kill_line(out, START_TITLES[s], &st.fuzz[i][s], true, false);
-    }
+/* Conform, then each fuzz run, against mutant `i`. */
+static void run_mutant(state *st, size_t i, FILE *out) {
+  char dir[PATH_CAP + 256];
+  mutant *m = &st->mutants[i];
+  fprintf(out, "%s: %s\n", m->name, m->description);
+  snprintf(dir, sizeof dir, "%s/conform/%s", st->o.out_dir, m->name);
+  run_conform(st, m->library, dir, false, &st->conform[i]);
+  st->conform[i].row_expected = expected_row(m, st->conform[i].row);
+  print_kill_line(out, "conform", &st->conform[i], false, false);
+  for (int s = 0; st->o.fuzz_seconds > 0 && s < START_COUNT; s++) {
+    if (!st->starts[s])
+      continue;
+    snprintf(dir, sizeof dir, "%s/fuzz/%s/%s", st->o.out_dir, m->name,
+             START_NAMES[s]);
+    run_fuzz(st, m, m->library, dir, s, &st->fuzz[i][s]);
+    print_kill_line(out, START_TITLES[s], &st->fuzz[i][s], true, false);
   }
+}
 
-  print_matrix(&st, out);
-  char json_path[PATH_CAP + 32], md_path[PATH_CAP + 32];
-  snprintf(json_path, sizeof json_path, "%s/mutants.json", st.o.out_dir);
-  snprintf(md_path, sizeof md_path, "%s/mutants.md", st.o.out_dir);
-  bool written = write_json(&st, json_path) && write_markdown(&st, md_path);
-
-  bool errors = false;
-  tally c = tally_of(&st, -1);
+/* Prints conform's kills and what it missed or killed late; sets `*errors`
+ * when a run could not be judged. Returns the tally. */
+static tally print_conform_summary(const state *st, FILE *out, bool *errors) {
+  tally c = tally_of(st, -1);
   fprintf(out,
           "\nconform: killed %zu of %zu (slowest %.2f s; %zu over the "
           "%.3g s limit)\n",
-          c.killed, c.total, c.slowest, c.slow, st.o.limit);
-  for (size_t i = 0; i < st.count; i++) {
-    const kill_cell *k = &st.conform[i];
-    errors = errors || k->status == K_ERROR;
+          c.killed, c.total, c.slowest, c.slow, st->o.limit);
+  for (size_t i = 0; i < st->count; i++) {
+    const kill_cell *k = &st->conform[i];
+    *errors = *errors || k->status == K_ERROR;
     if (k->status != K_KILLED)
-      fprintf(out, "  %s %s: %s\n", st.mutants[i].name, STATUS_NAMES[k->status],
-              k->detail);
-    else if (k->seconds > st.o.limit)
-      fprintf(out, "  %s killed only after %.2f s\n", st.mutants[i].name,
+      fprintf(out, "  %s %s: %s\n", st->mutants[i].name,
+              STATUS_NAMES[k->status], k->detail);
+    else if (k->seconds > st->o.limit)
+      fprintf(out, "  %s killed only after %.2f s\n", st->mutants[i].name,
               k->seconds);
   }
+  return c;
+}
+
+/* Prints the fuzzer's kills per start and what it missed; sets `*errors`
+ * when a run could not be judged. Returns whether it killed too few. */
+static bool print_fuzz_summary(const state *st, FILE *out, bool *errors) {
   bool fuzz_short = false;
-  for (int s = 0; fuzz && s < START_COUNT; s++) {
-    tally t = tally_of(&st, s);
+  for (int s = 0; st->o.fuzz_seconds > 0 && s < START_COUNT; s++) {
+    tally t = tally_of(st, s);
     if (!t.total)
       continue;
-    bool enough = percent(t) >= st.o.fuzz_min;
+    bool enough = percent(t) >= st->o.fuzz_min;
     fuzz_short = fuzz_short || !enough;
     fprintf(out,
             "fuzz_differential %s: killed %zu of %zu (%.0f%%, required "
             "%.0f%%)\n",
             s == START_SEEDS ? "from seeds" : "from an empty corpus", t.killed,
-            t.total, percent(t), st.o.fuzz_min);
-    for (size_t i = 0; i < st.count; i++) {
-      const kill_cell *k = &st.fuzz[i][s];
-      errors = errors || k->status == K_ERROR;
+            t.total, percent(t), st->o.fuzz_min);
+    for (size_t i = 0; i < st->count; i++) {
+      const kill_cell *k = &st->fuzz[i][s];
+      *errors = *errors || k->status == K_ERROR;
       if (k->status == K_KILLED)
         continue;
-      fprintf(out, "  missed %s: %s (%s)\n", st.mutants[i].name,
-              st.mutants[i].note[0] ? st.mutants[i].note
-                                    : "no reason recorded in the list",
+      fprintf(out, "  missed %s: %s (%s)\n", st->mutants[i].name,
+              st->mutants[i].note[0] ? st->mutants[i].note
+                                     : "no reason recorded in the list",
               k->reached[0] ? k->reached : k->detail);
     }
   }
+  return fuzz_short;
+}
+
+/* Runs the controls and every mutant, then prints and writes the matrix;
+ * returns whether all went as required. */
+static bool run_all(state *st, FILE *out) {
+  bool fuzz = st->o.fuzz_seconds > 0;
+  fprintf(out, "lctx mutants: %zu mutants (%s), conform kill limit %.3g s%s\n",
+          st->count, st->o.list_path, st->o.limit,
+          fuzz ? ", with fuzz_differential" : "");
+  if (fuzz)
+    fprintf(out, "  fuzzing: %s, %.0f s per run, -seed=%llu\n", st->o.fuzzer,
+            st->o.fuzz_seconds, st->o.fuzz_seed);
+  fflush(out);
+  bool control_ok = !st->o.control || run_control(st, out);
+  for (size_t i = 0; i < st->count; i++)
+    run_mutant(st, i, out);
+  print_matrix(st, out);
+  char json_path[PATH_CAP + 32], md_path[PATH_CAP + 32];
+  snprintf(json_path, sizeof json_path, "%s/mutants.json", st->o.out_dir);
+  snprintf(md_path, sizeof md_path, "%s/mutants.md", st->o.out_dir);
+  bool written = write_json(st, json_path) && write_markdown(st, md_path);
+  bool errors = false;
+  tally c = print_conform_summary(st, out, &errors);
+  bool fuzz_short = print_fuzz_summary(st, out, &errors);
   fprintf(out, "reports: %s, %s%s\n", json_path, md_path,
           written ? "" : " (COULD NOT BE WRITTEN)");
   bool pass = control_ok && !errors && written && c.killed == c.total &&
               c.slow == 0 && !fuzz_short;
   fprintf(out, "result: %s\n", pass ? "PASS" : "FAIL");
-  return pass ? LCTX_EXIT_OK : LCTX_EXIT_VIOLATIONS;
+  return pass;
+}
+
+int lctx_mutants_run(const lctx_mutants_options *options, FILE *out,
+                     FILE *err) {
+  state *st = calloc(1, sizeof *st);
+  if (!st) {
+    fprintf(err, "lctx mutants: out of memory\n");
+    return LCTX_EXIT_USAGE;
+  }
+  st->o = *options;
+  st->starts[START_SEEDS] = options->fuzz_from_seeds;
+  st->starts[START_EMPTY] = options->fuzz_from_empty;
+  int code = !set_up(st, err)   ? LCTX_EXIT_USAGE
+             : run_all(st, out) ? LCTX_EXIT_OK
+                                : LCTX_EXIT_VIOLATIONS;
+  free(st);
+  return code;
 }

@@ -1,0 +1,124 @@
+/*
+ * cmd_conform.c - `lctx conform` (see cmd_conform.h): the option table of
+ * lctx_conform_run (drive/conform.h).
+ */
+#include "cmd_conform.h"
+
+#include "conform.h"
+#include "exit.h"
+#include "lctx/lctx.h"
+#include "options.h"
+
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: lctx conform (--impl LIB.so | --cmd \"PROGRAM ARGS\") "
+    "[options]\n";
+
+static bool parse_messages(const char *v, void *target, char *why, size_t n) {
+  if (strcmp(v, "exact") != 0 && strcmp(v, "class") != 0) {
+    snprintf(why, n, "'%s' is not exact or class", v);
+    return false;
+  }
+  *(bool *)target = strcmp(v, "exact") == 0;
+  return true;
+}
+
+static bool parse_ops(const char *v, void *target, char *why, size_t n) {
+  unsigned ops = 0;
+  char copy[256];
+  snprintf(copy, sizeof copy, "%s", v);
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    lctx_op_kind k;
+    if (!lctx_op_kind_from_name(lctx_str_from_cstr(tok), &k)) {
+      snprintf(why, n, "unknown operation '%s'", tok);
+      return false;
+    }
+    ops |= 1u << k;
+  }
+  if (!ops) {
+    snprintf(why, n, "no operation given");
+    return false;
+  }
+  *(unsigned *)target = ops;
+  return true;
+}
+
+static bool parse_shard(const char *v, void *target, char *why, size_t n) {
+  lctx_conform_options *o = target;
+  unsigned si, sn;
+  char extra;
+  if (sscanf(v, "%u/%u%c", &si, &sn, &extra) != 2 || sn == 0 || si == 0 ||
+      si > sn) {
+    snprintf(why, n, "'%s' is not I/N with 1 <= I <= N", v);
+    return false;
+  }
+  o->shard_i = si;
+  o->shard_n = sn;
+  return true;
+}
+
+int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_conform_options o;
+  lctx_conform_options_init(&o);
+  bool no_domain = false;
+  const lctx_option table[] = {
+      {"impl", LCTX_OPTION_STRING, &o.impl_path, "LIB.so",
+       "the C plugin to judge (conformance/ABI.md)", 0, 0, NULL, NULL},
+      {"cmd", LCTX_OPTION_STRING, &o.command, "\"PROGRAM ARGS\"",
+       "the program to judge (conformance/PROTOCOL.md)", 0, 0, NULL, NULL},
+      {"spec", LCTX_OPTION_STRING, &o.spec_path, "FILE",
+       "the spec table (default: the source tree's)", 0, 0, NULL, NULL},
+      {"cases", LCTX_OPTION_STRING, &o.cases_dir, "DIR",
+       "conformance cases (default: conformance/cases)", 0, 0, NULL, NULL},
+      {"random", LCTX_OPTION_SIZE, &o.random, "N",
+       "N seeded random cases (default 10000)", 0, 100000000, "a count", NULL},
+      {"seed", LCTX_OPTION_U64, &o.seed, "S",
+       "seed of the random cases (default 1)", 0, 18446744073709551615.0, NULL,
+       NULL},
+      {"no-domain", LCTX_OPTION_FLAG, &no_domain, NULL,
+       "skip the exhaustive domain of check-spec", 0, 0, NULL, NULL},
+      {"xfail", LCTX_OPTION_STRING, &o.xfail_path, "FILE",
+       "expected failures: 'ROW-ID reason' per line", 0, 0, NULL, NULL},
+      {"messages", LCTX_OPTION_CUSTOM, &o.exact, "exact|class",
+       "compare messages, or classes only", 0, 0, NULL, parse_messages},
+      {"ops", LCTX_OPTION_CUSTOM, &o.ops, "LIST",
+       "only cases whose operations are all in LIST\n"
+       "                           (backends,canonicalize,get_backend,\n"
+       "                           module_get_backend,register_lowering,\n"
+       "                           lower_per_platform)",
+       0, 0, NULL, parse_ops},
+      {"shard", LCTX_OPTION_CUSTOM, &o, "I/N",
+       "run the I-th of N shares (1 <= I <= N)", 0, 0, NULL, parse_shard},
+      {"timeout", LCTX_OPTION_SECONDS, &o.timeout, "SECONDS",
+       "per case (default 5)", 0, 3600, "a number of seconds", NULL},
+      {"batch", LCTX_OPTION_SIZE, &o.batch, "N",
+       "cases per request or worker round (1-256, default 256)", 1,
+       LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256", NULL},
+      {"process-per-case", LCTX_OPTION_FLAG, &o.process_per_case, NULL,
+       "start the program afresh for every case", 0, 0, NULL, NULL},
+      {"quiet", LCTX_OPTION_FLAG, &o.quiet, NULL,
+       "no per-row table, only failing rows", 0, 0, NULL, NULL},
+      {"first-failure", LCTX_OPTION_FLAG, &o.first_failure, NULL,
+       "stop after the batch that holds the first failure", 0, 0, NULL, NULL},
+      {"report-dir", LCTX_OPTION_STRING, &o.report_dir, "DIR",
+       "where reports go (default: lctx-conform)", 0, 0, NULL, NULL},
+  };
+  const lctx_option_spec spec = {"conform", USAGE, table,
+                                 sizeof table / sizeof table[0], false};
+  int first;
+  lctx_options_result parsed =
+      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  if (parsed != LCTX_OPTIONS_OK)
+    return lctx_options_exit_code(parsed);
+  o.domain = !no_domain;
+  if (!o.impl_path == !o.command) {
+    fprintf(err, "lctx conform: give exactly one of --impl LIB.so and --cmd "
+                 "\"PROGRAM ARGS\"\n");
+    lctx_options_help(&spec, err);
+    return LCTX_EXIT_USAGE;
+  }
+  return lctx_conform_run(&o, NULL, out, err);
+}

@@ -1,0 +1,117 @@
+/*
+ * cmd_mutants.c - `lctx mutants` (see cmd_conform.h): the option table of
+ * lctx_mutants_run (drive/mutants.h).
+ */
+#include "cmd_conform.h"
+
+#include "exit.h"
+#include "mutants.h"
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: lctx mutants [options]\n"
+    "  runs lctx conform (and with --fuzz, fuzz_differential) against every\n"
+    "  mutant of the example C plugin and prints the kill matrix\n"
+    "exit: 0 every mutant killed as required, 1 a mutant lived (or conform\n"
+    "took longer than the limit, or the fuzzer killed too few, or a control\n"
+    "run failed), 2 bad usage or input\n";
+
+/* A number option: from `min` to `max` (both included), or 0 when
+ * `or_zero`; `noun` says what it must be. */
+typedef struct bounded {
+  double *value;
+  double min, max;
+  bool or_zero;
+  const char *noun;
+} bounded;
+
+static bool parse_bounded(const char *v, void *target, char *why, size_t n) {
+  const bounded *b = target;
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (*v == '\0' || *end != '\0' || errno ||
+      !((d >= b->min && d <= b->max) || (b->or_zero && d == 0))) {
+    snprintf(why, n, "'%s' is not %s", v, b->noun);
+    return false;
+  }
+  *b->value = d;
+  return true;
+}
+
+static bool parse_start(const char *v, void *target, char *why, size_t n) {
+  lctx_mutants_options *o = target;
+  bool seeds = strcmp(v, "seeds") == 0, empty = strcmp(v, "empty") == 0,
+       both = strcmp(v, "both") == 0;
+  if (!seeds && !empty && !both) {
+    snprintf(why, n, "'%s' is not seeds, empty or both", v);
+    return false;
+  }
+  o->fuzz_from_seeds = seeds || both;
+  o->fuzz_from_empty = empty || both;
+  return true;
+}
+
+int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_mutants_options o;
+  lctx_mutants_options_init(&o);
+  bool no_control = false;
+  bounded limit = {&o.limit, 0.001, 3600, false,
+                   "a number of seconds (0.001 to 3600)"};
+  bounded fuzz = {&o.fuzz_seconds, 1, 86400, true,
+                  "a number of seconds (0 for no fuzzing, else 1 to 86400)"};
+  bounded fuzz_min = {&o.fuzz_min, 0, 100, false, "a percentage (0 to 100)"};
+  const lctx_option table[] = {
+      {"list", LCTX_OPTION_STRING, &o.list_path, "FILE",
+       "the mutant list (default: the source tree's\n"
+       "                           conformance/mutants/MUTANTS)",
+       0, 0, NULL, NULL},
+      {"dir", LCTX_OPTION_STRING, &o.dir, "DIR",
+       "the mutant libraries NAME.so (default: this build's)", 0, 0, NULL,
+       NULL},
+      {"only", LCTX_OPTION_STRING, &o.only, "A,B", "only these mutants", 0, 0,
+       NULL, NULL},
+      {"out", LCTX_OPTION_STRING, &o.out_dir, "DIR",
+       "reports: mutants.json, mutants.md, conform/, fuzz/\n"
+       "                           (default: build/mutants)",
+       0, 0, NULL, NULL},
+      {"limit", LCTX_OPTION_CUSTOM, &limit, "SECONDS",
+       "conform must kill each mutant within this (default 1)", 0, 0, NULL,
+       parse_bounded},
+      {"fuzz", LCTX_OPTION_CUSTOM, &fuzz, "SECONDS",
+       "also run fuzz_differential for at most SECONDS per\n"
+       "                           mutant and start (default 0: conform only)",
+       0, 0, NULL, parse_bounded},
+      {"fuzz-start", LCTX_OPTION_CUSTOM, &o, "FROM",
+       "the starting corpus: seeds, empty or both (default both)", 0, 0, NULL,
+       parse_start},
+      {"fuzz-min", LCTX_OPTION_CUSTOM, &fuzz_min, "PERCENT",
+       "the fuzzer must kill this share (default 90)", 0, 0, NULL,
+       parse_bounded},
+      {"fuzz-seed", LCTX_OPTION_U64, &o.fuzz_seed, "N",
+       "libFuzzer's -seed (default 1)", 0, 4294967295.0, "a seed", NULL},
+      {"fuzzer", LCTX_OPTION_STRING, &o.fuzzer, "PATH",
+       "the libFuzzer fuzz_differential binary (default:\n"
+       "                           build/fuzz/fuzzers/fuzz_differential of the "
+       "source tree)",
+       0, 0, NULL, NULL},
+      {"plugin", LCTX_OPTION_STRING, &o.plugin, "LIB",
+       "the unmutated plugin for the control runs (default:\n"
+       "                           this build's example plugin)",
+       0, 0, NULL, NULL},
+      {"no-control", LCTX_OPTION_FLAG, &no_control, NULL,
+       "skip the control runs", 0, 0, NULL, NULL},
+  };
+  const lctx_option_spec spec = {"mutants", USAGE, table,
+                                 sizeof table / sizeof table[0], false};
+  int first;
+  lctx_options_result parsed =
+      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  o.control = !no_control;
+  return parsed == LCTX_OPTIONS_OK ? lctx_mutants_run(&o, out, err)
+                                   : lctx_options_exit_code(parsed);
+}
