@@ -14,8 +14,8 @@
 #include "case_text.h"
 #include "lctx/impl_abi.h"
 #include "oracle.h"
+#include "plugin.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,6 @@ lctx_str lctx_fuzz_embedded_spec(void) {
 typedef struct differential_impl {
   bool tried;                   /* looked up (table or error set) */
   const lctx_impl_table *table; /* NULL when it cannot run */
-  void *library;                /* dlopen handle of LCTX_DIFF_PLUGIN, or NULL */
   char error[512];              /* why table is NULL */
 } differential_impl;
 
@@ -68,8 +67,6 @@ lctx_fuzz_state *lctx_fuzz_state_new(void) {
 void lctx_fuzz_state_free(lctx_fuzz_state *state) {
   if (!state)
     return;
-  if (state->impl.library)
-    dlclose(state->impl.library);
   free(state);
 }
 
@@ -257,48 +254,35 @@ bool lctx_fuzz_spec(lctx_fuzz_state *state, const uint8_t *data, size_t size,
  * (NULL) elsewhere. */
 extern const lctx_impl_table *lctx_impl_entry(void) __attribute__((weak));
 
-/* The entry point of the implementation: LCTX_DIFF_PLUGIN's, else the
- * linked one; NULL with impl->error set when there is none. */
-static lctx_impl_entry_fn differential_entry(differential_impl *impl) {
-  const char *path = getenv("LCTX_DIFF_PLUGIN");
-  if (path && *path) {
-    impl->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    void *sym =
-        impl->library ? dlsym(impl->library, LCTX_IMPL_ENTRY_SYMBOL) : NULL;
-    if (!sym) {
-      snprintf(impl->error, sizeof impl->error, "LCTX_DIFF_PLUGIN=%s: %s", path,
-               dlerror());
-      return NULL;
-    }
-    lctx_impl_entry_fn entry;
-    memcpy(&entry, &sym, sizeof entry);
-    return entry;
-  }
-  if (lctx_impl_entry)
-    return lctx_impl_entry;
-  snprintf(impl->error, sizeof impl->error,
-           "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "
-           "%s",
-           LCTX_IMPL_ENTRY_SYMBOL);
-  return NULL;
-}
-
-/* The implementation's table, looked up on first use; NULL (with
- * impl->error) when it cannot run. */
+/* The implementation's table, looked up on first use (core/run/plugin.h:
+ * LCTX_DIFF_PLUGIN's library, else the linked-in entry point, either one
+ * checked alike); NULL (with impl->error) when it cannot run. */
 static const lctx_impl_table *differential_table(differential_impl *impl) {
   if (impl->tried)
     return impl->table;
   impl->tried = true;
-  lctx_impl_entry_fn entry = differential_entry(impl);
-  if (!entry)
-    return NULL;
-  const lctx_impl_table *t = entry();
-  if (!t || t->abi_version < 1 || t->abi_version > LCTX_IMPL_ABI_VERSION) {
+  char message[512];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  const char *path = getenv("LCTX_DIFF_PLUGIN");
+  const lctx_impl_table *t = NULL;
+  if (path && *path) {
+    t = lctx_plugin_load(path, &e);
+    if (!t)
+      snprintf(impl->error, sizeof impl->error, "LCTX_DIFF_PLUGIN=%s: %s", path,
+               message);
+  } else if (lctx_impl_entry) {
+    t = lctx_impl_entry();
+    if (!lctx_plugin_check_table(t, &e)) {
+      snprintf(impl->error, sizeof impl->error, "the linked-in table: %s",
+               message);
+      t = NULL;
+    }
+  } else {
     snprintf(impl->error, sizeof impl->error,
-             "the implementation's table is missing or not ABI version 1 to "
-             "%d",
-             LCTX_IMPL_ABI_VERSION);
-    return NULL;
+             "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "
+             "%s",
+             LCTX_IMPL_ENTRY_SYMBOL);
   }
   impl->table = t;
   return t;
