@@ -5,7 +5,7 @@
 #include "sys.h"
 
 #include "lctx/lctx.h"
-#include "campaign.h"
+#include "cmd_campaign.h"
 #include "commands.h"
 #include "conform.h"
 #include "lint.h"
