@@ -15,13 +15,11 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
   lctx_replay_promote_options o = {NULL, NULL, NULL, NULL};
   const lctx_option options[] = {
       {"name", LCTX_OPTION_STRING, &o.name, "NAME",
-       "the regression's file name (default: its key, or its hash)", 0, 0, NULL,
-       NULL},
+       "the file's name (default: its key, or its hash)", 0, 0, NULL, NULL},
       {"target", LCTX_OPTION_STRING, &o.target, "T",
        "the finding's target (default: told from its path)", 0, 0, NULL, NULL},
       {"to", LCTX_OPTION_STRING, &o.to, "DIR",
-       "the regression root (default: the source tree's corpus/regressions)", 0,
-       0, NULL, NULL},
+       "regression root (default: corpus/regressions)", 0, 0, NULL, NULL},
   };
   const lctx_option_spec spec = {"promote", PROMOTE_USAGE, options,
                                  sizeof options / sizeof options[0], true};

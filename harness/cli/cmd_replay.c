@@ -15,7 +15,7 @@ int lctx_cmd_replay(int argc, char **argv, FILE *out, FILE *err) {
   lctx_replay_options o = {NULL, false, NULL, 0};
   const lctx_option options[] = {
       {"target", LCTX_OPTION_STRING, &o.target, "NAME",
-       "the inputs' target (default: told from each path)", 0, 0, NULL, NULL},
+       "the inputs' target (default: from each path)", 0, 0, NULL, NULL},
       {"verbose", LCTX_OPTION_FLAG, &o.verbose, NULL,
        "also print the inputs that pass", 0, 0, NULL, NULL},
   };
