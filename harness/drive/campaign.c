@@ -320,18 +320,8 @@ static void reap_engines(campaign *c) {
 
 /* Reads libFuzzer's last status line from the end of its log. */
 static void libfuzzer_stats(campaign *c) {
-  FILE *f = fopen(c->libfuzzer_log, "rb");
-  if (!f)
-    return;
-  char *tail = c->tail;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  long from =
-      size > (long)sizeof c->tail - 1 ? size - (long)sizeof c->tail + 1 : 0;
-  fseek(f, from, SEEK_SET);
-  size_t n = fread(tail, 1, sizeof c->tail - 1, f);
-  fclose(f);
-  tail[n] = '\0';
+  const char *tail = c->tail;
+  lctx_sys_read_tail(c->libfuzzer_log, c->tail, sizeof c->tail);
   const char *last = NULL;
   for (const char *p = tail; (p = strstr(p, "exec/s: ")) != NULL; p++)
     last = p;
@@ -346,22 +336,24 @@ static void libfuzzer_stats(campaign *c) {
     c->stats.corpus = strtoul(corp + 6, NULL, 10);
 }
 
-/* Adds one AFL++ instance's fuzzer_stats. */
+/* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
 static void afl_stats(const char *path, stats *s) {
-  FILE *f = fopen(path, "r");
-  if (!f)
+  char *text = NULL;
+  size_t n = 0;
+  if (!lctx_file_read(path, 1 << 20, &text, &n, NULL))
     return;
-  char line[256];
-  while (fgets(line, sizeof line, f)) {
-    char *colon = strchr(line, ':');
-    if (!colon)
-      continue;
-    if (strncmp(line, "execs_per_sec", 13) == 0)
-      s->execs_per_sec += strtod(colon + 1, NULL);
-    else if (strncmp(line, "corpus_count", 12) == 0)
-      s->corpus += strtoul(colon + 1, NULL, 10);
+  for (const char *line = text; line && *line;) {
+    const char *colon = strchr(line, ':');
+    const char *nl = strchr(line, '\n');
+    if (colon && (!nl || colon < nl)) {
+      if (strncmp(line, "execs_per_sec", 13) == 0)
+        s->execs_per_sec += strtod(colon + 1, NULL);
+      else if (strncmp(line, "corpus_count", 12) == 0)
+        s->corpus += strtoul(colon + 1, NULL, 10);
+    }
+    line = nl ? nl + 1 : NULL;
   }
-  fclose(f);
+  free(text);
 }
 
 static void take_crash(void *user, const char *path) {

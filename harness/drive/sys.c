@@ -46,6 +46,21 @@ bool lctx_sys_write_file(const char *path, const void *data, size_t size) {
   return fclose(f) == 0 && ok;
 }
 
+size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap) {
+  buf[0] = '\0';
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  long keep = (long)cap - 1;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, size > keep ? size - keep : 0, SEEK_SET);
+  size_t n = fread(buf, 1, cap - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return n;
+}
+
 void lctx_sys_each_entry(const char *dir,
                          void (*visit)(void *user, const char *path),
                          void *user) {

@@ -2,10 +2,10 @@
  * sys.h - what the drive layer asks of the operating system.
  *
  * Owns the clock, files and directories (kinds, writing a whole file,
- * listing a directory, creating directory paths), the default locations of
- * the spec table and the conformance cases, starting helper programs (with or
- * without a time limit), and catching Ctrl-C (SIGINT, SIGTERM) as a request
- * to stop. Reading a whole file is core/base/file.h's.
+ * reading the end of a log, listing a directory, creating directory paths), the
+ * default locations of the spec table and the conformance cases, starting
+ * helper programs (with or without a time limit), and catching Ctrl-C (SIGINT,
+ * SIGTERM) as a request to stop. Reading a whole file is core/base/file.h's.
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
@@ -29,6 +29,11 @@ bool lctx_sys_is_file(const char *path);
 /// Writes `size` bytes to `path`, created or truncated. Returns false when
 /// they cannot all be written.
 bool lctx_sys_write_file(const char *path, const void *data, size_t size);
+
+/// Reads the last `cap` - 1 bytes of `path` (all of it when shorter) into
+/// `buf`, NUL-terminated: the end of a log that keeps growing. Returns the
+/// number of bytes read; 0 (and "") when it cannot be read.
+size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap);
 
 /// Calls `visit(user, PATH)` for each entry of `dir` (file, folder or
 /// other) whose name does not start with '.', in the order the directory
