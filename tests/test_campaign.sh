@@ -5,7 +5,8 @@
 #   input, a minimized input, a report and the commands that reproduce it;
 #   the reproduce command really reproduces; a second run resumes the
 #   corpus; lctx replay runs inputs; lctx promote writes a readable
-#   regression; bad command lines exit 2 with a message.
+#   regression; bad command lines exit 2 with a message; --help, -h,
+#   --opt=value and -- work as in every command.
 # Usage: test_campaign.sh LCTX FUZZ_MODEL_MUTANT
 set -u
 LCTX=$1
@@ -79,6 +80,44 @@ grep -q "finding(s) in all" "$tmp/run2.txt" || fail "no summary on resume"
 "$LCTX" replay --target fuzz_model "$tmp/none" 2>"$tmp/e4"
 [ $? -eq 2 ] && grep -q "no such file" "$tmp/e4" ||
   fail "missing replay input not reported"
+
+# 6. The shared option parser: help, --opt=value, --, missing values.
+"$LCTX" fuzz --help >"$tmp/h1" 2>&1
+[ $? -eq 0 ] && grep -q "^usage: lctx fuzz --engine" "$tmp/h1" &&
+  grep -q -- "--jobs N" "$tmp/h1" || fail "lctx fuzz --help"
+"$LCTX" replay -h >"$tmp/h2" 2>&1
+[ $? -eq 0 ] && grep -q "^usage: lctx replay" "$tmp/h2" || fail "lctx replay -h"
+"$LCTX" promote --help >"$tmp/h3" 2>&1
+[ $? -eq 0 ] && grep -q "^usage: lctx promote" "$tmp/h3" ||
+  fail "lctx promote --help"
+"$LCTX" fuzz --engine=libfuzzer --target=fuzz_model --time=soon 2>"$tmp/e5"
+[ $? -eq 2 ] && grep -q "lctx fuzz: --time: 'soon' is not a number" "$tmp/e5" ||
+  fail "--time=soon not reported"
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 5 --jobs 17 \
+  2>"$tmp/e6"
+[ $? -eq 2 ] && grep -q "'17' is not a whole number from 1 to 16" "$tmp/e6" ||
+  fail "bad --jobs not reported"
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model 2>"$tmp/e7"
+[ $? -eq 2 ] && grep -q "are required" "$tmp/e7" || fail "missing --time"
+"$LCTX" fuzz --engine 2>"$tmp/e8"
+[ $? -eq 2 ] && grep -q "lctx fuzz: --engine needs a value" "$tmp/e8" ||
+  fail "missing --engine value not reported"
+"$LCTX" replay 2>"$tmp/e9"
+[ $? -eq 2 ] && grep -q "lctx replay: no inputs" "$tmp/e9" ||
+  fail "replay without inputs not reported"
+"$LCTX" replay --target=fuzz_nope x 2>"$tmp/e10"
+[ $? -eq 2 ] && grep -q "unknown target 'fuzz_nope'" "$tmp/e10" ||
+  fail "replay --target=fuzz_nope not reported"
+printf '' >"$tmp/empty-input"
+"$LCTX" replay --target=fuzz_spec -- "$tmp/empty-input" >"$tmp/r2" 2>&1 &&
+  grep -q "replay: 1 inputs, 0 findings" "$tmp/r2" ||
+  fail "replay --target=fuzz_spec -- FILE: $(cat "$tmp/r2")"
+"$LCTX" promote 2>"$tmp/e11"
+[ $? -eq 2 ] && grep -q "lctx promote: expected one finding" "$tmp/e11" ||
+  fail "promote without a finding not reported"
+"$LCTX" promote --target=fuzz_spec --to="$tmp/reg2" --name=empty \
+  "$tmp/empty-input" >"$tmp/p2" 2>&1 && [ -f "$tmp/reg2/fuzz_spec/empty.lspec" ] ||
+  fail "promote --opt=value: $(cat "$tmp/p2")"
 
 if [ "$failures" -ne 0 ]; then
   echo "test_campaign: $failures failure(s)"

@@ -5,7 +5,7 @@
 #include "sys.h"
 
 #include "lctx/lctx.h"
-#include "campaign.h"
+#include "cmd_campaign.h"
 #include "cmd_conform.h"
 #include "commands.h"
 #include "lint.h"

@@ -1,13 +1,16 @@
 /*
- * sys.c - clock, directories, default paths, helper programs (see sys.h).
+ * sys.c - clock, files and directories, default paths, helper programs,
+ * interrupts (see sys.h).
  */
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -17,6 +20,91 @@ double lctx_sys_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void lctx_sys_sleep(double seconds) {
+  struct timespec ts = {(time_t)seconds,
+                        (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+bool lctx_sys_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool lctx_sys_is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool lctx_sys_write_file(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return false;
+  bool ok = fwrite(data, 1, size, f) == size;
+  return fclose(f) == 0 && ok;
+}
+
+size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap) {
+  buf[0] = '\0';
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  long keep = (long)cap - 1;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, size > keep ? size - keep : 0, SEEK_SET);
+  size_t n = fread(buf, 1, cap - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return n;
+}
+
+void lctx_sys_each_entry(const char *dir,
+                         void (*visit)(void *user, const char *path),
+                         void *user) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    visit(user, path);
+  }
+  closedir(d);
+}
+
+/* lctx_sys_each_file's visitor and its user, behind a filter. */
+typedef struct file_filter {
+  void (*visit)(void *user, const char *path);
+  void *user;
+} file_filter;
+
+static void visit_if_file(void *user, const char *path) {
+  const file_filter *filter = user;
+  if (lctx_sys_is_file(path))
+    filter->visit(filter->user, path);
+}
+
+void lctx_sys_each_file(const char *dir,
+                        void (*visit)(void *user, const char *path),
+                        void *user) {
+  file_filter filter = {visit, user};
+  lctx_sys_each_entry(dir, visit_if_file, &filter);
+}
+
+static void count_one(void *user, const char *path) {
+  (void)path;
+  ++*(size_t *)user;
+}
+
+size_t lctx_sys_count_entries(const char *dir) {
+  size_t n = 0;
+  lctx_sys_each_entry(dir, count_one, &n);
+  return n;
 }
 
 bool lctx_sys_mkdir_p(const char *path) {
@@ -48,6 +136,42 @@ const char *lctx_sys_default_cases_path(void) {
   return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
 }
 
+/* In the child: the log, standard input, the environment, then the program.
+ */
+static void exec_child(const lctx_sys_child *child) {
+  setpgid(0, 0);
+  int fd =
+      open(child->log,
+           O_WRONLY | O_CREAT | (child->append ? O_APPEND : O_TRUNC), 0666);
+  if (fd >= 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+  }
+  int in = open(child->stdin_path ? child->stdin_path : "/dev/null", O_RDONLY);
+  if (in >= 0) {
+    dup2(in, 0);
+    close(in);
+  }
+  for (const char *const *e = child->env; e && e[0] && e[1]; e += 2)
+    setenv(e[0], e[1], 1);
+  if (child->search_path)
+    execvp(child->argv[0], child->argv);
+  else
+    execv(child->argv[0], child->argv);
+  if (child->who)
+    fprintf(stderr, "%s: cannot run %s: %s\n", child->who, child->argv[0],
+            strerror(errno));
+  _exit(127);
+}
+
+pid_t lctx_sys_spawn(const lctx_sys_child *child) {
+  pid_t pid = fork();
+  if (pid == 0)
+    exec_child(child);
+  return pid < 0 ? -1 : pid;
+}
+
 int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *stdin_path, const char *env_name,
                          const char *env_value, double timeout,
@@ -55,27 +179,11 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
   double start = lctx_sys_now();
   if (seconds)
     *seconds = 0;
-  pid_t pid = fork();
+  const char *env[] = {env_name, env_value, NULL};
+  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL};
+  pid_t pid = lctx_sys_spawn(&child);
   if (pid < 0)
     return -1;
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-    if (in >= 0) {
-      dup2(in, 0);
-      close(in);
-    }
-    if (env_name)
-      setenv(env_name, env_value, 1);
-    execv(argv[0], argv);
-    _exit(127);
-  }
   int status = 0;
   for (;;) {
     pid_t r = waitpid(pid, &status, WNOHANG);
@@ -90,10 +198,38 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
       waitpid(pid, &status, 0);
       break;
     }
-    struct timespec ts = {0, 2000000}; /* 2 ms */
-    nanosleep(&ts, NULL);
+    lctx_sys_sleep(0.002);
   }
   if (seconds)
     *seconds = lctx_sys_now() - start;
   return status;
+}
+
+/* The one flag a signal handler may set: process-wide by nature. */
+static volatile sig_atomic_t g_interrupted;
+
+static void on_interrupt(int sig) {
+  (void)sig;
+  g_interrupted = 1;
+}
+
+static void set_interrupt_action(void (*handler)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+void lctx_sys_catch_interrupts(void) {
+  set_interrupt_action(on_interrupt);
+  g_interrupted = 0;
+}
+
+bool lctx_sys_interrupted(void) {
+  return g_interrupted != 0;
+}
+
+void lctx_sys_release_interrupts(void) {
+  set_interrupt_action(SIG_DFL);
 }

@@ -1,17 +1,56 @@
 /*
  * sys.h - what the drive layer asks of the operating system.
  *
- * Owns the clock, creating directory paths, the default locations of the
- * spec table and the conformance cases, and running a helper program with a
- * time limit. Reading a whole file is core/base/file.h's.
+ * Owns the clock, files and directories (kinds, writing a whole file,
+ * reading the end of a log, listing a directory, creating directory paths), the
+ * default locations of the spec table and the conformance cases, starting
+ * helper programs (with or without a time limit), and catching Ctrl-C (SIGINT,
+ * SIGTERM) as a request to stop. Reading a whole file is core/base/file.h's.
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 /// Seconds on the monotonic clock (for durations only).
 double lctx_sys_now(void);
+
+/// Sleeps `seconds` (fractions allowed).
+void lctx_sys_sleep(double seconds);
+
+/// Whether `path` is a directory (links followed).
+bool lctx_sys_is_dir(const char *path);
+
+/// Whether `path` is a regular file (links followed).
+bool lctx_sys_is_file(const char *path);
+
+/// Writes `size` bytes to `path`, created or truncated. Returns false when
+/// they cannot all be written.
+bool lctx_sys_write_file(const char *path, const void *data, size_t size);
+
+/// Reads the last `cap` - 1 bytes of `path` (all of it when shorter) into
+/// `buf`, NUL-terminated: the end of a log that keeps growing. Returns the
+/// number of bytes read; 0 (and "") when it cannot be read.
+size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap);
+
+/// Calls `visit(user, PATH)` for each entry of `dir` (file, folder or
+/// other) whose name does not start with '.', in the order the directory
+/// lists them; PATH is `dir/NAME`. A directory that cannot be opened has
+/// none.
+void lctx_sys_each_entry(const char *dir,
+                         void (*visit)(void *user, const char *path),
+                         void *user);
+
+/// lctx_sys_each_entry for the regular files only (not those of
+/// subdirectories).
+void lctx_sys_each_file(const char *dir,
+                        void (*visit)(void *user, const char *path),
+                        void *user);
+
+/// The number of entries lctx_sys_each_entry visits.
+size_t lctx_sys_count_entries(const char *dir);
 
 /// Creates `path` and its missing parents (like `mkdir -p`). Returns false
 /// with errno set when a component cannot be created.
@@ -25,6 +64,30 @@ const char *lctx_sys_default_spec_path(void);
 /// source tree's).
 const char *lctx_sys_default_cases_path(void);
 
+/// How lctx_sys_spawn starts a child process.
+typedef struct lctx_sys_child {
+  /// The program and its arguments, NULL-terminated.
+  char *const *argv;
+  /// Look argv[0] up in PATH (execvp) rather than take it as a path (execv).
+  bool search_path;
+  /// Where stdout and stderr go.
+  const char *log;
+  /// Append to `log` rather than truncate it.
+  bool append;
+  /// Standard input; NULL: /dev/null.
+  const char *stdin_path;
+  /// NAME, VALUE, NAME, VALUE, ..., NULL: set in the child; may be NULL.
+  const char *const *env;
+  /// When not NULL, a program that cannot be started writes
+  /// `WHO: cannot run ARGV0: REASON` to the log.
+  const char *who;
+} lctx_sys_child;
+
+/// Starts `child` in a process group of its own (so that kill(-pid, ...)
+/// reaches everything it starts). Returns its pid, or -1 when fork fails; a
+/// program that cannot be started exits 127.
+pid_t lctx_sys_spawn(const lctx_sys_child *child);
+
 /// Runs `argv` (argv[0] a path, not searched in PATH) in a process group of
 /// its own, with stdout and stderr truncated into `log`, stdin from
 /// `stdin_path` (NULL: /dev/null), and, when `env_name` is not NULL,
@@ -35,5 +98,15 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *stdin_path, const char *env_name,
                          const char *env_value, double timeout,
                          double *seconds);
+
+/// From now on SIGINT and SIGTERM do not end the process: they make
+/// lctx_sys_interrupted() true. Clears an earlier interruption.
+void lctx_sys_catch_interrupts(void);
+
+/// Whether SIGINT or SIGTERM arrived since lctx_sys_catch_interrupts.
+bool lctx_sys_interrupted(void);
+
+/// Gives SIGINT and SIGTERM their default actions back.
+void lctx_sys_release_interrupts(void);
 
 #endif /* LCTX_DRIVE_SYS_H */

@@ -1,0 +1,69 @@
+/*
+ * cmd_fuzz.c - `lctx fuzz` (see cmd_campaign.h): its options, handed to
+ * lctx_campaign_run (drive/campaign.h).
+ */
+#include "cmd_campaign.h"
+
+#include "campaign.h"
+#include "exit.h"
+#include "options.h"
+
+#include <string.h>
+
+#define FUZZ_USAGE                                                             \
+  "usage: lctx fuzz --engine libfuzzer|afl --target NAME --time SECONDS "      \
+  "[--jobs N]\n"                                                               \
+  "                 [--corpus DIR] [--out DIR] [--binary PATH]\n"              \
+  "targets: fuzz_model, fuzz_case_text, fuzz_spec, fuzz_differential, "        \
+  "fuzz_lowering\n"
+
+/* The double just below 1: --time takes 1 second or more. */
+#define BELOW_ONE 0x1.fffffffffffffp-1
+
+static bool parse_engine(const char *value, void *target, char *why,
+                         size_t size) {
+  if (strcmp(value, "libfuzzer") != 0 && strcmp(value, "afl") != 0) {
+    snprintf(why, size, "'%s' is not libfuzzer or afl", value);
+    return false;
+  }
+  *(const char **)target = value;
+  return true;
+}
+
+int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_campaign_options o;
+  lctx_campaign_options_init(&o);
+  const lctx_option options[] = {
+      {"engine", LCTX_OPTION_CUSTOM, &o.engine, "ENGINE",
+       "libfuzzer or afl (required)", 0, 0, NULL, parse_engine},
+      {"target", LCTX_OPTION_STRING, &o.target, "NAME",
+       "the fuzz target (required)", 0, 0, NULL, NULL},
+      {"time", LCTX_OPTION_SECONDS, &o.seconds, "SECONDS",
+       "seconds of fuzzing, 1 or more (required)", BELOW_ONE, 86400 * 30,
+       "a number of seconds (1 or more)", NULL},
+      {"jobs", LCTX_OPTION_SIZE, &o.jobs, "N",
+       "libFuzzer -fork jobs or AFL++ instances (default 1)", 1,
+       LCTX_CAMPAIGN_MAX_JOBS, "a whole number from 1 to 16", NULL},
+      {"corpus", LCTX_OPTION_STRING, &o.corpus, "DIR",
+       "a further corpus (AFL++: instead of the seeds)", 0, 0, NULL, NULL},
+      {"out", LCTX_OPTION_STRING, &o.out_dir, "DIR",
+       "campaign directory (default lctx-fuzz/TARGET-ENGINE)", 0, 0, NULL,
+       NULL},
+      {"binary", LCTX_OPTION_STRING, &o.binary, "PATH",
+       "the engine's build (default: build/fuzz or build/afl)", 0, 0, NULL,
+       NULL},
+  };
+  const lctx_option_spec spec = {"fuzz", FUZZ_USAGE, options,
+                                 sizeof options / sizeof options[0], false};
+  int first = argc;
+  lctx_options_result parsed =
+      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  if (parsed != LCTX_OPTIONS_OK)
+    return lctx_options_exit_code(parsed);
+  if (!o.engine || !o.target || o.seconds < 0) {
+    fprintf(err, "lctx fuzz: --engine, --target and --time are required\n%s",
+            FUZZ_USAGE);
+    return LCTX_EXIT_USAGE;
+  }
+  return lctx_campaign_run(&o, out, err);
+}

@@ -1,0 +1,257 @@
+/*
+ * findings.c - keys, duplicates, reports and reproduction of a campaign's
+ * findings (see findings.h).
+ */
+#include "findings.h"
+
+#include "file.h"
+#include "sys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+
+/* The largest key-run output read; report.txt keeps its first 64 KiB. */
+#define MAX_LOG (64u << 20)
+#define REPORT_LOG 65535
+
+void lctx_findings_init(lctx_findings *f, const lctx_fuzz_target *target,
+                        const char *engine, const char *binary,
+                        const char *out_dir) {
+  memset(f, 0, sizeof *f);
+  f->target = target;
+  f->engine = engine;
+  f->binary = binary;
+  snprintf(f->dir, sizeof f->dir, "%s/findings", out_dir);
+  snprintf(f->logs, sizeof f->logs, "%s/logs", out_dir);
+  snprintf(f->key_runner, sizeof f->key_runner, "%s", binary);
+  if (strcmp(engine, "afl") != 0)
+    return;
+  /* The replay driver beside the AFL++ build reads a file argument. */
+  char driver[4300];
+  const char *slash = strrchr(binary, '/');
+  snprintf(driver, sizeof driver, "%.*s%s_replay",
+           slash ? (int)(slash + 1 - binary) : 0, binary, target->name);
+  if (lctx_sys_is_file(driver))
+    snprintf(f->key_runner, sizeof f->key_runner, "%s", driver);
+  else
+    f->runner_reads_stdin = true;
+}
+
+void lctx_findings_free(lctx_findings *f) {
+  lctx_seen_free(&f->crashes_seen);
+}
+
+void lctx_findings_dirname(const char *key, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *k = key; *k && n + 2 < cap; k++) {
+    char c = *k;
+    if (c == '/') {
+      out[n++] = '_';
+      out[n++] = '_';
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '=') {
+      out[n++] = c;
+    } else {
+      out[n++] = '_';
+    }
+  }
+  out[n] = '\0';
+}
+
+const lctx_fuzz_target *lctx_findings_target_of_path(const char *path) {
+  for (const lctx_fuzz_target *t = lctx_fuzz_targets; t->name; t++) {
+    if (strstr(path, t->name))
+      return t;
+  }
+  return NULL;
+}
+
+//===----------------------------------------------------------------------===//
+// Keys
+//===----------------------------------------------------------------------===//
+
+/* Copies the rest of the first line that starts with `prefix`. */
+static bool find_line(const char *text, const char *prefix, char *out,
+                      size_t cap) {
+  size_t plen = strlen(prefix);
+  for (const char *line = text; *line;) {
+    if (strncmp(line, prefix, plen) == 0) {
+      const char *p = line + plen;
+      size_t n = 0;
+      while (*p && *p != '\n' && n + 1 < cap)
+        out[n++] = *p++;
+      out[n] = '\0';
+      return true;
+    }
+    const char *nl = strchr(line, '\n');
+    if (!nl)
+      break;
+    line = nl + 1;
+  }
+  return false;
+}
+
+/* Runs the key runner on `input` with a time limit, output to `log`.
+ * Returns the wait status, or -1. */
+static int run_once(const lctx_findings *f, const char *input,
+                    const char *log) {
+  char *args[3] = {(char *)f->key_runner,
+                   f->runner_reads_stdin ? NULL : (char *)input, NULL};
+  return lctx_sys_run_limited(args, log, f->runner_reads_stdin ? input : NULL,
+                              NULL, NULL, 60, NULL);
+}
+
+/* The key in a run's output and status; false when the run passed. */
+static bool key_of_run(const lctx_findings *f, const char *text, int status,
+                       char *key, size_t cap) {
+  if (find_line(text, "LCTX-FINDING ", key, cap))
+    return true;
+  char summary[400];
+  if (find_line(text, "SUMMARY: ", summary, sizeof summary)) {
+    snprintf(key, cap, "%s/sanitizer/%s", f->target->name, summary);
+    return true;
+  }
+  if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    return false;
+  snprintf(key, cap, "%s/crash/%s-%d", f->target->name,
+           WIFSIGNALED(status) ? "signal" : "exit",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  return true;
+}
+
+bool lctx_findings_key(const lctx_findings *f, const char *input, char *key,
+                       size_t cap, char **log) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/key-run.txt", f->logs);
+  int status = run_once(f, input, path);
+  char *text = NULL;
+  size_t length = 0;
+  if (!lctx_file_read(path, MAX_LOG, &text, &length, NULL))
+    text = calloc(1, 1);
+  bool failed = text && key_of_run(f, text, status, key, cap);
+  if (log)
+    *log = text;
+  else
+    free(text);
+  return failed;
+}
+
+bool lctx_findings_key_of_bytes(const lctx_findings *f, const uint8_t *data,
+                                size_t size, char *key, size_t cap) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/trial.bin", f->logs);
+  if (!lctx_sys_write_file(path, data, size))
+    return false;
+  return lctx_findings_key(f, path, key, cap, NULL);
+}
+
+//===----------------------------------------------------------------------===//
+// Finding directories
+//===----------------------------------------------------------------------===//
+
+static void write_report(const lctx_findings *f, const char *dir,
+                         const char *key, const char *source, size_t original,
+                         size_t size, const char *log) {
+  char file[4400];
+  snprintf(file, sizeof file, "%s/report.txt", dir);
+  FILE *w = fopen(file, "w");
+  if (!w)
+    return;
+  size_t shown = strlen(log);
+  fprintf(w,
+          "key: %s\nfound by: %s under %s (%s), from %s\nminimized: %zu "
+          "-> %zu bytes\n\n%.*s\n",
+          key, f->target->name, f->engine, f->binary, source, original, size,
+          (int)(shown < REPORT_LOG ? shown : REPORT_LOG), log);
+  fclose(w);
+}
+
+static void write_reproduce(const lctx_findings *f, const char *dir) {
+  const char *name = f->target->name;
+  char file[4400];
+  snprintf(file, sizeof file, "%s/reproduce.txt", dir);
+  FILE *w = fopen(file, "w");
+  if (!w)
+    return;
+  fprintf(w,
+          "# Reproduce with the build that found it:\n"
+          "%s%s %s/minimized\n"
+          "# with the replay driver (no engine, ASan+UBSan):\n"
+          "%s/build/test/fuzzers/%s_replay %s/minimized\n"
+          "# or with lctx (the same check, in-process):\n"
+          "lctx replay --target %s %s/minimized\n"
+          "# and keep it as a regression:\n"
+          "lctx promote %s\n",
+          f->key_runner, f->runner_reads_stdin ? " <" : "", dir,
+          LCTX_SOURCE_DIR, name, dir, name, dir, dir);
+  fclose(w);
+}
+
+void lctx_findings_write(const lctx_findings *f, const char *dir,
+                         const char *key, const char *source, size_t original,
+                         const uint8_t *minimized, size_t size) {
+  char file[4400];
+  snprintf(file, sizeof file, "%s/minimized", dir);
+  lctx_sys_write_file(file, minimized, size);
+  char again[512];
+  char *log = NULL;
+  lctx_findings_key(f, file, again, sizeof again, &log);
+  write_report(f, dir, key, source, original, size, log ? log : "");
+  free(log);
+  write_reproduce(f, dir);
+}
+
+/* Turns one crash input into a finding (or counts it as a duplicate). */
+static void record_crash(lctx_findings *f, const char *path) {
+  char *input = NULL;
+  size_t n = 0;
+  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &input, &n, NULL))
+    return;
+  char key[512];
+  if (!lctx_findings_key(f, path, key, sizeof key, NULL)) {
+    /* The engine saw a crash that does not come back: keep it apart. */
+    snprintf(key, sizeof key, "%s/not-reproduced/%016llx", f->target->name,
+             (unsigned long long)lctx_seen_hash(input, n));
+  }
+  char name[600], dir[4300], file[4400];
+  lctx_findings_dirname(key, name, sizeof name);
+  snprintf(dir, sizeof dir, "%s/%s", f->dir, name);
+  f->total++;
+  if (lctx_sys_is_dir(dir)) {
+    f->duplicates++;
+  } else if (lctx_sys_mkdir_p(dir)) {
+    snprintf(file, sizeof file, "%s/input", dir);
+    lctx_sys_write_file(file, input, n);
+    snprintf(file, sizeof file, "%s/key.txt", dir);
+    lctx_sys_write_file(file, key, strlen(key));
+    if (f->fresh < LCTX_FINDINGS_MAX_NEW) {
+      snprintf(f->new_dirs[f->fresh], sizeof f->new_dirs[0], "%s", dir);
+      snprintf(f->new_keys[f->fresh], sizeof f->new_keys[0], "%s", key);
+    }
+    f->fresh++;
+    lctx_findings_write(f, dir, key, path, n, (const uint8_t *)input, n);
+  }
+  free(input);
+}
+
+void lctx_findings_take(lctx_findings *f, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strncmp(base, "crash-", 6) != 0 && strncmp(base, "id:", 3) != 0 &&
+      strncmp(base, "leak-", 5) != 0 && strncmp(base, "timeout-", 8) != 0 &&
+      strncmp(base, "oom-", 4) != 0)
+    return;
+  if (!lctx_seen_add(&f->crashes_seen, path))
+    return;
+  record_crash(f, path);
+}
+
+size_t lctx_findings_count(const lctx_findings *f) {
+  return lctx_sys_count_entries(f->dir);
+}

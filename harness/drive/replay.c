@@ -1,0 +1,268 @@
+/*
+ * replay.c - fuzz inputs through a target's own check, and promotion of
+ * findings to regression inputs (see replay.h).
+ */
+#include "replay.h"
+
+#include "case_bytes.h"
+#include "case_text.h"
+#include "exit.h"
+#include "file.h"
+#include "findings.h"
+#include "fuzzrun.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+
+/* What one replay or promotion works with, passed down instead of
+ * file-scope buffers: the target, the streams, the counts and the check's
+ * verdict. */
+typedef struct replay_ctx {
+  const lctx_fuzz_target *target;
+  FILE *out, *err;
+  bool verbose;
+  /* The target cannot run here (no implementation to compare). */
+  bool unusable;
+  size_t inputs, failures;
+  lctx_fuzz_result result;
+  /* The checks' states, made on the first input and kept for the rest. */
+  lctx_fuzzrun *run;
+} replay_ctx;
+
+/* Runs the target's own check on one input: the one place lctx calls a fuzz
+ * check in process. Returns true on a finding, described in r->result. */
+static bool check_input(replay_ctx *r, const uint8_t *data, size_t size) {
+  if (!r->run)
+    r->run = lctx_fuzzrun_new();
+  if (!r->run)
+    return lctx_fuzzrun_once(r->target, data, size, &r->result);
+  return lctx_fuzzrun_check(r->run, r->target, data, size, &r->result);
+}
+
+//===----------------------------------------------------------------------===//
+// replay
+//===----------------------------------------------------------------------===//
+
+static void replay_one(void *user, const char *path) {
+  replay_ctx *r = user;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strcmp(base, "README.md") == 0)
+    return;
+  char *data = NULL;
+  size_t n = 0;
+  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &data, &n, NULL)) {
+    fprintf(r->out, "ERROR %s: cannot read\n", path);
+    r->failures++;
+    return;
+  }
+  r->inputs++;
+  bool failed = !r->unusable && check_input(r, (const uint8_t *)data, n);
+  free(data);
+  if (r->unusable)
+    return;
+  if (failed && strstr(r->result.key, "/no-implementation")) {
+    /* Not a finding: the target cannot run here at all. */
+    fprintf(r->err, "lctx replay: %s\n", r->result.report);
+    r->unusable = true;
+  } else if (r->result.failed) {
+    r->failures++;
+    fprintf(r->out, "FINDING %s\n  key: %s\n%s\n", path, r->result.key,
+            r->result.report);
+  } else if (r->verbose) {
+    fprintf(r->out, "ok %s\n", path);
+  }
+}
+
+/* Replays one operand. Returns an exit code: 0 to go on, 2 to stop. */
+static int replay_operand(replay_ctx *r, const lctx_fuzz_target *given,
+                          const char *path) {
+  r->target = given ? given : lctx_findings_target_of_path(path);
+  if (!r->target) {
+    fprintf(r->err,
+            "lctx replay: %s: cannot tell the target from the path; "
+            "give --target\n",
+            path);
+    return LCTX_EXIT_USAGE;
+  }
+  if (lctx_sys_is_dir(path)) {
+    lctx_sys_each_file(path, replay_one, r);
+  } else if (lctx_sys_is_file(path)) {
+    replay_one(r, path);
+  } else {
+    fprintf(r->err, "lctx replay: %s: no such file or directory\n", path);
+    return LCTX_EXIT_USAGE;
+  }
+  return r->unusable ? LCTX_EXIT_USAGE : LCTX_EXIT_OK;
+}
+
+int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
+  const lctx_fuzz_target *given = NULL;
+  if (o->target) {
+    given = lctx_fuzz_target_find(o->target);
+    if (!given) {
+      fprintf(err, "lctx replay: --target: unknown target '%s'\n", o->target);
+      return LCTX_EXIT_USAGE;
+    }
+  }
+  replay_ctx *r = calloc(1, sizeof *r);
+  if (!r) {
+    fprintf(err, "lctx replay: out of memory\n");
+    return LCTX_EXIT_USAGE;
+  }
+  r->out = out;
+  r->err = err;
+  r->verbose = o->verbose;
+  int code = LCTX_EXIT_OK;
+  for (size_t i = 0; i < o->input_count && code == LCTX_EXIT_OK; i++)
+    code = replay_operand(r, given, o->inputs[i]);
+  if (code == LCTX_EXIT_OK) {
+    fprintf(out, "replay: %zu inputs, %zu findings\n", r->inputs, r->failures);
+    code = r->failures ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+  }
+  lctx_fuzzrun_free(r->run);
+  free(r);
+  return code;
+}
+
+//===----------------------------------------------------------------------===//
+// promote
+//===----------------------------------------------------------------------===//
+
+/* Reads the finding's input: a directory's minimized (else input) file, or
+ * the file itself. Returns false after a message. */
+static bool read_finding(const char *finding, char *input, size_t cap,
+                         char **data, size_t *size, FILE *err) {
+  if (lctx_sys_is_dir(finding)) {
+    snprintf(input, cap, "%s/minimized", finding);
+    if (!lctx_sys_is_file(input))
+      snprintf(input, cap, "%s/input", finding);
+  } else {
+    snprintf(input, cap, "%s", finding);
+  }
+  char why[4500];
+  lctx_buf e;
+  lctx_buf_init(&e, why, sizeof why);
+  errno = 0;
+  if (lctx_file_read(input, LCTX_FINDINGS_MAX_INPUT, data, size, &e))
+    return true;
+  if (errno)
+    fprintf(err, "lctx promote: %s: cannot read: %s\n", input, strerror(errno));
+  else
+    fprintf(err, "lctx promote: %s\n", why);
+  return false;
+}
+
+/* The regression's file stem: --name, the key when it fails, else the
+ * input's hash; no '/'. */
+static void stem_of(const replay_ctx *r, const char *name, bool failing,
+                    const char *data, size_t size, char *stem, size_t cap) {
+  if (name)
+    snprintf(stem, cap, "%s", name);
+  else if (failing)
+    lctx_findings_dirname(r->result.key, stem, cap);
+  else
+    snprintf(stem, cap, "input-%016llx",
+             (unsigned long long)lctx_seen_hash(data, size));
+  for (char *p = stem; *p; p++) {
+    if (*p == '/')
+      *p = '_';
+  }
+}
+
+/* fuzz_model: the readable twin DIR/text/STEM.case, with the key. */
+static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
+                       const char *input, const char *data, size_t size,
+                       bool failing) {
+  lctx_case *c = malloc(sizeof *c);
+  char *text = malloc(LCTX_CASE_TEXT_MAX);
+  if (c && text) {
+    lctx_case_decode((const uint8_t *)data, size, c);
+    lctx_buf b;
+    lctx_buf_init(&b, text, LCTX_CASE_TEXT_MAX);
+    lctx_case_print(c, &b);
+    char text_dir[4300], path[4900];
+    snprintf(text_dir, sizeof text_dir, "%s/text", dir);
+    lctx_sys_mkdir_p(text_dir);
+    snprintf(path, sizeof path, "%s/%s.case", text_dir, stem);
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fprintf(f, "# Regression of fuzz_model: %s\n# key: %s\n%s", input,
+              failing ? r->result.key : "(passes now)", text);
+      fclose(f);
+      fprintf(r->out, "readable twin: %s\n", path);
+    }
+  }
+  free(c);
+  free(text);
+}
+
+/* Writes the regression input (and twin). Returns an exit code. */
+static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
+                const char *input, const char *data, size_t size) {
+  bool failing = check_input(r, (const uint8_t *)data, size);
+  const char *name = r->target->name;
+  char stem[600], dir[4200], path[4900];
+  stem_of(r, o->name, failing, data, size, stem, sizeof stem);
+  snprintf(dir, sizeof dir, "%s/%s",
+           o->to ? o->to : LCTX_SOURCE_DIR "/corpus/regressions", name);
+  if (!lctx_sys_mkdir_p(dir)) {
+    fprintf(r->err, "lctx promote: %s: cannot create: %s\n", dir,
+            strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+  const char *ext = strcmp(name, "fuzz_model") == 0       ? ".bin"
+                    : strcmp(name, "fuzz_case_text") == 0 ? ".case"
+                                                          : ".lspec";
+  snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
+  if (!lctx_sys_write_file(path, data, size)) {
+    fprintf(r->err, "lctx promote: %s: cannot write: %s\n", path,
+            strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+  fprintf(r->out, "promoted %s -> %s\n", input, path);
+  if (strcmp(name, "fuzz_model") == 0)
+    write_twin(r, dir, stem, input, data, size, failing);
+  fprintf(r->out, "%s\n",
+          failing ? "it fails today: make test will fail until "
+                    "the bug is fixed"
+                  : "it passes today: make test keeps it so");
+  return LCTX_EXIT_OK;
+}
+
+int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
+                        FILE *err) {
+  char input[4200];
+  char *data = NULL;
+  size_t size = 0;
+  if (!read_finding(o->finding, input, sizeof input, &data, &size, err))
+    return LCTX_EXIT_USAGE;
+  replay_ctx *r = calloc(1, sizeof *r);
+  int code = LCTX_EXIT_USAGE;
+  if (!r) {
+    fprintf(err, "lctx promote: out of memory\n");
+  } else {
+    r->out = out;
+    r->err = err;
+    r->target = o->target ? lctx_fuzz_target_find(o->target)
+                          : lctx_findings_target_of_path(o->finding);
+    if (r->target)
+      code = keep(r, o, input, data, size);
+    else
+      fprintf(err,
+              "lctx promote: cannot tell the target of %s; give --target "
+              "fuzz_model|fuzz_case_text|fuzz_spec|fuzz_differential|"
+              "fuzz_lowering\n",
+              o->finding);
+    lctx_fuzzrun_free(r->run);
+  }
+  free(r);
+  free(data);
+  return code;
+}
