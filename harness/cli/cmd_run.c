@@ -1,0 +1,132 @@
+/*
+ * cmd_run.c - `lctx run` (see commands.h): the main job, in four steps,
+ * each another command run in this process: eval of the conformance cases,
+ * check-spec, conform of the example C plugin, and a fuzz_model campaign;
+ * then one summary line per step.
+ */
+#include "commands.h"
+
+#include "exit.h"
+#include "options.h"
+#include "sys.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
+#ifndef LCTX_EXAMPLE_PLUGIN
+#define LCTX_EXAMPLE_PLUGIN "liblctx_example_plugin.so"
+#endif
+
+/* The results of the four steps. */
+typedef struct run_steps {
+  int eval, check, conform, fuzz;
+} run_steps;
+
+/* --fuzz-seconds: 0 to 86400 (0 skips the campaign). */
+static bool parse_fuzz_seconds(const char *value, void *target, char *why,
+                               size_t n) {
+  char *end;
+  double seconds = strtod(value, &end);
+  if (end == value || *end != '\0' || !isfinite(seconds) || seconds < 0 ||
+      seconds > 86400) {
+    snprintf(why, n, "'%s' is not a number of seconds (0 skips the campaign)",
+             value);
+    return false;
+  }
+  *(double *)target = seconds;
+  return true;
+}
+
+static void print_summary(const run_steps *s, double seconds,
+                          const char *reports, const char *campaign, int worst,
+                          FILE *out) {
+  fprintf(out,
+          "\nlctx run: %s\n  conformance cases: %s\n  check-spec:        "
+          "%s\n  example plugin:    %s (reports in %s)\n  fuzz campaign:     "
+          "%s\n",
+          worst == LCTX_EXIT_OK ? "all good" : "PROBLEMS FOUND",
+          s->eval == LCTX_EXIT_OK ? "pass" : "FAIL",
+          s->check == LCTX_EXIT_OK ? "pass" : "FAIL",
+          s->conform == LCTX_EXIT_OK ? "conforms" : "FAIL", reports,
+          seconds <= 0                      ? "skipped"
+          : s->fuzz == LCTX_EXIT_OK         ? "no findings"
+          : s->fuzz == LCTX_EXIT_VIOLATIONS ? "FINDINGS"
+                                            : "could not run");
+  if (seconds > 0)
+    fprintf(out,
+            "  campaign directory: %s (summary.txt, findings/, corpus/, "
+            "logs/)\n",
+            campaign);
+}
+
+/* Runs the four steps; returns the worst exit code. */
+static int run_steps_all(double seconds, const char *campaign, FILE *out,
+                         FILE *err) {
+  char cases[4096], out_dir[4096], seconds_text[32];
+  char plugin[] = LCTX_EXAMPLE_PLUGIN;
+  char reports[] = LCTX_SOURCE_DIR "/build/conform/example-plugin";
+  snprintf(cases, sizeof cases, "%s", lctx_sys_default_cases_path());
+  snprintf(out_dir, sizeof out_dir, "%s", campaign);
+  snprintf(seconds_text, sizeof seconds_text, "%.0f", seconds);
+  run_steps s = {LCTX_EXIT_OK, LCTX_EXIT_OK, LCTX_EXIT_OK, LCTX_EXIT_OK};
+  fprintf(out, "== 1/4 conformance cases: lctx eval --cover %s\n", cases);
+  char *eval_argv[] = {"eval", "--cover", "--quiet", cases, NULL};
+  s.eval = lctx_cmd_eval(4, eval_argv, out, err);
+  fprintf(out, "\n== 2/4 exhaustive self-check: lctx check-spec --quiet\n");
+  char *check_argv[] = {"check-spec", "--quiet", NULL};
+  s.check = lctx_cmd_check_spec(2, check_argv, out, err);
+  fprintf(out,
+          "\n== 3/4 conformance of the example C plugin: lctx conform "
+          "--impl %s\n",
+          plugin);
+  fflush(out);
+  char *conform_argv[] = {"conform", "--impl",  plugin, "--report-dir",
+                          reports,   "--quiet", NULL};
+  s.conform = lctx_cmd_conform(6, conform_argv, out, err);
+  if (seconds > 0) {
+    fprintf(out,
+            "\n== 4/4 fuzz campaign: lctx fuzz --engine libfuzzer --target "
+            "fuzz_model --time %s --out %s\n",
+            seconds_text, out_dir);
+    fflush(out);
+    char *fuzz_argv[] = {"fuzz",       "--engine", "libfuzzer",  "--target",
+                         "fuzz_model", "--time",   seconds_text, "--out",
+                         out_dir,      NULL};
+    s.fuzz = lctx_cmd_fuzz(9, fuzz_argv, out, err);
+  }
+  int worst = s.eval > s.check ? s.eval : s.check;
+  worst = s.fuzz > worst ? s.fuzz : worst;
+  worst = s.conform > worst ? s.conform : worst;
+  print_summary(&s, seconds, reports, out_dir, worst, out);
+  return worst;
+}
+
+int lctx_cmd_run(int argc, char **argv, FILE *out, FILE *err) {
+  double seconds = 30;
+  const char *campaign = LCTX_SOURCE_DIR "/build/campaign/fuzz_model";
+  const lctx_option options[] = {
+      {.name = "fuzz-seconds",
+       .kind = LCTX_OPTION_CUSTOM,
+       .target = &seconds,
+       .value_name = "N",
+       .help = "length of the fuzz campaign (default 30; 0 skips it)",
+       .parse = parse_fuzz_seconds},
+      {.name = "campaign",
+       .kind = LCTX_OPTION_STRING,
+       .target = &campaign,
+       .value_name = "DIR",
+       .help = "the campaign directory (default: build/campaign/fuzz_model)"},
+  };
+  const lctx_option_spec spec = {
+      "run", "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n", options,
+      sizeof options / sizeof options[0], false};
+  int first;
+  lctx_options_result r =
+      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  if (r != LCTX_OPTIONS_OK)
+    return lctx_options_exit_code(r);
+  return run_steps_all(seconds, campaign, out, err);
+}
