@@ -57,15 +57,8 @@ static lctx_options_result parse(const char *const *args, bool operands,
                                  char *shown, size_t size) {
   values v = {.time = 30};
   const lctx_option options[] = {
-      {.name = "quiet",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &v.quiet,
-       .help = "say less"},
-      {.name = "spec",
-       .kind = LCTX_OPTION_STRING,
-       .target = &v.spec,
-       .value_name = "FILE",
-       .help = "the spec table"},
+      lctx_options_flag("quiet", &v.quiet, "say less"),
+      lctx_options_string("spec", &v.spec, "FILE", "the spec table"),
       {.name = "jobs",
        .kind = LCTX_OPTION_SIZE,
        .target = &v.jobs,

@@ -69,29 +69,22 @@ static int check_spec(lctx_workspace *ws, const char *spec_path, bool quiet,
 }
 
 int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_sys_default_spec_path();
+  const char *spec_path;
   bool quiet = false;
   const lctx_option options[] = {
-      {.name = "spec",
-       .kind = LCTX_OPTION_STRING,
-       .target = &spec_path,
-       .value_name = "FILE",
-       .help = "the spec table (default: the source tree's)"},
-      {.name = "quiet",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &quiet,
-       .help = "print only the rows no case reaches, not every row's hits"},
+      lctx_workspace_spec_option(&spec_path),
+      lctx_options_flag(
+          "quiet", &quiet,
+          "print only the rows no case reaches, not every row's hits"),
   };
   const lctx_option_spec spec = {
       "check-spec", "usage: lctx check-spec [--spec FILE] [--quiet]\n", options,
-      sizeof options / sizeof options[0], false};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
+      LCTX_OPTIONS_COUNT(options), false};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
   lctx_workspace *ws = lctx_workspace_create(err);
-  int code = LCTX_EXIT_USAGE;
+  code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
     code = check_spec(ws, spec_path, quiet, out);
   lctx_workspace_destroy(ws);

@@ -23,63 +23,62 @@ static int write_all(FILE *out, const void *data, size_t n, FILE *err) {
   return LCTX_EXIT_OK;
 }
 
-/* Parses a command that takes no options and one operand, the file named
- * in `usage`. Returns -1 when it goes on, else an exit code. */
-static int parse_one_file(const char *command, const char *usage,
-                          const char *wrong_count, int argc, char **argv,
-                          FILE *out, FILE *err) {
-  const lctx_option_spec spec = {command, usage, NULL, 0, true};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
-  if (first != 1 || argc != 2) {
-    fprintf(err, "lctx %s: %s (%s)\n", command, wrong_count, usage);
+/* Writes the byte form of the case text `data` (from `path`). */
+static int encode(lctx_workspace *ws, const char *path, const char *data,
+                  size_t n, FILE *out, FILE *err) {
+  if (!lctx_workspace_parse_case(ws, path, data, n, err))
+    return LCTX_EXIT_USAGE;
+  size_t size = lctx_case_encode(&ws->c, ws->bytes, sizeof ws->bytes);
+  if (size > sizeof ws->bytes) {
+    fprintf(err, "lctx encode: %s: encoding too large\n", path);
     return LCTX_EXIT_USAGE;
   }
-  return -1;
+  return write_all(out, ws->bytes, size, err);
 }
 
-int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err) {
-  int code = parse_one_file("encode", "usage: lctx encode FILE > BYTES",
-                            "expected one case file, or - for stdin", argc,
-                            argv, out, err);
-  if (code >= 0)
+/* Writes the text of the case the bytes `data` decode to. */
+static int decode(lctx_workspace *ws, const char *data, size_t n, FILE *out,
+                  FILE *err) {
+  lctx_case_decode((const uint8_t *)data, n, &ws->c);
+  lctx_buf b;
+  lctx_buf_init(&b, ws->text, sizeof ws->text);
+  lctx_case_print(&ws->c, &b);
+  return write_all(out, ws->text, b.length, err);
+}
+
+/* `lctx encode FILE` (to_bytes) or `lctx decode BYTES`. */
+static int convert(bool to_bytes, int argc, char **argv, FILE *out, FILE *err) {
+  const char *usage = to_bytes ? "usage: lctx encode FILE > BYTES"
+                               : "usage: lctx decode BYTES > FILE.case";
+  const lctx_option_spec spec = {to_bytes ? "encode" : "decode", usage, NULL, 0,
+                                 true};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
     return code;
-  lctx_workspace *ws = lctx_workspace_create(err);
-  code = LCTX_EXIT_USAGE;
-  if (ws && lctx_workspace_load_case(ws, argv[1], err)) {
-    size_t n = lctx_case_encode(&ws->c, ws->bytes, sizeof ws->bytes);
-    if (n > sizeof ws->bytes)
-      fprintf(err, "lctx encode: %s: encoding too large\n", argv[1]);
-    else
-      code = write_all(out, ws->bytes, n, err);
+  if (argc - first != 1) {
+    fprintf(err, "lctx %s: expected one %s file, or - for stdin (%s)\n",
+            spec.command, to_bytes ? "case" : "byte", usage);
+    return LCTX_EXIT_USAGE;
   }
-  lctx_workspace_destroy(ws);
-  return code;
-}
-
-int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err) {
-  int code = parse_one_file("decode", "usage: lctx decode BYTES > FILE.case",
-                            "expected one byte file, or - for stdin", argc,
-                            argv, out, err);
-  if (code >= 0)
-    return code;
+  const char *path = argv[first];
   lctx_workspace *ws = lctx_workspace_create(err);
   char *data = NULL;
   size_t n;
   code = LCTX_EXIT_USAGE;
-  if (ws && lctx_workspace_read_file(argv[1], &data, &n, err)) {
-    lctx_case_decode((const uint8_t *)data, n, &ws->c);
-    lctx_buf b;
-    lctx_buf_init(&b, ws->text, sizeof ws->text);
-    lctx_case_print(&ws->c, &b);
-    code = write_all(out, ws->text, b.length, err);
-  }
+  if (ws && lctx_workspace_read_file(path, &data, &n, err))
+    code = to_bytes ? encode(ws, path, data, n, out, err)
+                    : decode(ws, data, n, out, err);
   free(data);
   lctx_workspace_destroy(ws);
   return code;
+}
+
+int lctx_cmd_encode(int argc, char **argv, FILE *out, FILE *err) {
+  return convert(true, argc, argv, out, err);
+}
+
+int lctx_cmd_decode(int argc, char **argv, FILE *out, FILE *err) {
+  return convert(false, argc, argv, out, err);
 }
 
 typedef struct enum_run {
@@ -107,10 +106,8 @@ static bool enumerate_visit(void *user, const lctx_case *c) {
 int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err) {
   enum_run run = {.out = out, .limit = SIZE_MAX};
   const lctx_option options[] = {
-      {.name = "count",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &run.count_only,
-       .help = "print only the number of cases"},
+      lctx_options_flag("count", &run.count_only,
+                        "print only the number of cases"),
       {.name = "limit",
        .kind = LCTX_OPTION_SIZE,
        .target = &run.limit,
@@ -120,12 +117,10 @@ int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err) {
   };
   const lctx_option_spec spec = {
       "enumerate", "usage: lctx enumerate [--count] [--limit N]\n", options,
-      sizeof options / sizeof options[0], false};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
+      LCTX_OPTIONS_COUNT(options), false};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
   if (!run.count_only && !(run.ws = lctx_workspace_create(err)))
     return LCTX_EXIT_USAGE;
   size_t n = lctx_domain_enumerate(enumerate_visit, &run);

@@ -11,7 +11,6 @@
 #include "irexpect.h"
 #include "lctx/mlir_emit.h"
 #include "options.h"
-#include "sys.h"
 #include "workspace.h"
 
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include <sys/stat.h>
 
 #define MAX_CASE_FILES 4096
+#define EVAL_USAGE "lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR..."
 
 /* The case files, in the order they are judged. */
 typedef struct file_list {
@@ -202,46 +202,31 @@ static void free_run(eval_run *run) {
 }
 
 int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_sys_default_spec_path();
+  const char *spec_path;
   bool cover = false, quiet = false;
   const lctx_option options[] = {
-      {.name = "spec",
-       .kind = LCTX_OPTION_STRING,
-       .target = &spec_path,
-       .value_name = "FILE",
-       .help = "the spec table (default: the source tree's)"},
-      {.name = "cover",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &cover,
-       .help = "also fail when a spec row has no case"},
-      {.name = "quiet",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &quiet,
-       .help = "print failing cases only, not an ok line per case"},
+      lctx_workspace_spec_option(&spec_path),
+      lctx_options_flag("cover", &cover,
+                        "also fail when a spec row has no case"),
+      lctx_options_flag("quiet", &quiet,
+                        "print failing cases only, not an ok line per case"),
   };
-  const char *usage =
-      "usage: lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR...\n";
-  const lctx_option_spec spec = {"eval", usage, options,
-                                 sizeof options / sizeof options[0], true};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
+  const lctx_option_spec spec = {"eval", "usage: " EVAL_USAGE "\n", options,
+                                 LCTX_OPTIONS_COUNT(options), true};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
   if (first >= argc) {
-    fprintf(err, "lctx eval: no case files given (usage: lctx eval [--spec "
-                 "FILE] [--cover] [--quiet] FILE|DIR...)\n");
+    fprintf(err, "lctx eval: no case files given (usage: " EVAL_USAGE ")\n");
     return LCTX_EXIT_USAGE;
   }
   eval_run *run = calloc(1, sizeof *run);
-  if (!run || !(run->ws = lctx_workspace_create(err))) {
-    if (!run)
-      fprintf(err, "lctx: out of memory\n");
-    free_run(run);
-    return LCTX_EXIT_USAGE;
-  }
-  int code = LCTX_EXIT_USAGE;
-  bool ok = lctx_workspace_load_spec(run->ws, spec_path, err);
+  if (run)
+    run->ws = lctx_workspace_create(err);
+  else
+    fprintf(err, "lctx: out of memory\n");
+  code = LCTX_EXIT_USAGE;
+  bool ok = run && run->ws && lctx_workspace_load_spec(run->ws, spec_path, err);
   for (int i = first; ok && i < argc; i++)
     ok = expand(&run->files, argv[i], err);
   if (ok)

@@ -8,8 +8,9 @@
 
 #include "exit.h"
 #include "options.h"
-#include "sys.h"
 #include "workspace.h"
+
+#define EXPLAIN_USAGE "lctx explain [--spec FILE] FILE"
 
 static void trace_line(void *user, const char *event) {
   fprintf((FILE *)user, "    trace: %s\n", event);
@@ -72,28 +73,20 @@ static int explain(lctx_workspace *ws, const char *path, FILE *out) {
 }
 
 int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
-  const char *spec_path = lctx_sys_default_spec_path();
-  const lctx_option options[] = {
-      {.name = "spec",
-       .kind = LCTX_OPTION_STRING,
-       .target = &spec_path,
-       .value_name = "FILE",
-       .help = "the spec table (default: the source tree's)"},
-  };
-  const lctx_option_spec spec = {
-      "explain", "usage: lctx explain [--spec FILE] FILE\n", options, 1, true};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
+  const char *spec_path;
+  const lctx_option options[] = {lctx_workspace_spec_option(&spec_path)};
+  const lctx_option_spec spec = {"explain", "usage: " EXPLAIN_USAGE "\n",
+                                 options, 1, true};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
   if (argc - first != 1) {
-    fprintf(err, "lctx explain: expected one case file (usage: lctx explain "
-                 "[--spec FILE] FILE)\n");
+    fprintf(err, "lctx explain: expected one case file (usage: " EXPLAIN_USAGE
+                 ")\n");
     return LCTX_EXIT_USAGE;
   }
   lctx_workspace *ws = lctx_workspace_create(err);
-  int code = LCTX_EXIT_USAGE;
+  code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err) &&
       lctx_workspace_load_case(ws, argv[first], err))
     code = explain(ws, argv[first], out);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define LINT_USAGE "lctx lint [--quiet] RULEFILE|DIR..."
+
 /* One run of lint; on the heap (a rule file and a report are large). */
 typedef struct lint_run {
   lctx_rulefile file;
@@ -95,42 +97,38 @@ static int lint_path(lint_run *run, const char *path, FILE *out, FILE *err) {
 }
 
 int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
-  bool quiet = false;
-  const lctx_option options[] = {
-      {.name = "quiet",
-       .kind = LCTX_OPTION_FLAG,
-       .target = &quiet,
-       .help =
-           "print only the files whose verdict differs from their expect line"},
-  };
-  const lctx_option_spec spec = {
-      "lint", "usage: lctx lint [--quiet] RULEFILE|DIR...\n", options, 1, true};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
-  if (first >= argc) {
-    fprintf(err, "lctx lint: missing RULEFILE or directory (usage: lctx lint "
-                 "[--quiet] RULEFILE|DIR...)\n");
-    return LCTX_EXIT_USAGE;
-  }
   lint_run *run = calloc(1, sizeof *run);
   if (!run) {
     fprintf(err, "lctx lint: out of memory\n");
     return LCTX_EXIT_USAGE;
   }
-  run->quiet = quiet;
-  int worst = LCTX_EXIT_OK;
+  const lctx_option options[] = {
+      lctx_options_flag(
+          "quiet", &run->quiet,
+          "print only the files whose verdict differs from their expect line"),
+  };
+  const lctx_option_spec spec = {"lint", "usage: " LINT_USAGE "\n", options, 1,
+                                 true};
+  int first, worst = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (worst == LCTX_OPTIONS_GO_ON && first >= argc) {
+    fprintf(err, "lctx lint: missing RULEFILE or directory (usage: " LINT_USAGE
+                 ")\n");
+    worst = LCTX_EXIT_USAGE;
+  }
+  if (worst != LCTX_OPTIONS_GO_ON) {
+    free(run);
+    return worst;
+  }
+  worst = LCTX_EXIT_OK;
   for (int i = first; i < argc; i++) {
     int rc = lint_path(run, argv[i], out, err);
     worst = rc > worst ? rc : worst;
   }
-  size_t files = run->files;
-  free(run);
-  fprintf(out, "lctx lint: %zu file%s, %s\n", files, files == 1 ? "" : "s",
+  fprintf(out, "lctx lint: %zu file%s, %s\n", run->files,
+          run->files == 1 ? "" : "s",
           worst == LCTX_EXIT_OK           ? "every verdict as expected"
           : worst == LCTX_EXIT_VIOLATIONS ? "VERDICTS DIFFER FROM EXPECT"
                                           : "BAD INPUT");
+  free(run);
   return worst;
 }

@@ -114,19 +114,15 @@ int lctx_cmd_run(int argc, char **argv, FILE *out, FILE *err) {
        .value_name = "N",
        .help = "length of the fuzz campaign (default 30; 0 skips it)",
        .parse = parse_fuzz_seconds},
-      {.name = "campaign",
-       .kind = LCTX_OPTION_STRING,
-       .target = &campaign,
-       .value_name = "DIR",
-       .help = "the campaign directory (default: build/campaign/fuzz_model)"},
+      lctx_options_string(
+          "campaign", &campaign, "DIR",
+          "the campaign directory (default: build/campaign/fuzz_model)"),
   };
   const lctx_option_spec spec = {
       "run", "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n", options,
-      sizeof options / sizeof options[0], false};
-  int first;
-  lctx_options_result r =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (r != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(r);
+      LCTX_OPTIONS_COUNT(options), false};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
   return run_steps_all(seconds, campaign, out, err);
 }

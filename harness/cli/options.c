@@ -273,6 +273,28 @@ lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
   return r;
 }
 
+lctx_option lctx_options_flag(const char *name, bool *target,
+                              const char *help) {
+  return (lctx_option){
+      .name = name, .kind = LCTX_OPTION_FLAG, .target = target, .help = help};
+}
+
+lctx_option lctx_options_string(const char *name, const char **target,
+                                const char *value_name, const char *help) {
+  return (lctx_option){.name = name,
+                       .kind = LCTX_OPTION_STRING,
+                       .target = target,
+                       .value_name = value_name,
+                       .help = help};
+}
+
+int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
+                         int *first_operand, FILE *out, FILE *err) {
+  lctx_options_result r =
+      lctx_options_parse(spec, argc, argv, first_operand, out, err);
+  return r == LCTX_OPTIONS_OK ? LCTX_OPTIONS_GO_ON : lctx_options_exit_code(r);
+}
+
 void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
   print_usage(spec, f);
   fprintf(f, "options:\n");

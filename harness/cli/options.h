@@ -63,6 +63,13 @@ typedef struct lctx_option {
                 size_t error_size);
 } lctx_option;
 
+/// A FLAG row: `--NAME` sets `*target`.
+lctx_option lctx_options_flag(const char *name, bool *target, const char *help);
+
+/// A STRING row: `--NAME VALUE_NAME` points `*target` at the value.
+lctx_option lctx_options_string(const char *name, const char **target,
+                                const char *value_name, const char *help);
+
 /// What lctx_options_parse found.
 typedef enum lctx_options_result {
   /// The options were parsed; operands start at `*first_operand`.
@@ -98,6 +105,18 @@ typedef struct lctx_option_spec {
 lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
                                        char **argv, int *first_operand,
                                        FILE *out, FILE *err);
+
+/// What lctx_options_command returns when the command goes on.
+#define LCTX_OPTIONS_GO_ON (-1)
+
+/// The number of rows of an option table (an array).
+#define LCTX_OPTIONS_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+
+/// A command's first step: lctx_options_parse, then LCTX_OPTIONS_GO_ON
+/// when the command goes on (its operands at argv[*first_operand..argc)),
+/// else the exit code it returns (lctx_options_exit_code).
+int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
+                         int *first_operand, FILE *out, FILE *err);
 
 /// Prints the usage text and one line per option to `f`.
 void lctx_options_help(const lctx_option_spec *spec, FILE *f);

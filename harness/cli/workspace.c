@@ -5,6 +5,7 @@
 #include "workspace.h"
 
 #include "file.h"
+#include "sys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,18 +33,31 @@ bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
   return true;
 }
 
+lctx_option lctx_workspace_spec_option(const char **path) {
+  *path = lctx_sys_default_spec_path();
+  return lctx_options_string("spec", path, "FILE",
+                             "the spec table (default: the source tree's)");
+}
+
+bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,
+                               const char *data, size_t n, FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_case_parse(data, n, path, &ws->c, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
 bool lctx_workspace_load_case(lctx_workspace *ws, const char *path, FILE *err) {
   char *data;
   size_t n;
   if (!lctx_workspace_read_file(path, &data, &n, err))
     return false;
-  char message[1024];
-  lctx_buf e;
-  lctx_buf_init(&e, message, sizeof message);
-  bool ok = lctx_case_parse(data, n, path, &ws->c, &e);
+  bool ok = lctx_workspace_parse_case(ws, path, data, n, err);
   free(data);
-  if (!ok)
-    fprintf(err, "lctx: %s\n", message);
   return ok;
 }
 

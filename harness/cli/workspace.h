@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "case.h"
+#include "options.h"
 #include "case_text.h"
 #include "oracle.h"
 
@@ -52,6 +53,15 @@ void lctx_workspace_destroy(lctx_workspace *ws);
 /// caller frees. False after `lctx: PATH: REASON` on `err`.
 bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
                               FILE *err);
+
+/// The `--spec FILE` option of a command that judges by the spec table;
+/// sets `*path` to the default table (sys.h) until the option is given.
+lctx_option lctx_workspace_spec_option(const char **path);
+
+/// Parses the case text `data` (`n` bytes, read from `path`) into `ws->c`.
+/// False after a message naming the file and line on `err`.
+bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,
+                               const char *data, size_t n, FILE *err);
 
 /// Reads and parses the case file `path` into `ws->c`. False after a
 /// message naming the file (and line) on `err`.
