@@ -92,7 +92,7 @@ static lctx_options_result parse(const char *const *args, bool operands,
        .parse = parse_shard},
   };
   const lctx_option_spec spec = {"t", USAGE, options,
-                                 sizeof options / sizeof options[0], operands};
+                                 LCTX_OPTIONS_COUNT(options), operands};
   char *argv[32] = {"t"};
   int argc = 1;
   for (; args[argc - 1]; argc++)
@@ -265,6 +265,9 @@ static void test_unknown_options(void **state) {
        "quiet=0 " DEFAULTS
        " operands=||lctx t: unknown option '--qui'\n" USAGE},
       {{"--sp", "x", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--sp'\n" USAGE},
+      {{"--sp", NULL},
        ERROR,
        "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--sp'\n" USAGE},
       {{"--se=1", NULL},

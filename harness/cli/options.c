@@ -155,10 +155,10 @@ static int find_option(const lctx_option_spec *spec, const char *name) {
   return -1;
 }
 
-/* An argument getopt_long did not accept: an unknown option, or a flag
- * given a value (`--quiet=yes`). */
+/* An argument getopt_long did not accept: an unknown option, a flag given
+ * a value (`--quiet=yes`), or (`missing`) an option without its value. */
 static lctx_options_result rejected(const lctx_option_spec *spec,
-                                    const char *arg, FILE *err) {
+                                    const char *arg, bool missing, FILE *err) {
   char name[128];
   if (strncmp(arg, "--", 2) != 0) {
     snprintf(name, sizeof name, "-%c", arg[1]);
@@ -166,6 +166,8 @@ static lctx_options_result rejected(const lctx_option_spec *spec,
   }
   snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
   int i = find_option(spec, name);
+  if (i >= 0 && missing)
+    return usage_error(spec, err, "%s needs a value", name);
   if (i >= 0 && spec->options[i].kind == LCTX_OPTION_FLAG)
     return usage_error(spec, err, "%s takes no value", name);
   return usage_error(spec, err, "unknown option '%s'", name);
@@ -238,10 +240,8 @@ static lctx_options_result scan(const lctx_option_spec *spec, int argc,
       lctx_options_help(spec, out);
       return LCTX_OPTIONS_HELP;
     }
-    if (c == ':')
-      return usage_error(spec, err, "%s needs a value", argv[at]);
-    if (c < FIRST_OPTION || c > HELP_INDEX)
-      return rejected(spec, argv[at], err); /* '?' */
+    if (c == ':' || c < FIRST_OPTION || c > HELP_INDEX) /* ':' or '?' */
+      return rejected(spec, argv[at], c == ':', err);
     lctx_options_result r = one_option(spec, c, argv[at], optarg, out, err);
     if (r != LCTX_OPTIONS_OK)
       return r;
