@@ -3,7 +3,9 @@
  * (harness/cli/options.h): each kind of option in both spellings (`--opt
  * value`, `--opt=value`), `--`, `-h`/`--help`, operands before, between and
  * after options, number limits, and every error with its exact message; and
- * that a second parse in one process starts afresh.
+ * that a second parse in one process starts afresh. Through lctx_cli_main:
+ * every command built on it answers -h, --help and `lctx help CMD`, and
+ * takes `--opt=value`.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "exit.h"
 #include "options.h"
 
@@ -439,6 +442,67 @@ static void test_too_many_options(void **state) {
   assert_false(flag);
 }
 
+//===----------------------------------------------------------------------===//
+// The commands
+//===----------------------------------------------------------------------===//
+
+/* Runs `lctx ARGS...` (NULL-terminated) in this process; returns the exit
+ * code, with stdout in `out_text` (freed by the caller). */
+static int run_lctx(char **out_text, const char *const *args) {
+  char *argv[16] = {"lctx"};
+  int argc = 1;
+  for (; args[argc - 1]; argc++)
+    argv[argc] = (char *)args[argc - 1];
+  size_t out_size = 0, err_size = 0;
+  char *err_text = NULL;
+  FILE *out = open_memstream(out_text, &out_size);
+  FILE *err = open_memstream(&err_text, &err_size);
+  int code = lctx_cli_main(argc, argv, out, err);
+  fclose(out);
+  fclose(err);
+  free(err_text);
+  return code;
+}
+
+static void test_every_command_answers_help(void **state) {
+  (void)state;
+  static const char *const commands[] = {"check-spec", "eval",   "explain",
+                                         "encode",     "decode", "enumerate",
+                                         "lint",       "run"};
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "usage: lctx %s", commands[i]);
+    const char *const lines[][4] = {{commands[i], "-h", NULL},
+                                    {commands[i], "--help", NULL},
+                                    {"help", commands[i], NULL},
+                                    {commands[i], "x", "--help", NULL}};
+    for (size_t k = 0; k < 4; k++) {
+      char *out = NULL;
+      assert_int_equal(run_lctx(&out, lines[k]), LCTX_EXIT_OK);
+      if (strncmp(out, want, strlen(want)) != 0 || !strstr(out, "--help"))
+        fail_msg("lctx %s %s printed:\n%s", lines[k][0], lines[k][1], out);
+      free(out);
+    }
+  }
+}
+
+static void test_commands_take_option_equals_value(void **state) {
+  (void)state;
+  for (int round = 0; round < 2; round++) {
+    char *out = NULL;
+    assert_int_equal(
+        run_lctx(&out, (const char *const[]){"enumerate", "--limit=2", NULL}),
+        LCTX_EXIT_OK);
+    assert_non_null(strstr(out, "# case 1\n"));
+    assert_null(strstr(out, "# case 2\n"));
+    free(out);
+    assert_int_equal(
+        run_lctx(&out, (const char *const[]){"enumerate", "--limit=x", NULL}),
+        LCTX_EXIT_USAGE);
+    free(out);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_kind_both_spellings),
@@ -451,6 +515,8 @@ int main(void) {
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_parses_do_not_leak_into_each_other),
       cmocka_unit_test(test_too_many_options),
+      cmocka_unit_test(test_every_command_answers_help),
+      cmocka_unit_test(test_commands_take_option_equals_value),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
