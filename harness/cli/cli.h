@@ -1,6 +1,7 @@
 /*
- * cli.h - the `lctx` command line: argument parsing, the command table, help,
- * version and exit codes.
+ * cli.h - the `lctx` command line: the command table (commands.h), the
+ * global help (`lctx help [COMMAND]`), the version and exit codes. Each
+ * command parses its own options (options.h).
  *
  * Owns what a user types and what the process returns: 0 when all is good,
  * 1 when violations were found, 2 for bad usage or bad input (with a message

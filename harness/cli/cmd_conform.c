@@ -1,8 +1,8 @@
 /*
- * cmd_conform.c - `lctx conform` (see cmd_conform.h): the option table of
+ * cmd_conform.c - `lctx conform` (see commands.h): the option table of
  * lctx_conform_run (drive/conform.h).
  */
-#include "cmd_conform.h"
+#include "commands.h"
 
 #include "conform.h"
 #include "exit.h"

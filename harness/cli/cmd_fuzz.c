@@ -1,8 +1,8 @@
 /*
- * cmd_fuzz.c - `lctx fuzz` (see cmd_campaign.h): its options, handed to
+ * cmd_fuzz.c - `lctx fuzz` (see commands.h): its options, handed to
  * lctx_campaign_run (drive/campaign.h).
  */
-#include "cmd_campaign.h"
+#include "commands.h"
 
 #include "campaign.h"
 #include "exit.h"

@@ -1,8 +1,8 @@
 /*
- * cmd_mutants.c - `lctx mutants` (see cmd_conform.h): the option table of
+ * cmd_mutants.c - `lctx mutants` (see commands.h): the option table of
  * lctx_mutants_run (drive/mutants.h).
  */
-#include "cmd_conform.h"
+#include "commands.h"
 
 #include "exit.h"
 #include "mutants.h"

@@ -1,8 +1,8 @@
 /*
- * cmd_promote.c - `lctx promote` (see cmd_campaign.h): its options and the
+ * cmd_promote.c - `lctx promote` (see commands.h): its options and the
  * finding, handed to lctx_replay_promote (drive/replay.h).
  */
-#include "cmd_campaign.h"
+#include "commands.h"
 
 #include "exit.h"
 #include "options.h"

@@ -1,8 +1,8 @@
 /*
- * cmd_replay.c - `lctx replay` (see cmd_campaign.h): its options and inputs,
+ * cmd_replay.c - `lctx replay` (see commands.h): its options and inputs,
  * handed to lctx_replay_run (drive/replay.h).
  */
-#include "cmd_campaign.h"
+#include "commands.h"
 
 #include "exit.h"
 #include "options.h"

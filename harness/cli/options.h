@@ -4,8 +4,15 @@
  * Owns turning a command's argv into the fields of its options struct, by a
  * table that names each option, its kind, where its value goes, its limits
  * and its help line. Built on getopt_long, so `--opt value`, `--opt=value`,
- * `-h` and `--` work alike everywhere. Every error names the command, the
- * option and the value: `lctx CMD: --seed: 'x' is not a number`.
+ * `-h`, `--help` and `--` work alike everywhere. Long names must be typed
+ * whole (getopt_long's prefix matching is refused). Every error names the
+ * command, the option and the value:
+ *   lctx CMD: unknown option '--x'          (then the usage)
+ *   lctx CMD: --seed needs a value          (missing or empty; the usage)
+ *   lctx CMD: --quiet takes no value        (`--quiet=yes`; the usage)
+ *   lctx CMD: unexpected argument 'x'       (an operand where none is
+ *                                            allowed; the usage)
+ *   lctx CMD: --seed: 'x' is not a number   (a bad value)
  */
 #ifndef LCTX_CLI_OPTIONS_H
 #define LCTX_CLI_OPTIONS_H
@@ -18,18 +25,20 @@
 typedef enum lctx_option_kind {
   /// No value; sets `*(bool *)target` to true.
   LCTX_OPTION_FLAG,
-  /// A string; `*(const char **)target` points into argv.
+  /// A non-empty string; `*(const char **)target` points into argv.
   LCTX_OPTION_STRING,
-  /// An unsigned decimal number from `min` to `max`; `*(size_t *)target`.
+  /// An unsigned decimal number (digits only) from `min` to `max`;
+  /// `*(size_t *)target`.
   LCTX_OPTION_SIZE,
-  /// An unsigned 64-bit decimal number from `min` to `max`;
+  /// An unsigned 64-bit decimal number (digits only) from `min` to `max`;
   /// `*(unsigned long long *)target`.
   LCTX_OPTION_U64,
-  /// A decimal number with `min` < value <= `max`; `*(double *)target`.
+  /// A finite decimal number (no sign, no hexadecimal) with `min` < value
+  /// <= `max`; `*(double *)target`.
   LCTX_OPTION_SECONDS,
-  /// A value handed to `parse(value, target, error_text, error_size)`,
-  /// which returns false with the reason in `error_text` (printed as
-  /// `lctx CMD: --NAME: REASON`).
+  /// A value, possibly empty, handed to `parse(value, target, error_text,
+  /// error_size)`, which returns false with the reason in `error_text`
+  /// (printed as `lctx CMD: --NAME: REASON`).
   LCTX_OPTION_CUSTOM,
 } lctx_option_kind;
 
@@ -44,6 +53,8 @@ typedef struct lctx_option {
   /// One line of help.
   const char *help;
   /// Number limits (SIZE, U64: min <= v <= max; SECONDS: min < v <= max).
+  /// Both 0 (a row that leaves them out): any value of the target's type
+  /// (SECONDS: any positive number).
   double min, max;
   /// What a bad number is not, e.g. "a count from 1 to 4096" (SIZE, U64,
   /// SECONDS); default "a number".
@@ -51,6 +62,13 @@ typedef struct lctx_option {
   bool (*parse)(const char *value, void *target, char *error_text,
                 size_t error_size);
 } lctx_option;
+
+/// A FLAG row: `--NAME` sets `*target`.
+lctx_option lctx_options_flag(const char *name, bool *target, const char *help);
+
+/// A STRING row: `--NAME VALUE_NAME` points `*target` at the value.
+lctx_option lctx_options_string(const char *name, const char **target,
+                                const char *value_name, const char *help);
 
 /// What lctx_options_parse found.
 typedef enum lctx_options_result {
@@ -67,21 +85,38 @@ typedef enum lctx_options_result {
 typedef struct lctx_option_spec {
   /// The command's name as typed, e.g. "conform".
   const char *command;
-  /// The usage lines, e.g. "usage: lctx conform (--impl LIB.so | --cmd ...)".
+  /// The usage lines, e.g. "usage: lctx conform (--impl LIB.so | --cmd ...)"
+  /// (a missing final newline is added when printed).
   const char *usage;
   const lctx_option *options;
+  /// How many rows `options` has (at most 64).
   size_t count;
   /// Operands allowed? When false, an operand is an error.
   bool operands;
 } lctx_option_spec;
 
 /// Parses argv[1..argc) (argv[0] is the command's name) by `spec`.
-/// Operands may come before, between and after options; `--` ends the
-/// options. On LCTX_OPTIONS_OK the operands are argv[*first_operand..argc)
-/// (getopt_long moves them to the end, in their order).
+/// Operands may come before, between and after options (`-` is an operand);
+/// `--` ends the options. The parse stops at the first error or help. On
+/// LCTX_OPTIONS_OK the operands are argv[*first_operand..argc): argv is
+/// reordered, options first, then operands, each in their order. Each call
+/// starts afresh (getopt's state is reset), so a process may parse many
+/// command lines.
 lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
                                        char **argv, int *first_operand,
                                        FILE *out, FILE *err);
+
+/// What lctx_options_command returns when the command goes on.
+#define LCTX_OPTIONS_GO_ON (-1)
+
+/// The number of rows of an option table (an array).
+#define LCTX_OPTIONS_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+
+/// A command's first step: lctx_options_parse, then LCTX_OPTIONS_GO_ON
+/// when the command goes on (its operands at argv[*first_operand..argc)),
+/// else the exit code it returns (lctx_options_exit_code).
+int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
+                         int *first_operand, FILE *out, FILE *err);
 
 /// Prints the usage text and one line per option to `f`.
 void lctx_options_help(const lctx_option_spec *spec, FILE *f);

@@ -1,0 +1,242 @@
+/*
+ * cmd_eval.c - `lctx eval` (see commands.h): judges case files by the spec
+ * table (oracle.h), and the reference's MLIR of every successful
+ * lower_per_platform by the IR checker (irexpect.h); with --cover, every
+ * spec row must be reached by some case.
+ */
+#include "commands.h"
+
+#include "dirlist.h"
+#include "exit.h"
+#include "irexpect.h"
+#include "lctx/mlir_emit.h"
+#include "options.h"
+#include "workspace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_CASE_FILES 4096
+#define EVAL_USAGE "lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR..."
+
+/* The case files, in the order they are judged. */
+typedef struct file_list {
+  size_t count;
+  char *paths[MAX_CASE_FILES];
+} file_list;
+
+/* One run of eval; on the heap (it holds an MLIR text of up to 1 MiB). */
+typedef struct eval_run {
+  lctx_workspace *ws;
+  file_list files;
+  /* The MLIR side, created at the first lowering to check. */
+  MlirContext mlir;
+  lctx_ircheck *ck;
+  lctx_ir_expect_store store;
+  lctx_ir_report report;
+  unsigned ir_hits[8]; /* checks that exercised IR-00N */
+  char mlir_text[1 << 20], error[8192];
+} eval_run;
+
+static bool add_path(file_list *list, const char *path, FILE *err) {
+  if (list->count >= MAX_CASE_FILES) {
+    fprintf(err, "lctx eval: more than %d case files\n", MAX_CASE_FILES);
+    return false;
+  }
+  list->paths[list->count] = strdup(path);
+  if (!list->paths[list->count]) {
+    fprintf(err, "lctx eval: out of memory\n");
+    return false;
+  }
+  list->count++;
+  return true;
+}
+
+/* Adds a file, or every *.case file of a directory in name order. */
+static bool expand(file_list *list, const char *path, FILE *err) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return add_path(list, path, err);
+  size_t count;
+  char **paths = lctx_dirlist_read(path, ".case", &count);
+  if (!paths) {
+    fprintf(err, "lctx eval: %s: cannot open directory: %s\n", path,
+            strerror(errno));
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; ok && i < count; i++)
+    ok = add_path(list, paths[i], err);
+  lctx_dirlist_free(paths);
+  if (ok && count == 0)
+    fprintf(err, "lctx eval: %s: no .case files\n", path);
+  return ok && count > 0;
+}
+
+/* Judges the reference's module of operation `i` (a lower_per_platform that
+ * ran): the reason it fails, or NULL with the rows it exercised counted. */
+static const char *ir_check_op(eval_run *run, const lctx_case_op *op,
+                               lctx_ir_verdict *verdict) {
+  lctx_case_runner *runner = &run->ws->runner;
+  lctx_buf eb, tb;
+  lctx_buf_init(&eb, run->error, sizeof run->error);
+  lctx_buf_init(&tb, run->mlir_text, sizeof run->mlir_text);
+  MlirModule module = {NULL};
+  if (!lctx_mlir_emit(run->mlir, &runner->lowering, runner->result, op->x64,
+                      &module, &eb))
+    return run->error;
+  lctx_mlir_print(module, &tb);
+  mlirModuleDestroy(module);
+  if (!lctx_ir_expect_from_lowering(&runner->lowering, runner->result, op->x64,
+                                    &run->store))
+    return "the lowering exceeds the IR checker's limits";
+  if (!lctx_ir_judge(run->ck, lctx_buf_view(&tb), &run->store, &run->report,
+                     verdict))
+    return verdict->reason;
+  for (int r = 0; r < 8; r++)
+    run->ir_hits[r] += (verdict->applicable >> r) & 1u;
+  return NULL;
+}
+
+/* The MLIR side of eval: every successful lower_per_platform of the case is
+ * emitted by the reference and judged by the IR checker. Returns the
+ * number of violations (each printed). */
+static size_t ir_check_case(eval_run *run, const char *path, FILE *out) {
+  const lctx_case *c = &run->ws->c;
+  if (!run->ck) {
+    run->mlir = lctx_mlir_context_create();
+    run->ck = lctx_ircheck_create();
+  }
+  size_t violations = 0;
+  lctx_case_runner_init(&run->ws->runner, c);
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_outcome *outcome = &run->ws->outcome;
+    if (!lctx_case_runner_op(&run->ws->runner, &c->ops[i], outcome, NULL) ||
+        c->ops[i].kind != LCTX_OP_LOWER_PER_PLATFORM ||
+        outcome->kind == LCTX_OUTCOME_RAISE)
+      continue;
+    lctx_ir_verdict verdict = {0};
+    const char *why = ir_check_op(run, &c->ops[i], &verdict);
+    if (why) {
+      violations++;
+      fprintf(out,
+              "VIOLATION %s: the reference's module at operation %zu "
+              "(lower_per_platform): %s\n  in %s\n",
+              verdict.row[0] ? verdict.row : "IR-000", i, why, path);
+    }
+  }
+  return violations;
+}
+
+/* Prints each row no case reached; returns how many. */
+static size_t print_uncovered(const eval_run *run, FILE *out) {
+  const lctx_spec *spec = &run->ws->spec;
+  size_t unreached = 0;
+  for (size_t i = 0; i < spec->row_count; i++) {
+    const char *id = spec->rows[i].id;
+    bool ir_row = spec->rows[i].ir && strncmp(id, "IR-00", 5) == 0 &&
+                  id[5] >= '0' && id[5] <= '7';
+    if (ir_row ? run->ir_hits[id[5] - '0'] == 0
+               : run->ws->oracle.hits[i] == 0) {
+      fprintf(out, "row %s has no case\n", id);
+      unreached++;
+    }
+  }
+  return unreached;
+}
+
+/* Judges every file of the list, then prints the summary. */
+static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
+                      FILE *err) {
+  lctx_workspace *ws = run->ws;
+  lctx_violation_printer p = {.out = out, .limit = 1000};
+  lctx_oracle_init(&ws->oracle, &ws->spec, lctx_engine_reference());
+  lctx_workspace_print_violations(ws, &p);
+  size_t passed = 0, failed = 0, bad = 0, without_expect = 0;
+  for (size_t f = 0; f < run->files.count; f++) {
+    const char *path = run->files.paths[f];
+    if (!lctx_workspace_load_case(ws, path, err)) {
+      bad++;
+      continue;
+    }
+    p.file = path;
+    size_t v = lctx_oracle_check_case(&ws->oracle, &ws->c);
+    v += ir_check_case(run, path, out);
+    for (size_t k = 0; k < ws->c.op_count; k++)
+      without_expect += !ws->c.has_expect[k];
+    if (v == 0) {
+      passed++;
+      if (!quiet)
+        fprintf(out, "ok   %s (%zu operations)\n", path, ws->c.op_count);
+    } else {
+      failed++;
+      fprintf(out, "FAIL %s (%zu violations)\n", path, v);
+    }
+  }
+  size_t unreached = cover ? print_uncovered(run, out) : 0;
+  fprintf(out,
+          "eval: %zu cases passed, %zu failed, %zu unreadable; %zu operations "
+          "(%zu without an expectation)%s\n",
+          passed, failed, bad, ws->oracle.ops, without_expect,
+          cover ? (unreached ? "; some rows have no case"
+                             : "; every row has a case")
+                : "");
+  if (bad)
+    return LCTX_EXIT_USAGE;
+  return failed || unreached ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+}
+
+static void free_run(eval_run *run) {
+  if (!run)
+    return;
+  for (size_t i = 0; i < run->files.count; i++)
+    free(run->files.paths[i]);
+  if (run->ck) {
+    lctx_ircheck_destroy(run->ck);
+    mlirContextDestroy(run->mlir);
+  }
+  lctx_workspace_destroy(run->ws);
+  free(run);
+}
+
+int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
+  const char *spec_path;
+  bool cover = false, quiet = false;
+  const lctx_option options[] = {
+      lctx_workspace_spec_option(&spec_path),
+      lctx_options_flag("cover", &cover,
+                        "also fail when a spec row has no case"),
+      lctx_options_flag("quiet", &quiet,
+                        "print failing cases only, not an ok line per case"),
+  };
+  const lctx_option_spec spec = {"eval", "usage: " EVAL_USAGE "\n", options,
+                                 LCTX_OPTIONS_COUNT(options), true};
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
+  if (code != LCTX_OPTIONS_GO_ON)
+    return code;
+  if (first >= argc) {
+    fprintf(err, "lctx eval: no case files given (usage: " EVAL_USAGE ")\n");
+    return LCTX_EXIT_USAGE;
+  }
+  return lctx_eval_run(spec_path, (const char *const *)argv + first,
+                       (size_t)(argc - first), cover, quiet, out, err);
+}
+
+int lctx_eval_run(const char *spec_path, const char *const *paths, size_t count,
+                  bool cover, bool quiet, FILE *out, FILE *err) {
+  eval_run *run = calloc(1, sizeof *run);
+  if (run)
+    run->ws = lctx_workspace_create(err);
+  else
+    fprintf(err, "lctx: out of memory\n");
+  int code = LCTX_EXIT_USAGE;
+  bool ok = run && run->ws && lctx_workspace_load_spec(run->ws, spec_path, err);
+  for (size_t i = 0; ok && i < count; i++)
+    ok = expand(&run->files, paths[i], err);
+  if (ok)
+    code = eval_files(run, cover, quiet, out, err);
+  free_run(run);
+  return code;
+}

@@ -1,0 +1,108 @@
+/*
+ * workspace.c - the case and spec commands' shared context (see
+ * workspace.h).
+ */
+#include "workspace.h"
+
+#include "file.h"
+#include "sys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+lctx_workspace *lctx_workspace_create(FILE *err) {
+  lctx_workspace *ws = calloc(1, sizeof *ws);
+  if (!ws)
+    fprintf(err, "lctx: out of memory\n");
+  return ws;
+}
+
+void lctx_workspace_destroy(lctx_workspace *ws) {
+  free(ws);
+}
+
+bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
+                              FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_file_read(path, LCTX_WORKSPACE_FILE_MAX, data, length, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
+lctx_option lctx_workspace_spec_option(const char **path) {
+  *path = lctx_sys_default_spec_path();
+  return lctx_options_string("spec", path, "FILE",
+                             "the spec table (default: the source tree's)");
+}
+
+bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,
+                               const char *data, size_t n, FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_case_parse(data, n, path, &ws->c, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
+bool lctx_workspace_load_case(lctx_workspace *ws, const char *path, FILE *err) {
+  char *data;
+  size_t n;
+  if (!lctx_workspace_read_file(path, &data, &n, err))
+    return false;
+  bool ok = lctx_workspace_parse_case(ws, path, data, n, err);
+  free(data);
+  return ok;
+}
+
+bool lctx_workspace_load_spec(lctx_workspace *ws, const char *path, FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (!lctx_spec_load(path, &ws->spec, &e)) {
+    fprintf(err, "lctx: %s\n", message);
+    return false;
+  }
+  return true;
+}
+
+void lctx_workspace_print_lines(FILE *out, const char *indent,
+                                const char *text) {
+  for (const char *line = text; *line;) {
+    const char *nl = strchr(line, '\n');
+    int len = nl ? (int)(nl - line) : (int)strlen(line);
+    fprintf(out, "%s%.*s\n", indent, len, line);
+    line += len + (nl ? 1 : 0);
+  }
+}
+
+static void print_violation(void *user, const lctx_violation *v) {
+  lctx_violation_printer *p = user;
+  if (p->shown++ >= p->limit)
+    return;
+  lctx_buf b;
+  lctx_buf_init(&b, p->ws->text, sizeof p->ws->text);
+  lctx_case_print(v->c, &b);
+  fprintf(p->out, "VIOLATION %s%s%s: %s at operation %zu (%s)",
+          p->file ? p->file : "", p->file ? " " : "", v->row[0] ? v->row : "-",
+          lctx_violation_kind_name(v->kind), v->op_index,
+          lctx_op_kind_name(v->c->ops[v->op_index].kind));
+  if (v->invariant[0])
+    fprintf(p->out, " [%s]", v->invariant);
+  fprintf(p->out, "\n  features: %s\n  expected: %s\n  actual:   %s\n  case:\n",
+          v->features, v->expected, v->actual);
+  lctx_workspace_print_lines(p->out, "    ", p->ws->text);
+}
+
+void lctx_workspace_print_violations(lctx_workspace *ws,
+                                     lctx_violation_printer *p) {
+  p->ws = ws;
+  ws->oracle.on_violation = print_violation;
+  ws->oracle.user = p;
+}

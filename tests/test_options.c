@@ -1,0 +1,522 @@
+/*
+ * tests/test_options.c - pins the option parser of every `lctx` command
+ * (harness/cli/options.h): each kind of option in both spellings (`--opt
+ * value`, `--opt=value`), `--`, `-h`/`--help`, operands before, between and
+ * after options, number limits, and every error with its exact message; and
+ * that a second parse in one process starts afresh. Through lctx_cli_main:
+ * every command built on it answers -h, --help and `lctx help CMD`, and
+ * takes `--opt=value`.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exit.h"
+#include "options.h"
+
+//===----------------------------------------------------------------------===//
+// A command with one option of each kind
+//===----------------------------------------------------------------------===//
+
+typedef struct values {
+  bool quiet;
+  const char *spec;
+  size_t jobs, limit;
+  unsigned long long seed;
+  double time;
+  unsigned shard_k, shard_n;
+} values;
+
+/* K/N with 1 <= K <= N. */
+static bool parse_shard(const char *value, void *target, char *why, size_t n) {
+  values *v = target;
+  unsigned k, total;
+  char end;
+  if (sscanf(value, "%u/%u%c", &k, &total, &end) != 2 || k < 1 || k > total) {
+    snprintf(why, n, "'%s' is not K/N with 1 <= K <= N", value);
+    return false;
+  }
+  v->shard_k = k;
+  v->shard_n = total;
+  return true;
+}
+
+#define USAGE "usage: lctx t [--quiet] [--spec FILE] ... ARG...\n"
+
+/* Parses "t" + args (NULL-terminated) by the table; `*shown` receives the
+ * values, operands and outputs, rendered. */
+static lctx_options_result parse(const char *const *args, bool operands,
+                                 char *shown, size_t size) {
+  values v = {.time = 30};
+  const lctx_option options[] = {
+      lctx_options_flag("quiet", &v.quiet, "say less"),
+      lctx_options_string("spec", &v.spec, "FILE", "the spec table"),
+      {.name = "jobs",
+       .kind = LCTX_OPTION_SIZE,
+       .target = &v.jobs,
+       .value_name = "N",
+       .help = "workers",
+       .min = 1,
+       .max = 64,
+       .number_noun = "a count from 1 to 64"},
+      {.name = "limit",
+       .kind = LCTX_OPTION_SIZE,
+       .target = &v.limit,
+       .value_name = "N",
+       .help = "at most N"},
+      {.name = "seed",
+       .kind = LCTX_OPTION_U64,
+       .target = &v.seed,
+       .value_name = "S",
+       .help = "the seed"},
+      {.name = "time",
+       .kind = LCTX_OPTION_SECONDS,
+       .target = &v.time,
+       .value_name = "SECONDS",
+       .help = "how long",
+       .max = 86400,
+       .number_noun = "a number of seconds"},
+      {.name = "shard",
+       .kind = LCTX_OPTION_CUSTOM,
+       .target = &v,
+       .value_name = "K/N",
+       .help = "one shard",
+       .parse = parse_shard},
+  };
+  const lctx_option_spec spec = {"t", USAGE, options,
+                                 LCTX_OPTIONS_COUNT(options), operands};
+  char *argv[32] = {"t"};
+  int argc = 1;
+  for (; args[argc - 1]; argc++)
+    argv[argc] = (char *)args[argc - 1];
+  char *out_text = NULL, *err_text = NULL;
+  size_t out_size = 0, err_size = 0;
+  FILE *out = open_memstream(&out_text, &out_size);
+  FILE *err = open_memstream(&err_text, &err_size);
+  assert_non_null(out);
+  assert_non_null(err);
+  int first = -1;
+  lctx_options_result r =
+      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  fclose(out);
+  fclose(err);
+  int n = snprintf(shown, size,
+                   "quiet=%d spec=%s jobs=%zu limit=%zu seed=%llu time=%g "
+                   "shard=%u/%u operands=",
+                   v.quiet, v.spec ? v.spec : "-", v.jobs, v.limit, v.seed,
+                   v.time, v.shard_k, v.shard_n);
+  for (int i = first; r == LCTX_OPTIONS_OK && i < argc; i++)
+    n += snprintf(shown + n, size - (size_t)n, "%s%s", argv[i],
+                  i + 1 < argc ? "," : "");
+  snprintf(shown + n, size - (size_t)n, "|%s|%s", out_text, err_text);
+  free(out_text);
+  free(err_text);
+  return r;
+}
+
+#define DEFAULTS "spec=- jobs=0 limit=0 seed=0 time=30 shard=0/0"
+
+typedef struct parse_case {
+  const char *args[12];
+  lctx_options_result result;
+  /* Values, then `operands=`, then `|stdout|stderr`. */
+  const char *shown;
+} parse_case;
+
+static void check_cases(const parse_case *cases, size_t count, bool operands) {
+  for (size_t i = 0; i < count; i++) {
+    char shown[4096];
+    lctx_options_result r = parse(cases[i].args, operands, shown, sizeof shown);
+    if (strcmp(shown, cases[i].shown) != 0 || r != cases[i].result)
+      fail_msg("case %zu (%s ...): result %d, want %d\n  got:  %s\n  want: %s",
+               i, cases[i].args[0] ? cases[i].args[0] : "(none)", (int)r,
+               (int)cases[i].result, shown, cases[i].shown);
+  }
+}
+
+#define OK LCTX_OPTIONS_OK
+#define ERROR LCTX_OPTIONS_ERROR
+
+//===----------------------------------------------------------------------===//
+// Values of each kind, in both spellings
+//===----------------------------------------------------------------------===//
+
+static void test_each_kind_both_spellings(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{NULL}, OK, "quiet=0 " DEFAULTS " operands=||"},
+      {{"--quiet", NULL}, OK, "quiet=1 " DEFAULTS " operands=||"},
+      {{"--spec", "a.lspec", NULL},
+       OK,
+       "quiet=0 spec=a.lspec jobs=0 limit=0 seed=0 time=30 shard=0/0 "
+       "operands=||"},
+      {{"--spec=a.lspec", NULL},
+       OK,
+       "quiet=0 spec=a.lspec jobs=0 limit=0 seed=0 time=30 shard=0/0 "
+       "operands=||"},
+      {{"--spec=x=y", NULL},
+       OK,
+       "quiet=0 spec=x=y jobs=0 limit=0 seed=0 time=30 shard=0/0 "
+       "operands=||"},
+      {{"--jobs", "64", "--limit=18446744073709551615", NULL},
+       OK,
+       "quiet=0 spec=- jobs=64 limit=18446744073709551615 seed=0 time=30 "
+       "shard=0/0 operands=||"},
+      {{"--seed=18446744073709551615", "--time", "0.5", NULL},
+       OK,
+       "quiet=0 spec=- jobs=0 limit=0 seed=18446744073709551615 time=0.5 "
+       "shard=0/0 operands=||"},
+      {{"--time=86400", "--shard", "2/3", NULL},
+       OK,
+       "quiet=0 spec=- jobs=0 limit=0 seed=0 time=86400 shard=2/3 "
+       "operands=||"},
+      {{"--spec", "a", "--spec", "b", NULL},
+       OK,
+       "quiet=0 spec=b jobs=0 limit=0 seed=0 time=30 shard=0/0 operands=||"},
+      /* A value that looks like an option is a value. */
+      {{"--spec", "--quiet", NULL},
+       OK,
+       "quiet=0 spec=--quiet jobs=0 limit=0 seed=0 time=30 shard=0/0 "
+       "operands=||"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+//===----------------------------------------------------------------------===//
+// Operands and --
+//===----------------------------------------------------------------------===//
+
+static void test_operands_keep_their_order_around_options(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"a", "--quiet", "b", "--spec", "s", "c", NULL},
+       OK,
+       "quiet=1 spec=s jobs=0 limit=0 seed=0 time=30 shard=0/0 "
+       "operands=a,b,c||"},
+      {{"-", NULL}, OK, "quiet=0 " DEFAULTS " operands=-||"},
+      {{"--", "--quiet", "-h", "x", NULL},
+       OK,
+       "quiet=0 " DEFAULTS " operands=--quiet,-h,x||"},
+      {{"a", "--", "--", NULL}, OK, "quiet=0 " DEFAULTS " operands=a,--||"},
+      {{"--quiet", "--", NULL}, OK, "quiet=1 " DEFAULTS " operands=||"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+static void test_operands_refused_when_none_allowed(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"--quiet", "x", NULL},
+       ERROR,
+       "quiet=1 " DEFAULTS
+       " operands=||lctx t: unexpected argument 'x'\n" USAGE},
+      {{"--", "-x", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unexpected argument '-x'\n" USAGE},
+      {{"--quiet", "--", NULL}, OK, "quiet=1 " DEFAULTS " operands=||"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], false);
+}
+
+/* POSIXLY_CORRECT would make getopt_long stop at the first operand. */
+static void test_operands_mix_under_posixly_correct(void **state) {
+  (void)state;
+  setenv("POSIXLY_CORRECT", "1", 1);
+  static const parse_case cases[] = {
+      {{"a", "--quiet", "b", NULL}, OK, "quiet=1 " DEFAULTS " operands=a,b||"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+  unsetenv("POSIXLY_CORRECT");
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static void test_unknown_options(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"--frobnicate", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option "
+       "'--frobnicate'\n" USAGE},
+      {{"--frob=1", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unknown option '--frob'\n" USAGE},
+      {{"-x", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '-x'\n" USAGE},
+      {{"--quiet", "-qh", NULL},
+       ERROR,
+       "quiet=1 " DEFAULTS " operands=||lctx t: unknown option '-q'\n" USAGE},
+      /* Prefixes of long names are not the names. */
+      {{"--qui", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unknown option '--qui'\n" USAGE},
+      {{"--sp", "x", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--sp'\n" USAGE},
+      {{"--sp", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--sp'\n" USAGE},
+      {{"--se=1", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--se'\n" USAGE},
+      {{"--he", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '--he'\n" USAGE},
+      {{"--quiet=yes", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: --quiet takes no value\n" USAGE},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+static void test_missing_and_empty_values(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"--spec", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --spec needs a value\n" USAGE},
+      {{"--spec=", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --spec needs a value\n" USAGE},
+      {{"--spec", "", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --spec needs a value\n" USAGE},
+      {{"--jobs=", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --jobs needs a value\n" USAGE},
+      /* A custom option judges an empty value itself. */
+      {{"--shard=", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: --shard: '' is not K/N with 1 <= K <= N\n"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+#define BAD_VALUE(option, value, message)                                      \
+  {                                                                            \
+    {option, value, NULL}, ERROR,                                              \
+        "quiet=0 " DEFAULTS " operands=||lctx t: " message "\n"                \
+  }
+
+static void test_bad_numbers(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      BAD_VALUE("--jobs", "0", "--jobs: '0' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", "65", "--jobs: '65' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", "x", "--jobs: 'x' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", "4x", "--jobs: '4x' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", "-1", "--jobs: '-1' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", "+1", "--jobs: '+1' is not a count from 1 to 64"),
+      BAD_VALUE("--jobs", " 1", "--jobs: ' 1' is not a count from 1 to 64"),
+      BAD_VALUE("--limit", "18446744073709551616",
+                "--limit: '18446744073709551616' is not a number"),
+      BAD_VALUE("--seed", "-0", "--seed: '-0' is not a number"),
+      BAD_VALUE("--seed", "0x10", "--seed: '0x10' is not a number"),
+      BAD_VALUE("--time", "0", "--time: '0' is not a number of seconds"),
+      BAD_VALUE("--time", "86400.5",
+                "--time: '86400.5' is not a number of seconds"),
+      BAD_VALUE("--time", "-1", "--time: '-1' is not a number of seconds"),
+      BAD_VALUE("--time", "nan", "--time: 'nan' is not a number of seconds"),
+      BAD_VALUE("--time", "inf", "--time: 'inf' is not a number of seconds"),
+      BAD_VALUE("--time", "0x10", "--time: '0x10' is not a number of seconds"),
+      BAD_VALUE("--time", "1s", "--time: '1s' is not a number of seconds"),
+      BAD_VALUE("--shard", "3/2", "--shard: '3/2' is not K/N with 1 <= K <= N"),
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+//===----------------------------------------------------------------------===//
+// Help
+//===----------------------------------------------------------------------===//
+
+#define HELP_TEXT                                                              \
+  USAGE                                                                        \
+  "options:\n"                                                                 \
+  "  --quiet                  say less\n"                                      \
+  "  --spec FILE              the spec table\n"                                \
+  "  --jobs N                 workers\n"                                       \
+  "  --limit N                at most N\n"                                     \
+  "  --seed S                 the seed\n"                                      \
+  "  --time SECONDS           how long\n"                                      \
+  "  --shard K/N              one shard\n"                                     \
+  "  -h, --help               print this help and exit\n"
+
+static void test_help(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"-h", NULL},
+       LCTX_OPTIONS_HELP,
+       "quiet=0 " DEFAULTS " operands=|" HELP_TEXT "|"},
+      {{"--help", NULL},
+       LCTX_OPTIONS_HELP,
+       "quiet=0 " DEFAULTS " operands=|" HELP_TEXT "|"},
+      /* Help wins over what follows it, not over what comes before. */
+      {{"a", "--quiet", "--help", "--frob", NULL},
+       LCTX_OPTIONS_HELP,
+       "quiet=1 " DEFAULTS " operands=|" HELP_TEXT "|"},
+      {{"-hx", NULL},
+       LCTX_OPTIONS_HELP,
+       "quiet=0 " DEFAULTS " operands=|" HELP_TEXT "|"},
+      {{"--frob", "--help", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unknown option '--frob'\n" USAGE},
+      {{"--help=1", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unknown option '--help'\n" USAGE},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+  assert_int_equal(lctx_options_exit_code(LCTX_OPTIONS_HELP), LCTX_EXIT_OK);
+  assert_int_equal(lctx_options_exit_code(LCTX_OPTIONS_ERROR), LCTX_EXIT_USAGE);
+}
+
+//===----------------------------------------------------------------------===//
+// One process, many parses
+//===----------------------------------------------------------------------===//
+
+/* Each parse starts afresh, wherever the one before stopped: inside a
+ * cluster of short options, at an error, at help, or at the end. */
+static void test_parses_do_not_leak_into_each_other(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"-x", "--quiet", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unknown option '-x'\n" USAGE},
+      {{"a", "--quiet", NULL}, OK, "quiet=1 " DEFAULTS " operands=a||"},
+      {{"-hq", NULL},
+       LCTX_OPTIONS_HELP,
+       "quiet=0 " DEFAULTS " operands=|" HELP_TEXT "|"},
+      {{"b", NULL}, OK, "quiet=0 " DEFAULTS " operands=b||"},
+      {{"--spec", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --spec needs a value\n" USAGE},
+      {{"--", "c", NULL}, OK, "quiet=0 " DEFAULTS " operands=c||"},
+      {{"d", "--quiet", NULL}, OK, "quiet=1 " DEFAULTS " operands=d||"},
+  };
+  for (int round = 0; round < 3; round++)
+    check_cases(cases, sizeof cases / sizeof cases[0], true);
+}
+
+/* A table longer than the parser takes is refused, not cut short. */
+static void test_too_many_options(void **state) {
+  (void)state;
+  bool flag = false;
+  lctx_option options[65];
+  char names[65][8];
+  for (int i = 0; i < 65; i++) {
+    snprintf(names[i], sizeof names[i], "o%d", i);
+    options[i] = (lctx_option){
+        .name = names[i], .kind = LCTX_OPTION_FLAG, .target = &flag};
+  }
+  const lctx_option_spec spec = {"t", USAGE, options, 65, true};
+  char *argv[] = {"t", "--o64", NULL};
+  char *err_text = NULL;
+  size_t err_size = 0;
+  FILE *err = open_memstream(&err_text, &err_size);
+  int first;
+  assert_int_equal(lctx_options_parse(&spec, 2, argv, &first, stdout, err),
+                   LCTX_OPTIONS_ERROR);
+  fclose(err);
+  assert_string_equal(err_text, "lctx t: more than 64 options\n");
+  free(err_text);
+  assert_false(flag);
+}
+
+//===----------------------------------------------------------------------===//
+// The commands
+//===----------------------------------------------------------------------===//
+
+/* Runs `lctx ARGS...` (NULL-terminated) in this process; returns the exit
+ * code, with stdout in `out_text` (freed by the caller). */
+static int run_lctx(char **out_text, const char *const *args) {
+  char *argv[16] = {"lctx"};
+  int argc = 1;
+  for (; args[argc - 1]; argc++)
+    argv[argc] = (char *)args[argc - 1];
+  size_t out_size = 0, err_size = 0;
+  char *err_text = NULL;
+  FILE *out = open_memstream(out_text, &out_size);
+  FILE *err = open_memstream(&err_text, &err_size);
+  int code = lctx_cli_main(argc, argv, out, err);
+  fclose(out);
+  fclose(err);
+  free(err_text);
+  return code;
+}
+
+static void test_every_command_answers_help(void **state) {
+  (void)state;
+  static const char *const commands[] = {"check-spec", "eval",   "explain",
+                                         "encode",     "decode", "enumerate",
+                                         "lint",       "run"};
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "usage: lctx %s", commands[i]);
+    const char *const lines[][4] = {{commands[i], "-h", NULL},
+                                    {commands[i], "--help", NULL},
+                                    {"help", commands[i], NULL},
+                                    {commands[i], "x", "--help", NULL}};
+    for (size_t k = 0; k < 4; k++) {
+      char *out = NULL;
+      assert_int_equal(run_lctx(&out, lines[k]), LCTX_EXIT_OK);
+      if (strncmp(out, want, strlen(want)) != 0 || !strstr(out, "--help"))
+        fail_msg("lctx %s %s printed:\n%s", lines[k][0], lines[k][1], out);
+      free(out);
+    }
+  }
+}
+
+static void test_commands_take_option_equals_value(void **state) {
+  (void)state;
+  for (int round = 0; round < 2; round++) {
+    char *out = NULL;
+    assert_int_equal(
+        run_lctx(&out, (const char *const[]){"enumerate", "--limit=2", NULL}),
+        LCTX_EXIT_OK);
+    assert_non_null(strstr(out, "# case 1\n"));
+    assert_null(strstr(out, "# case 2\n"));
+    free(out);
+    assert_int_equal(
+        run_lctx(&out, (const char *const[]){"enumerate", "--limit=x", NULL}),
+        LCTX_EXIT_USAGE);
+    free(out);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_each_kind_both_spellings),
+      cmocka_unit_test(test_operands_keep_their_order_around_options),
+      cmocka_unit_test(test_operands_refused_when_none_allowed),
+      cmocka_unit_test(test_operands_mix_under_posixly_correct),
+      cmocka_unit_test(test_unknown_options),
+      cmocka_unit_test(test_missing_and_empty_values),
+      cmocka_unit_test(test_bad_numbers),
+      cmocka_unit_test(test_help),
+      cmocka_unit_test(test_parses_do_not_leak_into_each_other),
+      cmocka_unit_test(test_too_many_options),
+      cmocka_unit_test(test_every_command_answers_help),
+      cmocka_unit_test(test_commands_take_option_equals_value),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
