@@ -48,22 +48,6 @@ static void ctx_set(lctx_module_context *c, const char *pinned,
   ctx_set((c), (pinned), (const char *const[]){__VA_ARGS__},                   \
           sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
-static const char *branch_label(lctx_module_branch b) {
-  switch (b) {
-  case LCTX_BRANCH_B1:
-    return "B1";
-  case LCTX_BRANCH_B2A:
-    return "B2a";
-  case LCTX_BRANCH_B2B:
-    return "B2b";
-  case LCTX_BRANCH_B3:
-    return "B3";
-  case LCTX_BRANCH_ERROR:
-    return "error";
-  }
-  return "(bad branch)";
-}
-
 /// Runs ModuleContext.get_backend(optional) into `o` and fails unless it took
 /// `want` and its return value agrees with the outcome.
 #define module_get(r, c, optional, o, want)                                    \
@@ -75,8 +59,8 @@ static void module_get_at(lctx_registry *r, const lctx_module_context *c,
   bool ok = lctx_module_get_backend(r, c, optional, o, &got);
   ts_check_return_at(ok, o, file, line);
   if (got != want) {
-    print_error("branch %s, expected %s\n", branch_label(got),
-                branch_label(want));
+    print_error("branch %s, expected %s\n", lctx_module_branch_name(got),
+                lctx_module_branch_name(want));
     ts_print_outcome("outcome", o);
     _fail(file, line);
   }
