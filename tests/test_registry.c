@@ -442,36 +442,6 @@ static const ts_scenario partial_registry[] = {
                  "Unknown backend metal. Available backends are ['cpu']")}},
 };
 
-static void test_default_mode(void **state) {
-  (void)state;
-  ts_run_scenarios(default_mode);
-}
-
-static void test_quiet_failures(void **state) {
-  (void)state;
-  ts_run_scenarios(quiet_failures);
-}
-
-static void test_loud_failures_and_cuda_skip(void **state) {
-  (void)state;
-  ts_run_scenarios(loud_failures);
-}
-
-static void test_jax_platforms(void **state) {
-  (void)state;
-  ts_run_scenarios(jax_platforms);
-}
-
-static void test_jax_platforms_gpu_alias_and_repeats(void **state) {
-  (void)state;
-  ts_run_scenarios(gpu_alias);
-}
-
-static void test_reruns_and_partial_registry(void **state) {
-  (void)state;
-  ts_run_scenarios(partial_registry);
-}
-
 static void test_jax_platforms_most_registrations_fit(void **state) {
   (void)state;
   /* 255 commas: 256 registrations of the empty name. */
@@ -558,11 +528,7 @@ static void test_add_factory_reregistration_keeps_first_position(void **state) {
   lctx_registry_config config;
   ts_setup_build_at(&row.setup, &config, row.file, row.line);
   assert_int_equal(config.factory_count, 2);
-  assert_string_equal(config.factories[0].name, "cpu");
-  assert_int_equal(config.factories[0].priority, 500);
-  assert_true(config.factories[0].fail_quietly);
-  assert_int_equal(config.factories[0].behaviour, LCTX_FACTORY_RAISES);
-  assert_string_equal(config.factories[0].message, "gone");
+  assert_factory(&config.factories[0], TS_RAISES("cpu", 500, true, "gone"));
   ts_run_scenarios_n(&row, 1);
 }
 
@@ -714,13 +680,13 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registry_uninitialized_until_first_need),
       cmocka_unit_test(test_registry_initializes_once),
-      cmocka_unit_test(test_default_mode),
-      cmocka_unit_test(test_quiet_failures),
-      cmocka_unit_test(test_loud_failures_and_cuda_skip),
-      cmocka_unit_test(test_jax_platforms),
-      cmocka_unit_test(test_jax_platforms_gpu_alias_and_repeats),
+      TS_TABLE_TEST(test_default_mode, default_mode),
+      TS_TABLE_TEST(test_quiet_failures, quiet_failures),
+      TS_TABLE_TEST(test_loud_failures_and_cuda_skip, loud_failures),
+      TS_TABLE_TEST(test_jax_platforms, jax_platforms),
+      TS_TABLE_TEST(test_jax_platforms_gpu_alias_and_repeats, gpu_alias),
       cmocka_unit_test(test_jax_platforms_most_registrations_fit),
-      cmocka_unit_test(test_reruns_and_partial_registry),
+      TS_TABLE_TEST(test_reruns_and_partial_registry, partial_registry),
       cmocka_unit_test(test_trace_reports_events_and_changes_nothing),
       cmocka_unit_test(test_add_factory_appends_in_order),
       cmocka_unit_test(test_add_factory_reregistration_keeps_first_position),

@@ -659,4 +659,40 @@ static inline void ts_run_scenarios_n(const ts_scenario *rows, size_t count) {
   }
 }
 
+/// A table of scenarios as a CMocka test named `name`: in the tests array,
+/// TS_TABLE_TEST(default_mode, rows) runs every row.
+typedef struct ts_table {
+  const ts_scenario *rows;
+  size_t count;
+} ts_table;
+
+static inline void ts_run_table(void **state) {
+  const ts_table *t = *state;
+  ts_run_scenarios_n(t->rows, t->count);
+}
+
+#define TS_TABLE_TEST(name, table)                                             \
+  {                                                                            \
+#name, ts_run_table, NULL, NULL, (void *)&(const ts_table) {               \
+      (table), sizeof(table) / sizeof(table)[0]                                \
+    }                                                                          \
+  }
+
+/// Fails unless the factory `f` has exactly the fields of `want`.
+#define assert_factory(f, want)                                                \
+  ts_assert_factory_at((f), (lctx_factory)want, __FILE__, __LINE__)
+static inline void ts_assert_factory_at(const lctx_factory *f,
+                                        lctx_factory want, const char *file,
+                                        int line) {
+  _assert_string_equal(f->name, want.name, file, line);
+  _assert_int_equal((uintmax_t)f->priority, (uintmax_t)want.priority, file,
+                    line);
+  _assert_int_equal(f->fail_quietly, want.fail_quietly, file, line);
+  _assert_int_equal(f->behaviour, want.behaviour, file, line);
+  if (want.message)
+    _assert_string_equal(f->message, want.message, file, line);
+  else
+    _assert_true(f->message == NULL, "message is NULL", file, line);
+}
+
 #endif /* LCTX_TESTS_TEST_SUPPORT_H */
