@@ -32,32 +32,6 @@
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Steps of the tables below: backends() returns the registry whose repr is
-/// `repr`, raises `error` with `message`, or raises the bare AssertionError.
-#define OK(repr) TS_DO_BACKENDS(TS_WANT_PLATFORMS(repr))
-#define RAISES(message)                                                        \
-  TS_DO_BACKENDS(TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
-#define ASSERTS TS_DO_BACKENDS(TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""))
-/// get_backend(platform) raises RuntimeError `message`, or the bare
-/// AssertionError.
-#define XLA_RAISES(platform, message)                                          \
-  TS_DO_XLA((platform), TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
-#define XLA_ASSERTS(platform)                                                  \
-  TS_DO_XLA((platform), TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""))
-
-/// A loud failure of `platform` with str(err) `error`, in default mode and
-/// under jax_platforms; a name missing from the factories.
-#define LOUD(platform, error)                                                  \
-  "Unable to initialize backend '" platform "': " error                        \
-  " (you may need to uninstall the failing plugin package, or set "            \
-  "JAX_PLATFORMS=cpu to skip this backend.)"
-#define LISTED(platform, error)                                                \
-  "Unable to initialize backend '" platform "': " error                        \
-  " (set JAX_PLATFORMS='' to automatically choose an available backend)"
-#define UNKNOWN(platform, known)                                               \
-  LISTED(platform, "Backend '" platform                                        \
-                   "' is not in the list of known backends: " known ".")
-
 //===----------------------------------------------------------------------===//
 // Laziness
 //===----------------------------------------------------------------------===//
@@ -104,7 +78,7 @@ static void test_registry_initializes_once(void **state) {
   ts_add(&config, ts_raises("tpu", 300, false, "boom"));
   ts_open(&r, &config);
   assert_false(lctx_registry_ensure(&r, &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME, LOUD("tpu", "boom"));
+  assert_raise(&o, LCTX_ERROR_RUNTIME, TS_MSG_LOUD("tpu", "boom"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -116,52 +90,53 @@ static const ts_scenario default_mode[] = {
     /* The stock registry and its default. */
     {TS_AT,
      {.base = TS_STOCK},
-     {OK("['cpu', 'tpu']"), TS_IS_COUNT(2), TS_IS_ENTRY(0, "cpu", 0),
-      TS_IS_ENTRY(1, "tpu", 1), TS_IS_DEFAULT("tpu", 1),
-      TS_IS_NO_FAILURE("tpu"), TS_IS_FOUND("cpu", 0), TS_IS_NOT_FOUND("CPU"),
-      TS_IS_NOT_FOUND("gpu")}},
+     {TS_BACKENDS_OK("['cpu', 'tpu']"), TS_IS_COUNT(2),
+      TS_IS_ENTRY(0, "cpu", 0), TS_IS_ENTRY(1, "tpu", 1),
+      TS_IS_DEFAULT("tpu", 1), TS_IS_NO_FAILURE("tpu"), TS_IS_FOUND("cpu", 0),
+      TS_IS_NOT_FOUND("CPU"), TS_IS_NOT_FOUND("gpu")}},
     /* The registration is the factory's position. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("tpu", 300, true, "TPU not found"),
               TS_CLIENT("cuda", 400, false), TS_CLIENT("rocm", 400, false)}},
-     {OK("['cpu', 'rocm']"), TS_IS_ENTRY(1, "rocm", 3),
+     {TS_BACKENDS_OK("['cpu', 'rocm']"), TS_IS_ENTRY(1, "rocm", 3),
       TS_IS_DEFAULT("rocm", 3)}},
     /* A priority tie keeps the earlier. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 300, true),
               TS_CLIENT("METAL", 300, true), TS_CLIENT("other", 300, false)}},
-     {OK("['cpu', 'tpu', 'METAL', 'other']"), TS_IS_DEFAULT("tpu", 1)}},
+     {TS_BACKENDS_OK("['cpu', 'tpu', 'METAL', 'other']"),
+      TS_IS_DEFAULT("tpu", 1)}},
     /* A strictly greater priority wins. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 1, true),
               TS_CLIENT("METAL", -5, true)}},
-     {OK("['cpu', 'tpu', 'METAL']"), TS_IS_DEFAULT("tpu", 1)}},
+     {TS_BACKENDS_OK("['cpu', 'tpu', 'METAL']"), TS_IS_DEFAULT("tpu", 1)}},
     /* Priority -999 can be the default. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -999, false)}},
-     {OK("['cpu']"), TS_IS_DEFAULT("cpu", 0)}},
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_DEFAULT("cpu", 0)}},
     /* -1000 or lower is never the default; the client was stored before
      * the assertion: a partial registry. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -1000, false)}},
-     {ASSERTS, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
+     {TS_BACKENDS_ASSERT, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -1001, false)}},
-     {ASSERTS, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
+     {TS_BACKENDS_ASSERT, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -2147483647 - 1, false)}},
-     {ASSERTS, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
+     {TS_BACKENDS_ASSERT, TS_IS_COUNT(1), TS_IS_NO_DEFAULT}},
     /* -1000 twice, then a better one. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -1000, false), TS_CLIENT("tpu", -1000, true),
               TS_CLIENT("METAL", -1, true)}},
-     {OK("['cpu', 'tpu', 'METAL']"), TS_IS_DEFAULT("METAL", 2)}},
+     {TS_BACKENDS_OK("['cpu', 'tpu', 'METAL']"), TS_IS_DEFAULT("METAL", 2)}},
     /* A factory named `gpu` is initialized in default mode. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("gpu", 500, true)}},
-     {OK("['cpu', 'gpu']"), TS_IS_DEFAULT("gpu", 1),
-      TS_DO_XLA(NULL, TS_WANT_CLIENT(1, "gpu"))}},
+     {TS_BACKENDS_OK("['cpu', 'gpu']"), TS_IS_DEFAULT("gpu", 1),
+      TS_XLA_CLIENT(NULL, 1, "gpu")}},
 };
 
 /// Default mode: quiet failures are recorded with their own messages.
@@ -169,34 +144,36 @@ static const ts_scenario quiet_failures[] = {
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("tpu", 300, true, "TPU not found")}},
-     {OK("['cpu']"), TS_IS_DEFAULT("cpu", 0),
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_DEFAULT("cpu", 0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 1, "TPU not found"),
       TS_IS_NO_FAILURE("cpu")}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_RETURNS_NONE("tpu", 300, true)}},
-     {OK("['cpu']"), TS_IS_FAILURE("tpu", LCTX_FAILURE_RETURNED_NONE, 1,
-                                   "Could not initialize backend 'tpu'")}},
+     {TS_BACKENDS_OK("['cpu']"),
+      TS_IS_FAILURE("tpu", LCTX_FAILURE_RETURNED_NONE, 1,
+                    "Could not initialize backend 'tpu'")}},
     {TS_AT,
      {.add = {TS_NO_DEVICES("tpu", 300, true), TS_CLIENT("cpu", 0, false)}},
-     {OK("['cpu']"), TS_IS_DEFAULT("cpu", 1),
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_DEFAULT("cpu", 1),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_NO_DEVICES, 0,
                     "Backend 'tpu' provides no devices.")}},
     /* An empty and a NULL message. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_RAISES("tpu", 300, true, ""),
               TS_RAISES("METAL", 300, true, NULL)}},
-     {OK("['cpu']"), TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 1, ""),
+     {TS_BACKENDS_OK("['cpu']"),
+      TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 1, ""),
       TS_IS_FAILURE("METAL", LCTX_FAILURE_RAISED, 2, "")}},
     /* Only quiet failures: the bare AssertionError. */
     {TS_AT,
      {.add = {TS_RAISES("cpu", 0, true, "no cpu"),
               TS_RETURNS_NONE("tpu", 300, true)}},
-     {ASSERTS, TS_IS_COUNT(0),
+     {TS_BACKENDS_ASSERT, TS_IS_COUNT(0),
       TS_IS_FAILURE("cpu", LCTX_FAILURE_RAISED, 0, "no cpu"),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RETURNED_NONE, 1,
                     "Could not initialize backend 'tpu'")}},
     /* No factories at all: the same. */
-    {TS_AT, {.base = TS_EMPTY}, {ASSERTS}},
+    {TS_AT, {.base = TS_EMPTY}, {TS_BACKENDS_ASSERT}},
 };
 
 /// Default mode: loud failures, and the cuda skip.
@@ -205,40 +182,42 @@ static const ts_scenario loud_failures[] = {
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("tpu", 300, false, "boom")}},
-     {RAISES(LOUD("tpu", "boom")), TS_IS_NO_FAILURE("tpu")}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("tpu", "boom")), TS_IS_NO_FAILURE("tpu")}},
     {TS_AT,
      {.add = {TS_RETURNS_NONE("cuda", 400, false)}, .nvidia = true},
-     {RAISES(LOUD("cuda", "Could not initialize backend 'cuda'"))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_LOUD("cuda", "Could not initialize backend 'cuda'"))}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_NO_DEVICES("rocm", 400, false)}},
-     {RAISES(LOUD("rocm", "Backend 'rocm' provides no devices."))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_LOUD("rocm", "Backend 'rocm' provides no devices."))}},
     /* An empty or NULL message keeps both spaces. */
     {TS_AT,
      {.add = {TS_RAISES("tpu", 300, false, "")}},
-     {RAISES(LOUD("tpu", ""))}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("tpu", ""))}},
     {TS_AT,
      {.add = {TS_RAISES("tpu", 300, false, NULL)}},
-     {RAISES(LOUD("tpu", ""))}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("tpu", ""))}},
     /* The first loud failure stops initialization. */
     {TS_AT,
      {.add = {TS_RAISES("tpu", 300, false, "first"),
               TS_RAISES("METAL", 300, false, "second")}},
-     {RAISES(LOUD("tpu", "first"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("tpu", "first"))}},
     /* cuda without a visible NVIDIA GPU: neither initialized nor failed. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("cuda", 400, false, "no CUDA")}},
-     {OK("['cpu']"), TS_IS_NOT_FOUND("cuda"), TS_IS_NO_FAILURE("cuda"),
-      TS_IS_DEFAULT("cpu", 0)}},
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_NOT_FOUND("cuda"),
+      TS_IS_NO_FAILURE("cuda"), TS_IS_DEFAULT("cpu", 0)}},
     /* With one, cuda is initialized; the skip matches the exact name. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("cuda", 400, false, "no CUDA")},
       .nvidia = true},
-     {RAISES(LOUD("cuda", "no CUDA"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("cuda", "no CUDA"))}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_RAISES("CUDA", 400, false, "x")}},
-     {RAISES(LOUD("CUDA", "x"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("CUDA", "x"))}},
 };
 
 /// The jax_platforms mode.
@@ -247,52 +226,57 @@ static const ts_scenario jax_platforms[] = {
      * operation initializes again and raises again. */
     {TS_AT,
      {.base = TS_GPUS, .jax_platforms = "cuda"},
-     {ASSERTS, TS_IS_COUNT(0), TS_IS_NO_FAILURE("cuda"), TS_IS_RUNS(1), ASSERTS,
-      TS_IS_RUNS(2)}},
+     {TS_BACKENDS_ASSERT, TS_IS_COUNT(0), TS_IS_NO_FAILURE("cuda"),
+      TS_IS_RUNS(1), TS_BACKENDS_ASSERT, TS_IS_RUNS(2)}},
     /* Only the listed platforms. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu"},
-     {OK("['cpu']"), TS_IS_NO_FAILURE("tpu")}},
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_NO_FAILURE("tpu")}},
     /* Priorities 2 and 1 replace the factories' 0 and 300. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,tpu"},
-     {OK("['cpu', 'tpu']"), TS_IS_DEFAULT("cpu", 0), TS_IS_ENTRY(1, "tpu", 1)}},
+     {TS_BACKENDS_OK("['cpu', 'tpu']"), TS_IS_DEFAULT("cpu", 0),
+      TS_IS_ENTRY(1, "tpu", 1)}},
     /* The list order is the registry order. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "tpu,cpu"},
-     {OK("['tpu', 'cpu']"), TS_IS_ENTRY(0, "tpu", 0), TS_IS_ENTRY(1, "cpu", 1),
-      TS_IS_DEFAULT("tpu", 0)}},
+     {TS_BACKENDS_OK("['tpu', 'cpu']"), TS_IS_ENTRY(0, "tpu", 0),
+      TS_IS_ENTRY(1, "cpu", 1), TS_IS_DEFAULT("tpu", 0)}},
     /* Every listed factory fails loudly. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false),
               TS_RAISES("tpu", 300, true, "TPU not found")},
       .jax_platforms = "cpu,tpu"},
-     {RAISES(LISTED("tpu", "TPU not found")), TS_IS_NO_FAILURE("tpu")}},
+     {TS_BACKENDS_RAISE(TS_MSG_LISTED("tpu", "TPU not found")),
+      TS_IS_NO_FAILURE("tpu")}},
     {TS_AT,
      {.add = {TS_RETURNS_NONE("tpu", 300, true), TS_NO_DEVICES("cpu", 0, true)},
       .jax_platforms = "tpu"},
-     {RAISES(LISTED("tpu", "Could not initialize backend 'tpu'"))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_LISTED("tpu", "Could not initialize backend 'tpu'"))}},
     {TS_AT,
      {.add = {TS_RETURNS_NONE("tpu", 300, true), TS_NO_DEVICES("cpu", 0, true)},
       .jax_platforms = "cpu"},
-     {RAISES(LISTED("cpu", "Backend 'cpu' provides no devices."))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_LISTED("cpu", "Backend 'cpu' provides no devices."))}},
     /* Unknown names list the factories; no trimming; a trailing comma asks
      * for the empty name. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,metal"},
-     {RAISES(UNKNOWN("metal", "['cpu', 'tpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("metal", "['cpu', 'tpu']"))}},
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu, tpu"},
-     {RAISES(UNKNOWN(" tpu", "['cpu', 'tpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN(" tpu", "['cpu', 'tpu']"))}},
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,"},
-     {RAISES(UNKNOWN("", "['cpu', 'tpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("", "['cpu', 'tpu']"))}},
     /* ... which a factory named "" answers. */
     {TS_AT,
      {.base = TS_STOCK,
       .add = {TS_CLIENT("", 0, true)},
       .jax_platforms = "cpu,"},
-     {OK("['cpu', '']"), TS_IS_ENTRY(1, "", 1), TS_IS_DEFAULT("cpu", 0)}},
+     {TS_BACKENDS_OK("['cpu', '']"), TS_IS_ENTRY(1, "", 1),
+      TS_IS_DEFAULT("cpu", 0)}},
     /* The unknown list is a Python repr; the failing name is inserted raw. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("it's", 0, false),
@@ -301,28 +285,29 @@ static const ts_scenario jax_platforms[] = {
               TS_CLIENT("\x01", 0, false), TS_CLIENT("\x7f", 0, false),
               TS_CLIENT("b'\"", 0, false)},
       .jax_platforms = "nope"},
-     {RAISES("Unable to initialize backend 'nope': Backend 'nope' is not in "
-             "the list of known backends: ['cpu', \"it's\", 'say \"hi\"', "
-             "'a\\\\b', 'tab\\tname', 'cr\\rnl\\n', '\\x01', '\\x7f', "
-             "'b\\'\"']. (set JAX_PLATFORMS='' to automatically choose an "
-             "available backend)")}},
+     {TS_BACKENDS_RAISE(
+         "Unable to initialize backend 'nope': Backend 'nope' is not in "
+         "the list of known backends: ['cpu', \"it's\", 'say \"hi\"', "
+         "'a\\\\b', 'tab\\tname', 'cr\\rnl\\n', '\\x01', '\\x7f', "
+         "'b\\'\"']. (set JAX_PLATFORMS='' to automatically choose an "
+         "available backend)")}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false)}, .jax_platforms = "it's"},
-     {RAISES(UNKNOWN("it's", "['cpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("it's", "['cpu']"))}},
     /* Re-registration: the list of a later duplicate keeps the first
      * position. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 300, true),
               TS_CLIENT("cpu", 900, false)},
       .jax_platforms = "x"},
-     {RAISES(UNKNOWN("x", "['cpu', 'tpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("x", "['cpu', 'tpu']"))}},
 };
 
 /// The `gpu` alias under jax_platforms, and repeated entries.
 static const ts_scenario gpu_alias[] = {
     {TS_AT,
      {.base = TS_GPUS, .nvidia = true, .jax_platforms = "gpu"},
-     {OK("['cuda', 'rocm', 'oneapi']"), TS_IS_ENTRY(0, "cuda", 0),
+     {TS_BACKENDS_OK("['cuda', 'rocm', 'oneapi']"), TS_IS_ENTRY(0, "cuda", 0),
       TS_IS_ENTRY(1, "rocm", 1), TS_IS_ENTRY(2, "oneapi", 2),
       TS_IS_DEFAULT("cuda", 0)}},
     /* A missing plugin. */
@@ -331,42 +316,44 @@ static const ts_scenario gpu_alias[] = {
               TS_CLIENT("rocm", 400, false)},
       .nvidia = true,
       .jax_platforms = "gpu"},
-     {RAISES(UNKNOWN("oneapi", "['cpu', 'cuda', 'rocm']"))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_NOT_KNOWN("oneapi", "['cpu', 'cuda', 'rocm']"))}},
     /* cuda skipped. Registrations: cpu 0, cuda 1 (skipped), rocm 2,
      * oneapi 3. */
     {TS_AT,
      {.base = TS_GPUS, .jax_platforms = "cpu,gpu"},
-     {OK("['cpu', 'rocm', 'oneapi']"), TS_IS_ENTRY(1, "rocm", 2),
+     {TS_BACKENDS_OK("['cpu', 'rocm', 'oneapi']"), TS_IS_ENTRY(1, "rocm", 2),
       TS_IS_ENTRY(2, "oneapi", 3), TS_IS_DEFAULT("cpu", 0)}},
     /* The alias is case-sensitive. */
     {TS_AT,
      {.base = TS_GPUS, .nvidia = true, .jax_platforms = "GPU"},
-     {RAISES(UNKNOWN("GPU", "['cpu', 'tpu', 'cuda', 'rocm', 'oneapi']"))}},
+     {TS_BACKENDS_RAISE(
+         TS_MSG_NOT_KNOWN("GPU", "['cpu', 'tpu', 'cuda', 'rocm', 'oneapi']"))}},
     /* A factory named `gpu` is never selected under jax_platforms. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("gpu", 500, true)},
       .nvidia = true,
       .jax_platforms = "gpu"},
-     {RAISES(UNKNOWN("cuda", "['cpu', 'gpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("cuda", "['cpu', 'gpu']"))}},
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("gpu", 500, true)},
       .jax_platforms = "gpu"},
-     {RAISES(UNKNOWN("rocm", "['cpu', 'gpu']"))}},
+     {TS_BACKENDS_RAISE(TS_MSG_NOT_KNOWN("rocm", "['cpu', 'gpu']"))}},
     /* A repeat replaces the entry; the default stays the first client,
      * and get_backend tells the two clients apart. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,cpu"},
-     {OK("['cpu']"), TS_IS_COUNT(1), TS_IS_ENTRY(0, "cpu", 1),
-      TS_IS_DEFAULT("cpu", 0), TS_DO_XLA("cpu", TS_WANT_CLIENT(1, "cpu")),
-      TS_DO_XLA(NULL, TS_WANT_CLIENT(0, "cpu"))}},
+     {TS_BACKENDS_OK("['cpu']"), TS_IS_COUNT(1), TS_IS_ENTRY(0, "cpu", 1),
+      TS_IS_DEFAULT("cpu", 0), TS_XLA_CLIENT("cpu", 1, "cpu"),
+      TS_XLA_CLIENT(NULL, 0, "cpu")}},
     /* ... under its first position. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,tpu,cpu"},
-     {OK("['cpu', 'tpu']"), TS_IS_ENTRY(0, "cpu", 2), TS_IS_ENTRY(1, "tpu", 1),
-      TS_IS_DEFAULT("cpu", 0)}},
+     {TS_BACKENDS_OK("['cpu', 'tpu']"), TS_IS_ENTRY(0, "cpu", 2),
+      TS_IS_ENTRY(1, "tpu", 1), TS_IS_DEFAULT("cpu", 0)}},
     {TS_AT,
      {.base = TS_GPUS, .nvidia = true, .jax_platforms = "cuda,gpu"},
-     {OK("['cuda', 'rocm', 'oneapi']"), TS_IS_ENTRY(0, "cuda", 1),
+     {TS_BACKENDS_OK("['cuda', 'rocm', 'oneapi']"), TS_IS_ENTRY(0, "cuda", 1),
       TS_IS_ENTRY(1, "rocm", 2), TS_IS_ENTRY(2, "oneapi", 3),
       TS_IS_DEFAULT("cuda", 0)}},
 };
@@ -377,15 +364,18 @@ static const ts_scenario partial_registry[] = {
     {TS_AT,
      {.add = {TS_RAISES("tpu", 300, true, "TPU not found"),
               TS_RAISES("cpu", 0, false, "no cpu")}},
-     {RAISES(LOUD("cpu", "no cpu")), TS_IS_RUNS(1), TS_IS_COUNT(0),
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("cpu", "no cpu")), TS_IS_RUNS(1),
+      TS_IS_COUNT(0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 0, "TPU not found"),
-      RAISES(LOUD("cpu", "no cpu")), TS_IS_RUNS(2), TS_IS_COUNT(0),
+      TS_BACKENDS_RAISE(TS_MSG_LOUD("cpu", "no cpu")), TS_IS_RUNS(2),
+      TS_IS_COUNT(0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 0, "TPU not found"),
-      RAISES(LOUD("cpu", "no cpu")), TS_IS_RUNS(3), TS_IS_COUNT(0),
+      TS_BACKENDS_RAISE(TS_MSG_LOUD("cpu", "no cpu")), TS_IS_RUNS(3),
+      TS_IS_COUNT(0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 0, "TPU not found")}},
     {TS_AT,
      {.add = {TS_RAISES("tpu", 300, true, "TPU not found")}},
-     {ASSERTS, XLA_ASSERTS(NULL), TS_IS_RUNS(2)}},
+     {TS_BACKENDS_ASSERT, TS_XLA_ASSERT(NULL), TS_IS_RUNS(2)}},
     /* After a loud failure the next operation sees the partial registry
      * and no error; a quiet failure before the loud one is still "failed
      * to initialize", the loudly failed platform and the one never
@@ -396,50 +386,52 @@ static const ts_scenario partial_registry[] = {
               TS_RAISES("cuda", 400, false, "cuda boom"),
               TS_CLIENT("rocm", 500, false)},
       .nvidia = true},
-     {RAISES(LOUD("cuda", "cuda boom")), OK("['cpu']"), TS_IS_RUNS(1),
-      TS_IS_DEFAULT("cpu", 0),
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("cuda", "cuda boom")),
+      TS_BACKENDS_OK("['cpu']"), TS_IS_RUNS(1), TS_IS_DEFAULT("cpu", 0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 1, "tpu down"),
       TS_IS_NO_FAILURE("cuda"), TS_IS_NOT_FOUND("rocm"),
       TS_IS_NO_FAILURE("rocm"),
-      XLA_RAISES("tpu", "Backend 'tpu' failed to initialize: tpu down. "
-                        "Available backends are ['cpu']"),
-      XLA_RAISES("cuda",
-                 "Unknown backend cuda. Available backends are ['cpu']"),
-      XLA_RAISES("rocm",
-                 "Unknown backend rocm. Available backends are ['cpu']"),
-      TS_DO_XLA(NULL, TS_WANT_CLIENT(0, "cpu")),
-      TS_DO_XLA("cpu", TS_WANT_CLIENT(0, "cpu")), TS_IS_RUNS(1)}},
+      TS_XLA_RAISE("tpu", "Backend 'tpu' failed to initialize: tpu down. "
+                          "Available backends are ['cpu']"),
+      TS_XLA_RAISE("cuda",
+                   "Unknown backend cuda. Available backends are ['cpu']"),
+      TS_XLA_RAISE("rocm",
+                   "Unknown backend rocm. Available backends are ['cpu']"),
+      TS_XLA_CLIENT(NULL, 0, "cpu"), TS_XLA_CLIENT("cpu", 0, "cpu"),
+      TS_IS_RUNS(1)}},
     /* The default is the best client before the failure. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 300, true),
               TS_CLIENT("METAL", 300, true),
               TS_RAISES("rocm", 400, false, "rocm boom"),
               TS_CLIENT("oneapi", 900, false)}},
-     {RAISES(LOUD("rocm", "rocm boom")),
-      TS_DO_XLA(NULL, TS_WANT_CLIENT(1, "tpu")),
-      OK("['cpu', 'tpu', 'METAL']")}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("rocm", "rocm boom")),
+      TS_XLA_CLIENT(NULL, 1, "tpu"),
+      TS_BACKENDS_OK("['cpu', 'tpu', 'METAL']")}},
     /* Without a default, every call asserts. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -1000, false),
               TS_RAISES("tpu", 300, false, "boom")}},
-     {RAISES(LOUD("tpu", "boom")), TS_IS_NO_DEFAULT, XLA_ASSERTS(NULL),
-      XLA_ASSERTS(NULL), TS_DO_XLA("cpu", TS_WANT_CLIENT(0, "cpu")),
-      OK("['cpu']"), TS_IS_RUNS(1)}},
+     {TS_BACKENDS_RAISE(TS_MSG_LOUD("tpu", "boom")), TS_IS_NO_DEFAULT,
+      TS_XLA_ASSERT(NULL), TS_XLA_ASSERT(NULL), TS_XLA_CLIENT("cpu", 0, "cpu"),
+      TS_BACKENDS_OK("['cpu']"), TS_IS_RUNS(1)}},
     /* After the assertion. */
     {TS_AT,
      {.add = {TS_CLIENT("cpu", -1000, false),
               TS_RAISES("tpu", 300, true, "TPU not found")}},
-     {ASSERTS, OK("['cpu']"), TS_IS_RUNS(1), XLA_ASSERTS(""),
-      XLA_RAISES("tpu", "Backend 'tpu' failed to initialize: TPU not found. "
-                        "Available backends are ['cpu']")}},
+     {TS_BACKENDS_ASSERT, TS_BACKENDS_OK("['cpu']"), TS_IS_RUNS(1),
+      TS_XLA_ASSERT(""),
+      TS_XLA_RAISE("tpu", "Backend 'tpu' failed to initialize: TPU not found. "
+                          "Available backends are ['cpu']")}},
     /* Failures are not cached. */
     {TS_AT,
      {.base = TS_STOCK, .jax_platforms = "cpu,metal,tpu"},
-     {XLA_RAISES("cpu", UNKNOWN("metal", "['cpu', 'tpu']")),
-      TS_DO_XLA("cpu", TS_WANT_CLIENT(0, "cpu")),
-      XLA_RAISES("tpu", "Unknown backend tpu. Available backends are ['cpu']"),
-      XLA_RAISES("metal",
-                 "Unknown backend metal. Available backends are ['cpu']")}},
+     {TS_XLA_RAISE("cpu", TS_MSG_NOT_KNOWN("metal", "['cpu', 'tpu']")),
+      TS_XLA_CLIENT("cpu", 0, "cpu"),
+      TS_XLA_RAISE("tpu",
+                   "Unknown backend tpu. Available backends are ['cpu']"),
+      TS_XLA_RAISE("metal",
+                   "Unknown backend metal. Available backends are ['cpu']")}},
 };
 
 static void test_jax_platforms_most_registrations_fit(void **state) {
@@ -459,12 +451,12 @@ static void test_jax_platforms_most_registrations_fit(void **state) {
   const ts_scenario rows[] = {
       {TS_AT,
        {.add = {TS_CLIENT("", 0, false)}, .jax_platforms = commas},
-       {OK("['']"), TS_IS_ENTRY(0, "", 255), TS_IS_DEFAULT("", 0)}},
+       {TS_BACKENDS_OK("['']"), TS_IS_ENTRY(0, "", 255), TS_IS_DEFAULT("", 0)}},
       {TS_AT,
        {.base = TS_GPUS, .nvidia = true, .jax_platforms = gpus},
-       {OK("['cuda', 'rocm', 'oneapi']"), TS_IS_ENTRY(0, "cuda", 189),
-        TS_IS_ENTRY(1, "rocm", 190), TS_IS_ENTRY(2, "oneapi", 191),
-        TS_IS_DEFAULT("cuda", 0)}},
+       {TS_BACKENDS_OK("['cuda', 'rocm', 'oneapi']"),
+        TS_IS_ENTRY(0, "cuda", 189), TS_IS_ENTRY(1, "rocm", 190),
+        TS_IS_ENTRY(2, "oneapi", 191), TS_IS_DEFAULT("cuda", 0)}},
   };
   ts_run_scenarios(rows);
 }
@@ -523,7 +515,7 @@ static void test_add_factory_reregistration_keeps_first_position(void **state) {
       TS_AT,
       {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 300, true),
                TS_RAISES("cpu", 500, true, "gone")}},
-      {OK("['tpu']"), TS_IS_DEFAULT("tpu", 1),
+      {TS_BACKENDS_OK("['tpu']"), TS_IS_DEFAULT("tpu", 1),
        TS_IS_FAILURE("cpu", LCTX_FAILURE_RAISED, 0, "gone")}};
   lctx_registry_config config;
   ts_setup_build_at(&row.setup, &config, row.file, row.line);

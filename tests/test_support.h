@@ -486,6 +486,51 @@ typedef struct ts_scenario {
       __VA_ARGS__                                                              \
     }                                                                          \
   }
+/// Operation steps with their usual outcomes: a RuntimeError `message`, the
+/// bare AssertionError, the registry `repr`, the string `s`, or the client
+/// of registration `reg` whose real platform is `real`.
+#define TS_BACKENDS_OK(repr) TS_DO_BACKENDS(TS_WANT_PLATFORMS(repr))
+#define TS_BACKENDS_RAISE(message)                                             \
+  TS_DO_BACKENDS(TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
+#define TS_BACKENDS_ASSERT                                                     \
+  TS_DO_BACKENDS(TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""))
+#define TS_CANON_OK(name, s) TS_DO_CANON((name), TS_WANT_STRING(s))
+#define TS_CANON_RAISE(name, message)                                          \
+  TS_DO_CANON((name), TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
+#define TS_CANON_ASSERT(name)                                                  \
+  TS_DO_CANON((name), TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""))
+#define TS_XLA_CLIENT(platform, reg, real)                                     \
+  TS_DO_XLA((platform), TS_WANT_CLIENT((reg), (real)))
+#define TS_XLA_RAISE(platform, message)                                        \
+  TS_DO_XLA((platform), TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
+#define TS_XLA_ASSERT(platform)                                                \
+  TS_DO_XLA((platform), TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""))
+
+/// The model's messages, as literals: a loud initialization failure of
+/// `platform` with str(err) `error` in default mode and under jax_platforms;
+/// a jax_platforms name missing from the factories (`known` their repr); an
+/// unknown backend and a quietly failed one (`available` the registry repr);
+/// `gpu` without GPU platforms (`present` the keys joined by ",").
+#define TS_MSG_LOUD(platform, error)                                           \
+  "Unable to initialize backend '" platform "': " error                        \
+  " (you may need to uninstall the failing plugin package, or set "            \
+  "JAX_PLATFORMS=cpu to skip this backend.)"
+#define TS_MSG_LISTED(platform, error)                                         \
+  "Unable to initialize backend '" platform "': " error                        \
+  " (set JAX_PLATFORMS='' to automatically choose an available backend)"
+#define TS_MSG_NOT_KNOWN(platform, known)                                      \
+  TS_MSG_LISTED(platform,                                                      \
+                "Backend '" platform                                           \
+                "' is not in the list of known backends: " known ".")
+#define TS_MSG_UNKNOWN(platform, available)                                    \
+  "Unknown backend " platform ". Available backends are " available
+#define TS_MSG_FAILED(platform, error, available)                              \
+  "Backend '" platform "' failed to initialize: " error                        \
+  ". Available backends are " available
+#define TS_MSG_NO_GPU(present)                                                 \
+  "Unknown backend: 'gpu' requested, but no platforms that are instances of "  \
+  "gpu are present. Platforms present are: " present
+
 #define TS_IS_RUNS(count)                                                      \
   { .op = TS_RUNS, .n = (count) }
 #define TS_IS_COUNT(count)                                                     \
