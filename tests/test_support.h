@@ -481,14 +481,11 @@ typedef struct ts_scenario {
   { .op = TS_XLA, .arg = (platform), .want = outcome }
 #define TS_DO_MODULE(pinned, opt, took, outcome, ...)                          \
   {                                                                            \
-    .op = TS_MODULE, .arg = (pinned), .optional = (opt), .branch = (took),     \
-    .want = outcome, .module = {                                               \
+    .op = TS_MODULE, .arg = (pinned), .optional = (opt),                       \
+    .branch = LCTX_BRANCH_##took, .want = outcome, .module = {                 \
       __VA_ARGS__                                                              \
     }                                                                          \
   }
-/// Operation steps with their usual outcomes: a RuntimeError `message`, the
-/// bare AssertionError, the registry `repr`, the string `s`, or the client
-/// of registration `reg` whose real platform is `real`.
 #define TS_BACKENDS_OK(repr) TS_DO_BACKENDS(TS_WANT_PLATFORMS(repr))
 #define TS_BACKENDS_RAISE(message)                                             \
   TS_DO_BACKENDS(TS_WANT_RAISE(LCTX_ERROR_RUNTIME, (message)))
