@@ -88,15 +88,13 @@ static void test_module_branch_names(void **state) {
 
 static void test_module_get_backend_branch_out_is_optional(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
   lctx_module_context c;
   lctx_module_context_init(&c);
   assert_true(lctx_module_context_add_platform(&c, ts_s("cpu")));
   lctx_outcome o;
-  assert_true(lctx_module_get_backend(&r, &c, false, &o, NULL));
+  assert_true(lctx_module_get_backend(r, &c, false, &o, NULL));
   assert_registry_client(&o, 0, "cpu");
 }
 
@@ -136,17 +134,15 @@ static const ts_scenario b1[] = {
 
 static void test_b1_most_platforms(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
   lctx_module_context c;
   lctx_module_context_init(&c);
   for (int i = 0; i < LCTX_MAX_MODULE_PLATFORMS; ++i)
     assert_true(lctx_module_context_add_platform(&c, ts_s("tpu")));
   lctx_outcome o;
   lctx_module_branch got = LCTX_BRANCH_ERROR;
-  assert_false(lctx_module_get_backend(&r, &c, false, &o, &got));
+  assert_false(lctx_module_get_backend(r, &c, false, &o, &got));
   assert_int_equal(got, LCTX_BRANCH_B1);
   assert_raise(&o, LCTX_ERROR_NOT_IMPLEMENTED, M1);
 }

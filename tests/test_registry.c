@@ -38,46 +38,42 @@
 
 static void test_registry_uninitialized_until_first_need(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  assert_int_equal(lctx_registry_init_runs(&r), 0);
-  assert_int_equal(lctx_registry_entry_count(&r), 0);
-  assert_null(lctx_registry_default(&r));
-  assert_registry_platforms(&r, "[]");
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
+  assert_int_equal(lctx_registry_init_runs(r), 0);
+  assert_int_equal(lctx_registry_entry_count(r), 0);
+  assert_null(lctx_registry_default(r));
+  assert_registry_platforms(r, "[]");
 }
 
 static void test_registry_initializes_once(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
   lctx_outcome o;
-  assert_true(ts_backends(&r, &o));
+  assert_true(ts_backends(r, &o));
   assert_platforms(&o, "['cpu', 'tpu']");
-  assert_int_equal(lctx_registry_init_runs(&r), 1);
-  assert_true(ts_backends(&r, &o));
+  assert_int_equal(lctx_registry_init_runs(r), 1);
+  assert_true(ts_backends(r, &o));
   assert_platforms(&o, "['cpu', 'tpu']");
-  assert_true(lctx_registry_ensure(&r, &o));
-  assert_int_equal(lctx_registry_init_runs(&r), 1);
+  assert_true(lctx_registry_ensure(r, &o));
+  assert_int_equal(lctx_registry_init_runs(r), 1);
 
   /* ensure leaves the outcome untouched when it succeeds. */
-  ts_open(&r, &config);
+  ts_open(r, &w.config);
   ts_outcome_poison(&o);
-  assert_true(lctx_registry_ensure(&r, &o));
+  assert_true(lctx_registry_ensure(r, &o));
   assert_int_equal(o.kind, LCTX_OUTCOME_STRING);
   assert_int_equal(o.registration, 12345);
   assert_string_equal(o.text, "poison");
-  assert_int_equal(lctx_registry_init_runs(&r), 1);
-  assert_int_equal(lctx_registry_entry_count(&r), 2);
+  assert_int_equal(lctx_registry_init_runs(r), 1);
+  assert_int_equal(lctx_registry_entry_count(r), 2);
 
   /* ... and reports the failure when it fails. */
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_raises("tpu", 300, false, "boom"));
-  ts_open(&r, &config);
-  assert_false(lctx_registry_ensure(&r, &o));
+  lctx_registry_config_init(&w.config);
+  ts_add(&w.config, ts_raises("tpu", 300, false, "boom"));
+  ts_open(r, &w.config);
+  assert_false(lctx_registry_ensure(r, &o));
   assert_raise(&o, LCTX_ERROR_RUNTIME, TS_MSG_LOUD("tpu", "boom"));
 }
 
@@ -472,19 +468,17 @@ static void count_event(void *user_data, const char *event) {
 
 static void test_trace_reports_events_and_changes_nothing(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
   int events = 0;
-  lctx_registry_set_trace(&r, count_event, &events);
+  lctx_registry_set_trace(r, count_event, &events);
   lctx_outcome o;
-  assert_true(ts_backends(&r, &o));
+  assert_true(ts_backends(r, &o));
   assert_platforms(&o, "['cpu', 'tpu']");
   assert_true(events > 0);
-  lctx_registry_set_trace(&r, NULL, NULL);
+  lctx_registry_set_trace(r, NULL, NULL);
   int before = events;
-  assert_true(ts_xla(&r, "cpu", &o));
+  assert_true(ts_xla(r, "cpu", &o));
   assert_registry_client(&o, 0, "cpu");
   assert_int_equal(events, before);
 }

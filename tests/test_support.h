@@ -109,6 +109,20 @@ static inline void ts_open_at(lctx_registry *registry,
   lctx_registry_init(registry, config);
 }
 
+/// A configuration and the registry over it, as a test holds them.
+typedef struct ts_world {
+  lctx_registry_config config;
+  lctx_registry r;
+} ts_world;
+
+/// Opens the stock configuration (ts_config_stock) in `w`; returns its
+/// registry.
+static inline lctx_registry *ts_world_stock(ts_world *w) {
+  ts_config_stock(&w->config);
+  ts_open_at(&w->r, &w->config, __FILE__, __LINE__);
+  return &w->r;
+}
+
 /// A view of a NUL-terminated literal.
 static inline lctx_str ts_s(const char *s) {
   return lctx_str_from_cstr(s);

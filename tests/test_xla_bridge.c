@@ -158,18 +158,16 @@ static void test_canonicalize_gpu_propagates_assertion(void **state) {
 
 static void test_canonicalize_view_api_returns_name_itself(void **state) {
   (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
   lctx_str name = ts_s("Cuda");
   lctx_str canonical = {NULL, 0};
   lctx_outcome err;
   ts_outcome_poison(&err);
-  assert_true(lctx_canonicalize(&r, name, &canonical, &err));
+  assert_true(lctx_canonicalize(r, name, &canonical, &err));
   assert_str_view(canonical, "Cuda");
   assert_string_equal(err.text, "poison");
-  assert_int_equal(lctx_registry_init_runs(&r), 0);
+  assert_int_equal(lctx_registry_init_runs(r), 0);
 }
 
 //===----------------------------------------------------------------------===//
