@@ -220,11 +220,6 @@ static void assert_path_at(fx *f, size_t i, const char *actual,
   }
 }
 
-static const char M1[] =
-    "accessing .backend in multi-lowering setting. This can occur when "
-    "lowering a primitive that has not been adapted to multi-platform "
-    "lowering";
-
 //===----------------------------------------------------------------------===//
 // register_lowering (section 6)
 //===----------------------------------------------------------------------===//
@@ -1169,7 +1164,7 @@ static void test_b1_in_branch_b3_through_lower_fun(void **state) {
   REG(&f, p2, marker_rule(&f, "P2.tpu"), "tpu");
   REG(&f, p2, RULE(&f, "P2.default", lctx_action_get_backend(false)), NULL);
   assert_false(LOWER(&f, p2));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, TS_MSG_M1);
 }
 
 static void test_lower_fun_narrowed_multi_still_b1(void **state) {
@@ -1184,7 +1179,7 @@ static void test_lower_fun_narrowed_multi_still_b1(void **state) {
   REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
   MODULE(&f, "cpu", "tpu", "cuda");
   assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, TS_MSG_M1);
   const lctx_lowering_event *e = &f.result.events[f.result.event_count - 1];
   assert_int_equal(e->kind, LCTX_EVENT_BACKEND);
   assert_int_equal(e->backend_branch, LCTX_BRANCH_B1);

@@ -139,12 +139,10 @@ static void test_repr_printable_ascii_kept_raw(void **state) {
 
 static void test_repr_appends_to_existing_text(void **state) {
   (void)state;
-  char storage[64];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_buf_append_cstr(&buf, "x=");
-  lctx_pyrepr_str(&buf, ts_s("tpu"));
-  assert_buf(&buf, "x='tpu'");
+#define WRITE_X(b)                                                             \
+  (lctx_buf_append_cstr((b), "x="), lctx_pyrepr_str((b), ts_s("tpu")))
+  WRITES("x='tpu'", __FILE__, __LINE__, WRITE_X);
+#undef WRITE_X
 }
 
 //===----------------------------------------------------------------------===//
@@ -186,13 +184,12 @@ static void test_list_repr(void **state) {
 
 static void test_supported_alphabet_is_0x01_to_0x7f(void **state) {
   (void)state;
-  assert_true(lctx_pyrepr_is_supported(ts_s("cpu")));
-  assert_true(lctx_pyrepr_is_supported(ts_s("")));
-  assert_true(lctx_pyrepr_is_supported(ts_s("\x01\x1f\x7f")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("caf\xc3\xa9")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("\x80")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("\xff")));
-  assert_false(lctx_pyrepr_is_supported(lctx_str_make("a\0b", 3)));
+  static const ts_verdict names[] = {
+      TS_VERDICT("cpu", true),          TS_VERDICT("", true),
+      TS_VERDICT("\x01\x1f\x7f", true), TS_VERDICT("caf\xc3\xa9", false),
+      TS_VERDICT("\x80", false),        TS_VERDICT("\xff", false),
+      TS_VERDICT("a\0b", false)};
+  ts_assert_verdicts(lctx_pyrepr_is_supported, names);
 }
 
 //===----------------------------------------------------------------------===//
@@ -235,21 +232,20 @@ static void test_buf_overflow_drops_bytes_and_stays_terminated(void **state) {
   assert_string_equal(storage, "");
 }
 
+/// Python str() of each value, separated by spaces.
+static void write_ints(lctx_buf *buf) {
+  static const long long values[] = {0, -1000, 400, LLONG_MIN, LLONG_MAX};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+    if (i)
+      lctx_buf_append_char(buf, ' ');
+    lctx_buf_append_int(buf, values[i]);
+  }
+}
+
 static void test_buf_append_int_python_str(void **state) {
   (void)state;
-  char storage[128];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_buf_append_int(&buf, 0);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, -1000);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, 400);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, LLONG_MIN);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, LLONG_MAX);
-  assert_buf(&buf, "0 -1000 400 -9223372036854775808 9223372036854775807");
+  WRITES("0 -1000 400 -9223372036854775808 9223372036854775807", __FILE__,
+         __LINE__, write_ints);
 }
 
 static void test_buf_append_variants(void **state) {

@@ -128,6 +128,24 @@ static inline lctx_str ts_s(const char *s) {
   return lctx_str_from_cstr(s);
 }
 
+/// A predicate's answer for the bytes of a literal (its length counts NUL
+/// bytes inside); TS_VERDICT_N(s, n, yes) takes only its first `n` bytes.
+typedef struct ts_verdict {
+  const char *s;
+  size_t n;
+  bool yes;
+} ts_verdict;
+#define TS_VERDICT(s, yes)                                                     \
+  { (s), sizeof(s) - 1, (yes) }
+#define TS_VERDICT_N(s, n, yes)                                                \
+  { (s), (n), (yes) }
+
+/// Fails unless `predicate` answers every row as it says.
+#define ts_assert_verdicts(predicate, rows)                                    \
+  for (size_t i_ = 0; i_ < sizeof(rows) / sizeof(rows)[0]; ++i_)               \
+  _assert_int_equal((predicate)(lctx_str_make((rows)[i_].s, (rows)[i_].n)),    \
+                    (rows)[i_].yes, __FILE__, __LINE__)
+
 //===----------------------------------------------------------------------===//
 // Rendering for failure reports
 //===----------------------------------------------------------------------===//
@@ -421,7 +439,7 @@ static inline void ts_outcome_poison(lctx_outcome *o) {
 //===----------------------------------------------------------------------===//
 
 #define TS_MAX_ADDED 10
-#define TS_MAX_MODULE 4
+#define TS_MAX_MODULE LCTX_MAX_MODULE_PLATFORMS
 #define TS_MAX_STEPS 16
 
 /// The configuration a scenario starts from.
@@ -522,6 +540,11 @@ typedef struct ts_scenario {
 /// a jax_platforms name missing from the factories (`known` their repr); an
 /// unknown backend and a quietly failed one (`available` the registry repr);
 /// `gpu` without GPU platforms (`present` the keys joined by ",").
+/// NotImplementedError M1 of ModuleContext.get_backend (B1).
+#define TS_MSG_M1                                                              \
+  "accessing .backend in multi-lowering setting. This can occur when "         \
+  "lowering a primitive that has not been adapted to multi-platform "          \
+  "lowering"
 #define TS_MSG_LOUD(platform, error)                                           \
   "Unable to initialize backend '" platform "': " error                        \
   " (you may need to uninstall the failing plugin package, or set "            \

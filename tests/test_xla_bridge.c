@@ -52,15 +52,13 @@ static void test_client_platform_attr_real_name_otherwise(void **state) {
 
 static void test_platform_is_alias_exactly_gpu(void **state) {
   (void)state;
-  assert_true(lctx_platform_is_alias(ts_s("gpu")));
-  assert_false(lctx_platform_is_alias(ts_s("GPU")));
-  assert_false(lctx_platform_is_alias(ts_s("Gpu")));
-  assert_false(lctx_platform_is_alias(ts_s("gpu ")));
-  assert_false(lctx_platform_is_alias(ts_s("gp")));
-  assert_false(lctx_platform_is_alias(ts_s("")));
-  assert_false(lctx_platform_is_alias(ts_s("cuda")));
-  assert_false(lctx_platform_is_alias(lctx_str_make("gpux", 4)));
-  assert_true(lctx_platform_is_alias(lctx_str_make("gpux", 3)));
+  static const ts_verdict names[] = {
+      TS_VERDICT("gpu", true),      TS_VERDICT("GPU", false),
+      TS_VERDICT("Gpu", false),     TS_VERDICT("gpu ", false),
+      TS_VERDICT("gp", false),      TS_VERDICT("", false),
+      TS_VERDICT("cuda", false),    TS_VERDICT_N("gpux", 4, false),
+      TS_VERDICT_N("gpux", 3, true)};
+  ts_assert_verdicts(lctx_platform_is_alias, names);
 }
 
 //===----------------------------------------------------------------------===//
