@@ -305,10 +305,7 @@ class Lowering:
             rules = []
         if not isinstance(rules, list):
             raise CaseFormatError("case: 'rules' is not a list")
-        for i, r in enumerate(rules):
-            what = "rule %d" % i
-            if not isinstance(r, dict):
-                raise CaseFormatError("%s is not a JSON object" % what)
+        for what, r in _objects(rules, "rule"):
             name = r.get("name")
             actions = r.get("actions")
             if not isinstance(name, str) or not name or name in self.specs:
@@ -569,6 +566,16 @@ class Lowering:
 
 class CaseFormatError(Exception):
     pass
+
+
+def _objects(items, label):
+    """(what, item) for each item of a JSON list, `what` naming it ("rule
+    3"); raises CaseFormatError at an item that is not a JSON object."""
+    for i, item in enumerate(items):
+        what = "%s %d" % (label, i)
+        if not isinstance(item, dict):
+            raise CaseFormatError("%s is not a JSON object" % what)
+        yield what, item
 
 
 def _names(obj, key, what, nullable=False):
@@ -858,10 +865,7 @@ class Driver:
         xb._backend_factories.clear()
 
         names = []
-        for i, f in enumerate(factories):
-            what = "factory %d" % i
-            if not isinstance(f, dict):
-                raise CaseFormatError("%s is not a JSON object" % what)
+        for what, f in _objects(factories, "factory"):
             name = f.get("name")
             priority = f.get("priority")
             quiet = f.get("fail_quietly")
