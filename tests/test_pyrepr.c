@@ -182,14 +182,16 @@ static void test_list_repr(void **state) {
 // Supported alphabet
 //===----------------------------------------------------------------------===//
 
+/// Names must be 0x01-0x7f.
+static const ts_verdict supported[] = {
+    TS_VERDICT("cpu", true),          TS_VERDICT("", true),
+    TS_VERDICT("\x01\x1f\x7f", true), TS_VERDICT("caf\xc3\xa9", false),
+    TS_VERDICT("\x80", false),        TS_VERDICT("\xff", false),
+    TS_VERDICT("a\0b", false)};
+
 static void test_supported_alphabet_is_0x01_to_0x7f(void **state) {
   (void)state;
-  static const ts_verdict names[] = {
-      TS_VERDICT("cpu", true),          TS_VERDICT("", true),
-      TS_VERDICT("\x01\x1f\x7f", true), TS_VERDICT("caf\xc3\xa9", false),
-      TS_VERDICT("\x80", false),        TS_VERDICT("\xff", false),
-      TS_VERDICT("a\0b", false)};
-  ts_assert_verdicts(lctx_pyrepr_is_supported, names);
+  ts_assert_verdicts(lctx_pyrepr_is_supported, supported);
 }
 
 //===----------------------------------------------------------------------===//

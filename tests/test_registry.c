@@ -489,18 +489,19 @@ static void test_trace_reports_events_and_changes_nothing(void **state) {
 
 static void test_add_factory_appends_in_order(void **state) {
   (void)state;
+  static const ts_setup three = {.add = {TS_CLIENT("cpu", 0, false),
+                                         TS_CLIENT("tpu", 300, true),
+                                         TS_CLIENT("CPU", 1, true)}};
   lctx_registry_config config;
   lctx_registry_config_init(&config);
   assert_int_equal(config.factory_count, 0);
   assert_null(config.jax_platforms);
   assert_false(config.nvidia_gpu_visible);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_client("tpu", 300, true));
-  ts_add(&config, ts_client("CPU", 1, true));
+  ts_setup_build_at(&three, &config, __FILE__, __LINE__);
   assert_int_equal(config.factory_count, 3);
-  assert_string_equal(config.factories[0].name, "cpu");
-  assert_string_equal(config.factories[1].name, "tpu");
-  assert_string_equal(config.factories[2].name, "CPU");
+  for (size_t i = 0; i < 3; ++i)
+    ts_assert_factory_at(&config.factories[i], three.add[i], __FILE__,
+                         __LINE__);
 }
 
 static void test_add_factory_reregistration_keeps_first_position(void **state) {
