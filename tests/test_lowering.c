@@ -32,22 +32,14 @@
 
 #include "test_support.h"
 
-#include "lctx/lowering.h"
+#include "lowering_fx.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Everything one test needs: a backend configuration and registry, a
-/// lowering registry, a top-level context and a result.
-typedef struct fx {
-  lctx_registry_config config;
-  lctx_registry backends;
-  lctx_lowering_registry lowering;
-  lctx_lowering_context ctx;
-  lctx_lowering_result result;
-  lctx_outcome o;
-} fx;
+/// Everything one test needs (lowering_fx.h).
+typedef ts_lowering_fx fx;
 
 /// Opens the registries over `f->config` (already filled) and resets the
 /// context.
