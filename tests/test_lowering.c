@@ -216,230 +216,177 @@ static void assert_path_at(fx *f, size_t i, const char *actual,
 // register_lowering (section 6)
 //===----------------------------------------------------------------------===//
 
-static void test_register_none_stores_common_rule(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-  REG(&f, p, a, NULL);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), a);
-  assert_int_equal(f.lowering.specific_count, 0);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), -1);
-  /* A later None registration replaces it. */
-  int b = marker_rule(&f, "B");
-  REG(&f, p, b, NULL);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), b);
+/// A step of a register_lowering row: register `rule` (a marker rule, made
+/// on first use) for `prim` (added on first use) on `platform` (NULL is
+/// None), which succeeds or raises NotImplementedError `text`; or check the
+/// rule stored for a platform or the common rule (`rule` NULL: none), the
+/// number of platform-specific entries, or the known platforms' text.
+typedef struct reg_step {
+  enum { REGISTER = 1, SPECIFIC, COMMON, SPECIFIC_COUNT, KNOWN } op;
+  const char *prim;
+  const char *rule;
+  const char *platform;
+  const char *text;
+  size_t count;
+} reg_step;
+
+#define REGISTER(p, r, pl)                                                     \
+  { .op = REGISTER, .prim = (p), .rule = (r), .platform = (pl) }
+#define REGISTER_FAILS(p, r, pl, known)                                        \
+  {                                                                            \
+    .op = REGISTER, .prim = (p), .rule = (r), .platform = (pl),                \
+    .text = "Registering an MLIR lowering rule for primitive " p               \
+            " for an unknown platform " pl ". Known platforms are: " known "." \
+  }
+#define SPECIFIC_IS(p, pl, r)                                                  \
+  { .op = SPECIFIC, .prim = (p), .rule = (r), .platform = (pl) }
+#define COMMON_IS(p, r)                                                        \
+  { .op = COMMON, .prim = (p), .rule = (r) }
+#define SPECIFIC_COUNT_IS(n)                                                   \
+  { .op = SPECIFIC_COUNT, .count = (n) }
+#define KNOWN_IS(known)                                                        \
+  { .op = KNOWN, .text = (known) }
+/// The known platforms of the stock configuration.
+#define STOCK_KNOWN "cpu, cuda, gpu, oneapi, rocm, tpu"
+
+typedef struct reg_row {
+  int line;
+  ts_setup setup;
+  reg_step steps[12];
+} reg_row;
+
+/// The rule called `name`, made (a marker rule) on first use; -1 for NULL.
+static int rule_named(fx *f, const char *name) {
+  if (!name)
+    return -1;
+  for (size_t r = 0; r < f->lowering.rule_count; r++)
+    if (lctx_str_equal_cstr(lctx_lowering_rule_name(&f->lowering, (int)r),
+                            name))
+      return (int)r;
+  return marker_rule(f, name);
 }
 
-static void test_register_known_platforms_message(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "metal",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform metal. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  char storage[256];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_lowering_format_known_platforms(&f.lowering, &buf);
-  assert_buf(&buf, "cpu, cuda, gpu, oneapi, rocm, tpu");
+static void run_register_rows(const reg_row *rows, size_t count) {
+  static fx f;
+  for (size_t i = 0; i < count; i++) {
+    const int line = rows[i].line;
+    ts_setup_build_at(&rows[i].setup, &f.config, __FILE__, line);
+    fx_open(&f);
+    for (const reg_step *st = rows[i].steps; st->op; st++) {
+      int p = st->prim ? prim(&f, st->prim) : -1;
+      int r = rule_named(&f, st->rule);
+      char storage[256];
+      lctx_buf buf;
+      switch (st->op) {
+      case REGISTER:
+        if (st->text)
+          reg_raises_at(&f, p, r, st->platform, st->text, __FILE__, line);
+        else
+          reg_at(&f, p, r, st->platform, __FILE__, line);
+        break;
+      case SPECIFIC:
+        _assert_int_equal((uintmax_t)lctx_lowering_specific_rule(
+                              &f.lowering, p, ts_s(st->platform)),
+                          (uintmax_t)r, __FILE__, line);
+        break;
+      case COMMON:
+        _assert_int_equal((uintmax_t)lctx_lowering_common_rule(&f.lowering, p),
+                          (uintmax_t)r, __FILE__, line);
+        break;
+      case SPECIFIC_COUNT:
+        _assert_int_equal(f.lowering.specific_count, st->count, __FILE__, line);
+        break;
+      case KNOWN:
+        lctx_buf_init(&buf, storage, sizeof storage);
+        lctx_lowering_format_known_platforms(&f.lowering, &buf);
+        ts_assert_buf_at(&buf, st->text, __FILE__, line);
+        break;
+      }
+    }
+  }
 }
 
-static void test_register_empty_string_is_a_platform_name(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  /* "" is not None: it is checked, and unknown here. */
-  REG_RAISES(&f, p, a, "",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform . Known platforms are: cpu, cuda, gpu, oneapi, "
-             "rocm, tpu.");
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-  assert_int_equal(f.lowering.specific_count, 0);
-}
+static const reg_row register_rows[] = {
+    /* None stores the common rule; a later None registration replaces it. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {COMMON_IS("P", NULL), REGISTER("P", "A", NULL), COMMON_IS("P", "A"),
+      SPECIFIC_COUNT_IS(0), SPECIFIC_IS("P", "", NULL),
+      REGISTER("P", "B", NULL), COMMON_IS("P", "B")}},
+    /* The unknown-platform message, and the known platforms. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "metal", STOCK_KNOWN), KNOWN_IS(STOCK_KNOWN)}},
+    /* "" is not None: it is checked, and unknown here. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "", STOCK_KNOWN), COMMON_IS("P", NULL),
+      SPECIFIC_COUNT_IS(0)}},
+    /* A factory named '' is an empty first item; then "" is known: stored
+     * under "", not as the common rule. */
+    {__LINE__,
+     {.base = TS_STOCK, .add = {TS_CLIENT("", 5, true)}},
+     {REGISTER_FAILS("P", "A", "xpu", ", " STOCK_KNOWN), REGISTER("P", "A", ""),
+      SPECIFIC_IS("P", "", "A"), COMMON_IS("P", NULL)}},
+    /* Sorted by code point: METAL before cpu. */
+    {__LINE__,
+     {.base = TS_STOCK,
+      .add = {TS_CLIENT("METAL", 400, false), TS_CLIENT("Zeta", 1, true),
+              TS_CLIENT("_x", 1, true)}},
+     {REGISTER_FAILS("P", "A", "metal", "METAL, Zeta, _x, " STOCK_KNOWN),
+      REGISTER("P", "A", "METAL"), SPECIFIC_IS("P", "METAL", "A")}},
+    /* Each known name once (cpu, tpu, cuda, rocm, oneapi and gpu). */
+    {__LINE__,
+     {.base = TS_GPUS, .nvidia = true, .add = {TS_CLIENT("gpu", 1, true)}},
+     {REGISTER_FAILS("P", "A", "Cuda", STOCK_KNOWN)}},
+    /* Case-sensitive. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "CPU", STOCK_KNOWN),
+      REGISTER_FAILS("P", "A", "GPU", STOCK_KNOWN),
+      REGISTER_FAILS("P", "A", "cpu ", STOCK_KNOWN), SPECIFIC_COUNT_IS(0)}},
+    /* {prim} and {platform} are inserted raw. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("my'prim", "A", "it's\n", STOCK_KNOWN)}},
+    /* A raise stores nothing. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "A", "cpu"), REGISTER_FAILS("P", "B", "cpux", STOCK_KNOWN),
+      SPECIFIC_COUNT_IS(1), SPECIFIC_IS("P", "cpu", "A"),
+      SPECIFIC_IS("P", "cpux", NULL), COMMON_IS("P", NULL)}},
+    /* gpu expands to cuda, rocm and oneapi... */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "cuda", "G"),
+      SPECIFIC_IS("P", "rocm", "G"), SPECIFIC_IS("P", "oneapi", "G"),
+      SPECIFIC_IS("P", "gpu", NULL), SPECIFIC_COUNT_IS(3)}},
+    /* ... even with a factory literally named gpu. */
+    {__LINE__,
+     {.base = TS_STOCK, .add = {TS_CLIENT("gpu", 1, true)}},
+     {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "gpu", NULL),
+      SPECIFIC_IS("P", "rocm", "G")}},
+    /* cuda then gpu: gpu replaces cuda's rule; gpu then cuda: cuda replaces
+     * only cuda's; other primitives are untouched. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "C", "cuda"), REGISTER("P", "G", "gpu"),
+      SPECIFIC_IS("P", "cuda", "G"), REGISTER("P", "C", "cuda"),
+      SPECIFIC_IS("P", "cuda", "C"), SPECIFIC_IS("P", "rocm", "G"),
+      SPECIFIC_IS("P", "oneapi", "G"), SPECIFIC_COUNT_IS(3),
+      SPECIFIC_IS("Q", "cuda", NULL)}},
+    /* tpu is a factory, cuda/rocm/oneapi are known without one. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "A", "tpu"), REGISTER("P", "A", "rocm"),
+      REGISTER("P", "A", "oneapi"), SPECIFIC_IS("P", "tpu", "A"),
+      SPECIFIC_IS("P", "rocm", "A"), SPECIFIC_IS("P", "cpu", NULL)}},
+};
 
-static void test_register_factory_named_empty_is_empty_first_item(void **s) {
-  (void)s;
-  fx f;
-  ts_config_stock(&f.config);
-  ts_add(&f.config, ts_client("", 5, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "xpu",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform xpu. Known platforms are: , cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  /* Now "" is known: stored under "", not as the common rule. */
-  REG(&f, p, a, "");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), a);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-}
-
-static void test_register_sorted_by_code_point(void **state) {
+static void test_register_lowering(void **state) {
   (void)state;
-  fx f;
-  ts_config_stock(&f.config);
-  ts_add(&f.config, ts_client("METAL", 400, false));
-  ts_add(&f.config, ts_client("Zeta", 1, true));
-  ts_add(&f.config, ts_client("_x", 1, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "metal",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform metal. Known platforms are: METAL, Zeta, _x, "
-             "cpu, cuda, gpu, oneapi, rocm, tpu.");
-  REG(&f, p, a, "METAL");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("METAL")),
-                   a);
-}
-
-static void test_register_known_names_listed_once(void **state) {
-  (void)state;
-  fx f;
-  ts_config_gpus(&f.config, true); /* cpu, tpu, cuda, rocm, oneapi */
-  ts_add(&f.config, ts_client("gpu", 1, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "Cuda",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform Cuda. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-}
-
-static void test_register_case_sensitive(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "CPU",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform CPU. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  REG_RAISES(&f, p, a, "GPU",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform GPU. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  REG_RAISES(&f, p, a, "cpu ",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform cpu . Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  assert_int_equal(f.lowering.specific_count, 0);
-}
-
-static void test_register_names_inserted_raw(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "my'prim");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "it's\n",
-             "Registering an MLIR lowering rule for primitive my'prim for an "
-             "unknown platform it's\n. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-}
-
-static void test_register_raise_stores_nothing(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  int b = marker_rule(&f, "B");
-  REG(&f, p, a, "cpu");
-  REG_RAISES(&f, p, b, "cpux",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform cpux. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  assert_int_equal(f.lowering.specific_count, 1);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")), a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpux")),
-                   -1);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-}
-
-static void test_register_gpu_expands(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int g = marker_rule(&f, "G");
-  REG(&f, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("gpu")),
-                   -1);
-  assert_int_equal(f.lowering.specific_count, 3);
-  /* A factory literally named gpu does not change the expansion. */
-  fx h;
-  ts_config_stock(&h.config);
-  ts_add(&h.config, ts_client("gpu", 1, true));
-  fx_open(&h);
-  p = prim(&h, "P");
-  g = marker_rule(&h, "G");
-  REG(&h, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("gpu")),
-                   -1);
-  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("rocm")),
-                   g);
-}
-
-static void test_register_replacement_both_ways(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "C");
-  int g = marker_rule(&f, "G");
-  /* cuda, then gpu: gpu replaces cuda's rule. */
-  REG(&f, p, c, "cuda");
-  REG(&f, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   g);
-  /* gpu, then cuda: cuda replaces only cuda's. */
-  REG(&f, p, c, "cuda");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   c);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
-                   g);
-  assert_int_equal(f.lowering.specific_count, 3);
-  /* Other primitives are untouched. */
-  int q = prim(&f, "Q");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, q, ts_s("cuda")),
-                   -1);
-}
-
-static void test_register_factory_platform_and_builtin_names(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  /* tpu is a factory, cuda/rocm/oneapi are known without one. */
-  REG(&f, p, a, "tpu");
-  REG(&f, p, a, "rocm");
-  REG(&f, p, a, "oneapi");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("tpu")), a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")),
-                   -1);
+  run_register_rows(register_rows,
+                    sizeof register_rows / sizeof register_rows[0]);
 }
 
 static void test_registry_ids(void **state) {
@@ -1584,18 +1531,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lower_fun_empty_narrowing_index_error_names_a_list),
       cmocka_unit_test(test_lower_fun_asserts_gpu_not_in_module_platforms),
-      cmocka_unit_test(test_register_none_stores_common_rule),
-      cmocka_unit_test(test_register_known_platforms_message),
-      cmocka_unit_test(test_register_empty_string_is_a_platform_name),
-      cmocka_unit_test(test_register_factory_named_empty_is_empty_first_item),
-      cmocka_unit_test(test_register_sorted_by_code_point),
-      cmocka_unit_test(test_register_known_names_listed_once),
-      cmocka_unit_test(test_register_case_sensitive),
-      cmocka_unit_test(test_register_names_inserted_raw),
-      cmocka_unit_test(test_register_raise_stores_nothing),
-      cmocka_unit_test(test_register_gpu_expands),
-      cmocka_unit_test(test_register_replacement_both_ways),
-      cmocka_unit_test(test_register_factory_platform_and_builtin_names),
+      cmocka_unit_test(test_register_lowering),
       cmocka_unit_test(test_registry_ids),
       cmocka_unit_test(test_platform_rules_map_is_a_dict),
       cmocka_unit_test(test_get_rules_module_order_and_default),
