@@ -316,11 +316,7 @@ static const ts_scenario cuda_without_nvidia[] = {
 /// The partial registry through a sequence of module operations.
 static const ts_scenario partial_registry[] = {
     {TS_AT,
-     {.add = {TS_CLIENT("cpu", 0, false),
-              TS_RAISES("tpu", 300, true, "tpu down"),
-              TS_RAISES("cuda", 400, false, "cuda boom"),
-              TS_CLIENT("rocm", 500, false)},
-      .nvidia = true},
+     TS_SETUP_PARTIAL,
      {MODULE(NULL, true, B3, RUNTIME(TS_MSG_LOUD("cuda", "cuda boom")), "cpu"),
       MODULE(NULL, true, B3, TS_WANT_CLIENT(0, "cpu"), "cpu"),
       MODULE(NULL, true, B3,

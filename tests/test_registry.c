@@ -377,11 +377,7 @@ static const ts_scenario partial_registry[] = {
      * to initialize", the loudly failed platform and the one never
      * attempted are unknown. */
     {TS_AT,
-     {.add = {TS_CLIENT("cpu", 0, false),
-              TS_RAISES("tpu", 300, true, "tpu down"),
-              TS_RAISES("cuda", 400, false, "cuda boom"),
-              TS_CLIENT("rocm", 500, false)},
-      .nvidia = true},
+     TS_SETUP_PARTIAL,
      {TS_BACKENDS_RAISE(TS_MSG_LOUD("cuda", "cuda boom")),
       TS_BACKENDS_OK("['cpu']"), TS_IS_RUNS(1), TS_IS_DEFAULT("cpu", 0),
       TS_IS_FAILURE("tpu", LCTX_FAILURE_RAISED, 1, "tpu down"),

@@ -589,6 +589,18 @@ typedef struct ts_scenario {
 #define TS_IS_NO_FAILURE(platform)                                             \
   { .op = TS_NO_FAILURE, .arg = (platform) }
 
+/// A set-up whose initialization fails loudly after a success: cpu, tpu
+/// failing quietly ("tpu down"), cuda failing loudly ("cuda boom") with an
+/// NVIDIA GPU visible, then rocm, never reached.
+#define TS_SETUP_PARTIAL                                                       \
+  {                                                                            \
+    .add = {TS_CLIENT("cpu", 0, false),                                        \
+            TS_RAISES("tpu", 300, true, "tpu down"),                           \
+            TS_RAISES("cuda", 400, false, "cuda boom"),                        \
+            TS_CLIENT("rocm", 500, false)},                                    \
+    .nvidia = true                                                             \
+  }
+
 /// Builds the configuration of `s` into `config`.
 static inline void ts_setup_build_at(const ts_setup *s,
                                      lctx_registry_config *config,
