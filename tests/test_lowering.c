@@ -565,51 +565,120 @@ static void test_eqn_platforms(void **state) {
   assert_str_view(list[0], "cpu");
 }
 
-static void test_rule_lookup_uses_module_not_narrowed_platforms(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int k = marker_rule(&f, "P.cuda");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, k, "cuda");
-  REG(&f, p, d, NULL);
-  MODULE(&f, "cpu", "tpu");
-  NARROW(&f, "cuda");
-  /* cuda is not a module platform: its rule is not selected; the default
-   * runs for the narrowed cuda, directly. */
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=['cuda'] module=['cpu', "
-                    "'tpu'] direct\n"
-                    "    marker P.default platforms=['cuda'] module=['cpu', "
-                    "'tpu']\n");
-  /* Without a default: the singular message for the narrowed platform. */
-  int q = prim(&f, "Q");
-  REG(&f, q, k, "cuda");
-  assert_false(LOWER(&f, q));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'Q' not found for "
-               "platform cuda");
+/// A step of a lowering row (the stock configuration, marker rules made on
+/// first use): register `rule` for `prim` on `platform` (NULL is None), set
+/// the module or narrowed platforms or the number of dimension variables,
+/// lower one equation of `prim` (the outcome, and the event tree unless
+/// NULL), check a platform index's actual and intended paths, or the number
+/// of recorded events.
+typedef struct low_step {
+  enum { L_REG = 1, L_MODULE, L_NARROW, L_DIMS, L_LOWER, L_PATH, L_EVENTS } op;
+  const char *prim;
+  const char *rule;
+  const char *platform;
+  const char *list[6];
+  size_t n;
+  ts_expect want;
+  const char *tree;
+  const char *intended;
+} low_step;
+
+#define L_REG_(p, r, pl)                                                       \
+  { .op = L_REG, .prim = (p), .rule = (r), .platform = (pl) }
+#define L_MODULE_(...)                                                         \
+  {                                                                            \
+    .op = L_MODULE, .list = { __VA_ARGS__ }                                    \
+  }
+#define L_NARROW_(...)                                                         \
+  {                                                                            \
+    .op = L_NARROW, .list = { __VA_ARGS__ }                                    \
+  }
+#define L_DIMS_(k)                                                             \
+  { .op = L_DIMS, .n = (k) }
+#define LOWERS(p, events)                                                      \
+  { .op = L_LOWER, .prim = (p), .want = TS_WANT_NONE, .tree = (events) }
+#define FAILS(p, error, message)                                               \
+  { .op = L_LOWER, .prim = (p), .want = TS_WANT_RAISE(error, message) }
+#define L_PATH_(i, actual, intended_)                                          \
+  { .op = L_PATH, .n = (i), .tree = (actual), .intended = (intended_) }
+#define L_EVENTS_(k)                                                           \
+  { .op = L_EVENTS, .n = (k) }
+
+typedef struct low_row {
+  int line;
+  low_step steps[14];
+} low_row;
+
+static size_t list_length(const char *const *list) {
+  size_t n = 0;
+  while (n < 6 && list[n])
+    n++;
+  return n;
 }
 
-static void test_kept_rules_follow_lookup_order_with_narrowing(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int k = marker_rule(&f, "P.cuda");
-  REG(&f, p, k, "cuda");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "tpu", "cuda");
-  NARROW(&f, "cuda", "cpu");
-  /* platform_rules comes from the module order (cpu, cuda); the first case
-   * from the narrowed order (cuda, cpu). */
-  assert_true(LOWER(&f, p));
-  assert_events(
-      &f, "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cuda', 'cpu'] "
+static void run_lowering_rows(const low_row *rows, size_t count) {
+  static fx f;
+  for (size_t i = 0; i < count; i++) {
+    const int line = rows[i].line;
+    fx_stock(&f);
+    for (const low_step *st = rows[i].steps; st->op; st++) {
+      switch (st->op) {
+      case L_REG:
+        reg_at(&f, prim(&f, st->prim), rule_named(&f, st->rule), st->platform,
+               __FILE__, line);
+        break;
+      case L_MODULE:
+        fx_module_set(&f, st->list, list_length(st->list));
+        break;
+      case L_NARROW:
+        fx_narrow_set(&f, st->list, list_length(st->list));
+        break;
+      case L_DIMS:
+        f.ctx.dim_var_count = st->n;
+        break;
+      case L_LOWER:
+        lower_at(&f, prim(&f, st->prim), __FILE__, line);
+        ts_assert_outcome_at(&f.result.outcome, st->want, __FILE__, line);
+        if (st->tree)
+          assert_events_at(&f, st->tree, __FILE__, line);
+        break;
+      case L_PATH:
+        assert_path_at(&f, st->n, st->tree, st->intended, __FILE__, line);
+        break;
+      case L_EVENTS:
+        _assert_int_equal(f.result.event_count, st->n, __FILE__, line);
+        break;
+      }
+    }
+  }
+}
+
+/// Rule selection and lower_per_platform on marker rules.
+static const low_row lowering_rows[] = {
+    /* cuda is not a module platform: its rule is not selected; the default
+     * runs for the narrowed cuda, directly. Without a default: the
+     * singular message for the narrowed platform. */
+    {__LINE__,
+     {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.default", NULL),
+      L_MODULE_("cpu", "tpu"), L_NARROW_("cuda"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
+                  "default=P.default\n"
+                  "  call P.default platforms=['cuda'] module=['cpu', "
+                  "'tpu'] direct\n"
+                  "    marker P.default platforms=['cuda'] module=['cpu', "
+                  "'tpu']\n"),
+      L_REG_("Q", "P.cuda", "cuda"),
+      FAILS("Q", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'Q' not found for "
+            "platform cuda")}},
+    /* platform_rules comes from the module order (cpu, cuda); the first case
+     * from the narrowed order (cuda, cpu). */
+    {__LINE__,
+     {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.cpu", "cpu"),
+      L_MODULE_("cpu", "tpu", "cuda"), L_NARROW_("cuda", "cpu"),
+      LOWERS(
+          "P",
+          "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cuda', 'cpu'] "
           "rules={cpu: P.cpu, cuda: P.cuda} default=None\n"
           "  case entries=['cuda', 'cpu'] slots=[1, 0] kept=[P.cpu, P.cuda]\n"
           "    branch 0 P.cpu platforms=['cpu']\n"
@@ -620,7 +689,120 @@ static void test_kept_rules_follow_lookup_order_with_narrowing(void **s) {
           "      call P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
           "'cuda']\n"
           "        marker P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
-          "'cuda']\n");
+          "'cuda']\n")}},
+    /* Step 1 counts entries: (cpu, cpu) is two. */
+    {__LINE__,
+     {L_MODULE_("cpu", "cpu"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['cpu', 'cpu']")}},
+    /* Step 3: the plural message lists the uncovered entries, duplicates
+     * kept, as a Python list repr. */
+    {__LINE__,
+     {L_REG_("P", "P.tpu", "tpu"), L_MODULE_("cpu", "tpu", "cpu", "cuda"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['cpu', 'cpu', 'cuda']"),
+      L_MODULE_("tpu", "it's", "a\"b'"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms [\"it's\", 'a\"b\\'']")}},
+    /* Step 5: (cpu, cpu) with a cpu rule is a direct call, which needs no
+     * conditional, so no index. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "cpu"), L_DIMS_(0),
+      LOWERS("P", "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
+                  "rules={cpu: P.cpu} default=None\n"
+                  "  call P.cpu platforms=None module=['cpu', 'cpu'] "
+                  "direct\n"
+                  "    marker P.cpu platforms=['cpu', 'cpu'] "
+                  "module=['cpu', 'cpu']\n"),
+      L_PATH_(0, "P.cpu", "P.cpu"), L_PATH_(1, "P.cpu", "P.cpu")}},
+    /* Step 5: one platform, its specific rule over the default. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
+      L_REG_("P", "P.default", NULL), L_MODULE_("tpu"),
+      LOWERS("P", "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
+                  "P.tpu} default=P.default\n"
+                  "  call P.tpu platforms=None module=['tpu'] direct\n"
+                  "    marker P.tpu platforms=['tpu'] module=['tpu']\n"),
+      L_MODULE_("cuda"),
+      LOWERS("P", "eqn P module=['cuda'] platforms=['cuda'] rules={} "
+                  "default=P.default\n"
+                  "  call P.default platforms=None module=['cuda'] direct\n"
+                  "    marker P.default platforms=['cuda'] "
+                  "module=['cuda']\n")}},
+    /* Step 6: steps 1-3 first (the plural error, not the assertion); then
+     * two kept rules and no index: nothing emitted; any dimension variable
+     * satisfies the check. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "tpu"), L_DIMS_(0),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['tpu']"),
+      L_REG_("P", "P.default", NULL),
+      FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable"),
+      L_EVENTS_(1), L_DIMS_(2), LOWERS("P", NULL)}},
+    /* Step 7: the dispatch, the default slot last. */
+    {__LINE__,
+     {L_REG_("P", "P.default", NULL), L_REG_("P", "P.cuda", "cuda"),
+      L_REG_("P", "P.cpu", "cpu"),
+      L_MODULE_("tpu", "cpu", "tpu", "cuda", "rocm"),
+      LOWERS(
+          "P",
+          "eqn P module=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] "
+          "platforms=['tpu', "
+          "'cpu', 'tpu', 'cuda', 'rocm'] rules={cpu: P.cpu, cuda: P.cuda} "
+          "default=P.default\n"
+          "  case entries=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] slots=[2, 0, "
+          "2, "
+          "1, 2] kept=[P.cpu, P.cuda, P.default]\n"
+          "    branch 0 P.cpu platforms=['cpu']\n"
+          "      call P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "        marker P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "    branch 1 P.cuda platforms=['cuda']\n"
+          "      call P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "        marker P.cuda platforms=['cuda'] module=['tpu', 'cpu', "
+          "'tpu', "
+          "'cuda', 'rocm']\n"
+          "    branch 2 P.default platforms=['tpu', 'rocm']\n"
+          "      call P.default platforms=['tpu', 'rocm'] module=['tpu', "
+          "'cpu', "
+          "'tpu', 'cuda', 'rocm']\n"
+          "        marker P.default platforms=['tpu', 'rocm'] module=['tpu', "
+          "'cpu', 'tpu', 'cuda', 'rocm']\n"),
+      L_PATH_(0, "P.default", "P.default"), L_PATH_(1, "P.cpu", "P.cpu"),
+      L_PATH_(2, "P.default", "P.default"), L_PATH_(3, "P.cuda", "P.cuda"),
+      L_PATH_(4, "P.default", "P.default")}},
+    /* Step 7: identical rules are not merged; two kept rules need the
+     * index. */
+    {__LINE__,
+     {L_REG_("P", "P.gpu", "gpu"), L_MODULE_("cuda", "rocm"),
+      LOWERS("P", "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
+                  "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
+                  "  case entries=['cuda', 'rocm'] slots=[0, 1] "
+                  "kept=[P.gpu, P.gpu]\n"
+                  "    branch 0 P.gpu platforms=['cuda']\n"
+                  "      call P.gpu platforms=['cuda'] module=['cuda', "
+                  "'rocm']\n"
+                  "        marker P.gpu platforms=['cuda'] module=['cuda', "
+                  "'rocm']\n"
+                  "    branch 1 P.gpu platforms=['rocm']\n"
+                  "      call P.gpu platforms=['rocm'] module=['cuda', "
+                  "'rocm']\n"
+                  "        marker P.gpu platforms=['rocm'] module=['cuda', "
+                  "'rocm']\n"),
+      L_DIMS_(0),
+      FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable")}},
+};
+
+static void test_lowering_rows(void **state) {
+  (void)state;
+  run_lowering_rows(lowering_rows,
+                    sizeof lowering_rows / sizeof lowering_rows[0]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -650,38 +832,6 @@ static void test_step1_singular_not_found(void **state) {
   assert_false(f.result.evaluated);
 }
 
-static void test_step1_counts_entries_cpu_cpu_is_two(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  MODULE(&f, "cpu", "cpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['cpu', 'cpu']");
-}
-
-static void test_step3_plural_lists_uncovered_with_duplicates(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int t = marker_rule(&f, "P.tpu");
-  REG(&f, p, t, "tpu");
-  MODULE(&f, "cpu", "tpu", "cpu", "cuda");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['cpu', 'cpu', 'cuda']");
-  /* The list is a Python list repr. */
-  MODULE(&f, "tpu", "it's", "a\"b'");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms [\"it's\", 'a\"b\\'']");
-}
-
 static void test_step4_no_platforms_assertion(void **state) {
   (void)state;
   fx f;
@@ -703,27 +853,6 @@ static void test_step4_no_platforms_assertion(void **state) {
   assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
 }
 
-static void test_step5_cpu_cpu_with_cpu_rule_is_direct(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "cpu");
-  f.ctx.dim_var_count = 0; /* no conditional, so no index needed */
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
-                    "rules={cpu: P.cpu} default=None\n"
-                    "  call P.cpu platforms=None module=['cpu', 'cpu'] "
-                    "direct\n"
-                    "    marker P.cpu platforms=['cpu', 'cpu'] "
-                    "module=['cpu', 'cpu']\n");
-  assert_path(&f, 0, "P.cpu", "P.cpu");
-  assert_path(&f, 1, "P.cpu", "P.cpu");
-  assert_none(&f.result.outcome);
-}
-
 static void test_step5_direct_call_keeps_narrowing(void **state) {
   (void)state;
   fx f;
@@ -742,103 +871,9 @@ static void test_step5_direct_call_keeps_narrowing(void **state) {
                     "'tpu', 'cuda']\n");
 }
 
-static void test_step5_single_platform_specific_over_default(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int t = marker_rule(&f, "P.tpu");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, c, "cpu");
-  REG(&f, p, t, "tpu");
-  REG(&f, p, d, NULL);
-  MODULE(&f, "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
-                    "P.tpu} default=P.default\n"
-                    "  call P.tpu platforms=None module=['tpu'] direct\n"
-                    "    marker P.tpu platforms=['tpu'] module=['tpu']\n");
-  MODULE(&f, "cuda");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cuda'] platforms=['cuda'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=None module=['cuda'] direct\n"
-                    "    marker P.default platforms=['cuda'] "
-                    "module=['cuda']\n");
-}
-
-static void test_step6_platform_index_assertion(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "tpu");
-  f.ctx.dim_var_count = 0;
-  /* Steps 1-3 first: the plural error, not the assertion. */
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['tpu']");
-  /* Two kept rules, no index. */
-  REG(&f, p, d, NULL);
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
-               "Must have a platform_index variable");
-  assert_int_equal(f.result.event_count, 1); /* nothing emitted */
-  /* Any dimension variable satisfies the check. */
-  f.ctx.dim_var_count = 2;
-  assert_true(LOWER(&f, p));
-}
-
 //===----------------------------------------------------------------------===//
 // Step 7: the dispatch
 //===----------------------------------------------------------------------===//
-
-static void test_step7_dispatch_default_slot_last(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int k = marker_rule(&f, "P.cuda");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, d, NULL);
-  REG(&f, p, k, "cuda");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "tpu", "cpu", "tpu", "cuda", "rocm");
-  assert_true(LOWER(&f, p));
-  assert_events(
-      &f,
-      "eqn P module=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] platforms=['tpu', "
-      "'cpu', 'tpu', 'cuda', 'rocm'] rules={cpu: P.cpu, cuda: P.cuda} "
-      "default=P.default\n"
-      "  case entries=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] slots=[2, 0, 2, "
-      "1, 2] kept=[P.cpu, P.cuda, P.default]\n"
-      "    branch 0 P.cpu platforms=['cpu']\n"
-      "      call P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "        marker P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "    branch 1 P.cuda platforms=['cuda']\n"
-      "      call P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "        marker P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "    branch 2 P.default platforms=['tpu', 'rocm']\n"
-      "      call P.default platforms=['tpu', 'rocm'] module=['tpu', 'cpu', "
-      "'tpu', 'cuda', 'rocm']\n"
-      "        marker P.default platforms=['tpu', 'rocm'] module=['tpu', "
-      "'cpu', 'tpu', 'cuda', 'rocm']\n");
-  assert_path(&f, 0, "P.default", "P.default");
-  assert_path(&f, 1, "P.cpu", "P.cpu");
-  assert_path(&f, 2, "P.default", "P.default");
-  assert_path(&f, 3, "P.cuda", "P.cuda");
-  assert_path(&f, 4, "P.default", "P.default");
-}
 
 static void test_step7_kept_in_platform_rules_order(void **state) {
   (void)state;
@@ -871,36 +906,6 @@ static void test_step7_kept_in_platform_rules_order(void **state) {
   assert_path(&f, 0, "A", "A");
   assert_path(&f, 1, "D", "D");
   assert_path(&f, 2, "B", "B");
-}
-
-static void test_step7_identical_rules_not_merged(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int g = marker_rule(&f, "P.gpu");
-  REG(&f, p, g, "gpu");
-  MODULE(&f, "cuda", "rocm");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
-                    "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
-                    "  case entries=['cuda', 'rocm'] slots=[0, 1] "
-                    "kept=[P.gpu, P.gpu]\n"
-                    "    branch 0 P.gpu platforms=['cuda']\n"
-                    "      call P.gpu platforms=['cuda'] module=['cuda', "
-                    "'rocm']\n"
-                    "        marker P.gpu platforms=['cuda'] module=['cuda', "
-                    "'rocm']\n"
-                    "    branch 1 P.gpu platforms=['rocm']\n"
-                    "      call P.gpu platforms=['rocm'] module=['cuda', "
-                    "'rocm']\n"
-                    "        marker P.gpu platforms=['rocm'] module=['cuda', "
-                    "'rocm']\n");
-  /* Two kept rules need the index. */
-  f.ctx.dim_var_count = 0;
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
-               "Must have a platform_index variable");
 }
 
 static void test_step7_dispatch_tree_values(void **state) {
@@ -1538,19 +1543,11 @@ int main(void) {
       cmocka_unit_test(test_get_rules_overrides),
       cmocka_unit_test(test_get_rules_compute_types),
       cmocka_unit_test(test_eqn_platforms),
-      cmocka_unit_test(test_rule_lookup_uses_module_not_narrowed_platforms),
-      cmocka_unit_test(test_kept_rules_follow_lookup_order_with_narrowing),
+      cmocka_unit_test(test_lowering_rows),
       cmocka_unit_test(test_step1_singular_not_found),
-      cmocka_unit_test(test_step1_counts_entries_cpu_cpu_is_two),
-      cmocka_unit_test(test_step3_plural_lists_uncovered_with_duplicates),
       cmocka_unit_test(test_step4_no_platforms_assertion),
-      cmocka_unit_test(test_step5_cpu_cpu_with_cpu_rule_is_direct),
       cmocka_unit_test(test_step5_direct_call_keeps_narrowing),
-      cmocka_unit_test(test_step5_single_platform_specific_over_default),
-      cmocka_unit_test(test_step6_platform_index_assertion),
-      cmocka_unit_test(test_step7_dispatch_default_slot_last),
       cmocka_unit_test(test_step7_kept_in_platform_rules_order),
-      cmocka_unit_test(test_step7_identical_rules_not_merged),
       cmocka_unit_test(test_step7_dispatch_tree_values),
       cmocka_unit_test(test_nested_defect_cpu_tpu_cuda),
       cmocka_unit_test(test_nested_defect_cpu_tpu_cuda_rocm),
