@@ -10,14 +10,9 @@
 # Usage: bench/bench_conform.sh [CASES]   (default 20000; the per-case run
 # uses CASES/100). Needs the release build (make build).
 set -eu
-top=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
+. "$(dirname -- "$0")/lib.sh"
 n=${1:-20000}
-case "$n" in
-'' | *[!0-9]*)
-  echo "bench_conform.sh: CASES must be a positive integer, not '$n'" >&2
-  exit 2
-  ;;
-esac
+bench_count bench_conform.sh CASES "$n"
 lctx="$top/build/release/harness/lctx"
 plugin="$top/build/release/conformance/examples/c_plugin/liblctx_example_plugin.so"
 [ -x "$lctx" ] && [ -f "$plugin" ] || {

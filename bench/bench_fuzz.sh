@@ -14,49 +14,11 @@
 # Usage: bench/bench_fuzz.sh [SECONDS]   (default 10; `make bench` runs it)
 set -eu
 
-top=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
+. "$(dirname -- "$0")/lib.sh"
 secs=${1:-10}
-case "$secs" in
-'' | *[!0-9]*)
-  echo "bench_fuzz.sh: error: SECONDS must be a positive integer, not '$secs'" >&2
-  exit 2
-  ;;
-esac
-
-cd "$top"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_model fuzz_empty >/dev/null
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/lctx-bench-fuzz.XXXXXX")
-trap 'rm -rf -- "$work"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# run TARGET: prints "EXECS_PER_SEC UNITS"
-run() {
-  mkdir -p "$work/$1"
-  for f in corpus/seeds/fuzz_model/*; do
-    [ -f "$f" ] && cp -- "$f" "$work/$1/"
-  done
-  if ! build/fuzz/fuzzers/"$1" -seed=1 -max_total_time="$secs" \
-    -print_final_stats=1 -dict=fuzzers/dict/fuzz_model.dict -max_len=4096 \
-    -artifact_prefix="$work/" "$work/$1" >"$work/$1.log" 2>&1; then
-    echo "bench_fuzz.sh: error: $1 failed; its log:" >&2
-    tail -n 30 "$work/$1.log" >&2
-    exit 1
-  fi
-  awk '/^stat::average_exec_per_sec:/ { eps = $2 }
-       /^stat::number_of_executed_units:/ { units = $2 }
-       END { if (eps == "") exit 1; print eps, units }' "$work/$1.log"
-}
+bench_count "bench_fuzz.sh: error" SECONDS "$secs"
 
 echo "==> bench_fuzz: fuzz_model against an empty target, ${secs} s each," \
   "one process, -seed=1 (build/fuzz: libFuzzer, ASan+UBSan)"
-model=$(run fuzz_model)
-empty=$(run fuzz_empty)
-echo "$model $empty" | awk '{
-  printf "fuzz_model: %10d exec/s (%d inputs)\n", $1, $2
-  printf "fuzz_empty: %10d exec/s (%d inputs)\n", $3, $4
-  if ($3 > 0)
-    printf "ratio fuzz_model/fuzz_empty: %.3f\n", $1 / $3
-}'
+bench_fuzz_ratio bench_fuzz.sh fuzz_model fuzz_empty \
+  'corpus/seeds/fuzz_model/*' fuzzers/dict/fuzz_model.dict 4096 "$secs" ''

@@ -18,18 +18,15 @@ PY=$2
 SRC=$3
 SHARD=${4:-1/10}
 
-if [ "${LCTX_JAX:-}" = off ]; then
-  echo "SKIPPED: LCTX_JAX=off, the real-JAX tests do not run"
-  exit 77
-fi
+. "$(dirname -- "$0")/lib.sh"
+jax_skip_if_off
 if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
   echo "FAIL: $PY cannot import jax; run 'make test' (or" \
        "'sh tools/setup-jax.sh 0.10.2') to install the pinned JAX" >&2
   exit 1
 fi
 
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+OUT=$tmp
 ADAPTER="$PY $SRC/conformance/adapters/jax_adapter.py"
 status=0
 

@@ -16,10 +16,8 @@
 # build/jax/venv-0.10.2.
 # Usage: test_jax_repro.sh PYTHON SOURCE_DIR
 set -u
-if [ "${LCTX_JAX:-}" = off ]; then
-  echo "SKIPPED: LCTX_JAX=off, the real-JAX tests do not run"
-  exit 77
-fi
+. "$(dirname -- "$0")/lib.sh"
+jax_skip_if_off
 if [ $# -ne 2 ]; then
   echo "usage: test_jax_repro.sh PYTHON SOURCE_DIR" >&2
   exit 2
@@ -43,14 +41,6 @@ if [ ! -f "$REPRO" ]; then
   echo "FAIL: $REPRO is missing"
   exit 1
 fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 # 1. --json: one object; judge it against the pinned version.
 "$PY" "$REPRO" --json >"$tmp/out.json" 2>"$tmp/err.json"
@@ -122,10 +112,7 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "an unknown option exited $rc (want 2)"
 grep -q "usage:" "$tmp/err.bad" || fail "an unknown option printed no usage"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
+finish_failures ""
 grep "^$headline" "$tmp/out.txt"
 echo "PASS"
 exit 0

@@ -32,22 +32,14 @@
 
 #include "test_support.h"
 
-#include "lctx/lowering.h"
+#include "lowering_fx.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Everything one test needs: a backend configuration and registry, a
-/// lowering registry, a top-level context and a result.
-typedef struct fx {
-  lctx_registry_config config;
-  lctx_registry backends;
-  lctx_lowering_registry lowering;
-  lctx_lowering_context ctx;
-  lctx_lowering_result result;
-  lctx_outcome o;
-} fx;
+/// Everything one test needs (lowering_fx.h).
+typedef ts_lowering_fx fx;
 
 /// Opens the registries over `f->config` (already filled) and resets the
 /// context.
@@ -220,239 +212,181 @@ static void assert_path_at(fx *f, size_t i, const char *actual,
   }
 }
 
-static const char M1[] =
-    "accessing .backend in multi-lowering setting. This can occur when "
-    "lowering a primitive that has not been adapted to multi-platform "
-    "lowering";
-
 //===----------------------------------------------------------------------===//
 // register_lowering (section 6)
 //===----------------------------------------------------------------------===//
 
-static void test_register_none_stores_common_rule(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-  REG(&f, p, a, NULL);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), a);
-  assert_int_equal(f.lowering.specific_count, 0);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), -1);
-  /* A later None registration replaces it. */
-  int b = marker_rule(&f, "B");
-  REG(&f, p, b, NULL);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), b);
+/// A step of a register_lowering row: register `rule` (a marker rule, made
+/// on first use) for `prim` (added on first use) on `platform` (NULL is
+/// None), which succeeds or raises NotImplementedError `text`; or check the
+/// rule stored for a platform or the common rule (`rule` NULL: none), the
+/// number of platform-specific entries, or the known platforms' text.
+typedef struct reg_step {
+  enum { REGISTER = 1, SPECIFIC, COMMON, SPECIFIC_COUNT, KNOWN } op;
+  const char *prim;
+  const char *rule;
+  const char *platform;
+  const char *text;
+  size_t count;
+} reg_step;
+
+#define REGISTER(p, r, pl)                                                     \
+  { .op = REGISTER, .prim = (p), .rule = (r), .platform = (pl) }
+#define REGISTER_FAILS(p, r, pl, known)                                        \
+  {                                                                            \
+    .op = REGISTER, .prim = (p), .rule = (r), .platform = (pl),                \
+    .text = "Registering an MLIR lowering rule for primitive " p               \
+            " for an unknown platform " pl ". Known platforms are: " known "." \
+  }
+#define SPECIFIC_IS(p, pl, r)                                                  \
+  { .op = SPECIFIC, .prim = (p), .rule = (r), .platform = (pl) }
+#define COMMON_IS(p, r)                                                        \
+  { .op = COMMON, .prim = (p), .rule = (r) }
+#define SPECIFIC_COUNT_IS(n)                                                   \
+  { .op = SPECIFIC_COUNT, .count = (n) }
+#define KNOWN_IS(known)                                                        \
+  { .op = KNOWN, .text = (known) }
+/// The known platforms of the stock configuration.
+#define STOCK_KNOWN "cpu, cuda, gpu, oneapi, rocm, tpu"
+
+typedef struct reg_row {
+  int line;
+  ts_setup setup;
+  reg_step steps[12];
+} reg_row;
+
+/// The rule called `name`, made (a marker rule) on first use; -1 for NULL.
+static int rule_named(fx *f, const char *name) {
+  if (!name)
+    return -1;
+  for (size_t r = 0; r < f->lowering.rule_count; r++)
+    if (lctx_str_equal_cstr(lctx_lowering_rule_name(&f->lowering, (int)r),
+                            name))
+      return (int)r;
+  return marker_rule(f, name);
 }
 
-static void test_register_known_platforms_message(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "metal",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform metal. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  char storage[256];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_lowering_format_known_platforms(&f.lowering, &buf);
-  assert_buf(&buf, "cpu, cuda, gpu, oneapi, rocm, tpu");
+static void run_register_rows(const reg_row *rows, size_t count) {
+  static fx f;
+  for (size_t i = 0; i < count; i++) {
+    const int line = rows[i].line;
+    ts_setup_build_at(&rows[i].setup, &f.config, __FILE__, line);
+    fx_open(&f);
+    for (const reg_step *st = rows[i].steps; st->op; st++) {
+      int p = st->prim ? prim(&f, st->prim) : -1;
+      int r = rule_named(&f, st->rule);
+      char storage[256];
+      lctx_buf buf;
+      switch (st->op) {
+      case REGISTER:
+        if (st->text)
+          reg_raises_at(&f, p, r, st->platform, st->text, __FILE__, line);
+        else
+          reg_at(&f, p, r, st->platform, __FILE__, line);
+        break;
+      case SPECIFIC:
+        _assert_int_equal((uintmax_t)lctx_lowering_specific_rule(
+                              &f.lowering, p, ts_s(st->platform)),
+                          (uintmax_t)r, __FILE__, line);
+        break;
+      case COMMON:
+        _assert_int_equal((uintmax_t)lctx_lowering_common_rule(&f.lowering, p),
+                          (uintmax_t)r, __FILE__, line);
+        break;
+      case SPECIFIC_COUNT:
+        _assert_int_equal(f.lowering.specific_count, st->count, __FILE__, line);
+        break;
+      case KNOWN:
+        lctx_buf_init(&buf, storage, sizeof storage);
+        lctx_lowering_format_known_platforms(&f.lowering, &buf);
+        ts_assert_buf_at(&buf, st->text, __FILE__, line);
+        break;
+      }
+    }
+  }
 }
 
-static void test_register_empty_string_is_a_platform_name(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  /* "" is not None: it is checked, and unknown here. */
-  REG_RAISES(&f, p, a, "",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform . Known platforms are: cpu, cuda, gpu, oneapi, "
-             "rocm, tpu.");
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-  assert_int_equal(f.lowering.specific_count, 0);
-}
+static const reg_row register_rows[] = {
+    /* None stores the common rule; a later None registration replaces it. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {COMMON_IS("P", NULL), REGISTER("P", "A", NULL), COMMON_IS("P", "A"),
+      SPECIFIC_COUNT_IS(0), SPECIFIC_IS("P", "", NULL),
+      REGISTER("P", "B", NULL), COMMON_IS("P", "B")}},
+    /* The unknown-platform message, and the known platforms. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "metal", STOCK_KNOWN), KNOWN_IS(STOCK_KNOWN)}},
+    /* "" is not None: it is checked, and unknown here. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "", STOCK_KNOWN), COMMON_IS("P", NULL),
+      SPECIFIC_COUNT_IS(0)}},
+    /* A factory named '' is an empty first item; then "" is known: stored
+     * under "", not as the common rule. */
+    {__LINE__,
+     {.base = TS_STOCK, .add = {TS_CLIENT("", 5, true)}},
+     {REGISTER_FAILS("P", "A", "xpu", ", " STOCK_KNOWN), REGISTER("P", "A", ""),
+      SPECIFIC_IS("P", "", "A"), COMMON_IS("P", NULL)}},
+    /* Sorted by code point: METAL before cpu. */
+    {__LINE__,
+     {.base = TS_STOCK,
+      .add = {TS_CLIENT("METAL", 400, false), TS_CLIENT("Zeta", 1, true),
+              TS_CLIENT("_x", 1, true)}},
+     {REGISTER_FAILS("P", "A", "metal", "METAL, Zeta, _x, " STOCK_KNOWN),
+      REGISTER("P", "A", "METAL"), SPECIFIC_IS("P", "METAL", "A")}},
+    /* Each known name once (cpu, tpu, cuda, rocm, oneapi and gpu). */
+    {__LINE__,
+     {.base = TS_GPUS, .nvidia = true, .add = {TS_CLIENT("gpu", 1, true)}},
+     {REGISTER_FAILS("P", "A", "Cuda", STOCK_KNOWN)}},
+    /* Case-sensitive. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("P", "A", "CPU", STOCK_KNOWN),
+      REGISTER_FAILS("P", "A", "GPU", STOCK_KNOWN),
+      REGISTER_FAILS("P", "A", "cpu ", STOCK_KNOWN), SPECIFIC_COUNT_IS(0)}},
+    /* {prim} and {platform} are inserted raw. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER_FAILS("my'prim", "A", "it's\n", STOCK_KNOWN)}},
+    /* A raise stores nothing. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "A", "cpu"), REGISTER_FAILS("P", "B", "cpux", STOCK_KNOWN),
+      SPECIFIC_COUNT_IS(1), SPECIFIC_IS("P", "cpu", "A"),
+      SPECIFIC_IS("P", "cpux", NULL), COMMON_IS("P", NULL)}},
+    /* gpu expands to cuda, rocm and oneapi... */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "cuda", "G"),
+      SPECIFIC_IS("P", "rocm", "G"), SPECIFIC_IS("P", "oneapi", "G"),
+      SPECIFIC_IS("P", "gpu", NULL), SPECIFIC_COUNT_IS(3)}},
+    /* ... even with a factory literally named gpu. */
+    {__LINE__,
+     {.base = TS_STOCK, .add = {TS_CLIENT("gpu", 1, true)}},
+     {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "gpu", NULL),
+      SPECIFIC_IS("P", "rocm", "G")}},
+    /* cuda then gpu: gpu replaces cuda's rule; gpu then cuda: cuda replaces
+     * only cuda's; other primitives are untouched. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "C", "cuda"), REGISTER("P", "G", "gpu"),
+      SPECIFIC_IS("P", "cuda", "G"), REGISTER("P", "C", "cuda"),
+      SPECIFIC_IS("P", "cuda", "C"), SPECIFIC_IS("P", "rocm", "G"),
+      SPECIFIC_IS("P", "oneapi", "G"), SPECIFIC_COUNT_IS(3),
+      SPECIFIC_IS("Q", "cuda", NULL)}},
+    /* tpu is a factory, cuda/rocm/oneapi are known without one. */
+    {__LINE__,
+     {.base = TS_STOCK},
+     {REGISTER("P", "A", "tpu"), REGISTER("P", "A", "rocm"),
+      REGISTER("P", "A", "oneapi"), SPECIFIC_IS("P", "tpu", "A"),
+      SPECIFIC_IS("P", "rocm", "A"), SPECIFIC_IS("P", "cpu", NULL)}},
+};
 
-static void test_register_factory_named_empty_is_empty_first_item(void **s) {
-  (void)s;
-  fx f;
-  ts_config_stock(&f.config);
-  ts_add(&f.config, ts_client("", 5, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "xpu",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform xpu. Known platforms are: , cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  /* Now "" is known: stored under "", not as the common rule. */
-  REG(&f, p, a, "");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("")), a);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-}
-
-static void test_register_sorted_by_code_point(void **state) {
+static void test_register_lowering(void **state) {
   (void)state;
-  fx f;
-  ts_config_stock(&f.config);
-  ts_add(&f.config, ts_client("METAL", 400, false));
-  ts_add(&f.config, ts_client("Zeta", 1, true));
-  ts_add(&f.config, ts_client("_x", 1, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "metal",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform metal. Known platforms are: METAL, Zeta, _x, "
-             "cpu, cuda, gpu, oneapi, rocm, tpu.");
-  REG(&f, p, a, "METAL");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("METAL")),
-                   a);
-}
-
-static void test_register_known_names_listed_once(void **state) {
-  (void)state;
-  fx f;
-  ts_config_gpus(&f.config, true); /* cpu, tpu, cuda, rocm, oneapi */
-  ts_add(&f.config, ts_client("gpu", 1, true));
-  fx_open(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "Cuda",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform Cuda. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-}
-
-static void test_register_case_sensitive(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "CPU",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform CPU. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  REG_RAISES(&f, p, a, "GPU",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform GPU. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  REG_RAISES(&f, p, a, "cpu ",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform cpu . Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  assert_int_equal(f.lowering.specific_count, 0);
-}
-
-static void test_register_names_inserted_raw(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "my'prim");
-  int a = marker_rule(&f, "A");
-  REG_RAISES(&f, p, a, "it's\n",
-             "Registering an MLIR lowering rule for primitive my'prim for an "
-             "unknown platform it's\n. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-}
-
-static void test_register_raise_stores_nothing(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  int b = marker_rule(&f, "B");
-  REG(&f, p, a, "cpu");
-  REG_RAISES(&f, p, b, "cpux",
-             "Registering an MLIR lowering rule for primitive P for an "
-             "unknown platform cpux. Known platforms are: cpu, cuda, gpu, "
-             "oneapi, rocm, tpu.");
-  assert_int_equal(f.lowering.specific_count, 1);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")), a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpux")),
-                   -1);
-  assert_int_equal(lctx_lowering_common_rule(&f.lowering, p), -1);
-}
-
-static void test_register_gpu_expands(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int g = marker_rule(&f, "G");
-  REG(&f, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("gpu")),
-                   -1);
-  assert_int_equal(f.lowering.specific_count, 3);
-  /* A factory literally named gpu does not change the expansion. */
-  fx h;
-  ts_config_stock(&h.config);
-  ts_add(&h.config, ts_client("gpu", 1, true));
-  fx_open(&h);
-  p = prim(&h, "P");
-  g = marker_rule(&h, "G");
-  REG(&h, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("gpu")),
-                   -1);
-  assert_int_equal(lctx_lowering_specific_rule(&h.lowering, p, ts_s("rocm")),
-                   g);
-}
-
-static void test_register_replacement_both_ways(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "C");
-  int g = marker_rule(&f, "G");
-  /* cuda, then gpu: gpu replaces cuda's rule. */
-  REG(&f, p, c, "cuda");
-  REG(&f, p, g, "gpu");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   g);
-  /* gpu, then cuda: cuda replaces only cuda's. */
-  REG(&f, p, c, "cuda");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cuda")),
-                   c);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   g);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("oneapi")),
-                   g);
-  assert_int_equal(f.lowering.specific_count, 3);
-  /* Other primitives are untouched. */
-  int q = prim(&f, "Q");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, q, ts_s("cuda")),
-                   -1);
-}
-
-static void test_register_factory_platform_and_builtin_names(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int a = marker_rule(&f, "A");
-  /* tpu is a factory, cuda/rocm/oneapi are known without one. */
-  REG(&f, p, a, "tpu");
-  REG(&f, p, a, "rocm");
-  REG(&f, p, a, "oneapi");
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("tpu")), a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("rocm")),
-                   a);
-  assert_int_equal(lctx_lowering_specific_rule(&f.lowering, p, ts_s("cpu")),
-                   -1);
+  run_register_rows(register_rows,
+                    sizeof register_rows / sizeof register_rows[0]);
 }
 
 static void test_registry_ids(void **state) {
@@ -631,51 +565,212 @@ static void test_eqn_platforms(void **state) {
   assert_str_view(list[0], "cpu");
 }
 
-static void test_rule_lookup_uses_module_not_narrowed_platforms(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int k = marker_rule(&f, "P.cuda");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, k, "cuda");
-  REG(&f, p, d, NULL);
-  MODULE(&f, "cpu", "tpu");
-  NARROW(&f, "cuda");
-  /* cuda is not a module platform: its rule is not selected; the default
-   * runs for the narrowed cuda, directly. */
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=['cuda'] module=['cpu', "
-                    "'tpu'] direct\n"
-                    "    marker P.default platforms=['cuda'] module=['cpu', "
-                    "'tpu']\n");
-  /* Without a default: the singular message for the narrowed platform. */
-  int q = prim(&f, "Q");
-  REG(&f, q, k, "cuda");
-  assert_false(LOWER(&f, q));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'Q' not found for "
-               "platform cuda");
+/// A step of a lowering row (the stock configuration, marker rules made on
+/// first use): make a rule with actions, register `rule` for `prim` on
+/// `platform` (NULL is None), set the module or narrowed platforms, the
+/// pinned client (`platform`), the compute type (`platform`), the override
+/// (`rule` for `prim`) or the number of dimension variables, lower one
+/// equation of `prim` (the outcome, and the event tree unless NULL), check a
+/// platform index's actual and intended paths, or the number of recorded
+/// events.
+typedef struct low_step {
+  enum {
+    L_REG = 1,
+    L_RULE,
+    L_MODULE,
+    L_NARROW,
+    L_PIN,
+    L_COMPUTE,
+    L_OVERRIDE,
+    L_DIMS,
+    L_LOWER,
+    L_PATH,
+    L_EVENTS
+  } op;
+  const char *prim;
+  const char *rule;
+  const char *platform;
+  /// L_RULE: the rule's actions; `prim` names LOWER_FUN's primitive and
+  /// `text` its compute type (or RAISE_IF_MULTI's message).
+  struct low_action {
+    lctx_lowering_action_kind kind;
+    bool optional;
+    const char *prim;
+    const char *text;
+  } actions[2];
+  const char *list[6];
+  size_t n;
+  ts_expect want;
+  const char *tree;
+  const char *intended;
+} low_step;
+
+#define L_REG_(p, r, pl)                                                       \
+  { .op = L_REG, .prim = (p), .rule = (r), .platform = (pl) }
+#define L_MODULE_(...)                                                         \
+  {                                                                            \
+    .op = L_MODULE, .list = { __VA_ARGS__ }                                    \
+  }
+#define L_NARROW_(...)                                                         \
+  {                                                                            \
+    .op = L_NARROW, .list = { __VA_ARGS__ }                                    \
+  }
+#define L_DIMS_(k)                                                             \
+  { .op = L_DIMS, .n = (k) }
+#define L_RULE_(r, k, ...)                                                     \
+  {                                                                            \
+    .op = L_RULE, .rule = (r), .n = (k), .actions = { __VA_ARGS__ }            \
+  }
+#define L_PIN_(pl)                                                             \
+  { .op = L_PIN, .platform = (pl) }
+#define L_COMPUTE_(pl)                                                         \
+  { .op = L_COMPUTE, .platform = (pl) }
+#define L_OVERRIDE_(p, r)                                                      \
+  { .op = L_OVERRIDE, .prim = (p), .rule = (r) }
+/// Actions of L_RULE_.
+#define A_GET_BACKEND(opt)                                                     \
+  { LCTX_ACTION_GET_BACKEND, (opt), NULL, NULL }
+#define A_GUARDED(opt)                                                         \
+  { LCTX_ACTION_GUARDED_GET_BACKEND, (opt), NULL, NULL }
+#define A_TRY_FALLBACK                                                         \
+  { LCTX_ACTION_TRY_FALLBACK_GET_BACKEND, false, NULL, NULL }
+#define A_RAISE_IF_MULTI(m)                                                    \
+  { LCTX_ACTION_RAISE_IF_MULTI, false, NULL, (m) }
+#define A_MARKER                                                               \
+  { LCTX_ACTION_EMIT_MARKER, false, NULL, NULL }
+#define A_LOWER_FUN(p, compute)                                                \
+  { LCTX_ACTION_LOWER_FUN, false, (p), (compute) }
+#define FAILS_WITH(p, error, message, events)                                  \
+  {                                                                            \
+    .op = L_LOWER, .prim = (p), .want = TS_WANT_RAISE(error, message),         \
+    .tree = (events)                                                           \
+  }
+#define LOWERS(p, events)                                                      \
+  { .op = L_LOWER, .prim = (p), .want = TS_WANT_NONE, .tree = (events) }
+#define FAILS(p, error, message)                                               \
+  { .op = L_LOWER, .prim = (p), .want = TS_WANT_RAISE(error, message) }
+#define L_PATH_(i, actual, intended_)                                          \
+  { .op = L_PATH, .n = (i), .tree = (actual), .intended = (intended_) }
+#define L_EVENTS_(k)                                                           \
+  { .op = L_EVENTS, .n = (k) }
+
+typedef struct low_row {
+  int line;
+  low_step steps[16];
+} low_row;
+
+static size_t list_length(const char *const *list) {
+  size_t n = 0;
+  while (n < 6 && list[n])
+    n++;
+  return n;
 }
 
-static void test_kept_rules_follow_lookup_order_with_narrowing(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int k = marker_rule(&f, "P.cuda");
-  REG(&f, p, k, "cuda");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "tpu", "cuda");
-  NARROW(&f, "cuda", "cpu");
-  /* platform_rules comes from the module order (cpu, cuda); the first case
-   * from the narrowed order (cuda, cpu). */
-  assert_true(LOWER(&f, p));
-  assert_events(
-      &f, "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cuda', 'cpu'] "
+static lctx_lowering_action low_action_make(fx *f, const struct low_action *a) {
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+    return lctx_action_get_backend(a->optional);
+  case LCTX_ACTION_GUARDED_GET_BACKEND:
+    return lctx_action_guarded_get_backend(a->optional);
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+    return lctx_action_try_fallback_get_backend();
+  case LCTX_ACTION_RAISE_IF_MULTI:
+    return lctx_action_raise_if_multi(ts_s(a->text));
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+    return lctx_action_read_client_platform();
+  case LCTX_ACTION_LOWER_FUN:
+    return a->text
+               ? lctx_action_lower_fun_compute(prim(f, a->prim), ts_s(a->text))
+               : lctx_action_lower_fun(prim(f, a->prim));
+  case LCTX_ACTION_EMIT_MARKER:
+    break;
+  }
+  return lctx_action_emit_marker();
+}
+
+static void run_lowering_rows(const low_row *rows, size_t count) {
+  static fx f;
+  for (size_t i = 0; i < count; i++) {
+    const int line = rows[i].line;
+    fx_stock(&f);
+    for (size_t k = 0; k < 16 && rows[i].steps[k].op; k++) {
+      const low_step *st = &rows[i].steps[k];
+      switch (st->op) {
+      case L_REG:
+        reg_at(&f, prim(&f, st->prim), rule_named(&f, st->rule), st->platform,
+               __FILE__, line);
+        break;
+      case L_RULE: {
+        lctx_lowering_action a[2];
+        for (size_t j = 0; j < st->n; j++)
+          a[j] = low_action_make(&f, &st->actions[j]);
+        rule_make(&f, st->rule, a, st->n);
+        break;
+      }
+      case L_MODULE:
+        fx_module_set(&f, st->list, list_length(st->list));
+        break;
+      case L_PIN:
+        lctx_module_context_pin(&f.ctx.module, ts_s(st->platform));
+        break;
+      case L_COMPUTE:
+        f.ctx.has_compute_type = true;
+        f.ctx.compute_type = ts_s(st->platform);
+        break;
+      case L_OVERRIDE:
+        f.ctx.overrides.count = 1;
+        f.ctx.overrides.primitives[0] = prim(&f, st->prim);
+        f.ctx.overrides.rules[0] = rule_named(&f, st->rule);
+        break;
+      case L_NARROW:
+        fx_narrow_set(&f, st->list, list_length(st->list));
+        break;
+      case L_DIMS:
+        f.ctx.dim_var_count = st->n;
+        break;
+      case L_LOWER:
+        lower_at(&f, prim(&f, st->prim), __FILE__, line);
+        ts_assert_outcome_at(&f.result.outcome, st->want, __FILE__, line);
+        if (st->tree)
+          assert_events_at(&f, st->tree, __FILE__, line);
+        break;
+      case L_PATH:
+        assert_path_at(&f, st->n, st->tree, st->intended, __FILE__, line);
+        break;
+      case L_EVENTS:
+        _assert_int_equal(f.result.event_count, st->n, __FILE__, line);
+        break;
+      }
+    }
+  }
+}
+
+/// Rule selection and lower_per_platform on marker rules.
+static const low_row lowering_rows[] = {
+    /* cuda is not a module platform: its rule is not selected; the default
+     * runs for the narrowed cuda, directly. Without a default: the
+     * singular message for the narrowed platform. */
+    {__LINE__,
+     {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.default", NULL),
+      L_MODULE_("cpu", "tpu"), L_NARROW_("cuda"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
+                  "default=P.default\n"
+                  "  call P.default platforms=['cuda'] module=['cpu', "
+                  "'tpu'] direct\n"
+                  "    marker P.default platforms=['cuda'] module=['cpu', "
+                  "'tpu']\n"),
+      L_REG_("Q", "P.cuda", "cuda"),
+      FAILS("Q", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'Q' not found for "
+            "platform cuda")}},
+    /* platform_rules comes from the module order (cpu, cuda); the first case
+     * from the narrowed order (cuda, cpu). */
+    {__LINE__,
+     {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.cpu", "cpu"),
+      L_MODULE_("cpu", "tpu", "cuda"), L_NARROW_("cuda", "cpu"),
+      LOWERS(
+          "P",
+          "eqn P module=['cpu', 'tpu', 'cuda'] platforms=['cuda', 'cpu'] "
           "rules={cpu: P.cpu, cuda: P.cuda} default=None\n"
           "  case entries=['cuda', 'cpu'] slots=[1, 0] kept=[P.cpu, P.cuda]\n"
           "    branch 0 P.cpu platforms=['cpu']\n"
@@ -686,7 +781,383 @@ static void test_kept_rules_follow_lookup_order_with_narrowing(void **s) {
           "      call P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
           "'cuda']\n"
           "        marker P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
-          "'cuda']\n");
+          "'cuda']\n")}},
+    /* Step 1 counts entries: (cpu, cpu) is two. */
+    {__LINE__,
+     {L_MODULE_("cpu", "cpu"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['cpu', 'cpu']")}},
+    /* Step 3: the plural message lists the uncovered entries, duplicates
+     * kept, as a Python list repr. */
+    {__LINE__,
+     {L_REG_("P", "P.tpu", "tpu"), L_MODULE_("cpu", "tpu", "cpu", "cuda"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['cpu', 'cpu', 'cuda']"),
+      L_MODULE_("tpu", "it's", "a\"b'"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms [\"it's\", 'a\"b\\'']")}},
+    /* Step 5: (cpu, cpu) with a cpu rule is a direct call, which needs no
+     * conditional, so no index. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "cpu"), L_DIMS_(0),
+      LOWERS("P", "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
+                  "rules={cpu: P.cpu} default=None\n"
+                  "  call P.cpu platforms=None module=['cpu', 'cpu'] "
+                  "direct\n"
+                  "    marker P.cpu platforms=['cpu', 'cpu'] "
+                  "module=['cpu', 'cpu']\n"),
+      L_PATH_(0, "P.cpu", "P.cpu"), L_PATH_(1, "P.cpu", "P.cpu")}},
+    /* Step 5: one platform, its specific rule over the default. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
+      L_REG_("P", "P.default", NULL), L_MODULE_("tpu"),
+      LOWERS("P", "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
+                  "P.tpu} default=P.default\n"
+                  "  call P.tpu platforms=None module=['tpu'] direct\n"
+                  "    marker P.tpu platforms=['tpu'] module=['tpu']\n"),
+      L_MODULE_("cuda"),
+      LOWERS("P", "eqn P module=['cuda'] platforms=['cuda'] rules={} "
+                  "default=P.default\n"
+                  "  call P.default platforms=None module=['cuda'] direct\n"
+                  "    marker P.default platforms=['cuda'] "
+                  "module=['cuda']\n")}},
+    /* Step 6: steps 1-3 first (the plural error, not the assertion); then
+     * two kept rules and no index: nothing emitted; any dimension variable
+     * satisfies the check. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "tpu"), L_DIMS_(0),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'P' not found for "
+            "platforms ['tpu']"),
+      L_REG_("P", "P.default", NULL),
+      FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable"),
+      L_EVENTS_(1), L_DIMS_(2), LOWERS("P", NULL)}},
+    /* Step 7: the dispatch, the default slot last. */
+    {__LINE__,
+     {L_REG_("P", "P.default", NULL), L_REG_("P", "P.cuda", "cuda"),
+      L_REG_("P", "P.cpu", "cpu"),
+      L_MODULE_("tpu", "cpu", "tpu", "cuda", "rocm"),
+      LOWERS(
+          "P",
+          "eqn P module=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] "
+          "platforms=['tpu', "
+          "'cpu', 'tpu', 'cuda', 'rocm'] rules={cpu: P.cpu, cuda: P.cuda} "
+          "default=P.default\n"
+          "  case entries=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] slots=[2, 0, "
+          "2, "
+          "1, 2] kept=[P.cpu, P.cuda, P.default]\n"
+          "    branch 0 P.cpu platforms=['cpu']\n"
+          "      call P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "        marker P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "    branch 1 P.cuda platforms=['cuda']\n"
+          "      call P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
+          "'cuda', 'rocm']\n"
+          "        marker P.cuda platforms=['cuda'] module=['tpu', 'cpu', "
+          "'tpu', "
+          "'cuda', 'rocm']\n"
+          "    branch 2 P.default platforms=['tpu', 'rocm']\n"
+          "      call P.default platforms=['tpu', 'rocm'] module=['tpu', "
+          "'cpu', "
+          "'tpu', 'cuda', 'rocm']\n"
+          "        marker P.default platforms=['tpu', 'rocm'] module=['tpu', "
+          "'cpu', 'tpu', 'cuda', 'rocm']\n"),
+      L_PATH_(0, "P.default", "P.default"), L_PATH_(1, "P.cpu", "P.cpu"),
+      L_PATH_(2, "P.default", "P.default"), L_PATH_(3, "P.cuda", "P.cuda"),
+      L_PATH_(4, "P.default", "P.default")}},
+    /* Step 7: identical rules are not merged; two kept rules need the
+     * index. */
+    {__LINE__,
+     {L_REG_("P", "P.gpu", "gpu"), L_MODULE_("cuda", "rocm"),
+      LOWERS("P", "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
+                  "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
+                  "  case entries=['cuda', 'rocm'] slots=[0, 1] "
+                  "kept=[P.gpu, P.gpu]\n"
+                  "    branch 0 P.gpu platforms=['cuda']\n"
+                  "      call P.gpu platforms=['cuda'] module=['cuda', "
+                  "'rocm']\n"
+                  "        marker P.gpu platforms=['cuda'] module=['cuda', "
+                  "'rocm']\n"
+                  "    branch 1 P.gpu platforms=['rocm']\n"
+                  "      call P.gpu platforms=['rocm'] module=['cuda', "
+                  "'rocm']\n"
+                  "        marker P.gpu platforms=['rocm'] module=['cuda', "
+                  "'rocm']\n"),
+      L_DIMS_(0),
+      FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable")}},
+    /* The nested defect with rocm: indices 1 and 2 run Q's next rule. */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
+      L_REG_("Q", "Q.tpu", "tpu"), L_REG_("Q", "Q.cuda", "cuda"),
+      L_REG_("Q", "Q.rocm", "rocm"), L_MODULE_("cpu", "tpu", "cuda", "rocm"),
+      LOWERS("P", NULL), L_PATH_(0, "P.cpu", "P.cpu"),
+      L_PATH_(1, "P.default > Q.cuda", "P.default > Q.tpu"),
+      L_PATH_(2, "P.default > Q.rocm", "P.default > Q.cuda"),
+      L_PATH_(3, "P.default > Q.rocm", "P.default > Q.rocm")}},
+    /* Module (tpu, cuda, cpu): the default group [tpu, cuda] sits at indices
+     * 0 and 1, which the inner case maps right. */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
+      L_REG_("Q", "Q.tpu", "tpu"), L_REG_("Q", "Q.cuda", "cuda"),
+      L_MODULE_("tpu", "cuda", "cpu"), LOWERS("P", NULL),
+      L_PATH_(0, "P.default > Q.tpu", "P.default > Q.tpu"),
+      L_PATH_(1, "P.default > Q.cuda", "P.default > Q.cuda"),
+      L_PATH_(2, "P.cpu", "P.cpu")}},
+    /* A nested raise names only the narrowed platforms (and nothing is
+     * evaluated, as LOWER checks)... */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
+      L_REG_("Q", "Q.tpu", "tpu"), L_MODULE_("cpu", "tpu", "cuda"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'Q' not found for "
+            "platforms ['cuda']")}},
+    /* ... and aborts the later branches. */
+    {__LINE__,
+     {L_RULE_("P.cpu", 1, A_LOWER_FUN("Q", NULL)), L_REG_("P", "P.cpu", "cpu"),
+      L_REG_("P", "P.default", NULL), L_MODULE_("cpu", "tpu"),
+      FAILS_WITH("P", LCTX_ERROR_NOT_IMPLEMENTED,
+                 "MLIR translation rule for primitive 'Q' not found for "
+                 "platform cpu",
+                 "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                 "rules={cpu: P.cpu} default=P.default\n"
+                 "  case entries=['cpu', 'tpu'] slots=[0, 1] "
+                 "kept=[P.cpu, P.default]\n"
+                 "    branch 0 P.cpu platforms=['cpu']\n"
+                 "      call P.cpu platforms=['cpu'] module=['cpu', "
+                 "'tpu']\n"
+                 "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+                 "default=None\n")}},
+    /* B1 in a branch (optional), B3 for a sub-primitive through lower_fun;
+     * optional=False in the branch: B1 raises M1 and aborts the module. */
+    {__LINE__,
+     {L_RULE_("P.default", 2, A_GET_BACKEND(true), A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.tpu", "tpu"), L_REG_("P", "P.default", NULL),
+      L_RULE_("Q.default", 1, A_GET_BACKEND(false)),
+      L_REG_("Q", "Q.default", NULL), L_MODULE_("cpu", "tpu"),
+      LOWERS("P",
+             "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] rules={tpu: "
+             "P.tpu} default=P.default\n"
+             "  case entries=['cpu', 'tpu'] slots=[1, 0] kept=[P.tpu, "
+             "P.default]\n"
+             "    branch 0 P.tpu platforms=['tpu']\n"
+             "      call P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
+             "        marker P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
+             "    branch 1 P.default platforms=['cpu']\n"
+             "      call P.default platforms=['cpu'] module=['cpu', 'tpu']\n"
+             "        get_backend optional=True module=['cpu', 'tpu'] -> B1 "
+             "None\n"
+             "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+             "default=Q.default\n"
+             "          call Q.default platforms=None module=['cpu'] direct\n"
+             "            get_backend optional=False module=['cpu'] -> B3 "
+             "client 'cpu' registration 0\n"),
+      L_PATH_(0, "P.default > Q.default", "P.default > Q.default"),
+      L_PATH_(1, "P.tpu", "P.tpu"), L_REG_("P2", "P2.tpu", "tpu"),
+      L_RULE_("P2.default", 1, A_GET_BACKEND(false)),
+      L_REG_("P2", "P2.default", NULL),
+      FAILS("P2", LCTX_ERROR_NOT_IMPLEMENTED, TS_MSG_M1)}},
+    /* A pinned backend: branch cpu B2b, the pinned client; branch tpu B2a
+     * ValueError. */
+    {__LINE__,
+     {L_RULE_("P.cpu", 1, A_LOWER_FUN("Q", NULL)),
+      L_RULE_("P.tpu", 1, A_LOWER_FUN("Q", NULL)),
+      L_RULE_("Q.default", 1, A_GET_BACKEND(false)),
+      L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
+      L_REG_("Q", "Q.default", NULL), L_MODULE_("cpu", "tpu"), L_PIN_("cpu"),
+      FAILS_WITH("P", LCTX_ERROR_VALUE,
+                 "the platform for the specified backend cpu is different "
+                 "from the lowering platform tpu",
+                 "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                 "rules={cpu: P.cpu, tpu: P.tpu} default=None\n"
+                 "  case entries=['cpu', 'tpu'] slots=[0, 1] "
+                 "kept=[P.cpu, P.tpu]\n"
+                 "    branch 0 P.cpu platforms=['cpu']\n"
+                 "      call P.cpu platforms=['cpu'] module=['cpu', "
+                 "'tpu']\n"
+                 "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
+                 "default=Q.default\n"
+                 "          call Q.default platforms=None module=['cpu'] "
+                 "direct\n"
+                 "            get_backend optional=False module=['cpu'] -> "
+                 "B2b pinned client 'cpu'\n"
+                 "    branch 1 P.tpu platforms=['tpu']\n"
+                 "      call P.tpu platforms=['tpu'] module=['cpu', "
+                 "'tpu']\n"
+                 "        eqn Q module=['tpu'] platforms=['tpu'] rules={} "
+                 "default=Q.default\n"
+                 "          call Q.default platforms=None module=['tpu'] "
+                 "direct\n"
+                 "            get_backend optional=False module=['tpu'] -> "
+                 "B2a ValueError\n")}},
+    /* A direct call (no narrowing) lowers Q with the full module
+     * platforms. */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
+      L_MODULE_("cpu", "tpu"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=P.default\n"
+                  "  call P.default platforms=None module=['cpu', 'tpu'] "
+                  "direct\n"
+                  "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=Q.default\n"
+                  "      call Q.default platforms=None module=['cpu', "
+                  "'tpu'] direct\n"
+                  "        marker Q.default platforms=['cpu', 'tpu'] "
+                  "module=['cpu', 'tpu']\n")}},
+    /* `ctx.platforms is not None`: an empty narrowed list (set by a caller)
+     * reads as unset for the equation, but lower_fun still replaces the
+     * module platforms with it, so the sub-equation has no platforms. */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
+      L_MODULE_("cpu"), L_NARROW_(NULL),
+      FAILS_WITH("P", LCTX_ERROR_ASSERTION, "",
+                 "eqn P module=['cpu'] platforms=['cpu'] rules={} "
+                 "default=P.default\n"
+                 "  call P.default platforms=[] module=['cpu'] direct\n"
+                 "    eqn Q module=[] platforms=[] rules={} "
+                 "default=Q.default\n")}},
+    /* jaxpr_subcomp begins with `assert "gpu" not in ctx.platforms`: a
+     * lower_fun whose module context names gpu aborts with a bare
+     * AssertionError before the sub-equation is looked at; a rule without
+     * lower_fun lowers in a gpu module as usual. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"),
+      L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
+      L_REG_("R", "R.default", NULL), L_MODULE_("gpu"),
+      FAILS_WITH("P", LCTX_ERROR_ASSERTION, "",
+                 "eqn P module=['gpu'] platforms=['gpu'] rules={} "
+                 "default=P.default\n"
+                 "  call P.default platforms=None module=['gpu'] direct\n"
+                 "    raise AssertionError\n"),
+      L_MODULE_("cpu", "gpu"), FAILS("P", LCTX_ERROR_ASSERTION, ""),
+      L_MODULE_("cpu", "gpu"), LOWERS("R", NULL)}},
+    /* An override is called once, directly, and reaches equations lowered
+     * through lower_fun. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
+      L_MODULE_("cpu", "tpu"), L_DIMS_(0), L_OVERRIDE_("P", "O"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=O override\n"
+                  "  call O platforms=None module=['cpu', 'tpu'] direct\n"
+                  "    marker O platforms=['cpu', 'tpu'] module=['cpu', "
+                  "'tpu']\n"),
+      L_RULE_("R.default", 1, A_LOWER_FUN("Q", NULL)),
+      L_REG_("R", "R.default", NULL), L_OVERRIDE_("Q", "O"),
+      LOWERS("R", "eqn R module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=R.default\n"
+                  "  call R.default platforms=None module=['cpu', 'tpu'] "
+                  "direct\n"
+                  "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=O override\n"
+                  "      call O platforms=None module=['cpu', 'tpu'] "
+                  "direct\n"
+                  "        marker O platforms=['cpu', 'tpu'] module=['cpu', "
+                  "'tpu']\n")}},
+    /* device_host applies even though the module does not lower for cpu;
+     * without a cpu rule, the singular message for cpu; tpu_sparsecore
+     * wins over a narrowed list too. */
+    {__LINE__,
+     {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
+      L_MODULE_("tpu", "cuda"), L_COMPUTE_("device_host"),
+      LOWERS("P", "eqn P module=['tpu', 'cuda'] platforms=['cpu'] "
+                  "rules={cpu: P.cpu} default=None\n"
+                  "  call P.cpu platforms=None module=['tpu', 'cuda'] "
+                  "direct\n"
+                  "    marker P.cpu platforms=['cpu'] module=['tpu', "
+                  "'cuda']\n"),
+      L_PATH_(0, "P.cpu", "P.cpu"), L_PATH_(1, "P.cpu", "P.cpu"),
+      L_REG_("Q", "Q.tpu", "tpu"),
+      FAILS("Q", LCTX_ERROR_NOT_IMPLEMENTED,
+            "MLIR translation rule for primitive 'Q' not found for "
+            "platform cpu"),
+      L_COMPUTE_("tpu_sparsecore"), L_NARROW_("cuda"),
+      LOWERS("Q", "eqn Q module=['tpu', 'cuda'] platforms=['tpu'] "
+                  "rules={tpu: Q.tpu} default=None\n"
+                  "  call Q.tpu platforms=['cuda'] module=['tpu', 'cuda'] "
+                  "direct\n"
+                  "    marker Q.tpu platforms=['tpu'] module=['tpu', "
+                  "'cuda']\n")}},
+    /* A compute type through lower_fun. */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_LOWER_FUN("Q", "device_host")),
+      L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.cpu", "cpu"),
+      L_REG_("Q", "Q.default", NULL), L_MODULE_("tpu", "cuda"),
+      LOWERS("P", "eqn P module=['tpu', 'cuda'] platforms=['tpu', 'cuda'] "
+                  "rules={} default=P.default\n"
+                  "  call P.default platforms=None module=['tpu', 'cuda'] "
+                  "direct\n"
+                  "    eqn Q module=['tpu', 'cuda'] platforms=['cpu'] "
+                  "rules={cpu: Q.cpu} default=Q.default\n"
+                  "      call Q.cpu platforms=None module=['tpu', 'cuda'] "
+                  "direct\n"
+                  "        marker Q.cpu platforms=['cpu'] module=['tpu', "
+                  "'cuda']\n")}},
+    /* Rule-body actions: a guarded get_backend (a B3 error is not
+     * guarded)... */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_GUARDED(false)), L_REG_("P", "P.default", NULL),
+      L_MODULE_("cpu", "tpu"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=P.default\n"
+                  "  call P.default platforms=None module=['cpu', 'tpu'] "
+                  "direct\n"),
+      L_MODULE_("tpu"),
+      LOWERS("P", "eqn P module=['tpu'] platforms=['tpu'] rules={} "
+                  "default=P.default\n"
+                  "  call P.default platforms=None module=['tpu'] direct\n"
+                  "    get_backend optional=False module=['tpu'] -> B3 "
+                  "client 'tpu' registration 1\n"),
+      L_MODULE_("cuda"),
+      FAILS("P", LCTX_ERROR_RUNTIME,
+            "Unknown backend cuda. Available backends are ['cpu', 'tpu']")}},
+    /* ... try and fall back (ValueError M2 is not caught)... */
+    {__LINE__,
+     {L_RULE_("P.default", 1, A_TRY_FALLBACK), L_REG_("P", "P.default", NULL),
+      L_MODULE_("cpu", "tpu"),
+      LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                  "rules={} default=P.default\n"
+                  "  call P.default platforms=None module=['cpu', 'tpu'] "
+                  "direct\n"
+                  "    get_backend optional=False module=['cpu', 'tpu'] -> "
+                  "B1 NotImplementedError\n"
+                  "    get_backend retry optional=True module=['cpu', "
+                  "'tpu'] -> B1 None\n"),
+      L_MODULE_("tpu"), L_PIN_("cpu"),
+      FAILS("P", LCTX_ERROR_VALUE,
+            "the platform for the specified backend cpu is different "
+            "from the lowering platform tpu")}},
+    /* ... raise if multi (duplicates count: (cpu, cpu) is multi). */
+    {__LINE__,
+     {L_RULE_("P.default", 2,
+              A_RAISE_IF_MULTI("multi-platform lowering for python_callback"),
+              A_MARKER),
+      L_REG_("P", "P.default", NULL), L_MODULE_("cpu", "tpu"),
+      FAILS_WITH("P", LCTX_ERROR_NOT_IMPLEMENTED,
+                 "multi-platform lowering for python_callback",
+                 "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
+                 "rules={} default=P.default\n"
+                 "  call P.default platforms=None module=['cpu', 'tpu'] "
+                 "direct\n"
+                 "    raise NotImplementedError\n"),
+      L_MODULE_("cpu"), LOWERS("P", NULL), L_MODULE_("cpu", "cpu"),
+      FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
+            "multi-platform lowering for python_callback")}},
+};
+
+static void test_lowering_rows(void **state) {
+  (void)state;
+  run_lowering_rows(lowering_rows,
+                    sizeof lowering_rows / sizeof lowering_rows[0]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -716,38 +1187,6 @@ static void test_step1_singular_not_found(void **state) {
   assert_false(f.result.evaluated);
 }
 
-static void test_step1_counts_entries_cpu_cpu_is_two(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  MODULE(&f, "cpu", "cpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['cpu', 'cpu']");
-}
-
-static void test_step3_plural_lists_uncovered_with_duplicates(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int t = marker_rule(&f, "P.tpu");
-  REG(&f, p, t, "tpu");
-  MODULE(&f, "cpu", "tpu", "cpu", "cuda");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['cpu', 'cpu', 'cuda']");
-  /* The list is a Python list repr. */
-  MODULE(&f, "tpu", "it's", "a\"b'");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms [\"it's\", 'a\"b\\'']");
-}
-
 static void test_step4_no_platforms_assertion(void **state) {
   (void)state;
   fx f;
@@ -769,27 +1208,6 @@ static void test_step4_no_platforms_assertion(void **state) {
   assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
 }
 
-static void test_step5_cpu_cpu_with_cpu_rule_is_direct(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "cpu");
-  f.ctx.dim_var_count = 0; /* no conditional, so no index needed */
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
-                    "rules={cpu: P.cpu} default=None\n"
-                    "  call P.cpu platforms=None module=['cpu', 'cpu'] "
-                    "direct\n"
-                    "    marker P.cpu platforms=['cpu', 'cpu'] "
-                    "module=['cpu', 'cpu']\n");
-  assert_path(&f, 0, "P.cpu", "P.cpu");
-  assert_path(&f, 1, "P.cpu", "P.cpu");
-  assert_none(&f.result.outcome);
-}
-
 static void test_step5_direct_call_keeps_narrowing(void **state) {
   (void)state;
   fx f;
@@ -808,103 +1226,9 @@ static void test_step5_direct_call_keeps_narrowing(void **state) {
                     "'tpu', 'cuda']\n");
 }
 
-static void test_step5_single_platform_specific_over_default(void **s) {
-  (void)s;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int t = marker_rule(&f, "P.tpu");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, c, "cpu");
-  REG(&f, p, t, "tpu");
-  REG(&f, p, d, NULL);
-  MODULE(&f, "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
-                    "P.tpu} default=P.default\n"
-                    "  call P.tpu platforms=None module=['tpu'] direct\n"
-                    "    marker P.tpu platforms=['tpu'] module=['tpu']\n");
-  MODULE(&f, "cuda");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cuda'] platforms=['cuda'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=None module=['cuda'] direct\n"
-                    "    marker P.default platforms=['cuda'] "
-                    "module=['cuda']\n");
-}
-
-static void test_step6_platform_index_assertion(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "cpu", "tpu");
-  f.ctx.dim_var_count = 0;
-  /* Steps 1-3 first: the plural error, not the assertion. */
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'P' not found for "
-               "platforms ['tpu']");
-  /* Two kept rules, no index. */
-  REG(&f, p, d, NULL);
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
-               "Must have a platform_index variable");
-  assert_int_equal(f.result.event_count, 1); /* nothing emitted */
-  /* Any dimension variable satisfies the check. */
-  f.ctx.dim_var_count = 2;
-  assert_true(LOWER(&f, p));
-}
-
 //===----------------------------------------------------------------------===//
 // Step 7: the dispatch
 //===----------------------------------------------------------------------===//
-
-static void test_step7_dispatch_default_slot_last(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int k = marker_rule(&f, "P.cuda");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, d, NULL);
-  REG(&f, p, k, "cuda");
-  REG(&f, p, c, "cpu");
-  MODULE(&f, "tpu", "cpu", "tpu", "cuda", "rocm");
-  assert_true(LOWER(&f, p));
-  assert_events(
-      &f,
-      "eqn P module=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] platforms=['tpu', "
-      "'cpu', 'tpu', 'cuda', 'rocm'] rules={cpu: P.cpu, cuda: P.cuda} "
-      "default=P.default\n"
-      "  case entries=['tpu', 'cpu', 'tpu', 'cuda', 'rocm'] slots=[2, 0, 2, "
-      "1, 2] kept=[P.cpu, P.cuda, P.default]\n"
-      "    branch 0 P.cpu platforms=['cpu']\n"
-      "      call P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "        marker P.cpu platforms=['cpu'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "    branch 1 P.cuda platforms=['cuda']\n"
-      "      call P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "        marker P.cuda platforms=['cuda'] module=['tpu', 'cpu', 'tpu', "
-      "'cuda', 'rocm']\n"
-      "    branch 2 P.default platforms=['tpu', 'rocm']\n"
-      "      call P.default platforms=['tpu', 'rocm'] module=['tpu', 'cpu', "
-      "'tpu', 'cuda', 'rocm']\n"
-      "        marker P.default platforms=['tpu', 'rocm'] module=['tpu', "
-      "'cpu', 'tpu', 'cuda', 'rocm']\n");
-  assert_path(&f, 0, "P.default", "P.default");
-  assert_path(&f, 1, "P.cpu", "P.cpu");
-  assert_path(&f, 2, "P.default", "P.default");
-  assert_path(&f, 3, "P.cuda", "P.cuda");
-  assert_path(&f, 4, "P.default", "P.default");
-}
 
 static void test_step7_kept_in_platform_rules_order(void **state) {
   (void)state;
@@ -937,36 +1261,6 @@ static void test_step7_kept_in_platform_rules_order(void **state) {
   assert_path(&f, 0, "A", "A");
   assert_path(&f, 1, "D", "D");
   assert_path(&f, 2, "B", "B");
-}
-
-static void test_step7_identical_rules_not_merged(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int g = marker_rule(&f, "P.gpu");
-  REG(&f, p, g, "gpu");
-  MODULE(&f, "cuda", "rocm");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
-                    "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
-                    "  case entries=['cuda', 'rocm'] slots=[0, 1] "
-                    "kept=[P.gpu, P.gpu]\n"
-                    "    branch 0 P.gpu platforms=['cuda']\n"
-                    "      call P.gpu platforms=['cuda'] module=['cuda', "
-                    "'rocm']\n"
-                    "        marker P.gpu platforms=['cuda'] module=['cuda', "
-                    "'rocm']\n"
-                    "    branch 1 P.gpu platforms=['rocm']\n"
-                    "      call P.gpu platforms=['rocm'] module=['cuda', "
-                    "'rocm']\n"
-                    "        marker P.gpu platforms=['rocm'] module=['cuda', "
-                    "'rocm']\n");
-  /* Two kept rules need the index. */
-  f.ctx.dim_var_count = 0;
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION,
-               "Must have a platform_index variable");
 }
 
 static void test_step7_dispatch_tree_values(void **state) {
@@ -1064,114 +1358,6 @@ static void test_nested_defect_cpu_tpu_cuda(void **state) {
   assert_int_equal(f.result.events[7].parent, 6);
 }
 
-static void test_nested_defect_cpu_tpu_cuda_rocm(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = nested_setup(&f, true);
-  MODULE(&f, "cpu", "tpu", "cuda", "rocm");
-  assert_true(LOWER(&f, p));
-  assert_path(&f, 0, "P.cpu", "P.cpu");
-  assert_path(&f, 1, "P.default > Q.cuda", "P.default > Q.tpu");
-  assert_path(&f, 2, "P.default > Q.rocm", "P.default > Q.cuda");
-  assert_path(&f, 3, "P.default > Q.rocm", "P.default > Q.rocm");
-}
-
-static void test_nested_no_defect_when_default_group_first(void **s) {
-  (void)s;
-  /* Module (tpu, cuda, cpu): the default group [tpu, cuda] sits at indices
-   * 0 and 1, which the inner case maps right. */
-  fx f;
-  fx_stock(&f);
-  int p = nested_setup(&f, false);
-  MODULE(&f, "tpu", "cuda", "cpu");
-  assert_true(LOWER(&f, p));
-  assert_path(&f, 0, "P.default > Q.tpu", "P.default > Q.tpu");
-  assert_path(&f, 1, "P.default > Q.cuda", "P.default > Q.cuda");
-  assert_path(&f, 2, "P.cpu", "P.cpu");
-}
-
-static void test_nested_error_names_only_narrowed_platforms(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
-  REG(&f, q, marker_rule(&f, "Q.tpu"), "tpu");
-  MODULE(&f, "cpu", "tpu", "cuda");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'Q' not found for "
-               "platforms ['cuda']");
-  assert_false(f.result.evaluated);
-}
-
-static void test_nested_error_aborts_later_branches(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, RULE(&f, "P.cpu", lctx_action_lower_fun(q)), "cpu");
-  REG(&f, p, marker_rule(&f, "P.default"), NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'Q' not found for "
-               "platform cpu");
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={cpu: P.cpu} default=P.default\n"
-                    "  case entries=['cpu', 'tpu'] slots=[0, 1] "
-                    "kept=[P.cpu, P.default]\n"
-                    "    branch 0 P.cpu platforms=['cpu']\n"
-                    "      call P.cpu platforms=['cpu'] module=['cpu', "
-                    "'tpu']\n"
-                    "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
-                    "default=None\n");
-}
-
-static void test_b1_in_branch_b3_through_lower_fun(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  int pd = RULE(&f, "P.default", lctx_action_get_backend(true),
-                lctx_action_lower_fun(q));
-  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
-  REG(&f, p, pd, NULL);
-  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(
-      &f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] rules={tpu: "
-          "P.tpu} default=P.default\n"
-          "  case entries=['cpu', 'tpu'] slots=[1, 0] kept=[P.tpu, "
-          "P.default]\n"
-          "    branch 0 P.tpu platforms=['tpu']\n"
-          "      call P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
-          "        marker P.tpu platforms=['tpu'] module=['cpu', 'tpu']\n"
-          "    branch 1 P.default platforms=['cpu']\n"
-          "      call P.default platforms=['cpu'] module=['cpu', 'tpu']\n"
-          "        get_backend optional=True module=['cpu', 'tpu'] -> B1 "
-          "None\n"
-          "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
-          "default=Q.default\n"
-          "          call Q.default platforms=None module=['cpu'] direct\n"
-          "            get_backend optional=False module=['cpu'] -> B3 "
-          "client 'cpu' registration 0\n");
-  assert_path(&f, 0, "P.default > Q.default", "P.default > Q.default");
-  assert_path(&f, 1, "P.tpu", "P.tpu");
-  /* optional=False in the branch: B1 raises M1 and aborts the module. */
-  int p2 = prim(&f, "P2");
-  REG(&f, p2, marker_rule(&f, "P2.tpu"), "tpu");
-  REG(&f, p2, RULE(&f, "P2.default", lctx_action_get_backend(false)), NULL);
-  assert_false(LOWER(&f, p2));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
-}
-
 static void test_lower_fun_narrowed_multi_still_b1(void **state) {
   (void)state;
   /* A narrowed group of two reaches Q's module context as two platforms. */
@@ -1184,96 +1370,11 @@ static void test_lower_fun_narrowed_multi_still_b1(void **state) {
   REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
   MODULE(&f, "cpu", "tpu", "cuda");
   assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, M1);
+  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED, TS_MSG_M1);
   const lctx_lowering_event *e = &f.result.events[f.result.event_count - 1];
   assert_int_equal(e->kind, LCTX_EVENT_BACKEND);
   assert_int_equal(e->backend_branch, LCTX_BRANCH_B1);
   assert_int_equal(e->module_platform_count, 2);
-}
-
-static void test_lower_fun_pinned_backend_b2(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, RULE(&f, "P.cpu", lctx_action_lower_fun(q)), "cpu");
-  REG(&f, p, RULE(&f, "P.tpu", lctx_action_lower_fun(q)), "tpu");
-  REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
-  MODULE(&f, "cpu", "tpu");
-  lctx_module_context_pin(&f.ctx.module, ts_s("cpu"));
-  /* Branch cpu: B2b, the pinned client; branch tpu: B2a ValueError. */
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_VALUE,
-               "the platform for the specified backend cpu is different "
-               "from the lowering platform tpu");
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={cpu: P.cpu, tpu: P.tpu} default=None\n"
-                    "  case entries=['cpu', 'tpu'] slots=[0, 1] "
-                    "kept=[P.cpu, P.tpu]\n"
-                    "    branch 0 P.cpu platforms=['cpu']\n"
-                    "      call P.cpu platforms=['cpu'] module=['cpu', "
-                    "'tpu']\n"
-                    "        eqn Q module=['cpu'] platforms=['cpu'] rules={} "
-                    "default=Q.default\n"
-                    "          call Q.default platforms=None module=['cpu'] "
-                    "direct\n"
-                    "            get_backend optional=False module=['cpu'] -> "
-                    "B2b pinned client 'cpu'\n"
-                    "    branch 1 P.tpu platforms=['tpu']\n"
-                    "      call P.tpu platforms=['tpu'] module=['cpu', "
-                    "'tpu']\n"
-                    "        eqn Q module=['tpu'] platforms=['tpu'] rules={} "
-                    "default=Q.default\n"
-                    "          call Q.default platforms=None module=['tpu'] "
-                    "direct\n"
-                    "            get_backend optional=False module=['tpu'] -> "
-                    "B2a ValueError\n");
-}
-
-static void test_lower_fun_without_narrowing_keeps_module(void **state) {
-  (void)state;
-  /* A direct call (no narrowing) lowers Q with the full module platforms. */
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
-  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=P.default\n"
-                    "  call P.default platforms=None module=['cpu', 'tpu'] "
-                    "direct\n"
-                    "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=Q.default\n"
-                    "      call Q.default platforms=None module=['cpu', "
-                    "'tpu'] direct\n"
-                    "        marker Q.default platforms=['cpu', 'tpu'] "
-                    "module=['cpu', 'tpu']\n");
-}
-
-static void test_lower_fun_empty_narrowed_list_replaces_module(void **s) {
-  (void)s;
-  /* `ctx.platforms is not None`: an empty narrowed list (set by a caller)
-   * reads as unset for the equation, but lower_fun still replaces the module
-   * platforms with it, so the sub-equation has no platforms at all. */
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
-  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
-  MODULE(&f, "cpu");
-  assert_true(lctx_lowering_context_narrow(&f.ctx, NULL, 0));
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
-  assert_events(&f, "eqn P module=['cpu'] platforms=['cpu'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=[] module=['cpu'] direct\n"
-                    "    eqn Q module=[] platforms=[] rules={} "
-                    "default=Q.default\n");
 }
 
 static void test_lower_fun_empty_narrowing_index_error_names_a_list(void **s) {
@@ -1306,229 +1407,13 @@ static void test_lower_fun_empty_narrowing_index_error_names_a_list(void **s) {
   assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
 }
 
-static void test_lower_fun_asserts_gpu_not_in_module_platforms(void **s) {
-  (void)s;
-  /* jaxpr_subcomp begins with `assert "gpu" not in ctx.platforms`: a
-   * lower_fun whose module context names gpu (the module's own platforms,
-   * or narrowed ones put in place by lower_fun) aborts the lowering with a
-   * bare AssertionError before the sub-equation is looked at. A rule
-   * without lower_fun lowers in a gpu module as usual. */
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  int r = prim(&f, "R");
-  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
-  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
-  REG(&f, r, marker_rule(&f, "R.default"), NULL);
-
-  MODULE(&f, "gpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
-  assert_events(&f, "eqn P module=['gpu'] platforms=['gpu'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=None module=['gpu'] direct\n"
-                    "    raise AssertionError\n");
-
-  MODULE(&f, "cpu", "gpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_ASSERTION, "");
-
-  MODULE(&f, "cpu", "gpu");
-  assert_true(LOWER(&f, r));
-}
-
 //===----------------------------------------------------------------------===//
 // Overrides and compute types through a lowering
 //===----------------------------------------------------------------------===//
 
-static void test_override_called_once_directly(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
-  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
-  int o = marker_rule(&f, "O");
-  MODULE(&f, "cpu", "tpu");
-  f.ctx.dim_var_count = 0;
-  f.ctx.overrides.count = 1;
-  f.ctx.overrides.primitives[0] = p;
-  f.ctx.overrides.rules[0] = o;
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=O override\n"
-                    "  call O platforms=None module=['cpu', 'tpu'] direct\n"
-                    "    marker O platforms=['cpu', 'tpu'] module=['cpu', "
-                    "'tpu']\n");
-  /* Overrides reach equations lowered through lower_fun. */
-  int q = prim(&f, "Q");
-  int r = prim(&f, "R");
-  REG(&f, r, RULE(&f, "R.default", lctx_action_lower_fun(q)), NULL);
-  f.ctx.overrides.primitives[0] = q;
-  assert_true(LOWER(&f, r));
-  assert_events(&f, "eqn R module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=R.default\n"
-                    "  call R.default platforms=None module=['cpu', 'tpu'] "
-                    "direct\n"
-                    "    eqn Q module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=O override\n"
-                    "      call O platforms=None module=['cpu', 'tpu'] "
-                    "direct\n"
-                    "        marker O platforms=['cpu', 'tpu'] module=['cpu', "
-                    "'tpu']\n");
-}
-
-static void test_compute_type_device_host(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
-  REG(&f, p, marker_rule(&f, "P.tpu"), "tpu");
-  MODULE(&f, "tpu", "cuda");
-  f.ctx.has_compute_type = true;
-  f.ctx.compute_type = ts_s("device_host");
-  /* Applies even though the module does not lower for cpu. */
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['tpu', 'cuda'] platforms=['cpu'] "
-                    "rules={cpu: P.cpu} default=None\n"
-                    "  call P.cpu platforms=None module=['tpu', 'cuda'] "
-                    "direct\n"
-                    "    marker P.cpu platforms=['cpu'] module=['tpu', "
-                    "'cuda']\n");
-  assert_path(&f, 0, "P.cpu", "P.cpu");
-  assert_path(&f, 1, "P.cpu", "P.cpu");
-  /* No cpu rule: the singular message for cpu. */
-  REG(&f, q, marker_rule(&f, "Q.tpu"), "tpu");
-  assert_false(LOWER(&f, q));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "MLIR translation rule for primitive 'Q' not found for "
-               "platform cpu");
-  /* tpu_sparsecore wins over a narrowed list too. */
-  f.ctx.compute_type = ts_s("tpu_sparsecore");
-  NARROW(&f, "cuda");
-  assert_true(LOWER(&f, q));
-  assert_events(&f, "eqn Q module=['tpu', 'cuda'] platforms=['tpu'] "
-                    "rules={tpu: Q.tpu} default=None\n"
-                    "  call Q.tpu platforms=['cuda'] module=['tpu', 'cuda'] "
-                    "direct\n"
-                    "    marker Q.tpu platforms=['tpu'] module=['tpu', "
-                    "'cuda']\n");
-}
-
-static void test_compute_type_through_lower_fun(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  int q = prim(&f, "Q");
-  REG(&f, p,
-      RULE(&f, "P.default",
-           lctx_action_lower_fun_compute(q, ts_s("device_host"))),
-      NULL);
-  REG(&f, q, marker_rule(&f, "Q.cpu"), "cpu");
-  REG(&f, q, marker_rule(&f, "Q.default"), NULL);
-  MODULE(&f, "tpu", "cuda");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['tpu', 'cuda'] platforms=['tpu', 'cuda'] "
-                    "rules={} default=P.default\n"
-                    "  call P.default platforms=None module=['tpu', 'cuda'] "
-                    "direct\n"
-                    "    eqn Q module=['tpu', 'cuda'] platforms=['cpu'] "
-                    "rules={cpu: Q.cpu} default=Q.default\n"
-                    "      call Q.cpu platforms=None module=['tpu', 'cuda'] "
-                    "direct\n"
-                    "        marker Q.cpu platforms=['cpu'] module=['tpu', "
-                    "'cuda']\n");
-}
-
 //===----------------------------------------------------------------------===//
 // Rule-body actions
 //===----------------------------------------------------------------------===//
-
-static void test_action_guarded_get_backend(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_guarded_get_backend(false)),
-      NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=P.default\n"
-                    "  call P.default platforms=None module=['cpu', 'tpu'] "
-                    "direct\n");
-  MODULE(&f, "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['tpu'] platforms=['tpu'] rules={} "
-                    "default=P.default\n"
-                    "  call P.default platforms=None module=['tpu'] direct\n"
-                    "    get_backend optional=False module=['tpu'] -> B3 "
-                    "client 'tpu' registration 1\n");
-  /* A B3 error is not guarded. */
-  MODULE(&f, "cuda");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_RUNTIME,
-               "Unknown backend cuda. Available backends are ['cpu', 'tpu']");
-}
-
-static void test_action_try_fallback(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  REG(&f, p, RULE(&f, "P.default", lctx_action_try_fallback_get_backend()),
-      NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_true(LOWER(&f, p));
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=P.default\n"
-                    "  call P.default platforms=None module=['cpu', 'tpu'] "
-                    "direct\n"
-                    "    get_backend optional=False module=['cpu', 'tpu'] -> "
-                    "B1 NotImplementedError\n"
-                    "    get_backend retry optional=True module=['cpu', "
-                    "'tpu'] -> B1 None\n");
-  assert_none(&f.result.outcome);
-  /* ValueError (M2) is not caught. */
-  MODULE(&f, "tpu");
-  lctx_module_context_pin(&f.ctx.module, ts_s("cpu"));
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_VALUE,
-               "the platform for the specified backend cpu is different "
-               "from the lowering platform tpu");
-}
-
-static void test_action_raise_if_multi(void **state) {
-  (void)state;
-  fx f;
-  fx_stock(&f);
-  int p = prim(&f, "P");
-  REG(&f, p,
-      RULE(&f, "P.default",
-           lctx_action_raise_if_multi(
-               ts_s("multi-platform lowering for python_callback")),
-           lctx_action_emit_marker()),
-      NULL);
-  MODULE(&f, "cpu", "tpu");
-  assert_false(LOWER(&f, p));
-  assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
-               "multi-platform lowering for python_callback");
-  assert_events(&f, "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
-                    "rules={} default=P.default\n"
-                    "  call P.default platforms=None module=['cpu', 'tpu'] "
-                    "direct\n"
-                    "    raise NotImplementedError\n");
-  MODULE(&f, "cpu");
-  assert_true(LOWER(&f, p));
-  /* Duplicates count: (cpu, cpu) is multi. */
-  MODULE(&f, "cpu", "cpu");
-  assert_false(LOWER(&f, p));
-}
 
 static void test_action_read_client_platform(void **state) {
   (void)state;
@@ -1596,55 +1481,21 @@ static void test_limit_bad_id(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lower_fun_empty_narrowing_index_error_names_a_list),
-      cmocka_unit_test(test_lower_fun_asserts_gpu_not_in_module_platforms),
-      cmocka_unit_test(test_register_none_stores_common_rule),
-      cmocka_unit_test(test_register_known_platforms_message),
-      cmocka_unit_test(test_register_empty_string_is_a_platform_name),
-      cmocka_unit_test(test_register_factory_named_empty_is_empty_first_item),
-      cmocka_unit_test(test_register_sorted_by_code_point),
-      cmocka_unit_test(test_register_known_names_listed_once),
-      cmocka_unit_test(test_register_case_sensitive),
-      cmocka_unit_test(test_register_names_inserted_raw),
-      cmocka_unit_test(test_register_raise_stores_nothing),
-      cmocka_unit_test(test_register_gpu_expands),
-      cmocka_unit_test(test_register_replacement_both_ways),
-      cmocka_unit_test(test_register_factory_platform_and_builtin_names),
+      cmocka_unit_test(test_register_lowering),
       cmocka_unit_test(test_registry_ids),
       cmocka_unit_test(test_platform_rules_map_is_a_dict),
       cmocka_unit_test(test_get_rules_module_order_and_default),
       cmocka_unit_test(test_get_rules_overrides),
       cmocka_unit_test(test_get_rules_compute_types),
       cmocka_unit_test(test_eqn_platforms),
-      cmocka_unit_test(test_rule_lookup_uses_module_not_narrowed_platforms),
-      cmocka_unit_test(test_kept_rules_follow_lookup_order_with_narrowing),
+      cmocka_unit_test(test_lowering_rows),
       cmocka_unit_test(test_step1_singular_not_found),
-      cmocka_unit_test(test_step1_counts_entries_cpu_cpu_is_two),
-      cmocka_unit_test(test_step3_plural_lists_uncovered_with_duplicates),
       cmocka_unit_test(test_step4_no_platforms_assertion),
-      cmocka_unit_test(test_step5_cpu_cpu_with_cpu_rule_is_direct),
       cmocka_unit_test(test_step5_direct_call_keeps_narrowing),
-      cmocka_unit_test(test_step5_single_platform_specific_over_default),
-      cmocka_unit_test(test_step6_platform_index_assertion),
-      cmocka_unit_test(test_step7_dispatch_default_slot_last),
       cmocka_unit_test(test_step7_kept_in_platform_rules_order),
-      cmocka_unit_test(test_step7_identical_rules_not_merged),
       cmocka_unit_test(test_step7_dispatch_tree_values),
       cmocka_unit_test(test_nested_defect_cpu_tpu_cuda),
-      cmocka_unit_test(test_nested_defect_cpu_tpu_cuda_rocm),
-      cmocka_unit_test(test_nested_no_defect_when_default_group_first),
-      cmocka_unit_test(test_nested_error_names_only_narrowed_platforms),
-      cmocka_unit_test(test_nested_error_aborts_later_branches),
-      cmocka_unit_test(test_b1_in_branch_b3_through_lower_fun),
       cmocka_unit_test(test_lower_fun_narrowed_multi_still_b1),
-      cmocka_unit_test(test_lower_fun_pinned_backend_b2),
-      cmocka_unit_test(test_lower_fun_without_narrowing_keeps_module),
-      cmocka_unit_test(test_lower_fun_empty_narrowed_list_replaces_module),
-      cmocka_unit_test(test_override_called_once_directly),
-      cmocka_unit_test(test_compute_type_device_host),
-      cmocka_unit_test(test_compute_type_through_lower_fun),
-      cmocka_unit_test(test_action_guarded_get_backend),
-      cmocka_unit_test(test_action_try_fallback),
-      cmocka_unit_test(test_action_raise_if_multi),
       cmocka_unit_test(test_action_read_client_platform),
       cmocka_unit_test(test_limit_depth),
       cmocka_unit_test(test_limit_bad_id),

@@ -30,48 +30,16 @@
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Fails unless repr() of the `n` bytes at `s` is exactly `expected`.
-#define assert_repr(s, n, expected)                                            \
-  assert_repr_at((s), (n), (expected), __FILE__, __LINE__)
-static void assert_repr_at(const char *s, size_t n, const char *expected,
-                           const char *file, int line) {
-  char storage[1024];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_pyrepr_str(&buf, lctx_str_make(s, n));
-  ts_assert_buf_at(&buf, expected, file, line);
-}
-
-/// repr() of a NUL-terminated string.
-#define assert_repr_c(s, expected) assert_repr((s), strlen(s), (expected))
-
-/// Fails unless the list repr of `items` is exactly `expected`.
-#define assert_list_repr(items, count, expected)                               \
-  assert_list_repr_at((items), (count), (expected), __FILE__, __LINE__)
-static void assert_list_repr_at(const char *const *items, size_t count,
-                                const char *expected, const char *file,
-                                int line) {
-  lctx_str views[16];
-  for (size_t i = 0; i < count; ++i)
-    views[i] = lctx_str_from_cstr(items[i]);
-  char storage[1024];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_pyrepr_str_list(&buf, views, count);
-  ts_assert_buf_at(&buf, expected, file, line);
-}
-
-/// Fails unless lctx_outcome_format renders `o` as exactly `expected`.
-#define assert_format(o, expected)                                             \
-  assert_format_at((o), (expected), __FILE__, __LINE__)
-static void assert_format_at(const lctx_outcome *o, const char *expected,
-                             const char *file, int line) {
-  char storage[LCTX_OUTCOME_TEXT_MAX + 256];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_outcome_format(o, &buf);
-  ts_assert_buf_at(&buf, expected, file, line);
-}
+/// Writes with `write` into a fresh writer and fails at file:line unless it
+/// then holds exactly `expected`.
+#define WRITES(expected, file, line, write)                                    \
+  do {                                                                         \
+    char storage_[LCTX_OUTCOME_TEXT_MAX + 256];                                \
+    lctx_buf buf_;                                                             \
+    lctx_buf_init(&buf_, storage_, sizeof storage_);                           \
+    write(&buf_);                                                              \
+    ts_assert_buf_at(&buf_, (expected), (file), (line));                       \
+  } while (0)
 
 static void make_raise(lctx_outcome *o, lctx_error_class error,
                        const char *message) {
@@ -87,76 +55,72 @@ static void make_text(lctx_outcome *o, lctx_outcome_kind kind,
   lctx_outcome_end(o, &w);
 }
 
-//===----------------------------------------------------------------------===//
-// String repr: quote choice
-//===----------------------------------------------------------------------===//
-
-static void test_repr_plain_name_single_quotes(void **state) {
-  (void)state;
-  assert_repr_c("cpu", "'cpu'");
-  assert_repr_c("METAL", "'METAL'");
-}
-
-static void test_repr_empty_string(void **state) {
-  (void)state;
-  assert_repr_c("", "''");
-  assert_repr(NULL, 0, "''");
-}
-
-static void test_repr_single_quote_only_uses_double_quotes(void **state) {
-  (void)state;
-  assert_repr_c("it's", "\"it's\"");
-  assert_repr_c("'", "\"'\"");
-}
-
-static void test_repr_double_quote_only_stays_single_quoted(void **state) {
-  (void)state;
-  assert_repr_c("say \"hi\"", "'say \"hi\"'");
-  assert_repr_c("\"", "'\"'");
-}
-
-static void test_repr_both_quotes_escapes_single_quote(void **state) {
-  (void)state;
-  /* Python: repr('a\'b"c') == 'a\\\'b"c' */
-  assert_repr_c("a'b\"c", "'a\\'b\"c'");
-  assert_repr_c("\"'", "'\"\\''");
+/// Makes the outcome that `e` describes.
+static void make_outcome(lctx_outcome *o, const ts_expect *e) {
+  if (e->kind == LCTX_OUTCOME_RAISE)
+    make_raise(o, e->error, e->text);
+  else if (e->kind == LCTX_OUTCOME_CLIENT)
+    lctx_outcome_set_client(o, e->origin, e->registration, ts_s(e->text));
+  else if (e->kind == LCTX_OUTCOME_NONE)
+    lctx_outcome_set_none(o);
+  else
+    make_text(o, e->kind, e->text);
 }
 
 //===----------------------------------------------------------------------===//
-// String repr: escapes
+// String repr
 //===----------------------------------------------------------------------===//
 
-static void test_repr_backslash_doubled(void **state) {
-  (void)state;
-  assert_repr_c("a\\b", "'a\\\\b'");
-  assert_repr_c("\\", "'\\\\'");
-}
+/// repr() of the bytes of a literal (its length includes NUL bytes inside).
+typedef struct repr_row {
+  int line;
+  const char *s;
+  size_t n;
+  const char *expected;
+} repr_row;
+#define REPR(s, expected)                                                      \
+  { __LINE__, (s), sizeof(s) - 1, (expected) }
 
-static void test_repr_backslash_with_single_quote(void **state) {
-  (void)state;
-  /* Python: repr("\\'") == "\"\\\\'\"": double quotes, quote unescaped. */
-  assert_repr_c("\\'", "\"\\\\'\"");
-}
+static const repr_row reprs[] = {
+    /* Quote choice: single unless the string holds a single quote and no
+     * double quote. */
+    REPR("cpu", "'cpu'"),
+    REPR("METAL", "'METAL'"),
+    REPR("", "''"),
+    {__LINE__, NULL, 0, "''"},
+    REPR("it's", "\"it's\""),
+    REPR("'", "\"'\""),
+    REPR("say \"hi\"", "'say \"hi\"'"),
+    REPR("\"", "'\"'"),
+    /* Python: repr('a\'b"c') == 'a\\\'b"c' */
+    REPR("a'b\"c", "'a\\'b\"c'"),
+    REPR("\"'", "'\"\\''"),
+    /* Escapes: backslash doubled. */
+    REPR("a\\b", "'a\\\\b'"),
+    REPR("\\", "'\\\\'"),
+    /* Python: repr("\\'") == "\"\\\\'\"": double quotes, quote unescaped. */
+    REPR("\\'", "\"\\\\'\""),
+    /* Tab, newline and carriage return by name. */
+    REPR("\t\n\r", "'\\t\\n\\r'"),
+    REPR("a\tb", "'a\\tb'"),
+    /* Other control bytes and 0x7f as lowercase hex, NUL included. */
+    REPR("\x01", "'\\x01'"),
+    REPR("\x1f", "'\\x1f'"),
+    REPR("\x7f", "'\\x7f'"),
+    REPR("\x0b\x0c\x1b", "'\\x0b\\x0c\\x1b'"),
+    REPR("a\0b", "'a\\x00b'"),
+    REPR("'\x01\t", "\"'\\x01\\t\""),
+    REPR(" ~", "' ~'"),
+};
 
-static void test_repr_tab_newline_cr_named_escapes(void **state) {
+static void test_repr_quotes_and_escapes(void **state) {
   (void)state;
-  assert_repr_c("\t\n\r", "'\\t\\n\\r'");
-  assert_repr_c("a\tb", "'a\\tb'");
-}
-
-static void test_repr_control_bytes_lowercase_hex(void **state) {
-  (void)state;
-  assert_repr_c("\x01", "'\\x01'");
-  assert_repr_c("\x1f", "'\\x1f'");
-  assert_repr_c("\x7f", "'\\x7f'");
-  assert_repr_c("\x0b\x0c\x1b", "'\\x0b\\x0c\\x1b'");
-  /* Below 0x20 includes NUL, reachable through an explicit length. */
-  assert_repr("a\0b", 3, "'a\\x00b'");
-}
-
-static void test_repr_control_bytes_with_single_quote(void **state) {
-  (void)state;
-  assert_repr_c("'\x01\t", "\"'\\x01\\t\"");
+  for (size_t i = 0; i < sizeof reprs / sizeof reprs[0]; ++i) {
+    const repr_row *row = &reprs[i];
+#define WRITE_REPR(b) lctx_pyrepr_str((b), lctx_str_make(row->s, row->n))
+    WRITES(row->expected, __FILE__, row->line, WRITE_REPR);
+#undef WRITE_REPR
+  }
 }
 
 static void test_repr_printable_ascii_kept_raw(void **state) {
@@ -166,69 +130,68 @@ static void test_repr_printable_ascii_kept_raw(void **state) {
     all[c - 0x20] = (char)c;
   all[0x7f - 0x20] = '\0';
   /* Holds both quotes, so single quotes with \' and \\ escaped. */
-  assert_repr_c(all, "' !\"#$%&\\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQ"
-                     "RSTUVWXYZ[\\\\]^_`abcdefghijklmnopqrstuvwxyz{|}~'");
-  assert_repr_c(" ~", "' ~'");
+#define WRITE_ALL(b) lctx_pyrepr_str((b), ts_s(all))
+  WRITES("' !\"#$%&\\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQ"
+         "RSTUVWXYZ[\\\\]^_`abcdefghijklmnopqrstuvwxyz{|}~'",
+         __FILE__, __LINE__, WRITE_ALL);
+#undef WRITE_ALL
 }
 
 static void test_repr_appends_to_existing_text(void **state) {
   (void)state;
-  char storage[64];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_buf_append_cstr(&buf, "x=");
-  lctx_pyrepr_str(&buf, ts_s("tpu"));
-  assert_buf(&buf, "x='tpu'");
+#define WRITE_X(b)                                                             \
+  (lctx_buf_append_cstr((b), "x="), lctx_pyrepr_str((b), ts_s("tpu")))
+  WRITES("x='tpu'", __FILE__, __LINE__, WRITE_X);
+#undef WRITE_X
 }
 
 //===----------------------------------------------------------------------===//
 // List repr
 //===----------------------------------------------------------------------===//
 
-static void test_list_repr_empty(void **state) {
-  (void)state;
-  assert_list_repr(NULL, 0, "[]");
-}
+/// `[` + the items' reprs joined by `, ` + `]`, duplicates and order kept.
+static const struct {
+  int line;
+  const char *items[8];
+  size_t count;
+  const char *expected;
+} lists[] = {
+    {__LINE__, {NULL}, 0, "[]"},
+    {__LINE__, {"cpu"}, 1, "['cpu']"},
+    {__LINE__, {"cpu", "tpu", "cuda"}, 3, "['cpu', 'tpu', 'cuda']"},
+    {__LINE__,
+     {"cpu", "it's", "q\"d", "a\tb", "\x01", "", "a\\b"},
+     7,
+     "['cpu', \"it's\", 'q\"d', 'a\\tb', '\\x01', '', 'a\\\\b']"},
+    {__LINE__, {"tpu", "cpu", "tpu"}, 3, "['tpu', 'cpu', 'tpu']"},
+};
 
-static void test_list_repr_one_item(void **state) {
+static void test_list_repr(void **state) {
   (void)state;
-  const char *items[] = {"cpu"};
-  assert_list_repr(items, 1, "['cpu']");
-}
-
-static void test_list_repr_joined_by_comma_space(void **state) {
-  (void)state;
-  const char *items[] = {"cpu", "tpu", "cuda"};
-  assert_list_repr(items, 3, "['cpu', 'tpu', 'cuda']");
-}
-
-static void test_list_repr_items_use_string_repr(void **state) {
-  (void)state;
-  const char *items[] = {"cpu", "it's", "q\"d", "a\tb", "\x01", "", "a\\b"};
-  assert_list_repr(items, 7,
-                   "['cpu', \"it's\", 'q\"d', 'a\\tb', '\\x01', '', "
-                   "'a\\\\b']");
-}
-
-static void test_list_repr_keeps_duplicates_and_order(void **state) {
-  (void)state;
-  const char *items[] = {"tpu", "cpu", "tpu"};
-  assert_list_repr(items, 3, "['tpu', 'cpu', 'tpu']");
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i) {
+    lctx_str views[8];
+    for (size_t k = 0; k < lists[i].count; ++k)
+      views[k] = ts_s(lists[i].items[k]);
+#define WRITE_LIST(b) lctx_pyrepr_str_list((b), views, lists[i].count)
+    WRITES(lists[i].expected, __FILE__, lists[i].line, WRITE_LIST);
+#undef WRITE_LIST
+  }
 }
 
 //===----------------------------------------------------------------------===//
 // Supported alphabet
 //===----------------------------------------------------------------------===//
 
+/// Names must be 0x01-0x7f.
+static const ts_verdict supported[] = {
+    TS_VERDICT("cpu", true),          TS_VERDICT("", true),
+    TS_VERDICT("\x01\x1f\x7f", true), TS_VERDICT("caf\xc3\xa9", false),
+    TS_VERDICT("\x80", false),        TS_VERDICT("\xff", false),
+    TS_VERDICT("a\0b", false)};
+
 static void test_supported_alphabet_is_0x01_to_0x7f(void **state) {
   (void)state;
-  assert_true(lctx_pyrepr_is_supported(ts_s("cpu")));
-  assert_true(lctx_pyrepr_is_supported(ts_s("")));
-  assert_true(lctx_pyrepr_is_supported(ts_s("\x01\x1f\x7f")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("caf\xc3\xa9")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("\x80")));
-  assert_false(lctx_pyrepr_is_supported(ts_s("\xff")));
-  assert_false(lctx_pyrepr_is_supported(lctx_str_make("a\0b", 3)));
+  ts_assert_verdicts(lctx_pyrepr_is_supported, supported);
 }
 
 //===----------------------------------------------------------------------===//
@@ -271,21 +234,20 @@ static void test_buf_overflow_drops_bytes_and_stays_terminated(void **state) {
   assert_string_equal(storage, "");
 }
 
+/// Python str() of each value, separated by spaces.
+static void write_ints(lctx_buf *buf) {
+  static const long long values[] = {0, -1000, 400, LLONG_MIN, LLONG_MAX};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+    if (i)
+      lctx_buf_append_char(buf, ' ');
+    lctx_buf_append_int(buf, values[i]);
+  }
+}
+
 static void test_buf_append_int_python_str(void **state) {
   (void)state;
-  char storage[128];
-  lctx_buf buf;
-  lctx_buf_init(&buf, storage, sizeof storage);
-  lctx_buf_append_int(&buf, 0);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, -1000);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, 400);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, LLONG_MIN);
-  lctx_buf_append_char(&buf, ' ');
-  lctx_buf_append_int(&buf, LLONG_MAX);
-  assert_buf(&buf, "0 -1000 400 -9223372036854775808 9223372036854775807");
+  WRITES("0 -1000 400 -9223372036854775808 9223372036854775807", __FILE__,
+         __LINE__, write_ints);
 }
 
 static void test_buf_append_variants(void **state) {
@@ -305,17 +267,23 @@ static void test_buf_append_variants(void **state) {
 // Outcomes
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Outcomes
+//===----------------------------------------------------------------------===//
+
 static void test_error_class_names(void **state) {
   (void)state;
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_NONE), "");
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_RUNTIME),
-                      "RuntimeError");
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_VALUE), "ValueError");
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_NOT_IMPLEMENTED),
-                      "NotImplementedError");
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_ASSERTION),
-                      "AssertionError");
-  assert_string_equal(lctx_error_class_name(LCTX_ERROR_INDEX), "IndexError");
+  static const struct {
+    lctx_error_class error;
+    const char *name;
+  } names[] = {{LCTX_ERROR_NONE, ""},
+               {LCTX_ERROR_RUNTIME, "RuntimeError"},
+               {LCTX_ERROR_VALUE, "ValueError"},
+               {LCTX_ERROR_NOT_IMPLEMENTED, "NotImplementedError"},
+               {LCTX_ERROR_ASSERTION, "AssertionError"},
+               {LCTX_ERROR_INDEX, "IndexError"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    assert_string_equal(lctx_error_class_name(names[i].error), names[i].name);
 }
 
 static void test_error_class_from_name_round_trips(void **state) {
@@ -337,151 +305,112 @@ static void test_error_class_from_name_round_trips(void **state) {
 
 static void test_outcome_construction(void **state) {
   (void)state;
+  static const ts_expect made[] = {
+      TS_WANT_RAISE(LCTX_ERROR_INDEX, "tuple index out of range"),
+      TS_WANT_STRING("cuda"),
+      TS_WANT_PLATFORMS("['cpu']"),
+      TS_WANT_CLIENT(3, "rocm"),
+      TS_WANT_PINNED("cuda"),
+      TS_WANT_NONE,
+  };
   lctx_outcome o;
-  make_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
-  assert_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
-  make_text(&o, LCTX_OUTCOME_STRING, "cuda");
-  assert_string(&o, "cuda");
-  make_text(&o, LCTX_OUTCOME_PLATFORMS, "['cpu']");
-  assert_platforms(&o, "['cpu']");
-  lctx_outcome_set_client(&o, LCTX_CLIENT_REGISTRY, 3, ts_s("rocm"));
-  assert_registry_client(&o, 3, "rocm");
-  lctx_outcome_set_client(&o, LCTX_CLIENT_PINNED, -1, ts_s("cuda"));
-  assert_pinned_client(&o, "cuda");
-  assert_str_view(lctx_outcome_text(&o), "cuda");
-  lctx_outcome_set_none(&o);
-  assert_none(&o);
+  for (size_t i = 0; i < sizeof made / sizeof made[0]; ++i) {
+    make_outcome(&o, &made[i]);
+    ts_assert_outcome_at(&o, made[i], __FILE__, __LINE__);
+    if (made[i].origin == LCTX_CLIENT_PINNED)
+      assert_str_view(lctx_outcome_text(&o), "cuda");
+  }
 }
 
 static void test_outcome_equal_compares_identity_and_text(void **state) {
   (void)state;
-  static lctx_outcome a, b;
-  lctx_outcome_set_client(&a, LCTX_CLIENT_REGISTRY, 0, ts_s("cpu"));
-  lctx_outcome_set_client(&b, LCTX_CLIENT_REGISTRY, 0, ts_s("cpu"));
-  assert_true(lctx_outcome_equal(&a, &b));
   /* Two calls of one factory are two clients. */
-  lctx_outcome_set_client(&b, LCTX_CLIENT_REGISTRY, 1, ts_s("cpu"));
-  assert_false(lctx_outcome_equal(&a, &b));
-  lctx_outcome_set_client(&b, LCTX_CLIENT_PINNED, -1, ts_s("cpu"));
-  assert_false(lctx_outcome_equal(&a, &b));
-  lctx_outcome_set_client(&b, LCTX_CLIENT_REGISTRY, 0, ts_s("tpu"));
-  assert_false(lctx_outcome_equal(&a, &b));
-
-  make_raise(&a, LCTX_ERROR_RUNTIME, "boom");
-  make_raise(&b, LCTX_ERROR_RUNTIME, "boom");
-  assert_true(lctx_outcome_equal(&a, &b));
-  make_raise(&b, LCTX_ERROR_VALUE, "boom");
-  assert_false(lctx_outcome_equal(&a, &b));
-  make_raise(&b, LCTX_ERROR_RUNTIME, "boom.");
-  assert_false(lctx_outcome_equal(&a, &b));
-
-  make_text(&a, LCTX_OUTCOME_STRING, "cpu");
-  make_text(&b, LCTX_OUTCOME_PLATFORMS, "cpu");
-  assert_false(lctx_outcome_equal(&a, &b));
-
-  lctx_outcome_set_none(&a);
-  lctx_outcome_set_none(&b);
-  assert_true(lctx_outcome_equal(&a, &b));
+  static const struct {
+    ts_expect a, b;
+    bool equal;
+  } pairs[] = {
+      {TS_WANT_CLIENT(0, "cpu"), TS_WANT_CLIENT(0, "cpu"), true},
+      {TS_WANT_CLIENT(0, "cpu"), TS_WANT_CLIENT(1, "cpu"), false},
+      {TS_WANT_CLIENT(0, "cpu"), TS_WANT_PINNED("cpu"), false},
+      {TS_WANT_CLIENT(0, "cpu"), TS_WANT_CLIENT(0, "tpu"), false},
+      {TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "boom"),
+       TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "boom"), true},
+      {TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "boom"),
+       TS_WANT_RAISE(LCTX_ERROR_VALUE, "boom"), false},
+      {TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "boom"),
+       TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "boom."), false},
+      {TS_WANT_STRING("cpu"), TS_WANT_PLATFORMS("cpu"), false},
+      {TS_WANT_NONE, TS_WANT_NONE, true},
+  };
+  static lctx_outcome a, b;
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
+    make_outcome(&a, &pairs[i].a);
+    make_outcome(&b, &pairs[i].b);
+    assert_int_equal(lctx_outcome_equal(&a, &b), pairs[i].equal);
+  }
 }
 
-static void test_format_none(void **state) {
-  (void)state;
-  lctx_outcome o;
-  lctx_outcome_set_none(&o);
-  assert_format(&o, "None");
-}
+/// lctx_outcome_format: Python's last traceback line.
+static const struct {
+  int line;
+  ts_expect outcome;
+  const char *expected;
+} formats[] = {
+    {__LINE__, TS_WANT_NONE, "None"},
+    /* A string as its Python repr. */
+    {__LINE__, TS_WANT_STRING("cuda"), "'cuda'"},
+    {__LINE__, TS_WANT_STRING(""), "''"},
+    {__LINE__, TS_WANT_STRING("it's"), "\"it's\""},
+    {__LINE__, TS_WANT_STRING("\t"), "'\\t'"},
+    {__LINE__, TS_WANT_PLATFORMS("['cpu', 'tpu']"), "['cpu', 'tpu']"},
+    {__LINE__, TS_WANT_PLATFORMS("[]"), "[]"},
+    {__LINE__, TS_WANT_CLIENT(0, "cpu"), "<client 'cpu' registration 0>"},
+    {__LINE__, TS_WANT_CLIENT(12, "cuda"), "<client 'cuda' registration 12>"},
+    {__LINE__, TS_WANT_PINNED("rocm"), "<pinned client 'rocm'>"},
+    {__LINE__, TS_WANT_PINNED("it's"), "<pinned client \"it's\">"},
+    /* A raise as class, colon, message. */
+    {__LINE__,
+     TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "Unknown backend metal. Available "
+                                       "backends are ['cpu', 'tpu']"),
+     "RuntimeError: Unknown backend metal. Available backends are ['cpu', "
+     "'tpu']"},
+    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_INDEX, "tuple index out of range"),
+     "IndexError: tuple index out of range"},
+    {__LINE__,
+     TS_WANT_RAISE(LCTX_ERROR_VALUE,
+                   "the platform for the specified backend cpu is different "
+                   "from the lowering platform tpu"),
+     "ValueError: the platform for the specified backend cpu is different "
+     "from the lowering platform tpu"},
+    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_NOT_IMPLEMENTED, "x"),
+     "NotImplementedError: x"},
+    /* The message is str(err), printed as is: quotes are not escaped. */
+    {__LINE__,
+     TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "Unknown backend x'y. "
+                                       "Available"),
+     "RuntimeError: Unknown backend x'y. Available"},
+    /* Python prints any exception with an empty message as its bare name. */
+    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""), "AssertionError"},
+    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_RUNTIME, ""), "RuntimeError"},
+};
 
-static void test_format_string_as_python_repr(void **state) {
+static void test_format(void **state) {
   (void)state;
   lctx_outcome o;
-  make_text(&o, LCTX_OUTCOME_STRING, "cuda");
-  assert_format(&o, "'cuda'");
-  make_text(&o, LCTX_OUTCOME_STRING, "");
-  assert_format(&o, "''");
-  make_text(&o, LCTX_OUTCOME_STRING, "it's");
-  assert_format(&o, "\"it's\"");
-  make_text(&o, LCTX_OUTCOME_STRING, "\t");
-  assert_format(&o, "'\\t'");
-}
-
-static void test_format_platforms_list(void **state) {
-  (void)state;
-  lctx_outcome o;
-  make_text(&o, LCTX_OUTCOME_PLATFORMS, "['cpu', 'tpu']");
-  assert_format(&o, "['cpu', 'tpu']");
-  make_text(&o, LCTX_OUTCOME_PLATFORMS, "[]");
-  assert_format(&o, "[]");
-}
-
-static void test_format_registry_and_pinned_clients(void **state) {
-  (void)state;
-  lctx_outcome o;
-  lctx_outcome_set_client(&o, LCTX_CLIENT_REGISTRY, 0, ts_s("cpu"));
-  assert_format(&o, "<client 'cpu' registration 0>");
-  lctx_outcome_set_client(&o, LCTX_CLIENT_REGISTRY, 12, ts_s("cuda"));
-  assert_format(&o, "<client 'cuda' registration 12>");
-  lctx_outcome_set_client(&o, LCTX_CLIENT_PINNED, -1, ts_s("rocm"));
-  assert_format(&o, "<pinned client 'rocm'>");
-  lctx_outcome_set_client(&o, LCTX_CLIENT_PINNED, -1, ts_s("it's"));
-  assert_format(&o, "<pinned client \"it's\">");
-}
-
-static void test_format_raise_class_colon_message(void **state) {
-  (void)state;
-  lctx_outcome o;
-  make_raise(&o, LCTX_ERROR_RUNTIME,
-             "Unknown backend metal. Available backends are ['cpu', 'tpu']");
-  assert_format(
-      &o, "RuntimeError: Unknown backend metal. Available backends are ['cpu', "
-          "'tpu']");
-  make_raise(&o, LCTX_ERROR_INDEX, "tuple index out of range");
-  assert_format(&o, "IndexError: tuple index out of range");
-  make_raise(&o, LCTX_ERROR_VALUE,
-             "the platform for the specified backend cpu is different from "
-             "the lowering platform tpu");
-  assert_format(&o, "ValueError: the platform for the specified backend cpu "
-                    "is different from the lowering platform tpu");
-  make_raise(&o, LCTX_ERROR_NOT_IMPLEMENTED, "x");
-  assert_format(&o, "NotImplementedError: x");
-}
-
-static void test_format_raise_message_kept_raw(void **state) {
-  (void)state;
-  lctx_outcome o;
-  /* The message is str(err), printed as is: quotes are not escaped. */
-  make_raise(&o, LCTX_ERROR_RUNTIME, "Unknown backend x'y. Available");
-  assert_format(&o, "RuntimeError: Unknown backend x'y. Available");
-}
-
-static void test_format_empty_message_is_bare_class(void **state) {
-  (void)state;
-  lctx_outcome o;
-  make_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_format(&o, "AssertionError");
-  /* Python prints any exception with an empty message as its bare name. */
-  make_raise(&o, LCTX_ERROR_RUNTIME, "");
-  assert_format(&o, "RuntimeError");
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; ++i) {
+    make_outcome(&o, &formats[i].outcome);
+#define WRITE_FORMAT(b) lctx_outcome_format(&o, (b))
+    WRITES(formats[i].expected, __FILE__, formats[i].line, WRITE_FORMAT);
+#undef WRITE_FORMAT
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_repr_plain_name_single_quotes),
-      cmocka_unit_test(test_repr_empty_string),
-      cmocka_unit_test(test_repr_single_quote_only_uses_double_quotes),
-      cmocka_unit_test(test_repr_double_quote_only_stays_single_quoted),
-      cmocka_unit_test(test_repr_both_quotes_escapes_single_quote),
-      cmocka_unit_test(test_repr_backslash_doubled),
-      cmocka_unit_test(test_repr_backslash_with_single_quote),
-      cmocka_unit_test(test_repr_tab_newline_cr_named_escapes),
-      cmocka_unit_test(test_repr_control_bytes_lowercase_hex),
-      cmocka_unit_test(test_repr_control_bytes_with_single_quote),
+      cmocka_unit_test(test_repr_quotes_and_escapes),
       cmocka_unit_test(test_repr_printable_ascii_kept_raw),
       cmocka_unit_test(test_repr_appends_to_existing_text),
-      cmocka_unit_test(test_list_repr_empty),
-      cmocka_unit_test(test_list_repr_one_item),
-      cmocka_unit_test(test_list_repr_joined_by_comma_space),
-      cmocka_unit_test(test_list_repr_items_use_string_repr),
-      cmocka_unit_test(test_list_repr_keeps_duplicates_and_order),
+      cmocka_unit_test(test_list_repr),
       cmocka_unit_test(test_supported_alphabet_is_0x01_to_0x7f),
       cmocka_unit_test(test_str_views_compare_bytes),
       cmocka_unit_test(test_buf_overflow_drops_bytes_and_stays_terminated),
@@ -491,13 +420,7 @@ int main(void) {
       cmocka_unit_test(test_error_class_from_name_round_trips),
       cmocka_unit_test(test_outcome_construction),
       cmocka_unit_test(test_outcome_equal_compares_identity_and_text),
-      cmocka_unit_test(test_format_none),
-      cmocka_unit_test(test_format_string_as_python_repr),
-      cmocka_unit_test(test_format_platforms_list),
-      cmocka_unit_test(test_format_registry_and_pinned_clients),
-      cmocka_unit_test(test_format_raise_class_colon_message),
-      cmocka_unit_test(test_format_raise_message_kept_raw),
-      cmocka_unit_test(test_format_empty_message_is_bare_class),
+      cmocka_unit_test(test_format),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

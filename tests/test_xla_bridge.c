@@ -52,240 +52,125 @@ static void test_client_platform_attr_real_name_otherwise(void **state) {
 
 static void test_platform_is_alias_exactly_gpu(void **state) {
   (void)state;
-  assert_true(lctx_platform_is_alias(ts_s("gpu")));
-  assert_false(lctx_platform_is_alias(ts_s("GPU")));
-  assert_false(lctx_platform_is_alias(ts_s("Gpu")));
-  assert_false(lctx_platform_is_alias(ts_s("gpu ")));
-  assert_false(lctx_platform_is_alias(ts_s("gp")));
-  assert_false(lctx_platform_is_alias(ts_s("")));
-  assert_false(lctx_platform_is_alias(ts_s("cuda")));
-  assert_false(lctx_platform_is_alias(lctx_str_make("gpux", 4)));
-  assert_true(lctx_platform_is_alias(lctx_str_make("gpux", 3)));
+  static const ts_verdict names[] = {
+      TS_VERDICT("gpu", true),      TS_VERDICT("GPU", false),
+      TS_VERDICT("Gpu", false),     TS_VERDICT("gpu ", false),
+      TS_VERDICT("gp", false),      TS_VERDICT("", false),
+      TS_VERDICT("cuda", false),    TS_VERDICT_N("gpux", 4, false),
+      TS_VERDICT_N("gpux", 3, true)};
+  ts_assert_verdicts(lctx_platform_is_alias, names);
 }
 
 //===----------------------------------------------------------------------===//
-// canonicalize_platform: non-aliases
+// canonicalize_platform
 //===----------------------------------------------------------------------===//
 
-static void
-test_canonicalize_non_alias_unchanged_registry_untouched(void **state) {
-  (void)state;
-  /* Initialization would raise; a non-alias must never start it. */
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_raises("tpu", 300, false, "boom"));
-  const char *names[] = {"cpu",   "tpu",  "cuda", "rocm", "oneapi",
-                         "metal", "GPU",  "CPU",  "Cuda", "",
-                         " gpu",  "gpu ", "it's"};
-  lctx_registry r;
-  ts_open(&r, &config);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    lctx_outcome o;
-    assert_true(ts_canon(&r, names[i], &o));
-    assert_string(&o, names[i]);
-  }
-  assert_int_equal(lctx_registry_init_runs(&r), 0);
-  assert_int_equal(lctx_registry_entry_count(&r), 0);
-}
+/// canonicalize_platform on non-aliases: the name comes back unchanged and
+/// the registry is untouched (here initialization would raise, and with
+/// every GPU platform initializable GPU/CPU/Cuda still pass).
+static const ts_scenario canonicalize_non_alias[] = {
+    {TS_AT,
+     {.add = {TS_RAISES("tpu", 300, false, "boom")}},
+     {TS_CANON_OK("cpu", "cpu"), TS_CANON_OK("tpu", "tpu"),
+      TS_CANON_OK("cuda", "cuda"), TS_CANON_OK("rocm", "rocm"),
+      TS_CANON_OK("oneapi", "oneapi"), TS_CANON_OK("metal", "metal"),
+      TS_CANON_OK("GPU", "GPU"), TS_CANON_OK("CPU", "CPU"),
+      TS_CANON_OK("Cuda", "Cuda"), TS_CANON_OK("", ""),
+      TS_CANON_OK(" gpu", " gpu"), TS_CANON_OK("gpu ", "gpu "),
+      TS_CANON_OK("it's", "it's"), TS_IS_RUNS(0), TS_IS_COUNT(0)}},
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true},
+     {TS_CANON_OK("GPU", "GPU"), TS_CANON_OK("CPU", "CPU"),
+      TS_CANON_OK("Cuda", "Cuda"), TS_IS_COUNT(0), TS_IS_RUNS(0)}},
+};
 
-static void test_canonicalize_case_variants_pass_through(void **state) {
-  (void)state;
-  /* With every GPU platform initializable, GPU/CPU/Cuda still pass. */
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_canon(&r, "GPU", &o));
-  assert_string(&o, "GPU");
-  assert_true(ts_canon(&r, "CPU", &o));
-  assert_string(&o, "CPU");
-  assert_true(ts_canon(&r, "Cuda", &o));
-  assert_string(&o, "Cuda");
-  assert_int_equal(lctx_registry_entry_count(&r), 0);
-  assert_int_equal(lctx_registry_init_runs(&r), 0);
-}
-
-static void test_canonicalize_view_api_returns_name_itself(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_str name = ts_s("Cuda");
-  lctx_str canonical = {NULL, 0};
-  lctx_outcome err;
-  ts_outcome_poison(&err);
-  assert_true(lctx_canonicalize(&r, name, &canonical, &err));
-  assert_str_view(canonical, "Cuda");
-  assert_string_equal(err.text, "poison");
-  assert_int_equal(lctx_registry_init_runs(&r), 0);
-}
-
-//===----------------------------------------------------------------------===//
-// canonicalize_platform: `gpu`
-//===----------------------------------------------------------------------===//
-
-static void test_canonicalize_gpu_prefers_cuda(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_canon(&r, "gpu", &o));
-  assert_string(&o, "cuda");
-  assert_int_equal(lctx_registry_init_runs(&r), 1);
-  assert_int_equal(lctx_registry_entry_count(&r), 4);
-}
-
-static void
-test_canonicalize_gpu_order_ignores_registration_order(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("oneapi", 400, false));
-  ts_add(&config, ts_client("rocm", 400, false));
-  ts_add(&config, ts_client("cuda", 400, false));
-  config.nvidia_gpu_visible = true;
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_canon(&r, "gpu", &o));
-  assert_string(&o, "cuda");
-
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("oneapi", 400, false));
-  ts_add(&config, ts_client("rocm", 400, false));
-  ts_open(&r, &config);
-  assert_true(ts_canon(&r, "gpu", &o));
-  assert_string(&o, "rocm");
-}
-
-static void test_canonicalize_gpu_rocm_when_cuda_skipped(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, false);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_canon(&r, "gpu", &o));
-  assert_string(&o, "rocm");
-}
-
-static void test_canonicalize_gpu_initialized_not_registered(void **state) {
-  (void)state;
-  /* cuda and rocm are registered but fail quietly: oneapi is the answer. */
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_raises("cuda", 400, true, "no CUDA"));
-  ts_add(&config, ts_returns_none("rocm", 400, true));
-  ts_add(&config, ts_client("oneapi", 400, false));
-  config.nvidia_gpu_visible = true;
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_canon(&r, "gpu", &o));
-  assert_string(&o, "oneapi");
-}
-
-static void test_canonicalize_gpu_none_present_runtime_error(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_client("tpu", 300, true));
-  ts_add(&config, ts_raises("cuda", 400, true, "no CUDA"));
-  ts_add(&config, ts_raises("rocm", 400, true, "no ROCm"));
-  ts_add(&config, ts_no_devices("oneapi", 400, true));
-  config.nvidia_gpu_visible = true;
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: cpu,tpu");
-}
-
-static void test_canonicalize_gpu_keys_joined_raw(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_client("it's", 0, false));
-  ts_add(&config, ts_client("a b", 0, false));
-  ts_add(&config, ts_client("", 0, false));
-  ts_add(&config, ts_client("GPU", 0, false));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: "
-               "cpu,it's,a b,,GPU");
-}
-
-static void test_canonicalize_gpu_ignores_factory_named_gpu(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_client("gpu", 500, false));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: cpu,gpu");
-  /* The same for get_backend('gpu'), though `gpu` is the default. */
-  assert_false(ts_xla(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: cpu,gpu");
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 1, "gpu");
-}
-
-static void test_canonicalize_gpu_propagates_loud_failure(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  config.jax_platforms = "cpu,metal";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unable to initialize backend 'metal': Backend 'metal' is not "
-               "in the list of known backends: ['cpu', 'tpu', 'cuda', 'rocm', "
-               "'oneapi']. (set JAX_PLATFORMS='' to automatically choose an "
-               "available backend)");
-  /* Then the partial registry: only cpu, so the gpu error. */
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: cpu");
-}
+/// canonicalize_platform('gpu'): among the initialized platforms, cuda,
+/// rocm, oneapi in that order, whatever the registration order.
+static const ts_scenario canonicalize_gpu[] = {
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true},
+     {TS_CANON_OK("gpu", "cuda"), TS_IS_RUNS(1), TS_IS_COUNT(4)}},
+    {TS_AT,
+     {.add = {TS_CLIENT("oneapi", 400, false), TS_CLIENT("rocm", 400, false),
+              TS_CLIENT("cuda", 400, false)},
+      .nvidia = true},
+     {TS_CANON_OK("gpu", "cuda")}},
+    {TS_AT,
+     {.add = {TS_CLIENT("oneapi", 400, false), TS_CLIENT("rocm", 400, false)}},
+     {TS_CANON_OK("gpu", "rocm")}},
+    /* cuda skipped. */
+    {TS_AT, {.base = TS_GPUS}, {TS_CANON_OK("gpu", "rocm")}},
+    /* cuda and rocm are registered but fail quietly: oneapi is the answer. */
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false),
+              TS_RAISES("cuda", 400, true, "no CUDA"),
+              TS_RETURNS_NONE("rocm", 400, true),
+              TS_CLIENT("oneapi", 400, false)},
+      .nvidia = true},
+     {TS_CANON_OK("gpu", "oneapi")}},
+    /* None present: RuntimeError with the keys joined by ",", raw. */
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("tpu", 300, true),
+              TS_RAISES("cuda", 400, true, "no CUDA"),
+              TS_RAISES("rocm", 400, true, "no ROCm"),
+              TS_NO_DEVICES("oneapi", 400, true)},
+      .nvidia = true},
+     {TS_CANON_RAISE("gpu", TS_MSG_NO_GPU("cpu,tpu"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("it's", 0, false),
+              TS_CLIENT("a b", 0, false), TS_CLIENT("", 0, false),
+              TS_CLIENT("GPU", 0, false)}},
+     {TS_CANON_RAISE("gpu", TS_MSG_NO_GPU("cpu,it's,a b,,GPU"))}},
+    /* A factory named `gpu` is never the answer, for get_backend('gpu')
+     * either, though it is the default. */
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("gpu", 500, false)}},
+     {TS_CANON_RAISE("gpu", TS_MSG_NO_GPU("cpu,gpu")),
+      TS_XLA_RAISE("gpu", TS_MSG_NO_GPU("cpu,gpu")),
+      TS_XLA_CLIENT(NULL, 1, "gpu")}},
+    /* A loud failure propagates; then the partial registry: only cpu, so
+     * the gpu error. */
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true, .jax_platforms = "cpu,metal"},
+     {TS_CANON_RAISE("gpu",
+                     TS_MSG_NOT_KNOWN("metal", "['cpu', 'tpu', 'cuda', 'rocm', "
+                                               "'oneapi']")),
+      TS_CANON_RAISE("gpu", TS_MSG_NO_GPU("cpu"))}},
+};
 
 static void test_canonicalize_gpu_propagates_assertion(void **state) {
   (void)state;
+  static const ts_scenario row = {TS_AT,
+                                  {.base = TS_GPUS, .jax_platforms = "cuda"},
+                                  {TS_CANON_ASSERT("gpu")}};
   lctx_registry_config config;
-  ts_config_gpus(&config, false);
-  config.jax_platforms = "cuda";
   lctx_registry r;
-  ts_open(&r, &config);
+  ts_setup_open_at(&row.setup, &config, &r, row.file, row.line);
+  ts_run_steps_at(&r, row.steps, row.file, row.line);
   lctx_outcome o;
-  assert_false(ts_canon(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   lctx_str canonical = {NULL, 0};
   assert_false(lctx_canonicalize(&r, ts_s("gpu"), &canonical, &o));
   assert_raise(&o, LCTX_ERROR_ASSERTION, "");
   assert_int_equal(lctx_registry_init_runs(&r), 2);
 }
+
+static void test_canonicalize_view_api_returns_name_itself(void **state) {
+  (void)state;
+  ts_world w;
+  lctx_registry *r = ts_world_stock(&w);
+  lctx_str name = ts_s("Cuda");
+  lctx_str canonical = {NULL, 0};
+  lctx_outcome err;
+  ts_outcome_poison(&err);
+  assert_true(lctx_canonicalize(r, name, &canonical, &err));
+  assert_str_view(canonical, "Cuda");
+  assert_string_equal(err.text, "poison");
+  assert_int_equal(lctx_registry_init_runs(r), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// canonicalize_platform: the view API
+//===----------------------------------------------------------------------===//
 
 static void test_canonicalize_view_api_gpu(void **state) {
   (void)state;
@@ -300,472 +185,154 @@ static void test_canonicalize_view_api_gpu(void **state) {
 }
 
 //===----------------------------------------------------------------------===//
-// get_backend: None, the empty string and the config fallbacks
+// get_backend
 //===----------------------------------------------------------------------===//
 
-static void test_get_backend_none_returns_default(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 1, "tpu");
-  assert_int_equal(lctx_registry_init_runs(&r), 1);
-}
+/// get_backend with None or "": jax_xla_backend, then jax_platform_name,
+/// then the default client; the fallback name is canonicalized.
+static const ts_scenario get_backend_fallbacks[] = {
+    {TS_AT, {.base = TS_STOCK}, {TS_XLA_CLIENT(NULL, 1, "tpu"), TS_IS_RUNS(1)}},
+    {TS_AT, {.base = TS_STOCK}, {TS_XLA_CLIENT("", 1, "tpu")}},
+    /* A factory named '' is the default; "" still takes the fallbacks. */
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("", 5, false),
+              TS_CLIENT("tpu", -5, true)},
+      .jax_platform_name = "tpu"},
+     {TS_XLA_CLIENT("", 2, "tpu")}},
+    {TS_AT,
+     {.base = TS_STOCK, .jax_xla_backend = "cpu"},
+     {TS_XLA_CLIENT(NULL, 0, "cpu"), TS_XLA_CLIENT("", 0, "cpu")}},
+    {TS_AT,
+     {.base = TS_STOCK, .jax_platform_name = "cpu", .jax_xla_backend = ""},
+     {TS_XLA_CLIENT(NULL, 0, "cpu"), TS_XLA_CLIENT("", 0, "cpu")}},
+    /* jax_xla_backend before jax_platform_name. */
+    {TS_AT,
+     {.base = TS_STOCK, .jax_xla_backend = "cpu", .jax_platform_name = "nope"},
+     {TS_XLA_CLIENT(NULL, 0, "cpu")}},
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true, .jax_platform_name = "gpu"},
+     {TS_XLA_CLIENT("", 2, "cuda")}},
+    {TS_AT,
+     {.base = TS_STOCK, .jax_xla_backend = "nope"},
+     {TS_XLA_RAISE(NULL, TS_MSG_UNKNOWN("nope", "['cpu', 'tpu']"))}},
+    /* An explicit platform ignores the configs. */
+    {TS_AT,
+     {.base = TS_STOCK, .jax_xla_backend = "nope", .jax_platform_name = "nope"},
+     {TS_XLA_CLIENT("cpu", 0, "cpu")}},
+};
 
-static void test_get_backend_empty_string_returns_default(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "", &o));
-  assert_registry_client(&o, 1, "tpu");
-}
+/// get_backend of a named platform: the canonical name looked up, else
+/// "Unknown backend" with the Python list repr of the initialized ones.
+static const ts_scenario get_backend_named[] = {
+    {TS_AT,
+     {.base = TS_STOCK},
+     {TS_XLA_CLIENT("cpu", 0, "cpu"), TS_XLA_CLIENT("tpu", 1, "tpu")}},
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true},
+     {TS_XLA_CLIENT("gpu", 2, "cuda")}},
+    {TS_AT, {.base = TS_GPUS}, {TS_XLA_CLIENT("gpu", 3, "rocm")}},
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true, .jax_platforms = "cuda,gpu"},
+     {TS_XLA_CLIENT("gpu", 1, "cuda"), TS_XLA_CLIENT(NULL, 0, "cuda")}},
+    {TS_AT,
+     {.base = TS_STOCK},
+     {TS_XLA_RAISE("metal", TS_MSG_UNKNOWN("metal", "['cpu', 'tpu']"))}},
+    /* Case-sensitive. */
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true},
+     {TS_XLA_RAISE("CPU",
+                   TS_MSG_UNKNOWN("CPU", "['cpu', 'cuda', 'rocm', 'oneapi']")),
+      TS_XLA_RAISE("GPU",
+                   TS_MSG_UNKNOWN("GPU", "['cpu', 'cuda', 'rocm', 'oneapi']")),
+      TS_XLA_RAISE("Cuda",
+                   TS_MSG_UNKNOWN("Cuda", "['cpu', 'cuda', 'rocm', 'oneapi']")),
+      TS_XLA_RAISE("TPU", TS_MSG_UNKNOWN("TPU", "['cpu', 'cuda', 'rocm', "
+                                                "'oneapi']"))}},
+    /* The name is inserted raw. */
+    {TS_AT,
+     {.base = TS_STOCK},
+     {TS_XLA_RAISE("x'y\t", TS_MSG_UNKNOWN("x'y\t", "['cpu', 'tpu']")),
+      TS_XLA_RAISE(" cpu", TS_MSG_UNKNOWN(" cpu", "['cpu', 'tpu']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_CLIENT("it's", 0, false),
+              TS_CLIENT("q\"d", 0, false), TS_CLIENT("a\tb", 0, false),
+              TS_CLIENT("\x01", 0, false), TS_CLIENT("b\\s", 0, false),
+              TS_CLIENT("x'\"", 0, false)}},
+     {TS_XLA_RAISE("metal",
+                   TS_MSG_UNKNOWN("metal", "['cpu', \"it's\", 'q\"d', "
+                                           "'a\\tb', '\\x01', 'b\\\\s', "
+                                           "'x\\'\"']")),
+      TS_XLA_CLIENT("it's", 1, "it's")}},
+    /* cuda skipped, and a platform not listed in jax_platforms: unknown. */
+    {TS_AT,
+     {.base = TS_GPUS},
+     {TS_XLA_RAISE("cuda", TS_MSG_UNKNOWN("cuda", "['cpu', 'rocm', "
+                                                  "'oneapi']"))}},
+    {TS_AT,
+     {.base = TS_STOCK, .jax_platforms = "cpu"},
+     {TS_XLA_RAISE("tpu", TS_MSG_UNKNOWN("tpu", "['cpu']"))}},
+};
 
-static void test_get_backend_empty_string_not_a_platform_name(void **state) {
-  (void)state;
-  /* A factory named '' is the default; "" still takes the fallbacks. */
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_client("", 5, false));
-  ts_add(&config, ts_client("tpu", -5, true));
-  config.jax_platform_name = "tpu";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "", &o));
-  assert_registry_client(&o, 2, "tpu");
-}
+/// get_backend of a platform that failed quietly: "failed to initialize"
+/// with the literal `..` and empty forms.
+static const ts_scenario get_backend_failed[] = {
+    {TS_AT,
+     {.base = TS_GPUS, .nvidia = true},
+     {TS_XLA_RAISE("tpu", TS_MSG_FAILED("tpu", "TPU not found",
+                                        "['cpu', 'cuda', 'rocm', "
+                                        "'oneapi']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false),
+              TS_RAISES("tpu", 300, true, "no chips.")}},
+     {TS_XLA_RAISE("tpu", TS_MSG_FAILED("tpu", "no chips.", "['cpu']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_RAISES("tpu", 300, true, "")}},
+     {TS_XLA_RAISE("tpu", TS_MSG_FAILED("tpu", "", "['cpu']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_RETURNS_NONE("tpu", 300, true)}},
+     {TS_XLA_RAISE("tpu",
+                   TS_MSG_FAILED("tpu", "Could not initialize backend 'tpu'",
+                                 "['cpu']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_NO_DEVICES("tpu", 300, true)}},
+     {TS_XLA_RAISE("tpu",
+                   TS_MSG_FAILED("tpu", "Backend 'tpu' provides no devices.",
+                                 "['cpu']"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false), TS_RAISES("it's", 300, true, "bad")}},
+     {TS_XLA_RAISE("it's", TS_MSG_FAILED("it's", "bad", "['cpu']"))}},
+};
 
-static void test_get_backend_falls_back_to_jax_xla_backend(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_xla_backend = "cpu";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 0, "cpu");
-  assert_true(ts_xla(&r, "", &o));
-  assert_registry_client(&o, 0, "cpu");
-}
-
-static void test_get_backend_falls_back_to_jax_platform_name(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_platform_name = "cpu";
-  config.jax_xla_backend = "";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 0, "cpu");
-  assert_true(ts_xla(&r, "", &o));
-  assert_registry_client(&o, 0, "cpu");
-}
-
-static void
-test_get_backend_jax_xla_backend_before_platform_name(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_xla_backend = "cpu";
-  config.jax_platform_name = "nope";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 0, "cpu");
-}
-
-static void test_get_backend_fallback_name_canonicalized(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  config.jax_platform_name = "gpu";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "", &o));
-  assert_registry_client(&o, 2, "cuda");
-}
-
-static void test_get_backend_fallback_name_unknown(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_xla_backend = "nope";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, NULL, &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend nope. Available backends are ['cpu', 'tpu']");
-}
-
-static void test_get_backend_explicit_platform_ignores_configs(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_xla_backend = "nope";
-  config.jax_platform_name = "nope";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "cpu", &o));
-  assert_registry_client(&o, 0, "cpu");
-}
-
-//===----------------------------------------------------------------------===//
-// get_backend: named platforms
-//===----------------------------------------------------------------------===//
-
-static void test_get_backend_named_platform(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "cpu", &o));
-  assert_registry_client(&o, 0, "cpu");
-  assert_true(ts_xla(&r, "tpu", &o));
-  assert_registry_client(&o, 1, "tpu");
-}
-
-static void test_get_backend_gpu_resolves_to_canonical(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "gpu", &o));
-  assert_registry_client(&o, 2, "cuda");
-
-  ts_config_gpus(&config, false);
-  ts_open(&r, &config);
-  assert_true(ts_xla(&r, "gpu", &o));
-  assert_registry_client(&o, 3, "rocm");
-}
-
-static void test_get_backend_gpu_after_repeated_cuda(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  config.jax_platforms = "cuda,gpu";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_true(ts_xla(&r, "gpu", &o));
-  assert_registry_client(&o, 1, "cuda");
-  assert_true(ts_xla(&r, NULL, &o));
-  assert_registry_client(&o, 0, "cuda");
-}
-
-static void test_get_backend_unknown_backend(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "metal", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend metal. Available backends are ['cpu', 'tpu']");
-}
-
-static void test_get_backend_case_sensitive_names_unknown(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "CPU", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend CPU. Available backends are ['cpu', 'cuda', "
-               "'rocm', 'oneapi']");
-  assert_false(ts_xla(&r, "GPU", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend GPU. Available backends are ['cpu', 'cuda', "
-               "'rocm', 'oneapi']");
-  assert_false(ts_xla(&r, "Cuda", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend Cuda. Available backends are ['cpu', 'cuda', "
-               "'rocm', 'oneapi']");
-}
-
-static void test_get_backend_unknown_name_inserted_raw(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "x'y\t", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend x'y\t. Available backends are ['cpu', 'tpu']");
-  assert_false(ts_xla(&r, " cpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend  cpu. Available backends are ['cpu', 'tpu']");
-}
-
-static void test_get_backend_available_list_uses_python_repr(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  const char *names[] = {"cpu", "it's", "q\"d", "a\tb", "\x01", "b\\s", "x'\""};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-    ts_add(&config, ts_client(names[i], 0, false));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "metal", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend metal. Available backends are ['cpu', "
-               "\"it's\", 'q\"d', 'a\\tb', '\\x01', 'b\\\\s', 'x\\'\"']");
-  assert_true(ts_xla(&r, "it's", &o));
-  assert_registry_client(&o, 1, "it's");
-}
-
-static void test_get_backend_cuda_skipped_reads_unknown(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, false);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "cuda", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend cuda. Available backends are ['cpu', 'rocm', "
-               "'oneapi']");
-}
-
-static void test_get_backend_not_listed_in_jax_platforms_unknown(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  config.jax_platforms = "cpu";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend tpu. Available backends are ['cpu']");
-}
-
-//===----------------------------------------------------------------------===//
-// get_backend: quiet failures
-//===----------------------------------------------------------------------===//
-
-static void test_get_backend_failed_to_initialize_message(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'tpu' failed to initialize: TPU not found. Available "
-               "backends are ['cpu', 'cuda', 'rocm', 'oneapi']");
-}
-
-static void test_get_backend_failed_message_ending_in_period(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_raises("tpu", 300, true, "no chips."));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'tpu' failed to initialize: no chips.. Available "
-               "backends are ['cpu']");
-}
-
-static void test_get_backend_failed_empty_message(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_raises("tpu", 300, true, ""));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'tpu' failed to initialize: . Available backends are "
-               "['cpu']");
-}
-
-static void test_get_backend_failed_returned_none(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_returns_none("tpu", 300, true));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'tpu' failed to initialize: Could not initialize "
-               "backend 'tpu'. Available backends are ['cpu']");
-}
-
-static void test_get_backend_failed_no_devices_double_period(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_no_devices("tpu", 300, true));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "tpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'tpu' failed to initialize: Backend 'tpu' provides no "
-               "devices.. Available backends are ['cpu']");
-}
-
-static void test_get_backend_failed_name_inserted_raw(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_raises("it's", 300, true, "bad"));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "it's", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Backend 'it's' failed to initialize: bad. Available backends "
-               "are ['cpu']");
-}
-
-static void test_get_backend_failed_lookup_is_case_sensitive(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, true);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "TPU", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend TPU. Available backends are ['cpu', 'cuda', "
-               "'rocm', 'oneapi']");
-}
-
-//===----------------------------------------------------------------------===//
-// get_backend: errors from initialization and canonicalization
-//===----------------------------------------------------------------------===//
-
-static void test_get_backend_gpu_without_gpu_platforms(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_stock(&config);
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unknown backend: 'gpu' requested, but no platforms that are "
-               "instances of gpu are present. Platforms present are: cpu,tpu");
-}
-
-static void test_get_backend_propagates_loud_failure(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  lctx_registry_config_init(&config);
-  ts_add(&config, ts_client("cpu", 0, false));
-  ts_add(&config, ts_raises("tpu", 300, false, "boom"));
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "metal", &o));
-  assert_raise(&o, LCTX_ERROR_RUNTIME,
-               "Unable to initialize backend 'tpu': boom (you may need to "
-               "uninstall the failing plugin package, or set "
-               "JAX_PLATFORMS=cpu to skip this backend.)");
-}
-
-static void
-test_get_backend_empty_registry_asserts_for_any_platform(void **state) {
-  (void)state;
-  lctx_registry_config config;
-  ts_config_gpus(&config, false);
-  config.jax_platforms = "cuda";
-  lctx_registry r;
-  ts_open(&r, &config);
-  lctx_outcome o;
-  assert_false(ts_xla(&r, "cpu", &o));
-  assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_false(ts_xla(&r, NULL, &o));
-  assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_false(ts_xla(&r, "gpu", &o));
-  assert_raise(&o, LCTX_ERROR_ASSERTION, "");
-  assert_int_equal(lctx_registry_init_runs(&r), 3);
-}
+/// get_backend: errors from initialization and canonicalization propagate.
+static const ts_scenario get_backend_errors[] = {
+    {TS_AT,
+     {.base = TS_STOCK},
+     {TS_XLA_RAISE("gpu", TS_MSG_NO_GPU("cpu,tpu"))}},
+    {TS_AT,
+     {.add = {TS_CLIENT("cpu", 0, false),
+              TS_RAISES("tpu", 300, false, "boom")}},
+     {TS_XLA_RAISE("metal", TS_MSG_LOUD("tpu", "boom"))}},
+    /* An empty registry asserts for any platform. */
+    {TS_AT,
+     {.base = TS_GPUS, .jax_platforms = "cuda"},
+     {TS_XLA_ASSERT("cpu"), TS_XLA_ASSERT(NULL), TS_XLA_ASSERT("gpu"),
+      TS_IS_RUNS(3)}},
+};
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_client_platform_attr_gpu_for_cuda_rocm_oneapi),
       cmocka_unit_test(test_client_platform_attr_real_name_otherwise),
       cmocka_unit_test(test_platform_is_alias_exactly_gpu),
-      cmocka_unit_test(
-          test_canonicalize_non_alias_unchanged_registry_untouched),
-      cmocka_unit_test(test_canonicalize_case_variants_pass_through),
+      TS_TABLE_TEST(test_canonicalize_non_alias, canonicalize_non_alias),
       cmocka_unit_test(test_canonicalize_view_api_returns_name_itself),
-      cmocka_unit_test(test_canonicalize_gpu_prefers_cuda),
-      cmocka_unit_test(test_canonicalize_gpu_order_ignores_registration_order),
-      cmocka_unit_test(test_canonicalize_gpu_rocm_when_cuda_skipped),
-      cmocka_unit_test(test_canonicalize_gpu_initialized_not_registered),
-      cmocka_unit_test(test_canonicalize_gpu_none_present_runtime_error),
-      cmocka_unit_test(test_canonicalize_gpu_keys_joined_raw),
-      cmocka_unit_test(test_canonicalize_gpu_ignores_factory_named_gpu),
-      cmocka_unit_test(test_canonicalize_gpu_propagates_loud_failure),
+      TS_TABLE_TEST(test_canonicalize_gpu, canonicalize_gpu),
       cmocka_unit_test(test_canonicalize_gpu_propagates_assertion),
       cmocka_unit_test(test_canonicalize_view_api_gpu),
-      cmocka_unit_test(test_get_backend_none_returns_default),
-      cmocka_unit_test(test_get_backend_empty_string_returns_default),
-      cmocka_unit_test(test_get_backend_empty_string_not_a_platform_name),
-      cmocka_unit_test(test_get_backend_falls_back_to_jax_xla_backend),
-      cmocka_unit_test(test_get_backend_falls_back_to_jax_platform_name),
-      cmocka_unit_test(test_get_backend_jax_xla_backend_before_platform_name),
-      cmocka_unit_test(test_get_backend_fallback_name_canonicalized),
-      cmocka_unit_test(test_get_backend_fallback_name_unknown),
-      cmocka_unit_test(test_get_backend_explicit_platform_ignores_configs),
-      cmocka_unit_test(test_get_backend_named_platform),
-      cmocka_unit_test(test_get_backend_gpu_resolves_to_canonical),
-      cmocka_unit_test(test_get_backend_gpu_after_repeated_cuda),
-      cmocka_unit_test(test_get_backend_unknown_backend),
-      cmocka_unit_test(test_get_backend_case_sensitive_names_unknown),
-      cmocka_unit_test(test_get_backend_unknown_name_inserted_raw),
-      cmocka_unit_test(test_get_backend_available_list_uses_python_repr),
-      cmocka_unit_test(test_get_backend_cuda_skipped_reads_unknown),
-      cmocka_unit_test(test_get_backend_not_listed_in_jax_platforms_unknown),
-      cmocka_unit_test(test_get_backend_failed_to_initialize_message),
-      cmocka_unit_test(test_get_backend_failed_message_ending_in_period),
-      cmocka_unit_test(test_get_backend_failed_empty_message),
-      cmocka_unit_test(test_get_backend_failed_returned_none),
-      cmocka_unit_test(test_get_backend_failed_no_devices_double_period),
-      cmocka_unit_test(test_get_backend_failed_name_inserted_raw),
-      cmocka_unit_test(test_get_backend_failed_lookup_is_case_sensitive),
-      cmocka_unit_test(test_get_backend_gpu_without_gpu_platforms),
-      cmocka_unit_test(test_get_backend_propagates_loud_failure),
-      cmocka_unit_test(
-          test_get_backend_empty_registry_asserts_for_any_platform),
+      TS_TABLE_TEST(test_get_backend_fallbacks, get_backend_fallbacks),
+      TS_TABLE_TEST(test_get_backend_named, get_backend_named),
+      TS_TABLE_TEST(test_get_backend_failed, get_backend_failed),
+      TS_TABLE_TEST(test_get_backend_errors, get_backend_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

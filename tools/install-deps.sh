@@ -22,18 +22,12 @@ if [ -z "$missing" ]; then
 fi
 
 echo "lctx: installing missing packages:$missing"
-if [ "$(id -u)" -eq 0 ]; then
-  SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-  SUDO="sudo"
-else
+. "$(dirname -- "$0")/apt.sh"
+if ! apt_can_install; then
   echo "lctx: error: packages missing and not running as root; as root run:" >&2
   echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
   exit 1
 fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $missing
+apt_install $missing
 echo "lctx: packages installed"

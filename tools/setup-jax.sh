@@ -123,17 +123,11 @@ if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
         pkgs=python$PYVER-venv
       fi
       say "$PYTHON has no venv/ensurepip; installing$(printf ' %s' $pkgs) with apt"
-      if [ "$(id -u)" -eq 0 ]; then
-        SUDO=""
-      elif command -v sudo >/dev/null 2>&1; then
-        SUDO="sudo"
-      else
+      . "$ROOT/tools/apt.sh"
+      apt_can_install ||
         die 1 "$PYTHON lacks venv/ensurepip and this is not root; as root run: apt-get update && apt-get install -y --no-install-recommends $pkgs"
-      fi
-      export DEBIAN_FRONTEND=noninteractive
-      $SUDO apt-get update -q
       # shellcheck disable=SC2086
-      $SUDO apt-get install -y -q --no-install-recommends $pkgs
+      apt_install $pkgs
       "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 ||
         die 1 "$PYTHON still lacks venv/ensurepip after installing $pkgs"
       ;;

@@ -76,6 +76,40 @@ def read_message(stream):
             return json.loads(line)
 
 
+def next_message(stream, what):
+    """(message, None), or (None, exit status): 0 at end of input, 2 (logged
+    as `what` is not JSON) when a line is not JSON."""
+    try:
+        message = read_message(stream)
+    except ValueError as err:
+        log("%s is not JSON: %s" % (what, err))
+        return None, 2
+    return message, (0 if message is None else None)
+
+
+def refuse(error, status):
+    """Answers the handshake with `error`; returns `status`."""
+    send({"protocol": PROTOCOL_VERSION, "error": error})
+    return status
+
+
+def serve(stream, run_case):
+    """Answers requests with `run_case` until end of input or `bye`;
+    returns the exit status."""
+    while True:
+        request, status = next_message(stream, "request")
+        if status is not None:
+            return status
+        if isinstance(request, dict) and request.get("lctx") == "bye":
+            return 0
+        if (not isinstance(request, dict) or "id" not in request
+                or not isinstance(request.get("cases"), list)):
+            log("not a request: %r" % (request,))
+            return 2
+        send({"id": request["id"],
+              "results": [run_case(case) for case in request["cases"]]})
+
+
 # ---------------------------------------------------------------------------
 # Importing JAX
 # ---------------------------------------------------------------------------
@@ -271,10 +305,7 @@ class Lowering:
             rules = []
         if not isinstance(rules, list):
             raise CaseFormatError("case: 'rules' is not a list")
-        for i, r in enumerate(rules):
-            what = "rule %d" % i
-            if not isinstance(r, dict):
-                raise CaseFormatError("%s is not a JSON object" % what)
+        for what, r in _objects(rules, "rule"):
             name = r.get("name")
             actions = r.get("actions")
             if not isinstance(name, str) or not name or name in self.specs:
@@ -535,6 +566,16 @@ class Lowering:
 
 class CaseFormatError(Exception):
     pass
+
+
+def _objects(items, label):
+    """(what, item) for each item of a JSON list, `what` naming it ("rule
+    3"); raises CaseFormatError at an item that is not a JSON object."""
+    for i, item in enumerate(items):
+        what = "%s %d" % (label, i)
+        if not isinstance(item, dict):
+            raise CaseFormatError("%s is not a JSON object" % what)
+        yield what, item
 
 
 def _names(obj, key, what, nullable=False):
@@ -824,10 +865,7 @@ class Driver:
         xb._backend_factories.clear()
 
         names = []
-        for i, f in enumerate(factories):
-            what = "factory %d" % i
-            if not isinstance(f, dict):
-                raise CaseFormatError("%s is not a JSON object" % what)
+        for what, f in _objects(factories, "factory"):
             name = f.get("name")
             priority = f.get("priority")
             quiet = f.get("fail_quietly")
@@ -969,60 +1007,32 @@ def main():
         except ValueError:
             hello = None
         if hello is not None:
-            send({"protocol": PROTOCOL_VERSION,
-                  "error": "jax is not importable: %s" % why})
+            refuse("jax is not importable: %s" % why, EXIT_CANNOT_RUN)
         return EXIT_CANNOT_RUN
 
-    try:
-        hello = read_message(stdin)
-    except ValueError as err:
-        log("handshake is not JSON: %s" % err)
-        return 2
-    if hello is None:
-        return 0
+    hello, status = next_message(stdin, "handshake")
+    if status is not None:
+        return status
     if not isinstance(hello, dict) or hello.get("lctx") != "hello":
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "expected the lctx hello, got %r" % (hello,)})
-        return 2
+        return refuse("expected the lctx hello, got %r" % (hello,), 2)
     if hello.get("protocol") != PROTOCOL_VERSION:
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "this adapter speaks protocol %d only, lctx offered %r"
-                       % (PROTOCOL_VERSION, hello.get("protocol"))})
-        return 2
+        return refuse("this adapter speaks protocol %d only, lctx offered %r"
+                      % (PROTOCOL_VERSION, hello.get("protocol")), 2)
     if sys.flags.optimize:
         # JAX's own `assert`s (the registry without a default) are part of
         # the behaviour under test; -O removes them.
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "python3 runs with -O (or PYTHONOPTIMIZE), which strips "
-                       "JAX's asserts; run the adapter without it"})
-        return EXIT_CANNOT_RUN
+        return refuse("python3 runs with -O (or PYTHONOPTIMIZE), which "
+                      "strips JAX's asserts; run the adapter without it",
+                      EXIT_CANNOT_RUN)
     try:
         driver = Driver(j)
     except Exception as err:
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "cannot patch this JAX (%s): %s: %s"
-                       % (j.version, type(err).__name__, err)})
-        return EXIT_CANNOT_RUN
+        return refuse("cannot patch this JAX (%s): %s: %s"
+                      % (j.version, type(err).__name__, err), EXIT_CANNOT_RUN)
     send({"protocol": PROTOCOL_VERSION, "name": ADAPTER_NAME,
           "version": "%s (jaxlib %s)" % (j.version, j.jaxlib_version),
           "operations": OPERATIONS})
-
-    while True:
-        try:
-            request = read_message(stdin)
-        except ValueError as err:
-            log("request is not JSON: %s" % err)
-            return 2
-        if request is None:
-            return 0
-        if isinstance(request, dict) and request.get("lctx") == "bye":
-            return 0
-        if (not isinstance(request, dict) or "id" not in request
-                or not isinstance(request.get("cases"), list)):
-            log("not a request: %r" % (request,))
-            return 2
-        send({"id": request["id"],
-              "results": [driver.run_case(case) for case in request["cases"]]})
+    return serve(stdin, driver.run_case)
 
 
 if __name__ == "__main__":

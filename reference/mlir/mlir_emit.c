@@ -11,6 +11,7 @@
 #include <mlir-c/Dialect/Arith.h>
 #include <mlir-c/Dialect/Func.h>
 #include <mlir-c/Dialect/SCF.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -79,6 +80,26 @@ static void emit_marker(emitter *e, const lctx_lowering_event *ev, int depth) {
   lctx_buf_append_cstr(e->out, "} : () -> ()\n");
 }
 
+/* Emits one line at `depth`: the printf-style text (which ends in "\n"). */
+__attribute__((format(printf, 3, 4))) static void
+emit_line(emitter *e, int depth, const char *format, ...) {
+  char text[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  indent(e, depth);
+  lctx_buf_append_cstr(e->out, text);
+}
+
+/* Opens case `k` of a switch of `count` regions: the last is `default`. */
+static void open_case(emitter *e, int depth, size_t k, size_t count) {
+  if (k + 1 < count)
+    emit_line(e, depth, "case %zu {\n", k);
+  else
+    emit_line(e, depth, "default {\n");
+}
+
 /* A dispatch: the first switch over the entries yields the slot, the second
  * switch over the slot runs the kept rule's branch. */
 static void emit_dispatch(emitter *e, int index, int depth) {
@@ -89,58 +110,31 @@ static void emit_dispatch(emitter *e, int index, int depth) {
     e->ok = false;
     return;
   }
-  char text[256];
   int idx = e->next_value++, slot = e->next_value++, sidx = e->next_value++;
-  indent(e, depth);
-  snprintf(text, sizeof text, "%%v%d = arith.index_cast %%arg0 : %s to index\n",
-           idx, e->index_type);
-  lctx_buf_append_cstr(e->out, text);
-  indent(e, depth);
-  snprintf(text, sizeof text, "%%v%d = scf.index_switch %%v%d -> i32\n", slot,
-           idx);
-  lctx_buf_append_cstr(e->out, text);
+  emit_line(e, depth, "%%v%d = arith.index_cast %%arg0 : %s to index\n", idx,
+            e->index_type);
+  emit_line(e, depth, "%%v%d = scf.index_switch %%v%d -> i32\n", slot, idx);
   for (size_t k = 0; k < d->platform_count; k++) {
     int c = e->next_value++;
-    indent(e, depth);
-    if (k + 1 < d->platform_count)
-      snprintf(text, sizeof text, "case %zu {\n", k);
-    else
-      snprintf(text, sizeof text, "default {\n");
-    lctx_buf_append_cstr(e->out, text);
-    indent(e, depth + 1);
-    snprintf(text, sizeof text, "%%v%d = arith.constant %d : i32\n", c,
-             d->slots[k]);
-    lctx_buf_append_cstr(e->out, text);
-    indent(e, depth + 1);
-    snprintf(text, sizeof text, "scf.yield %%v%d : i32\n", c);
-    lctx_buf_append_cstr(e->out, text);
-    indent(e, depth);
-    lctx_buf_append_cstr(e->out, "}\n");
+    open_case(e, depth, k, d->platform_count);
+    emit_line(e, depth + 1, "%%v%d = arith.constant %d : i32\n", c,
+              d->slots[k]);
+    emit_line(e, depth + 1, "scf.yield %%v%d : i32\n", c);
+    emit_line(e, depth, "}\n");
   }
-  indent(e, depth);
-  snprintf(text, sizeof text, "%%v%d = arith.index_cast %%v%d : i32 to index\n",
-           sidx, slot);
-  lctx_buf_append_cstr(e->out, text);
-  indent(e, depth);
-  snprintf(text, sizeof text, "scf.index_switch %%v%d\n", sidx);
-  lctx_buf_append_cstr(e->out, text);
+  emit_line(e, depth, "%%v%d = arith.index_cast %%v%d : i32 to index\n", sidx,
+            slot);
+  emit_line(e, depth, "scf.index_switch %%v%d\n", sidx);
   /* The branches are the BRANCH children, in slot order. */
   size_t branch = 0;
   for (size_t i = (size_t)index + 1; i < e->result->event_count; i++) {
     const lctx_lowering_event *b = &e->result->events[i];
     if (b->parent != index || b->kind != LCTX_EVENT_BRANCH)
       continue;
-    indent(e, depth);
-    if (branch + 1 < d->kept_count)
-      snprintf(text, sizeof text, "case %zu {\n", branch);
-    else
-      snprintf(text, sizeof text, "default {\n");
-    lctx_buf_append_cstr(e->out, text);
+    open_case(e, depth, branch, d->kept_count);
     emit_children(e, (int)i, depth + 1);
-    indent(e, depth + 1);
-    lctx_buf_append_cstr(e->out, "scf.yield\n");
-    indent(e, depth);
-    lctx_buf_append_cstr(e->out, "}\n");
+    emit_line(e, depth + 1, "scf.yield\n");
+    emit_line(e, depth, "}\n");
     branch++;
   }
   if (branch != d->kept_count) {

@@ -55,6 +55,14 @@ bool lctx_registry_config_add_factory(lctx_registry_config *config,
   return true;
 }
 
+/* Appends "factories[<index>].", the start of a validation message about
+ * one factory's field. */
+static void factory_field(lctx_buf *error, long long index) {
+  lctx_buf_append_cstr(error, "factories[");
+  lctx_buf_append_int(error, index);
+  lctx_buf_append_cstr(error, "].");
+}
+
 /* Checks one text field; `index` >= 0 names a factory ("factories[2].name"),
  * otherwise `field` is a config value. */
 static bool check_text(const char *value, size_t max, const char *field,
@@ -63,11 +71,8 @@ static bool check_text(const char *value, size_t max, const char *field,
   bool too_long = s.length > max;
   if (!too_long && lctx_pyrepr_is_supported(s))
     return true;
-  if (index >= 0) {
-    lctx_buf_append_cstr(error, "factories[");
-    lctx_buf_append_int(error, index);
-    lctx_buf_append_cstr(error, "].");
-  }
+  if (index >= 0)
+    factory_field(error, index);
   lctx_buf_append_cstr(error, field);
   if (too_long) {
     lctx_buf_append_cstr(error, " is too long (");
@@ -91,27 +96,24 @@ bool lctx_registry_config_validate(const lctx_registry_config *config,
   for (size_t i = 0; i < config->factory_count; i++) {
     const lctx_factory *f = &config->factories[i];
     if (f->name == NULL) {
-      lctx_buf_append_cstr(error, "factories[");
-      lctx_buf_append_int(error, (long long)i);
-      lctx_buf_append_cstr(error, "].name is missing");
+      factory_field(error, (long long)i);
+      lctx_buf_append_cstr(error, "name is missing");
       return false;
     }
     if (!check_text(f->name, LCTX_MAX_NAME, "name", (long)i, error) ||
         !check_text(f->message, LCTX_MAX_MESSAGE, "message", (long)i, error))
       return false;
     if ((unsigned)f->behaviour > LCTX_FACTORY_NO_DEVICES) {
-      lctx_buf_append_cstr(error, "factories[");
-      lctx_buf_append_int(error, (long long)i);
-      lctx_buf_append_cstr(error, "].behaviour is not a known behaviour");
+      factory_field(error, (long long)i);
+      lctx_buf_append_cstr(error, "behaviour is not a known behaviour");
       return false;
     }
     for (size_t j = 0; j < i; j++) {
       if (strcmp(config->factories[j].name, f->name) == 0) {
-        lctx_buf_append_cstr(error, "factories[");
-        lctx_buf_append_int(error, (long long)i);
-        lctx_buf_append_cstr(error, "].name repeats factories[");
-        lctx_buf_append_int(error, (long long)j);
-        lctx_buf_append_cstr(error, "].name");
+        factory_field(error, (long long)i);
+        lctx_buf_append_cstr(error, "name repeats ");
+        factory_field(error, (long long)j);
+        lctx_buf_append_cstr(error, "name");
         return false;
       }
     }

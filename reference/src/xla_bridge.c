@@ -127,23 +127,18 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
   const lctx_registry_failure *failure =
       lctx_registry_find_failure(registry, canonical);
   lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_RUNTIME);
+  lctx_registry_tracef(
+      registry,
+      failure ? "get_backend: '%.*s' failed quietly during initialization"
+              : "get_backend: '%.*s' is neither initialized nor failed",
+      (int)canonical.length, canonical.data);
+  lctx_buf_append_cstr(&w, failure ? "Backend '" : "Unknown backend ");
+  lctx_buf_append_str(&w, canonical);
   if (failure) {
-    lctx_registry_tracef(
-        registry, "get_backend: '%.*s' failed quietly during initialization",
-        (int)canonical.length, canonical.data);
-    lctx_buf_append_cstr(&w, "Backend '");
-    lctx_buf_append_str(&w, canonical);
     lctx_buf_append_cstr(&w, "' failed to initialize: ");
     lctx_registry_failure_message(registry, failure, &w);
-    lctx_buf_append_cstr(&w, ". Available backends are ");
-  } else {
-    lctx_registry_tracef(
-        registry, "get_backend: '%.*s' is neither initialized nor failed",
-        (int)canonical.length, canonical.data);
-    lctx_buf_append_cstr(&w, "Unknown backend ");
-    lctx_buf_append_str(&w, canonical);
-    lctx_buf_append_cstr(&w, ". Available backends are ");
   }
+  lctx_buf_append_cstr(&w, ". Available backends are ");
   lctx_registry_format_platforms(registry, &w);
   lctx_outcome_end(out, &w);
   return false;

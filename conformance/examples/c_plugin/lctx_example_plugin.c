@@ -410,13 +410,8 @@ static void store_client(session *s, client c) {
 }
 
 static void record_failure(session *s, failure f) {
-  for (size_t i = 0; i < s->failure_count; i++) {
-    if (strcmp(s->failures[i].platform, f.platform) == 0) {
-      s->failures[i] = f;
-      return;
-    }
-  }
-  s->failures[s->failure_count++] = f;
+  const failure *old = find_failure(s, f.platform);
+  s->failures[old ? (size_t)(old - s->failures) : s->failure_count++] = f;
 }
 
 /// Makes sure the registry is initialized. Returns true when it is, false

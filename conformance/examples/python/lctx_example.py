@@ -521,35 +521,30 @@ def read_message(stream):
             return json.loads(line)
 
 
-def main():
-    stdin = sys.stdin.buffer
+def next_message(stream, what):
+    """(message, None), or (None, exit status): 0 at end of input, 2 (logged
+    as `what` is not JSON) when a line is not JSON."""
     try:
-        hello = read_message(stdin)
+        message = read_message(stream)
     except ValueError as err:
-        log("handshake is not JSON: %s" % err)
-        return 2
-    if hello is None:
-        return 0
-    if not isinstance(hello, dict) or hello.get("lctx") != "hello":
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "expected the lctx hello, got %r" % (hello,)})
-        return 2
-    if hello.get("protocol") != PROTOCOL_VERSION:
-        send({"protocol": PROTOCOL_VERSION,
-              "error": "this program speaks protocol %d only, lctx offered %r"
-                       % (PROTOCOL_VERSION, hello.get("protocol"))})
-        return 2
-    send({"protocol": PROTOCOL_VERSION, "name": PROGRAM_NAME,
-          "version": PROGRAM_VERSION, "operations": OPERATIONS})
+        log("%s is not JSON: %s" % (what, err))
+        return None, 2
+    return message, (0 if message is None else None)
 
+
+def refuse(error, status):
+    """Answers the handshake with `error`; returns `status`."""
+    send({"protocol": PROTOCOL_VERSION, "error": error})
+    return status
+
+
+def serve(stream, run_case):
+    """Answers requests with `run_case` until end of input or `bye`;
+    returns the exit status."""
     while True:
-        try:
-            request = read_message(stdin)
-        except ValueError as err:
-            log("request is not JSON: %s" % err)
-            return 2
-        if request is None:
-            return 0
+        request, status = next_message(stream, "request")
+        if status is not None:
+            return status
         if isinstance(request, dict) and request.get("lctx") == "bye":
             return 0
         if (not isinstance(request, dict) or "id" not in request
@@ -558,6 +553,21 @@ def main():
             return 2
         send({"id": request["id"],
               "results": [run_case(case) for case in request["cases"]]})
+
+
+def main():
+    stdin = sys.stdin.buffer
+    hello, status = next_message(stdin, "handshake")
+    if status is not None:
+        return status
+    if not isinstance(hello, dict) or hello.get("lctx") != "hello":
+        return refuse("expected the lctx hello, got %r" % (hello,), 2)
+    if hello.get("protocol") != PROTOCOL_VERSION:
+        return refuse("this program speaks protocol %d only, lctx offered %r"
+                      % (PROTOCOL_VERSION, hello.get("protocol")), 2)
+    send({"protocol": PROTOCOL_VERSION, "name": PROGRAM_NAME,
+          "version": PROGRAM_VERSION, "operations": OPERATIONS})
+    return serve(stdin, run_case)
 
 
 if __name__ == "__main__":

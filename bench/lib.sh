@@ -1,0 +1,62 @@
+# bench/lib.sh - shared by the bench scripts, which source it: the project's
+# top folder, the check of their one numeric argument, and the libFuzzer
+# throughput of a fuzz target against a baseline target.
+
+top=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
+
+# bench_count PREFIX NAME VALUE: exits 2 with "PREFIX: NAME must be a
+# positive integer, not 'VALUE'" unless VALUE is all digits.
+bench_count() {
+  case "$3" in
+  '' | *[!0-9]*)
+    echo "$1: $2 must be a positive integer, not '$3'" >&2
+    exit 2
+    ;;
+  esac
+}
+
+# bench_fuzz_ratio SCRIPT TARGET BASE SEEDS DICT MAX_LEN SECS RATIO_NOTE
+# Builds the fuzz preset's TARGET and BASE, runs each for SECS seconds with
+# -seed=1, the dictionary DICT and MAX_LEN, each from a copy of the seed files
+# SEEDS (a glob) in a temporary folder, and prints their exec/s and the ratio
+# TARGET / BASE followed by RATIO_NOTE. Errors are prefixed with SCRIPT.
+bench_fuzz_ratio() {
+  script=$1 target=$2 base=$3 seeds=$4 dict=$5 max_len=$6 secs=$7 note=$8
+  cd "$top"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz --target "$target" "$base" >/dev/null
+
+  work=$(mktemp -d "${TMPDIR:-/tmp}/lctx-$(echo "${script%.sh}" | tr _ -).XXXXXX")
+  trap 'rm -rf -- "$work"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+
+  a=$(bench_fuzz_run "$target")
+  b=$(bench_fuzz_run "$base")
+  width=$((${#base} > ${#target} ? ${#base} + 1 : ${#target} + 1))
+  echo "$a $b" | awk -v t="$target" -v b="$base" -v w="$width" -v n="$note" '{
+  printf "%-" w "s %10d exec/s (%d inputs)\n", t ":", $1, $2
+  printf "%-" w "s %10d exec/s (%d inputs)\n", b ":", $3, $4
+  if ($3 > 0)
+    printf "ratio %s/%s: %.3f%s\n", t, b, $1 / $3, n
+}'
+}
+
+# bench_fuzz_run TARGET: runs it as bench_fuzz_ratio says; prints
+# "EXECS_PER_SEC UNITS".
+bench_fuzz_run() {
+  mkdir -p "$work/$1"
+  for f in $seeds; do
+    [ -f "$f" ] && cp -- "$f" "$work/$1/"
+  done
+  if ! build/fuzz/fuzzers/"$1" -seed=1 -max_total_time="$secs" \
+    -print_final_stats=1 -dict="$dict" -max_len="$max_len" \
+    -artifact_prefix="$work/" "$work/$1" >"$work/$1.log" 2>&1; then
+    echo "$script: error: $1 failed; its log:" >&2
+    tail -n 30 "$work/$1.log" >&2
+    exit 1
+  fi
+  awk '/^stat::average_exec_per_sec:/ { eps = $2 }
+       /^stat::number_of_executed_units:/ { units = $2 }
+       END { if (eps == "") exit 1; print eps, units }' "$work/$1.log"
+}
