@@ -79,7 +79,7 @@ static bool expand(file_list *list, const char *path, FILE *err) {
  * ran): the reason it fails, or NULL with the rows it exercised counted. */
 static const char *ir_check_op(eval_run *run, const lctx_case_op *op,
                                lctx_ir_verdict *verdict) {
-  lctx_case_runner *runner = &run->ws->runner;
+  lctx_runner *runner = &run->ws->runner;
   lctx_buf eb, tb;
   lctx_buf_init(&eb, run->error, sizeof run->error);
   lctx_buf_init(&tb, run->mlir_text, sizeof run->mlir_text);
@@ -110,10 +110,10 @@ static size_t ir_check_case(eval_run *run, const char *path, FILE *out) {
     run->ck = lctx_ircheck_create();
   }
   size_t violations = 0;
-  lctx_case_runner_init(&run->ws->runner, c);
+  lctx_runner_init(&run->ws->runner, c);
   for (size_t i = 0; i < c->op_count; i++) {
     lctx_outcome *outcome = &run->ws->outcome;
-    if (!lctx_case_runner_op(&run->ws->runner, &c->ops[i], outcome, NULL) ||
+    if (!lctx_runner_op(&run->ws->runner, &c->ops[i], outcome, NULL) ||
         c->ops[i].kind != LCTX_OP_LOWER_PER_PLATFORM ||
         outcome->kind == LCTX_OUTCOME_RAISE)
       continue;

@@ -19,7 +19,7 @@ static void trace_line(void *user, const char *event) {
 /* What the lower_per_platform that just ran did, and what each platform
  * index runs in the module. */
 static void print_lowering(lctx_workspace *ws, FILE *out) {
-  const lctx_case_runner *runner = &ws->runner;
+  const lctx_runner *runner = &ws->runner;
   const lctx_lowering_result *result = runner->result;
   lctx_buf b;
   lctx_buf_init(&b, ws->text, sizeof ws->text);
@@ -45,7 +45,7 @@ static void explain_op(lctx_workspace *ws, size_t i, FILE *out) {
   const lctx_case_op *op = &ws->c.ops[i];
   fprintf(out, "operation %zu: %s\n", i, lctx_op_kind_name(op->kind));
   lctx_module_branch branch;
-  lctx_case_runner_op(&ws->runner, op, &ws->outcome, &branch);
+  lctx_runner_op(&ws->runner, op, &ws->outcome, &branch);
   if (op->kind == LCTX_OP_MODULE_GET_BACKEND)
     fprintf(out, "    branch: %s\n", lctx_module_branch_name(branch));
   if (op->kind == LCTX_OP_LOWER_PER_PLATFORM)
@@ -61,7 +61,7 @@ static void explain_op(lctx_workspace *ws, size_t i, FILE *out) {
 
 static int explain(lctx_workspace *ws, const char *path, FILE *out) {
   lctx_oracle_init(&ws->oracle, &ws->spec, lctx_engine_reference());
-  lctx_case_runner_init(&ws->runner, &ws->c);
+  lctx_runner_init(&ws->runner, &ws->c);
   lctx_registry_set_trace(&ws->runner.registry, trace_line, out);
   for (size_t i = 0; i < ws->c.op_count; i++)
     explain_op(ws, i, out);

@@ -35,7 +35,7 @@ typedef struct lctx_workspace {
   /// The judge of the case or the domain, over `spec`.
   lctx_oracle oracle;
   /// Runs `c` operation by operation (explain, eval's IR check).
-  lctx_case_runner runner;
+  lctx_runner runner;
   lctx_outcome outcome;
   /// Scratch text: a printed case, an outcome, an explanation.
   char text[LCTX_CASE_TEXT_MAX];

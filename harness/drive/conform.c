@@ -82,7 +82,7 @@ typedef struct run {
   char actual[LCTX_OUTCOME_TEXT_MAX + 64];
   char why[LCTX_IR_MESSAGE_MAX + 128];
   lctx_features features;
-  lctx_case_runner runner;
+  lctx_runner runner;
   lctx_ir_expect_store store;
   lctx_ir_report ir_report;
   lctx_case scratch;
@@ -195,10 +195,10 @@ static size_t judge_module(run *r, const lctx_case *c, size_t index,
   *applicable = 0;
   if (!r->ck && !(r->ck = lctx_ircheck_create()))
     return (size_t)-1;
-  lctx_case_runner_init(&r->runner, c);
+  lctx_runner_init(&r->runner, c);
   lctx_outcome outcome;
   for (size_t i = 0; i <= index; i++) {
-    if (!lctx_case_runner_op(&r->runner, &c->ops[i], &outcome, NULL))
+    if (!lctx_runner_op(&r->runner, &c->ops[i], &outcome, NULL))
       return (size_t)-1;
   }
   if (outcome.kind == LCTX_OUTCOME_RAISE ||
@@ -300,9 +300,9 @@ static void judge_batch(run *r) {
   for (size_t b = 0; b < r->batch_count; b++) {
     const lctx_case *c = r->batch_ptrs[b];
     lctx_feature_state state;
-    lctx_feature_state_init(&state, c);
+    lctx_classify_init(&state, c);
     for (size_t i = 0; i < c->op_count; i++) {
-      lctx_features_compute(&state, i, &r->features);
+      lctx_classify_op(&state, i, &r->features);
       size_t row;
       lctx_conform_verdict v;
       const char *detail;
@@ -336,9 +336,9 @@ static bool stopping(const run *r) {
 /* Counts every operation of an unsupported case under its row. */
 static void note_unsupported(run *r, const lctx_case *c) {
   lctx_feature_state state;
-  lctx_feature_state_init(&state, c);
+  lctx_classify_init(&state, c);
   for (size_t i = 0; i < c->op_count; i++) {
-    lctx_features_compute(&state, i, &r->features);
+    lctx_classify_op(&state, i, &r->features);
     size_t m[2];
     if (lctx_spec_match(&r->spec, &r->features, m, 2) == 1)
       r->report->rows[m[0]].n[LCTX_CONFORM_UNSUPPORTED]++;

@@ -409,9 +409,9 @@ bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
     return true;
   }
   lctx_feature_state features;
-  lctx_feature_state_init(&features, &state->c);
+  lctx_classify_init(&features, &state->c);
   for (size_t i = 0; i < state->c.op_count; i++) {
-    lctx_features_compute(&features, i, &state->features);
+    lctx_classify_op(&features, i, &state->features);
     if (differential_judge(state, t->name, i, false, result) ||
         differential_judge(state, t->name, i, true, result) ||
         differential_differ(state, t->name, i, result))

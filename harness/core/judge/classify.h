@@ -147,9 +147,4 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
 /// Appends `name=value` for every feature that applies, space-separated.
 void lctx_classify_format(const lctx_features *f, lctx_buf *out);
 
-/* BEGIN former names: the callers outside core/judge still use these. */
-#define lctx_feature_state_init lctx_classify_init
-#define lctx_features_compute lctx_classify_op
-/* END former names */
-
 #endif /* LCTX_HARNESS_CLASSIFY_H */

@@ -13,29 +13,29 @@
 
 /* The runner a reference engine runs on: its context, or else a new one the
  * caller frees. A runner is too large for the stack. */
-static lctx_case_runner *reference_runner(void *context, const lctx_case *c) {
-  lctx_case_runner *runner = context ? context : malloc(sizeof *runner);
+static lctx_runner *reference_runner(void *context, const lctx_case *c) {
+  lctx_runner *runner = context ? context : malloc(sizeof *runner);
   if (!runner)
     abort(); /* nowhere to report it: an engine cannot fail */
-  lctx_case_runner_init(runner, c);
+  lctx_runner_init(runner, c);
   return runner;
 }
 
 static void reference_run(void *context, const lctx_case *c, size_t prefix,
                           const lctx_case_op *op, lctx_outcome *out) {
-  lctx_case_runner *runner = reference_runner(context, c);
+  lctx_runner *runner = reference_runner(context, c);
   for (size_t i = 0; i < prefix; i++)
-    lctx_case_runner_op(runner, &c->ops[i], out, NULL);
-  lctx_case_runner_op(runner, op, out, NULL);
+    lctx_runner_op(runner, &c->ops[i], out, NULL);
+  lctx_runner_op(runner, op, out, NULL);
   if (runner != context)
     free(runner);
 }
 
 static void reference_run_all(void *context, const lctx_case *c,
                               lctx_outcome *outs) {
-  lctx_case_runner *runner = reference_runner(context, c);
+  lctx_runner *runner = reference_runner(context, c);
   for (size_t i = 0; i < c->op_count; i++)
-    lctx_case_runner_op(runner, &c->ops[i], &outs[i], NULL);
+    lctx_runner_op(runner, &c->ops[i], &outs[i], NULL);
   if (runner != context)
     free(runner);
 }

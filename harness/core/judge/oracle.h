@@ -32,7 +32,7 @@ typedef struct lctx_engine {
   void (*run_all)(void *context, const lctx_case *c, lctx_outcome *outs);
 } lctx_engine;
 
-/// The reference model as an engine. Its context is the lctx_case_runner it
+/// The reference model as an engine. Its context is the lctx_runner it
 /// runs on; NULL (as returned here) makes each call allocate one of its own,
 /// except inside an oracle, which lends it the runner it owns
 /// (lctx_oracle_init).
@@ -73,7 +73,7 @@ const char *lctx_violation_kind_name(lctx_violation_kind kind);
 /// lctx_oracle_explain renders. Written before it is read; never needs
 /// clearing.
 typedef struct lctx_oracle_scratch {
-  lctx_case_runner runner;
+  lctx_runner runner;
   lctx_outcome actual;
   lctx_outcome variant;
   lctx_outcome other;

@@ -28,14 +28,14 @@ static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
     lctx_module_get_backend(registry, &context, op->optional, out, branch);
     break;
   }
-  case LCTX_OP_REGISTER_LOWERING: /* lctx_case_runner_op runs these */
+  case LCTX_OP_REGISTER_LOWERING: /* lctx_runner_op runs these */
   case LCTX_OP_LOWER_PER_PLATFORM:
     lctx_outcome_set_none(out);
     break;
   }
 }
 
-void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c) {
+void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
   r->c = c;
   lctx_case_config(c, &r->config);
   lctx_registry_init(&r->registry, &r->config);
@@ -62,7 +62,7 @@ static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
 }
 
 /* Builds the lowering registry: one rule object per case rule, in order. */
-static void runner_lowering(lctx_case_runner *r) {
+static void runner_lowering(lctx_runner *r) {
   if (r->lowering_ready)
     return;
   r->lowering_ready = true;
@@ -78,13 +78,13 @@ static void runner_lowering(lctx_case_runner *r) {
   }
 }
 
-static int rule_id(const lctx_case_runner *r, const char *name) {
+static int rule_id(const lctx_runner *r, const char *name) {
   int i = lctx_case_rule_find(r->c, name);
   return i < 0 ? -1 : r->rule_ids[i];
 }
 
-bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
-                         lctx_outcome *out, lctx_module_branch *branch) {
+bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
+                    lctx_module_branch *branch) {
   if (op->kind != LCTX_OP_REGISTER_LOWERING &&
       op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
     run_backend_op(&r->registry, op, out, branch);

@@ -16,8 +16,8 @@
 /// registry and the lowering registry (built on first use from the case's
 /// rules) carried from one operation to the next. Large (the lowering
 /// registry and the last lowering's result); it must not move after
-/// lctx_case_runner_init, since `result` points into it.
-typedef struct lctx_case_runner {
+/// lctx_runner_init, since `result` points into it.
+typedef struct lctx_runner {
   const lctx_case *c;
   lctx_registry_config config;
   lctx_registry registry;
@@ -31,18 +31,18 @@ typedef struct lctx_case_runner {
   lctx_lowering_context context;
   lctx_lowering_result *result;
   lctx_lowering_result result_storage;
-} lctx_case_runner;
+} lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,
 /// uninitialized backend registry and an empty lowering registry.
-void lctx_case_runner_init(lctx_case_runner *r, const lctx_case *c);
+void lctx_runner_init(lctx_runner *r, const lctx_case *c);
 
 /// Runs `op` (an operation of the runner's case, or a variant of one)
 /// and writes its outcome to `out`; `branch` (may be NULL) receives the
 /// branch of a MODULE_GET_BACKEND operation. Returns false, with `out` None,
 /// when a lowering went beyond the model's limits (which a validated case never
 /// does).
-bool lctx_case_runner_op(lctx_case_runner *r, const lctx_case_op *op,
-                         lctx_outcome *out, lctx_module_branch *branch);
+bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
+                    lctx_module_branch *branch);
 
 #endif /* LCTX_CORE_RUNNER_H */
