@@ -3,7 +3,7 @@
 # fuzz_lowering_fixed, measured back to back in one run.
 #
 # Builds the fuzz preset (build/fuzz: clang-19, libFuzzer, ASan+UBSan) with
-# fuzz_lowering (harness/fuzzlower.c: decode a scenario, lower, emit and
+# fuzz_lowering (harness/ir/fuzzlower.c: decode a scenario, lower, emit and
 # verify its module, run the IR checker) and fuzz_lowering_fixed
 # (fuzzers/fuzz_lowering_fixed.c: emit and verify ONE fixed two-platform
 # module per input, same flags, same reused-context recycling), then runs

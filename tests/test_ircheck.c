@@ -1,5 +1,5 @@
 /*
- * tests/test_ircheck.c - pins the IR checker (harness/ircheck.h) on
+ * tests/test_ircheck.c - pins the IR checker (harness/ir/ircheck.h) on
  * hand-written modules.
  *
  * - Correct modules pass: one platform (no argument, no switch), two

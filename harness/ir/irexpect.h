@@ -3,7 +3,7 @@
  * lowering, and the verdict on a module against it.
  *
  * Owns turning a successful lctx_lowering_result (lctx/lowering.h) into an
- * lctx_ir_expectation (harness/ircheck.h): the module platforms, the
+ * lctx_ir_expectation (harness/ir/ircheck.h): the module platforms, the
  * dispatches in the checker's pre-order, the rules each platform index
  * should run (intended) and what JAX really runs (with the nested
  * platform-index defect); and judging a module against it: every IR row
