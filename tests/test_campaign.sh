@@ -11,13 +11,7 @@
 set -u
 LCTX=$1
 MUTANT=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+. "$(dirname -- "$0")/lib.sh"
 
 # 1. A campaign against the mutant: findings, exit 1.
 "$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 8 --out "$tmp/c" \

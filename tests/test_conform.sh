@@ -23,13 +23,7 @@ BAD=$3
 SRC=$4
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+. "$(dirname -- "$0")/lib.sh"
 # field REPORT_DIR ROW VERDICT -> the count
 field() {
   "$PY" -c 'import json,sys
@@ -181,8 +175,5 @@ sys.exit(1 if bad else 0)' "$tmp/ops" || fail "--ops canonicalize ran other oper
 [ $? = 0 ] && grep -q '^usage: lctx conform (--impl LIB.so | --cmd "PROGRAM ARGS")' "$tmp/help" &&
   grep -q -- '--first-failure' "$tmp/help" || fail "--help: $(head -3 "$tmp/help")"
 
-if [ "$failures" -ne 0 ]; then
-  echo "test_conform: $failures failure(s)"
-  exit 1
-fi
+finish_failures "test_conform: "
 echo "test_conform: ok"

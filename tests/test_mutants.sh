@@ -11,13 +11,7 @@
 set -u
 LCTX=$1
 SRC=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+. "$(dirname -- "$0")/lib.sh"
 
 # 1. Bad mutant files: the build step fails and names the file.
 apply() {
@@ -153,8 +147,5 @@ grep -q '"name": "fmt-list-no-space"' "$tmp/out-slow/mutants.json" || fail "slow
 grep -q '^| `mg-b1-gt0` |' "$tmp/out-slow/mutants.md" || fail "slow: mutants.md lacks the mutant"
 [ "$(grep -c '"name"' "$tmp/out-slow/mutants.json")" = 2 ] || fail "slow: --only did not select 2 mutants"
 
-if [ "$failures" -gt 0 ]; then
-  echo "test_mutants.sh: $failures failure(s)"
-  exit 1
-fi
+finish_failures "test_mutants.sh: "
 echo "test_mutants.sh: all passed"
