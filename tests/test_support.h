@@ -9,6 +9,9 @@
  * never through the model's own formatting, so a defect there cannot hide a
  * defect elsewhere.
  *
+ * Table rows are named (TS_ROW): every check of a row fails at the row's
+ * file and line, and the failure first prints the row's name (ts_fail).
+ *
  * Include it after <cmocka.h>.
  */
 #ifndef LCTX_TESTS_TEST_SUPPORT_H
