@@ -146,12 +146,12 @@ static bool lower_at(fx *f, int p, const char *file, int line) {
                                     &f->result);
   if (f->result.limit != LCTX_LOWERING_LIMIT_NONE) {
     print_error("lowering hit limit %d\n", (int)f->result.limit);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   ts_check_return_at(ok, &f->result.outcome, file, line);
   if (ok != f->result.evaluated) {
     print_error("evaluated=%d but ok=%d\n", f->result.evaluated, ok);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   return ok;
 }
@@ -166,7 +166,7 @@ static bool per_platform_at(fx *f, const char *desc,
                                        ts_s(desc), map, def, &f->result);
   if (f->result.limit != LCTX_LOWERING_LIMIT_NONE) {
     print_error("lowering hit limit %d\n", (int)f->result.limit);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   ts_check_return_at(ok, &f->result.outcome, file, line);
   return ok;
@@ -195,7 +195,7 @@ static void assert_path_at(fx *f, size_t i, const char *actual,
   if (!f->result.evaluated || i >= f->result.index_count) {
     print_error("index %zu not evaluated (%zu indices)\n", i,
                 f->result.index_count);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   lctx_buf_init(&buf, storage, sizeof storage);
   lctx_lowering_format_path(&f->lowering, &f->result, &f->result.actual[i],
@@ -208,7 +208,7 @@ static void assert_path_at(fx *f, size_t i, const char *actual,
   bool differ = strcmp(actual, intended) != 0;
   if (f->result.mismatch[i] != differ) {
     print_error("mismatch[%zu] is %d\n", i, f->result.mismatch[i]);
-    _fail(file, line);
+    ts_fail(file, line);
   }
 }
 
@@ -250,7 +250,7 @@ typedef struct reg_step {
 #define STOCK_KNOWN "cpu, cuda, gpu, oneapi, rocm, tpu"
 
 typedef struct reg_row {
-  int line;
+  ts_row at;
   ts_setup setup;
   reg_step steps[12];
 } reg_row;
@@ -269,8 +269,10 @@ static int rule_named(fx *f, const char *name) {
 static void run_register_rows(const reg_row *rows, size_t count) {
   static fx f;
   for (size_t i = 0; i < count; i++) {
-    const int line = rows[i].line;
-    ts_setup_build_at(&rows[i].setup, &f.config, __FILE__, line);
+    const char *file = rows[i].at.file;
+    const int line = rows[i].at.line;
+    ts_row_enter(&rows[i].at);
+    ts_setup_build_at(&rows[i].setup, &f.config, file, line);
     fx_open(&f);
     for (const reg_step *st = rows[i].steps; st->op; st++) {
       int p = st->prim ? prim(&f, st->prim) : -1;
@@ -280,26 +282,27 @@ static void run_register_rows(const reg_row *rows, size_t count) {
       switch (st->op) {
       case REGISTER:
         if (st->text)
-          reg_raises_at(&f, p, r, st->platform, st->text, __FILE__, line);
+          reg_raises_at(&f, p, r, st->platform, st->text, file, line);
         else
-          reg_at(&f, p, r, st->platform, __FILE__, line);
+          reg_at(&f, p, r, st->platform, file, line);
         break;
       case SPECIFIC:
-        _assert_int_equal((uintmax_t)lctx_lowering_specific_rule(
-                              &f.lowering, p, ts_s(st->platform)),
-                          (uintmax_t)r, __FILE__, line);
+        ts_check_int((uintmax_t)lctx_lowering_specific_rule(&f.lowering, p,
+                                                            ts_s(st->platform)),
+                     (uintmax_t)r, "specific rule", file, line);
         break;
       case COMMON:
-        _assert_int_equal((uintmax_t)lctx_lowering_common_rule(&f.lowering, p),
-                          (uintmax_t)r, __FILE__, line);
+        ts_check_int((uintmax_t)lctx_lowering_common_rule(&f.lowering, p),
+                     (uintmax_t)r, "common rule", file, line);
         break;
       case SPECIFIC_COUNT:
-        _assert_int_equal(f.lowering.specific_count, st->count, __FILE__, line);
+        ts_check_int(f.lowering.specific_count, st->count, "specific_count",
+                     file, line);
         break;
       case KNOWN:
         lctx_buf_init(&buf, storage, sizeof storage);
         lctx_lowering_format_known_platforms(&f.lowering, &buf);
-        ts_assert_buf_at(&buf, st->text, __FILE__, line);
+        ts_assert_buf_at(&buf, st->text, file, line);
         break;
       }
     }
@@ -308,67 +311,67 @@ static void run_register_rows(const reg_row *rows, size_t count) {
 
 static const reg_row register_rows[] = {
     /* None stores the common rule; a later None registration replaces it. */
-    {__LINE__,
+    {TS_ROW("test_register_none_stores_common_rule"),
      {.base = TS_STOCK},
      {COMMON_IS("P", NULL), REGISTER("P", "A", NULL), COMMON_IS("P", "A"),
       SPECIFIC_COUNT_IS(0), SPECIFIC_IS("P", "", NULL),
       REGISTER("P", "B", NULL), COMMON_IS("P", "B")}},
     /* The unknown-platform message, and the known platforms. */
-    {__LINE__,
+    {TS_ROW("test_register_known_platforms_message"),
      {.base = TS_STOCK},
      {REGISTER_FAILS("P", "A", "metal", STOCK_KNOWN), KNOWN_IS(STOCK_KNOWN)}},
     /* "" is not None: it is checked, and unknown here. */
-    {__LINE__,
+    {TS_ROW("test_register_empty_string_is_a_platform_name"),
      {.base = TS_STOCK},
      {REGISTER_FAILS("P", "A", "", STOCK_KNOWN), COMMON_IS("P", NULL),
       SPECIFIC_COUNT_IS(0)}},
     /* A factory named '' is an empty first item; then "" is known: stored
      * under "", not as the common rule. */
-    {__LINE__,
+    {TS_ROW("test_register_factory_named_empty_is_empty_first_item"),
      {.base = TS_STOCK, .add = {TS_CLIENT("", 5, true)}},
      {REGISTER_FAILS("P", "A", "xpu", ", " STOCK_KNOWN), REGISTER("P", "A", ""),
       SPECIFIC_IS("P", "", "A"), COMMON_IS("P", NULL)}},
     /* Sorted by code point: METAL before cpu. */
-    {__LINE__,
+    {TS_ROW("test_register_sorted_by_code_point"),
      {.base = TS_STOCK,
       .add = {TS_CLIENT("METAL", 400, false), TS_CLIENT("Zeta", 1, true),
               TS_CLIENT("_x", 1, true)}},
      {REGISTER_FAILS("P", "A", "metal", "METAL, Zeta, _x, " STOCK_KNOWN),
       REGISTER("P", "A", "METAL"), SPECIFIC_IS("P", "METAL", "A")}},
     /* Each known name once (cpu, tpu, cuda, rocm, oneapi and gpu). */
-    {__LINE__,
+    {TS_ROW("test_register_known_names_listed_once"),
      {.base = TS_GPUS, .nvidia = true, .add = {TS_CLIENT("gpu", 1, true)}},
      {REGISTER_FAILS("P", "A", "Cuda", STOCK_KNOWN)}},
     /* Case-sensitive. */
-    {__LINE__,
+    {TS_ROW("test_register_case_sensitive"),
      {.base = TS_STOCK},
      {REGISTER_FAILS("P", "A", "CPU", STOCK_KNOWN),
       REGISTER_FAILS("P", "A", "GPU", STOCK_KNOWN),
       REGISTER_FAILS("P", "A", "cpu ", STOCK_KNOWN), SPECIFIC_COUNT_IS(0)}},
     /* {prim} and {platform} are inserted raw. */
-    {__LINE__,
+    {TS_ROW("test_register_names_inserted_raw"),
      {.base = TS_STOCK},
      {REGISTER_FAILS("my'prim", "A", "it's\n", STOCK_KNOWN)}},
     /* A raise stores nothing. */
-    {__LINE__,
+    {TS_ROW("test_register_raise_stores_nothing"),
      {.base = TS_STOCK},
      {REGISTER("P", "A", "cpu"), REGISTER_FAILS("P", "B", "cpux", STOCK_KNOWN),
       SPECIFIC_COUNT_IS(1), SPECIFIC_IS("P", "cpu", "A"),
       SPECIFIC_IS("P", "cpux", NULL), COMMON_IS("P", NULL)}},
     /* gpu expands to cuda, rocm and oneapi... */
-    {__LINE__,
+    {TS_ROW("test_register_gpu_expands"),
      {.base = TS_STOCK},
      {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "cuda", "G"),
       SPECIFIC_IS("P", "rocm", "G"), SPECIFIC_IS("P", "oneapi", "G"),
       SPECIFIC_IS("P", "gpu", NULL), SPECIFIC_COUNT_IS(3)}},
     /* ... even with a factory literally named gpu. */
-    {__LINE__,
+    {TS_ROW("test_register_gpu_expands_factory_named_gpu"),
      {.base = TS_STOCK, .add = {TS_CLIENT("gpu", 1, true)}},
      {REGISTER("P", "G", "gpu"), SPECIFIC_IS("P", "gpu", NULL),
       SPECIFIC_IS("P", "rocm", "G")}},
     /* cuda then gpu: gpu replaces cuda's rule; gpu then cuda: cuda replaces
      * only cuda's; other primitives are untouched. */
-    {__LINE__,
+    {TS_ROW("test_register_replacement_both_ways"),
      {.base = TS_STOCK},
      {REGISTER("P", "C", "cuda"), REGISTER("P", "G", "gpu"),
       SPECIFIC_IS("P", "cuda", "G"), REGISTER("P", "C", "cuda"),
@@ -376,7 +379,7 @@ static const reg_row register_rows[] = {
       SPECIFIC_IS("P", "oneapi", "G"), SPECIFIC_COUNT_IS(3),
       SPECIFIC_IS("Q", "cuda", NULL)}},
     /* tpu is a factory, cuda/rocm/oneapi are known without one. */
-    {__LINE__,
+    {TS_ROW("test_register_factory_platform_and_builtin_names"),
      {.base = TS_STOCK},
      {REGISTER("P", "A", "tpu"), REGISTER("P", "A", "rocm"),
       REGISTER("P", "A", "oneapi"), SPECIFIC_IS("P", "tpu", "A"),
@@ -655,7 +658,7 @@ typedef struct low_step {
   { .op = L_EVENTS, .n = (k) }
 
 typedef struct low_row {
-  int line;
+  ts_row at;
   low_step steps[16];
 } low_row;
 
@@ -691,14 +694,16 @@ static lctx_lowering_action low_action_make(fx *f, const struct low_action *a) {
 static void run_lowering_rows(const low_row *rows, size_t count) {
   static fx f;
   for (size_t i = 0; i < count; i++) {
-    const int line = rows[i].line;
+    const char *file = rows[i].at.file;
+    const int line = rows[i].at.line;
+    ts_row_enter(&rows[i].at);
     fx_stock(&f);
     for (size_t k = 0; k < 16 && rows[i].steps[k].op; k++) {
       const low_step *st = &rows[i].steps[k];
       switch (st->op) {
       case L_REG:
         reg_at(&f, prim(&f, st->prim), rule_named(&f, st->rule), st->platform,
-               __FILE__, line);
+               file, line);
         break;
       case L_RULE: {
         lctx_lowering_action a[2];
@@ -729,16 +734,16 @@ static void run_lowering_rows(const low_row *rows, size_t count) {
         f.ctx.dim_var_count = st->n;
         break;
       case L_LOWER:
-        lower_at(&f, prim(&f, st->prim), __FILE__, line);
-        ts_assert_outcome_at(&f.result.outcome, st->want, __FILE__, line);
+        lower_at(&f, prim(&f, st->prim), file, line);
+        ts_assert_outcome_at(&f.result.outcome, st->want, file, line);
         if (st->tree)
-          assert_events_at(&f, st->tree, __FILE__, line);
+          assert_events_at(&f, st->tree, file, line);
         break;
       case L_PATH:
-        assert_path_at(&f, st->n, st->tree, st->intended, __FILE__, line);
+        assert_path_at(&f, st->n, st->tree, st->intended, file, line);
         break;
       case L_EVENTS:
-        _assert_int_equal(f.result.event_count, st->n, __FILE__, line);
+        ts_check_int(f.result.event_count, st->n, "event_count", file, line);
         break;
       }
     }
@@ -750,7 +755,7 @@ static const low_row lowering_rows[] = {
     /* cuda is not a module platform: its rule is not selected; the default
      * runs for the narrowed cuda, directly. Without a default: the
      * singular message for the narrowed platform. */
-    {__LINE__,
+    {TS_ROW("test_rule_lookup_uses_module_not_narrowed_platforms"),
      {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.default", NULL),
       L_MODULE_("cpu", "tpu"), L_NARROW_("cuda"),
       LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cuda'] rules={} "
@@ -765,7 +770,7 @@ static const low_row lowering_rows[] = {
             "platform cuda")}},
     /* platform_rules comes from the module order (cpu, cuda); the first case
      * from the narrowed order (cuda, cpu). */
-    {__LINE__,
+    {TS_ROW("test_kept_rules_follow_lookup_order_with_narrowing"),
      {L_REG_("P", "P.cuda", "cuda"), L_REG_("P", "P.cpu", "cpu"),
       L_MODULE_("cpu", "tpu", "cuda"), L_NARROW_("cuda", "cpu"),
       LOWERS(
@@ -783,14 +788,14 @@ static const low_row lowering_rows[] = {
           "        marker P.cuda platforms=['cuda'] module=['cpu', 'tpu', "
           "'cuda']\n")}},
     /* Step 1 counts entries: (cpu, cpu) is two. */
-    {__LINE__,
+    {TS_ROW("test_step1_counts_entries_cpu_cpu_is_two"),
      {L_MODULE_("cpu", "cpu"),
       FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
             "MLIR translation rule for primitive 'P' not found for "
             "platforms ['cpu', 'cpu']")}},
     /* Step 3: the plural message lists the uncovered entries, duplicates
      * kept, as a Python list repr. */
-    {__LINE__,
+    {TS_ROW("test_step3_plural_lists_uncovered_with_duplicates"),
      {L_REG_("P", "P.tpu", "tpu"), L_MODULE_("cpu", "tpu", "cpu", "cuda"),
       FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
             "MLIR translation rule for primitive 'P' not found for "
@@ -801,7 +806,7 @@ static const low_row lowering_rows[] = {
             "platforms [\"it's\", 'a\"b\\'']")}},
     /* Step 5: (cpu, cpu) with a cpu rule is a direct call, which needs no
      * conditional, so no index. */
-    {__LINE__,
+    {TS_ROW("test_step5_cpu_cpu_with_cpu_rule_is_direct"),
      {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "cpu"), L_DIMS_(0),
       LOWERS("P", "eqn P module=['cpu', 'cpu'] platforms=['cpu', 'cpu'] "
                   "rules={cpu: P.cpu} default=None\n"
@@ -811,7 +816,7 @@ static const low_row lowering_rows[] = {
                   "module=['cpu', 'cpu']\n"),
       L_PATH_(0, "P.cpu", "P.cpu"), L_PATH_(1, "P.cpu", "P.cpu")}},
     /* Step 5: one platform, its specific rule over the default. */
-    {__LINE__,
+    {TS_ROW("test_step5_single_platform_specific_over_default"),
      {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
       L_REG_("P", "P.default", NULL), L_MODULE_("tpu"),
       LOWERS("P", "eqn P module=['tpu'] platforms=['tpu'] rules={tpu: "
@@ -827,7 +832,7 @@ static const low_row lowering_rows[] = {
     /* Step 6: steps 1-3 first (the plural error, not the assertion); then
      * two kept rules and no index: nothing emitted; any dimension variable
      * satisfies the check. */
-    {__LINE__,
+    {TS_ROW("test_step6_platform_index_assertion"),
      {L_REG_("P", "P.cpu", "cpu"), L_MODULE_("cpu", "tpu"), L_DIMS_(0),
       FAILS("P", LCTX_ERROR_NOT_IMPLEMENTED,
             "MLIR translation rule for primitive 'P' not found for "
@@ -836,7 +841,7 @@ static const low_row lowering_rows[] = {
       FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable"),
       L_EVENTS_(1), L_DIMS_(2), LOWERS("P", NULL)}},
     /* Step 7: the dispatch, the default slot last. */
-    {__LINE__,
+    {TS_ROW("test_step7_dispatch_default_slot_last"),
      {L_REG_("P", "P.default", NULL), L_REG_("P", "P.cuda", "cuda"),
       L_REG_("P", "P.cpu", "cpu"),
       L_MODULE_("tpu", "cpu", "tpu", "cuda", "rocm"),
@@ -871,7 +876,7 @@ static const low_row lowering_rows[] = {
       L_PATH_(4, "P.default", "P.default")}},
     /* Step 7: identical rules are not merged; two kept rules need the
      * index. */
-    {__LINE__,
+    {TS_ROW("test_step7_identical_rules_not_merged"),
      {L_REG_("P", "P.gpu", "gpu"), L_MODULE_("cuda", "rocm"),
       LOWERS("P", "eqn P module=['cuda', 'rocm'] platforms=['cuda', "
                   "'rocm'] rules={cuda: P.gpu, rocm: P.gpu} default=None\n"
@@ -890,7 +895,7 @@ static const low_row lowering_rows[] = {
       L_DIMS_(0),
       FAILS("P", LCTX_ERROR_ASSERTION, "Must have a platform_index variable")}},
     /* The nested defect with rocm: indices 1 and 2 run Q's next rule. */
-    {__LINE__,
+    {TS_ROW("test_nested_defect_cpu_tpu_cuda_rocm"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
       L_REG_("Q", "Q.tpu", "tpu"), L_REG_("Q", "Q.cuda", "cuda"),
@@ -901,7 +906,7 @@ static const low_row lowering_rows[] = {
       L_PATH_(3, "P.default > Q.rocm", "P.default > Q.rocm")}},
     /* Module (tpu, cuda, cpu): the default group [tpu, cuda] sits at indices
      * 0 and 1, which the inner case maps right. */
-    {__LINE__,
+    {TS_ROW("test_nested_no_defect_when_default_group_first"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
       L_REG_("Q", "Q.tpu", "tpu"), L_REG_("Q", "Q.cuda", "cuda"),
@@ -911,7 +916,7 @@ static const low_row lowering_rows[] = {
       L_PATH_(2, "P.cpu", "P.cpu")}},
     /* A nested raise names only the narrowed platforms (and nothing is
      * evaluated, as LOWER checks)... */
-    {__LINE__,
+    {TS_ROW("test_nested_error_names_only_narrowed_platforms"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.default", NULL),
       L_REG_("Q", "Q.tpu", "tpu"), L_MODULE_("cpu", "tpu", "cuda"),
@@ -919,7 +924,7 @@ static const low_row lowering_rows[] = {
             "MLIR translation rule for primitive 'Q' not found for "
             "platforms ['cuda']")}},
     /* ... and aborts the later branches. */
-    {__LINE__,
+    {TS_ROW("test_nested_error_aborts_later_branches"),
      {L_RULE_("P.cpu", 1, A_LOWER_FUN("Q", NULL)), L_REG_("P", "P.cpu", "cpu"),
       L_REG_("P", "P.default", NULL), L_MODULE_("cpu", "tpu"),
       FAILS_WITH("P", LCTX_ERROR_NOT_IMPLEMENTED,
@@ -936,7 +941,7 @@ static const low_row lowering_rows[] = {
                  "default=None\n")}},
     /* B1 in a branch (optional), B3 for a sub-primitive through lower_fun;
      * optional=False in the branch: B1 raises M1 and aborts the module. */
-    {__LINE__,
+    {TS_ROW("test_b1_in_branch_b3_through_lower_fun"),
      {L_RULE_("P.default", 2, A_GET_BACKEND(true), A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.tpu", "tpu"), L_REG_("P", "P.default", NULL),
       L_RULE_("Q.default", 1, A_GET_BACKEND(false)),
@@ -965,7 +970,7 @@ static const low_row lowering_rows[] = {
       FAILS("P2", LCTX_ERROR_NOT_IMPLEMENTED, TS_MSG_M1)}},
     /* A pinned backend: branch cpu B2b, the pinned client; branch tpu B2a
      * ValueError. */
-    {__LINE__,
+    {TS_ROW("test_lower_fun_pinned_backend_b2"),
      {L_RULE_("P.cpu", 1, A_LOWER_FUN("Q", NULL)),
       L_RULE_("P.tpu", 1, A_LOWER_FUN("Q", NULL)),
       L_RULE_("Q.default", 1, A_GET_BACKEND(false)),
@@ -998,7 +1003,7 @@ static const low_row lowering_rows[] = {
                  "B2a ValueError\n")}},
     /* A direct call (no narrowing) lowers Q with the full module
      * platforms. */
-    {__LINE__,
+    {TS_ROW("test_lower_fun_without_narrowing_keeps_module"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
       L_MODULE_("cpu", "tpu"),
@@ -1015,7 +1020,7 @@ static const low_row lowering_rows[] = {
     /* `ctx.platforms is not None`: an empty narrowed list (set by a caller)
      * reads as unset for the equation, but lower_fun still replaces the
      * module platforms with it, so the sub-equation has no platforms. */
-    {__LINE__,
+    {TS_ROW("test_lower_fun_empty_narrowed_list_replaces_module"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
       L_MODULE_("cpu"), L_NARROW_(NULL),
@@ -1029,7 +1034,7 @@ static const low_row lowering_rows[] = {
      * lower_fun whose module context names gpu aborts with a bare
      * AssertionError before the sub-equation is looked at; a rule without
      * lower_fun lowers in a gpu module as usual. */
-    {__LINE__,
+    {TS_ROW("test_lower_fun_asserts_gpu_not_in_module_platforms"),
      {L_REG_("P", "P.cpu", "cpu"),
       L_RULE_("P.default", 1, A_LOWER_FUN("Q", NULL)),
       L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.default", NULL),
@@ -1043,7 +1048,7 @@ static const low_row lowering_rows[] = {
       L_MODULE_("cpu", "gpu"), LOWERS("R", NULL)}},
     /* An override is called once, directly, and reaches equations lowered
      * through lower_fun. */
-    {__LINE__,
+    {TS_ROW("test_override_called_once_directly"),
      {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
       L_MODULE_("cpu", "tpu"), L_DIMS_(0), L_OVERRIDE_("P", "O"),
       LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
@@ -1066,7 +1071,7 @@ static const low_row lowering_rows[] = {
     /* device_host applies even though the module does not lower for cpu;
      * without a cpu rule, the singular message for cpu; tpu_sparsecore
      * wins over a narrowed list too. */
-    {__LINE__,
+    {TS_ROW("test_compute_type_device_host"),
      {L_REG_("P", "P.cpu", "cpu"), L_REG_("P", "P.tpu", "tpu"),
       L_MODULE_("tpu", "cuda"), L_COMPUTE_("device_host"),
       LOWERS("P", "eqn P module=['tpu', 'cuda'] platforms=['cpu'] "
@@ -1088,7 +1093,7 @@ static const low_row lowering_rows[] = {
                   "    marker Q.tpu platforms=['tpu'] module=['tpu', "
                   "'cuda']\n")}},
     /* A compute type through lower_fun. */
-    {__LINE__,
+    {TS_ROW("test_compute_type_through_lower_fun"),
      {L_RULE_("P.default", 1, A_LOWER_FUN("Q", "device_host")),
       L_REG_("P", "P.default", NULL), L_REG_("Q", "Q.cpu", "cpu"),
       L_REG_("Q", "Q.default", NULL), L_MODULE_("tpu", "cuda"),
@@ -1104,7 +1109,7 @@ static const low_row lowering_rows[] = {
                   "'cuda']\n")}},
     /* Rule-body actions: a guarded get_backend (a B3 error is not
      * guarded)... */
-    {__LINE__,
+    {TS_ROW("test_action_guarded_get_backend"),
      {L_RULE_("P.default", 1, A_GUARDED(false)), L_REG_("P", "P.default", NULL),
       L_MODULE_("cpu", "tpu"),
       LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
@@ -1121,7 +1126,7 @@ static const low_row lowering_rows[] = {
       FAILS("P", LCTX_ERROR_RUNTIME,
             "Unknown backend cuda. Available backends are ['cpu', 'tpu']")}},
     /* ... try and fall back (ValueError M2 is not caught)... */
-    {__LINE__,
+    {TS_ROW("test_action_try_fallback"),
      {L_RULE_("P.default", 1, A_TRY_FALLBACK), L_REG_("P", "P.default", NULL),
       L_MODULE_("cpu", "tpu"),
       LOWERS("P", "eqn P module=['cpu', 'tpu'] platforms=['cpu', 'tpu'] "
@@ -1137,7 +1142,7 @@ static const low_row lowering_rows[] = {
             "the platform for the specified backend cpu is different "
             "from the lowering platform tpu")}},
     /* ... raise if multi (duplicates count: (cpu, cpu) is multi). */
-    {__LINE__,
+    {TS_ROW("test_action_raise_if_multi"),
      {L_RULE_("P.default", 2,
               A_RAISE_IF_MULTI("multi-platform lowering for python_callback"),
               A_MARKER),

@@ -71,54 +71,59 @@ static void make_outcome(lctx_outcome *o, const ts_expect *e) {
 // String repr
 //===----------------------------------------------------------------------===//
 
-/// repr() of the bytes of a literal (its length includes NUL bytes inside).
+/// repr() of the bytes of a literal (its length includes NUL bytes inside);
+/// REPR(name, s, expected) is a named row.
 typedef struct repr_row {
-  int line;
+  ts_row at;
   const char *s;
   size_t n;
   const char *expected;
 } repr_row;
-#define REPR(s, expected)                                                      \
-  { __LINE__, (s), sizeof(s) - 1, (expected) }
+#define REPR(name, s, expected)                                                \
+  { TS_ROW(name), (s), sizeof(s) - 1, (expected) }
 
 static const repr_row reprs[] = {
     /* Quote choice: single unless the string holds a single quote and no
      * double quote. */
-    REPR("cpu", "'cpu'"),
-    REPR("METAL", "'METAL'"),
-    REPR("", "''"),
-    {__LINE__, NULL, 0, "''"},
-    REPR("it's", "\"it's\""),
-    REPR("'", "\"'\""),
-    REPR("say \"hi\"", "'say \"hi\"'"),
-    REPR("\"", "'\"'"),
+    REPR("test_repr_plain_name_single_quotes", "cpu", "'cpu'"),
+    REPR("test_repr_plain_name_single_quotes_upper", "METAL", "'METAL'"),
+    REPR("test_repr_empty_string", "", "''"),
+    {TS_ROW("test_repr_empty_string_null"), NULL, 0, "''"},
+    REPR("test_repr_single_quote_only_uses_double_quotes", "it's", "\"it's\""),
+    REPR("test_repr_single_quote_only_uses_double_quotes_alone", "'", "\"'\""),
+    REPR("test_repr_double_quote_only_stays_single_quoted", "say \"hi\"",
+         "'say \"hi\"'"),
+    REPR("test_repr_double_quote_only_stays_single_quoted_alone", "\"", "'\"'"),
     /* Python: repr('a\'b"c') == 'a\\\'b"c' */
-    REPR("a'b\"c", "'a\\'b\"c'"),
-    REPR("\"'", "'\"\\''"),
+    REPR("test_repr_both_quotes_escapes_single_quote", "a'b\"c", "'a\\'b\"c'"),
+    REPR("test_repr_both_quotes_escapes_single_quote_alone", "\"'", "'\"\\''"),
     /* Escapes: backslash doubled. */
-    REPR("a\\b", "'a\\\\b'"),
-    REPR("\\", "'\\\\'"),
+    REPR("test_repr_backslash_doubled", "a\\b", "'a\\\\b'"),
+    REPR("test_repr_backslash_doubled_alone", "\\", "'\\\\'"),
     /* Python: repr("\\'") == "\"\\\\'\"": double quotes, quote unescaped. */
-    REPR("\\'", "\"\\\\'\""),
+    REPR("test_repr_backslash_with_single_quote", "\\'", "\"\\\\'\""),
     /* Tab, newline and carriage return by name. */
-    REPR("\t\n\r", "'\\t\\n\\r'"),
-    REPR("a\tb", "'a\\tb'"),
+    REPR("test_repr_tab_newline_cr_named_escapes", "\t\n\r", "'\\t\\n\\r'"),
+    REPR("test_repr_tab_newline_cr_named_escapes_inside", "a\tb", "'a\\tb'"),
     /* Other control bytes and 0x7f as lowercase hex, NUL included. */
-    REPR("\x01", "'\\x01'"),
-    REPR("\x1f", "'\\x1f'"),
-    REPR("\x7f", "'\\x7f'"),
-    REPR("\x0b\x0c\x1b", "'\\x0b\\x0c\\x1b'"),
-    REPR("a\0b", "'a\\x00b'"),
-    REPR("'\x01\t", "\"'\\x01\\t\""),
-    REPR(" ~", "' ~'"),
+    REPR("test_repr_control_bytes_lowercase_hex", "\x01", "'\\x01'"),
+    REPR("test_repr_control_bytes_lowercase_hex_1f", "\x1f", "'\\x1f'"),
+    REPR("test_repr_control_bytes_lowercase_hex_7f", "\x7f", "'\\x7f'"),
+    REPR("test_repr_control_bytes_lowercase_hex_vt_ff_esc", "\x0b\x0c\x1b",
+         "'\\x0b\\x0c\\x1b'"),
+    REPR("test_repr_control_bytes_lowercase_hex_nul", "a\0b", "'a\\x00b'"),
+    REPR("test_repr_control_bytes_with_single_quote", "'\x01\t",
+         "\"'\\x01\\t\""),
+    REPR("test_repr_printable_ascii_kept_raw_space_tilde", " ~", "' ~'"),
 };
 
 static void test_repr_quotes_and_escapes(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof reprs / sizeof reprs[0]; ++i) {
     const repr_row *row = &reprs[i];
+    ts_row_enter(&row->at);
 #define WRITE_REPR(b) lctx_pyrepr_str((b), lctx_str_make(row->s, row->n))
-    WRITES(row->expected, __FILE__, row->line, WRITE_REPR);
+    WRITES(row->expected, row->at.file, row->at.line, WRITE_REPR);
 #undef WRITE_REPR
   }
 }
@@ -151,19 +156,25 @@ static void test_repr_appends_to_existing_text(void **state) {
 
 /// `[` + the items' reprs joined by `, ` + `]`, duplicates and order kept.
 static const struct {
-  int line;
+  ts_row at;
   const char *items[8];
   size_t count;
   const char *expected;
 } lists[] = {
-    {__LINE__, {NULL}, 0, "[]"},
-    {__LINE__, {"cpu"}, 1, "['cpu']"},
-    {__LINE__, {"cpu", "tpu", "cuda"}, 3, "['cpu', 'tpu', 'cuda']"},
-    {__LINE__,
+    {TS_ROW("test_list_repr_empty"), {NULL}, 0, "[]"},
+    {TS_ROW("test_list_repr_one_item"), {"cpu"}, 1, "['cpu']"},
+    {TS_ROW("test_list_repr_joined_by_comma_space"),
+     {"cpu", "tpu", "cuda"},
+     3,
+     "['cpu', 'tpu', 'cuda']"},
+    {TS_ROW("test_list_repr_items_use_string_repr"),
      {"cpu", "it's", "q\"d", "a\tb", "\x01", "", "a\\b"},
      7,
      "['cpu', \"it's\", 'q\"d', 'a\\tb', '\\x01', '', 'a\\\\b']"},
-    {__LINE__, {"tpu", "cpu", "tpu"}, 3, "['tpu', 'cpu', 'tpu']"},
+    {TS_ROW("test_list_repr_keeps_duplicates_and_order"),
+     {"tpu", "cpu", "tpu"},
+     3,
+     "['tpu', 'cpu', 'tpu']"},
 };
 
 static void test_list_repr(void **state) {
@@ -172,8 +183,9 @@ static void test_list_repr(void **state) {
     lctx_str views[8];
     for (size_t k = 0; k < lists[i].count; ++k)
       views[k] = ts_s(lists[i].items[k]);
+    ts_row_enter(&lists[i].at);
 #define WRITE_LIST(b) lctx_pyrepr_str_list((b), views, lists[i].count)
-    WRITES(lists[i].expected, __FILE__, lists[i].line, WRITE_LIST);
+    WRITES(lists[i].expected, lists[i].at.file, lists[i].at.line, WRITE_LIST);
 #undef WRITE_LIST
   }
 }
@@ -267,10 +279,6 @@ static void test_buf_append_variants(void **state) {
 // Outcomes
 //===----------------------------------------------------------------------===//
 
-//===----------------------------------------------------------------------===//
-// Outcomes
-//===----------------------------------------------------------------------===//
-
 static void test_error_class_names(void **state) {
   (void)state;
   static const struct {
@@ -352,46 +360,58 @@ static void test_outcome_equal_compares_identity_and_text(void **state) {
 
 /// lctx_outcome_format: Python's last traceback line.
 static const struct {
-  int line;
+  ts_row at;
   ts_expect outcome;
   const char *expected;
 } formats[] = {
-    {__LINE__, TS_WANT_NONE, "None"},
+    {TS_ROW("test_format_none"), TS_WANT_NONE, "None"},
     /* A string as its Python repr. */
-    {__LINE__, TS_WANT_STRING("cuda"), "'cuda'"},
-    {__LINE__, TS_WANT_STRING(""), "''"},
-    {__LINE__, TS_WANT_STRING("it's"), "\"it's\""},
-    {__LINE__, TS_WANT_STRING("\t"), "'\\t'"},
-    {__LINE__, TS_WANT_PLATFORMS("['cpu', 'tpu']"), "['cpu', 'tpu']"},
-    {__LINE__, TS_WANT_PLATFORMS("[]"), "[]"},
-    {__LINE__, TS_WANT_CLIENT(0, "cpu"), "<client 'cpu' registration 0>"},
-    {__LINE__, TS_WANT_CLIENT(12, "cuda"), "<client 'cuda' registration 12>"},
-    {__LINE__, TS_WANT_PINNED("rocm"), "<pinned client 'rocm'>"},
-    {__LINE__, TS_WANT_PINNED("it's"), "<pinned client \"it's\">"},
+    {TS_ROW("test_format_string_as_python_repr"), TS_WANT_STRING("cuda"),
+     "'cuda'"},
+    {TS_ROW("test_format_string_as_python_repr_empty"), TS_WANT_STRING(""),
+     "''"},
+    {TS_ROW("test_format_string_as_python_repr_single_quote"),
+     TS_WANT_STRING("it's"), "\"it's\""},
+    {TS_ROW("test_format_string_as_python_repr_tab"), TS_WANT_STRING("\t"),
+     "'\\t'"},
+    {TS_ROW("test_format_platforms_list"), TS_WANT_PLATFORMS("['cpu', 'tpu']"),
+     "['cpu', 'tpu']"},
+    {TS_ROW("test_format_platforms_list_empty"), TS_WANT_PLATFORMS("[]"), "[]"},
+    {TS_ROW("test_format_registry_and_pinned_clients"),
+     TS_WANT_CLIENT(0, "cpu"), "<client 'cpu' registration 0>"},
+    {TS_ROW("test_format_registry_and_pinned_clients_registration_12"),
+     TS_WANT_CLIENT(12, "cuda"), "<client 'cuda' registration 12>"},
+    {TS_ROW("test_format_registry_and_pinned_clients_pinned"),
+     TS_WANT_PINNED("rocm"), "<pinned client 'rocm'>"},
+    {TS_ROW("test_format_registry_and_pinned_clients_pinned_single_quote"),
+     TS_WANT_PINNED("it's"), "<pinned client \"it's\">"},
     /* A raise as class, colon, message. */
-    {__LINE__,
+    {TS_ROW("test_format_raise_class_colon_message"),
      TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "Unknown backend metal. Available "
                                        "backends are ['cpu', 'tpu']"),
      "RuntimeError: Unknown backend metal. Available backends are ['cpu', "
      "'tpu']"},
-    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_INDEX, "tuple index out of range"),
+    {TS_ROW("test_format_raise_class_colon_message_index_error"),
+     TS_WANT_RAISE(LCTX_ERROR_INDEX, "tuple index out of range"),
      "IndexError: tuple index out of range"},
-    {__LINE__,
+    {TS_ROW("test_format_raise_class_colon_message_value_error"),
      TS_WANT_RAISE(LCTX_ERROR_VALUE,
                    "the platform for the specified backend cpu is different "
                    "from the lowering platform tpu"),
      "ValueError: the platform for the specified backend cpu is different "
      "from the lowering platform tpu"},
-    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_NOT_IMPLEMENTED, "x"),
-     "NotImplementedError: x"},
+    {TS_ROW("test_format_raise_class_colon_message_not_implemented"),
+     TS_WANT_RAISE(LCTX_ERROR_NOT_IMPLEMENTED, "x"), "NotImplementedError: x"},
     /* The message is str(err), printed as is: quotes are not escaped. */
-    {__LINE__,
+    {TS_ROW("test_format_raise_message_kept_raw"),
      TS_WANT_RAISE(LCTX_ERROR_RUNTIME, "Unknown backend x'y. "
                                        "Available"),
      "RuntimeError: Unknown backend x'y. Available"},
     /* Python prints any exception with an empty message as its bare name. */
-    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""), "AssertionError"},
-    {__LINE__, TS_WANT_RAISE(LCTX_ERROR_RUNTIME, ""), "RuntimeError"},
+    {TS_ROW("test_format_empty_message_is_bare_class"),
+     TS_WANT_RAISE(LCTX_ERROR_ASSERTION, ""), "AssertionError"},
+    {TS_ROW("test_format_empty_message_is_bare_class_runtime"),
+     TS_WANT_RAISE(LCTX_ERROR_RUNTIME, ""), "RuntimeError"},
 };
 
 static void test_format(void **state) {
@@ -399,8 +419,10 @@ static void test_format(void **state) {
   lctx_outcome o;
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; ++i) {
     make_outcome(&o, &formats[i].outcome);
+    ts_row_enter(&formats[i].at);
 #define WRITE_FORMAT(b) lctx_outcome_format(&o, (b))
-    WRITES(formats[i].expected, __FILE__, formats[i].line, WRITE_FORMAT);
+    WRITES(formats[i].expected, formats[i].at.file, formats[i].at.line,
+           WRITE_FORMAT);
 #undef WRITE_FORMAT
   }
 }

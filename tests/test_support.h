@@ -9,6 +9,9 @@
  * never through the model's own formatting, so a defect there cannot hide a
  * defect elsewhere.
  *
+ * Table rows are named (TS_ROW): every check of a row fails at the row's
+ * file and line, and the failure first prints the row's name (ts_fail).
+ *
  * Include it after <cmocka.h>.
  */
 #ifndef LCTX_TESTS_TEST_SUPPORT_H
@@ -20,6 +23,56 @@
 #include <string.h>
 
 #include "lctx/lctx.h"
+
+//===----------------------------------------------------------------------===//
+// Failures and table rows
+//===----------------------------------------------------------------------===//
+
+/// Where a table row stands and what it is called: the first member of
+/// every row of a table, written TS_ROW("test_...") in the row. Every check
+/// of a row fails at the row's file and line.
+typedef struct ts_row {
+  const char *name;
+  const char *file;
+  int line;
+} ts_row;
+
+#define TS_ROW(row_name) .at = {(row_name), __FILE__, __LINE__}
+
+/// The row a table runner entered last (ts_row_enter).
+static ts_row ts_row_now;
+
+/// Called by a table runner before it runs a row.
+static inline void ts_row_enter(const ts_row *row) {
+  ts_row_now = *row;
+}
+
+/// Fails at file:line; when that is where the row entered last stands,
+/// first prints the row's name with its file:line.
+static inline void ts_fail(const char *file, int line) {
+  if (ts_row_now.name && ts_row_now.line == line && ts_row_now.file &&
+      strcmp(ts_row_now.file, file) == 0)
+    print_error("in row %s at %s:%d\n", ts_row_now.name, file, line);
+  _fail(file, line);
+}
+
+/// Fails at file:line (ts_fail) unless `ok`; `what` says what was checked.
+static inline void ts_check(bool ok, const char *what, const char *file,
+                            int line) {
+  if (ok)
+    return;
+  print_error("check failed: %s\n", what);
+  ts_fail(file, line);
+}
+
+/// Fails at file:line (ts_fail) unless `actual` is `expected`.
+static inline void ts_check_int(uintmax_t actual, uintmax_t expected,
+                                const char *what, const char *file, int line) {
+  if (actual == expected)
+    return;
+  print_error("%s is %ju, expected %ju\n", what, actual, expected);
+  ts_fail(file, line);
+}
 
 //===----------------------------------------------------------------------===//
 // Factories and configurations
@@ -67,7 +120,7 @@ static inline void ts_add_at(lctx_registry_config *config, lctx_factory f,
   if (!lctx_registry_config_add_factory(config, f)) {
     print_error("lctx_registry_config_add_factory(\"%s\") returned false\n",
                 f.name ? f.name : "(null)");
-    _fail(file, line);
+    ts_fail(file, line);
   }
 }
 
@@ -104,7 +157,7 @@ static inline void ts_open_at(lctx_registry *registry,
   lctx_buf_init(&error, storage, sizeof storage);
   if (!lctx_registry_config_validate(config, &error)) {
     print_error("configuration rejected: %s\n", storage);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   lctx_registry_init(registry, config);
 }
@@ -255,11 +308,11 @@ static inline void ts_assert_str_view_at(lctx_str view, const char *expected,
                                          const char *file, int line) {
   if (view.length != 0 && view.data == NULL) {
     print_error("view has NULL data and length %zu\n", view.length);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   if (!ts_text_matches("string view", view.length ? view.data : "", view.length,
                        expected))
-    _fail(file, line);
+    ts_fail(file, line);
 }
 
 /// Fails unless the writer holds exactly `expected`, NUL-terminated, without
@@ -270,13 +323,13 @@ static inline void ts_assert_buf_at(const lctx_buf *buf, const char *expected,
                                     const char *file, int line) {
   if (buf->overflow) {
     print_error("writer overflowed\n");
-    _fail(file, line);
+    ts_fail(file, line);
   }
   if (!ts_text_matches("writer", buf->data, buf->length, expected))
-    _fail(file, line);
+    ts_fail(file, line);
   if (buf->data[buf->length] != '\0') {
     print_error("writer is not NUL-terminated at %zu\n", buf->length);
-    _fail(file, line);
+    ts_fail(file, line);
   }
 }
 
@@ -329,7 +382,7 @@ static inline void ts_assert_outcome_at(const lctx_outcome *o, ts_expect e,
   print_error("outcome mismatch\n");
   ts_print_outcome("expected", &want);
   ts_print_outcome("actual  ", o);
-  _fail(file, line);
+  ts_fail(file, line);
 }
 
 /// Expected outcomes (ts_expect initializers).
@@ -400,7 +453,7 @@ static inline bool ts_check_return_at(bool ok, const lctx_outcome *o,
   if (ok != (o->kind != LCTX_OUTCOME_RAISE)) {
     print_error("operation returned %s but its outcome kind is %d\n",
                 ok ? "true" : "false", (int)o->kind);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   return ok;
 }
@@ -494,15 +547,12 @@ typedef struct ts_step {
   ts_expect want;
 } ts_step;
 
-/// A row: where it stands (TS_AT), its set-up and its steps.
+/// A row: its name and where it stands (TS_ROW), its set-up and its steps.
 typedef struct ts_scenario {
-  const char *file;
-  int line;
+  ts_row at;
   ts_setup setup;
   ts_step steps[TS_MAX_STEPS];
 } ts_scenario;
-
-#define TS_AT .file = __FILE__, .line = __LINE__
 
 /// Steps, as initializers.
 #define TS_DO_BACKENDS(outcome)                                                \
@@ -643,8 +693,8 @@ static inline bool ts_step_operate(lctx_registry *r, const ts_step *s,
   lctx_module_context c;
   lctx_module_context_init(&c);
   for (size_t i = 0; i < TS_MAX_MODULE && s->module[i]; ++i)
-    _assert_true(lctx_module_context_add_platform(&c, ts_s(s->module[i])),
-                 "add_platform", file, line);
+    ts_check(lctx_module_context_add_platform(&c, ts_s(s->module[i])),
+             "add_platform", file, line);
   if (s->arg)
     lctx_module_context_pin(&c, ts_s(s->arg));
   lctx_module_branch got = (lctx_module_branch)0;
@@ -653,7 +703,7 @@ static inline bool ts_step_operate(lctx_registry *r, const ts_step *s,
     print_error("branch %s, expected %s\n", lctx_module_branch_name(got),
                 lctx_module_branch_name(s->branch));
     ts_print_outcome("outcome", o);
-    _fail(file, line);
+    ts_fail(file, line);
   }
   return ok;
 }
@@ -666,12 +716,12 @@ static inline void ts_step_inspect(const lctx_registry *r, const ts_step *s,
   lctx_registry_entry at;
   switch (s->op) {
   case TS_RUNS:
-    _assert_int_equal((uintmax_t)lctx_registry_init_runs(r), (uintmax_t)s->n,
-                      file, line);
+    ts_check_int(lctx_registry_init_runs(r), (uintmax_t)s->n, "init_runs", file,
+                 line);
     return;
   case TS_COUNT:
-    _assert_int_equal(lctx_registry_entry_count(r), (uintmax_t)s->n, file,
-                      line);
+    ts_check_int(lctx_registry_entry_count(r), (uintmax_t)s->n, "entry_count",
+                 file, line);
     return;
   case TS_ENTRY:
     at = lctx_registry_entry_at(r, (size_t)s->index);
@@ -681,37 +731,38 @@ static inline void ts_step_inspect(const lctx_registry *r, const ts_step *s,
     e = lctx_registry_default(r);
     break;
   case TS_NO_DEFAULT:
-    _assert_true(lctx_registry_default(r) == NULL, "no default", file, line);
+    ts_check(lctx_registry_default(r) == NULL, "no default", file, line);
     return;
   case TS_FIND:
     e = lctx_registry_find(r, ts_s(s->arg));
     break;
   case TS_NOT_FOUND:
-    _assert_true(lctx_registry_find(r, ts_s(s->arg)) == NULL, s->arg, file,
-                 line);
+    ts_check(lctx_registry_find(r, ts_s(s->arg)) == NULL, "not found", file,
+             line);
     return;
   case TS_FAILURE:
     f = lctx_registry_find_failure(r, ts_s(s->arg));
     break;
   case TS_NO_FAILURE:
-    _assert_true(lctx_registry_find_failure(r, ts_s(s->arg)) == NULL, s->arg,
-                 file, line);
+    ts_check(lctx_registry_find_failure(r, ts_s(s->arg)) == NULL, "no failure",
+             file, line);
     return;
   default:
-    _fail(file, line);
+    ts_fail(file, line);
   }
   if (s->op != TS_FAILURE) {
     if (s->op != TS_ENTRY)
-      _assert_true(e != NULL, "entry", file, line);
+      ts_check(e != NULL, "entry", file, line);
     if (s->op != TS_FIND)
       ts_assert_str_view_at(e->platform, s->arg, file, line);
-    _assert_int_equal((uintmax_t)e->registration, (uintmax_t)s->n, file, line);
+    ts_check_int((uintmax_t)e->registration, (uintmax_t)s->n, "registration",
+                 file, line);
     return;
   }
-  _assert_true(f != NULL, "failure", file, line);
+  ts_check(f != NULL, "failure", file, line);
   ts_assert_str_view_at(f->platform, s->arg, file, line);
-  _assert_int_equal(f->kind, s->failure, file, line);
-  _assert_int_equal((uintmax_t)f->factory, (uintmax_t)s->n, file, line);
+  ts_check_int(f->kind, s->failure, "failure kind", file, line);
+  ts_check_int(f->factory, (uintmax_t)s->n, "failure factory", file, line);
   char text[LCTX_OUTCOME_TEXT_MAX];
   lctx_buf b;
   lctx_buf_init(&b, text, sizeof text);
@@ -731,22 +782,25 @@ static inline void ts_run_steps_at(lctx_registry *r, const ts_step *steps,
     }
     lctx_outcome o;
     bool ok = ts_step_operate(r, s, &o, file, line);
-    _assert_true(ok == (s->want.kind != LCTX_OUTCOME_RAISE), "return value",
-                 file, line);
+    ts_check(ok == (s->want.kind != LCTX_OUTCOME_RAISE), "return value", file,
+             line);
     ts_check_return_at(ok, &o, file, line);
     ts_assert_outcome_at(&o, s->want, file, line);
   }
 }
 
-/// Runs every row: its set-up, then its steps; a mismatch fails at the row.
+/// Runs every row: its set-up, then its steps; a mismatch fails at the row
+/// and names it.
 #define ts_run_scenarios(rows)                                                 \
   ts_run_scenarios_n((rows), sizeof(rows) / sizeof(rows)[0])
 static inline void ts_run_scenarios_n(const ts_scenario *rows, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     lctx_registry_config config;
     lctx_registry r;
-    ts_setup_open_at(&rows[i].setup, &config, &r, rows[i].file, rows[i].line);
-    ts_run_steps_at(&r, rows[i].steps, rows[i].file, rows[i].line);
+    const ts_row *at = &rows[i].at;
+    ts_row_enter(at);
+    ts_setup_open_at(&rows[i].setup, &config, &r, at->file, at->line);
+    ts_run_steps_at(&r, rows[i].steps, at->file, at->line);
   }
 }
 
