@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "case_fx.h"
 #include "case_gen.h"
 #include "case_json.h"
 #include "case_text.h"
@@ -54,6 +55,19 @@ static void assert_dump_at(const json_t *j, const char *expected, int line) {
   free(s);
   if (!ok)
     _fail(__FILE__, line);
+}
+
+/// Parses the case text `text` into g_a (failing with the parser's message
+/// when it does not parse) and returns g_a as JSON.
+static json_t *case_text_to_json(const char *text, size_t len) {
+  char error[256];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  if (!lctx_case_parse(text, len, "x", &g_a, &e)) {
+    print_error("%s\n", error);
+    fail();
+  }
+  return lctx_case_to_json(&g_a);
 }
 
 /// Fails unless the case JSON `text` is rejected with exactly `expected`.
@@ -184,22 +198,12 @@ static void test_case_json_exact(void **state) {
       "lctx-case 1\n"
       "factory \"cpu\" priority=0 loud client\n"
       "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
-      "jax_platforms \"cpu,tpu\"\n"
-      "nvidia_gpu visible\n"
-      "op backends\n"
-      "expect platforms \"['cpu', 'tpu']\"\n"
-      "op canonicalize \"gpu\"\n"
-      "op get_backend None\n"
-      "op get_backend \"cpu\"\n"
+      "jax_platforms \"cpu,tpu\"\n" CASE_FX_STOCK_OPS
       "op module_get_backend platforms=[\"cpu\", \"tpu\"] backend=\"rocm\" "
       "optional=true\n"
       "expect None\n"
       "op module_get_backend platforms=[] backend=None optional=false\n";
-  char error[256];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_case_parse(text, sizeof text - 1, "x", &g_a, &e));
-  json_t *j = lctx_case_to_json(&g_a);
+  json_t *j = case_text_to_json(text, sizeof text - 1);
   assert_dump(
       j,
       "{\"factories\":[{\"name\":\"cpu\",\"priority\":0,\"fail_quietly\":false,"
@@ -234,14 +238,7 @@ static void test_case_json_lowering_exact(void **state) {
       "backend=None\n"
       "op lower_per_platform primitive=\"P\" platforms=[] backend=\"cpu\" "
       "narrow=[\"cpu\"] compute_type=\"device\" override=\"Q.cpu\" x64=true\n";
-  char error[256];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, sizeof text - 1, "x", &g_a, &e)) {
-    print_error("%s\n", error);
-    fail();
-  }
-  json_t *j = lctx_case_to_json(&g_a);
+  json_t *j = case_text_to_json(text, sizeof text - 1);
   assert_dump(
       j, "{\"factories\":[],\"jax_platforms\":\"\",\"jax_platform_name\":\"\","
          "\"jax_xla_backend\":\"\",\"nvidia_gpu_visible\":false,"
@@ -267,7 +264,9 @@ static void test_case_json_lowering_exact(void **state) {
          "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[],"
          "\"backend\":\"cpu\",\"narrow\":[\"cpu\"],\"compute_type\":\"device\","
          "\"override\":\"Q.cpu\",\"x64\":true}]}");
-  lctx_buf_reset(&e);
+  char error[256];
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
   assert_true(lctx_case_from_json(j, &g_b, &e));
   assert_true(lctx_case_equal(&g_a, &g_b, true));
   json_decref(j);
