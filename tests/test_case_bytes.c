@@ -123,6 +123,15 @@ static void assert_spans(const span_check *checks, size_t count) {
                checks[i].want);
 }
 
+/// Fills a platform list to its limit: LCTX_MAX_MODULE_PLATFORMS names of
+/// LCTX_MAX_NAME bytes `c`.
+static void fill_platform_list(char (*names)[LCTX_MAX_NAME + 1], size_t *count,
+                               char c) {
+  *count = LCTX_MAX_MODULE_PLATFORMS;
+  for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+    memset(names[k], c, LCTX_MAX_NAME);
+}
+
 //===----------------------------------------------------------------------===//
 // Properties
 //===----------------------------------------------------------------------===//
@@ -518,15 +527,11 @@ static void test_maximal_case_fits_bytes_max(void **state) {
     lctx_case_op *op = &g_a.ops[i];
     op->kind = LCTX_OP_LOWER_PER_PLATFORM;
     memset(op->primitive, 'Y', LCTX_MAX_NAME);
-    op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->platforms[k], 's', LCTX_MAX_NAME);
+    fill_platform_list(op->platforms, &op->platform_count, 's');
     op->has_backend = true;
     memset(op->backend, 't', LCTX_MAX_NAME);
     op->has_narrow = true;
-    op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->narrow[k], 'v', LCTX_MAX_NAME);
+    fill_platform_list(op->narrow, &op->narrow_count, 'v');
     op->has_compute_type = true;
     memset(op->compute_type, 'w', LCTX_MAX_NAME);
     op->has_override = true;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "case_fx.h"
+#include "check_fx.h"
 #include "case_gen.h"
 #include "case_json.h"
 #include "case_text.h"
@@ -192,78 +193,82 @@ static void test_outcome_round_trip_generated(void **state) {
 // Exact forms
 //===----------------------------------------------------------------------===//
 
-static void test_case_json_exact(void **state) {
-  (void)state;
-  const char text[] =
-      "lctx-case 1\n"
-      "factory \"cpu\" priority=0 loud client\n"
-      "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
-      "jax_platforms \"cpu,tpu\"\n" CASE_FX_STOCK_OPS
-      "op module_get_backend platforms=[\"cpu\", \"tpu\"] backend=\"rocm\" "
-      "optional=true\n"
-      "expect None\n"
-      "op module_get_backend platforms=[] backend=None optional=false\n";
-  json_t *j = case_text_to_json(text, sizeof text - 1);
-  assert_dump(
-      j,
-      "{\"factories\":[{\"name\":\"cpu\",\"priority\":0,\"fail_quietly\":false,"
-      "\"behaviour\":\"client\",\"message\":\"\"},{\"name\":\"tpu\","
-      "\"priority\":300,\"fail_quietly\":true,\"behaviour\":\"raises\","
-      "\"message\":\"TPU not found\"}],\"jax_platforms\":\"cpu,tpu\","
-      "\"jax_platform_name\":\"\",\"jax_xla_backend\":\"\","
-      "\"nvidia_gpu_visible\":true,\"operations\":[{\"op\":\"backends\","
-      "\"expect\":{\"kind\":\"platforms\",\"value\":\"['cpu', 'tpu']\"}},"
-      "{\"op\":\"canonicalize\",\"name\":\"gpu\"},{\"op\":\"get_backend\","
-      "\"platform\":null},{\"op\":\"get_backend\",\"platform\":\"cpu\"},"
-      "{\"op\":\"module_get_backend\",\"platforms\":[\"cpu\",\"tpu\"],"
-      "\"backend\":\"rocm\",\"optional\":true,\"expect\":{\"kind\":\"none\"}},"
-      "{\"op\":\"module_get_backend\",\"platforms\":[],\"backend\":null,"
-      "\"optional\":false}]}");
-  json_decref(j);
-}
+/// A case text and the exact compact JSON it converts to (key order kept),
+/// which reads back as the same case.
+typedef struct {
+  const char *name;
+  const char *text;
+  const char *json;
+} exact_form;
 
-static void test_case_json_lowering_exact(void **state) {
-  (void)state;
-  const char text[] =
-      "lctx-case 1\n"
-      "rule \"P.def\" get_backend optional=true, lower_fun \"Q\", "
-      "raise_if_multi \"only one\", marker\n"
-      "rule \"Q.cpu\" guarded_get_backend optional=false, "
-      "try_fallback_get_backend, read_client_platform, lower_fun \"R\" "
-      "compute_type=\"device_host\"\n"
-      "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
-      "op register_lowering primitive=\"Q\" rule=\"Q.cpu\" platform=\"cpu\"\n"
-      "expect None\n"
-      "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
-      "backend=None\n"
-      "op lower_per_platform primitive=\"P\" platforms=[] backend=\"cpu\" "
-      "narrow=[\"cpu\"] compute_type=\"device\" override=\"Q.cpu\" x64=true\n";
-  json_t *j = case_text_to_json(text, sizeof text - 1);
-  assert_dump(
-      j, "{\"factories\":[],\"jax_platforms\":\"\",\"jax_platform_name\":\"\","
-         "\"jax_xla_backend\":\"\",\"nvidia_gpu_visible\":false,"
-         "\"rules\":[{\"name\":\"P.def\",\"actions\":["
-         "{\"action\":\"get_backend\",\"optional\":true},"
-         "{\"action\":\"lower_fun\",\"primitive\":\"Q\",\"compute_type\":null},"
-         "{\"action\":\"raise_if_multi\",\"message\":\"only one\"},"
-         "{\"action\":\"marker\"}]},"
-         "{\"name\":\"Q.cpu\",\"actions\":["
-         "{\"action\":\"guarded_get_backend\",\"optional\":false},"
-         "{\"action\":\"try_fallback_get_backend\"},"
-         "{\"action\":\"read_client_platform\"},"
-         "{\"action\":\"lower_fun\",\"primitive\":\"R\","
-         "\"compute_type\":\"device_host\"}]}],"
-         "\"operations\":["
-         "{\"op\":\"register_lowering\",\"primitive\":\"P\",\"rule\":\"P.def\","
-         "\"platform\":null},"
-         "{\"op\":\"register_lowering\",\"primitive\":\"Q\",\"rule\":\"Q.cpu\","
-         "\"platform\":\"cpu\",\"expect\":{\"kind\":\"none\"}},"
-         "{\"op\":\"lower_per_platform\",\"primitive\":\"P\","
-         "\"platforms\":[\"cpu\",\"tpu\"],\"backend\":null,\"narrow\":null,"
-         "\"compute_type\":null,\"override\":null,\"x64\":false},"
-         "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[],"
-         "\"backend\":\"cpu\",\"narrow\":[\"cpu\"],\"compute_type\":\"device\","
-         "\"override\":\"Q.cpu\",\"x64\":true}]}");
+static const exact_form exact_forms[] = {
+    {"test_case_json_exact",
+     "lctx-case 1\n"
+     "factory \"cpu\" priority=0 loud client\n"
+     "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
+     "jax_platforms \"cpu,tpu\"\n" CASE_FX_STOCK_OPS
+     "op module_get_backend platforms=[\"cpu\", \"tpu\"] backend=\"rocm\" "
+     "optional=true\n"
+     "expect None\n"
+     "op module_get_backend platforms=[] backend=None optional=false\n",
+     "{\"factories\":[{\"name\":\"cpu\",\"priority\":0,\"fail_quietly\":false,"
+     "\"behaviour\":\"client\",\"message\":\"\"},{\"name\":\"tpu\","
+     "\"priority\":300,\"fail_quietly\":true,\"behaviour\":\"raises\","
+     "\"message\":\"TPU not found\"}],\"jax_platforms\":\"cpu,tpu\","
+     "\"jax_platform_name\":\"\",\"jax_xla_backend\":\"\","
+     "\"nvidia_gpu_visible\":true,\"operations\":[{\"op\":\"backends\","
+     "\"expect\":{\"kind\":\"platforms\",\"value\":\"['cpu', 'tpu']\"}},"
+     "{\"op\":\"canonicalize\",\"name\":\"gpu\"},{\"op\":\"get_backend\","
+     "\"platform\":null},{\"op\":\"get_backend\",\"platform\":\"cpu\"},"
+     "{\"op\":\"module_get_backend\",\"platforms\":[\"cpu\",\"tpu\"],"
+     "\"backend\":\"rocm\",\"optional\":true,\"expect\":{\"kind\":\"none\"}},"
+     "{\"op\":\"module_get_backend\",\"platforms\":[],\"backend\":null,"
+     "\"optional\":false}]}"},
+    {"test_case_json_lowering_exact",
+     "lctx-case 1\n"
+     "rule \"P.def\" get_backend optional=true, lower_fun \"Q\", "
+     "raise_if_multi \"only one\", marker\n"
+     "rule \"Q.cpu\" guarded_get_backend optional=false, "
+     "try_fallback_get_backend, read_client_platform, lower_fun \"R\" "
+     "compute_type=\"device_host\"\n"
+     "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+     "op register_lowering primitive=\"Q\" rule=\"Q.cpu\" platform=\"cpu\"\n"
+     "expect None\n"
+     "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\"] "
+     "backend=None\n"
+     "op lower_per_platform primitive=\"P\" platforms=[] backend=\"cpu\" "
+     "narrow=[\"cpu\"] compute_type=\"device\" override=\"Q.cpu\" x64=true\n",
+     "{\"factories\":[],\"jax_platforms\":\"\",\"jax_platform_name\":\"\","
+     "\"jax_xla_backend\":\"\",\"nvidia_gpu_visible\":false,"
+     "\"rules\":[{\"name\":\"P.def\",\"actions\":["
+     "{\"action\":\"get_backend\",\"optional\":true},"
+     "{\"action\":\"lower_fun\",\"primitive\":\"Q\",\"compute_type\":null},"
+     "{\"action\":\"raise_if_multi\",\"message\":\"only one\"},"
+     "{\"action\":\"marker\"}]},"
+     "{\"name\":\"Q.cpu\",\"actions\":["
+     "{\"action\":\"guarded_get_backend\",\"optional\":false},"
+     "{\"action\":\"try_fallback_get_backend\"},"
+     "{\"action\":\"read_client_platform\"},"
+     "{\"action\":\"lower_fun\",\"primitive\":\"R\","
+     "\"compute_type\":\"device_host\"}]}],"
+     "\"operations\":["
+     "{\"op\":\"register_lowering\",\"primitive\":\"P\",\"rule\":\"P.def\","
+     "\"platform\":null},"
+     "{\"op\":\"register_lowering\",\"primitive\":\"Q\",\"rule\":\"Q.cpu\","
+     "\"platform\":\"cpu\",\"expect\":{\"kind\":\"none\"}},"
+     "{\"op\":\"lower_per_platform\",\"primitive\":\"P\","
+     "\"platforms\":[\"cpu\",\"tpu\"],\"backend\":null,\"narrow\":null,"
+     "\"compute_type\":null,\"override\":null,\"x64\":false},"
+     "{\"op\":\"lower_per_platform\",\"primitive\":\"P\",\"platforms\":[],"
+     "\"backend\":\"cpu\",\"narrow\":[\"cpu\"],\"compute_type\":\"device\","
+     "\"override\":\"Q.cpu\",\"x64\":true}]}"},
+};
+#define EXACT_FORM_COUNT (sizeof exact_forms / sizeof exact_forms[0])
+
+static void run_exact_form(void **state) {
+  const exact_form *f = *state;
+  json_t *j = case_text_to_json(f->text, strlen(f->text));
+  assert_dump(j, f->json);
   char error[256];
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
@@ -779,11 +784,9 @@ static void test_outcome_errors(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
+  struct CMUnitTest tests[] = {
       cmocka_unit_test(test_case_round_trip_generated),
       cmocka_unit_test(test_outcome_round_trip_generated),
-      cmocka_unit_test(test_case_json_exact),
-      cmocka_unit_test(test_case_json_lowering_exact),
       cmocka_unit_test(test_rules_missing_or_empty),
       cmocka_unit_test(test_outcome_json_exact),
       cmocka_unit_test(test_outside_the_json_form_gives_null),
@@ -795,6 +798,12 @@ int main(void) {
       cmocka_unit_test(test_case_errors_lowering_operations),
       cmocka_unit_test(test_case_errors_expectations),
       cmocka_unit_test(test_outcome_errors),
+      // The exact forms (EXACT_FORM_COUNT), filled in below.
+      {0},
+      {0},
   };
+  size_t n = sizeof tests / sizeof tests[0];
+  CHECK_FX_TABLE_TESTS(tests + n - EXACT_FORM_COUNT, exact_forms,
+                       EXACT_FORM_COUNT, run_exact_form);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
