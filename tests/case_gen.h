@@ -279,6 +279,29 @@ static inline void case_gen_primitive(case_gen *g, char *dst) {
   case_gen_name(g, dst, LCTX_MAX_NAME);
 }
 
+/// A factory name: any name.
+static inline void case_gen_factory_name(case_gen *g, char *dst) {
+  case_gen_name(g, dst, LCTX_MAX_NAME);
+}
+
+/// Draws names into `name` with `draw`, at most 20 times, until one differs
+/// from the name at the start of each of the `count` records `stride` bytes
+/// apart from `records`; false when none did.
+static inline bool case_gen_new_name(case_gen *g,
+                                     void (*draw)(case_gen *, char *),
+                                     char *name, const void *records,
+                                     size_t stride, size_t count) {
+  for (int attempt = 0; attempt < 20; attempt++) {
+    draw(g, name);
+    bool unique = true;
+    for (size_t j = 0; j < count && unique; j++)
+      unique = strcmp((const char *)records + j * stride, name) != 0;
+    if (unique)
+      return true;
+  }
+  return false;
+}
+
 /// A compute type: a JAX one or any name.
 static inline void case_gen_compute_type(case_gen *g, char *dst) {
   static const char *const types[] = {"device_host", "device",
@@ -356,14 +379,8 @@ static inline void case_gen_rules(case_gen *g, lctx_case *c) {
   for (size_t i = 0; i < rules; i++) {
     lctx_case_rule *r = &c->rules[c->rule_count];
     memset(r, 0, sizeof *r);
-    bool unique = false;
-    for (int attempt = 0; attempt < 20 && !unique; attempt++) {
-      case_gen_rule_name(g, r->name);
-      unique = true;
-      for (size_t j = 0; j < c->rule_count && unique; j++)
-        unique = strcmp(c->rules[j].name, r->name) != 0;
-    }
-    if (!unique) {
+    if (!case_gen_new_name(g, case_gen_rule_name, r->name, c->rules,
+                           sizeof c->rules[0], c->rule_count)) {
       memset(r, 0, sizeof *r);
       continue;
     }
@@ -477,14 +494,8 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
   size_t factories = case_gen_count(g, LCTX_MAX_FACTORIES);
   for (size_t i = 0; i < factories; i++) {
     lctx_case_factory *f = &c->factories[c->factory_count];
-    bool unique = false;
-    for (int attempt = 0; attempt < 20 && !unique; attempt++) {
-      case_gen_name(g, f->name, LCTX_MAX_NAME);
-      unique = true;
-      for (size_t j = 0; j < c->factory_count && unique; j++)
-        unique = strcmp(c->factories[j].name, f->name) != 0;
-    }
-    if (!unique) {
+    if (!case_gen_new_name(g, case_gen_factory_name, f->name, c->factories,
+                           sizeof c->factories[0], c->factory_count)) {
       memset(f, 0, sizeof *f);
       continue;
     }

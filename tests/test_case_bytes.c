@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "case_bytes.h"
+#include "case_fx.h"
 #include "case_gen.h"
 #include "case_text.h"
 #include "test_support.h"
@@ -105,6 +106,32 @@ static bool config_equal(const lctx_case *a, const lctx_case *b) {
          a->nvidia_gpu_visible == b->nvidia_gpu_visible;
 }
 
+/// One span end the decoder reports: its field, its value and the one
+/// expected. SPAN(field, want) reads the field of a local `spans`.
+typedef struct {
+  const char *field;
+  size_t got, want;
+} span_check;
+#define SPAN(field, want)                                                      \
+  { #field, spans.field, (want) }
+
+/// Fails at the first span end that is not the one expected.
+static void assert_spans(const span_check *checks, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (checks[i].got != checks[i].want)
+      fail_msg("spans.%s is %zu, expected %zu", checks[i].field, checks[i].got,
+               checks[i].want);
+}
+
+/// Fills a platform list to its limit: LCTX_MAX_MODULE_PLATFORMS names of
+/// LCTX_MAX_NAME bytes `c`.
+static void fill_platform_list(char (*names)[LCTX_MAX_NAME + 1], size_t *count,
+                               char c) {
+  *count = LCTX_MAX_MODULE_PLATFORMS;
+  for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
+    memset(names[k], c, LCTX_MAX_NAME);
+}
+
 //===----------------------------------------------------------------------===//
 // Properties
 //===----------------------------------------------------------------------===//
@@ -118,18 +145,11 @@ static void test_decode_encode_round_trip_generated(void **state) {
     size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
     assert_true(n <= LCTX_CASE_BYTES_MAX);
     decode_exact(g_bytes, n, &g_b, NULL);
-    if (!lctx_case_equal(&g_a, &g_b, false)) {
-      lctx_buf b;
-      lctx_buf_init(&b, g_text, sizeof g_text);
-      lctx_case_print(&g_a, &b);
-      print_error("round %d: decode(encode(c)) != c for\n%s", round, g_text);
-      fail();
-    }
+    case_fx_assert_round_trip(&g_a, &g_b, false, round, "decode(encode(c))");
     assert_valid(&g_b);
     /* Re-encoding the decoded case gives the same bytes. */
     size_t m = lctx_case_encode(&g_b, g_bytes2, sizeof g_bytes2);
-    assert_int_equal(n, m);
-    assert_memory_equal(g_bytes, g_bytes2, n);
+    case_fx_assert_same_bytes(g_bytes, n, g_bytes2, m);
   }
 }
 
@@ -337,14 +357,15 @@ static void test_layout_pinned_example(void **state) {
                          "op get_backend None\n"
                          "op get_backend \"GPU\"\n"
                          "op canonicalize \"_@\"\n");
-  assert_int_equal(spans.factory_end[0], 9);
-  assert_int_equal(spans.factory_end[1], 22);
-  assert_int_equal(spans.config_end, 33);
-  assert_int_equal(spans.op_end[0], 42);
-  assert_int_equal(spans.op_end[1], 47);
-  assert_int_equal(spans.op_end[2], 51);
   /* The last operation read two zeros past the end. */
-  assert_int_equal(spans.op_end[3], sizeof data + 2);
+  const span_check checks[] = {SPAN(factory_end[0], 9),
+                               SPAN(factory_end[1], 22),
+                               SPAN(config_end, 33),
+                               SPAN(op_end[0], 42),
+                               SPAN(op_end[1], 47),
+                               SPAN(op_end[2], 51),
+                               SPAN(op_end[3], sizeof data + 2)};
+  assert_spans(checks, sizeof checks / sizeof checks[0]);
 }
 
 static void test_literal_byte_mapping(void **state) {
@@ -506,15 +527,11 @@ static void test_maximal_case_fits_bytes_max(void **state) {
     lctx_case_op *op = &g_a.ops[i];
     op->kind = LCTX_OP_LOWER_PER_PLATFORM;
     memset(op->primitive, 'Y', LCTX_MAX_NAME);
-    op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->platforms[k], 's', LCTX_MAX_NAME);
+    fill_platform_list(op->platforms, &op->platform_count, 's');
     op->has_backend = true;
     memset(op->backend, 't', LCTX_MAX_NAME);
     op->has_narrow = true;
-    op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
-    for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->narrow[k], 'v', LCTX_MAX_NAME);
+    fill_platform_list(op->narrow, &op->narrow_count, 'v');
     op->has_compute_type = true;
     memset(op->compute_type, 'w', LCTX_MAX_NAME);
     op->has_override = true;
@@ -667,15 +684,11 @@ static void test_lowering_layout_pinned_example(void **state) {
                    "compute_type=\"device\" override=\"x\" x64=true\n"
                    "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", "
                    "\"cuda\"] backend=None\n");
-  assert_int_equal(spans.config_end, 5);
-  assert_int_equal(spans.rule_end[0], 16);
-  assert_int_equal(spans.rule_end[1], 27);
-  assert_int_equal(spans.rules_end, 27);
-  assert_int_equal(spans.op_end[0], 36);
-  assert_int_equal(spans.op_end[1], 44);
-  assert_int_equal(spans.op_end[2], 55);
-  assert_int_equal(spans.op_end[3], 87);
-  assert_int_equal(spans.end, sizeof data);
+  const span_check checks[] = {
+      SPAN(config_end, 5), SPAN(rule_end[0], 16), SPAN(rule_end[1], 27),
+      SPAN(rules_end, 27), SPAN(op_end[0], 36),   SPAN(op_end[1], 44),
+      SPAN(op_end[2], 55), SPAN(op_end[3], 87),   SPAN(end, sizeof data)};
+  assert_spans(checks, sizeof checks / sizeof checks[0]);
   /* The encoding of the decoded case: canonical bytes, same case. */
   size_t n = lctx_case_encode(&g_a, g_bytes, sizeof g_bytes);
   lctx_case_decode(g_bytes, n, &g_b);

@@ -197,6 +197,9 @@ typedef struct classify_row {
 #define PARTIAL                                                                \
   STOCK "factory \"METAL\" priority=400 loud raises \"METAL broke\"\n"         \
         "factory \"rocm\" priority=500 loud client\n"
+/// The partial registry: backends(), then get_backend of tpu and of rocm.
+#define PARTIAL_OPS                                                            \
+  PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n"
 #define ALL_GPUS_AVAILABLE                                                     \
   {LCTX_P_AVAILABLE, "['cpu', 'cuda', 'rocm', 'oneapi']"}, {                   \
     LCTX_P_PRESENT, "cpu,cuda,rocm,oneapi"                                     \
@@ -258,20 +261,20 @@ static const classify_row ROWS[] = {
      "mode=default init=assert",
      {{0, NULL}}},
     {"partial registry: the first operation fails loudly",
-     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     PARTIAL_OPS,
      0,
      "mode=default init=loud cause=raised",
      {{LCTX_P_FAILED, "METAL"},
       {LCTX_P_ERR, "METAL broke"},
       {LCTX_P_FACTORIES, "['cpu', 'tpu', 'METAL', 'rocm']"}}},
     {"partial registry: an earlier quiet failure stays failed",
-     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     PARTIAL_OPS,
      1,
      "mode=default init=ready cause=raised arg=name source=arg target=name "
      "lookup=failed",
      {CPU_AVAILABLE, {LCTX_P_P, "tpu"}, {LCTX_P_ERR, "TPU not found"}}},
     {"partial registry: a later registration reads as unknown",
-     PARTIAL "op backends\nop get_backend \"tpu\"\nop get_backend \"rocm\"\n",
+     PARTIAL_OPS,
      2,
      "mode=default init=ready arg=name source=arg target=name lookup=unknown",
      {CPU_AVAILABLE, {LCTX_P_P, "rocm"}}},

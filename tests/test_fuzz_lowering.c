@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "check_fx.h"
 #include "fuzzlower.h"
 #include "fuzzrun.h"
 
@@ -20,20 +21,9 @@
 #include <string.h>
 
 static lctx_fuzz_result g_result;
-static lctx_fuzz_lowering_state *g_state;
-
-static int setup(void **state) {
-  (void)state;
-  g_state = lctx_fuzz_lowering_state_new();
-  return g_state ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  lctx_fuzz_lowering_state_free(g_state);
-  g_state = NULL;
-  return 0;
-}
+CHECK_FX_GROUP_OBJECT(lctx_fuzz_lowering_state, g_state,
+                      lctx_fuzz_lowering_state_new,
+                      lctx_fuzz_lowering_state_free)
 
 /* Reads a committed seed into `data`; returns its size. */
 static size_t read_seed(const char *name, uint8_t *data, size_t cap) {

@@ -19,6 +19,10 @@
  *   IR-000 (text that does not parse, a module that does not verify, with
  *   line:col).
  * - Recycling: 1000 checks, a new context every 100, nothing leaked.
+ *
+ * All but the recycling are rows of one table: module text (optionally with
+ * bytes changed), expectation, and the verdict, counts and rows the report
+ * must show; each row runs as its own test, under its name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,26 +34,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_fx.h"
 #include "ircheck.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static lctx_ircheck *checker;
-
-static int setup(void **state) {
-  (void)state;
-  checker = lctx_ircheck_create();
-  return checker ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  lctx_ircheck_destroy(checker);
-  checker = NULL;
-  return 0;
-}
+CHECK_FX_GROUP_OBJECT(lctx_ircheck, checker, lctx_ircheck_create,
+                      lctx_ircheck_destroy)
 
 /// An expectation for the given platforms (NULL-terminated).
 static void ex_init(lctx_ir_expectation *e, int x64, ...) {
@@ -85,11 +78,6 @@ static void print_report(const lctx_ir_report *r) {
   lctx_ir_report_format(r, &b);
   fprintf(stderr, "report (parse_ok=%d verified=%d):\n%s", r->parse_ok,
           r->verified, storage);
-}
-
-static bool check(const char *text, const lctx_ir_expectation *e,
-                  lctx_ir_report *r) {
-  return lctx_ircheck_run(checker, lctx_str_from_cstr(text), e, r);
 }
 
 /// Fails unless the report is clean.
@@ -141,6 +129,24 @@ static void assert_no_row_at(const lctx_ir_report *r, const char *row,
 #define ARG_I32 "%arg0: i32 {jax.global_constant = \"_platform_index\"}"
 #define ARG_I64 "%arg0: i64 {jax.global_constant = \"_platform_index\"}"
 
+/// The module and @main around `body`, @main taking `args`.
+#define MAIN(args, body)                                                       \
+  "module {\n"                                                                 \
+  "  func.func @main(" args ") {\n"                                            \
+  body                                                                         \
+  "    return\n"                                                               \
+  "  }\n"                                                                      \
+  "}\n"
+
+/// The first switch of a dispatch on the `type` platform index (its slot
+/// cases follow); the second switch on its slot (its rule cases follow).
+#define FIRST_SWITCH(type)                                                     \
+  "    %0 = arith.index_cast %arg0 : " type " to index\n"                      \
+  "    %1 = scf.index_switch %0 -> i32\n"
+#define SECOND_SWITCH                                                          \
+  "    %2 = arith.index_cast %1 : i32 to index\n"                              \
+  "    scf.index_switch %2\n"
+
 /// `case k { yield slot }` of a first switch.
 #define SLOT_CASE(k, slot)                                                     \
   "    case " #k " {\n"                                                        \
@@ -153,136 +159,70 @@ static void assert_no_row_at(const lctx_ir_report *r, const char *row,
   "      scf.yield %c : i32\n"                                                 \
   "    }\n"
 
-static const char single_platform[] =
-    "module {\n"
-    "  func.func @main() {\n"
-    "    " MARKER("P", "P.cpu", "\"cpu\"")
-    "    return\n"
-    "  }\n"
-    "}\n";
+/// `case k { marker }` and `default { marker }` of a second switch.
+#define RULE_CASE(k, marker)                                                   \
+  "    case " #k " {\n"                                                        \
+  "      " marker                                                              \
+  "      scf.yield\n"                                                          \
+  "    }\n"
+#define RULE_DEFAULT(marker)                                                   \
+  "    default {\n"                                                            \
+  "      " marker                                                              \
+  "      scf.yield\n"                                                          \
+  "    }\n"
 
-/// (cpu, tpu), P with a cpu and a tpu rule.
-static const char two_platforms[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+#define P_CPU MARKER("P", "P.cpu", "\"cpu\"")
+#define P_TPU MARKER("P", "P.tpu", "\"tpu\"")
 
-/// The same under x64: an i64 platform index.
-static const char two_platforms_x64[] =
-    "module {\n"
-    "  func.func @main(" ARG_I64 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i64 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+/// (cpu, tpu), P with a cpu and a tpu rule, on a `type` platform index.
+#define TWO_PLATFORMS(arg, type)                                               \
+  MAIN(arg, FIRST_SWITCH(type) SLOT_CASE(0, 0) SLOT_DEFAULT(1) SECOND_SWITCH   \
+       RULE_CASE(0, P_CPU) RULE_DEFAULT(P_TPU))
 
 /// (cpu, tpu, cuda): P with a cpu rule and a default lowering Q through
-/// lower_fun; Q with a tpu and a cuda rule. The nested first switch has one
-/// branch per narrowed platform [tpu, cuda] and is indexed by the
-/// module-wide %arg0, as JAX emits it.
+/// lower_fun; Q with a tpu and a cuda rule. The nested first switch has
+/// `inner_slots` and is indexed by the module-wide %arg0.
+#define NESTED(inner_slots)                                                    \
+  MAIN(ARG_I32,                                                                \
+    FIRST_SWITCH("i32")                                                        \
+    SLOT_CASE(0, 0)                                                            \
+    SLOT_CASE(1, 1)                                                            \
+    SLOT_DEFAULT(1)                                                            \
+    SECOND_SWITCH                                                              \
+    RULE_CASE(0, P_CPU)                                                        \
+    "    default {\n"                                                          \
+    "      " MARKER("P", "P.default", "\"tpu\", \"cuda\"")                     \
+    "      %3 = arith.index_cast %arg0 : i32 to index\n"                       \
+    "      %4 = scf.index_switch %3 -> i32\n"                                  \
+    inner_slots                                                                \
+    "      %5 = arith.index_cast %4 : i32 to index\n"                          \
+    "      scf.index_switch %5\n"                                              \
+    "      case 0 {\n"                                                         \
+    "        " MARKER("Q", "Q.tpu", "\"tpu\"")                                 \
+    "        scf.yield\n"                                                      \
+    "      }\n"                                                                \
+    "      default {\n"                                                        \
+    "        " MARKER("Q", "Q.cuda", "\"cuda\"")                               \
+    "        scf.yield\n"                                                      \
+    "      }\n"                                                                \
+    "      scf.yield\n"                                                        \
+    "    }\n")
+
+static const char single_platform[] = MAIN("", "    " P_CPU);
+
+static const char two_platforms[] = TWO_PLATFORMS(ARG_I32, "i32");
+
+/// The same under x64: an i64 platform index.
+static const char two_platforms_x64[] = TWO_PLATFORMS(ARG_I64, "i64");
+
+/// One branch per narrowed platform [tpu, cuda], as JAX emits it.
 static const char nested_defect[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_CASE(1, 1)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.default", "\"tpu\", \"cuda\"")
-    "      %3 = arith.index_cast %arg0 : i32 to index\n"
-    "      %4 = scf.index_switch %3 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(1)
-    "      %5 = arith.index_cast %4 : i32 to index\n"
-    "      scf.index_switch %5\n"
-    "      case 0 {\n"
-    "        " MARKER("Q", "Q.tpu", "\"tpu\"")
-    "        scf.yield\n"
-    "      }\n"
-    "      default {\n"
-    "        " MARKER("Q", "Q.cuda", "\"cuda\"")
-    "        scf.yield\n"
-    "      }\n"
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    NESTED(SLOT_CASE(0, 0) SLOT_DEFAULT(1));
 
 /// The same with the nested index remapped to the narrowed list (cpu is
 /// never sent there, tpu takes slot 0, cuda the last): what was intended.
 static const char nested_remapped[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_CASE(1, 1)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.default", "\"tpu\", \"cuda\"")
-    "      %3 = arith.index_cast %arg0 : i32 to index\n"
-    "      %4 = scf.index_switch %3 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_CASE(1, 0)
-    SLOT_DEFAULT(1)
-    "      %5 = arith.index_cast %4 : i32 to index\n"
-    "      scf.index_switch %5\n"
-    "      case 0 {\n"
-    "        " MARKER("Q", "Q.tpu", "\"tpu\"")
-    "        scf.yield\n"
-    "      }\n"
-    "      default {\n"
-    "        " MARKER("Q", "Q.cuda", "\"cuda\"")
-    "        scf.yield\n"
-    "      }\n"
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    NESTED(SLOT_CASE(0, 0) SLOT_CASE(1, 0) SLOT_DEFAULT(1));
 
 #define HLO_SLOT(v)                                                            \
   "{\n"                                                                        \
@@ -366,145 +306,45 @@ static const char jax_nested_x64[] =
 
 /// two_platforms without the platform index: the switch takes a constant.
 static const char missing_index[] =
-    "module {\n"
-    "  func.func @main() {\n"
+    MAIN("",
     "    %0 = arith.constant 0 : index\n"
     "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    SLOT_CASE(0, 0) SLOT_DEFAULT(1) SECOND_SWITCH
+    RULE_CASE(0, P_CPU) RULE_DEFAULT(P_TPU));
 
-/// A single platform with a platform index.
-static const char index_for_single[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    " MARKER("P", "P.cpu", "\"cpu\"")
-    "    return\n"
-    "  }\n"
-    "}\n";
+/// A single platform with a platform index; read for two kept rules, the
+/// same module calls one of them without a switch.
+static const char index_for_single[] = MAIN(ARG_I32, "    " P_CPU);
 
 /// (cpu, tpu, cuda) with P's rules for cpu and tpu and a default: three
 /// kept rules, but the first switch has only two branches, so cuda falls
 /// on the last one (tpu's slot).
 static const char first_too_short[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(1)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    case 1 {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.default", "\"cuda\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    MAIN(ARG_I32, FIRST_SWITCH("i32") SLOT_CASE(0, 0) SLOT_DEFAULT(1)
+    SECOND_SWITCH RULE_CASE(0, P_CPU) RULE_CASE(1, P_TPU)
+    RULE_DEFAULT(MARKER("P", "P.default", "\"cuda\"")));
 
 /// The first switch's default yields the platform index, not a slot.
 static const char slot_not_constant[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
+    MAIN(ARG_I32, FIRST_SWITCH("i32") SLOT_CASE(0, 0)
     "    default {\n"
     "      scf.yield %arg0 : i32\n"
     "    }\n"
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    SECOND_SWITCH RULE_CASE(0, P_CPU) RULE_DEFAULT(P_TPU));
 
 /// Three kept rules but only two branches: the default rule never runs.
 static const char second_too_short[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_CASE(1, 1)
-    SLOT_DEFAULT(2)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    case 0 {\n"
-    "      " MARKER("P", "P.cpu", "\"cpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    default {\n"
-    "      " MARKER("P", "P.tpu", "\"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    MAIN(ARG_I32, FIRST_SWITCH("i32") SLOT_CASE(0, 0) SLOT_CASE(1, 1)
+    SLOT_DEFAULT(2) SECOND_SWITCH RULE_CASE(0, P_CPU) RULE_DEFAULT(P_TPU));
 
 /// (cpu, tpu) with only a default rule: one kept rule, which must be called
 /// directly, yet a pair of switches is emitted.
 static const char switch_for_one_rule[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    %0 = arith.index_cast %arg0 : i32 to index\n"
-    "    %1 = scf.index_switch %0 -> i32\n"
-    SLOT_CASE(0, 0)
-    SLOT_DEFAULT(0)
-    "    %2 = arith.index_cast %1 : i32 to index\n"
-    "    scf.index_switch %2\n"
-    "    default {\n"
-    "      " MARKER("P", "P.default", "\"cpu\", \"tpu\"")
-    "      scf.yield\n"
-    "    }\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
-
-/// Two kept rules called without a switch.
-static const char direct_call_for_two[] =
-    "module {\n"
-    "  func.func @main(" ARG_I32 ") {\n"
-    "    " MARKER("P", "P.cpu", "\"cpu\"")
-    "    return\n"
-    "  }\n"
-    "}\n";
+    MAIN(ARG_I32, FIRST_SWITCH("i32") SLOT_CASE(0, 0) SLOT_DEFAULT(0)
+    SECOND_SWITCH RULE_DEFAULT(MARKER("P", "P.default", "\"cpu\", \"tpu\"")));
 
 static const char does_not_parse[] =
-    "module {\n"
-    "  func.func @main() {\n"
-    "    %0 = arith.constant : i32\n"
-    "    return\n"
-    "  }\n"
-    "}\n";
+    MAIN("", "    %0 = arith.constant : i32\n");
 
 static const char does_not_verify[] =
     "module {\n"
@@ -521,11 +361,37 @@ static const char no_main[] =
     "}\n";
 // clang-format on
 
+//===----------------------------------------------------------------------===//
+// Expectations
+//===----------------------------------------------------------------------===//
+
+/// (cpu) alone, no dispatch: what the modules that fail early are read as.
+static void ex_cpu(lctx_ir_expectation *e) {
+  ex_init(e, 0, "cpu", NULL);
+}
+
+static void ex_single(lctx_ir_expectation *e) {
+  ex_init(e, 0, "cpu", NULL);
+  ex_dispatch(e, 1, 1);
+  ex_rules(&e->intended[0], "P.cpu", NULL);
+}
+
 static void ex_two_platforms(lctx_ir_expectation *e) {
   ex_init(e, 0, "cpu", "tpu", NULL);
   ex_dispatch(e, 2, 2);
   ex_rules(&e->intended[0], "P.cpu", NULL);
   ex_rules(&e->intended[1], "P.tpu", NULL);
+}
+
+/// Without per-dispatch expectations the top one is still checked.
+static void ex_two_platforms_undispatched(lctx_ir_expectation *e) {
+  ex_two_platforms(e);
+  e->dispatch_count = 0;
+}
+
+static void ex_two_platforms_x64(lctx_ir_expectation *e) {
+  ex_two_platforms(e);
+  e->x64 = true;
 }
 
 /// (cpu, tpu, cuda) with P's rules for cpu and tpu and a default: three
@@ -536,6 +402,19 @@ static void ex_three_rules(lctx_ir_expectation *e) {
   ex_rules(&e->intended[0], "P.cpu", NULL);
   ex_rules(&e->intended[1], "P.tpu", NULL);
   ex_rules(&e->intended[2], "P.default", NULL);
+}
+
+/// (cpu, tpu) with only a default rule: one kept rule.
+static void ex_one_rule(lctx_ir_expectation *e) {
+  ex_init(e, 0, "cpu", "tpu", NULL);
+  ex_dispatch(e, 2, 1);
+  ex_rules(&e->intended[0], "P.default", NULL);
+  ex_rules(&e->intended[1], "P.default", NULL);
+}
+
+static void ex_one_rule_undispatched(lctx_ir_expectation *e) {
+  ex_one_rule(e);
+  e->dispatch_count = 0;
 }
 
 static void ex_nested(lctx_ir_expectation *e, bool mark_jax_actual) {
@@ -554,342 +433,297 @@ static void ex_nested(lctx_ir_expectation *e, bool mark_jax_actual) {
   }
 }
 
+/// The nested module with what JAX really runs marked.
+static void ex_nested_marked(lctx_ir_expectation *e) {
+  ex_nested(e, true);
+}
+
+static void ex_nested_unmarked(lctx_ir_expectation *e) {
+  ex_nested(e, false);
+}
+
+/// nested_remapped's emitter indexes the nested switch by module platform.
+static void ex_nested_remapped(lctx_ir_expectation *e) {
+  ex_nested(e, true);
+  e->dispatches[1].entry_count = 3;
+}
+
+static void ex_nested_x64(lctx_ir_expectation *e) {
+  ex_nested(e, true);
+  e->x64 = true;
+}
+
 static const char defect_message[] =
     "known upstream defect: nested dispatch indexed by the module-wide "
     "platform index: platform tpu runs ['P.default', 'Q.cuda'] instead of "
     "['P.default', 'Q.tpu']";
 
 //===----------------------------------------------------------------------===//
-// Correct modules
+// The table
 //===----------------------------------------------------------------------===//
 
-static void test_single_platform(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", NULL);
-  ex_dispatch(&e, 1, 1);
-  ex_rules(&e.intended[0], "P.cpu", NULL);
-  lctx_ir_report r;
-  assert_true(check(single_platform, &e, &r));
-  assert_clean(&r);
+/// A check that a report flag does (YES) or does not (NO) hold, or none.
+typedef enum { ANY, YES, NO } tri;
+
+/// A byte change of the module text: the byte `at` after the first `find`
+/// becomes `to` (every `find` is located before any byte changes).
+typedef struct {
+  const char *find;
+  size_t at;
+  char to;
+} text_edit;
+
+typedef struct {
+  const char *row;
+  const char *message;
+} row_message;
+
+typedef struct {
+  const char *name;
+  const char *text;
+  text_edit edits[2];
+  void (*expect)(lctx_ir_expectation *);
+  bool passes;               // what lctx_ircheck_run returns
+  bool clean;                // no violation, parsed and verified
+  tri parse_ok, verified;    // the report's flags
+  size_t count;              // how many violations; 0: not checked
+  row_message violations[2]; // each must be in the report exactly
+  const char *no_row;        // a row that must not be in the report
+  const char *has_row;       // a row that must be in the report
+} ir_case;
+
+#define SLOT9 "%9 = \"stablehlo.constant\"() <{value = dense<"
+#define SLOT_MESSAGE(platform, runs, instead)                                  \
+  "platform " platform " runs " runs " instead of " instead
+
+static const ir_case cases[] = {
+    // Correct modules.
+    {.name = "test_single_platform",
+     .text = single_platform,
+     .expect = ex_single,
+     .passes = true,
+     .clean = true},
+    {.name = "test_two_platforms",
+     .text = two_platforms,
+     .expect = ex_two_platforms,
+     .passes = true,
+     .clean = true},
+    {.name = "test_two_platforms_undispatched",
+     .text = two_platforms,
+     .expect = ex_two_platforms_undispatched,
+     .passes = true,
+     .clean = true},
+    {.name = "test_x64",
+     .text = two_platforms_x64,
+     .expect = ex_two_platforms_x64,
+     .passes = true,
+     .clean = true},
+    {.name = "test_x64_i32_for_i64",
+     .text = two_platforms,
+     .expect = ex_two_platforms_x64,
+     .violations = {{"IR-001",
+                     "the platform index has type i32, expected i64 (x64)"}}},
+    // The nested-index defect.
+    {.name = "test_nested_defect_is_ir006",
+     .text = nested_defect,
+     .expect = ex_nested_marked,
+     .parse_ok = YES,
+     .verified = YES,
+     .count = 1,
+     .violations = {{"IR-006", defect_message}},
+     .no_row = "IR-005"},
+    {.name = "test_nested_defect_unmarked_is_ir005",
+     .text = nested_defect,
+     .expect = ex_nested_unmarked,
+     .count = 1,
+     .violations = {{"IR-005", SLOT_MESSAGE("tpu", "['P.default', 'Q.cuda']",
+                                            "['P.default', 'Q.tpu']")}},
+     .no_row = "IR-006"},
+    {.name = "test_nested_defect_stablehlo_case",
+     .text = nested_defect_hlo,
+     .expect = ex_nested_marked,
+     .verified = YES,
+     .count = 1,
+     .violations = {{"IR-006", defect_message}},
+     .no_row = "IR-005"},
+    // JAX's own module (real stablehlo.case with results, stablehlo.convert
+    // of an i64 index): the defect under IR-006 and nothing else; read as
+    // x64 off, the index type is wrong; a slot changed in the first case
+    // sends tpu to the cpu rule (IR-005).
+    {.name = "test_jax_module_nested_x64",
+     .text = jax_nested_x64,
+     .expect = ex_nested_x64,
+     .parse_ok = YES,
+     .verified = YES,
+     .count = 1,
+     .violations = {{"IR-006", defect_message}}},
+    {.name = "test_jax_module_nested_x64_read_x64_off",
+     .text = jax_nested_x64,
+     .expect = ex_nested_marked,
+     .violations = {{"IR-001", "the platform index has type tensor<i64>, "
+                               "expected i32 (x64 off)"}}},
+    {.name = "test_jax_module_nested_x64_slot_changed",
+     .text = jax_nested_x64,
+     .edits = {{SLOT9 "1", sizeof SLOT9 - 1, '0'}},
+     .expect = ex_nested_x64,
+     .has_row = "IR-005"},
+    // A module that remaps the nested index is what the intended rules say:
+    // no violation at all, even with JAX's actual rules marked.
+    {.name = "test_nested_remapped_is_clean",
+     .text = nested_remapped,
+     .expect = ex_nested_remapped,
+     .passes = true,
+     .clean = true},
+    // Wrong modules.
+    {.name = "test_missing_platform_index",
+     .text = missing_index,
+     .expect = ex_two_platforms,
+     .violations = {{"IR-001",
+                     "@main has no platform index argument (expected i32 "
+                     "{jax.global_constant = \"_platform_index\"} for 2 "
+                     "platforms)"},
+                    // Every index takes case 0 here.
+                    {"IR-005", SLOT_MESSAGE("tpu", "['P.cpu']", "['P.tpu']")}}},
+    {.name = "test_unmarked_platform_index",
+     .text = two_platforms,
+     .edits = {{" {jax.global_constant", 20, 'X'}},
+     .expect = ex_two_platforms,
+     .count = 1,
+     .violations = {{"IR-001",
+                     "argument 0 of @main is not marked jax.global_constant "
+                     "= \"_platform_index\" (expected i32 "
+                     "{jax.global_constant = \"_platform_index\"} for 2 "
+                     "platforms)"}}},
+    {.name = "test_platform_index_for_single_platform",
+     .text = index_for_single,
+     .expect = ex_single,
+     .count = 1,
+     .violations = {{"IR-001", "@main has a platform index argument but the "
+                               "module lowers for 1 platform"}}},
+    {.name = "test_i64_when_i32_expected",
+     .text = two_platforms_x64,
+     .expect = ex_two_platforms,
+     .count = 1,
+     .violations = {{"IR-001",
+                     "the platform index has type i64, expected i32 (x64 "
+                     "off)"}}},
+    {.name = "test_first_switch_too_short",
+     .text = first_too_short,
+     .expect = ex_three_rules,
+     .violations = {{"IR-002", "dispatch 0: first switch at 4:10 has 2 "
+                               "branches, expected 3 (one per platform-list "
+                               "entry)"},
+                    {"IR-005",
+                     SLOT_MESSAGE("cuda", "['P.tpu']", "['P.default']")}},
+     .no_row = "IR-003"},
+    {.name = "test_first_switch_slot_not_constant",
+     .text = slot_not_constant,
+     .expect = ex_two_platforms,
+     .count = 1,
+     .violations = {{"IR-002", "dispatch 0: branch 1 of the first switch at "
+                               "4:10 does not yield a constant rule slot"}}},
+    {.name = "test_second_switch_too_short",
+     .text = second_too_short,
+     .expect = ex_three_rules,
+     .violations = {{"IR-003", "dispatch 0: second switch at 18:5 has 2 "
+                               "branches, expected 3 (one per kept rule)"},
+                    {"IR-005",
+                     SLOT_MESSAGE("cuda", "['P.tpu']", "['P.default']")}},
+     .no_row = "IR-002"},
+    {.name = "test_switch_for_single_rule",
+     .text = switch_for_one_rule,
+     .expect = ex_one_rule,
+     .count = 1,
+     .violations = {{"IR-004", "dispatch 0: a switch at 14:5 dispatches a "
+                               "single kept rule, which must be called "
+                               "directly"}}},
+    // Without dispatch expectations, a one-branch switch says the same.
+    {.name = "test_switch_for_single_rule_undispatched",
+     .text = switch_for_one_rule,
+     .expect = ex_one_rule_undispatched,
+     .count = 1,
+     .violations = {{"IR-004", "dispatch 0: a switch at 14:5 dispatches a "
+                               "single kept rule, which must be called "
+                               "directly"}}},
+    // The converse: two kept rules called without a switch.
+    {.name = "test_direct_call_for_two_rules",
+     .text = index_for_single,
+     .expect = ex_two_platforms,
+     .violations = {{"IR-003", "dispatch 0: rule P.cpu is called directly "
+                               "at 3:5, expected a switch over 2 kept rules"},
+                    {"IR-005", SLOT_MESSAGE("tpu", "['P.cpu']", "['P.tpu']")}}},
+    // The slots of the first switch swapped: cpu -> 1, tpu -> 0.
+    {.name = "test_wrong_rule",
+     .text = two_platforms,
+     .edits = {{"arith.constant 0 : i32", 15, '1'},
+               {"arith.constant 1 : i32", 15, '0'}},
+     .expect = ex_two_platforms,
+     .count = 2,
+     .violations = {{"IR-005", SLOT_MESSAGE("cpu", "['P.tpu']", "['P.cpu']")},
+                    {"IR-005", SLOT_MESSAGE("tpu", "['P.cpu']", "['P.tpu']")}}},
+    {.name = "test_does_not_parse",
+     .text = does_not_parse,
+     .expect = ex_cpu,
+     .parse_ok = NO,
+     .verified = NO,
+     .count = 1,
+     .violations = {{"IR-000", "the text does not parse: 3:24: expected "
+                               "attribute value"}}},
+    {.name = "test_does_not_verify",
+     .text = does_not_verify,
+     .expect = ex_cpu,
+     .parse_ok = YES,
+     .verified = NO,
+     .count = 1,
+     .violations = {{"IR-000",
+                     "the module does not verify: 3:5: 'func.return' op has "
+                     "0 operands, but enclosing function (@main) returns 1"}}},
+    {.name = "test_no_main",
+     .text = no_main,
+     .expect = ex_cpu,
+     .count = 1,
+     .violations = {{"IR-001", "the module has no func.func @main"}}},
+};
+
+#define CASE_COUNT (sizeof cases / sizeof cases[0])
+
+static void assert_tri(tri want, bool got) {
+  if (want != ANY)
+    assert_int_equal(got, want == YES);
 }
 
-static void test_two_platforms(void **state) {
-  (void)state;
+/// Runs one row: edits a copy of the text, checks it and asserts every
+/// part of the report the row names.
+static void run_case(void **state) {
+  const ir_case *c = *state;
+  char text[8192];
+  assert_true(strlen(c->text) < sizeof text);
+  strcpy(text, c->text);
+  char *at[2] = {NULL, NULL};
+  for (size_t i = 0; i < 2 && c->edits[i].find; ++i) {
+    at[i] = strstr(text, c->edits[i].find);
+    assert_non_null(at[i]);
+  }
+  for (size_t i = 0; i < 2 && at[i]; ++i)
+    at[i][c->edits[i].at] = c->edits[i].to;
+
   lctx_ir_expectation e;
-  ex_two_platforms(&e);
+  c->expect(&e);
   lctx_ir_report r;
-  assert_true(check(two_platforms, &e, &r));
-  assert_clean(&r);
-  // Without per-dispatch expectations the top one is still checked.
-  e.dispatch_count = 0;
-  assert_true(check(two_platforms, &e, &r));
-  assert_clean(&r);
-}
-
-static void test_x64(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  e.x64 = true;
-  lctx_ir_report r;
-  assert_true(check(two_platforms_x64, &e, &r));
-  assert_clean(&r);
-  // i32 where i64 is expected.
-  assert_false(check(two_platforms, &e, &r));
-  assert_violation(&r, "IR-001",
-                   "the platform index has type i32, expected i64 (x64)");
-}
-
-//===----------------------------------------------------------------------===//
-// The nested-index defect
-//===----------------------------------------------------------------------===//
-
-static void test_nested_defect_is_ir006(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_nested(&e, true);
-  lctx_ir_report r;
-  assert_false(check(nested_defect, &e, &r));
-  assert_true(r.parse_ok);
-  assert_true(r.verified);
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-006", defect_message);
-  assert_no_row(&r, "IR-005");
-}
-
-static void test_nested_defect_unmarked_is_ir005(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_nested(&e, false);
-  lctx_ir_report r;
-  assert_false(check(nested_defect, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-005",
-                   "platform tpu runs ['P.default', 'Q.cuda'] instead of "
-                   "['P.default', 'Q.tpu']");
-  assert_no_row(&r, "IR-006");
-}
-
-static void test_nested_defect_stablehlo_case(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_nested(&e, true);
-  lctx_ir_report r;
-  assert_false(check(nested_defect_hlo, &e, &r));
-  assert_true(r.verified);
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-006", defect_message);
-  assert_no_row(&r, "IR-005");
-}
-
-/// A module that remaps the nested index is what the intended rules say:
-/// no violation at all, even with JAX's actual rules marked.
-static void test_nested_remapped_is_clean(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_nested(&e, true);
-  e.dispatches[1].entry_count = 3; // this emitter indexes by module platform
-  lctx_ir_report r;
-  assert_true(check(nested_remapped, &e, &r));
-  assert_clean(&r);
-}
-
-/// JAX's own module (real stablehlo.case with results, stablehlo.convert of
-/// an i64 index): the defect is seen under IR-006 and nothing else; read as
-/// x64 off, the index type is wrong; a slot changed in the first case sends
-/// tpu to the cpu rule (IR-005).
-static void test_jax_module_nested_x64(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_nested(&e, true);
-  e.x64 = true;
-  lctx_ir_report r;
-  assert_false(check(jax_nested_x64, &e, &r));
-  assert_true(r.parse_ok);
-  assert_true(r.verified);
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-006", defect_message);
-
-  e.x64 = false;
-  assert_false(check(jax_nested_x64, &e, &r));
-  assert_violation(&r, "IR-001",
-                   "the platform index has type tensor<i64>, "
-                   "expected i32 (x64 off)");
-
-  char changed[sizeof jax_nested_x64];
-  memcpy(changed, jax_nested_x64, sizeof changed);
-  char *slot =
-      strstr(changed, "%9 = \"stablehlo.constant\"() <{value = dense<1>");
-  assert_non_null(slot);
-  slot[strlen("%9 = \"stablehlo.constant\"() <{value = dense<")] = '0';
-  e.x64 = true;
-  assert_false(check(changed, &e, &r));
-  assert_true(lctx_ir_report_find(&r, "IR-005") != NULL);
-}
-
-//===----------------------------------------------------------------------===//
-// Wrong modules
-//===----------------------------------------------------------------------===//
-
-static void test_missing_platform_index(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(missing_index, &e, &r));
-  assert_violation(&r, "IR-001",
-                   "@main has no platform index argument (expected i32 "
-                   "{jax.global_constant = \"_platform_index\"} for 2 "
-                   "platforms)");
-  // Every index takes case 0 here.
-  assert_violation(&r, "IR-005",
-                   "platform tpu runs ['P.cpu'] instead of "
-                   "['P.tpu']");
-}
-
-static void test_unmarked_platform_index(void **state) {
-  (void)state;
-  char text[sizeof two_platforms];
-  memcpy(text, two_platforms, sizeof text);
-  char *mark = strstr(text, " {jax.global_constant");
-  assert_non_null(mark);
-  memcpy(mark, " {jax.global_constanX", 21);
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(text, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-001",
-                   "argument 0 of @main is not marked jax.global_constant = "
-                   "\"_platform_index\" (expected i32 {jax.global_constant = "
-                   "\"_platform_index\"} for 2 platforms)");
-}
-
-static void test_platform_index_for_single_platform(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", NULL);
-  ex_dispatch(&e, 1, 1);
-  ex_rules(&e.intended[0], "P.cpu", NULL);
-  lctx_ir_report r;
-  assert_false(check(index_for_single, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-001",
-                   "@main has a platform index argument but the module "
-                   "lowers for 1 platform");
-}
-
-static void test_i64_when_i32_expected(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(two_platforms_x64, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-001",
-                   "the platform index has type i64, expected i32 (x64 off)");
-}
-
-/// (cpu, tpu, cuda) with P's rules for cpu and tpu and a default: three
-/// kept rules, but the first switch has only two branches, so cuda falls
-/// on the last one (tpu's slot).
-static void test_first_switch_too_short(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_three_rules(&e);
-  lctx_ir_report r;
-  assert_false(check(first_too_short, &e, &r));
-  assert_violation(&r, "IR-002",
-                   "dispatch 0: first switch at 4:10 has 2 branches, "
-                   "expected 3 (one per platform-list entry)");
-  assert_violation(&r, "IR-005",
-                   "platform cuda runs ['P.tpu'] instead of ['P.default']");
-  assert_no_row(&r, "IR-003");
-}
-
-static void test_first_switch_slot_not_constant(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(slot_not_constant, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-002",
-                   "dispatch 0: branch 1 of the first switch at 4:10 does "
-                   "not yield a constant rule slot");
-}
-
-/// Three kept rules but only two branches: the default rule never runs.
-static void test_second_switch_too_short(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_three_rules(&e);
-  lctx_ir_report r;
-  assert_false(check(second_too_short, &e, &r));
-  assert_violation(&r, "IR-003",
-                   "dispatch 0: second switch at 18:5 has 2 branches, "
-                   "expected 3 (one per kept rule)");
-  assert_violation(&r, "IR-005",
-                   "platform cuda runs ['P.tpu'] instead of ['P.default']");
-  assert_no_row(&r, "IR-002");
-}
-
-/// (cpu, tpu) with only a default rule: one kept rule, which must be called
-/// directly, yet a pair of switches is emitted.
-static void test_switch_for_single_rule(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", "tpu", NULL);
-  ex_dispatch(&e, 2, 1);
-  ex_rules(&e.intended[0], "P.default", NULL);
-  ex_rules(&e.intended[1], "P.default", NULL);
-  lctx_ir_report r;
-  assert_false(check(switch_for_one_rule, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-004",
-                   "dispatch 0: a switch at 14:5 dispatches a single kept "
-                   "rule, which must be called directly");
-  // Without dispatch expectations, a one-branch switch says the same.
-  e.dispatch_count = 0;
-  assert_false(check(switch_for_one_rule, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-004",
-                   "dispatch 0: a switch at 14:5 dispatches a single kept "
-                   "rule, which must be called directly");
-}
-
-/// The converse: two kept rules called without a switch.
-static void test_direct_call_for_two_rules(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(direct_call_for_two, &e, &r));
-  assert_violation(&r, "IR-003",
-                   "dispatch 0: rule P.cpu is called directly at 3:5, "
-                   "expected a switch over 2 kept rules");
-  assert_violation(&r, "IR-005",
-                   "platform tpu runs ['P.cpu'] instead of ['P.tpu']");
-}
-
-static void test_wrong_rule(void **state) {
-  (void)state;
-  char text[sizeof two_platforms];
-  memcpy(text, two_platforms, sizeof text);
-  // Swap the slots of the first switch: cpu -> 1, tpu -> 0.
-  char *c0 = strstr(text, "arith.constant 0 : i32");
-  char *c1 = strstr(text, "arith.constant 1 : i32");
-  assert_non_null(c0);
-  assert_non_null(c1);
-  c0[strlen("arith.constant ")] = '1';
-  c1[strlen("arith.constant ")] = '0';
-  lctx_ir_expectation e;
-  ex_two_platforms(&e);
-  lctx_ir_report r;
-  assert_false(check(text, &e, &r));
-  assert_int_equal(r.count, 2);
-  assert_violation(&r, "IR-005",
-                   "platform cpu runs ['P.tpu'] instead of ['P.cpu']");
-  assert_violation(&r, "IR-005",
-                   "platform tpu runs ['P.cpu'] instead of ['P.tpu']");
-}
-
-static void test_does_not_parse(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", NULL);
-  lctx_ir_report r;
-  assert_false(check(does_not_parse, &e, &r));
-  assert_false(r.parse_ok);
-  assert_false(r.verified);
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-000",
-                   "the text does not parse: 3:24: expected attribute value");
-}
-
-static void test_does_not_verify(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", NULL);
-  lctx_ir_report r;
-  assert_false(check(does_not_verify, &e, &r));
-  assert_true(r.parse_ok);
-  assert_false(r.verified);
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-000",
-                   "the module does not verify: 3:5: 'func.return' op has 0 "
-                   "operands, but enclosing function (@main) returns 1");
-}
-
-static void test_no_main(void **state) {
-  (void)state;
-  lctx_ir_expectation e;
-  ex_init(&e, 0, "cpu", NULL);
-  lctx_ir_report r;
-  assert_false(check(no_main, &e, &r));
-  assert_int_equal(r.count, 1);
-  assert_violation(&r, "IR-001", "the module has no func.func @main");
+  assert_int_equal(lctx_ircheck_run(checker, lctx_str_from_cstr(text), &e, &r),
+                   c->passes);
+  if (c->clean)
+    assert_clean(&r);
+  assert_tri(c->parse_ok, r.parse_ok);
+  assert_tri(c->verified, r.verified);
+  if (c->count)
+    assert_int_equal(r.count, c->count);
+  for (size_t i = 0; i < 2 && c->violations[i].row; ++i)
+    assert_violation(&r, c->violations[i].row, c->violations[i].message);
+  if (c->no_row)
+    assert_no_row(&r, c->no_row);
+  if (c->has_row)
+    assert_true(lctx_ir_report_find(&r, c->has_row) != NULL);
 }
 
 //===----------------------------------------------------------------------===//
@@ -915,29 +749,8 @@ static void test_recycle(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_single_platform),
-      cmocka_unit_test(test_two_platforms),
-      cmocka_unit_test(test_x64),
-      cmocka_unit_test(test_nested_defect_is_ir006),
-      cmocka_unit_test(test_nested_defect_unmarked_is_ir005),
-      cmocka_unit_test(test_nested_defect_stablehlo_case),
-      cmocka_unit_test(test_jax_module_nested_x64),
-      cmocka_unit_test(test_nested_remapped_is_clean),
-      cmocka_unit_test(test_missing_platform_index),
-      cmocka_unit_test(test_unmarked_platform_index),
-      cmocka_unit_test(test_platform_index_for_single_platform),
-      cmocka_unit_test(test_i64_when_i32_expected),
-      cmocka_unit_test(test_first_switch_too_short),
-      cmocka_unit_test(test_first_switch_slot_not_constant),
-      cmocka_unit_test(test_second_switch_too_short),
-      cmocka_unit_test(test_switch_for_single_rule),
-      cmocka_unit_test(test_direct_call_for_two_rules),
-      cmocka_unit_test(test_wrong_rule),
-      cmocka_unit_test(test_does_not_parse),
-      cmocka_unit_test(test_does_not_verify),
-      cmocka_unit_test(test_no_main),
-      cmocka_unit_test(test_recycle),
-  };
+  struct CMUnitTest tests[CASE_COUNT + 1];
+  CHECK_FX_TABLE_TESTS(tests, cases, CASE_COUNT, run_case);
+  tests[CASE_COUNT] = (struct CMUnitTest)cmocka_unit_test(test_recycle);
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,65 +14,44 @@ SRC=$2
 . "$(dirname -- "$0")/lib.sh"
 
 # 1. Bad mutant files: the build step fails and names the file.
+# apply NAME FIND REPLACE [HEAD [END]]: writes $tmp/NAME.mutant, which
+# replaces the line FIND by REPLACE, after the comment lines HEAD and closed
+# by the line END ('@@ end' unless given; none when empty), and applies it to
+# the example plugin: output in $tmp/NAME.out, exit status in $tmp/NAME.rc.
 apply() {
-  printf '%s' "$2" >"$tmp/$1.mutant"
+  {
+    [ -z "${4:-}" ] || printf '%s\n' "$4"
+    printf '@@ find\n%s\n@@ replace\n%s\n' "$2" "$3"
+    [ -z "${5-@@ end}" ] || printf '%s\n' "${5-@@ end}"
+  } >"$tmp/$1.mutant"
   cmake -DMUTANT="$tmp/$1.mutant" \
     -DSOURCE="$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" \
     -DOUT="$tmp/$1.c" -P "$SRC/cmake/LctxMutantApply.cmake" >"$tmp/$1.out" 2>&1
   echo $? >"$tmp/$1.rc"
 }
-expect_apply_error() {
+# bad_mutant NAME PATTERN FIND REPLACE [HEAD [END]]: applying the mutant
+# (as apply) fails, writes no source and says PATTERN about the file.
+bad_mutant() {
   name=$1
   pattern=$2
+  shift 2
+  apply "$name" "$@"
   [ "$(cat "$tmp/$name.rc")" != 0 ] || fail "$name: applying did not fail"
   [ ! -e "$tmp/$name.c" ] || fail "$name: a mutated source was written"
   tr '\n' ' ' <"$tmp/$name.out" | tr -s ' ' | grep -q "mutant $tmp/$name.mutant: $pattern" ||
     fail "$name: no message '$pattern': $(cat "$tmp/$name.out")"
 }
-apply nomatch '# a typo
-@@ find
-  if (platform_count > 11) {
-@@ replace
-  if (platform_count > 0) {
-@@ end
-'
-expect_apply_error nomatch "the text after '@@ find' does not occur in lctx_example_plugin.c"
-apply twice '@@ find
-    if (i > 0)
-@@ replace
-    if (i > 1)
-@@ end
-'
-expect_apply_error twice "the text after '@@ find' occurs more than once"
-apply noend '@@ find
-  if (platform_count > 1) {
-@@ replace
-  if (platform_count > 0) {
-'
-expect_apply_error noend "no line '@@ end'"
-apply stray 'B1 off by one
-@@ find
-  if (platform_count > 1) {
-@@ replace
-  if (platform_count > 0) {
-@@ end
-'
-expect_apply_error stray "before '@@ find' only comment lines"
-apply same '@@ find
-  if (platform_count > 1) {
-@@ replace
-  if (platform_count > 1) {
-@@ end
-'
-expect_apply_error same "the replacement equals the text it replaces"
+gt1='  if (platform_count > 1) {'
+gt0='  if (platform_count > 0) {'
+bad_mutant nomatch "the text after '@@ find' does not occur in lctx_example_plugin.c" \
+  '  if (platform_count > 11) {' "$gt0" '# a typo'
+bad_mutant twice "the text after '@@ find' occurs more than once" \
+  '    if (i > 0)' '    if (i > 1)'
+bad_mutant noend "no line '@@ end'" "$gt1" "$gt0" '' ''
+bad_mutant stray "before '@@ find' only comment lines" "$gt1" "$gt0" 'B1 off by one'
+bad_mutant same "the replacement equals the text it replaces" "$gt1" "$gt1"
 # ... and a good one applies, changing exactly that text.
-apply good '# B1 off by one
-@@ find
-  if (platform_count > 1) {
-@@ replace
-  if (platform_count > 0) {
-@@ end
-'
+apply good "$gt1" "$gt0" '# B1 off by one'
 [ "$(cat "$tmp/good.rc")" = 0 ] || fail "good mutant: $(cat "$tmp/good.out")"
 [ "$(diff "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/good.c" |
   grep -c '^[<>]')" = 3 ] || fail "good mutant: not exactly one line changed (plus the header)"

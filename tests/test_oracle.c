@@ -159,6 +159,10 @@ static void format(const lctx_outcome *o, char *text, size_t cap) {
 #define B2A                                                                    \
   "the platform for the specified backend cpu is different from the "          \
   "lowering platform tpu"
+/// B2a's operation: module_get_backend of (tpu) with backend cpu, not
+/// optional.
+#define B2A_OP                                                                 \
+  "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" optional=false\n"
 #define MG004_BODY                                                             \
   STOCK "rule \"P.def\" lower_fun \"Q\" compute_type=\"device_host\"\n"        \
         "rule \"Q.def\" get_backend optional=false\n"                          \
@@ -244,26 +248,18 @@ static const judge_row JUDGE[] = {
     {"by class only, a string is still compared exactly", false,
      GPUS "op canonicalize \"gpu\"\n", 0, O_STRING("rocm"), false,
      LCTX_JUDGE_NOT_ALLOWED, "CP-002", "'cuda'"},
-    {"B2a: the exact ValueError", false,
-     STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
-     0, O_RAISE(LCTX_ERROR_VALUE, B2A), true, LCTX_JUDGE_ALLOWED, "MG-006",
+    {"B2a: the exact ValueError", false, STOCK B2A_OP, 0,
+     O_RAISE(LCTX_ERROR_VALUE, B2A), true, LCTX_JUDGE_ALLOWED, "MG-006",
      "ValueError: " B2A},
-    {"B2a: a wrong message", false,
-     STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
-     0, O_RAISE(LCTX_ERROR_VALUE, "platforms differ"), true,
+    {"B2a: a wrong message", false, STOCK B2A_OP, 0,
+     O_RAISE(LCTX_ERROR_VALUE, "platforms differ"), true,
      LCTX_JUDGE_NOT_ALLOWED, "MG-006", "ValueError: " B2A},
-    {"B2a: a wrong message, compared by class", false,
-     STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
-     0, O_RAISE(LCTX_ERROR_VALUE, "platforms differ"), false,
-     LCTX_JUDGE_ALLOWED, "MG-006", "ValueError: " B2A},
-    {"B2a: a wrong class, compared by class", false,
-     STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
-     0, O_RAISE(LCTX_ERROR_RUNTIME, B2A), false, LCTX_JUDGE_NOT_ALLOWED,
+    {"B2a: a wrong message, compared by class", false, STOCK B2A_OP, 0,
+     O_RAISE(LCTX_ERROR_VALUE, "platforms differ"), false, LCTX_JUDGE_ALLOWED,
      "MG-006", "ValueError: " B2A},
+    {"B2a: a wrong class, compared by class", false, STOCK B2A_OP, 0,
+     O_RAISE(LCTX_ERROR_RUNTIME, B2A), false, LCTX_JUDGE_NOT_ALLOWED, "MG-006",
+     "ValueError: " B2A},
     {"B2a with optional=True: None", false,
      STOCK "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
            "optional=true\n",
@@ -553,9 +549,7 @@ static const violation_row VIOLATIONS[] = {
       {LCTX_V_EXPECT, 1, "", "",
        "op=canonicalize mode=default init=none arg=name", "'cpu'", "'tpu'"}}},
     {"a wrong message",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
+     STOCK "op backends\n" B2A_OP,
      C_OP_1,
      O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
      true,
@@ -566,9 +560,7 @@ static const violation_row VIOLATIONS[] = {
        "optional=false pinned=plain real=same match=no",
        "ValueError: " B2A, "ValueError: platforms differ"}}},
     {"a wrong message compared by class: accepted",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
+     STOCK "op backends\n" B2A_OP,
      C_OP_1,
      O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
      false,
@@ -576,10 +568,7 @@ static const violation_row VIOLATIONS[] = {
      0,
      {{0}}},
     {"compared by class, the case's expectation stays exact",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n"
-           "expect raise ValueError \"" B2A "\"\n",
+     STOCK "op backends\n" B2A_OP "expect raise ValueError \"" B2A "\"\n",
      C_OP_1,
      O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
      false,
@@ -636,9 +625,7 @@ static const violation_row VIOLATIONS[] = {
        "optional=False: ValueError: x",
        "optional=True: <client 'cpu' registration 0>"}}},
     {"optional-only-b1-b2a: None for a ValueError is the B2a exception",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" "
-           "optional=false\n",
+     STOCK "op backends\n" B2A_OP,
      C_OPTIONAL_FLIP,
      O_NONE,
      true,

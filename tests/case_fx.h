@@ -1,0 +1,50 @@
+/*
+ * tests/case_fx.h - pieces of hand-written case texts that the tests of the
+ * case forms (text, JSON, bytes) share, and the check of their round
+ * trips.
+ *
+ * Include it after <cmocka.h>.
+ */
+#ifndef LCTX_TESTS_CASE_FX_H
+#define LCTX_TESTS_CASE_FX_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "case_text.h"
+
+/// A visible NVIDIA GPU, then backends() (expecting cpu and tpu),
+/// canonicalize("gpu"), get_backend(None) and get_backend("cpu").
+#define CASE_FX_STOCK_OPS                                                      \
+  "nvidia_gpu visible\n"                                                       \
+  "op backends\n"                                                              \
+  "expect platforms \"['cpu', 'tpu']\"\n"                                      \
+  "op canonicalize \"gpu\"\n"                                                  \
+  "op get_backend None\n"                                                      \
+  "op get_backend \"cpu\"\n"
+
+/// Fails unless `b`, what the round trip `trip` made of `a` in round
+/// `round`, equals `a` (`exact`: lctx_case_equal's exact flag); prints the
+/// text of `a` on a mismatch.
+static inline void case_fx_assert_round_trip(const lctx_case *a,
+                                             const lctx_case *b, bool exact,
+                                             int round, const char *trip) {
+  if (lctx_case_equal(a, b, exact))
+    return;
+  char *text = malloc(LCTX_CASE_TEXT_MAX);
+  lctx_buf t;
+  lctx_buf_init(&t, text, text ? LCTX_CASE_TEXT_MAX : 0);
+  lctx_case_print(a, &t);
+  print_error("round %d: %s != c for\n%s", round, trip, text ? text : "");
+  free(text);
+  fail();
+}
+
+/// Fails unless the `n` bytes at `x` are the `m` bytes at `y`.
+#define case_fx_assert_same_bytes(x, n, y, m)                                  \
+  do {                                                                         \
+    assert_int_equal((n), (m));                                                \
+    assert_memory_equal((x), (y), (n));                                        \
+  } while (0)
+
+#endif // LCTX_TESTS_CASE_FX_H
