@@ -62,40 +62,16 @@ static lctx_options_result parse(const char *const *args, bool operands,
   const lctx_option options[] = {
       lctx_options_flag("quiet", &v.quiet, "say less"),
       lctx_options_string("spec", &v.spec, "FILE", "the spec table"),
-      {.name = "jobs",
-       .kind = LCTX_OPTION_SIZE,
-       .target = &v.jobs,
-       .value_name = "N",
-       .help = "workers",
-       .min = 1,
-       .max = 64,
-       .number_noun = "a count from 1 to 64"},
-      {.name = "limit",
-       .kind = LCTX_OPTION_SIZE,
-       .target = &v.limit,
-       .value_name = "N",
-       .help = "at most N"},
-      {.name = "seed",
-       .kind = LCTX_OPTION_U64,
-       .target = &v.seed,
-       .value_name = "S",
-       .help = "the seed"},
-      {.name = "time",
-       .kind = LCTX_OPTION_SECONDS,
-       .target = &v.time,
-       .value_name = "SECONDS",
-       .help = "how long",
-       .max = 86400,
-       .number_noun = "a number of seconds"},
-      {.name = "shard",
-       .kind = LCTX_OPTION_CUSTOM,
-       .target = &v,
-       .value_name = "K/N",
-       .help = "one shard",
-       .parse = parse_shard},
+      lctx_options_size("jobs", &v.jobs, "N", "workers", 1, 64,
+                        "a count from 1 to 64"),
+      lctx_options_size("limit", &v.limit, "N", "at most N", 0, 0, NULL),
+      lctx_options_u64("seed", &v.seed, "S", "the seed", 0, 0, NULL),
+      lctx_options_seconds("time", &v.time, "SECONDS", "how long", 0, 86400,
+                           "a number of seconds"),
+      lctx_options_custom("shard", &v, "K/N", "one shard", parse_shard),
   };
-  const lctx_option_spec spec = {"t", USAGE, options,
-                                 LCTX_OPTIONS_COUNT(options), operands};
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("t", USAGE, options, operands);
   char *argv[32] = {"t"};
   int argc = 1;
   for (; args[argc - 1]; argc++)
@@ -425,8 +401,7 @@ static void test_too_many_options(void **state) {
   char names[65][8];
   for (int i = 0; i < 65; i++) {
     snprintf(names[i], sizeof names[i], "o%d", i);
-    options[i] = (lctx_option){
-        .name = names[i], .kind = LCTX_OPTION_FLAG, .target = &flag};
+    options[i] = lctx_options_flag(names[i], &flag, NULL);
   }
   const lctx_option_spec spec = {"t", USAGE, options, 65, true};
   char *argv[] = {"t", "--o64", NULL};
