@@ -13,6 +13,8 @@
 
 #include <stdlib.h>
 
+#define CHECK_SPEC_USAGE "usage: lctx check-spec [--spec FILE] [--quiet]\n"
+
 static bool check_visit(void *user, const lctx_case *c) {
   lctx_oracle_check_case(user, c);
   return true;
@@ -79,10 +81,8 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC("check-spec",
-                         "usage: lctx check-spec [--spec FILE] [--quiet]\n",
-                         options, false),
-      argc, argv, &first, out, err);
+      &LCTX_OPTIONS_SPEC("check-spec", CHECK_SPEC_USAGE, options, false), argc,
+      argv, &first, out, err);
   return lctx_check_spec_run(spec_path, quiet, out, err);
 }
 

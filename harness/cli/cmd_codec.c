@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#define ENUMERATE_USAGE "usage: lctx enumerate [--count] [--limit N]\n"
+
 static int write_all(FILE *out, const void *data, size_t n, FILE *err) {
   if (fwrite(data, 1, n, out) != n) {
     fprintf(err, "lctx: write error\n");
@@ -113,10 +115,8 @@ int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err) {
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC("enumerate",
-                         "usage: lctx enumerate [--count] [--limit N]\n",
-                         options, false),
-      argc, argv, &first, out, err);
+      &LCTX_OPTIONS_SPEC("enumerate", ENUMERATE_USAGE, options, false), argc,
+      argv, &first, out, err);
   if (!run.count_only && !(run.ws = lctx_workspace_create(err)))
     return LCTX_EXIT_USAGE;
   size_t n = lctx_domain_enumerate(enumerate_visit, &run);

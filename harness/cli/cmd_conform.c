@@ -87,11 +87,9 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                           "compare messages, or classes only", parse_messages),
       lctx_options_custom("ops", &o.ops, "LIST",
                           "only cases whose operations are all in LIST\n"
-                          "                           (backends,canonicalize,"
-                          "get_backend,\n"
-                          "                           module_get_backend,"
-                          "register_lowering,\n"
-                          "                           lower_per_platform)",
+                          "(backends,canonicalize,get_backend,\n"
+                          "module_get_backend,register_lowering,\n"
+                          "lower_per_platform)",
                           parse_ops),
       lctx_options_custom("shard", &o, "I/N",
                           "run the I-th of N shares (1 <= I <= N)",
@@ -100,8 +98,8 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                            "per case (default 5)", 0, 3600,
                            "a number of seconds"),
       lctx_options_size("batch", &o.batch, "N",
-                        "cases per request or worker round (1-256, default "
-                        "256)",
+                        "cases per request or worker round "
+                        "(1-256, default 256)",
                         1, LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256"),
       lctx_options_flag("process-per-case", &o.process_per_case,
                         "start the program afresh for every case"),

@@ -49,11 +49,11 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("corpus", &o.corpus, "DIR",
                           "a further corpus (AFL++: instead of the seeds)"),
       lctx_options_string("out", &o.out_dir, "DIR",
-                          "campaign directory (default lctx-fuzz/TARGET-"
-                          "ENGINE)"),
+                          "campaign directory "
+                          "(default lctx-fuzz/TARGET-ENGINE)"),
       lctx_options_string("binary", &o.binary, "PATH",
-                          "the engine's build (default: build/fuzz or "
-                          "build/afl)"),
+                          "the engine's build "
+                          "(default: build/fuzz or build/afl)"),
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(

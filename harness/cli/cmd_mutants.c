@@ -68,28 +68,25 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   const lctx_option table[] = {
       lctx_options_string("list", &o.list_path, "FILE",
                           "the mutant list (default: the source tree's\n"
-                          "                           conformance/mutants/"
-                          "MUTANTS)"),
+                          "conformance/mutants/MUTANTS)"),
       lctx_options_string("dir", &o.dir, "DIR",
-                          "the mutant libraries NAME.so (default: this "
-                          "build's)"),
+                          "the mutant libraries NAME.so "
+                          "(default: this build's)"),
       lctx_options_string("only", &o.only, "A,B", "only these mutants"),
-      lctx_options_string(
-          "out", &o.out_dir, "DIR",
-          "reports: mutants.json, mutants.md, conform/, fuzz/\n"
-          "                           (default: build/mutants)"),
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "reports: mutants.json, mutants.md, conform/, fuzz/\n"
+                          "(default: build/mutants)"),
       lctx_options_custom("limit", &limit, "SECONDS",
-                          "conform must kill each mutant within this (default "
-                          "1)",
+                          "conform must kill each mutant within this "
+                          "(default 1)",
                           parse_bounded),
       lctx_options_custom("fuzz", &fuzz, "SECONDS",
                           "also run fuzz_differential for at most SECONDS per\n"
-                          "                           mutant and start "
-                          "(default 0: conform only)",
+                          "mutant and start (default 0: conform only)",
                           parse_bounded),
       lctx_options_custom("fuzz-start", &o, "FROM",
-                          "the starting corpus: seeds, empty or both (default "
-                          "both)",
+                          "the starting corpus: seeds, empty or both "
+                          "(default both)",
                           parse_start),
       lctx_options_custom("fuzz-min", &fuzz_min, "PERCENT",
                           "the fuzzer must kill this share (default 90)",
@@ -99,13 +96,12 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
                        "a seed"),
       lctx_options_string("fuzzer", &o.fuzzer, "PATH",
                           "the libFuzzer fuzz_differential binary (default:\n"
-                          "                           build/fuzz/fuzzers/"
-                          "fuzz_differential of the source tree)"),
+                          "build/fuzz/fuzzers/fuzz_differential of the "
+                          "source tree)"),
       lctx_options_string("plugin", &o.plugin, "LIB",
                           "the unmutated plugin for the control runs "
                           "(default:\n"
-                          "                           this build's example "
-                          "plugin)"),
+                          "this build's example plugin)"),
       lctx_options_flag("no-control", &no_control, "skip the control runs"),
   };
   const lctx_option_spec spec =

@@ -17,8 +17,8 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("name", &o.name, "NAME",
                           "the file's name (default: its key, or its hash)"),
       lctx_options_string("target", &o.target, "T",
-                          "the finding's target (default: told from its "
-                          "path)"),
+                          "the finding's target "
+                          "(default: told from its path)"),
       lctx_options_string("to", &o.to, "DIR",
                           "regression root (default: corpus/regressions)"),
   };

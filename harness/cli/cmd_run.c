@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#define RUN_USAGE "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n"
+
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
 #endif
@@ -114,8 +116,8 @@ int lctx_cmd_run(int argc, char **argv, FILE *out, FILE *err) {
   const char *campaign = LCTX_SOURCE_DIR "/build/campaign/fuzz_model";
   const lctx_option options[] = {
       lctx_options_custom("fuzz-seconds", &seconds, "N",
-                          "length of the fuzz campaign (default 30; 0 skips "
-                          "it)",
+                          "length of the fuzz campaign "
+                          "(default 30; 0 skips it)",
                           parse_fuzz_seconds),
       lctx_options_string(
           "campaign", &campaign, "DIR",
@@ -123,9 +125,7 @@ int lctx_cmd_run(int argc, char **argv, FILE *out, FILE *err) {
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC(
-          "run", "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n",
-          options, false),
-      argc, argv, &first, out, err);
+      &LCTX_OPTIONS_SPEC("run", RUN_USAGE, options, false), argc, argv, &first,
+      out, err);
   return run_steps_all(seconds, campaign, out, err);
 }

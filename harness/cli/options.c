@@ -343,6 +343,17 @@ int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
   return r == LCTX_OPTIONS_OK ? LCTX_OPTIONS_GO_ON : lctx_options_exit_code(r);
 }
 
+/* Prints a help text and a newline; each line after the first starts at
+ * the column of the first (2 + 24 + 1: `  %-24s `). */
+static void print_help_text(const char *help, FILE *f) {
+  for (const char *c = help ? help : ""; *c; c++)
+    if (*c == '\n')
+      fprintf(f, "\n%27s", "");
+    else
+      fputc(*c, f);
+  fputc('\n', f);
+}
+
 void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
   print_usage(spec, f);
   fprintf(f, "options:\n");
@@ -351,7 +362,8 @@ void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", o->name, o->value_name ? " " : "",
              o->value_name ? o->value_name : "");
-    fprintf(f, "  %-24s %s\n", left, o->help ? o->help : "");
+    fprintf(f, "  %-24s ", left);
+    print_help_text(o->help, f);
   }
   fprintf(f, "  %-24s %s\n", "-h, --help", "print this help and exit");
 }

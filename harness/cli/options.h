@@ -50,7 +50,8 @@ typedef struct lctx_option {
   void *target;
   /// The value's name in the help, e.g. "FILE" (NULL for a flag).
   const char *value_name;
-  /// One line of help.
+  /// The help: one line, or several, each after the first started with
+  /// '\n' (printed indented under the first).
   const char *help;
   /// Number limits (SIZE, U64: min <= v <= max; SECONDS: min < v <= max).
   /// Both 0 (a row that leaves them out): any value of the target's type
