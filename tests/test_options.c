@@ -287,37 +287,34 @@ static void test_missing_and_empty_values(void **state) {
   check_cases(cases, sizeof cases / sizeof cases[0], true);
 }
 
-#define BAD_VALUE(option, value, message)                                      \
-  {                                                                            \
-    {option, value, NULL}, ERROR,                                              \
-        "quiet=0 " DEFAULTS " operands=||lctx t: " message "\n"                \
+/* Gives `option` each of `values` (NULL-terminated); each is refused with
+ * `lctx t: OPTION: 'VALUE' is not NOUN`. */
+static void check_bad_values(const char *option, const char *noun,
+                             const char *const *values) {
+  for (; *values; values++) {
+    char shown[512];
+    snprintf(shown, sizeof shown,
+             "quiet=0 " DEFAULTS " operands=||lctx t: %s: '%s' is not %s\n",
+             option, *values, noun);
+    const parse_case c = {{option, *values, NULL}, ERROR, shown};
+    check_cases(&c, 1, true);
   }
+}
 
 static void test_bad_numbers(void **state) {
   (void)state;
-  static const parse_case cases[] = {
-      BAD_VALUE("--jobs", "0", "--jobs: '0' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "65", "--jobs: '65' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "x", "--jobs: 'x' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "4x", "--jobs: '4x' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "-1", "--jobs: '-1' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "+1", "--jobs: '+1' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", " 1", "--jobs: ' 1' is not a count from 1 to 64"),
-      BAD_VALUE("--limit", "18446744073709551616",
-                "--limit: '18446744073709551616' is not a number"),
-      BAD_VALUE("--seed", "-0", "--seed: '-0' is not a number"),
-      BAD_VALUE("--seed", "0x10", "--seed: '0x10' is not a number"),
-      BAD_VALUE("--time", "0", "--time: '0' is not a number of seconds"),
-      BAD_VALUE("--time", "86400.5",
-                "--time: '86400.5' is not a number of seconds"),
-      BAD_VALUE("--time", "-1", "--time: '-1' is not a number of seconds"),
-      BAD_VALUE("--time", "nan", "--time: 'nan' is not a number of seconds"),
-      BAD_VALUE("--time", "inf", "--time: 'inf' is not a number of seconds"),
-      BAD_VALUE("--time", "0x10", "--time: '0x10' is not a number of seconds"),
-      BAD_VALUE("--time", "1s", "--time: '1s' is not a number of seconds"),
-      BAD_VALUE("--shard", "3/2", "--shard: '3/2' is not K/N with 1 <= K <= N"),
-  };
-  check_cases(cases, sizeof cases / sizeof cases[0], true);
+  check_bad_values(
+      "--jobs", "a count from 1 to 64",
+      (const char *const[]){"0", "65", "x", "4x", "-1", "+1", " 1", NULL});
+  check_bad_values("--limit", "a number",
+                   (const char *const[]){"18446744073709551616", NULL});
+  check_bad_values("--seed", "a number",
+                   (const char *const[]){"-0", "0x10", NULL});
+  check_bad_values("--time", "a number of seconds",
+                   (const char *const[]){"0", "86400.5", "-1", "nan", "inf",
+                                         "0x10", "1s", NULL});
+  check_bad_values("--shard", "K/N with 1 <= K <= N",
+                   (const char *const[]){"3/2", NULL});
 }
 
 //===----------------------------------------------------------------------===//
