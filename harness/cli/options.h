@@ -166,7 +166,7 @@ int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
       return lctx_options_code_;                                               \
   } while (0)
 
-/// Prints the usage text and one line per option to `f`.
+/// Prints the usage text and the help of each option to `f`.
 void lctx_options_help(const lctx_option_spec *spec, FILE *f);
 
 /// The exit code for a result that is not LCTX_OPTIONS_OK: 0 after help,
