@@ -62,40 +62,16 @@ static lctx_options_result parse(const char *const *args, bool operands,
   const lctx_option options[] = {
       lctx_options_flag("quiet", &v.quiet, "say less"),
       lctx_options_string("spec", &v.spec, "FILE", "the spec table"),
-      {.name = "jobs",
-       .kind = LCTX_OPTION_SIZE,
-       .target = &v.jobs,
-       .value_name = "N",
-       .help = "workers",
-       .min = 1,
-       .max = 64,
-       .number_noun = "a count from 1 to 64"},
-      {.name = "limit",
-       .kind = LCTX_OPTION_SIZE,
-       .target = &v.limit,
-       .value_name = "N",
-       .help = "at most N"},
-      {.name = "seed",
-       .kind = LCTX_OPTION_U64,
-       .target = &v.seed,
-       .value_name = "S",
-       .help = "the seed"},
-      {.name = "time",
-       .kind = LCTX_OPTION_SECONDS,
-       .target = &v.time,
-       .value_name = "SECONDS",
-       .help = "how long",
-       .max = 86400,
-       .number_noun = "a number of seconds"},
-      {.name = "shard",
-       .kind = LCTX_OPTION_CUSTOM,
-       .target = &v,
-       .value_name = "K/N",
-       .help = "one shard",
-       .parse = parse_shard},
+      lctx_options_size("jobs", &v.jobs, "N", "workers", 1, 64,
+                        "a count from 1 to 64"),
+      lctx_options_size("limit", &v.limit, "N", "at most N", 0, 0, NULL),
+      lctx_options_u64("seed", &v.seed, "S", "the seed", 0, 0, NULL),
+      lctx_options_seconds("time", &v.time, "SECONDS", "how long", 0, 86400,
+                           "a number of seconds"),
+      lctx_options_custom("shard", &v, "K/N", "one shard", parse_shard),
   };
-  const lctx_option_spec spec = {"t", USAGE, options,
-                                 LCTX_OPTIONS_COUNT(options), operands};
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("t", USAGE, options, operands);
   char *argv[32] = {"t"};
   int argc = 1;
   for (; args[argc - 1]; argc++)
@@ -311,37 +287,34 @@ static void test_missing_and_empty_values(void **state) {
   check_cases(cases, sizeof cases / sizeof cases[0], true);
 }
 
-#define BAD_VALUE(option, value, message)                                      \
-  {                                                                            \
-    {option, value, NULL}, ERROR,                                              \
-        "quiet=0 " DEFAULTS " operands=||lctx t: " message "\n"                \
+/* Gives `option` each of `values` (NULL-terminated); each is refused with
+ * `lctx t: OPTION: 'VALUE' is not NOUN`. */
+static void check_bad_values(const char *option, const char *noun,
+                             const char *const *values) {
+  for (; *values; values++) {
+    char shown[512];
+    snprintf(shown, sizeof shown,
+             "quiet=0 " DEFAULTS " operands=||lctx t: %s: '%s' is not %s\n",
+             option, *values, noun);
+    const parse_case c = {{option, *values, NULL}, ERROR, shown};
+    check_cases(&c, 1, true);
   }
+}
 
 static void test_bad_numbers(void **state) {
   (void)state;
-  static const parse_case cases[] = {
-      BAD_VALUE("--jobs", "0", "--jobs: '0' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "65", "--jobs: '65' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "x", "--jobs: 'x' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "4x", "--jobs: '4x' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "-1", "--jobs: '-1' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", "+1", "--jobs: '+1' is not a count from 1 to 64"),
-      BAD_VALUE("--jobs", " 1", "--jobs: ' 1' is not a count from 1 to 64"),
-      BAD_VALUE("--limit", "18446744073709551616",
-                "--limit: '18446744073709551616' is not a number"),
-      BAD_VALUE("--seed", "-0", "--seed: '-0' is not a number"),
-      BAD_VALUE("--seed", "0x10", "--seed: '0x10' is not a number"),
-      BAD_VALUE("--time", "0", "--time: '0' is not a number of seconds"),
-      BAD_VALUE("--time", "86400.5",
-                "--time: '86400.5' is not a number of seconds"),
-      BAD_VALUE("--time", "-1", "--time: '-1' is not a number of seconds"),
-      BAD_VALUE("--time", "nan", "--time: 'nan' is not a number of seconds"),
-      BAD_VALUE("--time", "inf", "--time: 'inf' is not a number of seconds"),
-      BAD_VALUE("--time", "0x10", "--time: '0x10' is not a number of seconds"),
-      BAD_VALUE("--time", "1s", "--time: '1s' is not a number of seconds"),
-      BAD_VALUE("--shard", "3/2", "--shard: '3/2' is not K/N with 1 <= K <= N"),
-  };
-  check_cases(cases, sizeof cases / sizeof cases[0], true);
+  check_bad_values(
+      "--jobs", "a count from 1 to 64",
+      (const char *const[]){"0", "65", "x", "4x", "-1", "+1", " 1", NULL});
+  check_bad_values("--limit", "a number",
+                   (const char *const[]){"18446744073709551616", NULL});
+  check_bad_values("--seed", "a number",
+                   (const char *const[]){"-0", "0x10", NULL});
+  check_bad_values("--time", "a number of seconds",
+                   (const char *const[]){"0", "86400.5", "-1", "nan", "inf",
+                                         "0x10", "1s", NULL});
+  check_bad_values("--shard", "K/N with 1 <= K <= N",
+                   (const char *const[]){"3/2", NULL});
 }
 
 //===----------------------------------------------------------------------===//
@@ -425,8 +398,7 @@ static void test_too_many_options(void **state) {
   char names[65][8];
   for (int i = 0; i < 65; i++) {
     snprintf(names[i], sizeof names[i], "o%d", i);
-    options[i] = (lctx_option){
-        .name = names[i], .kind = LCTX_OPTION_FLAG, .target = &flag};
+    options[i] = lctx_options_flag(names[i], &flag, NULL);
   }
   const lctx_option_spec spec = {"t", USAGE, options, 65, true};
   char *argv[] = {"t", "--o64", NULL};

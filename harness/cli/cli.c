@@ -9,12 +9,10 @@
 
 #include <string.h>
 
-typedef int (*command_fn)(int argc, char **argv, FILE *out, FILE *err);
-
 /* One command: its name as typed, its function, one line for the help. */
 typedef struct command {
   const char *name;
-  command_fn run;
+  lctx_command_fn *run;
   const char *summary;
 } command;
 

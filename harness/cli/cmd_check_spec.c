@@ -13,6 +13,8 @@
 
 #include <stdlib.h>
 
+#define CHECK_SPEC_USAGE "usage: lctx check-spec [--spec FILE] [--quiet]\n"
+
 static bool check_visit(void *user, const lctx_case *c) {
   lctx_oracle_check_case(user, c);
   return true;
@@ -77,12 +79,10 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
           "quiet", &quiet,
           "print only the rows no case reaches, not every row's hits"),
   };
-  const lctx_option_spec spec = {
-      "check-spec", "usage: lctx check-spec [--spec FILE] [--quiet]\n", options,
-      LCTX_OPTIONS_COUNT(options), false};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("check-spec", CHECK_SPEC_USAGE, options, false), argc,
+      argv, &first, out, err);
   return lctx_check_spec_run(spec_path, quiet, out, err);
 }
 

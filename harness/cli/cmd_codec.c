@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#define ENUMERATE_USAGE "usage: lctx enumerate [--count] [--limit N]\n"
+
 static int write_all(FILE *out, const void *data, size_t n, FILE *err) {
   if (fwrite(data, 1, n, out) != n) {
     fprintf(err, "lctx: write error\n");
@@ -52,9 +54,8 @@ static int convert(bool to_bytes, int argc, char **argv, FILE *out, FILE *err) {
                                : "usage: lctx decode BYTES > FILE.case";
   const lctx_option_spec spec = {to_bytes ? "encode" : "decode", usage, NULL, 0,
                                  true};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(&spec, argc, argv, &first, out, err);
   if (argc - first != 1) {
     fprintf(err, "lctx %s: expected one %s file, or - for stdin (%s)\n",
             spec.command, to_bytes ? "case" : "byte", usage);
@@ -64,7 +65,7 @@ static int convert(bool to_bytes, int argc, char **argv, FILE *out, FILE *err) {
   lctx_workspace *ws = lctx_workspace_create(err);
   char *data = NULL;
   size_t n;
-  code = LCTX_EXIT_USAGE;
+  int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_read_file(path, &data, &n, err))
     code = to_bytes ? encode(ws, path, data, n, out, err)
                     : decode(ws, data, n, out, err);
@@ -108,19 +109,14 @@ int lctx_cmd_enumerate(int argc, char **argv, FILE *out, FILE *err) {
   const lctx_option options[] = {
       lctx_options_flag("count", &run.count_only,
                         "print only the number of cases"),
-      {.name = "limit",
-       .kind = LCTX_OPTION_SIZE,
-       .target = &run.limit,
-       .value_name = "N",
-       .help = "print at most N cases (default: all)",
-       .number_noun = "a count"},
+      lctx_options_size("limit", &run.limit, "N",
+                        "print at most N cases (default: all)", 0, 0,
+                        "a count"),
   };
-  const lctx_option_spec spec = {
-      "enumerate", "usage: lctx enumerate [--count] [--limit N]\n", options,
-      LCTX_OPTIONS_COUNT(options), false};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("enumerate", ENUMERATE_USAGE, options, false), argc,
+      argv, &first, out, err);
   if (!run.count_only && !(run.ws = lctx_workspace_create(err)))
     return LCTX_EXIT_USAGE;
   size_t n = lctx_domain_enumerate(enumerate_visit, &run);

@@ -65,54 +65,55 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   lctx_conform_options_init(&o);
   bool no_domain = false;
   const lctx_option table[] = {
-      {"impl", LCTX_OPTION_STRING, &o.impl_path, "LIB.so",
-       "the C plugin to judge (conformance/ABI.md)", 0, 0, NULL, NULL},
-      {"cmd", LCTX_OPTION_STRING, &o.command, "\"PROGRAM ARGS\"",
-       "the program to judge (conformance/PROTOCOL.md)", 0, 0, NULL, NULL},
-      {"spec", LCTX_OPTION_STRING, &o.spec_path, "FILE",
-       "the spec table (default: the source tree's)", 0, 0, NULL, NULL},
-      {"cases", LCTX_OPTION_STRING, &o.cases_dir, "DIR",
-       "conformance cases (default: conformance/cases)", 0, 0, NULL, NULL},
-      {"random", LCTX_OPTION_SIZE, &o.random, "N",
-       "N seeded random cases (default 10000)", 0, 100000000, "a count", NULL},
-      {"seed", LCTX_OPTION_U64, &o.seed, "S",
-       "seed of the random cases (default 1)", 0, 18446744073709551615.0, NULL,
-       NULL},
-      {"no-domain", LCTX_OPTION_FLAG, &no_domain, NULL,
-       "skip the exhaustive domain of check-spec", 0, 0, NULL, NULL},
-      {"xfail", LCTX_OPTION_STRING, &o.xfail_path, "FILE",
-       "expected failures: 'ROW-ID reason' per line", 0, 0, NULL, NULL},
-      {"messages", LCTX_OPTION_CUSTOM, &o.exact, "exact|class",
-       "compare messages, or classes only", 0, 0, NULL, parse_messages},
-      {"ops", LCTX_OPTION_CUSTOM, &o.ops, "LIST",
-       "only cases whose operations are all in LIST\n"
-       "                           (backends,canonicalize,get_backend,\n"
-       "                           module_get_backend,register_lowering,\n"
-       "                           lower_per_platform)",
-       0, 0, NULL, parse_ops},
-      {"shard", LCTX_OPTION_CUSTOM, &o, "I/N",
-       "run the I-th of N shares (1 <= I <= N)", 0, 0, NULL, parse_shard},
-      {"timeout", LCTX_OPTION_SECONDS, &o.timeout, "SECONDS",
-       "per case (default 5)", 0, 3600, "a number of seconds", NULL},
-      {"batch", LCTX_OPTION_SIZE, &o.batch, "N",
-       "cases per request or worker round (1-256, default 256)", 1,
-       LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256", NULL},
-      {"process-per-case", LCTX_OPTION_FLAG, &o.process_per_case, NULL,
-       "start the program afresh for every case", 0, 0, NULL, NULL},
-      {"quiet", LCTX_OPTION_FLAG, &o.quiet, NULL,
-       "no per-row table, only failing rows", 0, 0, NULL, NULL},
-      {"first-failure", LCTX_OPTION_FLAG, &o.first_failure, NULL,
-       "stop after the batch that holds the first failure", 0, 0, NULL, NULL},
-      {"report-dir", LCTX_OPTION_STRING, &o.report_dir, "DIR",
-       "where reports go (default: lctx-conform)", 0, 0, NULL, NULL},
+      lctx_options_string("impl", &o.impl_path, "LIB.so",
+                          "the C plugin to judge (conformance/ABI.md)"),
+      lctx_options_string("cmd", &o.command, "\"PROGRAM ARGS\"",
+                          "the program to judge (conformance/PROTOCOL.md)"),
+      lctx_options_string("spec", &o.spec_path, "FILE",
+                          "the spec table (default: the source tree's)"),
+      lctx_options_string("cases", &o.cases_dir, "DIR",
+                          "conformance cases (default: conformance/cases)"),
+      lctx_options_size("random", &o.random, "N",
+                        "N seeded random cases (default 10000)", 0, 100000000,
+                        "a count"),
+      lctx_options_u64("seed", &o.seed, "S",
+                       "seed of the random cases (default 1)", 0,
+                       18446744073709551615.0, NULL),
+      lctx_options_flag("no-domain", &no_domain,
+                        "skip the exhaustive domain of check-spec"),
+      lctx_options_string("xfail", &o.xfail_path, "FILE",
+                          "expected failures: 'ROW-ID reason' per line"),
+      lctx_options_custom("messages", &o.exact, "exact|class",
+                          "compare messages, or classes only", parse_messages),
+      lctx_options_custom("ops", &o.ops, "LIST",
+                          "only cases whose operations are all in LIST\n"
+                          "(backends,canonicalize,get_backend,\n"
+                          "module_get_backend,register_lowering,\n"
+                          "lower_per_platform)",
+                          parse_ops),
+      lctx_options_custom("shard", &o, "I/N",
+                          "run the I-th of N shares (1 <= I <= N)",
+                          parse_shard),
+      lctx_options_seconds("timeout", &o.timeout, "SECONDS",
+                           "per case (default 5)", 0, 3600,
+                           "a number of seconds"),
+      lctx_options_size("batch", &o.batch, "N",
+                        "cases per request or worker round "
+                        "(1-256, default 256)",
+                        1, LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256"),
+      lctx_options_flag("process-per-case", &o.process_per_case,
+                        "start the program afresh for every case"),
+      lctx_options_flag("quiet", &o.quiet,
+                        "no per-row table, only failing rows"),
+      lctx_options_flag("first-failure", &o.first_failure,
+                        "stop after the batch that holds the first failure"),
+      lctx_options_string("report-dir", &o.report_dir, "DIR",
+                          "where reports go (default: lctx-conform)"),
   };
-  const lctx_option_spec spec = {"conform", USAGE, table,
-                                 sizeof table / sizeof table[0], false};
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("conform", USAGE, table, false);
   int first;
-  lctx_options_result parsed =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (parsed != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(parsed);
+  LCTX_OPTIONS_PARSE_OR_RETURN(&spec, argc, argv, &first, out, err);
   o.domain = !no_domain;
   if (!o.impl_path == !o.command) {
     fprintf(err, "lctx conform: give exactly one of --impl LIB.so and --cmd "

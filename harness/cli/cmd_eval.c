@@ -211,11 +211,10 @@ int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_flag("quiet", &quiet,
                         "print failing cases only, not an ok line per case"),
   };
-  const lctx_option_spec spec = {"eval", "usage: " EVAL_USAGE "\n", options,
-                                 LCTX_OPTIONS_COUNT(options), true};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("eval", "usage: " EVAL_USAGE "\n", options, true),
+      argc, argv, &first, out, err);
   if (first >= argc) {
     fprintf(err, "lctx eval: no case files given (usage: " EVAL_USAGE ")\n");
     return LCTX_EXIT_USAGE;

@@ -75,18 +75,18 @@ static int explain(lctx_workspace *ws, const char *path, FILE *out) {
 int lctx_cmd_explain(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path;
   const lctx_option options[] = {lctx_workspace_spec_option(&spec_path)};
-  const lctx_option_spec spec = {"explain", "usage: " EXPLAIN_USAGE "\n",
-                                 options, 1, true};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(&LCTX_OPTIONS_SPEC("explain",
+                                                  "usage: " EXPLAIN_USAGE "\n",
+                                                  options, true),
+                               argc, argv, &first, out, err);
   if (argc - first != 1) {
     fprintf(err, "lctx explain: expected one case file (usage: " EXPLAIN_USAGE
                  ")\n");
     return LCTX_EXIT_USAGE;
   }
   lctx_workspace *ws = lctx_workspace_create(err);
-  code = LCTX_EXIT_USAGE;
+  int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err) &&
       lctx_workspace_load_case(ws, argv[first], err))
     code = explain(ws, argv[first], out);

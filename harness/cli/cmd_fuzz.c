@@ -34,32 +34,31 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   lctx_campaign_options o;
   lctx_campaign_options_init(&o);
   const lctx_option options[] = {
-      {"engine", LCTX_OPTION_CUSTOM, &o.engine, "ENGINE",
-       "libfuzzer or afl (required)", 0, 0, NULL, parse_engine},
-      {"target", LCTX_OPTION_STRING, &o.target, "NAME",
-       "the fuzz target (required)", 0, 0, NULL, NULL},
-      {"time", LCTX_OPTION_SECONDS, &o.seconds, "SECONDS",
-       "seconds of fuzzing, 1 or more (required)", BELOW_ONE, 86400 * 30,
-       "a number of seconds (1 or more)", NULL},
-      {"jobs", LCTX_OPTION_SIZE, &o.jobs, "N",
-       "libFuzzer -fork jobs or AFL++ instances (default 1)", 1,
-       LCTX_CAMPAIGN_MAX_JOBS, "a whole number from 1 to 16", NULL},
-      {"corpus", LCTX_OPTION_STRING, &o.corpus, "DIR",
-       "a further corpus (AFL++: instead of the seeds)", 0, 0, NULL, NULL},
-      {"out", LCTX_OPTION_STRING, &o.out_dir, "DIR",
-       "campaign directory (default lctx-fuzz/TARGET-ENGINE)", 0, 0, NULL,
-       NULL},
-      {"binary", LCTX_OPTION_STRING, &o.binary, "PATH",
-       "the engine's build (default: build/fuzz or build/afl)", 0, 0, NULL,
-       NULL},
+      lctx_options_custom("engine", &o.engine, "ENGINE",
+                          "libfuzzer or afl (required)", parse_engine),
+      lctx_options_string("target", &o.target, "NAME",
+                          "the fuzz target (required)"),
+      lctx_options_seconds("time", &o.seconds, "SECONDS",
+                           "seconds of fuzzing, 1 or more (required)",
+                           BELOW_ONE, 86400 * 30,
+                           "a number of seconds (1 or more)"),
+      lctx_options_size("jobs", &o.jobs, "N",
+                        "libFuzzer -fork jobs or AFL++ instances (default 1)",
+                        1, LCTX_CAMPAIGN_MAX_JOBS,
+                        "a whole number from 1 to 16"),
+      lctx_options_string("corpus", &o.corpus, "DIR",
+                          "a further corpus (AFL++: instead of the seeds)"),
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "campaign directory "
+                          "(default lctx-fuzz/TARGET-ENGINE)"),
+      lctx_options_string("binary", &o.binary, "PATH",
+                          "the engine's build "
+                          "(default: build/fuzz or build/afl)"),
   };
-  const lctx_option_spec spec = {"fuzz", FUZZ_USAGE, options,
-                                 sizeof options / sizeof options[0], false};
-  int first = argc;
-  lctx_options_result parsed =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (parsed != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(parsed);
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("fuzz", FUZZ_USAGE, options, false), argc, argv,
+      &first, out, err);
   if (!o.engine || !o.target || o.seconds < 0) {
     fprintf(err, "lctx fuzz: --engine, --target and --time are required\n%s",
             FUZZ_USAGE);

@@ -107,8 +107,8 @@ int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
           "quiet", &run->quiet,
           "print only the files whose verdict differs from their expect line"),
   };
-  const lctx_option_spec spec = {"lint", "usage: " LINT_USAGE "\n", options, 1,
-                                 true};
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("lint", "usage: " LINT_USAGE "\n", options, true);
   int first, worst = lctx_options_command(&spec, argc, argv, &first, out, err);
   if (worst == LCTX_OPTIONS_GO_ON && first >= argc) {
     fprintf(err, "lctx lint: missing RULEFILE or directory (usage: " LINT_USAGE

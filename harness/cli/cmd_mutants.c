@@ -66,52 +66,47 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
                   "a number of seconds (0 for no fuzzing, else 1 to 86400)"};
   bounded fuzz_min = {&o.fuzz_min, 0, 100, false, "a percentage (0 to 100)"};
   const lctx_option table[] = {
-      {"list", LCTX_OPTION_STRING, &o.list_path, "FILE",
-       "the mutant list (default: the source tree's\n"
-       "                           conformance/mutants/MUTANTS)",
-       0, 0, NULL, NULL},
-      {"dir", LCTX_OPTION_STRING, &o.dir, "DIR",
-       "the mutant libraries NAME.so (default: this build's)", 0, 0, NULL,
-       NULL},
-      {"only", LCTX_OPTION_STRING, &o.only, "A,B", "only these mutants", 0, 0,
-       NULL, NULL},
-      {"out", LCTX_OPTION_STRING, &o.out_dir, "DIR",
-       "reports: mutants.json, mutants.md, conform/, fuzz/\n"
-       "                           (default: build/mutants)",
-       0, 0, NULL, NULL},
-      {"limit", LCTX_OPTION_CUSTOM, &limit, "SECONDS",
-       "conform must kill each mutant within this (default 1)", 0, 0, NULL,
-       parse_bounded},
-      {"fuzz", LCTX_OPTION_CUSTOM, &fuzz, "SECONDS",
-       "also run fuzz_differential for at most SECONDS per\n"
-       "                           mutant and start (default 0: conform only)",
-       0, 0, NULL, parse_bounded},
-      {"fuzz-start", LCTX_OPTION_CUSTOM, &o, "FROM",
-       "the starting corpus: seeds, empty or both (default both)", 0, 0, NULL,
-       parse_start},
-      {"fuzz-min", LCTX_OPTION_CUSTOM, &fuzz_min, "PERCENT",
-       "the fuzzer must kill this share (default 90)", 0, 0, NULL,
-       parse_bounded},
-      {"fuzz-seed", LCTX_OPTION_U64, &o.fuzz_seed, "N",
-       "libFuzzer's -seed (default 1)", 0, 4294967295.0, "a seed", NULL},
-      {"fuzzer", LCTX_OPTION_STRING, &o.fuzzer, "PATH",
-       "the libFuzzer fuzz_differential binary (default:\n"
-       "                           build/fuzz/fuzzers/fuzz_differential of the "
-       "source tree)",
-       0, 0, NULL, NULL},
-      {"plugin", LCTX_OPTION_STRING, &o.plugin, "LIB",
-       "the unmutated plugin for the control runs (default:\n"
-       "                           this build's example plugin)",
-       0, 0, NULL, NULL},
-      {"no-control", LCTX_OPTION_FLAG, &no_control, NULL,
-       "skip the control runs", 0, 0, NULL, NULL},
+      lctx_options_string("list", &o.list_path, "FILE",
+                          "the mutant list (default: the source tree's\n"
+                          "conformance/mutants/MUTANTS)"),
+      lctx_options_string("dir", &o.dir, "DIR",
+                          "the mutant libraries NAME.so "
+                          "(default: this build's)"),
+      lctx_options_string("only", &o.only, "A,B", "only these mutants"),
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "reports: mutants.json, mutants.md, conform/, fuzz/\n"
+                          "(default: build/mutants)"),
+      lctx_options_custom("limit", &limit, "SECONDS",
+                          "conform must kill each mutant within this "
+                          "(default 1)",
+                          parse_bounded),
+      lctx_options_custom("fuzz", &fuzz, "SECONDS",
+                          "also run fuzz_differential for at most SECONDS per\n"
+                          "mutant and start (default 0: conform only)",
+                          parse_bounded),
+      lctx_options_custom("fuzz-start", &o, "FROM",
+                          "the starting corpus: seeds, empty or both "
+                          "(default both)",
+                          parse_start),
+      lctx_options_custom("fuzz-min", &fuzz_min, "PERCENT",
+                          "the fuzzer must kill this share (default 90)",
+                          parse_bounded),
+      lctx_options_u64("fuzz-seed", &o.fuzz_seed, "N",
+                       "libFuzzer's -seed (default 1)", 0, 4294967295.0,
+                       "a seed"),
+      lctx_options_string("fuzzer", &o.fuzzer, "PATH",
+                          "the libFuzzer fuzz_differential binary (default:\n"
+                          "build/fuzz/fuzzers/fuzz_differential of the "
+                          "source tree)"),
+      lctx_options_string("plugin", &o.plugin, "LIB",
+                          "the unmutated plugin for the control runs "
+                          "(default:\n"
+                          "this build's example plugin)"),
+      lctx_options_flag("no-control", &no_control, "skip the control runs"),
   };
-  const lctx_option_spec spec = {"mutants", USAGE, table,
-                                 sizeof table / sizeof table[0], false};
-  int first;
-  lctx_options_result parsed =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("mutants", USAGE, table, false);
+  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
   o.control = !no_control;
-  return parsed == LCTX_OPTIONS_OK ? lctx_mutants_run(&o, out, err)
-                                   : lctx_options_exit_code(parsed);
+  return code == LCTX_OPTIONS_GO_ON ? lctx_mutants_run(&o, out, err) : code;
 }

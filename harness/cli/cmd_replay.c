@@ -14,18 +14,15 @@
 int lctx_cmd_replay(int argc, char **argv, FILE *out, FILE *err) {
   lctx_replay_options o = {NULL, false, NULL, 0};
   const lctx_option options[] = {
-      {"target", LCTX_OPTION_STRING, &o.target, "NAME",
-       "the inputs' target (default: from each path)", 0, 0, NULL, NULL},
-      {"verbose", LCTX_OPTION_FLAG, &o.verbose, NULL,
-       "also print the inputs that pass", 0, 0, NULL, NULL},
+      lctx_options_string("target", &o.target, "NAME",
+                          "the inputs' target (default: from each path)"),
+      lctx_options_flag("verbose", &o.verbose,
+                        "also print the inputs that pass"),
   };
-  const lctx_option_spec spec = {"replay", REPLAY_USAGE, options,
-                                 sizeof options / sizeof options[0], true};
-  int first = argc;
-  lctx_options_result parsed =
-      lctx_options_parse(&spec, argc, argv, &first, out, err);
-  if (parsed != LCTX_OPTIONS_OK)
-    return lctx_options_exit_code(parsed);
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("replay", REPLAY_USAGE, options, true), argc, argv,
+      &first, out, err);
   if (first >= argc) {
     fprintf(err, "lctx replay: no inputs (usage: lctx replay [--target NAME] "
                  "[--verbose] FILE|DIR...)\n");

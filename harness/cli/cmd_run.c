@@ -15,6 +15,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#define RUN_USAGE "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n"
+
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
 #endif
@@ -113,21 +115,17 @@ int lctx_cmd_run(int argc, char **argv, FILE *out, FILE *err) {
   double seconds = 30;
   const char *campaign = LCTX_SOURCE_DIR "/build/campaign/fuzz_model";
   const lctx_option options[] = {
-      {.name = "fuzz-seconds",
-       .kind = LCTX_OPTION_CUSTOM,
-       .target = &seconds,
-       .value_name = "N",
-       .help = "length of the fuzz campaign (default 30; 0 skips it)",
-       .parse = parse_fuzz_seconds},
+      lctx_options_custom("fuzz-seconds", &seconds, "N",
+                          "length of the fuzz campaign "
+                          "(default 30; 0 skips it)",
+                          parse_fuzz_seconds),
       lctx_options_string(
           "campaign", &campaign, "DIR",
           "the campaign directory (default: build/campaign/fuzz_model)"),
   };
-  const lctx_option_spec spec = {
-      "run", "usage: lctx run [--fuzz-seconds N] [--campaign DIR]\n", options,
-      LCTX_OPTIONS_COUNT(options), false};
-  int first, code = lctx_options_command(&spec, argc, argv, &first, out, err);
-  if (code != LCTX_OPTIONS_GO_ON)
-    return code;
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("run", RUN_USAGE, options, false), argc, argv, &first,
+      out, err);
   return run_steps_all(seconds, campaign, out, err);
 }

@@ -273,19 +273,67 @@ lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
   return r;
 }
 
+/* A row without number limits or parse function. */
+static lctx_option row(const char *name, lctx_option_kind kind, void *target,
+                       const char *value_name, const char *help) {
+  return (lctx_option){.name = name,
+                       .kind = kind,
+                       .target = target,
+                       .value_name = value_name,
+                       .help = help};
+}
+
 lctx_option lctx_options_flag(const char *name, bool *target,
                               const char *help) {
-  return (lctx_option){
-      .name = name, .kind = LCTX_OPTION_FLAG, .target = target, .help = help};
+  return row(name, LCTX_OPTION_FLAG, target, NULL, help);
 }
 
 lctx_option lctx_options_string(const char *name, const char **target,
                                 const char *value_name, const char *help) {
-  return (lctx_option){.name = name,
-                       .kind = LCTX_OPTION_STRING,
-                       .target = target,
-                       .value_name = value_name,
-                       .help = help};
+  return row(name, LCTX_OPTION_STRING, target, value_name, help);
+}
+
+/* A number row of `kind`. */
+static lctx_option number(const char *name, lctx_option_kind kind, void *target,
+                          const char *value_name, const char *help, double min,
+                          double max, const char *number_noun) {
+  lctx_option o = row(name, kind, target, value_name, help);
+  o.min = min;
+  o.max = max;
+  o.number_noun = number_noun;
+  return o;
+}
+
+lctx_option lctx_options_size(const char *name, size_t *target,
+                              const char *value_name, const char *help,
+                              double min, double max, const char *number_noun) {
+  return number(name, LCTX_OPTION_SIZE, target, value_name, help, min, max,
+                number_noun);
+}
+
+lctx_option lctx_options_u64(const char *name, unsigned long long *target,
+                             const char *value_name, const char *help,
+                             double min, double max, const char *number_noun) {
+  return number(name, LCTX_OPTION_U64, target, value_name, help, min, max,
+                number_noun);
+}
+
+lctx_option lctx_options_seconds(const char *name, double *target,
+                                 const char *value_name, const char *help,
+                                 double min, double max,
+                                 const char *number_noun) {
+  return number(name, LCTX_OPTION_SECONDS, target, value_name, help, min, max,
+                number_noun);
+}
+
+lctx_option lctx_options_custom(const char *name, void *target,
+                                const char *value_name, const char *help,
+                                bool (*parse)(const char *value, void *target,
+                                              char *error_text,
+                                              size_t error_size)) {
+  lctx_option o = row(name, LCTX_OPTION_CUSTOM, target, value_name, help);
+  o.parse = parse;
+  return o;
 }
 
 int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
@@ -293,6 +341,17 @@ int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
   lctx_options_result r =
       lctx_options_parse(spec, argc, argv, first_operand, out, err);
   return r == LCTX_OPTIONS_OK ? LCTX_OPTIONS_GO_ON : lctx_options_exit_code(r);
+}
+
+/* Prints a help text and a newline; each line after the first starts at
+ * the column of the first (2 + 24 + 1: `  %-24s `). */
+static void print_help_text(const char *help, FILE *f) {
+  for (const char *c = help ? help : ""; *c; c++)
+    if (*c == '\n')
+      fprintf(f, "\n%27s", "");
+    else
+      fputc(*c, f);
+  fputc('\n', f);
 }
 
 void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
@@ -303,7 +362,8 @@ void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", o->name, o->value_name ? " " : "",
              o->value_name ? o->value_name : "");
-    fprintf(f, "  %-24s %s\n", left, o->help ? o->help : "");
+    fprintf(f, "  %-24s ", left);
+    print_help_text(o->help, f);
   }
   fprintf(f, "  %-24s %s\n", "-h, --help", "print this help and exit");
 }

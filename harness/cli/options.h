@@ -50,7 +50,8 @@ typedef struct lctx_option {
   void *target;
   /// The value's name in the help, e.g. "FILE" (NULL for a flag).
   const char *value_name;
-  /// One line of help.
+  /// The help: one line, or several, each after the first started with
+  /// '\n' (printed indented under the first).
   const char *help;
   /// Number limits (SIZE, U64: min <= v <= max; SECONDS: min < v <= max).
   /// Both 0 (a row that leaves them out): any value of the target's type
@@ -69,6 +70,33 @@ lctx_option lctx_options_flag(const char *name, bool *target, const char *help);
 /// A STRING row: `--NAME VALUE_NAME` points `*target` at the value.
 lctx_option lctx_options_string(const char *name, const char **target,
                                 const char *value_name, const char *help);
+
+/// A SIZE row: `--NAME VALUE_NAME` stores a number from `min` to `max` in
+/// `*target`; a bad one is not `number_noun` (NULL: "a number").
+lctx_option lctx_options_size(const char *name, size_t *target,
+                              const char *value_name, const char *help,
+                              double min, double max, const char *number_noun);
+
+/// A U64 row, as lctx_options_size for an unsigned long long.
+lctx_option lctx_options_u64(const char *name, unsigned long long *target,
+                             const char *value_name, const char *help,
+                             double min, double max, const char *number_noun);
+
+/// A SECONDS row: `--NAME VALUE_NAME` stores a number with `min` < value
+/// <= `max` in `*target`; a bad one is not `number_noun` (NULL: "a
+/// number").
+lctx_option lctx_options_seconds(const char *name, double *target,
+                                 const char *value_name, const char *help,
+                                 double min, double max,
+                                 const char *number_noun);
+
+/// A CUSTOM row: `--NAME VALUE_NAME` hands the value to `parse` with
+/// `target`.
+lctx_option lctx_options_custom(const char *name, void *target,
+                                const char *value_name, const char *help,
+                                bool (*parse)(const char *value, void *target,
+                                              char *error_text,
+                                              size_t error_size));
 
 /// What lctx_options_parse found.
 typedef enum lctx_options_result {
@@ -112,13 +140,33 @@ lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
 /// The number of rows of an option table (an array).
 #define LCTX_OPTIONS_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
+/// The spec (a compound literal) of the command `command` (its name as
+/// typed) with the usage text `usage` and the option table `table` (an
+/// array); `operands`: operands allowed.
+#define LCTX_OPTIONS_SPEC(command, usage, table, operands)                     \
+  ((lctx_option_spec){(command), (usage), (table), LCTX_OPTIONS_COUNT(table),  \
+                      (operands)})
+
 /// A command's first step: lctx_options_parse, then LCTX_OPTIONS_GO_ON
 /// when the command goes on (its operands at argv[*first_operand..argc)),
 /// else the exit code it returns (lctx_options_exit_code).
 int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
                          int *first_operand, FILE *out, FILE *err);
 
-/// Prints the usage text and one line per option to `f`.
+/// A command's first step, as a statement in a function that returns an
+/// exit code: lctx_options_command by `*spec`, then, unless the command goes
+/// on (its operands at argv[*first_operand..argc)), `return` of the exit
+/// code from that function.
+#define LCTX_OPTIONS_PARSE_OR_RETURN(spec, argc, argv, first_operand, out,     \
+                                     err)                                      \
+  do {                                                                         \
+    int lctx_options_code_ =                                                   \
+        lctx_options_command(spec, argc, argv, first_operand, out, err);       \
+    if (lctx_options_code_ != LCTX_OPTIONS_GO_ON)                              \
+      return lctx_options_code_;                                               \
+  } while (0)
+
+/// Prints the usage text and the help of each option to `f`.
 void lctx_options_help(const lctx_option_spec *spec, FILE *f);
 
 /// The exit code for a result that is not LCTX_OPTIONS_OK: 0 after help,
