@@ -82,8 +82,7 @@ done
 
 # Paths: harness/....c or .h named in a document or a comment must exist.
 stale=""
-for p in $(git ls-files '*.md' '*.c' '*.h' '*.sh' '*.txt' '*.cmake' 2>/dev/null |
-  xargs grep -oh 'harness/[A-Za-z0-9_/]*\.[ch]\b' 2>/dev/null | sort -u); do
+for p in $(git ls-files 2>/dev/null | xargs grep -Ioh 'harness/[A-Za-z0-9_/]*\.[ch]\b' 2>/dev/null | sort -u); do
   [ -f "$p" ] || stale="$stale $p"
 done
 [ -z "$stale" ] || fail "documents or comments name files that do not exist:$stale"
