@@ -209,6 +209,14 @@ static bool parse_when(parser *p, const char *s, const char *end) {
   return true;
 }
 
+/* Moves to the next token: `*s` to its start, after the spaces at `*e`, and
+ * `*e` to its end; returns it. */
+static lctx_str next_token(const char **s, const char **e, const char *end) {
+  *s = skip_space(*e, end);
+  *e = token_end(*s, end);
+  return lctx_str_make(*s, (size_t)(*e - *s));
+}
+
 /* Reads an outcome's message: the string after the spaces at `from`, whose
  * placeholders must be known; leaves `*s` after it. */
 static bool parse_text(parser *p, const char *from, const char **s,
@@ -237,24 +245,18 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
       return false;
   } else if (lctx_str_equal_cstr(kind, "raise")) {
     o->kind = LCTX_OUTCOME_RAISE;
-    s = skip_space(e, end);
-    e = token_end(s, end);
-    if (!lctx_error_class_from_name(lctx_str_make(s, (size_t)(e - s)),
-                                    &o->error))
+    if (!lctx_error_class_from_name(next_token(&s, &e, end), &o->error))
       return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
     if (!parse_text(p, e, &s, end, o))
       return false;
   } else if (lctx_str_equal_cstr(kind, "client")) {
     o->kind = LCTX_OUTCOME_CLIENT;
-    s = skip_space(e, end);
-    e = token_end(s, end);
-    lctx_str origin = lctx_str_make(s, (size_t)(e - s));
+    lctx_str origin = next_token(&s, &e, end);
     if (lctx_str_equal_cstr(origin, "pinned")) {
       o->origin = LCTX_CLIENT_PINNED;
     } else if (lctx_str_equal_cstr(origin, "registry")) {
       o->origin = LCTX_CLIENT_REGISTRY;
-      s = skip_space(e, end);
-      e = token_end(s, end);
+      next_token(&s, &e, end);
       if (e == s || (size_t)(e - s) >= sizeof o->registration)
         return fail(p, s, "expected a registration index or placeholder", NULL);
       memcpy(o->registration, s, (size_t)(e - s));
