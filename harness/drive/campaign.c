@@ -504,11 +504,9 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
     fprintf(err, "lctx fuzz: incomplete or invalid campaign options\n");
     return LCTX_EXIT_USAGE;
   }
-  campaign *c = calloc(1, sizeof *c);
-  if (!c) {
-    fprintf(err, "lctx fuzz: out of memory\n");
+  campaign *c = lctx_sys_alloc(sizeof *c, "lctx fuzz", err);
+  if (!c)
     return LCTX_EXIT_USAGE;
-  }
   c->o = o;
   c->out = out;
   c->err = err;

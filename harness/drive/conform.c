@@ -814,13 +814,8 @@ static bool valid_options(const lctx_conform_options *o, FILE *err) {
 /* Loads the spec table and the expected failures, and fills the report's
  * rows. */
 static bool load_spec(run *r, FILE *err) {
-  char e[1024];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_spec_load(r->o.spec_path, &r->spec, &eb)) {
-    fprintf(err, "lctx conform: %s\n", e);
+  if (!lctx_spec_load_or_report(r->o.spec_path, &r->spec, "lctx conform", err))
     return false;
-  }
   r->report->row_count = r->spec.row_count;
   for (size_t i = 0; i < r->spec.row_count; i++)
     snprintf(r->report->rows[i].id, sizeof r->report->rows[i].id, "%s",

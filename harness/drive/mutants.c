@@ -1051,13 +1051,9 @@ static bool check_fuzzer(state *st, FILE *err) {
 /* Loads the spec and the list, and checks every input; false on bad input
  * (reported on err). */
 static bool set_up(state *st, FILE *err) {
-  char e[1024];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_spec_load(lctx_sys_default_spec_path(), &st->spec, &eb)) {
-    fprintf(err, "lctx mutants: %s\n", e);
+  if (!lctx_spec_load_or_report(lctx_sys_default_spec_path(), &st->spec,
+                                "lctx mutants", err))
     return false;
-  }
   if (!load_list(st, err) || !select_only(st, err) || !find_libraries(st, err))
     return false;
   if (st->o.control && !is_file(st->o.plugin)) {
@@ -1203,11 +1199,9 @@ static bool run_all(state *st, FILE *out) {
 
 int lctx_mutants_run(const lctx_mutants_options *options, FILE *out,
                      FILE *err) {
-  state *st = calloc(1, sizeof *st);
-  if (!st) {
-    fprintf(err, "lctx mutants: out of memory\n");
+  state *st = lctx_sys_alloc(sizeof *st, "lctx mutants", err);
+  if (!st)
     return LCTX_EXIT_USAGE;
-  }
   st->o = *options;
   st->starts[START_SEEDS] = options->fuzz_from_seeds;
   st->starts[START_EMPTY] = options->fuzz_from_empty;

@@ -111,11 +111,9 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
       return LCTX_EXIT_USAGE;
     }
   }
-  replay_ctx *r = calloc(1, sizeof *r);
-  if (!r) {
-    fprintf(err, "lctx replay: out of memory\n");
+  replay_ctx *r = lctx_sys_alloc(sizeof *r, "lctx replay", err);
+  if (!r)
     return LCTX_EXIT_USAGE;
-  }
   r->out = out;
   r->err = err;
   r->verbose = o->verbose;
@@ -243,11 +241,9 @@ int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
   size_t size = 0;
   if (!read_finding(o->finding, input, sizeof input, &data, &size, err))
     return LCTX_EXIT_USAGE;
-  replay_ctx *r = calloc(1, sizeof *r);
+  replay_ctx *r = lctx_sys_alloc(sizeof *r, "lctx promote", err);
   int code = LCTX_EXIT_USAGE;
-  if (!r) {
-    fprintf(err, "lctx promote: out of memory\n");
-  } else {
+  if (r) {
     r->out = out;
     r->err = err;
     r->target = o->target ? lctx_fuzz_target_find(o->target)

@@ -28,6 +28,13 @@ void lctx_sys_sleep(double seconds) {
   nanosleep(&ts, NULL);
 }
 
+void *lctx_sys_alloc(size_t size, const char *who, FILE *err) {
+  void *p = calloc(1, size);
+  if (!p)
+    fprintf(err, "%s: out of memory\n", who);
+  return p;
+}
+
 bool lctx_sys_is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

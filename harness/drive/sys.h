@@ -1,17 +1,19 @@
 /*
  * sys.h - what the drive layer asks of the operating system.
  *
- * Owns the clock, files and directories (kinds, writing a whole file,
- * reading the end of a log, listing a directory, creating directory paths), the
- * default locations of the spec table and the conformance cases, starting
- * helper programs (with or without a time limit), and catching Ctrl-C (SIGINT,
- * SIGTERM) as a request to stop. Reading a whole file is core/base/file.h's.
+ * Owns the clock, memory for a command's state, files and directories (kinds,
+ * writing a whole file, reading the end of a log, listing a directory, creating
+ * directory paths), the default locations of the spec table and the conformance
+ * cases, starting helper programs (with or without a time limit), and catching
+ * Ctrl-C (SIGINT, SIGTERM) as a request to stop. Reading a whole file is
+ * core/base/file.h's.
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /// Seconds on the monotonic clock (for durations only).
@@ -19,6 +21,10 @@ double lctx_sys_now(void);
 
 /// Sleeps `seconds` (fractions allowed).
 void lctx_sys_sleep(double seconds);
+
+/// `size` bytes of zeroed memory (free them), or NULL with "WHO: out of
+/// memory" written on `err`.
+void *lctx_sys_alloc(size_t size, const char *who, FILE *err);
 
 /// Whether `path` is a directory (links followed).
 bool lctx_sys_is_dir(const char *path);

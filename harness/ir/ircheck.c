@@ -18,11 +18,9 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
-#include <mlir-c/Dialect/Arith.h>
-#include <mlir-c/Dialect/Func.h>
-#include <mlir-c/Dialect/SCF.h>
 #include <mlir-c/IR.h>
 
+#include "lctx/mlir_emit.h"
 #include "lctx/pyrepr.h"
 
 /// Rule names collected by one evaluation, at most.
@@ -150,15 +148,7 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
 }
 
 static MlirContext context_new(lctx_ircheck *ck) {
-  MlirContext ctx = mlirContextCreateWithThreading(false);
-  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), ctx);
-  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__arith__(), ctx);
-  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__scf__(), ctx);
-  mlirContextGetOrLoadDialect(ctx, sref("func"));
-  mlirContextGetOrLoadDialect(ctx, sref("arith"));
-  mlirContextGetOrLoadDialect(ctx, sref("scf"));
-  mlirContextSetAllowUnregisteredDialects(ctx, true);
-  mlirContextAttachDiagnosticHandler(ctx, on_diagnostic, ck, NULL);
+  MlirContext ctx = lctx_mlir_context_new(false, on_diagnostic, ck);
   ck->contexts_created++;
   ck->checks_in_context = 0;
   return ctx;

@@ -222,8 +222,10 @@ static MlirLogicalResult capture(MlirDiagnostic d, void *user) {
   return mlirLogicalResultSuccess();
 }
 
-MlirContext lctx_mlir_context_create(void) {
-  MlirContext ctx = mlirContextCreate();
+MlirContext lctx_mlir_context_new(bool threading, MlirDiagnosticHandler handler,
+                                  void *user_data) {
+  MlirContext ctx =
+      threading ? mlirContextCreate() : mlirContextCreateWithThreading(false);
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), ctx);
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__arith__(), ctx);
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__scf__(), ctx);
@@ -231,8 +233,12 @@ MlirContext lctx_mlir_context_create(void) {
   mlirContextGetOrLoadDialect(ctx, ref("arith"));
   mlirContextGetOrLoadDialect(ctx, ref("scf"));
   mlirContextSetAllowUnregisteredDialects(ctx, true);
-  mlirContextAttachDiagnosticHandler(ctx, swallow, NULL, NULL);
+  mlirContextAttachDiagnosticHandler(ctx, handler, user_data, NULL);
   return ctx;
+}
+
+MlirContext lctx_mlir_context_create(void) {
+  return lctx_mlir_context_new(true, swallow, NULL);
 }
 
 bool lctx_mlir_emit(MlirContext context, const lctx_lowering_registry *registry,

@@ -1,5 +1,5 @@
 /*
- * file.c - reading a whole file into memory (see file.h).
+ * file.c - reading a whole file into memory, and loading one (see file.h).
  */
 #include "file.h"
 
@@ -73,4 +73,15 @@ bool lctx_file_read(const char *path, size_t max, char **text, size_t *length,
   *text = buf;
   *length = n;
   return true;
+}
+
+bool lctx_file_parse(const char *path, size_t max, lctx_file_parser parse,
+                     void *out, lctx_buf *error) {
+  char *text;
+  size_t n;
+  if (!lctx_file_read(path, max, &text, &n, error))
+    return false;
+  bool ok = parse(text, n, path, out, error);
+  free(text);
+  return ok;
 }

@@ -4,6 +4,8 @@
  */
 #include "case.h"
 
+#include "names.h"
+
 #include <string.h>
 
 static const char *const OP_NAMES[LCTX_OP_KIND_COUNT] = {
@@ -42,13 +44,11 @@ const char *lctx_op_kind_name(lctx_op_kind kind) {
 }
 
 bool lctx_op_kind_from_name(lctx_str name, lctx_op_kind *kind) {
-  for (int i = 0; i < LCTX_OP_KIND_COUNT; i++) {
-    if (lctx_str_equal_cstr(name, OP_NAMES[i])) {
-      *kind = (lctx_op_kind)i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(OP_NAMES, LCTX_OP_KIND_COUNT, name);
+  if (i < 0)
+    return false;
+  *kind = (lctx_op_kind)i;
+  return true;
 }
 
 const char *lctx_action_kind_name(lctx_lowering_action_kind kind) {
@@ -57,13 +57,11 @@ const char *lctx_action_kind_name(lctx_lowering_action_kind kind) {
 
 bool lctx_action_kind_from_name(lctx_str name,
                                 lctx_lowering_action_kind *kind) {
-  for (int i = 0; i < ACTION_KIND_COUNT; i++) {
-    if (lctx_str_equal_cstr(name, ACTION_NAMES[i])) {
-      *kind = (lctx_lowering_action_kind)i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(ACTION_NAMES, ACTION_KIND_COUNT, name);
+  if (i < 0)
+    return false;
+  *kind = (lctx_lowering_action_kind)i;
+  return true;
 }
 
 const char *lctx_factory_behaviour_name(lctx_factory_behaviour behaviour) {
@@ -74,13 +72,11 @@ const char *lctx_factory_behaviour_name(lctx_factory_behaviour behaviour) {
 
 bool lctx_factory_behaviour_from_name(lctx_str name,
                                       lctx_factory_behaviour *behaviour) {
-  for (int i = 0; i <= LCTX_FACTORY_NO_DEVICES; i++) {
-    if (lctx_str_equal_cstr(name, BEHAVIOUR_NAMES[i])) {
-      *behaviour = (lctx_factory_behaviour)i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(BEHAVIOUR_NAMES, LCTX_FACTORY_NO_DEVICES + 1, name);
+  if (i < 0)
+    return false;
+  *behaviour = (lctx_factory_behaviour)i;
+  return true;
 }
 
 static bool list_equal(size_t na, const char (*a)[LCTX_MAX_NAME + 1], size_t nb,

@@ -136,6 +136,23 @@ static bool fail_too_many(parser *p, const char *at, const char *what,
   return false;
 }
 
+/// Reports "unknown WHAT <what is at `at`>", then " (expected EXPECTED)"
+/// when `expected` is not NULL.
+static bool fail_unknown(parser *p, const char *at, const char *what,
+                         const char *expected) {
+  lctx_buf *e = error_at(p, at);
+  lctx_buf_append_cstr(e, "unknown ");
+  lctx_buf_append_cstr(e, what);
+  lctx_buf_append_char(e, ' ');
+  describe(p, at, e);
+  if (expected) {
+    lctx_buf_append_cstr(e, " (expected ");
+    lctx_buf_append_cstr(e, expected);
+    lctx_buf_append_char(e, ')');
+  }
+  return false;
+}
+
 /// Reports "expected WHAT, found <what is at the cursor>".
 static bool fail_expected(parser *p, const char *what) {
   lctx_buf *e = error_at(p, p->cur);
@@ -593,11 +610,8 @@ static bool parse_factory(parser *p, const char *start) {
   if (!read_word(p, "a behaviour", &w, &at))
     return false;
   if (!lctx_factory_behaviour_from_name(w, &f->behaviour)) {
-    lctx_buf *e = error_at(p, at);
-    lctx_buf_append_cstr(e, "unknown behaviour ");
-    describe(p, at, e);
-    lctx_buf_append_cstr(e, " (expected client, raises, none or no_devices)");
-    return false;
+    return fail_unknown(p, at, "behaviour",
+                        "client, raises, none or no_devices");
   }
   if (f->behaviour == LCTX_FACTORY_RAISES &&
       (!read_string(p, "the raise message string") ||
@@ -629,14 +643,11 @@ static bool parse_action(parser *p, lctx_case_action *a) {
   if (!read_word(p, "an action", &w, &at))
     return false;
   if (!lctx_action_kind_from_name(w, &a->kind)) {
-    lctx_buf *e = error_at(p, at);
-    lctx_buf_append_cstr(e, "unknown action ");
-    describe(p, at, e);
-    lctx_buf_append_cstr(e, " (expected marker, get_backend, "
-                            "guarded_get_backend, try_fallback_get_backend, "
-                            "read_client_platform, raise_if_multi or "
-                            "lower_fun)");
-    return false;
+    return fail_unknown(p, at, "action",
+                        "marker, get_backend, "
+                        "guarded_get_backend, try_fallback_get_backend, "
+                        "read_client_platform, raise_if_multi or "
+                        "lower_fun");
   }
   switch (a->kind) {
   case LCTX_ACTION_GET_BACKEND:
@@ -794,13 +805,10 @@ static bool parse_op(parser *p, const char *start) {
   if (!read_word(p, "an operation", &w, &at))
     return false;
   if (!lctx_op_kind_from_name(w, &op->kind)) {
-    lctx_buf *e = error_at(p, at);
-    lctx_buf_append_cstr(e, "unknown operation ");
-    describe(p, at, e);
-    lctx_buf_append_cstr(e, " (expected backends, canonicalize, get_backend, "
-                            "module_get_backend, register_lowering or "
-                            "lower_per_platform)");
-    return false;
+    return fail_unknown(p, at, "operation",
+                        "backends, canonicalize, get_backend, "
+                        "module_get_backend, register_lowering or "
+                        "lower_per_platform");
   }
   switch (op->kind) {
   case LCTX_OP_BACKENDS:
@@ -916,13 +924,10 @@ static bool parse_expect(parser *p, const char *start) {
     if (!read_word(p, "an error class", &w, &at))
       return false;
     if (!lctx_error_class_from_name(w, &error)) {
-      lctx_buf *e = error_at(p, at);
-      lctx_buf_append_cstr(e, "unknown error class ");
-      describe(p, at, e);
-      lctx_buf_append_cstr(e, " (expected RuntimeError, ValueError, "
-                              "NotImplementedError, AssertionError or "
-                              "IndexError)");
-      return false;
+      return fail_unknown(p, at, "error class",
+                          "RuntimeError, ValueError, "
+                          "NotImplementedError, AssertionError or "
+                          "IndexError");
     }
     if (!read_string(p, "the message string") || !take_text(p))
       return false;
@@ -930,12 +935,9 @@ static bool parse_expect(parser *p, const char *start) {
     lctx_buf_append(&m, p->string, p->string_length);
     lctx_outcome_end(o, &m);
   } else {
-    lctx_buf *e = error_at(p, at);
-    lctx_buf_append_cstr(e, "unknown outcome ");
-    describe(p, at, e);
-    lctx_buf_append_cstr(e, " (expected None, string, platforms, client or "
-                            "raise)");
-    return false;
+    return fail_unknown(p, at, "outcome",
+                        "None, string, platforms, client or "
+                        "raise");
   }
   if (!end_directive(p))
     return false;
@@ -990,10 +992,7 @@ static bool parse_line(parser *p) {
     return parse_op(p, start);
   if (lctx_str_equal_cstr(d, "expect"))
     return parse_expect(p, start);
-  lctx_buf *e = error_at(p, start);
-  lctx_buf_append_cstr(e, "unknown directive ");
-  describe(p, start, e);
-  return false;
+  return fail_unknown(p, start, "directive", NULL);
 }
 
 bool lctx_case_parse(const char *text, size_t length, const char *filename,

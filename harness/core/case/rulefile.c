@@ -556,15 +556,15 @@ bool lctx_rulefile_parse(const char *text, size_t length, const char *path,
   return ok;
 }
 
+static bool parse_file(const char *text, size_t length, const char *path,
+                       void *file, lctx_buf *error) {
+  return lctx_rulefile_parse(text, length, path, file, error);
+}
+
 bool lctx_rulefile_load(const char *path, lctx_rulefile *file,
                         lctx_buf *error) {
-  char *text;
-  size_t n;
-  if (!lctx_file_read(path, LCTX_RULEFILE_MAX_BYTES, &text, &n, error))
-    return false;
-  bool ok = lctx_rulefile_parse(text, n, path, file, error);
-  free(text);
-  return ok;
+  return lctx_file_parse(path, LCTX_RULEFILE_MAX_BYTES, parse_file, file,
+                         error);
 }
 
 bool lctx_rulefile_build(const lctx_rulefile *file,

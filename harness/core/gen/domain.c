@@ -630,6 +630,18 @@ static void random_name(uint64_t *s, char *out, size_t cap) {
   }
 }
 
+/* Draws the module of `op`: fewer than `platforms` random platform names,
+ * then a random pinned backend one time in `backend_one_in`. */
+static void random_module(uint64_t *state, lctx_case_op *op, size_t platforms,
+                          size_t backend_one_in) {
+  op->platform_count = below(state, platforms);
+  for (size_t k = 0; k < op->platform_count; k++)
+    random_name(state, op->platforms[k], sizeof op->platforms[k]);
+  op->has_backend = below(state, backend_one_in) == 0;
+  if (op->has_backend)
+    random_name(state, op->backend, sizeof op->backend);
+}
+
 /* Replaces the operations by a random lowering scenario: rules for A
  * (cpu, tpu, default) and B (tpu, cuda, default) whose bodies mark, read the
  * backend, refuse several platforms or lower B; random registrations
@@ -665,12 +677,7 @@ static void random_lowering(uint64_t *state, lctx_case *c) {
   size_t lowers = 1 + below(state, 2);
   for (size_t i = 0; i < lowers; i++) {
     lctx_case_op *op = add_lower(c, "A");
-    op->platform_count = below(state, 4);
-    for (size_t k = 0; k < op->platform_count; k++)
-      random_name(state, op->platforms[k], sizeof op->platforms[k]);
-    op->has_backend = below(state, 3) == 0;
-    if (op->has_backend)
-      random_name(state, op->backend, sizeof op->backend);
+    random_module(state, op, 4, 3);
     op->has_narrow = below(state, 4) == 0;
     if (op->has_narrow) {
       op->narrow_count = below(state, 3);
@@ -749,12 +756,7 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
         random_name(state, op->arg, sizeof op->arg);
       break;
     case LCTX_OP_MODULE_GET_BACKEND:
-      op->platform_count = below(state, 5);
-      for (size_t k = 0; k < op->platform_count; k++)
-        random_name(state, op->platforms[k], sizeof op->platforms[k]);
-      op->has_backend = below(state, 2) == 0;
-      if (op->has_backend)
-        random_name(state, op->backend, sizeof op->backend);
+      random_module(state, op, 5, 2);
       op->optional = below(state, 2) == 0;
       break;
     case LCTX_OP_REGISTER_LOWERING: /* drawn below */

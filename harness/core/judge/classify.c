@@ -8,6 +8,8 @@
  */
 #include "classify.h"
 
+#include "names.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -81,23 +83,19 @@ const char *lctx_classify_feature_name(lctx_feature f) {
 }
 
 bool lctx_classify_feature_from_name(lctx_str name, lctx_feature *f) {
-  for (int i = 0; i < LCTX_FEATURE_COUNT; i++) {
-    if (lctx_str_equal_cstr(name, FEATURE_NAMES[i])) {
-      *f = (lctx_feature)i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(FEATURE_NAMES, LCTX_FEATURE_COUNT, name);
+  if (i < 0)
+    return false;
+  *f = (lctx_feature)i;
+  return true;
 }
 
 bool lctx_classify_value_from_name(lctx_feature f, lctx_str name, int *value) {
-  for (int i = 0; VALUES[f][i]; i++) {
-    if (lctx_str_equal_cstr(name, VALUES[f][i])) {
-      *value = i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(VALUES[f], LCTX_FEATURE_MAX_VALUES + 1, name);
+  if (i < 0)
+    return false;
+  *value = i;
+  return true;
 }
 
 const char *lctx_classify_placeholder_name(lctx_placeholder p) {
@@ -105,13 +103,11 @@ const char *lctx_classify_placeholder_name(lctx_placeholder p) {
 }
 
 bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
-  for (int i = 0; i < LCTX_PLACEHOLDER_COUNT; i++) {
-    if (lctx_str_equal_cstr(name, PLACEHOLDER_NAMES[i])) {
-      *p = (lctx_placeholder)i;
-      return true;
-    }
-  }
-  return false;
+  int i = lctx_names_find(PLACEHOLDER_NAMES, LCTX_PLACEHOLDER_COUNT, name);
+  if (i < 0)
+    return false;
+  *p = (lctx_placeholder)i;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

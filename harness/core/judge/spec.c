@@ -209,6 +209,23 @@ static bool parse_when(parser *p, const char *s, const char *end) {
   return true;
 }
 
+/* Moves to the next token: `*s` to its start, after the spaces at `*e`, and
+ * `*e` to its end; returns it. */
+static lctx_str next_token(const char **s, const char **e, const char *end) {
+  *s = skip_space(*e, end);
+  *e = token_end(*s, end);
+  return lctx_str_make(*s, (size_t)(*e - *s));
+}
+
+/* Reads an outcome's message: the string after the spaces at `from`, whose
+ * placeholders must be known; leaves `*s` after it. */
+static bool parse_text(parser *p, const char *from, const char **s,
+                       const char *end, lctx_spec_outcome *o) {
+  const char *at = *s = skip_space(from, end);
+  return parse_string(p, s, end, o->text, sizeof o->text) &&
+         check_template(p, at, o->text);
+}
+
 static bool parse_outcome(parser *p, const char *s, const char *end) {
   lctx_spec_row *row = p->row;
   if (row->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
@@ -217,7 +234,6 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
   memset(o, 0, sizeof *o);
   const char *e = token_end(s, end);
   lctx_str kind = lctx_str_make(s, (size_t)(e - s));
-  const char *at;
   if (lctx_str_equal_cstr(kind, "none")) {
     o->kind = LCTX_OUTCOME_NONE;
     s = e;
@@ -225,32 +241,22 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
              lctx_str_equal_cstr(kind, "platforms")) {
     o->kind = lctx_str_equal_cstr(kind, "string") ? LCTX_OUTCOME_STRING
                                                   : LCTX_OUTCOME_PLATFORMS;
-    s = at = skip_space(e, end);
-    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
-        !check_template(p, at, o->text))
+    if (!parse_text(p, e, &s, end, o))
       return false;
   } else if (lctx_str_equal_cstr(kind, "raise")) {
     o->kind = LCTX_OUTCOME_RAISE;
-    s = skip_space(e, end);
-    e = token_end(s, end);
-    if (!lctx_error_class_from_name(lctx_str_make(s, (size_t)(e - s)),
-                                    &o->error))
+    if (!lctx_error_class_from_name(next_token(&s, &e, end), &o->error))
       return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
-    s = at = skip_space(e, end);
-    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
-        !check_template(p, at, o->text))
+    if (!parse_text(p, e, &s, end, o))
       return false;
   } else if (lctx_str_equal_cstr(kind, "client")) {
     o->kind = LCTX_OUTCOME_CLIENT;
-    s = skip_space(e, end);
-    e = token_end(s, end);
-    lctx_str origin = lctx_str_make(s, (size_t)(e - s));
+    lctx_str origin = next_token(&s, &e, end);
     if (lctx_str_equal_cstr(origin, "pinned")) {
       o->origin = LCTX_CLIENT_PINNED;
     } else if (lctx_str_equal_cstr(origin, "registry")) {
       o->origin = LCTX_CLIENT_REGISTRY;
-      s = skip_space(e, end);
-      e = token_end(s, end);
+      next_token(&s, &e, end);
       if (e == s || (size_t)(e - s) >= sizeof o->registration)
         return fail(p, s, "expected a registration index or placeholder", NULL);
       memcpy(o->registration, s, (size_t)(e - s));
@@ -261,9 +267,7 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
       return fail_n(p, s, "expected 'registry' or 'pinned', got", s,
                     (size_t)(e - s));
     }
-    s = at = skip_space(e, end);
-    if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
-        !check_template(p, at, o->text))
+    if (!parse_text(p, e, &s, end, o))
       return false;
   } else {
     return fail_n(p, s, "unknown outcome kind", s, (size_t)(e - s));
@@ -465,14 +469,24 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
   return true;
 }
 
+static bool parse_file(const char *text, size_t length, const char *path,
+                       void *out, lctx_buf *error) {
+  return lctx_spec_parse(text, length, path, out, error);
+}
+
 bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error) {
-  char *text;
-  size_t n;
-  if (!lctx_file_read(path, LCTX_SPEC_MAX_BYTES, &text, &n, error))
-    return false;
-  bool ok = lctx_spec_parse(text, n, path, out, error);
-  free(text);
-  return ok;
+  return lctx_file_parse(path, LCTX_SPEC_MAX_BYTES, parse_file, out, error);
+}
+
+bool lctx_spec_load_or_report(const char *path, lctx_spec *out, const char *who,
+                              FILE *err) {
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  if (lctx_spec_load(path, out, &e))
+    return true;
+  fprintf(err, "%s: %s\n", who, message);
+  return false;
 }
 
 bool lctx_spec_row_matches(const lctx_spec_row *row,

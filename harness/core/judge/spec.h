@@ -13,6 +13,8 @@
 
 #include "classify.h"
 
+#include <stdio.h>
+
 #define LCTX_SPEC_MAX_ROWS 128
 #define LCTX_SPEC_MAX_CLAUSES 16
 #define LCTX_SPEC_MAX_OUTCOMES 4
@@ -74,6 +76,11 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
 /// cannot be read whole, or holds more than LCTX_SPEC_MAX_BYTES, gives the
 /// message of lctx_file_read (file.h), naming the file.
 bool lctx_spec_load(const char *path, lctx_spec *out, lctx_buf *error);
+
+/// lctx_spec_load, with its message written to `err` as "WHO: MESSAGE\n"
+/// when it fails (WHO: e.g. "lctx conform").
+bool lctx_spec_load_or_report(const char *path, lctx_spec *out, const char *who,
+                              FILE *err);
 
 /// Returns true when the row's op and predicate hold for `features`.
 bool lctx_spec_row_matches(const lctx_spec_row *row,

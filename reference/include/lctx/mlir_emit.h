@@ -23,6 +23,7 @@
 
 #include "lctx/lowering.h"
 
+#include <mlir-c/Diagnostics.h>
 #include <mlir-c/IR.h>
 
 #ifdef __cplusplus
@@ -40,6 +41,15 @@ LCTX_API bool lctx_mlir_emit_text(const lctx_lowering_registry *registry,
 /// unregistered dialects allowed, and its diagnostics captured (never
 /// printed). Destroy it with mlirContextDestroy.
 LCTX_API MlirContext lctx_mlir_context_create(void);
+
+/// Creates an MLIR context with the func, arith and scf dialects loaded and
+/// unregistered dialects allowed, multithreaded or not, and `handler` (with
+/// `user_data`) attached for its diagnostics. lctx_mlir_context_create is
+/// this, multithreaded, with a handler that swallows every diagnostic.
+/// Destroy it with mlirContextDestroy.
+LCTX_API MlirContext lctx_mlir_context_new(bool threading,
+                                           MlirDiagnosticHandler handler,
+                                           void *user_data);
 
 /// Emits the lowering as a module in `context`: builds the text, parses it
 /// with the MLIR C API and verifies it. On success stores the module in
