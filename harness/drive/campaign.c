@@ -475,7 +475,8 @@ static int run(campaign *c) {
     start_libfuzzer(c);
   else if (!start_afl(c))
     return LCTX_EXIT_USAGE;
-  lctx_sys_catch_interrupts();
+  lctx_sys_interrupts saved;
+  lctx_sys_catch_interrupts(&saved);
   lctx_findings_init(&c->findings, c->target, c->o->engine, c->binary,
                      c->out_dir);
   fprintf(c->out,
@@ -493,7 +494,7 @@ static int run(campaign *c) {
                          : half > 120 ? 120
                                       : half,
                          c->out);
-  lctx_sys_release_interrupts();
+  lctx_sys_release_interrupts(&saved);
   return summarize(c, start);
 }
 

@@ -88,15 +88,6 @@ typedef struct run {
   lctx_case scratch;
 } run;
 
-/* Set by the SIGINT and SIGTERM handler (a handler reaches nothing but a
- * static); read after every batch. */
-static volatile sig_atomic_t g_interrupt;
-
-static void on_interrupt(int sig) {
-  (void)sig;
-  g_interrupt = 1;
-}
-
 //===----------------------------------------------------------------------===//
 // Judging a batch
 //===----------------------------------------------------------------------===//
@@ -323,7 +314,7 @@ static void flush_batch(run *r) {
   judge_batch(r);
   r->report->cases_run += r->batch_count;
   r->batch_count = 0;
-  if (g_interrupt)
+  if (r->o.handle_signals && lctx_sys_interrupted())
     r->report->interrupted = true;
 }
 
@@ -898,14 +889,9 @@ static void tear_down(run *r) {
 /* Offers the cases of every source, then judges the last batch; false on
  * bad input. SIGINT and SIGTERM stop it early when the options say so. */
 static bool run_sources(run *r, FILE *err) {
-  struct sigaction sa, old_int, old_term;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_interrupt;
-  g_interrupt = 0;
-  if (r->o.handle_signals) {
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-  }
+  lctx_sys_interrupts saved;
+  if (r->o.handle_signals)
+    lctx_sys_catch_interrupts(&saved);
   r->start = lctx_sys_now();
   bool ok = run_case_files(r, err);
   if (ok && r->o.domain && !stopping(r))
@@ -914,10 +900,8 @@ static bool run_sources(run *r, FILE *err) {
     run_random(r);
   if (ok)
     flush_batch(r);
-  if (r->o.handle_signals) {
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-  }
+  if (r->o.handle_signals)
+    lctx_sys_release_interrupts(&saved);
   r->report->seconds = lctx_sys_now() - r->start;
   return ok;
 }

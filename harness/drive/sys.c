@@ -220,23 +220,20 @@ static void on_interrupt(int sig) {
   g_interrupted = 1;
 }
 
-static void set_interrupt_action(void (*handler)(int)) {
+void lctx_sys_catch_interrupts(lctx_sys_interrupts *saved) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = handler;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-}
-
-void lctx_sys_catch_interrupts(void) {
-  set_interrupt_action(on_interrupt);
+  sa.sa_handler = on_interrupt;
   g_interrupted = 0;
+  sigaction(SIGINT, &sa, &saved->old_int);
+  sigaction(SIGTERM, &sa, &saved->old_term);
 }
 
 bool lctx_sys_interrupted(void) {
   return g_interrupted != 0;
 }
 
-void lctx_sys_release_interrupts(void) {
-  set_interrupt_action(SIG_DFL);
+void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved) {
+  sigaction(SIGINT, &saved->old_int, NULL);
+  sigaction(SIGTERM, &saved->old_term, NULL);
 }

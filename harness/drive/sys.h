@@ -11,6 +11,7 @@
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -105,14 +106,20 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *env_value, double timeout,
                          double *seconds);
 
+/// The actions SIGINT and SIGTERM had before lctx_sys_catch_interrupts.
+typedef struct lctx_sys_interrupts {
+  struct sigaction old_int, old_term;
+} lctx_sys_interrupts;
+
 /// From now on SIGINT and SIGTERM do not end the process: they make
-/// lctx_sys_interrupted() true. Clears an earlier interruption.
-void lctx_sys_catch_interrupts(void);
+/// lctx_sys_interrupted() true. Clears an earlier interruption and keeps
+/// the actions they had in `saved`.
+void lctx_sys_catch_interrupts(lctx_sys_interrupts *saved);
 
 /// Whether SIGINT or SIGTERM arrived since lctx_sys_catch_interrupts.
 bool lctx_sys_interrupted(void);
 
-/// Gives SIGINT and SIGTERM their default actions back.
-void lctx_sys_release_interrupts(void);
+/// Gives SIGINT and SIGTERM back the actions kept in `saved`.
+void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved);
 
 #endif /* LCTX_DRIVE_SYS_H */
