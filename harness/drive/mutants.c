@@ -12,7 +12,6 @@
 #include "oracle.h"
 #include "sys.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -95,15 +94,6 @@ typedef struct state {
 
 /* The mode of `path` (for S_ISREG, S_ISDIR), or 0 when it cannot be
  * reached. */
-static mode_t file_mode(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 ? st.st_mode : 0;
-}
-
-static bool is_file(const char *path) {
-  return S_ISREG(file_mode(path));
-}
-
 /* Reads the first `cap - 1` bytes of a file (a log, a fuzz input: what
  * follows does not count), NUL-terminated; NULL if it cannot be read. The
  * caller frees. */
@@ -290,6 +280,21 @@ static bool listed(const state *st, const char *name, size_t n) {
       return true;
   return false;
 }
+/* The first `*.mutant` file of a folder that the list does not name. */
+typedef struct unlisted_walk {
+  const state *st;
+  char first[256];
+} unlisted_walk;
+
+static void find_unlisted(void *user, const char *path) {
+  unlisted_walk *w = user;
+  const char *name = strrchr(path, '/');
+  name = name ? name + 1 : path;
+  size_t n = strlen(name);
+  if (!w->first[0] && n > 7 && n < sizeof w->first &&
+      strcmp(name + n - 7, ".mutant") == 0 && !listed(w->st, name, n - 7))
+    snprintf(w->first, sizeof w->first, "%s", name);
+}
 
 static bool load_list(state *st, FILE *err) {
   size_t length;
@@ -326,27 +331,22 @@ static bool load_list(state *st, FILE *err) {
   for (size_t i = 0; i < st->count; i++) {
     char path[PATH_CAP + 80];
     snprintf(path, sizeof path, "%s/%s.mutant", folder, st->mutants[i].name);
-    if (!is_file(path)) {
+    if (!lctx_sys_is_file(path)) {
       fprintf(err, "lctx mutants: %s:%d: %s is listed, but %s is missing\n",
               st->o.list_path, st->mutants[i].line, st->mutants[i].name, path);
       return false;
     }
   }
-  DIR *d = opendir(folder);
-  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-    size_t n = strlen(e->d_name);
-    if (n > 7 && strcmp(e->d_name + n - 7, ".mutant") == 0 &&
-        !listed(st, e->d_name, n - 7)) {
-      fprintf(err,
-              "lctx mutants: %s/%s is not listed in %s (add one line: %.*s | "
-              "what is wrong | rows expected to catch it)\n",
-              folder, e->d_name, st->o.list_path, (int)(n - 7), e->d_name);
-      closedir(d);
-      return false;
-    }
+  unlisted_walk walk = {st, ""};
+  lctx_sys_each_entry(folder, find_unlisted, &walk);
+  if (walk.first[0]) {
+    size_t n = strlen(walk.first);
+    fprintf(err,
+            "lctx mutants: %s/%s is not listed in %s (add one line: %.*s | "
+            "what is wrong | rows expected to catch it)\n",
+            folder, walk.first, st->o.list_path, (int)(n - 7), walk.first);
+    return false;
   }
-  if (d)
-    closedir(d);
   return true;
 }
 
@@ -385,7 +385,7 @@ static bool find_libraries(state *st, FILE *err) {
   for (size_t i = 0; i < st->count; i++) {
     mutant *m = &st->mutants[i];
     snprintf(m->library, sizeof m->library, "%s/%s.so", st->o.dir, m->name);
-    if (!is_file(m->library)) {
+    if (!lctx_sys_is_file(m->library)) {
       fprintf(err,
               "lctx mutants: %s: no such library; build the mutants first "
               "(cmake --build --preset PRESET --target lctx_mutants), or "
@@ -520,44 +520,36 @@ static void load_fuzz_options(state *st) {
   free(text);
 }
 
+/* Copies one seed file into the folder `to` (not README.md). */
+static void copy_seed(void *to, const char *src) {
+  const char *name = strrchr(src, '/');
+  name = name ? name + 1 : src;
+  if (strcmp(name, "README.md") == 0)
+    return;
+  char dst[PATH_CAP + 256];
+  snprintf(dst, sizeof dst, "%s/%s", (const char *)to, name);
+  char *data;
+  size_t n;
+  if (!lctx_file_read(src, 1u << 16, &data, &n, NULL))
+    return;
+  lctx_sys_write_file(dst, data, n);
+  free(data);
+}
+
 /* Copies the regular files at the top of `from` (not README.md, not hidden)
  * into `to`. */
 static void copy_seeds(const char *from, const char *to) {
-  DIR *d = opendir(from);
-  if (!d)
-    return;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0)
-      continue;
-    char src[PATH_CAP + 256], dst[PATH_CAP + 256];
-    snprintf(src, sizeof src, "%s/%s", from, e->d_name);
-    snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
-    char *data;
-    size_t n;
-    if (!is_file(src) || !lctx_file_read(src, 1u << 16, &data, &n, NULL))
-      continue;
-    FILE *o = fopen(dst, "wb");
-    if (o) {
-      fwrite(data, 1, n, o);
-      fclose(o);
-    }
-    free(data);
-  }
-  closedir(d);
+  lctx_sys_each_file(from, copy_seed, (void *)to);
+}
+
+static void remove_file(void *user, const char *path) {
+  (void)user;
+  unlink(path);
 }
 
 /* Removes the regular files of a folder (a corpus from an earlier run). */
 static void empty_folder(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    char path[PATH_CAP + 256];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (e->d_name[0] != '.' && is_file(path))
-      unlink(path);
-  }
-  closedir(d);
+  lctx_sys_each_file(dir, remove_file, NULL);
 }
 
 /* Runs the fuzzer with LCTX_DIFF_PLUGIN=library; returns the wait status
@@ -587,30 +579,34 @@ static int spawn_fuzzer(const state *st, const char *library,
                               hard_limit, seconds);
 }
 
+/* The state of a walk over a corpus: the inputs judged so far. */
+typedef struct reach_walk {
+  state *st;
+  size_t inputs;
+} reach_walk;
+
+/* Decodes one corpus input and runs it through the walk's oracle. */
+static void reach_one(void *user, const char *path) {
+  reach_walk *w = user;
+  size_t n;
+  char *data = read_head(path, LCTX_CASE_BYTES_MAX + 17, &n);
+  if (!data)
+    return;
+  lctx_case_decode((const uint8_t *)data, n, &w->st->scratch);
+  free(data);
+  lctx_oracle_check_case(&w->st->oracle, &w->st->scratch);
+  w->inputs++;
+}
+
 /* The spec rows the inputs of `corpus` reach, by the reference model. */
 static void rows_reached(state *st, const mutant *m, const char *corpus,
                          kill_cell *k) {
   lctx_oracle *oracle = &st->oracle;
   lctx_oracle_init(oracle, &st->spec, lctx_engine_reference());
   oracle->invariants = false;
-  size_t inputs = 0;
-  DIR *d = opendir(corpus);
-  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-    char path[PATH_CAP + 256];
-    snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
-    if (e->d_name[0] == '.' || !is_file(path))
-      continue;
-    size_t n;
-    char *data = read_head(path, LCTX_CASE_BYTES_MAX + 17, &n);
-    if (!data)
-      continue;
-    lctx_case_decode((const uint8_t *)data, n, &st->scratch);
-    free(data);
-    lctx_oracle_check_case(oracle, &st->scratch);
-    inputs++;
-  }
-  if (d)
-    closedir(d);
+  reach_walk walk = {st, 0};
+  lctx_sys_each_file(corpus, reach_one, &walk);
+  size_t inputs = walk.inputs;
   size_t at = (size_t)snprintf(
       k->reached, sizeof k->reached,
       "corpus of %zu inputs; operations it ran per expected row:", inputs);
@@ -1030,7 +1026,7 @@ static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
 
 /* The fuzzer, its options and the seed corpus, when fuzzing. */
 static bool check_fuzzer(state *st, FILE *err) {
-  if (!is_file(st->o.fuzzer) || access(st->o.fuzzer, X_OK) != 0) {
+  if (!lctx_sys_is_file(st->o.fuzzer) || access(st->o.fuzzer, X_OK) != 0) {
     fprintf(err,
             "lctx mutants: --fuzzer: %s: no libFuzzer build of "
             "fuzz_differential (build it with: cmake --preset fuzz && "
@@ -1041,7 +1037,7 @@ static bool check_fuzzer(state *st, FILE *err) {
   load_fuzz_options(st);
   snprintf(st->seeds_dir, sizeof st->seeds_dir,
            "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
-  if (st->starts[START_SEEDS] && !S_ISDIR(file_mode(st->seeds_dir))) {
+  if (st->starts[START_SEEDS] && !lctx_sys_is_dir(st->seeds_dir)) {
     fprintf(err, "lctx mutants: %s: no seed corpus\n", st->seeds_dir);
     return false;
   }
@@ -1056,7 +1052,7 @@ static bool set_up(state *st, FILE *err) {
     return false;
   if (!load_list(st, err) || !select_only(st, err) || !find_libraries(st, err))
     return false;
-  if (st->o.control && !is_file(st->o.plugin)) {
+  if (st->o.control && !lctx_sys_is_file(st->o.plugin)) {
     fprintf(err,
             "lctx mutants: --plugin: %s: no such library (or give "
             "--no-control)\n",
