@@ -16,7 +16,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,8 +91,6 @@ typedef struct state {
   lctx_case scratch;          /* an input of a corpus */
 } state;
 
-/* The mode of `path` (for S_ISREG, S_ISDIR), or 0 when it cannot be
- * reached. */
 /* Reads the first `cap - 1` bytes of a file (a log, a fuzz input: what
  * follows does not count), NUL-terminated; NULL if it cannot be read. The
  * caller frees. */
