@@ -23,11 +23,16 @@ fail() {
 # comment, preprocessor line or brace and ends at the next `}` in column 0.
 long=$(find reference harness fuzzers bench conformance -name '*.c' | sort |
   xargs awk '
-    FNR == 1 { start = 0 }
+    FNR == 1 { start = 0; prev = "" }
     /^[A-Za-z_]/ && !start && !/;[ \t]*$/ {
       paren = index($0, "("); eq = index($0, "=")
-      if (paren && (!eq || paren < eq)) { start = FNR; name = $0 }
+      if (paren && (!eq || paren < eq)) {
+        start = FNR; name = $0
+        # A return type on a line of its own belongs to the definition.
+        if (prev ~ /^[A-Za-z_][A-Za-z_0-9 \t\*]*$/) start = FNR - 1
+      }
     }
+    { prev = $0 }
     /^}/ {
       if (start && FNR - start + 1 > 120)
         printf "%s:%d: %d lines: %s\n", FILENAME, start, FNR - start + 1, name

@@ -1170,6 +1170,14 @@ static step_result emit_dispatch(lowering_run *run, const rule_context *ctx,
   return STEP_OK;
 }
 
+/// Appends `p` to `list` unless it holds it already.
+static void add_unique(const char **list, size_t *count, const char *p) {
+  for (size_t i = 0; i < *count; i++)
+    if (strcmp(list[i], p) == 0)
+      return;
+  list[(*count)++] = p;
+}
+
 /// JAX's `lower_per_platform(ctx, description, platform_rules,
 /// default_rule)` (`default_rule` -1 for None).
 static step_result
@@ -1239,12 +1247,7 @@ lower_per_platform(lowering_run *run, const rule_context *ctx,
       continue;
     slots[i] = specific_count;
     missing[missing_count++] = p;
-    bool seen = false;
-    for (size_t u = 0; u < missing_unique_count; u++)
-      if (strcmp(missing_unique[u], p) == 0)
-        seen = true;
-    if (!seen)
-      missing_unique[missing_unique_count++] = p;
+    add_unique(missing_unique, &missing_unique_count, p);
   }
   if (missing_count > 0) {
     if (default_rule < 0) {
