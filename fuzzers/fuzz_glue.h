@@ -6,7 +6,8 @@
  *
  * Owns the target's one state: LLVMFuzzerInitialize creates it with
  * <state>_new (libFuzzer calls it before the first input; replay_main.c and
- * afl_main.c call it first thing) and registers <state>_free with atexit;
+ * afl_main.c call it first thing; the first input calls it for an engine
+ * that does not) and registers <state>_free with atexit;
  * every input runs the check with it. Owns the engine contract too: on a
  * failed check it writes the report, then the line `LCTX-FINDING <key>` to
  * stderr and aborts, so that libFuzzer, AFL++ and the replay driver all see
@@ -62,6 +63,8 @@ static inline void lctx_fuzz_glue_no_state(void) {
   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                \
   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {               \
     static lctx_fuzz_result result;                                            \
+    if (!lctx_fuzz_glue_state) /* an engine that skips the initializer */      \
+      LLVMFuzzerInitialize(NULL, NULL);                                        \
     if (check(lctx_fuzz_glue_state, data, size, &result))                      \
       lctx_fuzz_glue_fail(&result);                                            \
     return 0;                                                                  \
