@@ -62,14 +62,7 @@ bool lctx_workspace_load_case(lctx_workspace *ws, const char *path, FILE *err) {
 }
 
 bool lctx_workspace_load_spec(lctx_workspace *ws, const char *path, FILE *err) {
-  char message[1024];
-  lctx_buf e;
-  lctx_buf_init(&e, message, sizeof message);
-  if (!lctx_spec_load(path, &ws->spec, &e)) {
-    fprintf(err, "lctx: %s\n", message);
-    return false;
-  }
-  return true;
+  return lctx_spec_load_or_report(path, &ws->spec, "lctx", err);
 }
 
 void lctx_workspace_print_lines(FILE *out, const char *indent,
