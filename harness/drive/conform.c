@@ -18,6 +18,7 @@
 #include "file.h"
 #include "impl.h"
 #include "irexpect.h"
+#include "irjudge.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
 
@@ -71,9 +72,13 @@ typedef struct run {
   FILE *out;
   double begin; /* lctx_conform_run started */
   double start; /* the cases started */
-  /* The IR checker for the modules of lower_per_platform operations. */
-  lctx_ircheck *ck;
+  /* The judge of the modules of lower_per_platform operations, and the
+   * batch's modules: job_of[b][i] indexes jobs and verdicts, or is -1. */
+  lctx_irjudge *judge;
   size_t modules_checked;
+  lctx_irjudge_job jobs[MAX_BATCH * LCTX_CASE_MAX_OPS];
+  lctx_irjudge_verdict verdicts[MAX_BATCH * LCTX_CASE_MAX_OPS];
+  size_t job_of[MAX_BATCH][LCTX_CASE_MAX_OPS];
   /* The rows IR-000 .. IR-006 (bit k of a verdict's `applicable`), or -1. */
   size_t ir_rows[IR_ROWS];
   /* The judge's scratch: one operation's texts and features, the reference
@@ -82,9 +87,6 @@ typedef struct run {
   char actual[LCTX_OUTCOME_TEXT_MAX + 64];
   char why[LCTX_IR_MESSAGE_MAX + 128];
   lctx_features features;
-  lctx_runner runner;
-  lctx_ir_expect_store store;
-  lctx_ir_report ir_report;
   lctx_case scratch;
 } run;
 
@@ -173,51 +175,67 @@ static size_t find_row(const run *r, const char *id) {
   return (size_t)-1;
 }
 
-/* Judges the module an implementation returned for operation `index` of
- * `c` (a lower_per_platform whose outcome passed) against what the IR rows
- * expect of the reference lowering of the same case. Returns the row that
- * judged it (or -1 when it could not be judged), whether it passed, and the
- * IR rows the check exercised (`applicable`, LCTX_IR_ROW_BIT); why it
- * failed goes to r->why. */
-static size_t judge_module(run *r, const lctx_case *c, size_t index,
-                           const char *mlir, bool *passed,
+/* Sends the module of every lower_per_platform operation of the batch that
+ * has one to the judge process (irjudge.h); the verdicts are read by
+ * judge_ir. */
+static void judge_modules(run *r) {
+  size_t n = 0;
+  for (size_t b = 0; b < r->batch_count; b++) {
+    const lctx_case *c = r->batch_ptrs[b];
+    const lctx_case_result *res = &r->results[b];
+    for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
+      r->job_of[b][i] = (size_t)-1;
+      if (i < c->op_count && res->status == LCTX_RESULT_OK && res->mlir[i] &&
+          c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
+        r->job_of[b][i] = n;
+        r->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
+      }
+    }
+  }
+  if (n == 0)
+    return;
+  if (!r->judge) {
+    char log[4200];
+    snprintf(log, sizeof log, "%s/judge.log", r->o.report_dir);
+    r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log);
+  }
+  if (r->judge)
+    lctx_irjudge_run(r->judge, r->jobs, n, r->verdicts);
+  else
+    for (size_t k = 0; k < n; k++)
+      r->verdicts[k].status = LCTX_IRJUDGE_NOT_JUDGED;
+  r->modules_checked += n;
+}
+
+/* The verdict on the module of operation `index` of batch entry `b`: the row
+ * that judged it (or -1 when it could not be judged), whether it passed,
+ * and the IR rows the check exercised (`applicable`, LCTX_IR_ROW_BIT); why
+ * it failed goes to r->why. */
+static size_t judge_module(run *r, size_t b, size_t index, bool *passed,
                            unsigned *applicable) {
   *passed = false;
   *applicable = 0;
-  if (!r->ck && !(r->ck = lctx_ircheck_create()))
+  size_t k = r->job_of[b][index];
+  const lctx_irjudge_verdict *v = k == (size_t)-1 ? NULL : &r->verdicts[k];
+  if (!v || v->status == LCTX_IRJUDGE_NOT_JUDGED)
     return (size_t)-1;
-  lctx_runner_init(&r->runner, c);
-  lctx_outcome outcome;
-  for (size_t i = 0; i <= index; i++) {
-    if (!lctx_runner_op(&r->runner, &c->ops[i], &outcome, NULL))
-      return (size_t)-1;
-  }
-  if (outcome.kind == LCTX_OUTCOME_RAISE ||
-      !lctx_ir_expect_from_lowering(&r->runner.lowering, r->runner.result,
-                                    c->ops[index].x64, &r->store))
-    return (size_t)-1;
-  lctx_ir_verdict verdict;
-  r->modules_checked++;
-  *passed = lctx_ir_judge(r->ck, lctx_str_from_cstr(mlir), &r->store,
-                          &r->ir_report, &verdict);
-  *applicable = verdict.applicable;
+  *passed = v->status == LCTX_IRJUDGE_JUDGED && v->passed;
+  *applicable = v->status == LCTX_IRJUDGE_JUDGED ? v->applicable : 0;
   if (*passed)
     return find_row(r, "IR-005");
-  snprintf(r->why, sizeof r->why, "the module: %s: %s", verdict.row,
-           verdict.reason);
-  return find_row(r, verdict.row);
+  snprintf(r->why, sizeof r->why, "the module: %s: %s", v->row, v->reason);
+  return find_row(r, v->row);
 }
 
 /* The module of a passing lower_per_platform operation `i`: an accepted
  * module passes every IR row that judged it (IR-005, the row judge_module
  * names, always among them); a rejected one fails the operation under the
  * IR row that rejected it (`*row`, `*v`, `*detail`). */
-static void judge_ir(run *r, const lctx_case *c, size_t i, const char *mlir,
-                     size_t *row, lctx_conform_verdict *v,
-                     const char **detail) {
+static void judge_ir(run *r, size_t b, size_t i, size_t *row,
+                     lctx_conform_verdict *v, const char **detail) {
   bool passed;
   unsigned applicable;
-  size_t ir_row = judge_module(r, c, i, mlir, &passed, &applicable);
+  size_t ir_row = judge_module(r, b, i, &passed, &applicable);
   lctx_conform_row *rows = r->report->rows;
   if (ir_row < r->spec.row_count && passed) {
     rows[ir_row].n[LCTX_CONFORM_PASS]++;
@@ -238,9 +256,10 @@ static void judge_ir(run *r, const lctx_case *c, size_t i, const char *mlir,
 /* Judges operation `i` of case `c` with result `res` (its features in
  * r->features): the row and the verdict, and the detail of a crash, a
  * timeout or a rejected module. False when no single row covers it. */
-static bool judge_op(run *r, const lctx_case *c, const lctx_case_result *res,
-                     size_t i, size_t *row, lctx_conform_verdict *v,
-                     const char **detail) {
+static bool judge_op(run *r, size_t b, size_t i, size_t *row,
+                     lctx_conform_verdict *v, const char **detail) {
+  const lctx_case *c = r->batch_ptrs[b];
+  const lctx_case_result *res = &r->results[b];
   lctx_buf eb, ab;
   lctx_buf_init(&eb, r->expected, sizeof r->expected);
   lctx_buf_init(&ab, r->actual, sizeof r->actual);
@@ -265,7 +284,7 @@ static bool judge_op(run *r, const lctx_case *c, const lctx_case_result *res,
   *v = r->xfail[*row] ? (ok ? LCTX_CONFORM_XPASS : LCTX_CONFORM_XFAIL)
                       : (ok ? LCTX_CONFORM_PASS : LCTX_CONFORM_FAIL);
   if (ok && res->mlir[i] && c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
-    judge_ir(r, c, i, res->mlir[i], row, v, detail);
+    judge_ir(r, b, i, row, v, detail);
   return true;
 }
 
@@ -288,6 +307,7 @@ static void count_verdict(run *r, size_t b, size_t i, size_t row,
 }
 
 static void judge_batch(run *r) {
+  judge_modules(r);
   for (size_t b = 0; b < r->batch_count; b++) {
     const lctx_case *c = r->batch_ptrs[b];
     lctx_feature_state state;
@@ -297,7 +317,7 @@ static void judge_batch(run *r) {
       size_t row;
       lctx_conform_verdict v;
       const char *detail;
-      if (judge_op(r, c, &r->results[b], i, &row, &v, &detail))
+      if (judge_op(r, b, i, &row, &v, &detail))
         count_verdict(r, b, i, row, v, detail);
       else
         r->report->spec_gaps++;
@@ -735,6 +755,7 @@ void lctx_conform_options_init(lctx_conform_options *o) {
   o->random = 10000;
   o->domain = true;
   o->timeout = 5;
+  o->memory_limit_mb = 1024;
   o->batch = MAX_BATCH;
   o->handle_signals = true;
 }
@@ -876,7 +897,7 @@ static void tear_down(run *r) {
   if (r->stream)
     fclose(r->stream);
   lctx_impl_close(r->impl);
-  lctx_ircheck_destroy(r->ck);
+  lctx_irjudge_free(r->judge);
   for (size_t i = 0; i < r->case_count; i++)
     free(r->case_names[i]);
   free(r->case_names);

@@ -56,7 +56,10 @@ typedef struct lctx_conform_options {
   unsigned long long seed;   ///< seed of the random cases
   size_t random;             ///< how many random cases
   bool domain;               ///< run the exhaustive domain of check-spec
-  double timeout;            ///< seconds per case
+  double timeout;            ///< seconds per case (and per module judged)
+  /// Resident memory limit of the implementation's worker or program and
+  /// of the module judge, in MB (0: none).
+  size_t memory_limit_mb;
   size_t batch;          ///< cases per request or worker round (1 to MAX_BATCH)
   bool process_per_case; ///< a fresh program for every case
   bool quiet;            ///< the per-row table lists only failing rows
@@ -69,8 +72,8 @@ typedef struct lctx_conform_options {
 /// Sets `lctx conform`'s defaults: the default spec and cases
 /// (lctx_sys_default_*_path), reports in "lctx-conform", exact messages,
 /// every operation, shard 1/1, seed 1, 10000 random cases, the domain, 5 s
-/// per case, batches of LCTX_CONFORM_MAX_BATCH, signals handled; no
-/// implementation.
+/// per case, 1024 MB of memory, batches of LCTX_CONFORM_MAX_BATCH, signals
+/// handled; no implementation.
 void lctx_conform_options_init(lctx_conform_options *options);
 
 /// The verdicts under one spec row.

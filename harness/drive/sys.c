@@ -212,6 +212,18 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
   return status;
 }
 
+double lctx_sys_resident_bytes(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  unsigned long size = 0, resident = 0;
+  int n = fscanf(f, "%lu %lu", &size, &resident);
+  fclose(f);
+  return n == 2 ? (double)resident * (double)sysconf(_SC_PAGESIZE) : 0;
+}
+
 /* The one flag a signal handler may set: process-wide by nature. */
 static volatile sig_atomic_t g_interrupted;
 

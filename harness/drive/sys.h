@@ -106,6 +106,10 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *env_value, double timeout,
                          double *seconds);
 
+/// The resident memory of process `pid` in bytes (from /proc/PID/statm),
+/// or 0 when it cannot be read.
+double lctx_sys_resident_bytes(pid_t pid);
+
 /// The actions SIGINT and SIGTERM had before lctx_sys_catch_interrupts.
 typedef struct lctx_sys_interrupts {
   struct sigaction old_int, old_term;

@@ -1,0 +1,453 @@
+/*
+ * irjudge.c - judging implementation modules in a child process (see
+ * irjudge.h).
+ *
+ * The judge is a fork of lctx in a process group of its own, with its
+ * stdin and stdout pipes to lctx and every other descriptor closed. Jobs go
+ * down as records (native endianness, same machine):
+ *   job:     u32 JOB_MAGIC | u32 seq | u32 n | case bytes (n) | u32 op |
+ *            u32 m | module text (m)
+ *   verdict: u32 VERDICT_MAGIC | u32 seq | u32 status | u32 passed |
+ *            u32 applicable | char row[8] | u32 k | reason (k)
+ * Both sides are driven with poll(); lctx never blocks on the judge, and
+ * queues at most a window of jobs ahead of the verdicts.
+ */
+#define _GNU_SOURCE
+#include "irjudge.h"
+#include "sys.h"
+
+#include "case_bytes.h"
+#include "irexpect.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define JOB_MAGIC 0x6c6a6f62u     /* "ljob" */
+#define VERDICT_MAGIC 0x6c766572u /* "lver" */
+/* The bytes of jobs queued ahead of the verdicts. */
+#define WINDOW (4u << 20)
+#define VERDICT_HEAD (5 * 4 + 8 + 4)
+
+struct lctx_irjudge {
+  double timeout;
+  size_t memory_limit_mb;
+  char log_path[4096];
+  pid_t pid;
+  int to_fd, from_fd;
+  uint8_t *out;
+  size_t out_length, out_sent, out_capacity;
+  uint8_t in[VERDICT_HEAD + LCTX_IR_MESSAGE_MAX + 128];
+  size_t in_length;
+  size_t kills;
+  uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
+};
+
+//===----------------------------------------------------------------------===//
+// The judge process
+//===----------------------------------------------------------------------===//
+
+/* What the judge works with, one module at a time (heap: large). */
+typedef struct judge_state {
+  lctx_ircheck *ck;
+  lctx_case c;
+  lctx_runner runner;
+  lctx_ir_expect_store store;
+  lctx_ir_report report;
+  lctx_ir_verdict verdict;
+  uint8_t bytes[LCTX_CASE_BYTES_MAX + 16];
+  char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY + 1];
+} judge_state;
+
+static bool read_u32(FILE *in, uint32_t *v) {
+  return fread(v, 4, 1, in) == 1;
+}
+
+static bool write_all(FILE *out, const void *p, size_t n) {
+  return fwrite(p, 1, n, out) == n;
+}
+
+/* Judges module `s->mlir` of operation `op` of `s->c`; the status. */
+static uint32_t judge_one(judge_state *s, size_t op) {
+  if (!s->ck && !(s->ck = lctx_ircheck_create()))
+    _exit(3);
+  lctx_runner_init(&s->runner, &s->c);
+  lctx_outcome outcome;
+  for (size_t i = 0; i <= op; i++) {
+    if (!lctx_runner_op(&s->runner, &s->c.ops[i], &outcome, NULL))
+      return LCTX_IRJUDGE_NOT_JUDGED;
+  }
+  if (outcome.kind == LCTX_OUTCOME_RAISE ||
+      !lctx_ir_expect_from_lowering(&s->runner.lowering, s->runner.result,
+                                    s->c.ops[op].x64, &s->store))
+    return LCTX_IRJUDGE_NOT_JUDGED;
+  lctx_ir_judge(s->ck, lctx_str_from_cstr(s->mlir), &s->store, &s->report,
+                &s->verdict);
+  return LCTX_IRJUDGE_JUDGED;
+}
+
+/* Serves jobs from stdin until it closes; never returns. */
+static void judge_main(void) {
+  judge_state *s = calloc(1, sizeof *s);
+  if (!s)
+    _exit(3);
+  FILE *in = fdopen(0, "rb"), *out = fdopen(1, "wb");
+  if (!in || !out)
+    _exit(3);
+  for (;;) {
+    uint32_t magic, seq, n, op, m;
+    if (!read_u32(in, &magic))
+      _exit(0);
+    if (magic != JOB_MAGIC || !read_u32(in, &seq) || !read_u32(in, &n) ||
+        n > sizeof s->bytes || fread(s->bytes, 1, n, in) != n ||
+        !read_u32(in, &op) || !read_u32(in, &m) ||
+        m > LCTX_CASE_IMPL_MLIR_CAPACITY || fread(s->mlir, 1, m, in) != m)
+      _exit(2);
+    s->mlir[m] = '\0';
+    lctx_case_decode(s->bytes, n, &s->c);
+    memset(&s->verdict, 0, sizeof s->verdict);
+    uint32_t status =
+        op < s->c.op_count ? judge_one(s, op) : LCTX_IRJUDGE_NOT_JUDGED;
+    uint32_t head[5] = {VERDICT_MAGIC, seq, status, s->verdict.ok,
+                        s->verdict.applicable};
+    char row[8];
+    memcpy(row, s->verdict.row, sizeof row);
+    uint32_t k = (uint32_t)strnlen(s->verdict.reason, LCTX_IR_MESSAGE_MAX);
+    if (!write_all(out, head, sizeof head) || !write_all(out, row, 8) ||
+        !write_all(out, &k, 4) || !write_all(out, s->verdict.reason, k) ||
+        fflush(out) != 0)
+      _exit(1);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// lctx's side
+//===----------------------------------------------------------------------===//
+
+lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
+                               const char *log_path) {
+  lctx_irjudge *j = calloc(1, sizeof *j);
+  if (!j)
+    return NULL;
+  j->timeout = timeout;
+  j->memory_limit_mb = memory_limit_mb;
+  snprintf(j->log_path, sizeof j->log_path, "%s",
+           log_path ? log_path : "/dev/null");
+  j->pid = -1;
+  j->to_fd = j->from_fd = -1;
+  return j;
+}
+
+/* In the child: the pipes become stdin and stdout, stderr the log, and
+ * nothing else stays open. */
+static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
+    _exit(3);
+  int log = open(j->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (log >= 0)
+    dup2(log, 2);
+  close_range(3, ~0u, 0);
+  signal(SIGPIPE, SIG_DFL);
+  judge_main();
+}
+
+static bool start(lctx_irjudge *j) {
+  int down[2], up[2];
+  if (pipe2(down, O_CLOEXEC) != 0)
+    return false;
+  if (pipe2(up, O_CLOEXEC) != 0) {
+    close(down[0]);
+    close(down[1]);
+    return false;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0)
+    become_judge(j, down[0], up[1]);
+  close(down[0]);
+  close(up[1]);
+  if (pid < 0) {
+    close(down[1]);
+    close(up[0]);
+    return false;
+  }
+  setpgid(pid, pid); /* also here: no race with the child's own call */
+  j->pid = pid;
+  j->to_fd = down[1];
+  j->from_fd = up[0];
+  fcntl(j->to_fd, F_SETFL, fcntl(j->to_fd, F_GETFL) | O_NONBLOCK);
+  fcntl(j->from_fd, F_SETFL, fcntl(j->from_fd, F_GETFL) | O_NONBLOCK);
+  j->in_length = j->out_length = j->out_sent = 0;
+  return true;
+}
+
+/* Kills the judge's process group; describes how the judge ended. */
+static void stop(lctx_irjudge *j, char *how, size_t cap) {
+  if (j->to_fd >= 0)
+    close(j->to_fd);
+  if (j->from_fd >= 0)
+    close(j->from_fd);
+  j->to_fd = j->from_fd = -1;
+  if (j->pid > 0) {
+    int status = 0;
+    pid_t r = waitpid(j->pid, &status, WNOHANG);
+    kill(-j->pid, SIGKILL);
+    if (r == 0)
+      r = waitpid(j->pid, &status, 0);
+    if (how && r == j->pid && WIFSIGNALED(status) &&
+        WTERMSIG(status) != SIGKILL)
+      snprintf(how, cap, "killed by signal %d (%s)", WTERMSIG(status),
+               strsignal(WTERMSIG(status)));
+    else if (how && r == j->pid && WIFEXITED(status))
+      snprintf(how, cap, "exited with status %d", WEXITSTATUS(status));
+  }
+  j->pid = -1;
+  j->in_length = j->out_length = j->out_sent = 0;
+}
+
+static bool queue(lctx_irjudge *j, const void *data, size_t n) {
+  if (j->out_length + n > j->out_capacity) {
+    size_t cap = j->out_capacity ? j->out_capacity : 65536;
+    while (cap < j->out_length + n)
+      cap *= 2;
+    uint8_t *p = realloc(j->out, cap);
+    if (!p)
+      return false;
+    j->out = p;
+    j->out_capacity = cap;
+  }
+  memcpy(j->out + j->out_length, data, n);
+  j->out_length += n;
+  return true;
+}
+
+/* Queues job `i`. */
+static bool queue_job(lctx_irjudge *j, const lctx_irjudge_job *job,
+                      uint32_t seq) {
+  uint32_t n =
+      (uint32_t)lctx_case_encode(job->c, j->case_bytes, sizeof j->case_bytes);
+  size_t length = strlen(job->mlir);
+  uint32_t op = (uint32_t)job->op, m = (uint32_t)length;
+  uint32_t head[3] = {JOB_MAGIC, seq, n};
+  return length <= LCTX_CASE_IMPL_MLIR_CAPACITY &&
+         queue(j, head, sizeof head) && queue(j, j->case_bytes, n) &&
+         queue(j, &op, 4) && queue(j, &m, 4) && queue(j, job->mlir, length);
+}
+
+/* The size of the complete verdict at the start of j->in, or 0. */
+static size_t verdict_size(const lctx_irjudge *j) {
+  if (j->in_length < VERDICT_HEAD)
+    return 0;
+  uint32_t k;
+  memcpy(&k, j->in + VERDICT_HEAD - 4, 4);
+  if (k > LCTX_IR_MESSAGE_MAX)
+    return (size_t)-1;
+  return j->in_length >= VERDICT_HEAD + k ? VERDICT_HEAD + k : 0;
+}
+
+/* The judge's resident memory is over its limit. */
+static bool over_memory(const lctx_irjudge *j) {
+  return j->memory_limit_mb > 0 &&
+         lctx_sys_resident_bytes(j->pid) > j->memory_limit_mb * 1048576.0;
+}
+
+/* Moves bytes until a verdict is complete (1), the judge ends or breaks
+ * (0, why in `why`), or the deadline passes (-1). */
+static int pump(lctx_irjudge *j, double deadline, char *why, size_t cap) {
+  for (;;) {
+    size_t size = verdict_size(j);
+    if (size == (size_t)-1) {
+      snprintf(why, cap, "the judge wrote a broken verdict");
+      return 0;
+    }
+    if (size > 0)
+      return 1;
+    if (over_memory(j)) {
+      snprintf(why, cap, "the judge used more than %zu MB of memory on it",
+               j->memory_limit_mb);
+      return 0;
+    }
+    double left = deadline - lctx_sys_now();
+    if (left <= 0)
+      return -1;
+    struct pollfd fds[2] = {{j->from_fd, POLLIN, 0}, {j->to_fd, POLLOUT, 0}};
+    bool writing = j->out_sent < j->out_length;
+    int r =
+        poll(fds, writing ? 2 : 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+    if (r < 0 && errno != EINTR)
+      return 0;
+    if (r <= 0)
+      continue;
+    if (writing && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t w =
+          write(j->to_fd, j->out + j->out_sent, j->out_length - j->out_sent);
+      if (w < 0 && errno != EAGAIN && errno != EINTR)
+        return 0;
+      if (w > 0)
+        j->out_sent += (size_t)w;
+    }
+    if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+      ssize_t got =
+          read(j->from_fd, j->in + j->in_length, sizeof j->in - j->in_length);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+        return 0;
+      if (got > 0)
+        j->in_length += (size_t)got;
+    }
+  }
+}
+
+/* Takes the verdict at the start of j->in for job `seq`; false when it
+ * answers another job. */
+static bool take_verdict(lctx_irjudge *j, uint32_t seq,
+                         lctx_irjudge_verdict *v) {
+  size_t size = verdict_size(j);
+  uint32_t head[5], k;
+  memcpy(head, j->in, sizeof head);
+  memcpy(&k, j->in + VERDICT_HEAD - 4, 4);
+  bool good = head[0] == VERDICT_MAGIC && head[1] == seq &&
+              head[2] <= LCTX_IRJUDGE_NOT_JUDGED;
+  if (good) {
+    v->status = (lctx_irjudge_status)head[2];
+    v->passed = head[3] != 0;
+    v->applicable = head[4];
+    memcpy(v->row, j->in + 20, 8);
+    v->row[7] = '\0';
+    snprintf(v->reason, sizeof v->reason, "%.*s", (int)k,
+             (const char *)j->in + VERDICT_HEAD);
+  }
+  memmove(j->in, j->in + size, j->in_length - size);
+  j->in_length -= size;
+  return good;
+}
+
+/* The judge did not give job `v`'s verdict (r: 0 it broke, -1 it hung). */
+static void lose_judge(lctx_irjudge *j, int r, const char *why,
+                       lctx_irjudge_verdict *v) {
+  char how[160] = "";
+  stop(j, how, sizeof how);
+  j->kills++;
+  v->status = LCTX_IRJUDGE_KILLED;
+  v->passed = false;
+  snprintf(v->row, sizeof v->row, "IR-000");
+  if (r < 0)
+    snprintf(v->reason, sizeof v->reason,
+             "judging the module took more than %.1f s (not judged)",
+             j->timeout);
+  else
+    snprintf(v->reason, sizeof v->reason,
+             "the module killed the MLIR judge (%s; not judged)",
+             how[0] ? how : why);
+}
+
+/* Queues jobs from `*queued` while the window has room. */
+static void fill_window(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
+                        lctx_irjudge_verdict *verdicts, size_t *queued) {
+  if (j->out_sent > 0) { /* keep only what is still to be written */
+    memmove(j->out, j->out + j->out_sent, j->out_length - j->out_sent);
+    j->out_length -= j->out_sent;
+    j->out_sent = 0;
+  }
+  while (*queued < n && j->out_length - j->out_sent < WINDOW) {
+    size_t i = (*queued)++;
+    if (verdicts[i].status == LCTX_IRJUDGE_JUDGED &&
+        !queue_job(j, &jobs[i], (uint32_t)i))
+      verdicts[i].status = LCTX_IRJUDGE_NOT_JUDGED;
+  }
+}
+
+void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
+                      lctx_irjudge_verdict *verdicts) {
+  for (size_t i = 0; i < n; i++) {
+    lctx_irjudge_verdict *v = &verdicts[i];
+    memset(v, 0, sizeof *v);
+    if (!lctx_irjudge_depth_ok(jobs[i].mlir, LCTX_IRJUDGE_MAX_DEPTH, v->reason,
+                               sizeof v->reason)) {
+      v->status = LCTX_IRJUDGE_REFUSED;
+      snprintf(v->row, sizeof v->row, "IR-000");
+    }
+  }
+  size_t next = 0, queued = 0;
+  while (next < n) {
+    if (j->pid <= 0 && !start(j)) {
+      for (; next < n; next++)
+        verdicts[next].status = LCTX_IRJUDGE_NOT_JUDGED;
+      return;
+    }
+    queued = next;
+    j->out_length = j->out_sent = 0;
+    for (; next < n; next++) {
+      fill_window(j, jobs, n, verdicts, &queued);
+      if (verdicts[next].status != LCTX_IRJUDGE_JUDGED)
+        continue;
+      char why[128] = "it stopped answering";
+      int r = pump(j, lctx_sys_now() + j->timeout, why, sizeof why);
+      if (r != 1 || !take_verdict(j, (uint32_t)next, &verdicts[next])) {
+        lose_judge(j, r, why, &verdicts[next]);
+        next++;
+        break; /* a fresh judge for the rest */
+      }
+    }
+  }
+}
+
+size_t lctx_irjudge_kills(const lctx_irjudge *j) {
+  return j->kills;
+}
+
+void lctx_irjudge_free(lctx_irjudge *j) {
+  if (!j)
+    return;
+  stop(j, NULL, 0);
+  free(j->out);
+  free(j);
+}
+
+/* Skips a string literal starting at s[*i] == '"'. */
+static void skip_string(const char *s, size_t *i) {
+  for ((*i)++; s[*i] && s[*i] != '"'; (*i)++) {
+    if (s[*i] == '\\' && s[*i + 1])
+      (*i)++;
+  }
+}
+
+bool lctx_irjudge_depth_ok(const char *mlir, size_t max_depth, char *why,
+                           size_t cap) {
+  size_t depth = 0, line = 1, column = 1, line_start = 0;
+  for (size_t i = 0; mlir[i]; i++) {
+    char c = mlir[i];
+    if (c == '"') {
+      skip_string(mlir, &i);
+      if (!mlir[i])
+        break;
+    } else if (c == '\n') {
+      line++;
+      line_start = i + 1;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > max_depth) {
+        column = i - line_start + 1;
+        snprintf(why, cap,
+                 "the module nests brackets deeper than %zu levels at "
+                 "%zu:%zu (not parsed)",
+                 max_depth, line, column);
+        return false;
+      }
+    } else if ((c == ')' || c == ']' || c == '}' ||
+                (c == '>' && (i == 0 || mlir[i - 1] != '-'))) &&
+               depth > 0) {
+      depth--;
+    }
+  }
+  return true;
+}
