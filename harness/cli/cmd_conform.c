@@ -46,12 +46,23 @@ static bool parse_ops(const char *v, void *target, char *why, size_t n) {
   return true;
 }
 
+/* Digits only, at most 9 of them, from `*p` up to a character not a digit;
+ * false when there is none. */
+static bool take_count(const char **p, unsigned *value) {
+  unsigned v = 0;
+  size_t digits = 0;
+  for (; **p >= '0' && **p <= '9' && digits < 10; (*p)++, digits++)
+    v = v * 10 + (unsigned)(**p - '0');
+  *value = v;
+  return digits > 0 && digits < 10;
+}
+
 static bool parse_shard(const char *v, void *target, char *why, size_t n) {
   lctx_conform_options *o = target;
   unsigned si, sn;
-  char extra;
-  if (sscanf(v, "%u/%u%c", &si, &sn, &extra) != 2 || sn == 0 || si == 0 ||
-      si > sn) {
+  const char *p = v;
+  if (!take_count(&p, &si) || *p++ != '/' || !take_count(&p, &sn) || *p ||
+      sn == 0 || si == 0 || si > sn) {
     snprintf(why, n, "'%s' is not I/N with 1 <= I <= N", v);
     return false;
   }
@@ -107,6 +118,15 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                         "no per-row table, only failing rows"),
       lctx_options_flag("first-failure", &o.first_failure,
                         "stop after the batch that holds the first failure"),
+      lctx_options_size("memory-limit", &o.memory_limit_mb, "MB",
+                        "resident memory of the implementation's worker or\n"
+                        "program, and of the module judge (default 1024;\n"
+                        "0: no limit)",
+                        0, 1048576, "a number of MB"),
+      lctx_options_size("keep-failures", &o.keep_failures, "N",
+                        "verdicts other than pass kept in full per row in\n"
+                        "results.jsonl; the rest are counted (default 100)",
+                        0, 100000000, "a count"),
       lctx_options_string("report-dir", &o.report_dir, "DIR",
                           "where reports go (default: lctx-conform)"),
   };

@@ -29,6 +29,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
 /* The most conformance case files a run reads. */
@@ -69,7 +74,10 @@ typedef struct run {
   size_t batch_index[MAX_BATCH];
   size_t batch_count;
   FILE *stream; /* results.jsonl */
+  char stream_path[4200];
   FILE *out;
+  FILE *err;
+  int lock_fd;  /* REPORT_DIR/.lock, held for the run */
   double begin; /* lctx_conform_run started */
   double start; /* the cases started */
   /* The judge of the modules of lower_per_platform operations, and the
@@ -121,10 +129,25 @@ static json_t *json_text(const char *s) {
   return j ? j : json_string("?");
 }
 
-static void stream_verdict(run *r, size_t b, size_t op, const char *row,
+/* A report file could not be written: says so, and the run ends with
+ * LCTX_EXIT_USAGE. */
+static void write_failed(run *r, const char *path, int errnum) {
+  r->report->write_failed = true;
+  fprintf(r->err, "lctx conform: %s: cannot write: %s\n", path,
+          strerror(errnum ? errnum : EIO));
+}
+
+static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
                            lctx_conform_verdict v, const char *detail) {
+  lctx_conform_row *kept = &r->report->rows[row_index];
+  if (kept->kept >= r->o.keep_failures) {
+    kept->not_kept++;
+    return;
+  }
+  kept->kept++;
   if (!r->stream)
     return;
+  const char *row = r->spec.rows[row_index].id;
   json_t *j = json_object();
   json_object_set_new(j, "source", json_string(r->batch_source[b]));
   json_object_set_new(j, "index", json_integer((json_int_t)r->batch_index[b]));
@@ -302,7 +325,7 @@ static void count_verdict(run *r, size_t b, size_t i, size_t row,
   }
   if (v != LCTX_CONFORM_PASS) {
     note_first(r, row, b, i, v, detail);
-    stream_verdict(r, b, i, r->spec.rows[row].id, v, detail);
+    stream_verdict(r, b, i, row, v, detail);
   }
 }
 
@@ -323,8 +346,11 @@ static void judge_batch(run *r) {
         r->report->spec_gaps++;
     }
   }
-  if (r->stream)
-    fflush(r->stream);
+  if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
+    write_failed(r, r->stream_path, errno);
+    fclose(r->stream); /* nothing more goes to a file that failed */
+    r->stream = NULL;
+  }
 }
 
 static void flush_batch(run *r) {
@@ -340,7 +366,7 @@ static void flush_batch(run *r) {
 
 /* Whether the run stops: interrupted, or `first_failure` and one failed. */
 static bool stopping(const run *r) {
-  return r->report->interrupted ||
+  return r->report->interrupted || r->report->write_failed ||
          (r->o.first_failure && r->report->failed_once);
 }
 
@@ -512,10 +538,7 @@ static void yaml_quoted(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static void write_tap(const run *r, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return;
+static void write_tap(const run *r, FILE *f) {
   fprintf(f, "TAP version 13\n1..%zu\n", r->spec.row_count);
   stamp_text(r, f, "# ");
   for (size_t i = 0; i < r->spec.row_count; i++) {
@@ -540,7 +563,6 @@ static void write_tap(const run *r, const char *path) {
     }
     fprintf(f, "  ...\n");
   }
-  fclose(f);
 }
 
 /* The JUnit <testsuite> line and its stamp as <properties>. */
@@ -603,15 +625,11 @@ static void junit_case(const run *r, FILE *f, size_t i) {
   fprintf(f, "</system-out></testcase>\n");
 }
 
-static void write_junit(const run *r, const char *path, double elapsed) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return;
-  junit_head(r, f, elapsed);
+static void write_junit(const run *r, FILE *f) {
+  junit_head(r, f, r->report->seconds);
   for (size_t i = 0; i < r->spec.row_count; i++)
     junit_case(r, f, i);
   fprintf(f, "</testsuite></testsuites>\n");
-  fclose(f);
 }
 
 /* The stamp every JSON header carries (results.jsonl's first line, and
@@ -639,12 +657,16 @@ static json_t *json_rows(const run *r) {
       json_object_set_new(row, "xfail_reason", json_string(r->xfail_reason[i]));
     if (rep->rows[i].first[0])
       json_object_set_new(row, "first", json_text(rep->rows[i].first));
+    json_object_set_new(row, "results_kept",
+                        json_integer((json_int_t)rep->rows[i].kept));
+    json_object_set_new(row, "results_not_kept",
+                        json_integer((json_int_t)rep->rows[i].not_kept));
     json_array_append_new(rows, row);
   }
   return rows;
 }
 
-static void write_json(const run *r, const char *path) {
+static void write_json(const run *r, FILE *f) {
   const lctx_conform_report *rep = r->report;
   json_t *j = json_stamp(r);
   json_object_set_new(j, "implementation_kind", json_string(r->info->kind));
@@ -670,7 +692,12 @@ static void write_json(const run *r, const char *path) {
     json_object_set_new(ff, "first", json_text(rep->rows[row].first));
     json_object_set_new(j, "first_failure", ff);
   }
-  json_dump_file(j, path, JSON_INDENT(2));
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) == 0) /* ru_maxrss is in KB */
+    json_object_set_new(j, "peak_memory_mb",
+                        json_real((double)usage.ru_maxrss / 1024.0));
+  if (json_dumpf(j, f, JSON_INDENT(2)) == 0)
+    fputc('\n', f);
   json_decref(j);
 }
 
@@ -706,6 +733,15 @@ static void print_table(const run *r) {
 static void print_summary(const run *r, bool ok, bool failed) {
   const lctx_conform_report *rep = r->report;
   const size_t *t = rep->totals;
+  size_t dropped = 0;
+  for (size_t i = 0; i < r->spec.row_count; i++)
+    dropped += rep->rows[i].not_kept;
+  char not_kept[160] = "";
+  if (dropped)
+    snprintf(not_kept, sizeof not_kept,
+             " (%zu more verdicts counted, not kept: at most %zu per row, "
+             "--keep-failures)",
+             dropped, r->o.keep_failures);
   fprintf(r->out,
           "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
           "%zu skipped by shard or --ops, %zu unsupported) in %.1f s, %zu "
@@ -713,7 +749,7 @@ static void print_summary(const run *r, bool ok, bool failed) {
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported%s\n"
           "reports: %s/report.tap, report.junit.xml, report.json, "
-          "results.jsonl\n"
+          "results.jsonl%s\n"
           "result: %s\n",
           rep->cases_run, rep->source_cases[0], rep->source_cases[1],
           rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
@@ -722,21 +758,45 @@ static void print_summary(const run *r, bool ok, bool failed) {
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
           t[LCTX_CONFORM_UNSUPPORTED],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "",
-          r->o.report_dir,
-          !ok                ? "ERROR (bad input, see above)"
-          : rep->interrupted ? "INTERRUPTED (reports hold what ran)"
-          : failed           ? "FAIL"
-                             : "PASS");
+          r->o.report_dir, not_kept,
+          !ok                   ? "ERROR (bad input or a report not written, "
+                                  "see above)"
+          : rep->interrupted    ? "INTERRUPTED (reports hold what ran)"
+          : failed              ? "FAIL"
+          : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
+                                  "no cases, or every one unsupported)"
+                                : "PASS");
 }
 
-static void write_reports(const run *r) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/report.tap", r->o.report_dir);
-  write_tap(r, path);
-  snprintf(path, sizeof path, "%s/report.junit.xml", r->o.report_dir);
-  write_junit(r, path, r->report->seconds);
-  snprintf(path, sizeof path, "%s/report.json", r->o.report_dir);
-  write_json(r, path);
+/* Writes REPORT_DIR/NAME with `write`, whole or not at all: into a
+ * temporary file renamed over NAME once every byte is out. */
+static void write_report(run *r, const char *name,
+                         void (*write)(const run *r, FILE *f)) {
+  char path[4200], tmp[4300];
+  snprintf(path, sizeof path, "%s/%s", r->o.report_dir, name);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    write_failed(r, path, errno);
+    return;
+  }
+  errno = 0;
+  write(r, f);
+  int errnum = ferror(f) ? (errno ? errno : EIO) : 0;
+  if (fclose(f) != 0 && !errnum)
+    errnum = errno ? errno : EIO;
+  if (!errnum && rename(tmp, path) != 0)
+    errnum = errno;
+  if (errnum) {
+    unlink(tmp);
+    write_failed(r, path, errnum);
+  }
+}
+
+static void write_reports(run *r) {
+  write_report(r, "report.tap", write_tap);
+  write_report(r, "report.junit.xml", write_junit);
+  write_report(r, "report.json", write_json);
 }
 
 //===----------------------------------------------------------------------===//
@@ -757,54 +817,71 @@ void lctx_conform_options_init(lctx_conform_options *o) {
   o->timeout = 5;
   o->memory_limit_mb = 1024;
   o->batch = MAX_BATCH;
+  o->keep_failures = 100;
   o->handle_signals = true;
 }
 
-static bool load_xfail(run *r, FILE *err) {
-  FILE *f = fopen(r->o.xfail_path, "r");
-  if (!f) {
-    fprintf(err, "lctx conform: --xfail: %s: %s\n", r->o.xfail_path,
-            strerror(errno));
+/* Reads line `number` of the xfail file (`line`, `n` bytes, no newline):
+ * 'ROW-ID reason', a comment or blank; false (said on err) when bad. */
+static bool xfail_line(run *r, const char *line, size_t n, int number,
+                       FILE *err) {
+  size_t p = 0;
+  while (p < n && (line[p] == ' ' || line[p] == '\t'))
+    p++;
+  if (p == n || line[p] == '#' || line[p] == '\r')
+    return true;
+  size_t end = p;
+  while (end < n && line[end] != ' ' && line[end] != '\t')
+    end++;
+  char id[LCTX_SPEC_MAX_ID] = "";
+  const lctx_spec_row *row = NULL;
+  if (end - p < sizeof id) {
+    memcpy(id, line + p, end - p);
+    row = lctx_spec_find(&r->spec, id);
+  }
+  if (!row) {
+    fprintf(err, "lctx conform: %s:%d:%zu: unknown spec row '%.*s'\n",
+            r->o.xfail_path, number, p + 1, (int)(end - p), line + p);
     return false;
   }
-  char line[512];
-  int number = 0;
-  bool ok = true;
-  while (ok && fgets(line, sizeof line, f)) {
-    number++;
-    char *p = line;
-    while (*p == ' ' || *p == '\t')
-      p++;
-    if (*p == '#' || *p == '\n' || *p == '\0')
-      continue;
-    char *end = p;
-    while (*end && *end != ' ' && *end != '\t' && *end != '\n')
-      end++;
-    char id[LCTX_SPEC_MAX_ID] = "";
-    snprintf(id, sizeof id, "%.*s", (int)(end - p), p);
-    const lctx_spec_row *row = lctx_spec_find(&r->spec, id);
-    if (!row) {
-      fprintf(err, "lctx conform: %s:%d:%d: unknown spec row '%.*s'\n",
-              r->o.xfail_path, number, (int)(p - line) + 1, (int)(end - p), p);
-      ok = false;
-      break;
-    }
-    size_t index = (size_t)(row - r->spec.rows);
-    char *reason = end;
-    while (*reason == ' ' || *reason == '\t')
-      reason++;
-    reason[strcspn(reason, "\n")] = '\0';
-    if (!*reason) {
-      fprintf(err, "lctx conform: %s:%d:%d: row %s needs a reason\n",
-              r->o.xfail_path, number, (int)(end - line) + 1, id);
-      ok = false;
-      break;
-    }
-    r->xfail[index] = true;
-    snprintf(r->xfail_reason[index], sizeof r->xfail_reason[index], "%s",
-             reason);
+  size_t reason = end;
+  while (reason < n && (line[reason] == ' ' || line[reason] == '\t'))
+    reason++;
+  size_t stop = n;
+  while (stop > reason && (line[stop - 1] == '\r' || line[stop - 1] == ' '))
+    stop--;
+  if (reason == stop) {
+    fprintf(err, "lctx conform: %s:%d:%zu: row %s needs a reason\n",
+            r->o.xfail_path, number, end + 1, id);
+    return false;
   }
-  fclose(f);
+  size_t index = (size_t)(row - r->spec.rows);
+  r->xfail[index] = true;
+  snprintf(r->xfail_reason[index], sizeof r->xfail_reason[index], "%.*s",
+           (int)(stop - reason), line + reason);
+  return true;
+}
+
+/* Reads the expected failures: 'ROW-ID reason' a line. */
+static bool load_xfail(run *r, FILE *err) {
+  char e[1024];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  char *text;
+  size_t length;
+  if (!lctx_file_read(r->o.xfail_path, 1u << 20, &text, &length, &eb)) {
+    fprintf(err, "lctx conform: --xfail: %s\n", e);
+    return false;
+  }
+  bool ok = true;
+  int number = 0;
+  for (size_t at = 0; ok && at < length;) {
+    const char *nl = memchr(text + at, '\n', length - at);
+    size_t n = nl ? (size_t)(nl - (text + at)) : length - at;
+    ok = xfail_line(r, text + at, n, ++number, err);
+    at += n + 1;
+  }
+  free(text);
   return ok;
 }
 
@@ -860,13 +937,54 @@ static bool open_impl(run *r, FILE *err) {
   return true;
 }
 
+/* Takes REPORT_DIR/.lock for the run, naming it there; false (said on
+ * err) when another run holds it. */
+static bool lock_report_dir(run *r, FILE *err) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/.lock", r->o.report_dir);
+  r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (r->lock_fd < 0) {
+    fprintf(err, "lctx conform: %s: cannot open: %s\n", path, strerror(errno));
+    return false;
+  }
+  if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    char holder[256] = "";
+    ssize_t n = pread(r->lock_fd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    holder[strcspn(holder, "\n")] = '\0';
+    for (char *p = holder; *p; p++)
+      if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+        *p = '?';
+    fprintf(err,
+            "lctx conform: --report-dir %s is in use by another run (%s); "
+            "wait for it or choose another folder\n",
+            r->o.report_dir, holder[0] ? holder : "unknown");
+    return false;
+  }
+  char when[32] = "";
+  time_t now = time(NULL);
+  struct tm tm;
+  if (gmtime_r(&now, &tm))
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char line[128];
+  int n = snprintf(line, sizeof line, "lctx conform, pid %ld, started %s\n",
+                   (long)getpid(), when);
+  if (ftruncate(r->lock_fd, 0) != 0 ||
+      pwrite(r->lock_fd, line, (size_t)n, 0) != n) {
+    fprintf(err, "lctx conform: %s: cannot write: %s\n", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 /* Opens results.jsonl and writes its stamp line. */
 static bool open_stream(run *r, FILE *err) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/results.jsonl", r->o.report_dir);
-  r->stream = fopen(path, "w");
+  snprintf(r->stream_path, sizeof r->stream_path, "%s/results.jsonl",
+           r->o.report_dir);
+  r->stream = fopen(r->stream_path, "w");
   if (!r->stream) {
-    fprintf(err, "lctx conform: cannot set up the run (%s)\n", strerror(errno));
+    fprintf(err, "lctx conform: %s: cannot write: %s\n", r->stream_path,
+            strerror(errno));
     return false;
   }
   json_t *h = json_stamp(r);
@@ -883,12 +1001,17 @@ static bool open_stream(run *r, FILE *err) {
 static bool set_up(run *r, FILE *err) {
   if (!load_spec(r, err))
     return false;
+  if (strlen(r->o.report_dir) > 4000) {
+    fprintf(err, "lctx conform: --report-dir: the path is longer than 4000 "
+                 "bytes\n");
+    return false;
+  }
   if (!lctx_sys_mkdir_p(r->o.report_dir)) {
     fprintf(err, "lctx conform: --report-dir: %s: %s\n", r->o.report_dir,
             strerror(errno));
     return false;
   }
-  return open_impl(r, err) && open_stream(r, err);
+  return lock_report_dir(r, err) && open_impl(r, err) && open_stream(r, err);
 }
 
 static void tear_down(run *r) {
@@ -897,6 +1020,8 @@ static void tear_down(run *r) {
   if (r->stream)
     fclose(r->stream);
   lctx_impl_close(r->impl);
+  if (r->lock_fd >= 0)
+    close(r->lock_fd);
   lctx_irjudge_free(r->judge);
   for (size_t i = 0; i < r->case_count; i++)
     free(r->case_names[i]);
@@ -938,16 +1063,25 @@ static int judge_all(run *r, FILE *err) {
   for (size_t i = 0; i < r->spec.row_count; i++)
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       rep->totals[v] += rep->rows[i].n[v];
+  size_t judged = 0;
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
+  rep->nothing_judged = judged == 0;
   print_table(r);
+  if (r->stream && fclose(r->stream) != 0)
+    write_failed(r, r->stream_path, errno);
+  r->stream = NULL;
   write_reports(r);
   const size_t *t = rep->totals;
   bool failed = t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
                 t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
                 rep->spec_gaps;
-  print_summary(r, ok, failed);
-  if (!ok)
+  print_summary(r, ok && !rep->write_failed, failed);
+  if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;
-  return failed || rep->interrupted ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+  return failed || rep->interrupted || rep->nothing_judged
+             ? LCTX_EXIT_VIOLATIONS
+             : LCTX_EXIT_OK;
 }
 
 int lctx_conform_run(const lctx_conform_options *options,
@@ -960,6 +1094,8 @@ int lctx_conform_run(const lctx_conform_options *options,
     return LCTX_EXIT_USAGE;
   }
   r->begin = lctx_sys_now();
+  r->lock_fd = -1;
+  r->err = err;
   r->o = *options;
   r->out = out;
   r->report = report ? report : &r->own;

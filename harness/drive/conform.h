@@ -64,6 +64,9 @@ typedef struct lctx_conform_options {
   bool process_per_case; ///< a fresh program for every case
   bool quiet;            ///< the per-row table lists only failing rows
   bool first_failure;    ///< stop after the batch of the first failure
+  /// At most this many verdicts other than pass per row go to
+  /// results.jsonl in full; the rest are counted (`not_kept`).
+  size_t keep_failures;
   /// SIGINT and SIGTERM end the run early, with the reports of what ran
   /// (otherwise they keep their disposition).
   bool handle_signals;
@@ -85,6 +88,9 @@ typedef struct lctx_conform_row {
   char first[1024];
   /// The conformance case file `first` speaks of (SOURCE "cases"), or "".
   char first_case[256];
+  /// Verdicts other than pass written to results.jsonl in full, and those
+  /// beyond `keep_failures` that were only counted.
+  size_t kept, not_kept;
 } lctx_conform_row;
 
 /// What a run found: the counts behind the text summary and the reports.
@@ -101,6 +107,10 @@ typedef struct lctx_conform_report {
   size_t restarts; ///< of the worker or program
   double seconds;  ///< from the first case to the last
   bool interrupted;
+  /// No operation was judged (every one unsupported, or no cases).
+  bool nothing_judged;
+  /// A report or results.jsonl could not be written (said on `err`).
+  bool write_failed;
   /// A verdict failed (fail, xpass, crash or timeout); then the first one:
   /// its row (an index into `rows`), verdict, and the seconds from the start
   /// of lctx_conform_run.
@@ -113,10 +123,13 @@ typedef struct lctx_conform_report {
 /// Judges the implementation `options` names: prints the stamp, the per-row
 /// table and the summary to `out`, problems to `err`, writes report.tap,
 /// report.junit.xml, report.json and results.jsonl into the report
-/// directory, and fills `report` (may be NULL). Returns LCTX_EXIT_OK when
-/// every operation passed (or failed as expected), LCTX_EXIT_VIOLATIONS
-/// when one did not or the run was interrupted, LCTX_EXIT_USAGE for bad
-/// options or input (a message on `err`).
+/// directory, and fills `report` (may be NULL). A second run on the same
+/// report directory at the same time is refused (the directory's `.lock`
+/// names the run holding it). Returns LCTX_EXIT_OK when every operation
+/// passed (or failed as expected), LCTX_EXIT_VIOLATIONS when one did not,
+/// the run was interrupted or judged nothing, LCTX_EXIT_USAGE for bad
+/// options or input, or a report that could not be written (a message on
+/// `err`).
 int lctx_conform_run(const lctx_conform_options *options,
                      lctx_conform_report *report, FILE *out, FILE *err);
 
