@@ -167,6 +167,11 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
     int status = 0;
     while (waitpid(impl->pid, &status, 0) < 0 && errno == EINTR)
       ;
+    /* What the peer started dies with its group: give it a moment to go. */
+    for (int i = 0; i < 100 && kill(-impl->pid, 0) == 0; i++) {
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+    }
     if (why && ended)
       describe_status(status, why, cap);
     impl->pid = -1;
@@ -329,6 +334,18 @@ static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
   impl->next_seq = impl->await_seq = 1;
   set_nonblocking(to_fd);
   set_nonblocking(from_fd);
+}
+
+/* In a new child: closes every descriptor above 2 but `a` and `b`, so that
+ * the peer cannot write into lctx's reports or pipes it was not given. */
+static void close_other_fds(int a, int b) {
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536)
+    max = 65536;
+  for (int fd = 3; fd < (int)max; fd++) {
+    if (fd != a && fd != b)
+      close(fd);
+  }
 }
 
 /* In a new child of `parent`: its own process group, killed when lctx dies;
@@ -657,6 +674,7 @@ static bool start_plugin_worker(lctx_impl *impl) {
     close(up[0]);
     /* The plugin's prints must not corrupt our output: they go to the log. */
     child_setup(parent, impl->log_path, true);
+    close_other_fds(down[0], up[1]);
     plugin_worker(impl->path, down[0], up[1]);
     _exit(0);
   }
@@ -1106,7 +1124,7 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
     close(down[1]);
     close(up[0]);
     close(up[1]);
-    close(exec_err[0]);
+    close_other_fds(exec_err[1], -1);
     execvp(impl->argv[0], impl->argv);
     int e = errno;
     (void)!write(exec_err[1], &e, sizeof e);
@@ -1509,7 +1527,9 @@ static void run_process(lctx_impl *impl, const lctx_case *const *cases,
     }
     return;
   }
-  if (ensure_program(impl, why, sizeof why)) {
+  /* A single case is run as in isolation, where a failure after other
+   * cases were served leads to a run alone. */
+  if (n > 1 && ensure_program(impl, why, sizeof why)) {
     int code = process_batch(impl, cases, n, results, why, sizeof why);
     if (code == PUMP_DONE) {
       recycle_program_if_big(impl);
@@ -1518,8 +1538,9 @@ static void run_process(lctx_impl *impl, const lctx_case *const *cases,
     stop_peer(impl, NULL, 0);
     impl->restarts++;
   }
-  /* Isolate: one case at a time, in a fresh program after each failure; a
-   * case that fails after others were served is run again alone. */
+  /* Isolate: one case at a time, in a fresh program after each failure (or
+   * in the current one for a single case); a case that fails after others
+   * were served is run again alone. */
   for (size_t i = 0; i < n; i++) {
     run_one(impl, cases[i], &results[i]);
     if (results[i].status != LCTX_RESULT_OK && impl->pid <= 0 &&
