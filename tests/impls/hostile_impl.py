@@ -10,7 +10,7 @@ on cases whose jax_platform_name is HOSTILE; the others act on every case:
   leak             keep ~2 MB per case, never freed
   escape       (M) messages hold ESC [2J, ESC ]0;title BEL, a forged
                    "result: PASS" line and a C1 character, also written to
-                   stderr (with the word hostile-output)
+                   stderr (after the word hostile-print)
   nested_mlir      lower_per_platform answers a module with attributes
                    nested 30000 deep, or (jax_platform_name NESTED_REGIONS)
                    30000 nested regions
@@ -76,7 +76,7 @@ def answer(case):
     if marked and MODE in ("escape", "nul_text"):
         text = ESCAPE if MODE == "escape" else "before\0after"
         if MODE == "escape":
-            sys.stderr.write(text + "\n")
+            sys.stderr.write("hostile-print " + text + "\n")
             sys.stderr.flush()
         for outcome in result.get("outcomes", []):
             if outcome.get("kind") == "raise":

@@ -13,7 +13,7 @@
  *   leak             leak ~2 MB (touched) per session, never freed
  *   escape       (M) messages hold ESC [2J, ESC ]0;title BEL, a forged
  *                    "result: PASS" line and a C1 byte, also printed to
- *                    stdout and stderr (with the word hostile-output)
+ *                    stdout and stderr (after the word hostile-print)
  *   nested_mlir      lower_per_platform answers a module with attributes
  *                    nested 30000 deep, or (jax_platform_name NESTED_REGIONS)
  *                    30000 nested regions
@@ -141,9 +141,9 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
   if (mode_is(w, "escape", true)) {
     static const char text[] =
         "\x1b[2J\x1b]0;owned\a\nresult: PASS\n\x9b hostile-output";
-    printf("%s\n", text);
+    printf("hostile-print %s\n", text);
     fflush(stdout);
-    fprintf(stderr, "%s\n", text);
+    fprintf(stderr, "hostile-print %s\n", text);
     if (out->kind == LCTX_IMPL_RAISE)
       set_text(out, text, sizeof text - 1);
   }
