@@ -87,7 +87,7 @@ conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
 [ "$(field "$tmp/badproc" '*' fail)" = 2 ] || fail "program: fail != 2 (WORDING, NASTY)"
 grep -q 'protocol error: not JSON' "$tmp/badproc/results.jsonl" ||
   fail "program: garbage is not named"
-grep -q 'longer than 16777216 bytes' "$tmp/badproc/results.jsonl" ||
+grep -q 'longer than 4194304 bytes' "$tmp/badproc/results.jsonl" ||
   fail "program: the flood is not named"
 grep -q 'deliberate failure' "$tmp/badproc/results.jsonl" ||
   fail "program: its own error is not carried"

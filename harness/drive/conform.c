@@ -924,9 +924,12 @@ static bool open_impl(run *r, FILE *err) {
   lctx_buf_init(&eb, e, sizeof e);
   char log[4200];
   snprintf(log, sizeof log, "%s/implementation.log", r->o.report_dir);
-  r->impl = r->o.impl_path
-                ? lctx_impl_open_plugin(r->o.impl_path, r->o.timeout, &eb)
-                : lctx_impl_open_process(r->o.command, r->o.timeout, log, &eb);
+  lctx_impl_options io;
+  lctx_impl_options_init(&io);
+  io.timeout = r->o.timeout;
+  io.log_path = log;
+  r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
+                           : lctx_impl_open_process(r->o.command, &io, &eb);
   if (!r->impl) {
     fprintf(err, "lctx conform: %s: %s\n",
             r->o.impl_path ? r->o.impl_path : r->o.command, e);

@@ -2,10 +2,15 @@
  * impl.c - implementations under test, isolated (see impl.h).
  *
  * Plugin: a worker process (fork) loads the library with dlopen and serves
- * cases sent to it in the byte form (case_bytes.h) over a pipe, answering
- * with binary outcome records. Process: the program runs with pipes for
- * stdin and stdout and speaks JSON lines (conformance/PROTOCOL.md). Both are
- * driven with poll(), never blocking on a peer that stopped reading.
+ * cases sent to it in the byte form (case_bytes.h) over a pipe, each with a
+ * sequence number, answering with binary records that carry a mark and that
+ * number. Process: the program runs with pipes for stdin and stdout and
+ * speaks JSON lines (conformance/PROTOCOL.md). Both are driven with poll(),
+ * never blocking on a peer that stopped reading, and each peer runs in a
+ * process group of its own that is killed whole when the peer stops. Every
+ * record is checked against its limits as soon as its header arrives, so
+ * that what is buffered stays bounded whatever the peer claims; the peer's
+ * resident memory is read from /proc while waiting.
  */
 #include "impl.h"
 #include "sys.h"
@@ -20,6 +25,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,14 +33,35 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
-#define MAX_LINE (16u << 20)
 #define MAX_ARGS 64
+
+/* The marks that start the worker's records. */
+#define RESULT_MAGIC 0x5258434cu /* "LCXR" */
+#define INFO_MAGIC 0x4958434cu   /* "LCXI" */
+/* The longest text of an info record, and of a failure's detail. */
+#define INFO_TEXT_MAX 1024u
+#define DETAIL_MAX 1024u
+/* How often the peer's memory and life are checked while waiting. */
+#define WATCH_PERIOD 0.1
+
+/* What pump() ended with. */
+enum {
+  PUMP_DONE = 1, /* what was wanted is buffered */
+  PUMP_EOF = 0,  /* the peer closed its output or died */
+  PUMP_TIMEOUT = -1,
+  PUMP_BAD = -2,    /* the peer's output was refused (why: impl->bad) */
+  PUMP_MEMORY = -3, /* the peer went over its memory limit */
+};
 
 struct lctx_impl {
   lctx_impl_info info;
   double timeout;
-  size_t restarts;
+  size_t memory_limit_mb;
+  size_t restarts, recycles;
   bool is_plugin;
   bool process_per_case;
   /* Plugin. */
@@ -42,22 +69,40 @@ struct lctx_impl {
   /* Process. */
   char command_storage[8192];
   char *argv[MAX_ARGS];
+  /* Where the peer's stdout (plugin) and stderr go. */
   char log_path[4096];
   /* Peer. */
-  pid_t pid;
-  int to_fd;   /* we write */
-  int from_fd; /* we read */
+  pid_t pid;         /* also its process group */
+  int to_fd;         /* we write */
+  int from_fd;       /* we read */
+  size_t served;     /* cases it answered since it started */
+  double next_watch; /* when its memory and life are checked next */
   /* Read buffer. */
   uint8_t *in;
   size_t in_length, in_capacity;
   /* Write buffer. */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
-  /* Plugin: one case in the byte form, as it is queued. */
+  /* Plugin: one case in the byte form, as it is queued; the number the next
+   * queued case gets and the number of the result awaited (both from 1 in
+   * each worker); the operation count of the awaited case; the size of the
+   * complete record at the start of `in`. */
   uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
-  /* Process: the id of the last request. */
+  uint32_t next_seq, await_seq;
+  size_t await_ops;
+  size_t ready;
+  /* Process: the id of the last request; the longest line accepted now. */
   unsigned long long request_id;
+  size_t line_cap, line_scanned; /* bytes known to hold no newline */
+  /* Why the peer's output was refused (PUMP_BAD). */
+  char bad[256];
 };
+
+void lctx_impl_options_init(lctx_impl_options *o) {
+  o->timeout = 5.0;
+  o->log_path = NULL;
+  o->memory_limit_mb = 1024;
+}
 
 static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
   if (need <= *capacity)
@@ -91,7 +136,16 @@ static void describe_status(int status, char *out, size_t cap) {
     snprintf(out, cap, "stopped");
 }
 
-/* Stops the peer; describes how it ended in `why` if it had ended. */
+/* Whether process `pid` (our child, not yet reaped) has ended. */
+static bool has_ended(pid_t pid) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         si.si_pid == pid;
+}
+
+/* Stops the peer and everything in its process group; describes how the
+ * peer ended in `why` if it had ended by itself. */
 static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
   if (impl->to_fd >= 0)
     close(impl->to_fd);
@@ -99,73 +153,162 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
     close(impl->from_fd);
   impl->to_fd = impl->from_fd = -1;
   if (impl->pid > 0) {
-    int status = 0;
-    pid_t r = waitpid(impl->pid, &status, WNOHANG);
-    if (r == 0) {
-      /* Give it a moment to exit on EOF, then insist. */
-      for (int i = 0; i < 50 && r == 0; i++) {
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-        r = waitpid(impl->pid, &status, WNOHANG);
-      }
-      if (r == 0) {
-        kill(impl->pid, SIGKILL);
-        waitpid(impl->pid, &status, 0);
-      }
+    /* Give it a moment to exit on EOF, then end the whole group (the peer
+     * is not reaped yet, so its group cannot have been reused). */
+    bool ended = has_ended(impl->pid);
+    for (int i = 0; i < 50 && !ended; i++) {
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+      ended = has_ended(impl->pid);
     }
-    if (why && r == impl->pid)
+    kill(-impl->pid, SIGKILL);
+    if (!ended)
+      kill(impl->pid, SIGKILL);
+    int status = 0;
+    while (waitpid(impl->pid, &status, 0) < 0 && errno == EINTR)
+      ;
+    /* What the peer started dies with its group: give it a moment to go. */
+    for (int i = 0; i < 100 && kill(-impl->pid, 0) == 0; i++) {
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+    }
+    if (why && ended)
       describe_status(status, why, cap);
     impl->pid = -1;
   }
   impl->in_length = impl->out_length = impl->out_sent = 0;
+  impl->line_scanned = 0;
 }
 
-/* Moves bytes both ways until `want(impl)` is satisfied, the peer closes,
- * or `deadline` passes. Returns 1 when satisfied, 0 on EOF/error, -1 on
- * timeout. */
-static int pump(lctx_impl *impl, double deadline,
-                bool (*want)(const lctx_impl *impl, void *arg), void *arg) {
+/* The resident memory of process `pid` in MB; 0 when unknown. */
+static size_t resident_mb(pid_t pid) {
+  char path[64], text[128];
+  snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  text[n] = '\0';
+  unsigned long long size = 0, resident = 0;
+  if (sscanf(text, "%llu %llu", &size, &resident) != 2)
+    return 0;
+  long page = sysconf(_SC_PAGESIZE);
+  return (size_t)(resident * (unsigned long long)(page > 0 ? page : 4096) >>
+                  20);
+}
+
+/* Whether the peer holds more than `mb` MB (never when there is no limit). */
+static bool peer_over(const lctx_impl *impl, size_t mb) {
+  return impl->memory_limit_mb > 0 && impl->pid > 0 &&
+         resident_mb(impl->pid) > mb;
+}
+
+/* Reads what the peer has written, without waiting, up to 1 MiB. */
+static void drain(lctx_impl *impl) {
+  for (int k = 0; k < 16; k++) {
+    if (!reserve(&impl->in, &impl->in_capacity, impl->in_length + 65536))
+      return;
+    ssize_t got = read(impl->from_fd, impl->in + impl->in_length, 65536);
+    if (got <= 0)
+      return;
+    impl->in_length += (size_t)got;
+  }
+}
+
+/* What a pump waits for: 1 when it is buffered, 0 for more, -1 when the
+ * peer's output is refused (why in impl->bad). */
+typedef int (*want_fn)(lctx_impl *impl);
+
+/* The memory and life of the peer while waiting: PUMP_MEMORY over its
+ * limit, PUMP_EOF when it ended (a child it left may hold its pipe open),
+ * else PUMP_DONE. */
+static int watch_peer(lctx_impl *impl) {
+  if (peer_over(impl, impl->memory_limit_mb))
+    return PUMP_MEMORY;
+  if (impl->pid > 0 && has_ended(impl->pid))
+    return PUMP_EOF;
+  return PUMP_DONE;
+}
+
+/* What ends a pump when the peer ended: what it wrote before may still be
+ * what was wanted. */
+static int at_end(lctx_impl *impl, want_fn want) {
+  drain(impl);
+  int w = want(impl);
+  return w > 0 ? PUMP_DONE : w < 0 ? PUMP_BAD : PUMP_EOF;
+}
+
+/* Moves bytes both ways until `want(impl)` is satisfied or refuses, the
+ * peer ends or goes over its memory limit, or `deadline` passes. Returns a
+ * PUMP_* code. */
+static int pump(lctx_impl *impl, double deadline, want_fn want) {
   for (;;) {
-    if (want(impl, arg))
-      return 1;
-    double left = deadline - lctx_sys_now();
+    int w = want(impl);
+    if (w != 0)
+      return w > 0 ? PUMP_DONE : PUMP_BAD;
+    double now = lctx_sys_now();
+    if (now >= impl->next_watch) {
+      impl->next_watch = now + WATCH_PERIOD;
+      int s = watch_peer(impl);
+      if (s == PUMP_EOF)
+        return at_end(impl, want);
+      if (s != PUMP_DONE)
+        return s;
+    }
+    double left = deadline - now;
     if (left <= 0)
-      return -1;
+      return PUMP_TIMEOUT;
+    if (left > impl->next_watch - now)
+      left = impl->next_watch - now;
     struct pollfd fds[2];
     int n = 0;
     fds[n++] = (struct pollfd){impl->from_fd, POLLIN, 0};
     bool writing = impl->out_sent < impl->out_length;
     if (writing)
       fds[n++] = (struct pollfd){impl->to_fd, POLLOUT, 0};
-    int timeout_ms = left > 1 ? 1000 : (int)(left * 1000) + 1;
-    int r = poll(fds, (nfds_t)n, timeout_ms);
+    int r = poll(fds, (nfds_t)n, (int)(left * 1000) + 1);
     if (r < 0) {
       if (errno == EINTR)
         continue;
-      return 0;
+      return PUMP_EOF;
     }
     if (writing && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(impl->to_fd, impl->out + impl->out_sent,
-                        impl->out_length - impl->out_sent);
-      if (w < 0 && errno != EAGAIN && errno != EINTR)
-        return 0;
-      if (w > 0)
-        impl->out_sent += (size_t)w;
+      ssize_t wr = write(impl->to_fd, impl->out + impl->out_sent,
+                         impl->out_length - impl->out_sent);
+      if (wr < 0 && errno != EAGAIN && errno != EINTR)
+        return at_end(impl, want);
+      if (wr > 0)
+        impl->out_sent += (size_t)wr;
       if (impl->out_sent == impl->out_length)
         impl->out_sent = impl->out_length = 0;
     }
     if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
       if (!reserve(&impl->in, &impl->in_capacity, impl->in_length + 65536))
-        return 0;
+        return PUMP_EOF;
       ssize_t got = read(impl->from_fd, impl->in + impl->in_length, 65536);
-      if (got == 0)
-        return want(impl, arg) ? 1 : 0;
+      if (got == 0) {
+        w = want(impl);
+        return w > 0 ? PUMP_DONE : w < 0 ? PUMP_BAD : PUMP_EOF;
+      }
       if (got < 0 && errno != EAGAIN && errno != EINTR)
-        return 0;
+        return PUMP_EOF;
       if (got > 0)
         impl->in_length += (size_t)got;
     }
   }
+}
+
+/* Refuses the peer's output: writes why to impl->bad, returns -1. */
+__attribute__((format(printf, 2, 3))) static int refuse(lctx_impl *impl,
+                                                        const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(impl->bad, sizeof impl->bad, fmt, ap);
+  va_end(ap);
+  return -1;
 }
 
 static void consume(lctx_impl *impl, size_t n) {
@@ -178,13 +321,66 @@ static void set_nonblocking(int fd) {
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* The peer `pid` runs: we write to `to_fd` and read from `from_fd`. */
+/* The peer `pid` runs: we write to `to_fd` and read from `from_fd`. It gets
+ * a process group of its own here too (as it does itself), so that there is
+ * no moment in which killing the group misses it. */
 static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
+  setpgid(pid, pid);
   impl->pid = pid;
   impl->to_fd = to_fd;
   impl->from_fd = from_fd;
+  impl->served = 0;
+  impl->next_watch = 0;
+  impl->next_seq = impl->await_seq = 1;
   set_nonblocking(to_fd);
   set_nonblocking(from_fd);
+}
+
+/* In a new child: closes every descriptor above 2 but `a` and `b`, so that
+ * the peer cannot write into lctx's reports or pipes it was not given. */
+static void close_other_fds(int a, int b) {
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536)
+    max = 65536;
+  for (int fd = 3; fd < (int)max; fd++) {
+    if (fd != a && fd != b)
+      close(fd);
+  }
+}
+
+/* In a new child of `parent`: its own process group, killed when lctx dies;
+ * stdout (when `out_too`) and stderr to `log` (appended). */
+static void child_setup(pid_t parent, const char *log, bool out_too) {
+  setpgid(0, 0);
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (getppid() != parent)
+    _exit(1); /* lctx died before the line above */
+  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0)
+    fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (out_too)
+      dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+  }
+}
+
+/* Appends `n` bytes of `s` to `out`, control bytes and bytes over 0x7e as
+ * \xNN, so that a peer's text printed on a terminal cannot drive it. */
+static void append_escaped(lctx_buf *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f) {
+      lctx_buf_append_char(out, (char)c);
+    } else {
+      char hex[8];
+      snprintf(hex, sizeof hex, "\\x%02x", c);
+      lctx_buf_append_cstr(out, hex);
+    }
+  }
 }
 
 /* Keeps the name and version printable ASCII: they go into every report. */
@@ -198,6 +394,60 @@ static void printable(char *s) {
 static void sanitize_info(lctx_impl_info *info) {
   printable(info->name);
   printable(info->version);
+}
+
+static void fail_case(lctx_case_result *r, lctx_result_status status,
+                      const char *why) {
+  r->status = status;
+  r->outcome_count = 0;
+  snprintf(r->detail, sizeof r->detail, "%s", why);
+}
+
+void lctx_case_result_release(lctx_case_result *result) {
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
+    free(result->mlir[k]);
+    result->mlir[k] = NULL;
+  }
+}
+
+/* A heap copy of `n` bytes plus a NUL; NULL when out of memory. */
+static char *copy_text(const char *s, size_t n) {
+  char *t = malloc(n + 1);
+  if (t) {
+    memcpy(t, s, n);
+    t[n] = '\0';
+  }
+  return t;
+}
+
+/* Describes why the peer did not answer (a PUMP_* code other than DONE);
+ * `how` says how it ended, if it did. */
+static lctx_result_status describe_loss(const lctx_impl *impl, int r,
+                                        const char *how, const char *who,
+                                        char *why, size_t cap) {
+  if (r == PUMP_TIMEOUT)
+    snprintf(why, cap, "no answer within %.1f s (hang)", impl->timeout);
+  else if (r == PUMP_MEMORY)
+    snprintf(why, cap, "used more than %zu MB of memory",
+             impl->memory_limit_mb);
+  else if (r == PUMP_BAD)
+    snprintf(why, cap, "%s", impl->bad);
+  else if (how[0])
+    snprintf(why, cap, "the %s %s", who, how);
+  else
+    snprintf(why, cap, "the %s closed its output or died", who);
+  return r == PUMP_TIMEOUT ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH;
+}
+
+/* A case that failed (`first`) after `before` cases in one worker or
+ * program answered when run alone: it becomes FLAKY. */
+static void mark_flaky(lctx_case_result *res, const char *first, size_t before,
+                       const char *who) {
+  res->status = LCTX_RESULT_FLAKY;
+  res->cases_before = before;
+  snprintf(res->detail, sizeof res->detail,
+           "failed after %zu cases in one %s (%.150s); alone it answered",
+           before, who, first);
 }
 
 //===----------------------------------------------------------------------===//
@@ -232,7 +482,7 @@ static const char *supported_names[LCTX_OP_KIND_COUNT] = {
 
 /* The largest result record: every operation with its text and module. */
 #define RECORD_MAX                                                             \
-  (8 +                                                                         \
+  (16 +                                                                        \
    LCTX_CASE_MAX_OPS *                                                         \
        (LCTX_OUTCOME_TEXT_MAX + 32 + LCTX_CASE_IMPL_MLIR_CAPACITY) +           \
    256)
@@ -241,6 +491,7 @@ static const char *supported_names[LCTX_OP_KIND_COUNT] = {
  * hold a module per operation). */
 typedef struct worker {
   const lctx_impl_table *table;
+  pid_t pid;                               /* the worker's own */
   uint8_t bytes[LCTX_CASE_BYTES_MAX + 16]; /* the case as it came */
   lctx_case c;
   lctx_case_impl_views views;
@@ -249,13 +500,25 @@ typedef struct worker {
   uint8_t record[RECORD_MAX];              /* the answer being built */
 } worker;
 
+/* After every call into the plugin: a process that is not the worker (the
+ * child of a fork the plugin made, returning into the worker's code) ends
+ * at once, writing nothing, so that there is never a second answerer. */
+static void stay_alone(const worker *w) {
+  if (getpid() != w->pid)
+    _exit(0);
+}
+
 /* Loads the plugin and sends the info record (or the error). Returns the
  * table, or NULL when the plugin cannot serve. */
-static const lctx_impl_table *worker_hello(const char *path, int out_fd) {
+static const lctx_impl_table *worker_hello(const worker *w, const char *path,
+                                           int out_fd) {
   char error[512] = "";
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
   const lctx_impl_table *table = lctx_plugin_load(path, &e);
+  stay_alone(w);
+  if (!put_u32(out_fd, INFO_MAGIC))
+    _exit(1);
   if (!table) {
     put_u32(out_fd, 1);
     put_text(out_fd, error, strlen(error));
@@ -276,13 +539,52 @@ static void record_put(worker *w, size_t *used, const void *data, size_t n) {
   *used += n;
 }
 
-/* Runs every operation of w->c in one session and builds the result record;
- * returns its size. */
-static size_t serve_case(worker *w) {
+/* Runs operation `i` of w->c and appends its outcome to the record; false
+ * with why in `detail` when the plugin failed it. */
+static bool serve_op(worker *w, void *session, size_t i, size_t *used,
+                     char *detail, size_t cap) {
+  const lctx_case_op *op = &w->c.ops[i];
+  lctx_impl_outcome o = {0, 0, 0, -1, w->text, sizeof w->text, 0};
+  w->text[0] = '\0';
+  size_t mlir_length = 0;
+  lctx_impl_status st =
+      lctx_case_impl_run_op(w->table, session, op, &o, w->mlir, &mlir_length);
+  stay_alone(w);
+  if (st != 0) {
+    snprintf(detail, cap, "%s returned status %d on operation %zu",
+             supported_names[op->kind], st, i);
+    return false;
+  }
+  if (o.text_length >= sizeof w->text) {
+    snprintf(detail, cap,
+             "text_length %zu beyond the capacity %zu on operation %zu",
+             o.text_length, sizeof w->text, i);
+    return false;
+  }
+  if (mlir_length >= sizeof w->mlir) {
+    snprintf(detail, cap,
+             "mlir_length %zu beyond the capacity %zu on operation %zu",
+             mlir_length, sizeof w->mlir, i);
+    return false;
+  }
+  int32_t head[4] = {o.kind, o.error_class, o.origin, o.registration};
+  uint32_t len = (uint32_t)o.text_length, mlen = (uint32_t)mlir_length;
+  record_put(w, used, head, sizeof head);
+  record_put(w, used, &len, 4);
+  record_put(w, used, w->text, len);
+  record_put(w, used, &mlen, 4);
+  record_put(w, used, w->mlir, mlen);
+  return true;
+}
+
+/* Runs every operation of w->c (case number `seq`) in one session and
+ * builds the result record; returns its size. */
+static size_t serve_case(worker *w, uint32_t seq) {
   lctx_impl_config config;
   lctx_case_impl_config(&w->c, &w->views, &config);
   void *session = w->table->session_create(&config);
-  size_t used = 8;
+  stay_alone(w);
+  size_t used = 16;
   uint32_t status = 0;
   char detail[200] = "";
   if (!session) {
@@ -290,57 +592,41 @@ static size_t serve_case(worker *w) {
     snprintf(detail, sizeof detail, "session_create returned NULL");
   }
   for (size_t i = 0; session && i < w->c.op_count && status == 0; i++) {
-    const lctx_case_op *op = &w->c.ops[i];
-    lctx_impl_outcome o = {0, 0, 0, -1, w->text, sizeof w->text, 0};
-    w->text[0] = '\0';
-    size_t mlir_length = 0;
-    lctx_impl_status st =
-        lctx_case_impl_run_op(w->table, session, op, &o, w->mlir, &mlir_length);
-    if (st != 0) {
+    if (!serve_op(w, session, i, &used, detail, sizeof detail))
       status = 1;
-      snprintf(detail, sizeof detail, "%s returned status %d on operation %zu",
-               supported_names[op->kind], st, i);
-    } else if (o.text_length >= sizeof w->text) {
-      status = 1;
-      snprintf(detail, sizeof detail,
-               "text_length %zu beyond the capacity on operation %zu",
-               o.text_length, i);
-    } else {
-      int32_t head[4] = {o.kind, o.error_class, o.origin, o.registration};
-      uint32_t len = (uint32_t)o.text_length, mlen = (uint32_t)mlir_length;
-      record_put(w, &used, head, sizeof head);
-      record_put(w, &used, &len, 4);
-      record_put(w, &used, w->text, len);
-      record_put(w, &used, &mlen, 4);
-      record_put(w, &used, w->mlir, mlen);
-    }
   }
-  if (session)
+  if (session) {
     w->table->session_destroy(session);
+    stay_alone(w);
+  }
   uint32_t count = status == 0 ? (uint32_t)w->c.op_count : 0;
   if (status != 0) {
     uint32_t len = (uint32_t)strlen(detail);
-    used = 8;
+    used = 16;
     record_put(w, &used, &len, 4);
     record_put(w, &used, detail, len);
   }
-  memcpy(w->record, &status, 4);
-  memcpy(w->record + 4, &count, 4);
+  uint32_t head[4] = {RESULT_MAGIC, seq, status, count};
+  memcpy(w->record, head, sizeof head);
   return used;
 }
 
 /* The worker: loads the plugin, reports its table, serves cases; never
- * returns. Record formats (native endianness, same machine):
- *   info:   u32 status(0 ok) | text name | text version | u32 operations
- *           (status != 0: text error)
- *   result: u32 status (0 ok, 1 the plugin failed) | u32 n_ops |
- *           n_ops x (i32 kind, i32 class, i32 origin, i32 registration,
- *           text, text module) | (status 1: text detail) */
+ * returns. Records (native endianness, same machine):
+ *   request: u32 size | u32 case number | size bytes of the case
+ *   info:    u32 INFO_MAGIC | u32 status(0 ok) | text name | text version |
+ *            u32 operations (status != 0: text error)
+ *   result:  u32 RESULT_MAGIC | u32 case number | u32 status (0 ok, 1 the
+ *            plugin failed) | u32 n_ops | n_ops x (i32 kind, i32 class,
+ *            i32 origin, i32 registration, text, text module) |
+ *            (status 1: text detail)
+ * where a text is a u32 length and its bytes. */
 static void plugin_worker(const char *path, int in_fd, int out_fd) {
   worker *w = malloc(sizeof *w);
   if (!w)
     _exit(1);
-  w->table = worker_hello(path, out_fd);
+  w->pid = getpid();
+  w->table = worker_hello(w, path, out_fd);
   if (!w->table)
     _exit(0);
   /* Buffered input: one read() brings many cases. */
@@ -348,13 +634,13 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
   if (!in)
     _exit(1);
   for (;;) {
-    uint32_t n;
-    if (fread(&n, 4, 1, in) != 1)
+    uint32_t head[2];
+    if (fread(head, 4, 2, in) != 2)
       _exit(0);
-    if (n > sizeof w->bytes || fread(w->bytes, 1, n, in) != n)
+    if (head[0] > sizeof w->bytes || fread(w->bytes, 1, head[0], in) != head[0])
       _exit(2);
-    lctx_case_decode(w->bytes, n, &w->c);
-    size_t used = serve_case(w);
+    lctx_case_decode(w->bytes, head[0], &w->c);
+    size_t used = serve_case(w, head[1]);
     if (!write_full(out_fd, w->record, used))
       _exit(1);
   }
@@ -374,17 +660,21 @@ static bool start_plugin_worker(lctx_impl *impl) {
     return false;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0)
+  if (pid < 0) {
+    close(down[0]);
+    close(down[1]);
+    close(up[0]);
+    close(up[1]);
     return false;
+  }
   if (pid == 0) {
     close(down[1]);
     close(up[0]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) {
-      dup2(devnull, 1); /* a plugin's prints must not corrupt our output */
-      close(devnull);
-    }
+    /* The plugin's prints must not corrupt our output: they go to the log. */
+    child_setup(parent, impl->log_path, true);
+    close_other_fds(down[0], up[1]);
     plugin_worker(impl->path, down[0], up[1]);
     _exit(0);
   }
@@ -394,109 +684,127 @@ static bool start_plugin_worker(lctx_impl *impl) {
   return true;
 }
 
-void lctx_case_result_release(lctx_case_result *result) {
-  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
-    free(result->mlir[k]);
-    result->mlir[k] = NULL;
-  }
-}
-
-/* A heap copy of `n` bytes plus a NUL; NULL when out of memory. */
-static char *copy_text(const char *s, size_t n) {
-  char *t = malloc(n + 1);
-  if (t) {
-    memcpy(t, s, n);
-    t[n] = '\0';
-  }
-  return t;
-}
-
-/* Parses a u32-length text at `*at`; false if incomplete. */
-static bool take_text(const lctx_impl *impl, size_t *at, const char **s,
-                      uint32_t *n) {
-  if (impl->in_length < *at + 4)
+/* The u32 at `at` of the read buffer; false while it has not arrived. */
+static bool peek_u32(const lctx_impl *impl, size_t at, uint32_t *v) {
+  if (impl->in_length < at + 4)
     return false;
-  memcpy(n, impl->in + *at, 4);
-  if (impl->in_length < *at + 4 + *n)
-    return false;
-  *s = (const char *)impl->in + *at + 4;
-  *at += 4 + *n;
+  memcpy(v, impl->in + at, 4);
   return true;
 }
 
-/* The size of the complete info record at the start of the buffer, or 0. */
-static size_t info_record_size(const lctx_impl *impl) {
-  size_t at = 0;
-  uint32_t status, n;
-  const char *s;
-  if (impl->in_length < 4)
+/* A text of at most `max` bytes at `*at`: 1 when complete (`*at` moves past
+ * it), 0 while incomplete, -1 (refused) when it claims more than `max`. */
+static int peek_text(lctx_impl *impl, size_t *at, uint32_t max,
+                     const char *what) {
+  uint32_t n;
+  if (!peek_u32(impl, *at, &n))
     return 0;
-  memcpy(&status, impl->in, 4);
-  at = 4;
-  if (status != 0)
-    return take_text(impl, &at, &s, &n) ? at : 0;
-  if (!take_text(impl, &at, &s, &n) || !take_text(impl, &at, &s, &n) ||
-      impl->in_length < at + 4)
+  if (n > max)
+    return refuse(impl,
+                  "protocol error: record of %u bytes claimed, over the "
+                  "limit of %u (%s)",
+                  n, max, what);
+  if (impl->in_length < *at + 4 + n)
     return 0;
-  return at + 4;
+  *at += 4 + n;
+  return 1;
 }
 
-static bool want_info(const lctx_impl *impl, void *arg) {
-  (void)arg;
-  return info_record_size(impl) > 0;
+/* Reads a text checked by peek_text at `*at`. */
+static void take_text(const lctx_impl *impl, size_t *at, const char **s,
+                      uint32_t *n) {
+  memcpy(n, impl->in + *at, 4);
+  *s = (const char *)impl->in + *at + 4;
+  *at += 4 + *n;
 }
 
-/* The size of the complete result record at the start of the buffer, or 0. */
-static size_t result_record_size(const lctx_impl *impl) {
-  if (impl->in_length < 8)
-    return 0;
-  uint32_t status, count;
-  memcpy(&status, impl->in, 4);
-  memcpy(&count, impl->in + 4, 4);
+/* The info record: complete (its size in impl->ready), incomplete, or
+ * refused. */
+static int want_info(lctx_impl *impl) {
+  uint32_t v, status;
   size_t at = 8;
-  for (uint32_t i = 0; i < count; i++) {
-    const char *s;
-    uint32_t n;
-    at += 16;
-    if (!take_text(impl, &at, &s, &n) || !take_text(impl, &at, &s, &n))
-      return 0; /* the outcome's text, then the MLIR text */
-  }
-  if (status != 0) {
-    const char *s;
-    uint32_t n;
-    if (!take_text(impl, &at, &s, &n))
+  int t;
+  if (!peek_u32(impl, 0, &v))
+    return 0;
+  if (v != INFO_MAGIC)
+    return refuse(impl, "protocol error: the worker's first record is not "
+                        "its table (did the plugin write into its pipe?)");
+  if (!peek_u32(impl, 4, &status))
+    return 0;
+  /* status 0: name, version, operations; otherwise the error. */
+  if ((t = peek_text(impl, &at, INFO_TEXT_MAX, "a text of the table")) <= 0)
+    return t;
+  if (status == 0) {
+    if ((t = peek_text(impl, &at, INFO_TEXT_MAX, "a text of the table")) <= 0)
+      return t;
+    if (impl->in_length < at + 4)
       return 0;
+    at += 4;
   }
-  return at;
+  impl->ready = at;
+  return 1;
 }
 
-static bool want_result(const lctx_impl *impl, void *arg) {
-  (void)arg;
-  return result_record_size(impl) > 0;
+/* The result record of the awaited case (number impl->await_seq with
+ * impl->await_ops operations): complete (its size in impl->ready),
+ * incomplete, or refused. Every length is checked as soon as it arrives,
+ * before what it claims is buffered. */
+static int want_result(lctx_impl *impl) {
+  uint32_t v, status, count;
+  if (!peek_u32(impl, 0, &v))
+    return 0;
+  if (v != RESULT_MAGIC)
+    return refuse(impl, "protocol error: bytes that are not a result record "
+                        "(did the plugin write into the worker's pipe?)");
+  if (!peek_u32(impl, 4, &v))
+    return 0;
+  if (v != impl->await_seq)
+    return refuse(impl,
+                  "protocol error: the result of case #%u where #%u was due", v,
+                  impl->await_seq);
+  if (!peek_u32(impl, 8, &status) || !peek_u32(impl, 12, &count))
+    return 0;
+  if (status > 1 || count > LCTX_CASE_MAX_OPS ||
+      count != (status == 0 ? impl->await_ops : 0))
+    return refuse(impl,
+                  "protocol error: a result of status %u with %u outcomes "
+                  "for a case of %zu operations",
+                  status, count, impl->await_ops);
+  size_t at = 16;
+  int t = 1;
+  for (uint32_t k = 0; k < count && t > 0; k++) {
+    at += 16;
+    t = peek_text(impl, &at, LCTX_OUTCOME_TEXT_MAX - 1, "an outcome's text");
+    if (t > 0)
+      t = peek_text(impl, &at, LCTX_CASE_IMPL_MLIR_CAPACITY, "a module");
+  }
+  if (t > 0 && status != 0)
+    t = peek_text(impl, &at, DETAIL_MAX, "a failure's detail");
+  if (t <= 0)
+    return t;
+  impl->ready = at;
+  return 1;
 }
 
+/* Reads the table of a worker that just started; false with why in
+ * `error` (the worker is then stopped). */
 static bool read_info(lctx_impl *impl, lctx_buf *error) {
-  int r = pump(impl, lctx_sys_now() + impl->timeout + 5, want_info, NULL);
-  if (r != 1) {
-    char why[128] = "no answer";
-    stop_peer(impl, why, sizeof why);
-    lctx_buf_append_cstr(error, r < 0 ? "the plugin worker timed out while "
-                                        "loading the plugin"
-                                      : "the plugin worker died while "
-                                        "loading the plugin (");
-    if (r >= 0) {
-      lctx_buf_append_cstr(error, why);
-      lctx_buf_append_char(error, ')');
-    }
+  int r = pump(impl, lctx_sys_now() + impl->timeout + 5, want_info);
+  if (r != PUMP_DONE) {
+    char how[128] = "", why[300];
+    stop_peer(impl, how, sizeof how);
+    describe_loss(impl, r, how, "plugin worker", why, sizeof why);
+    lctx_buf_append_cstr(error, "while loading the plugin: ");
+    lctx_buf_append_cstr(error, why);
     return false;
   }
-  size_t at = 4;
+  size_t at = 8;
   uint32_t status, n;
   const char *s;
-  memcpy(&status, impl->in, 4);
+  memcpy(&status, impl->in + 4, 4);
   if (status != 0) {
     take_text(impl, &at, &s, &n);
-    lctx_buf_append(error, s, n);
+    append_escaped(error, s, n);
     stop_peer(impl, NULL, 0);
     return false;
   }
@@ -506,7 +814,7 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   snprintf(impl->info.version, sizeof impl->info.version, "%.*s", (int)n, s);
   uint32_t ops;
   memcpy(&ops, impl->in + at, 4);
-  consume(impl, at + 4);
+  consume(impl, impl->ready);
   sanitize_info(&impl->info);
   impl->info.operations = 0;
   for (int k = 0; k < LCTX_OP_KIND_COUNT; k++) {
@@ -518,15 +826,23 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
 
 /* A new implementation without a peer yet; NULL when out of memory. A peer
  * that stops reading must not kill us: SIGPIPE is ignored from here on. */
-static lctx_impl *impl_new(bool is_plugin, double timeout, lctx_buf *error) {
+static lctx_impl *impl_new(bool is_plugin, const lctx_impl_options *o,
+                           lctx_buf *error) {
   signal(SIGPIPE, SIG_IGN);
   lctx_impl *impl = calloc(1, sizeof *impl);
   if (!impl) {
     lctx_buf_append_cstr(error, "out of memory");
     return NULL;
   }
+  lctx_impl_options defaults;
+  lctx_impl_options_init(&defaults);
+  if (!o)
+    o = &defaults;
   impl->is_plugin = is_plugin;
-  impl->timeout = timeout;
+  impl->timeout = o->timeout;
+  impl->memory_limit_mb = o->memory_limit_mb;
+  snprintf(impl->log_path, sizeof impl->log_path, "%s",
+           o->log_path ? o->log_path : "/dev/null");
   impl->pid = -1;
   impl->to_fd = impl->from_fd = -1;
   snprintf(impl->info.kind, sizeof impl->info.kind, "%s",
@@ -534,9 +850,9 @@ static lctx_impl *impl_new(bool is_plugin, double timeout, lctx_buf *error) {
   return impl;
 }
 
-lctx_impl *lctx_impl_open_plugin(const char *path, double timeout,
+lctx_impl *lctx_impl_open_plugin(const char *path, const lctx_impl_options *o,
                                  lctx_buf *error) {
-  lctx_impl *impl = impl_new(true, timeout, error);
+  lctx_impl *impl = impl_new(true, o, error);
   if (!impl)
     return NULL;
   if (strchr(path, '/'))
@@ -559,42 +875,52 @@ lctx_impl *lctx_impl_open_plugin(const char *path, double timeout,
   return impl;
 }
 
-static void fail_case(lctx_case_result *r, lctx_result_status status,
-                      const char *why) {
-  r->status = status;
-  r->outcome_count = 0;
-  snprintf(r->detail, sizeof r->detail, "%s", why);
+/* Reads outcome `k` (its text and module at `*at`) into `res`; false with
+ * the case marked when the outcome is not one. */
+static bool take_outcome(lctx_impl *impl, size_t *at, uint32_t k,
+                         lctx_case_result *res) {
+  int32_t head[4];
+  memcpy(head, impl->in + *at, sizeof head);
+  *at += 16;
+  const char *s, *m;
+  uint32_t len, mlen;
+  take_text(impl, at, &s, &len);
+  take_text(impl, at, &m, &mlen);
+  const char *why;
+  char detail[128];
+  const char *nul = memchr(s, '\0', len);
+  const char *mnul = memchr(m, '\0', mlen);
+  if (nul || mnul) {
+    snprintf(detail, sizeof detail, "the %s holds a NUL byte at offset %zu",
+             nul ? "outcome text" : "module",
+             nul ? (size_t)(nul - s) : (size_t)(mnul - m));
+    fail_case(res, LCTX_RESULT_CRASH, detail);
+    return false;
+  }
+  if (!lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s, len,
+                              &res->outcomes[k], &why)) {
+    fail_case(res, LCTX_RESULT_CRASH, why);
+    return false;
+  }
+  if (mlen > 0)
+    res->mlir[k] = copy_text(m, mlen);
+  return true;
 }
 
-/* Reads the complete result record at the start of the buffer into `res`
- * (the result of `c`) and consumes it. */
-static void take_result(lctx_impl *impl, const lctx_case *c,
-                        lctx_case_result *res) {
-  size_t size = result_record_size(impl);
+/* Reads the complete, checked result record at the start of the buffer
+ * into `res` and consumes it. */
+static void take_result(lctx_impl *impl, lctx_case_result *res) {
   uint32_t status, count;
-  memcpy(&status, impl->in, 4);
-  memcpy(&count, impl->in + 4, 4);
+  memcpy(&status, impl->in + 8, 4);
+  memcpy(&count, impl->in + 12, 4);
   res->status = LCTX_RESULT_OK;
   res->detail[0] = '\0';
+  res->cases_before = impl->served;
   res->outcome_count = count;
-  size_t at = 8;
-  for (uint32_t k = 0; k < count && k < LCTX_CASE_MAX_OPS; k++) {
-    int32_t head[4];
-    memcpy(head, impl->in + at, sizeof head);
-    at += 16;
-    const char *s;
-    uint32_t len;
-    take_text(impl, &at, &s, &len);
-    const char *why;
-    bool good = lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s,
-                                       len, &res->outcomes[k], &why);
-    take_text(impl, &at, &s, &len);
-    if (!good) {
-      fail_case(res, LCTX_RESULT_CRASH, why);
+  size_t at = 16;
+  for (uint32_t k = 0; k < count; k++) {
+    if (!take_outcome(impl, &at, k, res))
       break;
-    }
-    if (len > 0)
-      res->mlir[k] = copy_text(s, len);
   }
   if (status != 0) {
     const char *s;
@@ -603,65 +929,115 @@ static void take_result(lctx_impl *impl, const lctx_case *c,
     char why[256];
     snprintf(why, sizeof why, "the plugin failed: %.*s", (int)len, s);
     fail_case(res, LCTX_RESULT_CRASH, why);
-  } else if (res->status == LCTX_RESULT_OK && count != c->op_count) {
-    fail_case(res, LCTX_RESULT_CRASH, "wrong number of outcomes");
   }
-  consume(impl, size);
+  consume(impl, impl->ready);
+  impl->served++;
 }
 
-/* Queues cases[from..n) for the worker, in the byte form. */
+/* Queues cases[from..n) for the worker, in the byte form, numbered on from
+ * impl->next_seq. */
 static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
   impl->out_length = impl->out_sent = 0;
   for (size_t i = from; i < n; i++) {
     size_t len =
         lctx_case_encode(cases[i], impl->case_bytes, sizeof impl->case_bytes);
-    uint32_t len32 = (uint32_t)len;
-    queue(impl, &len32, 4);
+    uint32_t head[2] = {(uint32_t)len, impl->next_seq++};
+    queue(impl, head, sizeof head);
     queue(impl, impl->case_bytes, len);
   }
 }
 
-/* The worker did not answer case `res` (r: 0 it died, -1 it hung): stops it
- * and marks the case. */
+/* Waits for the result of the next queued case `c` and reads it into
+ * `res`; returns the PUMP_* code (PUMP_DONE: `res` is filled). */
+static int await_result(lctx_impl *impl, const lctx_case *c,
+                        lctx_case_result *res) {
+  impl->await_ops = c->op_count;
+  int r = pump(impl, lctx_sys_now() + impl->timeout, want_result);
+  if (r == PUMP_DONE) {
+    take_result(impl, res);
+    impl->await_seq++;
+  }
+  return r;
+}
+
+/* The worker did not answer (`r`, a PUMP_* code): stops it (with its group)
+ * and marks the case `res`. */
 static void lose_worker(lctx_impl *impl, int r, lctx_case_result *res) {
-  char why[256] = "the worker stopped answering";
-  char how[128] = "";
+  char why[300], how[128] = "";
+  size_t before = impl->served;
   stop_peer(impl, how, sizeof how);
   impl->restarts++;
-  if (r < 0)
-    snprintf(why, sizeof why, "no answer within %.1f s (hang)", impl->timeout);
-  else if (how[0])
-    snprintf(why, sizeof why, "the plugin worker %s", how);
-  fail_case(res, r < 0 ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
+  fail_case(res, describe_loss(impl, r, how, "plugin worker", why, sizeof why),
+            why);
+  res->cases_before = before;
+}
+
+/* Starts a worker; false (with the cases from `next` on marked) when it
+ * cannot start. */
+static bool ensure_worker(lctx_impl *impl, lctx_case_result *results,
+                          size_t next, size_t n) {
+  if (impl->pid > 0)
+    return true;
+  char why[256] = "";
+  lctx_buf e;
+  lctx_buf_init(&e, why, sizeof why);
+  if (start_plugin_worker(impl) && read_info(impl, &e))
+    return true;
+  for (; next < n; next++)
+    fail_case(&results[next], LCTX_RESULT_CRASH,
+              why[0] ? why : "cannot restart the plugin worker");
+  return false;
+}
+
+/* Case `c` failed in a worker that had served other cases: runs it again
+ * alone in a fresh worker; FLAKY when it answers then. */
+static void rerun_plugin_case(lctx_impl *impl, const lctx_case *c,
+                              lctx_case_result *res) {
+  char first[256];
+  size_t before = res->cases_before;
+  snprintf(first, sizeof first, "%s", res->detail);
+  if (!ensure_worker(impl, res, 0, 1))
+    return;
+  queue_cases(impl, &c, 0, 1);
+  lctx_case_result_release(res);
+  int r = await_result(impl, c, res);
+  if (r != PUMP_DONE)
+    lose_worker(impl, r, res);
+  else if (res->status == LCTX_RESULT_OK)
+    mark_flaky(res, first, before, "worker");
+  res->cases_before = res->status == LCTX_RESULT_FLAKY ? before : 0;
+}
+
+/* Between cases: a worker over half its memory limit is recycled. */
+static bool recycle_if_big(lctx_impl *impl) {
+  if (!peer_over(impl, impl->memory_limit_mb / 2))
+    return false;
+  stop_peer(impl, NULL, 0);
+  impl->recycles++;
+  return true;
 }
 
 static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                        lctx_case_result *results) {
   size_t next = 0; /* first case without a result */
   while (next < n) {
-    if (impl->pid <= 0) {
-      char why[256] = "";
-      lctx_buf e;
-      lctx_buf_init(&e, why, sizeof why);
-      if (!start_plugin_worker(impl) || !read_info(impl, &e)) {
-        for (; next < n; next++)
-          fail_case(&results[next], LCTX_RESULT_CRASH,
-                    why[0] ? why : "cannot restart the plugin worker");
-        return;
-      }
-    }
+    if (!ensure_worker(impl, results, next, n))
+      return;
     /* Queue every remaining case. */
     queue_cases(impl, cases, next, n);
     while (next < n) {
-      int r = pump(impl, lctx_sys_now() + impl->timeout, want_result, NULL);
-      if (r != 1) {
+      int r = await_result(impl, cases[next], &results[next]);
+      if (r != PUMP_DONE) {
         lose_worker(impl, r, &results[next]);
+        if (results[next].cases_before > 0)
+          rerun_plugin_case(impl, cases[next], &results[next]);
         next++;
-        break; /* restart with the next case */
+        break; /* go on with the next case, in a fresh worker */
       }
-      take_result(impl, cases[next], &results[next]);
       next++;
+      if (recycle_if_big(impl))
+        break;
     }
   }
 }
@@ -733,6 +1109,7 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
   }
   fcntl(exec_err[1], F_SETFD, FD_CLOEXEC);
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     lctx_buf_append_cstr(error, "fork: ");
@@ -742,19 +1119,18 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
   if (pid == 0) {
     dup2(down[0], 0);
     dup2(up[1], 1);
-    int log = open(impl->log_path, O_WRONLY | O_CREAT | O_APPEND, 0666);
-    if (log >= 0)
-      dup2(log, 2);
+    child_setup(parent, impl->log_path, false);
     close(down[0]);
     close(down[1]);
     close(up[0]);
     close(up[1]);
-    close(exec_err[0]);
+    close_other_fds(exec_err[1], -1);
     execvp(impl->argv[0], impl->argv);
     int e = errno;
     (void)!write(exec_err[1], &e, sizeof e);
     _exit(127);
   }
+  setpgid(pid, pid);
   close(down[0]);
   close(up[1]);
   close(exec_err[1]);
@@ -763,11 +1139,12 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
   close(exec_err[0]);
   if (got == (ssize_t)sizeof e) {
     lctx_buf_append_cstr(error, "cannot run '");
-    lctx_buf_append_cstr(error, impl->argv[0]);
+    append_escaped(error, impl->argv[0], strlen(impl->argv[0]));
     lctx_buf_append_cstr(error, "': ");
     lctx_buf_append_cstr(error, strerror(e));
     close(down[1]);
     close(up[0]);
+    kill(-pid, SIGKILL);
     waitpid(pid, NULL, 0);
     return false;
   }
@@ -775,60 +1152,51 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
   return true;
 }
 
-static bool want_line(const lctx_impl *impl, void *arg) {
-  (void)arg;
-  return (impl->in_length > 0 &&
-          memchr(impl->in, '\n', impl->in_length) != NULL) ||
-         impl->in_length > MAX_LINE;
+/* A whole line is buffered, or more than impl->line_cap bytes without one
+ * (refused: lctx never buffers more). */
+static int want_line(lctx_impl *impl) {
+  size_t look = impl->in_length < impl->line_cap + 1 ? impl->in_length
+                                                     : impl->line_cap + 1;
+  if (look > impl->line_scanned &&
+      memchr(impl->in + impl->line_scanned, '\n', look - impl->line_scanned))
+    return 1;
+  impl->line_scanned = look;
+  if (impl->in_length > impl->line_cap)
+    return refuse(impl,
+                  "protocol error: a line longer than %zu bytes (the limit)",
+                  impl->line_cap);
+  return 0;
 }
 
-/* Reads one line (without the newline) into a fresh NUL-terminated string
- * the caller frees; NULL with `why` on EOF, timeout or a too long line. */
-static char *read_line(lctx_impl *impl, double deadline, char *why, size_t cap,
-                       bool *timed_out) {
-  *timed_out = false;
-  int r = pump(impl, deadline, want_line, NULL);
-  if (r != 1) {
-    *timed_out = r < 0;
-    snprintf(why, cap,
-             r < 0 ? "no answer in time (hang)"
-                   : "the program closed its output or died");
+/* Reads one line of at most `max` bytes (without the newline) into a fresh
+ * NUL-terminated string the caller frees; NULL with `why` and the PUMP_*
+ * code in `*code` on EOF, timeout, memory or a too long line. */
+static char *read_line(lctx_impl *impl, double deadline, size_t max, char *why,
+                       size_t cap, int *code) {
+  impl->line_cap = max;
+  *code = pump(impl, deadline, want_line);
+  if (*code != PUMP_DONE) {
+    describe_loss(impl, *code, "", "program", why, cap);
     return NULL;
   }
   uint8_t *nl = memchr(impl->in, '\n', impl->in_length);
-  if (!nl) {
-    snprintf(why, cap, "a line longer than %u bytes", MAX_LINE);
-    return NULL;
-  }
   size_t n = (size_t)(nl - impl->in);
   char *line = malloc(n + 1);
   if (!line) {
     snprintf(why, cap, "out of memory");
+    *code = PUMP_EOF;
     return NULL;
   }
   memcpy(line, impl->in, n);
   line[n] = '\0';
   consume(impl, n + 1);
+  impl->line_scanned = 0;
   return line;
 }
 
-static bool handshake(lctx_impl *impl, lctx_buf *error) {
-  static const char hello[] = "{\"lctx\": \"hello\", \"protocol\": 1}\n";
-  impl->out_length = impl->out_sent = 0;
-  queue(impl, hello, sizeof hello - 1);
-  char why[256];
-  bool timed_out;
-  char *line = read_line(impl, lctx_sys_now() + impl->timeout + 30, why,
-                         sizeof why, &timed_out);
-  if (!line) {
-    lctx_buf_append_cstr(error, "handshake: ");
-    lctx_buf_append_cstr(error, why);
-    return false;
-  }
-  json_error_t je;
-  json_t *j = json_loads(line, 0, &je);
-  free(line);
-  bool ok = false;
+/* Reads the handshake answer `j` into impl->info; false with why. */
+static bool take_handshake(lctx_impl *impl, json_t *j, lctx_buf *error) {
+  json_t *err = j ? json_object_get(j, "error") : NULL;
   if (!j || !json_is_object(j)) {
     lctx_buf_append_cstr(error, "handshake: the answer is not a JSON object");
   } else if (json_integer_value(json_object_get(j, "protocol")) != 1) {
@@ -836,9 +1204,9 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
     lctx_buf_append_int(error,
                         json_integer_value(json_object_get(j, "protocol")));
     lctx_buf_append_cstr(error, ", lctx speaks protocol 1");
-  } else if (json_is_string(json_object_get(j, "error"))) {
+  } else if (json_is_string(err)) {
     lctx_buf_append_cstr(error, "the program refused: ");
-    lctx_buf_append_cstr(error, json_string_value(json_object_get(j, "error")));
+    append_escaped(error, json_string_value(err), json_string_length(err));
   } else if (!json_is_string(json_object_get(j, "name")) ||
              !json_is_string(json_object_get(j, "version")) ||
              !json_is_array(json_object_get(j, "operations"))) {
@@ -860,27 +1228,70 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
                                  &kind))
         impl->info.operations |= 1u << kind;
     }
-    ok = true;
+    return true;
   }
+  return false;
+}
+
+static bool handshake(lctx_impl *impl, lctx_buf *error) {
+  static const char hello[] = "{\"lctx\": \"hello\", \"protocol\": 1}\n";
+  impl->out_length = impl->out_sent = 0;
+  queue(impl, hello, sizeof hello - 1);
+  char why[256];
+  int code;
+  char *line = read_line(impl, lctx_sys_now() + impl->timeout + 30,
+                         LCTX_IMPL_MAX_HANDSHAKE, why, sizeof why, &code);
+  if (!line) {
+    lctx_buf_append_cstr(error, "handshake: ");
+    lctx_buf_append_cstr(error, why);
+    return false;
+  }
+  json_error_t je;
+  json_t *j = json_loads(line, 0, &je);
+  free(line);
+  bool ok = take_handshake(impl, j, error);
   json_decref(j);
   return ok;
 }
 
-lctx_impl *lctx_impl_open_process(const char *command_line, double timeout,
-                                  const char *log_path, lctx_buf *error) {
-  lctx_impl *impl = impl_new(false, timeout, error);
+/* Starts the program and shakes hands; the program is stopped on failure. */
+static bool start_and_greet(lctx_impl *impl, lctx_buf *error) {
+  if (start_process(impl, error) && handshake(impl, error))
+    return true;
+  stop_peer(impl, NULL, 0);
+  return false;
+}
+
+lctx_impl *lctx_impl_open_process(const char *command_line,
+                                  const lctx_impl_options *o, lctx_buf *error) {
+  lctx_impl *impl = impl_new(false, o, error);
   if (!impl)
     return NULL;
-  snprintf(impl->log_path, sizeof impl->log_path, "%s",
-           log_path ? log_path : "/dev/null");
   if (lctx_split_command(command_line, impl->command_storage,
                          sizeof impl->command_storage, impl->argv, MAX_ARGS,
                          error) < 0 ||
-      !start_process(impl, error) || !handshake(impl, error)) {
+      !start_and_greet(impl, error)) {
     lctx_impl_close(impl);
     return NULL;
   }
   return impl;
+}
+
+/* The offset of the first NUL in a string of the outcome object `o`
+ * (`*what`: which), or -1. */
+static long nul_in_outcome(json_t *o, const char **what) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) {
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    size_t n = s ? json_string_length(v) : 0;
+    const char *nul = s ? memchr(s, '\0', n) : NULL;
+    if (nul) {
+      *what = strcmp(key, "mlir") == 0 ? "module" : "outcome text";
+      return (long)(nul - s);
+    }
+  }
+  return -1;
 }
 
 /* Reads outcome `k` of a result, with the module a lower_per_platform
@@ -906,8 +1317,8 @@ static bool read_outcome(json_t *o, lctx_case_result *res, size_t k,
 }
 
 /* Reads result `i` of an answer, for case `c`, into `res`; false (with why)
- * when it breaks the protocol. An error the program reports marks only the
- * case. */
+ * when it breaks the protocol. An error the program reports, or a NUL in a
+ * text, marks only the case. */
 static bool read_result(json_t *r, const lctx_case *c, size_t i,
                         lctx_case_result *res, char *why, size_t cap) {
   json_t *outcomes = json_object_get(r, "outcomes");
@@ -929,10 +1340,21 @@ static bool read_result(json_t *r, const lctx_case *c, size_t i,
   }
   res->outcome_count = c->op_count;
   for (size_t k = 0; k < c->op_count; k++) {
+    json_t *o = json_array_get(outcomes, k);
+    const char *what = "";
+    long at = json_is_object(o) ? nul_in_outcome(o, &what) : -1;
+    if (at >= 0) {
+      char detail[128];
+      snprintf(detail, sizeof detail,
+               "the %s holds a NUL byte at offset %ld (operation %zu)", what,
+               at, k);
+      fail_case(res, LCTX_RESULT_CRASH, detail);
+      return true;
+    }
     char e[256];
     lctx_buf eb;
     lctx_buf_init(&eb, e, sizeof e);
-    if (!read_outcome(json_array_get(outcomes, k), res, k, &eb)) {
+    if (!read_outcome(o, res, k, &eb)) {
       snprintf(why, cap, "protocol error: results[%zu].outcomes[%zu]: %s", i, k,
                e);
       return false;
@@ -961,99 +1383,170 @@ static bool send_request(lctx_impl *impl, const lctx_case *const *cases,
   return true;
 }
 
-/* Sends one request of `n` cases and parses the response into results.
- * Returns false (with why) when the program broke the protocol, died or
- * hung; the results are then unset. */
-static bool process_batch(lctx_impl *impl, const lctx_case *const *cases,
-                          size_t n, lctx_case_result *results, char *why,
-                          size_t cap, bool *timed_out) {
-  unsigned long long id = ++impl->request_id;
-  *timed_out = false;
-  if (!send_request(impl, cases, n, id)) {
-    snprintf(why, cap, "cannot encode the request");
-    return false;
-  }
-  char *line = read_line(impl, lctx_sys_now() + impl->timeout * (double)n, why,
-                         cap, timed_out);
-  if (!line)
-    return false;
-  json_error_t je;
-  json_t *j = json_loads(line, 0, &je);
-  free(line);
-  bool ok = false;
+/* Checks the answer `j` to request `id` of `n` cases and reads its results;
+ * false (with why) when it breaks the protocol. */
+static bool read_answer(json_t *j, const json_error_t *je,
+                        const lctx_case *const *cases, size_t n,
+                        unsigned long long id, lctx_case_result *results,
+                        char *why, size_t cap) {
   json_t *results_json = j ? json_object_get(j, "results") : NULL;
+  json_t *jid = j ? json_object_get(j, "id") : NULL;
   if (!j) {
-    snprintf(why, cap, "protocol error: not JSON (%s)", je.text);
-  } else if (!json_is_integer(json_object_get(j, "id")) ||
-             (unsigned long long)json_integer_value(json_object_get(j, "id")) !=
-                 id) {
-    snprintf(why, cap, "protocol error: the answer's id is not %llu", id);
+    snprintf(why, cap, "protocol error: not JSON (%s)", je->text);
+  } else if (!json_is_integer(jid) ||
+             (unsigned long long)json_integer_value(jid) != id) {
+    snprintf(why, cap,
+             "protocol error: an answer that is not the one to request %llu "
+             "(a stale or duplicate answer?)",
+             id);
   } else if (!json_is_array(results_json) ||
              json_array_size(results_json) != n) {
     snprintf(why, cap, "protocol error: %zu results expected", n);
   } else {
-    ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-      ok = read_result(json_array_get(results_json, i), cases[i], i,
-                       &results[i], why, cap);
+    for (size_t i = 0; i < n; i++) {
+      if (!read_result(json_array_get(results_json, i), cases[i], i,
+                       &results[i], why, cap))
+        return false;
+    }
+    return true;
   }
-  json_decref(j);
-  return ok;
+  return false;
 }
 
-static bool restart_process(lctx_impl *impl, char *why, size_t cap) {
-  stop_peer(impl, NULL, 0);
+/* Sends one request of `n` cases and parses the response into results.
+ * Returns PUMP_DONE, or (with why) the PUMP_* code of how the program broke
+ * the protocol (PUMP_BAD), died, hung or grew; the results are then unset. */
+static int process_batch(lctx_impl *impl, const lctx_case *const *cases,
+                         size_t n, lctx_case_result *results, char *why,
+                         size_t cap) {
+  unsigned long long id = ++impl->request_id;
+  if (!send_request(impl, cases, n, id)) {
+    snprintf(why, cap, "cannot encode the request");
+    return PUMP_BAD;
+  }
+  int code;
+  char *line = read_line(impl, lctx_sys_now() + impl->timeout * (double)n,
+                         LCTX_IMPL_MAX_LINE, why, cap, &code);
+  if (!line)
+    return code;
+  json_error_t je;
+  json_t *j = json_loads(line, JSON_ALLOW_NUL, &je);
+  free(line);
+  bool ok = read_answer(j, &je, cases, n, id, results, why, cap);
+  json_decref(j);
+  if (ok && impl->in_length > 0) {
+    snprintf(why, cap, "protocol error: more than one answer to request %llu",
+             id);
+    ok = false;
+  }
+  if (!ok)
+    return PUMP_BAD;
+  for (size_t i = 0; i < n; i++)
+    results[i].cases_before = impl->served + i;
+  impl->served += n;
+  return PUMP_DONE;
+}
+
+/* A program that did not answer case `res` (`code`, with why): stopped
+ * (with its group) and the case marked. */
+static void lose_program(lctx_impl *impl, int code, const char *why,
+                         lctx_case_result *res) {
+  char how[128] = "", died[160];
+  size_t before = impl->served;
+  stop_peer(impl, how, sizeof how);
   impl->restarts++;
-  char e[256];
+  if (code == PUMP_EOF && how[0]) {
+    snprintf(died, sizeof died, "the program %s", how);
+    why = died;
+  }
+  fail_case(res, code == PUMP_TIMEOUT ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH,
+            why);
+  res->cases_before = before;
+}
+
+/* Starts a fresh program when there is none; false (with why) when it
+ * cannot start. */
+static bool ensure_program(lctx_impl *impl, char *why, size_t cap) {
+  if (impl->pid > 0)
+    return true;
+  char e[256] = "";
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!start_process(impl, &eb) || !handshake(impl, &eb)) {
-    snprintf(why, cap, "cannot restart the program: %s", e);
-    return false;
+  if (start_and_greet(impl, &eb))
+    return true;
+  snprintf(why, cap, "cannot restart the program: %s", e);
+  return false;
+}
+
+/* Runs case `c` alone in the current program (or a fresh one); marks it
+ * when the program fails it. */
+static void run_one(lctx_impl *impl, const lctx_case *c,
+                    lctx_case_result *res) {
+  char why[512];
+  if (!ensure_program(impl, why, sizeof why)) {
+    fail_case(res, LCTX_RESULT_CRASH, why);
+    res->cases_before = 0;
+    return;
   }
-  return true;
+  int code = process_batch(impl, &c, 1, res, why, sizeof why);
+  if (code != PUMP_DONE)
+    lose_program(impl, code, why, res);
+}
+
+/* Case `c` failed in a program that had served other cases: runs it again
+ * alone in a fresh program; FLAKY when it answers then. */
+static void rerun_process_case(lctx_impl *impl, const lctx_case *c,
+                               lctx_case_result *res) {
+  char first[256];
+  size_t before = res->cases_before;
+  snprintf(first, sizeof first, "%s", res->detail);
+  stop_peer(impl, NULL, 0);
+  lctx_case_result_release(res);
+  run_one(impl, c, res);
+  if (res->status == LCTX_RESULT_OK)
+    mark_flaky(res, first, before, "program");
+  else
+    res->cases_before = 0;
+}
+
+/* Between cases: a program over half its memory limit is recycled. */
+static void recycle_program_if_big(lctx_impl *impl) {
+  if (peer_over(impl, impl->memory_limit_mb / 2)) {
+    stop_peer(impl, NULL, 0);
+    impl->recycles++;
+  }
 }
 
 static void run_process(lctx_impl *impl, const lctx_case *const *cases,
                         size_t n, lctx_case_result *results) {
   char why[512];
-  bool timed_out;
   if (impl->process_per_case) {
     for (size_t i = 0; i < n; i++) {
-      char e[256];
       stop_peer(impl, NULL, 0);
-      lctx_buf eb;
-      lctx_buf_init(&eb, e, sizeof e);
-      if (!start_process(impl, &eb) || !handshake(impl, &eb)) {
-        fail_case(&results[i], LCTX_RESULT_CRASH, e);
-        continue;
-      }
-      if (!process_batch(impl, &cases[i], 1, &results[i], why, sizeof why,
-                         &timed_out))
-        fail_case(&results[i],
-                  timed_out ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
+      run_one(impl, cases[i], &results[i]);
     }
     return;
   }
-  if (impl->pid > 0 &&
-      process_batch(impl, cases, n, results, why, sizeof why, &timed_out))
-    return;
-  /* Isolate: one case at a time, restarting after each failure. */
+  /* A single case is run as in isolation, where a failure after other
+   * cases were served leads to a run alone. */
+  if (n > 1 && ensure_program(impl, why, sizeof why)) {
+    int code = process_batch(impl, cases, n, results, why, sizeof why);
+    if (code == PUMP_DONE) {
+      recycle_program_if_big(impl);
+      return;
+    }
+    stop_peer(impl, NULL, 0);
+    impl->restarts++;
+  }
+  /* Isolate: one case at a time, in a fresh program after each failure (or
+   * in the current one for a single case); a case that fails after others
+   * were served is run again alone. */
   for (size_t i = 0; i < n; i++) {
-    if (impl->pid <= 0 || impl->to_fd < 0 || i == 0) {
-      char e[256];
-      if (!restart_process(impl, e, sizeof e)) {
-        for (; i < n; i++)
-          fail_case(&results[i], LCTX_RESULT_CRASH, e);
-        return;
-      }
-    }
-    if (!process_batch(impl, &cases[i], 1, &results[i], why, sizeof why,
-                       &timed_out)) {
-      fail_case(&results[i],
-                timed_out ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH, why);
-      stop_peer(impl, NULL, 0);
-    }
+    run_one(impl, cases[i], &results[i]);
+    if (results[i].status != LCTX_RESULT_OK && impl->pid <= 0 &&
+        results[i].cases_before > 0)
+      rerun_process_case(impl, cases[i], &results[i]);
+    recycle_program_if_big(impl);
   }
 }
 
@@ -1069,8 +1562,10 @@ void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                    lctx_case_result *results) {
   if (n == 0)
     return;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     lctx_case_result_release(&results[i]);
+    results[i].cases_before = 0;
+  }
   if (impl->is_plugin)
     run_plugin(impl, cases, n, results);
   else
@@ -1079,6 +1574,10 @@ void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
 
 size_t lctx_impl_restarts(const lctx_impl *impl) {
   return impl->restarts;
+}
+
+size_t lctx_impl_recycles(const lctx_impl *impl) {
+  return impl->recycles;
 }
 
 void lctx_impl_close(lctx_impl *impl) {

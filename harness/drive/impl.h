@@ -4,10 +4,15 @@
  * protocol (conformance/PROTOCOL.md).
  *
  * Owns starting, feeding and restarting them, and turning whatever they do
- * (answer, crash, hang, write garbage or too much) into a result per case. A
- * crash or hang marks only the case that caused it: the worker or program is
- * restarted and the batch goes on. Never runs a plugin's code in the calling
- * process, and never starts a program through a shell.
+ * (answer, crash, hang, write garbage or too much, fork, leak) into a result
+ * per case. A crash or hang marks only the case that caused it: the worker or
+ * program is restarted and the batch goes on, and a case that failed in a
+ * worker or program that had served other cases is run again alone before it
+ * is blamed. Each worker or program runs in a process group of its own, which
+ * is killed whole when it stops; every record it sends carries the identity
+ * of its case and is bounded before it is buffered, and its resident memory
+ * is watched. Never runs a plugin's code in the calling process, and never
+ * starts a program through a shell.
  */
 #ifndef LCTX_HARNESS_IMPL_H
 #define LCTX_HARNESS_IMPL_H
@@ -19,12 +24,25 @@ typedef enum lctx_result_status {
   LCTX_RESULT_OK = 0,  ///< every operation has an outcome
   LCTX_RESULT_CRASH,   ///< the implementation died, failed or broke protocol
   LCTX_RESULT_TIMEOUT, ///< it did not answer within the timeout
+  /// It crashed, hung or broke protocol after serving other cases in one
+  /// worker or program, and answered when run again alone: the outcomes are
+  /// those of that run, `detail` names the first failure.
+  LCTX_RESULT_FLAKY,
 } lctx_result_status;
+
+/// The longest answer line a program may write (the process protocol).
+#define LCTX_IMPL_MAX_LINE (4u << 20)
+
+/// The longest handshake line a program may write.
+#define LCTX_IMPL_MAX_HANDSHAKE (64u << 10)
 
 /// The result of one case.
 typedef struct lctx_case_result {
   lctx_result_status status;
-  char detail[256]; ///< why, for CRASH and TIMEOUT
+  char detail[256]; ///< why, for CRASH, TIMEOUT and FLAKY
+  /// How many cases the worker or program had served before this one (for
+  /// FLAKY: the one that failed it; 0 for a case blamed after a run alone).
+  size_t cases_before;
   size_t outcome_count;
   lctx_outcome outcomes[LCTX_CASE_MAX_OPS];
   /// The MLIR text a LOWER_PER_PLATFORM operation returned (heap, NUL
@@ -47,16 +65,30 @@ typedef struct lctx_impl_info {
 
 typedef struct lctx_impl lctx_impl;
 
-/// Loads a C plugin (in a worker, to read its table). `timeout` is per case,
-/// in seconds. On failure writes why to `error` and returns NULL.
-lctx_impl *lctx_impl_open_plugin(const char *path, double timeout,
+/// How an implementation is run.
+typedef struct lctx_impl_options {
+  double timeout;       ///< seconds per case
+  const char *log_path; ///< the implementation's stdout (plugin) and stderr
+                        ///< go here (appended); NULL: /dev/null
+  /// The worker's or program's resident memory limit in MB; 0: none. Over
+  /// it during a case, the case is marked; over half of it between cases,
+  /// the worker or program is recycled.
+  size_t memory_limit_mb;
+} lctx_impl_options;
+
+/// Sets the defaults: 5 s per case, no log, 1024 MB.
+void lctx_impl_options_init(lctx_impl_options *o);
+
+/// Loads a C plugin (in a worker, to read its table). On failure writes why
+/// to `error` and returns NULL.
+lctx_impl *lctx_impl_open_plugin(const char *path, const lctx_impl_options *o,
                                  lctx_buf *error);
 
 /// Starts a program from a command line split into words (quotes and
-/// backslashes group; no shell), performs the handshake. Its stderr goes to
-/// `log_path` (appended). On failure writes why to `error` and returns NULL.
-lctx_impl *lctx_impl_open_process(const char *command_line, double timeout,
-                                  const char *log_path, lctx_buf *error);
+/// backslashes group; no shell), performs the handshake. On failure writes
+/// why to `error` and returns NULL.
+lctx_impl *lctx_impl_open_process(const char *command_line,
+                                  const lctx_impl_options *o, lctx_buf *error);
 
 /// Splits a command line into at most `max - 1` words (NULL-terminated),
 /// stored in `storage`. Returns the word count, or -1 with a message in
@@ -80,7 +112,12 @@ void lctx_impl_set_process_per_case(lctx_impl *impl, bool on);
 /// Number of restarts so far (crashes, hangs, protocol errors).
 size_t lctx_impl_restarts(const lctx_impl *impl);
 
-/// Stops the worker or program and frees everything.
+/// Number of quiet restarts between cases because the worker or program
+/// held more than half its memory limit.
+size_t lctx_impl_recycles(const lctx_impl *impl);
+
+/// Stops the worker or program (its whole process group, so that nothing
+/// it started survives) and frees everything.
 void lctx_impl_close(lctx_impl *impl);
 
 #endif /* LCTX_HARNESS_IMPL_H */

@@ -520,9 +520,7 @@ lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
     lctx_impl_status st = t->lower_per_platform(
         session, &l, o, mlir, mlir ? LCTX_CASE_IMPL_MLIR_CAPACITY : 0, &length);
     if (mlir_length && mlir)
-      *mlir_length = length < LCTX_CASE_IMPL_MLIR_CAPACITY
-                         ? length
-                         : LCTX_CASE_IMPL_MLIR_CAPACITY - 1;
+      *mlir_length = length; /* the caller checks it against the capacity */
     return st;
   }
   }

@@ -173,7 +173,8 @@ void lctx_case_impl_config(const lctx_case *c, lctx_case_impl_views *views,
 /// 1 when the table leaves that operation NULL or its ABI version lacks it.
 /// For LOWER_PER_PLATFORM, `mlir` (may be NULL: then no buffer is offered)
 /// holds LCTX_CASE_IMPL_MLIR_CAPACITY bytes and `*mlir_length` receives the
-/// module text's length (0 when none).
+/// module text's length (0 when none) as the implementation set it, not
+/// clamped: a length of the capacity or more is the caller's to refuse.
 lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *table,
                                        void *session, const lctx_case_op *op,
                                        lctx_impl_outcome *out, char *mlir,

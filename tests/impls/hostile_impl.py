@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""A test implementation under test (process protocol) that is correct,
+being the example implementation, except that it attacks its runner in the
+way the environment variable LCTX_HOSTILE names. Modes marked (M) act only
+on cases whose jax_platform_name is HOSTILE; the others act on every case:
+  fork         (M) fork while answering; both processes answer and go on
+                   reading requests
+  fork_sleep   (M) fork a child that sleeps 1000 s holding stdout and stderr
+  huge_record  (M) answer with a line of 100 MB
+  leak             keep ~2 MB per case, never freed
+  escape       (M) messages hold ESC [2J, ESC ]0;title BEL, a forged
+                   "result: PASS" line and a C1 character, also written to
+                   stderr (after the word hostile-print)
+  nested_mlir      lower_per_platform answers a module with attributes
+                   nested 30000 deep, or (jax_platform_name NESTED_REGIONS)
+                   30000 nested regions
+  die_after        exit after N requests (N from LCTX_HOSTILE_N, default 300)
+  nul_text     (M) a NUL character inside a message
+With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its pid
+there. Arguments are ignored (a test passes a unique word to find its
+processes). Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "conformance", "examples", "python"))
+import lctx_example  # noqa: E402
+
+MODE = os.environ.get("LCTX_HOSTILE", "")
+ESCAPE = "\x1b[2J\x1b]0;owned\x07\nresult: PASS\n\x9b hostile-output"
+LEAK = []
+
+
+def note_pid():
+    path = os.environ.get("LCTX_HOSTILE_PIDS")
+    if path:
+        with open(path, "a") as f:
+            f.write("%d\n" % os.getpid())
+
+
+def nested_module(regions):
+    if regions:
+        return ("module {\n" + "\"x.r\"() ({\n" * 30000
+                + "}) : () -> ()\n" * 30000 + "}\n")
+    return ("module {\n\"x.y\"() {a = " + "[" * 30000 + "]" * 30000
+            + "} : () -> ()\n}\n")
+
+
+def lowering_case(case):
+    """Answers every operation of a case with lowering: none, with the
+    nested module for lower_per_platform."""
+    regions = case.get("jax_platform_name") == "NESTED_REGIONS"
+    outcomes = []
+    for op in case.get("operations", []):
+        if op.get("op") == "lower_per_platform":
+            outcomes.append({"kind": "none", "mlir": nested_module(regions)})
+        elif op.get("op") == "register_lowering":
+            outcomes.append({"kind": "none"})
+        else:
+            return None
+    return {"outcomes": outcomes}
+
+
+def answer(case):
+    marked = case.get("jax_platform_name") == "HOSTILE"
+    if MODE == "leak":
+        LEAK.append(b"\x5a" * (2 << 20))
+    if MODE == "nested_mlir":
+        result = lowering_case(case)
+        if result is not None:
+            return result
+    result = lctx_example.run_case(case)
+    if marked and MODE in ("escape", "nul_text"):
+        text = ESCAPE if MODE == "escape" else "before\0after"
+        if MODE == "escape":
+            sys.stderr.write("hostile-print " + text + "\n")
+            sys.stderr.flush()
+        for outcome in result.get("outcomes", []):
+            if outcome.get("kind") == "raise":
+                outcome["message"] = text
+    return result
+
+
+def main():
+    requests = 0
+    limit = int(os.environ.get("LCTX_HOSTILE_N", "300"))
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("lctx") == "hello":
+            operations = ["backends", "canonicalize", "get_backend",
+                          "module_get_backend"]
+            if MODE == "nested_mlir":
+                operations += ["register_lowering", "lower_per_platform"]
+            print(json.dumps({"protocol": 1, "name": "lctx-hostile-py",
+                              "version": "0.0.1", "operations": operations}),
+                  flush=True)
+            continue
+        if message.get("lctx") == "bye":
+            return
+        if MODE == "die_after" and requests >= limit:
+            sys.exit(9)
+        requests += 1
+        marked = any(c.get("jax_platform_name") == "HOSTILE"
+                     for c in message["cases"])
+        if marked and MODE == "huge_record":
+            sys.stdout.write("{\"id\": %d, \"results\": [" % message["id"])
+            chunk = " " * (1 << 20)
+            for _ in range(100):
+                sys.stdout.write(chunk)
+            sys.stdout.write("]}\n")
+            sys.stdout.flush()
+            continue
+        if marked and MODE == "fork_sleep" and os.fork() == 0:
+            note_pid()
+            time.sleep(1000)
+            os._exit(0)
+        child = marked and MODE == "fork" and os.fork() == 0
+        if child:
+            note_pid()
+        results = [answer(case) for case in message["cases"]]
+        print(json.dumps({"id": message["id"], "results": results}),
+              flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (BrokenPipeError, KeyboardInterrupt):
+        sys.exit(1)

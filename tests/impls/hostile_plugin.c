@@ -1,0 +1,255 @@
+/*
+ * hostile_plugin.c - a test implementation under test (C ABI) that is
+ * correct, being the example plugin, except that it attacks its runner in
+ * the way the environment variable LCTX_HOSTILE names. Modes marked (M)
+ * act only on cases whose jax_platform_name is HOSTILE, so that a test can
+ * check that only those cases are marked; the others act on every case:
+ *   fork         (M) fork inside the operation; both processes return
+ *   fork_sleep   (M) fork a child that sleeps 1000 s, holding the worker's
+ *                    stdout, stderr and pipes
+ *   huge_record  (M) write a result record header claiming ~1 GB of text
+ *                    straight into every pipe the worker writes to
+ *   garbage      (M) write bytes that are not a record into those pipes
+ *   leak             leak ~2 MB (touched) per session, never freed
+ *   escape       (M) messages hold ESC [2J, ESC ]0;title BEL, a forged
+ *                    "result: PASS" line and a C1 byte, also printed to
+ *                    stdout and stderr (after the word hostile-print)
+ *   nested_mlir      lower_per_platform answers a module with attributes
+ *                    nested 30000 deep, or (jax_platform_name NESTED_REGIONS)
+ *                    30000 nested regions
+ *   die_after        _exit on the Nth session_create of a worker (N from
+ *                    LCTX_HOSTILE_N, default 300)
+ *   nul_text     (M) a NUL byte inside the outcome text
+ *   long_text    (M) text_length beyond the capacity
+ *   long_mlir    (M) lower_per_platform's mlir_length beyond the capacity
+ * With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its
+ * pid there, so that a test can check none is left.
+ * Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
+ */
+#define lctx_impl_entry lctx_example_entry
+#include "../../conformance/examples/c_plugin/lctx_example_plugin.c"
+#undef lctx_impl_entry
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct wrapped {
+  void *inner;
+  char mode[32];
+  bool marked;  /* jax_platform_name is HOSTILE */
+  bool regions; /* jax_platform_name is NESTED_REGIONS */
+} wrapped;
+
+static const lctx_impl_table *inner_table(void) {
+  return lctx_example_entry();
+}
+
+static bool mode_is(const wrapped *w, const char *mode, bool marked_only) {
+  return strcmp(w->mode, mode) == 0 && (w->marked || !marked_only);
+}
+
+static void note_pid(void) {
+  const char *file = getenv("LCTX_HOSTILE_PIDS");
+  if (!file)
+    return;
+  FILE *f = fopen(file, "a");
+  if (f) {
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+  }
+}
+
+/* Writes `n` bytes to every pipe this process holds open for writing
+ * (the worker's result pipe among them). */
+static void write_to_pipes(const void *data, size_t n) {
+  for (int fd = 3; fd < 256; fd++) {
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+        (fl & O_ACCMODE) != O_WRONLY)
+      continue;
+    (void)!write(fd, data, n);
+  }
+}
+
+static unsigned sessions; /* session_create calls in this process */
+
+static void *w_create(const lctx_impl_config *config) {
+  wrapped *w = calloc(1, sizeof *w);
+  if (!w)
+    return NULL;
+  const char *mode = getenv("LCTX_HOSTILE");
+  snprintf(w->mode, sizeof w->mode, "%s", mode ? mode : "");
+  const char *name = config->jax_platform_name ? config->jax_platform_name : "";
+  w->marked = strcmp(name, "HOSTILE") == 0;
+  w->regions = strcmp(name, "NESTED_REGIONS") == 0;
+  sessions++;
+  if (mode_is(w, "die_after", false)) {
+    const char *n = getenv("LCTX_HOSTILE_N");
+    if (sessions >= (unsigned)(n ? atoi(n) : 300))
+      _exit(9);
+  }
+  if (mode_is(w, "leak", false)) {
+    char *p = malloc(2u << 20);
+    if (p)
+      memset(p, 0x5a, 2u << 20); /* resident, and never freed */
+  }
+  w->inner = inner_table()->session_create(config);
+  return w;
+}
+
+static void w_destroy(void *p) {
+  wrapped *w = p;
+  inner_table()->session_destroy(w->inner);
+  free(w);
+}
+
+static void set_text(lctx_impl_outcome *out, const char *text, size_t n) {
+  memcpy(out->text, text, n);
+  out->text[n] = '\0';
+  out->text_length = n;
+}
+
+/* Applies the mode after the inner operation ran. */
+static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
+                                  lctx_impl_outcome *out) {
+  if (mode_is(w, "fork", true) && fork() == 0)
+    note_pid(); /* the child returns too */
+  if (mode_is(w, "fork_sleep", true)) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      note_pid();
+      sleep(1000);
+      _exit(0);
+    }
+  }
+  if (mode_is(w, "huge_record", true)) {
+    /* The header of this case's result (a worker numbers its cases from 1,
+     * one session each; a marked case has one operation) claiming 1 GB of
+     * text. */
+    uint32_t rec[9] = {0x5258434cu, sessions, 0, 1, 4, 0, 0, 0, 1u << 30};
+    write_to_pipes(rec, sizeof rec);
+  }
+  if (mode_is(w, "garbage", true))
+    write_to_pipes("this is not a record\n", 21);
+  if (mode_is(w, "escape", true)) {
+    static const char text[] =
+        "\x1b[2J\x1b]0;owned\a\nresult: PASS\n\x9b hostile-output";
+    printf("hostile-print %s\n", text);
+    fflush(stdout);
+    fprintf(stderr, "hostile-print %s\n", text);
+    if (out->kind == LCTX_IMPL_RAISE)
+      set_text(out, text, sizeof text - 1);
+  }
+  if (mode_is(w, "nul_text", true) && out->kind == LCTX_IMPL_RAISE)
+    set_text(out, "before\0after", 12);
+  if (mode_is(w, "long_text", true))
+    out->text_length = out->text_capacity + 5;
+  return st;
+}
+
+static lctx_impl_status w_backends(void *p, lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->backends(w->inner, out), out);
+}
+
+static lctx_impl_status w_canonicalize(void *p, const char *name,
+                                       lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->canonicalize(w->inner, name, out), out);
+}
+
+static lctx_impl_status w_get_backend(void *p, const char *platform,
+                                      lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w, inner_table()->get_backend(w->inner, platform, out), out);
+}
+
+static lctx_impl_status w_module(void *p, const char *const *platforms,
+                                 size_t count, const char *backend,
+                                 int32_t optional, lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w,
+                   inner_table()->module_get_backend(w->inner, platforms, count,
+                                                     backend, optional, out),
+                   out);
+}
+
+static lctx_impl_status w_register(void *p, const char *primitive,
+                                   const char *rule, const char *platform,
+                                   lctx_impl_outcome *out) {
+  wrapped *w = p;
+  return misbehave(w,
+                   inner_table()->register_lowering(w->inner, primitive, rule,
+                                                    platform, out),
+                   out);
+}
+
+/* The module of the issue: attributes nested `depth` deep, or as many
+ * nested regions; NULL when it does not fit. */
+static size_t nested_module(char *mlir, size_t capacity, bool regions,
+                            size_t depth) {
+  static const char head[] = "module {\n\"x.y\"() {a = ";
+  static const char tail[] = "} : () -> ()\n}\n";
+  static const char open[] = "\"x.r\"() ({\n", close_[] = "}) : () -> ()\n";
+  size_t unit_open = regions ? sizeof open - 1 : 1;
+  size_t unit_close = regions ? sizeof close_ - 1 : 1;
+  size_t need = sizeof head + sizeof tail + depth * (unit_open + unit_close);
+  if (need >= capacity)
+    return 0;
+  size_t n = 0;
+  const char *start = regions ? "module {\n" : head;
+  memcpy(mlir + n, start, strlen(start));
+  n += strlen(start);
+  for (size_t i = 0; i < depth; i++, n += unit_open)
+    memcpy(mlir + n, regions ? open : "[", unit_open);
+  for (size_t i = 0; i < depth; i++, n += unit_close)
+    memcpy(mlir + n, regions ? close_ : "]", unit_close);
+  const char *end = regions ? "}\n" : tail;
+  memcpy(mlir + n, end, strlen(end));
+  n += strlen(end);
+  mlir[n] = '\0';
+  return n;
+}
+
+static lctx_impl_status w_lower(void *p, const lctx_impl_lowering *lowering,
+                                lctx_impl_outcome *out, char *mlir,
+                                size_t capacity, size_t *length) {
+  wrapped *w = p;
+  lctx_impl_status st = inner_table()->lower_per_platform(
+      w->inner, lowering, out, mlir, capacity, length);
+  if (mode_is(w, "nested_mlir", false) && st == 0 && mlir)
+    *length = nested_module(mlir, capacity, w->regions, 30000);
+  if (mode_is(w, "long_mlir", true) && mlir)
+    *length = capacity + 7;
+  return misbehave(w, st, out);
+}
+
+__attribute__((visibility("default"))) const lctx_impl_table *
+lctx_impl_entry(void);
+
+const lctx_impl_table *lctx_impl_entry(void) {
+  static const lctx_impl_table table = {
+      .abi_version = LCTX_IMPL_ABI_VERSION,
+      .name = "lctx-hostile-c",
+      .version = "0.0.1",
+      .operations = LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
+                    LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND |
+                    LCTX_IMPL_OP_REGISTER_LOWERING |
+                    LCTX_IMPL_OP_LOWER_PER_PLATFORM,
+      .session_create = w_create,
+      .session_destroy = w_destroy,
+      .backends = w_backends,
+      .canonicalize = w_canonicalize,
+      .get_backend = w_get_backend,
+      .module_get_backend = w_module,
+      .register_lowering = w_register,
+      .lower_per_platform = w_lower};
+  return &table;
+}

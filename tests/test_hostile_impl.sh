@@ -1,0 +1,110 @@
+#!/bin/sh
+# test_hostile_impl.sh - pins `lctx conform` end to end against the hostile
+# implementations of tests/impls/ (hostile_plugin.c, hostile_impl.py), for
+# modes fork, fork_sleep, huge_record, garbage and escape: lctx exits
+# normally (0 or 1, never a signal), report.json and every results.jsonl
+# line parse, only the three marked cases are marked crash, the
+# implementation's output goes to implementation.log and not to lctx's, no
+# process of the implementation is left after the run, and lctx's peak
+# resident memory stays under 256 MB with a peer that claims a 1 GB record
+# or writes a 100 MB line (measured by a python3 wrapper through
+# getrusage(RUSAGE_CHILDREN), with ASan's quarantine held to 16 MB).
+# Usage: test_hostile_impl.sh LCTX HOSTILE_PLUGIN SOURCE_DIR
+set -u
+LCTX=$1
+PLUGIN=$2
+SRC=$3
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+. "$(dirname -- "$0")/lib.sh"
+
+# Three marked cases and four plain ones; a unique copy of the plugin and a
+# unique word in the program's argv find their processes afterwards.
+mkdir "$tmp/cases"
+for i in 1 2 3 4 5 6 7; do
+  {
+    echo 'lctx-case 1'
+    echo 'factory "cpu" priority=0 loud client'
+    case $i in 2 | 4 | 6) echo 'jax_platform_name "HOSTILE"' ;; esac
+    echo 'nvidia_gpu hidden'
+    echo 'op get_backend "tpu"'
+  } >"$tmp/cases/$i.case"
+done
+word="hostile-$$-$(date +%s)"
+cp "$PLUGIN" "$tmp/lib$word.so"
+
+# run NAME MODE --impl|--cmd ...: lctx conform under the wrapper; writes
+# NAME.rc and NAME.rss (peak KB of lctx and what it waited for).
+run() {
+  name=$1
+  mode=$2
+  shift 2
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16" \
+    LCTX_HOSTILE=$mode "$PY" -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1] + ".out", "w"),
+                     stderr=subprocess.STDOUT)
+open(sys.argv[1] + ".rc", "w").write("%d\n" % rc)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(sys.argv[1] + ".rss", "w").write("%d\n" % rss)' "$tmp/$name" \
+    "$LCTX" conform --report-dir "$tmp/$name" --quiet --no-domain \
+    --random 200 --cases "$tmp/cases" --timeout 1 "$@"
+}
+crashes() {
+  "$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]+"/report.json"))
+for line in open(sys.argv[1]+"/results.jsonl"): json.loads(line)
+print(sum(x["crash"] for x in r["rows"]))' "$tmp/$1" 2>&1
+}
+left() {
+  for f in /proc/[0-9]*/cmdline; do
+    { tr "\0" " " <"$f"; } 2>/dev/null | grep -q -- "$word" && echo "$f"
+  done
+}
+# check NAME CRASHES: the run ended well, with CRASHES cases marked crash.
+check() {
+  rc=$(cat "$tmp/$1.rc")
+  [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$1: exit $rc: $(tail -3 "$tmp/$1.out")"
+  got=$(crashes "$1")
+  [ "$got" = "$2" ] || fail "$1: crash count $got, want $2"
+  grep -q hostile-print "$tmp/$1.out" && fail "$1: the implementation's output reached lctx's"
+  n=0
+  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
+}
+
+for mode in fork fork_sleep escape; do
+  run "plugin-$mode" $mode --impl "$tmp/lib$word.so"
+  check "plugin-$mode" 0
+  run "program-$mode" $mode --cmd "$PY $SRC/tests/impls/hostile_impl.py $word"
+  [ $mode = fork ] || check "program-$mode" 0
+done
+# A forking program may answer twice: each answer is checked, but which
+# innocent case meets a duplicate first is a race; only the end is pinned.
+rc=$(cat "$tmp/program-fork.rc")
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "program-fork: exit $rc"
+grep -q hostile-print "$tmp/plugin-escape/implementation.log" ||
+  fail "the plugin's output is not in implementation.log"
+grep -q hostile-print "$tmp/program-escape/implementation.log" ||
+  fail "the program's stderr is not in implementation.log"
+
+for mode in huge_record garbage; do
+  run "plugin-$mode" $mode --impl "$tmp/lib$word.so"
+  check "plugin-$mode" 3
+done
+run program-huge_record huge_record --cmd "$PY $SRC/tests/impls/hostile_impl.py $word"
+check program-huge_record 3
+for name in plugin-huge_record program-huge_record; do
+  [ "$(cat "$tmp/$name.rss")" -lt 262144 ] ||
+    fail "$name: peak resident memory $(cat "$tmp/$name.rss") KB, want < 256 MB"
+done
+grep -q "over the limit of 8191" "$tmp/plugin-huge_record/results.jsonl" ||
+  fail "plugin-huge_record: the claimed size is not named"
+grep -q "longer than 4194304 bytes" "$tmp/program-huge_record/results.jsonl" ||
+  fail "program-huge_record: the line limit is not named"
+
+finish_failures "test_hostile_impl: "
+echo "test_hostile_impl: all checks hold"

@@ -1,0 +1,394 @@
+/*
+ * test_impl_hostile.c - the runner of implementations under test
+ * (harness/drive/impl.c) against hostile implementations
+ * (tests/impls/hostile_plugin.c, tests/impls/hostile_impl.py), each mode
+ * chosen by LCTX_HOSTILE. Pins that whatever a plugin or program does, only
+ * the cases it misbehaves on are marked, every other result is the one of
+ * its own case (equal to a clean run), nothing it started outlives
+ * lctx_impl_close, its output goes to the log, memory is watched and
+ * recycled, and a case that fails only after others were served is FLAKY.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "case_text.h"
+#include "impl.h"
+
+#define N_CASES 24
+/* Cases that carry the marker (jax_platform_name HOSTILE). */
+static const bool marked[N_CASES] = {[5] = true, [13] = true, [20] = true};
+
+typedef struct fixture {
+  lctx_case cases[N_CASES];
+  const lctx_case *ptrs[N_CASES];
+  lctx_case_result clean[N_CASES]; /* a run without a mode */
+  lctx_case_result got[N_CASES];
+  char dir[64], pids[128], log[128];
+} fixture;
+
+static const char *const innocent[] = {
+    "op backends\n",
+    "op get_backend None\n",
+    "op canonicalize \"gpu\"\n",
+    "op get_backend \"tpu\"\n",
+};
+
+static void make_case(lctx_case *c, size_t i) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n%s"
+           "nvidia_gpu hidden\n%s",
+           marked[i] ? "jax_platform_name \"HOSTILE\"\n" : "",
+           marked[i] ? "op get_backend \"tpu\"\n" : innocent[i % 4]);
+  char e[256];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_case_parse(text, strlen(text), NULL, c, &eb))
+    fail_msg("%s", e);
+}
+
+static lctx_impl *open_impl(fixture *f, bool plugin, const char *mode,
+                            size_t memory_mb) {
+  setenv("LCTX_HOSTILE", mode, 1);
+  setenv("LCTX_HOSTILE_PIDS", f->pids, 1);
+  lctx_impl_options o;
+  lctx_impl_options_init(&o);
+  o.timeout = 2;
+  o.log_path = f->log;
+  if (memory_mb)
+    o.memory_limit_mb = memory_mb;
+  char e[512] = "";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  lctx_impl *impl = plugin
+                        ? lctx_impl_open_plugin(LCTX_HOSTILE_PLUGIN, &o, &eb)
+                        : lctx_impl_open_process("python3 " LCTX_SOURCE_DIR
+                                                 "/tests/impls/hostile_impl.py",
+                                                 &o, &eb);
+  if (!impl)
+    fail_msg("cannot open: %s", e);
+  return impl;
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "/tmp/lctx-hostile-XXXXXX");
+  if (!mkdtemp(f->dir))
+    return -1;
+  snprintf(f->pids, sizeof f->pids, "%s/pids", f->dir);
+  snprintf(f->log, sizeof f->log, "%s/implementation.log", f->dir);
+  for (size_t i = 0; i < N_CASES; i++) {
+    make_case(&f->cases[i], i);
+    f->ptrs[i] = &f->cases[i];
+  }
+  lctx_impl *impl = open_impl(f, true, "", 0);
+  lctx_impl_run(impl, f->ptrs, N_CASES, f->clean);
+  lctx_impl_close(impl);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < N_CASES; i++) {
+    lctx_case_result_release(&f->clean[i]);
+    lctx_case_result_release(&f->got[i]);
+  }
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
+  (void)!system(cmd);
+  free(f);
+  return 0;
+}
+
+/* Every result not marked is OK (or FLAKY when `flaky_ok`) and equal to the
+ * clean run's, as are the marked ones that are OK when `marked_too`;
+ * returns how many results are marked crash. */
+static size_t check_results(const fixture *f, bool flaky_ok, bool marked_too) {
+  size_t crashes = 0;
+  for (size_t i = 0; i < N_CASES; i++) {
+    const lctx_case_result *r = &f->got[i];
+    if (r->status == LCTX_RESULT_CRASH)
+      crashes++;
+    if (r->status != LCTX_RESULT_OK &&
+        !(flaky_ok && r->status == LCTX_RESULT_FLAKY)) {
+      if (!marked[i])
+        fail_msg("case %zu: status %d (%s)", i, (int)r->status, r->detail);
+      continue;
+    }
+    if (marked[i] && !marked_too)
+      continue;
+    assert_int_equal(r->outcome_count, f->clean[i].outcome_count);
+    for (size_t k = 0; k < r->outcome_count; k++) {
+      if (!lctx_outcome_equal(&r->outcomes[k], &f->clean[i].outcomes[k]))
+        fail_msg("case %zu: outcome %zu differs from the clean run", i, k);
+    }
+  }
+  return crashes;
+}
+
+static size_t check_innocent(const fixture *f, bool flaky_ok) {
+  return check_results(f, flaky_ok, true);
+}
+
+/* Every marked case is CRASH with `detail` in its detail. */
+static void check_marked(const fixture *f, const char *detail) {
+  for (size_t i = 0; i < N_CASES; i++) {
+    if (!marked[i])
+      continue;
+    assert_int_equal(f->got[i].status, LCTX_RESULT_CRASH);
+    if (!strstr(f->got[i].detail, detail))
+      fail_msg("case %zu: '%s' lacks '%s'", i, f->got[i].detail, detail);
+  }
+}
+
+/* Whether process `pid` lives (a zombie left to init counts as ended); a
+ * process being killed is given up to 2 s to go. */
+static bool alive(int pid) {
+  for (int tries = 0; tries < 200; tries++) {
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *s = fopen(path, "r");
+    if (!s)
+      return false;
+    size_t got = fread(stat, 1, sizeof stat - 1, s);
+    fclose(s);
+    stat[got] = '\0';
+    const char *close = strrchr(stat, ')');
+    if (!close || close[1] != ' ' || close[2] == 'Z')
+      return false;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  return true;
+}
+
+/* No process whose pid the implementation wrote down is alive; returns how
+ * many pids were written. */
+static size_t check_no_process_left(const fixture *f) {
+  FILE *in = fopen(f->pids, "r");
+  size_t n = 0;
+  int pid;
+  while (in && fscanf(in, "%d", &pid) == 1) {
+    n++;
+    if (alive(pid))
+      fail_msg("process %d is left", pid);
+  }
+  if (in)
+    fclose(in);
+  return n;
+}
+
+/* Runs every case in batches of `batch` with `mode`; returns restarts. */
+static size_t run(fixture *f, bool plugin, const char *mode, size_t batch,
+                  size_t memory_mb, size_t *recycles) {
+  unlink(f->pids);
+  lctx_impl *impl = open_impl(f, plugin, mode, memory_mb);
+  for (size_t i = 0; i < N_CASES; i += batch)
+    lctx_impl_run(impl, f->ptrs + i, N_CASES - i < batch ? N_CASES - i : batch,
+                  f->got + i);
+  size_t restarts = lctx_impl_restarts(impl);
+  if (recycles)
+    *recycles = lctx_impl_recycles(impl);
+  lctx_impl_close(impl);
+  return restarts;
+}
+
+static void test_clean_run_answers_every_case(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < N_CASES; i++)
+    assert_int_equal(f->clean[i].status, LCTX_RESULT_OK);
+}
+
+static void test_plugin_fork_has_one_answerer(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "fork", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_int_equal(check_no_process_left(f), 3); /* one fork per marked */
+}
+
+static void test_plugin_fork_sleep_leaves_nothing(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "fork_sleep", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_int_equal(check_no_process_left(f), 3);
+}
+
+static void test_plugin_huge_record_marks_only_its_case(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "huge_record", N_CASES, 0, NULL), 6);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "record of 1073741824 bytes claimed, over the limit of 8191");
+}
+
+static void test_plugin_garbage_is_a_protocol_error(void **state) {
+  fixture *f = *state;
+  run(f, true, "garbage", N_CASES, 0, NULL);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "protocol error: bytes that are not a result record");
+}
+
+static void test_plugin_text_limits_mark_the_case(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "nul_text", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "the outcome text holds a NUL byte at offset 6");
+  assert_int_equal(run(f, true, "long_text", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "text_length 8197 beyond the capacity 8192");
+}
+
+static void test_plugin_long_mlir_marks_the_case(void **state) {
+  (void)state;
+  static const char text[] =
+      "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
+      "jax_platform_name \"HOSTILE\"\nrule \"P.cpu\" marker\n"
+      "op register_lowering primitive=\"P\" rule=\"P.cpu\" platform=\"cpu\"\n"
+      "op lower_per_platform primitive=\"P\" platforms=[\"cpu\"] "
+      "backend=None\n";
+  lctx_case c;
+  char e[256];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_case_parse(text, strlen(text), NULL, &c, &eb))
+    fail_msg("%s", e);
+  fixture *f = *state;
+  lctx_impl *impl = open_impl(f, true, "long_mlir", 0);
+  const lctx_case *p = &c;
+  lctx_case_result r = {0};
+  lctx_impl_run(impl, &p, 1, &r);
+  assert_int_equal(r.status, LCTX_RESULT_CRASH);
+  if (!strstr(r.detail, "mlir_length 1048583 beyond the capacity 1048576"))
+    fail_msg("detail: %s", r.detail);
+  assert_int_equal(lctx_impl_restarts(impl), 0);
+  lctx_case_result_release(&r);
+  lctx_impl_close(impl);
+}
+
+static void test_plugin_output_goes_to_the_log(void **state) {
+  fixture *f = *state;
+  unlink(f->log);
+  run(f, true, "escape", N_CASES, 0, NULL);
+  assert_int_equal(check_results(f, false, false), 0);
+  char log[8192] = "";
+  FILE *in = fopen(f->log, "r");
+  assert_non_null(in);
+  size_t n = fread(log, 1, sizeof log - 1, in);
+  fclose(in);
+  log[n] = '\0';
+  size_t count = 0;
+  for (const char *p = log; (p = strstr(p, "hostile-output")); p++)
+    count++;
+  assert_int_equal(count, 6); /* stdout and stderr, three marked cases */
+  assert_non_null(strstr(f->got[5].outcomes[0].text, "\x1b[2J"));
+}
+
+static void test_plugin_leak_is_recycled(void **state) {
+  fixture *f = *state;
+  /* A worker starts at about 25 MB (under ASan) and grows 2 MB a case: it
+   * passes half of 64 MB within a few cases and is recycled. */
+  size_t recycles = 0;
+  assert_int_equal(run(f, true, "leak", 1, 64, &recycles), 0);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_true(recycles >= 1);
+}
+
+static void test_plugin_death_after_state_is_flaky(void **state) {
+  fixture *f = *state;
+  setenv("LCTX_HOSTILE_N", "5", 1);
+  run(f, true, "die_after", N_CASES, 0, NULL);
+  unsetenv("LCTX_HOSTILE_N");
+  assert_int_equal(check_innocent(f, true), 0);
+  size_t flaky = 0;
+  for (size_t i = 0; i < N_CASES; i++) {
+    if (f->got[i].status != LCTX_RESULT_FLAKY)
+      continue;
+    flaky++;
+    assert_int_equal(f->got[i].cases_before, 4);
+    if (!strstr(f->got[i].detail, "failed after 4 cases in one worker") ||
+        !strstr(f->got[i].detail, "exited with status 9") ||
+        !strstr(f->got[i].detail, "alone it answered"))
+      fail_msg("case %zu: %s", i, f->got[i].detail);
+  }
+  assert_int_equal(flaky, 5); /* cases 4, 8, 12, 16, 20 */
+}
+
+static void test_process_huge_line_marks_only_its_case(void **state) {
+  fixture *f = *state;
+  run(f, false, "huge_record", N_CASES, 0, NULL);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "a line longer than 4194304 bytes");
+}
+
+static void test_process_fork_gives_no_foreign_result(void **state) {
+  fixture *f = *state;
+  run(f, false, "fork", 4, 0, NULL);
+  check_innocent(f, true);
+  check_no_process_left(f);
+}
+
+static void test_process_fork_sleep_leaves_nothing(void **state) {
+  fixture *f = *state;
+  run(f, false, "fork_sleep", 4, 0, NULL);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_int_equal(check_no_process_left(f), 3);
+}
+
+static void test_process_nul_text_marks_the_case(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, false, "nul_text", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 3);
+  check_marked(f, "the outcome text holds a NUL byte at offset 6");
+}
+
+static void test_process_exit_after_requests_is_flaky(void **state) {
+  fixture *f = *state;
+  setenv("LCTX_HOSTILE_N", "3", 1);
+  run(f, false, "die_after", 1, 0, NULL);
+  unsetenv("LCTX_HOSTILE_N");
+  assert_int_equal(check_innocent(f, true), 0);
+  assert_int_equal(f->got[3].status, LCTX_RESULT_FLAKY);
+  assert_int_equal(f->got[3].cases_before, 3);
+  if (!strstr(f->got[3].detail, "failed after 3 cases in one program"))
+    fail_msg("%s", f->got[3].detail);
+}
+
+static void test_process_leak_is_recycled(void **state) {
+  fixture *f = *state;
+  size_t recycles = 0;
+  assert_int_equal(run(f, false, "leak", 6, 70, &recycles), 0);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_true(recycles >= 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_clean_run_answers_every_case),
+      cmocka_unit_test(test_plugin_fork_has_one_answerer),
+      cmocka_unit_test(test_plugin_fork_sleep_leaves_nothing),
+      cmocka_unit_test(test_plugin_huge_record_marks_only_its_case),
+      cmocka_unit_test(test_plugin_garbage_is_a_protocol_error),
+      cmocka_unit_test(test_plugin_text_limits_mark_the_case),
+      cmocka_unit_test(test_plugin_long_mlir_marks_the_case),
+      cmocka_unit_test(test_plugin_output_goes_to_the_log),
+      cmocka_unit_test(test_plugin_leak_is_recycled),
+      cmocka_unit_test(test_plugin_death_after_state_is_flaky),
+      cmocka_unit_test(test_process_huge_line_marks_only_its_case),
+      cmocka_unit_test(test_process_fork_gives_no_foreign_result),
+      cmocka_unit_test(test_process_fork_sleep_leaves_nothing),
+      cmocka_unit_test(test_process_nul_text_marks_the_case),
+      cmocka_unit_test(test_process_exit_after_requests_is_flaky),
+      cmocka_unit_test(test_process_leak_is_recycled),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
