@@ -106,5 +106,39 @@ grep -q "over the limit of 8191" "$tmp/plugin-huge_record/results.jsonl" ||
 grep -q "longer than 4194304 bytes" "$tmp/program-huge_record/results.jsonl" ||
   fail "program-huge_record: the line limit is not named"
 
+# Accumulated state: a worker that dies on its 40th session. The case in
+# flight passes alone: flaky, naming the state, never a crash.
+LCTX_HOSTILE_N=40 run plugin-die_after die_after --impl "$tmp/lib$word.so"
+check plugin-die_after 0
+flaky=$("$PY" -c 'import json,sys
+print(sum(x["flaky"] for x in json.load(open(sys.argv[1]))["rows"]))' \
+  "$tmp/plugin-die_after/report.json")
+[ "$flaky" -ge 4 ] || fail "plugin-die_after: $flaky flaky, want >= 4"
+grep -q '"verdict":"flaky","detail":"[^"]*after 39 cases in one worker' \
+  "$tmp/plugin-die_after/results.jsonl" ||
+  fail "plugin-die_after: the flaky detail does not name the state"
+grep -q '^result: FAIL' "$tmp/plugin-die_after.out" ||
+  fail "plugin-die_after: a flaky run is not a failure"
+
+# A leaking plugin is recycled under --memory-limit, blaming no case.
+run plugin-leak leak --impl "$tmp/lib$word.so" --memory-limit 96
+check plugin-leak 0
+[ "$(cat "$tmp/plugin-leak.rc")" = 0 ] || fail "plugin-leak: exit $(cat "$tmp/plugin-leak.rc")"
+"$PY" -c 'import json,sys
+assert json.load(open(sys.argv[1]))["recycles"] >= 1' \
+  "$tmp/plugin-leak/report.json" || fail "plugin-leak: the worker was not recycled"
+
+# Modules nested 30000 deep from a plugin fail IR-000; lctx stays up.
+run plugin-nested nested_mlir --impl "$tmp/lib$word.so" \
+  --cases "$SRC/conformance/cases"
+check plugin-nested 0
+"$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+ir0=[x for x in r["rows"] if x["id"]=="IR-000"][0]
+assert ir0["fail"] >= 10 and r["judge_kills"] == 0, (ir0, r["judge_kills"])' \
+  "$tmp/plugin-nested/report.json" || fail "plugin-nested: IR-000 fails missing"
+grep -q 'nests brackets deeper than 256 levels' \
+  "$tmp/plugin-nested/results.jsonl" || fail "plugin-nested: the depth is not named"
+
 finish_failures "test_hostile_impl: "
 echo "test_hostile_impl: all checks hold"

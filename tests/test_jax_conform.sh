@@ -40,11 +40,11 @@ every = "--every-row" in sys.argv[2:]
 report = json.load(open(path))
 bad, unjudged = [], []
 for row in report["rows"]:
-    for k in ("fail", "xpass", "crash", "timeout", "unsupported"):
+    for k in ("fail", "xpass", "crash", "timeout", "unsupported", "flaky"):
         if row.get(k):
             bad.append("%s: %d %s" % (row["id"], row[k], k))
     if sum(row.get(k, 0) for k in ("pass", "fail", "xfail", "xpass",
-                                   "crash", "timeout")) == 0:
+                                   "crash", "timeout", "flaky")) == 0:
         unjudged.append(row["id"])
 if not report.get("cases_run"):
     bad.append("no case was judged")

@@ -82,8 +82,8 @@ CONFORM_VALUED = {"--random", "--seed", "--spec", "--cases", "--xfail",
 CONFORM_OWNED = {"--cmd", "--impl", "--report-dir"}
 
 VERDICTS = ["pass", "fail", "xfail", "xpass", "crash", "timeout",
-            "unsupported"]
-BAD = ["fail", "xpass", "crash", "timeout"]
+            "unsupported", "flaky"]
+BAD = ["fail", "xpass", "crash", "timeout", "flaky"]
 VERSION_RE = re.compile(r"^\d+(\.\d+)+$")
 NO_CASE = "\u2014"
 # lctx conform sees SIGINT between batches (up to 256 cases); a batch that

@@ -42,7 +42,8 @@
 #define MAX_CASE_FILE_BYTES (1u << 20)
 
 static const char *const VERDICT_NAMES[LCTX_CONFORM_VERDICT_COUNT] = {
-    "pass", "fail", "xfail", "xpass", "crash", "timeout", "unsupported"};
+    "pass",  "fail",    "xfail",       "xpass",
+    "crash", "timeout", "unsupported", "flaky"};
 
 const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
   return v < LCTX_CONFORM_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
@@ -208,7 +209,9 @@ static void judge_modules(run *r) {
     const lctx_case_result *res = &r->results[b];
     for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
       r->job_of[b][i] = (size_t)-1;
-      if (i < c->op_count && res->status == LCTX_RESULT_OK && res->mlir[i] &&
+      bool answered =
+          res->status == LCTX_RESULT_OK || res->status == LCTX_RESULT_FLAKY;
+      if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         r->job_of[b][i] = n;
         r->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
@@ -287,7 +290,7 @@ static bool judge_op(run *r, size_t b, size_t i, size_t *row,
   lctx_buf_init(&eb, r->expected, sizeof r->expected);
   lctx_buf_init(&ab, r->actual, sizeof r->actual);
   *detail = NULL;
-  if (res->status != LCTX_RESULT_OK) {
+  if (res->status != LCTX_RESULT_OK && res->status != LCTX_RESULT_FLAKY) {
     /* The row still comes from the features: attribute the crash. */
     size_t m[2];
     if (lctx_spec_match(&r->spec, &r->features, m, 2) != 1)
@@ -308,6 +311,12 @@ static bool judge_op(run *r, size_t b, size_t i, size_t *row,
                       : (ok ? LCTX_CONFORM_PASS : LCTX_CONFORM_FAIL);
   if (ok && res->mlir[i] && c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
     judge_ir(r, b, i, row, v, detail);
+  /* Answered only when run alone: what passed is flaky, not a pass. */
+  if (res->status == LCTX_RESULT_FLAKY &&
+      (*v == LCTX_CONFORM_PASS || *v == LCTX_CONFORM_XPASS)) {
+    *v = LCTX_CONFORM_FLAKY;
+    *detail = res->detail;
+  }
   return true;
 }
 
@@ -493,7 +502,8 @@ static void run_random(run *r) {
 
 static bool row_failed(const lctx_conform_row *s) {
   return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
-         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT];
+         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
+         s->n[LCTX_CONFORM_FLAKY];
 }
 
 static void xml_escape(FILE *f, const char *s) {
@@ -570,7 +580,8 @@ static void junit_head(const run *r, FILE *f, double elapsed) {
   size_t failures = 0, errors = 0, skipped = 0;
   for (size_t i = 0; i < r->spec.row_count; i++) {
     const lctx_conform_row *s = &r->report->rows[i];
-    if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT])
+    if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
+        s->n[LCTX_CONFORM_FLAKY])
       errors++;
     else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS])
       failures++;
@@ -601,9 +612,11 @@ static void junit_head(const run *r, FILE *f, double elapsed) {
 static void junit_case(const run *r, FILE *f, size_t i) {
   const lctx_conform_row *s = &r->report->rows[i];
   fprintf(f, "<testcase classname=\"spec\" name=\"%s\">", r->spec.rows[i].id);
-  if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT]) {
-    fprintf(f, "<error message=\"%zu crash, %zu timeout\">",
-            s->n[LCTX_CONFORM_CRASH], s->n[LCTX_CONFORM_TIMEOUT]);
+  if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
+      s->n[LCTX_CONFORM_FLAKY]) {
+    fprintf(f, "<error message=\"%zu crash, %zu timeout, %zu flaky\">",
+            s->n[LCTX_CONFORM_CRASH], s->n[LCTX_CONFORM_TIMEOUT],
+            s->n[LCTX_CONFORM_FLAKY]);
     xml_escape(f, s->first);
     fprintf(f, "</error>");
   } else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS]) {
@@ -679,6 +692,12 @@ static void write_json(const run *r, FILE *f) {
   json_object_set_new(j, "cases_skipped",
                       json_integer((json_int_t)rep->cases_skipped));
   json_object_set_new(j, "restarts", json_integer((json_int_t)rep->restarts));
+  json_object_set_new(j, "recycles", json_integer((json_int_t)rep->recycles));
+  json_object_set_new(j, "modules_judged",
+                      json_integer((json_int_t)r->modules_checked));
+  json_object_set_new(
+      j, "judge_kills",
+      json_integer((json_int_t)(r->judge ? lctx_irjudge_kills(r->judge) : 0)));
   json_object_set_new(j, "rows", json_rows(r));
   json_object_set_new(j, "stopped_at_first_failure",
                       json_boolean(r->o.first_failure && rep->failed_once));
@@ -706,17 +725,17 @@ static void write_json(const run *r, FILE *f) {
 static void print_table(const run *r) {
   const lctx_conform_report *rep = r->report;
   FILE *out = r->out;
-  fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s\n", "row", "pass", "fail",
-          "xfail", "xpass", "crash", "timeout", "unsupported");
+  fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
+          "fail", "xfail", "xpass", "crash", "timeout", "unsupported", "flaky");
   for (size_t i = 0; i < r->spec.row_count; i++) {
     const size_t *n = rep->rows[i].n;
     if (r->o.quiet && !row_failed(&rep->rows[i]))
       continue;
-    fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu%s\n",
+    fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
             r->spec.rows[i].id, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
             n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
             n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
-            row_failed(&rep->rows[i]) ? "  <--" : "");
+            n[LCTX_CONFORM_FLAKY], row_failed(&rep->rows[i]) ? "  <--" : "");
   }
   for (size_t i = 0; i < r->spec.row_count; i++) {
     if (rep->rows[i].first[0] && row_failed(&rep->rows[i]))
@@ -745,18 +764,18 @@ static void print_summary(const run *r, bool ok, bool failed) {
   fprintf(r->out,
           "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
           "%zu skipped by shard or --ops, %zu unsupported) in %.1f s, %zu "
-          "restarts\n"
+          "restarts, %zu recycled for memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
-          "%zu timeout, %zu unsupported%s\n"
+          "%zu timeout, %zu unsupported, %zu flaky%s\n"
           "reports: %s/report.tap, report.junit.xml, report.json, "
           "results.jsonl%s\n"
           "result: %s\n",
           rep->cases_run, rep->source_cases[0], rep->source_cases[1],
           rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
-          rep->seconds, rep->restarts, t[LCTX_CONFORM_PASS],
+          rep->seconds, rep->restarts, rep->recycles, t[LCTX_CONFORM_PASS],
           t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL], t[LCTX_CONFORM_XPASS],
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
-          t[LCTX_CONFORM_UNSUPPORTED],
+          t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "",
           r->o.report_dir, not_kept,
           !ok                   ? "ERROR (bad input or a report not written, "
@@ -928,6 +947,7 @@ static bool open_impl(run *r, FILE *err) {
   lctx_impl_options_init(&io);
   io.timeout = r->o.timeout;
   io.log_path = log;
+  io.memory_limit_mb = r->o.memory_limit_mb;
   r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
                            : lctx_impl_open_process(r->o.command, &io, &eb);
   if (!r->impl) {
@@ -1063,6 +1083,7 @@ static int judge_all(run *r, FILE *err) {
   fflush(r->out);
   bool ok = run_sources(r, err);
   rep->restarts = lctx_impl_restarts(r->impl);
+  rep->recycles = lctx_impl_recycles(r->impl);
   for (size_t i = 0; i < r->spec.row_count; i++)
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       rep->totals[v] += rep->rows[i].n[v];
@@ -1078,7 +1099,7 @@ static int judge_all(run *r, FILE *err) {
   const size_t *t = rep->totals;
   bool failed = t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
                 t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
-                rep->spec_gaps;
+                t[LCTX_CONFORM_FLAKY] || rep->spec_gaps;
   print_summary(r, ok && !rep->write_failed, failed);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;

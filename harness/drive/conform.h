@@ -34,11 +34,15 @@ typedef enum lctx_conform_verdict {
   LCTX_CONFORM_CRASH,       ///< the implementation died on its case
   LCTX_CONFORM_TIMEOUT,     ///< the implementation hung on its case
   LCTX_CONFORM_UNSUPPORTED, ///< the implementation lacks an operation
+  /// Its worker or program died, hung or broke protocol on it after serving
+  /// other cases, and run alone it passed: the accumulated state failed,
+  /// not the case (the detail says after how many cases).
+  LCTX_CONFORM_FLAKY,
   LCTX_CONFORM_VERDICT_COUNT
 } lctx_conform_verdict;
 
 /// The name of a verdict in every report: "pass", "fail", "xfail", "xpass",
-/// "crash", "timeout", "unsupported".
+/// "crash", "timeout", "unsupported", "flaky".
 const char *lctx_conform_verdict_name(lctx_conform_verdict v);
 
 /// What to judge, and how (`lctx conform`'s options).
@@ -105,13 +109,15 @@ typedef struct lctx_conform_report {
   /// Cases offered per source: the conformance cases, the domain, random.
   size_t source_cases[3];
   size_t restarts; ///< of the worker or program
+  size_t recycles; ///< of the worker or program, for memory
   double seconds;  ///< from the first case to the last
   bool interrupted;
   /// No operation was judged (every one unsupported, or no cases).
   bool nothing_judged;
   /// A report or results.jsonl could not be written (said on `err`).
   bool write_failed;
-  /// A verdict failed (fail, xpass, crash or timeout); then the first one:
+  /// A verdict failed (fail, xpass, crash, timeout or flaky); then the
+  /// first one:
   /// its row (an index into `rows`), verdict, and the seconds from the start
   /// of lctx_conform_run.
   bool failed_once;
