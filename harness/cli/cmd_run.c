@@ -9,6 +9,7 @@
 #include "campaign.h"
 #include "conform.h"
 #include "exit.h"
+#include "numbers.h"
 #include "options.h"
 #include "sys.h"
 
@@ -32,10 +33,8 @@ typedef struct run_steps {
 /* --fuzz-seconds: 0 to 86400 (0 skips the campaign). */
 static bool parse_fuzz_seconds(const char *value, void *target, char *why,
                                size_t n) {
-  char *end;
-  double seconds = strtod(value, &end);
-  if (end == value || *end != '\0' || !isfinite(seconds) || seconds < 0 ||
-      seconds > 86400) {
+  double seconds;
+  if (!lctx_numbers_parse_decimal(value, &seconds) || seconds > 86400) {
     snprintf(why, n, "'%s' is not a number of seconds (0 skips the campaign)",
              value);
     return false;
