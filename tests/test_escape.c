@@ -6,8 +6,9 @@
  * surrogates, code points past U+10FFFF; the C1 controls; the bidi
  * controls), what stays (ASCII, a backslash, valid UTF-8 of 2, 3 and 4
  * bytes and its neighbours of the controls), the cut with "..." of
- * lctx_escape (never inside a character or an escape), and that
- * lctx_escape_write writes the same bytes, NUL included.
+ * lctx_escape (never inside a character or an escape), that
+ * lctx_escape_write writes the same bytes, NUL included, and the line and
+ * lctx_buf forms (lctx_escape_lines, lctx_escape_append).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -155,6 +156,38 @@ static void test_escape_tiny_buffers(void **state) {
   assert_string_equal(lctx_escape("\n", out, 4), "...");
 }
 
+/* Lines: each escaped after the indent and ended with '\n'; a newline
+ * inside a line cannot come from the text. */
+static void test_escape_lines(void **state) {
+  (void)state;
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  lctx_escape_lines(f, "  ", "a\x1b[2J\nb\r\n\nlast");
+  lctx_escape_lines(f, "> ", "");
+  lctx_escape_lines(f, "> ", NULL);
+  fclose(f);
+  assert_string_equal(text, "  a\\x1b[2J\n  b\\x0d\n  \n  last\n");
+  free(text);
+}
+
+/* Appended to an lctx_buf escaped, each piece whole or not at all. */
+static void test_escape_append(void **state) {
+  (void)state;
+  char storage[16];
+  lctx_buf b;
+  lctx_buf_init(&b, storage, sizeof storage);
+  lctx_buf_append_cstr(&b, "m: ");
+  lctx_escape_append(&b, "x\nresult", 8);
+  assert_string_equal(storage, "m: x\\x0aresult");
+  assert_false(b.overflow);
+  lctx_buf_reset(&b);
+  lctx_escape_append(&b, "abcdefghijkl\x1b", 13);
+  assert_string_equal(storage, "abcdefghijkl"); /* not a cut \x1b */
+  assert_true(b.overflow);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_escape_classes),
@@ -162,6 +195,8 @@ int main(void) {
       cmocka_unit_test(test_escape_null_is_empty),
       cmocka_unit_test(test_escape_cut),
       cmocka_unit_test(test_escape_tiny_buffers),
+      cmocka_unit_test(test_escape_lines),
+      cmocka_unit_test(test_escape_append),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,24 @@ void lctx_escape_write(FILE *f, const char *s, size_t n) {
   }
 }
 
+void lctx_escape_append(lctx_buf *b, const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (n > 0 && !b->overflow) {
+    bool keep;
+    size_t len = next_piece(p, n, &keep);
+    char e[16]; /* a piece is at most 4 bytes */
+    for (size_t i = 0; !keep && i < len; i++)
+      hex_escape(p[i], e + 4 * i);
+    size_t size = keep ? len : 4 * len;
+    if (b->length + size > b->capacity - 1)
+      b->overflow = true;
+    else
+      lctx_buf_append(b, keep ? (const char *)p : e, size);
+    p += len;
+    n -= len;
+  }
+}
+
 void lctx_escape_lines(FILE *f, const char *indent, const char *text) {
   for (const char *line = text; line && *line;) {
     const char *nl = strchr(line, '\n');

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lctx/str.h"
+
 /// Writes S (N bytes) to F so that a terminal shows it as text: bytes
 /// below 0x20 (including \n, \r, \t...), 0x7f, bytes that do not form
 /// valid UTF-8, the C1 controls U+0080..U+009F and the bidi controls
@@ -35,6 +37,12 @@ const char *lctx_escape(const char *s, char *out, size_t cap);
 /// lctx_escape_write does, and ends it with '\n': a text of several lines
 /// built from outside input, shown line by line.
 void lctx_escape_lines(FILE *f, const char *indent, const char *text);
+
+/// Appends S (N bytes) to B escaped as lctx_escape_write writes it (each
+/// character or \xNN whole, or not at all when B is full): outside text
+/// inside a multi-line text lctx builds for a terminal, so that its
+/// newlines cannot start lines of their own.
+void lctx_escape_append(lctx_buf *b, const char *s, size_t n);
 
 /// A buffer big enough for one message (lctx_esc).
 typedef struct lctx_escaped {
