@@ -87,7 +87,7 @@ expect_usage badmin "lctx mutants: --fuzz-min: '101' is not a percentage"
 mutants badonly --only mg-b1-gt0,no-such-mutant
 expect_usage badonly "lctx mutants: --only: no mutant 'no-such-mutant'"
 mutants nolist --list "$tmp/none/MUTANTS"
-expect_usage nolist "lctx mutants: --list: $tmp/none/MUTANTS: No such file or directory"
+expect_usage nolist "lctx mutants: --list: $tmp/none/MUTANTS: cannot open: No such file or directory"
 mutants nolib --dir "$tmp" --only mg-b1-gt0
 expect_usage nolib "lctx mutants: $tmp/mg-b1-gt0.so: no such library"
 mutants nofuzzer --only mg-b1-gt0 --fuzz 5 --fuzzer "$tmp/no-fuzzer"

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 
 #include "cli.h"
 #include "exit.h"
+#include "numbers.h"
 #include "options.h"
 
 //===----------------------------------------------------------------------===//
@@ -38,18 +40,10 @@ typedef struct values {
   unsigned shard_k, shard_n;
 } values;
 
-/* K/N with 1 <= K <= N. */
+/* K/N with 1 <= K <= N, by the one shard parser (numbers.h). */
 static bool parse_shard(const char *value, void *target, char *why, size_t n) {
   values *v = target;
-  unsigned k, total;
-  char end;
-  if (sscanf(value, "%u/%u%c", &k, &total, &end) != 2 || k < 1 || k > total) {
-    snprintf(why, n, "'%s' is not K/N with 1 <= K <= N", value);
-    return false;
-  }
-  v->shard_k = k;
-  v->shard_n = total;
-  return true;
+  return lctx_numbers_parse_shard(value, &v->shard_k, &v->shard_n, why, n);
 }
 
 #define USAGE "usage: lctx t [--quiet] [--spec FILE] ... ARG...\n"
@@ -282,7 +276,7 @@ static void test_missing_and_empty_values(void **state) {
       {{"--shard=", NULL},
        ERROR,
        "quiet=0 " DEFAULTS
-       " operands=||lctx t: --shard: '' is not K/N with 1 <= K <= N\n"},
+       " operands=||lctx t: --shard: '' is not I/N with 1 <= I <= N\n"},
   };
   check_cases(cases, sizeof cases / sizeof cases[0], true);
 }
@@ -313,8 +307,121 @@ static void test_bad_numbers(void **state) {
   check_bad_values("--time", "a number of seconds",
                    (const char *const[]){"0", "86400.5", "-1", "nan", "inf",
                                          "0x10", "1s", NULL});
-  check_bad_values("--shard", "K/N with 1 <= K <= N",
+  check_bad_values("--shard", "I/N with 1 <= I <= N",
                    (const char *const[]){"3/2", NULL});
+}
+
+/* The whole string, digits only, range checked: a sign, a space before or
+ * after, an empty string, an exponent or a number past its type is
+ * refused, with the value quoted as given. */
+static void test_strict_numbers(void **state) {
+  (void)state;
+  check_bad_values("--seed", "a number",
+                   (const char *const[]){
+                       " -1", "-1", "+1", "1 ", " 1", "99999999999999999999999",
+                       "18446744073709551616", "1e3", "1.0", "１", NULL});
+  check_bad_values("--limit", "a number",
+                   (const char *const[]){"-0", "00x1", NULL});
+  check_bad_values("--time", "a number of seconds",
+                   (const char *const[]){" 1", "1 ", "+1", "1e3", ".", "1.2.3",
+                                         "1,5", "0x1p3", NULL});
+  check_bad_values("--shard", "I/N with 1 <= I <= N",
+                   (const char *const[]){"1/-1", "-1/2", "+1/2", "0/1", "1/0",
+                                         "/1", "1/", "1", "1/2/3", "1//2",
+                                         " 1/2", "1/2 ", "1 /2",
+                                         "4294967296/4294967296",
+                                         "99999999999999999999/1", NULL});
+  /* an empty value of a number option needs a value */
+  static const parse_case empty[] = {
+      {{"--seed", "", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --seed needs a value\n" USAGE},
+      {{"--time=", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --time needs a value\n" USAGE},
+  };
+  check_cases(empty, sizeof empty / sizeof empty[0], true);
+  /* the edges that are numbers */
+  static const parse_case good[] = {
+      {{"--seed", "007", "--shard", "4294967295/4294967295", "--time", ".5",
+        NULL},
+       OK,
+       "quiet=0 spec=- jobs=0 limit=0 seed=7 time=0.5 "
+       "shard=4294967295/4294967295 operands=||"},
+      {{"--time", "2.", "--shard=1/1", NULL},
+       OK,
+       "quiet=0 spec=- jobs=0 limit=0 seed=0 time=2 shard=1/1 operands=||"},
+  };
+  check_cases(good, sizeof good / sizeof good[0], true);
+}
+
+/* The parsers of numbers.h on their own: ranges, overflow, out untouched
+ * on a refusal. */
+static void test_number_parsers(void **state) {
+  (void)state;
+  unsigned long long u = 42;
+  assert_true(lctx_numbers_parse_uint("0", 0, 0, &u) && u == 0);
+  assert_true(
+      lctx_numbers_parse_uint("18446744073709551615", 0, ULLONG_MAX, &u) &&
+      u == ULLONG_MAX);
+  u = 42;
+  assert_false(
+      lctx_numbers_parse_uint("18446744073709551616", 0, ULLONG_MAX, &u));
+  assert_false(lctx_numbers_parse_uint("", 0, 10, &u));
+  assert_false(lctx_numbers_parse_uint("11", 0, 10, &u));
+  assert_false(lctx_numbers_parse_uint("4", 5, 10, &u));
+  assert_int_equal(u, 42);
+  double d = 3;
+  assert_true(lctx_numbers_parse_decimal("0.25", &d) && d == 0.25);
+  assert_false(lctx_numbers_parse_decimal("-0.25", &d));
+  assert_false(lctx_numbers_parse_decimal("", &d));
+  assert_false(lctx_numbers_parse_decimal(
+      "1"
+      "000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000000000000000000000000",
+      &d)); /* past DBL_MAX */
+  assert_true(d == 0.25);
+  unsigned i = 9, n = 9;
+  char why[64] = "";
+  assert_false(lctx_numbers_parse_shard("1/-1", &i, &n, why, sizeof why));
+  assert_string_equal(why, "'1/-1' is not I/N with 1 <= I <= N");
+  assert_true(i == 9 && n == 9);
+  assert_true(lctx_numbers_parse_shard("2/3", &i, &n, why, sizeof why));
+  assert_true(i == 2 && n == 3);
+}
+
+/* What the command line gave is shown escaped: an option name or value
+ * with control bytes cannot write to the terminal. */
+static void test_errors_escape_what_was_typed(void **state) {
+  (void)state;
+  static const parse_case cases[] = {
+      {{"--\x1b[2J", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS
+       " operands=||lctx t: unknown option '--\\x1b[2J'\n" USAGE},
+      {{"--jobs", "1\nresult: PASS", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --jobs: '1\\x0aresult: PASS' "
+       "is not a count from 1 to 64\n"},
+      {{"--shard",
+        "\xc2\x9b"
+        "2/1",
+        NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: --shard: '\\xc2\\x9b2/1' "
+       "is not I/N with 1 <= I <= N\n"},
+  };
+  check_cases(cases, sizeof cases / sizeof cases[0], true);
+  static const parse_case no_operands[] = {
+      {{"\x1b]0;title\x07", NULL},
+       ERROR,
+       "quiet=0 " DEFAULTS " operands=||lctx t: unexpected argument "
+       "'\\x1b]0;title\\x07'\n" USAGE},
+  };
+  check_cases(no_operands, 1, false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -484,6 +591,9 @@ int main(void) {
       cmocka_unit_test(test_unknown_options),
       cmocka_unit_test(test_missing_and_empty_values),
       cmocka_unit_test(test_bad_numbers),
+      cmocka_unit_test(test_strict_numbers),
+      cmocka_unit_test(test_number_parsers),
+      cmocka_unit_test(test_errors_escape_what_was_typed),
       cmocka_unit_test(test_help),
       cmocka_unit_test(test_parses_do_not_leak_into_each_other),
       cmocka_unit_test(test_too_many_options),

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include "commands.h"
+#include "escape.h"
 #include "lctx/lctx.h"
 
 #include <string.h>
@@ -70,7 +71,9 @@ static const command *find_command(const char *name) {
 }
 
 static int unknown_command(const char *name, FILE *err) {
-  fprintf(err, "lctx: unknown command '%s' (try 'lctx --help')\n", name);
+  lctx_escaped b;
+  fprintf(err, "lctx: unknown command '%s' (try 'lctx --help')\n",
+          lctx_esc(&b, name));
   return LCTX_EXIT_USAGE;
 }
 
@@ -104,7 +107,9 @@ int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_OK;
   }
   if (first[0] == '-') {
-    fprintf(err, "lctx: unknown option '%s' (try 'lctx --help')\n", first);
+    lctx_escaped b;
+    fprintf(err, "lctx: unknown option '%s' (try 'lctx --help')\n",
+            lctx_esc(&b, first));
     return LCTX_EXIT_USAGE;
   }
   const command *c = find_command(first);

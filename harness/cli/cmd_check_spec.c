@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "domain.h"
+#include "escape.h"
 #include "exit.h"
 #include "options.h"
 #include "sys.h"
@@ -32,8 +33,10 @@ static size_t print_hits(const lctx_oracle *oracle, const lctx_spec *spec,
       ir_rows++; /* judged on MLIR: lctx eval and fuzz_lowering */
       continue;
     }
+    lctx_escaped b;
     if (!quiet || oracle->hits[i] == 0)
-      fprintf(out, "  %-8s %9zu%s\n", spec->rows[i].id, oracle->hits[i],
+      fprintf(out, "  %-8s %9zu%s\n", lctx_esc(&b, spec->rows[i].id),
+              oracle->hits[i],
               oracle->hits[i] == 0 ? "  NOT REACHED by the domain" : "");
     unreached += oracle->hits[i] == 0;
   }
@@ -54,13 +57,15 @@ static int check_spec(lctx_workspace *ws, const char *spec_path, bool quiet,
   double start = lctx_sys_now();
   size_t cases = lctx_domain_enumerate(check_visit, oracle);
   double elapsed = lctx_sys_now() - start;
+  lctx_escaped b1, b2;
   fprintf(out,
           "check-spec: spec %s (version %s, %zu rows) against the reference\n"
           "domain: %zu registry configurations, %zu names, %zu cases, %zu "
           "operations, %zu invariant runs, %.2f s\n",
-          spec_path, ws->spec.version, ws->spec.row_count,
-          lctx_domain_registry_count(), lctx_domain_alphabet_size(), cases,
-          oracle->ops, oracle->invariant_checks, elapsed);
+          lctx_esc(&b1, spec_path), lctx_esc(&b2, ws->spec.version),
+          ws->spec.row_count, lctx_domain_registry_count(),
+          lctx_domain_alphabet_size(), cases, oracle->ops,
+          oracle->invariant_checks, elapsed);
   size_t unreached = print_hits(oracle, &ws->spec, quiet, out);
   if (p.shown > p.limit)
     fprintf(out, "(%zu more violations not shown)\n", p.shown - p.limit);

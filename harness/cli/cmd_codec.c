@@ -8,6 +8,7 @@
 
 #include "case_bytes.h"
 #include "domain.h"
+#include "escape.h"
 #include "exit.h"
 #include "options.h"
 #include "workspace.h"
@@ -32,7 +33,8 @@ static int encode(lctx_workspace *ws, const char *path, const char *data,
     return LCTX_EXIT_USAGE;
   size_t size = lctx_case_encode(&ws->c, ws->bytes, sizeof ws->bytes);
   if (size > sizeof ws->bytes) {
-    fprintf(err, "lctx encode: %s: encoding too large\n", path);
+    lctx_escaped b;
+    fprintf(err, "lctx encode: %s: encoding too large\n", lctx_esc(&b, path));
     return LCTX_EXIT_USAGE;
   }
   return write_all(out, ws->bytes, size, err);

@@ -7,24 +7,25 @@
 #include "commands.h"
 
 #include "dirlist.h"
+#include "escape.h"
 #include "exit.h"
+#include "file.h"
 #include "irexpect.h"
 #include "lctx/mlir_emit.h"
 #include "options.h"
 #include "workspace.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_CASE_FILES 4096
 #define EVAL_USAGE "lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR..."
 
-/* The case files, in the order they are judged. */
+/* The case files, in the order they are judged: at most
+ * LCTX_MAX_FOLDER_FILES in all. */
 typedef struct file_list {
-  size_t count;
-  char *paths[MAX_CASE_FILES];
+  size_t count, capacity;
+  char **paths;
 } file_list;
 
 /* One run of eval; on the heap (it holds an MLIR text of up to 1 MiB). */
@@ -41,9 +42,19 @@ typedef struct eval_run {
 } eval_run;
 
 static bool add_path(file_list *list, const char *path, FILE *err) {
-  if (list->count >= MAX_CASE_FILES) {
-    fprintf(err, "lctx eval: more than %d case files\n", MAX_CASE_FILES);
+  if (list->count >= LCTX_MAX_FOLDER_FILES) {
+    fprintf(err, "lctx eval: more than %d case files\n", LCTX_MAX_FOLDER_FILES);
     return false;
+  }
+  if (list->count == list->capacity) {
+    size_t grown = list->capacity ? 2 * list->capacity : 64;
+    char **bigger = realloc(list->paths, grown * sizeof *bigger);
+    if (!bigger) {
+      fprintf(err, "lctx eval: out of memory\n");
+      return false;
+    }
+    list->paths = bigger;
+    list->capacity = grown;
   }
   list->paths[list->count] = strdup(path);
   if (!list->paths[list->count]) {
@@ -54,16 +65,20 @@ static bool add_path(file_list *list, const char *path, FILE *err) {
   return true;
 }
 
-/* Adds a file, or every *.case file of a directory in name order. */
+/* Adds a file, or every *.case file of a folder in name order (none is
+ * not an error: a run that judges nothing says so at its end). */
 static bool expand(file_list *list, const char *path, FILE *err) {
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
     return add_path(list, path, err);
   size_t count;
-  char **paths = lctx_dirlist_read(path, ".case", &count);
+  char message[1024];
+  lctx_buf e;
+  lctx_buf_init(&e, message, sizeof message);
+  lctx_escaped b;
+  char **paths = lctx_dirlist_read(path, ".case", &count, &e);
   if (!paths) {
-    fprintf(err, "lctx eval: %s: cannot open directory: %s\n", path,
-            strerror(errno));
+    fprintf(err, "lctx eval: %s\n", lctx_esc(&b, message));
     return false;
   }
   bool ok = true;
@@ -71,8 +86,8 @@ static bool expand(file_list *list, const char *path, FILE *err) {
     ok = add_path(list, paths[i], err);
   lctx_dirlist_free(paths);
   if (ok && count == 0)
-    fprintf(err, "lctx eval: %s: no .case files\n", path);
-  return ok && count > 0;
+    fprintf(err, "lctx eval: %s: no .case files\n", lctx_esc(&b, path));
+  return ok;
 }
 
 /* Judges the reference's module of operation `i` (a lower_per_platform that
@@ -121,10 +136,12 @@ static size_t ir_check_case(eval_run *run, const char *path, FILE *out) {
     const char *why = ir_check_op(run, &c->ops[i], &verdict);
     if (why) {
       violations++;
+      lctx_escaped b1, b2, b3;
       fprintf(out,
               "VIOLATION %s: the reference's module at operation %zu "
               "(lower_per_platform): %s\n  in %s\n",
-              verdict.row[0] ? verdict.row : "IR-000", i, why, path);
+              lctx_esc(&b1, verdict.row[0] ? verdict.row : "IR-000"), i,
+              lctx_esc(&b2, why), lctx_esc(&b3, path));
     }
   }
   return violations;
@@ -140,7 +157,8 @@ static size_t print_uncovered(const eval_run *run, FILE *out) {
                   id[5] >= '0' && id[5] <= '7';
     if (ir_row ? run->ir_hits[id[5] - '0'] == 0
                : run->ws->oracle.hits[i] == 0) {
-      fprintf(out, "row %s has no case\n", id);
+      lctx_escaped b;
+      fprintf(out, "row %s has no case\n", lctx_esc(&b, id));
       unreached++;
     }
   }
@@ -157,6 +175,7 @@ static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
   size_t passed = 0, failed = 0, bad = 0, without_expect = 0;
   for (size_t f = 0; f < run->files.count; f++) {
     const char *path = run->files.paths[f];
+    lctx_escaped b;
     if (!lctx_workspace_load_case(ws, path, err)) {
       bad++;
       continue;
@@ -169,10 +188,11 @@ static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
     if (v == 0) {
       passed++;
       if (!quiet)
-        fprintf(out, "ok   %s (%zu operations)\n", path, ws->c.op_count);
+        fprintf(out, "ok   %s (%zu operations)\n", lctx_esc(&b, path),
+                ws->c.op_count);
     } else {
       failed++;
-      fprintf(out, "FAIL %s (%zu violations)\n", path, v);
+      fprintf(out, "FAIL %s (%zu violations)\n", lctx_esc(&b, path), v);
     }
   }
   size_t unreached = cover ? print_uncovered(run, out) : 0;
@@ -185,6 +205,10 @@ static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
                 : "");
   if (bad)
     return LCTX_EXIT_USAGE;
+  if (ws->oracle.ops == 0) {
+    fprintf(out, "eval: nothing was judged\n");
+    return LCTX_EXIT_VIOLATIONS;
+  }
   return failed || unreached ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
 }
 
@@ -193,6 +217,7 @@ static void free_run(eval_run *run) {
     return;
   for (size_t i = 0; i < run->files.count; i++)
     free(run->files.paths[i]);
+  free(run->files.paths);
   if (run->ck) {
     lctx_ircheck_destroy(run->ck);
     mlirContextDestroy(run->mlir);

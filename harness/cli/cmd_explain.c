@@ -6,14 +6,20 @@
  */
 #include "commands.h"
 
+#include "escape.h"
 #include "exit.h"
 #include "options.h"
 #include "workspace.h"
 
 #define EXPLAIN_USAGE "lctx explain [--spec FILE] FILE"
 
+#include <string.h>
+
 static void trace_line(void *user, const char *event) {
-  fprintf((FILE *)user, "    trace: %s\n", event);
+  FILE *out = user;
+  fputs("    trace: ", out);
+  lctx_escape_write(out, event, strlen(event));
+  fputc('\n', out);
 }
 
 /* What the lower_per_platform that just ran did, and what each platform
@@ -30,9 +36,12 @@ static void print_lowering(lctx_workspace *ws, FILE *out) {
     lctx_buf_reset(&b);
     lctx_lowering_format_path(&runner->lowering, result, &result->actual[k],
                               &b);
-    fprintf(out, "    index %zu (%.*s) runs: %s%s\n", k,
-            (int)result->index_platforms[k].length,
-            result->index_platforms[k].data, ws->text,
+    fprintf(out, "    index %zu (", k);
+    lctx_escape_write(out, result->index_platforms[k].data,
+                      result->index_platforms[k].length);
+    fputs(") runs: ", out);
+    lctx_escape_write(out, ws->text, strlen(ws->text));
+    fprintf(out, "%s\n",
             result->mismatch[k]
                 ? "  (JAX's nested platform-index defect: not the "
                   "intended rules)"
@@ -53,7 +62,9 @@ static void explain_op(lctx_workspace *ws, size_t i, FILE *out) {
   lctx_buf b;
   lctx_buf_init(&b, ws->text, sizeof ws->text);
   lctx_outcome_format(&ws->outcome, &b);
-  fprintf(out, "    outcome: %s\n", ws->text);
+  fputs("    outcome: ", out);
+  lctx_escape_write(out, ws->text, strlen(ws->text));
+  fputc('\n', out);
   lctx_buf_reset(&b);
   lctx_oracle_explain(&ws->oracle, &ws->c, i, &b);
   lctx_workspace_print_lines(out, "    ", ws->text);

@@ -5,11 +5,11 @@
 #include "commands.h"
 
 #include "dirlist.h"
+#include "escape.h"
 #include "exit.h"
 #include "lint.h"
 #include "options.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,10 +32,11 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
   const lctx_lint_report *report = &run->report;
   lctx_buf e;
   lctx_buf_init(&e, run->message, sizeof run->message);
+  lctx_escaped b;
   fprintf(out,
           "%s: %s %s (expected %s; %zu lowerings, %zu of %zu "
           "configurations skipped)\n",
-          path, as_expected ? "ok" : "MISMATCH",
+          lctx_esc(&b, path), as_expected ? "ok" : "MISMATCH",
           report->safe ? "safe" : "unsafe",
           run->file.expect_safe ? "safe" : "unsafe", report->lowerings,
           report->skipped, report->configurations);
@@ -44,12 +45,13 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
     fprintf(out,
             "  first skipped: configuration %zu, registration "
             "raised %s\n",
-            report->first_skipped, run->message);
+            report->first_skipped, lctx_esc(&b, run->message));
   }
   if (!report->safe) {
     lctx_buf_reset(&e);
     lctx_lint_format_counterexample(report, "  ", &e);
-    fprintf(out, "  smallest failing point:\n%s", run->message);
+    fprintf(out, "  smallest failing point:\n");
+    lctx_escape_lines(out, "", run->message);
   }
 }
 
@@ -57,13 +59,15 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
 static int lint_one(lint_run *run, const char *path, FILE *out, FILE *err) {
   lctx_buf e;
   lctx_buf_init(&e, run->message, sizeof run->message);
+  lctx_escaped b1, b2;
   run->files++;
   if (!lctx_rulefile_load(path, &run->file, &e)) {
-    fprintf(err, "lctx lint: %s\n", run->message);
+    fprintf(err, "lctx lint: %s\n", lctx_esc(&b1, run->message));
     return LCTX_EXIT_USAGE;
   }
   if (!lctx_lint_file(&run->file, &run->report, &e)) {
-    fprintf(err, "lctx lint: %s: %s\n", path, run->message);
+    fprintf(err, "lctx lint: %s: %s\n", lctx_esc(&b1, path),
+            lctx_esc(&b2, run->message));
     return LCTX_EXIT_USAGE;
   }
   bool as_expected = run->report.safe == run->file.expect_safe;
@@ -78,9 +82,12 @@ static int lint_path(lint_run *run, const char *path, FILE *out, FILE *err) {
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
     return lint_one(run, path, out, err);
   size_t count;
-  char **paths = lctx_dirlist_read(path, ".rule", &count);
+  lctx_buf e;
+  lctx_buf_init(&e, run->message, sizeof run->message);
+  char **paths = lctx_dirlist_read(path, ".rule", &count, &e);
+  lctx_escaped b;
   if (!paths) {
-    fprintf(err, "lctx lint: %s: cannot open: %s\n", path, strerror(errno));
+    fprintf(err, "lctx lint: %s\n", lctx_esc(&b, run->message));
     return LCTX_EXIT_USAGE;
   }
   int worst = LCTX_EXIT_OK;
@@ -90,7 +97,7 @@ static int lint_path(lint_run *run, const char *path, FILE *out, FILE *err) {
   }
   lctx_dirlist_free(paths);
   if (count == 0) {
-    fprintf(err, "lctx lint: %s: no .rule files\n", path);
+    fprintf(err, "lctx lint: %s: no .rule files\n", lctx_esc(&b, path));
     return LCTX_EXIT_USAGE;
   }
   return worst;

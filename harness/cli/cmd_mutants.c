@@ -6,9 +6,9 @@
 
 #include "exit.h"
 #include "mutants.h"
+#include "numbers.h"
 #include "options.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,10 +31,8 @@ typedef struct bounded {
 
 static bool parse_bounded(const char *v, void *target, char *why, size_t n) {
   const bounded *b = target;
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (*v == '\0' || *end != '\0' || errno ||
+  double d;
+  if (!lctx_numbers_parse_decimal(v, &d) ||
       !((d >= b->min && d <= b->max) || (b->or_zero && d == 0))) {
     snprintf(why, n, "'%s' is not %s", v, b->noun);
     return false;

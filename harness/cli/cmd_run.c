@@ -8,7 +8,9 @@
 
 #include "campaign.h"
 #include "conform.h"
+#include "escape.h"
 #include "exit.h"
+#include "numbers.h"
 #include "options.h"
 #include "sys.h"
 
@@ -32,10 +34,8 @@ typedef struct run_steps {
 /* --fuzz-seconds: 0 to 86400 (0 skips the campaign). */
 static bool parse_fuzz_seconds(const char *value, void *target, char *why,
                                size_t n) {
-  char *end;
-  double seconds = strtod(value, &end);
-  if (end == value || *end != '\0' || !isfinite(seconds) || seconds < 0 ||
-      seconds > 86400) {
+  double seconds;
+  if (!lctx_numbers_parse_decimal(value, &seconds) || seconds > 86400) {
     snprintf(why, n, "'%s' is not a number of seconds (0 skips the campaign)",
              value);
     return false;
@@ -59,11 +59,12 @@ static void print_summary(const run_steps *s, double seconds,
           : s->fuzz == LCTX_EXIT_OK         ? "no findings"
           : s->fuzz == LCTX_EXIT_VIOLATIONS ? "FINDINGS"
                                             : "could not run");
+  lctx_escaped b;
   if (seconds > 0)
     fprintf(out,
             "  campaign directory: %s (summary.txt, findings/, corpus/, "
             "logs/)\n",
-            campaign);
+            lctx_esc(&b, campaign));
 }
 
 /* Runs the four steps, each through its library call; returns the worst
@@ -74,6 +75,7 @@ static int run_steps_all(double seconds, const char *campaign, FILE *out,
   const char *reports = LCTX_SOURCE_DIR "/build/conform/example-plugin";
   const char *cases = lctx_sys_default_cases_path();
   run_steps s = {LCTX_EXIT_OK, LCTX_EXIT_OK, LCTX_EXIT_OK, LCTX_EXIT_OK};
+  lctx_escaped b;
   fprintf(out, "== 1/4 conformance cases: lctx eval --cover %s\n", cases);
   s.eval = lctx_eval_run(lctx_sys_default_spec_path(), &cases, 1, true, true,
                          out, err);
@@ -94,7 +96,7 @@ static int run_steps_all(double seconds, const char *campaign, FILE *out,
     fprintf(out,
             "\n== 4/4 fuzz campaign: lctx fuzz --engine libfuzzer --target "
             "fuzz_model --time %.0f --out %s\n",
-            seconds, campaign);
+            seconds, lctx_esc(&b, campaign));
     fflush(out);
     lctx_campaign_options fuzz;
     lctx_campaign_options_init(&fuzz);

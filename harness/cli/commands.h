@@ -30,8 +30,11 @@ lctx_command_fn lctx_cmd_check_spec;
 
 /// `lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR...` (cmd_eval.c):
 /// judges case files (a directory means its `*.case` files, sorted by
-/// name), and the reference's MLIR of each lowering; --cover also fails
-/// when a spec row has no case.
+/// name: regular files only, at most LCTX_MAX_FOLDER_FILES), and the
+/// reference's MLIR of each lowering; --cover also fails when a spec row has
+/// no case. Exit 0 all good, 1 a violation, an unreached row (--cover) or
+/// no operation judged at all ("nothing was judged": a folder without
+/// cases, cases without operations), 2 an unreadable or malformed file.
 lctx_command_fn lctx_cmd_eval;
 
 /// `lctx explain [--spec FILE] FILE` (cmd_explain.c): the decision trace,

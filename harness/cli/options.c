@@ -13,10 +13,10 @@
  */
 #include "options.h"
 
+#include "escape.h"
 #include "exit.h"
+#include "numbers.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -50,32 +50,20 @@ static void integer_limits(const lctx_option *o, unsigned long long top,
 }
 
 static bool parse_seconds(const lctx_option *o, const char *v) {
-  double lo = o->min, hi = o->max;
+  double lo = o->min, hi = o->max, d;
   if (lo == 0 && hi == 0)
     hi = HUGE_VAL;
-  if (!isdigit((unsigned char)v[0]) && v[0] != '.')
-    return false;
-  if (strpbrk(v, "xXnN")) /* no hexadecimal, nan or inf spellings */
-    return false;
-  char *end = NULL;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (end == v || *end || errno || !isfinite(d) || !(d > lo) || d > hi)
+  if (!lctx_numbers_parse_decimal(v, &d) || !(d > lo) || d > hi)
     return false;
   *(double *)o->target = d;
   return true;
 }
 
 static bool parse_integer(const lctx_option *o, const char *v) {
-  if (!isdigit((unsigned char)v[0])) /* no sign, no space */
-    return false;
-  char *end = NULL;
-  errno = 0;
-  unsigned long long u = strtoull(v, &end, 10);
-  unsigned long long lo, hi;
+  unsigned long long u, lo, hi;
   integer_limits(o, o->kind == LCTX_OPTION_SIZE ? SIZE_MAX : ULLONG_MAX, &lo,
                  &hi);
-  if (*end || errno || u < lo || u > hi)
+  if (!lctx_numbers_parse_uint(v, lo, hi, &u))
     return false;
   if (o->kind == LCTX_OPTION_SIZE)
     *(size_t *)o->target = (size_t)u;
@@ -160,9 +148,10 @@ static int find_option(const lctx_option_spec *spec, const char *name) {
 static lctx_options_result rejected(const lctx_option_spec *spec,
                                     const char *arg, bool missing, FILE *err) {
   char name[128];
+  lctx_escaped b;
   if (strncmp(arg, "--", 2) != 0) {
     snprintf(name, sizeof name, "-%c", arg[1]);
-    return usage_error(spec, err, "unknown option '%s'", name);
+    return usage_error(spec, err, "unknown option '%s'", lctx_esc(&b, name));
   }
   snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
   int i = find_option(spec, name);
@@ -170,7 +159,7 @@ static lctx_options_result rejected(const lctx_option_spec *spec,
     return usage_error(spec, err, "%s needs a value", name);
   if (i >= 0 && spec->options[i].kind == LCTX_OPTION_FLAG)
     return usage_error(spec, err, "%s takes no value", name);
-  return usage_error(spec, err, "unknown option '%s'", name);
+  return usage_error(spec, err, "unknown option '%s'", lctx_esc(&b, name));
 }
 
 /* The option getopt_long returned as `c` (FIRST_OPTION + i, or
@@ -180,11 +169,12 @@ static lctx_options_result one_option(const lctx_option_spec *spec, int c,
                                       const char *arg, const char *value,
                                       FILE *out, FILE *err) {
   char name[128];
+  lctx_escaped b;
   snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
   int i = c - FIRST_OPTION;
   if (c == HELP_INDEX ? strcmp(name, "--help") != 0
-                      : find_option(spec, name) != i)
-    return usage_error(spec, err, "unknown option '%s'", name); /* prefix */
+                      : find_option(spec, name) != i) /* a prefix */
+    return usage_error(spec, err, "unknown option '%s'", lctx_esc(&b, name));
   if (c == HELP_INDEX) {
     lctx_options_help(spec, out);
     return LCTX_OPTIONS_HELP;
@@ -194,7 +184,8 @@ static lctx_options_result one_option(const lctx_option_spec *spec, int c,
     return usage_error(spec, err, "%s needs a value", name);
   char why[512];
   if (!apply(o, o->kind == LCTX_OPTION_FLAG ? NULL : value, why, sizeof why)) {
-    fprintf(err, "lctx %s: --%s: %s\n", spec->command, o->name, why);
+    fprintf(err, "lctx %s: --%s: %s\n", spec->command, o->name,
+            lctx_esc(&b, why));
     return LCTX_OPTIONS_ERROR;
   }
   return LCTX_OPTIONS_OK;
@@ -264,9 +255,10 @@ lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
     r = scan(spec, argc, argv, operand, out, err);
   if (r == LCTX_OPTIONS_OK) {
     *first_operand = operands_last(argc, argv, operand, scratch);
+    lctx_escaped b;
     if (!spec->operands && *first_operand < argc)
       r = usage_error(spec, err, "unexpected argument '%s'",
-                      argv[*first_operand]);
+                      lctx_esc(&b, argv[*first_operand]));
   }
   free(operand);
   free(scratch);

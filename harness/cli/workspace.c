@@ -4,6 +4,7 @@
  */
 #include "workspace.h"
 
+#include "escape.h"
 #include "file.h"
 #include "sys.h"
 
@@ -26,8 +27,9 @@ bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
   char message[1024];
   lctx_buf e;
   lctx_buf_init(&e, message, sizeof message);
-  if (!lctx_file_read(path, LCTX_WORKSPACE_FILE_MAX, data, length, &e)) {
-    fprintf(err, "lctx: %s\n", message);
+  lctx_escaped b;
+  if (!lctx_file_read(path, LCTX_CASE_FILE_MAX, data, length, &e)) {
+    fprintf(err, "lctx: %s\n", lctx_esc(&b, message));
     return false;
   }
   return true;
@@ -44,8 +46,9 @@ bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,
   char message[1024];
   lctx_buf e;
   lctx_buf_init(&e, message, sizeof message);
+  lctx_escaped b;
   if (!lctx_case_parse(data, n, path, &ws->c, &e)) {
-    fprintf(err, "lctx: %s\n", message);
+    fprintf(err, "lctx: %s\n", lctx_esc(&b, message));
     return false;
   }
   return true;
@@ -67,12 +70,14 @@ bool lctx_workspace_load_spec(lctx_workspace *ws, const char *path, FILE *err) {
 
 void lctx_workspace_print_lines(FILE *out, const char *indent,
                                 const char *text) {
-  for (const char *line = text; *line;) {
-    const char *nl = strchr(line, '\n');
-    int len = nl ? (int)(nl - line) : (int)strlen(line);
-    fprintf(out, "%s%.*s\n", indent, len, line);
-    line += len + (nl ? 1 : 0);
-  }
+  lctx_escape_lines(out, indent, text);
+}
+
+/* LABEL, then TEXT escaped whole (never cut), then a newline. */
+static void print_field(FILE *out, const char *label, const char *text) {
+  fputs(label, out);
+  lctx_escape_write(out, text, strlen(text));
+  fputc('\n', out);
 }
 
 static void print_violation(void *user, const lctx_violation *v) {
@@ -82,14 +87,19 @@ static void print_violation(void *user, const lctx_violation *v) {
   lctx_buf b;
   lctx_buf_init(&b, p->ws->text, sizeof p->ws->text);
   lctx_case_print(v->c, &b);
+  lctx_escaped e1, e2;
   fprintf(p->out, "VIOLATION %s%s%s: %s at operation %zu (%s)",
-          p->file ? p->file : "", p->file ? " " : "", v->row[0] ? v->row : "-",
+          p->file ? lctx_esc(&e1, p->file) : "", p->file ? " " : "",
+          lctx_esc(&e2, v->row[0] ? v->row : "-"),
           lctx_violation_kind_name(v->kind), v->op_index,
           lctx_op_kind_name(v->c->ops[v->op_index].kind));
   if (v->invariant[0])
-    fprintf(p->out, " [%s]", v->invariant);
-  fprintf(p->out, "\n  features: %s\n  expected: %s\n  actual:   %s\n  case:\n",
-          v->features, v->expected, v->actual);
+    fprintf(p->out, " [%s]", lctx_esc(&e1, v->invariant));
+  fputc('\n', p->out);
+  print_field(p->out, "  features: ", v->features);
+  print_field(p->out, "  expected: ", v->expected);
+  print_field(p->out, "  actual:   ", v->actual);
+  fprintf(p->out, "  case:\n");
   lctx_workspace_print_lines(p->out, "    ", p->ws->text);
 }
 

@@ -20,8 +20,6 @@
 #include "case_text.h"
 #include "oracle.h"
 
-/// The largest input file a command reads (a case, a spec, fuzz bytes).
-#define LCTX_WORKSPACE_FILE_MAX ((size_t)1 << 20)
 /// The largest byte form `lctx encode` writes.
 #define LCTX_WORKSPACE_BYTES_MAX ((size_t)1 << 16)
 
@@ -48,9 +46,10 @@ lctx_workspace *lctx_workspace_create(FILE *err);
 
 void lctx_workspace_destroy(lctx_workspace *ws);
 
-/// Reads all of `path` (`-` is standard input, at most
-/// LCTX_WORKSPACE_FILE_MAX bytes) into a new NUL-terminated buffer the
-/// caller frees. False after `lctx: PATH: REASON` on `err`.
+/// Reads all of `path` (`-` is standard input, at most LCTX_CASE_FILE_MAX
+/// bytes, file.h: a case or fuzz bytes; a regular file) into a new
+/// NUL-terminated buffer the caller frees. False after `lctx: PATH: REASON` on
+/// `err`.
 bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
                               FILE *err);
 
@@ -71,7 +70,8 @@ bool lctx_workspace_load_case(lctx_workspace *ws, const char *path, FILE *err);
 /// naming the file (and line) on `err`.
 bool lctx_workspace_load_spec(lctx_workspace *ws, const char *path, FILE *err);
 
-/// Prints each line of `text` to `out`, after `indent`.
+/// Prints each line of `text` to `out`, after `indent`, escaped
+/// (escape.h): the text holds bytes of an input file.
 void lctx_workspace_print_lines(FILE *out, const char *indent,
                                 const char *text);
 

@@ -5,6 +5,7 @@
 #include "minimize.h"
 
 #include "case_bytes.h"
+#include "escape.h"
 #include "file.h"
 #include "sys.h"
 
@@ -85,7 +86,8 @@ void lctx_minimize_findings(const lctx_findings *f, double seconds, FILE *out) {
     }
     memcpy(data, input, n);
     free(input);
-    fprintf(out, "minimizing %s ...", key);
+    lctx_escaped b;
+    fprintf(out, "minimizing %s ...", lctx_esc(&b, key));
     fflush(out);
     size_t m = lctx_minimize_input(f, data, n, key, 200);
     fprintf(out, " %zu -> %zu bytes\n", n, m);

@@ -6,6 +6,7 @@
 
 #include "case_bytes.h"
 #include "conform.h"
+#include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "lctx/lctx.h"
@@ -118,6 +119,13 @@ static void copy_field(char *dst, size_t cap, const char *s, size_t n) {
   dst[n] = '\0';
 }
 
+/* The N bytes at S, escaped for a terminal into B (escape.h). */
+static const char *esc_n(lctx_escaped *b, const char *s, size_t n) {
+  char tmp[sizeof b->text];
+  copy_field(tmp, sizeof tmp, s, n);
+  return lctx_esc(b, tmp);
+}
+
 //===----------------------------------------------------------------------===//
 // The list (conformance/mutants/MUTANTS)
 //===----------------------------------------------------------------------===//
@@ -146,7 +154,8 @@ static bool valid_name(const char *s, size_t n) {
 /* Parses the expected rows "ROW, ROW, ...". */
 static bool parse_rows(state *st, mutant *m, const char *s, const char *e,
                        const char *line, FILE *err) {
-  const char *path = st->o.list_path;
+  lctx_escaped pb, b1, b2;
+  const char *path = lctx_esc(&pb, st->o.list_path);
   while (s < e) {
     const char *comma = memchr(s, ',', (size_t)(e - s));
     const char *end = comma ? comma : e;
@@ -161,10 +170,10 @@ static bool parse_rows(state *st, mutant *m, const char *s, const char *e,
     copy_field(id, sizeof id, a, (size_t)(b - a));
     if ((size_t)(b - a) >= LCTX_SPEC_MAX_ID || !lctx_spec_find(&st->spec, id)) {
       fprintf(err,
-              "lctx mutants: %s:%d:%d: unknown spec row '%.*s' (rows are the "
+              "lctx mutants: %s:%d:%d: unknown spec row '%s' (rows are the "
               "ids of %s)\n",
-              path, m->line, (int)(a - line) + 1, (int)(b - a), a,
-              st->spec.filename);
+              path, m->line, (int)(a - line) + 1,
+              esc_n(&b1, a, (size_t)(b - a)), lctx_esc(&b2, st->spec.filename));
       return false;
     }
     if (m->expected_count == MAX_EXPECTED) {
@@ -188,7 +197,8 @@ static bool parse_rows(state *st, mutant *m, const char *s, const char *e,
 /* One line "NAME | description | rows [| note]". */
 static bool parse_line(state *st, const char *line, const char *end, int number,
                        FILE *err) {
-  const char *path = st->o.list_path;
+  lctx_escaped pb, b1;
+  const char *path = lctx_esc(&pb, st->o.list_path);
   const char *fields[5], *ends[5];
   size_t n = 0;
   const char *s = line;
@@ -227,10 +237,10 @@ static bool parse_line(state *st, const char *line, const char *end, int number,
   size_t name_length = (size_t)(ends[0] - fields[0]);
   if (!valid_name(fields[0], name_length)) {
     fprintf(err,
-            "lctx mutants: %s:%d:%d: '%.*s' is not a mutant name (lowercase "
+            "lctx mutants: %s:%d:%d: '%s' is not a mutant name (lowercase "
             "letters, digits, '-' and '_', at most 63)\n",
-            path, number, (int)(fields[0] - line) + 1, (int)name_length,
-            fields[0]);
+            path, number, (int)(fields[0] - line) + 1,
+            esc_n(&b1, fields[0], name_length));
     return false;
   }
   copy_field(m->name, sizeof m->name, fields[0], name_length);
@@ -295,12 +305,12 @@ static void find_unlisted(void *user, const char *path) {
 
 static bool load_list(state *st, FILE *err) {
   size_t length;
-  char *text;
-  errno = 0;
-  if (!lctx_file_read(st->o.list_path, (1u << 20) - 1, &text, &length, NULL)) {
-    /* No errno: the list is over the limit. */
-    fprintf(err, "lctx mutants: --list: %s: %s\n", st->o.list_path,
-            strerror(errno ? errno : EFBIG));
+  char *text, why[PATH_CAP + 128];
+  lctx_buf eb;
+  lctx_buf_init(&eb, why, sizeof why);
+  lctx_escaped b1, b2, b3, b4;
+  if (!lctx_file_read(st->o.list_path, (1u << 20) - 1, &text, &length, &eb)) {
+    fprintf(err, "lctx mutants: --list: %s\n", lctx_esc(&b1, why));
     return false;
   }
   bool ok = true;
@@ -319,7 +329,8 @@ static bool load_list(state *st, FILE *err) {
   if (!ok)
     return false;
   if (st->count == 0) {
-    fprintf(err, "lctx mutants: %s: no mutants listed\n", st->o.list_path);
+    fprintf(err, "lctx mutants: %s: no mutants listed\n",
+            lctx_esc(&b1, st->o.list_path));
     return false;
   }
   /* Every listed mutant has its file, and every file is listed. */
@@ -330,7 +341,8 @@ static bool load_list(state *st, FILE *err) {
     snprintf(path, sizeof path, "%s/%s.mutant", folder, st->mutants[i].name);
     if (!lctx_sys_is_file(path)) {
       fprintf(err, "lctx mutants: %s:%d: %s is listed, but %s is missing\n",
-              st->o.list_path, st->mutants[i].line, st->mutants[i].name, path);
+              lctx_esc(&b1, st->o.list_path), st->mutants[i].line,
+              lctx_esc(&b2, st->mutants[i].name), lctx_esc(&b3, path));
       return false;
     }
   }
@@ -339,9 +351,10 @@ static bool load_list(state *st, FILE *err) {
   if (walk.first[0]) {
     size_t n = strlen(walk.first);
     fprintf(err,
-            "lctx mutants: %s/%s is not listed in %s (add one line: %.*s | "
+            "lctx mutants: %s/%s is not listed in %s (add one line: %s | "
             "what is wrong | rows expected to catch it)\n",
-            folder, walk.first, st->o.list_path, (int)(n - 7), walk.first);
+            lctx_esc(&b1, folder), lctx_esc(&b2, walk.first),
+            lctx_esc(&b3, st->o.list_path), esc_n(&b4, walk.first, n - 7));
     return false;
   }
   return true;
@@ -364,8 +377,9 @@ static bool select_only(state *st, FILE *err) {
       }
     }
     if (!found) {
-      fprintf(err, "lctx mutants: --only: no mutant '%.*s' in %s\n", (int)n, s,
-              st->o.list_path);
+      lctx_escaped b1, b2;
+      fprintf(err, "lctx mutants: --only: no mutant '%s' in %s\n",
+              esc_n(&b1, s, n), lctx_esc(&b2, st->o.list_path));
       return false;
     }
     s = comma ? comma + 1 : s + n;
@@ -382,12 +396,13 @@ static bool find_libraries(state *st, FILE *err) {
   for (size_t i = 0; i < st->count; i++) {
     mutant *m = &st->mutants[i];
     snprintf(m->library, sizeof m->library, "%s/%s.so", st->o.dir, m->name);
+    lctx_escaped b;
     if (!lctx_sys_is_file(m->library)) {
       fprintf(err,
               "lctx mutants: %s: no such library; build the mutants first "
               "(cmake --build --preset PRESET --target lctx_mutants), or "
               "name their folder with --dir\n",
-              m->library);
+              lctx_esc(&b, m->library));
       return false;
     }
   }
@@ -1016,26 +1031,29 @@ static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
   else
     cell(k, fuzz, text, sizeof text);
   bool detail = k->status == K_ERROR || k->status == K_KILLED;
-  fprintf(out, "  %-24s %s%s%s\n", what, text, detail ? ": " : "",
-          detail ? k->detail : "");
+  lctx_escaped b1, b2;
+  fprintf(out, "  %-24s %s%s%s\n", what, lctx_esc(&b1, text),
+          detail ? ": " : "", lctx_esc(&b2, detail ? k->detail : ""));
   fflush(out);
 }
 
 /* The fuzzer, its options and the seed corpus, when fuzzing. */
 static bool check_fuzzer(state *st, FILE *err) {
+  lctx_escaped b;
   if (!lctx_sys_is_file(st->o.fuzzer) || access(st->o.fuzzer, X_OK) != 0) {
     fprintf(err,
             "lctx mutants: --fuzzer: %s: no libFuzzer build of "
             "fuzz_differential (build it with: cmake --preset fuzz && "
             "cmake --build --preset fuzz)\n",
-            st->o.fuzzer);
+            lctx_esc(&b, st->o.fuzzer));
     return false;
   }
   load_fuzz_options(st);
   snprintf(st->seeds_dir, sizeof st->seeds_dir,
            "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
   if (st->starts[START_SEEDS] && !lctx_sys_is_dir(st->seeds_dir)) {
-    fprintf(err, "lctx mutants: %s: no seed corpus\n", st->seeds_dir);
+    fprintf(err, "lctx mutants: %s: no seed corpus\n",
+            lctx_esc(&b, st->seeds_dir));
     return false;
   }
   return true;
@@ -1044,6 +1062,7 @@ static bool check_fuzzer(state *st, FILE *err) {
 /* Loads the spec and the list, and checks every input; false on bad input
  * (reported on err). */
 static bool set_up(state *st, FILE *err) {
+  lctx_escaped b;
   if (!lctx_spec_load_or_report(lctx_sys_default_spec_path(), &st->spec,
                                 "lctx mutants", err))
     return false;
@@ -1053,13 +1072,13 @@ static bool set_up(state *st, FILE *err) {
     fprintf(err,
             "lctx mutants: --plugin: %s: no such library (or give "
             "--no-control)\n",
-            st->o.plugin);
+            lctx_esc(&b, st->o.plugin));
     return false;
   }
   if (st->o.fuzz_seconds > 0 && !check_fuzzer(st, err))
     return false;
   if (!lctx_sys_mkdir_p(st->o.out_dir)) {
-    fprintf(err, "lctx mutants: --out: %s: %s\n", st->o.out_dir,
+    fprintf(err, "lctx mutants: --out: %s: %s\n", lctx_esc(&b, st->o.out_dir),
             strerror(errno));
     return false;
   }
@@ -1070,7 +1089,9 @@ static bool set_up(state *st, FILE *err) {
  * whether it survived every run. */
 static bool run_control(state *st, FILE *out) {
   char dir[PATH_CAP + 256];
-  fprintf(out, "control: the unmutated plugin %s\n", st->o.plugin);
+  lctx_escaped b;
+  fprintf(out, "control: the unmutated plugin %s\n",
+          lctx_esc(&b, st->o.plugin));
   snprintf(dir, sizeof dir, "%s/conform/control", st->o.out_dir);
   run_conform(st, st->o.plugin, dir, true, &st->control_conform);
   print_kill_line(out, "conform (cases, 1000 random)", &st->control_conform,
@@ -1095,7 +1116,9 @@ static bool run_control(state *st, FILE *out) {
 static void run_mutant(state *st, size_t i, FILE *out) {
   char dir[PATH_CAP + 256];
   mutant *m = &st->mutants[i];
-  fprintf(out, "%s: %s\n", m->name, m->description);
+  lctx_escaped b1, b2;
+  fprintf(out, "%s: %s\n", lctx_esc(&b1, m->name),
+          lctx_esc(&b2, m->description));
   snprintf(dir, sizeof dir, "%s/conform/%s", st->o.out_dir, m->name);
   run_conform(st, m->library, dir, false, &st->conform[i]);
   st->conform[i].row_expected = expected_row(m, st->conform[i].row);
@@ -1121,9 +1144,10 @@ static tally print_conform_summary(const state *st, FILE *out, bool *errors) {
   for (size_t i = 0; i < st->count; i++) {
     const kill_cell *k = &st->conform[i];
     *errors = *errors || k->status == K_ERROR;
+    lctx_escaped b;
     if (k->status != K_KILLED)
       fprintf(out, "  %s %s: %s\n", st->mutants[i].name,
-              STATUS_NAMES[k->status], k->detail);
+              STATUS_NAMES[k->status], lctx_esc(&b, k->detail));
     else if (k->seconds > st->o.limit)
       fprintf(out, "  %s killed only after %.2f s\n", st->mutants[i].name,
               k->seconds);
@@ -1151,10 +1175,12 @@ static bool print_fuzz_summary(const state *st, FILE *out, bool *errors) {
       *errors = *errors || k->status == K_ERROR;
       if (k->status == K_KILLED)
         continue;
+      lctx_escaped b1, b2;
       fprintf(out, "  missed %s: %s (%s)\n", st->mutants[i].name,
-              st->mutants[i].note[0] ? st->mutants[i].note
-                                     : "no reason recorded in the list",
-              k->reached[0] ? k->reached : k->detail);
+              lctx_esc(&b1, st->mutants[i].note[0]
+                                ? st->mutants[i].note
+                                : "no reason recorded in the list"),
+              lctx_esc(&b2, k->reached[0] ? k->reached : k->detail));
     }
   }
   return fuzz_short;
@@ -1164,12 +1190,13 @@ static bool print_fuzz_summary(const state *st, FILE *out, bool *errors) {
  * returns whether all went as required. */
 static bool run_all(state *st, FILE *out) {
   bool fuzz = st->o.fuzz_seconds > 0;
+  lctx_escaped b1, b2;
   fprintf(out, "lctx mutants: %zu mutants (%s), conform kill limit %.3g s%s\n",
-          st->count, st->o.list_path, st->o.limit,
+          st->count, lctx_esc(&b1, st->o.list_path), st->o.limit,
           fuzz ? ", with fuzz_differential" : "");
   if (fuzz)
-    fprintf(out, "  fuzzing: %s, %.0f s per run, -seed=%llu\n", st->o.fuzzer,
-            st->o.fuzz_seconds, st->o.fuzz_seed);
+    fprintf(out, "  fuzzing: %s, %.0f s per run, -seed=%llu\n",
+            lctx_esc(&b1, st->o.fuzzer), st->o.fuzz_seconds, st->o.fuzz_seed);
   fflush(out);
   bool control_ok = !st->o.control || run_control(st, out);
   for (size_t i = 0; i < st->count; i++)
@@ -1182,8 +1209,8 @@ static bool run_all(state *st, FILE *out) {
   bool errors = false;
   tally c = print_conform_summary(st, out, &errors);
   bool fuzz_short = print_fuzz_summary(st, out, &errors);
-  fprintf(out, "reports: %s, %s%s\n", json_path, md_path,
-          written ? "" : " (COULD NOT BE WRITTEN)");
+  fprintf(out, "reports: %s, %s%s\n", lctx_esc(&b1, json_path),
+          lctx_esc(&b2, md_path), written ? "" : " (COULD NOT BE WRITTEN)");
   bool pass = control_ok && !errors && written && c.killed == c.total &&
               c.slow == 0 && !fuzz_short;
   fprintf(out, "result: %s\n", pass ? "PASS" : "FAIL");

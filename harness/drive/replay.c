@@ -6,6 +6,7 @@
 
 #include "case_bytes.h"
 #include "case_text.h"
+#include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "findings.h"
@@ -55,10 +56,13 @@ static void replay_one(void *user, const char *path) {
   base = base ? base + 1 : path;
   if (strcmp(base, "README.md") == 0)
     return;
-  char *data = NULL;
+  char *data = NULL, why[4500];
   size_t n = 0;
-  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &data, &n, NULL)) {
-    fprintf(r->out, "ERROR %s: cannot read\n", path);
+  lctx_buf e;
+  lctx_buf_init(&e, why, sizeof why);
+  lctx_escaped b1, b2;
+  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &data, &n, &e)) {
+    fprintf(r->out, "ERROR %s\n", lctx_esc(&b1, why));
     r->failures++;
     return;
   }
@@ -69,14 +73,19 @@ static void replay_one(void *user, const char *path) {
     return;
   if (failed && strstr(r->result.key, "/no-implementation")) {
     /* Not a finding: the target cannot run here at all. */
-    fprintf(r->err, "lctx replay: %s\n", r->result.report);
+    fprintf(r->err, "lctx replay: ");
+    lctx_escape_lines(r->err, "", r->result.report);
     r->unusable = true;
   } else if (r->result.failed) {
     r->failures++;
-    fprintf(r->out, "FINDING %s\n  key: %s\n%s\n", path, r->result.key,
-            r->result.report);
+    fprintf(r->out, "FINDING %s\n  key: %s\n", lctx_esc(&b1, path),
+            lctx_esc(&b2, r->result.key));
+    lctx_escape_lines(r->out, "", r->result.report);
+    size_t k = strlen(r->result.report);
+    if (k && r->result.report[k - 1] == '\n')
+      fputc('\n', r->out); /* the blank line after a report */
   } else if (r->verbose) {
-    fprintf(r->out, "ok %s\n", path);
+    fprintf(r->out, "ok %s\n", lctx_esc(&b1, path));
   }
 }
 
@@ -84,11 +93,12 @@ static void replay_one(void *user, const char *path) {
 static int replay_operand(replay_ctx *r, const lctx_fuzz_target *given,
                           const char *path) {
   r->target = given ? given : lctx_findings_target_of_path(path);
+  lctx_escaped b;
   if (!r->target) {
     fprintf(r->err,
             "lctx replay: %s: cannot tell the target from the path; "
             "give --target\n",
-            path);
+            lctx_esc(&b, path));
     return LCTX_EXIT_USAGE;
   }
   if (lctx_sys_is_dir(path)) {
@@ -96,7 +106,8 @@ static int replay_operand(replay_ctx *r, const lctx_fuzz_target *given,
   } else if (lctx_sys_is_file(path)) {
     replay_one(r, path);
   } else {
-    fprintf(r->err, "lctx replay: %s: no such file or directory\n", path);
+    fprintf(r->err, "lctx replay: %s: no such file or directory\n",
+            lctx_esc(&b, path));
     return LCTX_EXIT_USAGE;
   }
   return r->unusable ? LCTX_EXIT_USAGE : LCTX_EXIT_OK;
@@ -107,7 +118,9 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   if (o->target) {
     given = lctx_fuzz_target_find(o->target);
     if (!given) {
-      fprintf(err, "lctx replay: --target: unknown target '%s'\n", o->target);
+      lctx_escaped b;
+      fprintf(err, "lctx replay: --target: unknown target '%s'\n",
+              lctx_esc(&b, o->target));
       return LCTX_EXIT_USAGE;
     }
   }
@@ -147,13 +160,10 @@ static bool read_finding(const char *finding, char *input, size_t cap,
   char why[4500];
   lctx_buf e;
   lctx_buf_init(&e, why, sizeof why);
-  errno = 0;
   if (lctx_file_read(input, LCTX_FINDINGS_MAX_INPUT, data, size, &e))
     return true;
-  if (errno)
-    fprintf(err, "lctx promote: %s: cannot read: %s\n", input, strerror(errno));
-  else
-    fprintf(err, "lctx promote: %s\n", why);
+  lctx_escaped b;
+  fprintf(err, "lctx promote: %s\n", lctx_esc(&b, why));
   return false;
 }
 
@@ -194,7 +204,8 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
       fprintf(f, "# Regression of fuzz_model: %s\n# key: %s\n%s", input,
               failing ? r->result.key : "(passes now)", text);
       fclose(f);
-      fprintf(r->out, "readable twin: %s\n", path);
+      lctx_escaped shown;
+      fprintf(r->out, "readable twin: %s\n", lctx_esc(&shown, path));
     }
   }
   free(c);
@@ -210,8 +221,9 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
   stem_of(r, o->name, failing, data, size, stem, sizeof stem);
   snprintf(dir, sizeof dir, "%s/%s",
            o->to ? o->to : LCTX_SOURCE_DIR "/corpus/regressions", name);
+  lctx_escaped b1, b2;
   if (!lctx_sys_mkdir_p(dir)) {
-    fprintf(r->err, "lctx promote: %s: cannot create: %s\n", dir,
+    fprintf(r->err, "lctx promote: %s: cannot create: %s\n", lctx_esc(&b1, dir),
             strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -220,11 +232,12 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
                                                           : ".lspec";
   snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
   if (!lctx_sys_write_file(path, data, size)) {
-    fprintf(r->err, "lctx promote: %s: cannot write: %s\n", path,
+    fprintf(r->err, "lctx promote: %s: cannot write: %s\n", lctx_esc(&b1, path),
             strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  fprintf(r->out, "promoted %s -> %s\n", input, path);
+  fprintf(r->out, "promoted %s -> %s\n", lctx_esc(&b1, input),
+          lctx_esc(&b2, path));
   if (strcmp(name, "fuzz_model") == 0)
     write_twin(r, dir, stem, input, data, size, failing);
   fprintf(r->out, "%s\n",
@@ -246,6 +259,7 @@ int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
   if (r) {
     r->out = out;
     r->err = err;
+    lctx_escaped b;
     r->target = o->target ? lctx_fuzz_target_find(o->target)
                           : lctx_findings_target_of_path(o->finding);
     if (r->target)
@@ -255,7 +269,7 @@ int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
               "lctx promote: cannot tell the target of %s; give --target "
               "fuzz_model|fuzz_case_text|fuzz_spec|fuzz_differential|"
               "fuzz_lowering\n",
-              o->finding);
+              lctx_esc(&b, o->finding));
     lctx_fuzzrun_free(r->run);
   }
   free(r);

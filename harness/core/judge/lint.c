@@ -5,6 +5,7 @@
 
 #include "case_text.h"
 #include "domain.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +190,12 @@ bool lctx_lint_file(const lctx_rulefile *file, lctx_lint_report *report,
 
 static void append_outcome(lctx_buf *out, const lctx_outcome *o) {
   if (o->kind == LCTX_OUTCOME_RAISE) {
+    char text[LCTX_OUTCOME_TEXT_MAX + 128];
+    lctx_buf t;
+    lctx_buf_init(&t, text, sizeof text);
+    lctx_outcome_format(o, &t);
     lctx_buf_append_cstr(out, "raises ");
-    lctx_outcome_format(o, out);
+    lctx_escape_append(out, text, t.length); /* a message may hold '\n' */
   } else {
     lctx_buf_append_cstr(out, "succeeds");
   }

@@ -3,6 +3,8 @@
  */
 #include "oracle.h"
 
+#include "escape.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,9 +374,13 @@ void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
       lctx_buf wb;
       lctx_buf_init(&wb, why, sizeof why);
       lctx_buf_append_cstr(out, "  allows: ");
-      if (lctx_spec_render(&row->outcomes[j], features, rendered, &wb))
-        lctx_outcome_format(rendered, out);
-      else
+      if (lctx_spec_render(&row->outcomes[j], features, rendered, &wb)) {
+        char shown[LCTX_OUTCOME_TEXT_MAX + 128]; /* a message may hold '\n' */
+        lctx_buf sb;
+        lctx_buf_init(&sb, shown, sizeof shown);
+        lctx_outcome_format(rendered, &sb);
+        lctx_escape_append(out, shown, sb.length);
+      } else
         lctx_buf_append_cstr(out, why);
       lctx_buf_append_char(out, '\n');
     }

@@ -3,6 +3,7 @@
  */
 #include "spec.h"
 
+#include "escape.h"
 #include "file.h"
 
 #include <ctype.h>
@@ -485,7 +486,9 @@ bool lctx_spec_load_or_report(const char *path, lctx_spec *out, const char *who,
   lctx_buf_init(&e, message, sizeof message);
   if (lctx_spec_load(path, out, &e))
     return true;
-  fprintf(err, "%s: %s\n", who, message);
+  fprintf(err, "%s: ", who);
+  lctx_escape_write(err, message, strlen(message));
+  fputc('\n', err);
   return false;
 }
 
