@@ -86,6 +86,17 @@ done
 # innocent case meets a duplicate first is a race; only the end is pinned.
 rc=$(cat "$tmp/program-fork.rc")
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "program-fork: exit $rc"
+# A clean terminal: the escape mode's ESC, BEL, C1 bytes and forged
+# "result: PASS" line reach lctx's output only as \xNN text.
+for name in plugin-escape program-escape; do
+  "$PY" -c 'import re,sys
+b=open(sys.argv[1],"rb").read()
+assert not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", b), "raw control byte"
+assert not re.search(rb"(^|\n)result: PASS", b), "forged PASS line"
+assert re.search(rb"\nresult: FAIL\n", b), "no FAIL line"
+assert b"\\x1b" in b, "the escaped form is missing"' "$tmp/$name.out" ||
+    fail "$name: the terminal output is not clean"
+done
 grep -q hostile-print "$tmp/plugin-escape/implementation.log" ||
   fail "the plugin's output is not in implementation.log"
 grep -q hostile-print "$tmp/program-escape/implementation.log" ||

@@ -7,6 +7,7 @@
 #include "conform.h"
 #include "exit.h"
 #include "lctx/lctx.h"
+#include "numbers.h"
 #include "options.h"
 
 #include <string.h>
@@ -46,29 +47,9 @@ static bool parse_ops(const char *v, void *target, char *why, size_t n) {
   return true;
 }
 
-/* Digits only, at most 9 of them, from `*p` up to a character not a digit;
- * false when there is none. */
-static bool take_count(const char **p, unsigned *value) {
-  unsigned v = 0;
-  size_t digits = 0;
-  for (; **p >= '0' && **p <= '9' && digits < 10; (*p)++, digits++)
-    v = v * 10 + (unsigned)(**p - '0');
-  *value = v;
-  return digits > 0 && digits < 10;
-}
-
 static bool parse_shard(const char *v, void *target, char *why, size_t n) {
   lctx_conform_options *o = target;
-  unsigned si, sn;
-  const char *p = v;
-  if (!take_count(&p, &si) || *p++ != '/' || !take_count(&p, &sn) || *p ||
-      sn == 0 || si == 0 || si > sn) {
-    snprintf(why, n, "'%s' is not I/N with 1 <= I <= N", v);
-    return false;
-  }
-  o->shard_i = si;
-  o->shard_n = sn;
-  return true;
+  return lctx_numbers_parse_shard(v, &o->shard_i, &o->shard_n, why, n);
 }
 
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {

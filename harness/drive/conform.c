@@ -13,7 +13,9 @@
 
 #include "case_json.h"
 #include "case_text.h"
+#include "dirlist.h"
 #include "domain.h"
+#include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "impl.h"
@@ -22,7 +24,6 @@
 #include "lctx/lctx.h"
 #include "oracle.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -36,10 +37,6 @@
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
-/* The most conformance case files a run reads. */
-#define MAX_CASE_FILES 4096
-/* The largest conformance case file. */
-#define MAX_CASE_FILE_BYTES (1u << 20)
 
 static const char *const VERDICT_NAMES[LCTX_CONFORM_VERDICT_COUNT] = {
     "pass",  "fail",    "xfail",       "xpass",
@@ -64,7 +61,8 @@ typedef struct run {
   bool xfail[LCTX_SPEC_MAX_ROWS];
   char xfail_reason[LCTX_SPEC_MAX_ROWS][160];
   size_t global_index; /* cases offered so far, for the shard */
-  /* The conformance case files in name order (the source "cases"). */
+  /* The conformance case files ("DIR/NAME") in name order (the source
+   * "cases"), from lctx_dirlist_read. */
   char **case_names;
   size_t case_count;
   /* The batch. */
@@ -134,7 +132,8 @@ static json_t *json_text(const char *s) {
  * LCTX_EXIT_USAGE. */
 static void write_failed(run *r, const char *path, int errnum) {
   r->report->write_failed = true;
-  fprintf(r->err, "lctx conform: %s: cannot write: %s\n", path,
+  lctx_escaped esc;
+  fprintf(r->err, "lctx conform: %s: cannot write: %s\n", lctx_esc(&esc, path),
           strerror(errnum ? errnum : EIO));
 }
 
@@ -186,9 +185,12 @@ static void note_first(run *r, size_t row, size_t b, size_t op,
              r->batch_source[b], r->batch_index[b], op, VERDICT_NAMES[v],
              detail ? detail : "");
   if (strcmp(r->batch_source[b], "cases") == 0 &&
-      r->batch_index[b] < r->case_count)
+      r->batch_index[b] < r->case_count) {
+    const char *path = r->case_names[r->batch_index[b]];
+    const char *slash = strrchr(path, '/');
     snprintf(s->first_case, sizeof s->first_case, "%s",
-             r->case_names[r->batch_index[b]]);
+             slash ? slash + 1 : path);
+  }
 }
 
 static size_t find_row(const run *r, const char *id) {
@@ -434,53 +436,29 @@ static bool domain_visit(void *user, const lctx_case *c) {
   return offer(r, "domain", r->report->source_cases[1]++, c);
 }
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Lists the .case files of the cases directory into r->case_names, sorted;
- * false when the directory cannot be read (reported on err). */
-static bool list_case_files(run *r, FILE *err) {
-  DIR *d = opendir(r->o.cases_dir);
-  if (!d) {
-    fprintf(err, "lctx conform: %s: cannot open: %s\n", r->o.cases_dir,
-            strerror(errno));
-    return false;
-  }
-  r->case_names = calloc(MAX_CASE_FILES, sizeof *r->case_names);
-  for (struct dirent *e;
-       r->case_names && r->case_count < MAX_CASE_FILES && (e = readdir(d));) {
-    size_t n = strlen(e->d_name);
-    if (n > 5 && strcmp(e->d_name + n - 5, ".case") == 0)
-      r->case_names[r->case_count++] = strdup(e->d_name);
-  }
-  closedir(d);
-  if (!r->case_names) {
-    fprintf(err, "lctx conform: %s: out of memory\n", r->o.cases_dir);
-    return false;
-  }
-  qsort(r->case_names, r->case_count, sizeof *r->case_names, compare_names);
-  return true;
-}
-
-/* Parses and offers every .case file of the directory; false on a bad
- * file (reported on err). */
+/* Parses and offers every .case file of the directory, in name order;
+ * false on a folder that cannot be listed or a bad file (said on err). */
 static bool run_case_files(run *r, FILE *err) {
-  if (!list_case_files(r, err))
+  char e[1024];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  lctx_escaped esc;
+  r->case_names =
+      lctx_dirlist_read(r->o.cases_dir, ".case", &r->case_count, &eb);
+  if (!r->case_names) {
+    fprintf(err, "lctx conform: --cases: %s\n", lctx_esc(&esc, e));
     return false;
+  }
   for (size_t i = 0; i < r->case_count; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", r->o.cases_dir, r->case_names[i]);
-    char e[1024];
-    lctx_buf eb;
+    const char *path = r->case_names[i];
     lctx_buf_init(&eb, e, sizeof e);
     char *text;
     size_t n;
-    bool ok = lctx_file_read(path, MAX_CASE_FILE_BYTES, &text, &n, &eb) &&
+    bool ok = lctx_file_read(path, LCTX_CASE_FILE_MAX, &text, &n, &eb) &&
               lctx_case_parse(text, n, path, &r->scratch, &eb);
     free(text);
     if (!ok) {
-      fprintf(err, "lctx conform: %s\n", e);
+      fprintf(err, "lctx conform: %s\n", lctx_esc(&esc, e));
       return false;
     }
     offer(r, "cases", r->report->source_cases[0]++, &r->scratch);
@@ -524,12 +502,17 @@ static void xml_escape(FILE *f, const char *s) {
   }
 }
 
+/* The stamp as one line of text, outside text escaped (it goes to the
+ * terminal and into TAP's comment line). */
 static void stamp_text(const run *r, FILE *f, const char *prefix) {
+  lctx_escaped file, version, name, impl_version;
   fprintf(f,
           "%sspec %s (version %s), lctx %s, implementation %s %s (%s), seed "
           "%llu%s\n",
-          prefix, r->spec.filename, r->spec.version, LCTX_VERSION_STRING,
-          r->info->name, r->info->version, r->info->kind, r->o.seed,
+          prefix, lctx_esc(&file, r->spec.filename),
+          lctx_esc(&version, r->spec.version), LCTX_VERSION_STRING,
+          lctx_esc(&name, r->info->name),
+          lctx_esc(&impl_version, r->info->version), r->info->kind, r->o.seed,
           r->report->interrupted ? ", INTERRUPTED" : "");
 }
 
@@ -724,6 +707,7 @@ static void write_json(const run *r, FILE *f) {
  * first failure, and the first failure of the run. */
 static void print_table(const run *r) {
   const lctx_conform_report *rep = r->report;
+  lctx_escaped esc;
   FILE *out = r->out;
   fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
           "fail", "xfail", "xpass", "crash", "timeout", "unsupported", "flaky");
@@ -739,7 +723,8 @@ static void print_table(const run *r) {
   }
   for (size_t i = 0; i < r->spec.row_count; i++) {
     if (rep->rows[i].first[0] && row_failed(&rep->rows[i]))
-      fprintf(out, "%s: %s\n", r->spec.rows[i].id, rep->rows[i].first);
+      fprintf(out, "%s: %s\n", r->spec.rows[i].id,
+              lctx_esc(&esc, rep->rows[i].first));
   }
   if (rep->failed_once)
     fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
@@ -751,6 +736,7 @@ static void print_table(const run *r) {
 
 static void print_summary(const run *r, bool ok, bool failed) {
   const lctx_conform_report *rep = r->report;
+  lctx_escaped dir;
   const size_t *t = rep->totals;
   size_t dropped = 0;
   for (size_t i = 0; i < r->spec.row_count; i++)
@@ -777,7 +763,7 @@ static void print_summary(const run *r, bool ok, bool failed) {
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
           t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "",
-          r->o.report_dir, not_kept,
+          lctx_esc(&dir, r->o.report_dir), not_kept,
           !ok                   ? "ERROR (bad input or a report not written, "
                                   "see above)"
           : rep->interrupted    ? "INTERRUPTED (reports hold what ran)"
@@ -859,8 +845,12 @@ static bool xfail_line(run *r, const char *line, size_t n, int number,
     row = lctx_spec_find(&r->spec, id);
   }
   if (!row) {
-    fprintf(err, "lctx conform: %s:%d:%zu: unknown spec row '%.*s'\n",
-            r->o.xfail_path, number, p + 1, (int)(end - p), line + p);
+    lctx_escaped file, row_id;
+    char typed[LCTX_SPEC_MAX_ID + 8];
+    snprintf(typed, sizeof typed, "%.*s", (int)(end - p), line + p);
+    fprintf(err, "lctx conform: %s:%d:%zu: unknown spec row '%s'\n",
+            lctx_esc(&file, r->o.xfail_path), number, p + 1,
+            lctx_esc(&row_id, typed));
     return false;
   }
   size_t reason = end;
@@ -870,8 +860,9 @@ static bool xfail_line(run *r, const char *line, size_t n, int number,
   while (stop > reason && (line[stop - 1] == '\r' || line[stop - 1] == ' '))
     stop--;
   if (reason == stop) {
+    lctx_escaped file;
     fprintf(err, "lctx conform: %s:%d:%zu: row %s needs a reason\n",
-            r->o.xfail_path, number, end + 1, id);
+            lctx_esc(&file, r->o.xfail_path), number, end + 1, id);
     return false;
   }
   size_t index = (size_t)(row - r->spec.rows);
@@ -889,7 +880,8 @@ static bool load_xfail(run *r, FILE *err) {
   char *text;
   size_t length;
   if (!lctx_file_read(r->o.xfail_path, 1u << 20, &text, &length, &eb)) {
-    fprintf(err, "lctx conform: --xfail: %s\n", e);
+    lctx_escaped esc;
+    fprintf(err, "lctx conform: --xfail: %s\n", lctx_esc(&esc, e));
     return false;
   }
   bool ok = true;
@@ -951,8 +943,10 @@ static bool open_impl(run *r, FILE *err) {
   r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
                            : lctx_impl_open_process(r->o.command, &io, &eb);
   if (!r->impl) {
+    lctx_escaped which, why;
     fprintf(err, "lctx conform: %s: %s\n",
-            r->o.impl_path ? r->o.impl_path : r->o.command, e);
+            lctx_esc(&which, r->o.impl_path ? r->o.impl_path : r->o.command),
+            lctx_esc(&why, e));
     return false;
   }
   r->info = lctx_impl_get_info(r->impl);
@@ -963,11 +957,13 @@ static bool open_impl(run *r, FILE *err) {
 /* Takes REPORT_DIR/.lock for the run, naming it there; false (said on
  * err) when another run holds it. */
 static bool lock_report_dir(run *r, FILE *err) {
+  lctx_escaped esc;
   char path[4200];
   snprintf(path, sizeof path, "%s/.lock", r->o.report_dir);
   r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
   if (r->lock_fd < 0) {
-    fprintf(err, "lctx conform: %s: cannot open: %s\n", path, strerror(errno));
+    fprintf(err, "lctx conform: %s: cannot open: %s\n", lctx_esc(&esc, path),
+            strerror(errno));
     return false;
   }
   if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
@@ -975,13 +971,12 @@ static bool lock_report_dir(run *r, FILE *err) {
     ssize_t n = pread(r->lock_fd, holder, sizeof holder - 1, 0);
     holder[n > 0 ? n : 0] = '\0';
     holder[strcspn(holder, "\n")] = '\0';
-    for (char *p = holder; *p; p++)
-      if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-        *p = '?';
+    lctx_escaped who;
     fprintf(err,
             "lctx conform: --report-dir %s is in use by another run (%s); "
             "wait for it or choose another folder\n",
-            r->o.report_dir, holder[0] ? holder : "unknown");
+            lctx_esc(&esc, r->o.report_dir),
+            holder[0] ? lctx_esc(&who, holder) : "unknown");
     return false;
   }
   char when[32] = "";
@@ -994,7 +989,8 @@ static bool lock_report_dir(run *r, FILE *err) {
                    (long)getpid(), when);
   if (ftruncate(r->lock_fd, 0) != 0 ||
       pwrite(r->lock_fd, line, (size_t)n, 0) != n) {
-    fprintf(err, "lctx conform: %s: cannot write: %s\n", path, strerror(errno));
+    fprintf(err, "lctx conform: %s: cannot write: %s\n", lctx_esc(&esc, path),
+            strerror(errno));
     return false;
   }
   return true;
@@ -1002,12 +998,13 @@ static bool lock_report_dir(run *r, FILE *err) {
 
 /* Opens results.jsonl and writes its stamp line. */
 static bool open_stream(run *r, FILE *err) {
+  lctx_escaped esc;
   snprintf(r->stream_path, sizeof r->stream_path, "%s/results.jsonl",
            r->o.report_dir);
   r->stream = fopen(r->stream_path, "w");
   if (!r->stream) {
-    fprintf(err, "lctx conform: %s: cannot write: %s\n", r->stream_path,
-            strerror(errno));
+    fprintf(err, "lctx conform: %s: cannot write: %s\n",
+            lctx_esc(&esc, r->stream_path), strerror(errno));
     return false;
   }
   json_t *h = json_stamp(r);
@@ -1030,8 +1027,9 @@ static bool set_up(run *r, FILE *err) {
     return false;
   }
   if (!lctx_sys_mkdir_p(r->o.report_dir)) {
-    fprintf(err, "lctx conform: --report-dir: %s: %s\n", r->o.report_dir,
-            strerror(errno));
+    lctx_escaped esc;
+    fprintf(err, "lctx conform: --report-dir: %s: %s\n",
+            lctx_esc(&esc, r->o.report_dir), strerror(errno));
     return false;
   }
   return lock_report_dir(r, err) && open_impl(r, err) && open_stream(r, err);
@@ -1046,9 +1044,7 @@ static void tear_down(run *r) {
   if (r->lock_fd >= 0)
     close(r->lock_fd);
   lctx_irjudge_free(r->judge);
-  for (size_t i = 0; i < r->case_count; i++)
-    free(r->case_names[i]);
-  free(r->case_names);
+  lctx_dirlist_free(r->case_names);
 }
 
 //===----------------------------------------------------------------------===//
