@@ -7,7 +7,8 @@
 # implementation's output goes to implementation.log and not to lctx's, no
 # process of the implementation is left after the run, and lctx's peak
 # resident memory stays under 256 MB with a peer that claims a 1 GB record
-# or writes a 100 MB line (measured by a python3 wrapper through
+# or writes a 100 MB line, or returns valid 1 MiB modules for every lowering
+# (measured by a python3 wrapper through
 # getrusage(RUSAGE_CHILDREN), with ASan's quarantine held to 16 MB).
 # Usage: test_hostile_impl.sh LCTX HOSTILE_PLUGIN SOURCE_DIR
 set -u
@@ -108,7 +109,16 @@ for mode in huge_record garbage; do
 done
 run program-huge_record huge_record --cmd "$PY $SRC/tests/impls/hostile_impl.py $word"
 check program-huge_record 3
-for name in plugin-huge_record program-huge_record; do
+# Valid modules of 1 MiB for every lowering: lctx judges them in parts, so
+# its memory stays bounded (LCTX_IMPL_MODULE_BUDGET), and they pass.
+run plugin-big_mlir big_mlir --impl "$tmp/lib$word.so" --random 3000
+check plugin-big_mlir 0
+[ "$(cat "$tmp/plugin-big_mlir.rc")" = 0 ] ||
+  fail "plugin-big_mlir: exit $(cat "$tmp/plugin-big_mlir.rc"): $(tail -3 "$tmp/plugin-big_mlir.out")"
+"$PY" -c 'import json,sys
+assert json.load(open(sys.argv[1]))["modules_judged"] >= 100' \
+  "$tmp/plugin-big_mlir/report.json" || fail "plugin-big_mlir: too few modules judged (fewer than 100)"
+for name in plugin-huge_record program-huge_record plugin-big_mlir; do
   [ "$(cat "$tmp/$name.rss")" -lt 262144 ] ||
     fail "$name: peak resident memory $(cat "$tmp/$name.rss") KB, want < 256 MB"
 done

@@ -204,9 +204,9 @@ static size_t find_row(const run *r, const char *id) {
 /* Sends the module of every lower_per_platform operation of the batch that
  * has one to the judge process (irjudge.h); the verdicts are read by
  * judge_ir. */
-static void judge_modules(run *r) {
+static void judge_modules(run *r, size_t from, size_t to) {
   size_t n = 0;
-  for (size_t b = 0; b < r->batch_count; b++) {
+  for (size_t b = from; b < to; b++) {
     const lctx_case *c = r->batch_ptrs[b];
     const lctx_case_result *res = &r->results[b];
     for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
@@ -340,9 +340,9 @@ static void count_verdict(run *r, size_t b, size_t i, size_t row,
   }
 }
 
-static void judge_batch(run *r) {
-  judge_modules(r);
-  for (size_t b = 0; b < r->batch_count; b++) {
+static void judge_batch(run *r, size_t from, size_t to) {
+  judge_modules(r, from, to);
+  for (size_t b = from; b < to; b++) {
     const lctx_case *c = r->batch_ptrs[b];
     lctx_feature_state state;
     lctx_classify_init(&state, c);
@@ -367,8 +367,17 @@ static void judge_batch(run *r) {
 static void flush_batch(run *r) {
   if (r->batch_count == 0)
     return;
-  lctx_impl_run(r->impl, r->batch_ptrs, r->batch_count, r->results);
-  judge_batch(r);
+  /* The implementation may hand back fewer cases than asked (its modules
+   * reached the budget): judge those, let their modules go, run the rest. */
+  for (size_t from = 0; from < r->batch_count;) {
+    size_t done = lctx_impl_run(r->impl, r->batch_ptrs + from,
+                                r->batch_count - from, r->results + from);
+    size_t to = done ? from + done : r->batch_count;
+    judge_batch(r, from, to);
+    for (size_t b = from; b < to; b++)
+      lctx_case_result_release(&r->results[b]);
+    from = to;
+  }
   r->report->cases_run += r->batch_count;
   r->batch_count = 0;
   if (r->o.handle_signals && lctx_sys_interrupted())

@@ -62,6 +62,8 @@ struct lctx_impl {
   double timeout;
   size_t memory_limit_mb;
   size_t restarts, recycles;
+  /* Bytes of modules handed to results in this lctx_impl_run. */
+  size_t held;
   bool is_plugin;
   bool process_per_case;
   /* Plugin. */
@@ -408,6 +410,14 @@ void lctx_case_result_release(lctx_case_result *result) {
     free(result->mlir[k]);
     result->mlir[k] = NULL;
   }
+}
+
+/* Adds the bytes of the modules `res` holds to impl->held; true when the
+ * modules of this lctx_impl_run reached LCTX_IMPL_MODULE_BUDGET. */
+static bool over_budget(lctx_impl *impl, const lctx_case_result *res) {
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++)
+    impl->held += res->mlir[k] ? strlen(res->mlir[k]) : 0;
+  return impl->held >= LCTX_IMPL_MODULE_BUDGET;
 }
 
 /* A heap copy of `n` bytes plus a NUL; NULL when out of memory. */
@@ -1018,28 +1028,31 @@ static bool recycle_if_big(lctx_impl *impl) {
   return true;
 }
 
-static void run_plugin(lctx_impl *impl, const lctx_case *const *cases, size_t n,
-                       lctx_case_result *results) {
+static size_t run_plugin(lctx_impl *impl, const lctx_case *const *cases,
+                         size_t n, lctx_case_result *results) {
   size_t next = 0; /* first case without a result */
   while (next < n) {
     if (!ensure_worker(impl, results, next, n))
-      return;
+      return n;
     /* Queue every remaining case. */
     queue_cases(impl, cases, next, n);
     while (next < n) {
       int r = await_result(impl, cases[next], &results[next]);
-      if (r != PUMP_DONE) {
+      bool lost = r != PUMP_DONE;
+      if (lost) {
         lose_worker(impl, r, &results[next]);
         if (results[next].cases_before > 0)
           rerun_plugin_case(impl, cases[next], &results[next]);
-        next++;
-        break; /* go on with the next case, in a fresh worker */
       }
-      next++;
-      if (recycle_if_big(impl))
-        break;
+      if (over_budget(impl, &results[next++]) && next < n) {
+        stop_peer(impl, NULL, 0); /* it holds cases this call gives back */
+        return next;
+      }
+      if (lost || recycle_if_big(impl))
+        break; /* go on with the next case, in a fresh worker */
     }
   }
+  return n;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1517,15 +1530,17 @@ static void recycle_program_if_big(lctx_impl *impl) {
   }
 }
 
-static void run_process(lctx_impl *impl, const lctx_case *const *cases,
-                        size_t n, lctx_case_result *results) {
+static size_t run_process(lctx_impl *impl, const lctx_case *const *cases,
+                          size_t n, lctx_case_result *results) {
   char why[512];
   if (impl->process_per_case) {
     for (size_t i = 0; i < n; i++) {
       stop_peer(impl, NULL, 0);
       run_one(impl, cases[i], &results[i]);
+      if (over_budget(impl, &results[i]))
+        return i + 1;
     }
-    return;
+    return n;
   }
   /* A single case is run as in isolation, where a failure after other
    * cases were served leads to a run alone. */
@@ -1533,7 +1548,7 @@ static void run_process(lctx_impl *impl, const lctx_case *const *cases,
     int code = process_batch(impl, cases, n, results, why, sizeof why);
     if (code == PUMP_DONE) {
       recycle_program_if_big(impl);
-      return;
+      return n; /* one answer line: its modules are bounded by its size */
     }
     stop_peer(impl, NULL, 0);
     impl->restarts++;
@@ -1547,7 +1562,10 @@ static void run_process(lctx_impl *impl, const lctx_case *const *cases,
         results[i].cases_before > 0)
       rerun_process_case(impl, cases[i], &results[i]);
     recycle_program_if_big(impl);
+    if (over_budget(impl, &results[i]))
+      return i + 1;
   }
+  return n;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1558,18 +1576,17 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl) {
   return &impl->info;
 }
 
-void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
-                   lctx_case_result *results) {
+size_t lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
+                     lctx_case_result *results) {
   if (n == 0)
-    return;
+    return 0;
   for (size_t i = 0; i < n; i++) {
     lctx_case_result_release(&results[i]);
     results[i].cases_before = 0;
   }
-  if (impl->is_plugin)
-    run_plugin(impl, cases, n, results);
-  else
-    run_process(impl, cases, n, results);
+  impl->held = 0;
+  return impl->is_plugin ? run_plugin(impl, cases, n, results)
+                         : run_process(impl, cases, n, results);
 }
 
 size_t lctx_impl_restarts(const lctx_impl *impl) {

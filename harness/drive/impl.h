@@ -99,11 +99,19 @@ int lctx_split_command(const char *line, char *storage, size_t storage_size,
 /// The implementation's name, version and operations.
 const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 
-/// Runs `n` cases; fills `results[i]` for each (releasing what they held).
-/// Restarts the worker or program as needed. `results` must be zeroed
-/// before its first use.
-void lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
-                   lctx_case_result *results);
+/// The modules one lctx_impl_run hands back, in bytes, before it stops
+/// early (so that lctx's memory stays bounded whatever the implementation
+/// returns).
+#define LCTX_IMPL_MODULE_BUDGET (32u << 20)
+
+/// Runs the first of `n` cases, and the next ones while the modules their
+/// results hold stay under LCTX_IMPL_MODULE_BUDGET; fills `results[i]` for
+/// each case run (releasing what they held) and returns how many that is
+/// (1 to `n`; 0 when `n` is 0). The caller judges them, releases them, and
+/// runs the rest. Restarts the worker or program as needed. `results` must
+/// be zeroed before its first use.
+size_t lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
+                     lctx_case_result *results);
 
 /// Process implementations only: start a fresh program for every case (to
 /// measure what batching saves). Off by default.

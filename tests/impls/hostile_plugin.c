@@ -22,6 +22,8 @@
  *   nul_text     (M) a NUL byte inside the outcome text
  *   long_text    (M) text_length beyond the capacity
  *   long_mlir    (M) lower_per_platform's mlir_length beyond the capacity
+ *   big_mlir         lower_per_platform's module padded with a comment to
+ *                    fill the whole capacity (valid, and 1 MiB each)
  * With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its
  * pid there, so that a test can check none is left.
  * Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
@@ -228,6 +230,12 @@ static lctx_impl_status w_lower(void *p, const lctx_impl_lowering *lowering,
     *length = nested_module(mlir, capacity, w->regions, 30000);
   if (mode_is(w, "long_mlir", true) && mlir)
     *length = capacity + 7;
+  if (mode_is(w, "big_mlir", false) && st == 0 && mlir && *length > 0 &&
+      *length + 4 < capacity) {
+    memcpy(mlir + *length, "\n//", 3);
+    memset(mlir + *length + 3, 'x', capacity - *length - 4);
+    *length = capacity - 1;
+  }
   return misbehave(w, st, out);
 }
 
