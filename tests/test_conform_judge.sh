@@ -13,7 +13,8 @@
 #   - --keep-failures N keeps N verdicts per row in results.jsonl and counts
 #     the rest;
 #   - --shard is parsed strictly; an xfail line of any length is read at its
-#     own line; an xfail folder and an over-long --report-dir are refused.
+#     own line; an xfail folder or FIFO and an over-long --report-dir are
+#     refused, a FIFO among the cases is skipped, never waited on.
 # Usage: test_conform_judge.sh LCTX EXAMPLE_PLUGIN SOURCE_DIR
 set -u
 LCTX=$1
@@ -153,6 +154,20 @@ grep -q "xfail:3:1: unknown spec row 'ZZ-9'" "$tmp/x.out" ||
   --report-dir "$tmp/x" >"$tmp/xd.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] || fail "xfail folder: exit $rc, want 2"
+
+# A FIFO as the xfail file, or among the cases, never hangs the run.
+mkfifo "$tmp/xfifo"
+mkdir -p "$tmp/fifocases"
+mkfifo "$tmp/fifocases/a.case"
+timeout 20 "$LCTX" conform --impl "$EXAMPLE" --no-domain --random 1 \
+  --xfail "$tmp/xfifo" --report-dir "$tmp/xf" >"$tmp/xf.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || fail "xfail FIFO: exit $rc, want 2"
+grep -q "not a regular file" "$tmp/xf.out" || fail "xfail FIFO: not named"
+timeout 20 "$LCTX" conform --impl "$EXAMPLE" --no-domain --random 1 \
+  --cases "$tmp/fifocases" --report-dir "$tmp/cf" >"$tmp/cf.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "a FIFO among the cases: exit $rc, want 0 (skipped)"
 
 finish_failures "test_conform_judge: "
 echo "test_conform_judge: ok"

@@ -7,6 +7,8 @@
 #     static or _Thread_local object, at file scope or in a function;
 #   - a layer includes no header of a layer above it (core < ir < drive <
 #     cli), whatever the include paths;
+#   - the default output folders (build/, lctx-conform/, lctx-fuzz/) are
+#     ignored by git;
 #   - every test named in tests/COVERAGE.md exists, and every source file a
 #     document or source comment names under harness/ exists.
 # Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
@@ -91,6 +93,16 @@ for p in $(git ls-files 2>/dev/null | xargs grep -Ioh 'harness/[A-Za-z0-9_/]*\.[
   [ -f "$p" ] || stale="$stale $p"
 done
 [ -z "$stale" ] || fail "documents or comments name files that do not exist:$stale"
+
+# The folders lctx writes by default (conform's and fuzz's reports) and the
+# build are never committed by accident.
+for d in build lctx-conform lctx-fuzz; do
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    git check-ignore -q "$d/x" || fail ".gitignore does not ignore $d/"
+  else
+    grep -q "^/*$d/\$" .gitignore || fail ".gitignore does not ignore $d/"
+  fi
+done
 
 if [ "$failures" -ne 0 ]; then
   echo "test_house.sh: $failures failure(s)"
