@@ -78,6 +78,9 @@ typedef struct campaign {
   /* The engines' process groups (-1 once reaped), how many still run. */
   pid_t pids[LCTX_CAMPAIGN_MAX_JOBS];
   int npids, alive;
+  /* How the first engine to end ended (a wait status), if one did. */
+  int first_status;
+  bool first_ended;
   /* The guard (-1: none) and the write end of its pipe. */
   pid_t guard;
   int guard_fd;
@@ -374,9 +377,13 @@ static void signal_engines(const campaign *c, int sig) {
 
 static void reap_engines(campaign *c) {
   for (int j = 0; j < c->npids; j++) {
-    if (c->pids[j] > 0 && waitpid(c->pids[j], NULL, WNOHANG) == c->pids[j]) {
+    int status = 0;
+    if (c->pids[j] > 0 && waitpid(c->pids[j], &status, WNOHANG) == c->pids[j]) {
       c->pids[j] = -1;
       c->alive--;
+      if (!c->first_ended)
+        c->first_status = status;
+      c->first_ended = true;
     }
   }
 }
@@ -685,11 +692,14 @@ static int summarize(const campaign *c, double start) {
     fprintf(c->err, "lctx fuzz: %s: cannot write the summary\n", path);
   write_state(c, false, seconds);
   const char *status = status_of(c, false);
-  if (strcmp(status, "nothing-run") == 0)
+  if (strcmp(status, "nothing-run") == 0) {
+    int st = c->first_status;
     fprintf(c->err,
-            "lctx fuzz: the engine ran no input, nothing was judged (see its "
-            "log in %s)\n",
-            c->logs);
+            "lctx fuzz: the engine ran no input, nothing was judged (it ended "
+            "with %s %d; see its log in %s)\n",
+            WIFSIGNALED(st) ? "signal" : "exit status",
+            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), c->logs);
+  }
   return strcmp(status, "finished") != 0 || unique > 0 ? LCTX_EXIT_VIOLATIONS
                                                        : LCTX_EXIT_OK;
 }
@@ -737,9 +747,11 @@ static int run(campaign *c) {
   if (last_run_killed(c))
     fprintf(c->out, "  (the last run of this campaign was killed)\n");
   write_state(c, true, 0);
-  /* Minimizing gets half the time, from 10 s to 2 minutes, each pass. */
+  /* Minimizing gets half the time, from 10 s to 2 minutes, for both
+   * passes: what the first leaves, the second may use. */
   double half = c->o->seconds / 2;
   double budget = half < 10 ? 10 : half > 120 ? 120 : half;
+  double first = lctx_sys_now();
   size_t waiting = lctx_findings_count_unminimized(&c->findings);
   if (waiting > 0)
     fprintf(c->out,
@@ -749,6 +761,7 @@ static int run(campaign *c) {
   fflush(c->out);
   lctx_minimize_pending(&c->findings, budget, c->out);
   double start = lctx_sys_now();
+  budget -= start - first;
   bool started = lctx_sys_interrupted() || fuzz(c, start);
   lctx_sys_remove_tree(c->tmp_dir);
   c->interrupted = lctx_sys_interrupted();
