@@ -1,6 +1,14 @@
 /*
  * campaign.c - the engines of a fuzz campaign, its live line and its
  * summary (see campaign.h).
+ *
+ * Every engine process is started with die_with_parent (sys.h), TMPDIR set
+ * to OUT/tmp and the campaign's mark (LCTX_FUZZ_CAMPAIGN=TOKEN) in its
+ * environment, which the engines' own children inherit. However the
+ * campaign ends, every process carrying the mark is killed and OUT/tmp
+ * removed: by lctx at the end of the run, or, when lctx itself is killed,
+ * by the guard, a small process of lctx's that waits on a pipe for lctx to
+ * end.
  */
 #include "campaign.h"
 
@@ -13,6 +21,9 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +34,18 @@
 #define LCTX_SOURCE_DIR "."
 #endif
 
+/* The name of the environment variable that marks the engines. */
+#define MARK_NAME "LCTX_FUZZ_CAMPAIGN"
+/* The line lctx writes to an engine's log before each run. */
+#define RUN_START "== lctx fuzz: a run starts here"
+
 /* Engine throughput, summed over the instances. */
 typedef struct stats {
   double execs_per_sec;
   unsigned long corpus;
+  /* Inputs run (libFuzzer: this run's; AFL++: fuzzer_stats' execs_done,
+   * earlier runs included). */
+  unsigned long long execs;
 } stats;
 
 /* The spec rows the corpus hits (fuzz_model and fuzz_differential inputs
@@ -50,13 +69,28 @@ typedef struct campaign {
   char binary[4096], out_dir[4096];
   char seeds[4200], dict[4200], corpus_dir[4200], artifacts[4200];
   char logs[4200], afl_dir[4200], libfuzzer_log[4300];
+  /* OUT/tmp, absolute: the engines' TMPDIR, removed at the end. */
+  char tmp_dir[PATH_MAX];
+  /* The mark in every engine's environment: MARK_NAME=token. */
+  char token[64], mark[128];
   /* The corpus was not empty at the start. */
   bool resumed;
   /* The engines' process groups (-1 once reaped), how many still run. */
   pid_t pids[LCTX_CAMPAIGN_MAX_JOBS];
   int npids, alive;
+  /* How the first engine to end ended (a wait status), if one did. */
+  int first_status;
+  bool first_ended;
+  /* The guard (-1: none) and the write end of its pipe. */
+  pid_t guard;
+  int guard_fd;
   rows_tracker rows;
   stats stats;
+  /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
+   * at the start. */
+  unsigned long long execs, execs_before;
+  /* SIGINT or SIGTERM stopped the run. */
+  bool interrupted;
   char tail[65536]; /* the end of libFuzzer's log */
   lctx_findings findings;
 } campaign;
@@ -116,6 +150,10 @@ static bool resolve(campaign *c) {
   snprintf(c->afl_dir, sizeof c->afl_dir, "%s/afl", c->out_dir);
   snprintf(c->libfuzzer_log, sizeof c->libfuzzer_log, "%s/libfuzzer.log",
            c->logs);
+  snprintf(c->tmp_dir, sizeof c->tmp_dir, "%s/tmp", c->out_dir);
+  snprintf(c->token, sizeof c->token, "%ld-%.0f", (long)getpid(),
+           lctx_sys_now() * 1e6);
+  snprintf(c->mark, sizeof c->mark, "%s=%s", MARK_NAME, c->token);
   return true;
 }
 
@@ -162,6 +200,19 @@ static bool make_dirs(campaign *c) {
     lctx_sys_write_file(empty, "", 0);
   }
   c->resumed = lctx_sys_count_entries(c->afl ? c->afl_dir : c->corpus_dir) > 0;
+  /* A fresh OUT/tmp (one a killed run left goes), named absolutely. */
+  char cwd[PATH_MAX];
+  if (!lctx_sys_remove_tree(c->tmp_dir) || !lctx_sys_mkdir_p(c->tmp_dir) ||
+      (c->tmp_dir[0] != '/' && !getcwd(cwd, sizeof cwd))) {
+    fprintf(c->err, "lctx fuzz: %s: cannot create: %s\n", c->tmp_dir,
+            strerror(errno));
+    return false;
+  }
+  if (c->tmp_dir[0] != '/') {
+    char relative[sizeof c->tmp_dir];
+    memcpy(relative, c->tmp_dir, sizeof relative);
+    snprintf(c->tmp_dir, sizeof c->tmp_dir, "%s/%s", cwd, relative);
+  }
   return true;
 }
 
@@ -213,22 +264,39 @@ static void rows_start(campaign *c) {
 // Engines
 //===----------------------------------------------------------------------===//
 
+/* Starts one engine in a process group of its own, dying with lctx, with
+ * the campaign's mark, TMPDIR in OUT/tmp and, for AFL++, its settings and
+ * `afl_tmp` as AFL_TMPDIR (where its .cur_input goes). */
 static void start(campaign *c, char *const *argv, const char *log,
-                  bool afl_env) {
-  static const char *const afl_vars[] = {
-      "AFL_SKIP_CPUFREQ",
-      "1",
-      "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES",
-      "1",
-      "AFL_NO_UI",
-      "1",
-      "AFL_AUTORESUME",
-      "1",
-      "AFL_NO_AFFINITY",
-      "1",
-      NULL};
-  lctx_sys_child child = {
-      argv, true, log, true, NULL, afl_env ? afl_vars : NULL, "lctx fuzz"};
+                  const char *afl_tmp) {
+  const char *env[32] = {MARK_NAME, c->token, "TMPDIR", c->tmp_dir};
+  int n = 4;
+  if (afl_tmp) {
+    static const char *const afl_vars[] = {
+        "AFL_SKIP_CPUFREQ",
+        "1",
+        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES",
+        "1",
+        "AFL_NO_UI",
+        "1",
+        "AFL_AUTORESUME",
+        "1",
+        "AFL_NO_AFFINITY",
+        "1",
+        "AFL_TMPDIR",
+        NULL};
+    for (const char *const *v = afl_vars; *v; v++)
+      env[n++] = *v;
+    env[n++] = afl_tmp;
+  }
+  env[n] = NULL;
+  /* A line of lctx's own starts each run's part of the log. */
+  FILE *w = fopen(log, "a");
+  if (w) {
+    fprintf(w, "%s\n", RUN_START);
+    fclose(w);
+  }
+  lctx_sys_child child = {argv, true, log, true, NULL, env, "lctx fuzz", true};
   pid_t pid = lctx_sys_spawn(&child);
   c->pids[c->npids++] = pid;
   c->alive += pid > 0;
@@ -259,7 +327,7 @@ static void start_libfuzzer(campaign *c) {
   if (c->o->corpus)
     args[n++] = (char *)c->o->corpus;
   args[n] = NULL;
-  start(c, args, c->libfuzzer_log, false);
+  start(c, args, c->libfuzzer_log, NULL);
 }
 
 /* AFL++: a main instance and jobs-1 secondaries; false after a message. */
@@ -271,9 +339,11 @@ static bool start_afl(campaign *c) {
   char time_arg[64];
   snprintf(time_arg, sizeof time_arg, "%d", (int)c->o->seconds);
   for (size_t j = 0; j < c->o->jobs; j++) {
-    char name[32], log[4300];
+    char name[32], log[4300], tmp[PATH_MAX + 64];
     snprintf(name, sizeof name, j == 0 ? "main" : "secondary%zu", j);
     snprintf(log, sizeof log, "%s/afl-%s.log", c->logs, name);
+    snprintf(tmp, sizeof tmp, "%s/afl-%s", c->tmp_dir, name);
+    lctx_sys_mkdir_p(tmp);
     char *args[20];
     int n = 0;
     args[n++] = "afl-fuzz";
@@ -292,7 +362,7 @@ static bool start_afl(campaign *c) {
     args[n++] = "--";
     args[n++] = c->binary;
     args[n] = NULL;
-    start(c, args, log, true);
+    start(c, args, log, tmp);
   }
   return true;
 }
@@ -307,21 +377,105 @@ static void signal_engines(const campaign *c, int sig) {
 
 static void reap_engines(campaign *c) {
   for (int j = 0; j < c->npids; j++) {
-    if (c->pids[j] > 0 && waitpid(c->pids[j], NULL, WNOHANG) == c->pids[j]) {
+    int status = 0;
+    if (c->pids[j] > 0 && waitpid(c->pids[j], &status, WNOHANG) == c->pids[j]) {
       c->pids[j] = -1;
       c->alive--;
+      if (!c->first_ended)
+        c->first_status = status;
+      c->first_ended = true;
     }
   }
+}
+
+/* Kills every process that carries the campaign's mark (what the engines
+ * started and left: libFuzzer's -fork jobs, AFL++'s forkserver and stopped
+ * persistent children) until none is left, for at most 10 s. */
+static void end_marked(const campaign *c) {
+  double until = lctx_sys_now() + 10;
+  while (lctx_sys_signal_marked(c->mark, SIGKILL) > 0 && lctx_sys_now() < until)
+    lctx_sys_sleep(0.02);
+}
+
+/* The guard's life: in a process group of its own (Ctrl-C is lctx's to
+ * handle), deaf to SIGINT, SIGTERM and SIGHUP, holding none of lctx's
+ * output, it waits for a byte on `fd`. A byte: the campaign ended cleanly.
+ * End of file: lctx died without ending its engines; end them and remove
+ * OUT/tmp. */
+static _Noreturn void guard_main(const campaign *c, int fd) {
+  setpgid(0, 0);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  int null = open("/dev/null", O_RDWR);
+  for (int i = 0; null >= 0 && i < 3; i++)
+    dup2(null, i);
+  char byte;
+  ssize_t n;
+  do
+    n = read(fd, &byte, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) {
+    end_marked(c);
+    lctx_sys_remove_tree(c->tmp_dir);
+  }
+  _exit(0);
+}
+
+/* Starts the guard; without one (no pipe, no fork) the engines still die
+ * with lctx, their children may not. */
+static void guard_start(campaign *c) {
+  int fds[2];
+  c->guard = -1;
+  c->guard_fd = -1;
+  if (pipe(fds) != 0)
+    return;
+  /* Only lctx holds the write end: no engine may inherit it. */
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[1]);
+    guard_main(c, fds[0]);
+  }
+  close(fds[0]);
+  if (pid < 0) {
+    close(fds[1]);
+    return;
+  }
+  c->guard = pid;
+  c->guard_fd = fds[1];
+}
+
+/* Tells the guard the campaign ended cleanly and waits for it. */
+static void guard_stop(campaign *c) {
+  if (c->guard <= 0)
+    return;
+  ssize_t n = write(c->guard_fd, "", 1);
+  (void)n;
+  close(c->guard_fd);
+  waitpid(c->guard, NULL, 0);
+  c->guard = -1;
 }
 
 //===----------------------------------------------------------------------===//
 // The live line
 //===----------------------------------------------------------------------===//
 
-/* Reads libFuzzer's last status line from the end of its log. */
+/* Reads libFuzzer's last status line from the end of its log (this run's
+ * part: after the last RUN_START line): exec/s, corpus size, and the inputs
+ * run (`#N` starts a status line). */
 static void libfuzzer_stats(campaign *c) {
   const char *tail = c->tail;
   lctx_sys_read_tail(c->libfuzzer_log, c->tail, sizeof c->tail);
+  for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
+    tail = p;
+  for (const char *p = tail; (p = strstr(p, "\n#")) != NULL; p++) {
+    unsigned long long n = strtoull(p + 2, NULL, 10);
+    if (p[2] >= '0' && p[2] <= '9' && n > c->stats.execs)
+      c->stats.execs = n;
+  }
   const char *last = NULL;
   for (const char *p = tail; (p = strstr(p, "exec/s: ")) != NULL; p++)
     last = p;
@@ -348,6 +502,8 @@ static void afl_stats(const char *path, stats *s) {
     if (colon && (!nl || colon < nl)) {
       if (strncmp(line, "execs_per_sec", 13) == 0)
         s->execs_per_sec += strtod(colon + 1, NULL);
+      else if (strncmp(line, "execs_done", 10) == 0)
+        s->execs += strtoull(colon + 1, NULL, 10);
       else if (strncmp(line, "corpus_count", 12) == 0)
         s->corpus += strtoul(colon + 1, NULL, 10);
     }
@@ -380,10 +536,16 @@ static void scan(campaign *c) {
   c->stats.execs_per_sec = 0;
   c->stats.corpus = 0;
   if (c->afl) {
+    c->stats.execs = 0;
     lctx_sys_each_entry(c->afl_dir, scan_afl_instance, c);
+    /* execs_done goes on from a resumed run's count, or starts again. */
+    unsigned long long now = c->stats.execs;
+    now = now >= c->execs_before ? now - c->execs_before : now;
+    c->execs = now > c->execs ? now : c->execs;
     return;
   }
   libfuzzer_stats(c);
+  c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
   lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
   if (c->rows.enabled)
     lctx_sys_each_file(c->corpus_dir, rows_visit, &c->rows);
@@ -434,15 +596,59 @@ static void watch(campaign *c, double start) {
 // The run
 //===----------------------------------------------------------------------===//
 
+/* How the run ended: the word of OUT/state.json and the summary's result. */
+static const char *status_of(const campaign *c, bool running) {
+  if (running)
+    return "running";
+  if (c->interrupted)
+    return "interrupted";
+  return c->execs == 0 && c->findings.total == 0 ? "nothing-run" : "finished";
+}
+
+/* Writes OUT/state.json: how the last run ended ("running" while it runs,
+ * and after a run that was killed), its inputs and the findings. */
+static void write_state(const campaign *c, bool running, double seconds) {
+  const lctx_findings *f = &c->findings;
+  json_t *j = json_object();
+  json_object_set_new(j, "status", json_string(status_of(c, running)));
+  json_object_set_new(j, "target", json_string(c->o->target));
+  json_object_set_new(j, "engine", json_string(c->o->engine));
+  json_object_set_new(j, "seconds", json_real(seconds));
+  json_object_set_new(j, "inputs_run", json_integer((json_int_t)c->execs));
+  json_object_set_new(j, "new_findings", json_integer((json_int_t)f->fresh));
+  json_object_set_new(j, "findings",
+                      json_integer((json_int_t)lctx_findings_count(f)));
+  json_object_set_new(
+      j, "unminimized",
+      json_integer((json_int_t)lctx_findings_count_unminimized(f)));
+  char path[4300];
+  snprintf(path, sizeof path, "%s/state.json", c->out_dir);
+  if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+    fprintf(c->err, "lctx fuzz: %s: cannot write the campaign state\n", path);
+  json_decref(j);
+}
+
+/* Whether OUT/state.json says a run is still running: the last one was
+ * killed. */
+static bool last_run_killed(const campaign *c) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/state.json", c->out_dir);
+  json_t *j = json_load_file(path, 0, NULL);
+  const char *status = json_string_value(json_object_get(j, "status"));
+  bool killed = status && strcmp(status, "running") == 0;
+  json_decref(j);
+  return killed;
+}
+
 static void print_summary(const campaign *c, FILE *w, double seconds,
                           size_t unique) {
   const lctx_findings *f = &c->findings;
   fprintf(w,
-          "lctx fuzz: %s under %s %s after %.0f s: %zu crash input(s) "
-          "this run, %zu new finding(s), %zu finding(s) in all\n",
-          c->o->target, c->o->engine,
-          lctx_sys_interrupted() ? "stopped" : "finished", seconds, f->total,
-          f->fresh, unique);
+          "lctx fuzz: %s under %s %s after %.0f s: %llu input(s) run, %zu "
+          "crash input(s) this run, %zu new finding(s), %zu finding(s) in "
+          "all\n",
+          c->o->target, c->o->engine, c->interrupted ? "stopped" : "finished",
+          seconds, c->execs, f->total, f->fresh, unique);
   if (c->rows.enabled)
     fprintf(w, "  spec rows hit by the corpus: %zu of %zu\n",
             rows_hit(&c->rows), c->rows.spec.row_count);
@@ -451,9 +657,25 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
     fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
             f->new_dirs[i], f->new_dirs[i]);
+  size_t waiting = lctx_findings_count_unminimized(f);
+  if (waiting > 0)
+    fprintf(w,
+            "  %zu finding(s) not minimized yet: the next run minimizes "
+            "them first\n",
+            waiting);
+  const char *status = status_of(c, false);
+  fprintf(w, "result: %s\n",
+          strcmp(status, "interrupted") == 0
+              ? "INTERRUPTED (the corpus and findings are kept; the same "
+                "command resumes)"
+          : strcmp(status, "nothing-run") == 0
+              ? "NOTHING RUN (the engine ran no input: nothing was judged)"
+          : unique > 0 ? "FINDINGS"
+                       : "PASS (no finding)");
 }
 
-/* The summary, to `out` and OUT/summary.txt. Returns the exit code. */
+/* The summary, to `out` and OUT/summary.txt, and OUT/state.json. Returns
+ * the exit code: 1 when interrupted, when nothing ran or with findings. */
 static int summarize(const campaign *c, double start) {
   size_t unique = lctx_findings_count(&c->findings);
   double seconds = lctx_sys_now() - start;
@@ -461,20 +683,58 @@ static int summarize(const campaign *c, double start) {
   char path[4300];
   snprintf(path, sizeof path, "%s/summary.txt", c->out_dir);
   FILE *f = fopen(path, "w");
+  bool written = f != NULL;
   if (f) {
     print_summary(c, f, seconds, unique);
-    fclose(f);
+    written = fclose(f) == 0 && written;
   }
-  return unique > 0 ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+  if (!written)
+    fprintf(c->err, "lctx fuzz: %s: cannot write the summary\n", path);
+  write_state(c, false, seconds);
+  const char *status = status_of(c, false);
+  if (strcmp(status, "nothing-run") == 0) {
+    int st = c->first_status;
+    fprintf(c->err,
+            "lctx fuzz: the engine ran no input, nothing was judged (it ended "
+            "with %s %d; see its log in %s)\n",
+            WIFSIGNALED(st) ? "signal" : "exit status",
+            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), c->logs);
+  }
+  return strcmp(status, "finished") != 0 || unique > 0 ? LCTX_EXIT_VIOLATIONS
+                                                       : LCTX_EXIT_OK;
 }
 
-/* Starts the engines, watches them, minimizes the new findings and writes
- * the summary. */
-static int run(campaign *c) {
+/* AFL++'s execs_done of every instance (a resumed run goes on counting). */
+static void add_afl_execs(void *user, const char *instance) {
+  char path[4700];
+  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
+  stats s = {0, 0, 0};
+  afl_stats(path, &s);
+  *(unsigned long long *)user += s.execs;
+}
+
+/* Starts the engines (and the guard first), watches them until they end,
+ * then ends whatever they left. False when AFL++ could not start (after a
+ * message). */
+static bool fuzz(campaign *c, double start) {
+  if (c->afl)
+    lctx_sys_each_entry(c->afl_dir, add_afl_execs, &c->execs_before);
+  guard_start(c);
+  bool started = true;
   if (!c->afl)
     start_libfuzzer(c);
-  else if (!start_afl(c))
-    return LCTX_EXIT_USAGE;
+  else
+    started = start_afl(c);
+  if (started)
+    watch(c, start);
+  end_marked(c);
+  guard_stop(c);
+  return started;
+}
+
+/* Minimizes what an earlier run left unminimized, starts the engines,
+ * watches them, minimizes the new findings and writes the summary. */
+static int run(campaign *c) {
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
   lctx_findings_init(&c->findings, c->target, c->o->engine, c->binary,
@@ -484,18 +744,31 @@ static int run(campaign *c) {
           "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
           c->o->target, c->o->engine, c->o->jobs, c->o->seconds,
           c->resumed ? ", resuming the existing corpus" : "", c->out_dir);
-  fflush(c->out);
-  double start = lctx_sys_now();
-  watch(c, start);
-  /* Minimize the new findings, within a time budget. */
+  if (last_run_killed(c))
+    fprintf(c->out, "  (the last run of this campaign was killed)\n");
+  write_state(c, true, 0);
+  /* Minimizing gets half the time, from 10 s to 2 minutes, for both
+   * passes: what the first leaves, the second may use. */
   double half = c->o->seconds / 2;
-  lctx_minimize_findings(&c->findings,
-                         half < 10    ? 10
-                         : half > 120 ? 120
-                                      : half,
-                         c->out);
+  double budget = half < 10 ? 10 : half > 120 ? 120 : half;
+  double first = lctx_sys_now();
+  size_t waiting = lctx_findings_count_unminimized(&c->findings);
+  if (waiting > 0)
+    fprintf(c->out,
+            "  %zu finding(s) an earlier run left unminimized: minimizing "
+            "them first\n",
+            waiting);
+  fflush(c->out);
+  lctx_minimize_pending(&c->findings, budget, c->out);
+  double start = lctx_sys_now();
+  budget -= start - first;
+  bool started = lctx_sys_interrupted() || fuzz(c, start);
+  lctx_sys_remove_tree(c->tmp_dir);
+  c->interrupted = lctx_sys_interrupted();
+  if (started)
+    lctx_minimize_pending(&c->findings, budget, c->out);
   lctx_sys_release_interrupts(&saved);
-  return summarize(c, start);
+  return started ? summarize(c, start) : LCTX_EXIT_USAGE;
 }
 
 int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {

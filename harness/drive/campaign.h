@@ -5,9 +5,12 @@
  * Owns starting the engines (libFuzzer in fork mode, or AFL++ main and
  * secondary instances) as child processes, the live progress line, resuming
  * a campaign directory, the spec rows the corpus hits, stopping on time or
- * Ctrl-C, and the summary. Findings are findings.h's (keys, duplicates,
- * reproduce.txt), minimizing them minimize.h's; replay and promotion are
- * replay.h's. A campaign directory holds everything and can be resumed:
+ * Ctrl-C, ending every engine process however the campaign ends (lctx
+ * killed included: the engines die with it), and the summary. Findings are
+ * findings.h's (keys, duplicates, reproduce.txt), minimizing them
+ * minimize.h's (a resumed campaign first minimizes what an interrupted one
+ * left); replay and promotion are replay.h's. A campaign directory holds
+ * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds
  *   OUT/corpus/              the working corpus (libFuzzer), kept
@@ -15,7 +18,15 @@
  *   OUT/artifacts/           raw crash inputs from the engines
  *   OUT/logs/                engine output
  *   OUT/findings/KEY/        input, minimized, report.txt, reproduce.txt
+ *   OUT/tmp/                 the engines' TMPDIR (libFuzzer's -fork work
+ *                            folder, AFL++'s .cur_input), removed when the
+ *                            run ends
  *   OUT/summary.txt          the last summary
+ *   OUT/state.json           how the last run ended: status "running"
+ *                            (while it runs, or it was killed),
+ *                            "finished", "interrupted" or "nothing-run";
+ *                            inputs_run, findings, new_findings,
+ *                            unminimized, seconds, target, engine
  */
 #ifndef LCTX_HARNESS_CAMPAIGN_H
 #define LCTX_HARNESS_CAMPAIGN_H
@@ -50,12 +61,18 @@ typedef struct lctx_campaign_options {
 /// The defaults: no engine, no target, no time (-1), one job, the rest NULL.
 void lctx_campaign_options_init(lctx_campaign_options *o);
 
-/// Runs a campaign: prints a header and a live line to `out`, stops after
-/// `seconds` (or Ctrl-C), minimizes the new findings and writes the summary
-/// (to `out` and OUT/summary.txt). Returns 0 when the campaign directory
-/// holds no finding, 1 when it holds some (earlier runs included), 2 for an
-/// unknown target, a missing build, a bad corpus or a directory that cannot
-/// be created (with a message to `err`).
+/// Runs a campaign: prints a header to `out`, minimizes the findings an
+/// earlier run left unminimized, prints a live line, stops after `seconds`
+/// (or Ctrl-C / SIGTERM: the engines' process groups get SIGINT, SIGKILL
+/// 10 s later, and every process they left is killed before it returns),
+/// minimizes the new findings and writes the summary (to `out` and
+/// OUT/summary.txt, ending with a `result:` line) and OUT/state.json.
+/// Returns 0 when the campaign directory holds no finding; 1 when it holds
+/// some (earlier runs included), when the run was interrupted ("result:
+/// INTERRUPTED") or when the engines ran no input ("result: NOTHING RUN",
+/// with a message to `err`); 2 for an unknown target, a missing build, a
+/// bad corpus or a directory that cannot be created (with a message to
+/// `err`).
 int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err);
 
 #endif /* LCTX_HARNESS_CAMPAIGN_H */

@@ -7,10 +7,12 @@
 #include "file.h"
 #include "sys.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -226,6 +228,9 @@ static void record_crash(lctx_findings *f, const char *path) {
   if (lctx_sys_is_dir(dir)) {
     f->duplicates++;
   } else if (lctx_sys_mkdir_p(dir)) {
+    /* Recorded first: a run that ends here leaves it to the next one. */
+    if (!strstr(key, "/not-reproduced/"))
+      lctx_findings_set_minimized(dir, false);
     snprintf(file, sizeof file, "%s/input", dir);
     lctx_sys_write_file(file, input, n);
     snprintf(file, sizeof file, "%s/key.txt", dir);
@@ -254,4 +259,28 @@ void lctx_findings_take(lctx_findings *f, const char *path) {
 
 size_t lctx_findings_count(const lctx_findings *f) {
   return lctx_sys_count_entries(f->dir);
+}
+
+bool lctx_findings_unminimized(const char *dir) {
+  char file[4400];
+  snprintf(file, sizeof file, "%s/%s", dir, LCTX_FINDINGS_UNMINIMIZED);
+  return lctx_sys_is_file(file);
+}
+
+bool lctx_findings_set_minimized(const char *dir, bool minimized) {
+  char file[4400];
+  snprintf(file, sizeof file, "%s/%s", dir, LCTX_FINDINGS_UNMINIMIZED);
+  if (!minimized)
+    return lctx_sys_write_file(file, "", 0);
+  return unlink(file) == 0 || errno == ENOENT;
+}
+
+static void count_unminimized(void *user, const char *dir) {
+  *(size_t *)user += lctx_findings_unminimized(dir);
+}
+
+size_t lctx_findings_count_unminimized(const lctx_findings *f) {
+  size_t n = 0;
+  lctx_sys_each_entry(f->dir, count_unminimized, &n);
+  return n;
 }

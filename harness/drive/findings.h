@@ -6,9 +6,11 @@
  * engine's own build (the LCTX-FINDING line the target prints, else a
  * sanitizer's SUMMARY line, else how the process ended); turning each crash
  * input an engine writes into a finding directory OUT/findings/KEY/ (input,
- * key.txt, minimized, report.txt, reproduce.txt) unless that key has one
- * already (a duplicate); the index of a campaign's findings (how many,
- * earlier runs included); and which fuzz target a name or a path means.
+ * key.txt, minimized, report.txt, reproduce.txt, and `unminimized` while
+ * minimize.h has not shrunk it) unless that key has one already (a
+ * duplicate); the index of a campaign's findings (how many, how many wait
+ * to be minimized, earlier runs included); and which fuzz target a name or a
+ * path means.
  */
 #ifndef LCTX_DRIVE_FINDINGS_H
 #define LCTX_DRIVE_FINDINGS_H
@@ -62,9 +64,26 @@ void lctx_findings_free(lctx_findings *f);
 /// Takes a file of an engine's crash folder, once per path: only crash,
 /// leak, timeout and OOM inputs count (libFuzzer's crash-, leak-,
 /// timeout-, oom- names; AFL++'s id: names). A key without a finding yet
-/// makes a new one (minimized is the input until minimize.h shrinks it); an
-/// input that does not fail again is kept under TARGET/not-reproduced/HASH.
+/// makes a new one, recorded as unminimized (minimized is the input until
+/// minimize.h shrinks it); an input that does not fail again is kept under
+/// TARGET/not-reproduced/HASH, never minimized.
 void lctx_findings_take(lctx_findings *f, const char *path);
+
+/// The file of a finding directory whose presence records that the finding
+/// waits to be minimized (its `minimized` is the input as found).
+#define LCTX_FINDINGS_UNMINIMIZED "unminimized"
+
+/// Whether the finding directory `dir` waits to be minimized.
+bool lctx_findings_unminimized(const char *dir);
+
+/// Records whether the finding directory `dir` has been minimized (removes
+/// or writes LCTX_FINDINGS_UNMINIMIZED). Returns false when the record
+/// cannot be changed.
+bool lctx_findings_set_minimized(const char *dir, bool minimized);
+
+/// The number of findings of the campaign directory that wait to be
+/// minimized, earlier runs included.
+size_t lctx_findings_count_unminimized(const lctx_findings *f);
 
 /// The key of the input file `input` (at most `cap` bytes with the NUL).
 /// Returns false when the input does not fail. When `log` is not NULL it

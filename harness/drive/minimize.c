@@ -49,8 +49,10 @@ size_t lctx_minimize_input(const lctx_findings *f, uint8_t *data, size_t size,
     size = canonical(f, data, size, trial, want);
     trials++;
   }
-  for (size_t chunk = size / 2; chunk >= 1 && trials < budget; chunk /= 2) {
-    for (size_t i = 0; i + chunk <= size && trials < budget;) {
+  for (size_t chunk = size / 2;
+       chunk >= 1 && trials < budget && !lctx_sys_interrupted(); chunk /= 2) {
+    for (size_t i = 0;
+         i + chunk <= size && trials < budget && !lctx_sys_interrupted();) {
       memcpy(trial, data, i);
       memcpy(trial + i, data + i + chunk, size - i - chunk);
       trials++;
@@ -66,32 +68,52 @@ size_t lctx_minimize_input(const lctx_findings *f, uint8_t *data, size_t size,
   return size;
 }
 
-void lctx_minimize_findings(const lctx_findings *f, double seconds, FILE *out) {
-  uint8_t *data = malloc(LCTX_FINDINGS_MAX_INPUT);
-  if (!data)
+/* The pass over the findings directory (lctx_minimize_pending). */
+typedef struct pending {
+  const lctx_findings *f;
+  uint8_t *data;
+  double end;
+  FILE *out;
+  size_t done;
+} pending;
+
+/* Minimizes one finding directory when it waits for it. */
+static void minimize_one(void *user, const char *dir) {
+  pending *p = user;
+  if (!lctx_findings_unminimized(dir) || lctx_sys_interrupted() ||
+      lctx_sys_now() > p->end)
     return;
-  double end = lctx_sys_now() + seconds;
-  for (size_t i = 0;
-       i < f->fresh && i < LCTX_FINDINGS_MAX_NEW && !lctx_sys_interrupted();
-       i++) {
-    const char *dir = f->new_dirs[i], *key = f->new_keys[i];
-    char file[4400];
-    snprintf(file, sizeof file, "%s/input", dir);
-    char *input = NULL;
-    size_t n = 0;
-    if (!lctx_file_read(file, LCTX_FINDINGS_MAX_INPUT, &input, &n, NULL) ||
-        strstr(key, "/not-reproduced/") || lctx_sys_now() > end) {
-      free(input);
-      continue;
-    }
-    memcpy(data, input, n);
-    free(input);
-    lctx_escaped b;
-    fprintf(out, "minimizing %s ...", lctx_esc(&b, key));
-    fflush(out);
-    size_t m = lctx_minimize_input(f, data, n, key, 200);
-    fprintf(out, " %zu -> %zu bytes\n", n, m);
-    lctx_findings_write(f, dir, key, file, n, data, m);
-  }
-  free(data);
+  char file[4400], key[512];
+  snprintf(file, sizeof file, "%s/key.txt", dir);
+  char *text = NULL, *input = NULL;
+  size_t n = 0;
+  if (!lctx_file_read(file, sizeof key - 1, &text, &n, NULL))
+    return;
+  snprintf(key, sizeof key, "%.*s", (int)strcspn(text, "\n"), text);
+  free(text);
+  snprintf(file, sizeof file, "%s/input", dir);
+  if (!lctx_file_read(file, LCTX_FINDINGS_MAX_INPUT, &input, &n, NULL))
+    return;
+  memcpy(p->data, input, n);
+  free(input);
+  lctx_escaped b;
+  fprintf(p->out, "minimizing %s ...", lctx_esc(&b, key));
+  fflush(p->out);
+  size_t m = lctx_minimize_input(p->f, p->data, n, key, 200);
+  bool finished = !lctx_sys_interrupted();
+  fprintf(p->out, " %zu -> %zu bytes%s\n", n, m,
+          finished ? "" : " (interrupted: left for the next run)");
+  lctx_findings_write(p->f, dir, key, file, n, p->data, m);
+  if (finished && lctx_findings_set_minimized(dir, true))
+    p->done++;
+}
+
+size_t lctx_minimize_pending(const lctx_findings *f, double seconds,
+                             FILE *out) {
+  pending p = {f, malloc(LCTX_FINDINGS_MAX_INPUT), lctx_sys_now() + seconds,
+               out, 0};
+  if (p.data)
+    lctx_sys_each_entry(f->dir, minimize_one, &p);
+  free(p.data);
+  return p.done;
 }

@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +134,33 @@ bool lctx_sys_mkdir_p(const char *path) {
   return mkdir(tmp, 0777) == 0 || errno == EEXIST;
 }
 
+bool lctx_sys_remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    if (!d)
+      return false;
+    bool ok = true;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      char sub[4096];
+      if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >=
+          (int)sizeof sub) {
+        errno = ENAMETOOLONG;
+        ok = false;
+        continue;
+      }
+      ok = lctx_sys_remove_tree(sub) && ok;
+    }
+    closedir(d);
+    return ok && rmdir(path) == 0;
+  }
+  return unlink(path) == 0;
+}
+
 const char *lctx_sys_default_spec_path(void) {
   const char *env = getenv("LCTX_SPEC");
   return env && *env ? env
@@ -143,10 +173,19 @@ const char *lctx_sys_default_cases_path(void) {
   return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
 }
 
-/* In the child: the log, standard input, the environment, then the program.
- */
-static void exec_child(const lctx_sys_child *child) {
+/* In the child: dying with `parent`, the log, standard input, the
+ * environment, then the program. */
+static void exec_child(const lctx_sys_child *child, pid_t parent) {
   setpgid(0, 0);
+#ifdef __linux__
+  if (child->die_with_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* it ended before prctl */
+      _exit(127);
+  }
+#else
+  (void)parent;
+#endif
   int fd =
       open(child->log,
            O_WRONLY | O_CREAT | (child->append ? O_APPEND : O_TRUNC), 0666);
@@ -173,10 +212,55 @@ static void exec_child(const lctx_sys_child *child) {
 }
 
 pid_t lctx_sys_spawn(const lctx_sys_child *child) {
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0)
-    exec_child(child);
+    exec_child(child, parent);
   return pid < 0 ? -1 : pid;
+}
+
+/* Whether the NUL-separated entries of /proc/PID/environ hold `entry`. */
+static bool environ_holds(const char *pid, const char *entry, char *buf,
+                          size_t cap) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%s/environ", pid);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return false;
+  size_t n = 0;
+  for (ssize_t r; n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0;)
+    n += (size_t)r;
+  close(fd);
+  buf[n] = '\0';
+  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+    if (strcmp(buf + i, entry) == 0)
+      return true;
+  }
+  return false;
+}
+
+size_t lctx_sys_signal_marked(const char *entry, int sig) {
+  size_t cap = 1u << 20, count = 0;
+  char *buf = malloc(cap);
+  DIR *d = buf ? opendir("/proc") : NULL;
+  if (!d) {
+    free(buf);
+    return 0;
+  }
+  char self[32];
+  snprintf(self, sizeof self, "%ld", (long)getpid());
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    const char *name = e->d_name;
+    if (name[0] < '1' || name[0] > '9' ||
+        name[strspn(name, "0123456789")] != '\0' || strcmp(name, self) == 0)
+      continue;
+    if (environ_holds(name, entry, buf, cap) &&
+        kill((pid_t)strtol(name, NULL, 10), sig) == 0)
+      count++;
+  }
+  closedir(d);
+  free(buf);
+  return count;
 }
 
 int lctx_sys_run_limited(char *const argv[], const char *log,
@@ -187,7 +271,7 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
   if (seconds)
     *seconds = 0;
   const char *env[] = {env_name, env_value, NULL};
-  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL};
+  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL, true};
   pid_t pid = lctx_sys_spawn(&child);
   if (pid < 0)
     return -1;

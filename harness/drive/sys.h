@@ -6,7 +6,8 @@
  * directory paths), the default locations of the spec table and the conformance
  * cases, starting helper programs (with or without a time limit), and catching
  * Ctrl-C (SIGINT, SIGTERM) as a request to stop. Reading a whole file is
- * core/base/file.h's.
+ * core/base/file.h's. Also removing a directory tree, and signalling the
+ * processes whose environment carries a mark (what a child left running).
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
@@ -63,6 +64,11 @@ size_t lctx_sys_count_entries(const char *dir);
 /// with errno set when a component cannot be created.
 bool lctx_sys_mkdir_p(const char *path);
 
+/// Removes `path` and, when it is a directory, everything under it (links
+/// are removed, not followed). Returns false with errno set when something
+/// could not be removed; a `path` that does not exist is not an error.
+bool lctx_sys_remove_tree(const char *path);
+
 /// The spec table used when no --spec is given ($LCTX_SPEC, else the
 /// source tree's).
 const char *lctx_sys_default_spec_path(void);
@@ -88,6 +94,10 @@ typedef struct lctx_sys_child {
   /// When not NULL, a program that cannot be started writes
   /// `WHO: cannot run ARGV0: REASON` to the log.
   const char *who;
+  /// The child gets SIGKILL when this process ends, however it ends
+  /// (Linux: PR_SET_PDEATHSIG, set between fork and exec; its own children
+  /// do not inherit it).
+  bool die_with_parent;
 } lctx_sys_child;
 
 /// Starts `child` in a process group of its own (so that kill(-pid, ...)
@@ -95,12 +105,19 @@ typedef struct lctx_sys_child {
 /// program that cannot be started exits 127.
 pid_t lctx_sys_spawn(const lctx_sys_child *child);
 
+/// Sends `sig` to every process but this one whose environment, as it was
+/// started, holds the entry `entry` (NAME=VALUE), as far as /proc shows
+/// them (processes that ended, zombies and other users' are not seen).
+/// Returns how many were signalled.
+size_t lctx_sys_signal_marked(const char *entry, int sig);
+
 /// Runs `argv` (argv[0] a path, not searched in PATH) in a process group of
 /// its own, with stdout and stderr truncated into `log`, stdin from
 /// `stdin_path` (NULL: /dev/null), and, when `env_name` is not NULL,
 /// `env_name=env_value` set. Kills its process group after `timeout`
-/// seconds. Returns the wait status, or -1 when it could not be started or
-/// waited for; `*seconds` (may be NULL) receives how long it ran.
+/// seconds; it dies with this process (die_with_parent). Returns the wait
+/// status, or -1 when it could not be started or waited for; `*seconds`
+/// (may be NULL) receives how long it ran.
 int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *stdin_path, const char *env_name,
                          const char *env_value, double timeout,
