@@ -16,10 +16,9 @@
   "                 [--corpus DIR] [--out DIR] [--binary PATH]\n"              \
   "targets: fuzz_model, fuzz_case_text, fuzz_spec, fuzz_differential, "        \
   "fuzz_lowering\n"                                                            \
-  "exit status: 0 no finding; 1 findings (earlier runs' too), interrupted "    \
-  "(Ctrl-C,\n"                                                                 \
-  "  SIGTERM) or the engine ran no input; 2 bad usage. The same command "      \
-  "resumes\n"                                                                  \
+  "exit status: 0 no finding; 1 findings (earlier runs' too), interrupted\n"   \
+  "  (Ctrl-C, SIGTERM) or the engine ran no input; 2 bad usage, or the\n"      \
+  "  summary or the state could not be written. The same command resumes\n"    \
   "  a campaign; OUT/state.json says how its last run ended.\n"
 
 /* The double just below 1: --time takes 1 second or more. */

@@ -607,7 +607,7 @@ static const char *status_of(const campaign *c, bool running) {
 
 /* Writes OUT/state.json: how the last run ended ("running" while it runs,
  * and after a run that was killed), its inputs and the findings. */
-static void write_state(const campaign *c, bool running, double seconds) {
+static bool write_state(const campaign *c, bool running, double seconds) {
   const lctx_findings *f = &c->findings;
   json_t *j = json_object();
   json_object_set_new(j, "status", json_string(status_of(c, running)));
@@ -623,9 +623,11 @@ static void write_state(const campaign *c, bool running, double seconds) {
       json_integer((json_int_t)lctx_findings_count_unminimized(f)));
   char path[4300];
   snprintf(path, sizeof path, "%s/state.json", c->out_dir);
-  if (json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+  bool written = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0;
+  if (!written)
     fprintf(c->err, "lctx fuzz: %s: cannot write the campaign state\n", path);
   json_decref(j);
+  return written;
 }
 
 /* Whether OUT/state.json says a run is still running: the last one was
@@ -675,7 +677,8 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
 }
 
 /* The summary, to `out` and OUT/summary.txt, and OUT/state.json. Returns
- * the exit code: 1 when interrupted, when nothing ran or with findings. */
+ * the exit code: 1 when interrupted, when nothing ran or with findings, 2
+ * when the summary or the state could not be written. */
 static int summarize(const campaign *c, double start) {
   size_t unique = lctx_findings_count(&c->findings);
   double seconds = lctx_sys_now() - start;
@@ -690,7 +693,7 @@ static int summarize(const campaign *c, double start) {
   }
   if (!written)
     fprintf(c->err, "lctx fuzz: %s: cannot write the summary\n", path);
-  write_state(c, false, seconds);
+  written = write_state(c, false, seconds) && written;
   const char *status = status_of(c, false);
   if (strcmp(status, "nothing-run") == 0) {
     int st = c->first_status;
@@ -700,6 +703,8 @@ static int summarize(const campaign *c, double start) {
             WIFSIGNALED(st) ? "signal" : "exit status",
             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), c->logs);
   }
+  if (!written)
+    return LCTX_EXIT_USAGE; /* a campaign whose record is lost is no PASS */
   return strcmp(status, "finished") != 0 || unique > 0 ? LCTX_EXIT_VIOLATIONS
                                                        : LCTX_EXIT_OK;
 }
