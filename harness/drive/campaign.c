@@ -13,6 +13,7 @@
 #include "campaign.h"
 
 #include "case_bytes.h"
+#include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "findings.h"
@@ -73,6 +74,8 @@ typedef struct campaign {
   char tmp_dir[PATH_MAX];
   /* The mark in every engine's environment: MARK_NAME=token. */
   char token[64], mark[128];
+  /* OUT/.lock, held while the campaign runs (-1: not taken). */
+  int lock_fd;
   /* The corpus was not empty at the start. */
   bool resumed;
   /* The engines' process groups (-1 once reaped), how many still run. */
@@ -182,6 +185,23 @@ static bool make_dirs(campaign *c) {
       (c->afl && !lctx_sys_mkdir_p(c->afl_dir))) {
     fprintf(c->err, "lctx fuzz: %s: cannot create the campaign directory: %s\n",
             c->out_dir, strerror(errno));
+    return false;
+  }
+  bool busy;
+  char holder[256] = "";
+  c->lock_fd =
+      lctx_sys_lock_dir(c->out_dir, "lctx fuzz", &busy, holder, sizeof holder);
+  if (c->lock_fd < 0) {
+    lctx_escaped dir, who;
+    if (busy)
+      fprintf(c->err,
+              "lctx fuzz: %s is in use by another campaign (%s); wait for it "
+              "or choose another --out\n",
+              lctx_esc(&dir, c->out_dir),
+              holder[0] ? lctx_esc(&who, holder) : "unknown");
+    else
+      fprintf(c->err, "lctx fuzz: %s/.lock: %s\n", lctx_esc(&dir, c->out_dir),
+              strerror(errno));
     return false;
   }
   if (!lctx_sys_mkdir_p(c->seeds)) {
@@ -789,6 +809,7 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
   c->o = o;
   c->out = out;
   c->err = err;
+  c->lock_fd = -1;
   int code = LCTX_EXIT_USAGE;
   if (resolve(c) && make_dirs(c)) {
     rows_start(c);
@@ -796,6 +817,8 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
   }
   lctx_findings_free(&c->findings);
   lctx_seen_free(&c->rows.seen);
+  if (c->lock_fd >= 0)
+    close(c->lock_fd);
   free(c);
   return code;
 }

@@ -31,9 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
@@ -966,43 +964,23 @@ static bool open_impl(run *r, FILE *err) {
 /* Takes REPORT_DIR/.lock for the run, naming it there; false (said on
  * err) when another run holds it. */
 static bool lock_report_dir(run *r, FILE *err) {
-  lctx_escaped esc;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/.lock", r->o.report_dir);
-  r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (r->lock_fd < 0) {
-    fprintf(err, "lctx conform: %s: cannot open: %s\n", lctx_esc(&esc, path),
-            strerror(errno));
-    return false;
-  }
-  if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    char holder[256] = "";
-    ssize_t n = pread(r->lock_fd, holder, sizeof holder - 1, 0);
-    holder[n > 0 ? n : 0] = '\0';
-    holder[strcspn(holder, "\n")] = '\0';
-    lctx_escaped who;
+  lctx_escaped dir, who;
+  char holder[256] = "";
+  bool busy;
+  r->lock_fd = lctx_sys_lock_dir(r->o.report_dir, "lctx conform", &busy, holder,
+                                 sizeof holder);
+  if (r->lock_fd >= 0)
+    return true;
+  if (busy)
     fprintf(err,
             "lctx conform: --report-dir %s is in use by another run (%s); "
             "wait for it or choose another folder\n",
-            lctx_esc(&esc, r->o.report_dir),
+            lctx_esc(&dir, r->o.report_dir),
             holder[0] ? lctx_esc(&who, holder) : "unknown");
-    return false;
-  }
-  char when[32] = "";
-  time_t now = time(NULL);
-  struct tm tm;
-  if (gmtime_r(&now, &tm))
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  char line[128];
-  int n = snprintf(line, sizeof line, "lctx conform, pid %ld, started %s\n",
-                   (long)getpid(), when);
-  if (ftruncate(r->lock_fd, 0) != 0 ||
-      pwrite(r->lock_fd, line, (size_t)n, 0) != n) {
-    fprintf(err, "lctx conform: %s: cannot write: %s\n", lctx_esc(&esc, path),
-            strerror(errno));
-    return false;
-  }
-  return true;
+  else
+    fprintf(err, "lctx conform: %s/.lock: %s\n",
+            lctx_esc(&dir, r->o.report_dir), strerror(errno));
+  return false;
 }
 
 /* Opens results.jsonl and writes its stamp line. */

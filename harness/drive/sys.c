@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -294,6 +295,46 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
   if (seconds)
     *seconds = lctx_sys_now() - start;
   return status;
+}
+
+int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
+                      char *holder, size_t cap) {
+  *busy = false;
+  char path[4200];
+  if (snprintf(path, sizeof path, "%s/.lock", dir) >= (int)sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0)
+    return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    *busy = e == EWOULDBLOCK;
+    ssize_t n = cap > 0 ? pread(fd, holder, cap - 1, 0) : -1;
+    if (cap > 0) {
+      holder[n > 0 ? n : 0] = '\0';
+      holder[strcspn(holder, "\n")] = '\0';
+    }
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  char when[32] = "";
+  time_t now = time(NULL);
+  struct tm tm;
+  if (gmtime_r(&now, &tm))
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char line[256];
+  int n = snprintf(line, sizeof line, "%s, pid %ld, started %s\n", who,
+                   (long)getpid(), when);
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)n, 0) != n) {
+    int e = errno;
+    close(fd);
+    errno = e ? e : EIO;
+    return -1;
+  }
+  return fd;
 }
 
 double lctx_sys_resident_bytes(pid_t pid) {

@@ -123,6 +123,14 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
                          const char *env_value, double timeout,
                          double *seconds);
 
+/// Takes DIR/.lock for this process (an exclusive flock, released when the
+/// process ends) and writes "WHO, pid N, started DATE" into it. Returns the
+/// descriptor to keep open for as long as DIR is in use, or -1: with
+/// `*busy` true and the holder's line in `holder` when another process
+/// holds it, else with errno set.
+int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
+                      char *holder, size_t cap);
+
 /// The resident memory of process `pid` in bytes (from /proc/PID/statm),
 /// or 0 when it cannot be read.
 double lctx_sys_resident_bytes(pid_t pid);
