@@ -1,7 +1,9 @@
 # tests/lib.sh - sourced by the shell tests: a temporary folder $tmp that is
 # removed on exit, fail MESSAGE (prints "FAIL: MESSAGE" and counts it in
 # $failures), finish_failures PREFIX (prints "PREFIXN failure(s)" and exits
-# 1 when any check failed) and jax_skip_if_off (exit 77 when LCTX_JAX=off).
+# 1 when any check failed), jax_skip_if_off (exit 77 when LCTX_JAX=off) and
+# hold_lock DIR TEXT (another process holds DIR/.lock, naming itself TEXT,
+# until release_lock).
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,4 +25,29 @@ jax_skip_if_off() {
     echo "SKIPPED: LCTX_JAX=off, the real-JAX tests do not run"
     exit 77
   fi
+}
+
+hold_lock() {
+  mkdir -p "$1"
+  rm -f "$tmp/.lock-held"
+  python3 - "$1/.lock" "$2" "$tmp/.lock-held" <<'PYEOF' &
+import fcntl, sys, time
+f = open(sys.argv[1], "w")
+fcntl.flock(f, fcntl.LOCK_EX)
+f.write(sys.argv[2] + "\n")
+f.flush()
+open(sys.argv[3], "w").close()
+time.sleep(60)
+PYEOF
+  lock_holder=$!
+  for _ in $(seq 100); do
+    [ -e "$tmp/.lock-held" ] && return 0
+    sleep 0.1
+  done
+  fail "hold_lock: $1/.lock was not taken"
+}
+
+release_lock() {
+  kill "$lock_holder" 2>/dev/null
+  wait "$lock_holder" 2>/dev/null
 }

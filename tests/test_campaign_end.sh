@@ -146,21 +146,11 @@ grep -q '"status": "nothing-run"' "$tmp/n/state.json" ||
   fail "no input run: state.json does not say nothing-run"
 
 # 5. A campaign folder another campaign holds is refused, naming it.
-mkdir -p "$tmp/held"
-python3 - "$tmp/held/.lock" "$tmp/held.go" <<'PYEOF' &
-import fcntl, sys, time
-f = open(sys.argv[1], "w")
-fcntl.flock(f, fcntl.LOCK_EX)
-f.write("the other campaign\n"); f.flush()
-open(sys.argv[2], "w").close()
-time.sleep(30)
-PYEOF
-holder=$!
-for _ in $(seq 100); do [ -e "$tmp/held.go" ] && break; sleep 0.1; done
+hold_lock "$tmp/held" "the other campaign"
 (cd "$tmp/cwd" && "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
   --time 1 --out "$tmp/held" --binary "$BIN") >"$tmp/held.txt" 2>&1
 rc=$?
-kill "$holder" 2>/dev/null
+release_lock
 [ "$rc" -eq 2 ] || fail "held campaign folder: exited $rc, want 2"
 grep -q "is in use by another campaign (the other campaign)" "$tmp/held.txt" ||
   fail "held campaign folder: the holder is not named: $(cat "$tmp/held.txt")"

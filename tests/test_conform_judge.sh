@@ -80,21 +80,11 @@ grep -q '3 more verdicts counted, not kept' "$tmp/keep.out" ||
   fail "--keep-failures 1: the summary does not say what was not kept"
 
 # 3. A report folder held by another run is refused, naming it.
-mkdir -p "$tmp/held"
-"$PY" - "$tmp/held/.lock" "$tmp/held.go" <<'PYEOF' &
-import fcntl, os, sys, time
-f = open(sys.argv[1], "w")
-fcntl.flock(f, fcntl.LOCK_EX)
-f.write("the other run\n"); f.flush()
-open(sys.argv[2], "w").close()
-time.sleep(30)
-PYEOF
-holder=$!
-for _ in $(seq 100); do [ -e "$tmp/held.go" ] && break; sleep 0.1; done
+hold_lock "$tmp/held" "the other run"
 "$LCTX" conform --impl "$EXAMPLE" --no-domain --random 5 \
   --report-dir "$tmp/held" >"$tmp/held.out" 2>&1
 rc=$?
-kill "$holder" 2>/dev/null
+release_lock
 [ "$rc" = 2 ] || fail "held folder: exit $rc, want 2"
 grep -q "is in use by another run (the other run)" "$tmp/held.out" ||
   fail "held folder: the holder is not named: $(cat "$tmp/held.out")"
