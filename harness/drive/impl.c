@@ -182,30 +182,10 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
   impl->line_scanned = 0;
 }
 
-/* The resident memory of process `pid` in MB; 0 when unknown. */
-static size_t resident_mb(pid_t pid) {
-  char path[64], text[128];
-  snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  text[n] = '\0';
-  unsigned long long size = 0, resident = 0;
-  if (sscanf(text, "%llu %llu", &size, &resident) != 2)
-    return 0;
-  long page = sysconf(_SC_PAGESIZE);
-  return (size_t)(resident * (unsigned long long)(page > 0 ? page : 4096) >>
-                  20);
-}
-
 /* Whether the peer holds more than `mb` MB (never when there is no limit). */
 static bool peer_over(const lctx_impl *impl, size_t mb) {
   return impl->memory_limit_mb > 0 && impl->pid > 0 &&
-         resident_mb(impl->pid) > mb;
+         lctx_sys_resident_bytes(impl->pid) > (double)mb * 1048576.0;
 }
 
 /* Reads what the peer has written, without waiting, up to 1 MiB. */
