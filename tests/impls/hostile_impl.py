@@ -34,11 +34,12 @@ ESCAPE = "\x1b[2J\x1b]0;owned\x07\nresult: PASS\n\x9b hostile-output"
 LEAK = []
 
 
-def note_pid():
+def note_pid(child):
+    """Notes a forked child's pid, from the parent (never racing its end)."""
     path = os.environ.get("LCTX_HOSTILE_PIDS")
-    if path:
+    if path and child > 0:
         with open(path, "a") as f:
-            f.write("%d\n" % os.getpid())
+            f.write("%d\n" % child)
 
 
 def nested_module(regions):
@@ -113,13 +114,14 @@ def main():
             sys.stdout.write("]}\n")
             sys.stdout.flush()
             continue
-        if marked and MODE == "fork_sleep" and os.fork() == 0:
-            note_pid()
-            time.sleep(1000)
-            os._exit(0)
-        child = marked and MODE == "fork" and os.fork() == 0
-        if child:
-            note_pid()
+        if marked and MODE == "fork_sleep":
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(1000)
+                os._exit(0)
+            note_pid(pid)
+        if marked and MODE == "fork":
+            note_pid(os.fork())  # both processes answer and go on
         results = [answer(case) for case in message["cases"]]
         print(json.dumps({"id": message["id"], "results": results}),
               flush=True)

@@ -56,13 +56,15 @@ static bool mode_is(const wrapped *w, const char *mode, bool marked_only) {
   return strcmp(w->mode, mode) == 0 && (w->marked || !marked_only);
 }
 
-static void note_pid(void) {
+/* Appends the pid of a child it forked to $LCTX_HOSTILE_PIDS; called by
+ * the parent, so that the note never races with the child's end. */
+static void note_pid(pid_t child) {
   const char *file = getenv("LCTX_HOSTILE_PIDS");
-  if (!file)
+  if (!file || child <= 0)
     return;
   FILE *f = fopen(file, "a");
   if (f) {
-    fprintf(f, "%d\n", (int)getpid());
+    fprintf(f, "%d\n", (int)child);
     fclose(f);
   }
 }
@@ -121,15 +123,15 @@ static void set_text(lctx_impl_outcome *out, const char *text, size_t n) {
 /* Applies the mode after the inner operation ran. */
 static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
                                   lctx_impl_outcome *out) {
-  if (mode_is(w, "fork", true) && fork() == 0)
-    note_pid(); /* the child returns too */
+  if (mode_is(w, "fork", true))
+    note_pid(fork()); /* the child returns too */
   if (mode_is(w, "fork_sleep", true)) {
     pid_t pid = fork();
     if (pid == 0) {
-      note_pid();
       sleep(1000);
       _exit(0);
     }
+    note_pid(pid);
   }
   if (mode_is(w, "huge_record", true)) {
     /* The header of this case's result (a worker numbers its cases from 1,
