@@ -1,7 +1,7 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
-# Other targets: deps, jax, build, build-fuzz, build-afl, bench, mutants,
+# Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-compare, mutants,
 # conform-jax, jax-matrix, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
 #                     into build/jax/venv-JAX_PINNED (tools/setup-jax.sh); make
@@ -32,7 +32,7 @@ JAX_VENV   := build/jax/venv-$(JAX_PINNED)
 # quick look.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/2 --time-limit 300
 
-.PHONY: run test deps jax build build-fuzz build-afl bench mutants conform-jax jax-matrix format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl bench bench-compare mutants conform-jax jax-matrix format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
@@ -89,12 +89,21 @@ jax-matrix: build
 	  echo "==> lctx: the matrix is in build/jax-matrix/matrix.md (and matrix.json; reports in build/jax-matrix/VERSION/)"; \
 	fi
 
+# make bench: the ratio benchmarks, then instruction counts under callgrind
+# (bench/instructions.py); all figures go to build/bench/bench.json (the
+# previous one is kept as bench.prev.json; bench/compare prints the two).
+# BENCH_BASELINE=COMMIT also builds that commit in build/baseline-COMMIT/ and
+# counts its instructions in the same run; BENCH_ARGS adds options of
+# bench/run_bench.py (e.g. --no-ratios, --cases N).
+BENCH_BASELINE ?=
+BENCH_ARGS ?=
+
 bench: build
-	@echo "==> lctx: check-spec throughput against decoding alone (one run)"
-	@build/release/bench/bench_check_spec
-	@sh bench/bench_fuzz.sh
-	@sh bench/bench_fuzz_lowering.sh
-	@sh bench/bench_conform.sh
+	@echo "==> lctx: ratio benchmarks, instruction counts (build/bench/bench.json)"
+	@python3 bench/run_bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
+
+bench-compare:
+	@python3 bench/compare
 
 format:
 	clang-format -i $(SOURCES)

@@ -1,0 +1,192 @@
+"""bench/instructions.py - instruction counts of lctx's hot paths under
+valgrind --tool=callgrind, per input, per operation or per case.
+
+Instruction counts repeat for the same binary and input whatever else the
+machine does, unlike wall-clock figures on a shared machine. Each figure
+subtracts a run of the same kind with zero inputs (the start-up cost):
+
+  fuzz_model.instr_per_input    fuzz_model_replay over corpus/seeds/fuzz_model
+                                minus an empty folder, per input replayed
+  fuzz_empty.instr_per_input    the same driver linked with fuzzers/fuzz_empty.c
+  fuzz_model.ratio_vs_empty     empty / fuzz_model: the throughput of
+                                fuzz_model as a fraction of an empty target
+  check_spec.instr_per_op       lctx check-spec over the whole bounded domain
+                                divided by the operations it reports (it has
+                                no option to bound the domain; start-up is
+                                included and is below 0.1 % of the total)
+  conform_plugin.*_per_case     lctx conform --impl (the example C plugin),
+                                --random N minus --random 0: lctx itself,
+                                its children (worker, judge), and both
+  conform_protocol.lctx_per_case  lctx conform --cmd (the Python example),
+                                lctx's own instructions only
+
+Used by bench/run_bench.py; on its own: python3 bench/instructions.py
+[--build DIR] [--src DIR] [--cases N] prints the figures as JSON.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def _totals(path):
+    """The instruction total of one callgrind out file, or None."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^(?:summary|totals):\s+(\d+)", line)
+            if m:
+                return int(m.group(1))
+    return None
+
+
+def callgrind(argv, work, children=False, cwd=None):
+    """Runs argv under callgrind; returns (main_instr, children_instr,
+    stdout+stderr). Forked children write their own files; the main
+    process is the one whose pid valgrind reports first."""
+    out = tempfile.mkdtemp(prefix="cg.", dir=work)
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=yes",
+           "--trace-children=" + ("yes" if children else "no"),
+           "--callgrind-out-file=" + os.path.join(out, "cg.%p")] + argv
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, check=False)
+    m = re.search(r"^==(\d+)== Command:", p.stdout, re.M)
+    if p.returncode not in (0, 1) or not m:
+        raise RuntimeError("failed (exit %d): %s\n%s" % (
+            p.returncode, " ".join(argv), p.stdout[-2000:]))
+    main_pid = m.group(1)
+    main, rest = None, 0
+    for path in glob.glob(os.path.join(out, "cg.*")):
+        n = _totals(path)
+        if path.endswith("." + main_pid):
+            main = n
+        elif n is not None:
+            rest += n
+    if main is None:
+        raise RuntimeError("no callgrind totals for " + " ".join(argv))
+    return main, rest, p.stdout
+
+
+def fuzz_figures(build, src, empty_replay, work, log):
+    """fuzz_model and the empty target per input, and their ratio."""
+    figs = {}
+    seeds = os.path.join(src, "corpus", "seeds", "fuzz_model")
+    nothing = tempfile.mkdtemp(prefix="empty.", dir=work)
+    targets = [("fuzz_model",
+                os.path.join(build, "fuzzers", "fuzz_model_replay")),
+               ("fuzz_empty", empty_replay)]
+    for name, binary in targets:
+        if not binary or not os.access(binary, os.X_OK):
+            log("skipped %s: no replay driver %s" % (name, binary))
+            continue
+        zero, _, _ = callgrind([binary, nothing], work)
+        total, _, out = callgrind([binary, seeds], work)
+        m = re.search(r"replayed (\d+) inputs", out)
+        if not m or int(m.group(1)) == 0:
+            log("skipped %s: the replay reported no inputs" % name)
+            continue
+        figs[name + ".instr_per_input"] = (total - zero) / int(m.group(1))
+    model = figs.get("fuzz_model.instr_per_input")
+    empty = figs.get("fuzz_empty.instr_per_input")
+    if model and empty:
+        figs["fuzz_model.ratio_vs_empty"] = empty / model
+    return figs
+
+
+def check_spec_figures(build, src, work, log):
+    """check-spec over the whole domain, per operation."""
+    lctx = os.path.join(build, "harness", "lctx")
+    spec = os.path.join(src, "conformance", "spec", "backend-selection.lspec")
+    total, _, out = callgrind([lctx, "check-spec", "--spec", spec, "--quiet"],
+                              work)
+    m = re.search(r"(\d+) operations", out)
+    if not m:
+        log("skipped check_spec: its output names no operation count")
+        return {}
+    return {"check_spec.instr_per_op": total / int(m.group(1)),
+            "check_spec.operations": int(m.group(1))}
+
+
+def _conform(lctx, src, impl, n, work, children):
+    nocases = tempfile.mkdtemp(prefix="nocases.", dir=work)
+    report = tempfile.mkdtemp(prefix="report.", dir=work)
+    spec = os.path.join(src, "conformance", "spec", "backend-selection.lspec")
+    argv = [lctx, "conform"] + impl + [
+        "--spec", spec, "--cases", nocases, "--no-domain", "--random", str(n),
+        "--quiet", "--report-dir", report]
+    main, rest, _ = callgrind(argv, work, children=children)
+    with open(os.path.join(report, "report.json"), encoding="utf-8") as f:
+        run = json.load(f)["cases_run"]
+    if run != n:
+        raise RuntimeError("conform ran %d cases, not %d" % (run, n))
+    return main, rest
+
+
+def conform_figures(build, src, n, work, log):
+    """Per conform case through the C plugin and the process protocol."""
+    figs = {}
+    lctx = os.path.join(build, "harness", "lctx")
+    plugin = os.path.join(build, "conformance", "examples", "c_plugin",
+                          "liblctx_example_plugin.so")
+    py = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) \
+        else sys.executable
+    example = os.path.join(src, "conformance", "examples", "python",
+                           "lctx_example.py")
+    if os.path.exists(plugin):
+        m0, c0 = _conform(lctx, src, ["--impl", plugin], 0, work, True)
+        m1, c1 = _conform(lctx, src, ["--impl", plugin], n, work, True)
+        figs["conform_plugin.lctx_per_case"] = (m1 - m0) / n
+        figs["conform_plugin.children_per_case"] = (c1 - c0) / n
+        figs["conform_plugin.total_per_case"] = (m1 + c1 - m0 - c0) / n
+    else:
+        log("skipped conform_plugin: no " + plugin)
+    if os.path.exists(example):
+        cmd = ["--cmd", "%s %s" % (py, example)]
+        m0, _ = _conform(lctx, src, cmd, 0, work, False)
+        m1, _ = _conform(lctx, src, cmd, n, work, False)
+        figs["conform_protocol.lctx_per_case"] = (m1 - m0) / n
+    else:
+        log("skipped conform_protocol: no " + example)
+    return figs
+
+
+def measure(build, src, empty_replay, cases, log):
+    """All figures of one build; a part that fails is skipped and logged."""
+    figs = {}
+    with tempfile.TemporaryDirectory(prefix="lctx-bench-instr.") as work:
+        parts = [("fuzz", lambda: fuzz_figures(build, src, empty_replay,
+                                               work, log)),
+                 ("check_spec", lambda: check_spec_figures(build, src, work,
+                                                           log)),
+                 ("conform", lambda: conform_figures(build, src, cases,
+                                                     work, log))]
+        for name, part in parts:
+            try:
+                figs.update(part())
+            except (RuntimeError, OSError, ValueError, KeyError) as e:
+                log("skipped %s: %s" % (name, str(e).strip()[:600]))
+    return figs
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(top, "build", "release"))
+    ap.add_argument("--src", default=top)
+    ap.add_argument("--empty-replay", default=None)
+    ap.add_argument("--cases", type=int, default=500)
+    a = ap.parse_args()
+    empty = a.empty_replay or os.path.join(a.build, "bench",
+                                           "bench_empty_replay")
+    figs = measure(a.build, a.src, empty, a.cases,
+                   lambda s: print("instructions: " + s, file=sys.stderr))
+    json.dump(figs, sys.stdout, indent=2, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()

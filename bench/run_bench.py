@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""bench/run_bench.py - what `make bench` runs: the ratio benchmarks, the
+instruction counts (bench/instructions.py) and, on request, the same counts
+of a baseline commit, written as JSON.
+
+Prints each benchmark's output as it runs and takes its figures from it
+(lines `ratio X: N`, `NAME: N exec/s`, `NAME: N cases/s`), then writes all
+figures with the commit id and date to build/bench/bench.json, keeping the
+previous file as build/bench/bench.prev.json, and prints bench/compare of
+the two.
+
+--baseline COMMIT extracts that commit (git archive) into
+build/baseline-COMMIT/src, builds its release build in
+build/baseline-COMMIT/release, and counts the same instructions where its
+command line allows (what it cannot run is skipped, saying so). Its figures
+go in the JSON as baseline.NAME, and current / baseline as vs_baseline.NAME
+(for instruction counts below 1 is fewer instructions now).
+
+Usage: bench/run_bench.py [--baseline COMMIT] [--cases N] [--no-ratios]
+                          [--out DIR]
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import instructions  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RATIO_RUNS = [
+    ["build/release/bench/bench_check_spec"],
+    ["sh", "bench/bench_fuzz.sh"],
+    ["sh", "bench/bench_fuzz_lowering.sh"],
+    ["sh", "bench/bench_conform.sh"],
+]
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9/]+", "_", text.strip().lower()).strip("_")
+
+
+def parse_figures(text):
+    """The figures of a ratio benchmark's output."""
+    figs = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*ratio ([^:]+):\s+([0-9.]+)", line)
+        if m:
+            figs["ratio." + slug(m.group(1))] = float(m.group(2))
+            continue
+        m = re.match(r"^\s*([^:]+):\s+([0-9.]+) (exec/s|cases/s)", line)
+        if m:
+            unit = "exec_per_s" if m.group(3) == "exec/s" else "cases_per_s"
+            figs["%s.%s" % (slug(m.group(1)), unit)] = float(m.group(2))
+    return figs
+
+
+def run_ratios(log):
+    figs = {}
+    for argv in RATIO_RUNS:
+        p = subprocess.Popen(argv, cwd=TOP, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        out = []
+        for line in p.stdout:
+            sys.stdout.write(line)
+            out.append(line)
+        if p.wait() != 0:
+            log("%s failed (exit %d): its figures are left out" %
+                (" ".join(argv), p.returncode))
+            continue
+        figs.update(parse_figures("".join(out)))
+    return figs
+
+
+def build_baseline(commit, log):
+    """Builds COMMIT's release build; returns (build, src) or None."""
+    full = subprocess.run(["git", "rev-parse", "--verify", commit + "^{commit}"],
+                          cwd=TOP, capture_output=True, text=True, check=False)
+    if full.returncode != 0:
+        log("baseline %s: not a commit of this repository" % commit)
+        return None
+    short = full.stdout.strip()[:7]
+    root = os.path.join(TOP, "build", "baseline-" + short)
+    src, build = os.path.join(root, "src"), os.path.join(root, "release")
+    if not os.path.isdir(src):
+        os.makedirs(src + ".tmp", exist_ok=True)
+        arch = subprocess.Popen(["git", "archive", short], cwd=TOP,
+                                stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-x", "-C", src + ".tmp"], stdin=arch.stdout,
+                       check=True)
+        if arch.wait() != 0:
+            log("baseline %s: git archive failed" % short)
+            return None
+        os.rename(src + ".tmp", src)
+    print("==> bench: building baseline %s in %s" % (short, build), flush=True)
+    cfg = subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja",
+                          "-DCMAKE_C_COMPILER=clang-19",
+                          "-DCMAKE_BUILD_TYPE=Release",
+                          "-DLCTX_BUILD_TESTS=OFF"],
+                         capture_output=True, text=True, check=False)
+    if cfg.returncode != 0:
+        log("baseline %s: cmake failed: %s" % (short, cfg.stderr[-500:]))
+        return None
+    for target in ["lctx", "fuzz_model_replay", "lctx_example_plugin"]:
+        b = subprocess.run(["ninja", "-C", build, target],
+                           capture_output=True, text=True, check=False)
+        if b.returncode != 0:
+            log("baseline %s: target %s does not build; what needs it is "
+                "skipped" % (short, target))
+    return build, src, short
+
+
+def git(*args):
+    p = subprocess.run(["git"] + list(args), cwd=TOP, capture_output=True,
+                       text=True, check=False)
+    return p.stdout.strip() if p.returncode == 0 else "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="lctx benchmarks")
+    ap.add_argument("--baseline", default="")
+    ap.add_argument("--cases", type=int, default=500)
+    ap.add_argument("--no-ratios", action="store_true")
+    ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
+    a = ap.parse_args()
+    notes = []
+
+    def log(s):
+        print("bench: " + s, flush=True)
+        notes.append(s)
+
+    figs = {} if a.no_ratios else run_ratios(log)
+    empty = os.path.join(TOP, "build", "release", "bench",
+                         "bench_empty_replay")
+    print("==> bench: instruction counts (valgrind --tool=callgrind), "
+          "current tree", flush=True)
+    cur = instructions.measure(os.path.join(TOP, "build", "release"), TOP,
+                               empty, a.cases, log)
+    figs.update(cur)
+    doc = {"commit": git("rev-parse", "--short", "HEAD"),
+           "dirty": git("status", "--porcelain", "--untracked-files=no") != "",
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+               timespec="seconds"),
+           "conform_cases": a.cases}
+    if a.baseline:
+        got = build_baseline(a.baseline, log)
+        if got:
+            build, src, short = got
+            doc["baseline"] = short
+            print("==> bench: instruction counts, baseline " + short,
+                  flush=True)
+            base = instructions.measure(build, src, empty, a.cases, log)
+            for name, value in base.items():
+                figs["baseline." + name] = value
+                if name in cur and value:
+                    figs["vs_baseline." + name] = cur[name] / value
+    doc["figures"] = figs
+    doc["notes"] = notes
+    print_figures(figs)
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "bench.json")
+    prev = os.path.join(a.out, "bench.prev.json")
+    if os.path.exists(path):
+        shutil.copyfile(path, prev)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, sort_keys=True)
+        f.write("\n")
+    print("==> bench: figures written to " + path, flush=True)
+    if os.path.exists(prev):
+        print("==> bench: against the previous run (bench/compare)")
+        subprocess.run([os.path.join(TOP, "bench", "compare"), prev, path],
+                       check=False)
+    return 0
+
+
+def print_figures(figs):
+    print("==> bench: instruction counts (fuzz_model.ratio_vs_empty is the "
+          "throughput of fuzz_model as a fraction of the empty target's)")
+    names = [n for n in sorted(figs) if not n.startswith(("baseline.",
+                                                          "vs_baseline."))]
+    for n in names:
+        if "instr" in n or "per_case" in n or n.endswith("ratio_vs_empty"):
+            line = "  %-36s %14.1f" % (n, figs[n])
+            if "baseline." + n in figs:
+                line += "   baseline %14.1f   current/baseline %.3f" % (
+                    figs["baseline." + n], figs.get("vs_baseline." + n, 0))
+            print(line)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

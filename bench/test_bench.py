@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""bench/test_bench.py - keeps the bench scripts from rotting (ctest
+bench_scripts, label bench): bench/compare on two small JSON files, the
+figure parser of bench/run_bench.py on the ratio benchmarks' output lines,
+and the callgrind totals reader of bench/instructions.py on a small file.
+No valgrind and no build needed; a second or less."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import instructions  # noqa: E402
+import run_bench  # noqa: E402
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+
+
+def test_compare(work):
+    old = {"commit": "aaaaaaa", "date": "d1",
+           "figures": {"check_spec.instr_per_op": 1000.0,
+                       "fuzz_model.ratio_vs_empty": 0.5,
+                       "gone": 3.0}}
+    new = {"commit": "bbbbbbb", "date": "d2",
+           "figures": {"check_spec.instr_per_op": 500.0,
+                       "fuzz_model.ratio_vs_empty": 0.55,
+                       "added": 7.0}}
+    paths = []
+    for name, doc in (("old.json", old), ("new.json", new)):
+        paths.append(os.path.join(work, name))
+        with open(paths[-1], "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+    p = subprocess.run([sys.executable, os.path.join(HERE, "compare")] + paths,
+                       capture_output=True, text=True, check=False)
+    check(p.returncode == 0, "compare exit %d: %s" % (p.returncode, p.stderr))
+    rows = {line.split()[0]: line.split() for line in p.stdout.splitlines()}
+    check(rows["old:"][1] == "aaaaaaa" and rows["new:"][1] == "bbbbbbb",
+          "compare names both commits:\n" + p.stdout)
+    check(rows["check_spec.instr_per_op"][1:] == ["1000", "500", "-50.0%"],
+          "instructions halved is -50.0%:\n" + p.stdout)
+    check(rows["fuzz_model.ratio_vs_empty"][1:] == ["0.5", "0.55", "+10.0%"],
+          "a ratio up by a tenth is +10.0%:\n" + p.stdout)
+    check(rows["gone"][1:] == ["3", "-", "-"], "old only:\n" + p.stdout)
+    check(rows["added"][1:] == ["-", "7", "-"], "new only:\n" + p.stdout)
+    bad = subprocess.run([sys.executable, os.path.join(HERE, "compare"),
+                          os.path.join(work, "missing.json"), paths[1]],
+                         capture_output=True, text=True, check=False)
+    check(bad.returncode == 2 and "error" in bad.stderr,
+          "a missing file is exit 2")
+
+
+def test_parse():
+    text = ("fuzz_model:  44355 exec/s (1000 inputs)\n"
+            "fuzz_empty:  1533831 exec/s (9 inputs)\n"
+            "ratio fuzz_model/fuzz_empty: 0.029\n"
+            "  decode + check-spec:       123456 cases/s\n"
+            "  ratio check/decode:          0.125 (throughput ...)\n"
+            "C plugin (forked worker):             146000 cases/s\n"
+            "ratio plugin/batched:   7.5\n")
+    figs = run_bench.parse_figures(text)
+    want = {"fuzz_model.exec_per_s": 44355.0,
+            "fuzz_empty.exec_per_s": 1533831.0,
+            "ratio.fuzz_model/fuzz_empty": 0.029,
+            "decode_check_spec.cases_per_s": 123456.0,
+            "ratio.check/decode": 0.125,
+            "c_plugin_forked_worker.cases_per_s": 146000.0,
+            "ratio.plugin/batched": 7.5}
+    check(figs == want, "parse_figures: %r" % figs)
+
+
+def test_totals(work):
+    path = os.path.join(work, "cg.1")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("version: 1\ncmd: x\nevents: Ir\nfn=main\n1 5\n"
+                "summary: 12345\ntotals: 12345\n")
+    check(instructions._totals(path) == 12345, "callgrind summary read")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("version: 1\n")
+    check(instructions._totals(path) is None, "no summary is None")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="lctx-test-bench.") as work:
+        test_compare(work)
+        test_parse()
+        test_totals(work)
+    print("bench scripts: OK")
+
+
+if __name__ == "__main__":
+    main()
