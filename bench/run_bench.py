@@ -96,6 +96,7 @@ def build_baseline(commit, log):
             log("baseline %s: git archive failed" % short)
             return None
         os.rename(src + ".tmp", src)
+    add_check_spec_part(src, log)
     print("==> bench: building baseline %s in %s" % (short, build), flush=True)
     cfg = subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja",
                           "-DCMAKE_C_COMPILER=clang-19",
@@ -105,13 +106,42 @@ def build_baseline(commit, log):
     if cfg.returncode != 0:
         log("baseline %s: cmake failed: %s" % (short, cfg.stderr[-500:]))
         return None
-    for target in ["lctx", "fuzz_model_replay", "lctx_example_plugin"]:
+    for target in ["lctx", "fuzz_model_replay", "lctx_example_plugin",
+                   "bench_check_spec_part"]:
         b = subprocess.run(["ninja", "-C", build, target],
                            capture_output=True, text=True, check=False)
         if b.returncode != 0:
             log("baseline %s: target %s does not build; what needs it is "
                 "skipped" % (short, target))
     return build, src, short
+
+
+def add_check_spec_part(src, log):
+    """A baseline older than bench_check_spec_part gets this tree's copy,
+    linked with the library its bench_check_spec links (the oracle and
+    domain calls are the same); without one it is skipped."""
+    if os.path.exists(os.path.join(src, "bench", "bench_check_spec_part.c")):
+        return
+    lists = os.path.join(src, "bench", "CMakeLists.txt")
+    try:
+        with open(lists, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        text = ""
+    m = re.search(r"target_link_libraries\(bench_check_spec PRIVATE (\w+)\)",
+                  text)
+    if not m:
+        log("baseline: no bench_check_spec to copy the link of; "
+            "check_spec is skipped for it")
+        return
+    shutil.copy(os.path.join(TOP, "bench", "bench_check_spec_part.c"),
+                os.path.join(src, "bench"))
+    with open(lists, "a", encoding="utf-8") as f:
+        f.write("add_executable(bench_check_spec_part bench_check_spec_part.c)"
+                "\ntarget_link_libraries(bench_check_spec_part PRIVATE %s)\n"
+                % m.group(1))
+    log("baseline: bench_check_spec_part.c of the current tree added to its "
+        "build (linked with %s)" % m.group(1))
 
 
 def git(*args):
