@@ -82,10 +82,10 @@ def callgrind(argv, work, children=False, cwd=None):
     return main, rest, p.stdout
 
 
-def fuzz_figures(build, src, empty_replay, work, log):
-    """fuzz_model and the empty target per input, and their ratio."""
+def fuzz_figures(build, seeds, empty_replay, work, log):
+    """fuzz_model and the empty target per input over the folder SEEDS, and
+    their ratio."""
     figs = {}
-    seeds = os.path.join(src, "corpus", "seeds", "fuzz_model")
     nothing = tempfile.mkdtemp(prefix="empty.", dir=work)
     targets = [("fuzz_model",
                 os.path.join(build, "fuzzers", "fuzz_model_replay")),
@@ -170,11 +170,14 @@ def conform_figures(build, src, n, work, log):
     return figs
 
 
-def measure(build, src, empty_replay, cases, log, limit=200000):
-    """All figures of one build; a part that fails is skipped and logged."""
+def measure(build, src, empty_replay, cases, log, limit=200000, seeds=None):
+    """All figures of one build; a part that fails is skipped and logged.
+    SEEDS (default: SRC's corpus/seeds/fuzz_model) are the inputs replayed;
+    a baseline is given the current tree's, so both replay the same bytes."""
     figs = {}
+    seeds = seeds or os.path.join(src, "corpus", "seeds", "fuzz_model")
     with tempfile.TemporaryDirectory(prefix="lctx-bench-instr.") as work:
-        parts = [("fuzz", lambda: fuzz_figures(build, src, empty_replay,
+        parts = [("fuzz", lambda: fuzz_figures(build, seeds, empty_replay,
                                                work, log)),
                  ("check_spec", lambda: check_spec_figures(build, src, limit,
                                                            work, log)),

@@ -12,7 +12,8 @@ the two.
 --baseline COMMIT extracts that commit (git archive) into
 build/baseline-COMMIT/src, builds its release build in
 build/baseline-COMMIT/release, and counts the same instructions where its
-command line allows (what it cannot run is skipped, saying so). Its figures
+command line allows (what it cannot run is skipped, saying so), replaying
+the current tree's fuzz_model seeds through both. Its figures
 go in the JSON as baseline.NAME, and current / baseline as vs_baseline.NAME
 (for instruction counts below 1 is fewer instructions now).
 
@@ -183,7 +184,9 @@ def main():
             doc["baseline"] = short
             print("==> bench: instruction counts, baseline " + short,
                   flush=True)
-            base = instructions.measure(build, src, empty, a.cases, log)
+            base = instructions.measure(
+                build, src, empty, a.cases, log,
+                seeds=os.path.join(TOP, "corpus", "seeds", "fuzz_model"))
             for name, value in base.items():
                 figs["baseline." + name] = value
                 if name in cur and value:
@@ -207,6 +210,10 @@ def main():
     return 0
 
 
+def num(v):
+    return "%.1f" % v if abs(v) >= 100 else "%.4f" % v
+
+
 def print_figures(figs):
     print("==> bench: instruction counts (fuzz_model.ratio_vs_empty is the "
           "throughput of fuzz_model as a fraction of the empty target's)")
@@ -214,10 +221,10 @@ def print_figures(figs):
                                                           "vs_baseline."))]
     for n in names:
         if "instr" in n or "per_case" in n or n.endswith("ratio_vs_empty"):
-            line = "  %-36s %14.1f" % (n, figs[n])
+            line = "  %-36s %14s" % (n, num(figs[n]))
             if "baseline." + n in figs:
-                line += "   baseline %14.1f   current/baseline %.3f" % (
-                    figs["baseline." + n], figs.get("vs_baseline." + n, 0))
+                line += "   baseline %14s   current/baseline %.3f" % (
+                    num(figs["baseline." + n]), figs.get("vs_baseline." + n, 0))
             print(line)
 
 
