@@ -40,8 +40,7 @@ void lctx_case_init(lctx_case *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* Zeroes an operation whose lists are zero past their counts. */
-static void clear_op(lctx_case_op *op) {
+void lctx_case_op_clear(lctx_case_op *op) {
   for (size_t k = 0; k < op->platform_count; k++)
     memset(op->platforms[k], 0, sizeof op->platforms[k]);
   for (size_t k = 0; k < op->narrow_count; k++)
@@ -63,7 +62,7 @@ void lctx_case_reset(lctx_case *c) {
   memset(c->rules, 0, c->rule_count * sizeof c->rules[0]);
   c->rule_count = 0;
   for (size_t i = 0; i < c->op_count; i++) {
-    clear_op(&c->ops[i]);
+    lctx_case_op_clear(&c->ops[i]);
     if (c->has_expect[i])
       memset(&c->expect[i], 0, sizeof c->expect[i]);
     c->has_expect[i] = false;
