@@ -184,6 +184,28 @@ static void test_decode_is_total_and_deterministic(void **state) {
   assert_true(lowering > ops / 10);
 }
 
+/* Decoding into the last decoded case gives, byte for byte, what a decode
+ * into a fresh case gives; emptying it gives the zero case. */
+static void test_decode_reuse_equals_decode(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0x5e05e);
+  static uint8_t data[4096];
+  static lctx_case zero;
+  lctx_case_init(&g_c);
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = case_gen_below(&g, round % 4 ? 512 : sizeof data + 1);
+    case_gen_bytes(&g, data, n);
+    if (n > 0 && round % 3 == 0)
+      data[0] = 16; /* the most factories */
+    lctx_case_decode_reuse(data, n, &g_c);
+    lctx_case_decode(data, n, &g_b);
+    assert_memory_equal(&g_b, &g_c, sizeof g_b);
+  }
+  lctx_case_reset(&g_c);
+  assert_memory_equal(&zero, &g_c, sizeof zero);
+}
+
 static void test_decode_reads_at_most_bytes_max(void **state) {
   (void)state;
   case_gen g;
@@ -777,6 +799,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_encode_round_trip_generated),
       cmocka_unit_test(test_decode_is_total_and_deterministic),
+      cmocka_unit_test(test_decode_reuse_equals_decode),
       cmocka_unit_test(test_decode_reads_at_most_bytes_max),
       cmocka_unit_test(test_flipping_a_byte_keeps_what_came_before),
       cmocka_unit_test(test_literal_content_edit_changes_one_field),

@@ -23,7 +23,13 @@ bool lctx_str_equal(lctx_str a, lctx_str b) {
 }
 
 bool lctx_str_equal_cstr(lctx_str a, const char *s) {
-  return lctx_str_equal(a, lctx_str_from_cstr(s));
+  if (!s)
+    return a.length == 0;
+  /* One pass, stopping at the first difference: no strlen of `s`. */
+  for (size_t i = 0; i < a.length; i++)
+    if (s[i] == '\0' || s[i] != a.data[i])
+      return false;
+  return s[a.length] == '\0';
 }
 
 int lctx_str_compare(lctx_str a, lctx_str b) {

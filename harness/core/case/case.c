@@ -6,6 +6,7 @@
 
 #include "names.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char *const OP_NAMES[LCTX_OP_KIND_COUNT] = {
@@ -37,6 +38,36 @@ static const char *const BEHAVIOUR_NAMES[] = {
 
 void lctx_case_init(lctx_case *c) {
   memset(c, 0, sizeof *c);
+}
+
+void lctx_case_op_clear(lctx_case_op *op) {
+  for (size_t k = 0; k < op->platform_count; k++)
+    memset(op->platforms[k], 0, sizeof op->platforms[k]);
+  for (size_t k = 0; k < op->narrow_count; k++)
+    memset(op->narrow[k], 0, sizeof op->narrow[k]);
+  memset(op, 0, offsetof(lctx_case_op, platforms));
+  memset(&op->has_backend, 0,
+         offsetof(lctx_case_op, narrow) - offsetof(lctx_case_op, has_backend));
+  memset(&op->has_compute_type, 0,
+         sizeof *op - offsetof(lctx_case_op, has_compute_type));
+}
+
+void lctx_case_reset(lctx_case *c) {
+  memset(c->factories, 0, c->factory_count * sizeof c->factories[0]);
+  c->factory_count = 0;
+  memset(c->jax_platforms, 0, sizeof c->jax_platforms);
+  memset(c->jax_platform_name, 0, sizeof c->jax_platform_name);
+  memset(c->jax_xla_backend, 0, sizeof c->jax_xla_backend);
+  c->nvidia_gpu_visible = false;
+  memset(c->rules, 0, c->rule_count * sizeof c->rules[0]);
+  c->rule_count = 0;
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_case_op_clear(&c->ops[i]);
+    if (c->has_expect[i])
+      memset(&c->expect[i], 0, sizeof c->expect[i]);
+    c->has_expect[i] = false;
+  }
+  c->op_count = 0;
 }
 
 const char *lctx_op_kind_name(lctx_op_kind kind) {

@@ -136,6 +136,16 @@ typedef struct lctx_case {
 /// Empties a case.
 void lctx_case_init(lctx_case *c);
 
+/// Zeroes an operation whose platform and narrow lists are zero past their
+/// counts, writing only its used parts (a whole operation is large).
+void lctx_case_op_clear(lctx_case_op *op);
+
+/// Empties a case that keeps the invariants of a decoded one (every field
+/// outside its counts, and every byte after a string's end, zero), such as
+/// one lctx_case_init or lctx_case_decode wrote, clearing only its used
+/// parts. The result equals that of lctx_case_init byte for byte.
+void lctx_case_reset(lctx_case *c);
+
 /// Returns true when the registry configurations and operations of two cases
 /// are equal (expectations are compared too when `with_expect`).
 bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect);

@@ -191,8 +191,7 @@ static void read_action(reader *r, lctx_case_action *a) {
  * repeated; lower_fun actions that break lctx_case_validate (a ninth
  * primitive name) become markers, the last first. */
 static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
-  lctx_case_rule *rule = &out->rules[out->rule_count];
-  memset(rule, 0, sizeof *rule);
+  lctx_case_rule *rule = &out->rules[out->rule_count]; /* zero (see decode) */
   read_from(r, rule->name, RULE_NAMES, RULE_NAME_COUNT, TEXT_LITERAL);
   size_t actions = next(r) % (LCTX_CASE_MAX_ACTIONS + 1);
   for (size_t k = 0; k < actions && !exhausted(r); k++)
@@ -220,8 +219,7 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
 /* Reads operation `out->op_count`; keeps it unless it is a lowering
  * operation that cannot be made valid (see case_bytes.h). */
 static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
-  lctx_case_op *op = &out->ops[out->op_count];
-  memset(op, 0, sizeof *op);
+  lctx_case_op *op = &out->ops[out->op_count]; /* zero (see decode) */
   uint8_t kind = next(r);
   bool lowering = kind & OP_LOWERING;
   op->kind = !lowering  ? (lctx_op_kind)(kind & 3)
@@ -304,19 +302,20 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   spans->op_end[out->op_count - 1] = r->pos;
 }
 
-void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
-                            lctx_case_byte_spans *spans) {
+/* Decodes into `out`, an empty case (lctx_case_init or lctx_case_reset):
+ * every slot a part is read into is zero, since a dropped part is zeroed
+ * again. */
+static void decode_empty(const uint8_t *data, size_t size, lctx_case *out,
+                         lctx_case_byte_spans *spans) {
   reader r = {data, data ? size : 0, 0};
   lctx_case_byte_spans local;
   if (!spans)
     spans = &local;
   memset(spans, 0, sizeof *spans);
-  lctx_case_init(out);
 
   size_t factories = next(&r) % (LCTX_MAX_FACTORIES + 1);
   for (size_t i = 0; i < factories && !exhausted(&r); i++) {
     lctx_case_factory *f = &out->factories[out->factory_count];
-    memset(f, 0, sizeof *f);
     read_name(&r, f->name);
     f->priority = read_priority(&r);
     uint8_t flags = next(&r);
@@ -353,8 +352,19 @@ void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
   spans->end = r.pos;
 }
 
+void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
+                            lctx_case_byte_spans *spans) {
+  lctx_case_init(out);
+  decode_empty(data, size, out, spans);
+}
+
 void lctx_case_decode(const uint8_t *data, size_t size, lctx_case *out) {
   lctx_case_decode_spans(data, size, out, NULL);
+}
+
+void lctx_case_decode_reuse(const uint8_t *data, size_t size, lctx_case *out) {
+  lctx_case_reset(out);
+  decode_empty(data, size, out, NULL);
 }
 
 //===----------------------------------------------------------------------===//

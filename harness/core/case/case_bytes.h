@@ -197,6 +197,12 @@ typedef struct lctx_case_byte_spans {
 /// Total and deterministic; see the layout above.
 void lctx_case_decode(const uint8_t *data, size_t size, lctx_case *out);
 
+/// lctx_case_decode into a case that keeps the invariants of a decoded one
+/// (see lctx_case_reset), such as the last case decoded into `out`: only its
+/// used parts are cleared first, so decoding many inputs into one case costs
+/// what they use, not the size of the case. Same result as lctx_case_decode.
+void lctx_case_decode_reuse(const uint8_t *data, size_t size, lctx_case *out);
+
 /// lctx_case_decode that also reports where each part ended.
 void lctx_case_decode_spans(const uint8_t *data, size_t size, lctx_case *out,
                             lctx_case_byte_spans *spans);

@@ -311,7 +311,7 @@ static bool emit(walker *w) {
 }
 
 static void clear_op(lctx_case_op *op, lctx_op_kind kind) {
-  memset(op, 0, sizeof *op);
+  lctx_case_op_clear(op); /* every list is written up to its count only */
   op->kind = kind;
 }
 
