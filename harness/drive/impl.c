@@ -87,11 +87,9 @@ struct lctx_impl {
   /* Write buffer. */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
-  /* Plugin: one case in the byte form, as it is queued; the number the next
-   * queued case gets and the number of the result awaited (both from 1 in
-   * each worker); the operation count of the awaited case; the size of the
-   * complete record at the start of `in`. */
-  uint8_t case_bytes[PACKED_MAX];
+  /* Plugin: the number the next queued case gets and the number of the
+   * result awaited (both from 1 in each worker); the operation count of the
+   * awaited case; the size of the complete record at the start of `in`. */
   uint32_t next_seq, await_seq;
   size_t await_ops;
   size_t ready;
@@ -1002,10 +1000,15 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
   impl->out_length = impl->out_sent = 0;
   for (size_t i = from; i < n; i++) {
-    size_t len = pack_case(cases[i], impl->case_bytes);
+    /* Packed in place, behind its header. */
+    if (!reserve(&impl->out, &impl->out_capacity,
+                 impl->out_length + 8 + PACKED_MAX))
+      return;
+    uint8_t *p = impl->out + impl->out_length;
+    size_t len = pack_case(cases[i], p + 8);
     uint32_t head[2] = {(uint32_t)len, impl->next_seq++};
-    queue(impl, head, sizeof head);
-    queue(impl, impl->case_bytes, len);
+    memcpy(p, head, sizeof head);
+    impl->out_length += 8 + len;
   }
 }
 
