@@ -400,6 +400,30 @@ static void note_unsupported(run *r, const lctx_case *c) {
   }
 }
 
+/* Copies what an implementation is given of `c` into `dst`: its used
+ * factories, rules and operations and its configuration, without its
+ * expectations. Entries of `dst` past its counts keep what they held: every
+ * reader of a case stops at its counts. */
+static void copy_used(lctx_case *dst, const lctx_case *c) {
+  if (c->factory_count > LCTX_MAX_FACTORIES ||
+      c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
+    memcpy(dst, c, offsetof(lctx_case, has_expect)); /* never: all of it */
+    memset(dst->has_expect, 0, sizeof dst->has_expect);
+    return;
+  }
+  dst->factory_count = c->factory_count;
+  memcpy(dst->factories, c->factories,
+         c->factory_count * sizeof c->factories[0]);
+  size_t from = offsetof(lctx_case, jax_platforms);
+  memcpy((char *)dst + from, (const char *)c + from,
+         offsetof(lctx_case, rule_count) - from);
+  dst->rule_count = c->rule_count;
+  memcpy(dst->rules, c->rules, c->rule_count * sizeof c->rules[0]);
+  dst->op_count = c->op_count;
+  memcpy(dst->ops, c->ops, c->op_count * sizeof c->ops[0]);
+  memset(dst->has_expect, 0, sizeof dst->has_expect);
+}
+
 /* Offers one case to the run; returns false to stop early. */
 static bool offer(run *r, const char *source, size_t index,
                   const lctx_case *c) {
@@ -423,9 +447,7 @@ static bool offer(run *r, const char *source, size_t index,
     return true;
   }
   size_t b = r->batch_count++;
-  /* Copy the case without its expectations (most of its size). */
-  memcpy(&r->batch[b], c, offsetof(lctx_case, has_expect));
-  memset(r->batch[b].has_expect, 0, sizeof r->batch[b].has_expect);
+  copy_used(&r->batch[b], c);
   r->batch_ptrs[b] = &r->batch[b];
   r->batch_source[b] = source;
   r->batch_index[b] = index;

@@ -2,20 +2,19 @@
  * impl.c - implementations under test, isolated (see impl.h).
  *
  * Plugin: a worker process (fork) loads the library with dlopen and serves
- * cases sent to it in the byte form (case_bytes.h) over a pipe, each with a
- * sequence number, answering with binary records that carry a mark and that
- * number. Process: the program runs with pipes for stdin and stdout and
- * speaks JSON lines (conformance/PROTOCOL.md). Both are driven with poll(),
- * never blocking on a peer that stopped reading, and each peer runs in a
- * process group of its own that is killed whole when the peer stops. Every
- * record is checked against its limits as soon as its header arrives, so
- * that what is buffered stays bounded whatever the peer claims; the peer's
- * resident memory is read from /proc while waiting.
+ * cases sent to it over a pipe in their packed form (the used parts of the
+ * struct, see pack_case), each with a sequence number, answering with binary
+ * records that carry a mark and that number. Process: the program runs with
+ * pipes for stdin and stdout and speaks JSON lines (conformance/PROTOCOL.md).
+ * Both are driven with poll(), never blocking on a peer that stopped reading,
+ * and each peer runs in a process group of its own that is killed whole when
+ * the peer stops. Every record is checked against its limits as soon as its
+ * header arrives, so that what is buffered stays bounded whatever the peer
+ * claims; the peer's resident memory is read from /proc while waiting.
  */
 #include "impl.h"
 #include "sys.h"
 
-#include "case_bytes.h"
 #include "case_json.h"
 #include "lctx/impl_abi.h"
 #include "plugin.h"
@@ -25,6 +24,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +47,8 @@
 #define DETAIL_MAX 1024u
 /* How often the peer's memory and life are checked while waiting. */
 #define WATCH_PERIOD 0.1
+/* The longest packed case: never more than the case without expectations. */
+#define PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
 
 /* What pump() ended with. */
 enum {
@@ -85,11 +87,9 @@ struct lctx_impl {
   /* Write buffer. */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
-  /* Plugin: one case in the byte form, as it is queued; the number the next
-   * queued case gets and the number of the result awaited (both from 1 in
-   * each worker); the operation count of the awaited case; the size of the
-   * complete record at the start of `in`. */
-  uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
+  /* Plugin: the number the next queued case gets and the number of the
+   * result awaited (both from 1 in each worker); the operation count of the
+   * awaited case; the size of the complete record at the start of `in`. */
   uint32_t next_seq, await_seq;
   size_t await_ops;
   size_t ready;
@@ -441,6 +441,74 @@ static void mark_flaky(lctx_case_result *res, const char *first, size_t before,
 }
 
 //===----------------------------------------------------------------------===//
+// The packed case: what the worker is given of a case, as the struct holds
+// it (same program, same machine): the factory count and the used
+// factories, the configuration, the rule count and the used rules, the
+// operation count and the used operations. No expectations.
+//===----------------------------------------------------------------------===//
+
+/* Packs `c` into `out` (PACKED_MAX bytes); returns the size. */
+static size_t pack_case(const lctx_case *c, uint8_t *out) {
+  size_t nf = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
+                                                    : LCTX_MAX_FACTORIES;
+  size_t nr =
+      c->rule_count < LCTX_CASE_MAX_RULES ? c->rule_count : LCTX_CASE_MAX_RULES;
+  size_t no = c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
+  size_t from = offsetof(lctx_case, jax_platforms);
+  size_t config = offsetof(lctx_case, rule_count) - from;
+  size_t at = 0;
+  memcpy(out + at, &nf, sizeof nf);
+  at += sizeof nf;
+  memcpy(out + at, c->factories, nf * sizeof c->factories[0]);
+  at += nf * sizeof c->factories[0];
+  memcpy(out + at, (const char *)c + from, config);
+  at += config;
+  memcpy(out + at, &nr, sizeof nr);
+  at += sizeof nr;
+  memcpy(out + at, c->rules, nr * sizeof c->rules[0]);
+  at += nr * sizeof c->rules[0];
+  memcpy(out + at, &no, sizeof no);
+  at += sizeof no;
+  memcpy(out + at, c->ops, no * sizeof c->ops[0]);
+  return at + no * sizeof c->ops[0];
+}
+
+/* Reads a count of at most `max` entries of `each` bytes at `*at`, and the
+ * entries into `dst`; false when they do not fit in the `n` bytes. */
+static bool unpack_part(const uint8_t *p, size_t n, size_t *at, size_t max,
+                        size_t each, size_t *count, void *dst) {
+  if (n - *at < sizeof *count)
+    return false;
+  memcpy(count, p + *at, sizeof *count);
+  *at += sizeof *count;
+  if (*count > max || n - *at < *count * each)
+    return false;
+  memcpy(dst, p + *at, *count * each);
+  *at += *count * each;
+  return true;
+}
+
+/* Unpacks `n` bytes made by pack_case into `c` (whose expectations stay as
+ * they are: none); false when they are not a packed case. Entries past the
+ * counts keep what they held: every reader of a case stops at its counts. */
+static bool unpack_case(const uint8_t *p, size_t n, lctx_case *c) {
+  size_t at = 0;
+  size_t from = offsetof(lctx_case, jax_platforms);
+  size_t config = offsetof(lctx_case, rule_count) - from;
+  if (!unpack_part(p, n, &at, LCTX_MAX_FACTORIES, sizeof c->factories[0],
+                   &c->factory_count, c->factories) ||
+      n - at < config)
+    return false;
+  memcpy((char *)c + from, p + at, config);
+  at += config;
+  return unpack_part(p, n, &at, LCTX_CASE_MAX_RULES, sizeof c->rules[0],
+                     &c->rule_count, c->rules) &&
+         unpack_part(p, n, &at, LCTX_CASE_MAX_OPS, sizeof c->ops[0],
+                     &c->op_count, c->ops) &&
+         at == n;
+}
+
+//===----------------------------------------------------------------------===//
 // Plugin worker (runs in the child)
 //===----------------------------------------------------------------------===//
 
@@ -481,8 +549,8 @@ static const char *supported_names[LCTX_OP_KIND_COUNT] = {
  * hold a module per operation). */
 typedef struct worker {
   const lctx_impl_table *table;
-  pid_t pid;                               /* the worker's own */
-  uint8_t bytes[LCTX_CASE_BYTES_MAX + 16]; /* the case as it came */
+  pid_t pid;                 /* the worker's own */
+  uint8_t bytes[PACKED_MAX]; /* the case as it came */
   lctx_case c;
   lctx_case_impl_views views;
   char text[LCTX_OUTCOME_TEXT_MAX];        /* an outcome's text */
@@ -616,6 +684,7 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
   if (!w)
     _exit(1);
   w->pid = getpid();
+  lctx_case_init(&w->c);
   w->table = worker_hello(w, path, out_fd);
   if (!w->table)
     _exit(0);
@@ -627,9 +696,10 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     uint32_t head[2];
     if (fread(head, 4, 2, in) != 2)
       _exit(0);
-    if (head[0] > sizeof w->bytes || fread(w->bytes, 1, head[0], in) != head[0])
+    if (head[0] > sizeof w->bytes ||
+        fread(w->bytes, 1, head[0], in) != head[0] ||
+        !unpack_case(w->bytes, head[0], &w->c))
       _exit(2);
-    lctx_case_decode(w->bytes, head[0], &w->c);
     size_t used = serve_case(w, head[1]);
     if (!write_full(out_fd, w->record, used))
       _exit(1);
@@ -930,11 +1000,15 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
   impl->out_length = impl->out_sent = 0;
   for (size_t i = from; i < n; i++) {
-    size_t len =
-        lctx_case_encode(cases[i], impl->case_bytes, sizeof impl->case_bytes);
+    /* Packed in place, behind its header. */
+    if (!reserve(&impl->out, &impl->out_capacity,
+                 impl->out_length + 8 + PACKED_MAX))
+      return;
+    uint8_t *p = impl->out + impl->out_length;
+    size_t len = pack_case(cases[i], p + 8);
     uint32_t head[2] = {(uint32_t)len, impl->next_seq++};
-    queue(impl, head, sizeof head);
-    queue(impl, impl->case_bytes, len);
+    memcpy(p, head, sizeof head);
+    impl->out_length += 8 + len;
   }
 }
 
