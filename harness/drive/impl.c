@@ -994,7 +994,7 @@ static void take_result(lctx_impl *impl, lctx_case_result *res) {
   impl->served++;
 }
 
-/* Queues cases[from..n) for the worker, in the byte form, numbered on from
+/* Queues cases[from..n) for the worker, packed (pack_case), numbered on from
  * impl->next_seq. */
 static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
