@@ -3,7 +3,9 @@
 # $failures), finish_failures PREFIX (prints "PREFIXN failure(s)" and exits
 # 1 when any check failed), jax_skip_if_off (exit 77 when LCTX_JAX=off) and
 # hold_lock DIR TEXT (another process holds DIR/.lock, naming itself TEXT,
-# until release_lock).
+# until release_lock) and report_field DIR ROW KEY (a count from a conform
+# report.json: KEY summed over row ROW, '*' for every row, or '-' for the
+# top-level field KEY).
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,4 +52,11 @@ PYEOF
 release_lock() {
   kill "$lock_holder" 2>/dev/null
   wait "$lock_holder" 2>/dev/null
+}
+
+report_field() {
+  python3 -c 'import json,sys
+r=json.load(open(sys.argv[1]+"/report.json"))
+if sys.argv[2]=="-": print(r[sys.argv[3]])
+else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
 }

@@ -24,13 +24,6 @@ SRC=$4
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
-# field REPORT_DIR ROW VERDICT -> the count
-field() {
-  "$PY" -c 'import json,sys
-r=json.load(open(sys.argv[1]+"/report.json"))
-if sys.argv[2]=="-": print(r[sys.argv[3]])
-else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
-}
 conform() {
   dir=$1
   shift
@@ -42,8 +35,8 @@ rc() { cat "$tmp/$1.rc"; }
 # 1. The examples pass fully: exit 0.
 conform plugin --impl "$EXAMPLE"
 [ "$(rc plugin)" = 0 ] || fail "example plugin: exit $(rc plugin): $(tail -5 "$tmp/plugin.out")"
-[ "$(field "$tmp/plugin" '*' fail)" = 0 ] || fail "example plugin has failures"
-[ "$(field "$tmp/plugin" - cases_run)" -gt 1000000 ] ||
+[ "$(report_field "$tmp/plugin" '*' fail)" = 0 ] || fail "example plugin has failures"
+[ "$(report_field "$tmp/plugin" - cases_run)" -gt 1000000 ] ||
   fail "example plugin: the domain did not run"
 grep -q "^TAP version 13" "$tmp/plugin/report.tap" || fail "no TAP report"
 grep -q "implementation lctx-example-c 1.0.0" "$tmp/plugin/report.tap" ||
@@ -58,33 +51,33 @@ grep -q "\"spec_version\": \"$spec_version\"" "$tmp/plugin/report.json" ||
 conform python --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
   --no-domain --random 3000
 [ "$(rc python)" = 0 ] || fail "example Python: exit $(rc python): $(tail -5 "$tmp/python.out")"
-[ "$(field "$tmp/python" '*' pass)" -gt 3000 ] || fail "example Python: too few passes"
+[ "$(report_field "$tmp/python" '*' pass)" -gt 3000 ] || fail "example Python: too few passes"
 
 # 2. A misbehaving plugin: only the bad cases are marked.
 cases="$SRC/tests/conform_cases"
 conform badplugin --impl "$BAD" --cases "$cases/plugin" --no-domain \
   --random 0 --timeout 1
 [ "$(rc badplugin)" = 1 ] || fail "misbehaving plugin: exit $(rc badplugin), want 1"
-[ "$(field "$tmp/badplugin" '*' pass)" = 2 ] || fail "plugin: pass != 2"
-[ "$(field "$tmp/badplugin" '*' crash)" = 3 ] || fail "plugin: crash != 3 (SEGV, FAIL, OVERFLOW)"
-[ "$(field "$tmp/badplugin" '*' timeout)" = 1 ] || fail "plugin: timeout != 1"
-[ "$(field "$tmp/badplugin" MG-001 fail)" = 2 ] || fail "plugin: the reworded MG-001 cases did not fail"
-[ "$(field "$tmp/badplugin" - restarts)" -ge 2 ] || fail "plugin: fewer than 2 restarts"
+[ "$(report_field "$tmp/badplugin" '*' pass)" = 2 ] || fail "plugin: pass != 2"
+[ "$(report_field "$tmp/badplugin" '*' crash)" = 3 ] || fail "plugin: crash != 3 (SEGV, FAIL, OVERFLOW)"
+[ "$(report_field "$tmp/badplugin" '*' timeout)" = 1 ] || fail "plugin: timeout != 1"
+[ "$(report_field "$tmp/badplugin" MG-001 fail)" = 2 ] || fail "plugin: the reworded MG-001 cases did not fail"
+[ "$(report_field "$tmp/badplugin" - restarts)" -ge 2 ] || fail "plugin: fewer than 2 restarts"
 # (a SEGV: signal 11; under ASan its report, then an exit or an abort)
 grep -q '"verdict":"crash","detail":"the plugin worker \(killed by signal\|exited with status\)' \
   "$tmp/badplugin/results.jsonl" || fail "plugin: the SEGV is not named in results.jsonl"
 conform badclass --impl "$BAD" --cases "$cases/plugin" --no-domain \
   --random 0 --timeout 1 --messages class
-[ "$(field "$tmp/badclass" MG-001 pass)" = 2 ] || fail "--messages class did not accept the rewording"
+[ "$(report_field "$tmp/badclass" MG-001 pass)" = 2 ] || fail "--messages class did not accept the rewording"
 
 # 3. A misbehaving program.
 conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
   --cases "$cases/process" --no-domain --random 0 --timeout 2
 [ "$(rc badproc)" = 1 ] || fail "misbehaving program: exit $(rc badproc), want 1"
-[ "$(field "$tmp/badproc" '*' pass)" = 2 ] || fail "program: pass != 2: $(cat "$tmp/badproc.out")"
-[ "$(field "$tmp/badproc" '*' crash)" = 4 ] || fail "program: crash != 4 (EXIT, GARBAGE, FLOOD, ERROR)"
-[ "$(field "$tmp/badproc" '*' timeout)" = 1 ] || fail "program: timeout != 1"
-[ "$(field "$tmp/badproc" '*' fail)" = 2 ] || fail "program: fail != 2 (WORDING, NASTY)"
+[ "$(report_field "$tmp/badproc" '*' pass)" = 2 ] || fail "program: pass != 2: $(cat "$tmp/badproc.out")"
+[ "$(report_field "$tmp/badproc" '*' crash)" = 4 ] || fail "program: crash != 4 (EXIT, GARBAGE, FLOOD, ERROR)"
+[ "$(report_field "$tmp/badproc" '*' timeout)" = 1 ] || fail "program: timeout != 1"
+[ "$(report_field "$tmp/badproc" '*' fail)" = 2 ] || fail "program: fail != 2 (WORDING, NASTY)"
 grep -q 'protocol error: not JSON' "$tmp/badproc/results.jsonl" ||
   fail "program: garbage is not named"
 grep -q 'longer than 4194304 bytes' "$tmp/badproc/results.jsonl" ||
@@ -127,11 +120,11 @@ grep -q '&lt;b&gt;&amp;amp; ]]&gt;' "$tmp/badplugin/report.junit.xml" ||
 printf '# rows we expect to fail\nMG-001 reworded on purpose\n' >"$tmp/xfail.txt"
 conform xpass --impl "$EXAMPLE" --no-domain --random 0 --xfail "$tmp/xfail.txt"
 [ "$(rc xpass)" = 1 ] || fail "an xfail that passes: exit $(rc xpass), want 1"
-[ "$(field "$tmp/xpass" MG-001 xpass)" -gt 0 ] || fail "xpass not counted"
+[ "$(report_field "$tmp/xpass" MG-001 xpass)" -gt 0 ] || fail "xpass not counted"
 grep -q "TODO expected failure" "$tmp/xpass/report.tap" || fail "TAP lacks TODO"
 conform xfail --impl "$BAD" --cases "$cases/plugin" --no-domain --random 0 \
   --timeout 1 --xfail "$tmp/xfail.txt"
-[ "$(field "$tmp/xfail" MG-001 xfail)" = 2 ] || fail "xfail not counted"
+[ "$(report_field "$tmp/xfail" MG-001 xfail)" = 2 ] || fail "xfail not counted"
 printf 'MG-001 fine\n  XX-999 no such row\n' >"$tmp/badx.txt"
 "$LCTX" conform --impl "$EXAMPLE" --xfail "$tmp/badx.txt" 2>"$tmp/badx.err"
 [ $? = 2 ] || fail "unknown xfail row: exit not 2"
@@ -141,13 +134,13 @@ grep -q "badx.txt:2:3: unknown spec row 'XX-999'" "$tmp/badx.err" ||
 # 5. Shards and operation filters.
 conform s1 --impl "$EXAMPLE" --no-domain --random 500 --shard 1/2
 conform s2 --impl "$EXAMPLE" --no-domain --random 500 --shard 2/2
-a=$(field "$tmp/s1" - cases_run)
-b=$(field "$tmp/s2" - cases_run)
+a=$(report_field "$tmp/s1" - cases_run)
+b=$(report_field "$tmp/s2" - cases_run)
 want=$(($(ls "$SRC"/conformance/cases/*.case | wc -l) + 500))
 [ $((a + b)) = "$want" ] || fail "shards ran $a + $b cases, want $want"
 [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "a shard is empty"
 conform ops --impl "$EXAMPLE" --no-domain --random 500 --ops canonicalize
-[ "$(field "$tmp/ops" - cases_skipped)" -gt 0 ] || fail "--ops skipped nothing"
+[ "$(report_field "$tmp/ops" - cases_skipped)" -gt 0 ] || fail "--ops skipped nothing"
 "$PY" -c 'import json,sys
 r=json.load(open(sys.argv[1]+"/report.json"))
 bad=[x["id"] for x in r["rows"] if x["pass"] and x["id"][:3] not in ("CP-","RG-")]

@@ -25,13 +25,6 @@ PY=python3
 . "$(dirname -- "$0")/lib.sh"
 IMPL="$PY $SRC/tests/impls/module_impl.py $SRC/conformance/examples/python"
 CASES="$SRC/tests/conform_cases/modules"
-# count DIR ROW VERDICT -> the count in report.json ('-': a top-level field)
-count() {
-  "$PY" -c 'import json,sys
-r=json.load(open(sys.argv[1]+"/report.json"))
-if sys.argv[2]=="-": print(r[sys.argv[3]])
-else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
-}
 # valid DIR: every report parses (JSON, each results.jsonl line, JUnit XML)
 valid() {
   "$PY" -c 'import json,sys,xml.dom.minidom as m
@@ -54,10 +47,10 @@ modules mod --quiet
 rc=$?
 [ "$rc" = 1 ] || fail "modules: exit $rc, want 1: $(tail -3 "$tmp/mod.out")"
 valid "$tmp/mod" || fail "modules: a report is not valid"
-[ "$(count "$tmp/mod" IR-000 fail)" = 3 ] ||
+[ "$(report_field "$tmp/mod" IR-000 fail)" = 3 ] ||
   fail "modules: IR-000 fail != 3 (deep attribute, deep regions, parser crash)"
-[ "$(count "$tmp/mod" '*' crash)" = 0 ] || fail "modules: a case was blamed as a crash"
-[ "$(count "$tmp/mod" RL-002 pass)" = 10 ] || fail "modules: the registrations were not judged"
+[ "$(report_field "$tmp/mod" '*' crash)" = 0 ] || fail "modules: a case was blamed as a crash"
+[ "$(report_field "$tmp/mod" RL-002 pass)" = 10 ] || fail "modules: the registrations were not judged"
 grep -q 'nests brackets deeper than 256 levels at 2:268' "$tmp/mod/results.jsonl" ||
   fail "modules: the deep attribute is not refused at its line:column"
 grep -q 'the module killed the MLIR judge' "$tmp/mod/results.jsonl" ||
@@ -74,7 +67,7 @@ done
 modules keep --quiet --keep-failures 1
 [ "$(grep -c '"row":"IR-000"' "$tmp/keep/results.jsonl")" = 1 ] ||
   fail "--keep-failures 1: not one IR-000 line in results.jsonl"
-[ "$(count "$tmp/keep" IR-000 results_not_kept)" = 2 ] ||
+[ "$(report_field "$tmp/keep" IR-000 results_not_kept)" = 2 ] ||
   fail "--keep-failures 1: IR-000 results_not_kept != 2"
 grep -q '3 more verdicts counted, not kept' "$tmp/keep.out" ||
   fail "--keep-failures 1: the summary does not say what was not kept"

@@ -131,9 +131,7 @@ grep -q "longer than 4194304 bytes" "$tmp/program-huge_record/results.jsonl" ||
 # flight passes alone: flaky, naming the state, never a crash.
 LCTX_HOSTILE_N=40 run plugin-die_after die_after --impl "$tmp/lib$word.so"
 check plugin-die_after 0
-flaky=$("$PY" -c 'import json,sys
-print(sum(x["flaky"] for x in json.load(open(sys.argv[1]))["rows"]))' \
-  "$tmp/plugin-die_after/report.json")
+flaky=$(report_field "$tmp/plugin-die_after" "*" flaky)
 [ "$flaky" -ge 4 ] || fail "plugin-die_after: $flaky flaky, want >= 4"
 grep -q '"verdict":"flaky","detail":"[^"]*after 39 cases in one worker' \
   "$tmp/plugin-die_after/results.jsonl" ||

@@ -30,7 +30,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
