@@ -389,6 +389,25 @@ static void test_random_same_seed_same_cases(void **state) {
   }
 }
 
+/* A case generated into a reused case is the one generated into a fresh
+ * one, byte for byte (past the counts included), over a stream that draws
+ * lowering scenarios kept and dropped and cases of every size. */
+static void test_random_reuse_same_bytes(void **state) {
+  (void)state;
+  static lctx_case fresh, reused;
+  uint64_t sa = 7, sb = 7;
+  lctx_case_init(&reused);
+  size_t lowering = 0;
+  for (int i = 0; i < 5000; i++) {
+    lctx_domain_random_case(&sa, &fresh);
+    lctx_domain_random_case_reuse(&sb, &reused);
+    assert_true(sa == sb);
+    assert_memory_equal(&fresh, &reused, sizeof fresh);
+    lowering += fresh.rule_count > 0;
+  }
+  assert_true(lowering > 100); /* the lowering path was exercised */
+}
+
 static void test_random_seeds_differ(void **state) {
   (void)state;
   static lctx_case a, b;
@@ -584,6 +603,7 @@ int main(void) {
       cmocka_unit_test(test_enumeration_counts_and_validity),
       cmocka_unit_test(test_enumeration_stops_when_told),
       cmocka_unit_test(test_random_same_seed_same_cases),
+      cmocka_unit_test(test_random_reuse_same_bytes),
       cmocka_unit_test(test_random_seeds_differ),
       cmocka_unit_test(test_random_cases_valid_and_bounded),
       cmocka_unit_test(test_random_cases_round_trip),

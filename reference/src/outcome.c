@@ -30,6 +30,21 @@ static void reset(lctx_outcome *out, lctx_outcome_kind kind) {
   out->text[0] = '\0';
 }
 
+void lctx_outcome_copy(lctx_outcome *dst, const lctx_outcome *src) {
+  if (dst == src)
+    return;
+  dst->kind = src->kind;
+  dst->error = src->error;
+  dst->origin = src->origin;
+  dst->registration = src->registration;
+  dst->truncated = src->truncated;
+  size_t n =
+      src->length < sizeof src->text ? src->length : sizeof src->text - 1;
+  dst->length = n;
+  memcpy(dst->text, src->text, n);
+  dst->text[n] = '\0';
+}
+
 void lctx_outcome_set_none(lctx_outcome *out) {
   reset(out, LCTX_OUTCOME_NONE);
 }

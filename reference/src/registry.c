@@ -165,6 +165,22 @@ void lctx_registry_init(lctx_registry *registry,
   registry->init_runs = 0;
 }
 
+void lctx_registry_copy(lctx_registry *dst, const lctx_registry *src) {
+  if (dst == src)
+    return;
+  dst->config = src->config;
+  dst->trace = src->trace;
+  dst->trace_user_data = src->trace_user_data;
+  dst->entry_count = src->entry_count;
+  memcpy(dst->entries, src->entries, src->entry_count * sizeof src->entries[0]);
+  dst->failure_count = src->failure_count;
+  memcpy(dst->failures, src->failures,
+         src->failure_count * sizeof src->failures[0]);
+  dst->has_default = src->has_default;
+  dst->default_client = src->default_client;
+  dst->init_runs = src->init_runs;
+}
+
 static bool platforms_config_set(const lctx_registry_config *config) {
   return config->jax_platforms != NULL && config->jax_platforms[0] != '\0';
 }

@@ -316,7 +316,9 @@ static bool walk(lower_graph *g, int p) {
   return true;
 }
 
-static bool validate_lowering(const lctx_case *c, lctx_buf *error) {
+/* The lowering checks; `names` adds the alphabet and length check of every
+ * name they read (lctx_case_validate_lowering leaves it to the caller). */
+static bool validate_lowering(const lctx_case *c, lctx_buf *error, bool names) {
   if (c->rule_count > LCTX_CASE_MAX_RULES) {
     lctx_buf_append_cstr(error, "rules: too many");
     return false;
@@ -326,7 +328,8 @@ static bool validate_lowering(const lctx_case *c, lctx_buf *error) {
   g.c = c;
   for (size_t i = 0; i < c->rule_count; i++) {
     const lctx_case_rule *rule = &c->rules[i];
-    if (!check_name(rule->name, LCTX_MAX_NAME, "rules[].name", (long)i, error))
+    if (names &&
+        !check_name(rule->name, LCTX_MAX_NAME, "rules[].name", (long)i, error))
       return false;
     if (rule->name[0] == '\0')
       return fail_at(error, "rules", i, ".name is empty");
@@ -338,10 +341,11 @@ static bool validate_lowering(const lctx_case *c, lctx_buf *error) {
       const lctx_case_action *a = &rule->actions[k];
       if ((unsigned)a->kind > LCTX_ACTION_EMIT_MARKER)
         return fail_at(error, "rules", i, ".actions[].action is not known");
-      if (!check_name(a->text, LCTX_MAX_NAME, "rules[].actions[].text", (long)k,
-                      error) ||
-          !check_name(a->compute_type, LCTX_MAX_NAME,
-                      "rules[].actions[].compute_type", (long)k, error))
+      if (names &&
+          (!check_name(a->text, LCTX_MAX_NAME, "rules[].actions[].text",
+                       (long)k, error) ||
+           !check_name(a->compute_type, LCTX_MAX_NAME,
+                       "rules[].actions[].compute_type", (long)k, error)))
         return false;
       if (a->kind == LCTX_ACTION_LOWER_FUN &&
           prim_index(&g.prims, a->text, true) < 0) {
@@ -356,20 +360,20 @@ static bool validate_lowering(const lctx_case *c, lctx_buf *error) {
     if (op->kind != LCTX_OP_REGISTER_LOWERING &&
         op->kind != LCTX_OP_LOWER_PER_PLATFORM)
       continue;
-    if (!check_name(op->primitive, LCTX_MAX_NAME, "operations[].primitive",
-                    (long)i, error) ||
-        !check_name(op->rule, LCTX_MAX_NAME, "operations[].rule", (long)i,
-                    error) ||
-        !check_name(op->compute_type, LCTX_MAX_NAME,
-                    "operations[].compute_type", (long)i, error) ||
-        !check_name(op->override, LCTX_MAX_NAME, "operations[].override",
-                    (long)i, error))
+    if (names && (!check_name(op->primitive, LCTX_MAX_NAME,
+                              "operations[].primitive", (long)i, error) ||
+                  !check_name(op->rule, LCTX_MAX_NAME, "operations[].rule",
+                              (long)i, error) ||
+                  !check_name(op->compute_type, LCTX_MAX_NAME,
+                              "operations[].compute_type", (long)i, error) ||
+                  !check_name(op->override, LCTX_MAX_NAME,
+                              "operations[].override", (long)i, error)))
       return false;
     if (op->narrow_count > LCTX_MAX_MODULE_PLATFORMS) {
       lctx_buf_append_cstr(error, "operations[].narrow: too many");
       return false;
     }
-    for (size_t k = 0; k < op->narrow_count; k++) {
+    for (size_t k = 0; names && k < op->narrow_count; k++) {
       if (!check_name(op->narrow[k], LCTX_MAX_NAME, "operations[].narrow",
                       (long)k, error))
         return false;
@@ -464,7 +468,11 @@ bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
         return false;
     }
   }
-  return validate_lowering(c, error);
+  return validate_lowering(c, error, true);
+}
+
+bool lctx_case_validate_lowering(const lctx_case *c, lctx_buf *error) {
+  return validate_lowering(c, error, false);
 }
 
 //===----------------------------------------------------------------------===//

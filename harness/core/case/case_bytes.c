@@ -160,11 +160,22 @@ static void read_platforms_config(reader *r, char *dst) {
   read_literal(r, next(r), dst);
 }
 
+/* Every name, message and platforms config the decoder writes is valid by
+ * construction: a dictionary entry, or a literal of bytes 0x01-0x7f
+ * (lctx_case_bytes_literal_char) no longer than the field's limit. So only
+ * the lowering parts can make a decoded case invalid, and checking them
+ * alone gives lctx_case_validate's verdict (tests/test_case_bytes.c checks
+ * that decoded cases validate). */
+_Static_assert(255 - NAME_LITERAL <= LCTX_MAX_NAME, "literal names fit");
+_Static_assert(255 - TEXT_LITERAL <= LCTX_MAX_NAME, "literal texts fit");
+_Static_assert(255 - MESSAGE_LITERAL <= LCTX_MAX_MESSAGE, "messages fit");
+_Static_assert(255 <= LCTX_MAX_PLATFORMS_CONFIG, "platform configs fit");
+
 static bool valid(const lctx_case *c) {
   char storage[256];
   lctx_buf e;
   lctx_buf_init(&e, storage, sizeof storage);
-  return lctx_case_validate(c, &e);
+  return lctx_case_validate_lowering(c, &e);
 }
 
 static void read_action(reader *r, lctx_case_action *a) {
@@ -201,14 +212,16 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     return;
   }
   out->rule_count++;
-  for (size_t k = rule->action_count; k-- > 0 && !valid(out);) {
+  bool ok = valid(out);
+  for (size_t k = rule->action_count; !ok && k-- > 0;) {
     lctx_case_action *a = &rule->actions[k];
     if (a->kind == LCTX_ACTION_LOWER_FUN) {
       memset(a, 0, sizeof *a);
       a->kind = LCTX_ACTION_EMIT_MARKER;
+      ok = valid(out); /* only a change can change the verdict */
     }
   }
-  if (!valid(out)) { /* not reached: no operation binds a rule yet */
+  if (!ok) { /* not reached: no operation binds a rule yet */
     memset(rule, 0, sizeof *rule);
     out->rule_count--;
     return;

@@ -651,9 +651,9 @@ static void random_module(uint64_t *state, lctx_case_op *op, size_t platforms,
 static void random_lowering(uint64_t *state, lctx_case *c) {
   static const char *const rules[] = {"A.cpu", "A.tpu",  "A.def",
                                       "B.tpu", "B.cuda", "B.def"};
-  lctx_case saved_ops;
-  memcpy(&saved_ops.ops, c->ops, sizeof c->ops);
+  lctx_case_op saved[LCTX_CASE_MAX_OPS];
   size_t saved_count = c->op_count;
+  memcpy(saved, c->ops, saved_count * sizeof c->ops[0]);
   c->rule_count = 0;
   c->op_count = 0;
   for (size_t i = 0; i < 6; i++) {
@@ -693,23 +693,30 @@ static void random_lowering(uint64_t *state, lctx_case *c) {
       set_text(op->override, sizeof op->override, rules[below(state, 3)]);
     op->x64 = below(state, 4) == 0;
   }
+  /* Every name drawn is valid (random_name: 1-6 bytes of 0x01-0x7f), so
+   * only the lowering parts can fail lctx_case_validate. */
   char error[256];
   lctx_buf eb;
   lctx_buf_init(&eb, error, sizeof error);
-  if (!lctx_case_validate(c, &eb)) {
+  if (!lctx_case_validate_lowering(c, &eb)) {
+    memset(c->rules, 0, c->rule_count * sizeof c->rules[0]);
     c->rule_count = 0;
-    memcpy(c->ops, saved_ops.ops, sizeof c->ops);
+    for (size_t i = 0; i < c->op_count; i++)
+      lctx_case_op_clear(&c->ops[i]);
+    memcpy(c->ops, saved, saved_count * sizeof c->ops[0]);
     c->op_count = saved_count;
   }
+  /* What lies past the counts is zero (case.h), as lctx_case_reset needs. */
+  for (size_t i = c->op_count; i < saved_count; i++)
+    lctx_case_op_clear(&c->ops[i]);
 }
 
-void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
+static void random_case(uint64_t *state, lctx_case *c) {
   static const int priorities[] = {-2000, -1001, -1000, -999, -1,  0,
                                    1,     2,     100,   300,  400, 500};
   static const char *const platform_lists[] = {
       "",         "cpu",  "cpu,tpu", "tpu,cpu",  "gpu",   "cuda",
       "cpu, tpu", "cpu,", "cpu,cpu", "cuda,gpu", "METAL", "rocm,cuda"};
-  lctx_case_init(c);
   size_t factories = below(state, 6);
   for (size_t i = 0; i < factories; i++) {
     lctx_case_factory *f = &c->factories[c->factory_count];
@@ -717,8 +724,10 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
     bool duplicate = false;
     for (size_t k = 0; k < c->factory_count; k++)
       duplicate = duplicate || strcmp(c->factories[k].name, f->name) == 0;
-    if (duplicate)
+    if (duplicate) {
+      memset(f, 0, sizeof *f); /* nothing past the counts */
       continue;
+    }
     f->priority =
         priorities[below(state, sizeof priorities / sizeof priorities[0])];
     f->fail_quietly = below(state, 2) == 0;
@@ -766,4 +775,14 @@ void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
   }
   if (below(state, 3) == 0)
     random_lowering(state, c);
+}
+
+void lctx_domain_random_case(uint64_t *state, lctx_case *c) {
+  lctx_case_init(c);
+  random_case(state, c);
+}
+
+void lctx_domain_random_case_reuse(uint64_t *state, lctx_case *c) {
+  lctx_case_reset(c);
+  random_case(state, c);
 }

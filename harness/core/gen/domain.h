@@ -39,4 +39,10 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
 /// up to length 4. Beyond the bounded domain, for `lctx conform --random`.
 void lctx_domain_random_case(uint64_t *state, lctx_case *c);
 
+/// lctx_domain_random_case into a case that came from lctx_case_init or an
+/// earlier call (or holds nothing past its counts, as case.h requires):
+/// cleared with lctx_case_reset, which clears only what it used, instead of
+/// zeroed whole. The same case, byte for byte.
+void lctx_domain_random_case_reuse(uint64_t *state, lctx_case *c);
+
 #endif /* LCTX_HARNESS_DOMAIN_H */

@@ -439,6 +439,88 @@ static bool parse_line(parser *p, const char *s, const char *end) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Compiling: templates into parts, rows indexed by operation
+//===----------------------------------------------------------------------===//
+
+/* The placeholder a checked template's `{` at `c` opens (check_template
+ * accepted it), its closing brace in `*close`. */
+static int placeholder_at(const char *c, const char **close) {
+  *close = strchr(c, '}');
+  lctx_placeholder ph;
+  if (!*close || !lctx_classify_placeholder_from_name(
+                     lctx_str_make(c + 1, (size_t)(*close - c - 1)), &ph))
+    return -1;
+  return (int)ph;
+}
+
+/* The placeholders of a checked template, a bit each. */
+static uint32_t template_uses(const char *t) {
+  uint32_t uses = 0;
+  for (const char *c = t; *c; c++) {
+    const char *close;
+    if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+      c++;
+    } else if (c[0] == '{') {
+      int ph = placeholder_at(c, &close);
+      if (ph >= 0)
+        uses |= 1u << ph;
+      c = close ? close : c;
+    }
+  }
+  return uses;
+}
+
+static bool add_part(lctx_spec_outcome *o, size_t offset, size_t length,
+                     int placeholder) {
+  if (o->part_count == LCTX_SPEC_MAX_PARTS)
+    return false;
+  o->parts[o->part_count++] =
+      (lctx_spec_part){(uint16_t)offset, (uint16_t)length, (int8_t)placeholder};
+  return true;
+}
+
+/* Splits `o->text` (checked) into parts: literal runs (a doubled brace
+ * ends one and gives a part of one brace) and placeholders. */
+static void compile_outcome(lctx_spec_outcome *o) {
+  const char *t = o->text;
+  o->part_count = 0;
+  o->uses = template_uses(o->text) | template_uses(o->registration);
+  for (const char *c = t; *c;) {
+    size_t run = strcspn(c, "{}");
+    bool ok = true;
+    if (run > 0) {
+      ok = add_part(o, (size_t)(c - t), run, -1);
+      c += run;
+    } else if (c[0] == c[1]) { /* "{{" or "}}" */
+      ok = add_part(o, (size_t)(c - t), 1, -1);
+      c += 2;
+    } else {
+      const char *close;
+      int ph = placeholder_at(c, &close);
+      ok = ph >= 0 && add_part(o, 0, 0, ph);
+      c = close ? close + 1 : c + strlen(c);
+    }
+    if (!ok) {
+      o->part_count = LCTX_SPEC_MAX_PARTS + 1;
+      return;
+    }
+  }
+}
+
+static void compile_table(lctx_spec *spec) {
+  memset(spec->op_row_count, 0, sizeof spec->op_row_count);
+  for (size_t i = 0; i < spec->row_count; i++) {
+    lctx_spec_row *row = &spec->rows[i];
+    for (size_t k = 0; k < row->outcome_count; k++)
+      compile_outcome(&row->outcomes[k]);
+    for (unsigned op = 0; op < LCTX_OP_KIND_COUNT; op++) {
+      if (row->ops & (1u << op))
+        spec->op_rows[op][spec->op_row_count[op]++] = (uint8_t)i;
+    }
+  }
+}
+
 bool lctx_spec_parse(const char *text, size_t length, const char *filename,
                      lctx_spec *out, lctx_buf *error) {
   memset(out, 0, sizeof *out);
@@ -467,6 +549,7 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
     return fail(&p, NULL, "missing 'spec-version'", NULL);
   if (out->row_count == 0)
     return fail(&p, NULL, "the table has no rows", NULL);
+  compile_table(out);
   return true;
 }
 
@@ -507,8 +590,12 @@ bool lctx_spec_row_matches(const lctx_spec_row *row,
 
 size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
                        size_t *indices, size_t cap) {
+  if ((unsigned)features->op >= LCTX_OP_KIND_COUNT)
+    return 0;
   size_t n = 0;
-  for (size_t i = 0; i < spec->row_count; i++) {
+  const uint8_t *rows = spec->op_rows[features->op];
+  for (size_t k = 0; k < spec->op_row_count[features->op]; k++) {
+    size_t i = rows[k];
     if (lctx_spec_row_matches(&spec->rows[i], features)) {
       if (n < cap)
         indices[n] = i;
@@ -550,6 +637,30 @@ static bool render(const char *t, const lctx_features *features, lctx_buf *out,
   return true;
 }
 
+/* Renders `allowed->text`: from its parts when it was compiled. */
+static bool render_outcome_text(const lctx_spec_outcome *allowed,
+                                const lctx_features *features, lctx_buf *out,
+                                lctx_buf *error) {
+  if (allowed->part_count > LCTX_SPEC_MAX_PARTS)
+    return render(allowed->text, features, out, error);
+  for (size_t i = 0; i < allowed->part_count; i++) {
+    const lctx_spec_part *part = &allowed->parts[i];
+    if (part->placeholder < 0) {
+      lctx_buf_append(out, allowed->text + part->offset, part->length);
+      continue;
+    }
+    if (!features->has[part->placeholder]) {
+      lctx_buf_append_cstr(error, "placeholder {");
+      lctx_buf_append_cstr(error, lctx_classify_placeholder_name(
+                                      (lctx_placeholder)part->placeholder));
+      lctx_buf_append_cstr(error, "} does not apply to this operation");
+      return false;
+    }
+    lctx_buf_append_str(out, features->text[part->placeholder]);
+  }
+  return true;
+}
+
 bool lctx_spec_render(const lctx_spec_outcome *allowed,
                       const lctx_features *features, lctx_outcome *out,
                       lctx_buf *error) {
@@ -562,7 +673,7 @@ bool lctx_spec_render(const lctx_spec_outcome *allowed,
     lctx_outcome_set_none(out);
     return true;
   }
-  if (!render(allowed->text, features, &w, error))
+  if (!render_outcome_text(allowed, features, &w, error))
     return false;
   lctx_outcome_end(out, &w);
   if (allowed->kind == LCTX_OUTCOME_CLIENT) {
@@ -584,6 +695,67 @@ bool lctx_spec_render(const lctx_spec_outcome *allowed,
     }
   }
   return true;
+}
+
+uint32_t lctx_spec_features_mask(const lctx_features *features) {
+  uint32_t has = 0;
+  for (unsigned i = 0; i < LCTX_PLACEHOLDER_COUNT; i++)
+    has |= (uint32_t)features->has[i] << i;
+  return has;
+}
+
+/* Compares `actual`'s text with the compiled `allowed->text` in place: 1
+ * equal, 0 not, -1 when the rendered text would not fit an outcome (the
+ * caller renders it then, to compare the cut text the same way). */
+static int text_equals(const lctx_spec_outcome *allowed,
+                       const lctx_features *features,
+                       const lctx_outcome *actual) {
+  size_t pos = 0;
+  bool equal = true;
+  for (size_t i = 0; i < allowed->part_count; i++) {
+    const lctx_spec_part *part = &allowed->parts[i];
+    const char *bytes = allowed->text + part->offset;
+    size_t n = part->length;
+    if (part->placeholder >= 0) {
+      bytes = features->text[part->placeholder].data;
+      n = features->text[part->placeholder].length;
+    }
+    if (n >= sizeof actual->text - pos)
+      return -1;
+    if (equal && (pos + n > actual->length ||
+                  (n > 0 && memcmp(actual->text + pos, bytes, n) != 0)))
+      equal = false;
+    pos += n;
+  }
+  return equal && pos == actual->length && !actual->truncated;
+}
+
+int lctx_spec_allows(const lctx_spec_outcome *allowed,
+                     const lctx_features *features, uint32_t has,
+                     const lctx_outcome *actual, bool strict) {
+  if (allowed->uses & ~has)
+    return -1;
+  if (allowed->kind == LCTX_OUTCOME_NONE)
+    return actual->kind == LCTX_OUTCOME_NONE;
+  if (allowed->kind == LCTX_OUTCOME_RAISE && !strict)
+    return actual->kind == LCTX_OUTCOME_RAISE &&
+           actual->error == allowed->error;
+  if (allowed->kind != LCTX_OUTCOME_CLIENT &&
+      allowed->part_count <= LCTX_SPEC_MAX_PARTS) {
+    if (actual->kind != allowed->kind || (allowed->kind == LCTX_OUTCOME_RAISE &&
+                                          actual->error != allowed->error))
+      return 0;
+    int equal = text_equals(allowed, features, actual);
+    if (equal >= 0)
+      return equal;
+  }
+  lctx_outcome rendered;
+  char why[256];
+  lctx_buf wb;
+  lctx_buf_init(&wb, why, sizeof why);
+  if (!lctx_spec_render(allowed, features, &rendered, &wb))
+    return -1;
+  return lctx_outcome_equal(&rendered, actual);
 }
 
 const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id) {

@@ -20,6 +20,17 @@
 #define LCTX_SPEC_MAX_OUTCOMES 4
 #define LCTX_SPEC_MAX_TEMPLATE 512
 #define LCTX_SPEC_MAX_ID 16
+/// Parts of a compiled template (spec.c); a template with more is rendered
+/// from its text.
+#define LCTX_SPEC_MAX_PARTS 24
+
+/// One part of a compiled template: `length` bytes of the template text at
+/// `offset`, or (`placeholder` >= 0) a placeholder's value.
+typedef struct lctx_spec_part {
+  uint16_t offset;
+  uint16_t length;
+  int8_t placeholder;
+} lctx_spec_part;
 
 /// One clause of a predicate: `feature=v1|v2` or `feature!=v1|v2`.
 typedef struct lctx_spec_clause {
@@ -35,6 +46,12 @@ typedef struct lctx_spec_outcome {
   lctx_client_origin origin;                 ///< CLIENT
   char text[LCTX_SPEC_MAX_TEMPLATE];         ///< message/string/platform
   char registration[LCTX_SPEC_MAX_TEMPLATE]; ///< CLIENT registry: template
+  /// Filled by lctx_spec_parse: a bit per placeholder `text` or
+  /// `registration` uses, and `text` split into parts (part_count 0 for an
+  /// empty text; LCTX_SPEC_MAX_PARTS + 1 when it has more parts).
+  uint32_t uses;
+  uint8_t part_count;
+  lctx_spec_part parts[LCTX_SPEC_MAX_PARTS];
 } lctx_spec_outcome;
 
 /// One row of the table.
@@ -62,6 +79,10 @@ typedef struct lctx_spec {
   char filename[256];
   size_t row_count;
   lctx_spec_row rows[LCTX_SPEC_MAX_ROWS];
+  /// Filled by lctx_spec_parse: per operation kind, the rows whose `op`
+  /// lists it, in table order (what lctx_spec_match scans).
+  uint8_t op_rows[LCTX_OP_KIND_COUNT][LCTX_SPEC_MAX_ROWS];
+  size_t op_row_count[LCTX_OP_KIND_COUNT];
 } lctx_spec;
 
 /// Parses a table from memory. On error writes `FILE:LINE:COL: message` to
@@ -96,6 +117,19 @@ size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
 bool lctx_spec_render(const lctx_spec_outcome *allowed,
                       const lctx_features *features, lctx_outcome *out,
                       lctx_buf *error);
+
+/// The placeholders `features` has, a bit per placeholder (as `uses`).
+uint32_t lctx_spec_features_mask(const lctx_features *features);
+
+/// Whether `actual` is `allowed` rendered with `features` (`has` is
+/// lctx_spec_features_mask(features)), compared as lctx_oracle_judge
+/// compares: the whole outcome when `strict` or when `allowed` is not a
+/// raise, else the raise's class alone. Returns 1 or 0, or -1 where
+/// lctx_spec_render would fail. Renders nothing when it can compare the
+/// template's parts in place.
+int lctx_spec_allows(const lctx_spec_outcome *allowed,
+                     const lctx_features *features, uint32_t has,
+                     const lctx_outcome *actual, bool strict);
 
 /// Finds a row by ID; NULL if absent.
 const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id);

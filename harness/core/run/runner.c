@@ -42,6 +42,7 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
   r->lowering_ready = false;
   r->has_result = false;
   r->result = &r->result_storage;
+  r->state_count = 0;
 }
 
 static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
@@ -135,6 +136,33 @@ bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
   }
   lctx_lowering_lower_eqn(&r->lowering, &r->registry, ctx, primitive,
                           r->result);
-  *out = r->result->outcome;
+  lctx_outcome_copy(out, &r->result->outcome);
   return r->result->limit == LCTX_LOWERING_LIMIT_NONE;
+}
+
+void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
+  size_t n =
+      r->c->op_count < LCTX_CASE_MAX_OPS ? r->c->op_count : LCTX_CASE_MAX_OPS;
+  r->state_count = 0;
+  for (size_t i = 0; i < n; i++) {
+    /* A new state only where initialization ran since the last one. */
+    if (r->state_count == 0 ||
+        lctx_registry_init_runs(&r->states[r->state_count - 1]) !=
+            lctx_registry_init_runs(&r->registry))
+      lctx_registry_copy(&r->states[r->state_count++], &r->registry);
+    r->before[i] = r->state_count - 1;
+    lctx_runner_op(r, &r->c->ops[i], &outs[i], NULL);
+  }
+  r->state_count = n > 0 ? r->state_count : 0;
+}
+
+bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
+                         lctx_outcome *out) {
+  if (r->state_count == 0 || index >= r->c->op_count ||
+      index >= LCTX_CASE_MAX_OPS || op->kind == LCTX_OP_REGISTER_LOWERING ||
+      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
+    return false;
+  lctx_registry_copy(&r->variant, &r->states[r->before[index]]);
+  run_backend_op(&r->variant, op, out, NULL);
+  return true;
 }

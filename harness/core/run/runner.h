@@ -31,6 +31,14 @@ typedef struct lctx_runner {
   lctx_lowering_context context;
   lctx_lowering_result *result;
   lctx_lowering_result result_storage;
+  /// Set by lctx_runner_run_all: the backend registry as it was before each
+  /// operation, stored once per state (it changes only when initialization
+  /// runs); `before[i]` indexes `states`. Cleared by lctx_runner_init.
+  size_t state_count;
+  size_t before[LCTX_CASE_MAX_OPS];
+  lctx_registry states[LCTX_CASE_MAX_OPS];
+  /// Where lctx_runner_variant runs.
+  lctx_registry variant;
 } lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,
@@ -44,5 +52,18 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c);
 /// does).
 bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
                     lctx_module_branch *branch);
+
+/// Runs every operation of the runner's case in order, writing outcome i to
+/// `outs[i]`, and keeps the backend registry's state before each one for
+/// lctx_runner_variant.
+void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs);
+
+/// Runs `op` (a variant of operation `index`) against the backend registry
+/// as it was before operation `index` in the last lctx_runner_run_all:
+/// restored from its kept state, not replayed. Returns false, running
+/// nothing, when no state is kept for `index` or `op` is a lowering
+/// operation (which needs the lowering registry too): the caller replays.
+bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
+                         lctx_outcome *out);
 
 #endif /* LCTX_CORE_RUNNER_H */

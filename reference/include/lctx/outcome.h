@@ -96,6 +96,10 @@ LCTX_API void lctx_outcome_set_client(lctx_outcome *out,
                                       lctx_client_origin origin,
                                       int registration, lctx_str platform);
 
+/// Copies `src` to `dst`: the fields and the used part of the text (with
+/// its NUL), not the whole text buffer.
+LCTX_API void lctx_outcome_copy(lctx_outcome *dst, const lctx_outcome *src);
+
 /// Returns a view of the outcome's text.
 LCTX_API lctx_str lctx_outcome_text(const lctx_outcome *out);
 

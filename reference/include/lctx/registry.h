@@ -163,6 +163,11 @@ typedef struct lctx_registry {
 LCTX_API void lctx_registry_init(lctx_registry *registry,
                                  const lctx_registry_config *config);
 
+/// Copies the state of `src` into `dst` (which need not be initialized):
+/// its configuration, trace, clients, failures and default, copying only the
+/// entries in use. `dst` then behaves exactly as `src` would.
+LCTX_API void lctx_registry_copy(lctx_registry *dst, const lctx_registry *src);
+
 /// Installs (or, with NULL, removes) a trace callback.
 LCTX_API void lctx_registry_set_trace(lctx_registry *registry,
                                       lctx_trace_fn trace, void *user_data);
