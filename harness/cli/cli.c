@@ -39,6 +39,8 @@ static const command COMMANDS[] = {
      "is a primitive's rule file safe in multi-platform lowering?"},
     {"mutants", lctx_cmd_mutants,
      "kill matrix: conform and fuzzers against plugin mutants"},
+    {"report", lctx_cmd_report,
+     "report subcommands: merge the reports of sharded conform runs"},
 };
 
 static void print_help(FILE *out) {

@@ -74,6 +74,11 @@ lctx_command_fn lctx_cmd_replay;
 /// `lctx promote`: keeps a finding as a regression input.
 lctx_command_fn lctx_cmd_promote;
 
+/// `lctx report SUBCOMMAND` (cmd_report.c): the report subcommands;
+/// `lctx report merge --out DIR DIR...` merges the reports of sharded
+/// conform runs (drive/report_merge.h).
+lctx_command_fn lctx_cmd_report;
+
 /// The calls behind check-spec and eval, for a command that runs them with
 /// options of its own (lctx run) instead of building an argv: the same
 /// output and exit code as the commands given `--spec spec_path`, `--quiet`

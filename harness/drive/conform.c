@@ -9,6 +9,7 @@
  * results.jsonl; the reports are written at the end.
  */
 #include "conform.h"
+#include "conform_report.h"
 #include "sys.h"
 
 #include "case_json.h"
@@ -56,7 +57,7 @@ typedef struct run {
   lctx_impl *impl;
   const lctx_impl_info *info;
   bool xfail[LCTX_SPEC_MAX_ROWS];
-  char xfail_reason[LCTX_SPEC_MAX_ROWS][160];
+  char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
   size_t global_index; /* cases offered so far, for the shard */
   /* The conformance case files ("DIR/NAME") in name order (the source
    * "cases"), from lctx_dirlist_read. */
@@ -98,33 +99,6 @@ typedef struct run {
 // Judging a batch
 //===----------------------------------------------------------------------===//
 
-/* A JSON string of arbitrary bytes: bytes that do not form UTF-8 become
- * U+FFFD, so that a report stays valid whatever an implementation wrote. */
-static json_t *json_text(const char *s) {
-  json_t *j = json_string(s);
-  if (j)
-    return j;
-  size_t n = strlen(s);
-  char *copy = malloc(3 * n + 1);
-  if (!copy)
-    return json_string("?");
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c < 0x80) {
-      copy[k++] = (char)c;
-    } else {
-      copy[k++] = (char)0xef; /* U+FFFD in UTF-8 */
-      copy[k++] = (char)0xbf;
-      copy[k++] = (char)0xbd;
-    }
-  }
-  copy[k] = '\0';
-  j = json_string(copy);
-  free(copy);
-  return j ? j : json_string("?");
-}
-
 /* A report file could not be written: says so, and the run ends with
  * LCTX_EXIT_USAGE. */
 static void write_failed(run *r, const char *path, int errnum) {
@@ -152,10 +126,10 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
   json_object_set_new(j, "row", json_string(row));
   json_object_set_new(j, "verdict", json_string(VERDICT_NAMES[v]));
   if (detail)
-    json_object_set_new(j, "detail", json_text(detail));
+    json_object_set_new(j, "detail", lctx_conform_json_text(detail));
   if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL) {
-    json_object_set_new(j, "expected", json_text(r->expected));
-    json_object_set_new(j, "actual", json_text(r->actual));
+    json_object_set_new(j, "expected", lctx_conform_json_text(r->expected));
+    json_object_set_new(j, "actual", lctx_conform_json_text(r->actual));
   }
   json_t *c = lctx_case_to_json(r->batch_ptrs[b]);
   if (c)
@@ -519,229 +493,29 @@ static void run_random(run *r) {
 // Reports
 //===----------------------------------------------------------------------===//
 
-static bool row_failed(const lctx_conform_row *s) {
-  return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
-         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-         s->n[LCTX_CONFORM_FLAKY];
-}
-
-static void xml_escape(FILE *f, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '<')
-      fputs("&lt;", f);
-    else if (c == '>')
-      fputs("&gt;", f);
-    else if (c == '&')
-      fputs("&amp;", f);
-    else if (c == '"')
-      fputs("&quot;", f);
-    else if ((c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f)
-      fprintf(f, "&#x%x;", 0xfffd); /* not allowed in XML 1.0, or not UTF-8 */
-    else
-      fputc(c, f);
-  }
-}
-
-/* The stamp as one line of text, outside text escaped (it goes to the
- * terminal and into TAP's comment line). */
-static void stamp_text(const run *r, FILE *f, const char *prefix) {
-  lctx_escaped file, version, name, impl_version;
-  fprintf(f,
-          "%sspec %s (version %s), lctx %s, implementation %s %s (%s), seed "
-          "%llu%s\n",
-          prefix, lctx_esc(&file, r->spec.filename),
-          lctx_esc(&version, r->spec.version), LCTX_VERSION_STRING,
-          lctx_esc(&name, r->info->name),
-          lctx_esc(&impl_version, r->info->version), r->info->kind, r->o.seed,
-          r->report->interrupted ? ", INTERRUPTED" : "");
-}
-
-/* A YAML double-quoted string. */
-static void yaml_quoted(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const char *p = s; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(f, "\\x%02x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void write_tap(const run *r, FILE *f) {
-  fprintf(f, "TAP version 13\n1..%zu\n", r->spec.row_count);
-  stamp_text(r, f, "# ");
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    const lctx_conform_row *s = &r->report->rows[i];
-    size_t total = 0;
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      total += s->n[v];
-    const char *directive = "";
-    if (r->xfail[i])
-      directive = " # TODO expected failure";
-    else if (total == s->n[LCTX_CONFORM_UNSUPPORTED])
-      directive = total ? " # SKIP unsupported" : " # SKIP not reached";
-    fprintf(f, "%s %zu - %s%s\n", row_failed(s) ? "not ok" : "ok", i + 1,
-            r->spec.rows[i].id, directive);
-    fprintf(f, "  ---\n");
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      fprintf(f, "  %s: %zu\n", VERDICT_NAMES[v], s->n[v]);
-    if (s->first[0]) {
-      fprintf(f, "  first: ");
-      yaml_quoted(f, s->first);
-      fprintf(f, "\n");
-    }
-    fprintf(f, "  ...\n");
-  }
-}
-
-/* The JUnit <testsuite> line and its stamp as <properties>. */
-static void junit_head(const run *r, FILE *f, double elapsed) {
-  size_t failures = 0, errors = 0, skipped = 0;
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    const lctx_conform_row *s = &r->report->rows[i];
-    if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-        s->n[LCTX_CONFORM_FLAKY])
-      errors++;
-    else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS])
-      failures++;
-    else if (r->xfail[i] || s->n[LCTX_CONFORM_PASS] == 0)
-      skipped++;
-  }
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  fprintf(f,
-          "<testsuites><testsuite name=\"lctx conform\" tests=\"%zu\" "
-          "failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-          r->spec.row_count, failures, errors, skipped, elapsed);
-  fprintf(f, "<properties>");
-  const char *keys[] = {"spec_version", "lctx_version", "implementation",
-                        "implementation_version", "seed"};
-  char seed[32];
-  snprintf(seed, sizeof seed, "%llu", r->o.seed);
-  const char *values[] = {r->spec.version, LCTX_VERSION_STRING, r->info->name,
-                          r->info->version, seed};
-  for (int k = 0; k < 5; k++) {
-    fprintf(f, "<property name=\"%s\" value=\"", keys[k]);
-    xml_escape(f, values[k]);
-    fprintf(f, "\"/>");
-  }
-  fprintf(f, "</properties>\n");
-}
-
-/* One JUnit <testcase>: spec row `i`. */
-static void junit_case(const run *r, FILE *f, size_t i) {
-  const lctx_conform_row *s = &r->report->rows[i];
-  fprintf(f, "<testcase classname=\"spec\" name=\"%s\">", r->spec.rows[i].id);
-  if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-      s->n[LCTX_CONFORM_FLAKY]) {
-    fprintf(f, "<error message=\"%zu crash, %zu timeout, %zu flaky\">",
-            s->n[LCTX_CONFORM_CRASH], s->n[LCTX_CONFORM_TIMEOUT],
-            s->n[LCTX_CONFORM_FLAKY]);
-    xml_escape(f, s->first);
-    fprintf(f, "</error>");
-  } else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS]) {
-    fprintf(f, "<failure message=\"%zu fail, %zu unexpected pass\">",
-            s->n[LCTX_CONFORM_FAIL], s->n[LCTX_CONFORM_XPASS]);
-    xml_escape(f, s->first);
-    fprintf(f, "</failure>");
-  } else if (r->xfail[i]) {
-    fprintf(f, "<skipped message=\"expected failure: ");
-    xml_escape(f, r->xfail_reason[i]);
-    fprintf(f, "\"/>");
-  } else if (s->n[LCTX_CONFORM_PASS] == 0) {
-    fprintf(f, "<skipped message=\"%s\"/>",
-            s->n[LCTX_CONFORM_UNSUPPORTED] ? "unsupported" : "not reached");
-  }
-  fprintf(f, "<system-out>");
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    fprintf(f, "%s=%zu ", VERDICT_NAMES[v], s->n[v]);
-  fprintf(f, "</system-out></testcase>\n");
-}
-
-static void write_junit(const run *r, FILE *f) {
-  junit_head(r, f, r->report->seconds);
-  for (size_t i = 0; i < r->spec.row_count; i++)
-    junit_case(r, f, i);
-  fprintf(f, "</testsuite></testsuites>\n");
-}
-
-/* The stamp every JSON header carries (results.jsonl's first line, and
- * report.json). */
-static json_t *json_stamp(const run *r) {
-  json_t *j = json_object();
-  json_object_set_new(j, "spec_version", json_string(r->spec.version));
-  json_object_set_new(j, "lctx_version", json_string(LCTX_VERSION_STRING));
-  json_object_set_new(j, "implementation", json_string(r->info->name));
-  json_object_set_new(j, "implementation_version",
-                      json_string(r->info->version));
-  return j;
-}
-
-static json_t *json_rows(const run *r) {
-  const lctx_conform_report *rep = r->report;
-  json_t *rows = json_array();
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    json_t *row = json_object();
-    json_object_set_new(row, "id", json_string(r->spec.rows[i].id));
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      json_object_set_new(row, VERDICT_NAMES[v],
-                          json_integer((json_int_t)rep->rows[i].n[v]));
-    if (r->xfail[i])
-      json_object_set_new(row, "xfail_reason", json_string(r->xfail_reason[i]));
-    if (rep->rows[i].first[0])
-      json_object_set_new(row, "first", json_text(rep->rows[i].first));
-    json_object_set_new(row, "results_kept",
-                        json_integer((json_int_t)rep->rows[i].kept));
-    json_object_set_new(row, "results_not_kept",
-                        json_integer((json_int_t)rep->rows[i].not_kept));
-    json_array_append_new(rows, row);
-  }
-  return rows;
-}
-
-static void write_json(const run *r, FILE *f) {
-  const lctx_conform_report *rep = r->report;
-  json_t *j = json_stamp(r);
-  json_object_set_new(j, "implementation_kind", json_string(r->info->kind));
-  json_object_set_new(j, "seed", json_integer((json_int_t)r->o.seed));
-  json_object_set_new(j, "interrupted", json_boolean(rep->interrupted));
-  json_object_set_new(j, "seconds", json_real(rep->seconds));
-  json_object_set_new(j, "cases_run", json_integer((json_int_t)rep->cases_run));
-  json_object_set_new(j, "cases_unsupported",
-                      json_integer((json_int_t)rep->cases_unsupported));
-  json_object_set_new(j, "cases_skipped",
-                      json_integer((json_int_t)rep->cases_skipped));
-  json_object_set_new(j, "restarts", json_integer((json_int_t)rep->restarts));
-  json_object_set_new(j, "recycles", json_integer((json_int_t)rep->recycles));
-  json_object_set_new(j, "modules_judged",
-                      json_integer((json_int_t)r->modules_checked));
-  json_object_set_new(
-      j, "judge_kills",
-      json_integer((json_int_t)(r->judge ? lctx_irjudge_kills(r->judge) : 0)));
-  json_object_set_new(j, "rows", json_rows(r));
-  json_object_set_new(j, "stopped_at_first_failure",
-                      json_boolean(r->o.first_failure && rep->failed_once));
-  if (rep->failed_once) {
-    size_t row = rep->first_failure_row;
-    json_t *ff = json_object();
-    json_object_set_new(ff, "row", json_string(r->spec.rows[row].id));
-    json_object_set_new(ff, "verdict",
-                        json_string(VERDICT_NAMES[rep->first_failure_verdict]));
-    json_object_set_new(ff, "seconds", json_real(rep->first_failure_seconds));
-    json_object_set_new(ff, "first", json_text(rep->rows[row].first));
-    json_object_set_new(j, "first_failure", ff);
-  }
+/* The run as the reports write it (conform_report.h). */
+static lctx_conform_doc run_doc(const run *r) {
   struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) == 0) /* ru_maxrss is in KB */
-    json_object_set_new(j, "peak_memory_mb",
-                        json_real((double)usage.ru_maxrss / 1024.0));
-  if (json_dumpf(j, f, JSON_INDENT(2)) == 0)
-    fputc('\n', f);
-  json_decref(j);
+  double peak = -1; /* ru_maxrss is in KB */
+  if (getrusage(RUSAGE_SELF, &usage) == 0)
+    peak = (double)usage.ru_maxrss / 1024.0;
+  return (lctx_conform_doc){
+      .report = r->report,
+      .spec_file = r->spec.filename,
+      .spec_version = r->spec.version,
+      .lctx_version = LCTX_VERSION_STRING,
+      .impl_name = r->info->name,
+      .impl_version = r->info->version,
+      .impl_kind = r->info->kind,
+      .seed = r->o.seed,
+      .shard_i = r->o.shard_i,
+      .shard_n = r->o.shard_n,
+      .xfail = r->xfail,
+      .xfail_reason = r->xfail_reason,
+      .modules_judged = r->modules_checked,
+      .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : 0,
+      .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
+      .peak_memory_mb = peak};
 }
 
 /* The per-row table (only failing rows when quiet), each failing row's
@@ -754,16 +528,17 @@ static void print_table(const run *r) {
           "fail", "xfail", "xpass", "crash", "timeout", "unsupported", "flaky");
   for (size_t i = 0; i < r->spec.row_count; i++) {
     const size_t *n = rep->rows[i].n;
-    if (r->o.quiet && !row_failed(&rep->rows[i]))
+    if (r->o.quiet && !lctx_conform_row_failed(&rep->rows[i]))
       continue;
     fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
             r->spec.rows[i].id, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
             n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
             n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
-            n[LCTX_CONFORM_FLAKY], row_failed(&rep->rows[i]) ? "  <--" : "");
+            n[LCTX_CONFORM_FLAKY],
+            lctx_conform_row_failed(&rep->rows[i]) ? "  <--" : "");
   }
   for (size_t i = 0; i < r->spec.row_count; i++) {
-    if (rep->rows[i].first[0] && row_failed(&rep->rows[i]))
+    if (rep->rows[i].first[0] && lctx_conform_row_failed(&rep->rows[i]))
       fprintf(out, "%s: %s\n", r->spec.rows[i].id,
               lctx_esc(&esc, rep->rows[i].first));
   }
@@ -814,35 +589,11 @@ static void print_summary(const run *r, bool ok, bool failed) {
                                 : "PASS");
 }
 
-/* Writes REPORT_DIR/NAME with `write`, whole or not at all: into a
- * temporary file renamed over NAME once every byte is out. */
-static void write_report(run *r, const char *name,
-                         void (*write)(const run *r, FILE *f)) {
-  char path[4200], tmp[4300];
-  snprintf(path, sizeof path, "%s/%s", r->o.report_dir, name);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    write_failed(r, path, errno);
-    return;
-  }
-  errno = 0;
-  write(r, f);
-  int errnum = ferror(f) ? (errno ? errno : EIO) : 0;
-  if (fclose(f) != 0 && !errnum)
-    errnum = errno ? errno : EIO;
-  if (!errnum && rename(tmp, path) != 0)
-    errnum = errno;
-  if (errnum) {
-    unlink(tmp);
-    write_failed(r, path, errnum);
-  }
-}
-
 static void write_reports(run *r) {
-  write_report(r, "report.tap", write_tap);
-  write_report(r, "report.junit.xml", write_junit);
-  write_report(r, "report.json", write_json);
+  lctx_conform_doc doc = run_doc(r);
+  if (!lctx_conform_write_reports(&doc, r->o.report_dir, "lctx conform",
+                                  r->err))
+    r->report->write_failed = true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1028,7 +779,8 @@ static bool open_stream(run *r, FILE *err) {
             lctx_esc(&esc, r->stream_path), strerror(errno));
     return false;
   }
-  json_t *h = json_stamp(r);
+  lctx_conform_doc doc = run_doc(r);
+  json_t *h = lctx_conform_json_stamp(&doc);
   json_object_set_new(h, "seed", json_integer((json_int_t)r->o.seed));
   char *t = json_dumps(h, JSON_COMPACT);
   if (t) {
@@ -1096,7 +848,8 @@ static bool run_sources(run *r, FILE *err) {
  * returns the exit code. */
 static int judge_all(run *r, FILE *err) {
   lctx_conform_report *rep = r->report;
-  stamp_text(r, r->out, "lctx conform: ");
+  lctx_conform_doc doc = run_doc(r);
+  lctx_conform_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
   bool ok = run_sources(r, err);
   rep->restarts = lctx_impl_restarts(r->impl);
@@ -1113,10 +866,7 @@ static int judge_all(run *r, FILE *err) {
     write_failed(r, r->stream_path, errno);
   r->stream = NULL;
   write_reports(r);
-  const size_t *t = rep->totals;
-  bool failed = t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
-                t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
-                t[LCTX_CONFORM_FLAKY] || rep->spec_gaps;
+  bool failed = lctx_conform_run_failed(rep);
   print_summary(r, ok && !rep->write_failed, failed);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;

@@ -1,0 +1,85 @@
+/*
+ * cmd_report.c - `lctx report SUBCOMMAND` (see commands.h): the table of
+ * report subcommands and each one's options; `merge` is
+ * lctx_report_merge (drive/report_merge.h).
+ */
+#include "commands.h"
+
+#include "escape.h"
+#include "exit.h"
+#include "options.h"
+#include "report_merge.h"
+
+#include <string.h>
+
+static const char MERGE_USAGE[] =
+    "usage: lctx report merge --out DIR [--partial] DIR...\n"
+    "merges the report folders of `lctx conform --shard I/N` runs "
+    "(report.json,\n"
+    "results.jsonl) into one set of reports in --out: report.tap,\n"
+    "report.junit.xml, report.json and results.jsonl; exit 1 when the merged\n"
+    "run failed, as conform's\n";
+
+static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_report_merge_options o = {0};
+  const lctx_option table[] = {
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "where the merged reports go (created)"),
+      lctx_options_flag("partial", &o.partial,
+                        "merge even when shards are missing (named)"),
+  };
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("report merge", MERGE_USAGE, table, true);
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(&spec, argc, argv, &first, out, err);
+  if (!o.out_dir || first >= argc) {
+    fprintf(err, "lctx report merge: %s\n",
+            o.out_dir ? "name the report folders to merge"
+                      : "--out DIR is required");
+    lctx_options_help(&spec, err);
+    return LCTX_EXIT_USAGE;
+  }
+  o.dirs = (const char *const *)(argv + first);
+  o.dir_count = (size_t)(argc - first);
+  return lctx_report_merge(&o, out, err);
+}
+
+/* One subcommand: its name, its function, one line for the help. */
+typedef struct subcommand {
+  const char *name;
+  lctx_command_fn *run;
+  const char *summary;
+} subcommand;
+
+static const subcommand SUBCOMMANDS[] = {
+    {"merge", report_merge,
+     "merge the reports of `lctx conform --shard` runs into one set"},
+};
+
+static void print_help(FILE *f) {
+  fprintf(f, "usage: lctx report SUBCOMMAND [ARGS]\n"
+             "       lctx report SUBCOMMAND --help\n\n"
+             "subcommands:\n");
+  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
+    fprintf(f, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].summary);
+}
+
+int lctx_cmd_report(int argc, char **argv, FILE *out, FILE *err) {
+  if (argc < 2) {
+    fprintf(err, "lctx report: missing subcommand\n");
+    print_help(err);
+    return LCTX_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    print_help(out);
+    return LCTX_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
+    if (strcmp(argv[1], SUBCOMMANDS[i].name) == 0)
+      return SUBCOMMANDS[i].run(argc - 1, argv + 1, out, err);
+  lctx_escaped esc;
+  fprintf(err, "lctx report: unknown subcommand '%s'\n",
+          lctx_esc(&esc, argv[1]));
+  print_help(err);
+  return LCTX_EXIT_USAGE;
+}

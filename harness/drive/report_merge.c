@@ -1,0 +1,476 @@
+/*
+ * report_merge.c - merging the reports of sharded conform runs (see
+ * report_merge.h).
+ *
+ * Each folder's report.json is read whole and checked against the first
+ * one's stamp; its rows are added into one lctx_conform_report, which the
+ * writers of conform_report.h turn into the merged files.
+ */
+#include "report_merge.h"
+
+#include "conform_report.h"
+#include "escape.h"
+#include "exit.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WHO "lctx report merge"
+
+/* The most shards a merge accepts. */
+#define MAX_SHARDS 100000
+
+/* The stamp of one report.json; the strings point into its json_t. */
+typedef struct stamp {
+  const char *spec_file, *spec_version, *lctx_version;
+  const char *impl_name, *impl_version, *impl_kind;
+  unsigned long long seed;
+  unsigned shard_i, shard_n;
+  size_t offered; /* cases run, skipped and unsupported */
+} stamp;
+
+/* The merge: the summed report and what the writers need besides. */
+typedef struct merge {
+  const lctx_report_merge_options *o;
+  lctx_conform_report rep;
+  bool xfail[LCTX_SPEC_MAX_ROWS];
+  char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
+  json_t *first_json; /* the first report.json, holding `first`'s strings */
+  stamp first;
+  size_t modules_judged, judge_kills;
+  bool stopped;
+  double peak;
+  const char **shard_dir; /* per shard (shard_i - 1): its folder, or NULL */
+  FILE *err;
+} merge;
+
+/* Says that `path`'s `field` is missing or of the wrong kind. */
+static bool bad_field(merge *m, const char *path, const char *field,
+                      const char *want) {
+  lctx_escaped esc;
+  fprintf(m->err, WHO ": %s: field '%s' is missing or not %s\n",
+          lctx_esc(&esc, path), field, want);
+  return false;
+}
+
+static bool get_string(merge *m, json_t *j, const char *key, const char *path,
+                       const char **v) {
+  *v = json_string_value(json_object_get(j, key));
+  return *v || bad_field(m, path, key, "a string");
+}
+
+static bool get_count(merge *m, json_t *j, const char *key, const char *path,
+                      size_t *v) {
+  json_t *x = json_object_get(j, key);
+  if (!json_is_integer(x) || json_integer_value(x) < 0)
+    return bad_field(m, path, key, "a count");
+  *v = (size_t)json_integer_value(x);
+  return true;
+}
+
+/* Reads the stamp of report.json `j` (at `path`). */
+static bool read_stamp(merge *m, json_t *j, const char *path, stamp *s) {
+  json_t *shard = json_object_get(j, "shard");
+  json_t *seed = json_object_get(j, "seed");
+  size_t run = 0, skipped = 0, unsupported = 0, si = 0, sn = 0;
+  if (!get_string(m, j, "spec_version", path, &s->spec_version) ||
+      !get_string(m, j, "lctx_version", path, &s->lctx_version) ||
+      !get_string(m, j, "implementation", path, &s->impl_name) ||
+      !get_string(m, j, "implementation_version", path, &s->impl_version) ||
+      !get_string(m, j, "implementation_kind", path, &s->impl_kind) ||
+      !get_count(m, j, "cases_run", path, &run) ||
+      !get_count(m, j, "cases_skipped", path, &skipped) ||
+      !get_count(m, j, "cases_unsupported", path, &unsupported))
+    return false;
+  if (!json_is_integer(seed))
+    return bad_field(m, path, "seed", "a number");
+  if (!json_is_object(shard) || !get_count(m, shard, "index", path, &si) ||
+      !get_count(m, shard, "count", path, &sn) || sn == 0 || si == 0 ||
+      si > sn || sn > MAX_SHARDS)
+    return bad_field(m, path, "shard",
+                     "{\"index\": I, \"count\": N}, 1 <= I "
+                     "<= N (a report of an older lctx?)");
+  s->spec_file = json_string_value(json_object_get(j, "spec_file"));
+  if (!s->spec_file)
+    s->spec_file = "?";
+  s->seed = (unsigned long long)json_integer_value(seed);
+  s->shard_i = (unsigned)si;
+  s->shard_n = (unsigned)sn;
+  s->offered = run + skipped + unsupported;
+  return true;
+}
+
+/* Refuses a report of another run than the first one read. */
+static bool same_run(merge *m, const stamp *s, const char *path) {
+  const stamp *f = &m->first;
+  const char *what =
+      strcmp(s->spec_version, f->spec_version) != 0   ? "spec version"
+      : strcmp(s->lctx_version, f->lctx_version) != 0 ? "lctx version"
+      : strcmp(s->impl_name, f->impl_name) != 0 ||
+              strcmp(s->impl_version, f->impl_version) != 0
+          ? "implementation"
+      : s->seed != f->seed       ? "seed"
+      : s->shard_n != f->shard_n ? "shard count"
+      : s->offered != f->offered ? "number of cases offered"
+                                 : NULL;
+  if (!what)
+    return true;
+  lctx_escaped a, b, c, d, e;
+  fprintf(m->err,
+          WHO ": %s is another run than %s/report.json (its %s differs: "
+              "spec %s, %s %s, seed %llu, %u shards, %zu cases against spec "
+              "%s, %s %s, seed %llu, %u shards, %zu cases); only shards of "
+              "one run can be merged\n",
+          lctx_esc(&a, path), lctx_esc(&b, m->o->dirs[0]), what,
+          s->spec_version, lctx_esc(&c, s->impl_name),
+          lctx_esc(&d, s->impl_version), s->seed, s->shard_n, s->offered,
+          f->spec_version, lctx_esc(&e, f->impl_name), f->impl_version, f->seed,
+          f->shard_n, f->offered);
+  return false;
+}
+
+static lctx_conform_verdict verdict_named(const char *name) {
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    if (name && strcmp(name, lctx_conform_verdict_name(v)) == 0)
+      return (lctx_conform_verdict)v;
+  return LCTX_CONFORM_VERDICT_COUNT;
+}
+
+/* Adds row `k` of a report (`row`) into the merged row. */
+static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
+  lctx_conform_row *s = &m->rep.rows[k];
+  const char *id;
+  if (!get_string(m, row, "id", path, &id))
+    return false;
+  if (strcmp(id, s->id) != 0) {
+    lctx_escaped esc, got;
+    fprintf(m->err,
+            WHO ": %s: row %zu is '%s', the first report's is '%s': the "
+                "reports are of different spec tables\n",
+            lctx_esc(&esc, path), k + 1, lctx_esc(&got, id), s->id);
+    return false;
+  }
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+    size_t n;
+    if (!get_count(m, row, lctx_conform_verdict_name(v), path, &n))
+      return false;
+    s->n[v] += n;
+  }
+  size_t kept = 0, not_kept = 0;
+  if (!get_count(m, row, "results_kept", path, &kept) ||
+      !get_count(m, row, "results_not_kept", path, &not_kept))
+    return false;
+  s->kept += kept;
+  s->not_kept += not_kept;
+  const char *first = json_string_value(json_object_get(row, "first"));
+  const char *first_case =
+      json_string_value(json_object_get(row, "first_case"));
+  if (first && !s->first[0]) {
+    snprintf(s->first, sizeof s->first, "%s", first);
+    snprintf(s->first_case, sizeof s->first_case, "%s",
+             first_case ? first_case : "");
+  }
+  const char *reason = json_string_value(json_object_get(row, "xfail_reason"));
+  if (reason) {
+    m->xfail[k] = true;
+    snprintf(m->xfail_reason[k], sizeof m->xfail_reason[k], "%s", reason);
+  }
+  return true;
+}
+
+/* Takes the rows of the first report as the merged report's rows. */
+static bool take_rows(merge *m, json_t *rows, const char *path) {
+  size_t n = json_array_size(rows);
+  if (!json_is_array(rows) || n == 0 || n > LCTX_SPEC_MAX_ROWS)
+    return bad_field(m, path, "rows", "an array of 1 to 128 rows");
+  m->rep.row_count = n;
+  for (size_t k = 0; k < n; k++) {
+    const char *id =
+        json_string_value(json_object_get(json_array_get(rows, k), "id"));
+    if (!id || strlen(id) >= LCTX_SPEC_MAX_ID)
+      return bad_field(m, path, "rows[].id", "a row id");
+    snprintf(m->rep.rows[k].id, sizeof m->rep.rows[k].id, "%s", id);
+  }
+  return true;
+}
+
+/* Adds the run-wide counts of report `j`, and its first failure when the
+ * merged report has none yet. */
+static bool add_totals(merge *m, json_t *j, const char *path) {
+  lctx_conform_report *r = &m->rep;
+  size_t run, unsupported, gaps = 0, restarts = 0, recycles = 0;
+  size_t modules = 0, kills = 0;
+  if (!get_count(m, j, "cases_run", path, &run) ||
+      !get_count(m, j, "cases_unsupported", path, &unsupported))
+    return false;
+  json_t *x;
+#define OPTIONAL_COUNT(key, var)                                               \
+  if (json_is_integer(x = json_object_get(j, key)))                            \
+  var = (size_t)json_integer_value(x)
+  OPTIONAL_COUNT("spec_gaps", gaps);
+  OPTIONAL_COUNT("restarts", restarts);
+  OPTIONAL_COUNT("recycles", recycles);
+  OPTIONAL_COUNT("modules_judged", modules);
+  OPTIONAL_COUNT("judge_kills", kills);
+#undef OPTIONAL_COUNT
+  r->cases_run += run;
+  r->cases_unsupported += unsupported;
+  r->spec_gaps += gaps;
+  r->restarts += restarts;
+  r->recycles += recycles;
+  m->modules_judged += modules;
+  m->judge_kills += kills;
+  r->seconds += json_number_value(json_object_get(j, "seconds"));
+  r->interrupted |= json_is_true(json_object_get(j, "interrupted"));
+  m->stopped |= json_is_true(json_object_get(j, "stopped_at_first_failure"));
+  double peak = json_number_value(json_object_get(j, "peak_memory_mb"));
+  if (peak > m->peak)
+    m->peak = peak;
+  json_t *ff = json_object_get(j, "first_failure");
+  const char *row = json_string_value(json_object_get(ff, "row"));
+  lctx_conform_verdict v =
+      verdict_named(json_string_value(json_object_get(ff, "verdict")));
+  for (size_t k = 0; row && !r->failed_once && k < r->row_count; k++) {
+    if (strcmp(r->rows[k].id, row) == 0 && v < LCTX_CONFORM_VERDICT_COUNT) {
+      r->failed_once = true;
+      r->first_failure_row = k;
+      r->first_failure_verdict = v;
+      r->first_failure_seconds =
+          json_number_value(json_object_get(ff, "seconds"));
+    }
+  }
+  return true;
+}
+
+/* Reads DIR/report.json and adds it in; false (said on err) when it is
+ * missing, malformed, of another run or a shard already read. */
+static bool read_one(merge *m, size_t d) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/report.json", m->o->dirs[d]);
+  lctx_escaped esc;
+  json_error_t jerr;
+  json_t *j = json_load_file(path, 0, &jerr);
+  if (!j) {
+    if (jerr.line < 0)
+      fprintf(m->err, WHO ": %s: cannot read: %s\n", lctx_esc(&esc, path),
+              jerr.text);
+    else
+      fprintf(m->err, WHO ": %s:%d:%d: not a whole JSON report: %s\n",
+              lctx_esc(&esc, path), jerr.line, jerr.column, jerr.text);
+    return false;
+  }
+  stamp s;
+  json_t *rows = json_object_get(j, "rows");
+  bool ok = json_is_object(j) && read_stamp(m, j, path, &s);
+  if (ok && d == 0) {
+    m->first = s;
+    m->first_json = json_incref(j);
+    m->shard_dir = calloc(s.shard_n, sizeof *m->shard_dir);
+    ok = m->shard_dir && take_rows(m, rows, path);
+  } else if (ok) {
+    ok = same_run(m, &s, path);
+  }
+  if (ok && m->shard_dir[s.shard_i - 1]) {
+    lctx_escaped other;
+    fprintf(m->err, WHO ": %s: shard %u/%u is given twice (also %s)\n",
+            lctx_esc(&esc, path), s.shard_i, s.shard_n,
+            lctx_esc(&other, m->shard_dir[s.shard_i - 1]));
+    ok = false;
+  }
+  if (ok && json_array_size(rows) != m->rep.row_count)
+    ok = bad_field(m, path, "rows", "the rows of the first report");
+  for (size_t k = 0; ok && k < m->rep.row_count; k++)
+    ok = add_row(m, k, json_array_get(rows, k), path);
+  ok = ok && add_totals(m, j, path);
+  if (ok)
+    m->shard_dir[s.shard_i - 1] = m->o->dirs[d];
+  json_decref(j);
+  return ok;
+}
+
+/* Names the shards no folder holds; false unless `partial` allows them. */
+static bool check_missing(merge *m) {
+  size_t missing = 0;
+  for (unsigned i = 0; i < m->first.shard_n; i++)
+    missing += m->shard_dir[i] == NULL;
+  if (!missing)
+    return true;
+  fprintf(m->err, WHO ": %s: %zu of %u shards missing:",
+          m->o->partial ? "warning" : "error", missing, m->first.shard_n);
+  size_t said = 0;
+  for (unsigned i = 0; i < m->first.shard_n && said < 20; i++)
+    if (!m->shard_dir[i])
+      fprintf(m->err, "%s %u/%u", said++ ? "," : "", i + 1, m->first.shard_n);
+  fprintf(m->err, "%s%s\n", missing > said ? ", ..." : "",
+          m->o->partial ? " (merged without them, --partial)"
+                        : " (run them, or merge with --partial)");
+  return m->o->partial;
+}
+
+/* Copies the verdict lines of FROM (results.jsonl of a shard) to `to`: the
+ * stamp line too when `stamp`. */
+static bool copy_results(const char *from, FILE *to, bool stamp) {
+  FILE *f = fopen(from, "r");
+  if (!f)
+    return false;
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  for (size_t k = 0; (n = getline(&line, &cap, f)) > 0; k++) {
+    if (k == 0 && !stamp)
+      continue;
+    fwrite(line, 1, (size_t)n, to);
+    if (line[n - 1] != '\n')
+      fputc('\n', to);
+  }
+  free(line);
+  fclose(f);
+  return true;
+}
+
+/* OUT/results.jsonl: the stamp of the first shard, then every shard's
+ * verdicts in shard order; a shard without one is named. */
+static bool merge_results(merge *m) {
+  char path[4200], tmp[4300], from[4200];
+  snprintf(path, sizeof path, "%s/results.jsonl", m->o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  lctx_escaped esc;
+  FILE *to = fopen(tmp, "w");
+  if (!to) {
+    fprintf(m->err, WHO ": %s: cannot write: %s\n", lctx_esc(&esc, tmp),
+            strerror(errno));
+    return false;
+  }
+  bool stamped = false, any = false;
+  for (unsigned i = 0; i < m->first.shard_n; i++) {
+    if (!m->shard_dir[i])
+      continue;
+    snprintf(from, sizeof from, "%s/results.jsonl", m->shard_dir[i]);
+    if (copy_results(from, to, !stamped))
+      stamped = any = true;
+    else
+      fprintf(m->err,
+              WHO ": warning: %s: %s; the merged results.jsonl lacks "
+                  "its verdicts\n",
+              lctx_esc(&esc, from), strerror(errno));
+  }
+  bool ok = !ferror(to);
+  ok = fclose(to) == 0 && ok;
+  if (ok && any)
+    ok = rename(tmp, path) == 0;
+  if (!ok || !any)
+    unlink(tmp);
+  if (!ok)
+    fprintf(m->err, WHO ": %s: cannot write: %s\n", lctx_esc(&esc, path),
+            strerror(errno ? errno : EIO));
+  return ok;
+}
+
+/* The merged run's stamp, counts and verdict on `out`; the exit code. */
+static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
+  lctx_conform_report *r = &m->rep;
+  size_t judged = 0, shards = 0;
+  for (size_t k = 0; k < r->row_count; k++)
+    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+      r->totals[v] += r->rows[k].n[v];
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : r->totals[v];
+  for (unsigned i = 0; i < m->first.shard_n; i++)
+    shards += m->shard_dir[i] != NULL;
+  r->nothing_judged = judged == 0;
+  bool failed = lctx_conform_run_failed(r);
+  const size_t *t = r->totals;
+  lctx_escaped dir;
+  lctx_conform_stamp_text(doc, out, WHO ": ");
+  fprintf(out,
+          "merged %zu of %u shards: %zu cases (%zu unsupported)\n"
+          "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
+          "%zu timeout, %zu unsupported, %zu flaky%s\n"
+          "reports: %s/report.tap, report.junit.xml, report.json, "
+          "results.jsonl\n",
+          shards, m->first.shard_n, r->cases_run, r->cases_unsupported,
+          t[LCTX_CONFORM_PASS], t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL],
+          t[LCTX_CONFORM_XPASS], t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
+          t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
+          r->spec_gaps ? " (and operations no spec row covers!)" : "",
+          lctx_esc(&dir, m->o->out_dir));
+  for (size_t k = 0; k < r->row_count; k++)
+    if (lctx_conform_row_failed(&r->rows[k]))
+      fprintf(out, "%s: %s\n", r->rows[k].id, lctx_esc(&dir, r->rows[k].first));
+  fprintf(out, "result: %s\n",
+          r->interrupted      ? "INTERRUPTED (a shard was interrupted)"
+          : failed            ? "FAIL"
+          : r->nothing_judged ? "NOTHING JUDGED"
+                              : "PASS");
+  return failed || r->interrupted || r->nothing_judged ? LCTX_EXIT_VIOLATIONS
+                                                       : LCTX_EXIT_OK;
+}
+
+/* Reads every folder, checks the shards, writes the merged reports. */
+static int run_merge(merge *m, FILE *out) {
+  for (size_t d = 0; d < m->o->dir_count; d++)
+    if (!read_one(m, d))
+      return LCTX_EXIT_USAGE;
+  if (!check_missing(m))
+    return LCTX_EXIT_USAGE;
+  /* Every shard offered the same cases: the merged run skipped those that
+   * no shard ran. */
+  m->rep.cases_skipped =
+      m->first.offered - m->rep.cases_run - m->rep.cases_unsupported;
+  if (m->rep.cases_run + m->rep.cases_unsupported > m->first.offered)
+    m->rep.cases_skipped = 0;
+  const stamp *s = &m->first;
+  lctx_conform_doc doc = {.report = &m->rep,
+                          .spec_file = s->spec_file,
+                          .spec_version = s->spec_version,
+                          .lctx_version = s->lctx_version,
+                          .impl_name = s->impl_name,
+                          .impl_version = s->impl_version,
+                          .impl_kind = s->impl_kind,
+                          .seed = s->seed,
+                          .shard_i = 1,
+                          .shard_n = 1,
+                          .xfail = m->xfail,
+                          .xfail_reason = m->xfail_reason,
+                          .modules_judged = m->modules_judged,
+                          .judge_kills = m->judge_kills,
+                          .stopped_at_first_failure = m->stopped,
+                          .peak_memory_mb = m->peak};
+  int code = summarize(m, &doc, out);
+  if (!lctx_sys_mkdir_p(m->o->out_dir)) {
+    lctx_escaped esc;
+    fprintf(m->err, WHO ": --out: %s: %s\n", lctx_esc(&esc, m->o->out_dir),
+            strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+  bool written = merge_results(m);
+  written =
+      lctx_conform_write_reports(&doc, m->o->out_dir, WHO, m->err) && written;
+  return written ? code : LCTX_EXIT_USAGE;
+}
+
+int lctx_report_merge(const lctx_report_merge_options *o, FILE *out,
+                      FILE *err) {
+  if (!o->out_dir || o->dir_count == 0) {
+    fprintf(err, WHO ": name the output folder and at least one report "
+                     "folder\n");
+    return LCTX_EXIT_USAGE;
+  }
+  merge *m = calloc(1, sizeof *m);
+  if (!m) {
+    fprintf(err, WHO ": out of memory\n");
+    return LCTX_EXIT_USAGE;
+  }
+  m->o = o;
+  m->err = err;
+  m->peak = -1;
+  int code = run_merge(m, out);
+  json_decref(m->first_json);
+  free(m->shard_dir);
+  free(m);
+  return code;
+}
