@@ -4,7 +4,9 @@
  *
  * Owns the semantic key of an input, computed by running it once through the
  * engine's own build (the LCTX-FINDING line the target prints, else a
- * sanitizer's SUMMARY line, else how the process ended); turning each crash
+ * sanitizer's kind from its SUMMARY line and the functions of its top three
+ * frames from its DEDUP_TOKEN line, never a path, else how the process
+ * ended); turning each crash
  * input an engine writes into a finding directory OUT/findings/KEY/ (input,
  * key.txt, minimized, report.txt, reproduce.txt, and `unminimized` while
  * minimize.h has not shrunk it) unless that key has one already (a
