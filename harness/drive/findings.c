@@ -40,10 +40,9 @@ void lctx_findings_init(lctx_findings *f, const lctx_fuzz_target *target,
   const char *slash = strrchr(binary, '/');
   snprintf(driver, sizeof driver, "%.*s%s_replay",
            slash ? (int)(slash + 1 - binary) : 0, binary, target->name);
+  /* Else the AFL++ build itself: libAFLDriver runs file arguments once. */
   if (lctx_sys_is_file(driver))
     snprintf(f->key_runner, sizeof f->key_runner, "%s", driver);
-  else
-    f->runner_reads_stdin = true;
 }
 
 void lctx_findings_free(lctx_findings *f) {

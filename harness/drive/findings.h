@@ -40,8 +40,11 @@ typedef struct lctx_findings {
   char logs[4200];
   /// Runs one input and prints LCTX-FINDING: the engine binary itself for
   /// libFuzzer (it runs file arguments once), the replay driver beside it
-  /// for AFL++, else the AFL++ build reading the input on standard input.
+  /// for AFL++, else the AFL++ build (libAFLDriver runs file arguments once
+  /// too).
   char key_runner[4096];
+  /// The key runner reads its input on standard input (no longer set by
+  /// lctx_findings_init; kept for callers that set it).
   bool runner_reads_stdin;
   /// The crash files already taken (by path).
   lctx_seen crashes_seen;
