@@ -96,6 +96,10 @@ typedef struct campaign {
   bool interrupted;
   char tail[65536]; /* the end of libFuzzer's log */
   lctx_findings findings;
+  /* The corpus minimized at the end: done (0), failed (1), not run (-1);
+   * its files before and after. */
+  int corpus_minimized;
+  size_t corpus_before, corpus_after;
 } campaign;
 
 void lctx_campaign_options_init(lctx_campaign_options *o) {
@@ -636,6 +640,12 @@ static bool write_state(const campaign *c, bool running, double seconds) {
   json_object_set_new(j, "seconds", json_real(seconds));
   json_object_set_new(j, "inputs_run", json_integer((json_int_t)c->execs));
   json_object_set_new(j, "new_findings", json_integer((json_int_t)f->fresh));
+  if (!running && c->corpus_minimized == 0) {
+    json_object_set_new(j, "corpus_before",
+                        json_integer((json_int_t)c->corpus_before));
+    json_object_set_new(j, "corpus_after",
+                        json_integer((json_int_t)c->corpus_after));
+  }
   json_object_set_new(j, "findings",
                       json_integer((json_int_t)lctx_findings_count(f)));
   json_object_set_new(
@@ -662,6 +672,11 @@ static bool last_run_killed(const campaign *c) {
   return killed;
 }
 
+/* The name of the engine's corpus minimization. */
+static const char *corpus_pass(const campaign *c) {
+  return c->afl ? "afl-cmin" : "libFuzzer -merge=1";
+}
+
 static void print_summary(const campaign *c, FILE *w, double seconds,
                           size_t unique) {
   const lctx_findings *f = &c->findings;
@@ -676,6 +691,12 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
             rows_hit(&c->rows), c->rows.spec.row_count);
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           c->afl ? c->afl_dir : c->corpus_dir, f->dir, c->logs);
+  if (c->corpus_minimized == 0)
+    fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
+            corpus_pass(c), c->corpus_before, c->corpus_after,
+            c->afl ? " in " : "", c->afl ? c->corpus_dir : "");
+  else if (c->corpus_minimized == 1)
+    fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
     fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
             f->new_dirs[i], f->new_dirs[i]);
@@ -757,6 +778,39 @@ static bool fuzz(campaign *c, double start) {
   return started;
 }
 
+/* Minimizes the corpus with the engine's own pass, unless interrupted:
+ * libFuzzer's OUT/corpus in place; AFL++'s main queue (its own state, kept)
+ * into OUT/corpus. */
+static void minimize_corpus(campaign *c) {
+  c->corpus_minimized = -1;
+  if (c->interrupted)
+    return;
+  char queue[4300];
+  snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
+  if (c->afl && !lctx_sys_is_dir(queue))
+    return;
+  lctx_corpus_options m;
+  memset(&m, 0, sizeof m);
+  m.target = c->o->target;
+  m.engine = c->o->engine;
+  m.binary = c->binary;
+  m.dir = c->afl ? queue : c->corpus_dir;
+  if (c->afl) {
+    lctx_sys_remove_tree(c->corpus_dir);
+    m.out_dir = c->corpus_dir;
+  }
+  m.timeout = 300;
+  fprintf(c->out, "  minimizing the corpus (%s) ...", corpus_pass(c));
+  fflush(c->out);
+  int code =
+      lctx_corpus_minimize(&m, &c->corpus_before, &c->corpus_after, c->err);
+  c->corpus_minimized = code == LCTX_EXIT_OK ? 0 : 1;
+  if (code == LCTX_EXIT_OK)
+    fprintf(c->out, " %zu -> %zu inputs\n", c->corpus_before, c->corpus_after);
+  else
+    fprintf(c->out, " failed, the corpus is kept as it was\n");
+}
+
 /* Minimizes what an earlier run left unminimized, starts the engines,
  * watches them, minimizes the new findings and writes the summary. */
 static int run(campaign *c) {
@@ -792,6 +846,11 @@ static int run(campaign *c) {
   c->interrupted = lctx_sys_interrupted();
   if (started)
     lctx_minimize_pending(&c->findings, budget, c->out);
+  c->interrupted = c->interrupted || lctx_sys_interrupted();
+  if (started)
+    minimize_corpus(c);
+  else
+    c->corpus_minimized = -1;
   lctx_sys_release_interrupts(&saved);
   return started ? summarize(c, start) : LCTX_EXIT_USAGE;
 }
