@@ -354,12 +354,33 @@ static void start_libfuzzer(campaign *c) {
   start(c, args, c->libfuzzer_log, NULL);
 }
 
-/* AFL++: a main instance and jobs-1 secondaries; false after a message. */
+/* The CMPLOG build beside the AFL++ build (TARGET_afl -> TARGET_cmplog,
+ * else PATH_cmplog) into `out`; false (with `out` named) when it is not
+ * there. */
+static bool cmplog_binary(const campaign *c, char *out, size_t cap) {
+  size_t n = strlen(c->binary);
+  if (n > 4 && strcmp(c->binary + n - 4, "_afl") == 0)
+    snprintf(out, cap, "%.*s_cmplog", (int)(n - 4), c->binary);
+  else
+    snprintf(out, cap, "%s_cmplog", c->binary);
+  return lctx_sys_is_file(out) && access(out, X_OK) == 0;
+}
+
+/* AFL++: a main instance and jobs-1 secondaries, the first of them with
+ * the CMPLOG build (-c) when there is one; false after a message. */
 static bool start_afl(campaign *c) {
   if (!lctx_sys_is_dir(c->seeds)) {
     fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n", c->seeds);
     return false;
   }
+  char cmplog[4200];
+  bool has_cmplog = cmplog_binary(c, cmplog, sizeof cmplog);
+  if (c->o->jobs >= 2)
+    fprintf(c->out,
+            has_cmplog ? "  secondary1 runs with CMPLOG: -c %s\n"
+                       : "  no CMPLOG build (%s): the secondaries run "
+                         "without -c (build it with the afl preset)\n",
+            cmplog);
   char time_arg[64];
   snprintf(time_arg, sizeof time_arg, "%d", (int)c->o->seconds);
   for (size_t j = 0; j < c->o->jobs; j++) {
@@ -379,6 +400,10 @@ static bool start_afl(campaign *c) {
     args[n++] = name;
     args[n++] = "-V";
     args[n++] = time_arg;
+    if (j == 1 && has_cmplog) {
+      args[n++] = "-c";
+      args[n++] = cmplog;
+    }
     if (lctx_sys_is_file(c->dict)) {
       args[n++] = "-x";
       args[n++] = c->dict;

@@ -3,7 +3,9 @@
  * `lctx fuzz`.
  *
  * Owns starting the engines (libFuzzer in fork mode, or AFL++ main and
- * secondary instances) as child processes, the live progress line, resuming
+ * secondary instances, the first secondary with the CMPLOG build
+ * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
+ * processes, the live progress line, resuming
  * a campaign directory, the spec rows the corpus hits, stopping on time or
  * Ctrl-C, ending every engine process however the campaign ends (lctx
  * killed included: the engines die with it), and the summary. Findings are

@@ -174,11 +174,14 @@ static bool engine_pass(const lctx_corpus_options *o, bool afl,
     int st = run_child(&child, timeout);
     return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
   }
-  /* afl-cmin feeds each input on standard input: libAFLDriver's `-`. */
+  /* afl-cmin feeds each input on standard input: libAFLDriver's `-`. It
+   * refuses folders under /tmp unless AFL_ALLOW_TMP is set; the folder it
+   * writes is lctx's own fresh one. */
   char *argv[] = {"afl-cmin",     "-i",          (char *)o->dir,
                   "-o",           (char *)fresh, "--",
                   (char *)binary, "-",           NULL};
-  const char *env[] = {"AFL_SKIP_CPUFREQ", "1", "AFL_NO_UI", "1", NULL};
+  const char *env[] = {"AFL_SKIP_CPUFREQ", "1", "AFL_NO_UI", "1",
+                       "AFL_ALLOW_TMP",    "1", NULL};
   lctx_sys_child child = {argv, true, log,           false,
                           NULL, env,  "lctx corpus", true};
   int st = run_child(&child, timeout);
