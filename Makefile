@@ -1,6 +1,11 @@
 # lctx: the two commands of the README.
 #   make run   installs what is missing, builds lctx (release) and runs the main job
 #   make test  installs what is missing, builds under ASan+UBSan and runs ctest
+#   make coverage  builds the coverage preset (clang source-based coverage),
+#                  replays the seeds, the regressions and any campaign corpus
+#                  (lctx-fuzz/) through the replay drivers and writes
+#                  build/coverage/html and the line and branch coverage of
+#                  reference/ and harness/ (fuzzers/coverage.sh)
 # Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-compare, mutants,
 # conform-jax, jax-matrix, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
@@ -32,7 +37,7 @@ JAX_VENV   := build/jax/venv-$(JAX_PINNED)
 # quick look.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/2 --time-limit 300
 
-.PHONY: run test deps jax build build-fuzz build-afl bench bench-compare mutants conform-jax jax-matrix format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
@@ -54,6 +59,12 @@ build-fuzz: deps
 	@echo "==> lctx: configuring and building the libFuzzer targets (preset fuzz)"
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
+
+coverage: deps
+	@echo "==> lctx: configuring and building the coverage build (preset coverage)"
+	@cmake --preset coverage >/dev/null
+	@cmake --build --preset coverage
+	@sh fuzzers/coverage.sh .
 
 build-afl: deps
 	@echo "==> lctx: configuring and building the AFL++ targets (preset afl)"

@@ -5,7 +5,7 @@
 #   libfuzzer  also <target>, linked with LCTX_LIB_FUZZING_ENGINE; the whole
 #              project is compiled with -fsanitize=fuzzer-no-link so that our
 #              code has coverage (fuzz preset; needs clang)
-#   afl        also <target>_afl, the AFL++ persistent-mode driver; the
+#   afl        also <target>_afl, linked with AFL++'s libAFLDriver; the
 #              compiler must be afl-clang-fast (or afl-clang-lto), which
 #              instruments everything (afl preset)
 set(LCTX_FUZZ_ENGINE none CACHE STRING

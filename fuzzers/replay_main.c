@@ -15,8 +15,9 @@
  *   A path that cannot be read is an error: a message and exit status 2,
  *   before any input runs when it is an argument.
  *
- * Before the first input it calls the target's LLVMFuzzerInitialize, as
- * libFuzzer does (fuzz_glue.h creates the check's state there).
+ * Before the first input it calls the target's LLVMFuzzerInitialize when
+ * the target defines one, as libFuzzer does (fuzz_glue.h creates the check's
+ * state and does its one-time set-up there).
  *
  * Owns nothing else: no checks here, they are all in harness/core/checks
  * and harness/ir.
@@ -30,7 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *g_program = "replay";
@@ -151,7 +152,8 @@ int main(int argc, char **argv) {
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
       fail(argv[i], "neither a regular file nor a directory");
   }
-  LLVMFuzzerInitialize(&argc, &argv);
+  if (LLVMFuzzerInitialize) /* a target may not define it */
+    LLVMFuzzerInitialize(&argc, &argv);
   size_t total = 0;
   for (int i = 1; i < argc; i++) {
     struct stat st;

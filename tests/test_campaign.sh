@@ -4,7 +4,8 @@
 #   lctx fuzz finds it and stores a finding keyed by its spec row, with the
 #   input, a minimized input, a report and the commands that reproduce it;
 #   the reproduce command really reproduces; a second run resumes the
-#   corpus; lctx replay runs inputs; lctx promote writes a readable
+#   corpus and minimizes it when it ends (libFuzzer -merge=1, counts on the
+#   terminal and in summary.txt); lctx replay runs inputs; lctx promote writes a readable
 #   regression; bad command lines exit 2 with a message; --help, -h,
 #   --opt=value and -- work as in every command.
 # Usage: test_campaign.sh LCTX FUZZ_MODEL_MUTANT
@@ -58,7 +59,13 @@ before=$(ls "$tmp/c/corpus" | wc -l)
 grep -q "resuming the existing corpus" "$tmp/run2.txt" ||
   fail "second run did not resume"
 after=$(ls "$tmp/c/corpus" | wc -l)
-[ "$after" -ge "$before" ] || fail "corpus shrank from $before to $after"
+[ "$after" -gt 0 ] || fail "the corpus is empty after the second run"
+# Each run minimizes its corpus when it ends, on the terminal and in its
+# summary, with the counts before and after.
+grep -q "minimizing the corpus (libFuzzer -merge=1) \.\.\. [0-9]* -> $after inputs" \
+  "$tmp/run2.txt" || fail "no corpus minimization line: $(tail -n 12 "$tmp/run2.txt")"
+grep -q "corpus minimized (libFuzzer -merge=1): [0-9]* -> $after inputs" \
+  "$tmp/c/summary.txt" || fail "summary.txt lacks the corpus minimization"
 grep -q "finding(s) in all" "$tmp/run2.txt" || fail "no summary on resume"
 
 # 5. Bad command lines: exit 2 and a message naming the problem.

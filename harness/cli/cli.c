@@ -32,6 +32,8 @@ static const command COMMANDS[] = {
      "print (or --count) the cases of the bounded domain"},
     {"fuzz", lctx_cmd_fuzz, "run a libFuzzer or AFL++ campaign on a target"},
     {"replay", lctx_cmd_replay, "run fuzz inputs through a target's check"},
+    {"corpus", lctx_cmd_corpus,
+     "minimize a fuzz corpus; list the spec rows it hits"},
     {"promote", lctx_cmd_promote, "keep a finding as a regression input"},
     {"conform", lctx_cmd_conform,
      "judge an implementation (C plugin or process) by the spec"},

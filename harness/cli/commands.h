@@ -71,6 +71,11 @@ lctx_command_fn lctx_cmd_fuzz;
 /// `lctx replay`: runs fuzz inputs through a target's check.
 lctx_command_fn lctx_cmd_replay;
 
+/// `lctx corpus minimize|rows` (cmd_corpus.c): minimizes a fuzz corpus with
+/// the engine's own pass, the folder replaced in one step; lists the spec
+/// rows a corpus of cases hits.
+lctx_command_fn lctx_cmd_corpus;
+
 /// `lctx promote`: keeps a finding as a regression input.
 lctx_command_fn lctx_cmd_promote;
 

@@ -96,6 +96,10 @@ typedef struct campaign {
   bool interrupted;
   char tail[65536]; /* the end of libFuzzer's log */
   lctx_findings findings;
+  /* The corpus minimized at the end: done (0), failed (1), not run (-1);
+   * its files before and after. */
+  int corpus_minimized;
+  size_t corpus_before, corpus_after;
 } campaign;
 
 void lctx_campaign_options_init(lctx_campaign_options *o) {
@@ -350,12 +354,33 @@ static void start_libfuzzer(campaign *c) {
   start(c, args, c->libfuzzer_log, NULL);
 }
 
-/* AFL++: a main instance and jobs-1 secondaries; false after a message. */
+/* The CMPLOG build beside the AFL++ build (TARGET_afl -> TARGET_cmplog,
+ * else PATH_cmplog) into `out`; false (with `out` named) when it is not
+ * there. */
+static bool cmplog_binary(const campaign *c, char *out, size_t cap) {
+  size_t n = strlen(c->binary);
+  if (n > 4 && strcmp(c->binary + n - 4, "_afl") == 0)
+    snprintf(out, cap, "%.*s_cmplog", (int)(n - 4), c->binary);
+  else
+    snprintf(out, cap, "%s_cmplog", c->binary);
+  return lctx_sys_is_file(out) && access(out, X_OK) == 0;
+}
+
+/* AFL++: a main instance and jobs-1 secondaries, the first of them with
+ * the CMPLOG build (-c) when there is one; false after a message. */
 static bool start_afl(campaign *c) {
   if (!lctx_sys_is_dir(c->seeds)) {
     fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n", c->seeds);
     return false;
   }
+  char cmplog[4200];
+  bool has_cmplog = cmplog_binary(c, cmplog, sizeof cmplog);
+  if (c->o->jobs >= 2)
+    fprintf(c->out,
+            has_cmplog ? "  secondary1 runs with CMPLOG: -c %s\n"
+                       : "  no CMPLOG build (%s): the secondaries run "
+                         "without -c (build it with the afl preset)\n",
+            cmplog);
   char time_arg[64];
   snprintf(time_arg, sizeof time_arg, "%d", (int)c->o->seconds);
   for (size_t j = 0; j < c->o->jobs; j++) {
@@ -375,6 +400,10 @@ static bool start_afl(campaign *c) {
     args[n++] = name;
     args[n++] = "-V";
     args[n++] = time_arg;
+    if (j == 1 && has_cmplog) {
+      args[n++] = "-c";
+      args[n++] = cmplog;
+    }
     if (lctx_sys_is_file(c->dict)) {
       args[n++] = "-x";
       args[n++] = c->dict;
@@ -636,6 +665,12 @@ static bool write_state(const campaign *c, bool running, double seconds) {
   json_object_set_new(j, "seconds", json_real(seconds));
   json_object_set_new(j, "inputs_run", json_integer((json_int_t)c->execs));
   json_object_set_new(j, "new_findings", json_integer((json_int_t)f->fresh));
+  if (!running && c->corpus_minimized == 0) {
+    json_object_set_new(j, "corpus_before",
+                        json_integer((json_int_t)c->corpus_before));
+    json_object_set_new(j, "corpus_after",
+                        json_integer((json_int_t)c->corpus_after));
+  }
   json_object_set_new(j, "findings",
                       json_integer((json_int_t)lctx_findings_count(f)));
   json_object_set_new(
@@ -662,6 +697,11 @@ static bool last_run_killed(const campaign *c) {
   return killed;
 }
 
+/* The name of the engine's corpus minimization. */
+static const char *corpus_pass(const campaign *c) {
+  return c->afl ? "afl-cmin" : "libFuzzer -merge=1";
+}
+
 static void print_summary(const campaign *c, FILE *w, double seconds,
                           size_t unique) {
   const lctx_findings *f = &c->findings;
@@ -676,6 +716,12 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
             rows_hit(&c->rows), c->rows.spec.row_count);
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           c->afl ? c->afl_dir : c->corpus_dir, f->dir, c->logs);
+  if (c->corpus_minimized == 0)
+    fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
+            corpus_pass(c), c->corpus_before, c->corpus_after,
+            c->afl ? " in " : "", c->afl ? c->corpus_dir : "");
+  else if (c->corpus_minimized == 1)
+    fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
     fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
             f->new_dirs[i], f->new_dirs[i]);
@@ -757,6 +803,39 @@ static bool fuzz(campaign *c, double start) {
   return started;
 }
 
+/* Minimizes the corpus with the engine's own pass, unless interrupted:
+ * libFuzzer's OUT/corpus in place; AFL++'s main queue (its own state, kept)
+ * into OUT/corpus. */
+static void minimize_corpus(campaign *c) {
+  c->corpus_minimized = -1;
+  if (c->interrupted)
+    return;
+  char queue[4300];
+  snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
+  if (c->afl && !lctx_sys_is_dir(queue))
+    return;
+  lctx_corpus_options m;
+  memset(&m, 0, sizeof m);
+  m.target = c->o->target;
+  m.engine = c->o->engine;
+  m.binary = c->binary;
+  m.dir = c->afl ? queue : c->corpus_dir;
+  if (c->afl) {
+    lctx_sys_remove_tree(c->corpus_dir);
+    m.out_dir = c->corpus_dir;
+  }
+  m.timeout = 300;
+  fprintf(c->out, "  minimizing the corpus (%s) ...", corpus_pass(c));
+  fflush(c->out);
+  int code =
+      lctx_corpus_minimize(&m, &c->corpus_before, &c->corpus_after, c->err);
+  c->corpus_minimized = code == LCTX_EXIT_OK ? 0 : 1;
+  if (code == LCTX_EXIT_OK)
+    fprintf(c->out, " %zu -> %zu inputs\n", c->corpus_before, c->corpus_after);
+  else
+    fprintf(c->out, " failed, the corpus is kept as it was\n");
+}
+
 /* Minimizes what an earlier run left unminimized, starts the engines,
  * watches them, minimizes the new findings and writes the summary. */
 static int run(campaign *c) {
@@ -792,6 +871,11 @@ static int run(campaign *c) {
   c->interrupted = lctx_sys_interrupted();
   if (started)
     lctx_minimize_pending(&c->findings, budget, c->out);
+  c->interrupted = c->interrupted || lctx_sys_interrupted();
+  if (started)
+    minimize_corpus(c);
+  else
+    c->corpus_minimized = -1;
   lctx_sys_release_interrupts(&saved);
   return started ? summarize(c, start) : LCTX_EXIT_USAGE;
 }

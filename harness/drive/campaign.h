@@ -3,7 +3,9 @@
  * `lctx fuzz`.
  *
  * Owns starting the engines (libFuzzer in fork mode, or AFL++ main and
- * secondary instances) as child processes, the live progress line, resuming
+ * secondary instances, the first secondary with the CMPLOG build
+ * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
+ * processes, the live progress line, resuming
  * a campaign directory, the spec rows the corpus hits, stopping on time or
  * Ctrl-C, ending every engine process however the campaign ends (lctx
  * killed included: the engines die with it), and the summary. Findings are
@@ -13,7 +15,9 @@
  * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds
- *   OUT/corpus/              the working corpus (libFuzzer), kept
+ *   OUT/corpus/              the working corpus (libFuzzer), kept and
+ *                            minimized when a run ends; AFL++: the
+ *                            minimized main queue
  *   OUT/afl/                 AFL++ sync directory (main + secondaries), kept
  *   OUT/artifacts/           raw crash inputs from the engines
  *   OUT/logs/                engine output
@@ -26,7 +30,9 @@
  *                            (while it runs, or it was killed),
  *                            "finished", "interrupted" or "nothing-run";
  *                            inputs_run, findings, new_findings,
- *                            unminimized, seconds, target, engine
+ *                            unminimized, seconds, target, engine,
+ *                            corpus_before and corpus_after (the corpus
+ *                            minimized at the end)
  */
 #ifndef LCTX_HARNESS_CAMPAIGN_H
 #define LCTX_HARNESS_CAMPAIGN_H
@@ -65,7 +71,10 @@ void lctx_campaign_options_init(lctx_campaign_options *o);
 /// earlier run left unminimized, prints a live line, stops after `seconds`
 /// (or Ctrl-C / SIGTERM: the engines' process groups get SIGINT, SIGKILL
 /// 10 s later, and every process they left is killed before it returns),
-/// minimizes the new findings and writes the summary (to `out` and
+/// minimizes the new findings, minimizes the corpus with the engine's own
+/// pass (minimize.h; not when interrupted: libFuzzer's OUT/corpus in place,
+/// AFL++'s main queue into OUT/corpus), saying so with the counts before
+/// and after, and writes the summary (to `out` and
 /// OUT/summary.txt, ending with a `result:` line) and OUT/state.json.
 /// Returns 0 when the campaign directory holds no finding; 1 when it holds
 /// some (earlier runs included), when the run was interrupted ("result:

@@ -8,6 +8,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,9 @@ void lctx_findings_init(lctx_findings *f, const lctx_fuzz_target *target,
   const char *slash = strrchr(binary, '/');
   snprintf(driver, sizeof driver, "%.*s%s_replay",
            slash ? (int)(slash + 1 - binary) : 0, binary, target->name);
+  /* Else the AFL++ build itself: libAFLDriver runs file arguments once. */
   if (lctx_sys_is_file(driver))
     snprintf(f->key_runner, sizeof f->key_runner, "%s", driver);
-  else
-    f->runner_reads_stdin = true;
 }
 
 void lctx_findings_free(lctx_findings *f) {
@@ -99,24 +99,88 @@ static bool find_line(const char *text, const char *prefix, char *out,
   return false;
 }
 
+/* The sanitizer options of the key run: the caller's, then the dedup token
+ * of the top 3 frames (the sanitizers' DEDUP_TOKEN line, which names
+ * functions, never paths) and UBSan's stack, without which it has none. */
+static void sanitizer_options(const char *name, const char *extra, char *out,
+                              size_t cap) {
+  const char *own = getenv(name);
+  snprintf(out, cap, "%s%s%s", own && *own ? own : "", own && *own ? ":" : "",
+           extra);
+}
+
 /* Runs the key runner on `input` with a time limit, output to `log`.
  * Returns the wait status, or -1. */
 static int run_once(const lctx_findings *f, const char *input,
                     const char *log) {
   char *args[3] = {(char *)f->key_runner,
                    f->runner_reads_stdin ? NULL : (char *)input, NULL};
-  return lctx_sys_run_limited(args, log, f->runner_reads_stdin ? input : NULL,
-                              NULL, NULL, 60, NULL);
+  char asan[1024], ubsan[1024];
+  sanitizer_options("ASAN_OPTIONS", "dedup_token_length=3", asan, sizeof asan);
+  sanitizer_options("UBSAN_OPTIONS", "dedup_token_length=3:print_stacktrace=1",
+                    ubsan, sizeof ubsan);
+  const char *env[] = {"ASAN_OPTIONS", asan, "UBSAN_OPTIONS", ubsan, NULL};
+  lctx_sys_child child = {
+      args, false, log, false, f->runner_reads_stdin ? input : NULL,
+      env,  NULL,  true};
+  double start = lctx_sys_now();
+  pid_t pid = lctx_sys_spawn(&child);
+  if (pid < 0)
+    return -1;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+      return status;
+    if (r < 0)
+      return -1;
+    if (lctx_sys_now() - start > 60) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return status;
+    }
+    lctx_sys_sleep(0.002);
+  }
 }
 
-/* The key in a run's output and status; false when the run passed. */
+/* The kind of a sanitizer's SUMMARY line without its location:
+ * `AddressSanitizer-heap-buffer-overflow`, `AddressSanitizer-leak`. */
+static void summary_kind(const char *summary, char *out, size_t cap) {
+  size_t n = 0;
+  int words = 0;
+  for (const char *p = summary; *p && n + 1 < cap; p++) {
+    if (*p == ':')
+      continue;
+    if (*p == ' ') {
+      if (++words == 2 || n == 0)
+        break;
+      out[n++] = '-';
+      continue;
+    }
+    out[n++] = *p;
+  }
+  out[n] = '\0';
+  if (strstr(summary, " leaked in ")) { /* `N byte(s) leaked in ...` */
+    char *dash = strchr(out, '-');
+    if (dash && (size_t)(dash - out) + 6 < cap)
+      strcpy(dash + 1, "leak");
+  }
+}
+
+/* The key in a run's output and status; false when the run passed. A
+ * sanitizer's finding is keyed by its kind and its DEDUP_TOKEN (the top
+ * frames' functions), so the key does not change with the build folder. */
 static bool key_of_run(const lctx_findings *f, const char *text, int status,
                        char *key, size_t cap) {
   if (find_line(text, "LCTX-FINDING ", key, cap))
     return true;
   char summary[400];
   if (find_line(text, "SUMMARY: ", summary, sizeof summary)) {
-    snprintf(key, cap, "%s/sanitizer/%s", f->target->name, summary);
+    char kind[128], token[300];
+    summary_kind(summary, kind, sizeof kind);
+    if (!find_line(text, "DEDUP_TOKEN: ", token, sizeof token))
+      snprintf(token, sizeof token, "-");
+    snprintf(key, cap, "%s/sanitizer/%s/%s", f->target->name, kind, token);
     return true;
   }
   if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))

@@ -4,7 +4,9 @@
  *
  * Owns the semantic key of an input, computed by running it once through the
  * engine's own build (the LCTX-FINDING line the target prints, else a
- * sanitizer's SUMMARY line, else how the process ended); turning each crash
+ * sanitizer's kind from its SUMMARY line and the functions of its top three
+ * frames from its DEDUP_TOKEN line, never a path, else how the process
+ * ended); turning each crash
  * input an engine writes into a finding directory OUT/findings/KEY/ (input,
  * key.txt, minimized, report.txt, reproduce.txt, and `unminimized` while
  * minimize.h has not shrunk it) unless that key has one already (a
@@ -38,8 +40,11 @@ typedef struct lctx_findings {
   char logs[4200];
   /// Runs one input and prints LCTX-FINDING: the engine binary itself for
   /// libFuzzer (it runs file arguments once), the replay driver beside it
-  /// for AFL++, else the AFL++ build reading the input on standard input.
+  /// for AFL++, else the AFL++ build (libAFLDriver runs file arguments once
+  /// too).
   char key_runner[4096];
+  /// The key runner reads its input on standard input (no longer set by
+  /// lctx_findings_init; kept for callers that set it).
   bool runner_reads_stdin;
   /// The crash files already taken (by path).
   lctx_seen crashes_seen;

@@ -1,16 +1,29 @@
 /*
- * minimize.c - shrinking findings while they keep their key (see
- * minimize.h).
+ * minimize.c - shrinking findings while they keep their key, and corpora
+ * while they keep their coverage (see minimize.h).
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "minimize.h"
 
 #include "case_bytes.h"
 #include "escape.h"
+#include "exit.h"
 #include "file.h"
+#include "oracle.h"
 #include "sys.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef LCTX_SOURCE_DIR
+#define LCTX_SOURCE_DIR "."
+#endif
 
 /* Whether `trial[0..size)` still has the key `want`. */
 static bool same_key(const lctx_findings *f, const uint8_t *trial, size_t size,
@@ -116,4 +129,286 @@ size_t lctx_minimize_pending(const lctx_findings *f, double seconds,
     lctx_sys_each_entry(f->dir, minimize_one, &p);
   free(p.data);
   return p.done;
+}
+
+//===----------------------------------------------------------------------===//
+// Corpora
+//===----------------------------------------------------------------------===//
+
+static size_t keep_rows(const char *target, const char *dir, const char *fresh,
+                        FILE *err);
+
+/* Runs `child` until it ends, `timeout` seconds at most, or an interrupt
+ * (its process group is killed then). Returns the wait status, or -1. */
+static int run_child(const lctx_sys_child *child, double timeout) {
+  double start = lctx_sys_now();
+  pid_t pid = lctx_sys_spawn(child);
+  if (pid < 0)
+    return -1;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+      return status;
+    if (r < 0)
+      return -1;
+    if (lctx_sys_now() - start > timeout || lctx_sys_interrupted()) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    lctx_sys_sleep(0.01);
+  }
+}
+
+/* The engine's pass from `dir` into the empty folder `fresh`, its output
+ * in `log`. True when it ended well. */
+static bool engine_pass(const lctx_corpus_options *o, bool afl,
+                        const char *binary, const char *fresh,
+                        const char *log) {
+  double timeout = o->timeout > 0 ? o->timeout : 600;
+  if (!afl) {
+    char *argv[] = {(char *)binary, "-merge=1", (char *)fresh, (char *)o->dir,
+                    NULL};
+    lctx_sys_child child = {argv, false, log, false, NULL, NULL, NULL, true};
+    int st = run_child(&child, timeout);
+    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  }
+  /* afl-cmin feeds each input on standard input: libAFLDriver's `-`. It
+   * refuses folders under /tmp unless AFL_ALLOW_TMP is set; the folder it
+   * writes is lctx's own fresh one. */
+  char *argv[] = {"afl-cmin",     "-i",          (char *)o->dir,
+                  "-o",           (char *)fresh, "--",
+                  (char *)binary, "-",           NULL};
+  const char *env[] = {"AFL_SKIP_CPUFREQ", "1", "AFL_NO_UI", "1",
+                       "AFL_ALLOW_TMP",    "1", NULL};
+  lctx_sys_child child = {argv, true, log,           false,
+                          NULL, env,  "lctx corpus", true};
+  int st = run_child(&child, timeout);
+  return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Puts `fresh` in the place of `dir` in one step where the system can;
+ * the old corpus is removed. False with errno set. */
+static bool swap_in(const char *fresh, const char *dir) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  if (renameat2(AT_FDCWD, fresh, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+    lctx_sys_remove_tree(fresh); /* it holds the old corpus now */
+    return true;
+  }
+#endif
+  char old[4300];
+  snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
+  if (rename(dir, old) != 0)
+    return false;
+  if (rename(fresh, dir) != 0) {
+    int e = errno;
+    rename(old, dir);
+    errno = e;
+    return false;
+  }
+  lctx_sys_remove_tree(old);
+  return true;
+}
+
+/* Checks the options and resolves the build; false after a message. */
+static bool corpus_resolve(const lctx_corpus_options *o, bool *afl,
+                           char *binary, size_t cap, FILE *err) {
+  *afl = o->engine && strcmp(o->engine, "afl") == 0;
+  if (o->engine && !*afl && strcmp(o->engine, "libfuzzer") != 0) {
+    fprintf(err, "lctx corpus: --engine: '%s' is not libfuzzer or afl\n",
+            o->engine);
+    return false;
+  }
+  if (!o->target || !lctx_fuzz_target_find(o->target)) {
+    fprintf(err, "lctx corpus: --target: unknown target '%s'\n",
+            o->target ? o->target : "");
+    return false;
+  }
+  if (!o->dir || !lctx_sys_is_dir(o->dir)) {
+    fprintf(err, "lctx corpus: %s: not a directory\n", o->dir ? o->dir : "");
+    return false;
+  }
+  if (o->binary)
+    snprintf(binary, cap, "%s", o->binary);
+  else
+    snprintf(binary, cap, "%s/build/%s/fuzzers/%s%s", LCTX_SOURCE_DIR,
+             *afl ? "afl" : "fuzz", o->target, *afl ? "_afl" : "");
+  if (!lctx_sys_is_file(binary) || access(binary, X_OK) != 0) {
+    fprintf(err, "lctx corpus: %s: no %s build of %s\n", binary,
+            *afl ? "afl" : "libfuzzer", o->target);
+    return false;
+  }
+  if (o->out_dir && lctx_sys_is_dir(o->out_dir) &&
+      lctx_sys_count_entries(o->out_dir) > 0) {
+    fprintf(err, "lctx corpus: --out: %s is not empty\n", o->out_dir);
+    return false;
+  }
+  return true;
+}
+
+int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
+                         size_t *after, FILE *err) {
+  *before = *after = 0;
+  bool afl;
+  char binary[4096];
+  if (!corpus_resolve(o, &afl, binary, sizeof binary, err))
+    return LCTX_EXIT_USAGE;
+  *before = lctx_sys_count_entries(o->dir);
+  char fresh[4300], log[4400];
+  snprintf(fresh, sizeof fresh, "%s.min-%ld", o->dir, (long)getpid());
+  snprintf(log, sizeof log, "%s.log", fresh);
+  lctx_sys_remove_tree(fresh);
+  /* afl-cmin makes its output folder itself. */
+  if (!afl && !lctx_sys_mkdir_p(fresh)) {
+    fprintf(err, "lctx corpus: %s: cannot create: %s\n", fresh,
+            strerror(errno));
+    return LCTX_EXIT_USAGE;
+  }
+  bool ok = engine_pass(o, afl, binary, fresh, log);
+  if (ok)
+    keep_rows(o->target, o->dir, fresh, err);
+  *after = ok ? lctx_sys_count_entries(fresh) : 0;
+  if (!ok || (*before > 0 && *after == 0)) {
+    fprintf(err,
+            "lctx corpus: the %s pass over %s failed or was interrupted; the "
+            "corpus is left as it was (its output: %s)\n",
+            afl ? "afl-cmin" : "libFuzzer -merge=1", o->dir, log);
+    lctx_sys_remove_tree(fresh);
+    *after = *before;
+    return LCTX_EXIT_VIOLATIONS;
+  }
+  const char *dest = o->out_dir ? o->out_dir : o->dir;
+  bool moved = o->out_dir ? (rmdir(dest) == 0 || errno == ENOENT) &&
+                                rename(fresh, dest) == 0
+                          : swap_in(fresh, dest);
+  if (!moved) {
+    fprintf(err, "lctx corpus: %s: cannot put the minimized corpus there: %s\n",
+            dest, strerror(errno));
+    lctx_sys_remove_tree(fresh);
+    return LCTX_EXIT_USAGE;
+  }
+  unlink(log);
+  return LCTX_EXIT_OK;
+}
+
+/* The spec rows inputs hit: the embedded table and an oracle counting. */
+typedef struct corpus_rows {
+  lctx_spec spec;
+  lctx_oracle oracle; /* all inputs visited */
+  lctx_oracle one;    /* the last input alone */
+  lctx_case scratch;
+  /* keep_lost: copies an input of `from` that hits a row `oracle` lacks
+   * into `into`, and counts it in `oracle`. */
+  const char *into;
+  size_t kept;
+} corpus_rows;
+
+/* Whether the target's inputs are cases, whose rows can be told. */
+static bool inputs_are_cases(const char *target) {
+  return strcmp(target, "fuzz_model") == 0 ||
+         strcmp(target, "fuzz_differential") == 0;
+}
+
+/* A rows counter over the embedded table; NULL after a message. */
+static corpus_rows *rows_new(FILE *err) {
+  corpus_rows *r = calloc(1, sizeof *r);
+  char e[256] = "out of memory";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  lctx_str text = lctx_fuzz_embedded_spec();
+  if (!r || !lctx_spec_parse(text.data, text.length, "<spec>", &r->spec, &eb)) {
+    fprintf(err, "lctx corpus: the embedded spec: %s\n", e);
+    free(r);
+    return NULL;
+  }
+  lctx_oracle_init(&r->oracle, &r->spec, lctx_engine_reference());
+  r->oracle.invariants = false;
+  return r;
+}
+
+/* Reads and decodes one input into r->scratch; false if unreadable. */
+static bool rows_decode(corpus_rows *r, const char *path, char **data,
+                        size_t *n) {
+  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, data, n, NULL))
+    return false;
+  lctx_case_decode((const uint8_t *)*data, *n, &r->scratch);
+  return true;
+}
+
+static void rows_visit(void *user, const char *path) {
+  corpus_rows *r = user;
+  char *data = NULL;
+  size_t n = 0;
+  if (rows_decode(r, path, &data, &n))
+    lctx_oracle_check_case(&r->oracle, &r->scratch);
+  free(data);
+}
+
+static void keep_lost(void *user, const char *path) {
+  corpus_rows *r = user;
+  char *data = NULL;
+  size_t n = 0;
+  if (!rows_decode(r, path, &data, &n))
+    return;
+  lctx_oracle_init(&r->one, &r->spec, lctx_engine_reference());
+  r->one.invariants = false;
+  lctx_oracle_check_case(&r->one, &r->scratch);
+  bool lost = false;
+  for (size_t i = 0; i < r->spec.row_count; i++)
+    lost = lost || (r->one.hits[i] > 0 && r->oracle.hits[i] == 0);
+  if (lost) {
+    const char *base = strrchr(path, '/');
+    char dest[4600];
+    snprintf(dest, sizeof dest, "%s/%s", r->into, base ? base + 1 : path);
+    if (lctx_sys_write_file(dest, data, n)) {
+      lctx_oracle_check_case(&r->oracle, &r->scratch);
+      r->kept++;
+    }
+  }
+  free(data);
+}
+
+/* For cases: copies into `fresh` one input of `dir` for every spec row the
+ * inputs of `dir` hit and those of `fresh` do not (the engine keeps inputs
+ * by code coverage, which need not tell every row apart). Returns how many
+ * it copied. */
+static size_t keep_rows(const char *target, const char *dir, const char *fresh,
+                        FILE *err) {
+  if (!inputs_are_cases(target))
+    return 0;
+  corpus_rows *r = rows_new(err);
+  if (!r)
+    return 0;
+  lctx_sys_each_file(fresh, rows_visit, r);
+  r->into = fresh;
+  lctx_sys_each_file(dir, keep_lost, r);
+  size_t kept = r->kept;
+  free(r);
+  return kept;
+}
+
+long lctx_corpus_rows(const char *target, const char *dir, FILE *out,
+                      FILE *err) {
+  if (!inputs_are_cases(target)) {
+    fprintf(err, "lctx corpus rows: the inputs of %s are not cases\n", target);
+    return -1;
+  }
+  if (!lctx_sys_is_dir(dir)) {
+    fprintf(err, "lctx corpus rows: %s: not a directory\n", dir);
+    return -1;
+  }
+  corpus_rows *r = rows_new(err);
+  if (!r)
+    return -1;
+  lctx_sys_each_file(dir, rows_visit, r);
+  long hit = 0;
+  for (size_t i = 0; i < r->spec.row_count; i++) {
+    if (r->oracle.hits[i] > 0) {
+      fprintf(out, "%s\n", r->spec.rows[i].id);
+      hit++;
+    }
+  }
+  free(r);
+  return hit;
 }

@@ -8,6 +8,16 @@
  * minimizes, within a time budget, the findings the store records as
  * waiting for it: a campaign's new ones after it fuzzed, and those an
  * interrupted campaign left when it is resumed, before it fuzzes.
+ *
+ * Also owns corpus minimization (`lctx corpus minimize`, and a campaign's
+ * corpus when it ends): the engine's own pass (libFuzzer's -merge=1, or
+ * afl-cmin) into a fresh folder beside the corpus, which then takes the
+ * corpus' place in one step (Linux renameat2 RENAME_EXCHANGE; elsewhere two
+ * renames), so that a pass that fails or is cut short leaves the corpus as
+ * it was. For cases (fuzz_model, fuzz_differential) the engine's pass,
+ * which keeps inputs by code coverage, is followed by one that copies back
+ * an input for every spec row the minimized corpus no longer hits, so that
+ * no row is lost; and the spec rows a corpus of cases hits.
  */
 #ifndef LCTX_DRIVE_MINIMIZE_H
 #define LCTX_DRIVE_MINIMIZE_H
@@ -33,5 +43,39 @@ size_t lctx_minimize_input(const lctx_findings *f, uint8_t *data, size_t size,
 /// waiting). Prints `minimizing KEY ... N -> M bytes` for each to `out`.
 /// Returns how many it finished.
 size_t lctx_minimize_pending(const lctx_findings *f, double seconds, FILE *out);
+
+/// What lctx_corpus_minimize shrinks, and with what.
+typedef struct lctx_corpus_options {
+  /// The fuzz target (a name of fuzzcheck.h's table).
+  const char *target;
+  /// "libfuzzer" (-merge=1) or "afl" (afl-cmin); NULL: libfuzzer.
+  const char *engine;
+  /// The engine's build of the target; NULL: the source tree's
+  /// build/fuzz/fuzzers/TARGET or build/afl/fuzzers/TARGET_afl.
+  const char *binary;
+  /// The corpus folder.
+  const char *dir;
+  /// Where the minimized corpus goes (a folder that must not exist, or be
+  /// empty); NULL: it replaces `dir`.
+  const char *out_dir;
+  /// The longest the engine's pass may take (seconds); 0: 600.
+  double timeout;
+} lctx_corpus_options;
+
+/// Minimizes a corpus with the engine's own pass into a fresh folder, then
+/// puts that folder in the place of `dir` (or of `out_dir`). `*before` and
+/// `*after` receive the number of files. Returns 0 when done, 1 when the
+/// engine's pass failed or was interrupted (the corpus is left as it was),
+/// 2 for bad options, a missing build or folder (each with a message to
+/// `err`, naming the path).
+int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
+                         size_t *after, FILE *err);
+
+/// Prints the ids of the spec rows the inputs of `dir` hit, one a line in
+/// table order, when they are cases (fuzz_model, fuzz_differential).
+/// Returns how many, or -1 (with a message to `err`) when the target's
+/// inputs are not cases or `dir` is not a folder.
+long lctx_corpus_rows(const char *target, const char *dir, FILE *out,
+                      FILE *err);
 
 #endif /* LCTX_DRIVE_MINIMIZE_H */

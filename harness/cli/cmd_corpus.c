@@ -1,0 +1,90 @@
+/*
+ * cmd_corpus.c - `lctx corpus` (see commands.h): `minimize`, the engine's
+ * own corpus minimization with the folder replaced in one step, and `rows`,
+ * the spec rows a corpus of cases hits (drive/minimize.h).
+ */
+#include "commands.h"
+
+#include "exit.h"
+#include "minimize.h"
+#include "options.h"
+
+#include <string.h>
+
+#define CORPUS_USAGE                                                           \
+  "usage: lctx corpus minimize --target NAME [--engine libfuzzer|afl]\n"       \
+  "                            [--binary PATH] [--out DIR] DIR\n"              \
+  "       lctx corpus rows --target NAME DIR\n"                                \
+  "minimize: libFuzzer -merge=1 (or afl-cmin) into a fresh folder, which\n"    \
+  "  then replaces DIR (or becomes --out DIR); exit 0 done, 1 the engine's\n"  \
+  "  pass failed (DIR is left as it was), 2 bad usage or a missing build.\n"   \
+  "rows: the spec rows the inputs of DIR hit (fuzz_model,\n"                   \
+  "  fuzz_differential), one id a line.\n"
+
+static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_corpus_options o;
+  memset(&o, 0, sizeof o);
+  const lctx_option options[] = {
+      lctx_options_string("target", &o.target, "NAME",
+                          "the fuzz target (required)"),
+      lctx_options_string("engine", &o.engine, "ENGINE",
+                          "libfuzzer (default) or afl"),
+      lctx_options_string("binary", &o.binary, "PATH",
+                          "the engine's build "
+                          "(default: build/fuzz or build/afl)"),
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "write the minimized corpus there, keep DIR"),
+  };
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("corpus minimize", CORPUS_USAGE, options, true), argc,
+      argv, &first, out, err);
+  if (!o.target || first + 1 != argc) {
+    fprintf(err, "lctx corpus minimize: --target and one DIR are required\n%s",
+            CORPUS_USAGE);
+    return LCTX_EXIT_USAGE;
+  }
+  o.dir = argv[first];
+  size_t before, after;
+  int code = lctx_corpus_minimize(&o, &before, &after, err);
+  if (code == LCTX_EXIT_OK)
+    fprintf(out, "corpus %s: %zu -> %zu inputs (%s)%s%s\n", o.dir, before,
+            after,
+            o.engine && strcmp(o.engine, "afl") == 0 ? "afl-cmin"
+                                                     : "libFuzzer -merge=1",
+            o.out_dir ? ", written to " : "", o.out_dir ? o.out_dir : "");
+  return code;
+}
+
+static int corpus_rows(int argc, char **argv, FILE *out, FILE *err) {
+  const char *target = NULL;
+  const lctx_option options[] = {
+      lctx_options_string("target", &target, "NAME",
+                          "fuzz_model or fuzz_differential (required)"),
+  };
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(
+      &LCTX_OPTIONS_SPEC("corpus rows", CORPUS_USAGE, options, true), argc,
+      argv, &first, out, err);
+  if (!target || first + 1 != argc) {
+    fprintf(err, "lctx corpus rows: --target and one DIR are required\n%s",
+            CORPUS_USAGE);
+    return LCTX_EXIT_USAGE;
+  }
+  return lctx_corpus_rows(target, argv[first], out, err) < 0 ? LCTX_EXIT_USAGE
+                                                             : LCTX_EXIT_OK;
+}
+
+int lctx_cmd_corpus(int argc, char **argv, FILE *out, FILE *err) {
+  const char *sub = argc > 1 ? argv[1] : "";
+  if (strcmp(sub, "minimize") == 0)
+    return corpus_minimize(argc - 1, argv + 1, out, err);
+  if (strcmp(sub, "rows") == 0)
+    return corpus_rows(argc - 1, argv + 1, out, err);
+  if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+    fputs(CORPUS_USAGE, out);
+    return LCTX_EXIT_OK;
+  }
+  fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", sub, CORPUS_USAGE);
+  return LCTX_EXIT_USAGE;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# test_corpus.sh - pins `lctx corpus minimize` and `lctx corpus rows` with a
+# libFuzzer build of fuzz_model:
+#   1. a grown corpus (the seeds, byte-identical copies, copies with bytes
+#      appended and truncated copies) shrinks with libFuzzer's -merge=1, and
+#      the spec rows it hits (lctx corpus rows) are the same before and
+#      after; the folder is the same path, with no folder left beside it;
+#   2. --out writes the minimized corpus elsewhere and keeps DIR;
+#   3. a pass that fails (a build that is not libFuzzer) exits 1 and leaves
+#      the corpus as it was; bad usage exits 2 naming what is wrong.
+# Usage: test_corpus.sh LCTX FUZZ_MODEL_LIBFUZZER SEEDS
+set -u
+LCTX=$1
+FUZZER=$2
+SEEDS=$3
+. "$(dirname -- "$0")/lib.sh"
+
+# 1. A grown corpus.
+mkdir -p "$tmp/c"
+i=0
+for seed in "$SEEDS"/*.bin; do
+  i=$((i + 1))
+  cp "$seed" "$tmp/c/seed$i"
+  cp "$seed" "$tmp/c/copy$i"
+  { cat "$seed"; printf 'zz'; } >"$tmp/c/longer$i"
+  size=$(wc -c <"$seed")
+  head -c $((size / 2)) "$seed" >"$tmp/c/half$i"
+done
+before=$(ls "$tmp/c" | wc -l)
+"$LCTX" corpus rows --target fuzz_model "$tmp/c" >"$tmp/rows-before.txt" ||
+  fail "lctx corpus rows failed"
+[ -s "$tmp/rows-before.txt" ] || fail "the grown corpus hits no row"
+"$LCTX" corpus minimize --target fuzz_model --binary "$FUZZER" "$tmp/c" \
+  >"$tmp/min.txt" 2>&1 || fail "lctx corpus minimize failed: $(cat "$tmp/min.txt")"
+after=$(ls "$tmp/c" | wc -l)
+[ "$after" -gt 0 ] && [ "$after" -lt "$before" ] ||
+  fail "the corpus did not shrink: $before -> $after"
+grep -q "corpus $tmp/c: $before -> $after inputs (libFuzzer -merge=1)" \
+  "$tmp/min.txt" || fail "no before/after line: $(cat "$tmp/min.txt")"
+"$LCTX" corpus rows --target fuzz_model "$tmp/c" >"$tmp/rows-after.txt"
+cmp -s "$tmp/rows-before.txt" "$tmp/rows-after.txt" ||
+  fail "rows hit changed: $(diff "$tmp/rows-before.txt" "$tmp/rows-after.txt")"
+left=$(ls -d "$tmp"/c.* 2>/dev/null)
+[ -z "$left" ] || fail "left beside the corpus: $left"
+
+# 2. --out: DIR kept, the minimized corpus elsewhere.
+cp -r "$tmp/c" "$tmp/d"
+cp "$tmp/d/$(ls "$tmp/d" | head -n 1)" "$tmp/d/dup"
+n=$(ls "$tmp/d" | wc -l)
+"$LCTX" corpus minimize --target fuzz_model --binary "$FUZZER" \
+  --out "$tmp/o" "$tmp/d" >/dev/null 2>&1 || fail "--out failed"
+[ "$(ls "$tmp/d" | wc -l)" -eq "$n" ] || fail "--out changed DIR"
+[ "$(ls "$tmp/o" | wc -l)" -lt "$n" ] || fail "--out did not shrink"
+
+# 3. A failing pass leaves the corpus as it was; bad usage.
+ls "$tmp/d" >"$tmp/d-before.txt"
+"$LCTX" corpus minimize --target fuzz_model --binary /bin/false "$tmp/d" \
+  >"$tmp/false.txt" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "a failing pass exited $rc, want 1"
+grep -q "left as it was" "$tmp/false.txt" || fail "no message: $(cat "$tmp/false.txt")"
+ls "$tmp/d" | cmp -s - "$tmp/d-before.txt" || fail "a failing pass changed DIR"
+"$LCTX" corpus minimize --target nope --binary "$FUZZER" "$tmp/d" \
+  >/dev/null 2>"$tmp/bad.txt"
+[ $? -eq 2 ] && grep -q "unknown target 'nope'" "$tmp/bad.txt" ||
+  fail "unknown target: $(cat "$tmp/bad.txt")"
+"$LCTX" corpus minimize --target fuzz_model --binary "$FUZZER" "$tmp/none" \
+  >/dev/null 2>"$tmp/bad.txt"
+[ $? -eq 2 ] && grep -q "$tmp/none: not a directory" "$tmp/bad.txt" ||
+  fail "missing folder: $(cat "$tmp/bad.txt")"
+"$LCTX" corpus rows --target fuzz_spec "$tmp/d" >/dev/null 2>"$tmp/bad.txt"
+[ $? -eq 2 ] && grep -q "not cases" "$tmp/bad.txt" ||
+  fail "rows of fuzz_spec: $(cat "$tmp/bad.txt")"
+finish_failures "test_corpus: "
+echo "test_corpus: ok ($before -> $after inputs, $(wc -l <"$tmp/rows-after.txt") rows)"
