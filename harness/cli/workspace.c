@@ -105,6 +105,7 @@ bool lctx_workspace_find_data(const char *source_dir, const char *binary_dir,
       return true;
     fprintf(err, "lctx: LCTX_DATA_DIR=%s has no %s\n", lctx_esc(&e1, env),
             LCTX_DATA_SPEC);
+    snprintf(dir, size, "%s", env);
     return false;
   }
   char exe_dir[PATH_MAX] = "";
@@ -123,6 +124,7 @@ bool lctx_workspace_find_data(const char *source_dir, const char *binary_dir,
           "%s; set LCTX_DATA_DIR to the folder that holds it, or give --spec\n",
           LCTX_DATA_SPEC, lctx_esc(&e1, source_dir),
           known ? lctx_esc(&e2, share) : "PROGRAM_DIR/../share/lctx");
+  snprintf(dir, size, "%s", share);
   return false;
 }
 
@@ -130,13 +132,13 @@ void lctx_workspace_use_data(FILE *err) {
   const char *spec = getenv("LCTX_SPEC"), *cases = getenv("LCTX_CASES");
   if (spec && *spec && cases && *cases)
     return;
-  char dir[PATH_MAX];
+  char dir[PATH_MAX] = "";
   if (!lctx_workspace_find_data(LCTX_SOURCE_DIR, LCTX_BINARY_DIR, dir,
-                                sizeof dir, err)) {
+                                sizeof dir, err))
     fprintf(err, "lctx: warning: commands that read the spec table or the "
-                 "conformance cases will fail\n");
+                 "conformance cases without --spec or --cases will fail\n");
+  if (!dir[0])
     return;
-  }
   char path[PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/%s", dir, LCTX_DATA_SPEC);
   setenv("LCTX_SPEC", path, 0);

@@ -71,14 +71,18 @@ lctx_option lctx_workspace_spec_option(const char **path);
 ///   3. `../share/lctx` from the running program's folder (/proc/self/exe),
 ///      as `cmake --install` lays it out.
 /// Writes the folder to `dir`. False, after a message naming every place
-/// looked at on `err`, when none holds the table.
+/// looked at on `err`, when none holds the table; `dir` is then the folder
+/// that was to hold it ($LCTX_DATA_DIR, else `../share/lctx`; empty when the
+/// running program is unknown), so that commands fail naming it rather than
+/// read a source tree that happens to be there.
 bool lctx_workspace_find_data(const char *source_dir, const char *binary_dir,
                               char *dir, size_t size, FILE *err);
 
 /// At start-up: lctx_workspace_find_data with this build's folders, then
 /// sets $LCTX_SPEC and $LCTX_CASES (the defaults of sys.h, which a user's
 /// settings of them override) to the folder's. Prints `lctx: warning: ...`
-/// on `err` when no folder is found; commands given --spec are unaffected.
+/// on `err` when no folder holds the table (they are then set to the folder
+/// that was to hold it); commands given --spec and --cases are unaffected.
 void lctx_workspace_use_data(FILE *err);
 
 /// Parses the case text `data` (`n` bytes, read from `path`) into `ws->c`.
