@@ -3,7 +3,8 @@
 #   - every ctest test carries at least one of the labels unit, spec, fuzz,
 #     conform, slow (so `ctest -L unit` and the others select it), and none
 #     is both unit and slow; every CMocka executable writes its XML
-#     (CMOCKA_MESSAGE_OUTPUT=xml, CMOCKA_XML_FILE under the build folder);
+#     (CMOCKA_MESSAGE_OUTPUT=xml, CMOCKA_XML_FILE under the build folder)
+#     unless the build sets LCTX_CMOCKA_XML=OFF;
 #     the checker itself rejects a test without a label and a unit test
 #     without its XML (a made-up listing), so that it can fail;
 #   - the test preset writes ctest's JUnit file under build/;
@@ -12,11 +13,12 @@
 #     the JUnit files, the ClusterFuzzLite workflows run the modes
 #     code-change, batch, prune and coverage;
 #   - the ClusterFuzzLite base image is pinned to a version tag.
-# Usage: test_ci_config.sh CTEST BUILD_DIR SOURCE_DIR
+# Usage: test_ci_config.sh CTEST BUILD_DIR SOURCE_DIR [CMOCKA_XML (ON|OFF)]
 set -u
 CTEST=$1
 BUILD=$2
 SRC=$3
+XML=${4:-ON}
 . "$(dirname -- "$0")/lib.sh"
 
 (cd "$BUILD" && "$CTEST" --show-only=json-v1) >"$tmp/tests.json" 2>"$tmp/ctest.err" ||
@@ -27,6 +29,7 @@ import json, sys
 KINDS = {"unit", "spec", "fuzz", "conform", "slow"}
 data = json.load(open(sys.argv[1]))
 build = sys.argv[2]
+xml = sys.argv[3] in ("ON", "1", "YES", "TRUE")
 bad = []
 for t in data["tests"]:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
@@ -37,7 +40,7 @@ for t in data["tests"]:
         bad.append("%s: both unit and slow" % t["name"])
     command = t.get("command", [""])
     exe = command[0] if command else ""
-    if exe.endswith("/tests/" + t["name"]) and t["name"].startswith("test_"):
+    if xml and exe.endswith("/tests/" + t["name"]) and t["name"].startswith("test_"):
         env = props.get("ENVIRONMENT", [])
         if "CMOCKA_MESSAGE_OUTPUT=xml" not in env or not any(
                 e.startswith("CMOCKA_XML_FILE=" + build + "/") for e in env):
@@ -48,7 +51,7 @@ print("%d tests checked" % len(data["tests"]))
 sys.exit(1 if bad else 0)
 EOF
 
-python3 "$tmp/check_labels.py" "$tmp/tests.json" "$BUILD" >"$tmp/labels.out" ||
+python3 "$tmp/check_labels.py" "$tmp/tests.json" "$BUILD" "$XML" >"$tmp/labels.out" ||
   fail "labels: $(grep FAIL "$tmp/labels.out")"
 n=$(sed -n 's/^\([0-9]*\) tests checked$/\1/p' "$tmp/labels.out")
 [ "${n:-0}" -gt 40 ] || fail "too few tests listed by ctest: ${n:-none}"
@@ -61,7 +64,7 @@ cat >"$tmp/bad.json" <<EOF
   "properties": [{"name": "LABELS", "value": ["unit", "slow"]}]}
 ]}
 EOF
-python3 "$tmp/check_labels.py" "$tmp/bad.json" "$BUILD" >"$tmp/bad.out" &&
+python3 "$tmp/check_labels.py" "$tmp/bad.json" "$BUILD" ON >"$tmp/bad.out" &&
   fail "the label check accepted a listing with an unlabelled test"
 grep -q "nolabel: no label" "$tmp/bad.out" || fail "unlabelled test not named"
 grep -q "test_x: both unit and slow" "$tmp/bad.out" || fail "unit+slow not named"
