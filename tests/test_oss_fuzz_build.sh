@@ -66,7 +66,7 @@ cfl="$root/.clusterfuzzlite"
 grep -qx 'language: c' "$cfl/project.yaml" 2>/dev/null ||
   fail ".clusterfuzzlite/project.yaml is missing or does not say 'language: c'"
 # shellcheck disable=SC2016 # the lines hold a literal $SRC
-for line in 'FROM gcr.io/oss-fuzz-base/base-builder' 'COPY . $SRC/lctx' \
+for line in 'FROM gcr.io/oss-fuzz-base/base-builder:v1' 'COPY . $SRC/lctx' \
   'WORKDIR $SRC/lctx' 'COPY .clusterfuzzlite/build.sh $SRC/'; do
   grep -qxF "$line" "$cfl/Dockerfile" 2>/dev/null ||
     fail ".clusterfuzzlite/Dockerfile lacks the line: $line"

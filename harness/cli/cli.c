@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "lctx/lctx.h"
+#include "workspace.h"
 
 #include <string.h>
 
@@ -119,5 +120,6 @@ int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {
   const command *c = find_command(first);
   if (!c)
     return unknown_command(first, err);
+  lctx_workspace_use_data(err);
   return c->run(argc - 1, argv + 1, out, err);
 }

@@ -15,10 +15,14 @@
 #include "lctx/str.h"
 #include "lctx/xla_bridge.h"
 
-#define LCTX_VERSION_MAJOR 0
-#define LCTX_VERSION_MINOR 1
-#define LCTX_VERSION_PATCH 0
-#define LCTX_VERSION_STRING "0.1.0"
+/* The version (LCTX_VERSION_STRING and its parts) is project()'s, written
+ * by CMake into lctx/version.h (cmake/lctx_version.h.in). A build without
+ * CMake (the OSS-Fuzz script) has none, and needs none. */
+#if defined(__has_include)
+#if __has_include("lctx/version.h")
+#include "lctx/version.h"
+#endif
+#endif
 
 /// The JAX commit whose behaviour the model reproduces.
 #define LCTX_JAX_COMMIT "cec06d116c05"

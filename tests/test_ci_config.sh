@@ -1,0 +1,141 @@
+#!/bin/sh
+# test_ci_config.sh - pins what CI reads from the tree:
+#   - every ctest test carries at least one of the labels unit, spec, fuzz,
+#     conform, slow (so `ctest -L unit` and the others select it), and none
+#     is both unit and slow; every CMocka executable writes its XML
+#     (CMOCKA_MESSAGE_OUTPUT=xml, CMOCKA_XML_FILE under the build folder)
+#     unless the build sets LCTX_CMOCKA_XML=OFF;
+#     the checker itself rejects a test without a label and a unit test
+#     without its XML (a made-up listing), so that it can fail;
+#   - the test preset writes ctest's JUnit file under build/;
+#   - the workflow files parse as YAML (python3's yaml, else a check for
+#     tabs and the top-level keys), the CI job runs `make test` and uploads
+#     the JUnit files, the ClusterFuzzLite workflows run the modes
+#     code-change, batch, prune and coverage;
+#   - the ClusterFuzzLite base image is pinned to a version tag.
+# Usage: test_ci_config.sh CTEST BUILD_DIR SOURCE_DIR [CMOCKA_XML (ON|OFF)]
+set -u
+CTEST=$1
+BUILD=$2
+SRC=$3
+XML=${4:-ON}
+. "$(dirname -- "$0")/lib.sh"
+
+(cd "$BUILD" && "$CTEST" --show-only=json-v1) >"$tmp/tests.json" 2>"$tmp/ctest.err" ||
+  fail "ctest --show-only=json-v1 failed: $(cat "$tmp/ctest.err")"
+
+cat >"$tmp/check_labels.py" <<'EOF'
+import json, sys
+KINDS = {"unit", "spec", "fuzz", "conform", "slow"}
+data = json.load(open(sys.argv[1]))
+build = sys.argv[2]
+xml = sys.argv[3] in ("ON", "1", "YES", "TRUE")
+bad = []
+for t in data["tests"]:
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    labels = set(props.get("LABELS", []))
+    if not labels & KINDS:
+        bad.append("%s: no label of %s (has %s)" % (t["name"], sorted(KINDS), sorted(labels)))
+    if {"unit", "slow"} <= labels:
+        bad.append("%s: both unit and slow" % t["name"])
+    command = t.get("command", [""])
+    exe = command[0] if command else ""
+    if xml and exe.endswith("/tests/" + t["name"]) and t["name"].startswith("test_"):
+        env = props.get("ENVIRONMENT", [])
+        if "CMOCKA_MESSAGE_OUTPUT=xml" not in env or not any(
+                e.startswith("CMOCKA_XML_FILE=" + build + "/") for e in env):
+            bad.append("%s: CMocka XML output not set (%s)" % (t["name"], env))
+for b in bad:
+    print("FAIL: " + b)
+print("%d tests checked" % len(data["tests"]))
+sys.exit(1 if bad else 0)
+EOF
+
+python3 "$tmp/check_labels.py" "$tmp/tests.json" "$BUILD" "$XML" >"$tmp/labels.out" ||
+  fail "labels: $(grep FAIL "$tmp/labels.out")"
+n=$(sed -n 's/^\([0-9]*\) tests checked$/\1/p' "$tmp/labels.out")
+[ "${n:-0}" -gt 40 ] || fail "too few tests listed by ctest: ${n:-none}"
+
+# The checker rejects what it must.
+cat >"$tmp/bad.json" <<EOF
+{"tests": [
+ {"name": "nolabel", "command": ["/bin/true"], "properties": []},
+ {"name": "test_x", "command": ["$BUILD/tests/test_x"],
+  "properties": [{"name": "LABELS", "value": ["unit", "slow"]}]}
+]}
+EOF
+python3 "$tmp/check_labels.py" "$tmp/bad.json" "$BUILD" ON >"$tmp/bad.out" &&
+  fail "the label check accepted a listing with an unlabelled test"
+grep -q "nolabel: no label" "$tmp/bad.out" || fail "unlabelled test not named"
+grep -q "test_x: both unit and slow" "$tmp/bad.out" || fail "unit+slow not named"
+grep -q "test_x: CMocka XML output not set" "$tmp/bad.out" ||
+  fail "a CMocka test without XML output not named"
+
+# ctest's JUnit file, under build/.
+python3 - "$SRC/CMakePresets.json" <<'EOF' || fail "test preset: no JUnit output under build/"
+import json, sys
+presets = json.load(open(sys.argv[1]))
+test = [p for p in presets["testPresets"] if p["name"] == "test"][0]
+path = test.get("output", {}).get("outputJUnitFile", "")
+sys.exit(0 if path.startswith("${sourceDir}/build/") and path.endswith(".xml") else 1)
+EOF
+
+# The workflows.
+wf=$SRC/.github/workflows
+for f in ci.yml cflite_pr.yml cflite_batch.yml cflite_cron.yml; do
+  [ -f "$wf/$f" ] || fail "missing .github/workflows/$f"
+done
+if python3 -c 'import yaml' 2>/dev/null; then
+  python3 - "$wf" <<'EOF' >"$tmp/yaml.out" 2>&1 || fail "workflows: $(cat "$tmp/yaml.out")"
+import os, sys, yaml
+wf = sys.argv[1]
+bad = []
+modes = {}
+for name in sorted(os.listdir(wf)):
+    if not name.endswith((".yml", ".yaml")):
+        continue
+    try:
+        doc = yaml.safe_load(open(os.path.join(wf, name)))
+    except yaml.YAMLError as e:
+        bad.append("%s: %s" % (name, e))
+        continue
+    # YAML 1.1 reads the key `on` as True.
+    if not isinstance(doc, dict) or "jobs" not in doc or not (
+            "on" in doc or True in doc):
+        bad.append("%s: no `on` or `jobs`" % name)
+        continue
+    for job in doc["jobs"].values():
+        for step in job.get("steps", []):
+            w = step.get("with", {}) or {}
+            if "run_fuzzers" in str(step.get("uses", "")):
+                modes.setdefault(name, set()).add(w.get("mode"))
+ci = open(os.path.join(wf, "ci.yml")).read()
+if "make test" not in ci:
+    bad.append("ci.yml: does not run make test")
+if "actions/upload-artifact" not in ci or "junit" not in ci:
+    bad.append("ci.yml: does not upload the JUnit files")
+want = {"cflite_pr.yml": {"code-change"}, "cflite_batch.yml": {"batch"},
+        "cflite_cron.yml": {"prune", "coverage"}}
+for name, m in want.items():
+    if not m <= modes.get(name, set()):
+        bad.append("%s: modes %s, want %s" % (name, modes.get(name), m))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+else
+  for f in "$wf"/*.yml; do
+    ! grep -q "$(printf '\t')" "$f" || fail "$f: a tab (YAML forbids tabs in indentation)"
+    grep -q '^on:' "$f" && grep -q '^jobs:' "$f" || fail "$f: no on: or jobs:"
+  done
+fi
+
+# The base image: a version tag, not latest and not none.
+from=$(sed -n 's/^FROM[[:space:]]*\([^[:space:]]*\).*/\1/p' "$SRC/.clusterfuzzlite/Dockerfile" | head -1)
+case "$from" in
+gcr.io/oss-fuzz-base/base-builder:latest | *:latest) fail "base image unpinned: $from" ;;
+gcr.io/oss-fuzz-base/base-builder:v[0-9]* | gcr.io/oss-fuzz-base/base-builder@sha256:*) ;;
+*) fail "base image not pinned to a version tag: '$from'" ;;
+esac
+
+finish_failures "test_ci_config: "
+echo "test_ci_config: PASS"

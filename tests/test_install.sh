@@ -1,0 +1,144 @@
+#!/bin/sh
+# test_install.sh - pins what `cmake --install` gives a user and a plugin
+# author, with nothing of the source tree:
+#   - the build installs into a temporary prefix: bin/lctx, the headers, the
+#     reference library, lib/cmake/lctx (lctxConfig.cmake, its version file,
+#     the targets), lib/pkgconfig (lctx.pc, lctx-impl-abi.pc), the spec table
+#     and the conformance cases under share/lctx, the LICENSE;
+#   - one version: `lctx --version`, the .pc files, the package's version
+#     file and LCTX_VERSION_STRING of the installed header are project()'s;
+#   - the example C plugin (a copy of its one source file) builds against the
+#     installed package with find_package(lctx) and lctx::impl_abi, and with
+#     `cc $(pkg-config --cflags lctx)`;
+#   - the installed lctx, run from another folder, judges both builds with
+#     the installed spec table and cases: exit 0, every conformance case run,
+#     nothing failed;
+#   - the installed lctx without its share/lctx says that no spec table was
+#     found (and where it looked) and fails; LCTX_DATA_DIR names another
+#     folder, and a wrong one is named.
+# Usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION C_COMPILER
+set -u
+BUILD=$1
+SRC=$2
+VERSION=$3
+CC=$4
+. "$(dirname -- "$0")/lib.sh"
+unset LCTX_SPEC LCTX_CASES LCTX_DATA_DIR
+prefix=$tmp/prefix
+
+# 1. The install and what it holds.
+cmake --install "$BUILD" --prefix "$prefix" >"$tmp/install.out" 2>&1 ||
+  { cat "$tmp/install.out"; fail "cmake --install failed"; finish_failures "test_install: "; }
+for f in bin/lctx include/lctx/impl_abi.h include/lctx/lctx.h \
+  include/lctx/version.h lib/liblctx_reference.a \
+  lib/cmake/lctx/lctxConfig.cmake lib/cmake/lctx/lctxConfigVersion.cmake \
+  lib/cmake/lctx/lctxTargets.cmake lib/pkgconfig/lctx.pc \
+  lib/pkgconfig/lctx-impl-abi.pc \
+  share/lctx/conformance/spec/backend-selection.lspec \
+  share/doc/lctx/LICENSE; do
+  [ -f "$prefix/$f" ] || fail "not installed: $f"
+done
+[ ! -e "$prefix/include/lctx/mlir_emit.h" ] ||
+  fail "mlir_emit.h (it needs MLIR) is installed"
+src_cases=$(ls "$SRC/conformance/cases" | grep -c '\.case$')
+inst_cases=$(ls "$prefix/share/lctx/conformance/cases" | grep -c '\.case$')
+[ "$src_cases" -gt 0 ] && [ "$inst_cases" = "$src_cases" ] ||
+  fail "share/lctx holds $inst_cases cases, the source tree $src_cases"
+grep -q "Apache License" "$prefix/share/doc/lctx/LICENSE" ||
+  fail "the LICENSE is not the Apache License"
+
+# 2. One version, project()'s.
+lctx=$prefix/bin/lctx
+"$lctx" --version | grep -q "^lctx $VERSION " ||
+  fail "lctx --version is not $VERSION: $("$lctx" --version)"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+for pc in lctx lctx-impl-abi; do
+  v=$(pkg-config --modversion "$pc" 2>&1)
+  [ "$v" = "$VERSION" ] || fail "pkg-config --modversion $pc: '$v', not $VERSION"
+done
+grep -q "PACKAGE_VERSION \"$VERSION\"" "$prefix/lib/cmake/lctx/lctxConfigVersion.cmake" ||
+  fail "lctxConfigVersion.cmake is not $VERSION"
+
+# 3. The example plugin against the installed package: find_package.
+mkdir -p "$tmp/fp" "$tmp/pc" "$tmp/elsewhere"
+cp "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/fp/"
+cp "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/pc/"
+cat >"$tmp/fp/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.25)
+project(plugin_from_package LANGUAGES C)
+find_package(lctx $VERSION EXACT REQUIRED)
+if(NOT TARGET lctx::reference OR NOT IS_DIRECTORY "\${LCTX_DATA_DIR}")
+  message(FATAL_ERROR "lctx::reference or LCTX_DATA_DIR missing")
+endif()
+add_library(plugin MODULE lctx_example_plugin.c)
+target_link_libraries(plugin PRIVATE lctx::impl_abi)
+set_target_properties(plugin PROPERTIES PREFIX "lib" SUFFIX ".so"
+                      C_VISIBILITY_PRESET hidden)
+add_executable(show_version show_version.c)
+target_link_libraries(show_version PRIVATE lctx::impl_abi)
+EOF
+cat >"$tmp/fp/show_version.c" <<'EOF'
+#include <lctx/lctx.h>
+#include <stdio.h>
+int main(void) {
+  puts(LCTX_VERSION_STRING);
+  return 0;
+}
+EOF
+if ! cmake -S "$tmp/fp" -B "$tmp/fp/build" -G Ninja -DCMAKE_C_COMPILER="$CC" \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/fp.out" 2>&1 ||
+  ! cmake --build "$tmp/fp/build" >>"$tmp/fp.out" 2>&1; then
+  cat "$tmp/fp.out"
+  fail "the plugin does not build with find_package(lctx)"
+fi
+v=$("$tmp/fp/build/show_version" 2>&1)
+[ "$v" = "$VERSION" ] || fail "LCTX_VERSION_STRING of the installed header: '$v'"
+
+# 4. The same with pkg-config.
+cflags=$(pkg-config --cflags lctx) || fail "pkg-config --cflags lctx failed"
+case "$cflags" in
+*"$prefix"* | *"/lib/pkgconfig/../../include"*) ;;
+*) fail "pkg-config --cflags lctx does not point into the prefix: $cflags" ;;
+esac
+# shellcheck disable=SC2086 # cflags is a word list
+"$CC" -shared -fPIC -fvisibility=hidden $cflags -o "$tmp/pc/liblctx_example_plugin.so" \
+  "$tmp/pc/lctx_example_plugin.c" >"$tmp/pc.out" 2>&1 ||
+  { cat "$tmp/pc.out"; fail "the plugin does not build with pkg-config"; }
+
+# 5. The installed lctx, from another folder, judges both builds.
+for build in fp/build/libplugin.so pc/liblctx_example_plugin.so; do
+  name=$(dirname "$build" | tr / _)
+  (cd "$tmp/elsewhere" &&
+    "$lctx" conform --impl "$tmp/$build" --no-domain --random 500 --quiet \
+      --report-dir "$tmp/elsewhere/$name" >"$tmp/$name.out" 2>&1)
+  rc=$?
+  [ "$rc" = 0 ] || fail "installed lctx conform on $build: exit $rc: $(tail -5 "$tmp/$name.out")"
+  grep -q "spec $prefix/bin/../share/lctx/conformance/spec/" "$tmp/$name.out" ||
+    fail "$build: not judged by the installed spec: $(head -1 "$tmp/$name.out")"
+  grep -q "($src_cases conformance, 0 domain, 500 random" "$tmp/$name.out" ||
+    fail "$build: not every installed case was run: $(grep '^conform:' "$tmp/$name.out")"
+  [ "$(report_field "$tmp/elsewhere/$name" '*' fail)" = 0 ] || fail "$build: failures"
+  [ "$(report_field "$tmp/elsewhere/$name" '*' pass)" -gt 1000 ] ||
+    fail "$build: too few operations judged"
+done
+
+# 6. Without share/lctx: said, and a failure; LCTX_DATA_DIR.
+mkdir -p "$tmp/lone/bin"
+cp "$lctx" "$tmp/lone/bin/lctx"
+(cd "$tmp/elsewhere" && "$tmp/lone/bin/lctx" conform --impl "$tmp/pc/liblctx_example_plugin.so" \
+  --no-domain --random 10 --report-dir "$tmp/elsewhere/lone") >"$tmp/lone.out" 2>&1
+rc=$?
+[ "$rc" != 0 ] || fail "lctx without share/lctx passed"
+grep -q "no spec table found: .*$tmp/lone/bin/../share/lctx" "$tmp/lone.out" ||
+  fail "lctx without share/lctx does not say where it looked: $(head -3 "$tmp/lone.out")"
+(cd "$tmp/elsewhere" && LCTX_DATA_DIR="$prefix/share/lctx" "$tmp/lone/bin/lctx" conform \
+  --impl "$tmp/pc/liblctx_example_plugin.so" --no-domain --random 10 \
+  --report-dir "$tmp/elsewhere/datadir") >"$tmp/datadir.out" 2>&1 ||
+  fail "LCTX_DATA_DIR=PREFIX/share/lctx: exit $?: $(tail -3 "$tmp/datadir.out")"
+LCTX_DATA_DIR="$tmp/nowhere" "$lctx" check-spec --spec "$SRC/conformance/spec/backend-selection.lspec" \
+  --help >/dev/null 2>"$tmp/nowhere.out"
+grep -q "LCTX_DATA_DIR=$tmp/nowhere has no conformance/spec/" "$tmp/nowhere.out" ||
+  fail "a wrong LCTX_DATA_DIR is not named: $(cat "$tmp/nowhere.out")"
+
+finish_failures "test_install: "
+echo "test_install: PASS"
