@@ -17,8 +17,12 @@ the current tree's fuzz_model seeds through both. Its figures
 go in the JSON as baseline.NAME, and current / baseline as vs_baseline.NAME
 (for instruction counts below 1 is fewer instructions now).
 
+With a baseline it also times the whole jobs of both builds, alternately
+in the same run (bench/wall.py): conform of the example plugin over the
+full domain and check-spec.
+
 Usage: bench/run_bench.py [--baseline COMMIT] [--cases N] [--no-ratios]
-                          [--out DIR]
+                          [--rounds N] [--out DIR]
 """
 import argparse
 import datetime
@@ -31,6 +35,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import instructions  # noqa: E402
+import wall  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RATIO_RUNS = [
@@ -156,6 +161,8 @@ def main():
     ap.add_argument("--baseline", default="")
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--no-ratios", action="store_true")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="wall-time runs of each build (fastest counts)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
     a = ap.parse_args()
     notes = []
@@ -191,6 +198,11 @@ def main():
                 figs["baseline." + name] = value
                 if name in cur and value:
                     figs["vs_baseline." + name] = cur[name] / value
+            print("==> bench: wall time of the whole jobs, current and "
+                  "baseline %s alternately (bench/wall.py)" % short,
+                  flush=True)
+            figs.update(wall.measure((os.path.join(TOP, "build", "release"),
+                                      TOP), (build, src), a.rounds, log))
     doc["figures"] = figs
     doc["notes"] = notes
     print_figures(figs)
@@ -225,6 +237,16 @@ def print_figures(figs):
             if "baseline." + n in figs:
                 line += "   baseline %14s   current/baseline %.3f" % (
                     num(figs["baseline." + n]), figs.get("vs_baseline." + n, 0))
+            print(line)
+    for n in sorted(figs):
+        if n.startswith("wall.") and n.endswith(".seconds"):
+            job = n[len("wall."):-len(".seconds")]
+            line = "  wall %-31s %10.2f s %12.0f /s" % (
+                job, figs[n], figs.get("wall.%s.per_s" % job, 0))
+            if "baseline." + n in figs:
+                line += "   baseline %8.2f s   speedup %.2fx" % (
+                    figs["baseline." + n],
+                    figs.get("wall.%s.speedup" % job, 0))
             print(line)
 
 
