@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402
 import run_bench  # noqa: E402
+import wall  # noqa: E402
 
 
 def check(cond, what):
@@ -85,11 +86,42 @@ def test_totals(work):
     check(instructions._totals(path) is None, "no summary is None")
 
 
+def test_wall():
+    """wall.measure alternates the builds, keeps each one's fastest run,
+    and gives baseline seconds / current seconds; a failing run is logged
+    and left out."""
+    times = {"cur": [3.0, 2.0], "base": [9.0, 8.0]}
+    order = []
+
+    def job(build, src, work):
+        order.append(build)
+        if build == "broken":
+            raise RuntimeError("no")
+        return times[build].pop(0), 100
+
+    saved = wall.JOBS
+    wall.JOBS = [("job", job)]
+    logged = []
+    try:
+        figs = wall.measure(("cur", "s"), ("base", "s"), 2, logged.append)
+        check(order == ["cur", "base", "cur", "base"], "builds alternate")
+        check(figs["wall.job.seconds"] == 2.0, "fastest current run")
+        check(figs["baseline.wall.job.seconds"] == 8.0, "fastest baseline run")
+        check(figs["wall.job.speedup"] == 4.0, "speedup is base/current")
+        check(figs["wall.job.per_s"] == 50.0, "rate of the fastest run")
+        times["cur"] = [1.0]
+        figs = wall.measure(("cur", "s"), ("broken", "s"), 1, logged.append)
+        check("wall.job.speedup" not in figs and logged, "a failing run")
+    finally:
+        wall.JOBS = saved
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="lctx-test-bench.") as work:
         test_compare(work)
         test_parse()
         test_totals(work)
+        test_wall()
     print("bench scripts: OK")
 
 
