@@ -4,6 +4,8 @@
 # driver of the coverage preset (build/coverage) the target's seeds, its
 # regressions and, when there is one, a campaign's corpus
 # (lctx-fuzz/<target>-libfuzzer/corpus, or COVERAGE_CORPUS=DIR/<target>),
+# and runs the coverage build of lctx (check-spec, conform of the example
+# plugin),
 # merges the profiles with llvm-profdata, and writes
 #   build/coverage/html/index.html   llvm-cov's HTML report
 #   build/coverage/summary.txt       line and branch coverage of reference/
@@ -38,6 +40,25 @@ for driver in "$OUT"/fuzzers/*_replay; do
     echo "coverage: $target: an input failed (see $OUT/profiles/$target.log)"
   objects="$objects -object $driver"
 done
+# lctx itself, for harness/drive and harness/cli: check-spec over the
+# whole domain, and conform of the example plugin (the conformance cases
+# and 300 random cases).
+lctx_bin="$OUT/harness/lctx"
+plugin="$OUT/conformance/examples/c_plugin/liblctx_example_plugin.so"
+if [ -x "$lctx_bin" ]; then
+  echo "coverage: lctx check-spec, lctx conform of the example plugin"
+  LLVM_PROFILE_FILE="$OUT/profiles/lctx-%p.profraw" "$lctx_bin" check-spec \
+    --quiet >"$OUT/profiles/lctx-check-spec.log" 2>&1 ||
+    echo "coverage: lctx check-spec failed (see $OUT/profiles/lctx-check-spec.log)"
+  if [ -f "$plugin" ]; then
+    rm -rf "$OUT/conform"
+    LLVM_PROFILE_FILE="$OUT/profiles/lctx-%p.profraw" "$lctx_bin" conform \
+      --impl "$plugin" --no-domain --random 300 --quiet \
+      --report-dir "$OUT/conform" >"$OUT/profiles/lctx-conform.log" 2>&1 ||
+      echo "coverage: lctx conform failed (see $OUT/profiles/lctx-conform.log)"
+  fi
+  objects="$objects -object $lctx_bin"
+fi
 [ -n "$objects" ] || {
   echo "coverage: no replay driver in $OUT/fuzzers (cmake --preset coverage && cmake --build --preset coverage)" >&2
   exit 2
@@ -58,7 +79,8 @@ total() {
                     $8 - $9, $8, $10, $11 - $12, $11, $13 }'
 }
 {
-  echo "coverage of the fuzz corpora (seeds, regressions, campaign corpora):"
+  echo "coverage of the fuzz corpora (seeds, regressions, campaign corpora)," \
+    "lctx check-spec and lctx conform of the example plugin:"
   printf '  reference/: %s\n' "$(total "$@" "$ROOT_ABS/reference")"
   printf '  harness/:   %s\n' "$(total "$@" "$ROOT_ABS/harness")"
   echo "  HTML: $OUT/html/index.html"

@@ -206,6 +206,30 @@ static void test_decode_reuse_equals_decode(void **state) {
   assert_memory_equal(&zero, &g_c, sizeof zero);
 }
 
+/* lctx_case_op_copy into operations full of garbage gives a case equal to
+ * the original (every reader stops at the counts). */
+static void test_op_copy_equals_assignment(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xc0b1);
+  static uint8_t data[2048];
+  static lctx_case copy;
+  size_t lists = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = case_gen_below(&g, sizeof data);
+    case_gen_bytes(&g, data, n);
+    lctx_case_decode(data, n, &g_a);
+    memcpy(&copy, &g_a, sizeof copy);
+    memset(copy.ops, 0x5a, sizeof copy.ops);
+    for (size_t i = 0; i < g_a.op_count; i++) {
+      lctx_case_op_copy(&copy.ops[i], &g_a.ops[i]);
+      lists += g_a.ops[i].platform_count > 0 && g_a.ops[i].narrow_count > 0;
+    }
+    assert_true(lctx_case_equal(&g_a, &copy, true));
+  }
+  assert_true(lists > 0); /* both lists were copied somewhere */
+}
+
 static void test_decode_reads_at_most_bytes_max(void **state) {
   (void)state;
   case_gen g;
@@ -800,6 +824,7 @@ int main(void) {
       cmocka_unit_test(test_decode_encode_round_trip_generated),
       cmocka_unit_test(test_decode_is_total_and_deterministic),
       cmocka_unit_test(test_decode_reuse_equals_decode),
+      cmocka_unit_test(test_op_copy_equals_assignment),
       cmocka_unit_test(test_decode_reads_at_most_bytes_max),
       cmocka_unit_test(test_flipping_a_byte_keeps_what_came_before),
       cmocka_unit_test(test_literal_content_edit_changes_one_field),

@@ -12,6 +12,7 @@
  * header arrives, so that what is buffered stays bounded whatever the peer
  * claims; the peer's resident memory is read from /proc while waiting.
  */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "impl.h"
 #include "sys.h"
 
@@ -81,6 +82,10 @@ struct lctx_impl {
   int from_fd;       /* we read */
   size_t served;     /* cases it answered since it started */
   double next_watch; /* when its memory and life are checked next */
+  /* Between cases: its resident bytes at the last look, the cases served
+   * then, and the number of served cases at which to look next. */
+  double rss_seen, rss_growth; /* growth: the most per case seen yet */
+  size_t rss_seen_at, rss_look_at;
   /* Read buffer. */
   uint8_t *in;
   size_t in_length, in_capacity;
@@ -180,6 +185,34 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
   }
   impl->in_length = impl->out_length = impl->out_sent = 0;
   impl->line_scanned = 0;
+}
+
+/* Between cases: whether the peer holds more than half its memory limit.
+ * /proc is read only as often as the growth seen so far requires: every
+ * case while it grows fast, up to every 64 cases when it does not, so
+ * that at its largest growth per case yet it cannot pass the half limit by
+ * more than a quarter of the limit between two looks. */
+static bool peer_over_half(lctx_impl *impl) {
+  if (impl->memory_limit_mb == 0 || impl->pid <= 0 ||
+      impl->served < impl->rss_look_at)
+    return false;
+  double half = (double)(impl->memory_limit_mb / 2) * 1048576.0;
+  double rss = lctx_sys_resident_bytes(impl->pid);
+  if (impl->served > impl->rss_seen_at && rss > impl->rss_seen) {
+    double per_case =
+        (rss - impl->rss_seen) / (double)(impl->served - impl->rss_seen_at);
+    if (per_case > impl->rss_growth)
+      impl->rss_growth = per_case;
+  }
+  size_t step = 64;
+  if (impl->rss_growth > 0) {
+    double room = (half - rss + half / 2) / impl->rss_growth;
+    step = room < 1 ? 1 : room > 64 ? 64 : (size_t)room;
+  }
+  impl->rss_seen = rss;
+  impl->rss_seen_at = impl->served;
+  impl->rss_look_at = impl->served + step;
+  return rss > half;
 }
 
 /* Whether the peer holds more than `mb` MB (never when there is no limit). */
@@ -312,6 +345,8 @@ static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
   impl->to_fd = to_fd;
   impl->from_fd = from_fd;
   impl->served = 0;
+  impl->rss_seen = impl->rss_growth = 0;
+  impl->rss_seen_at = impl->rss_look_at = 0;
   impl->next_watch = 0;
   impl->next_seq = impl->await_seq = 1;
   set_nonblocking(to_fd);
@@ -607,7 +642,6 @@ static bool serve_op(worker *w, void *session, size_t i, size_t *used,
   size_t mlir_length = 0;
   lctx_impl_status st =
       lctx_case_impl_run_op(w->table, session, op, &o, w->mlir, &mlir_length);
-  stay_alone(w);
   if (st != 0) {
     snprintf(detail, cap, "%s returned status %d on operation %zu",
              supported_names[op->kind], st, i);
@@ -641,7 +675,6 @@ static size_t serve_case(worker *w, uint32_t seq) {
   lctx_impl_config config;
   lctx_case_impl_config(&w->c, &w->views, &config);
   void *session = w->table->session_create(&config);
-  stay_alone(w);
   size_t used = 16;
   uint32_t status = 0;
   char detail[200] = "";
@@ -653,10 +686,11 @@ static size_t serve_case(worker *w, uint32_t seq) {
     if (!serve_op(w, session, i, &used, detail, sizeof detail))
       status = 1;
   }
-  if (session) {
+  if (session)
     w->table->session_destroy(session);
-    stay_alone(w);
-  }
+  /* A child the plugin forked, back in this code, ends before it writes
+   * or reads a byte (it ran only plugin code in between). */
+  stay_alone(w);
   uint32_t count = status == 0 ? (uint32_t)w->c.op_count : 0;
   if (status != 0) {
     uint32_t len = (uint32_t)strlen(detail);
@@ -690,7 +724,7 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
     _exit(0);
   /* Buffered input: one read() brings many cases. */
   FILE *in = fdopen(in_fd, "rb");
-  if (!in)
+  if (!in || setvbuf(in, NULL, _IOFBF, 1u << 20) != 0)
     _exit(1);
   for (;;) {
     uint32_t head[2];
@@ -740,6 +774,9 @@ static bool start_plugin_worker(lctx_impl *impl) {
   }
   close(down[0]);
   close(up[1]);
+  /* Larger pipes: fewer wake-ups per batch (the system may refuse). */
+  (void)fcntl(down[1], F_SETPIPE_SZ, 1 << 20);
+  (void)fcntl(up[0], F_SETPIPE_SZ, 1 << 20);
   attach_peer(impl, pid, down[1], up[0]);
   return true;
 }
@@ -1075,7 +1112,7 @@ static void rerun_plugin_case(lctx_impl *impl, const lctx_case *c,
 
 /* Between cases: a worker over half its memory limit is recycled. */
 static bool recycle_if_big(lctx_impl *impl) {
-  if (!peer_over(impl, impl->memory_limit_mb / 2))
+  if (!peer_over_half(impl))
     return false;
   stop_peer(impl, NULL, 0);
   impl->recycles++;
@@ -1578,7 +1615,7 @@ static void rerun_process_case(lctx_impl *impl, const lctx_case *c,
 
 /* Between cases: a program over half its memory limit is recycled. */
 static void recycle_program_if_big(lctx_impl *impl) {
-  if (peer_over(impl, impl->memory_limit_mb / 2)) {
+  if (peer_over_half(impl)) {
     stop_peer(impl, NULL, 0);
     impl->recycles++;
   }

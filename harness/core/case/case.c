@@ -52,6 +52,22 @@ void lctx_case_op_clear(lctx_case_op *op) {
          sizeof *op - offsetof(lctx_case_op, has_compute_type));
 }
 
+void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src) {
+  size_t pc = src->platform_count < LCTX_MAX_MODULE_PLATFORMS
+                  ? src->platform_count
+                  : LCTX_MAX_MODULE_PLATFORMS;
+  size_t nc = src->narrow_count < LCTX_MAX_MODULE_PLATFORMS
+                  ? src->narrow_count
+                  : LCTX_MAX_MODULE_PLATFORMS;
+  memcpy(dst, src, offsetof(lctx_case_op, platforms));
+  memcpy(dst->platforms, src->platforms, pc * sizeof src->platforms[0]);
+  memcpy(&dst->has_backend, &src->has_backend,
+         offsetof(lctx_case_op, narrow) - offsetof(lctx_case_op, has_backend));
+  memcpy(dst->narrow, src->narrow, nc * sizeof src->narrow[0]);
+  memcpy(&dst->has_compute_type, &src->has_compute_type,
+         sizeof *src - offsetof(lctx_case_op, has_compute_type));
+}
+
 void lctx_case_reset(lctx_case *c) {
   memset(c->factories, 0, c->factory_count * sizeof c->factories[0]);
   c->factory_count = 0;

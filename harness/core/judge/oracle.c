@@ -260,7 +260,7 @@ static void check_invariants(report *r, scratch *s,
   if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
     /* Permuting platforms[1:] does not change a multi-platform outcome. */
     if (op->platform_count >= 3) {
-      s->op = *op;
+      lctx_case_op_copy(&s->op, op);
       for (size_t i = 1; i < op->platform_count; i++)
         memcpy(s->op.platforms[i], op->platforms[op->platform_count - i],
                sizeof s->op.platforms[i]);
@@ -271,7 +271,7 @@ static void check_invariants(report *r, scratch *s,
     }
     /* Duplicates count as platforms: (p, p) behaves like (p, q). */
     if (op->platform_count == 1) {
-      s->op = *op;
+      lctx_case_op_copy(&s->op, op);
       s->op.platform_count = 2;
       memcpy(s->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
       run_variant(r, &s->op, &s->variant);
@@ -285,7 +285,7 @@ static void check_invariants(report *r, scratch *s,
     }
     /* optional=True differs from optional=False only in B1/B2a, where it
      * returns None instead of NotImplementedError/ValueError. */
-    s->op = *op;
+    lctx_case_op_copy(&s->op, op);
     s->op.optional = !op->optional;
     run_variant(r, &s->op, &s->variant);
     const lctx_outcome *with_true = op->optional ? actual : &s->variant;

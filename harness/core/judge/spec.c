@@ -508,8 +508,49 @@ static void compile_outcome(lctx_spec_outcome *o) {
   }
 }
 
+/* Whether every clause of `row` on feature `f` admits value `v`. */
+static bool admits(const lctx_spec_row *row, int f, int v) {
+  for (size_t i = 0; i < row->clause_count; i++) {
+    const lctx_spec_clause *cl = &row->clauses[i];
+    if ((int)cl->feature == f && (((cl->values >> v) & 1u) != 0) == cl->negate)
+      return false;
+  }
+  return true;
+}
+
+/* The key of operation kind `op`: the feature its rows test most often,
+ * and the rows admitting each of its values. */
+static void index_by_key(lctx_spec *spec, unsigned op) {
+  size_t tests[LCTX_FEATURE_COUNT] = {0};
+  for (size_t k = 0; k < spec->op_row_count[op]; k++) {
+    const lctx_spec_row *row = &spec->rows[spec->op_rows[op][k]];
+    bool seen[LCTX_FEATURE_COUNT] = {false};
+    for (size_t i = 0; i < row->clause_count; i++) {
+      unsigned f = (unsigned)row->clauses[i].feature;
+      if (f < LCTX_FEATURE_COUNT && !seen[f]) {
+        seen[f] = true;
+        tests[f]++;
+      }
+    }
+  }
+  int key = -1;
+  for (int f = 0; f < LCTX_FEATURE_COUNT; f++) {
+    if (tests[f] > 1 && (key < 0 || tests[f] > tests[key]))
+      key = f;
+  }
+  spec->op_key[op] = key;
+  for (int v = 0; key >= 0 && v <= LCTX_FEATURE_MAX_VALUES; v++) {
+    for (size_t k = 0; k < spec->op_row_count[op]; k++) {
+      uint8_t i = spec->op_rows[op][k];
+      if (admits(&spec->rows[i], key, v))
+        spec->key_rows[op][v][spec->key_row_count[op][v]++] = i;
+    }
+  }
+}
+
 static void compile_table(lctx_spec *spec) {
   memset(spec->op_row_count, 0, sizeof spec->op_row_count);
+  memset(spec->key_row_count, 0, sizeof spec->key_row_count);
   for (size_t i = 0; i < spec->row_count; i++) {
     lctx_spec_row *row = &spec->rows[i];
     for (size_t k = 0; k < row->outcome_count; k++)
@@ -519,6 +560,8 @@ static void compile_table(lctx_spec *spec) {
         spec->op_rows[op][spec->op_row_count[op]++] = (uint8_t)i;
     }
   }
+  for (unsigned op = 0; op < LCTX_OP_KIND_COUNT; op++)
+    index_by_key(spec, op);
 }
 
 bool lctx_spec_parse(const char *text, size_t length, const char *filename,
@@ -594,7 +637,14 @@ size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
     return 0;
   size_t n = 0;
   const uint8_t *rows = spec->op_rows[features->op];
-  for (size_t k = 0; k < spec->op_row_count[features->op]; k++) {
+  size_t count = spec->op_row_count[features->op];
+  int key = spec->op_key[features->op];
+  if (key >= 0 && features->value[key] >= 0 &&
+      features->value[key] <= LCTX_FEATURE_MAX_VALUES) {
+    rows = spec->key_rows[features->op][features->value[key]];
+    count = spec->key_row_count[features->op][features->value[key]];
+  }
+  for (size_t k = 0; k < count; k++) {
     size_t i = rows[k];
     if (lctx_spec_row_matches(&spec->rows[i], features)) {
       if (n < cap)

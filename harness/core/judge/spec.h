@@ -83,6 +83,13 @@ typedef struct lctx_spec {
   /// lists it, in table order (what lctx_spec_match scans).
   uint8_t op_rows[LCTX_OP_KIND_COUNT][LCTX_SPEC_MAX_ROWS];
   size_t op_row_count[LCTX_OP_KIND_COUNT];
+  /// And per operation kind, its key: the feature most of its rows test
+  /// (-1: none), and per value of it the rows that admit the value, in
+  /// table order (a row that does not test the feature admits every value).
+  int op_key[LCTX_OP_KIND_COUNT];
+  uint8_t key_rows[LCTX_OP_KIND_COUNT][LCTX_FEATURE_MAX_VALUES + 1]
+                  [LCTX_SPEC_MAX_ROWS];
+  uint8_t key_row_count[LCTX_OP_KIND_COUNT][LCTX_FEATURE_MAX_VALUES + 1];
 } lctx_spec;
 
 /// Parses a table from memory. On error writes `FILE:LINE:COL: message` to
