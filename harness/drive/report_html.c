@@ -31,7 +31,7 @@ typedef struct verdict_look {
 /* In the order of severity a cell takes its look from. */
 static const verdict_look LOOKS[] = {
     {"crash", "\xe2\x98\xa0", "crash: the implementation died"},
-    {"timeout", "\xe2\x8c\x9b", "timeout: no answer in time"},
+    {"timeout", "\xe2\x97\xb7", "timeout: no answer in time"},
     {"fail", "\xe2\x9c\x97", "fail: the outcome differs"},
     {"xpass", "\xe2\x98\x85", "xpass: an expected failure passed"},
     {"flaky", "\xe2\x89\x88", "flaky: different outcomes on a rerun"},

@@ -1,0 +1,144 @@
+#!/bin/sh
+# test_report_html.sh - pins `lctx report html` in a real browser (headless
+# Chromium): a page built from the example plugin, the Python example (a
+# process), a mutant of the example plugin, an implementation whose name
+# and messages hold markup, quotes and a control byte, and a campaign
+# folder renders with no console error; its DOM holds one row per spec row
+# and one column per run; the mutant's failing cells open their first
+# failing case with expected and actual; the hostile texts are text, never
+# markup. Bad input: a missing folder and a truncated report.json are named
+# on stderr, the page is still written (exit 0) and marked partial; nothing
+# usable is exit 2. A screenshot is saved as SCREENSHOT.
+# Chromium missing fails the test, unless LCTX_BROWSER=off (exit 77, said).
+# Usage: test_report_html.sh LCTX EXAMPLE_PLUGIN MUTANT SRC SCREENSHOT
+set -u
+LCTX=$1
+EXAMPLE=$2
+MUTANT=$3
+SRC=$4
+SHOT=$5
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+. "$(dirname -- "$0")/lib.sh"
+if [ "${LCTX_BROWSER:-}" = off ]; then
+  echo "SKIPPED: LCTX_BROWSER=off: the HTML report is NOT tested in a browser"
+  exit 77
+fi
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+  echo "FAIL: chromium is not installed (tools/install-deps.sh installs it;"
+  echo "      LCTX_BROWSER=off skips this test)"
+  exit 1
+fi
+chrome() {
+  "$CHROMIUM" --headless=new --disable-gpu --no-sandbox --no-first-run \
+    --user-data-dir="$tmp/profile" "$@"
+}
+conform() {
+  dir=$1
+  shift
+  "$LCTX" conform --report-dir "$tmp/$dir" --quiet --no-domain "$@" \
+    >"$tmp/$dir.out" 2>&1
+  echo $? >"$tmp/$dir.rc"
+}
+
+# The hostile implementation: the Python example, with markup, quotes and
+# a control byte in its name and in every message it raises.
+HOSTILE='<script>document.title="owned"</script></td><td>'"'q'"
+cat >"$tmp/hostile_impl.py" <<PYEOF
+import json, sys
+sys.path.insert(0, "$SRC/conformance/examples/python")
+import lctx_example
+WORD = '<script>document.title="owned"</script></td><td>' + "'q'"
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("lctx") == "hello":
+        print(json.dumps({"protocol": 1, "name": "hostile " + WORD,
+                          "version": "1</th>",
+                          "operations": ["backends", "canonicalize",
+                                         "get_backend",
+                                         "module_get_backend"]}), flush=True)
+        continue
+    if m.get("lctx") == "bye":
+        break
+    results = []
+    for case in m["cases"]:
+        r = lctx_example.run_case(case)
+        for o in r.get("outcomes", []):
+            if o.get("kind") == "raise":
+                o["message"] = WORD + " \x01 end"
+        results.append(r)
+    print(json.dumps({"id": m["id"], "results": results}), flush=True)
+PYEOF
+
+conform example --impl "$EXAMPLE" --random 300
+conform python --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
+  --random 100
+conform mutant --impl "$MUTANT" --random 300
+conform hostile --cmd "$PY $tmp/hostile_impl.py" --random 0
+for r in example python; do
+  [ "$(cat "$tmp/$r.rc")" = 0 ] || fail "conform $r: exit $(cat "$tmp/$r.rc")"
+done
+[ "$(cat "$tmp/mutant.rc")" = 1 ] || fail "the mutant passes: no failing rows"
+[ "$(cat "$tmp/hostile.rc")" = 1 ] || fail "the hostile run passes"
+
+# A campaign folder as `lctx fuzz` leaves it (state, progress, a finding).
+c=$tmp/campaign
+mkdir -p "$c/findings/k1"
+printf '{"status": "finished", "target": "fuzz_model", "engine": "libfuzzer", "seconds": 3.0, "inputs_run": 900, "findings": 1}\n' >"$c/state.json"
+for t in 0 1 2 3; do
+  printf '{"seconds": %d, "execs": %d, "execs_per_sec": %d, "corpus": %d, "rows_hit": %d, "findings": %d}\n' \
+    "$t" $((t * 300)) $((300 - t * 10)) $((10 + t * 5)) $((20 + t)) $((t / 2))
+done >"$c/progress.jsonl"
+printf 'fuzz_model: <b>key</b>\n' >"$c/findings/k1/key.txt"
+printf 'lctx replay --target fuzz_model k1/minimized\n' >"$c/findings/k1/reproduce.txt"
+
+page=$tmp/page.html
+"$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
+  "$tmp/hostile" "$c" >"$tmp/html.out" 2>"$tmp/html.err"
+rc=$?
+[ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
+[ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
+grep -q 'id="partial"' "$page" && fail "a whole page is marked partial"
+grep -Eq '<(script|link|img|iframe)|https?://' "$page" &&
+  fail "the page has a script or an external resource"
+rows=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
+  "$tmp/example/report.json")
+
+# The browser: console errors, the DOM, a screenshot.
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" \
+  >"$tmp/dom.html" 2>"$tmp/chrome.log"
+[ -s "$tmp/dom.html" ] || fail "chromium dumped no DOM: $(tail -5 "$tmp/chrome.log")"
+grep -iE 'CONSOLE|Uncaught' "$tmp/chrome.log" >"$tmp/console.log" &&
+  fail "console messages: $(head -5 "$tmp/console.log")"
+"$PY" "$SRC/tests/report_html_dom.py" "$tmp/dom.html" "$rows" 4 3 4 \
+  "$HOSTILE" || fail "the DOM checks failed"
+mkdir -p "$(dirname -- "$SHOT")"
+rm -f "$SHOT"
+chrome --screenshot="$SHOT" --window-size=1400,2000 --hide-scrollbars \
+  "file://$page" >"$tmp/shot.log" 2>&1
+[ -s "$SHOT" ] || fail "no screenshot: $(tail -5 "$tmp/shot.log")"
+echo "screenshot: $SHOT"
+
+# Bad input: a missing folder and a truncated report.json: named, the page
+# written and marked partial, exit 0; nothing usable: exit 2, no page.
+mkdir "$tmp/cut"
+head -c 300 "$tmp/mutant/report.json" >"$tmp/cut/report.json"
+"$LCTX" report html "$tmp/partial.html" "$tmp/example" "$tmp/nowhere" \
+  "$tmp/cut" >"$tmp/p.out" 2>"$tmp/p.err"
+rc=$?
+[ "$rc" = 0 ] || fail "partial page: exit $rc, want 0"
+grep -q "$tmp/nowhere: no such folder" "$tmp/p.err" ||
+  fail "the missing folder is not named: $(cat "$tmp/p.err")"
+grep -q "$tmp/cut/report.json:[0-9]*:[0-9]*:" "$tmp/p.err" ||
+  fail "the truncated report.json is not named with line and column"
+grep -q 'id="partial"' "$tmp/partial.html" || fail "the page is not marked partial"
+[ "$(grep -c 'class="run"' "$tmp/partial.html")" = 1 ] ||
+  fail "the partial page does not show the sound run alone"
+"$LCTX" report html "$tmp/none.html" "$tmp/nowhere" "$tmp/cut" \
+  >"$tmp/n.out" 2>"$tmp/n.err"
+rc=$?
+[ "$rc" = 2 ] || fail "nothing usable: exit $rc, want 2"
+[ -e "$tmp/none.html" ] && fail "a page was written from nothing usable"
+finish_failures "test_report_html: "
+echo "test_report_html: ok"
