@@ -3,7 +3,8 @@
 # Chromium): a page built from the example plugin, the Python example (a
 # process), a mutant of the example plugin, an implementation whose name
 # and messages hold markup, quotes and a control byte, and a campaign
-# folder renders with no console error; its DOM holds one row per spec row
+# (the libFuzzer mutant of fuzz_model: plots and findings) renders with no
+# console error; its DOM holds one row per spec row
 # and one column per run; the mutant's failing cells open their first
 # failing case with expected and actual; the hostile texts are text, never
 # markup. Bad input: a missing folder and a truncated report.json are named
@@ -11,12 +12,14 @@
 # usable is exit 2. A screenshot is saved as SCREENSHOT.
 # Chromium missing fails the test, unless LCTX_BROWSER=off (exit 77, said).
 # Usage: test_report_html.sh LCTX EXAMPLE_PLUGIN MUTANT SRC SCREENSHOT
+#        FUZZ_MODEL_MUTANT (a libFuzzer build with findings)
 set -u
 LCTX=$1
 EXAMPLE=$2
 MUTANT=$3
 SRC=$4
 SHOT=$5
+FUZZ_MUTANT=$6
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
@@ -82,16 +85,17 @@ done
 [ "$(cat "$tmp/mutant.rc")" = 1 ] || fail "the mutant passes: no failing rows"
 [ "$(cat "$tmp/hostile.rc")" = 1 ] || fail "the hostile run passes"
 
-# A campaign folder as `lctx fuzz` leaves it (state, progress, a finding).
+# A campaign of the libFuzzer mutant of fuzz_model (it has findings): its
+# progress.jsonl holds points, its findings their keys.
 c=$tmp/campaign
-mkdir -p "$c/findings/k1"
-printf '{"status": "finished", "target": "fuzz_model", "engine": "libfuzzer", "seconds": 3.0, "inputs_run": 900, "findings": 1}\n' >"$c/state.json"
-for t in 0 1 2 3; do
-  printf '{"seconds": %d, "execs": %d, "execs_per_sec": %d, "corpus": %d, "rows_hit": %d, "findings": %d}\n' \
-    "$t" $((t * 300)) $((300 - t * 10)) $((10 + t * 5)) $((20 + t)) $((t / 2))
-done >"$c/progress.jsonl"
-printf 'fuzz_model: <b>key</b>\n' >"$c/findings/k1/key.txt"
-printf 'lctx replay --target fuzz_model k1/minimized\n' >"$c/findings/k1/reproduce.txt"
+mkdir -p "$tmp/cwd"
+[ -x "$FUZZ_MUTANT" ] || fail "$FUZZ_MUTANT is not built (the test preset builds it)"
+(cd "$tmp/cwd" && "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
+  --time 3 --out "$c" --binary "$FUZZ_MUTANT") >"$tmp/fuzz.out" 2>&1
+[ "$(grep -c '"execs_per_sec"' "$c/progress.jsonl" 2>/dev/null)" -ge 2 ] ||
+  fail "the campaign recorded fewer than 2 progress points"
+findings=$(ls "$c"/findings/*/key.txt 2>/dev/null | wc -l)
+[ "$findings" -ge 1 ] || fail "the mutant campaign has no finding"
 
 page=$tmp/page.html
 "$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
@@ -102,6 +106,12 @@ rc=$?
 grep -q 'id="partial"' "$page" && fail "a whole page is marked partial"
 grep -Eq '<(script|link|img|iframe)|https?://' "$page" &&
   fail "the page has a script or an external resource"
+[ "$(grep -o '<svg class="plot"' "$page" | wc -l)" = 4 ] ||
+  fail "the campaign has not its 4 plots"
+[ "$(grep -o '<tr><td>fuzz_model' "$page" | wc -l)" = "$findings" ] ||
+  fail "the page does not list the campaign's $findings finding(s)"
+grep -q 'lctx replay --target fuzz_model' "$page" ||
+  fail "the findings' reproduce commands are missing"
 rows=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
   "$tmp/example/report.json")
 
