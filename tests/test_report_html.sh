@@ -97,9 +97,21 @@ mkdir -p "$tmp/cwd"
 findings=$(ls "$c"/findings/*/key.txt 2>/dev/null | wc -l)
 [ "$findings" -ge 1 ] || fail "the mutant campaign has no finding"
 
+# A JAX version matrix as tools/jax_matrix.py writes it.
+mkdir "$tmp/matrix"
+cat >"$tmp/matrix/matrix.json" <<'JEOF'
+{"versions": [{"version": "0.4.30", "status": "ok"},
+              {"version": "0.5.0", "status": "ok"}],
+ "rows": [{"id": "RG-001", "cells": {"0.4.30": {"status": "pass"},
+                                     "0.5.0": {"status": "pass"}}},
+          {"id": "RG-002", "cells": {"0.4.30": {"status": "pass"},
+                                     "0.5.0": {"status": "fail",
+                                               "first": "random case 7: <i>x</i>"}}}]}
+JEOF
+
 page=$tmp/page.html
 "$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
-  "$tmp/hostile" "$c" >"$tmp/html.out" 2>"$tmp/html.err"
+  "$tmp/hostile" "$c" "$tmp/matrix" >"$tmp/html.out" 2>"$tmp/html.err"
 rc=$?
 [ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
 [ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
@@ -112,6 +124,11 @@ grep -Eq '<(script|link|img|iframe)|https?://' "$page" &&
   fail "the page does not list the campaign's $findings finding(s)"
 grep -q 'lctx replay --target fuzz_model' "$page" ||
   fail "the findings' reproduce commands are missing"
+[ "$(grep -o '<tr class="matrix-row">' "$page" | wc -l)" = 2 ] &&
+  [ "$(grep -o '<th class="version">' "$page" | wc -l)" = 2 ] ||
+  fail "the JAX version matrix is not 2 rows by 2 versions"
+grep -q 'random case 7: &lt;i&gt;x&lt;/i&gt;' "$page" ||
+  fail "the matrix's failing cell does not show its first failure as text"
 rows=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
   "$tmp/example/report.json")
 

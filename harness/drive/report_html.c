@@ -281,8 +281,11 @@ static void write_run_heads(FILE *f, const lctx_html_data *d) {
     esc(f, str(j, "implementation_version"));
     fprintf(f, " &middot; spec ");
     esc(f, str(j, "spec_version"));
-    fprintf(f, " &middot; seed %lld<br>%s</small></th>", count(j, "seed"),
+    fprintf(f, " &middot; seed %lld<br>%s<br>", count(j, "seed"),
             d->runs[i]->date);
+    const char *slash = strrchr(d->runs[i]->dir, '/');
+    esc(f, slash && slash[1] ? slash + 1 : d->runs[i]->dir);
+    fputs("</small></th>", f);
   }
 }
 
