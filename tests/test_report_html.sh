@@ -147,18 +147,24 @@ chrome --screenshot="$SHOT" --window-size=1400,2000 --hide-scrollbars \
 [ -s "$SHOT" ] || fail "no screenshot: $(tail -5 "$tmp/shot.log")"
 echo "screenshot: $SHOT"
 
-# Bad input: a missing folder and a truncated report.json: named, the page
+# Bad input: a missing folder, a truncated report.json and a report of
+# another spec version: named, the page
 # written and marked partial, exit 0; nothing usable: exit 2, no page.
 mkdir "$tmp/cut"
 head -c 300 "$tmp/mutant/report.json" >"$tmp/cut/report.json"
+mkdir "$tmp/other"
+sed 's/"spec_version": *"[^"]*"/"spec_version": "9.9.9"/' \
+  "$tmp/mutant/report.json" >"$tmp/other/report.json"
 "$LCTX" report html "$tmp/partial.html" "$tmp/example" "$tmp/nowhere" \
-  "$tmp/cut" >"$tmp/p.out" 2>"$tmp/p.err"
+  "$tmp/cut" "$tmp/other" >"$tmp/p.out" 2>"$tmp/p.err"
 rc=$?
 [ "$rc" = 0 ] || fail "partial page: exit $rc, want 0"
 grep -q "$tmp/nowhere: no such folder" "$tmp/p.err" ||
   fail "the missing folder is not named: $(cat "$tmp/p.err")"
 grep -q "$tmp/cut/report.json:[0-9]*:[0-9]*:" "$tmp/p.err" ||
   fail "the truncated report.json is not named with line and column"
+grep -q "$tmp/other/report.json: a report of spec version 9.9.9" "$tmp/p.err" ||
+  fail "the report of another spec version is not named"
 grep -q 'id="partial"' "$tmp/partial.html" || fail "the page is not marked partial"
 [ "$(grep -c 'class="run"' "$tmp/partial.html")" = 1 ] ||
   fail "the partial page does not show the sound run alone"
