@@ -406,7 +406,7 @@ static void write_plot(FILE *f, const lctx_html_campaign *c, size_t field,
   for (size_t i = 0; i < c->point_count; i++) {
     const double *p = (const double *)((const char *)&c->points[i] + field);
     fprintf(f, "%.1f,%.1f ", L + (W - 5 - L) * c->points[i].t / tx,
-            (H - B) - (H - B - T) * *p / ty);
+            (H - B) - (H - B - T) * (*p > 0 ? *p : 0) / ty);
   }
   fputs("\"/></svg>", f);
 }
