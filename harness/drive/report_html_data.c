@@ -97,13 +97,16 @@ static char *case_text_of(const json_t *line) {
   char e[512];
   lctx_buf eb, tb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (c && text) {
-    lctx_buf_init(&tb, text, LCTX_CASE_TEXT_MAX);
-    if (lctx_case_from_json(cj, c, &eb))
-      lctx_case_print(c, &tb);
-    else
-      snprintf(text, LCTX_CASE_TEXT_MAX, "(the case cannot be read: %s)", e);
+  if (!c || !text) {
+    free(c);
+    free(text);
+    return NULL;
   }
+  lctx_buf_init(&tb, text, LCTX_CASE_TEXT_MAX);
+  if (lctx_case_from_json(cj, c, &eb))
+    lctx_case_print(c, &tb);
+  else
+    snprintf(text, LCTX_CASE_TEXT_MAX, "(the case cannot be read: %s)", e);
   free(c);
   return text;
 }
