@@ -40,7 +40,7 @@ JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/2 --time-limit 300
 .PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix format format-check clean
 
 run: build build-fuzz
-	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign"
+	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
 	@$(LCTX) run
 
 test: deps jax

@@ -7,7 +7,7 @@ set -eu
 
 PACKAGES="clang-19 libclang-rt-19-dev llvm-19 libmlir-19-dev afl++ lld-14 llvm-14 \
 libcmocka-dev lcov cmake ninja-build libjansson-dev clang-format pkg-config make zip \
-python3 perl"
+python3 perl chromium"
 
 missing=""
 for p in $PACKAGES; do

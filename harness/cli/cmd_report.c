@@ -1,13 +1,15 @@
 /*
  * cmd_report.c - `lctx report SUBCOMMAND` (see commands.h): the table of
  * report subcommands and each one's options; `merge` is
- * lctx_report_merge (drive/report_merge.h).
+ * lctx_report_merge (drive/report_merge.h), `html` is lctx_report_html
+ * (drive/report_html.h).
  */
 #include "commands.h"
 
 #include "escape.h"
 #include "exit.h"
 #include "options.h"
+#include "report_html.h"
 #include "report_merge.h"
 
 #include <string.h>
@@ -44,6 +46,45 @@ static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
   return lctx_report_merge(&o, out, err);
 }
 
+static const char HTML_USAGE[] =
+    "usage: lctx report html [--spec FILE] OUT.html DIR...\n"
+    "writes one self-contained HTML page (inline CSS and SVG, no script, no\n"
+    "network) from `lctx conform` report folders (report.json,\n"
+    "results.jsonl), `lctx fuzz` campaign folders (state.json,\n"
+    "progress.jsonl, findings/) and JAX version matrix folders\n"
+    "(matrix.json, from `make jax-matrix`): the scoreboard of spec rows\n"
+    "against the runs with each failing cell's first failing case, the pass\n"
+    "rate per implementation and row group, each campaign's plots and\n"
+    "findings, the matrix.\n"
+    "A folder that is missing, truncated, unreadable or of another spec\n"
+    "version is named on stderr as a warning and left out; the page is\n"
+    "still written, marked partial, and the exit code is 0. Exit 2 when\n"
+    "nothing usable was given, the spec table cannot be read or the page\n"
+    "cannot be written.\n";
+
+static int report_html(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_report_html_options o = {0};
+  const lctx_option table[] = {
+      lctx_options_string("spec", &o.spec_path, "FILE",
+                          "the spec table of the rows (default: the first "
+                          "report's spec_file, else the built-in table)"),
+  };
+  const lctx_option_spec spec =
+      LCTX_OPTIONS_SPEC("report html", HTML_USAGE, table, true);
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(&spec, argc, argv, &first, out, err);
+  if (argc - first < 2) {
+    fprintf(err, "lctx report html: name the page (OUT.html) and at least "
+                 "one folder\n");
+    lctx_options_help(&spec, err);
+    return LCTX_EXIT_USAGE;
+  }
+  o.out_path = argv[first];
+  o.dirs = (const char *const *)(argv + first + 1);
+  o.dir_count = (size_t)(argc - first - 1);
+  return lctx_report_html(&o, out, err);
+}
+
 /* One subcommand: its name, its function, one line for the help. */
 typedef struct subcommand {
   const char *name;
@@ -54,6 +95,8 @@ typedef struct subcommand {
 static const subcommand SUBCOMMANDS[] = {
     {"merge", report_merge,
      "merge the reports of `lctx conform --shard` runs into one set"},
+    {"html", report_html,
+     "one HTML page: the scoreboard, pass rates, campaign plots, findings"},
 };
 
 static void print_help(FILE *f) {

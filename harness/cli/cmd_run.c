@@ -2,7 +2,9 @@
  * cmd_run.c - `lctx run` (see commands.h): the main job, in four steps,
  * each through the library call behind its command (no argv is built):
  * eval of the conformance cases, check-spec, conform of the example C
- * plugin, and a fuzz_model campaign; then one summary line per step.
+ * plugin, and a fuzz_model campaign; then one summary line per step, and
+ * the HTML scoreboard of the conform run and the campaign
+ * (build/report.html, report_html.h).
  */
 #include "commands.h"
 
@@ -12,6 +14,7 @@
 #include "exit.h"
 #include "numbers.h"
 #include "options.h"
+#include "report_html.h"
 #include "sys.h"
 
 #include <math.h>
@@ -110,6 +113,16 @@ static int run_steps_all(double seconds, const char *campaign, FILE *out,
   worst = s.fuzz > worst ? s.fuzz : worst;
   worst = s.conform > worst ? s.conform : worst;
   print_summary(&s, seconds, reports, campaign, worst, out);
+  const char *dirs[] = {reports, campaign};
+  lctx_report_html_options html = {
+      .out_path = LCTX_SOURCE_DIR "/build/report.html",
+      .dirs = dirs,
+      .dir_count = seconds > 0 ? 2 : 1,
+  };
+  fprintf(out, "  HTML scoreboard:   ");
+  fflush(out);
+  if (lctx_report_html(&html, out, err) != LCTX_EXIT_OK)
+    worst = worst > LCTX_EXIT_VIOLATIONS ? worst : LCTX_EXIT_VIOLATIONS;
   return worst;
 }
 

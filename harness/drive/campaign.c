@@ -613,13 +613,43 @@ static void live_line(const campaign *c, double elapsed, bool tty) {
   fflush(c->out);
 }
 
+/* Appends one point to OUT/progress.jsonl (`f`): seconds, inputs run,
+ * exec/s, corpus size, spec rows hit (-1 when not tracked), new findings
+ * and crash inputs of this run. */
+static void progress_point(const campaign *c, FILE *f, double elapsed) {
+  if (!f)
+    return;
+  fprintf(f,
+          "{\"seconds\": %.1f, \"execs\": %llu, \"execs_per_sec\": %.0f, "
+          "\"corpus\": %lu, \"rows_hit\": %lld, \"findings\": %zu, "
+          "\"crash_inputs\": %zu}\n",
+          elapsed, c->execs, c->stats.execs_per_sec, c->stats.corpus,
+          c->rows.enabled ? (long long)rows_hit(&c->rows) : -1LL,
+          c->findings.fresh, c->findings.total);
+  fflush(f);
+}
+
+/* OUT/progress.jsonl, written anew by each run (NULL after a warning). */
+static FILE *progress_open(const campaign *c) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/progress.jsonl", c->out_dir);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    fprintf(c->err, "lctx fuzz: warning: %s: cannot write the progress\n",
+            path);
+  return f;
+}
+
 /* Until every engine has ended: reaps them, stops them after their time
  * (+30 s) or on Ctrl-C (SIGINT, then SIGKILL 10 s later), takes their
- * findings and prints the live line (every 10 s, or always on a tty). */
+ * findings and prints the live line (every 10 s, or always on a tty); a
+ * point of OUT/progress.jsonl every second for the first minute, every 10
+ * s for the first hour, every minute after. */
 static void watch(campaign *c, double start) {
   bool tty = isatty(fileno(c->out)) != 0;
-  double last_line = 0, stop_at = 0;
+  double last_line = 0, stop_at = 0, last_point = -1;
   bool stopping = false;
+  FILE *progress = progress_open(c);
   while (c->alive > 0) {
     lctx_sys_sleep(0.5);
     reap_engines(c);
@@ -636,7 +666,14 @@ static void watch(campaign *c, double start) {
       live_line(c, elapsed, tty);
       last_line = elapsed;
     }
+    double every = elapsed < 60 ? 1 : elapsed < 3600 ? 10 : 60;
+    if (last_point < 0 || elapsed - last_point >= every || c->alive == 0) {
+      progress_point(c, progress, elapsed);
+      last_point = elapsed;
+    }
   }
+  if (progress)
+    fclose(progress);
   if (tty)
     fputc('\n', c->out);
 }

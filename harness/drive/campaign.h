@@ -26,6 +26,9 @@
  *                            folder, AFL++'s .cur_input), removed when the
  *                            run ends
  *   OUT/summary.txt          the last summary
+ *   OUT/progress.jsonl       the last run's progress, one JSON line per
+ *                            point (seconds, execs, execs_per_sec, corpus,
+ *                            rows_hit, findings, crash_inputs)
  *   OUT/state.json           how the last run ended: status "running"
  *                            (while it runs, or it was killed),
  *                            "finished", "interrupted" or "nothing-run";

@@ -77,6 +77,11 @@ typedef struct run {
   int lock_fd;  /* REPORT_DIR/.lock, held for the run */
   double begin; /* lctx_conform_run started */
   double start; /* the cases started */
+  /* The live progress line on a terminal's stderr: shown, cases offered
+   * in all (the domain's counted at the start), last shown. */
+  bool progress;
+  size_t progress_total;
+  double progress_shown;
   /* The judge of the modules of lower_per_platform operations, and the
    * batch's modules: job_of[b][i] indexes jobs and verdicts, or is -1. */
   lctx_irjudge *judge;
@@ -341,6 +346,41 @@ static void judge_batch(run *r, size_t from, size_t to) {
   }
 }
 
+/* The live progress line (cases offered of all, rate, time left) on
+ * stderr, at most four times a second; `done` clears it. */
+static void show_progress(run *r, bool done) {
+  if (!r->progress)
+    return;
+  double now = lctx_sys_now();
+  if (done) {
+    fputs("\r\033[K", r->err);
+    fflush(r->err);
+    return;
+  }
+  if (now - r->progress_shown < 0.25)
+    return;
+  r->progress_shown = now;
+  double elapsed = now - r->start, rate = 0;
+  size_t n = r->global_index, total = r->progress_total;
+  if (elapsed > 0)
+    rate = (double)n / elapsed;
+  char left[48] = "?";
+  if (rate > 0 && total > n)
+    snprintf(left, sizeof left, "%.0f s", (double)(total - n) / rate);
+  fprintf(r->err,
+          "\rlctx conform: %zu of %zu cases (%.0f%%), %.0f cases/s, about "
+          "%s left\033[K",
+          n, total, total ? 100.0 * (double)n / (double)total : 100.0, rate,
+          left);
+  fflush(r->err);
+}
+
+static bool count_case(void *user, const lctx_case *c) {
+  (void)user;
+  (void)c;
+  return true;
+}
+
 static void flush_batch(run *r) {
   if (r->batch_count == 0)
     return;
@@ -357,6 +397,7 @@ static void flush_batch(run *r) {
   }
   r->report->cases_run += r->batch_count;
   r->batch_count = 0;
+  show_progress(r, false);
   if (r->o.handle_signals && lctx_sys_interrupted())
     r->report->interrupted = true;
 }
@@ -460,6 +501,7 @@ static bool run_case_files(run *r, FILE *err) {
     fprintf(err, "lctx conform: --cases: %s\n", lctx_esc(&esc, e));
     return false;
   }
+  r->progress_total += r->case_count;
   for (size_t i = 0; i < r->case_count; i++) {
     const char *path = r->case_names[i];
     lctx_buf_init(&eb, e, sizeof e);
@@ -831,6 +873,11 @@ static bool run_sources(run *r, FILE *err) {
   if (r->o.handle_signals)
     lctx_sys_catch_interrupts(&saved);
   r->start = lctx_sys_now();
+  r->progress = !r->o.quiet && isatty(fileno(err));
+  if (r->progress)
+    r->progress_total =
+        r->o.random +
+        (r->o.domain ? lctx_domain_enumerate(count_case, NULL) : 0);
   bool ok = run_case_files(r, err);
   if (ok && r->o.domain && !stopping(r))
     lctx_domain_enumerate(domain_visit, r);
@@ -838,6 +885,7 @@ static bool run_sources(run *r, FILE *err) {
     run_random(r);
   if (ok)
     flush_batch(r);
+  show_progress(r, true);
   if (r->o.handle_signals)
     lctx_sys_release_interrupts(&saved);
   r->report->seconds = lctx_sys_now() - r->start;

@@ -1,0 +1,44 @@
+/*
+ * report_html.h - one self-contained HTML page from conform report folders,
+ * fuzz campaign folders and JAX version matrices (the library call behind
+ * `lctx report html`).
+ *
+ * Owns the page: the scoreboard (spec rows grouped by id prefix, with note
+ * and JAX source line, against the runs, each cell's verdict counts with a
+ * symbol and a colour-blind-safe colour, a failing cell opening its first
+ * failing case with expected against actual in a <details>), the pass rate
+ * per implementation and row group, per campaign the plots over time
+ * (inline SVG) and the findings with their reproduce commands, and each
+ * JAX version matrix as one more scoreboard. Inline CSS, no script, no
+ * external resource. Every text from a report is escaped for HTML (& < > "
+ * '), control bytes shown as \xNN, bytes that are not UTF-8 as U+FFFD.
+ * Reading the folders is report_html_data.h's.
+ */
+#ifndef LCTX_DRIVE_REPORT_HTML_H
+#define LCTX_DRIVE_REPORT_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/// What to show, and where.
+typedef struct lctx_report_html_options {
+  const char *out_path;    ///< the page (replaced whole)
+  const char *const *dirs; ///< report, campaign and matrix folders
+  size_t dir_count;
+  const char *spec_path; ///< NULL: the first report's spec_file or default
+} lctx_report_html_options;
+
+/// Writes the page. Returns LCTX_EXIT_OK when it was written (a partial
+/// page too: each problem is said on `err` as a warning and listed on the
+/// page, which is marked partial), LCTX_EXIT_USAGE when nothing usable was
+/// given (no folder could be read), the spec table cannot be read or the
+/// page cannot be written. Prints the page's path on `out`.
+int lctx_report_html(const lctx_report_html_options *options, FILE *out,
+                     FILE *err);
+
+/// Writes `s` as HTML text or attribute value: & < > " ' as entities,
+/// bytes below 0x20 (but newline and tab when `keep_lines`) and 0x7f as
+/// the text \xNN, and every byte sequence that is not UTF-8 as U+FFFD.
+void lctx_html_escape(FILE *f, const char *s, int keep_lines);
+
+#endif /* LCTX_DRIVE_REPORT_HTML_H */

@@ -1,0 +1,177 @@
+#!/bin/sh
+# test_report_html.sh - pins `lctx report html` in a real browser (headless
+# Chromium): a page built from the example plugin, the Python example (a
+# process), a mutant of the example plugin, an implementation whose name
+# and messages hold markup, quotes and a control byte, and a campaign
+# (the libFuzzer mutant of fuzz_model: plots and findings) renders with no
+# console error; its DOM holds one row per spec row
+# and one column per run; the mutant's failing cells open their first
+# failing case with expected and actual; the hostile texts are text, never
+# markup. Bad input: a missing folder and a truncated report.json are named
+# on stderr, the page is still written (exit 0) and marked partial; nothing
+# usable is exit 2. A screenshot is saved as SCREENSHOT.
+# Chromium missing fails the test, unless LCTX_BROWSER=off (exit 77, said).
+# Usage: test_report_html.sh LCTX EXAMPLE_PLUGIN MUTANT SRC SCREENSHOT
+#        FUZZ_MODEL_MUTANT (a libFuzzer build with findings)
+set -u
+LCTX=$1
+EXAMPLE=$2
+MUTANT=$3
+SRC=$4
+SHOT=$5
+FUZZ_MUTANT=$6
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+. "$(dirname -- "$0")/lib.sh"
+if [ "${LCTX_BROWSER:-}" = off ]; then
+  echo "SKIPPED: LCTX_BROWSER=off: the HTML report is NOT tested in a browser"
+  exit 77
+fi
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+  echo "FAIL: chromium is not installed (tools/install-deps.sh installs it;"
+  echo "      LCTX_BROWSER=off skips this test)"
+  exit 1
+fi
+chrome() {
+  "$CHROMIUM" --headless=new --disable-gpu --no-sandbox --no-first-run \
+    --user-data-dir="$tmp/profile" "$@"
+}
+conform() {
+  dir=$1
+  shift
+  "$LCTX" conform --report-dir "$tmp/$dir" --quiet --no-domain "$@" \
+    >"$tmp/$dir.out" 2>&1
+  echo $? >"$tmp/$dir.rc"
+}
+
+# The hostile implementation: the Python example, with markup, quotes and
+# a control byte in its name and in every message it raises.
+HOSTILE='<script>document.title="owned"</script></td><td>'"'q'"
+cat >"$tmp/hostile_impl.py" <<PYEOF
+import json, sys
+sys.path.insert(0, "$SRC/conformance/examples/python")
+import lctx_example
+WORD = '<script>document.title="owned"</script></td><td>' + "'q'"
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("lctx") == "hello":
+        print(json.dumps({"protocol": 1, "name": "hostile " + WORD,
+                          "version": "1</th>",
+                          "operations": ["backends", "canonicalize",
+                                         "get_backend",
+                                         "module_get_backend"]}), flush=True)
+        continue
+    if m.get("lctx") == "bye":
+        break
+    results = []
+    for case in m["cases"]:
+        r = lctx_example.run_case(case)
+        for o in r.get("outcomes", []):
+            if o.get("kind") == "raise":
+                o["message"] = WORD + " \x01 end"
+        results.append(r)
+    print(json.dumps({"id": m["id"], "results": results}), flush=True)
+PYEOF
+
+conform example --impl "$EXAMPLE" --random 300
+conform python --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
+  --random 100
+conform mutant --impl "$MUTANT" --random 300
+conform hostile --cmd "$PY $tmp/hostile_impl.py" --random 0
+for r in example python; do
+  [ "$(cat "$tmp/$r.rc")" = 0 ] || fail "conform $r: exit $(cat "$tmp/$r.rc")"
+done
+[ "$(cat "$tmp/mutant.rc")" = 1 ] || fail "the mutant passes: no failing rows"
+[ "$(cat "$tmp/hostile.rc")" = 1 ] || fail "the hostile run passes"
+
+# A campaign of the libFuzzer mutant of fuzz_model (it has findings): its
+# progress.jsonl holds points, its findings their keys.
+c=$tmp/campaign
+mkdir -p "$tmp/cwd"
+[ -x "$FUZZ_MUTANT" ] || fail "$FUZZ_MUTANT is not built (the test preset builds it)"
+(cd "$tmp/cwd" && "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
+  --time 3 --out "$c" --binary "$FUZZ_MUTANT") >"$tmp/fuzz.out" 2>&1
+[ "$(grep -c '"execs_per_sec"' "$c/progress.jsonl" 2>/dev/null)" -ge 2 ] ||
+  fail "the campaign recorded fewer than 2 progress points"
+findings=$(ls "$c"/findings/*/key.txt 2>/dev/null | wc -l)
+[ "$findings" -ge 1 ] || fail "the mutant campaign has no finding"
+
+# A JAX version matrix as tools/jax_matrix.py writes it.
+mkdir "$tmp/matrix"
+cat >"$tmp/matrix/matrix.json" <<'JEOF'
+{"versions": [{"version": "0.4.30", "status": "ok"},
+              {"version": "0.5.0", "status": "ok"}],
+ "rows": [{"id": "RG-001", "cells": {"0.4.30": {"status": "pass"},
+                                     "0.5.0": {"status": "pass"}}},
+          {"id": "RG-002", "cells": {"0.4.30": {"status": "pass"},
+                                     "0.5.0": {"status": "fail",
+                                               "first": "random case 7: <i>x</i>"}}}]}
+JEOF
+
+page=$tmp/page.html
+"$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
+  "$tmp/hostile" "$c" "$tmp/matrix" >"$tmp/html.out" 2>"$tmp/html.err"
+rc=$?
+[ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
+[ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
+grep -q 'id="partial"' "$page" && fail "a whole page is marked partial"
+grep -Eq '<(script|link|img|iframe)|https?://' "$page" &&
+  fail "the page has a script or an external resource"
+[ "$(grep -o '<svg class="plot"' "$page" | wc -l)" = 4 ] ||
+  fail "the campaign has not its 4 plots"
+[ "$(grep -o '<tr><td>fuzz_model' "$page" | wc -l)" = "$findings" ] ||
+  fail "the page does not list the campaign's $findings finding(s)"
+grep -q 'lctx replay --target fuzz_model' "$page" ||
+  fail "the findings' reproduce commands are missing"
+[ "$(grep -o '<tr class="matrix-row">' "$page" | wc -l)" = 2 ] &&
+  [ "$(grep -o '<th class="version">' "$page" | wc -l)" = 2 ] ||
+  fail "the JAX version matrix is not 2 rows by 2 versions"
+grep -q 'random case 7: &lt;i&gt;x&lt;/i&gt;' "$page" ||
+  fail "the matrix's failing cell does not show its first failure as text"
+rows=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
+  "$tmp/example/report.json")
+
+# The browser: console errors, the DOM, a screenshot.
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" \
+  >"$tmp/dom.html" 2>"$tmp/chrome.log"
+[ -s "$tmp/dom.html" ] || fail "chromium dumped no DOM: $(tail -5 "$tmp/chrome.log")"
+grep -iE 'CONSOLE|Uncaught' "$tmp/chrome.log" >"$tmp/console.log" &&
+  fail "console messages: $(head -5 "$tmp/console.log")"
+"$PY" "$SRC/tests/report_html_dom.py" "$tmp/dom.html" "$rows" 4 3 4 \
+  "$HOSTILE" || fail "the DOM checks failed"
+mkdir -p "$(dirname -- "$SHOT")"
+rm -f "$SHOT"
+chrome --screenshot="$SHOT" --window-size=1400,2000 --hide-scrollbars \
+  "file://$page" >"$tmp/shot.log" 2>&1
+[ -s "$SHOT" ] || fail "no screenshot: $(tail -5 "$tmp/shot.log")"
+echo "screenshot: $SHOT"
+
+# Bad input: a missing folder, a truncated report.json and a report of
+# another spec version: named, the page
+# written and marked partial, exit 0; nothing usable: exit 2, no page.
+mkdir "$tmp/cut"
+head -c 300 "$tmp/mutant/report.json" >"$tmp/cut/report.json"
+mkdir "$tmp/other"
+sed 's/"spec_version": *"[^"]*"/"spec_version": "9.9.9"/' \
+  "$tmp/mutant/report.json" >"$tmp/other/report.json"
+"$LCTX" report html "$tmp/partial.html" "$tmp/example" "$tmp/nowhere" \
+  "$tmp/cut" "$tmp/other" >"$tmp/p.out" 2>"$tmp/p.err"
+rc=$?
+[ "$rc" = 0 ] || fail "partial page: exit $rc, want 0"
+grep -q "$tmp/nowhere: no such folder" "$tmp/p.err" ||
+  fail "the missing folder is not named: $(cat "$tmp/p.err")"
+grep -q "$tmp/cut/report.json:[0-9]*:[0-9]*:" "$tmp/p.err" ||
+  fail "the truncated report.json is not named with line and column"
+grep -q "$tmp/other/report.json: a report of spec version 9.9.9" "$tmp/p.err" ||
+  fail "the report of another spec version is not named"
+grep -q 'id="partial"' "$tmp/partial.html" || fail "the page is not marked partial"
+[ "$(grep -c 'class="run"' "$tmp/partial.html")" = 1 ] ||
+  fail "the partial page does not show the sound run alone"
+"$LCTX" report html "$tmp/none.html" "$tmp/nowhere" "$tmp/cut" \
+  >"$tmp/n.out" 2>"$tmp/n.err"
+rc=$?
+[ "$rc" = 2 ] || fail "nothing usable: exit $rc, want 2"
+[ -e "$tmp/none.html" ] && fail "a page was written from nothing usable"
+finish_failures "test_report_html: "
+echo "test_report_html: ok"
