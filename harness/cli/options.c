@@ -13,6 +13,8 @@
  */
 #include "options.h"
 
+#include "cli.h"
+
 #include "escape.h"
 #include "exit.h"
 #include "numbers.h"
@@ -358,6 +360,9 @@ void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
     print_help_text(o->help, f);
   }
   fprintf(f, "  %-24s %s\n", "-h, --help", "print this help and exit");
+  const char *example = lctx_cli_example(spec->command);
+  if (example)
+    fprintf(f, "example:\n  %s\n", example);
 }
 
 int lctx_options_exit_code(lctx_options_result result) {
