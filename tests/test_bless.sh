@@ -3,7 +3,8 @@
 # becomes one that `lctx eval` passes, with its comments, blank lines and
 # layout kept and the expect lines those of the hand-written case; --bless
 # writes only missing lines, --bless=all rewrites a wrong one in its place;
-# an outcome the spec table does not allow is refused (exit 1, naming the
+# a violation of an expect line names the spec row; an outcome the spec
+# table does not allow is refused (exit 1, naming the
 # operation and the row) and the file is left as it was.
 #
 # Usage: test_bless.sh LCTX SOURCE_DIR
@@ -33,7 +34,10 @@ grep -v '^expect' bare.case | cmp -s - input.case ||
 sed 's/^expect client registry 1 "tpu"$/expect None/' "$orig" >wrong.case
 grep -q '^expect None' wrong.case || fail "wrong.case not made"
 "$LCTX" eval --bless wrong.case >/dev/null 2>&1
-"$LCTX" eval wrong.case >/dev/null 2>&1 && fail "--bless rewrote an existing expect line"
+"$LCTX" eval wrong.case >w.out 2>&1 && fail "--bless rewrote an existing expect line"
+# The violation line names the row of the operation that differs.
+grep -q '^VIOLATION wrong.case XG-001: outcome differs' w.out ||
+  fail "the violation names no row: $(head -1 w.out)"
 "$LCTX" eval --bless=all wrong.case >/dev/null 2>&1 || fail "--bless=all exits $?"
 cmp -s "$orig" wrong.case || fail "--bless=all: $(cat wrong.case)"
 
