@@ -68,12 +68,10 @@ static bool write_file(const char *path, const char *text, size_t n,
   return true;
 }
 
-/* Runs the case with the reference into `blessed` (a copy of ws->c whose
- * expectations become the outcomes); false, said on out, when the table
- * does not allow one. */
-static bool run_reference(lctx_workspace *ws, const char *path,
-                          lctx_case *blessed, FILE *out) {
+bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
+                         lctx_case *blessed, FILE *out) {
   const lctx_case *c = &ws->c;
+  memcpy(blessed, c, sizeof *blessed);
   lctx_feature_state state;
   lctx_features features;
   lctx_classify_init(&state, c);
@@ -152,10 +150,10 @@ int lctx_bless_case(lctx_workspace *ws, const char *path, bool all, FILE *out,
   } else if (!lctx_file_read(path, LCTX_CASE_FILE_MAX, &text, &n, &eb)) {
     fprintf(err, "lctx eval --bless: %s\n", lctx_esc(&b, e));
   } else {
-    memcpy(blessed, &ws->c, sizeof *blessed);
     code = LCTX_EXIT_VIOLATIONS;
   }
-  if (code == LCTX_EXIT_VIOLATIONS && run_reference(ws, path, blessed, out)) {
+  if (code == LCTX_EXIT_VIOLATIONS &&
+      lctx_bless_outcomes(ws, path, blessed, out)) {
     lctx_buf cb, rb;
     lctx_buf_init(&cb, canon, LCTX_CASE_TEXT_MAX);
     lctx_case_print(blessed, &cb);
