@@ -4,7 +4,8 @@
 # and of a domain case; for each, the rerun line conform printed, run as
 # printed, judges exactly one case and prints the same failure; the first
 # failure names the case file, and results.jsonl names every case as
-# --case reads it. Also: --cases takes one file; a bad --case value exits 2.
+# --case reads it. Also: --cases takes one file; a bad --case value exits 2;
+# --quiet with no failing row prints no table header.
 #
 # Usage: test_rerun.sh LCTX MUTANT_PLUGIN
 set -u
@@ -63,6 +64,12 @@ file=$(sed -n 's/.*--case \([^ ]*\.case\).*/\1/p' cases.out | head -1)
   --report-dir one >one.out 2>&1
 grep -q '^conform: 1 cases (1 conformance' one.out ||
   fail "--cases FILE: $(grep '^conform:' one.out)"
+
+# --quiet with no failing row prints no empty table header.
+"$LCTX" conform --impl "$MUTANT" --quiet --cases empty --no-domain \
+  --random 0 --report-dir none >none.out 2>&1
+grep -q '^row  ' none.out && fail "--quiet printed an empty table header"
+grep -q '^conform: 0 cases' none.out || fail "the empty run: $(cat none.out)"
 
 for bad in random:x domain: nope random:-1; do
   "$LCTX" conform --impl "$MUTANT" --case "$bad" >bad.out 2>&1

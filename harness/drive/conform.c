@@ -649,8 +649,13 @@ static void print_table(const run *r) {
   const lctx_conform_report *rep = r->report;
   lctx_escaped esc;
   FILE *out = r->out;
-  fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
-          "fail", "xfail", "xpass", "crash", "timeout", "unsupported", "flaky");
+  bool any_failed = false;
+  for (size_t i = 0; i < r->spec.row_count; i++)
+    any_failed = any_failed || lctx_conform_row_failed(&rep->rows[i]);
+  if (!r->o.quiet || any_failed) /* no header over an empty table */
+    fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
+            "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
+            "flaky");
   for (size_t i = 0; i < r->spec.row_count; i++) {
     const size_t *n = rep->rows[i].n;
     if (r->o.quiet && !lctx_conform_row_failed(&rep->rows[i]))
