@@ -19,4 +19,8 @@
 /// diagnostics to `err`. Returns the process exit code.
 int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err);
 
+/// An example command line of `command` (a command's name as typed, or
+/// "COMMAND SUBCOMMAND"), printed by its help; NULL when there is none.
+const char *lctx_cli_example(const char *command);
+
 #endif /* LCTX_HARNESS_CLI_H */

@@ -47,6 +47,10 @@ static bool parse_ops(const char *v, void *target, char *why, size_t n) {
   return true;
 }
 
+static bool parse_only(const char *v, void *target, char *why, size_t n) {
+  return lctx_conform_parse_only(v, target, why, n);
+}
+
 static bool parse_shard(const char *v, void *target, char *why, size_t n) {
   lctx_conform_options *o = target;
   return lctx_numbers_parse_shard(v, &o->shard_i, &o->shard_n, why, n);
@@ -63,8 +67,14 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                           "the program to judge (conformance/PROTOCOL.md)"),
       lctx_options_string("spec", &o.spec_path, "FILE",
                           "the spec table (default: the source tree's)"),
-      lctx_options_string("cases", &o.cases_dir, "DIR",
-                          "conformance cases (default: conformance/cases)"),
+      lctx_options_string("cases", &o.cases_dir, "DIR|FILE",
+                          "conformance cases: a folder or one .case file\n"
+                          "(default: conformance/cases)"),
+      lctx_options_custom("case", &o.only, "NAME",
+                          "run only this case: FILE.case, domain:INDEX or\n"
+                          "random:INDEX (of --seed), as a failure's rerun\n"
+                          "line names it",
+                          parse_only),
       lctx_options_size("random", &o.random, "N",
                         "N seeded random cases (default 10000)", 0, 100000000,
                         "a count"),

@@ -5,6 +5,8 @@
  */
 #include "commands.h"
 
+#include "cli.h"
+
 #include "exit.h"
 #include "minimize.h"
 #include "options.h"
@@ -82,7 +84,8 @@ int lctx_cmd_corpus(int argc, char **argv, FILE *out, FILE *err) {
   if (strcmp(sub, "rows") == 0)
     return corpus_rows(argc - 1, argv + 1, out, err);
   if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-    fputs(CORPUS_USAGE, out);
+    fprintf(out, "%sexample:\n  %s\n", CORPUS_USAGE,
+            lctx_cli_example("corpus"));
     return LCTX_EXIT_OK;
   }
   fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", sub, CORPUS_USAGE);

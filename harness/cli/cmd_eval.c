@@ -6,6 +6,8 @@
  */
 #include "commands.h"
 
+#include "bless.h"
+
 #include "dirlist.h"
 #include "escape.h"
 #include "exit.h"
@@ -19,7 +21,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define EVAL_USAGE "lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR..."
+#define EVAL_USAGE                                                             \
+  "lctx eval [--spec FILE] [--cover] [--quiet] [--bless[=all]] FILE|DIR..."
+
+/* --bless: 0 not given, 1 missing expect lines, 2 all of them. */
+static bool parse_bless(const char *v, void *target, char *why, size_t n) {
+  if (v && strcmp(v, "all") != 0) {
+    snprintf(why, n, "'%s' is not all (--bless or --bless=all)", v);
+    return false;
+  }
+  *(int *)target = v ? 2 : 1;
+  return true;
+}
 
 /* The case files, in the order they are judged: at most
  * LCTX_MAX_FOLDER_FILES in all. */
@@ -226,15 +239,44 @@ static void free_run(eval_run *run) {
   free(run);
 }
 
+/* `lctx eval --bless`: blesses every case file named or in a folder
+ * named; the worst exit code. */
+static int bless_files(const char *spec_path, char **paths, size_t count,
+                       bool all, FILE *out, FILE *err) {
+  eval_run *run = calloc(1, sizeof *run);
+  if (run)
+    run->ws = lctx_workspace_create(err);
+  bool ok = run && run->ws && lctx_workspace_load_spec(run->ws, spec_path, err);
+  for (size_t i = 0; ok && i < count; i++)
+    ok = expand(&run->files, paths[i], err);
+  int code = ok ? LCTX_EXIT_OK : LCTX_EXIT_USAGE;
+  for (size_t f = 0; ok && f < run->files.count; f++) {
+    const char *path = run->files.paths[f];
+    int rc = lctx_workspace_load_case(run->ws, path, err)
+                 ? lctx_bless_case(run->ws, path, all, out, err)
+                 : LCTX_EXIT_USAGE;
+    code = rc > code ? rc : code;
+  }
+  free_run(run);
+  return code;
+}
+
 int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path;
   bool cover = false, quiet = false;
+  int bless = 0;
   const lctx_option options[] = {
       lctx_workspace_spec_option(&spec_path),
       lctx_options_flag("cover", &cover,
                         "also fail when a spec row has no case"),
       lctx_options_flag("quiet", &quiet,
                         "print failing cases only, not an ok line per case"),
+      lctx_options_optional(
+          "bless", &bless, "all",
+          "write the reference's outcomes as expect lines after each op\n"
+          "without one (=all: rewrite every expect line); refused when\n"
+          "the spec table does not allow an outcome",
+          parse_bless),
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(
@@ -244,6 +286,9 @@ int lctx_cmd_eval(int argc, char **argv, FILE *out, FILE *err) {
     fprintf(err, "lctx eval: no case files given (usage: " EVAL_USAGE ")\n");
     return LCTX_EXIT_USAGE;
   }
+  if (bless)
+    return bless_files(spec_path, argv + first, (size_t)(argc - first),
+                       bless == 2, out, err);
   return lctx_eval_run(spec_path, (const char *const *)argv + first,
                        (size_t)(argc - first), cover, quiet, out, err);
 }

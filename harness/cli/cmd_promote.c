@@ -19,8 +19,10 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("target", &o.target, "T",
                           "the finding's target "
                           "(default: told from its path)"),
-      lctx_options_string("to", &o.to, "DIR",
-                          "regression root (default: corpus/regressions)"),
+      lctx_options_string(
+          "to", &o.to, "DIR",
+          "regression root (default: the source tree's\ncorpus/regressions, "
+          "which make test replays)"),
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(

@@ -76,6 +76,13 @@ lctx_command_fn lctx_cmd_replay;
 /// rows a corpus of cases hits.
 lctx_command_fn lctx_cmd_corpus;
 
+/// `lctx case export [--results FILE] [--seed S] [--out FILE] NAME`
+/// (cmd_case.c): writes a case of a conform run (random:INDEX,
+/// domain:INDEX, or any name of a results.jsonl) as a `.case` file with
+/// the reference's outcomes as its expectations; exit 1 when the spec table
+/// does not allow one, 2 for a case that cannot be found.
+lctx_command_fn lctx_cmd_case;
+
 /// `lctx promote`: keeps a finding as a regression input.
 lctx_command_fn lctx_cmd_promote;
 

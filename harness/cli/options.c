@@ -13,6 +13,8 @@
  */
 #include "options.h"
 
+#include "cli.h"
+
 #include "escape.h"
 #include "exit.h"
 #include "numbers.h"
@@ -125,9 +127,11 @@ static bool long_options(const lctx_option_spec *spec, struct option *longs) {
     return false;
   for (size_t i = 0; i < spec->count; i++) {
     const lctx_option *o = &spec->options[i];
-    longs[i] = (struct option){
-        o->name, o->kind == LCTX_OPTION_FLAG ? no_argument : required_argument,
-        NULL, FIRST_OPTION + (int)i};
+    longs[i] = (struct option){o->name,
+                               o->kind == LCTX_OPTION_FLAG ? no_argument
+                               : o->optional_value         ? optional_argument
+                                                           : required_argument,
+                               NULL, FIRST_OPTION + (int)i};
   }
   longs[spec->count] = (struct option){"help", no_argument, NULL, HELP_INDEX};
   longs[spec->count + 1] = (struct option){NULL, 0, NULL, 0};
@@ -328,6 +332,16 @@ lctx_option lctx_options_custom(const char *name, void *target,
   return o;
 }
 
+lctx_option lctx_options_optional(const char *name, void *target,
+                                  const char *value_name, const char *help,
+                                  bool (*parse)(const char *value, void *target,
+                                                char *error_text,
+                                                size_t error_size)) {
+  lctx_option o = lctx_options_custom(name, target, value_name, help, parse);
+  o.optional_value = true;
+  return o;
+}
+
 int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,
                          int *first_operand, FILE *out, FILE *err) {
   lctx_options_result r =
@@ -352,12 +366,17 @@ void lctx_options_help(const lctx_option_spec *spec, FILE *f) {
   for (size_t i = 0; i < spec->count; i++) {
     const lctx_option *o = &spec->options[i];
     char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", o->name, o->value_name ? " " : "",
-             o->value_name ? o->value_name : "");
+    snprintf(left, sizeof left, "--%s%s%s%s", o->name,
+             o->value_name ? (o->optional_value ? "[=" : " ") : "",
+             o->value_name ? o->value_name : "",
+             o->value_name && o->optional_value ? "]" : "");
     fprintf(f, "  %-24s ", left);
     print_help_text(o->help, f);
   }
   fprintf(f, "  %-24s %s\n", "-h, --help", "print this help and exit");
+  const char *example = lctx_cli_example(spec->command);
+  if (example)
+    fprintf(f, "example:\n  %s\n", example);
 }
 
 int lctx_options_exit_code(lctx_options_result result) {

@@ -62,6 +62,9 @@ typedef struct lctx_option {
   const char *number_noun;
   bool (*parse)(const char *value, void *target, char *error_text,
                 size_t error_size);
+  /// CUSTOM only: the value is optional, given only as `--NAME=VALUE`
+  /// (`parse` gets NULL for a bare `--NAME`).
+  bool optional_value;
 } lctx_option;
 
 /// A FLAG row: `--NAME` sets `*target`.
@@ -97,6 +100,14 @@ lctx_option lctx_options_custom(const char *name, void *target,
                                 bool (*parse)(const char *value, void *target,
                                               char *error_text,
                                               size_t error_size));
+
+/// A CUSTOM row whose value is optional: `--NAME` hands NULL to `parse`,
+/// `--NAME=VALUE` the value.
+lctx_option lctx_options_optional(const char *name, void *target,
+                                  const char *value_name, const char *help,
+                                  bool (*parse)(const char *value, void *target,
+                                                char *error_text,
+                                                size_t error_size));
 
 /// What lctx_options_parse found.
 typedef enum lctx_options_result {

@@ -4,6 +4,7 @@
  */
 #include "workspace.h"
 
+#include "classify.h"
 #include "escape.h"
 #include "file.h"
 #include "sys.h"
@@ -185,6 +186,25 @@ static void print_field(FILE *out, const char *label, const char *text) {
   fputc('\n', out);
 }
 
+/* The row a violation is under: its own, else the one spec row the
+ * operation's features match (an expectation that differs names none),
+ * else "-". */
+static const char *violation_row(const lctx_workspace *ws,
+                                 const lctx_violation *v) {
+  if (v->row[0])
+    return v->row;
+  lctx_feature_state state;
+  lctx_features features;
+  lctx_classify_init(&state, v->c);
+  for (size_t i = 0; i <= v->op_index && i < v->c->op_count; i++)
+    lctx_classify_op(&state, i, &features);
+  size_t m[2];
+  if (v->op_index < v->c->op_count &&
+      lctx_spec_match(&ws->spec, &features, m, 2) == 1)
+    return ws->spec.rows[m[0]].id;
+  return "-";
+}
+
 static void print_violation(void *user, const lctx_violation *v) {
   lctx_violation_printer *p = user;
   if (p->shown++ >= p->limit)
@@ -195,7 +215,7 @@ static void print_violation(void *user, const lctx_violation *v) {
   lctx_escaped e1, e2;
   fprintf(p->out, "VIOLATION %s%s%s: %s at operation %zu (%s)",
           p->file ? lctx_esc(&e1, p->file) : "", p->file ? " " : "",
-          lctx_esc(&e2, v->row[0] ? v->row : "-"),
+          lctx_esc(&e2, violation_row(p->ws, v)),
           lctx_violation_kind_name(v->kind), v->op_index,
           lctx_op_kind_name(v->c->ops[v->op_index].kind));
   if (v->invariant[0])

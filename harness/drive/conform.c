@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
@@ -59,6 +60,7 @@ typedef struct run {
   bool xfail[LCTX_SPEC_MAX_ROWS];
   char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
   size_t global_index; /* cases offered so far, for the shard */
+  size_t domain_seen;  /* domain cases visited (--case domain:INDEX) */
   /* The conformance case files ("DIR/NAME") in name order (the source
    * "cases"), from lctx_dirlist_read. */
   char **case_names;
@@ -113,6 +115,8 @@ static void write_failed(run *r, const char *path, int errnum) {
           strerror(errnum ? errnum : EIO));
 }
 
+static void case_name(const run *r, size_t b, char *buf, size_t n);
+
 static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
                            lctx_conform_verdict v, const char *detail) {
   lctx_conform_row *kept = &r->report->rows[row_index];
@@ -127,6 +131,9 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
   json_t *j = json_object();
   json_object_set_new(j, "source", json_string(r->batch_source[b]));
   json_object_set_new(j, "index", json_integer((json_int_t)r->batch_index[b]));
+  char name[1100];
+  case_name(r, b, name, sizeof name);
+  json_object_set_new(j, "name", lctx_conform_json_text(name));
   json_object_set_new(j, "operation", json_integer((json_int_t)op));
   json_object_set_new(j, "row", json_string(row));
   json_object_set_new(j, "verdict", json_string(VERDICT_NAMES[v]));
@@ -147,19 +154,95 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
   json_decref(j);
 }
 
+/* Appends `text` to `buf` (of `n` bytes, holding a string) for a POSIX
+ * shell: as it is when it holds only safe characters, else in single
+ * quotes. */
+static void shell_word(char *buf, size_t n, const char *text) {
+  size_t at = strlen(buf);
+  bool plain = text[0] != 0;
+  for (const char *c = text; *c; c++)
+    plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
+                      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
+  if (at + 1 < n)
+    buf[at++] = ' ';
+  if (!plain && at + 1 < n)
+    buf[at++] = '\'';
+  for (const char *c = text; *c && at + 5 < n; c++) {
+    if (*c == '\'' && !plain) {
+      memcpy(buf + at, "'\\''", 4);
+      at += 4;
+    } else {
+      buf[at++] = *c;
+    }
+  }
+  if (!plain && at + 1 < n)
+    buf[at++] = '\'';
+  buf[at] = 0;
+}
+
+/* The name of batch entry `b` as `--case` reads it: the case file, or
+ * "domain:INDEX", "random:INDEX". */
+static void case_name(const run *r, size_t b, char *buf, size_t n) {
+  const char *source = r->batch_source[b];
+  if (strcmp(source, "cases") == 0 && r->batch_index[b] < r->case_count)
+    snprintf(buf, n, "%s", r->case_names[r->batch_index[b]]);
+  else
+    snprintf(buf, n, "%s:%zu", source, r->batch_index[b]);
+}
+
+/* The command line that runs batch entry `b` alone, with the options that
+ * change its verdict; its reports go to REPORT_DIR/rerun. */
+static void rerun_line(const run *r, size_t b, char *buf, size_t n) {
+  snprintf(buf, n, "lctx conform");
+  shell_word(buf, n, r->o.impl_path ? "--impl" : "--cmd");
+  shell_word(buf, n, r->o.impl_path ? r->o.impl_path : r->o.command);
+  if (strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0) {
+    shell_word(buf, n, "--spec");
+    shell_word(buf, n, r->o.spec_path);
+  }
+  if (r->o.xfail_path) {
+    shell_word(buf, n, "--xfail");
+    shell_word(buf, n, r->o.xfail_path);
+  }
+  if (!r->o.exact)
+    shell_word(buf, n, "--messages=class");
+  if (strcmp(r->batch_source[b], "random") == 0) {
+    char seed[32];
+    snprintf(seed, sizeof seed, "--seed=%llu", r->o.seed);
+    shell_word(buf, n, seed);
+  }
+  char name[1100], dir[4100];
+  case_name(r, b, name, sizeof name);
+  shell_word(buf, n, "--case");
+  shell_word(buf, n, name);
+  snprintf(dir, sizeof dir, "%s/rerun", r->o.report_dir);
+  shell_word(buf, n, "--report-dir");
+  shell_word(buf, n, dir);
+}
+
 static void note_first(run *r, size_t row, size_t b, size_t op,
                        lctx_conform_verdict v, const char *detail) {
   lctx_conform_row *s = &r->report->rows[row];
   if (s->first[0])
     return;
+  /* The case: "cases case N" becomes its file's name. */
+  char which[300];
+  if (strcmp(r->batch_source[b], "cases") == 0 &&
+      r->batch_index[b] < r->case_count) {
+    const char *path = r->case_names[r->batch_index[b]];
+    const char *slash = strrchr(path, '/');
+    snprintf(which, sizeof which, "case %.280s", slash ? slash + 1 : path);
+  } else {
+    snprintf(which, sizeof which, "%s case %zu", r->batch_source[b],
+             r->batch_index[b]);
+  }
   if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL)
     snprintf(s->first, sizeof s->first,
-             "%s case %zu, operation %zu: expected %.300s; got %.300s",
-             r->batch_source[b], r->batch_index[b], op, r->expected, r->actual);
+             "%s, operation %zu: expected %.300s; got %.300s", which, op,
+             r->expected, r->actual);
   else
-    snprintf(s->first, sizeof s->first, "%s case %zu, operation %zu: %s: %s",
-             r->batch_source[b], r->batch_index[b], op, VERDICT_NAMES[v],
-             detail ? detail : "");
+    snprintf(s->first, sizeof s->first, "%s, operation %zu: %s: %s", which, op,
+             VERDICT_NAMES[v], detail ? detail : "");
   if (strcmp(r->batch_source[b], "cases") == 0 &&
       r->batch_index[b] < r->case_count) {
     const char *path = r->case_names[r->batch_index[b]];
@@ -167,6 +250,7 @@ static void note_first(run *r, size_t row, size_t b, size_t op,
     snprintf(s->first_case, sizeof s->first_case, "%s",
              slash ? slash + 1 : path);
   }
+  rerun_line(r, b, s->rerun, sizeof s->rerun);
 }
 
 static size_t find_row(const run *r, const char *id) {
@@ -485,7 +569,37 @@ static bool offer(run *r, const char *source, size_t index,
 
 static bool domain_visit(void *user, const lctx_case *c) {
   run *r = user;
+  if (r->o.only.kind == LCTX_CONFORM_ONLY_DOMAIN) {
+    size_t i = r->domain_seen++;
+    if (i < r->o.only.index)
+      return true;
+    r->report->source_cases[1]++;
+    offer(r, "domain", i, c);
+    return false;
+  }
   return offer(r, "domain", r->report->source_cases[1]++, c);
+}
+
+/* The case files of --cases: a folder's, or the one file given (also
+ * --case FILE); NULL (said in `eb`) when they cannot be listed. */
+static char **list_case_files(run *r, size_t *count, lctx_buf *eb) {
+  const char *one =
+      r->o.only.kind == LCTX_CONFORM_ONLY_FILE ? r->o.only.path : NULL;
+  struct stat st;
+  if (!one && stat(r->o.cases_dir, &st) == 0 && S_ISREG(st.st_mode))
+    one = r->o.cases_dir;
+  if (!one)
+    return lctx_dirlist_read(r->o.cases_dir, ".case", count, eb);
+  char **names = calloc(2, sizeof *names);
+  if (names)
+    names[0] = strdup(one);
+  if (!names || !names[0]) {
+    lctx_dirlist_free(names);
+    lctx_buf_append(eb, "out of memory", 13);
+    return NULL;
+  }
+  *count = 1;
+  return names;
 }
 
 /* Parses and offers every .case file of the directory, in name order;
@@ -495,8 +609,10 @@ static bool run_case_files(run *r, FILE *err) {
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
   lctx_escaped esc;
-  r->case_names =
-      lctx_dirlist_read(r->o.cases_dir, ".case", &r->case_count, &eb);
+  if (r->o.only.kind == LCTX_CONFORM_ONLY_DOMAIN ||
+      r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM)
+    return true;
+  r->case_names = list_case_files(r, &r->case_count, &eb);
   if (!r->case_names) {
     fprintf(err, "lctx conform: --cases: %s\n", lctx_esc(&esc, e));
     return false;
@@ -521,6 +637,15 @@ static bool run_case_files(run *r, FILE *err) {
 
 static void run_random(run *r) {
   uint64_t state = r->o.seed;
+  if (r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM) {
+    for (size_t i = 0; i < r->o.only.index; i++)
+      lctx_domain_random_case_reuse(&state, &r->scratch);
+    lctx_case *slot = &r->batch[r->batch_count];
+    lctx_domain_random_case_reuse(&state, slot);
+    r->report->source_cases[2]++;
+    offer(r, "random", r->o.only.index, slot);
+    return;
+  }
   for (size_t i = 0; i < r->o.random && !stopping(r); i++) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
      * copy_used or an earlier draw), cleared by lctx_case_reset rather
@@ -566,8 +691,13 @@ static void print_table(const run *r) {
   const lctx_conform_report *rep = r->report;
   lctx_escaped esc;
   FILE *out = r->out;
-  fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
-          "fail", "xfail", "xpass", "crash", "timeout", "unsupported", "flaky");
+  bool any_failed = false;
+  for (size_t i = 0; i < r->spec.row_count; i++)
+    any_failed = any_failed || lctx_conform_row_failed(&rep->rows[i]);
+  if (!r->o.quiet || any_failed) /* no header over an empty table */
+    fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
+            "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
+            "flaky");
   for (size_t i = 0; i < r->spec.row_count; i++) {
     const size_t *n = rep->rows[i].n;
     if (r->o.quiet && !lctx_conform_row_failed(&rep->rows[i]))
@@ -583,6 +713,8 @@ static void print_table(const run *r) {
     if (rep->rows[i].first[0] && lctx_conform_row_failed(&rep->rows[i]))
       fprintf(out, "%s: %s\n", r->spec.rows[i].id,
               lctx_esc(&esc, rep->rows[i].first));
+    if (rep->rows[i].rerun[0] && lctx_conform_row_failed(&rep->rows[i]))
+      fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
   }
   if (rep->failed_once)
     fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
@@ -879,10 +1011,20 @@ static bool run_sources(run *r, FILE *err) {
         r->o.random +
         (r->o.domain ? lctx_domain_enumerate(count_case, NULL) : 0);
   bool ok = run_case_files(r, err);
-  if (ok && r->o.domain && !stopping(r))
+  lctx_conform_only_kind only = r->o.only.kind;
+  if (ok && !stopping(r) &&
+      (only == LCTX_CONFORM_ONLY_NONE ? r->o.domain
+                                      : only == LCTX_CONFORM_ONLY_DOMAIN))
     lctx_domain_enumerate(domain_visit, r);
-  if (ok && !stopping(r))
+  if (ok && !stopping(r) &&
+      (only == LCTX_CONFORM_ONLY_NONE || only == LCTX_CONFORM_ONLY_RANDOM))
     run_random(r);
+  if (ok && only == LCTX_CONFORM_ONLY_DOMAIN &&
+      r->report->source_cases[1] == 0) {
+    fprintf(err, "lctx conform: --case domain:%zu: the domain has %zu cases\n",
+            r->o.only.index, r->domain_seen);
+    ok = false;
+  }
   if (ok)
     flush_batch(r);
   show_progress(r, true);
@@ -936,6 +1078,8 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->lock_fd = -1;
   r->err = err;
   r->o = *options;
+  if (r->o.only.kind != LCTX_CONFORM_ONLY_NONE)
+    r->o.shard_i = r->o.shard_n = 1; /* the one case, whatever the shard */
   r->out = out;
   r->report = report ? report : &r->own;
   memset(r->report, 0, sizeof *r->report);
@@ -943,4 +1087,38 @@ int lctx_conform_run(const lctx_conform_options *options,
   tear_down(r);
   free(r);
   return code;
+}
+
+bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
+                             char *why, size_t why_size) {
+  static const struct {
+    const char *prefix;
+    lctx_conform_only_kind kind;
+  } KINDS[] = {{"domain:", LCTX_CONFORM_ONLY_DOMAIN},
+               {"random:", LCTX_CONFORM_ONLY_RANDOM}};
+  for (size_t k = 0; k < 2; k++) {
+    size_t n = strlen(KINDS[k].prefix);
+    if (strncmp(text, KINDS[k].prefix, n) != 0)
+      continue;
+    const char *digits = text + n;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(digits, &end, 10);
+    if (!digits[0] || digits[0] < '0' || digits[0] > '9' || *end ||
+        errno == ERANGE || v > SIZE_MAX) {
+      snprintf(why, why_size, "'%s' is not %sINDEX (INDEX from 0)", text,
+               KINDS[k].prefix);
+      return false;
+    }
+    *only = (lctx_conform_only){KINDS[k].kind, NULL, (size_t)v};
+    return true;
+  }
+  size_t n = strlen(text);
+  if (n < 6 || strcmp(text + n - 5, ".case") != 0) {
+    snprintf(why, why_size,
+             "'%s' is not FILE.case, domain:INDEX or random:INDEX", text);
+    return false;
+  }
+  *only = (lctx_conform_only){LCTX_CONFORM_ONLY_FILE, text, 0};
+  return true;
 }

@@ -45,12 +45,35 @@ typedef enum lctx_conform_verdict {
 /// "crash", "timeout", "unsupported", "flaky".
 const char *lctx_conform_verdict_name(lctx_conform_verdict v);
 
+/// The one case `lctx conform --case` runs: a conformance case file, or
+/// the case at an index of the domain or of the random cases.
+typedef enum lctx_conform_only_kind {
+  LCTX_CONFORM_ONLY_NONE, ///< every case of every source (no --case)
+  LCTX_CONFORM_ONLY_FILE,
+  LCTX_CONFORM_ONLY_DOMAIN,
+  LCTX_CONFORM_ONLY_RANDOM,
+} lctx_conform_only_kind;
+
+/// `--case FILE.case`, `--case domain:INDEX` or `--case random:INDEX`.
+typedef struct lctx_conform_only {
+  lctx_conform_only_kind kind;
+  const char *path; ///< ONLY_FILE: the case file
+  size_t index;     ///< ONLY_DOMAIN, ONLY_RANDOM: the 0-based index
+} lctx_conform_only;
+
+/// Reads a `--case` value into `*only` (`path` points into `text`): a
+/// name ending in ".case", "domain:INDEX" or "random:INDEX" (INDEX digits
+/// only); false with the reason in `why` otherwise.
+bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
+                             char *why, size_t why_size);
+
 /// What to judge, and how (`lctx conform`'s options).
 typedef struct lctx_conform_options {
-  const char *impl_path;  ///< a C plugin; exactly one of this and `command`
-  const char *command;    ///< a program's command line (split, no shell)
-  const char *spec_path;  ///< the spec table
-  const char *cases_dir;  ///< the conformance cases (*.case)
+  const char *impl_path; ///< a C plugin; exactly one of this and `command`
+  const char *command;   ///< a program's command line (split, no shell)
+  const char *spec_path; ///< the spec table
+  /// The conformance cases: a folder of *.case files, or one case file.
+  const char *cases_dir;
   const char *xfail_path; ///< expected failures, 'ROW-ID reason' a line; NULL
   const char *report_dir; ///< where the reports go (created)
   bool exact;             ///< compare messages exactly, else classes only
@@ -74,6 +97,8 @@ typedef struct lctx_conform_options {
   /// SIGINT and SIGTERM end the run early, with the reports of what ran
   /// (otherwise they keep their disposition).
   bool handle_signals;
+  /// Only this case (--case), whatever the sources, shard and counts say.
+  lctx_conform_only only;
 } lctx_conform_options;
 
 /// Sets `lctx conform`'s defaults: the default spec and cases
@@ -88,10 +113,14 @@ typedef struct lctx_conform_row {
   char id[LCTX_SPEC_MAX_ID];
   size_t n[LCTX_CONFORM_VERDICT_COUNT];
   /// The first verdict other than pass, as the reports write it:
-  /// "SOURCE case N, operation K: ...", or "" when there was none.
+  /// "case FILE.case, operation K: ..." for a conformance case, "domain
+  /// case N, ..." or "random case N, ..." for the others; "" when none.
   char first[1024];
   /// The conformance case file `first` speaks of (SOURCE "cases"), or "".
   char first_case[256];
+  /// The command line that runs exactly the case of `first` again (its
+  /// file, or its domain or random index and seed), or "".
+  char rerun[1536];
   /// Verdicts other than pass written to results.jsonl in full, and those
   /// beyond `keep_failures` that were only counted.
   size_t kept, not_kept;

@@ -227,6 +227,11 @@ void lctx_conform_write_tap(const lctx_conform_doc *d, FILE *f) {
       yaml_quoted(f, s->first);
       fprintf(f, "\n");
     }
+    if (s->rerun[0]) {
+      fprintf(f, "  rerun: ");
+      yaml_quoted(f, s->rerun);
+      fprintf(f, "\n");
+    }
     fprintf(f, "  ...\n");
   }
 }
@@ -343,6 +348,8 @@ static json_t *json_rows(const lctx_conform_doc *d) {
     if (s->first_case[0])
       json_object_set_new(row, "first_case",
                           lctx_conform_json_text(s->first_case));
+    if (s->rerun[0])
+      json_object_set_new(row, "rerun", lctx_conform_json_text(s->rerun));
     json_object_set_new(row, "results_kept", json_count(s->kept));
     json_object_set_new(row, "results_not_kept", json_count(s->not_kept));
     json_array_append_new(rows, row);
@@ -383,6 +390,8 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
         json_string(lctx_conform_verdict_name(rep->first_failure_verdict)));
     json_object_set_new(ff, "seconds", json_real(rep->first_failure_seconds));
     json_object_set_new(ff, "first", lctx_conform_json_text(s->first));
+    if (s->rerun[0])
+      json_object_set_new(ff, "rerun", lctx_conform_json_text(s->rerun));
     json_object_set_new(j, "first_failure", ff);
   }
   if (d->peak_memory_mb >= 0)

@@ -1298,16 +1298,84 @@ static char *read_line(lctx_impl *impl, double deadline, size_t max, char *why,
   return line;
 }
 
+/* Whether the handshake's operations name one lctx does not know (said in
+ * `error`, with the names lctx knows). */
+static bool unknown_operation(json_t *j, lctx_buf *error) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(j, "operations"), i, v) {
+    lctx_op_kind kind;
+    if (json_is_string(v) &&
+        lctx_op_kind_from_name(lctx_str_from_cstr(json_string_value(v)), &kind))
+      continue;
+    lctx_buf_append_cstr(error, "handshake: unknown operation ");
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (text)
+      append_escaped(error, text, strlen(text));
+    free(text);
+    lctx_buf_append_cstr(error, " (lctx knows");
+    for (int k = 0; k < LCTX_OP_KIND_COUNT; k++) {
+      lctx_buf_append_cstr(error, k ? ", " : " ");
+      lctx_buf_append_cstr(error, lctx_op_kind_name((lctx_op_kind)k));
+    }
+    lctx_buf_append_cstr(error, ")");
+    return true;
+  }
+  return false;
+}
+
+/* Appends to `error` where the program's stderr went and its last lines
+ * (at most 5, at most 600 bytes). */
+static void append_log_tail(const lctx_impl *impl, lctx_buf *error) {
+  if (strcmp(impl->log_path, "/dev/null") == 0)
+    return;
+  lctx_buf_append_cstr(error, "; its stderr is in ");
+  append_escaped(error, impl->log_path, strlen(impl->log_path));
+  FILE *f = fopen(impl->log_path, "r");
+  if (!f)
+    return;
+  char tail[601];
+  size_t n = 0;
+  if (fseek(f, -600, SEEK_END) != 0)
+    rewind(f);
+  n = fread(tail, 1, 600, f);
+  fclose(f);
+  while (n > 0 && tail[n - 1] == '\n')
+    n--;
+  size_t start = n, lines = 0;
+  while (start > 0 && lines < 5)
+    lines += tail[--start] == '\n';
+  if (start < n && tail[start] == '\n')
+    start++;
+  if (start >= n)
+    return;
+  lctx_buf_append_cstr(error, ", which ends: ");
+  for (size_t i = start; i < n; i++) {
+    if (tail[i] == '\n')
+      lctx_buf_append_cstr(error, " | ");
+    else
+      append_escaped(error, tail + i, 1);
+  }
+}
+
 /* Reads the handshake answer `j` into impl->info; false with why. */
 static bool take_handshake(lctx_impl *impl, json_t *j, lctx_buf *error) {
   json_t *err = j ? json_object_get(j, "error") : NULL;
   if (!j || !json_is_object(j)) {
     lctx_buf_append_cstr(error, "handshake: the answer is not a JSON object");
-  } else if (json_integer_value(json_object_get(j, "protocol")) != 1) {
-    lctx_buf_append_cstr(error, "handshake: the program speaks protocol ");
-    lctx_buf_append_int(error,
-                        json_integer_value(json_object_get(j, "protocol")));
-    lctx_buf_append_cstr(error, ", lctx speaks protocol 1");
+  } else if (!json_is_integer(json_object_get(j, "protocol")) ||
+             json_integer_value(json_object_get(j, "protocol")) != 1) {
+    json_t *p = json_object_get(j, "protocol");
+    char *sent = p ? json_dumps(p, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    lctx_buf_append_cstr(error, "handshake: the program sent \"protocol\": ");
+    if (sent)
+      append_escaped(error, sent, strlen(sent));
+    else
+      lctx_buf_append_cstr(error, "(nothing)");
+    lctx_buf_append_cstr(error, "; lctx speaks protocol 1 (a number)");
+    free(sent);
+  } else if (unknown_operation(j, error)) {
+    /* said in error */
   } else if (json_is_string(err)) {
     lctx_buf_append_cstr(error, "the program refused: ");
     append_escaped(error, json_string_value(err), json_string_length(err));
@@ -1348,6 +1416,8 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
   if (!line) {
     lctx_buf_append_cstr(error, "handshake: ");
     lctx_buf_append_cstr(error, why);
+    if (code == PUMP_EOF)
+      append_log_tail(impl, error);
     return false;
   }
   json_error_t je;
