@@ -123,24 +123,7 @@ static int run_once(const lctx_findings *f, const char *input,
   lctx_sys_child child = {
       args, false, log, false, f->runner_reads_stdin ? input : NULL,
       env,  NULL,  true};
-  double start = lctx_sys_now();
-  pid_t pid = lctx_sys_spawn(&child);
-  if (pid < 0)
-    return -1;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      return status;
-    if (r < 0)
-      return -1;
-    if (lctx_sys_now() - start > 60) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return status;
-    }
-    lctx_sys_sleep(0.002);
-  }
+  return lctx_sys_run_child(&child, 60, false, NULL, NULL);
 }
 
 /* The kind of a sanitizer's SUMMARY line without its location:

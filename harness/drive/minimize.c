@@ -141,24 +141,9 @@ static size_t keep_rows(const char *target, const char *dir, const char *fresh,
 /* Runs `child` until it ends, `timeout` seconds at most, or an interrupt
  * (its process group is killed then). Returns the wait status, or -1. */
 static int run_child(const lctx_sys_child *child, double timeout) {
-  double start = lctx_sys_now();
-  pid_t pid = lctx_sys_spawn(child);
-  if (pid < 0)
-    return -1;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      return status;
-    if (r < 0)
-      return -1;
-    if (lctx_sys_now() - start > timeout || lctx_sys_interrupted()) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    lctx_sys_sleep(0.01);
-  }
+  bool stopped;
+  int status = lctx_sys_run_child(child, timeout, true, NULL, &stopped);
+  return stopped ? -1 : status;
 }
 
 /* The engine's pass from `dir` into the empty folder `fresh`, its output

@@ -264,16 +264,14 @@ size_t lctx_sys_signal_marked(const char *entry, int sig) {
   return count;
 }
 
-int lctx_sys_run_limited(char *const argv[], const char *log,
-                         const char *stdin_path, const char *env_name,
-                         const char *env_value, double timeout,
-                         double *seconds) {
+int lctx_sys_run_child(const lctx_sys_child *child, double timeout,
+                       bool stop_on_interrupt, double *seconds, bool *stopped) {
   double start = lctx_sys_now();
   if (seconds)
     *seconds = 0;
-  const char *env[] = {env_name, env_value, NULL};
-  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL, true};
-  pid_t pid = lctx_sys_spawn(&child);
+  if (stopped)
+    *stopped = false;
+  pid_t pid = lctx_sys_spawn(child);
   if (pid < 0)
     return -1;
   int status = 0;
@@ -285,9 +283,12 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
       status = -1;
       break;
     }
-    if (lctx_sys_now() - start > timeout) {
+    if (lctx_sys_now() - start > timeout ||
+        (stop_on_interrupt && lctx_sys_interrupted())) {
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
+      if (stopped)
+        *stopped = true;
       break;
     }
     lctx_sys_sleep(0.002);
@@ -295,6 +296,15 @@ int lctx_sys_run_limited(char *const argv[], const char *log,
   if (seconds)
     *seconds = lctx_sys_now() - start;
   return status;
+}
+
+int lctx_sys_run_limited(char *const argv[], const char *log,
+                         const char *stdin_path, const char *env_name,
+                         const char *env_value, double timeout,
+                         double *seconds) {
+  const char *env[] = {env_name, env_value, NULL};
+  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL, true};
+  return lctx_sys_run_child(&child, timeout, false, seconds, NULL);
 }
 
 int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,

@@ -111,6 +111,14 @@ pid_t lctx_sys_spawn(const lctx_sys_child *child);
 /// Returns how many were signalled.
 size_t lctx_sys_signal_marked(const char *entry, int sig);
 
+/// Runs `child` until it ends, or `timeout` seconds at most, or (with
+/// `stop_on_interrupt`) an interrupt: then its process group is killed and
+/// `*stopped` (may be NULL) is set. Returns the wait status (of the killed
+/// child too), or -1 when it could not be started or waited for; `*seconds`
+/// (may be NULL) receives how long it ran.
+int lctx_sys_run_child(const lctx_sys_child *child, double timeout,
+                       bool stop_on_interrupt, double *seconds, bool *stopped);
+
 /// Runs `argv` (argv[0] a path, not searched in PATH) in a process group of
 /// its own, with stdout and stderr truncated into `log`, stdin from
 /// `stdin_path` (NULL: /dev/null), and, when `env_name` is not NULL,
