@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -36,11 +37,37 @@ typedef struct replay_ctx {
   lctx_fuzz_result result;
   /* The checks' states, made on the first input and kept for the rest. */
   lctx_fuzzrun *run;
+  /* With a binary: how it runs and keys an input, and the scratch folder
+   * its runs write their output to. */
+  const char *binary, *engine;
+  lctx_findings *findings;
+  char scratch[4200];
 } replay_ctx;
+
+/* Runs the binary on one input, as a campaign keys its findings
+ * (findings.h). Returns true on a finding, described in r->result. */
+static bool check_with_binary(replay_ctx *r, const uint8_t *data, size_t size) {
+  lctx_findings_init(r->findings, r->target,
+                     r->engine ? r->engine : "libfuzzer", r->binary,
+                     r->scratch);
+  char *log = NULL;
+  memset(&r->result, 0, sizeof r->result);
+  r->result.failed = lctx_findings_key_of_bytes(
+      r->findings, data, size, r->result.key, sizeof r->result.key);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/logs/key-run.txt", r->scratch);
+  size_t n = 0;
+  if (r->result.failed && lctx_file_read(path, 1u << 26, &log, &n, NULL))
+    snprintf(r->result.report, sizeof r->result.report, "%s", log);
+  free(log);
+  return r->result.failed;
+}
 
 /* Runs the target's own check on one input: the one place lctx calls a fuzz
  * check in process. Returns true on a finding, described in r->result. */
 static bool check_input(replay_ctx *r, const uint8_t *data, size_t size) {
+  if (r->binary)
+    return check_with_binary(r, data, size);
   if (!r->run)
     r->run = lctx_fuzzrun_new();
   if (!r->run)
@@ -115,6 +142,39 @@ static int replay_operand(replay_ctx *r, const lctx_fuzz_target *given,
   return r->unusable ? LCTX_EXIT_USAGE : LCTX_EXIT_OK;
 }
 
+/* Prepares replaying with o->binary: checks it, makes the scratch folder.
+ * Returns an exit code: 0 to go on, 2 after a message. */
+static int use_binary(replay_ctx *r, const lctx_replay_options *o) {
+  lctx_escaped b;
+  if (o->engine && strcmp(o->engine, "libfuzzer") != 0 &&
+      strcmp(o->engine, "afl") != 0) {
+    fprintf(r->err, "lctx replay: --engine: '%s' is not libfuzzer or afl\n",
+            lctx_esc(&b, o->engine));
+    return LCTX_EXIT_USAGE;
+  }
+  if (!lctx_sys_is_file(o->binary) || access(o->binary, X_OK) != 0) {
+    fprintf(r->err, "lctx replay: --binary: %s is not an executable file\n",
+            lctx_esc(&b, o->binary));
+    return LCTX_EXIT_USAGE;
+  }
+  const char *tmp = getenv("TMPDIR");
+  snprintf(r->scratch, sizeof r->scratch, "%s/lctx-replay-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  char logs[4300];
+  r->findings = malloc(sizeof *r->findings);
+  if (!r->findings || !mkdtemp(r->scratch)) {
+    fprintf(r->err, "lctx replay: cannot make a scratch folder: %s\n",
+            strerror(errno ? errno : ENOMEM));
+    r->scratch[0] = '\0';
+    return LCTX_EXIT_USAGE;
+  }
+  snprintf(logs, sizeof logs, "%s/logs", r->scratch);
+  lctx_sys_mkdir_p(logs);
+  r->binary = o->binary;
+  r->engine = o->engine;
+  return LCTX_EXIT_OK;
+}
+
 int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   const lctx_fuzz_target *given = NULL;
   if (o->target) {
@@ -132,7 +192,7 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   r->out = out;
   r->err = err;
   r->verbose = o->verbose;
-  int code = LCTX_EXIT_OK;
+  int code = o->binary ? use_binary(r, o) : LCTX_EXIT_OK;
   for (size_t i = 0; i < o->input_count && code == LCTX_EXIT_OK; i++)
     code = replay_operand(r, given, o->inputs[i]);
   if (code == LCTX_EXIT_OK) {
@@ -140,6 +200,9 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
     code = r->failures ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
   }
   lctx_fuzzrun_free(r->run);
+  if (r->scratch[0])
+    lctx_sys_remove_tree(r->scratch);
+  free(r->findings);
   free(r);
   return code;
 }
