@@ -42,6 +42,52 @@ static void bad_at(const char *text, const char *message, const char *file,
   }
 }
 
+static void parse_ok(const char *text);
+
+/* `source` and `expect` may be left out: the file parses, without an
+ * expectation. */
+static void test_source_and_expect_optional(void **state) {
+  (void)state;
+  parse_ok("rule-file 1\nprimitive \"P\"\nrule \"r\" default\n  marker\n");
+  assert_false(g_file.has_expect);
+  assert_int_equal(g_file.source_count, 0);
+  parse_ok(HEAD);
+  assert_true(g_file.has_expect);
+}
+
+/* The .case spellings of actions: several on one line separated by
+ * commas, `compute_type="T"`, `compute_type = "T"`, `optional = B`; the
+ * older `compute_type "T"` is read and its position recorded. */
+static void test_case_spellings(void **state) {
+  (void)state;
+  parse_ok(HEAD "rule \"r\" default\n"
+                "  get_backend optional=true, lower_fun \"Q\" "
+                "compute_type=\"a\", marker\n"
+                "  guarded_get_backend optional = false\n"
+                "  lower_fun \"Q\" compute_type = \"b\"\n"
+                "subprimitive \"Q\"\n");
+  const lctx_rulefile_rule *r = &g_file.rules[0];
+  assert_int_equal(r->action_count, 5);
+  assert_int_equal(r->actions[0].kind, LCTX_ACTION_GET_BACKEND);
+  assert_true(r->actions[0].optional);
+  assert_int_equal(r->actions[1].kind, LCTX_ACTION_LOWER_FUN);
+  assert_true(lctx_str_equal_cstr(r->actions[1].compute_type, "a"));
+  assert_int_equal(r->actions[2].kind, LCTX_ACTION_EMIT_MARKER);
+  assert_int_equal(r->actions[3].kind, LCTX_ACTION_GUARDED_GET_BACKEND);
+  assert_false(r->actions[3].optional);
+  assert_true(lctx_str_equal_cstr(r->actions[4].compute_type, "b"));
+  assert_int_equal(g_file.old_spelling_line, 0);
+  parse_ok(HEAD "rule \"r\" default\n"
+                "  lower_fun \"Q\" compute_type \"c\"\n"
+                "subprimitive \"Q\"\n");
+  assert_true(
+      lctx_str_equal_cstr(g_file.rules[0].actions[0].compute_type, "c"));
+  assert_int_equal(g_file.old_spelling_line, 6);
+  assert_int_equal(g_file.old_spelling_col, 17);
+  BAD(HEAD "rule \"r\" default\n  marker, , marker\n",
+      "t.rule:6:11: an action is missing before ','");
+}
+
 static void parse_ok(const char *text) {
   char storage[1024];
   lctx_buf e;
@@ -66,10 +112,6 @@ static void test_header_errors(void **state) {
       "t.rule:2:1: duplicate 'rule-file' (first on line 1)");
   BAD("rule-file 1\nsource \"s\"\nexpect safe\n",
       "t.rule:4:1: missing 'primitive' line");
-  BAD("rule-file 1\nprimitive \"P\"\nexpect safe\n",
-      "t.rule:4:1: missing 'source' line");
-  BAD("rule-file 1\nprimitive \"P\"\nsource \"s\"\n",
-      "t.rule:4:1: missing 'expect' line");
   BAD(HEAD "expect unsafe\n", "t.rule:5:1: duplicate 'expect' (first at 4:1)");
   BAD("rule-file 1\nexpect maybe\n",
       "t.rule:2:8: expected 'safe' or 'unsafe', got 'maybe'");
@@ -314,6 +356,8 @@ static void test_lint_verdicts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_header_errors),
+      cmocka_unit_test(test_source_and_expect_optional),
+      cmocka_unit_test(test_case_spellings),
       cmocka_unit_test(test_lexical_errors),
       cmocka_unit_test(test_rule_errors),
       cmocka_unit_test(test_parse_good),

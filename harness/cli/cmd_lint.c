@@ -1,20 +1,25 @@
 /*
  * cmd_lint.c - `lctx lint` (see commands.h): prints the verdict of each rule
- * file (core/judge/lint.h) and compares it with the file's `expect` line.
+ * file (core/judge/lint.h) and compares it with the file's `expect` line
+ * (a file without one: the verdict alone); with --write-case DIR, the
+ * smallest failing point of an unsafe file as DIR/STEM.case with the
+ * reference's outcomes as its expect lines.
  */
 #include "commands.h"
 
 #include "dirlist.h"
 #include "escape.h"
 #include "exit.h"
+#include "case_text.h"
 #include "lint.h"
 #include "options.h"
+#include "runner.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define LINT_USAGE "lctx lint [--quiet] RULEFILE|DIR..."
+#define LINT_USAGE "lctx lint [--quiet] [--write-case DIR] RULEFILE|DIR..."
 
 /* One run of lint; on the heap (a rule file and a report are large). */
 typedef struct lint_run {
@@ -22,8 +27,53 @@ typedef struct lint_run {
   lctx_lint_report report;
   char message[16384];
   bool quiet;
+  const char *case_dir;
   size_t files;
+  /* --write-case: the case, the reference running it, its text. */
+  lctx_case c;
+  lctx_runner runner;
+  char text[LCTX_CASE_TEXT_MAX];
 } lint_run;
+
+/* --write-case: the smallest failing point of `run->file`, read from
+ * `path`, as CASE_DIR/STEM.case with the reference's outcomes as its
+ * expect lines. Prints where it went, or why it was not written. */
+static void write_case(lint_run *run, const char *path, FILE *out) {
+  lctx_buf e;
+  lctx_buf_init(&e, run->message, sizeof run->message);
+  lctx_escaped b;
+  if (!lctx_lint_counterexample_case(&run->file, &run->report, &run->c, &e)) {
+    fprintf(out, "  no .case written: %s\n", lctx_esc(&b, run->message));
+    return;
+  }
+  if (!lctx_case_validate(&run->c, &e)) {
+    fprintf(out, "  no .case written: the case is beyond the case format: %s\n",
+            lctx_esc(&b, run->message));
+    return;
+  }
+  lctx_runner_init(&run->runner, &run->c);
+  for (size_t i = 0; i < run->c.op_count; i++) {
+    lctx_runner_op(&run->runner, &run->c.ops[i], &run->c.expect[i], NULL);
+    run->c.has_expect[i] = true;
+  }
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t stem = strlen(base);
+  if (stem > 5 && strcmp(base + stem - 5, ".rule") == 0)
+    stem -= 5;
+  char file[4500];
+  snprintf(file, sizeof file, "%s/%.*s.case", run->case_dir, (int)stem, base);
+  lctx_buf t;
+  lctx_buf_init(&t, run->text, sizeof run->text);
+  lctx_case_print(&run->c, &t);
+  FILE *f = fopen(file, "w");
+  bool ok =
+      f && fprintf(f, "# The smallest failing point of %s (lctx lint)\n%s",
+                   path, run->text) > 0;
+  ok = f && fclose(f) == 0 && ok;
+  fprintf(out, ok ? "  written as %s\n" : "  cannot write %s\n",
+          lctx_esc(&b, file));
+}
 
 /* Prints the verdict of `run->file`, read from `path`, and how it came
  * about. */
@@ -33,13 +83,26 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
   lctx_buf e;
   lctx_buf_init(&e, run->message, sizeof run->message);
   lctx_escaped b;
-  fprintf(out,
-          "%s: %s %s (expected %s; %zu lowerings, %zu of %zu "
-          "configurations skipped)\n",
-          lctx_esc(&b, path), as_expected ? "ok" : "MISMATCH",
-          report->safe ? "safe" : "unsafe",
-          run->file.expect_safe ? "safe" : "unsafe", report->lowerings,
-          report->skipped, report->configurations);
+  if (run->file.has_expect)
+    fprintf(out,
+            "%s: %s %s (expected %s; %zu lowerings, %zu of %zu "
+            "configurations skipped)\n",
+            lctx_esc(&b, path), as_expected ? "ok" : "MISMATCH",
+            report->safe ? "safe" : "unsafe",
+            run->file.expect_safe ? "safe" : "unsafe", report->lowerings,
+            report->skipped, report->configurations);
+  else
+    fprintf(out,
+            "%s: %s (no expect line; %zu lowerings, %zu of %zu "
+            "configurations skipped)\n",
+            lctx_esc(&b, path), report->safe ? "SAFE" : "UNSAFE",
+            report->lowerings, report->skipped, report->configurations);
+  if (run->file.old_spelling_line)
+    fprintf(out,
+            "%s:%d:%d: note: compute_type \"T\" is the older spelling; "
+            "write compute_type=\"T\" as .case files do\n",
+            lctx_esc(&b, path), run->file.old_spelling_line,
+            run->file.old_spelling_col);
   if (report->skipped) {
     lctx_outcome_format(&report->skip_reason, &e);
     fprintf(out,
@@ -52,6 +115,8 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
     lctx_lint_format_counterexample(report, "  ", &e);
     fprintf(out, "  smallest failing point:\n");
     lctx_escape_lines(out, "", run->message);
+    if (run->case_dir)
+      write_case(run, path, out);
   }
 }
 
@@ -70,7 +135,10 @@ static int lint_one(lint_run *run, const char *path, FILE *out, FILE *err) {
             lctx_esc(&b2, run->message));
     return LCTX_EXIT_USAGE;
   }
-  bool as_expected = run->report.safe == run->file.expect_safe;
+  /* Without an expect line the verdict is the result: unsafe fails. */
+  bool as_expected = run->file.has_expect
+                         ? run->report.safe == run->file.expect_safe
+                         : run->report.safe;
   if (!run->quiet || !as_expected)
     print_verdict(run, path, as_expected, out);
   return as_expected ? LCTX_EXIT_OK : LCTX_EXIT_VIOLATIONS;
@@ -113,6 +181,10 @@ int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_flag(
           "quiet", &run->quiet,
           "print only the files whose verdict differs from their expect line"),
+      lctx_options_string("write-case", &run->case_dir, "DIR",
+                          "write each unsafe file's smallest failing point "
+                          "as\nDIR/STEM.case, with the reference's outcomes "
+                          "(default: not written)"),
   };
   const lctx_option_spec spec =
       LCTX_OPTIONS_SPEC("lint", "usage: " LINT_USAGE "\n", options, true);
@@ -127,15 +199,25 @@ int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
     return worst;
   }
   worst = LCTX_EXIT_OK;
+  struct stat st;
+  if (run->case_dir &&
+      (stat(run->case_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    lctx_escaped b;
+    fprintf(err, "lctx lint: --write-case: %s is not a directory\n",
+            lctx_esc(&b, run->case_dir));
+    free(run);
+    return LCTX_EXIT_USAGE;
+  }
   for (int i = first; i < argc; i++) {
     int rc = lint_path(run, argv[i], out, err);
     worst = rc > worst ? rc : worst;
   }
   fprintf(out, "lctx lint: %zu file%s, %s\n", run->files,
           run->files == 1 ? "" : "s",
-          worst == LCTX_EXIT_OK           ? "every verdict as expected"
-          : worst == LCTX_EXIT_VIOLATIONS ? "VERDICTS DIFFER FROM EXPECT"
-                                          : "BAD INPUT");
+          worst == LCTX_EXIT_OK ? "every verdict as expected"
+          : worst == LCTX_EXIT_VIOLATIONS
+              ? "VERDICTS DIFFER FROM EXPECT (or unsafe, without one)"
+              : "BAD INPUT");
   free(run);
   return worst;
 }

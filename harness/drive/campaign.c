@@ -100,6 +100,8 @@ typedef struct campaign {
    * its files before and after. */
   int corpus_minimized;
   size_t corpus_before, corpus_after;
+  /* Seconds the engines ran, and minimizing (findings and corpus) took. */
+  double fuzz_seconds, minimize_seconds;
 } campaign;
 
 void lctx_campaign_options_init(lctx_campaign_options *o) {
@@ -262,6 +264,18 @@ static size_t rows_hit(const rows_tracker *rows) {
   for (size_t i = 0; i < rows->spec.row_count; i++)
     n += rows->oracle.hits[i] > 0;
   return n;
+}
+
+/* Prints ", missing: ROW ROW ..." naming the rows the corpus has not hit
+ * (nothing when it hit every one). */
+static void print_rows_missing(const rows_tracker *rows, FILE *w) {
+  const char *sep = ", missing:";
+  for (size_t i = 0; i < rows->spec.row_count; i++) {
+    if (rows->oracle.hits[i] == 0) {
+      fprintf(w, "%s %s", sep, rows->spec.rows[i].id);
+      sep = "";
+    }
+  }
 }
 
 /* Judges the seeds (the corpus starts from these) when inputs are cases. */
@@ -525,12 +539,15 @@ static void libfuzzer_stats(campaign *c) {
     if (p[2] >= '0' && p[2] <= '9' && n > c->stats.execs)
       c->stats.execs = n;
   }
+  /* `exec/s: N` in a job's status line, `exec/s N` in -fork's. */
   const char *last = NULL;
-  for (const char *p = tail; (p = strstr(p, "exec/s: ")) != NULL; p++)
+  for (const char *p = tail; (p = strstr(p, "exec/s")) != NULL; p++)
     last = p;
   if (!last)
     return;
-  c->stats.execs_per_sec = strtod(last + 8, NULL);
+  const char *num = last + 6;
+  num += *num == ':';
+  c->stats.execs_per_sec = strtod(num, NULL);
   const char *line = last;
   while (line > tail && line[-1] != '\n')
     line--;
@@ -601,6 +618,10 @@ static void scan(campaign *c) {
 }
 
 static void live_line(const campaign *c, double elapsed, bool tty) {
+  /* An engine whose status gives no rate: its inputs over the time. */
+  double rate = c->stats.execs_per_sec;
+  if (rate <= 0 && c->execs > 0 && elapsed >= 1)
+    rate = (double)c->execs / elapsed;
   char rows[64] = "n/a";
   if (c->rows.enabled)
     snprintf(rows, sizeof rows, "%zu/%zu", rows_hit(&c->rows),
@@ -608,8 +629,8 @@ static void live_line(const campaign *c, double elapsed, bool tty) {
   fprintf(c->out,
           "%s[%5.0fs] exec/s %9.0f  corpus %6lu  findings %zu (%zu "
           "unique)  spec rows hit %s%s",
-          tty ? "\r" : "", elapsed, c->stats.execs_per_sec, c->stats.corpus,
-          c->findings.total, c->findings.fresh, rows, tty ? "\033[K" : "\n");
+          tty ? "\r" : "", elapsed, rate, c->stats.corpus, c->findings.total,
+          c->findings.fresh, rows, tty ? "\033[K" : "\n");
   fflush(c->out);
 }
 
@@ -676,6 +697,11 @@ static void watch(campaign *c, double start) {
     fclose(progress);
   if (tty)
     fputc('\n', c->out);
+  if (c->rows.enabled && rows_hit(&c->rows) < c->rows.spec.row_count) {
+    fputs("  spec rows not hit", c->out);
+    print_rows_missing(&c->rows, c->out);
+    fputc('\n', c->out);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -748,9 +774,20 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
           "all\n",
           c->o->target, c->o->engine, c->interrupted ? "stopped" : "finished",
           seconds, c->execs, f->total, f->fresh, unique);
-  if (c->rows.enabled)
-    fprintf(w, "  spec rows hit by the corpus: %zu of %zu\n",
-            rows_hit(&c->rows), c->rows.spec.row_count);
+  fprintf(w,
+          "  time: %.0f s fuzzing (--time %.0f%s), %.0f s minimizing "
+          "(findings and corpus)\n",
+          c->fuzz_seconds, c->o->seconds,
+          c->fuzz_seconds > c->o->seconds + 1
+              ? "; the rest is the engine's own start-up and stop"
+              : "",
+          c->minimize_seconds);
+  if (c->rows.enabled) {
+    fprintf(w, "  spec rows hit by the corpus: %zu of %zu", rows_hit(&c->rows),
+            c->rows.spec.row_count);
+    print_rows_missing(&c->rows, w);
+    fputc('\n', w);
+  }
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           c->afl ? c->afl_dir : c->corpus_dir, f->dir, c->logs);
   if (c->corpus_minimized == 0)
@@ -904,6 +941,8 @@ static int run(campaign *c) {
   double start = lctx_sys_now();
   budget -= start - first;
   bool started = lctx_sys_interrupted() || fuzz(c, start);
+  double fuzzed = lctx_sys_now();
+  c->fuzz_seconds = fuzzed - start;
   lctx_sys_remove_tree(c->tmp_dir);
   c->interrupted = lctx_sys_interrupted();
   if (started)
@@ -913,6 +952,7 @@ static int run(campaign *c) {
     minimize_corpus(c);
   else
     c->corpus_minimized = -1;
+  c->minimize_seconds = (start - first) + (lctx_sys_now() - fuzzed);
   lctx_sys_release_interrupts(&saved);
   return started ? summarize(c, start) : LCTX_EXIT_USAGE;
 }

@@ -396,7 +396,8 @@ static void count_verdict(run *r, size_t b, size_t i, size_t row,
   rep->rows[row].n[v]++;
   if (!rep->failed_once && v != LCTX_CONFORM_PASS && v != LCTX_CONFORM_XFAIL) {
     rep->failed_once = true;
-    rep->first_failure_seconds = lctx_sys_now() - r->begin;
+    /* From the start of the cases, as the run's own time is. */
+    rep->first_failure_seconds = lctx_sys_now() - r->start;
     rep->first_failure_row = row;
     rep->first_failure_verdict = v;
   }
@@ -724,7 +725,7 @@ static void print_table(const run *r) {
             r->o.first_failure ? "; stopped there (--first-failure)" : "");
 }
 
-static void print_summary(const run *r, bool ok, bool failed) {
+static void print_summary(const run *r, bool ok, bool reports, bool failed) {
   const lctx_conform_report *rep = r->report;
   lctx_escaped dir;
   const size_t *t = rep->totals;
@@ -743,8 +744,7 @@ static void print_summary(const run *r, bool ok, bool failed) {
           "restarts, %zu recycled for memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n"
-          "reports: %s/report.tap, report.junit.xml, report.json, "
-          "results.jsonl%s\n"
+          "%s%s%s%s\n"
           "result: %s\n",
           rep->cases_run, rep->source_cases[0], rep->source_cases[1],
           rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
@@ -753,7 +753,12 @@ static void print_summary(const run *r, bool ok, bool failed) {
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
           t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "",
-          lctx_esc(&dir, r->o.report_dir), not_kept,
+          reports ? "reports: "
+                  : "reports: none (the run stopped on bad input)",
+          reports ? lctx_esc(&dir, r->o.report_dir) : "",
+          reports ? "/report.tap, report.junit.xml, report.json, results.jsonl"
+                  : "",
+          not_kept,
           !ok                   ? "ERROR (bad input or a report not written, "
                                   "see above)"
           : rep->interrupted    ? "INTERRUPTED (reports hold what ran)"
@@ -1055,9 +1060,10 @@ static int judge_all(run *r, FILE *err) {
   if (r->stream && fclose(r->stream) != 0)
     write_failed(r, r->stream_path, errno);
   r->stream = NULL;
-  write_reports(r);
+  if (ok) /* a run stopped on bad input has no report to give */
+    write_reports(r);
   bool failed = lctx_conform_run_failed(rep);
-  print_summary(r, ok && !rep->write_failed, failed);
+  print_summary(r, ok && !rep->write_failed, ok, failed);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;
   return failed || rep->interrupted || rep->nothing_judged

@@ -228,17 +228,24 @@ static void write_reproduce(const lctx_findings *f, const char *dir) {
   FILE *w = fopen(file, "w");
   if (!w)
     return;
+  bool afl = strcmp(f->engine, "afl") == 0;
   fprintf(w,
           "# Reproduce with the build that found it:\n"
           "%s%s %s/minimized\n"
-          "# with the replay driver (no engine, ASan+UBSan):\n"
-          "%s/build/test/fuzzers/%s_replay %s/minimized\n"
-          "# or with lctx (the same check, in-process):\n"
+          "# or with lctx, running that build and keying as the campaign "
+          "did:\n"
+          "lctx replay --target %s --binary %s%s %s/minimized\n"
+          "# lctx's own check of this source tree, in process (a finding "
+          "of\n# another build, such as a mutant, passes here):\n"
           "lctx replay --target %s %s/minimized\n"
+          "# the replay driver of this source tree (no engine, "
+          "ASan+UBSan):\n"
+          "%s/build/test/fuzzers/%s_replay %s/minimized\n"
           "# and keep it as a regression:\n"
           "lctx promote %s\n",
-          f->key_runner, f->runner_reads_stdin ? " <" : "", dir,
-          LCTX_SOURCE_DIR, name, dir, name, dir, dir);
+          f->key_runner, f->runner_reads_stdin ? " <" : "", dir, name,
+          f->binary, afl ? " --engine afl" : "", dir, name, dir,
+          LCTX_SOURCE_DIR, name, dir, dir);
   fclose(w);
 }
 

@@ -11,11 +11,14 @@
 #include "file.h"
 #include "findings.h"
 #include "fuzzrun.h"
+#include "runner.h"
 #include "sys.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef LCTX_SOURCE_DIR
 #define LCTX_SOURCE_DIR "."
@@ -34,11 +37,37 @@ typedef struct replay_ctx {
   lctx_fuzz_result result;
   /* The checks' states, made on the first input and kept for the rest. */
   lctx_fuzzrun *run;
+  /* With a binary: how it runs and keys an input, and the scratch folder
+   * its runs write their output to. */
+  const char *binary, *engine;
+  lctx_findings *findings;
+  char scratch[4200];
 } replay_ctx;
+
+/* Runs the binary on one input, as a campaign keys its findings
+ * (findings.h). Returns true on a finding, described in r->result. */
+static bool check_with_binary(replay_ctx *r, const uint8_t *data, size_t size) {
+  lctx_findings_init(r->findings, r->target,
+                     r->engine ? r->engine : "libfuzzer", r->binary,
+                     r->scratch);
+  char *log = NULL;
+  memset(&r->result, 0, sizeof r->result);
+  r->result.failed = lctx_findings_key_of_bytes(
+      r->findings, data, size, r->result.key, sizeof r->result.key);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/logs/key-run.txt", r->scratch);
+  size_t n = 0;
+  if (r->result.failed && lctx_file_read(path, 1u << 26, &log, &n, NULL))
+    snprintf(r->result.report, sizeof r->result.report, "%s", log);
+  free(log);
+  return r->result.failed;
+}
 
 /* Runs the target's own check on one input: the one place lctx calls a fuzz
  * check in process. Returns true on a finding, described in r->result. */
 static bool check_input(replay_ctx *r, const uint8_t *data, size_t size) {
+  if (r->binary)
+    return check_with_binary(r, data, size);
   if (!r->run)
     r->run = lctx_fuzzrun_new();
   if (!r->run)
@@ -113,6 +142,39 @@ static int replay_operand(replay_ctx *r, const lctx_fuzz_target *given,
   return r->unusable ? LCTX_EXIT_USAGE : LCTX_EXIT_OK;
 }
 
+/* Prepares replaying with o->binary: checks it, makes the scratch folder.
+ * Returns an exit code: 0 to go on, 2 after a message. */
+static int use_binary(replay_ctx *r, const lctx_replay_options *o) {
+  lctx_escaped b;
+  if (o->engine && strcmp(o->engine, "libfuzzer") != 0 &&
+      strcmp(o->engine, "afl") != 0) {
+    fprintf(r->err, "lctx replay: --engine: '%s' is not libfuzzer or afl\n",
+            lctx_esc(&b, o->engine));
+    return LCTX_EXIT_USAGE;
+  }
+  if (!lctx_sys_is_file(o->binary) || access(o->binary, X_OK) != 0) {
+    fprintf(r->err, "lctx replay: --binary: %s is not an executable file\n",
+            lctx_esc(&b, o->binary));
+    return LCTX_EXIT_USAGE;
+  }
+  const char *tmp = getenv("TMPDIR");
+  snprintf(r->scratch, sizeof r->scratch, "%s/lctx-replay-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  char logs[4300];
+  r->findings = malloc(sizeof *r->findings);
+  if (!r->findings || !mkdtemp(r->scratch)) {
+    fprintf(r->err, "lctx replay: cannot make a scratch folder: %s\n",
+            strerror(errno ? errno : ENOMEM));
+    r->scratch[0] = '\0';
+    return LCTX_EXIT_USAGE;
+  }
+  snprintf(logs, sizeof logs, "%s/logs", r->scratch);
+  lctx_sys_mkdir_p(logs);
+  r->binary = o->binary;
+  r->engine = o->engine;
+  return LCTX_EXIT_OK;
+}
+
 int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   const lctx_fuzz_target *given = NULL;
   if (o->target) {
@@ -130,7 +192,7 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   r->out = out;
   r->err = err;
   r->verbose = o->verbose;
-  int code = LCTX_EXIT_OK;
+  int code = o->binary ? use_binary(r, o) : LCTX_EXIT_OK;
   for (size_t i = 0; i < o->input_count && code == LCTX_EXIT_OK; i++)
     code = replay_operand(r, given, o->inputs[i]);
   if (code == LCTX_EXIT_OK) {
@@ -138,6 +200,9 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
     code = r->failures ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
   }
   lctx_fuzzrun_free(r->run);
+  if (r->scratch[0])
+    lctx_sys_remove_tree(r->scratch);
+  free(r->findings);
   free(r);
   return code;
 }
@@ -167,14 +232,33 @@ static bool read_finding(const char *finding, char *input, size_t cap,
   return false;
 }
 
-/* The regression's file stem: --name, the key when it fails, else the
- * input's hash; no '/'. */
+/* The key a findings/KEY directory recorded (its key.txt), into `key`;
+ * empty when there is none. */
+static void recorded_key(const char *finding, char *key, size_t cap) {
+  key[0] = '\0';
+  char file[4300], *data = NULL;
+  size_t n = 0;
+  snprintf(file, sizeof file, "%s/key.txt", finding);
+  if (!lctx_sys_is_dir(finding) ||
+      !lctx_file_read(file, cap - 1, &data, &n, NULL))
+    return;
+  while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+    n--;
+  snprintf(key, cap, "%.*s", (int)n, data);
+  free(data);
+}
+
+/* The regression's file stem: --name, the key when it fails, else the key
+ * the finding recorded, else the input's hash; no '/'. */
 static void stem_of(const replay_ctx *r, const char *name, bool failing,
-                    const char *data, size_t size, char *stem, size_t cap) {
+                    const char *recorded, const char *data, size_t size,
+                    char *stem, size_t cap) {
   if (name)
     snprintf(stem, cap, "%s", name);
   else if (failing)
     lctx_findings_dirname(r->result.key, stem, cap);
+  else if (recorded[0])
+    lctx_findings_dirname(recorded, stem, cap);
   else
     snprintf(stem, cap, "input-%016llx",
              (unsigned long long)lctx_seen_hash(data, size));
@@ -184,14 +268,31 @@ static void stem_of(const replay_ctx *r, const char *name, bool failing,
   }
 }
 
-/* fuzz_model: the readable twin DIR/text/STEM.case, with the key. */
+/* Sets every operation's expectation of `c` to the reference's outcome
+ * today. */
+static void expect_today(lctx_case *c) {
+  lctx_runner *runner = malloc(sizeof *runner);
+  if (!runner)
+    return;
+  lctx_runner_init(runner, c);
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_runner_op(runner, &c->ops[i], &c->expect[i], NULL);
+    c->has_expect[i] = true;
+  }
+  free(runner);
+}
+
+/* fuzz_model: the readable twin DIR/text/STEM.case, with the key (today's,
+ * else the one the finding recorded) and the reference's outcomes today as
+ * its expect lines. */
 static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
                        const char *input, const char *data, size_t size,
-                       bool failing) {
+                       bool failing, const char *recorded) {
   lctx_case *c = malloc(sizeof *c);
   char *text = malloc(LCTX_CASE_TEXT_MAX);
   if (c && text) {
     lctx_case_decode((const uint8_t *)data, size, c);
+    expect_today(c);
     lctx_buf b;
     lctx_buf_init(&b, text, LCTX_CASE_TEXT_MAX);
     lctx_case_print(c, &b);
@@ -201,8 +302,13 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
     snprintf(path, sizeof path, "%s/%s.case", text_dir, stem);
     FILE *f = fopen(path, "w");
     if (f) {
-      fprintf(f, "# Regression of fuzz_model: %s\n# key: %s\n%s", input,
-              failing ? r->result.key : "(passes now)", text);
+      const char *key = failing       ? r->result.key
+                        : recorded[0] ? recorded
+                                      : "(none recorded)";
+      fprintf(f,
+              "# Regression of fuzz_model: %s\n# key: %s\n# %s; the expect "
+              "lines are the reference's outcomes when promoted\n%s",
+              input, key, failing ? "it fails today" : "it passes today", text);
       fclose(f);
       lctx_escaped shown;
       fprintf(r->out, "readable twin: %s\n", lctx_esc(&shown, path));
@@ -212,15 +318,45 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
   free(text);
 }
 
+/* Whether `root` is the source tree's corpus/regressions, which make test
+ * replays. */
+static bool is_source_regressions(const char *root) {
+  struct stat a, b;
+  return stat(root, &a) == 0 &&
+         stat(LCTX_SOURCE_DIR "/corpus/regressions", &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Says what is true of the promoted input where it was written: whether it
+ * fails today and what replays it. */
+static void print_what_replays(const replay_ctx *r, const char *root,
+                               const char *path, bool failing) {
+  lctx_escaped b1, b2;
+  fprintf(r->out, "%s\n", failing ? "it fails today" : "it passes today");
+  fprintf(r->out, "replay it with: lctx replay --target %s %s\n",
+          r->target->name, lctx_esc(&b1, path));
+  if (is_source_regressions(root))
+    fprintf(r->out, "%s\n",
+            failing ? "make test replays it: it will fail until the bug is "
+                      "fixed"
+                    : "make test replays it and keeps it passing");
+  else
+    fprintf(r->out,
+            "make test does not replay %s (it replays the source tree's "
+            "corpus/regressions)\n",
+            lctx_esc(&b2, root));
+}
+
 /* Writes the regression input (and twin). Returns an exit code. */
 static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
                 const char *input, const char *data, size_t size) {
   bool failing = check_input(r, (const uint8_t *)data, size);
   const char *name = r->target->name;
-  char stem[600], dir[4200], path[4900];
-  stem_of(r, o->name, failing, data, size, stem, sizeof stem);
-  snprintf(dir, sizeof dir, "%s/%s",
-           o->to ? o->to : LCTX_SOURCE_DIR "/corpus/regressions", name);
+  char stem[600], dir[4200], path[4900], recorded[512];
+  recorded_key(o->finding, recorded, sizeof recorded);
+  stem_of(r, o->name, failing, recorded, data, size, stem, sizeof stem);
+  const char *root = o->to ? o->to : LCTX_SOURCE_DIR "/corpus/regressions";
+  snprintf(dir, sizeof dir, "%s/%s", root, name);
   lctx_escaped b1, b2;
   if (!lctx_sys_mkdir_p(dir)) {
     fprintf(r->err, "lctx promote: %s: cannot create: %s\n", lctx_esc(&b1, dir),
@@ -239,11 +375,8 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
   fprintf(r->out, "promoted %s -> %s\n", lctx_esc(&b1, input),
           lctx_esc(&b2, path));
   if (strcmp(name, "fuzz_model") == 0)
-    write_twin(r, dir, stem, input, data, size, failing);
-  fprintf(r->out, "%s\n",
-          failing ? "it fails today: make test will fail until "
-                    "the bug is fixed"
-                  : "it passes today: make test keeps it so");
+    write_twin(r, dir, stem, input, data, size, failing, recorded);
+  print_what_replays(r, root, path, failing);
   return LCTX_EXIT_OK;
 }
 

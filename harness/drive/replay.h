@@ -25,12 +25,19 @@ typedef struct lctx_replay_options {
   /// Files and folders (a folder: its regular files but README.md).
   char *const *inputs;
   size_t input_count;
+  /// A fuzz build to run each input with, in a child process, instead of
+  /// lctx's own check in process (NULL): the binary a campaign ran
+  /// (`lctx fuzz --binary`), keyed as the campaign keys its findings.
+  const char *binary;
+  /// The engine `binary` was built for, "libfuzzer" (NULL) or "afl".
+  const char *engine;
 } lctx_replay_options;
 
 /// Replays every input and prints `FINDING PATH` with key and report for
 /// each that fails, then `replay: N inputs, M findings`. Returns 0 when none
 /// fails, 1 when some do, 2 when a target is unknown or cannot be told, an
-/// input is missing, or the target cannot run here (no implementation).
+/// input is missing, the binary is not an executable file, or the target
+/// cannot run here (no implementation).
 int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err);
 
 /// What lctx_replay_promote keeps.

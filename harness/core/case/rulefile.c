@@ -256,6 +256,74 @@ static bool parse_optional(parser *p, size_t i, bool *optional) {
   return no_more(p, i + 1);
 }
 
+/* Reads the .case spellings of one action's arguments (tokens [0, n)) as
+ * this format's, in place: `compute_type="T"` and `compute_type = "T"` as
+ * `compute_type "T"`, whose older spelling is recorded in the file for a
+ * note; `optional = B` as `optional=B`. Returns the new token count. */
+static size_t read_case_spellings(parser *p, size_t n) {
+  token *t = p->tokens;
+  size_t out = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool eq_next = i + 1 < n && word_is(&t[i + 1], "=");
+    if (word_is(&t[i], "compute_type=") ||
+        (word_is(&t[i], "compute_type") && eq_next)) {
+      t[out] = t[i];
+      t[out++].text = lctx_str_from_cstr("compute_type");
+      i += eq_next;
+      continue;
+    }
+    if (word_is(&t[i], "compute_type") && !p->file->old_spelling_line) {
+      p->file->old_spelling_line = p->line;
+      p->file->old_spelling_col = t[i].col;
+    }
+    if (word_is(&t[i], "optional") && eq_next && i + 2 < n &&
+        (word_is(&t[i + 2], "true") || word_is(&t[i + 2], "false"))) {
+      t[out] = t[i];
+      t[out++].text = lctx_str_from_cstr(
+          word_is(&t[i + 2], "true") ? "optional=true" : "optional=false");
+      i += 2;
+      continue;
+    }
+    t[out++] = t[i];
+  }
+  return out;
+}
+
+static bool parse_action(parser *p, const char *line);
+
+/* Parses an indented line: one action, or several separated by commas as
+ * in a .case file's rule line (`get_backend optional=false, marker`). */
+static bool parse_actions(parser *p, const char *line) {
+  token all[MAX_TOKENS];
+  size_t count = 0;
+  for (size_t i = 0; i < p->token_count; i++) {
+    token t = p->tokens[i];
+    bool comma = !t.is_string && t.text.length > 0 &&
+                 t.text.data[t.text.length - 1] == ',';
+    if (comma)
+      t.text.length--;
+    if (t.is_string || t.text.length > 0)
+      all[count++] = t;
+    if (comma && count < MAX_TOKENS) {
+      all[count] = (token){t.col, false, lctx_str_from_cstr(",")};
+      count++;
+    }
+  }
+  for (size_t at = 0; at < count;) {
+    size_t n = 0;
+    while (at + n < count && !word_is(&all[at + n], ","))
+      n++;
+    if (n == 0)
+      return fail(p, p->line, all[at].col, "an action is missing before ','");
+    memcpy(p->tokens, all + at, n * sizeof all[0]);
+    p->token_count = read_case_spellings(p, n);
+    if (!parse_action(p, line))
+      return false;
+    at += n + 1;
+  }
+  return true;
+}
+
 static bool parse_action(parser *p, const char *line) {
   lctx_rulefile *f = p->file;
   const token *t = &p->tokens[0];
@@ -509,7 +577,7 @@ static bool parse_lines(parser *p, const char *text, size_t length,
     if (p->token_count > 0) {
       bool indented = p->tokens[0].col > 1;
       if (indented && p->version_line) {
-        if (!parse_action(p, line))
+        if (!parse_actions(p, line))
           return false;
       } else if (!parse_directive(p, line)) {
         return false;
@@ -523,10 +591,7 @@ static bool parse_lines(parser *p, const char *text, size_t length,
                 LCTX_RULEFILE_VERSION);
   if (!p->primitive_line)
     return fail(p, p->line, 1, "missing 'primitive' line");
-  if (file->source_count == 0)
-    return fail(p, p->line, 1, "missing 'source' line");
-  if (!p->expect_line)
-    return fail(p, p->line, 1, "missing 'expect' line");
+  file->has_expect = p->expect_line != 0;
   for (size_t i = 0; i < p->pending_count; i++) {
     int id = find_primitive(file, p->pending[i].name);
     if (id < 0) {

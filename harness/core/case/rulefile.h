@@ -12,8 +12,10 @@
  *
  *   rule-file 1                       first line: the format version
  *   primitive "NAME"                  the primitive lint lowers (once)
- *   source "FILE:A-B @COMMIT"         the JAX source modelled (once or more)
- *   expect safe|unsafe                what lint must conclude (once)
+ *   source "FILE:A-B @COMMIT"         the JAX source modelled (up to 4;
+ *                                     optional)
+ *   expect safe|unsafe                what lint must conclude (at most once;
+ *                                     without it lint reports its verdict)
  *   rule "RULE" default platform "P"  a rule object and its registrations:
  *                                     `default` (platform=None) and/or one
  *                                     `platform "P"` per platform, in order
@@ -24,7 +26,10 @@
  * Actions: `get_backend [optional=true|false]` (default false),
  * `guarded_get_backend [optional=true|false]`, `try_fallback_get_backend`,
  * `raise_if_multi "MESSAGE"`, `read_client_platform`,
- * `lower_fun "Q" [compute_type "T"]`, `marker`.
+ * `lower_fun "Q" [compute_type="T"]`, `marker`. An indented line may hold
+ * several actions separated by commas, as a `.case` rule line does, and the
+ * `.case` spellings are read (`compute_type = "T"`, `optional = B`); the
+ * older `compute_type "T"` is still read and recorded for a note.
  */
 #ifndef LCTX_HARNESS_RULEFILE_H
 #define LCTX_HARNESS_RULEFILE_H
@@ -72,8 +77,12 @@ typedef struct lctx_rulefile {
   lctx_str primitives[LCTX_LOWERING_MAX_PRIMITIVES];
   size_t source_count;
   lctx_str sources[LCTX_RULEFILE_MAX_SOURCES];
-  /// The `expect` line: true for `safe`.
+  /// Whether the file has an `expect` line, and its value: true for `safe`.
+  bool has_expect;
   bool expect_safe;
+  /// The first `compute_type "T"` (the older spelling of
+  /// `compute_type="T"`): line and column, 0 when none.
+  int old_spelling_line, old_spelling_col;
   /// The rules, in file order (which is also the registration order).
   size_t rule_count;
   lctx_rulefile_rule rules[LCTX_LOWERING_MAX_RULES];

@@ -270,3 +270,104 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
     lctx_buf_append_char(out, '\n');
   }
 }
+
+/* Copies `s` into a case name field of LCTX_MAX_NAME bytes; false when it
+ * does not fit. */
+static bool copy_name(char *dst, lctx_str s) {
+  if (s.length > LCTX_MAX_NAME)
+    return false;
+  memcpy(dst, s.data, s.length);
+  dst[s.length] = '\0';
+  return true;
+}
+
+/* The case rule of a file's rule: its name and body. */
+static bool case_rule(const lctx_rulefile *file, const lctx_rulefile_rule *r,
+                      lctx_case_rule *out, lctx_buf *why) {
+  if (!copy_name(out->name, r->name) ||
+      r->action_count > LCTX_CASE_MAX_ACTIONS) {
+    lctx_buf_append_cstr(why, "a rule's name or body is beyond what a case "
+                              "holds (names of 63 bytes, 4 actions)");
+    return false;
+  }
+  out->action_count = r->action_count;
+  for (size_t k = 0; k < r->action_count; k++) {
+    const lctx_lowering_action *a = &r->actions[k];
+    lctx_case_action *ca = &out->actions[k];
+    ca->kind = a->kind;
+    ca->optional = a->optional;
+    bool ok = true;
+    if (a->kind == LCTX_ACTION_RAISE_IF_MULTI)
+      ok = copy_name(ca->text, a->message);
+    if (a->kind == LCTX_ACTION_LOWER_FUN) {
+      ok = copy_name(ca->text, file->primitives[a->primitive]);
+      ca->has_compute_type = a->has_compute_type;
+      ok = ok && (!a->has_compute_type ||
+                  copy_name(ca->compute_type, a->compute_type));
+    }
+    if (!ok) {
+      lctx_buf_append_cstr(why, "a message or name of a rule's body is longer "
+                                "than a case holds (63 bytes)");
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Appends the register_lowering operations of rule `r`. */
+static bool case_registrations(const lctx_rulefile *file,
+                               const lctx_rulefile_rule *r, lctx_case *c,
+                               lctx_buf *why) {
+  for (size_t k = 0; k < r->registration_count; k++) {
+    if (c->op_count + 1 >= LCTX_CASE_MAX_OPS) {
+      lctx_buf_append_cstr(why, "more registrations than a case holds (it "
+                                "has at most 8 operations)");
+      return false;
+    }
+    lctx_case_op *op = &c->ops[c->op_count++];
+    op->kind = LCTX_OP_REGISTER_LOWERING;
+    copy_name(op->primitive, file->primitives[r->primitive]);
+    copy_name(op->rule, r->name);
+    op->has_arg = !r->registrations[k].is_default;
+    if (op->has_arg && !copy_name(op->arg, r->registrations[k].platform)) {
+      lctx_buf_append_cstr(why, "a platform name is longer than a case holds");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool lctx_lint_counterexample_case(const lctx_rulefile *file,
+                                   const lctx_lint_report *report, lctx_case *c,
+                                   lctx_buf *why) {
+  const lctx_lint_point *p = &report->counterexample;
+  lctx_case_init(c);
+  lctx_domain_registry(p->registry, c);
+  if (file->rule_count > LCTX_CASE_MAX_RULES) {
+    lctx_buf_append_cstr(why, "more rules than a case holds (8)");
+    return false;
+  }
+  for (size_t i = 0; i < file->primitive_count; i++) {
+    if (file->primitives[i].length > LCTX_MAX_NAME) {
+      lctx_buf_append_cstr(why, "a primitive's name is longer than a case "
+                                "holds (63 bytes)");
+      return false;
+    }
+  }
+  c->rule_count = file->rule_count;
+  for (size_t i = 0; i < file->rule_count; i++) {
+    if (!case_rule(file, &file->rules[i], &c->rules[i], why) ||
+        !case_registrations(file, &file->rules[i], c, why))
+      return false;
+  }
+  lctx_case_op *op = &c->ops[c->op_count++];
+  op->kind = LCTX_OP_LOWER_PER_PLATFORM;
+  copy_name(op->primitive, file->primitives[0]);
+  op->platform_count = p->platform_count;
+  for (size_t i = 0; i < p->platform_count; i++)
+    snprintf(op->platforms[i], sizeof op->platforms[i], "%s", p->platforms[i]);
+  op->has_backend = p->pinned != NULL;
+  if (p->pinned)
+    snprintf(op->backend, sizeof op->backend, "%s", p->pinned);
+  return true;
+}

@@ -26,6 +26,7 @@
 #ifndef LCTX_HARNESS_LINT_H
 #define LCTX_HARNESS_LINT_H
 
+#include "case.h"
 #include "rulefile.h"
 
 #include <stdio.h>
@@ -75,5 +76,15 @@ bool lctx_lint_file(const lctx_rulefile *file, lctx_lint_report *report,
 /// lines, each indented by `indent` and ending in `\n`).
 void lctx_lint_format_counterexample(const lctx_lint_report *report,
                                      const char *indent, lctx_buf *out);
+
+/// Writes the smallest failing point of an UNSAFE report as a case into
+/// `c`: the registry configuration, the file's rules as case rules, one
+/// register_lowering per registration in file order, and the
+/// multi-platform lower_per_platform of the file's primitive with the
+/// pinned backend (no expectations). Returns false, saying which limit of
+/// the case format it exceeds in `why`, when it does not fit.
+bool lctx_lint_counterexample_case(const lctx_rulefile *file,
+                                   const lctx_lint_report *report, lctx_case *c,
+                                   lctx_buf *why);
 
 #endif /* LCTX_HARNESS_LINT_H */
