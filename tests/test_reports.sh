@@ -179,6 +179,14 @@ merge gone "$tmp/s1" "$tmp/cut" "$tmp/s3"
 [ "$(rc gone)" = 2 ] || fail "a missing report: exit $(rc gone)"
 grep -q "cut/report.json: cannot read" "$tmp/gone.err" ||
   fail "a missing report is not named: $(cat "$tmp/gone.err")"
+# A FIFO in place of report.json is refused without blocking.
+mkfifo "$tmp/cut/report.json"
+timeout 20 "$LCTX" report merge --out "$tmp/fifo" "$tmp/s1" "$tmp/cut" \
+  "$tmp/s3" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
+[ $? = 2 ] || fail "a FIFO report.json: not exit 2 (or it blocked)"
+grep -q "cut/report.json: cannot read: not a regular file" "$tmp/fifo.err" ||
+  fail "a FIFO report.json is not named: $(cat "$tmp/fifo.err")"
+rm "$tmp/cut/report.json"
 conform f1 --impl "$MUTANT" --random 300 --shard 1/2
 conform f2 --impl "$MUTANT" --random 300 --shard 2/2
 merge fm "$tmp/f1" "$tmp/f2"

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -43,7 +44,7 @@ problem(lctx_html_data *d, FILE *err, const char *fmt, ...) {
 
 /* A file's text, or NULL (missing, unreadable, over `max` bytes). */
 static char *read_text(const char *path, size_t max) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = lctx_sys_is_file(path) ? fopen(path, "rb") : NULL;
   if (!f)
     return NULL;
   char *text = malloc(max + 1);
@@ -57,6 +58,10 @@ static char *read_text(const char *path, size_t max) {
 /* A JSON file, or NULL after a problem naming its line and column. */
 static json_t *load_json(lctx_html_data *d, const char *path, FILE *err) {
   json_error_t e;
+  if (!lctx_sys_is_file(path)) { /* a FIFO or a device would block */
+    problem(d, err, "%s: not a regular file; left out", path);
+    return NULL;
+  }
   json_t *j = json_load_file(path, 0, &e);
   if (!j)
     problem(d, err,
@@ -116,10 +121,12 @@ static char *case_text_of(const json_t *line) {
 static void read_results(lctx_html_data *d, lctx_html_run *r, FILE *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/results.jsonl", r->dir);
-  FILE *f = fopen(path, "r");
+  bool regular = lctx_sys_is_file(path); /* a FIFO would block */
+  FILE *f = regular ? fopen(path, "r") : NULL;
   if (!f) {
     problem(d, err, "%s: %s; failing cells show no case", path,
-            strerror(errno));
+            regular || access(path, F_OK) != 0 ? strerror(errno)
+                                               : "not a regular file");
     return;
   }
   char *line = NULL;
@@ -206,7 +213,7 @@ static void load_run(lctx_html_data *d, const char *dir, FILE *err) {
 static void read_progress(lctx_html_data *d, lctx_html_campaign *c, FILE *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/progress.jsonl", c->dir);
-  FILE *f = fopen(path, "r");
+  FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
   if (!f)
     return;
   char *line = NULL;
@@ -319,7 +326,8 @@ static bool load_spec(lctx_html_data *d, const char *const *dirs, size_t count,
   for (size_t i = 0; !path && i < count; i++) {
     char file[4200];
     snprintf(file, sizeof file, "%s/report.json", dirs[i]);
-    if ((first = json_load_file(file, 0, NULL)) != NULL) {
+    if (lctx_sys_is_file(file) &&
+        (first = json_load_file(file, 0, NULL)) != NULL) {
       const char *s = json_string_value(json_object_get(first, "spec_file"));
       if (s && lctx_sys_is_file(s))
         path = s;

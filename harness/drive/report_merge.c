@@ -253,7 +253,16 @@ static bool read_one(merge *m, size_t d) {
   snprintf(path, sizeof path, "%s/report.json", m->o->dirs[d]);
   lctx_escaped esc;
   json_error_t jerr;
-  json_t *j = json_load_file(path, 0, &jerr);
+  /* Only a regular file is read: a FIFO or a device would block. */
+  json_t *j = NULL;
+  if (!lctx_sys_is_file(path)) {
+    jerr.line = -1;
+    snprintf(jerr.text, sizeof jerr.text, "%s",
+             access(path, F_OK) == 0 ? "not a regular file"
+                                     : "No such file or directory");
+  } else {
+    j = json_load_file(path, 0, &jerr);
+  }
   if (!j) {
     if (jerr.line < 0)
       fprintf(m->err, WHO ": %s: cannot read: %s\n", lctx_esc(&esc, path),
@@ -314,7 +323,7 @@ static bool check_missing(merge *m) {
 /* Copies the verdict lines of FROM (results.jsonl of a shard) to `to`: the
  * stamp line too when `stamp`. */
 static bool copy_results(const char *from, FILE *to, bool stamp) {
-  FILE *f = fopen(from, "r");
+  FILE *f = lctx_sys_is_file(from) ? fopen(from, "r") : NULL;
   if (!f)
     return false;
   char *line = NULL;
