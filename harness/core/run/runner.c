@@ -153,7 +153,6 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
     r->before[i] = r->state_count - 1;
     lctx_runner_op(r, &r->c->ops[i], &outs[i], NULL);
   }
-  r->state_count = n > 0 ? r->state_count : 0;
 }
 
 bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
