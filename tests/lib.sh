@@ -60,3 +60,31 @@ r=json.load(open(sys.argv[1]+"/report.json"))
 if sys.argv[2]=="-": print(r[sys.argv[3]])
 else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
 }
+
+# fake_libfuzzer FILE [LINE...] - writes a stand-in libFuzzer binary to FILE:
+# its -fork run writes the crash input xxBADxx, prints each LINE, then the
+# count of executed units, and ends; run on an input it prints the finding
+# fuzz_model/outcome/stand-in-bug (exit 1) for one holding BAD, else exits 0.
+fake_libfuzzer() {
+  out=$1
+  shift
+  {
+    echo '#!/bin/sh'
+    echo 'case "$1" in'
+    echo '-fork=*)'
+    echo '  for a in "$@"; do'
+    echo '    case "$a" in -artifact_prefix=*) p=${a#-artifact_prefix=} ;; esac'
+    echo '  done'
+    echo "  printf 'xxBADxx' >\"\${p}crash-0001\""
+    for line in "$@"; do echo "  $line"; done
+    echo '  exit 0 ;;'
+    echo '-*) exit 0 ;;'
+    echo 'esac'
+    echo 'if grep -q BAD "$1"; then'
+    echo '  echo "LCTX-FINDING fuzz_model/outcome/stand-in-bug"'
+    echo '  exit 1'
+    echo 'fi'
+    echo 'exit 0'
+  } >"$out"
+  chmod +x "$out"
+}
