@@ -231,6 +231,29 @@ static void test_plugin_huge_record_marks_only_its_case(void **state) {
   check_marked(f, "record of 1073741824 bytes claimed, over the limit of 8191");
 }
 
+/* The worker stages results and writes them many at a time: a slow case
+ * right after fast ones is given its own time, not the time left to the
+ * first staged one. */
+static void test_plugin_slow_case_after_staged_ones(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "slow", N_CASES, 0, NULL), 0);
+  assert_int_equal(check_innocent(f, false), 0);
+}
+
+/* A hang right after cases whose results were staged but not yet written:
+ * those results are taken from the stage, and only the hung case is
+ * marked (then again when run alone). */
+static void test_plugin_hang_after_staged_ones_marks_only_it(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run(f, true, "hang", N_CASES, 0, NULL), 6);
+  for (size_t i = 0; i < N_CASES; i++) {
+    if (marked[i] && f->got[i].status != LCTX_RESULT_TIMEOUT)
+      fail_msg("case %zu: status %d (%s), not a timeout", i,
+               (int)f->got[i].status, f->got[i].detail);
+  }
+  check_results(f, false, false);
+}
+
 static void test_plugin_garbage_is_a_protocol_error(void **state) {
   fixture *f = *state;
   run(f, true, "garbage", N_CASES, 0, NULL);
@@ -378,6 +401,8 @@ int main(void) {
       cmocka_unit_test(test_plugin_fork_sleep_leaves_nothing),
       cmocka_unit_test(test_plugin_huge_record_marks_only_its_case),
       cmocka_unit_test(test_plugin_garbage_is_a_protocol_error),
+      cmocka_unit_test(test_plugin_slow_case_after_staged_ones),
+      cmocka_unit_test(test_plugin_hang_after_staged_ones_marks_only_it),
       cmocka_unit_test(test_plugin_text_limits_mark_the_case),
       cmocka_unit_test(test_plugin_long_mlir_marks_the_case),
       cmocka_unit_test(test_plugin_output_goes_to_the_log),

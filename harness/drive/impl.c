@@ -3,14 +3,18 @@
  *
  * Plugin: a worker process (fork) loads the library with dlopen and serves
  * cases sent to it over a pipe in their packed form (the used parts of the
- * struct, see pack_case), each with a sequence number, answering with binary
- * records that carry a mark and that number. Process: the program runs with
- * pipes for stdin and stdout and speaks JSON lines (conformance/PROTOCOL.md).
- * Both are driven with poll(), never blocking on a peer that stopped reading,
- * and each peer runs in a process group of its own that is killed whole when
- * the peer stops. Every record is checked against its limits as soon as its
- * header arrives, so that what is buffered stays bounded whatever the peer
- * claims; the peer's resident memory is read from /proc while waiting.
+ * struct, their zero runs left out, see pack_case), each with a sequence
+ * number, answering with binary records that carry a mark and that number.
+ * It stages its records in memory shared with lctx and writes them to its
+ * pipe many at a time; when it dies or hangs, lctx takes what it staged,
+ * so that only the case it was lost in is marked. Process: the program runs
+ * with pipes for stdin and stdout and speaks JSON lines
+ * (conformance/PROTOCOL.md). Both are driven with poll(), never blocking on a
+ * peer that stopped reading, and each peer runs in a process group of its own
+ * that is killed whole when the peer stops. Every record is checked against its
+ * limits as soon as its header arrives, so that what is buffered stays bounded
+ * whatever the peer claims; the peer's resident memory is read from /proc while
+ * waiting.
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "impl.h"
@@ -31,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,8 +54,12 @@
 #define DETAIL_MAX 1024u
 /* How often the peer's memory and life are checked while waiting. */
 #define WATCH_PERIOD 0.1
+/* The most bytes one read() of the peer's output takes. */
+#define READ_CHUNK (256u << 10)
 /* The longest packed case: never more than the case without expectations. */
 #define PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
+/* The longest packed case as sent: its parts squeezed (see squeeze). */
+#define SQUEEZED_PACKED_MAX (PACKED_MAX + PACKED_MAX / 3 + 256)
 
 /* What pump() ended with. */
 enum {
@@ -59,6 +69,8 @@ enum {
   PUMP_BAD = -2,    /* the peer's output was refused (why: impl->bad) */
   PUMP_MEMORY = -3, /* the peer went over its memory limit */
 };
+
+struct shared_results;
 
 struct lctx_impl {
   lctx_impl_info info;
@@ -86,9 +98,9 @@ struct lctx_impl {
    * then, and the number of served cases at which to look next. */
   double rss_seen, rss_growth; /* growth: the most per case seen yet */
   size_t rss_seen_at, rss_look_at;
-  /* Read buffer. */
+  /* Read buffer: in_length bytes not yet consumed, from in + in_off. */
   uint8_t *in;
-  size_t in_length, in_capacity;
+  size_t in_off, in_length, in_capacity;
   /* Write buffer. */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
@@ -98,6 +110,14 @@ struct lctx_impl {
   uint32_t next_seq, await_seq;
   size_t await_ops;
   size_t ready;
+  /* Plugin: the results stage shared with the current (or last) worker;
+   * whether a record of a case before the awaited one is passed over
+   * (salvage_results), and whether the record checked last was one. */
+  struct shared_results *shared;
+  bool pass_over_stale, stale;
+  /* Plugin: whether the worker writes each result as its case ends (after
+   * bytes that were not a record came in this lctx_impl_run). */
+  bool careful;
   /* Process: the id of the last request; the longest line accepted now. */
   unsigned long long request_id;
   size_t line_cap, line_scanned; /* bytes known to hold no newline */
@@ -123,6 +143,21 @@ static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
   *buf = p;
   *capacity = cap;
   return true;
+}
+
+/* The first byte of the read buffer not yet consumed. */
+static uint8_t *in_at(const lctx_impl *impl) {
+  return impl->in + impl->in_off;
+}
+
+/* Room for `n` more bytes at the end of the read buffer: what is not yet
+ * consumed moves to its start first (consume() only counts). */
+static bool room_to_read(lctx_impl *impl, size_t n) {
+  if (impl->in_off > 0) {
+    memmove(impl->in, in_at(impl), impl->in_length);
+    impl->in_off = 0;
+  }
+  return reserve(&impl->in, &impl->in_capacity, impl->in_length + n);
 }
 
 static bool queue(lctx_impl *impl, const void *data, size_t n) {
@@ -183,7 +218,7 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
       describe_status(status, why, cap);
     impl->pid = -1;
   }
-  impl->in_length = impl->out_length = impl->out_sent = 0;
+  impl->in_off = impl->in_length = impl->out_length = impl->out_sent = 0;
   impl->line_scanned = 0;
 }
 
@@ -224,9 +259,9 @@ static bool peer_over(const lctx_impl *impl, size_t mb) {
 /* Reads what the peer has written, without waiting, up to 1 MiB. */
 static void drain(lctx_impl *impl) {
   for (int k = 0; k < 16; k++) {
-    if (!reserve(&impl->in, &impl->in_capacity, impl->in_length + 65536))
+    if (!room_to_read(impl, READ_CHUNK))
       return;
-    ssize_t got = read(impl->from_fd, impl->in + impl->in_length, 65536);
+    ssize_t got = read(impl->from_fd, impl->in + impl->in_length, READ_CHUNK);
     if (got <= 0)
       return;
     impl->in_length += (size_t)got;
@@ -301,9 +336,9 @@ static int pump(lctx_impl *impl, double deadline, want_fn want) {
         impl->out_sent = impl->out_length = 0;
     }
     if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-      if (!reserve(&impl->in, &impl->in_capacity, impl->in_length + 65536))
+      if (!room_to_read(impl, READ_CHUNK))
         return PUMP_EOF;
-      ssize_t got = read(impl->from_fd, impl->in + impl->in_length, 65536);
+      ssize_t got = read(impl->from_fd, impl->in + impl->in_length, READ_CHUNK);
       if (got == 0) {
         w = want(impl);
         return w > 0 ? PUMP_DONE : w < 0 ? PUMP_BAD : PUMP_EOF;
@@ -327,8 +362,8 @@ __attribute__((format(printf, 2, 3))) static int refuse(lctx_impl *impl,
 }
 
 static void consume(lctx_impl *impl, size_t n) {
-  memmove(impl->in, impl->in + n, impl->in_length - n);
   impl->in_length -= n;
+  impl->in_off = impl->in_length > 0 ? impl->in_off + n : 0;
 }
 
 static void set_nonblocking(int fd) {
@@ -482,7 +517,65 @@ static void mark_flaky(lctx_case_result *res, const char *first, size_t before,
 // operation count and the used operations. No expectations.
 //===----------------------------------------------------------------------===//
 
-/* Packs `c` into `out` (PACKED_MAX bytes); returns the size. */
+static uint64_t load64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Appends `n` bytes at `p` to `out` with their runs of zero bytes left out:
+ * tokens of u32 zeros, u32 length and that many bytes as they are. The
+ * structs of a case are mostly the zero tails of fixed-size names, so that
+ * the pipe carries a tenth of their size. A literal ends where two zero
+ * words (16 bytes) start; the zero run after it is counted a word at a
+ * time. Returns the bytes written: at most n + 16, since every token but the
+ * first starts with at least 16 zeros it leaves out. */
+static size_t squeeze(const uint8_t *p, size_t n, uint8_t *out) {
+  size_t at = 0, o = 0;
+  while (at < n) {
+    size_t z = at;
+    while (n - z >= 8 && load64(p + z) == 0)
+      z += 8;
+    size_t l = z;
+    while (l < n &&
+           !(n - l >= 16 && load64(p + l) == 0 && load64(p + l + 8) == 0))
+      l = n - l >= 8 ? l + 8 : n;
+    uint32_t head[2] = {(uint32_t)(z - at), (uint32_t)(l - z)};
+    memcpy(out + o, head, sizeof head);
+    memcpy(out + o + sizeof head, p + z, l - z);
+    o += sizeof head + (l - z);
+    at = l;
+  }
+  return o;
+}
+
+/* Undoes squeeze(): reads tokens at `*at` of the `n` bytes at `in` until
+ * `want` bytes are written at `dst`; false (nothing trusted) when they are
+ * not what squeeze() writes. */
+static bool unsqueeze(const uint8_t *in, size_t n, size_t *at, uint8_t *dst,
+                      size_t want) {
+  size_t o = 0;
+  while (o < want) {
+    uint32_t head[2];
+    if (n - *at < sizeof head)
+      return false;
+    memcpy(head, in + *at, sizeof head);
+    *at += sizeof head;
+    if ((head[0] == 0 && head[1] == 0) || head[0] > want - o)
+      return false;
+    memset(dst + o, 0, head[0]);
+    o += head[0];
+    if (head[1] > want - o || head[1] > n - *at)
+      return false;
+    memcpy(dst + o, in + *at, head[1]);
+    o += head[1];
+    *at += head[1];
+  }
+  return true;
+}
+
+/* Writes the used parts of `c` to `out` (at most SQUEEZED_PACKED_MAX
+ * bytes), each count as it is and each part squeezed; returns the size. */
 static size_t pack_case(const lctx_case *c, uint8_t *out) {
   size_t nf = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
                                                     : LCTX_MAX_FACTORIES;
@@ -494,33 +587,26 @@ static size_t pack_case(const lctx_case *c, uint8_t *out) {
   size_t at = 0;
   memcpy(out + at, &nf, sizeof nf);
   at += sizeof nf;
-  memcpy(out + at, c->factories, nf * sizeof c->factories[0]);
-  at += nf * sizeof c->factories[0];
-  memcpy(out + at, (const char *)c + from, config);
-  at += config;
+  at += squeeze((const uint8_t *)c->factories, nf * sizeof c->factories[0],
+                out + at);
+  at += squeeze((const uint8_t *)c + from, config, out + at);
   memcpy(out + at, &nr, sizeof nr);
   at += sizeof nr;
-  memcpy(out + at, c->rules, nr * sizeof c->rules[0]);
-  at += nr * sizeof c->rules[0];
+  at += squeeze((const uint8_t *)c->rules, nr * sizeof c->rules[0], out + at);
   memcpy(out + at, &no, sizeof no);
   at += sizeof no;
-  memcpy(out + at, c->ops, no * sizeof c->ops[0]);
-  return at + no * sizeof c->ops[0];
+  return at + squeeze((const uint8_t *)c->ops, no * sizeof c->ops[0], out + at);
 }
 
 /* Reads a count of at most `max` entries of `each` bytes at `*at`, and the
- * entries into `dst`; false when they do not fit in the `n` bytes. */
+ * squeezed entries into `dst`; false when they are not in the `n` bytes. */
 static bool unpack_part(const uint8_t *p, size_t n, size_t *at, size_t max,
                         size_t each, size_t *count, void *dst) {
   if (n - *at < sizeof *count)
     return false;
   memcpy(count, p + *at, sizeof *count);
   *at += sizeof *count;
-  if (*count > max || n - *at < *count * each)
-    return false;
-  memcpy(dst, p + *at, *count * each);
-  *at += *count * each;
-  return true;
+  return *count <= max && unsqueeze(p, n, at, dst, *count * each);
 }
 
 /* Unpacks `n` bytes made by pack_case into `c` (whose expectations stay as
@@ -530,13 +616,10 @@ static bool unpack_case(const uint8_t *p, size_t n, lctx_case *c) {
   size_t at = 0;
   size_t from = offsetof(lctx_case, jax_platforms);
   size_t config = offsetof(lctx_case, rule_count) - from;
-  if (!unpack_part(p, n, &at, LCTX_MAX_FACTORIES, sizeof c->factories[0],
-                   &c->factory_count, c->factories) ||
-      n - at < config)
-    return false;
-  memcpy((char *)c + from, p + at, config);
-  at += config;
-  return unpack_part(p, n, &at, LCTX_CASE_MAX_RULES, sizeof c->rules[0],
+  return unpack_part(p, n, &at, LCTX_MAX_FACTORIES, sizeof c->factories[0],
+                     &c->factory_count, c->factories) &&
+         unsqueeze(p, n, &at, (uint8_t *)c + from, config) &&
+         unpack_part(p, n, &at, LCTX_CASE_MAX_RULES, sizeof c->rules[0],
                      &c->rule_count, c->rules) &&
          unpack_part(p, n, &at, LCTX_CASE_MAX_OPS, sizeof c->ops[0],
                      &c->op_count, c->ops) &&
@@ -580,17 +663,49 @@ static const char *supported_names[LCTX_OP_KIND_COUNT] = {
        (LCTX_OUTCOME_TEXT_MAX + 32 + LCTX_CASE_IMPL_MLIR_CAPACITY) +           \
    256)
 
-/* What the worker works in, one case at a time (heap: the record alone may
- * hold a module per operation). */
+/* What the worker stages in memory it shares with lctx: whole result
+ * records, `committed` bytes of them, that it has not yet written to its
+ * pipe, and the case it began last. A worker that dies leaves there the
+ * results it had not sent; lctx reads them once it is gone, so that only
+ * the case it died in is marked (salvage_results). */
+typedef struct shared_results {
+  _Atomic uint64_t committed;    /* bytes of whole records in data */
+  _Atomic int64_t serving_since; /* when it began, CLOCK_MONOTONIC ns */
+  _Atomic uint32_t serving;      /* the number of the case begun last */
+  uint8_t data[];
+} shared_results;
+
+/* The worker writes what it staged to its pipe before it reads (so before
+ * it could wait for more cases), and between cases once it staged
+ * FLUSH_BYTES or FLUSH_SECONDS passed since it last wrote. */
+#define FLUSH_BYTES (256u << 10)
+/* The mark of a request whose result is written as soon as it is built. */
+#define CAREFUL 0x80000000u
+#define FLUSH_SECONDS 0.005
+#define SHARED_DATA (FLUSH_BYTES + RECORD_MAX)
+#define SHARED_SIZE (sizeof(shared_results) + SHARED_DATA)
+/* The worker's input buffer: one read() brings many cases. */
+#define WORKER_INPUT (1u << 20)
+
+/* What the worker works in, one case at a time (heap: large). */
 typedef struct worker {
   const lctx_impl_table *table;
-  pid_t pid;                 /* the worker's own */
-  uint8_t bytes[PACKED_MAX]; /* the case as it came */
+  pid_t pid; /* the worker's own */
+  int in_fd, out_fd;
+  uint8_t bytes[SQUEEZED_PACKED_MAX]; /* the case as it came */
   lctx_case c;
   lctx_case_impl_views views;
   char text[LCTX_OUTCOME_TEXT_MAX];        /* an outcome's text */
   char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY]; /* an operation's module */
-  uint8_t record[RECORD_MAX];              /* the answer being built */
+  shared_results *shared;
+  size_t staged;     /* bytes of whole records in shared->data */
+  double written_at; /* when the staged records were last written */
+  size_t input_at, input_length;
+  uint8_t input[WORKER_INPUT];
+  /* The answer being built. Not in the stage: a process the plugin forked
+   * runs on in this code until stay_alone() ends it, and writes only its
+   * own copy of this. */
+  uint8_t record[RECORD_MAX];
 } worker;
 
 /* After every call into the plugin: a process that is not the worker (the
@@ -703,40 +818,92 @@ static size_t serve_case(worker *w, uint32_t seq) {
   return used;
 }
 
+/* Writes the staged records to the pipe and empties the stage; the worker
+ * ends when lctx stopped reading. */
+static void write_staged(worker *w) {
+  if (w->staged > 0 && !write_full(w->out_fd, w->shared->data, w->staged))
+    _exit(1);
+  atomic_store_explicit(&w->shared->committed, 0, memory_order_release);
+  w->staged = 0;
+  w->written_at = lctx_sys_now();
+}
+
+/* Reads `n` bytes of the request stream; false at its end. What is staged
+ * is written first whenever the input buffer is empty: lctx has every
+ * result before the worker can wait for more cases. */
+static bool worker_read(worker *w, void *dst, size_t n) {
+  uint8_t *to = dst;
+  while (n > 0) {
+    if (w->input_at == w->input_length) {
+      write_staged(w);
+      ssize_t got = read(w->in_fd, w->input, sizeof w->input);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return false;
+      w->input_at = 0;
+      w->input_length = (size_t)got;
+    }
+    size_t k = w->input_length - w->input_at;
+    k = k < n ? k : n;
+    memcpy(to, w->input + w->input_at, k);
+    w->input_at += k;
+    to += k;
+    n -= k;
+  }
+  return true;
+}
+
 /* The worker: loads the plugin, reports its table, serves cases; never
  * returns. Records (native endianness, same machine):
- *   request: u32 size | u32 case number | size bytes of the case
+ *   request: u32 size (| CAREFUL) | u32 case number | size bytes of the
+ *            case (pack_case)
  *   info:    u32 INFO_MAGIC | u32 status(0 ok) | text name | text version |
  *            u32 operations (status != 0: text error)
  *   result:  u32 RESULT_MAGIC | u32 case number | u32 status (0 ok, 1 the
  *            plugin failed) | u32 n_ops | n_ops x (i32 kind, i32 class,
  *            i32 origin, i32 registration, text, text module) |
  *            (status 1: text detail)
- * where a text is a u32 length and its bytes. */
-static void plugin_worker(const char *path, int in_fd, int out_fd) {
+ * where a text is a u32 length and its bytes. Results are built in the
+ * shared stage (`shared`, SHARED_SIZE bytes) and written to the pipe many
+ * at a time (write_staged). */
+static void plugin_worker(const char *path, int in_fd, int out_fd,
+                          shared_results *shared) {
   worker *w = malloc(sizeof *w);
   if (!w)
     _exit(1);
   w->pid = getpid();
+  w->in_fd = in_fd;
+  w->out_fd = out_fd;
+  w->shared = shared;
+  w->staged = w->input_at = w->input_length = 0;
+  w->written_at = lctx_sys_now();
   lctx_case_init(&w->c);
   w->table = worker_hello(w, path, out_fd);
   if (!w->table)
     _exit(0);
-  /* Buffered input: one read() brings many cases. */
-  FILE *in = fdopen(in_fd, "rb");
-  if (!in || setvbuf(in, NULL, _IOFBF, 1u << 20) != 0)
-    _exit(1);
   for (;;) {
     uint32_t head[2];
-    if (fread(head, 4, 2, in) != 2)
+    if (!worker_read(w, head, sizeof head))
       _exit(0);
-    if (head[0] > sizeof w->bytes ||
-        fread(w->bytes, 1, head[0], in) != head[0] ||
+    bool careful = head[0] & CAREFUL;
+    head[0] &= ~CAREFUL;
+    if (head[0] > sizeof w->bytes || !worker_read(w, w->bytes, head[0]) ||
         !unpack_case(w->bytes, head[0], &w->c))
       _exit(2);
+    double now = lctx_sys_now();
+    if (w->staged >= FLUSH_BYTES ||
+        (w->staged > 0 && now - w->written_at >= FLUSH_SECONDS))
+      write_staged(w);
+    atomic_store_explicit(&shared->serving_since, (int64_t)(now * 1e9),
+                          memory_order_relaxed);
+    atomic_store_explicit(&shared->serving, head[1], memory_order_release);
     size_t used = serve_case(w, head[1]);
-    if (!write_full(out_fd, w->record, used))
-      _exit(1);
+    memcpy(shared->data + w->staged, w->record, used);
+    w->staged += used;
+    atomic_store_explicit(&shared->committed, w->staged, memory_order_release);
+    if (careful)
+      write_staged(w);
   }
 }
 
@@ -744,8 +911,30 @@ static void plugin_worker(const char *path, int in_fd, int out_fd) {
 // Plugin (parent side)
 //===----------------------------------------------------------------------===//
 
+/* Drops the stage of the last worker. */
+static void drop_shared(lctx_impl *impl) {
+  if (impl->shared)
+    munmap(impl->shared, SHARED_SIZE);
+  impl->shared = NULL;
+}
+
+/* A fresh stage for a new worker (never the last one's: a process the last
+ * worker left behind may still map that one); NULL when it cannot map. */
+static shared_results *new_shared(lctx_impl *impl) {
+  drop_shared(impl);
+  void *p = mmap(NULL, SHARED_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  impl->shared = p;
+  return p;
+}
+
 static bool start_plugin_worker(lctx_impl *impl) {
   int down[2], up[2];
+  shared_results *shared = new_shared(impl);
+  if (!shared)
+    return false;
   if (pipe(down) != 0)
     return false;
   if (pipe(up) != 0) {
@@ -769,7 +958,7 @@ static bool start_plugin_worker(lctx_impl *impl) {
     /* The plugin's prints must not corrupt our output: they go to the log. */
     child_setup(parent, impl->log_path, true);
     close_other_fds(down[0], up[1]);
-    plugin_worker(impl->path, down[0], up[1]);
+    plugin_worker(impl->path, down[0], up[1], shared);
     _exit(0);
   }
   close(down[0]);
@@ -785,7 +974,7 @@ static bool start_plugin_worker(lctx_impl *impl) {
 static bool peek_u32(const lctx_impl *impl, size_t at, uint32_t *v) {
   if (impl->in_length < at + 4)
     return false;
-  memcpy(v, impl->in + at, 4);
+  memcpy(v, in_at(impl) + at, 4);
   return true;
 }
 
@@ -810,8 +999,8 @@ static int peek_text(lctx_impl *impl, size_t *at, uint32_t max,
 /* Reads a text checked by peek_text at `*at`. */
 static void take_text(const lctx_impl *impl, size_t *at, const char **s,
                       uint32_t *n) {
-  memcpy(n, impl->in + *at, 4);
-  *s = (const char *)impl->in + *at + 4;
+  memcpy(n, in_at(impl) + *at, 4);
+  *s = (const char *)in_at(impl) + *at + 4;
   *at += 4 + *n;
 }
 
@@ -855,14 +1044,15 @@ static int want_result(lctx_impl *impl) {
                         "(did the plugin write into the worker's pipe?)");
   if (!peek_u32(impl, 4, &v))
     return 0;
-  if (v != impl->await_seq)
+  impl->stale = impl->pass_over_stale && v < impl->await_seq;
+  if (v != impl->await_seq && !impl->stale)
     return refuse(impl,
                   "protocol error: the result of case #%u where #%u was due", v,
                   impl->await_seq);
   if (!peek_u32(impl, 8, &status) || !peek_u32(impl, 12, &count))
     return 0;
   if (status > 1 || count > LCTX_CASE_MAX_OPS ||
-      count != (status == 0 ? impl->await_ops : 0))
+      (!impl->stale && count != (status == 0 ? impl->await_ops : 0)))
     return refuse(impl,
                   "protocol error: a result of status %u with %u outcomes "
                   "for a case of %zu operations",
@@ -898,7 +1088,7 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   size_t at = 8;
   uint32_t status, n;
   const char *s;
-  memcpy(&status, impl->in + 4, 4);
+  memcpy(&status, in_at(impl) + 4, 4);
   if (status != 0) {
     take_text(impl, &at, &s, &n);
     append_escaped(error, s, n);
@@ -910,7 +1100,7 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   take_text(impl, &at, &s, &n);
   snprintf(impl->info.version, sizeof impl->info.version, "%.*s", (int)n, s);
   uint32_t ops;
-  memcpy(&ops, impl->in + at, 4);
+  memcpy(&ops, in_at(impl) + at, 4);
   consume(impl, impl->ready);
   sanitize_info(&impl->info);
   impl->info.operations = 0;
@@ -977,7 +1167,7 @@ lctx_impl *lctx_impl_open_plugin(const char *path, const lctx_impl_options *o,
 static bool take_outcome(lctx_impl *impl, size_t *at, uint32_t k,
                          lctx_case_result *res) {
   int32_t head[4];
-  memcpy(head, impl->in + *at, sizeof head);
+  memcpy(head, in_at(impl) + *at, sizeof head);
   *at += 16;
   const char *s, *m;
   uint32_t len, mlen;
@@ -1008,8 +1198,8 @@ static bool take_outcome(lctx_impl *impl, size_t *at, uint32_t k,
  * into `res` and consumes it. */
 static void take_result(lctx_impl *impl, lctx_case_result *res) {
   uint32_t status, count;
-  memcpy(&status, impl->in + 8, 4);
-  memcpy(&count, impl->in + 12, 4);
+  memcpy(&status, in_at(impl) + 8, 4);
+  memcpy(&count, in_at(impl) + 12, 4);
   res->status = LCTX_RESULT_OK;
   res->detail[0] = '\0';
   res->cases_before = impl->served;
@@ -1039,14 +1229,37 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
   for (size_t i = from; i < n; i++) {
     /* Packed in place, behind its header. */
     if (!reserve(&impl->out, &impl->out_capacity,
-                 impl->out_length + 8 + PACKED_MAX))
+                 impl->out_length + 8 + SQUEEZED_PACKED_MAX))
       return;
     uint8_t *p = impl->out + impl->out_length;
     size_t len = pack_case(cases[i], p + 8);
-    uint32_t head[2] = {(uint32_t)len, impl->next_seq++};
+    uint32_t head[2] = {(uint32_t)len | (impl->careful ? CAREFUL : 0),
+                        impl->next_seq++};
     memcpy(p, head, sizeof head);
     impl->out_length += 8 + len;
   }
+}
+
+/* The awaited case's time ran out in pump(): a later deadline when the
+ * stage shows the worker began a case since the wait began (the awaited one
+ * late, or a later one, the awaited one's result then being staged), each
+ * case its own time from when it began but never more than a timeout from
+ * now; else 0. `*seen` is the case seen last, so that every case extends
+ * the wait once at most. */
+static double later_deadline(lctx_impl *impl, uint32_t *seen) {
+  shared_results *sh = impl->shared;
+  if (!sh)
+    return 0;
+  uint32_t s = atomic_load_explicit(&sh->serving, memory_order_acquire);
+  double since =
+      (double)atomic_load_explicit(&sh->serving_since, memory_order_relaxed) /
+      1e9;
+  if (s < impl->await_seq || s >= impl->next_seq || s <= *seen)
+    return 0;
+  *seen = s;
+  double now = lctx_sys_now();
+  double until = since + impl->timeout;
+  return until > now + impl->timeout ? now + impl->timeout : until;
 }
 
 /* Waits for the result of the next queued case `c` and reads it into
@@ -1054,7 +1267,15 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
 static int await_result(lctx_impl *impl, const lctx_case *c,
                         lctx_case_result *res) {
   impl->await_ops = c->op_count;
-  int r = pump(impl, lctx_sys_now() + impl->timeout, want_result);
+  double deadline = lctx_sys_now() + impl->timeout;
+  uint32_t seen = impl->await_seq - 1;
+  int r;
+  while ((r = pump(impl, deadline, want_result)) == PUMP_TIMEOUT) {
+    double later = later_deadline(impl, &seen);
+    if (later <= lctx_sys_now())
+      break;
+    deadline = later;
+  }
   if (r == PUMP_DONE) {
     take_result(impl, res);
     impl->await_seq++;
@@ -1062,16 +1283,65 @@ static int await_result(lctx_impl *impl, const lctx_case *c,
   return r;
 }
 
-/* The worker did not answer (`r`, a PUMP_* code): stops it (with its group)
- * and marks the case `res`. */
-static void lose_worker(lctx_impl *impl, int r, lctx_case_result *res) {
+/* The worker is gone (stopped): takes the results it staged but had not
+ * written for cases[next..n), in order, as if they had come through the
+ * pipe, passing over those already taken. Returns the first case without
+ * one (the case the worker was lost in), or the case after one that spent
+ * the budget (*spent set). */
+static size_t salvage_results(lctx_impl *impl, const lctx_case *const *cases,
+                              size_t next, size_t n, lctx_case_result *results,
+                              bool *spent) {
+  shared_results *sh = impl->shared;
+  *spent = false;
+  if (!sh)
+    return next;
+  uint64_t staged = atomic_load_explicit(&sh->committed, memory_order_acquire);
+  impl->in_off = impl->in_length = 0;
+  if (staged > SHARED_DATA || !room_to_read(impl, (size_t)staged))
+    return next;
+  memcpy(impl->in, sh->data, (size_t)staged);
+  impl->in_length = (size_t)staged;
+  impl->pass_over_stale = true;
+  while (next < n && !*spent) {
+    impl->await_ops = cases[next]->op_count;
+    if (want_result(impl) != 1)
+      break;
+    if (impl->stale) {
+      consume(impl, impl->ready);
+      continue;
+    }
+    lctx_case_result_release(&results[next]);
+    take_result(impl, &results[next]);
+    impl->await_seq++;
+    *spent = over_budget(impl, &results[next++]) && next < n;
+  }
+  impl->pass_over_stale = false;
+  impl->in_off = impl->in_length = 0;
+  return next;
+}
+
+/* The worker did not answer case cases[next] (`r`, a PUMP_* code): stops
+ * it (with its group), takes the results it staged (not after output that
+ * was refused) and marks the first case left without one. Returns that
+ * case, `n` when every case has its result, or the case after one that
+ * spent the budget (*spent set: nothing marked). */
+static size_t lose_worker(lctx_impl *impl, int r, const lctx_case *const *cases,
+                          size_t next, size_t n, lctx_case_result *results,
+                          bool *spent) {
   char why[300], how[128] = "";
-  size_t before = impl->served;
   stop_peer(impl, how, sizeof how);
   impl->restarts++;
-  fail_case(res, describe_loss(impl, r, how, "plugin worker", why, sizeof why),
-            why);
-  res->cases_before = before;
+  *spent = false;
+  if (r != PUMP_BAD)
+    next = salvage_results(impl, cases, next, n, results, spent);
+  if (next < n && !*spent) {
+    lctx_case_result *res = &results[next];
+    fail_case(res,
+              describe_loss(impl, r, how, "plugin worker", why, sizeof why),
+              why);
+    res->cases_before = impl->served;
+  }
+  return next;
 }
 
 /* Starts a worker; false (with the cases from `next` on marked) when it
@@ -1103,9 +1373,9 @@ static void rerun_plugin_case(lctx_impl *impl, const lctx_case *c,
   queue_cases(impl, &c, 0, 1);
   lctx_case_result_release(res);
   int r = await_result(impl, c, res);
-  if (r != PUMP_DONE)
-    lose_worker(impl, r, res);
-  else if (res->status == LCTX_RESULT_OK)
+  bool spent,
+      answered = r == PUMP_DONE || lose_worker(impl, r, &c, 0, 1, res, &spent);
+  if (answered && res->status == LCTX_RESULT_OK)
     mark_flaky(res, first, before, "worker");
   res->cases_before = res->status == LCTX_RESULT_FLAKY ? before : 0;
 }
@@ -1122,6 +1392,7 @@ static bool recycle_if_big(lctx_impl *impl) {
 static size_t run_plugin(lctx_impl *impl, const lctx_case *const *cases,
                          size_t n, lctx_case_result *results) {
   size_t next = 0; /* first case without a result */
+  impl->careful = false;
   while (next < n) {
     if (!ensure_worker(impl, results, next, n))
       return n;
@@ -1130,8 +1401,20 @@ static size_t run_plugin(lctx_impl *impl, const lctx_case *const *cases,
     while (next < n) {
       int r = await_result(impl, cases[next], &results[next]);
       bool lost = r != PUMP_DONE;
+      if (lost && r == PUMP_BAD && !impl->careful) {
+        /* Bytes that are no record came while results were staged: they
+         * were written during this case or one after it. Which one is
+         * known only when each result is written as its case ends (as
+         * every case is from here on), so these cases run again so. */
+        stop_peer(impl, NULL, 0);
+        impl->careful = true;
+        break;
+      }
       if (lost) {
-        lose_worker(impl, r, &results[next]);
+        bool spent;
+        next = lose_worker(impl, r, cases, next, n, results, &spent);
+        if (spent || next == n)
+          return next;
         if (results[next].cases_before > 0)
           rerun_plugin_case(impl, cases[next], &results[next]);
       }
@@ -1262,7 +1545,7 @@ static int want_line(lctx_impl *impl) {
   size_t look = impl->in_length < impl->line_cap + 1 ? impl->in_length
                                                      : impl->line_cap + 1;
   if (look > impl->line_scanned &&
-      memchr(impl->in + impl->line_scanned, '\n', look - impl->line_scanned))
+      memchr(in_at(impl) + impl->line_scanned, '\n', look - impl->line_scanned))
     return 1;
   impl->line_scanned = look;
   if (impl->in_length > impl->line_cap)
@@ -1283,15 +1566,15 @@ static char *read_line(lctx_impl *impl, double deadline, size_t max, char *why,
     describe_loss(impl, *code, "", "program", why, cap);
     return NULL;
   }
-  uint8_t *nl = memchr(impl->in, '\n', impl->in_length);
-  size_t n = (size_t)(nl - impl->in);
+  uint8_t *nl = memchr(in_at(impl), '\n', impl->in_length);
+  size_t n = (size_t)(nl - in_at(impl));
   char *line = malloc(n + 1);
   if (!line) {
     snprintf(why, cap, "out of memory");
     *code = PUMP_EOF;
     return NULL;
   }
-  memcpy(line, impl->in, n);
+  memcpy(line, in_at(impl), n);
   line[n] = '\0';
   consume(impl, n + 1);
   impl->line_scanned = 0;
@@ -1766,6 +2049,8 @@ void lctx_impl_close(lctx_impl *impl) {
     (void)!write(impl->to_fd, bye, sizeof bye - 1);
   }
   stop_peer(impl, NULL, 0);
+  if (impl->is_plugin)
+    drop_shared(impl);
   free(impl->in);
   free(impl->out);
   free(impl);

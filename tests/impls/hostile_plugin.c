@@ -17,6 +17,8 @@
  *   nested_mlir      lower_per_platform answers a module with attributes
  *                    nested 30000 deep, or (jax_platform_name NESTED_REGIONS)
  *                    30000 nested regions
+ *   slow         (M) session_create takes 1.5 s (under the 2 s allowed)
+ *   hang         (M) session_create never returns
  *   die_after        _exit on the Nth session_create of a worker (N from
  *                    LCTX_HOSTILE_N, default 300)
  *   nul_text     (M) a NUL byte inside the outcome text
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct wrapped {
@@ -94,6 +97,11 @@ static void *w_create(const lctx_impl_config *config) {
   w->marked = strcmp(name, "HOSTILE") == 0;
   w->regions = strcmp(name, "NESTED_REGIONS") == 0;
   sessions++;
+  if (mode_is(w, "slow", true))
+    nanosleep(&(struct timespec){1, 500000000}, NULL);
+  if (mode_is(w, "hang", true))
+    for (;;)
+      pause();
   if (mode_is(w, "die_after", false)) {
     const char *n = getenv("LCTX_HOSTILE_N");
     if (sessions >= (unsigned)(n ? atoi(n) : 300))
