@@ -534,6 +534,9 @@ static size_t squeeze(const uint8_t *p, size_t n, uint8_t *out) {
   size_t at = 0, o = 0;
   while (at < n) {
     size_t z = at;
+    while (n - z >= 32 && (load64(p + z) | load64(p + z + 8) |
+                           load64(p + z + 16) | load64(p + z + 24)) == 0)
+      z += 32;
     while (n - z >= 8 && load64(p + z) == 0)
       z += 8;
     size_t l = z;
