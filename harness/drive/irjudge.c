@@ -100,6 +100,7 @@ static void judge_main(void) {
   judge_state *s = calloc(1, sizeof *s);
   if (!s)
     _exit(3);
+  lctx_case_init(&s->c);
   FILE *in = fdopen(0, "rb"), *out = fdopen(1, "wb");
   if (!in || !out)
     _exit(3);
@@ -113,7 +114,7 @@ static void judge_main(void) {
         m > LCTX_CASE_IMPL_MLIR_CAPACITY || fread(s->mlir, 1, m, in) != m)
       _exit(2);
     s->mlir[m] = '\0';
-    lctx_case_decode(s->bytes, n, &s->c);
+    lctx_case_decode_reuse(s->bytes, n, &s->c); /* clears only what it used */
     memset(&s->verdict, 0, sizeof s->verdict);
     uint32_t status =
         op < s->c.op_count ? judge_one(s, op) : LCTX_IRJUDGE_NOT_JUDGED;
