@@ -19,6 +19,8 @@
  *   IR-000 (text that does not parse, a module that does not verify, with
  *   line:col).
  * - Recycling: 1000 checks, a new context every 100, nothing leaked.
+ * - The verdict cache (irmemo.h): hits only for an equal expectation and
+ *   module text, every verdict equal to the direct judgement.
  *
  * All but the recycling are rows of one table: module text (optionally with
  * bytes changed), expectation, and the verdict, counts and rows the report
@@ -36,6 +38,7 @@
 
 #include "check_fx.h"
 #include "ircheck.h"
+#include "irmemo.h"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -748,9 +751,70 @@ static void test_recycle(void **state) {
   lctx_ircheck_destroy(ck);
 }
 
+//===----------------------------------------------------------------------===//
+// The verdict cache (irmemo.h)
+//===----------------------------------------------------------------------===//
+
+/* Judges `text` under `store` through the cache and directly; the two
+ * verdicts must be equal. Returns the cached one's ok. */
+static bool memo_judge(lctx_ir_memo *m, lctx_ircheck *ck, const char *text,
+                       const lctx_ir_expect_store *store) {
+  static lctx_ir_report r;
+  lctx_ir_verdict v, direct;
+  bool ok = lctx_ir_memo_judge(m, ck, lctx_str_from_cstr(text), store, &r, &v);
+  lctx_ir_judge(ck, lctx_str_from_cstr(text), store, &r, &direct);
+  assert_int_equal(ok, v.ok);
+  assert_int_equal(v.ok, direct.ok);
+  assert_int_equal(v.applicable, direct.applicable);
+  assert_string_equal(v.row, direct.row);
+  assert_string_equal(v.reason, direct.reason);
+  return ok;
+}
+
+/* A module judged again under an equal expectation (even one whose names
+ * live elsewhere) comes from the cache; the same module under another
+ * expectation, or another module, is judged anew, and every verdict equals
+ * the direct judgement. */
+static void test_memo(void **state) {
+  (void)state;
+  lctx_ircheck *ck = lctx_ircheck_create();
+  lctx_ir_memo *m = lctx_ir_memo_new();
+  assert_non_null(ck);
+  assert_non_null(m);
+  static lctx_ir_expect_store good, moved, other;
+  ex_single(&good.expect);
+  ex_single(&moved.expect);
+  char cpu[] = "cpu", rule[] = "P.cpu";
+  moved.expect.platforms[0] = cpu;
+  moved.expect.intended[0].names[0] = rule;
+  ex_init(&other.expect, 0, "cpu", NULL);
+  ex_dispatch(&other.expect, 1, 1);
+  ex_rules(&other.expect.intended[0], "P.gpu", NULL);
+
+  assert_true(memo_judge(m, ck, single_platform, &good));
+  assert_int_equal(lctx_ir_memo_hits(m), 0);
+  assert_true(memo_judge(m, ck, single_platform, &good));
+  assert_int_equal(lctx_ir_memo_hits(m), 1);
+  assert_true(memo_judge(m, ck, single_platform, &moved));
+  assert_int_equal(lctx_ir_memo_hits(m), 2);
+  /* The same text under another expectation fails, and is not a hit. */
+  assert_false(memo_judge(m, ck, single_platform, &other));
+  assert_int_equal(lctx_ir_memo_hits(m), 2);
+  assert_false(memo_judge(m, ck, single_platform, &other));
+  assert_int_equal(lctx_ir_memo_hits(m), 3);
+  /* Another module under the first expectation: judged anew, fails. */
+  assert_false(memo_judge(m, ck, two_platforms, &good));
+  assert_int_equal(lctx_ir_memo_hits(m), 3);
+  assert_true(memo_judge(m, ck, single_platform, &good));
+  assert_int_equal(lctx_ir_memo_hits(m), 4);
+  lctx_ir_memo_free(m);
+  lctx_ircheck_destroy(ck);
+}
+
 int main(void) {
-  struct CMUnitTest tests[CASE_COUNT + 1];
+  struct CMUnitTest tests[CASE_COUNT + 2];
   CHECK_FX_TABLE_TESTS(tests, cases, CASE_COUNT, run_case);
   tests[CASE_COUNT] = (struct CMUnitTest)cmocka_unit_test(test_recycle);
+  tests[CASE_COUNT + 1] = (struct CMUnitTest)cmocka_unit_test(test_memo);
   return cmocka_run_group_tests(tests, setup, teardown);
 }

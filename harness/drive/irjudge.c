@@ -18,6 +18,7 @@
 
 #include "case_bytes.h"
 #include "irexpect.h"
+#include "irmemo.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -59,6 +60,7 @@ struct lctx_irjudge {
 /* What the judge works with, one module at a time (heap: large). */
 typedef struct judge_state {
   lctx_ircheck *ck;
+  lctx_ir_memo *memo; /* NULL: out of memory, every module judged anew */
   lctx_case c;
   lctx_runner runner;
   lctx_ir_expect_store store;
@@ -90,8 +92,12 @@ static uint32_t judge_one(judge_state *s, size_t op) {
       !lctx_ir_expect_from_lowering(&s->runner.lowering, s->runner.result,
                                     s->c.ops[op].x64, &s->store))
     return LCTX_IRJUDGE_NOT_JUDGED;
-  lctx_ir_judge(s->ck, lctx_str_from_cstr(s->mlir), &s->store, &s->report,
-                &s->verdict);
+  if (s->memo)
+    lctx_ir_memo_judge(s->memo, s->ck, lctx_str_from_cstr(s->mlir), &s->store,
+                       &s->report, &s->verdict);
+  else
+    lctx_ir_judge(s->ck, lctx_str_from_cstr(s->mlir), &s->store, &s->report,
+                  &s->verdict);
   return LCTX_IRJUDGE_JUDGED;
 }
 
@@ -101,6 +107,7 @@ static void judge_main(void) {
   if (!s)
     _exit(3);
   lctx_case_init(&s->c);
+  s->memo = lctx_ir_memo_new();
   FILE *in = fdopen(0, "rb"), *out = fdopen(1, "wb");
   if (!in || !out)
     _exit(3);
