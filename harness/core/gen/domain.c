@@ -270,9 +270,9 @@ static void set_text(char *dst, size_t cap, const char *src) {
   dst[n] = '\0';
 }
 
-const char *lctx_domain_registry(size_t i, lctx_case *c) {
+/* Fills the empty case `c` with registry configuration `i`. */
+static const char *fill_registry(size_t i, lctx_case *c) {
   const registry_spec *r = &REGISTRIES[i];
-  lctx_case_init(c);
   for (size_t k = 0; k < 5 && r->factories[k].name; k++) {
     lctx_case_factory *f = &c->factories[c->factory_count++];
     set_text(f->name, sizeof f->name, r->factories[k].name);
@@ -287,6 +287,18 @@ const char *lctx_domain_registry(size_t i, lctx_case *c) {
   set_text(c->jax_xla_backend, sizeof c->jax_xla_backend, r->jax_xla_backend);
   c->nvidia_gpu_visible = r->gpu_visible;
   return r->description;
+}
+
+const char *lctx_domain_registry(size_t i, lctx_case *c) {
+  lctx_case_init(c);
+  return fill_registry(i, c);
+}
+
+/* lctx_domain_registry for a case the enumeration wrote before: only its
+ * used parts are cleared (lctx_case_reset), not the whole (large) case. */
+static const char *reuse_registry(size_t i, lctx_case *c) {
+  lctx_case_reset(c);
+  return fill_registry(i, c);
 }
 
 //===----------------------------------------------------------------------===//
@@ -443,7 +455,7 @@ static void lowering_structure(walker *w, size_t registry) {
           for (size_t index = 0; index < lists; index++)
             for (int narrow = 0; narrow < 4; narrow++)
               for (int override = 0; override < 2; override++) {
-                lctx_domain_registry(registry, c);
+                reuse_registry(registry, c);
                 add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
                          NULL);
                 add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
@@ -502,7 +514,7 @@ static void lowering_register(walker *w, size_t registry) {
   lctx_case *c = w->c;
   for (size_t a = 0; a <= ALPHABET_SIZE; a++)
     for (size_t b = 0; b < ALPHABET_SIZE; b++) {
-      lctx_domain_registry(registry, c);
+      reuse_registry(registry, c);
       add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
       add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
       lctx_case_op *op = add_lower(c, "A");
@@ -537,7 +549,7 @@ static void lowering_backend(walker *w, size_t registry) {
         for (size_t length = 1; length <= 2; length++)
           for (size_t index = 0; index < (length == 1 ? 4u : 16u); index++)
             for (size_t pin = 0; pin < 4; pin++) {
-              lctx_domain_registry(registry, c);
+              reuse_registry(registry, c);
               add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
               if (nested)
                 add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
@@ -569,9 +581,10 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
   lctx_case *c = malloc(sizeof *c); /* large for the stack */
   if (!c)
     return 0;
+  lctx_case_init(c); /* once: from here on only used parts are cleared */
   walker w = {visit, user, 0, false, c};
   for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
-    lctx_domain_registry(r, c);
+    reuse_registry(r, c);
     /* Single operations, platform lists up to length 3. */
     each_op(&w, 0, 3);
     /* Two operations: a first one that initializes (backends) or one that
@@ -579,7 +592,7 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
      * lists up to length 1, so that what the first left behind (a partial
      * registry, recorded failures, a re-run initialization) is observed. */
     for (int first = 0; first < 2 && !w.stopped; first++) {
-      lctx_domain_registry(r, c);
+      reuse_registry(r, c);
       clear_op(&c->ops[0],
                first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
       if (first == 1) {
