@@ -81,7 +81,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
       ok = true;
     } else {
       lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_NOT_IMPLEMENTED);
-      lctx_buf_append_cstr(&w, M1);
+      lctx_buf_append(&w, M1, sizeof M1 - 1);
       lctx_outcome_end(out, &w);
       ok = false;
     }

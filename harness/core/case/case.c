@@ -211,14 +211,23 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config) {
   config->nvidia_gpu_visible = c->nvidia_gpu_visible;
 }
 
+/* A view of a name field of an operation: its bytes up to the NUL, at most
+ * LCTX_MAX_NAME (a validated name is shorter). Counted here, since the names
+ * are a few bytes long and a library call would cost more than the count. */
+static lctx_str name_view(const char *name) {
+  size_t n = 0;
+  while (n < LCTX_MAX_NAME && name[n] != '\0')
+    n++;
+  return (lctx_str){name, n};
+}
+
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context) {
   lctx_module_context_init(context);
   for (size_t i = 0; i < op->platform_count; i++)
-    lctx_module_context_add_platform(context,
-                                     lctx_str_from_cstr(op->platforms[i]));
+    lctx_module_context_add_platform(context, name_view(op->platforms[i]));
   if (op->has_backend)
-    lctx_module_context_pin(context, lctx_str_from_cstr(op->backend));
+    lctx_module_context_pin(context, name_view(op->backend));
 }
 
 int lctx_case_rule_find(const lctx_case *c, const char *name) {

@@ -258,9 +258,11 @@ static void check_invariants(report *r, scratch *s,
                              const lctx_outcome *actual) {
   const lctx_case_op *op = &r->c->ops[r->index];
   if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
+    /* One copy of the operation: each variant below changes it and puts
+     * back what it changed, so that the next one starts from `op` again. */
+    lctx_case_op_copy(&s->op, op);
     /* Permuting platforms[1:] does not change a multi-platform outcome. */
     if (op->platform_count >= 3) {
-      lctx_case_op_copy(&s->op, op);
       for (size_t i = 1; i < op->platform_count; i++)
         memcpy(s->op.platforms[i], op->platforms[op->platform_count - i],
                sizeof s->op.platforms[i]);
@@ -268,10 +270,11 @@ static void check_invariants(report *r, scratch *s,
       if (!lctx_outcome_equal(actual, &s->variant))
         invariant_failed(r, s, "permute-platforms", actual, "as given",
                          &s->variant, "platforms[1:] reversed");
+      for (size_t i = 1; i < op->platform_count; i++)
+        memcpy(s->op.platforms[i], op->platforms[i], sizeof s->op.platforms[i]);
     }
     /* Duplicates count as platforms: (p, p) behaves like (p, q). */
     if (op->platform_count == 1) {
-      lctx_case_op_copy(&s->op, op);
       s->op.platform_count = 2;
       memcpy(s->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
       run_variant(r, &s->op, &s->variant);
@@ -282,10 +285,11 @@ static void check_invariants(report *r, scratch *s,
       if (!lctx_outcome_equal(&s->variant, &s->other))
         invariant_failed(r, s, "duplicates-count", &s->other,
                          "(p, other platform)", &s->variant, "(p, p)");
+      s->op.platform_count = 1;
+      memset(s->op.platforms[1], 0, sizeof s->op.platforms[1]);
     }
     /* optional=True differs from optional=False only in B1/B2a, where it
      * returns None instead of NotImplementedError/ValueError. */
-    lctx_case_op_copy(&s->op, op);
     s->op.optional = !op->optional;
     run_variant(r, &s->op, &s->variant);
     const lctx_outcome *with_true = op->optional ? actual : &s->variant;

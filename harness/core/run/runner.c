@@ -161,7 +161,15 @@ bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
       index >= LCTX_CASE_MAX_OPS || op->kind == LCTX_OP_REGISTER_LOWERING ||
       op->kind == LCTX_OP_LOWER_PER_PLATFORM)
     return false;
-  lctx_registry_copy(&r->variant, &r->states[r->before[index]]);
+  lctx_registry *kept = &r->states[r->before[index]];
+  /* The backend operations change a registry only by initializing one that
+   * holds no client (lctx_registry_ensure returns any other as is): a kept
+   * state that holds clients is run on in place, any other on a copy. */
+  if (lctx_registry_entry_count(kept) > 0) {
+    run_backend_op(kept, op, out, NULL);
+    return true;
+  }
+  lctx_registry_copy(&r->variant, kept);
   run_backend_op(&r->variant, op, out, NULL);
   return true;
 }

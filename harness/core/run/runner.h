@@ -37,7 +37,8 @@ typedef struct lctx_runner {
   size_t state_count;
   size_t before[LCTX_CASE_MAX_OPS];
   lctx_registry states[LCTX_CASE_MAX_OPS];
-  /// Where lctx_runner_variant runs.
+  /// Where lctx_runner_variant runs from a kept state that holds no client
+  /// (one that holds clients it runs on in place: only read).
   lctx_registry variant;
 } lctx_runner;
 
