@@ -223,11 +223,18 @@ static lctx_str name_view(const char *name) {
 
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context) {
-  lctx_module_context_init(context);
-  for (size_t i = 0; i < op->platform_count; i++)
-    lctx_module_context_add_platform(context, name_view(op->platforms[i]));
-  if (op->has_backend)
-    lctx_module_context_pin(context, name_view(op->backend));
+  /* What lctx_module_context_init, _add_platform and _pin write, written
+   * here field by field: this runs for every module operation judged. */
+  size_t n = op->platform_count < LCTX_MAX_MODULE_PLATFORMS
+                 ? op->platform_count
+                 : LCTX_MAX_MODULE_PLATFORMS;
+  for (size_t i = 0; i < n; i++)
+    context->platforms[i] = name_view(op->platforms[i]);
+  context->platform_count = n;
+  context->has_backend = op->has_backend;
+  context->backend_platform =
+      op->has_backend ? name_view(op->backend) : (lctx_str){NULL, 0};
+  context->platforms_are_list = false;
 }
 
 int lctx_case_rule_find(const lctx_case *c, const char *name) {

@@ -6,8 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ALPHABET[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
-                                       "gpu", "METAL", "bogus", "GPU",    ""};
+/* The names, each with its length (the enumeration writes them millions of
+ * times). */
+#define ALPHABET_NAMES(X)                                                      \
+  X("cpu")                                                                     \
+  X("cuda")                                                                    \
+  X("rocm") X("oneapi") X("tpu") X("gpu") X("METAL") X("bogus") X("GPU") X("")
+#define ALPHABET_TEXT(name) name,
+#define ALPHABET_LENGTH(name) sizeof name - 1,
+static const char *const ALPHABET[] = {ALPHABET_NAMES(ALPHABET_TEXT)};
+static const size_t ALPHABET_LENGTHS[] = {ALPHABET_NAMES(ALPHABET_LENGTH)};
 #define ALPHABET_SIZE (sizeof ALPHABET / sizeof ALPHABET[0])
 
 typedef struct fspec {
@@ -289,6 +297,11 @@ static const char *fill_registry(size_t i, lctx_case *c) {
   return r->description;
 }
 
+/* set_text of alphabet name `a` into a name field (every one fits). */
+static void set_name(char *dst, size_t a) {
+  memcpy(dst, ALPHABET[a], ALPHABET_LENGTHS[a] + 1);
+}
+
 const char *lctx_domain_registry(size_t i, lctx_case *c) {
   lctx_case_init(c);
   return fill_registry(i, c);
@@ -338,7 +351,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
   for (size_t a = 0; a < ALPHABET_SIZE; a++) {
     clear_op(op, LCTX_OP_CANONICALIZE);
     op->has_arg = true; /* canonicalize always has its argument */
-    set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+    set_name(op->arg, a);
     if (!emit(w))
       return;
   }
@@ -346,7 +359,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
     clear_op(op, LCTX_OP_XLA_GET_BACKEND);
     op->has_arg = a < ALPHABET_SIZE;
     if (op->has_arg)
-      set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+      set_name(op->arg, a);
     if (!emit(w))
       return;
   }
@@ -357,18 +370,19 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
       lists *= ALPHABET_SIZE;
     for (size_t index = 0; index < lists; index++) {
       for (size_t pinned = 0; pinned <= ALPHABET_SIZE; pinned++) {
+        /* The operation is written once: the second differs only in
+         * `optional` (the visitor cannot change the case). */
+        clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
+        size_t rest = index;
+        op->platform_count = length;
+        for (size_t k = 0; k < length; k++) {
+          set_name(op->platforms[k], rest % ALPHABET_SIZE);
+          rest /= ALPHABET_SIZE;
+        }
+        op->has_backend = pinned < ALPHABET_SIZE;
+        if (op->has_backend)
+          set_name(op->backend, pinned);
         for (int optional = 0; optional < 2; optional++) {
-          clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
-          size_t rest = index;
-          op->platform_count = length;
-          for (size_t k = 0; k < length; k++) {
-            set_text(op->platforms[k], sizeof op->platforms[k],
-                     ALPHABET[rest % ALPHABET_SIZE]);
-            rest /= ALPHABET_SIZE;
-          }
-          op->has_backend = pinned < ALPHABET_SIZE;
-          if (op->has_backend)
-            set_text(op->backend, sizeof op->backend, ALPHABET[pinned]);
           op->optional = optional != 0;
           if (!emit(w))
             return;
@@ -519,7 +533,7 @@ static void lowering_register(walker *w, size_t registry) {
       add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
       lctx_case_op *op = add_lower(c, "A");
       op->platform_count = 1;
-      set_text(op->platforms[0], sizeof op->platforms[0], ALPHABET[b]);
+      set_name(op->platforms[0], b);
       if (!emit(w))
         return;
     }
