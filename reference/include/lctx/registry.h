@@ -181,6 +181,15 @@ __attribute__((format(printf, 2, 3)))
 LCTX_API void
 lctx_registry_tracef(const lctx_registry *registry, const char *format, ...);
 
+/// lctx_registry_tracef behind the test of whether a trace callback is
+/// installed, made at the call site: without one, the arguments are neither
+/// evaluated nor passed. What the model's operations call.
+#define LCTX_REGISTRY_TRACEF(registry, ...)                                    \
+  do {                                                                         \
+    if ((registry)->trace)                                                     \
+      lctx_registry_tracef((registry), __VA_ARGS__);                           \
+  } while (0)
+
 /// Ensures the registry is initialized, as every JAX operation that needs it
 /// does: if it already holds any client it is returned as is (possibly a
 /// partial registry); otherwise initialization runs. On success returns true
