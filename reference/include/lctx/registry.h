@@ -145,17 +145,19 @@ typedef struct lctx_registry_failure {
 /// The state of `backends()`: created uninitialized, filled on first need.
 /// Treat the fields as private; use the functions below.
 typedef struct lctx_registry {
+  /* The small fields first, together: every operation reads them, and a
+   * copy of a registry writes them and only the used parts of the arrays. */
   const lctx_registry_config *config;
   lctx_trace_fn trace;
   void *trace_user_data;
   size_t entry_count;
-  lctx_registry_entry entries[LCTX_MAX_REGISTRATIONS];
   size_t failure_count;
-  lctx_registry_failure failures[LCTX_MAX_REGISTRATIONS];
   bool has_default;
   lctx_registry_entry default_client;
   /// Number of times initialization ran (for traces and tests).
   int init_runs;
+  lctx_registry_entry entries[LCTX_MAX_REGISTRATIONS];
+  lctx_registry_failure failures[LCTX_MAX_REGISTRATIONS];
 } lctx_registry;
 
 /// Creates an uninitialized registry over `config`, which must have passed
