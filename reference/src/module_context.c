@@ -55,7 +55,7 @@ const char *lctx_module_branch_name(lctx_module_branch branch) {
 static bool index_error(lctx_registry *registry,
                         const lctx_module_context *context, lctx_outcome *out) {
   const char *seq = context->platforms_are_list ? "list" : "tuple";
-  lctx_registry_tracef(registry,
+  LCTX_REGISTRY_TRACEF(registry,
                        "module get_backend: platforms[0] of an empty %s: "
                        "IndexError",
                        seq);
@@ -73,7 +73,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
   bool ok;
   if (context->platform_count > 1) {
     taken = LCTX_BRANCH_B1;
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "module get_backend: B1, %zu platforms, optional=%s",
                          context->platform_count, optional ? "True" : "False");
     if (optional) {
@@ -81,14 +81,14 @@ bool lctx_module_get_backend(lctx_registry *registry,
       ok = true;
     } else {
       lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_NOT_IMPLEMENTED);
-      lctx_buf_append_cstr(&w, M1);
+      lctx_buf_append(&w, M1, sizeof M1 - 1);
       lctx_outcome_end(out, &w);
       ok = false;
     }
   } else if (context->has_backend) {
     lctx_str attr = lctx_client_platform_attr(context->backend_platform);
     lctx_str canonical;
-    lctx_registry_tracef(
+    LCTX_REGISTRY_TRACEF(
         registry,
         "module get_backend: pinned client '%.*s' has .platform "
         "'%.*s'",
@@ -100,7 +100,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
       ok = index_error(registry, context, out);
     } else if (!lctx_str_equal(canonical, context->platforms[0])) {
       taken = LCTX_BRANCH_B2A;
-      lctx_registry_tracef(
+      LCTX_REGISTRY_TRACEF(
           registry,
           "module get_backend: B2a, canonical '%.*s' differs from "
           "platforms[0], optional=%s",
@@ -119,7 +119,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
       }
     } else {
       taken = LCTX_BRANCH_B2B;
-      lctx_registry_tracef(registry,
+      LCTX_REGISTRY_TRACEF(registry,
                            "module get_backend: B2b, the pinned client");
       lctx_outcome_set_client(out, LCTX_CLIENT_PINNED, -1,
                               context->backend_platform);
@@ -129,7 +129,7 @@ bool lctx_module_get_backend(lctx_registry *registry,
     ok = index_error(registry, context, out);
   } else {
     taken = LCTX_BRANCH_B3;
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "module get_backend: B3, xla_bridge.get_backend of "
                          "platforms[0]");
     ok = lctx_xla_get_backend(registry, &context->platforms[0], out);

@@ -266,7 +266,7 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
                              int *best_priority, lctx_outcome *out) {
   const lctx_registry_config *config = registry->config;
   if (lctx_str_equal_cstr(platform, "cuda") && !config->nvidia_gpu_visible) {
-    lctx_registry_tracef(
+    LCTX_REGISTRY_TRACEF(
         registry, "init: registration %d 'cuda' skipped: no visible NVIDIA GPU",
         registration);
     return true;
@@ -305,7 +305,7 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
       registry->default_client = *entry;
       *best_priority = priority;
     }
-    lctx_registry_tracef(
+    LCTX_REGISTRY_TRACEF(
         registry, "init: registration %d '%.*s' priority %d: client stored%s",
         registration, (int)platform.length, platform.data, priority,
         becomes_default ? ", now the default" : "");
@@ -313,13 +313,13 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
   }
   if (fail_quietly) {
     record_failure(registry, platform, kind, factory);
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "init: registration %d '%.*s' failed quietly (%s)",
                          registration, (int)platform.length, platform.data,
                          failure_kind_name(kind));
     return true;
   }
-  lctx_registry_tracef(
+  LCTX_REGISTRY_TRACEF(
       registry, "init: registration %d '%.*s' failed loudly (%s)", registration,
       (int)platform.length, platform.data, failure_kind_name(kind));
   lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_RUNTIME);
@@ -373,13 +373,13 @@ static bool run_initialization(lctx_registry *registry, lctx_outcome *out) {
   int best_priority = DEFAULT_PRIORITY_FLOOR;
   registry->init_runs++;
   if (platforms_config_set(config)) {
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "init: run %d from jax_platforms='%s' (all loud)",
                          registry->init_runs, config->jax_platforms);
     if (!run_platforms_config(registry, out, &best_priority))
       return false;
   } else {
-    lctx_registry_tracef(registry, "init: run %d from %zu registered factories",
+    LCTX_REGISTRY_TRACEF(registry, "init: run %d from %zu registered factories",
                          registry->init_runs, config->factory_count);
     for (size_t i = 0; i < config->factory_count; i++) {
       const lctx_factory *f = &config->factories[i];
@@ -389,7 +389,7 @@ static bool run_initialization(lctx_registry *registry, lctx_outcome *out) {
     }
   }
   if (!registry->has_default) {
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "init: no client beat priority -1000: AssertionError");
     lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_ASSERTION);
     lctx_outcome_end(out, &w);
@@ -400,7 +400,7 @@ static bool run_initialization(lctx_registry *registry, lctx_outcome *out) {
 
 bool lctx_registry_ensure(lctx_registry *registry, lctx_outcome *out) {
   if (registry->entry_count > 0) {
-    lctx_registry_tracef(registry, "registry: already holds %zu platform(s)",
+    LCTX_REGISTRY_TRACEF(registry, "registry: already holds %zu platform(s)",
                          registry->entry_count);
     return true;
   }

@@ -37,7 +37,7 @@ bool lctx_canonicalize(lctx_registry *registry, lctx_str name,
   for (size_t i = 0; i < 3; i++) {
     lctx_str candidate = lctx_str_from_cstr(GPU_PLATFORMS[i]);
     if (lctx_registry_find(registry, candidate)) {
-      lctx_registry_tracef(registry,
+      LCTX_REGISTRY_TRACEF(registry,
                            "canonicalize: 'gpu' -> '%s' (first initialized of "
                            "cuda, rocm, oneapi)",
                            GPU_PLATFORMS[i]);
@@ -45,7 +45,7 @@ bool lctx_canonicalize(lctx_registry *registry, lctx_str name,
       return true;
     }
   }
-  lctx_registry_tracef(registry,
+  LCTX_REGISTRY_TRACEF(registry,
                        "canonicalize: 'gpu' matches no initialized platform");
   lctx_buf w = lctx_outcome_begin_raise(err, LCTX_ERROR_RUNTIME);
   lctx_buf_append_cstr(&w, "Unknown backend: 'gpu' requested, but no platforms "
@@ -85,11 +85,11 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
     name = *platform;
   } else if (config_set(config->jax_xla_backend)) {
     name = lctx_str_from_cstr(config->jax_xla_backend);
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "get_backend: platform from jax_xla_backend");
   } else if (config_set(config->jax_platform_name)) {
     name = lctx_str_from_cstr(config->jax_platform_name);
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "get_backend: platform from jax_platform_name");
   } else {
     has_platform = false;
@@ -100,14 +100,14 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
   if (!has_platform) {
     const lctx_registry_entry *d = lctx_registry_default(registry);
     if (!d) {
-      lctx_registry_tracef(registry,
+      LCTX_REGISTRY_TRACEF(registry,
                            "get_backend: no platform and no default client: "
                            "AssertionError");
       lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_ASSERTION);
       lctx_outcome_end(out, &w);
       return false;
     }
-    lctx_registry_tracef(registry,
+    LCTX_REGISTRY_TRACEF(registry,
                          "get_backend: no platform: the default client");
     lctx_outcome_set_client(out, LCTX_CLIENT_REGISTRY, d->registration,
                             d->platform);
@@ -118,7 +118,7 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
     return false;
   const lctx_registry_entry *entry = lctx_registry_find(registry, canonical);
   if (entry) {
-    lctx_registry_tracef(registry, "get_backend: '%.*s' found in the registry",
+    LCTX_REGISTRY_TRACEF(registry, "get_backend: '%.*s' found in the registry",
                          (int)canonical.length, canonical.data);
     lctx_outcome_set_client(out, LCTX_CLIENT_REGISTRY, entry->registration,
                             entry->platform);
@@ -127,7 +127,7 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
   const lctx_registry_failure *failure =
       lctx_registry_find_failure(registry, canonical);
   lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_RUNTIME);
-  lctx_registry_tracef(
+  LCTX_REGISTRY_TRACEF(
       registry,
       failure ? "get_backend: '%.*s' failed quietly during initialization"
               : "get_backend: '%.*s' is neither initialized nor failed",

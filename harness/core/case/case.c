@@ -7,6 +7,7 @@
 #include "names.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const OP_NAMES[LCTX_OP_KIND_COUNT] = {
@@ -211,14 +212,46 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config) {
   config->nvidia_gpu_visible = c->nvidia_gpu_visible;
 }
 
+/* A view of a name field of an operation: its bytes up to the NUL, at most
+ * LCTX_MAX_NAME (a validated name is shorter). The field is read eight bytes
+ * at a time (it is LCTX_MAX_NAME + 1 bytes, a multiple of eight): this runs
+ * for every platform of every module operation judged. */
+static lctx_str name_view(const char name[LCTX_MAX_NAME + 1]) {
+  _Static_assert((LCTX_MAX_NAME + 1) % 8 == 0, "a name field is whole words");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (size_t at = 0; at < LCTX_MAX_NAME + 1; at += 8) {
+    uint64_t w;
+    memcpy(&w, name + at, sizeof w);
+    /* The lowest set bit marks the first zero byte (none above it counts). */
+    uint64_t zero = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+    if (zero) {
+      size_t n = at + (size_t)__builtin_ctzll(zero) / 8;
+      return (lctx_str){name, n < LCTX_MAX_NAME ? n : LCTX_MAX_NAME};
+    }
+  }
+  return (lctx_str){name, LCTX_MAX_NAME};
+#else
+  size_t n = 0;
+  while (n < LCTX_MAX_NAME && name[n] != '\0')
+    n++;
+  return (lctx_str){name, n};
+#endif
+}
+
 void lctx_case_module_context(const lctx_case_op *op,
                               lctx_module_context *context) {
-  lctx_module_context_init(context);
-  for (size_t i = 0; i < op->platform_count; i++)
-    lctx_module_context_add_platform(context,
-                                     lctx_str_from_cstr(op->platforms[i]));
-  if (op->has_backend)
-    lctx_module_context_pin(context, lctx_str_from_cstr(op->backend));
+  /* What lctx_module_context_init, _add_platform and _pin write, written
+   * here field by field: this runs for every module operation judged. */
+  size_t n = op->platform_count < LCTX_MAX_MODULE_PLATFORMS
+                 ? op->platform_count
+                 : LCTX_MAX_MODULE_PLATFORMS;
+  for (size_t i = 0; i < n; i++)
+    context->platforms[i] = name_view(op->platforms[i]);
+  context->platform_count = n;
+  context->has_backend = op->has_backend;
+  context->backend_platform =
+      op->has_backend ? name_view(op->backend) : (lctx_str){NULL, 0};
+  context->platforms_are_list = false;
 }
 
 int lctx_case_rule_find(const lctx_case *c, const char *name) {

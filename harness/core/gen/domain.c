@@ -6,8 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ALPHABET[] = {"cpu", "cuda",  "rocm",  "oneapi", "tpu",
-                                       "gpu", "METAL", "bogus", "GPU",    ""};
+/* The names, each with its length (the enumeration writes them millions of
+ * times). */
+#define ALPHABET_NAMES(X)                                                      \
+  X("cpu")                                                                     \
+  X("cuda")                                                                    \
+  X("rocm") X("oneapi") X("tpu") X("gpu") X("METAL") X("bogus") X("GPU") X("")
+#define ALPHABET_TEXT(name) name,
+#define ALPHABET_LENGTH(name) sizeof name - 1,
+static const char *const ALPHABET[] = {ALPHABET_NAMES(ALPHABET_TEXT)};
+static const size_t ALPHABET_LENGTHS[] = {ALPHABET_NAMES(ALPHABET_LENGTH)};
 #define ALPHABET_SIZE (sizeof ALPHABET / sizeof ALPHABET[0])
 
 typedef struct fspec {
@@ -270,9 +278,9 @@ static void set_text(char *dst, size_t cap, const char *src) {
   dst[n] = '\0';
 }
 
-const char *lctx_domain_registry(size_t i, lctx_case *c) {
+/* Fills the empty case `c` with registry configuration `i`. */
+static const char *fill_registry(size_t i, lctx_case *c) {
   const registry_spec *r = &REGISTRIES[i];
-  lctx_case_init(c);
   for (size_t k = 0; k < 5 && r->factories[k].name; k++) {
     lctx_case_factory *f = &c->factories[c->factory_count++];
     set_text(f->name, sizeof f->name, r->factories[k].name);
@@ -287,6 +295,23 @@ const char *lctx_domain_registry(size_t i, lctx_case *c) {
   set_text(c->jax_xla_backend, sizeof c->jax_xla_backend, r->jax_xla_backend);
   c->nvidia_gpu_visible = r->gpu_visible;
   return r->description;
+}
+
+/* set_text of alphabet name `a` into a name field (every one fits). */
+static void set_name(char *dst, size_t a) {
+  memcpy(dst, ALPHABET[a], ALPHABET_LENGTHS[a] + 1);
+}
+
+const char *lctx_domain_registry(size_t i, lctx_case *c) {
+  lctx_case_init(c);
+  return fill_registry(i, c);
+}
+
+/* lctx_domain_registry for a case the enumeration wrote before: only its
+ * used parts are cleared (lctx_case_reset), not the whole (large) case. */
+static const char *reuse_registry(size_t i, lctx_case *c) {
+  lctx_case_reset(c);
+  return fill_registry(i, c);
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,7 +351,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
   for (size_t a = 0; a < ALPHABET_SIZE; a++) {
     clear_op(op, LCTX_OP_CANONICALIZE);
     op->has_arg = true; /* canonicalize always has its argument */
-    set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+    set_name(op->arg, a);
     if (!emit(w))
       return;
   }
@@ -334,7 +359,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
     clear_op(op, LCTX_OP_XLA_GET_BACKEND);
     op->has_arg = a < ALPHABET_SIZE;
     if (op->has_arg)
-      set_text(op->arg, sizeof op->arg, ALPHABET[a]);
+      set_name(op->arg, a);
     if (!emit(w))
       return;
   }
@@ -345,18 +370,19 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
       lists *= ALPHABET_SIZE;
     for (size_t index = 0; index < lists; index++) {
       for (size_t pinned = 0; pinned <= ALPHABET_SIZE; pinned++) {
+        /* The operation is written once: the second differs only in
+         * `optional` (the visitor cannot change the case). */
+        clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
+        size_t rest = index;
+        op->platform_count = length;
+        for (size_t k = 0; k < length; k++) {
+          set_name(op->platforms[k], rest % ALPHABET_SIZE);
+          rest /= ALPHABET_SIZE;
+        }
+        op->has_backend = pinned < ALPHABET_SIZE;
+        if (op->has_backend)
+          set_name(op->backend, pinned);
         for (int optional = 0; optional < 2; optional++) {
-          clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
-          size_t rest = index;
-          op->platform_count = length;
-          for (size_t k = 0; k < length; k++) {
-            set_text(op->platforms[k], sizeof op->platforms[k],
-                     ALPHABET[rest % ALPHABET_SIZE]);
-            rest /= ALPHABET_SIZE;
-          }
-          op->has_backend = pinned < ALPHABET_SIZE;
-          if (op->has_backend)
-            set_text(op->backend, sizeof op->backend, ALPHABET[pinned]);
           op->optional = optional != 0;
           if (!emit(w))
             return;
@@ -443,7 +469,7 @@ static void lowering_structure(walker *w, size_t registry) {
           for (size_t index = 0; index < lists; index++)
             for (int narrow = 0; narrow < 4; narrow++)
               for (int override = 0; override < 2; override++) {
-                lctx_domain_registry(registry, c);
+                reuse_registry(registry, c);
                 add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
                          NULL);
                 add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
@@ -502,12 +528,12 @@ static void lowering_register(walker *w, size_t registry) {
   lctx_case *c = w->c;
   for (size_t a = 0; a <= ALPHABET_SIZE; a++)
     for (size_t b = 0; b < ALPHABET_SIZE; b++) {
-      lctx_domain_registry(registry, c);
+      reuse_registry(registry, c);
       add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
       add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
       lctx_case_op *op = add_lower(c, "A");
       op->platform_count = 1;
-      set_text(op->platforms[0], sizeof op->platforms[0], ALPHABET[b]);
+      set_name(op->platforms[0], b);
       if (!emit(w))
         return;
     }
@@ -537,7 +563,7 @@ static void lowering_backend(walker *w, size_t registry) {
         for (size_t length = 1; length <= 2; length++)
           for (size_t index = 0; index < (length == 1 ? 4u : 16u); index++)
             for (size_t pin = 0; pin < 4; pin++) {
-              lctx_domain_registry(registry, c);
+              reuse_registry(registry, c);
               add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
               if (nested)
                 add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
@@ -569,9 +595,10 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
   lctx_case *c = malloc(sizeof *c); /* large for the stack */
   if (!c)
     return 0;
+  lctx_case_init(c); /* once: from here on only used parts are cleared */
   walker w = {visit, user, 0, false, c};
   for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
-    lctx_domain_registry(r, c);
+    reuse_registry(r, c);
     /* Single operations, platform lists up to length 3. */
     each_op(&w, 0, 3);
     /* Two operations: a first one that initializes (backends) or one that
@@ -579,7 +606,7 @@ size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
      * lists up to length 1, so that what the first left behind (a partial
      * registry, recorded failures, a re-run initialization) is observed. */
     for (int first = 0; first < 2 && !w.stopped; first++) {
-      lctx_domain_registry(r, c);
+      reuse_registry(r, c);
       clear_op(&c->ops[0],
                first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
       if (first == 1) {

@@ -74,8 +74,10 @@ const char *lctx_violation_kind_name(lctx_violation_kind kind) {
 
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine) {
-  /* The scratch space is written before it is read: leave it be. */
+  /* The scratch space is written before it is read, but for the memo of
+   * matched rows, which belongs to `spec`. */
   memset(oracle, 0, offsetof(lctx_oracle, scratch));
+  memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->spec = spec;
   oracle->engine = engine;
   if (engine.run == reference_run && !engine.context)
@@ -136,14 +138,15 @@ static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
 
 typedef lctx_oracle_scratch scratch;
 
-lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
-                                 const lctx_features *features,
-                                 const lctx_outcome *actual, bool exact,
-                                 size_t *row, lctx_buf *expected,
-                                 lctx_outcome *first_allowed) {
+/* lctx_oracle_judge given the rows matching `features`: `n` of them, the
+ * first (up to 4) in `matches`. */
+static lctx_judgement judge_matched(const lctx_spec *spec,
+                                    const lctx_features *features,
+                                    const size_t *matches, size_t n,
+                                    const lctx_outcome *actual, bool exact,
+                                    size_t *row, lctx_buf *expected,
+                                    lctx_outcome *first_allowed) {
   lctx_outcome first_store, rendered_store;
-  size_t matches[4];
-  size_t n = lctx_spec_match(spec, features, matches, 4);
   *row = n > 0 ? matches[0] : (size_t)-1;
   if (n != 1) {
     for (size_t i = 0; expected && i < n && i < 4; i++) {
@@ -190,20 +193,64 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
   return allowed ? LCTX_JUDGE_ALLOWED : LCTX_JUDGE_NOT_ALLOWED;
 }
 
+lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
+                                 const lctx_features *features,
+                                 const lctx_outcome *actual, bool exact,
+                                 size_t *row, lctx_buf *expected,
+                                 lctx_outcome *first_allowed) {
+  size_t matches[4];
+  size_t n = lctx_spec_match(spec, features, matches, 4);
+  return judge_matched(spec, features, matches, n, actual, exact, row, expected,
+                       first_allowed);
+}
+
+_Static_assert(LCTX_FEATURE_COUNT * 4 <= 60 && LCTX_OP_KIND_COUNT <= 8,
+               "the operation and the feature values fit a memo key");
+
+/* lctx_spec_match of the oracle's spec, through its memo: the rows matched
+ * depend on nothing but the operation kind and the feature values (values
+ * outside 0-15, which no feature has, are matched without the memo). */
+static size_t match_rows(lctx_oracle *oracle, const lctx_features *f,
+                         size_t *matches) {
+  uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
+  bool packable = (unsigned)f->op < LCTX_OP_KIND_COUNT;
+  for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
+    packable = packable && (unsigned)f->value[i] < 16;
+    key |= (uint64_t)((unsigned)f->value[i] & 15u) << (4 * i);
+  }
+  if (!packable)
+    return lctx_spec_match(oracle->spec, f, matches, 4);
+  lctx_oracle_match *m =
+      &oracle->scratch.matches[(key * 0x9e3779b97f4a7c15ULL) >> 55 &
+                               (LCTX_ORACLE_MATCH_SLOTS - 1)];
+  if (m->key != key) {
+    size_t n = lctx_spec_match(oracle->spec, f, matches, 4);
+    m->key = key;
+    m->count = (uint8_t)(n < 255 ? n : 255);
+    for (size_t i = 0; i < n && i < 4; i++)
+      m->rows[i] = (uint8_t)matches[i];
+    return n;
+  }
+  for (size_t i = 0; i < m->count && i < 4; i++)
+    matches[i] = m->rows[i];
+  return m->count;
+}
+
 static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
   size_t row;
+  size_t matches[4];
+  size_t n = match_rows(r->oracle, r->features, matches);
   lctx_judgement j =
-      lctx_oracle_judge(r->oracle->spec, r->features, actual,
-                        r->oracle->messages_exact, &row, NULL, NULL);
+      judge_matched(r->oracle->spec, r->features, matches, n, actual,
+                    r->oracle->messages_exact, &row, NULL, NULL);
   if (j != LCTX_JUDGE_ALLOWED) {
     /* A violation: judged again, writing the texts it is reported with. */
     lctx_buf eb, ab;
     lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
     lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
     format_outcome(actual, &ab);
-    j = lctx_oracle_judge(r->oracle->spec, r->features, actual,
-                          r->oracle->messages_exact, &row, &eb,
-                          &s->first_allowed);
+    j = judge_matched(r->oracle->spec, r->features, matches, n, actual,
+                      r->oracle->messages_exact, &row, &eb, &s->first_allowed);
   }
   const char *id =
       row < r->oracle->spec->row_count ? r->oracle->spec->rows[row].id : "";
@@ -258,9 +305,11 @@ static void check_invariants(report *r, scratch *s,
                              const lctx_outcome *actual) {
   const lctx_case_op *op = &r->c->ops[r->index];
   if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
+    /* One copy of the operation: each variant below changes it and puts
+     * back what it changed, so that the next one starts from `op` again. */
+    lctx_case_op_copy(&s->op, op);
     /* Permuting platforms[1:] does not change a multi-platform outcome. */
     if (op->platform_count >= 3) {
-      lctx_case_op_copy(&s->op, op);
       for (size_t i = 1; i < op->platform_count; i++)
         memcpy(s->op.platforms[i], op->platforms[op->platform_count - i],
                sizeof s->op.platforms[i]);
@@ -268,10 +317,11 @@ static void check_invariants(report *r, scratch *s,
       if (!lctx_outcome_equal(actual, &s->variant))
         invariant_failed(r, s, "permute-platforms", actual, "as given",
                          &s->variant, "platforms[1:] reversed");
+      for (size_t i = 1; i < op->platform_count; i++)
+        memcpy(s->op.platforms[i], op->platforms[i], sizeof s->op.platforms[i]);
     }
     /* Duplicates count as platforms: (p, p) behaves like (p, q). */
     if (op->platform_count == 1) {
-      lctx_case_op_copy(&s->op, op);
       s->op.platform_count = 2;
       memcpy(s->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
       run_variant(r, &s->op, &s->variant);
@@ -282,10 +332,11 @@ static void check_invariants(report *r, scratch *s,
       if (!lctx_outcome_equal(&s->variant, &s->other))
         invariant_failed(r, s, "duplicates-count", &s->other,
                          "(p, other platform)", &s->variant, "(p, p)");
+      s->op.platform_count = 1;
+      memset(s->op.platforms[1], 0, sizeof s->op.platforms[1]);
     }
     /* optional=True differs from optional=False only in B1/B2a, where it
      * returns None instead of NotImplementedError/ValueError. */
-    lctx_case_op_copy(&s->op, op);
     s->op.optional = !op->optional;
     run_variant(r, &s->op, &s->variant);
     const lctx_outcome *with_true = op->optional ? actual : &s->variant;

@@ -67,11 +67,22 @@ typedef struct lctx_violation {
 /// Returns a short name for a violation kind.
 const char *lctx_violation_kind_name(lctx_violation_kind kind);
 
+/// Slots of the oracle's memo of matched rows (a power of two).
+#define LCTX_ORACLE_MATCH_SLOTS 512
+
+/// One remembered lctx_spec_match: the rows matching one operation kind and
+/// one set of feature values (packed into `key`; 0 marks an empty slot).
+typedef struct lctx_oracle_match {
+  uint64_t key;
+  uint8_t count; ///< rows matched (255 standing for 255 or more)
+  uint8_t rows[4];
+} lctx_oracle_match;
+
 /// What the oracle works in, so that no state lives outside it: the runner
 /// lent to the reference engine, the outcomes of the operation under
 /// judgement and of its variants, the texts of a violation, and what
-/// lctx_oracle_explain renders. Written before it is read; never needs
-/// clearing.
+/// lctx_oracle_explain renders. Written before it is read, except the memo
+/// of matched rows, which lctx_oracle_init clears.
 typedef struct lctx_oracle_scratch {
   lctx_runner runner;
   lctx_outcome actual;
@@ -84,6 +95,9 @@ typedef struct lctx_oracle_scratch {
   char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
   lctx_case_op op;
   lctx_features features;
+  /// The rows matched by the spec for the features met so far, by features:
+  /// cleared by lctx_oracle_init (the one part that needs clearing).
+  lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
 } lctx_oracle_scratch;
 
 /// The oracle's configuration and counters, and the scratch space it judges

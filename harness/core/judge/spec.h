@@ -42,31 +42,32 @@ typedef struct lctx_spec_clause {
 /// One allowed outcome of a row, with templates.
 typedef struct lctx_spec_outcome {
   lctx_outcome_kind kind;
-  lctx_error_class error;                    ///< RAISE
-  lctx_client_origin origin;                 ///< CLIENT
-  char text[LCTX_SPEC_MAX_TEMPLATE];         ///< message/string/platform
-  char registration[LCTX_SPEC_MAX_TEMPLATE]; ///< CLIENT registry: template
+  lctx_error_class error;    ///< RAISE
+  lctx_client_origin origin; ///< CLIENT
   /// Filled by lctx_spec_parse: a bit per placeholder `text` or
   /// `registration` uses, and `text` split into parts (part_count 0 for an
-  /// empty text; LCTX_SPEC_MAX_PARTS + 1 when it has more parts).
+  /// empty text; LCTX_SPEC_MAX_PARTS + 1 when it has more parts). Before
+  /// the texts, next to the fields judging reads first.
   uint32_t uses;
   uint8_t part_count;
   lctx_spec_part parts[LCTX_SPEC_MAX_PARTS];
+  char text[LCTX_SPEC_MAX_TEMPLATE];         ///< message/string/platform
+  char registration[LCTX_SPEC_MAX_TEMPLATE]; ///< CLIENT registry: template
 } lctx_spec_outcome;
 
 /// One row of the table.
 typedef struct lctx_spec_row {
   char id[LCTX_SPEC_MAX_ID];
   unsigned ops; ///< bit per lctx_op_kind
-  size_t clause_count;
-  lctx_spec_clause clauses[LCTX_SPEC_MAX_CLAUSES];
-  size_t outcome_count;
-  lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
-  bool exact; ///< strict = exact (message compared) or class
+  bool exact;   ///< strict = exact (message compared) or class
   /// `check = ir`: a row of the IR checker (ir/ircheck.h), judged on
   /// the MLIR of a lowering; it has no op, predicate or outcome and is never
   /// matched by features.
   bool ir;
+  size_t clause_count;
+  lctx_spec_clause clauses[LCTX_SPEC_MAX_CLAUSES];
+  size_t outcome_count;
+  lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
   char source[256];
   char note[256];
   int line; ///< line of the row's header

@@ -43,6 +43,7 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
   r->has_result = false;
   r->result = &r->result_storage;
   r->state_count = 0;
+  r->ready_for = (size_t)-1;
 }
 
 static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
@@ -144,6 +145,7 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
   size_t n =
       r->c->op_count < LCTX_CASE_MAX_OPS ? r->c->op_count : LCTX_CASE_MAX_OPS;
   r->state_count = 0;
+  r->ready_for = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
     /* A new state only where initialization ran since the last one. */
     if (r->state_count == 0 ||
@@ -161,7 +163,32 @@ bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
       index >= LCTX_CASE_MAX_OPS || op->kind == LCTX_OP_REGISTER_LOWERING ||
       op->kind == LCTX_OP_LOWER_PER_PLATFORM)
     return false;
-  lctx_registry_copy(&r->variant, &r->states[r->before[index]]);
+  size_t k = r->before[index];
+  lctx_registry *kept = &r->states[k];
+  /* The backend operations change a registry only by initializing one that
+   * holds no client (lctx_registry_ensure returns any other as is): a kept
+   * state that holds clients is run on in place. */
+  if (lctx_registry_entry_count(kept) > 0) {
+    run_backend_op(kept, op, out, NULL);
+    return true;
+  }
+  /* One that holds none is initialized by the operations that need it, and
+   * left alone by the others: where its initialization succeeds, every
+   * operation has the outcome it has on the state initialized, which is
+   * kept (initialized once, not once per variant). Where it fails, or a
+   * trace would show the initialization, the operation runs on a copy. */
+  if (kept->trace == NULL) {
+    if (r->ready_for != k) {
+      r->ready_for = k;
+      lctx_registry_copy(&r->ready, kept);
+      r->ready_ok = lctx_registry_ensure(&r->ready, &r->ready_error);
+    }
+    if (r->ready_ok) {
+      run_backend_op(&r->ready, op, out, NULL);
+      return true;
+    }
+  }
+  lctx_registry_copy(&r->variant, kept);
   run_backend_op(&r->variant, op, out, NULL);
   return true;
 }

@@ -37,8 +37,17 @@ typedef struct lctx_runner {
   size_t state_count;
   size_t before[LCTX_CASE_MAX_OPS];
   lctx_registry states[LCTX_CASE_MAX_OPS];
-  /// Where lctx_runner_variant runs.
+  /// Where lctx_runner_variant runs from a kept state that holds no client
+  /// (one that holds clients it runs on in place: only read).
   lctx_registry variant;
+  /// Kept state `ready_for` (one that holds no client) after its
+  /// initialization, which succeeded when `ready_ok` (its error, if not, in
+  /// `ready_error`): where lctx_runner_variant runs from that state.
+  /// `ready_for` is SIZE_MAX when none is set up.
+  size_t ready_for;
+  bool ready_ok;
+  lctx_registry ready;
+  lctx_outcome ready_error;
 } lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,

@@ -145,17 +145,19 @@ typedef struct lctx_registry_failure {
 /// The state of `backends()`: created uninitialized, filled on first need.
 /// Treat the fields as private; use the functions below.
 typedef struct lctx_registry {
+  /* The small fields first, together: every operation reads them, and a
+   * copy of a registry writes them and only the used parts of the arrays. */
   const lctx_registry_config *config;
   lctx_trace_fn trace;
   void *trace_user_data;
   size_t entry_count;
-  lctx_registry_entry entries[LCTX_MAX_REGISTRATIONS];
   size_t failure_count;
-  lctx_registry_failure failures[LCTX_MAX_REGISTRATIONS];
   bool has_default;
   lctx_registry_entry default_client;
   /// Number of times initialization ran (for traces and tests).
   int init_runs;
+  lctx_registry_entry entries[LCTX_MAX_REGISTRATIONS];
+  lctx_registry_failure failures[LCTX_MAX_REGISTRATIONS];
 } lctx_registry;
 
 /// Creates an uninitialized registry over `config`, which must have passed
@@ -180,6 +182,15 @@ __attribute__((format(printf, 2, 3)))
 #endif
 LCTX_API void
 lctx_registry_tracef(const lctx_registry *registry, const char *format, ...);
+
+/// lctx_registry_tracef behind the test of whether a trace callback is
+/// installed, made at the call site: without one, the arguments are neither
+/// evaluated nor passed. What the model's operations call.
+#define LCTX_REGISTRY_TRACEF(registry, ...)                                    \
+  do {                                                                         \
+    if ((registry)->trace)                                                     \
+      lctx_registry_tracef((registry), __VA_ARGS__);                           \
+  } while (0)
 
 /// Ensures the registry is initialized, as every JAX operation that needs it
 /// does: if it already holds any client it is returned as is (possibly a
