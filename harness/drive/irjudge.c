@@ -25,10 +25,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,12 +41,22 @@
 #define WINDOW (4u << 20)
 #define VERDICT_HEAD (5 * 4 + 8 + 4)
 
+/* What the judge shares with lctx: the job it began last, and when, so that
+ * a hang is put on that job although the verdicts before it were not yet
+ * written (the judge writes them when it has read every job sent). */
+typedef struct judge_shared {
+  _Atomic int64_t since; /* CLOCK_MONOTONIC ns */
+  _Atomic uint32_t job;  /* its number + 1; 0 before the first */
+} judge_shared;
+
 struct lctx_irjudge {
   double timeout;
   size_t memory_limit_mb;
   char log_path[4096];
   pid_t pid;
   int to_fd, from_fd;
+  judge_shared *shared; /* the current judge's; NULL when none */
+  double next_watch;    /* when its memory is read next */
   uint8_t *out;
   size_t out_length, out_sent, out_capacity;
   uint8_t in[VERDICT_HEAD + LCTX_IR_MESSAGE_MAX + 128];
@@ -70,8 +82,40 @@ typedef struct judge_state {
   char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY + 1];
 } judge_state;
 
-static bool read_u32(FILE *in, uint32_t *v) {
-  return fread(v, 4, 1, in) == 1;
+/* The judge's input, read many jobs at a time. */
+typedef struct job_reader {
+  FILE *out; /* written before the judge waits for more input */
+  size_t at, length;
+  uint8_t buf[1u << 20];
+} job_reader;
+
+/* Reads `n` bytes of the jobs; false at their end. The verdicts written so
+ * far go out whenever every job sent is read, before waiting for more. */
+static bool job_read(job_reader *r, void *dst, size_t n) {
+  uint8_t *to = dst;
+  while (n > 0) {
+    if (r->at == r->length) {
+      if (fflush(r->out) != 0)
+        _exit(1);
+      ssize_t got = read(0, r->buf, sizeof r->buf);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return false;
+      r->at = 0;
+      r->length = (size_t)got;
+    }
+    size_t k = r->length - r->at < n ? r->length - r->at : n;
+    memcpy(to, r->buf + r->at, k);
+    r->at += k;
+    to += k;
+    n -= k;
+  }
+  return true;
+}
+
+static bool read_u32(job_reader *in, uint32_t *v) {
+  return job_read(in, v, 4);
 }
 
 static bool write_all(FILE *out, const void *p, size_t n) {
@@ -102,24 +146,30 @@ static uint32_t judge_one(judge_state *s, size_t op) {
 }
 
 /* Serves jobs from stdin until it closes; never returns. */
-static void judge_main(void) {
+static void judge_main(judge_shared *shared) {
   judge_state *s = calloc(1, sizeof *s);
-  if (!s)
+  job_reader *in = malloc(sizeof *in);
+  if (!s || !in)
     _exit(3);
   lctx_case_init(&s->c);
   s->memo = lctx_ir_memo_new();
-  FILE *in = fdopen(0, "rb"), *out = fdopen(1, "wb");
-  if (!in || !out)
+  FILE *out = fdopen(1, "wb");
+  if (!out || setvbuf(out, NULL, _IOFBF, 1u << 16) != 0)
     _exit(3);
+  in->out = out;
+  in->at = in->length = 0;
   for (;;) {
     uint32_t magic, seq, n, op, m;
     if (!read_u32(in, &magic))
       _exit(0);
     if (magic != JOB_MAGIC || !read_u32(in, &seq) || !read_u32(in, &n) ||
-        n > sizeof s->bytes || fread(s->bytes, 1, n, in) != n ||
+        n > sizeof s->bytes || !job_read(in, s->bytes, n) ||
         !read_u32(in, &op) || !read_u32(in, &m) ||
-        m > LCTX_CASE_IMPL_MLIR_CAPACITY || fread(s->mlir, 1, m, in) != m)
+        m > LCTX_CASE_IMPL_MLIR_CAPACITY || !job_read(in, s->mlir, m))
       _exit(2);
+    atomic_store_explicit(&shared->since, (int64_t)(lctx_sys_now() * 1e9),
+                          memory_order_relaxed);
+    atomic_store_explicit(&shared->job, seq + 1, memory_order_release);
     s->mlir[m] = '\0';
     lctx_case_decode_reuse(s->bytes, n, &s->c); /* clears only what it used */
     memset(&s->verdict, 0, sizeof s->verdict);
@@ -131,8 +181,7 @@ static void judge_main(void) {
     memcpy(row, s->verdict.row, sizeof row);
     uint32_t k = (uint32_t)strnlen(s->verdict.reason, LCTX_IR_MESSAGE_MAX);
     if (!write_all(out, head, sizeof head) || !write_all(out, row, 8) ||
-        !write_all(out, &k, 4) || !write_all(out, s->verdict.reason, k) ||
-        fflush(out) != 0)
+        !write_all(out, &k, 4) || !write_all(out, s->verdict.reason, k))
       _exit(1);
   }
 }
@@ -157,7 +206,8 @@ lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
 
 /* In the child: the pipes become stdin and stdout, stderr the log, and
  * nothing else stays open. */
-static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd) {
+static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd,
+                         judge_shared *shared) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
@@ -167,7 +217,7 @@ static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd) {
     dup2(log, 2);
   close_range(3, ~0u, 0);
   signal(SIGPIPE, SIG_DFL);
-  judge_main();
+  judge_main(shared);
 }
 
 static bool start(lctx_irjudge *j) {
@@ -179,10 +229,23 @@ static bool start(lctx_irjudge *j) {
     close(down[1]);
     return false;
   }
+  /* A fresh page for each judge: one killed may not be gone yet. */
+  if (j->shared)
+    munmap(j->shared, sizeof *j->shared);
+  j->shared = mmap(NULL, sizeof *j->shared, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (j->shared == MAP_FAILED) {
+    j->shared = NULL;
+    close(down[0]);
+    close(down[1]);
+    close(up[0]);
+    close(up[1]);
+    return false;
+  }
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0)
-    become_judge(j, down[0], up[1]);
+    become_judge(j, down[0], up[1], j->shared);
   close(down[0]);
   close(up[1]);
   if (pid < 0) {
@@ -197,6 +260,7 @@ static bool start(lctx_irjudge *j) {
   fcntl(j->to_fd, F_SETFL, fcntl(j->to_fd, F_GETFL) | O_NONBLOCK);
   fcntl(j->from_fd, F_SETFL, fcntl(j->from_fd, F_GETFL) | O_NONBLOCK);
   j->in_length = j->out_length = j->out_sent = 0;
+  j->next_watch = 0;
   return true;
 }
 
@@ -281,12 +345,13 @@ static int pump(lctx_irjudge *j, double deadline, char *why, size_t cap) {
     }
     if (size > 0)
       return 1;
-    if (over_memory(j)) {
+    double now = lctx_sys_now();
+    if (now >= j->next_watch && (j->next_watch = now + 0.1, over_memory(j))) {
       snprintf(why, cap, "the judge used more than %zu MB of memory on it",
                j->memory_limit_mb);
       return 0;
     }
-    double left = deadline - lctx_sys_now();
+    double left = deadline - now;
     if (left <= 0)
       return -1;
     struct pollfd fds[2] = {{j->from_fd, POLLIN, 0}, {j->to_fd, POLLOUT, 0}};
@@ -314,6 +379,40 @@ static int pump(lctx_irjudge *j, double deadline, char *why, size_t cap) {
         j->in_length += (size_t)got;
     }
   }
+}
+
+/* Waits for the verdict of job `next` (of `n`): pump()'s result. Each job
+ * has the timeout from when the judge began it (the shared page), never
+ * more than a timeout from now; when the judge was lost on a later job,
+ * the verdicts before it still unwritten, that job is `*hung`. */
+static int await_verdict(lctx_irjudge *j, size_t next, size_t n, char *why,
+                         size_t cap, size_t *hung) {
+  double deadline = lctx_sys_now() + j->timeout;
+  uint32_t seen = (uint32_t)next;
+  int r;
+  while ((r = pump(j, deadline, why, cap)) == -1 && j->shared) {
+    uint32_t job = atomic_load_explicit(&j->shared->job, memory_order_acquire);
+    double since =
+        (double)atomic_load_explicit(&j->shared->since, memory_order_relaxed) /
+        1e9;
+    if (job <= seen || job > n)
+      break;
+    seen = job; /* job - 1 began at `since` */
+    double now = lctx_sys_now(), until = since + j->timeout;
+    deadline = until < now + j->timeout ? until : now + j->timeout;
+    if (deadline <= now) {
+      *hung = job - 1;
+      return -1;
+    }
+  }
+  /* Lost (hung, died or over its memory) while on a later job: that job,
+   * unless what came is a broken verdict, which is next's. */
+  if (r != 1 && j->shared && verdict_size(j) != (size_t)-1) {
+    uint32_t job = atomic_load_explicit(&j->shared->job, memory_order_acquire);
+    if (job > next + 1 && job <= n)
+      *hung = job - 1;
+  }
+  return r;
 }
 
 /* Takes the verdict at the start of j->in for job `seq`; false when it
@@ -400,10 +499,13 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
       if (verdicts[next].status != LCTX_IRJUDGE_JUDGED)
         continue;
       char why[128] = "it stopped answering";
-      int r = pump(j, lctx_sys_now() + j->timeout, why, sizeof why);
+      size_t hung = next;
+      int r = await_verdict(j, next, n, why, sizeof why, &hung);
       if (r != 1 || !take_verdict(j, (uint32_t)next, &verdicts[next])) {
-        lose_judge(j, r, why, &verdicts[next]);
-        next++;
+        /* A later job hung (its verdicts before it were never written):
+         * only it is marked, those before it go to the fresh judge. */
+        lose_judge(j, r, why, &verdicts[hung]);
+        next += hung == next;
         break; /* a fresh judge for the rest */
       }
     }
@@ -418,6 +520,8 @@ void lctx_irjudge_free(lctx_irjudge *j) {
   if (!j)
     return;
   stop(j, NULL, 0);
+  if (j->shared)
+    munmap(j->shared, sizeof *j->shared);
   free(j->out);
   free(j);
 }
