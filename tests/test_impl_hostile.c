@@ -210,6 +210,25 @@ static void test_clean_run_answers_every_case(void **state) {
     assert_int_equal(f->clean[i].status, LCTX_RESULT_OK);
 }
 
+/* lctx_impl_start hands a batch to the worker ahead of lctx_impl_run: the
+ * run of the same batch collects the same results; a run of other cases
+ * after a start gets its own results, not those of the started ones. */
+static void test_plugin_start_then_run(void **state) {
+  fixture *f = *state;
+  lctx_impl *impl = open_impl(f, true, "", 0);
+  lctx_impl_run(impl, f->ptrs, 1, f->got); /* a worker runs */
+  lctx_impl_start(impl, f->ptrs, N_CASES);
+  assert_int_equal(lctx_impl_run(impl, f->ptrs, N_CASES, f->got), N_CASES);
+  assert_int_equal(check_innocent(f, false), 0);
+  lctx_impl_start(impl, f->ptrs, N_CASES);
+  assert_int_equal(lctx_impl_run(impl, f->ptrs + 1, N_CASES - 1, f->got + 1),
+                   N_CASES - 1);
+  lctx_impl_run(impl, f->ptrs, 1, f->got);
+  assert_int_equal(check_innocent(f, false), 0);
+  assert_int_equal(lctx_impl_restarts(impl), 0);
+  lctx_impl_close(impl);
+}
+
 static void test_plugin_fork_has_one_answerer(void **state) {
   fixture *f = *state;
   assert_int_equal(run(f, true, "fork", N_CASES, 0, NULL), 0);
@@ -397,6 +416,7 @@ static void test_process_leak_is_recycled(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clean_run_answers_every_case),
+      cmocka_unit_test(test_plugin_start_then_run),
       cmocka_unit_test(test_plugin_fork_has_one_answerer),
       cmocka_unit_test(test_plugin_fork_sleep_leaves_nothing),
       cmocka_unit_test(test_plugin_huge_record_marks_only_its_case),

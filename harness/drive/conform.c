@@ -48,8 +48,18 @@ const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
 /* The IR rows, IR-000 .. IR-006 (irexpect.h's LCTX_IR_ROW_BIT). */
 #define IR_ROWS 7
 
+/* A batch of cases, their names and their results. */
+typedef struct batch_slot {
+  lctx_case cases[MAX_BATCH];
+  const lctx_case *ptrs[MAX_BATCH];
+  lctx_case_result results[MAX_BATCH];
+  const char *source[MAX_BATCH];
+  size_t index[MAX_BATCH];
+  size_t count;
+} batch_slot;
+
 /* One run: everything lctx_conform_run works with, passed down to every
- * step. Heap-allocated: the batch and the judge's scratch are large. */
+ * step. Heap-allocated: the batches and the judge's scratch are large. */
 typedef struct run {
   lctx_conform_options o;
   lctx_conform_report *report; /* the counts: the caller's, or `own` */
@@ -65,13 +75,17 @@ typedef struct run {
    * "cases"), from lctx_dirlist_read. */
   char **case_names;
   size_t case_count;
-  /* The batch. */
-  lctx_case batch[MAX_BATCH];
-  const lctx_case *batch_ptrs[MAX_BATCH];
-  lctx_case_result results[MAX_BATCH];
-  const char *batch_source[MAX_BATCH];
-  size_t batch_index[MAX_BATCH];
-  size_t batch_count;
+  /* Two batches: the one being filled, and the one whose results wait to
+   * be judged (NULL: none) while the implementation runs the next (see
+   * flush_batch). The five pointers below are the arrays of the batch
+   * being filled, or of the one being judged (use_slot). */
+  batch_slot slots[2];
+  batch_slot *fill, *pending;
+  lctx_case *batch;
+  const lctx_case **batch_ptrs;
+  lctx_case_result *results;
+  const char **batch_source;
+  size_t *batch_index;
   FILE *stream; /* results.jsonl */
   char stream_path[4200];
   FILE *out;
@@ -466,25 +480,77 @@ static bool count_case(void *user, const lctx_case *c) {
   return true;
 }
 
-static void flush_batch(run *r) {
-  if (r->batch_count == 0)
-    return;
-  /* The implementation may hand back fewer cases than asked (its modules
-   * reached the budget): judge those, let their modules go, run the rest. */
-  for (size_t from = 0; from < r->batch_count;) {
-    size_t done = lctx_impl_run(r->impl, r->batch_ptrs + from,
-                                r->batch_count - from, r->results + from);
-    size_t to = done ? from + done : r->batch_count;
-    judge_batch(r, from, to);
-    for (size_t b = from; b < to; b++)
-      lctx_case_result_release(&r->results[b]);
-    from = to;
-  }
-  r->report->cases_run += r->batch_count;
-  r->batch_count = 0;
+/* Points the batch arrays of `r` at slot `s`. */
+static void use_slot(run *r, batch_slot *s) {
+  r->batch = s->cases;
+  r->batch_ptrs = s->ptrs;
+  r->results = s->results;
+  r->batch_source = s->source;
+  r->batch_index = s->index;
+}
+
+/* Judges cases [from, to) of slot `s`, whose results are in, and lets their
+ * results go. */
+static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
+  use_slot(r, s);
+  judge_batch(r, from, to);
+  for (size_t b = from; b < to; b++)
+    lctx_case_result_release(&s->results[b]);
+  use_slot(r, r->fill);
+}
+
+/* The batch is judged whole: counted, progress shown. */
+static void batch_done(run *r, batch_slot *s) {
+  r->report->cases_run += s->count;
+  s->count = 0;
   show_progress(r, false);
   if (r->o.handle_signals && lctx_sys_interrupted())
     r->report->interrupted = true;
+}
+
+/* Judges the batch whose results wait, if any. */
+static void settle_pending(run *r) {
+  batch_slot *p = r->pending;
+  if (!p)
+    return;
+  r->pending = NULL;
+  judge_slot(r, p, 0, p->count);
+  batch_done(r, p);
+}
+
+/* Runs the batch being filled. Its cases go to the implementation first
+ * (lctx_impl_start: a plugin's worker serves them meanwhile), then the
+ * batch before it is judged, then its results are collected: it is judged
+ * with the next one, or at the end (settle_pending). With --first-failure
+ * each batch is judged before the next runs. The implementation may hand
+ * back fewer cases than asked (its modules reached the budget): those are
+ * judged at once, their modules let go, and the rest run. */
+static void flush_batch(run *r) {
+  batch_slot *f = r->fill;
+  if (f->count == 0)
+    return;
+  bool overlap = !r->o.first_failure;
+  if (overlap)
+    lctx_impl_start(r->impl, f->ptrs, f->count);
+  settle_pending(r);
+  size_t done = lctx_impl_run(r->impl, f->ptrs, f->count, f->results);
+  if (done == 0 || done == f->count) {
+    r->pending = f;
+    r->fill = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
+    use_slot(r, r->fill);
+    if (!overlap)
+      settle_pending(r);
+    return;
+  }
+  for (size_t from = 0; from < f->count;) {
+    size_t to = done ? from + done : f->count;
+    judge_slot(r, f, from, to);
+    from = to;
+    if (from < f->count)
+      done = lctx_impl_run(r->impl, f->ptrs + from, f->count - from,
+                           f->results + from);
+  }
+  batch_done(r, f);
 }
 
 /* Whether the run stops: interrupted, or `first_failure` and one failed. */
@@ -553,13 +619,13 @@ static bool offer(run *r, const char *source, size_t index,
     note_unsupported(r, c);
     return true;
   }
-  size_t b = r->batch_count++;
+  size_t b = r->fill->count++;
   if (c != &r->batch[b]) /* run_random draws into the slot itself */
     copy_used(&r->batch[b], c);
   r->batch_ptrs[b] = &r->batch[b];
   r->batch_source[b] = source;
   r->batch_index[b] = index;
-  if (r->batch_count == r->o.batch)
+  if (r->fill->count == r->o.batch)
     flush_batch(r);
   return !stopping(r);
 }
@@ -641,7 +707,7 @@ static void run_random(run *r) {
   if (r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM) {
     for (size_t i = 0; i < r->o.only.index; i++)
       lctx_domain_random_case_reuse(&state, &r->scratch);
-    lctx_case *slot = &r->batch[r->batch_count];
+    lctx_case *slot = &r->batch[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     r->report->source_cases[2]++;
     offer(r, "random", r->o.only.index, slot);
@@ -651,7 +717,7 @@ static void run_random(run *r) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
      * copy_used or an earlier draw), cleared by lctx_case_reset rather
      * than zeroed whole, and not copied again. */
-    lctx_case *slot = &r->batch[r->batch_count];
+    lctx_case *slot = &r->batch[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     offer(r, "random", r->report->source_cases[2]++, slot);
   }
@@ -988,8 +1054,9 @@ static bool set_up(run *r, FILE *err) {
 }
 
 static void tear_down(run *r) {
-  for (size_t i = 0; i < MAX_BATCH; i++)
-    lctx_case_result_release(&r->results[i]);
+  for (size_t k = 0; k < 2; k++)
+    for (size_t i = 0; i < MAX_BATCH; i++)
+      lctx_case_result_release(&r->slots[k].results[i]);
   if (r->stream)
     fclose(r->stream);
   lctx_impl_close(r->impl);
@@ -1032,6 +1099,7 @@ static bool run_sources(run *r, FILE *err) {
   }
   if (ok)
     flush_batch(r);
+  settle_pending(r); /* run: judged even when a later step failed */
   show_progress(r, true);
   if (r->o.handle_signals)
     lctx_sys_release_interrupts(&saved);
@@ -1083,6 +1151,8 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->begin = lctx_sys_now();
   r->lock_fd = -1;
   r->err = err;
+  r->fill = &r->slots[0];
+  use_slot(r, r->fill);
   r->o = *options;
   if (r->o.only.kind != LCTX_CONFORM_ONLY_NONE)
     r->o.shard_i = r->o.shard_n = 1; /* the one case, whatever the shard */

@@ -118,6 +118,10 @@ struct lctx_impl {
   /* Plugin: whether the worker writes each result as its case ends (after
    * bytes that were not a record came in this lctx_impl_run). */
   bool careful;
+  /* Plugin: the cases lctx_impl_start queued for the next lctx_impl_run
+   * (NULL: none). */
+  const lctx_case *const *started;
+  size_t started_n;
   /* Process: the id of the last request; the longest line accepted now. */
   unsigned long long request_id;
   size_t line_cap, line_scanned; /* bytes known to hold no newline */
@@ -1395,12 +1399,19 @@ static bool recycle_if_big(lctx_impl *impl) {
 static size_t run_plugin(lctx_impl *impl, const lctx_case *const *cases,
                          size_t n, lctx_case_result *results) {
   size_t next = 0; /* first case without a result */
+  /* What lctx_impl_start queued, to the worker that still runs. */
+  bool queued = impl->started == cases && impl->started_n == n && impl->pid > 0;
+  if (impl->started && !queued)
+    stop_peer(impl, NULL, 0); /* it serves other cases first */
+  impl->started = NULL;
   impl->careful = false;
   while (next < n) {
     if (!ensure_worker(impl, results, next, n))
       return n;
     /* Queue every remaining case. */
-    queue_cases(impl, cases, next, n);
+    if (!queued)
+      queue_cases(impl, cases, next, n);
+    queued = false;
     while (next < n) {
       int r = await_result(impl, cases[next], &results[next]);
       bool lost = r != PUMP_DONE;
@@ -2021,6 +2032,21 @@ static size_t run_process(lctx_impl *impl, const lctx_case *const *cases,
 
 const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl) {
   return &impl->info;
+}
+
+void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n) {
+  impl->started = NULL;
+  if (!impl->is_plugin || impl->pid <= 0 || n == 0)
+    return;
+  impl->careful = false;
+  queue_cases(impl, cases, 0, n);
+  ssize_t w = write(impl->to_fd, impl->out, impl->out_length);
+  if (w > 0)
+    impl->out_sent = (size_t)w;
+  if (impl->out_sent == impl->out_length)
+    impl->out_sent = impl->out_length = 0;
+  impl->started = cases;
+  impl->started_n = n;
 }
 
 size_t lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,

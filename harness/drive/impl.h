@@ -104,6 +104,14 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 /// returns).
 #define LCTX_IMPL_MODULE_BUDGET (32u << 20)
 
+/// Plugin: hands `n` cases to the running worker at once, so that it serves
+/// them while the caller does other work; the next lctx_impl_run with the
+/// same `cases` and `n` then only collects their results (any other call
+/// stops that worker first and runs its own cases as ever). Nothing
+/// happens for a process, or when no worker runs yet. The cases must stay
+/// as they are until that lctx_impl_run.
+void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n);
+
 /// Runs the first of `n` cases, and the next ones while the modules their
 /// results hold stay under LCTX_IMPL_MODULE_BUDGET; fills `results[i]` for
 /// each case run (releasing what they held) and returns how many that is
