@@ -690,9 +690,21 @@ typedef struct shared_results {
 #define CAREFUL 0x80000000u
 #define FLUSH_SECONDS 0.005
 #define SHARED_DATA (FLUSH_BYTES + RECORD_MAX)
-#define SHARED_SIZE (sizeof(shared_results) + SHARED_DATA)
+/* After the stage: the cases lctx queued, packed (pack_case); a request
+ * then carries only where its case is. Written by lctx only while the
+ * worker has no case to read (every queued case answered), so that one
+ * area serves every batch. */
+#define REQUEST_AREA (32u << 20)
+#define SHARED_SIZE (sizeof(shared_results) + SHARED_DATA + REQUEST_AREA)
+/* The mark of a request whose case is in the request area, at the offset
+ * the u32 after its case number gives. */
+#define IN_SHARED 0x40000000u
 /* The worker's input buffer: one read() brings many cases. */
 #define WORKER_INPUT (1u << 20)
+
+static uint8_t *request_area(shared_results *sh) {
+  return sh->data + SHARED_DATA;
+}
 
 /* What the worker works in, one case at a time (heap: large). */
 typedef struct worker {
@@ -842,8 +854,15 @@ static bool worker_read(worker *w, void *dst, size_t n) {
   uint8_t *to = dst;
   while (n > 0) {
     if (w->input_at == w->input_length) {
-      write_staged(w);
+      /* The input is non-blocking: what is staged is written only when
+       * no more cases came yet, before waiting for them. */
       ssize_t got = read(w->in_fd, w->input, sizeof w->input);
+      if (got < 0 && errno == EAGAIN) {
+        write_staged(w);
+        struct pollfd in = {w->in_fd, POLLIN, 0};
+        (void)poll(&in, 1, -1);
+        continue;
+      }
       if (got < 0 && errno == EINTR)
         continue;
       if (got <= 0)
@@ -861,10 +880,24 @@ static bool worker_read(worker *w, void *dst, size_t n) {
   return true;
 }
 
+/* Reads the case of a request of `size` bytes, from the pipe or (when
+ * `in_shared`) from the request area; false when it is not a case. */
+static bool read_request(worker *w, uint32_t size, bool in_shared) {
+  if (!in_shared)
+    return size <= sizeof w->bytes && worker_read(w, w->bytes, size) &&
+           unpack_case(w->bytes, size, &w->c);
+  uint32_t at;
+  return worker_read(w, &at, sizeof at) && at <= REQUEST_AREA &&
+         size <= REQUEST_AREA - at &&
+         unpack_case(request_area(w->shared) + at, size, &w->c);
+}
+
 /* The worker: loads the plugin, reports its table, serves cases; never
  * returns. Records (native endianness, same machine):
  *   request: u32 size (| CAREFUL) | u32 case number | size bytes of the
- *            case (pack_case)
+ *            case (pack_case), or
+ *            u32 size | IN_SHARED (| CAREFUL) | u32 case number | u32 its
+ *            offset in the request area
  *   info:    u32 INFO_MAGIC | u32 status(0 ok) | text name | text version |
  *            u32 operations (status != 0: text error)
  *   result:  u32 RESULT_MAGIC | u32 case number | u32 status (0 ok, 1 the
@@ -882,6 +915,7 @@ static void plugin_worker(const char *path, int in_fd, int out_fd,
   w->pid = getpid();
   w->in_fd = in_fd;
   w->out_fd = out_fd;
+  fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) | O_NONBLOCK);
   w->shared = shared;
   w->staged = w->input_at = w->input_length = 0;
   w->written_at = lctx_sys_now();
@@ -893,10 +927,9 @@ static void plugin_worker(const char *path, int in_fd, int out_fd,
     uint32_t head[2];
     if (!worker_read(w, head, sizeof head))
       _exit(0);
-    bool careful = head[0] & CAREFUL;
-    head[0] &= ~CAREFUL;
-    if (head[0] > sizeof w->bytes || !worker_read(w, w->bytes, head[0]) ||
-        !unpack_case(w->bytes, head[0], &w->c))
+    bool careful = head[0] & CAREFUL, in_shared = head[0] & IN_SHARED;
+    head[0] &= ~(CAREFUL | IN_SHARED);
+    if (!read_request(w, head[0], in_shared))
       _exit(2);
     double now = lctx_sys_now();
     if (w->staged >= FLUSH_BYTES ||
@@ -1233,15 +1266,27 @@ static void take_result(lctx_impl *impl, lctx_case_result *res) {
 static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
   impl->out_length = impl->out_sent = 0;
+  uint8_t *area = impl->shared ? request_area(impl->shared) : NULL;
+  size_t used = 0; /* of the request area */
   for (size_t i = from; i < n; i++) {
-    /* Packed in place, behind its header. */
     if (!reserve(&impl->out, &impl->out_capacity,
                  impl->out_length + 8 + SQUEEZED_PACKED_MAX))
       return;
     uint8_t *p = impl->out + impl->out_length;
+    uint32_t mark = impl->careful ? CAREFUL : 0;
+    if (area && REQUEST_AREA - used >= SQUEEZED_PACKED_MAX) {
+      /* In the request area: the pipe carries where. */
+      size_t len = pack_case(cases[i], area + used);
+      uint32_t head[3] = {(uint32_t)len | mark | IN_SHARED, impl->next_seq++,
+                          (uint32_t)used};
+      memcpy(p, head, sizeof head);
+      impl->out_length += sizeof head;
+      used += (len + 7) & ~(size_t)7;
+      continue;
+    }
+    /* Packed in place, behind its header. */
     size_t len = pack_case(cases[i], p + 8);
-    uint32_t head[2] = {(uint32_t)len | (impl->careful ? CAREFUL : 0),
-                        impl->next_seq++};
+    uint32_t head[2] = {(uint32_t)len | mark, impl->next_seq++};
     memcpy(p, head, sizeof head);
     impl->out_length += 8 + len;
   }
