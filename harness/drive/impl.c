@@ -710,7 +710,8 @@ static uint8_t *request_area(shared_results *sh) {
 typedef struct worker {
   const lctx_impl_table *table;
   pid_t pid; /* the worker's own */
-  int in_fd, out_fd;
+  int out_fd;
+  lctx_sys_reader in;
   uint8_t bytes[SQUEEZED_PACKED_MAX]; /* the case as it came */
   lctx_case c;
   lctx_case_impl_views views;
@@ -719,7 +720,6 @@ typedef struct worker {
   shared_results *shared;
   size_t staged;     /* bytes of whole records in shared->data */
   double written_at; /* when the staged records were last written */
-  size_t input_at, input_length;
   uint8_t input[WORKER_INPUT];
   /* The answer being built. Not in the stage: a process the plugin forked
    * runs on in this code until stay_alone() ends it, and writes only its
@@ -848,36 +848,14 @@ static void write_staged(worker *w) {
 }
 
 /* Reads `n` bytes of the request stream; false at its end. What is staged
- * is written first whenever the input buffer is empty: lctx has every
- * result before the worker can wait for more cases. */
+ * is written whenever no more cases came yet (write_staged, the reader's
+ * idle step): lctx has every result before the worker waits for more. */
 static bool worker_read(worker *w, void *dst, size_t n) {
-  uint8_t *to = dst;
-  while (n > 0) {
-    if (w->input_at == w->input_length) {
-      /* The input is non-blocking: what is staged is written only when
-       * no more cases came yet, before waiting for them. */
-      ssize_t got = read(w->in_fd, w->input, sizeof w->input);
-      if (got < 0 && errno == EAGAIN) {
-        write_staged(w);
-        struct pollfd in = {w->in_fd, POLLIN, 0};
-        (void)poll(&in, 1, -1);
-        continue;
-      }
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return false;
-      w->input_at = 0;
-      w->input_length = (size_t)got;
-    }
-    size_t k = w->input_length - w->input_at;
-    k = k < n ? k : n;
-    memcpy(to, w->input + w->input_at, k);
-    w->input_at += k;
-    to += k;
-    n -= k;
-  }
-  return true;
+  return lctx_sys_reader_read(&w->in, dst, n);
+}
+
+static void worker_idle(void *w) {
+  write_staged(w);
 }
 
 /* Reads the case of a request of `size` bytes, from the pipe or (when
@@ -913,11 +891,11 @@ static void plugin_worker(const char *path, int in_fd, int out_fd,
   if (!w)
     _exit(1);
   w->pid = getpid();
-  w->in_fd = in_fd;
   w->out_fd = out_fd;
-  fcntl(in_fd, F_SETFL, fcntl(in_fd, F_GETFL) | O_NONBLOCK);
+  lctx_sys_reader_init(&w->in, in_fd, w->input, sizeof w->input, worker_idle,
+                       w);
   w->shared = shared;
-  w->staged = w->input_at = w->input_length = 0;
+  w->staged = 0;
   w->written_at = lctx_sys_now();
   lctx_case_init(&w->c);
   w->table = worker_hello(w, path, out_fd);

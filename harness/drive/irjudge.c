@@ -82,43 +82,20 @@ typedef struct judge_state {
   char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY + 1];
 } judge_state;
 
-/* The judge's input, read many jobs at a time. */
+/* The judge's input, read many jobs at a time; the verdicts written so far
+ * go out whenever no more jobs came yet (the reader's idle step). */
 typedef struct job_reader {
-  FILE *out; /* written before the judge waits for more input */
-  size_t at, length;
+  lctx_sys_reader r;
   uint8_t buf[1u << 20];
 } job_reader;
 
-/* Reads `n` bytes of the jobs; false at their end. The verdicts written so
- * far go out whenever every job sent is read, before waiting for more. */
-static bool job_read(job_reader *r, void *dst, size_t n) {
-  uint8_t *to = dst;
-  while (n > 0) {
-    if (r->at == r->length) {
-      /* Non-blocking: the verdicts go out only when no more jobs came
-       * yet, before waiting for them. */
-      ssize_t got = read(0, r->buf, sizeof r->buf);
-      if (got < 0 && errno == EAGAIN) {
-        if (fflush(r->out) != 0)
-          _exit(1);
-        struct pollfd in = {0, POLLIN, 0};
-        (void)poll(&in, 1, -1);
-        continue;
-      }
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        return false;
-      r->at = 0;
-      r->length = (size_t)got;
-    }
-    size_t k = r->length - r->at < n ? r->length - r->at : n;
-    memcpy(to, r->buf + r->at, k);
-    r->at += k;
-    to += k;
-    n -= k;
-  }
-  return true;
+static bool job_read(job_reader *in, void *dst, size_t n) {
+  return lctx_sys_reader_read(&in->r, dst, n);
+}
+
+static void flush_verdicts(void *out) {
+  if (fflush(out) != 0)
+    _exit(1);
 }
 
 static bool read_u32(job_reader *in, uint32_t *v) {
@@ -163,9 +140,7 @@ static void judge_main(judge_shared *shared) {
   FILE *out = fdopen(1, "wb");
   if (!out || setvbuf(out, NULL, _IOFBF, 1u << 16) != 0)
     _exit(3);
-  in->out = out;
-  in->at = in->length = 0;
-  fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+  lctx_sys_reader_init(&in->r, 0, in->buf, sizeof in->buf, flush_verdicts, out);
   for (;;) {
     uint32_t magic, seq, n, op, m;
     if (!read_u32(in, &magic))

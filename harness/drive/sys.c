@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,4 +399,37 @@ bool lctx_sys_interrupted(void) {
 void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved) {
   sigaction(SIGINT, &saved->old_int, NULL);
   sigaction(SIGTERM, &saved->old_term, NULL);
+}
+
+void lctx_sys_reader_init(lctx_sys_reader *r, int fd, uint8_t *buf,
+                          size_t capacity, void (*idle)(void *), void *user) {
+  *r = (lctx_sys_reader){fd, idle, user, buf, capacity, 0, 0};
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+bool lctx_sys_reader_read(lctx_sys_reader *r, void *dst, size_t n) {
+  uint8_t *to = dst;
+  while (n > 0) {
+    if (r->at == r->length) {
+      ssize_t got = read(r->fd, r->buf, r->capacity);
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        r->idle(r->user);
+        struct pollfd in = {r->fd, POLLIN, 0};
+        (void)poll(&in, 1, -1);
+        continue;
+      }
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return false;
+      r->at = 0;
+      r->length = (size_t)got;
+    }
+    size_t k = r->length - r->at < n ? r->length - r->at : n;
+    memcpy(to, r->buf + r->at, k);
+    r->at += k;
+    to += k;
+    n -= k;
+  }
+  return true;
 }

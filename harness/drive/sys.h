@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -158,5 +159,25 @@ bool lctx_sys_interrupted(void);
 
 /// Gives SIGINT and SIGTERM back the actions kept in `saved`.
 void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved);
+
+/// A reader of a child's input stream, many records a read: the
+/// descriptor is made non-blocking, and `idle(user)` runs whenever no more
+/// input came yet, before the reader waits for it (a child writes what it
+/// holds back there, so that its answers never wait on its next question).
+typedef struct lctx_sys_reader {
+  int fd;
+  void (*idle)(void *user);
+  void *user;
+  uint8_t *buf;
+  size_t capacity, at, length;
+} lctx_sys_reader;
+
+/// Sets `r` up over `fd` with the buffer `buf` of `capacity` bytes.
+void lctx_sys_reader_init(lctx_sys_reader *r, int fd, uint8_t *buf,
+                          size_t capacity, void (*idle)(void *), void *user);
+
+/// Reads exactly `n` bytes into `dst`; false at the end of the stream or on
+/// an error.
+bool lctx_sys_reader_read(lctx_sys_reader *r, void *dst, size_t n);
 
 #endif /* LCTX_DRIVE_SYS_H */
