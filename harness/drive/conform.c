@@ -806,17 +806,15 @@ static void print_summary(const run *r, bool ok, bool reports, bool failed) {
              dropped, r->o.keep_failures);
   fprintf(r->out,
           "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
-          "%zu skipped by shard or --ops, %zu unsupported) in %.1f s (%.0f "
-          "cases/s), %zu restarts, %zu recycled for memory\n"
+          "%zu skipped by shard or --ops, %zu unsupported) in %.1f s, %zu "
+          "restarts, %zu recycled for memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n"
           "%s%s%s%s\n"
           "result: %s\n",
           rep->cases_run, rep->source_cases[0], rep->source_cases[1],
           rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
-          rep->seconds,
-          rep->seconds > 0 ? (double)rep->cases_run / rep->seconds : 0.0,
-          rep->restarts, rep->recycles, t[LCTX_CONFORM_PASS],
+          rep->seconds, rep->restarts, rep->recycles, t[LCTX_CONFORM_PASS],
           t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL], t[LCTX_CONFORM_XPASS],
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
           t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
