@@ -184,7 +184,11 @@ bool lctx_fuzz_model(lctx_fuzz_state *state, const uint8_t *data, size_t size,
   begin(state, result);
   if (!spec_ready(state, result))
     return true;
-  lctx_oracle_init(&state->oracle, &state->spec, lctx_engine_reference());
+  /* Its memo of matched rows is kept from one input to the next. */
+  if (state->oracle.spec == &state->spec)
+    lctx_oracle_restart(&state->oracle);
+  else
+    lctx_oracle_init(&state->oracle, &state->spec, lctx_engine_reference());
   state->oracle.on_violation = on_violation;
   state->oracle.user = state;
   lctx_case_decode_reuse(data, size, &state->decoded);

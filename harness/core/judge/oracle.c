@@ -72,18 +72,29 @@ const char *lctx_violation_kind_name(lctx_violation_kind kind) {
   return "?";
 }
 
-void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
-                      lctx_engine engine) {
-  /* The scratch space is written before it is read, but for the memo of
-   * matched rows, which belongs to `spec`. */
+/* Everything before the scratch space to zero, then the spec, the engine
+ * and the defaults. */
+static void set_up(lctx_oracle *oracle, const lctx_spec *spec,
+                   lctx_engine engine) {
   memset(oracle, 0, offsetof(lctx_oracle, scratch));
-  memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->spec = spec;
   oracle->engine = engine;
   if (engine.run == reference_run && !engine.context)
     oracle->engine.context = &oracle->scratch.runner;
   oracle->invariants = true;
   oracle->messages_exact = true;
+}
+
+void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
+                      lctx_engine engine) {
+  /* The scratch space is written before it is read, but for the memo of
+   * matched rows, which belongs to `spec`. */
+  set_up(oracle, spec, engine);
+  memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
+}
+
+void lctx_oracle_restart(lctx_oracle *oracle) {
+  set_up(oracle, oracle->spec, oracle->engine);
 }
 
 typedef struct report {

@@ -82,7 +82,8 @@ typedef struct lctx_oracle_match {
 /// lent to the reference engine, the outcomes of the operation under
 /// judgement and of its variants, the texts of a violation, and what
 /// lctx_oracle_explain renders. Written before it is read, except the memo
-/// of matched rows, which lctx_oracle_init clears.
+/// of matched rows, which lctx_oracle_init clears (lctx_oracle_restart
+/// keeps it).
 typedef struct lctx_oracle_scratch {
   lctx_runner runner;
   lctx_outcome actual;
@@ -123,6 +124,12 @@ typedef struct lctx_oracle {
 /// oracle's own.
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine);
+
+/// Sets up an oracle set up before by lctx_oracle_init again, over the
+/// same spec and engine, counters at zero, keeping its memo of matched rows
+/// (which only depends on the spec): what a loop judging one case per
+/// iteration calls, instead of clearing the memo every time.
+void lctx_oracle_restart(lctx_oracle *oracle);
 
 /// Judges every operation of `c`. Returns the number of violations found in
 /// this case (each also reported through `on_violation`).
