@@ -2,7 +2,8 @@
  * tests/test_oracle.c - pins the oracle (harness/core/judge/oracle.h): verdicts
  * by the spec table and the metamorphic invariants.
  *
- * - lctx_oracle_init's defaults and the reference engine; the violation
+ * - lctx_oracle_init's defaults and the reference engine; lctx_oracle_restart
+ *   (defaults again, the memo of matched rows kept); the violation
  *   kinds' names.
  * - lctx_oracle_judge against the real table: an allowed outcome, a wrong
  *   value, a wrong message, the comparison by class only (`exact` false)
@@ -688,6 +689,44 @@ static void test_violations_table(void **state) {
   }
 }
 
+static size_t memo_entries(const lctx_oracle *o) {
+  size_t n = 0;
+  for (size_t i = 0; i < LCTX_ORACLE_MATCH_SLOTS; i++)
+    n += o->scratch.matches[i].key != 0;
+  return n;
+}
+
+/* lctx_oracle_restart: counters and settings as lctx_oracle_init leaves
+ * them, the spec and engine kept, the memo of matched rows kept (init
+ * clears it); the case judged again gives the same verdicts. */
+static void test_restart_keeps_the_memo(void **state) {
+  (void)state;
+  parse_body("restart", STOCK "op module_get_backend platforms=[\"cpu\"] "
+                              "backend=None optional=false\n");
+  static lctx_oracle o;
+  lctx_oracle_init(&o, &g_spec, lctx_engine_reference());
+  size_t first = lctx_oracle_check_case(&o, &g_case);
+  size_t used = memo_entries(&o);
+  assert_true(used > 0);
+  assert_int_equal(o.cases, 1);
+  o.invariants = false;
+  o.messages_exact = false;
+  o.user = &o;
+  lctx_oracle_restart(&o);
+  assert_ptr_equal(o.spec, &g_spec);
+  assert_ptr_equal(o.engine.context, &o.scratch.runner);
+  assert_true(o.invariants);
+  assert_true(o.messages_exact);
+  assert_null(o.user);
+  assert_int_equal(o.cases, 0);
+  assert_int_equal(o.ops, 0);
+  assert_int_equal(memo_entries(&o), used);
+  assert_int_equal(lctx_oracle_check_case(&o, &g_case), first);
+  assert_int_equal(o.cases, 1);
+  lctx_oracle_init(&o, &g_spec, lctx_engine_reference());
+  assert_int_equal(memo_entries(&o), 0);
+}
+
 /* With invariants off, a corrupted variant goes unnoticed and no variant
  * runs. */
 static void test_invariants_off(void **state) {
@@ -880,6 +919,7 @@ int main(void) {
       cmocka_unit_test(test_judge_table),
       cmocka_unit_test(test_violations_table),
       cmocka_unit_test(test_invariants_off),
+      cmocka_unit_test(test_restart_keeps_the_memo),
       cmocka_unit_test(test_run_all_path),
       cmocka_unit_test(test_tiny_table_violations),
       cmocka_unit_test(test_two_oracles_in_one_thread),
