@@ -530,7 +530,7 @@ static uint64_t load64(const uint8_t *p) {
 /* Appends `n` bytes at `p` to `out` with their runs of zero bytes left out:
  * tokens of u32 zeros, u32 length and that many bytes as they are. The
  * structs of a case are mostly the zero tails of fixed-size names, so that
- * the pipe carries a tenth of their size. A literal ends where two zero
+ * a case sent takes a tenth of their size. A literal ends where two zero
  * words (16 bytes) start; the zero run after it is counted a word at a
  * time. Returns the bytes written: at most n + 16, since every token but the
  * first starts with at least 16 zeros it leaves out. */
@@ -682,13 +682,13 @@ typedef struct shared_results {
   uint8_t data[];
 } shared_results;
 
-/* The worker writes what it staged to its pipe before it reads (so before
- * it could wait for more cases), and between cases once it staged
- * FLUSH_BYTES or FLUSH_SECONDS passed since it last wrote. */
+/* The worker writes what it staged to its pipe when no more cases came yet
+ * (before it waits for them), and between cases once it staged FLUSH_BYTES
+ * or FLUSH_SECONDS passed since it last wrote. */
 #define FLUSH_BYTES (256u << 10)
+#define FLUSH_SECONDS 0.005
 /* The mark of a request whose result is written as soon as it is built. */
 #define CAREFUL 0x80000000u
-#define FLUSH_SECONDS 0.005
 #define SHARED_DATA (FLUSH_BYTES + RECORD_MAX)
 /* After the stage: the cases lctx queued, packed (pack_case); a request
  * then carries only where its case is. Written by lctx only while the
@@ -1241,7 +1241,7 @@ static void take_result(lctx_impl *impl, lctx_case_result *res) {
 
 /* Queues cases[from..n) for the worker, packed (pack_case), numbered on from
  * impl->next_seq. */
-static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
+static bool queue_cases(lctx_impl *impl, const lctx_case *const *cases,
                         size_t from, size_t n) {
   impl->out_length = impl->out_sent = 0;
   uint8_t *area = impl->shared ? request_area(impl->shared) : NULL;
@@ -1249,7 +1249,7 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
   for (size_t i = from; i < n; i++) {
     if (!reserve(&impl->out, &impl->out_capacity,
                  impl->out_length + 8 + SQUEEZED_PACKED_MAX))
-      return;
+      return false;
     uint8_t *p = impl->out + impl->out_length;
     uint32_t mark = impl->careful ? CAREFUL : 0;
     if (area && REQUEST_AREA - used >= SQUEEZED_PACKED_MAX) {
@@ -1268,6 +1268,7 @@ static void queue_cases(lctx_impl *impl, const lctx_case *const *cases,
     memcpy(p, head, sizeof head);
     impl->out_length += 8 + len;
   }
+  return true;
 }
 
 /* The awaited case's time ran out in pump(): a later deadline when the
@@ -1313,24 +1314,13 @@ static int await_result(lctx_impl *impl, const lctx_case *c,
   return r;
 }
 
-/* The worker is gone (stopped): takes the results it staged but had not
- * written for cases[next..n), in order, as if they had come through the
- * pipe, passing over those already taken. Returns the first case without
- * one (the case the worker was lost in), or the case after one that spent
- * the budget (*spent set). */
-static size_t salvage_results(lctx_impl *impl, const lctx_case *const *cases,
-                              size_t next, size_t n, lctx_case_result *results,
-                              bool *spent) {
-  shared_results *sh = impl->shared;
-  *spent = false;
-  if (!sh)
-    return next;
-  uint64_t staged = atomic_load_explicit(&sh->committed, memory_order_acquire);
-  impl->in_off = impl->in_length = 0;
-  if (staged > SHARED_DATA || !room_to_read(impl, (size_t)staged))
-    return next;
-  memcpy(impl->in, sh->data, (size_t)staged);
-  impl->in_length = (size_t)staged;
+/* Takes the complete result records in the read buffer for cases[next..n)
+ * in order, passing over records of cases already taken; returns the first
+ * case without one, or the case after one that spent the budget (*spent
+ * set). */
+static size_t take_buffered(lctx_impl *impl, const lctx_case *const *cases,
+                            size_t next, size_t n, lctx_case_result *results,
+                            bool *spent) {
   impl->pass_over_stale = true;
   while (next < n && !*spent) {
     impl->await_ops = cases[next]->op_count;
@@ -1346,23 +1336,46 @@ static size_t salvage_results(lctx_impl *impl, const lctx_case *const *cases,
     *spent = over_budget(impl, &results[next++]) && next < n;
   }
   impl->pass_over_stale = false;
+  return next;
+}
+
+/* The worker is gone (stopped): takes the results it staged but had not
+ * written, as take_buffered does. */
+static size_t salvage_results(lctx_impl *impl, const lctx_case *const *cases,
+                              size_t next, size_t n, lctx_case_result *results,
+                              bool *spent) {
+  shared_results *sh = impl->shared;
+  if (!sh)
+    return next;
+  uint64_t staged = atomic_load_explicit(&sh->committed, memory_order_acquire);
+  impl->in_off = impl->in_length = 0;
+  if (staged > SHARED_DATA || !room_to_read(impl, (size_t)staged))
+    return next;
+  memcpy(impl->in, sh->data, (size_t)staged);
+  impl->in_length = (size_t)staged;
+  next = take_buffered(impl, cases, next, n, results, spent);
   impl->in_off = impl->in_length = 0;
   return next;
 }
 
-/* The worker did not answer case cases[next] (`r`, a PUMP_* code): stops
- * it (with its group), takes the results it staged (not after output that
- * was refused) and marks the first case left without one. Returns that
- * case, `n` when every case has its result, or the case after one that
- * spent the budget (*spent set: nothing marked). */
+/* The worker did not answer case cases[next] (`r`, a PUMP_* code): takes
+ * the results already in its pipe, stops it (with its group), takes the
+ * results it staged (neither after output that was refused) and marks the
+ * first case left without one. Returns that case, `n` when every case has
+ * its result, or the case after one that spent the budget (*spent set:
+ * nothing marked). */
 static size_t lose_worker(lctx_impl *impl, int r, const lctx_case *const *cases,
                           size_t next, size_t n, lctx_case_result *results,
                           bool *spent) {
   char why[300], how[128] = "";
+  *spent = false;
+  if (r != PUMP_BAD) {
+    drain(impl);
+    next = take_buffered(impl, cases, next, n, results, spent);
+  }
   stop_peer(impl, how, sizeof how);
   impl->restarts++;
-  *spent = false;
-  if (r != PUMP_BAD)
+  if (r != PUMP_BAD && !*spent)
     next = salvage_results(impl, cases, next, n, results, spent);
   if (next < n && !*spent) {
     lctx_case_result *res = &results[next];
@@ -2062,7 +2075,10 @@ void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n) {
   if (!impl->is_plugin || impl->pid <= 0 || n == 0)
     return;
   impl->careful = false;
-  queue_cases(impl, cases, 0, n);
+  if (!queue_cases(impl, cases, 0, n)) {
+    impl->out_length = 0; /* the run queues them again */
+    return;
+  }
   ssize_t w = write(impl->to_fd, impl->out, impl->out_length);
   if (w > 0)
     impl->out_sent = (size_t)w;
