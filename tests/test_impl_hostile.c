@@ -250,9 +250,9 @@ static void test_plugin_huge_record_marks_only_its_case(void **state) {
   check_marked(f, "record of 1073741824 bytes claimed, over the limit of 8191");
 }
 
-/* The worker stages results and writes them many at a time: a slow case
- * right after fast ones is given its own time, not the time left to the
- * first staged one. */
+/* The worker stages results and writes them many at a time: each slow case
+ * (1.5 s, three in the batch, 2 s allowed) is given its own time, not what
+ * is left of the batch's or of a staged case's. */
 static void test_plugin_slow_case_after_staged_ones(void **state) {
   fixture *f = *state;
   assert_int_equal(run(f, true, "slow", N_CASES, 0, NULL), 0);

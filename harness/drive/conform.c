@@ -77,15 +77,10 @@ typedef struct run {
   size_t case_count;
   /* Two batches: the one being filled, and the one whose results wait to
    * be judged (NULL: none) while the implementation runs the next (see
-   * flush_batch). The five pointers below are the arrays of the batch
-   * being filled, or of the one being judged (use_slot). */
+   * flush_batch); `at` is the one being filled, or the one being judged
+   * (judge_slot). */
   batch_slot slots[2];
-  batch_slot *fill, *pending;
-  lctx_case *batch;
-  const lctx_case **batch_ptrs;
-  lctx_case_result *results;
-  const char **batch_source;
-  size_t *batch_index;
+  batch_slot *fill, *pending, *at;
   FILE *stream; /* results.jsonl */
   char stream_path[4200];
   FILE *out;
@@ -143,8 +138,8 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
     return;
   const char *row = r->spec.rows[row_index].id;
   json_t *j = json_object();
-  json_object_set_new(j, "source", json_string(r->batch_source[b]));
-  json_object_set_new(j, "index", json_integer((json_int_t)r->batch_index[b]));
+  json_object_set_new(j, "source", json_string(r->at->source[b]));
+  json_object_set_new(j, "index", json_integer((json_int_t)r->at->index[b]));
   char name[1100];
   case_name(r, b, name, sizeof name);
   json_object_set_new(j, "name", lctx_conform_json_text(name));
@@ -157,7 +152,7 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
     json_object_set_new(j, "expected", lctx_conform_json_text(r->expected));
     json_object_set_new(j, "actual", lctx_conform_json_text(r->actual));
   }
-  json_t *c = lctx_case_to_json(r->batch_ptrs[b]);
+  json_t *c = lctx_case_to_json(r->at->ptrs[b]);
   if (c)
     json_object_set_new(j, "case", c);
   char *text = json_dumps(j, JSON_COMPACT);
@@ -197,11 +192,11 @@ static void shell_word(char *buf, size_t n, const char *text) {
 /* The name of batch entry `b` as `--case` reads it: the case file, or
  * "domain:INDEX", "random:INDEX". */
 static void case_name(const run *r, size_t b, char *buf, size_t n) {
-  const char *source = r->batch_source[b];
-  if (strcmp(source, "cases") == 0 && r->batch_index[b] < r->case_count)
-    snprintf(buf, n, "%s", r->case_names[r->batch_index[b]]);
+  const char *source = r->at->source[b];
+  if (strcmp(source, "cases") == 0 && r->at->index[b] < r->case_count)
+    snprintf(buf, n, "%s", r->case_names[r->at->index[b]]);
   else
-    snprintf(buf, n, "%s:%zu", source, r->batch_index[b]);
+    snprintf(buf, n, "%s:%zu", source, r->at->index[b]);
 }
 
 /* The command line that runs batch entry `b` alone, with the options that
@@ -220,7 +215,7 @@ static void rerun_line(const run *r, size_t b, char *buf, size_t n) {
   }
   if (!r->o.exact)
     shell_word(buf, n, "--messages=class");
-  if (strcmp(r->batch_source[b], "random") == 0) {
+  if (strcmp(r->at->source[b], "random") == 0) {
     char seed[32];
     snprintf(seed, sizeof seed, "--seed=%llu", r->o.seed);
     shell_word(buf, n, seed);
@@ -241,14 +236,14 @@ static void note_first(run *r, size_t row, size_t b, size_t op,
     return;
   /* The case: "cases case N" becomes its file's name. */
   char which[300];
-  if (strcmp(r->batch_source[b], "cases") == 0 &&
-      r->batch_index[b] < r->case_count) {
-    const char *path = r->case_names[r->batch_index[b]];
+  if (strcmp(r->at->source[b], "cases") == 0 &&
+      r->at->index[b] < r->case_count) {
+    const char *path = r->case_names[r->at->index[b]];
     const char *slash = strrchr(path, '/');
     snprintf(which, sizeof which, "case %.280s", slash ? slash + 1 : path);
   } else {
-    snprintf(which, sizeof which, "%s case %zu", r->batch_source[b],
-             r->batch_index[b]);
+    snprintf(which, sizeof which, "%s case %zu", r->at->source[b],
+             r->at->index[b]);
   }
   if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL)
     snprintf(s->first, sizeof s->first,
@@ -257,9 +252,9 @@ static void note_first(run *r, size_t row, size_t b, size_t op,
   else
     snprintf(s->first, sizeof s->first, "%s, operation %zu: %s: %s", which, op,
              VERDICT_NAMES[v], detail ? detail : "");
-  if (strcmp(r->batch_source[b], "cases") == 0 &&
-      r->batch_index[b] < r->case_count) {
-    const char *path = r->case_names[r->batch_index[b]];
+  if (strcmp(r->at->source[b], "cases") == 0 &&
+      r->at->index[b] < r->case_count) {
+    const char *path = r->case_names[r->at->index[b]];
     const char *slash = strrchr(path, '/');
     snprintf(s->first_case, sizeof s->first_case, "%s",
              slash ? slash + 1 : path);
@@ -281,8 +276,8 @@ static size_t find_row(const run *r, const char *id) {
 static void judge_modules(run *r, size_t from, size_t to) {
   size_t n = 0;
   for (size_t b = from; b < to; b++) {
-    const lctx_case *c = r->batch_ptrs[b];
-    const lctx_case_result *res = &r->results[b];
+    const lctx_case *c = r->at->ptrs[b];
+    const lctx_case_result *res = &r->at->results[b];
     for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
       r->job_of[b][i] = (size_t)-1;
       bool answered =
@@ -360,8 +355,8 @@ static void judge_ir(run *r, size_t b, size_t i, size_t *row,
  * timeout or a rejected module. False when no single row covers it. */
 static bool judge_op(run *r, size_t b, size_t i, size_t *row,
                      lctx_conform_verdict *v, const char **detail) {
-  const lctx_case *c = r->batch_ptrs[b];
-  const lctx_case_result *res = &r->results[b];
+  const lctx_case *c = r->at->ptrs[b];
+  const lctx_case_result *res = &r->at->results[b];
   lctx_buf eb, ab;
   lctx_buf_init(&eb, r->expected, sizeof r->expected);
   lctx_buf_init(&ab, r->actual, sizeof r->actual);
@@ -424,7 +419,7 @@ static void count_verdict(run *r, size_t b, size_t i, size_t row,
 static void judge_batch(run *r, size_t from, size_t to) {
   judge_modules(r, from, to);
   for (size_t b = from; b < to; b++) {
-    const lctx_case *c = r->batch_ptrs[b];
+    const lctx_case *c = r->at->ptrs[b];
     lctx_feature_state state;
     lctx_classify_init(&state, c);
     for (size_t i = 0; i < c->op_count; i++) {
@@ -480,23 +475,14 @@ static bool count_case(void *user, const lctx_case *c) {
   return true;
 }
 
-/* Points the batch arrays of `r` at slot `s`. */
-static void use_slot(run *r, batch_slot *s) {
-  r->batch = s->cases;
-  r->batch_ptrs = s->ptrs;
-  r->results = s->results;
-  r->batch_source = s->source;
-  r->batch_index = s->index;
-}
-
 /* Judges cases [from, to) of slot `s`, whose results are in, and lets their
  * results go. */
 static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
-  use_slot(r, s);
+  r->at = s;
   judge_batch(r, from, to);
   for (size_t b = from; b < to; b++)
     lctx_case_result_release(&s->results[b]);
-  use_slot(r, r->fill);
+  r->at = r->fill;
 }
 
 /* The batch is judged whole: counted, progress shown. */
@@ -536,8 +522,7 @@ static void flush_batch(run *r) {
   size_t done = lctx_impl_run(r->impl, f->ptrs, f->count, f->results);
   if (done == 0 || done == f->count) {
     r->pending = f;
-    r->fill = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
-    use_slot(r, r->fill);
+    r->fill = r->at = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
     if (!overlap)
       settle_pending(r);
     return;
@@ -620,11 +605,11 @@ static bool offer(run *r, const char *source, size_t index,
     return true;
   }
   size_t b = r->fill->count++;
-  if (c != &r->batch[b]) /* run_random draws into the slot itself */
-    copy_used(&r->batch[b], c);
-  r->batch_ptrs[b] = &r->batch[b];
-  r->batch_source[b] = source;
-  r->batch_index[b] = index;
+  if (c != &r->fill->cases[b]) /* run_random draws into the slot itself */
+    copy_used(&r->fill->cases[b], c);
+  r->fill->ptrs[b] = &r->fill->cases[b];
+  r->fill->source[b] = source;
+  r->fill->index[b] = index;
   if (r->fill->count == r->o.batch)
     flush_batch(r);
   return !stopping(r);
@@ -707,7 +692,7 @@ static void run_random(run *r) {
   if (r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM) {
     for (size_t i = 0; i < r->o.only.index; i++)
       lctx_domain_random_case_reuse(&state, &r->scratch);
-    lctx_case *slot = &r->batch[r->fill->count];
+    lctx_case *slot = &r->fill->cases[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     r->report->source_cases[2]++;
     offer(r, "random", r->o.only.index, slot);
@@ -717,7 +702,7 @@ static void run_random(run *r) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
      * copy_used or an earlier draw), cleared by lctx_case_reset rather
      * than zeroed whole, and not copied again. */
-    lctx_case *slot = &r->batch[r->fill->count];
+    lctx_case *slot = &r->fill->cases[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     offer(r, "random", r->report->source_cases[2]++, slot);
   }
@@ -1151,8 +1136,7 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->begin = lctx_sys_now();
   r->lock_fd = -1;
   r->err = err;
-  r->fill = &r->slots[0];
-  use_slot(r, r->fill);
+  r->fill = r->at = &r->slots[0];
   r->o = *options;
   if (r->o.only.kind != LCTX_CONFORM_ONLY_NONE)
     r->o.shard_i = r->o.shard_n = 1; /* the one case, whatever the shard */
