@@ -10,6 +10,10 @@
 # folder. Reads exec/s from -print_final_stats=1 (stat::average_exec_per_sec)
 # and prints both and the ratio fuzz_model / fuzz_empty, the figure to
 # compare across changes (absolute exec/s on these machines are noisy).
+# Then the two floors of fuzzers/fuzz_floor.c the same way: fuzz_floor_linked
+# (fuzz_model's code linked, none of it run) and fuzz_floor_decode (each
+# input decoded as fuzz_model does, nothing checked). fuzz_model's ratio
+# cannot exceed fuzz_floor_decode's, whatever its checks cost.
 #
 # Usage: bench/bench_fuzz.sh [SECONDS]   (default 10; `make bench` runs it)
 set -eu
@@ -21,4 +25,5 @@ bench_count "bench_fuzz.sh: error" SECONDS "$secs"
 echo "==> bench_fuzz: fuzz_model against an empty target, ${secs} s each," \
   "one process, -seed=1 (build/fuzz: libFuzzer, ASan+UBSan)"
 bench_fuzz_ratio bench_fuzz.sh fuzz_model fuzz_empty \
-  'corpus/seeds/fuzz_model/*' fuzzers/dict/fuzz_model.dict 4096 "$secs" ''
+  'corpus/seeds/fuzz_model/*' fuzzers/dict/fuzz_model.dict 4096 "$secs" '' \
+  fuzz_floor_linked fuzz_floor_decode

@@ -16,15 +16,18 @@ bench_count() {
 }
 
 # bench_fuzz_ratio SCRIPT TARGET BASE SEEDS DICT MAX_LEN SECS RATIO_NOTE
+#   [OTHER...]
 # Builds the fuzz preset's TARGET and BASE, runs each for SECS seconds with
 # -seed=1, the dictionary DICT and MAX_LEN, each from a copy of the seed files
 # SEEDS (a glob) in a temporary folder, and prints their exec/s and the ratio
-# TARGET / BASE followed by RATIO_NOTE. Errors are prefixed with SCRIPT.
+# TARGET / BASE followed by RATIO_NOTE; then the same for each OTHER target
+# against BASE (no note). Errors are prefixed with SCRIPT.
 bench_fuzz_ratio() {
   script=$1 target=$2 base=$3 seeds=$4 dict=$5 max_len=$6 secs=$7 note=$8
+  shift 8
   cd "$top"
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz --target "$target" "$base" >/dev/null
+  cmake --build --preset fuzz --target "$target" "$base" "$@" >/dev/null
 
   work=$(mktemp -d "${TMPDIR:-/tmp}/lctx-$(echo "${script%.sh}" | tr _ -).XXXXXX")
   trap 'rm -rf -- "$work"' EXIT
@@ -40,6 +43,14 @@ bench_fuzz_ratio() {
   if ($3 > 0)
     printf "ratio %s/%s: %.3f%s\n", t, b, $1 / $3, n
 }'
+  for other in "$@"; do
+    c=$(bench_fuzz_run "$other")
+    echo "$c $b" | awk -v t="$other" -v b="$base" '{
+  printf "%-" (length(t) + 1) "s %10d exec/s (%d inputs)\n", t ":", $1, $2
+  if ($3 > 0)
+    printf "ratio %s/%s: %.3f\n", t, b, $1 / $3
+}'
+  done
 }
 
 # bench_fuzz_run TARGET: runs it as bench_fuzz_ratio says; prints
