@@ -75,10 +75,10 @@ typedef struct run {
    * "cases"), from lctx_dirlist_read. */
   char **case_names;
   size_t case_count;
-  /* Two batches: the one being filled, and the one whose results wait to
-   * be judged (NULL: none) while the implementation runs the next (see
-   * flush_batch); `at` is the one being filled, or the one being judged
-   * (judge_slot). */
+  /* Two batches: the one being filled, and the one in flight (NULL:
+   * none), handed to the implementation and collected and judged when the
+   * one being filled is full or at the end (see flush_batch); `at` is the
+   * one being filled, or the one being judged (judge_slot). */
   batch_slot slots[2];
   batch_slot *fill, *pending, *at;
   FILE *stream; /* results.jsonl */
@@ -494,48 +494,59 @@ static void batch_done(run *r, batch_slot *s) {
     r->report->interrupted = true;
 }
 
-/* Judges the batch whose results wait, if any. */
+/* Judges slot `s`, whose first `done` cases have their results (from
+ * lctx_impl_run), and runs and judges the rest the same way: the
+ * implementation hands back fewer cases than asked when their modules reach
+ * its budget, and those are judged, their modules let go, before the rest
+ * run. */
+static void judge_from(run *r, batch_slot *s, size_t done) {
+  for (size_t from = 0; from < s->count;) {
+    size_t to = done && done <= s->count - from ? from + done : s->count;
+    judge_slot(r, s, from, to);
+    from = to;
+    if (from < s->count)
+      done = lctx_impl_run(r->impl, s->ptrs + from, s->count - from,
+                           s->results + from);
+  }
+  batch_done(r, s);
+}
+
+/* Collects and judges the batch in flight, if any. */
 static void settle_pending(run *r) {
   batch_slot *p = r->pending;
   if (!p)
     return;
   r->pending = NULL;
-  judge_slot(r, p, 0, p->count);
-  batch_done(r, p);
+  judge_from(r, p, lctx_impl_run(r->impl, p->ptrs, p->count, p->results));
 }
 
-/* Runs the batch being filled. Its cases go to the implementation first
- * (lctx_impl_start: a plugin's worker serves them meanwhile), then the
- * batch before it is judged, then its results are collected: it is judged
- * with the next one, or at the end (settle_pending). With --first-failure
- * each batch is judged before the next runs. The implementation may hand
- * back fewer cases than asked (its modules reached the budget): those are
- * judged at once, their modules let go, and the rest run. */
+/* Runs the batch being filled. The batch in flight before it (`pending`,
+ * which a plugin's worker has served meanwhile) has its results collected
+ * first; then this one goes to the implementation (lctx_impl_start) and is
+ * in flight in turn, while lctx judges the one collected and fills the
+ * next: the worker runs while lctx judges and fills. A batch the
+ * implementation hands back in parts (see judge_from) is judged whole
+ * before the next starts. With --first-failure each batch is run and
+ * judged before the next is filled. */
 static void flush_batch(run *r) {
-  batch_slot *f = r->fill;
+  batch_slot *f = r->fill, *p = r->pending;
   if (f->count == 0)
     return;
-  bool overlap = !r->o.first_failure;
-  if (overlap)
-    lctx_impl_start(r->impl, f->ptrs, f->count);
-  settle_pending(r);
-  size_t done = lctx_impl_run(r->impl, f->ptrs, f->count, f->results);
-  if (done == 0 || done == f->count) {
-    r->pending = f;
-    r->fill = r->at = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
-    if (!overlap)
-      settle_pending(r);
+  if (r->o.first_failure) {
+    judge_from(r, f, lctx_impl_run(r->impl, f->ptrs, f->count, f->results));
     return;
   }
-  for (size_t from = 0; from < f->count;) {
-    size_t to = done ? from + done : f->count;
-    judge_slot(r, f, from, to);
-    from = to;
-    if (from < f->count)
-      done = lctx_impl_run(r->impl, f->ptrs + from, f->count - from,
-                           f->results + from);
+  r->pending = NULL;
+  size_t done = p ? lctx_impl_run(r->impl, p->ptrs, p->count, p->results) : 0;
+  if (p && done != p->count) {
+    judge_from(r, p, done);
+    p = NULL;
   }
-  batch_done(r, f);
+  lctx_impl_start(r->impl, f->ptrs, f->count);
+  r->pending = f;
+  r->fill = r->at = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
+  if (p)
+    judge_from(r, p, done);
 }
 
 /* Whether the run stops: interrupted, or `first_failure` and one failed. */
@@ -558,28 +569,40 @@ static void note_unsupported(run *r, const lctx_case *c) {
 
 /* Copies what an implementation is given of `c` into `dst`: its used
  * factories, rules and operations and its configuration, without its
- * expectations. `dst` is cleared first with lctx_case_reset (what it used),
- * so that past its counts it stays zero, as run_random's lctx_case_reset of
- * the slot needs. */
+ * expectations. Both keep case.h's invariant (zero past their counts, as
+ * run_random's lctx_case_reset of the slot needs): the used parts of `c`
+ * are copied whole over those of `dst`, and only what `dst` used past the
+ * counts of `c` is cleared, not all it used first. */
 static void copy_used(lctx_case *dst, const lctx_case *c) {
-  lctx_case_reset(dst);
   if (c->factory_count > LCTX_MAX_FACTORIES ||
       c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
+    lctx_case_reset(dst);
     memcpy(dst, c, offsetof(lctx_case, has_expect)); /* never: all of it */
     memset(dst->has_expect, 0, sizeof dst->has_expect);
     return;
   }
-  dst->factory_count = c->factory_count;
-  memcpy(dst->factories, c->factories,
-         c->factory_count * sizeof c->factories[0]);
+  for (size_t i = 0; i < dst->op_count; i++)
+    if (dst->has_expect[i]) {
+      memset(&dst->expect[i], 0, sizeof dst->expect[i]);
+      dst->has_expect[i] = false;
+    }
+  size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
+  if (dst->factory_count > nf)
+    memset(dst->factories + nf, 0,
+           (dst->factory_count - nf) * sizeof dst->factories[0]);
+  if (dst->rule_count > nr)
+    memset(dst->rules + nr, 0, (dst->rule_count - nr) * sizeof dst->rules[0]);
+  for (size_t i = no; i < dst->op_count; i++)
+    lctx_case_op_clear(&dst->ops[i]);
+  dst->factory_count = nf;
+  memcpy(dst->factories, c->factories, nf * sizeof c->factories[0]);
   size_t from = offsetof(lctx_case, jax_platforms);
   memcpy((char *)dst + from, (const char *)c + from,
          offsetof(lctx_case, rule_count) - from);
-  dst->rule_count = c->rule_count;
-  memcpy(dst->rules, c->rules, c->rule_count * sizeof c->rules[0]);
-  dst->op_count = c->op_count;
-  memcpy(dst->ops, c->ops, c->op_count * sizeof c->ops[0]);
-  memset(dst->has_expect, 0, sizeof dst->has_expect);
+  dst->rule_count = nr;
+  memcpy(dst->rules, c->rules, nr * sizeof c->rules[0]);
+  dst->op_count = no;
+  memcpy(dst->ops, c->ops, no * sizeof c->ops[0]);
 }
 
 /* Offers one case to the run; returns false to stop early. */
