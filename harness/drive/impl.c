@@ -92,6 +92,7 @@ struct lctx_impl {
   pid_t pid;         /* also its process group */
   int to_fd;         /* we write */
   int from_fd;       /* we read */
+  int statm_fd;      /* its /proc/PID/statm (lctx_sys_statm_open), or -1 */
   size_t served;     /* cases it answered since it started */
   double next_watch; /* when its memory and life are checked next */
   /* Between cases: its resident bytes at the last look, the cases served
@@ -198,6 +199,9 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
   if (impl->from_fd >= 0)
     close(impl->from_fd);
   impl->to_fd = impl->from_fd = -1;
+  if (impl->statm_fd >= 0)
+    close(impl->statm_fd);
+  impl->statm_fd = -1;
   if (impl->pid > 0) {
     /* Give it a moment to exit on EOF, then end the whole group (the peer
      * is not reaped yet, so its group cannot have been reused). */
@@ -226,6 +230,12 @@ static void stop_peer(lctx_impl *impl, char *why, size_t cap) {
   impl->line_scanned = 0;
 }
 
+/* The peer's resident bytes, through its kept statm descriptor. */
+static double resident_bytes(const lctx_impl *impl) {
+  return impl->statm_fd >= 0 ? lctx_sys_resident_bytes_at(impl->statm_fd)
+                             : lctx_sys_resident_bytes(impl->pid);
+}
+
 /* Between cases: whether the peer holds more than half its memory limit.
  * /proc is read only as often as the growth seen so far requires: every
  * case while it grows fast, up to every 64 cases when it does not, so
@@ -236,7 +246,7 @@ static bool peer_over_half(lctx_impl *impl) {
       impl->served < impl->rss_look_at)
     return false;
   double half = (double)(impl->memory_limit_mb / 2) * 1048576.0;
-  double rss = lctx_sys_resident_bytes(impl->pid);
+  double rss = resident_bytes(impl);
   if (impl->served > impl->rss_seen_at && rss > impl->rss_seen) {
     double per_case =
         (rss - impl->rss_seen) / (double)(impl->served - impl->rss_seen_at);
@@ -257,7 +267,7 @@ static bool peer_over_half(lctx_impl *impl) {
 /* Whether the peer holds more than `mb` MB (never when there is no limit). */
 static bool peer_over(const lctx_impl *impl, size_t mb) {
   return impl->memory_limit_mb > 0 && impl->pid > 0 &&
-         lctx_sys_resident_bytes(impl->pid) > (double)mb * 1048576.0;
+         resident_bytes(impl) > (double)mb * 1048576.0;
 }
 
 /* Reads what the peer has written, without waiting, up to 1 MiB. */
@@ -381,6 +391,7 @@ static void set_nonblocking(int fd) {
 static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
   setpgid(pid, pid);
   impl->pid = pid;
+  impl->statm_fd = lctx_sys_statm_open(pid);
   impl->to_fd = to_fd;
   impl->from_fd = from_fd;
   impl->served = 0;
@@ -395,6 +406,22 @@ static void attach_peer(lctx_impl *impl, pid_t pid, int to_fd, int from_fd) {
 /* In a new child: closes every descriptor above 2 but `a` and `b`, so that
  * the peer cannot write into lctx's reports or pipes it was not given. */
 static void close_other_fds(int a, int b) {
+#if defined(__linux__) && defined(__GLIBC__) &&                                \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  /* A few system calls instead of one for every possible descriptor. */
+  int keep[2] = {a < b ? a : b, a < b ? b : a};
+  unsigned from = 3;
+  bool ok = true;
+  for (int k = 0; k < 2 && ok; k++) {
+    if (keep[k] < (int)from)
+      continue;
+    ok = keep[k] == (int)from ||
+         close_range(from, (unsigned)keep[k] - 1, 0) == 0;
+    from = (unsigned)keep[k] + 1;
+  }
+  if (ok && close_range(from, ~0u, 0) == 0)
+    return;
+#endif
   long max = sysconf(_SC_OPEN_MAX);
   if (max < 0 || max > 65536)
     max = 65536;
@@ -1149,7 +1176,7 @@ static lctx_impl *impl_new(bool is_plugin, const lctx_impl_options *o,
   snprintf(impl->log_path, sizeof impl->log_path, "%s",
            o->log_path ? o->log_path : "/dev/null");
   impl->pid = -1;
-  impl->to_fd = impl->from_fd = -1;
+  impl->to_fd = impl->from_fd = impl->statm_fd = -1;
   snprintf(impl->info.kind, sizeof impl->info.kind, "%s",
            is_plugin ? "plugin" : "process");
   return impl;

@@ -348,16 +348,26 @@ int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
   return fd;
 }
 
-double lctx_sys_resident_bytes(pid_t pid) {
-  /* Read with plain system calls: it is polled between cases, where
-   * fopen and fscanf would cost more than a case. */
-  char path[64], text[128];
+int lctx_sys_statm_open(pid_t pid) {
+  char path[64];
   snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+double lctx_sys_resident_bytes(pid_t pid) {
+  int fd = lctx_sys_statm_open(pid);
   if (fd < 0)
     return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
+  double bytes = lctx_sys_resident_bytes_at(fd);
   close(fd);
+  return bytes;
+}
+
+double lctx_sys_resident_bytes_at(int fd) {
+  /* Read with plain system calls: it is polled between cases, where
+   * fopen and fscanf would cost more than a case. */
+  char text[128];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
   if (n <= 0)
     return 0;
   text[n] = '\0';

@@ -144,6 +144,17 @@ int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
 /// or 0 when it cannot be read.
 double lctx_sys_resident_bytes(pid_t pid);
 
+/// Opens /proc/PID/statm of process `pid` (close-on-exec) for
+/// lctx_sys_resident_bytes_at, so that a process watched often is read
+/// without a path look-up each time; -1 when it cannot. The descriptor
+/// stands for that process, not its number: once the process is reaped,
+/// reads fail instead of reading another that took the number.
+int lctx_sys_statm_open(pid_t pid);
+
+/// The resident memory in bytes read from a descriptor of
+/// lctx_sys_statm_open, or 0 when it cannot be read.
+double lctx_sys_resident_bytes_at(int fd);
+
 /// The actions SIGINT and SIGTERM had before lctx_sys_catch_interrupts.
 typedef struct lctx_sys_interrupts {
   struct sigaction old_int, old_term;
