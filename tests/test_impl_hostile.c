@@ -217,10 +217,10 @@ static void test_plugin_start_then_run(void **state) {
   fixture *f = *state;
   lctx_impl *impl = open_impl(f, true, "", 0);
   lctx_impl_run(impl, f->ptrs, 1, f->got); /* a worker runs */
-  lctx_impl_start(impl, f->ptrs, N_CASES);
+  lctx_impl_start(impl, f->ptrs, N_CASES, NULL);
   assert_int_equal(lctx_impl_run(impl, f->ptrs, N_CASES, f->got), N_CASES);
   assert_int_equal(check_innocent(f, false), 0);
-  lctx_impl_start(impl, f->ptrs, N_CASES);
+  lctx_impl_start(impl, f->ptrs, N_CASES, NULL);
   assert_int_equal(lctx_impl_run(impl, f->ptrs + 1, N_CASES - 1, f->got + 1),
                    N_CASES - 1);
   lctx_impl_run(impl, f->ptrs, 1, f->got);

@@ -56,6 +56,20 @@ typedef struct batch_slot {
   const char *source[MAX_BATCH];
   size_t index[MAX_BATCH];
   size_t count;
+  /* The cases packed for a plugin's worker as they were offered (see
+   * pack_offered), or not (`packed_ok` false): lctx_impl_packed. */
+  uint8_t *packed;
+  size_t packed_capacity;
+  size_t offset[MAX_BATCH + 1];
+  bool packed_ok;
+  /* The batch's modules for the judge: job_of[b][i] indexes jobs and
+   * verdicts, or is -1; `ir_started`: handed to it ahead (start_modules),
+   * their verdicts still to be collected. */
+  lctx_irjudge_job jobs[MAX_BATCH * LCTX_CASE_MAX_OPS];
+  lctx_irjudge_verdict verdicts[MAX_BATCH * LCTX_CASE_MAX_OPS];
+  size_t job_of[MAX_BATCH][LCTX_CASE_MAX_OPS];
+  size_t job_count;
+  bool ir_started;
 } batch_slot;
 
 /* One run: everything lctx_conform_run works with, passed down to every
@@ -67,6 +81,7 @@ typedef struct run {
   lctx_spec spec;
   lctx_impl *impl;
   const lctx_impl_info *info;
+  bool pack; /* cases are packed as offered (a plugin, batches handed ahead) */
   bool xfail[LCTX_SPEC_MAX_ROWS];
   char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
   size_t global_index; /* cases offered so far, for the shard */
@@ -75,12 +90,12 @@ typedef struct run {
    * "cases"), from lctx_dirlist_read. */
   char **case_names;
   size_t case_count;
-  /* Two batches: the one being filled, and the one in flight (NULL:
-   * none), handed to the implementation and collected and judged when the
-   * one being filled is full or at the end (see flush_batch); `at` is the
-   * one being filled, or the one being judged (judge_slot). */
-  batch_slot slots[2];
-  batch_slot *fill, *pending, *at;
+  /* Three batches (see flush_batch): the one being filled; the one in
+   * flight (NULL: none), handed to the implementation; and the one ready
+   * (NULL: none), whose results are in and whose modules the judge has.
+   * `at` is the one being filled, or the one being judged (judge_slot). */
+  batch_slot slots[3];
+  batch_slot *fill, *flight, *ready, *at;
   FILE *stream; /* results.jsonl */
   char stream_path[4200];
   FILE *out;
@@ -93,13 +108,10 @@ typedef struct run {
   bool progress;
   size_t progress_total;
   double progress_shown;
-  /* The judge of the modules of lower_per_platform operations, and the
-   * batch's modules: job_of[b][i] indexes jobs and verdicts, or is -1. */
+  /* The judge of the modules of lower_per_platform operations (created on
+   * first use), and the modules judged so far. */
   lctx_irjudge *judge;
   size_t modules_checked;
-  lctx_irjudge_job jobs[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  lctx_irjudge_verdict verdicts[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  size_t job_of[MAX_BATCH][LCTX_CASE_MAX_OPS];
   /* The rows IR-000 .. IR-006 (bit k of a verdict's `applicable`), or -1. */
   size_t ir_rows[IR_ROWS];
   /* The judge's scratch: one operation's texts and features, the reference
@@ -270,37 +282,63 @@ static size_t find_row(const run *r, const char *id) {
   return (size_t)-1;
 }
 
-/* Sends the module of every lower_per_platform operation of the batch that
- * has one to the judge process (irjudge.h); the verdicts are read by
- * judge_ir. */
-static void judge_modules(run *r, size_t from, size_t to) {
+/* Lists in slot `s` the module of every lower_per_platform operation of its
+ * entries [from, to) that has one; returns how many. */
+static size_t gather_modules(batch_slot *s, size_t from, size_t to) {
   size_t n = 0;
   for (size_t b = from; b < to; b++) {
-    const lctx_case *c = r->at->ptrs[b];
-    const lctx_case_result *res = &r->at->results[b];
+    const lctx_case *c = s->ptrs[b];
+    const lctx_case_result *res = &s->results[b];
     for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
-      r->job_of[b][i] = (size_t)-1;
+      s->job_of[b][i] = (size_t)-1;
       bool answered =
           res->status == LCTX_RESULT_OK || res->status == LCTX_RESULT_FLAKY;
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
-        r->job_of[b][i] = n;
-        r->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
+        s->job_of[b][i] = n;
+        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
       }
     }
   }
-  if (n == 0)
-    return;
+  s->job_count = n;
+  return n;
+}
+
+/* The judge process (irjudge.h), started on first use; NULL without one. */
+static lctx_irjudge *module_judge(run *r) {
   if (!r->judge) {
     char log[4200];
     snprintf(log, sizeof log, "%s/judge.log", r->o.report_dir);
     r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log);
   }
-  if (r->judge)
-    lctx_irjudge_run(r->judge, r->jobs, n, r->verdicts);
+  return r->judge;
+}
+
+/* Hands the modules of the whole batch in slot `s`, whose results are in,
+ * to the judge, which judges them while lctx does other work; judge_modules
+ * collects the verdicts when the batch is judged. */
+static void start_modules(run *r, batch_slot *s) {
+  size_t n = gather_modules(s, 0, s->count);
+  s->ir_started = n > 0 && module_judge(r);
+  if (s->ir_started)
+    lctx_irjudge_start(r->judge, s->jobs, n, s->verdicts);
+}
+
+/* Has the module of every lower_per_platform operation of entries
+ * [from, to) of the batch being judged that has one judged (or collects
+ * the verdicts of start_modules); the verdicts are read by judge_module. */
+static void judge_modules(run *r, size_t from, size_t to) {
+  batch_slot *s = r->at;
+  bool started = s->ir_started && from == 0 && to == s->count;
+  s->ir_started = false;
+  size_t n = started ? s->job_count : gather_modules(s, from, to);
+  if (n == 0)
+    return;
+  if (module_judge(r))
+    lctx_irjudge_run(r->judge, s->jobs, n, s->verdicts);
   else
     for (size_t k = 0; k < n; k++)
-      r->verdicts[k].status = LCTX_IRJUDGE_NOT_JUDGED;
+      s->verdicts[k].status = LCTX_IRJUDGE_NOT_JUDGED;
   r->modules_checked += n;
 }
 
@@ -312,8 +350,8 @@ static size_t judge_module(run *r, size_t b, size_t index, bool *passed,
                            unsigned *applicable) {
   *passed = false;
   *applicable = 0;
-  size_t k = r->job_of[b][index];
-  const lctx_irjudge_verdict *v = k == (size_t)-1 ? NULL : &r->verdicts[k];
+  size_t k = r->at->job_of[b][index];
+  const lctx_irjudge_verdict *v = k == (size_t)-1 ? NULL : &r->at->verdicts[k];
   if (!v || v->status == LCTX_IRJUDGE_NOT_JUDGED)
     return (size_t)-1;
   *passed = v->status == LCTX_IRJUDGE_JUDGED && v->passed;
@@ -511,42 +549,69 @@ static void judge_from(run *r, batch_slot *s, size_t done) {
   batch_done(r, s);
 }
 
-/* Collects and judges the batch in flight, if any. */
-static void settle_pending(run *r) {
-  batch_slot *p = r->pending;
-  if (!p)
+/* Judges the ready batch, if any: its results are in, and the judge has
+ * had its modules since it became ready. */
+static void judge_ready(run *r) {
+  batch_slot *s = r->ready;
+  if (!s)
     return;
-  r->pending = NULL;
-  judge_from(r, p, lctx_impl_run(r->impl, p->ptrs, p->count, p->results));
+  r->ready = NULL;
+  judge_from(r, s, s->count);
 }
 
-/* Runs the batch being filled. The batch in flight before it (`pending`,
- * which a plugin's worker has served meanwhile) has its results collected
- * first; then this one goes to the implementation (lctx_impl_start) and is
- * in flight in turn, while lctx judges the one collected and fills the
- * next: the worker runs while lctx judges and fills. A batch the
- * implementation hands back in parts (see judge_from) is judged whole
- * before the next starts. With --first-failure each batch is run and
- * judged before the next is filled. */
+/* Collects the results of the batch in flight, if any, and returns it; or
+ * NULL when there is none, or when the implementation handed it back in
+ * parts: then it is judged here (after the ready one, which is older). */
+static batch_slot *collect_flight(run *r) {
+  batch_slot *p = r->flight;
+  if (!p)
+    return NULL;
+  r->flight = NULL;
+  size_t done = lctx_impl_run(r->impl, p->ptrs, p->count, p->results);
+  if (done == p->count)
+    return p;
+  judge_ready(r);
+  judge_from(r, p, done);
+  return NULL;
+}
+
+/* Judges every batch still in flight or ready, oldest first. */
+static void settle_pending(run *r) {
+  batch_slot *p = collect_flight(r);
+  judge_ready(r);
+  if (p)
+    judge_from(r, p, p->count);
+}
+
+/* Runs the batch being filled, in a pipeline of three: the batch in flight
+ * has its results collected; the full one is handed to the implementation
+ * (lctx_impl_start) and is in flight in turn; the ready batch is judged,
+ * the judge having had its modules meanwhile; and the batch just collected
+ * has its modules handed to the judge (start_modules) and is ready. So a
+ * plugin's worker runs while lctx judges and fills, and the MLIR judge
+ * while lctx fills, each batch judged in the order it was filled. With
+ * --first-failure each batch is run and judged before the next is
+ * filled. */
 static void flush_batch(run *r) {
-  batch_slot *f = r->fill, *p = r->pending;
+  batch_slot *f = r->fill;
   if (f->count == 0)
     return;
   if (r->o.first_failure) {
     judge_from(r, f, lctx_impl_run(r->impl, f->ptrs, f->count, f->results));
     return;
   }
-  r->pending = NULL;
-  size_t done = p ? lctx_impl_run(r->impl, p->ptrs, p->count, p->results) : 0;
-  if (p && done != p->count) {
-    judge_from(r, p, done);
-    p = NULL;
+  batch_slot *p = collect_flight(r);
+  lctx_impl_packed packed = {f->packed, f->offset};
+  lctx_impl_start(r->impl, f->ptrs, f->count, f->packed_ok ? &packed : NULL);
+  r->flight = f;
+  judge_ready(r);
+  if (p) {
+    start_modules(r, p);
+    r->ready = p;
   }
-  lctx_impl_start(r->impl, f->ptrs, f->count);
-  r->pending = f;
-  r->fill = r->at = f == &r->slots[0] ? &r->slots[1] : &r->slots[0];
-  if (p)
-    judge_from(r, p, done);
+  for (size_t k = 0; k < 3; k++)
+    if (&r->slots[k] != f && &r->slots[k] != p)
+      r->fill = r->at = &r->slots[k];
 }
 
 /* Whether the run stops: interrupted, or `first_failure` and one failed. */
@@ -571,7 +636,8 @@ static void note_unsupported(run *r, const lctx_case *c) {
  * factories, rules and operations and its configuration, without its
  * expectations. Both keep case.h's invariant (zero past their counts, as
  * run_random's lctx_case_reset of the slot needs): the used parts of `c`
- * are copied whole over those of `dst`, and only what `dst` used past the
+ * are copied over those of `dst` (an operation without the platform names
+ * past its counts: lctx_case_op_assign), and only what `dst` used past the
  * counts of `c` is cleared, not all it used first. */
 static void copy_used(lctx_case *dst, const lctx_case *c) {
   if (c->factory_count > LCTX_MAX_FACTORIES ||
@@ -602,7 +668,35 @@ static void copy_used(lctx_case *dst, const lctx_case *c) {
   dst->rule_count = nr;
   memcpy(dst->rules, c->rules, nr * sizeof c->rules[0]);
   dst->op_count = no;
-  memcpy(dst->ops, c->ops, no * sizeof c->ops[0]);
+  for (size_t i = 0; i < no; i++)
+    lctx_case_op_assign(&dst->ops[i], &c->ops[i]);
+}
+
+/* Packs case `b` of slot `s`, just copied or drawn there and so still in
+ * the cache, for lctx_impl_start, which would otherwise pack the whole batch
+ * when it hands it over. Without the memory for it, the batch goes
+ * unpacked. */
+static void pack_offered(batch_slot *s, size_t b) {
+  if (b == 0) {
+    s->offset[0] = 0;
+    s->packed_ok = true;
+  }
+  if (!s->packed_ok)
+    return;
+  size_t need = s->offset[b] + LCTX_IMPL_PACKED_MAX;
+  if (need > s->packed_capacity) {
+    size_t cap = s->packed_capacity ? s->packed_capacity * 2 : 256u << 10;
+    cap = cap < need ? need : cap;
+    uint8_t *p = realloc(s->packed, cap);
+    if (!p) {
+      s->packed_ok = false;
+      return;
+    }
+    s->packed = p;
+    s->packed_capacity = cap;
+  }
+  s->offset[b + 1] =
+      s->offset[b] + lctx_impl_pack(&s->cases[b], s->packed + s->offset[b]);
 }
 
 /* Offers one case to the run; returns false to stop early. */
@@ -631,6 +725,8 @@ static bool offer(run *r, const char *source, size_t index,
   if (c != &r->fill->cases[b]) /* run_random draws into the slot itself */
     copy_used(&r->fill->cases[b], c);
   r->fill->ptrs[b] = &r->fill->cases[b];
+  if (r->pack)
+    pack_offered(r->fill, b);
   r->fill->source[b] = source;
   r->fill->index[b] = index;
   if (r->fill->count == r->o.batch)
@@ -995,6 +1091,7 @@ static bool open_impl(run *r, FILE *err) {
     return false;
   }
   r->info = lctx_impl_get_info(r->impl);
+  r->pack = r->o.impl_path && !r->o.first_failure;
   lctx_impl_set_process_per_case(r->impl, r->o.process_per_case);
   return true;
 }
@@ -1062,9 +1159,11 @@ static bool set_up(run *r, FILE *err) {
 }
 
 static void tear_down(run *r) {
-  for (size_t k = 0; k < 2; k++)
+  for (size_t k = 0; k < 3; k++) {
     for (size_t i = 0; i < MAX_BATCH; i++)
       lctx_case_result_release(&r->slots[k].results[i]);
+    free(r->slots[k].packed);
+  }
   if (r->stream)
     fclose(r->stream);
   lctx_impl_close(r->impl);

@@ -60,6 +60,8 @@
 #define PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
 /* The longest packed case as sent: its parts squeezed (see squeeze). */
 #define SQUEEZED_PACKED_MAX (PACKED_MAX + PACKED_MAX / 3 + 256)
+_Static_assert(SQUEEZED_PACKED_MAX <= LCTX_IMPL_PACKED_MAX,
+               "LCTX_IMPL_PACKED_MAX holds every packed case");
 
 /* What pump() ended with. */
 enum {
@@ -608,6 +610,43 @@ static bool unsqueeze(const uint8_t *in, size_t n, size_t *at, uint8_t *dst,
   return true;
 }
 
+/* The parts of an operation: before its platforms, its platform names up to
+ * its count, between, its narrowed platform names up to their count, and
+ * after (lctx_case_op_copy's parts). */
+#define OP_PLATFORMS offsetof(lctx_case_op, platforms)
+#define OP_MIDDLE offsetof(lctx_case_op, has_backend)
+#define OP_NARROW offsetof(lctx_case_op, narrow)
+#define OP_TAIL offsetof(lctx_case_op, has_compute_type)
+#define OP_NAME sizeof(((lctx_case_op *)0)->platforms[0])
+
+/* Appends operation `op` squeezed part by part, leaving out the names past
+ * its counts; returns the bytes written. */
+static size_t pack_op(const lctx_case_op *op, uint8_t *out) {
+  size_t max = LCTX_MAX_MODULE_PLATFORMS;
+  size_t pc = op->platform_count < max ? op->platform_count : max;
+  size_t nc = op->narrow_count < max ? op->narrow_count : max;
+  const uint8_t *p = (const uint8_t *)op;
+  size_t at = squeeze(p, OP_PLATFORMS, out);
+  at += squeeze(p + OP_PLATFORMS, pc * OP_NAME, out + at);
+  at += squeeze(p + OP_MIDDLE, OP_NARROW - OP_MIDDLE, out + at);
+  at += squeeze(p + OP_NARROW, nc * OP_NAME, out + at);
+  return at + squeeze(p + OP_TAIL, sizeof *op - OP_TAIL, out + at);
+}
+
+/* Undoes pack_op() into `op`, whose names past its counts keep what they
+ * held; false when the bytes are not what it writes. */
+static bool unpack_op(const uint8_t *in, size_t n, size_t *at,
+                      lctx_case_op *op) {
+  uint8_t *p = (uint8_t *)op;
+  size_t max = LCTX_MAX_MODULE_PLATFORMS;
+  return unsqueeze(in, n, at, p, OP_PLATFORMS) && op->platform_count <= max &&
+         unsqueeze(in, n, at, p + OP_PLATFORMS, op->platform_count * OP_NAME) &&
+         unsqueeze(in, n, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE) &&
+         op->narrow_count <= max &&
+         unsqueeze(in, n, at, p + OP_NARROW, op->narrow_count * OP_NAME) &&
+         unsqueeze(in, n, at, p + OP_TAIL, sizeof *op - OP_TAIL);
+}
+
 /* Writes the used parts of `c` to `out` (at most SQUEEZED_PACKED_MAX
  * bytes), each count as it is and each part squeezed; returns the size. */
 static size_t pack_case(const lctx_case *c, uint8_t *out) {
@@ -629,7 +668,9 @@ static size_t pack_case(const lctx_case *c, uint8_t *out) {
   at += squeeze((const uint8_t *)c->rules, nr * sizeof c->rules[0], out + at);
   memcpy(out + at, &no, sizeof no);
   at += sizeof no;
-  return at + squeeze((const uint8_t *)c->ops, no * sizeof c->ops[0], out + at);
+  for (size_t i = 0; i < no; i++)
+    at += pack_op(&c->ops[i], out + at);
+  return at;
 }
 
 /* Reads a count of at most `max` entries of `each` bytes at `*at`, and the
@@ -641,6 +682,20 @@ static bool unpack_part(const uint8_t *p, size_t n, size_t *at, size_t max,
   memcpy(count, p + *at, sizeof *count);
   *at += sizeof *count;
   return *count <= max && unsqueeze(p, n, at, dst, *count * each);
+}
+
+/* Reads the operation count at `*at` and the operations of pack_op. */
+static bool unpack_ops(const uint8_t *p, size_t n, size_t *at, lctx_case *c) {
+  if (n - *at < sizeof c->op_count)
+    return false;
+  memcpy(&c->op_count, p + *at, sizeof c->op_count);
+  *at += sizeof c->op_count;
+  if (c->op_count > LCTX_CASE_MAX_OPS)
+    return false;
+  for (size_t i = 0; i < c->op_count; i++)
+    if (!unpack_op(p, n, at, &c->ops[i]))
+      return false;
+  return true;
 }
 
 /* Unpacks `n` bytes made by pack_case into `c` (whose expectations stay as
@@ -655,9 +710,7 @@ static bool unpack_case(const uint8_t *p, size_t n, lctx_case *c) {
          unsqueeze(p, n, &at, (uint8_t *)c + from, config) &&
          unpack_part(p, n, &at, LCTX_CASE_MAX_RULES, sizeof c->rules[0],
                      &c->rule_count, c->rules) &&
-         unpack_part(p, n, &at, LCTX_CASE_MAX_OPS, sizeof c->ops[0],
-                     &c->op_count, c->ops) &&
-         at == n;
+         unpack_ops(p, n, &at, c) && at == n;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1269,7 +1322,7 @@ static void take_result(lctx_impl *impl, lctx_case_result *res) {
 /* Queues cases[from..n) for the worker, packed (pack_case), numbered on from
  * impl->next_seq. */
 static bool queue_cases(lctx_impl *impl, const lctx_case *const *cases,
-                        size_t from, size_t n) {
+                        size_t from, size_t n, const lctx_impl_packed *pk) {
   impl->out_length = impl->out_sent = 0;
   uint8_t *area = impl->shared ? request_area(impl->shared) : NULL;
   size_t used = 0; /* of the request area */
@@ -1281,7 +1334,11 @@ static bool queue_cases(lctx_impl *impl, const lctx_case *const *cases,
     uint32_t mark = impl->careful ? CAREFUL : 0;
     if (area && REQUEST_AREA - used >= SQUEEZED_PACKED_MAX) {
       /* In the request area: the pipe carries where. */
-      size_t len = pack_case(cases[i], area + used);
+      size_t len = pk ? pk->offset[i + 1] - pk->offset[i] : 0;
+      if (pk && len <= SQUEEZED_PACKED_MAX)
+        memcpy(area + used, pk->bytes + pk->offset[i], len);
+      else
+        len = pack_case(cases[i], area + used);
       uint32_t head[3] = {(uint32_t)len | mark | IN_SHARED, impl->next_seq++,
                           (uint32_t)used};
       memcpy(p, head, sizeof head);
@@ -1440,7 +1497,7 @@ static void rerun_plugin_case(lctx_impl *impl, const lctx_case *c,
   snprintf(first, sizeof first, "%s", res->detail);
   if (!ensure_worker(impl, res, 0, 1))
     return;
-  queue_cases(impl, &c, 0, 1);
+  queue_cases(impl, &c, 0, 1, NULL);
   lctx_case_result_release(res);
   int r = await_result(impl, c, res);
   bool spent,
@@ -1473,7 +1530,7 @@ static size_t run_plugin(lctx_impl *impl, const lctx_case *const *cases,
       return n;
     /* Queue every remaining case. */
     if (!queued)
-      queue_cases(impl, cases, next, n);
+      queue_cases(impl, cases, next, n, NULL);
     queued = false;
     while (next < n) {
       int r = await_result(impl, cases[next], &results[next]);
@@ -2097,12 +2154,17 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl) {
   return &impl->info;
 }
 
-void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n) {
+size_t lctx_impl_pack(const lctx_case *c, uint8_t *out) {
+  return pack_case(c, out);
+}
+
+void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n,
+                     const lctx_impl_packed *packed) {
   impl->started = NULL;
   if (!impl->is_plugin || impl->pid <= 0 || n == 0)
     return;
   impl->careful = false;
-  if (!queue_cases(impl, cases, 0, n)) {
+  if (!queue_cases(impl, cases, 0, n, packed)) {
     impl->out_length = 0; /* the run queues them again */
     return;
   }

@@ -104,13 +104,32 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 /// returns).
 #define LCTX_IMPL_MODULE_BUDGET (32u << 20)
 
+/// The most bytes lctx_impl_pack writes for one case.
+#define LCTX_IMPL_PACKED_MAX 38400u
+
+/// Writes what a plugin's worker is given of `c` to `out` (at most
+/// LCTX_IMPL_PACKED_MAX bytes): its used factories, configuration, rules
+/// and operations, with their runs of zero bytes left out. Returns the
+/// size. A caller that packs each case while it is fresh in the cache hands
+/// the bytes to lctx_impl_start, which then copies them instead of packing.
+size_t lctx_impl_pack(const lctx_case *c, uint8_t *out);
+
+/// Cases packed by lctx_impl_pack, one after the other: case i is the
+/// `offset[i + 1] - offset[i]` bytes at `bytes + offset[i]`.
+typedef struct lctx_impl_packed {
+  const uint8_t *bytes;
+  const size_t *offset;
+} lctx_impl_packed;
+
 /// Plugin: hands `n` cases to the running worker at once, so that it serves
 /// them while the caller does other work; the next lctx_impl_run with the
 /// same `cases` and `n` then only collects their results (any other call
 /// stops that worker first and runs its own cases as ever). Nothing
 /// happens for a process, or when no worker runs yet. The cases must stay
-/// as they are until that lctx_impl_run.
-void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n);
+/// as they are until that lctx_impl_run. `packed` (may be NULL) holds
+/// lctx_impl_pack of each of the `n` cases, as they are.
+void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n,
+                     const lctx_impl_packed *packed);
 
 /// Runs the first of `n` cases, and the next ones while the modules their
 /// results hold stay under LCTX_IMPL_MODULE_BUDGET; fills `results[i]` for

@@ -62,6 +62,11 @@ struct lctx_irjudge {
   uint8_t in[VERDICT_HEAD + LCTX_IR_MESSAGE_MAX + 128];
   size_t in_length;
   size_t kills;
+  /* The jobs lctx_irjudge_start handed over (NULL: none), their verdicts,
+   * and how many of them are queued. */
+  const lctx_irjudge_job *started;
+  lctx_irjudge_verdict *started_verdicts;
+  size_t started_n, started_queued;
   uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
 };
 
@@ -241,6 +246,10 @@ static bool start(lctx_irjudge *j) {
   j->to_fd = down[1];
   j->from_fd = up[0];
   fcntl(j->to_fd, F_SETFL, fcntl(j->to_fd, F_GETFL) | O_NONBLOCK);
+#ifdef F_SETPIPE_SZ
+  /* Room for a batch's jobs, handed over at once (lctx_irjudge_start). */
+  fcntl(j->to_fd, F_SETPIPE_SZ, 1 << 20);
+#endif
   fcntl(j->from_fd, F_SETFL, fcntl(j->from_fd, F_GETFL) | O_NONBLOCK);
   j->in_length = j->out_length = j->out_sent = 0;
   j->next_watch = 0;
@@ -457,8 +466,10 @@ static void fill_window(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
   }
 }
 
-void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
-                      lctx_irjudge_verdict *verdicts) {
+/* Clears the verdicts; those of modules nested too deep to be parsed are
+ * IR-000 at once. */
+static void begin_verdicts(const lctx_irjudge_job *jobs, size_t n,
+                           lctx_irjudge_verdict *verdicts) {
   for (size_t i = 0; i < n; i++) {
     lctx_irjudge_verdict *v = &verdicts[i];
     memset(v, 0, sizeof *v);
@@ -468,15 +479,51 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
       snprintf(v->row, sizeof v->row, "IR-000");
     }
   }
-  size_t next = 0, queued = 0;
+}
+
+void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
+                        lctx_irjudge_verdict *verdicts) {
+  if (j->started)
+    stop(j, NULL, 0); /* what it was handed is not collected: drop it */
+  j->started = NULL;
+  if (n == 0)
+    return;
+  begin_verdicts(jobs, n, verdicts);
+  if (j->pid <= 0 && !start(j))
+    return; /* the run starts one, or says why not */
+  size_t queued = 0;
+  j->out_length = j->out_sent = 0;
+  fill_window(j, jobs, n, verdicts, &queued);
+  ssize_t w = write(j->to_fd, j->out, j->out_length);
+  if (w > 0)
+    j->out_sent = (size_t)w;
+  j->started = jobs;
+  j->started_verdicts = verdicts;
+  j->started_n = n;
+  j->started_queued = queued;
+}
+
+void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
+                      lctx_irjudge_verdict *verdicts) {
+  bool resumed = j->started == jobs && j->started_verdicts == verdicts &&
+                 j->started_n == n && j->pid > 0 && n > 0;
+  if (j->started && !resumed && j->pid > 0)
+    stop(j, NULL, 0); /* it holds another's jobs */
+  j->started = NULL;
+  if (!resumed)
+    begin_verdicts(jobs, n, verdicts);
+  size_t next = 0, queued = resumed ? j->started_queued : 0;
   while (next < n) {
     if (j->pid <= 0 && !start(j)) {
       for (; next < n; next++)
         verdicts[next].status = LCTX_IRJUDGE_NOT_JUDGED;
       return;
     }
-    queued = next;
-    j->out_length = j->out_sent = 0;
+    if (!resumed) {
+      queued = next;
+      j->out_length = j->out_sent = 0;
+    }
+    resumed = false;
     for (; next < n; next++) {
       fill_window(j, jobs, n, verdicts, &queued);
       if (verdicts[next].status != LCTX_IRJUDGE_JUDGED)

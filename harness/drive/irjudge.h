@@ -57,6 +57,14 @@ typedef struct lctx_irjudge lctx_irjudge;
 lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
                                const char *log_path);
 
+/// Hands `n` modules to the judge without waiting, so that it judges them
+/// while the caller does other work; the next lctx_irjudge_run with the
+/// same `jobs`, `n` and `verdicts` then collects their verdicts (any other
+/// call stops that judge first). The jobs, what they point to and the
+/// verdicts must stay as they are until then.
+void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
+                        lctx_irjudge_verdict *verdicts);
+
 /// Judges `n` modules; fills `verdicts[i]` for each.
 void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
                       lctx_irjudge_verdict *verdicts);

@@ -69,6 +69,19 @@ void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src) {
          sizeof *src - offsetof(lctx_case_op, has_compute_type));
 }
 
+void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src) {
+  size_t max = LCTX_MAX_MODULE_PLATFORMS;
+  size_t pc = src->platform_count < max ? src->platform_count : max;
+  size_t nc = src->narrow_count < max ? src->narrow_count : max;
+  size_t dpc = dst->platform_count < max ? dst->platform_count : max;
+  size_t dnc = dst->narrow_count < max ? dst->narrow_count : max;
+  if (dpc > pc)
+    memset(dst->platforms[pc], 0, (dpc - pc) * sizeof dst->platforms[0]);
+  if (dnc > nc)
+    memset(dst->narrow[nc], 0, (dnc - nc) * sizeof dst->narrow[0]);
+  lctx_case_op_copy(dst, src);
+}
+
 void lctx_case_reset(lctx_case *c) {
   memset(c->factories, 0, c->factory_count * sizeof c->factories[0]);
   c->factory_count = 0;

@@ -145,6 +145,11 @@ void lctx_case_op_clear(lctx_case_op *op);
 /// for a reader, at a fraction of its cost.
 void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src);
 
+/// Copies `src` over `dst`, both zero past their platform and narrow counts,
+/// keeping `dst` so: lctx_case_op_copy, after clearing the names `dst` held
+/// past the counts of `src`. Writes about as much as `src` uses.
+void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src);
+
 /// Empties a case that keeps the invariants of a decoded one (every field
 /// outside its counts, and every byte after a string's end, zero), such as
 /// one lctx_case_init or lctx_case_decode wrote, clearing only its used
