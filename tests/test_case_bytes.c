@@ -230,6 +230,33 @@ static void test_op_copy_equals_assignment(void **state) {
   assert_true(lists > 0); /* both lists were copied somewhere */
 }
 
+/* lctx_case_op_assign of one decoded operation over another leaves exactly
+ * the source's bytes (both zero past their counts): what it does not copy
+ * it clears. */
+static void test_op_assign_equals_the_source(void **state) {
+  (void)state;
+  case_gen g;
+  case_gen_seed(&g, 0xa551);
+  static uint8_t data[2048];
+  static lctx_case other;
+  size_t shrunk = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    size_t n = case_gen_below(&g, sizeof data);
+    case_gen_bytes(&g, data, n);
+    lctx_case_decode(data, n, &g_a);
+    n = case_gen_below(&g, sizeof data);
+    case_gen_bytes(&g, data, n);
+    lctx_case_decode(data, n, &other);
+    for (size_t i = 0; i < g_a.op_count && i < other.op_count; i++) {
+      shrunk += other.ops[i].platform_count > g_a.ops[i].platform_count ||
+                other.ops[i].narrow_count > g_a.ops[i].narrow_count;
+      lctx_case_op_assign(&other.ops[i], &g_a.ops[i]);
+      assert_memory_equal(&other.ops[i], &g_a.ops[i], sizeof g_a.ops[i]);
+    }
+  }
+  assert_true(shrunk > 0); /* names past the new counts were cleared */
+}
+
 static void test_decode_reads_at_most_bytes_max(void **state) {
   (void)state;
   case_gen g;
@@ -825,6 +852,7 @@ int main(void) {
       cmocka_unit_test(test_decode_is_total_and_deterministic),
       cmocka_unit_test(test_decode_reuse_equals_decode),
       cmocka_unit_test(test_op_copy_equals_assignment),
+      cmocka_unit_test(test_op_assign_equals_the_source),
       cmocka_unit_test(test_decode_reads_at_most_bytes_max),
       cmocka_unit_test(test_flipping_a_byte_keeps_what_came_before),
       cmocka_unit_test(test_literal_content_edit_changes_one_field),

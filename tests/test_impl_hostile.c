@@ -211,8 +211,9 @@ static void test_clean_run_answers_every_case(void **state) {
 }
 
 /* lctx_impl_start hands a batch to the worker ahead of lctx_impl_run: the
- * run of the same batch collects the same results; a run of other cases
- * after a start gets its own results, not those of the started ones. */
+ * run of the same batch collects the same results, whether it packs the
+ * cases or is given them packed; a run of other cases after a start gets
+ * its own results, not those of the started ones. */
 static void test_plugin_start_then_run(void **state) {
   fixture *f = *state;
   lctx_impl *impl = open_impl(f, true, "", 0);
@@ -224,6 +225,20 @@ static void test_plugin_start_then_run(void **state) {
   assert_int_equal(lctx_impl_run(impl, f->ptrs + 1, N_CASES - 1, f->got + 1),
                    N_CASES - 1);
   lctx_impl_run(impl, f->ptrs, 1, f->got);
+  assert_int_equal(check_innocent(f, false), 0);
+  /* Handed over packed (lctx_impl_pack), as lctx conform does. */
+  static uint8_t bytes[N_CASES * 4096];
+  size_t offset[N_CASES + 1] = {0};
+  for (size_t i = 0; i < N_CASES; i++) {
+    uint8_t one[LCTX_IMPL_PACKED_MAX];
+    size_t n = lctx_impl_pack(f->ptrs[i], one);
+    assert_true(n <= 4096);
+    memcpy(bytes + offset[i], one, n);
+    offset[i + 1] = offset[i] + n;
+  }
+  lctx_impl_packed packed = {bytes, offset};
+  lctx_impl_start(impl, f->ptrs, N_CASES, &packed);
+  assert_int_equal(lctx_impl_run(impl, f->ptrs, N_CASES, f->got), N_CASES);
   assert_int_equal(check_innocent(f, false), 0);
   assert_int_equal(lctx_impl_restarts(impl), 0);
   lctx_impl_close(impl);

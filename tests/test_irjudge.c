@@ -1,0 +1,198 @@
+/*
+ * tests/test_irjudge.c - pins lctx_irjudge_start (harness/drive/irjudge.h),
+ * which hands a batch of modules to the MLIR judge process ahead of the
+ * lctx_irjudge_run that collects their verdicts.
+ *
+ * The jobs are the lower_per_platform operations of the first domain cases
+ * that have one, with the modules the example C plugin returns for them
+ * (most pass), and among them modules changed to fail: one that does not
+ * parse, one nested too deep to be parsed, one that names a rule the
+ * expectation does not keep. For every order of calls, each verdict must
+ * equal that of a plain lctx_irjudge_run of the same jobs:
+ * - start, then run of the same jobs, then a run of others;
+ * - start, then run of other jobs (the started ones are dropped);
+ * - start twice, then run of the second;
+ * and no module kills the judge.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain.h"
+#include "impl.h"
+#include "irjudge.h"
+
+#define N_CASES 48
+#define N_JOBS (N_CASES * LCTX_CASE_MAX_OPS)
+
+typedef struct fixture {
+  lctx_case cases[N_CASES];
+  const lctx_case *ptrs[N_CASES];
+  size_t case_count;
+  lctx_case_result results[N_CASES];
+  lctx_irjudge_job jobs[N_JOBS];
+  size_t job_count;
+  char *changed[3];
+  lctx_irjudge_verdict alone[N_JOBS], got[N_JOBS];
+} fixture;
+
+static bool take_lowering(void *user, const lctx_case *c) {
+  fixture *f = user;
+  bool lowers = false;
+  for (size_t i = 0; i < c->op_count; i++)
+    lowers |= c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM;
+  if (lowers)
+    f->cases[f->case_count++] = *c;
+  return f->case_count < N_CASES;
+}
+
+/* A module `depth` brackets deep (lctx_irjudge_depth_ok refuses it). */
+static char *deep_module(size_t depth) {
+  char *s = malloc(2 * depth + 1);
+  assert_non_null(s);
+  memset(s, '(', depth);
+  memset(s + depth, ')', depth);
+  s[2 * depth] = '\0';
+  return s;
+}
+
+static int set_up(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  lctx_domain_enumerate(take_lowering, f);
+  assert_int_equal(f->case_count, N_CASES);
+  for (size_t i = 0; i < N_CASES; i++)
+    f->ptrs[i] = &f->cases[i];
+  lctx_impl_options o;
+  lctx_impl_options_init(&o);
+  char e[512] = "";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  lctx_impl *impl = lctx_impl_open_plugin(LCTX_EXAMPLE_PLUGIN, &o, &eb);
+  if (!impl)
+    fail_msg("cannot open the example plugin: %s", e);
+  for (size_t done = 0; done < N_CASES;)
+    done +=
+        lctx_impl_run(impl, f->ptrs + done, N_CASES - done, f->results + done);
+  lctx_impl_close(impl);
+  for (size_t b = 0; b < N_CASES; b++)
+    for (size_t i = 0; i < f->cases[b].op_count; i++)
+      if (f->results[b].mlir[i])
+        f->jobs[f->job_count++] =
+            (lctx_irjudge_job){&f->cases[b], i, f->results[b].mlir[i]};
+  assert_true(f->job_count >= 8);
+  f->changed[0] = strdup("module { this does not parse");
+  f->changed[1] = deep_module(LCTX_IRJUDGE_MAX_DEPTH + 1);
+  f->changed[2] = strdup("module {\n  func.func @main() {\n    "
+                         "func.call @not_a_kept_rule() : () -> ()\n"
+                         "    return\n  }\n}\n");
+  for (size_t k = 0; k < 3; k++) {
+    assert_non_null(f->changed[k]);
+    f->jobs[1 + 3 * k].mlir = f->changed[k];
+  }
+  *state = f;
+  return 0;
+}
+
+static int tear_down(void **state) {
+  fixture *f = *state;
+  for (size_t b = 0; b < N_CASES; b++)
+    lctx_case_result_release(&f->results[b]);
+  for (size_t k = 0; k < 3; k++)
+    free(f->changed[k]);
+  free(f);
+  return 0;
+}
+
+static lctx_irjudge *new_judge(void) {
+  lctx_irjudge *j = lctx_irjudge_new(30, 0, NULL);
+  assert_non_null(j);
+  return j;
+}
+
+/* Every verdict of `got` equals that of `alone` from `from` on. */
+static void assert_same(const fixture *f, size_t from, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const lctx_irjudge_verdict *a = &f->alone[from + i], *g = &f->got[i];
+    if (a->status != g->status || a->passed != g->passed ||
+        a->applicable != g->applicable || strcmp(a->row, g->row) != 0 ||
+        strcmp(a->reason, g->reason) != 0)
+      fail_msg("job %zu: %d %d %s '%s' alone, %d %d %s '%s' here", from + i,
+               a->status, a->passed, a->row, a->reason, g->status, g->passed,
+               g->row, g->reason);
+  }
+}
+
+static void judge_alone(fixture *f) {
+  lctx_irjudge *j = new_judge();
+  lctx_irjudge_run(j, f->jobs, f->job_count, f->alone);
+  assert_int_equal(lctx_irjudge_kills(j), 0);
+  lctx_irjudge_free(j);
+  size_t passed = 0, failed = 0, refused = 0;
+  for (size_t i = 0; i < f->job_count; i++) {
+    passed += f->alone[i].status == LCTX_IRJUDGE_JUDGED && f->alone[i].passed;
+    failed += f->alone[i].status == LCTX_IRJUDGE_JUDGED && !f->alone[i].passed;
+    refused += f->alone[i].status == LCTX_IRJUDGE_REFUSED;
+  }
+  /* The comparisons below see passing, failing and refused modules. */
+  assert_true(passed > 0);
+  assert_true(failed >= 2);
+  assert_int_equal(refused, 1);
+}
+
+static void test_start_then_run(void **state) {
+  fixture *f = *state;
+  judge_alone(f);
+  lctx_irjudge *j = new_judge();
+  lctx_irjudge_run(j, f->jobs, 2, f->got); /* a judge runs */
+  lctx_irjudge_start(j, f->jobs, f->job_count, f->got);
+  lctx_irjudge_run(j, f->jobs, f->job_count, f->got);
+  assert_same(f, 0, f->job_count);
+  /* Nothing of the started jobs is left to be read as another's verdict. */
+  lctx_irjudge_run(j, f->jobs + 3, f->job_count - 3, f->got);
+  assert_same(f, 3, f->job_count - 3);
+  assert_int_equal(lctx_irjudge_kills(j), 0);
+  lctx_irjudge_free(j);
+}
+
+static void test_start_from_cold(void **state) {
+  fixture *f = *state;
+  judge_alone(f);
+  lctx_irjudge *j = new_judge(); /* no judge process yet */
+  lctx_irjudge_start(j, f->jobs, f->job_count, f->got);
+  lctx_irjudge_run(j, f->jobs, f->job_count, f->got);
+  assert_same(f, 0, f->job_count);
+  lctx_irjudge_free(j);
+}
+
+static void test_start_then_run_of_others(void **state) {
+  fixture *f = *state;
+  judge_alone(f);
+  lctx_irjudge *j = new_judge();
+  static lctx_irjudge_verdict ahead[N_JOBS];
+  lctx_irjudge_start(j, f->jobs, f->job_count, ahead);
+  lctx_irjudge_run(j, f->jobs + 1, f->job_count - 1, f->got);
+  assert_same(f, 1, f->job_count - 1);
+  lctx_irjudge_start(j, f->jobs, f->job_count, ahead);
+  lctx_irjudge_start(j, f->jobs + 2, f->job_count - 2, f->got);
+  lctx_irjudge_run(j, f->jobs + 2, f->job_count - 2, f->got);
+  assert_same(f, 2, f->job_count - 2);
+  assert_int_equal(lctx_irjudge_kills(j), 0);
+  lctx_irjudge_free(j);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_start_then_run),
+      cmocka_unit_test(test_start_from_cold),
+      cmocka_unit_test(test_start_then_run_of_others),
+  };
+  return cmocka_run_group_tests(tests, set_up, tear_down);
+}
