@@ -1382,9 +1382,18 @@ static double later_deadline(lctx_impl *impl, uint32_t *seen) {
 static int await_result(lctx_impl *impl, const lctx_case *c,
                         lctx_case_result *res) {
   impl->await_ops = c->op_count;
+  /* Most results are in the buffer already: no clock read for them. */
+  int r = want_result(impl);
+  if (r != 0) {
+    r = r > 0 ? PUMP_DONE : PUMP_BAD;
+    if (r == PUMP_DONE) {
+      take_result(impl, res);
+      impl->await_seq++;
+    }
+    return r;
+  }
   double deadline = lctx_sys_now() + impl->timeout;
   uint32_t seen = impl->await_seq - 1;
-  int r;
   while ((r = pump(impl, deadline, want_result)) == PUMP_TIMEOUT) {
     double later = later_deadline(impl, &seen);
     if (later <= lctx_sys_now())

@@ -67,6 +67,10 @@ struct lctx_irjudge {
   const lctx_irjudge_job *started;
   lctx_irjudge_verdict *started_verdicts;
   size_t started_n, started_queued;
+  /* The case whose bytes case_bytes holds (queue_job), valid within one
+   * list of jobs (NULL: none). */
+  const lctx_case *encoded;
+  size_t encoded_length;
   uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
 };
 
@@ -296,11 +300,16 @@ static bool queue(lctx_irjudge *j, const void *data, size_t n) {
   return true;
 }
 
-/* Queues job `i`. */
+/* Queues job `i`. Jobs of one case (its lower_per_platform operations)
+ * come one after the other: its bytes are encoded once for them. */
 static bool queue_job(lctx_irjudge *j, const lctx_irjudge_job *job,
                       uint32_t seq) {
-  uint32_t n =
-      (uint32_t)lctx_case_encode(job->c, j->case_bytes, sizeof j->case_bytes);
+  if (job->c != j->encoded) {
+    j->encoded_length =
+        lctx_case_encode(job->c, j->case_bytes, sizeof j->case_bytes);
+    j->encoded = job->c;
+  }
+  uint32_t n = (uint32_t)j->encoded_length;
   size_t length = strlen(job->mlir);
   uint32_t op = (uint32_t)job->op, m = (uint32_t)length;
   uint32_t head[3] = {JOB_MAGIC, seq, n};
@@ -468,11 +477,17 @@ static void fill_window(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 
 /* Clears the verdicts; those of modules nested too deep to be parsed are
  * IR-000 at once. */
-static void begin_verdicts(const lctx_irjudge_job *jobs, size_t n,
-                           lctx_irjudge_verdict *verdicts) {
+static void begin_verdicts(lctx_irjudge *j, const lctx_irjudge_job *jobs,
+                           size_t n, lctx_irjudge_verdict *verdicts) {
+  j->encoded = NULL; /* a case of another list may be where it was */
   for (size_t i = 0; i < n; i++) {
     lctx_irjudge_verdict *v = &verdicts[i];
-    memset(v, 0, sizeof *v);
+    /* Its texts are strings: their first bytes clear them. */
+    v->status = LCTX_IRJUDGE_JUDGED;
+    v->passed = false;
+    v->applicable = 0;
+    memset(v->row, 0, sizeof v->row);
+    v->reason[0] = '\0';
     if (!lctx_irjudge_depth_ok(jobs[i].mlir, LCTX_IRJUDGE_MAX_DEPTH, v->reason,
                                sizeof v->reason)) {
       v->status = LCTX_IRJUDGE_REFUSED;
@@ -488,7 +503,7 @@ void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
   j->started = NULL;
   if (n == 0)
     return;
-  begin_verdicts(jobs, n, verdicts);
+  begin_verdicts(j, jobs, n, verdicts);
   if (j->pid <= 0 && !start(j))
     return; /* the run starts one, or says why not */
   size_t queued = 0;
@@ -511,7 +526,7 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
     stop(j, NULL, 0); /* it holds another's jobs */
   j->started = NULL;
   if (!resumed)
-    begin_verdicts(jobs, n, verdicts);
+    begin_verdicts(j, jobs, n, verdicts);
   size_t next = 0, queued = resumed ? j->started_queued : 0;
   while (next < n) {
     if (j->pid <= 0 && !start(j)) {
