@@ -58,9 +58,7 @@
 #define READ_CHUNK (256u << 10)
 /* The longest packed case: never more than the case without expectations. */
 #define PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
-/* The longest packed case as sent: its parts squeezed (see squeeze). */
-#define SQUEEZED_PACKED_MAX (PACKED_MAX + PACKED_MAX / 3 + 256)
-_Static_assert(SQUEEZED_PACKED_MAX <= LCTX_IMPL_PACKED_MAX,
+_Static_assert(PACKED_MAX <= LCTX_IMPL_PACKED_MAX,
                "LCTX_IMPL_PACKED_MAX holds every packed case");
 
 /* What pump() ended with. */
@@ -547,68 +545,11 @@ static void mark_flaky(lctx_case_result *res, const char *first, size_t before,
 // The packed case: what the worker is given of a case, as the struct holds
 // it (same program, same machine): the factory count and the used
 // factories, the configuration, the rule count and the used rules, the
-// operation count and the used operations. No expectations.
+// operation count and the used operations, each operation without the
+// platform names past its counts. No expectations. Each part's size follows
+// from the counts before it, so the parts are copied as they are: cheaper
+// than leaving out their zero bytes, with both ends in shared memory.
 //===----------------------------------------------------------------------===//
-
-static uint64_t load64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-/* Appends `n` bytes at `p` to `out` with their runs of zero bytes left out:
- * tokens of u32 zeros, u32 length and that many bytes as they are. The
- * structs of a case are mostly the zero tails of fixed-size names, so that
- * a case sent takes a tenth of their size. A literal ends where two zero
- * words (16 bytes) start; the zero run after it is counted a word at a
- * time. Returns the bytes written: at most n + 16, since every token but the
- * first starts with at least 16 zeros it leaves out. */
-static size_t squeeze(const uint8_t *p, size_t n, uint8_t *out) {
-  size_t at = 0, o = 0;
-  while (at < n) {
-    size_t z = at;
-    while (n - z >= 32 && (load64(p + z) | load64(p + z + 8) |
-                           load64(p + z + 16) | load64(p + z + 24)) == 0)
-      z += 32;
-    while (n - z >= 8 && load64(p + z) == 0)
-      z += 8;
-    size_t l = z;
-    while (l < n &&
-           !(n - l >= 16 && load64(p + l) == 0 && load64(p + l + 8) == 0))
-      l = n - l >= 8 ? l + 8 : n;
-    uint32_t head[2] = {(uint32_t)(z - at), (uint32_t)(l - z)};
-    memcpy(out + o, head, sizeof head);
-    memcpy(out + o + sizeof head, p + z, l - z);
-    o += sizeof head + (l - z);
-    at = l;
-  }
-  return o;
-}
-
-/* Undoes squeeze(): reads tokens at `*at` of the `n` bytes at `in` until
- * `want` bytes are written at `dst`; false (nothing trusted) when they are
- * not what squeeze() writes. */
-static bool unsqueeze(const uint8_t *in, size_t n, size_t *at, uint8_t *dst,
-                      size_t want) {
-  size_t o = 0;
-  while (o < want) {
-    uint32_t head[2];
-    if (n - *at < sizeof head)
-      return false;
-    memcpy(head, in + *at, sizeof head);
-    *at += sizeof head;
-    if ((head[0] == 0 && head[1] == 0) || head[0] > want - o)
-      return false;
-    memset(dst + o, 0, head[0]);
-    o += head[0];
-    if (head[1] > want - o || head[1] > n - *at)
-      return false;
-    memcpy(dst + o, in + *at, head[1]);
-    o += head[1];
-    *at += head[1];
-  }
-  return true;
-}
 
 /* The parts of an operation: before its platforms, its platform names up to
  * its count, between, its narrowed platform names up to their count, and
@@ -619,18 +560,35 @@ static bool unsqueeze(const uint8_t *in, size_t n, size_t *at, uint8_t *dst,
 #define OP_TAIL offsetof(lctx_case_op, has_compute_type)
 #define OP_NAME sizeof(((lctx_case_op *)0)->platforms[0])
 
-/* Appends operation `op` squeezed part by part, leaving out the names past
- * its counts; returns the bytes written. */
-static size_t pack_op(const lctx_case_op *op, uint8_t *out) {
+/* Appends `n` bytes at `p` at `out + *at`. */
+static void put_part(uint8_t *out, size_t *at, const void *p, size_t n) {
+  memcpy(out + *at, p, n);
+  *at += n;
+}
+
+/* Reads `n` bytes at `*at` of the `size` bytes at `in` into `dst`; false
+ * when they are not all there. */
+static bool get_part(const uint8_t *in, size_t size, size_t *at, void *dst,
+                     size_t n) {
+  if (size - *at < n)
+    return false;
+  memcpy(dst, in + *at, n);
+  *at += n;
+  return true;
+}
+
+/* Appends operation `op` part by part, leaving out the names past its
+ * counts. */
+static void pack_op(const lctx_case_op *op, uint8_t *out, size_t *at) {
   size_t max = LCTX_MAX_MODULE_PLATFORMS;
   size_t pc = op->platform_count < max ? op->platform_count : max;
   size_t nc = op->narrow_count < max ? op->narrow_count : max;
   const uint8_t *p = (const uint8_t *)op;
-  size_t at = squeeze(p, OP_PLATFORMS, out);
-  at += squeeze(p + OP_PLATFORMS, pc * OP_NAME, out + at);
-  at += squeeze(p + OP_MIDDLE, OP_NARROW - OP_MIDDLE, out + at);
-  at += squeeze(p + OP_NARROW, nc * OP_NAME, out + at);
-  return at + squeeze(p + OP_TAIL, sizeof *op - OP_TAIL, out + at);
+  put_part(out, at, p, OP_PLATFORMS);
+  put_part(out, at, p + OP_PLATFORMS, pc * OP_NAME);
+  put_part(out, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE);
+  put_part(out, at, p + OP_NARROW, nc * OP_NAME);
+  put_part(out, at, p + OP_TAIL, sizeof *op - OP_TAIL);
 }
 
 /* Undoes pack_op() into `op`, whose names past its counts keep what they
@@ -639,16 +597,16 @@ static bool unpack_op(const uint8_t *in, size_t n, size_t *at,
                       lctx_case_op *op) {
   uint8_t *p = (uint8_t *)op;
   size_t max = LCTX_MAX_MODULE_PLATFORMS;
-  return unsqueeze(in, n, at, p, OP_PLATFORMS) && op->platform_count <= max &&
-         unsqueeze(in, n, at, p + OP_PLATFORMS, op->platform_count * OP_NAME) &&
-         unsqueeze(in, n, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE) &&
+  return get_part(in, n, at, p, OP_PLATFORMS) && op->platform_count <= max &&
+         get_part(in, n, at, p + OP_PLATFORMS, op->platform_count * OP_NAME) &&
+         get_part(in, n, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE) &&
          op->narrow_count <= max &&
-         unsqueeze(in, n, at, p + OP_NARROW, op->narrow_count * OP_NAME) &&
-         unsqueeze(in, n, at, p + OP_TAIL, sizeof *op - OP_TAIL);
+         get_part(in, n, at, p + OP_NARROW, op->narrow_count * OP_NAME) &&
+         get_part(in, n, at, p + OP_TAIL, sizeof *op - OP_TAIL);
 }
 
-/* Writes the used parts of `c` to `out` (at most SQUEEZED_PACKED_MAX
- * bytes), each count as it is and each part squeezed; returns the size. */
+/* Writes the used parts of `c` to `out` (at most PACKED_MAX bytes), each
+ * count as it is; returns the size. */
 static size_t pack_case(const lctx_case *c, uint8_t *out) {
   size_t nf = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
                                                     : LCTX_MAX_FACTORIES;
@@ -656,41 +614,31 @@ static size_t pack_case(const lctx_case *c, uint8_t *out) {
       c->rule_count < LCTX_CASE_MAX_RULES ? c->rule_count : LCTX_CASE_MAX_RULES;
   size_t no = c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   size_t from = offsetof(lctx_case, jax_platforms);
-  size_t config = offsetof(lctx_case, rule_count) - from;
   size_t at = 0;
-  memcpy(out + at, &nf, sizeof nf);
-  at += sizeof nf;
-  at += squeeze((const uint8_t *)c->factories, nf * sizeof c->factories[0],
-                out + at);
-  at += squeeze((const uint8_t *)c + from, config, out + at);
-  memcpy(out + at, &nr, sizeof nr);
-  at += sizeof nr;
-  at += squeeze((const uint8_t *)c->rules, nr * sizeof c->rules[0], out + at);
-  memcpy(out + at, &no, sizeof no);
-  at += sizeof no;
+  put_part(out, &at, &nf, sizeof nf);
+  put_part(out, &at, c->factories, nf * sizeof c->factories[0]);
+  put_part(out, &at, (const uint8_t *)c + from,
+           offsetof(lctx_case, rule_count) - from);
+  put_part(out, &at, &nr, sizeof nr);
+  put_part(out, &at, c->rules, nr * sizeof c->rules[0]);
+  put_part(out, &at, &no, sizeof no);
   for (size_t i = 0; i < no; i++)
-    at += pack_op(&c->ops[i], out + at);
+    pack_op(&c->ops[i], out, &at);
   return at;
 }
 
 /* Reads a count of at most `max` entries of `each` bytes at `*at`, and the
- * squeezed entries into `dst`; false when they are not in the `n` bytes. */
+ * entries into `dst`; false when they are not in the `n` bytes. */
 static bool unpack_part(const uint8_t *p, size_t n, size_t *at, size_t max,
                         size_t each, size_t *count, void *dst) {
-  if (n - *at < sizeof *count)
-    return false;
-  memcpy(count, p + *at, sizeof *count);
-  *at += sizeof *count;
-  return *count <= max && unsqueeze(p, n, at, dst, *count * each);
+  return get_part(p, n, at, count, sizeof *count) && *count <= max &&
+         get_part(p, n, at, dst, *count * each);
 }
 
 /* Reads the operation count at `*at` and the operations of pack_op. */
 static bool unpack_ops(const uint8_t *p, size_t n, size_t *at, lctx_case *c) {
-  if (n - *at < sizeof c->op_count)
-    return false;
-  memcpy(&c->op_count, p + *at, sizeof c->op_count);
-  *at += sizeof c->op_count;
-  if (c->op_count > LCTX_CASE_MAX_OPS)
+  if (!get_part(p, n, at, &c->op_count, sizeof c->op_count) ||
+      c->op_count > LCTX_CASE_MAX_OPS)
     return false;
   for (size_t i = 0; i < c->op_count; i++)
     if (!unpack_op(p, n, at, &c->ops[i]))
@@ -704,10 +652,10 @@ static bool unpack_ops(const uint8_t *p, size_t n, size_t *at, lctx_case *c) {
 static bool unpack_case(const uint8_t *p, size_t n, lctx_case *c) {
   size_t at = 0;
   size_t from = offsetof(lctx_case, jax_platforms);
-  size_t config = offsetof(lctx_case, rule_count) - from;
   return unpack_part(p, n, &at, LCTX_MAX_FACTORIES, sizeof c->factories[0],
                      &c->factory_count, c->factories) &&
-         unsqueeze(p, n, &at, (uint8_t *)c + from, config) &&
+         get_part(p, n, &at, (uint8_t *)c + from,
+                  offsetof(lctx_case, rule_count) - from) &&
          unpack_part(p, n, &at, LCTX_CASE_MAX_RULES, sizeof c->rules[0],
                      &c->rule_count, c->rules) &&
          unpack_ops(p, n, &at, c) && at == n;
@@ -792,7 +740,7 @@ typedef struct worker {
   pid_t pid; /* the worker's own */
   int out_fd;
   lctx_sys_reader in;
-  uint8_t bytes[SQUEEZED_PACKED_MAX]; /* the case as it came */
+  uint8_t bytes[PACKED_MAX]; /* the case as it came */
   lctx_case c;
   lctx_case_impl_views views;
   char text[LCTX_OUTCOME_TEXT_MAX];        /* an outcome's text */
@@ -1328,14 +1276,14 @@ static bool queue_cases(lctx_impl *impl, const lctx_case *const *cases,
   size_t used = 0; /* of the request area */
   for (size_t i = from; i < n; i++) {
     if (!reserve(&impl->out, &impl->out_capacity,
-                 impl->out_length + 8 + SQUEEZED_PACKED_MAX))
+                 impl->out_length + 8 + PACKED_MAX))
       return false;
     uint8_t *p = impl->out + impl->out_length;
     uint32_t mark = impl->careful ? CAREFUL : 0;
-    if (area && REQUEST_AREA - used >= SQUEEZED_PACKED_MAX) {
+    if (area && REQUEST_AREA - used >= PACKED_MAX) {
       /* In the request area: the pipe carries where. */
       size_t len = pk ? pk->offset[i + 1] - pk->offset[i] : 0;
-      if (pk && len <= SQUEEZED_PACKED_MAX)
+      if (pk && len <= PACKED_MAX)
         memcpy(area + used, pk->bytes + pk->offset[i], len);
       else
         len = pack_case(cases[i], area + used);

@@ -105,13 +105,14 @@ const lctx_impl_info *lctx_impl_get_info(const lctx_impl *impl);
 #define LCTX_IMPL_MODULE_BUDGET (32u << 20)
 
 /// The most bytes lctx_impl_pack writes for one case.
-#define LCTX_IMPL_PACKED_MAX 38400u
+#define LCTX_IMPL_PACKED_MAX (28u << 10)
 
 /// Writes what a plugin's worker is given of `c` to `out` (at most
 /// LCTX_IMPL_PACKED_MAX bytes): its used factories, configuration, rules
-/// and operations, with their runs of zero bytes left out. Returns the
-/// size. A caller that packs each case while it is fresh in the cache hands
-/// the bytes to lctx_impl_start, which then copies them instead of packing.
+/// and operations (without the platform names past their counts). Returns
+/// the size. A caller that packs each case while it is fresh in the cache
+/// hands the bytes to lctx_impl_start, which then copies them instead of
+/// packing.
 size_t lctx_impl_pack(const lctx_case *c, uint8_t *out);
 
 /// Cases packed by lctx_impl_pack, one after the other: case i is the
