@@ -120,6 +120,9 @@ typedef struct run {
   char actual[LCTX_OUTCOME_TEXT_MAX + 64];
   char why[LCTX_IR_MESSAGE_MAX + 128];
   lctx_features features;
+  /* The rows matched per operation kind and feature values
+   * (lctx_oracle_match_rows), zero at the start. */
+  lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
   lctx_case scratch;
 } run;
 
@@ -399,10 +402,11 @@ static bool judge_op(run *r, size_t b, size_t i, size_t *row,
   lctx_buf_init(&eb, r->expected, sizeof r->expected);
   lctx_buf_init(&ab, r->actual, sizeof r->actual);
   *detail = NULL;
+  size_t m[4];
+  size_t n = lctx_oracle_match_rows(&r->spec, r->matches, &r->features, m);
   if (res->status != LCTX_RESULT_OK && res->status != LCTX_RESULT_FLAKY) {
     /* The row still comes from the features: attribute the crash. */
-    size_t m[2];
-    if (lctx_spec_match(&r->spec, &r->features, m, 2) != 1)
+    if (n != 1)
       return false;
     *row = m[0];
     *v = res->status == LCTX_RESULT_TIMEOUT ? LCTX_CONFORM_TIMEOUT
@@ -412,12 +416,13 @@ static bool judge_op(run *r, size_t b, size_t i, size_t *row,
   }
   /* Judged without texts first; they are written only for what does not
    * pass (a second, identical judgement). */
-  lctx_judgement j = lctx_oracle_judge(
-      &r->spec, &r->features, &res->outcomes[i], r->o.exact, row, NULL, NULL);
+  lctx_judgement j =
+      lctx_oracle_judge_rows(&r->spec, &r->features, m, n, &res->outcomes[i],
+                             r->o.exact, row, NULL, NULL);
   if (j != LCTX_JUDGE_ALLOWED || (*row < r->spec.row_count && r->xfail[*row])) {
     lctx_outcome_format(&res->outcomes[i], &ab);
-    j = lctx_oracle_judge(&r->spec, &r->features, &res->outcomes[i], r->o.exact,
-                          row, &eb, NULL);
+    j = lctx_oracle_judge_rows(&r->spec, &r->features, m, n, &res->outcomes[i],
+                               r->o.exact, row, &eb, NULL);
   }
   if (j == LCTX_JUDGE_NO_ROW || j == LCTX_JUDGE_SEVERAL_ROWS)
     return false;

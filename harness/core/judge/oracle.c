@@ -149,14 +149,12 @@ static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
 
 typedef lctx_oracle_scratch scratch;
 
-/* lctx_oracle_judge given the rows matching `features`: `n` of them, the
- * first (up to 4) in `matches`. */
-static lctx_judgement judge_matched(const lctx_spec *spec,
-                                    const lctx_features *features,
-                                    const size_t *matches, size_t n,
-                                    const lctx_outcome *actual, bool exact,
-                                    size_t *row, lctx_buf *expected,
-                                    lctx_outcome *first_allowed) {
+lctx_judgement lctx_oracle_judge_rows(const lctx_spec *spec,
+                                      const lctx_features *features,
+                                      const size_t *matches, size_t n,
+                                      const lctx_outcome *actual, bool exact,
+                                      size_t *row, lctx_buf *expected,
+                                      lctx_outcome *first_allowed) {
   lctx_outcome first_store, rendered_store;
   *row = n > 0 ? matches[0] : (size_t)-1;
   if (n != 1) {
@@ -211,31 +209,27 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                  lctx_outcome *first_allowed) {
   size_t matches[4];
   size_t n = lctx_spec_match(spec, features, matches, 4);
-  return judge_matched(spec, features, matches, n, actual, exact, row, expected,
-                       first_allowed);
+  return lctx_oracle_judge_rows(spec, features, matches, n, actual, exact, row,
+                                expected, first_allowed);
 }
 
 _Static_assert(LCTX_FEATURE_COUNT * 4 <= 60 && LCTX_OP_KIND_COUNT <= 8,
                "the operation and the feature values fit a memo key");
 
-/* lctx_spec_match of the oracle's spec, through its memo: the rows matched
- * depend on nothing but the operation kind and the feature values (values
- * outside 0-15, which no feature has, are matched without the memo). */
-static size_t match_rows(lctx_oracle *oracle, const lctx_features *f,
-                         size_t *matches) {
+size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
+                              const lctx_features *f, size_t matches[4]) {
   uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
   bool packable = (unsigned)f->op < LCTX_OP_KIND_COUNT;
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
     packable = packable && (unsigned)f->value[i] < 16;
     key |= (uint64_t)((unsigned)f->value[i] & 15u) << (4 * i);
   }
-  if (!packable)
-    return lctx_spec_match(oracle->spec, f, matches, 4);
-  lctx_oracle_match *m =
-      &oracle->scratch.matches[(key * 0x9e3779b97f4a7c15ULL) >> 55 &
+  if (!packable) /* no feature has such values: matched without the memo */
+    return lctx_spec_match(spec, f, matches, 4);
+  lctx_oracle_match *m = &memo[(key * 0x9e3779b97f4a7c15ULL) >> 55 &
                                (LCTX_ORACLE_MATCH_SLOTS - 1)];
   if (m->key != key) {
-    size_t n = lctx_spec_match(oracle->spec, f, matches, 4);
+    size_t n = lctx_spec_match(spec, f, matches, 4);
     m->key = key;
     m->count = (uint8_t)(n < 255 ? n : 255);
     for (size_t i = 0; i < n && i < 4; i++)
@@ -247,21 +241,29 @@ static size_t match_rows(lctx_oracle *oracle, const lctx_features *f,
   return m->count;
 }
 
+/* lctx_spec_match of the oracle's spec, through its memo. */
+static size_t match_rows(lctx_oracle *oracle, const lctx_features *f,
+                         size_t *matches) {
+  return lctx_oracle_match_rows(oracle->spec, oracle->scratch.matches, f,
+                                matches);
+}
+
 static void check_row(report *r, scratch *s, const lctx_outcome *actual) {
   size_t row;
   size_t matches[4];
   size_t n = match_rows(r->oracle, r->features, matches);
   lctx_judgement j =
-      judge_matched(r->oracle->spec, r->features, matches, n, actual,
-                    r->oracle->messages_exact, &row, NULL, NULL);
+      lctx_oracle_judge_rows(r->oracle->spec, r->features, matches, n, actual,
+                             r->oracle->messages_exact, &row, NULL, NULL);
   if (j != LCTX_JUDGE_ALLOWED) {
     /* A violation: judged again, writing the texts it is reported with. */
     lctx_buf eb, ab;
     lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
     lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
     format_outcome(actual, &ab);
-    j = judge_matched(r->oracle->spec, r->features, matches, n, actual,
-                      r->oracle->messages_exact, &row, &eb, &s->first_allowed);
+    j = lctx_oracle_judge_rows(r->oracle->spec, r->features, matches, n, actual,
+                               r->oracle->messages_exact, &row, &eb,
+                               &s->first_allowed);
   }
   const char *id =
       row < r->oracle->spec->row_count ? r->oracle->spec->rows[row].id : "";

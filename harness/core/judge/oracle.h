@@ -156,6 +156,23 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                  size_t *row, lctx_buf *expected,
                                  lctx_outcome *first_allowed);
 
+/// lctx_oracle_judge given the rows matching `features`: `n` of them (what
+/// lctx_spec_match returns), the first (up to 4) in `matches`.
+lctx_judgement lctx_oracle_judge_rows(const lctx_spec *spec,
+                                      const lctx_features *features,
+                                      const size_t *matches, size_t n,
+                                      const lctx_outcome *actual, bool exact,
+                                      size_t *row, lctx_buf *expected,
+                                      lctx_outcome *first_allowed);
+
+/// lctx_spec_match(spec, f, matches, 4) through `memo`
+/// (LCTX_ORACLE_MATCH_SLOTS entries, zeroed before the first call, used with
+/// one spec only, unchanged meanwhile): the rows matched depend on nothing
+/// but the operation kind and the feature values, so each set of them is
+/// matched once.
+size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
+                              const lctx_features *f, size_t matches[4]);
+
 /// Explains operation `index` of `c` for a person: features, the rows
 /// matched, and the rendered expectation, one item per line. Works in the
 /// oracle's scratch space; changes no counter.
