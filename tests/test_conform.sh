@@ -10,6 +10,7 @@
 #   - --xfail: an expected failure that passes is reported (xpass, exit 1),
 #     an unknown row is bad input (exit 2, FILE:LINE:COL);
 #   - --shard I/N splits the cases, --ops filters them;
+#   - batches of 7 give the results of one batch, line for line;
 #   - bad command lines exit 2 with a message (`--opt=value` alike), a file
 #     that is no library is named, --help prints the usage and options;
 #   - TAP, JUnit XML and JSON reports carry the stamp, and stay well-formed
@@ -69,6 +70,28 @@ grep -q '"verdict":"crash","detail":"the plugin worker \(killed by signal\|exite
 conform badclass --impl "$BAD" --cases "$cases/plugin" --no-domain \
   --random 0 --timeout 1 --messages class
 [ "$(report_field "$tmp/badclass" MG-001 pass)" = 2 ] || fail "--messages class did not accept the rewording"
+
+# 2b. Batches in flight: the results of a run in batches of 7 (the worker
+# serving one while lctx judges the one before and the MLIR judge the one
+# before that) are those of one batch, line for line and in case order:
+# reworded cases (MG-001 fail) every third of 120, the last batches too.
+mkdir "$tmp/order"
+for i in $(seq 100 219); do
+  if [ $((i % 3)) = 0 ]; then
+    cp "$cases/plugin/06b-wording.case" "$tmp/order/$i.case"
+  else
+    cp "$cases/plugin/01-ok.case" "$tmp/order/$i.case"
+  fi
+done
+for b in 7 256; do
+  conform "order$b" --impl "$BAD" --cases "$tmp/order" --no-domain \
+    --random 0 --batch $b
+  [ "$(rc "order$b")" = 1 ] || fail "batches of $b: exit $(rc "order$b"), want 1"
+  [ "$(report_field "$tmp/order$b" MG-001 fail)" = 40 ] ||
+    fail "batches of $b: MG-001 fail != 40"
+done
+cmp -s "$tmp/order7/results.jsonl" "$tmp/order256/results.jsonl" ||
+  fail "results.jsonl differs between batches of 7 and of 256"
 
 # 3. A misbehaving program.
 conform badproc --cmd "$PY $SRC/tests/impls/misbehaving_impl.py" \
