@@ -584,10 +584,9 @@ static void pack_op(const lctx_case_op *op, uint8_t *out, size_t *at) {
   size_t pc = op->platform_count < max ? op->platform_count : max;
   size_t nc = op->narrow_count < max ? op->narrow_count : max;
   const uint8_t *p = (const uint8_t *)op;
-  put_part(out, at, p, OP_PLATFORMS);
-  put_part(out, at, p + OP_PLATFORMS, pc * OP_NAME);
-  put_part(out, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE);
-  put_part(out, at, p + OP_NARROW, nc * OP_NAME);
+  /* The names follow the part before them: one copy for the two. */
+  put_part(out, at, p, OP_PLATFORMS + pc * OP_NAME);
+  put_part(out, at, p + OP_MIDDLE, OP_NARROW - OP_MIDDLE + nc * OP_NAME);
   put_part(out, at, p + OP_TAIL, sizeof *op - OP_TAIL);
 }
 
