@@ -25,6 +25,9 @@
  *   report leaves that report intact, and an oracle made again gives the
  *   same verdicts.
  * - The reference engine passes the conformance cases used here.
+ * - The reference engine's variants, run from its kept registry states (and
+ *   in this build checked against the variant operations themselves), give
+ *   the verdicts, variant runs and hits of an engine that replays each run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
