@@ -25,6 +25,9 @@
  *   report leaves that report intact, and an oracle made again gives the
  *   same verdicts.
  * - The reference engine passes the conformance cases used here.
+ * - The reference engine's variants, run from its kept registry states (and
+ *   in this build checked against the variant operations themselves), give
+ *   the verdicts, variant runs and hits of an engine that replays each run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +39,7 @@
 #include "test_support.h"
 
 #include "case_gen.h"
+#include "domain.h"
 #include "oracle.h"
 
 #define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
@@ -777,6 +781,65 @@ static void test_run_all_path(void **state) {
 }
 
 //===----------------------------------------------------------------------===//
+// The reference engine's kept states against a replay
+//===----------------------------------------------------------------------===//
+
+/* The reference model without kept states: each run replays the case. */
+static void replay_run(void *context, const lctx_case *c, size_t prefix,
+                       const lctx_case_op *op, lctx_outcome *out) {
+  lctx_runner *r = context;
+  lctx_runner_init(r, c);
+  for (size_t i = 0; i < prefix; i++)
+    lctx_runner_op(r, &c->ops[i], out, NULL);
+  lctx_runner_op(r, op, out, NULL);
+}
+
+/* An FNV-1a digest of every violation reported, in order. */
+static void digest_text(uint64_t *h, const char *s) {
+  for (; s && *s; s++)
+    *h = (*h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  *h = (*h ^ 0xffu) * 0x100000001b3ULL;
+}
+
+static void digest(void *user, const lctx_violation *v) {
+  uint64_t *h = user;
+  *h = (*h ^ (uint64_t)v->kind ^ (uint64_t)v->op_index << 8) * 0x100000001b3ULL;
+  digest_text(h, v->row);
+  digest_text(h, v->invariant);
+  digest_text(h, v->expected);
+  digest_text(h, v->actual);
+}
+
+static void test_reference_variants_match_replay(void **state) {
+  (void)state;
+  static lctx_oracle kept, replay;
+  static lctx_runner runner;
+  static lctx_case c;
+  uint64_t kept_digest = 14695981039346656037ULL, replay_digest = kept_digest;
+  lctx_oracle_init(&kept, &g_spec, lctx_engine_reference());
+  lctx_oracle_init(&replay, &g_spec,
+                   (lctx_engine){"replay", &runner, replay_run, NULL});
+  kept.on_violation = digest;
+  kept.user = &kept_digest;
+  replay.on_violation = digest;
+  replay.user = &replay_digest;
+  uint64_t seed = 41;
+  lctx_case_init(&c);
+  for (int k = 0; k < 6000; k++) {
+    lctx_domain_random_case_reuse(&seed, &c);
+    size_t a = lctx_oracle_check_case(&kept, &c);
+    size_t b = lctx_oracle_check_case(&replay, &c);
+    assert_int_equal(a, b);
+    assert_int_equal(kept.invariant_checks, replay.invariant_checks);
+  }
+  assert_int_equal(kept.ops, replay.ops);
+  assert_true(kept.invariant_checks > 4000); /* the variants ran */
+  assert_int_equal(kept.violations, replay.violations);
+  assert_true(kept_digest == replay_digest);
+  assert_memory_equal(kept.hits, replay.hits, sizeof kept.hits);
+}
+
+//===----------------------------------------------------------------------===//
 // The tiny table through check_case and explain
 //===----------------------------------------------------------------------===//
 
@@ -921,6 +984,7 @@ int main(void) {
       cmocka_unit_test(test_invariants_off),
       cmocka_unit_test(test_restart_keeps_the_memo),
       cmocka_unit_test(test_run_all_path),
+      cmocka_unit_test(test_reference_variants_match_replay),
       cmocka_unit_test(test_tiny_table_violations),
       cmocka_unit_test(test_two_oracles_in_one_thread),
       cmocka_unit_test(test_explain),

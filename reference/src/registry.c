@@ -259,11 +259,13 @@ static void record_failure(lctx_registry *registry, lctx_str platform,
   }
 }
 
-/* Runs one registration. Returns false after filling `out` on a loud
- * failure. */
+/* Runs one registration of `platform`, whose factory is `factory` (its
+ * index in the configuration, or -1 when none is registered under that
+ * name). Returns false after filling `out` on a loud failure. */
 static bool run_registration(lctx_registry *registry, lctx_str platform,
-                             int priority, bool fail_quietly, int registration,
-                             int *best_priority, lctx_outcome *out) {
+                             int factory, int priority, bool fail_quietly,
+                             int registration, int *best_priority,
+                             lctx_outcome *out) {
   const lctx_registry_config *config = registry->config;
   if (lctx_str_equal_cstr(platform, "cuda") && !config->nvidia_gpu_visible) {
     LCTX_REGISTRY_TRACEF(
@@ -271,7 +273,6 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
         registration);
     return true;
   }
-  int factory = find_factory(config, platform);
   lctx_failure_kind kind = LCTX_FAILURE_UNKNOWN;
   bool ok = false;
   if (factory >= 0) {
@@ -354,8 +355,9 @@ static bool run_platforms_config(lctx_registry *registry, lctx_outcome *out,
       for (size_t k = 0; k < n; k++) {
         lctx_str name = alias ? lctx_str_from_cstr(GPU_EXPANSION[k]) : piece;
         if (pass == 1 && registration < LCTX_MAX_REGISTRATIONS &&
-            !run_registration(registry, name, total - registration, false,
-                              registration, best_priority, out))
+            !run_registration(
+                registry, name, find_factory(registry->config, name),
+                total - registration, false, registration, best_priority, out))
           return false;
         registration++;
       }
@@ -383,8 +385,11 @@ static bool run_initialization(lctx_registry *registry, lctx_outcome *out) {
                          registry->init_runs, config->factory_count);
     for (size_t i = 0; i < config->factory_count; i++) {
       const lctx_factory *f = &config->factories[i];
-      if (!run_registration(registry, lctx_str_from_cstr(f->name), f->priority,
-                            f->fail_quietly, (int)i, &best_priority, out))
+      /* Factory names are unique (lctx_registry_config_validate): the
+       * factory registered under this name is this one. */
+      if (!run_registration(registry, lctx_str_from_cstr(f->name), (int)i,
+                            f->priority, f->fail_quietly, (int)i,
+                            &best_priority, out))
         return false;
     }
   }

@@ -160,7 +160,8 @@ void lctx_case_reset(lctx_case *c);
 /// are equal (expectations are compared too when `with_expect`).
 bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect);
 
-/// Fills `config` with views into `c` (valid while `c` lives, unmoved).
+/// Fills `config` with views into `c` (valid while `c` lives, unmoved): every
+/// field, but the factories past `c`'s count, which are left as they were.
 void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
 
 /// Fills `context` with views into operation `op` (a MODULE_GET_BACKEND).

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,54 +315,141 @@ static void invariant_failed(report *r, scratch *s, const char *name,
   emit(r, LCTX_V_INVARIANT, "", name, s->expected_text, s->actual_text, a, b);
 }
 
-static void check_invariants(report *r, scratch *s,
-                             const lctx_outcome *actual) {
+/* A variant of a MODULE_GET_BACKEND operation. With the reference engine's
+ * kept state (`fast`) it is its module context and `optional`, run from that
+ * state (lctx_runner_variant_module): what run_backend_op would build from
+ * the operation changed the same way. Otherwise it is `s->op`, a copy of
+ * the operation, through the engine. Each change below is made to the one
+ * in use and put back, so that the next one starts from the operation. */
+typedef struct module_variant {
+  bool fast;
+  lctx_module_context context;
+  bool optional;
+  /// Whether `s->op` follows the changes too: always but in a fast run of a
+  /// build with NDEBUG. Without NDEBUG (the test builds) each fast variant
+  /// is run as its operation too and must have the same outcome.
+  bool with_op;
+} module_variant;
+
+#ifdef NDEBUG
+#define CROSS_CHECK false
+#else
+#define CROSS_CHECK true
+#endif
+
+static void run_module_variant(report *r, scratch *s, module_variant *v,
+                               lctx_outcome *out) {
+  if (!v->fast) {
+    run_variant(r, &s->op, out);
+    return;
+  }
+  lctx_runner_variant_module(&s->runner, r->index, &v->context, v->optional,
+                             out);
+  r->oracle->invariant_checks++;
+#ifndef NDEBUG
+  lctx_runner_variant(&s->runner, r->index, &s->op, &s->rendered);
+  assert(lctx_outcome_equal(out, &s->rendered) &&
+         "a module variant's context and operation differ");
+#endif
+}
+
+/* Reverses platforms[1:] of a module context (its own inverse). */
+static void reverse_rest(lctx_module_context *context) {
+  size_t n = context->platform_count;
+  for (size_t i = 1, j = n - 1; i < j; i++, j--) {
+    lctx_str t = context->platforms[i];
+    context->platforms[i] = context->platforms[j];
+    context->platforms[j] = t;
+  }
+}
+
+static void check_module_invariants(report *r, scratch *s,
+                                    const lctx_outcome *actual) {
   const lctx_case_op *op = &r->c->ops[r->index];
-  if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
-    /* One copy of the operation: each variant below changes it and puts
-     * back what it changed, so that the next one starts from `op` again. */
+  module_variant v;
+  v.fast = r->oracle->engine.context == &s->runner &&
+           r->oracle->engine.run == reference_run && s->runner.c == r->c &&
+           op->platform_count <= LCTX_MAX_MODULE_PLATFORMS &&
+           lctx_runner_keeps(&s->runner, r->index);
+  v.with_op = !v.fast || CROSS_CHECK;
+  if (v.fast) {
+    lctx_case_module_context(op, &v.context);
+    v.optional = op->optional;
+  }
+  if (v.with_op)
     lctx_case_op_copy(&s->op, op);
-    /* Permuting platforms[1:] does not change a multi-platform outcome. */
-    if (op->platform_count >= 3) {
+  /* Permuting platforms[1:] does not change a multi-platform outcome. */
+  if (op->platform_count >= 3) {
+    if (v.fast)
+      reverse_rest(&v.context);
+    if (v.with_op)
       for (size_t i = 1; i < op->platform_count; i++)
         memcpy(s->op.platforms[i], op->platforms[op->platform_count - i],
                sizeof s->op.platforms[i]);
-      run_variant(r, &s->op, &s->variant);
-      if (!lctx_outcome_equal(actual, &s->variant))
-        invariant_failed(r, s, "permute-platforms", actual, "as given",
-                         &s->variant, "platforms[1:] reversed");
+    run_module_variant(r, s, &v, &s->variant);
+    if (!lctx_outcome_equal(actual, &s->variant))
+      invariant_failed(r, s, "permute-platforms", actual, "as given",
+                       &s->variant, "platforms[1:] reversed");
+    if (v.fast)
+      reverse_rest(&v.context);
+    if (v.with_op)
       for (size_t i = 1; i < op->platform_count; i++)
         memcpy(s->op.platforms[i], op->platforms[i], sizeof s->op.platforms[i]);
+  }
+  /* Duplicates count as platforms: (p, p) behaves like (p, q). */
+  if (op->platform_count == 1) {
+    const char *q = strcmp(op->platforms[0], "cpu") == 0 ? "tpu" : "cpu";
+    if (v.fast) {
+      v.context.platform_count = 2;
+      v.context.platforms[1] = v.context.platforms[0];
     }
-    /* Duplicates count as platforms: (p, p) behaves like (p, q). */
-    if (op->platform_count == 1) {
+    if (v.with_op) {
       s->op.platform_count = 2;
       memcpy(s->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
-      run_variant(r, &s->op, &s->variant);
-      const char *q = strcmp(op->platforms[0], "cpu") == 0 ? "tpu" : "cpu";
+    }
+    run_module_variant(r, s, &v, &s->variant);
+    if (v.fast) {
+      v.context.platforms[1] = lctx_str_make(q, 3);
+    }
+    if (v.with_op) {
       memset(s->op.platforms[1], 0, sizeof s->op.platforms[1]);
       memcpy(s->op.platforms[1], q, 3);
-      run_variant(r, &s->op, &s->other);
-      if (!lctx_outcome_equal(&s->variant, &s->other))
-        invariant_failed(r, s, "duplicates-count", &s->other,
-                         "(p, other platform)", &s->variant, "(p, p)");
+    }
+    run_module_variant(r, s, &v, &s->other);
+    if (!lctx_outcome_equal(&s->variant, &s->other))
+      invariant_failed(r, s, "duplicates-count", &s->other,
+                       "(p, other platform)", &s->variant, "(p, p)");
+    if (v.fast) {
+      v.context.platform_count = 1;
+    }
+    if (v.with_op) {
       s->op.platform_count = 1;
       memset(s->op.platforms[1], 0, sizeof s->op.platforms[1]);
     }
-    /* optional=True differs from optional=False only in B1/B2a, where it
-     * returns None instead of NotImplementedError/ValueError. */
-    s->op.optional = !op->optional;
-    run_variant(r, &s->op, &s->variant);
-    const lctx_outcome *with_true = op->optional ? actual : &s->variant;
-    const lctx_outcome *with_false = op->optional ? &s->variant : actual;
-    if (!lctx_outcome_equal(with_true, with_false) &&
-        !(with_true->kind == LCTX_OUTCOME_NONE &&
-          with_false->kind == LCTX_OUTCOME_RAISE &&
-          (with_false->error == LCTX_ERROR_NOT_IMPLEMENTED ||
-           with_false->error == LCTX_ERROR_VALUE)))
-      invariant_failed(r, s, "optional-only-b1-b2a", with_false,
-                       "optional=False", with_true, "optional=True");
   }
+  /* optional=True differs from optional=False only in B1/B2a, where it
+   * returns None instead of NotImplementedError/ValueError. */
+  if (v.fast)
+    v.optional = !op->optional;
+  if (v.with_op)
+    s->op.optional = !op->optional;
+  run_module_variant(r, s, &v, &s->variant);
+  const lctx_outcome *with_true = op->optional ? actual : &s->variant;
+  const lctx_outcome *with_false = op->optional ? &s->variant : actual;
+  if (!lctx_outcome_equal(with_true, with_false) &&
+      !(with_true->kind == LCTX_OUTCOME_NONE &&
+        with_false->kind == LCTX_OUTCOME_RAISE &&
+        (with_false->error == LCTX_ERROR_NOT_IMPLEMENTED ||
+         with_false->error == LCTX_ERROR_VALUE)))
+    invariant_failed(r, s, "optional-only-b1-b2a", with_false, "optional=False",
+                     with_true, "optional=True");
+}
+
+static void check_invariants(report *r, scratch *s,
+                             const lctx_outcome *actual) {
+  const lctx_case_op *op = &r->c->ops[r->index];
+  if (op->kind == LCTX_OP_MODULE_GET_BACKEND)
+    check_module_invariants(r, s, actual);
   /* `gpu` and its resolved name give the same client. */
   if (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg &&
       strcmp(op->arg, "gpu") == 0) {

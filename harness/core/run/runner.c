@@ -157,21 +157,19 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
   }
 }
 
-bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
-                         lctx_outcome *out) {
+/* The registry a variant of operation `index` runs on, from the state kept
+ * before it in the last lctx_runner_run_all, or NULL when none is kept. */
+static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
   if (r->state_count == 0 || index >= r->c->op_count ||
-      index >= LCTX_CASE_MAX_OPS || op->kind == LCTX_OP_REGISTER_LOWERING ||
-      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
-    return false;
+      index >= LCTX_CASE_MAX_OPS)
+    return NULL;
   size_t k = r->before[index];
   lctx_registry *kept = &r->states[k];
   /* The backend operations change a registry only by initializing one that
    * holds no client (lctx_registry_ensure returns any other as is): a kept
    * state that holds clients is run on in place. */
-  if (lctx_registry_entry_count(kept) > 0) {
-    run_backend_op(kept, op, out, NULL);
-    return true;
-  }
+  if (lctx_registry_entry_count(kept) > 0)
+    return kept;
   /* One that holds none is initialized by the operations that need it, and
    * left alone by the others: where its initialization succeeds, every
    * operation has the outcome it has on the state initialized, which is
@@ -183,12 +181,36 @@ bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
       lctx_registry_copy(&r->ready, kept);
       r->ready_ok = lctx_registry_ensure(&r->ready, &r->ready_error);
     }
-    if (r->ready_ok) {
-      run_backend_op(&r->ready, op, out, NULL);
-      return true;
-    }
+    if (r->ready_ok)
+      return &r->ready;
   }
   lctx_registry_copy(&r->variant, kept);
-  run_backend_op(&r->variant, op, out, NULL);
+  return &r->variant;
+}
+
+bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
+                         lctx_outcome *out) {
+  if (op->kind == LCTX_OP_REGISTER_LOWERING ||
+      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
+    return false;
+  lctx_registry *registry = variant_registry(r, index);
+  if (!registry)
+    return false;
+  run_backend_op(registry, op, out, NULL);
+  return true;
+}
+
+bool lctx_runner_keeps(const lctx_runner *r, size_t index) {
+  return r->state_count > 0 && index < r->c->op_count &&
+         index < LCTX_CASE_MAX_OPS;
+}
+
+bool lctx_runner_variant_module(lctx_runner *r, size_t index,
+                                const lctx_module_context *context,
+                                bool optional, lctx_outcome *out) {
+  lctx_registry *registry = variant_registry(r, index);
+  if (!registry)
+    return false;
+  lctx_module_get_backend(registry, context, optional, out, NULL);
   return true;
 }

@@ -75,4 +75,19 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs);
 bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
                          lctx_outcome *out);
 
+/// Whether lctx_runner_variant and lctx_runner_variant_module run a
+/// variant of operation `index` from a kept state (true after
+/// lctx_runner_run_all for every operation of the case).
+bool lctx_runner_keeps(const lctx_runner *r, size_t index);
+
+/// lctx_runner_variant for the MODULE_GET_BACKEND operation whose module
+/// context is `context` and whose `optional` argument is `optional` (a
+/// variant of operation `index`, given as what run_backend_op would build
+/// from it: no operation to copy or measure). Same outcome as
+/// lctx_runner_variant of that operation; returns false, running nothing,
+/// when no state is kept for `index`.
+bool lctx_runner_variant_module(lctx_runner *r, size_t index,
+                                const lctx_module_context *context,
+                                bool optional, lctx_outcome *out);
+
 #endif /* LCTX_CORE_RUNNER_H */
