@@ -206,19 +206,24 @@ static void test_decode_reuse_equals_decode(void **state) {
   assert_memory_equal(&zero, &g_c, sizeof zero);
 }
 
+/* Decodes up to 2 KiB of random bytes into `c`. */
+static void decode_random(case_gen *g, lctx_case *c) {
+  uint8_t data[2048];
+  size_t n = case_gen_below(g, sizeof data);
+  case_gen_bytes(g, data, n);
+  lctx_case_decode(data, n, c);
+}
+
 /* lctx_case_op_copy into operations full of garbage gives a case equal to
  * the original (every reader stops at the counts). */
 static void test_op_copy_equals_assignment(void **state) {
   (void)state;
   case_gen g;
   case_gen_seed(&g, 0xc0b1);
-  static uint8_t data[2048];
   static lctx_case copy;
   size_t lists = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    size_t n = case_gen_below(&g, sizeof data);
-    case_gen_bytes(&g, data, n);
-    lctx_case_decode(data, n, &g_a);
+    decode_random(&g, &g_a);
     memcpy(&copy, &g_a, sizeof copy);
     memset(copy.ops, 0x5a, sizeof copy.ops);
     for (size_t i = 0; i < g_a.op_count; i++) {
@@ -237,16 +242,11 @@ static void test_op_assign_equals_the_source(void **state) {
   (void)state;
   case_gen g;
   case_gen_seed(&g, 0xa551);
-  static uint8_t data[2048];
   static lctx_case other;
   size_t shrunk = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    size_t n = case_gen_below(&g, sizeof data);
-    case_gen_bytes(&g, data, n);
-    lctx_case_decode(data, n, &g_a);
-    n = case_gen_below(&g, sizeof data);
-    case_gen_bytes(&g, data, n);
-    lctx_case_decode(data, n, &other);
+    decode_random(&g, &g_a);
+    decode_random(&g, &other);
     for (size_t i = 0; i < g_a.op_count && i < other.op_count; i++) {
       shrunk += other.ops[i].platform_count > g_a.ops[i].platform_count ||
                 other.ops[i].narrow_count > g_a.ops[i].narrow_count;

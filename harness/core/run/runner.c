@@ -157,11 +157,15 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
   }
 }
 
+bool lctx_runner_keeps(const lctx_runner *r, size_t index) {
+  return r->state_count > 0 && index < r->c->op_count &&
+         index < LCTX_CASE_MAX_OPS;
+}
+
 /* The registry a variant of operation `index` runs on, from the state kept
  * before it in the last lctx_runner_run_all, or NULL when none is kept. */
 static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
-  if (r->state_count == 0 || index >= r->c->op_count ||
-      index >= LCTX_CASE_MAX_OPS)
+  if (!lctx_runner_keeps(r, index))
     return NULL;
   size_t k = r->before[index];
   lctx_registry *kept = &r->states[k];
@@ -198,11 +202,6 @@ bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
     return false;
   run_backend_op(registry, op, out, NULL);
   return true;
-}
-
-bool lctx_runner_keeps(const lctx_runner *r, size_t index) {
-  return r->state_count > 0 && index < r->c->op_count &&
-         index < LCTX_CASE_MAX_OPS;
 }
 
 bool lctx_runner_variant_module(lctx_runner *r, size_t index,
