@@ -39,6 +39,8 @@ static const command COMMANDS[] = {
     {"case", lctx_cmd_case, "export a case of a conform run as a .case file"},
     {"conform", lctx_cmd_conform,
      "judge an implementation (C plugin or process) by the spec"},
+    {"sweep", lctx_cmd_sweep,
+     "export JAX's own programs for platform lists; judge the answers"},
     {"lint", lctx_cmd_lint,
      "is a primitive's rule file safe in multi-platform lowering?"},
     {"mutants", lctx_cmd_mutants,
@@ -69,6 +71,8 @@ static const struct {
     {"promote", "lctx promote lctx-fuzz/fuzz_model-libfuzzer/findings/KEY"},
     {"conform", "lctx conform --impl liblctx_example_plugin.so --quiet"},
     {"lint", "lctx lint corpus/rules"},
+    {"sweep", "lctx sweep --cmd \"build/jax/venv-0.10.2/bin/python "
+              "conformance/adapters/jax_export.py\" --subset ci"},
     {"case", "lctx case export --seed 7 random:405 --out r405.case"},
     {"case export", "lctx case export --seed 7 random:405 --out r405.case"},
     {"mutants", "lctx mutants --only rg-tie-later"},

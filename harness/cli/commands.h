@@ -61,6 +61,11 @@ lctx_command_fn lctx_cmd_lint;
 /// the spec table.
 lctx_command_fn lctx_cmd_conform;
 
+/// `lctx sweep` (cmd_sweep.c): real JAX's programs exported for seeded
+/// platform lists and judged by the sweep rows; --judge and --replay of
+/// recorded sweep cases (drive/sweep.h).
+lctx_command_fn lctx_cmd_sweep;
+
 /// `lctx mutants`: the kill matrix of conform and the differential fuzzer
 /// against the plugin mutants.
 lctx_command_fn lctx_cmd_mutants;

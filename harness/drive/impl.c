@@ -128,12 +128,17 @@ struct lctx_impl {
   size_t line_cap, line_scanned; /* bytes known to hold no newline */
   /* Why the peer's output was refused (PUMP_BAD). */
   char bad[256];
+  /* The extension negotiated ("" for none) and, with one, the last
+   * handshake line (heap). */
+  char extension[16];
+  char *handshake_text;
 };
 
 void lctx_impl_options_init(lctx_impl_options *o) {
   o->timeout = 5.0;
   o->log_path = NULL;
   o->memory_limit_mb = 1024;
+  o->extension = NULL;
 }
 
 static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
@@ -1175,6 +1180,8 @@ static lctx_impl *impl_new(bool is_plugin, const lctx_impl_options *o,
   impl->memory_limit_mb = o->memory_limit_mb;
   snprintf(impl->log_path, sizeof impl->log_path, "%s",
            o->log_path ? o->log_path : "/dev/null");
+  snprintf(impl->extension, sizeof impl->extension, "%s",
+           o->extension ? o->extension : "");
   impl->pid = -1;
   impl->to_fd = impl->from_fd = impl->statm_fd = -1;
   snprintf(impl->info.kind, sizeof impl->info.kind, "%s",
@@ -1679,7 +1686,9 @@ static bool unknown_operation(json_t *j, lctx_buf *error) {
   json_array_foreach(json_object_get(j, "operations"), i, v) {
     lctx_op_kind kind;
     if (json_is_string(v) &&
-        lctx_op_kind_from_name(lctx_str_from_cstr(json_string_value(v)), &kind))
+        (lctx_op_kind_from_name(lctx_str_from_cstr(json_string_value(v)),
+                                &kind) ||
+         strcmp(json_string_value(v), "export") == 0))
       continue;
     lctx_buf_append_cstr(error, "handshake: unknown operation ");
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
@@ -1691,7 +1700,7 @@ static bool unknown_operation(json_t *j, lctx_buf *error) {
       lctx_buf_append_cstr(error, k ? ", " : " ");
       lctx_buf_append_cstr(error, lctx_op_kind_name((lctx_op_kind)k));
     }
-    lctx_buf_append_cstr(error, ")");
+    lctx_buf_append_cstr(error, ", and the extension export)");
     return true;
   }
   return false;
@@ -1780,12 +1789,20 @@ static bool take_handshake(lctx_impl *impl, json_t *j, lctx_buf *error) {
 
 static bool handshake(lctx_impl *impl, lctx_buf *error) {
   static const char hello[] = "{\"lctx\": \"hello\", \"protocol\": 1}\n";
+  static const char hello_export[] = "{\"lctx\": \"hello\", \"protocol\": "
+                                     "1, \"extensions\": [\"export\"]}\n";
+  bool extended = impl->extension[0] != '\0';
   impl->out_length = impl->out_sent = 0;
-  queue(impl, hello, sizeof hello - 1);
+  if (extended)
+    queue(impl, hello_export, sizeof hello_export - 1);
+  else
+    queue(impl, hello, sizeof hello - 1);
   char why[256];
   int code;
-  char *line = read_line(impl, lctx_sys_now() + impl->timeout + 30,
-                         LCTX_IMPL_MAX_HANDSHAKE, why, sizeof why, &code);
+  char *line =
+      read_line(impl, lctx_sys_now() + impl->timeout + 30,
+                extended ? LCTX_IMPL_MAX_LINE : LCTX_IMPL_MAX_HANDSHAKE, why,
+                sizeof why, &code);
   if (!line) {
     lctx_buf_append_cstr(error, "handshake: ");
     lctx_buf_append_cstr(error, why);
@@ -1795,9 +1812,14 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
   }
   json_error_t je;
   json_t *j = json_loads(line, 0, &je);
-  free(line);
   bool ok = take_handshake(impl, j, error);
   json_decref(j);
+  if (ok && extended) {
+    free(impl->handshake_text);
+    impl->handshake_text = line;
+  } else {
+    free(line);
+  }
   return ok;
 }
 
@@ -2166,7 +2188,73 @@ void lctx_impl_close(lctx_impl *impl) {
     drop_shared(impl);
   free(impl->in);
   free(impl->out);
+  free(impl->handshake_text);
   free(impl);
+}
+
+const char *lctx_impl_handshake(const lctx_impl *impl) {
+  return impl->handshake_text;
+}
+
+/* Whether answer line `line` is a JSON object whose "id" is `id`; else
+ * why, in `why`. */
+static bool answers(const char *line, unsigned long long id, char *why,
+                    size_t cap) {
+  json_error_t je;
+  json_t *j = json_loads(line, 0, &je);
+  json_t *jid = json_object_get(j, "id");
+  bool ok =
+      json_is_integer(jid) && (unsigned long long)json_integer_value(jid) == id;
+  if (!j)
+    snprintf(why, cap, "protocol error: not JSON (%s)", je.text);
+  else if (!ok)
+    snprintf(why, cap,
+             "protocol error: an answer that is not the one to request %llu "
+             "(a stale or duplicate answer?)",
+             id);
+  json_decref(j);
+  return ok;
+}
+
+lctx_result_status lctx_impl_exchange(lctx_impl *impl, const char *line,
+                                      unsigned long long id, double timeout,
+                                      char **answer, char *why, size_t cap) {
+  *answer = NULL;
+  if (impl->is_plugin) {
+    snprintf(why, cap, "a plugin does not speak the process protocol");
+    return LCTX_RESULT_CRASH;
+  }
+  if (impl->pid > 0)
+    recycle_program_if_big(impl);
+  if (!ensure_program(impl, why, cap))
+    return LCTX_RESULT_CRASH;
+  impl->out_length = impl->out_sent = 0;
+  queue(impl, line, strlen(line));
+  queue(impl, "\n", 1);
+  int code;
+  double saved = impl->timeout;
+  impl->timeout = timeout; /* what describe_loss says of a hang */
+  char *got = read_line(impl, lctx_sys_now() + timeout, LCTX_IMPL_MAX_LINE, why,
+                        cap, &code);
+  impl->timeout = saved;
+  if (got && !answers(got, id, why, cap)) {
+    code = PUMP_BAD;
+  } else if (got && impl->in_length > 0) {
+    snprintf(why, cap, "protocol error: more than one answer to request %llu",
+             id);
+    code = PUMP_BAD;
+  } else if (got) {
+    impl->served++;
+    *answer = got;
+    return LCTX_RESULT_OK;
+  }
+  free(got);
+  char how[128] = "";
+  stop_peer(impl, how, sizeof how);
+  impl->restarts++;
+  if (code == PUMP_EOF && how[0])
+    snprintf(why, cap, "the program %s", how);
+  return code == PUMP_TIMEOUT ? LCTX_RESULT_TIMEOUT : LCTX_RESULT_CRASH;
 }
 
 void lctx_impl_set_process_per_case(lctx_impl *impl, bool on) {

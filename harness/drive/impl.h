@@ -74,6 +74,11 @@ typedef struct lctx_impl_options {
   /// it during a case, the case is marked; over half of it between cases,
   /// the worker or program is recycled.
   size_t memory_limit_mb;
+  /// A protocol extension to negotiate (process only): NULL, or "export"
+  /// (PROTOCOL.md, "The export operation"). The hello then offers it, the
+  /// handshake line may be as long as an answer line (it lists a
+  /// catalogue), and it is kept (lctx_impl_handshake).
+  const char *extension;
 } lctx_impl_options;
 
 /// Sets the defaults: 5 s per case, no log, 1024 MB.
@@ -140,6 +145,23 @@ void lctx_impl_start(lctx_impl *impl, const lctx_case *const *cases, size_t n,
 /// be zeroed before its first use.
 size_t lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                      lctx_case_result *results);
+
+/// The handshake line the program sent last (NUL terminated), kept when
+/// an extension was negotiated; NULL otherwise.
+const char *lctx_impl_handshake(const lctx_impl *impl);
+
+/// Process implementations with an extension: sends one request line
+/// (`line`, without its newline, whose "id" is `id`) and reads the answer
+/// whose "id" is `id`, within `timeout` seconds. Returns LCTX_RESULT_OK
+/// with `*answer` (NUL terminated, heap, the caller frees it), or
+/// LCTX_RESULT_CRASH or LCTX_RESULT_TIMEOUT with why in `why`: the program
+/// died, could not be (re)started, hung, grew past its memory limit, wrote
+/// a line that is not JSON, not the answer to `id`, longer than
+/// LCTX_IMPL_MAX_LINE or followed by another; it is then stopped with its
+/// process group, and the next call starts a fresh one.
+lctx_result_status lctx_impl_exchange(lctx_impl *impl, const char *line,
+                                      unsigned long long id, double timeout,
+                                      char **answer, char *why, size_t cap);
 
 /// Process implementations only: start a fresh program for every case (to
 /// measure what batching saves). Off by default.

@@ -18,7 +18,7 @@ typedef struct parser {
   lctx_buf *error;
   lctx_spec *spec;
   lctx_spec_row *row; /* the row being filled, or NULL in the header */
-  bool seen[8];       /* keys seen in the current row */
+  bool seen[16];      /* keys seen in the current row */
 } parser;
 
 static bool fail(parser *p, const char *at, const char *message,
@@ -279,6 +279,65 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
   return true;
 }
 
+/* Checks a refusal template: braces as in a message template, but a
+ * placeholder is any name of lower-case letters and '_' (it stands for any
+ * text). */
+static bool check_free_template(parser *p, const char *at, const char *t) {
+  for (const char *c = t; *c; c++) {
+    const char *pos = at + 1 + (c - t);
+    if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+      c++;
+    } else if (*c == '}') {
+      return fail(p, pos, "unmatched '}' in template (write '}}')", NULL);
+    } else if (*c == '{') {
+      const char *q = c + 1;
+      while (islower((unsigned char)*q) || *q == '_')
+        q++;
+      if (*q != '}' || q == c + 1)
+        return fail(p, pos, "a placeholder is {name}, lower-case letters",
+                    NULL);
+      c = q;
+    }
+  }
+  return true;
+}
+
+/* `refusal = CLASS "TEMPLATE"`: an allowed outcome of a sweep row. */
+static bool parse_refusal(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  if (row->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
+    return fail(p, s, "too many refusals in one row", NULL);
+  lctx_spec_outcome *o = &row->outcomes[row->outcome_count];
+  memset(o, 0, sizeof *o);
+  o->kind = LCTX_OUTCOME_RAISE;
+  const char *e = token_end(s, end);
+  if (!lctx_error_class_from_name(lctx_str_make(s, (size_t)(e - s)), &o->error))
+    return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
+  s = skip_space(e, end);
+  const char *at = s;
+  if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
+      !check_free_template(p, at, o->text) || !expect_end(p, s, end))
+    return false;
+  row->outcome_count++;
+  return true;
+}
+
+/* `bound = NUMBER`: a finite number from 0 to 1. */
+static bool parse_bound(parser *p, const char *s, const char *end) {
+  char text[32];
+  size_t n = (size_t)(end - s);
+  if (n == 0 || n >= sizeof text)
+    return fail(p, s, "expected a number from 0 to 1", NULL);
+  memcpy(text, s, n);
+  text[n] = '\0';
+  char *stop;
+  double v = strtod(text, &stop);
+  if (*stop != '\0' || !(v >= 0 && v <= 1))
+    return fail(p, s, "expected a number from 0 to 1", NULL);
+  p->row->bound = v;
+  return true;
+}
+
 static bool copy_value(parser *p, const char *s, const char *end, char *dst,
                        size_t cap) {
   size_t n = (size_t)(end - s);
@@ -291,33 +350,48 @@ static bool copy_value(parser *p, const char *s, const char *end, char *dst,
   return true;
 }
 
-static const char *const ROW_KEYS[] = {"op",     "when", "outcome", "strict",
-                                       "source", "note", "check"};
-#define ROW_KEY_COUNT 7
+static const char *const ROW_KEYS[] = {"op",     "when",    "outcome",
+                                       "strict", "source",  "note",
+                                       "check",  "refusal", "bound"};
+#define ROW_KEY_COUNT 9
+
+/* Fails at the row's header line with "ROW-ID: WHAT 'KEY'". */
+static bool fail_row_key(parser *p, const char *what, const char *key) {
+  int saved = p->line;
+  p->line = p->row->line;
+  char msg[128];
+  snprintf(msg, sizeof msg, "%s '%s' %s '%s'",
+           p->row->ir      ? "IR row"
+           : p->row->sweep ? "sweep row"
+                           : "row",
+           p->row->id, what, key);
+  fail(p, NULL, msg, NULL);
+  p->line = saved;
+  return false;
+}
 
 static bool finish_row(parser *p) {
   lctx_spec_row *row = p->row;
   if (!row)
     return true;
-  if (row->ir) {
-    /* An IR row: judged by the IR checker, never matched by features. */
+  if (row->ir || row->sweep) {
+    /* An IR or sweep row: judged by the IR checker or the sweep judge,
+     * never matched by features. */
     for (int i = 0; i < 4; i++) {
-      if (p->seen[i]) {
-        int saved = p->line;
-        p->line = row->line;
-        char msg[96];
-        snprintf(msg, sizeof msg, "IR row '%s' (check = ir) takes no '%s'",
-                 row->id, ROW_KEYS[i]);
-        fail(p, NULL, msg, NULL);
-        p->line = saved;
-        return false;
-      }
+      if (p->seen[i])
+        return fail_row_key(
+            p, row->ir ? "(check = ir) takes no" : "(check = sweep) takes no",
+            ROW_KEYS[i]);
     }
     row->ops = 0;
   }
+  for (int i = 7; i < ROW_KEY_COUNT; i++) {
+    if (p->seen[i] && !row->sweep)
+      return fail_row_key(p, "(not check = sweep) takes no", ROW_KEYS[i]);
+  }
   static const char *const required[] = {"op", "outcome", "strict", "source"};
   static const int required_index[] = {0, 2, 3, 4};
-  for (int i = row->ir ? 3 : 0; i < 4; i++) {
+  for (int i = row->ir || row->sweep ? 3 : 0; i < 4; i++) {
     if (!p->seen[required_index[i]]) {
       int saved = p->line;
       p->line = row->line;
@@ -405,7 +479,7 @@ static bool parse_line(parser *p, const char *s, const char *end) {
   }
   if (which < 0)
     return fail_n(p, key, "unknown key", key, k.length);
-  if (which != 2 && p->seen[which])
+  if (which != 2 && which != 7 && p->seen[which])
     return fail_n(p, key, "duplicate key", key, k.length);
   p->seen[which] = true;
   switch (which) {
@@ -430,10 +504,16 @@ static bool parse_line(parser *p, const char *s, const char *end) {
   case 6:
     if (lctx_str_equal_cstr(lctx_str_make(v, (size_t)(end - v)), "ir"))
       p->row->ir = true;
+    else if (lctx_str_equal_cstr(lctx_str_make(v, (size_t)(end - v)), "sweep"))
+      p->row->sweep = true;
     else if (!lctx_str_equal_cstr(lctx_str_make(v, (size_t)(end - v)),
                                   "outcome"))
-      return fail(p, v, "check must be 'outcome' or 'ir'", NULL);
+      return fail(p, v, "check must be 'outcome', 'ir' or 'sweep'", NULL);
     return true;
+  case 7:
+    return parse_refusal(p, v, end);
+  case 8:
+    return parse_bound(p, v, end);
   default:
     return copy_value(p, v, end, p->row->note, sizeof p->row->note);
   }
@@ -553,7 +633,7 @@ static void compile_table(lctx_spec *spec) {
   memset(spec->key_row_count, 0, sizeof spec->key_row_count);
   for (size_t i = 0; i < spec->row_count; i++) {
     lctx_spec_row *row = &spec->rows[i];
-    for (size_t k = 0; k < row->outcome_count; k++)
+    for (size_t k = 0; k < row->outcome_count && !row->sweep; k++)
       compile_outcome(&row->outcomes[k]);
     for (unsigned op = 0; op < LCTX_OP_KIND_COUNT; op++) {
       if (row->ops & (1u << op))

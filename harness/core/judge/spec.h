@@ -64,6 +64,14 @@ typedef struct lctx_spec_row {
   /// the MLIR of a lowering; it has no op, predicate or outcome and is never
   /// matched by features.
   bool ir;
+  /// `check = sweep`: a row of the sweep judge (sweepjudge.h), judged on
+  /// what real JAX answers to the export operation; it has no op,
+  /// predicate or strictness and is never matched by features. Its
+  /// `refusal` lines are its allowed outcomes (RAISE, whose `{name}`
+  /// placeholders stand for any text), its `bound` the tolerance of a
+  /// floating-point comparison (0 when it has none).
+  bool sweep;
+  double bound;
   size_t clause_count;
   lctx_spec_clause clauses[LCTX_SPEC_MAX_CLAUSES];
   size_t outcome_count;

@@ -1,0 +1,143 @@
+/*
+ * cmd_sweep.c - `lctx sweep` (see commands.h): the option table of
+ * lctx_sweep_run, lctx_sweep_judge_files and lctx_sweep_replay
+ * (drive/sweep.h), and where the sweep table and the known defects are
+ * found by default (beside the spec table).
+ */
+#include "commands.h"
+
+#include "exit.h"
+#include "numbers.h"
+#include "options.h"
+#include "sweep.h"
+#include "sys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage: lctx sweep --cmd \"PROGRAM ARGS\" [--out DIR] [options]\n"
+    "       lctx sweep --cmd \"PROGRAM ARGS\" --replay FILE|DIR...\n"
+    "       lctx sweep --judge FILE|DIR...\n"
+    "exports the programs of a catalogue (real JAX: conformance/adapters/\n"
+    "jax_export.py) for seeded platform lists through the process\n"
+    "protocol's export operation and judges the answers by the sweep rows\n"
+    "(conformance/spec/jax-sweep.lspec). --replay exports recorded cases\n"
+    "again (a known defect must still show); --judge judges recorded\n"
+    "answers offline. Exit 0 when all passed, 1 on a finding, crash,\n"
+    "timeout, interrupt or nothing judged, 2 on bad input.\n";
+
+static bool parse_shard(const char *v, void *target, char *why, size_t n) {
+  lctx_sweep_options *o = target;
+  return lctx_numbers_parse_shard(v, &o->shard_i, &o->shard_n, why, n);
+}
+
+static bool parse_subset(const char *v, void *target, char *why, size_t n) {
+  if (strcmp(v, "all") != 0 && strcmp(v, "ci") != 0) {
+    snprintf(why, n, "'%s' is not all or ci", v);
+    return false;
+  }
+  *(const char **)target = v;
+  return true;
+}
+
+/* PATH with its last component replaced by NAME, `up` folders higher. */
+static void beside(const char *path, int up, const char *name, char *dst,
+                   size_t n) {
+  snprintf(dst, n, "%s", path);
+  for (int i = 0; i <= up; i++) {
+    char *slash = strrchr(dst, '/');
+    if (slash)
+      *slash = '\0';
+    else
+      snprintf(dst, n, ".");
+  }
+  size_t at = strlen(dst);
+  snprintf(dst + at, n - at, "/%s", name);
+}
+
+int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_sweep_options o;
+  lctx_sweep_options_init(&o);
+  static char spec[4096], known[4096];
+  beside(lctx_sys_default_spec_path(), 0, "jax-sweep.lspec", spec, sizeof spec);
+  beside(lctx_sys_default_spec_path(), 1, "sweep/regressions", known,
+         sizeof known);
+  o.spec_path = spec;
+  o.known_dir = known;
+  o.out_dir = "lctx-sweep";
+  bool judge = false, replay = false, no_minimize = false;
+  size_t only_case = (size_t)-1;
+  const lctx_option table[] = {
+      lctx_options_string("cmd", &o.command, "\"PROGRAM ARGS\"",
+                          "the program offering the export operation"),
+      lctx_options_string("spec", &o.spec_path, "FILE",
+                          "the sweep table (default: jax-sweep.lspec beside\n"
+                          "the spec table)"),
+      lctx_options_string("out", &o.out_dir, "DIR",
+                          "reports and findings (default: lctx-sweep); a\n"
+                          "run into the same folder resumes"),
+      lctx_options_u64("seed", &o.seed, "S",
+                       "seed of the platform lists (default 1)", 0,
+                       18446744073709551615.0, NULL),
+      lctx_options_size("lists", &o.lists, "N",
+                        "platform lists per program (default 1)", 1, 64,
+                        "a count from 1 to 64"),
+      lctx_options_custom("subset", &o.subset, "all|ci",
+                          "every program, or ci: the first harness of each\n"
+                          "group and every other program",
+                          parse_subset),
+      lctx_options_string("group", &o.group, "NAME",
+                          "only the programs of this group"),
+      lctx_options_string("kind", &o.kind, "KIND",
+                          "only the programs of this kind (harness, effect,\n"
+                          "custom, control, corpus)"),
+      lctx_options_size("limit", &o.limit, "N",
+                        "at most N programs (default: all)", 0, 100000000,
+                        "a count"),
+      lctx_options_size("case", &only_case, "INDEX",
+                        "run only this case of the plan (a rerun line)", 0,
+                        100000000, "a case index"),
+      lctx_options_custom("shard", &o, "I/N",
+                          "run the I-th of N shares (1 <= I <= N)",
+                          parse_shard),
+      lctx_options_seconds("timeout", &o.timeout, "SECONDS",
+                           "per export (default 60)", 0, 3600,
+                           "a number of seconds"),
+      lctx_options_seconds("time-limit", &o.time_limit, "SECONDS",
+                           "stop cleanly after this long (default: none)", 0,
+                           1e9, "a number of seconds"),
+      lctx_options_string("known", &o.known_dir, "DIR",
+                          "recorded known defects, counted as xfail\n"
+                          "(default: conformance/sweep/regressions)"),
+      lctx_options_flag("no-minimize", &no_minimize,
+                        "keep findings as found, not minimized"),
+      lctx_options_flag("judge", &judge, "judge recorded case files offline"),
+      lctx_options_flag("replay", &replay,
+                        "export recorded case files again and judge them"),
+      lctx_options_flag("quiet", &o.quiet, "no live progress line"),
+  };
+  const lctx_option_spec ospec = LCTX_OPTIONS_SPEC("sweep", USAGE, table, true);
+  int first;
+  LCTX_OPTIONS_PARSE_OR_RETURN(&ospec, argc, argv, &first, out, err);
+  o.minimize = !no_minimize;
+  o.only_case = only_case == (size_t)-1 ? -1 : (long)only_case;
+  const char *const *paths = (const char *const *)(argv + first);
+  size_t n = (size_t)(argc - first);
+  const char *problem =
+      judge && replay               ? "give --judge or --replay, not both"
+      : (judge || replay) && n == 0 ? "name the case files or folders to judge"
+      : !judge && n > 0 ? "case files are read only with --judge or --replay"
+      : !judge && !o.command ? "--cmd \"PROGRAM ARGS\" is required"
+                             : NULL;
+  if (problem) {
+    fprintf(err, "lctx sweep: %s\n", problem);
+    lctx_options_help(&ospec, err);
+    return LCTX_EXIT_USAGE;
+  }
+  if (judge)
+    return lctx_sweep_judge_files(o.spec_path, paths, n, o.quiet, out, err);
+  if (replay)
+    return lctx_sweep_replay(&o, paths, n, out, err);
+  return lctx_sweep_run(&o, out, err);
+}

@@ -1,0 +1,462 @@
+/*
+ * sweepjudge.c - the sweep rows' verdicts on export answers (see
+ * sweepjudge.h). Each rule is one function over the answers of one case.
+ */
+#include "sweepjudge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Without libm (the OSS-Fuzz build links core alone). */
+static double mag(double x) {
+  return x < 0 ? -x : x;
+}
+static double larger(double x, double y) {
+  return x > y ? x : y;
+}
+
+static const char *const RULE_IDS[LCTX_SWEEP_RULE_COUNT] = {
+    "SW-001", "SW-002", "SW-003", "SW-004", "SW-005", "SW-006", "SW-007"};
+
+const char *lctx_sweep_rule_id(lctx_sweep_rule rule) {
+  return (unsigned)rule < LCTX_SWEEP_RULE_COUNT ? RULE_IDS[rule] : "?";
+}
+
+bool lctx_sweep_rows_find(const lctx_spec *spec, lctx_sweep_rows *rows,
+                          char *why, size_t cap) {
+  rows->spec = spec;
+  for (int r = 0; r < LCTX_SWEEP_RULE_COUNT; r++) {
+    const lctx_spec_row *row = lctx_spec_find(spec, RULE_IDS[r]);
+    const char *problem =
+        !row          ? "is missing"
+        : !row->sweep ? "is not a sweep row (check = sweep)"
+        : (r == LCTX_SWEEP_REFUSAL_CALLBACK ||
+           r == LCTX_SWEEP_REFUSAL_BACKEND) &&
+                row->outcome_count == 0
+            ? "has no refusal"
+        : r != LCTX_SWEEP_REFUSAL_CALLBACK && r != LCTX_SWEEP_REFUSAL_BACKEND &&
+                row->outcome_count > 0
+            ? "has a refusal, which only SW-002 and SW-003 take"
+            : NULL;
+    if (problem) {
+      snprintf(why, cap, "%s: row %s %s", spec->filename, RULE_IDS[r], problem);
+      return false;
+    }
+    rows->row[r] = (size_t)(row - spec->rows);
+  }
+  return true;
+}
+
+/* Whether `s` matches template `t` from here: `{name}` stands for one or
+ * more characters, `{{` and `}}` for a brace. */
+static bool glob(const char *t, const char *s) {
+  while (*t) {
+    if (t[0] == '{' && t[1] != '{') {
+      const char *close = strchr(t, '}');
+      if (!close)
+        return false;
+      for (const char *k = s + 1; k <= s + strlen(s); k++) {
+        if (*s && glob(close + 1, k))
+          return true;
+      }
+      return false;
+    }
+    size_t step = (t[0] == '{' || t[0] == '}') && t[1] == t[0] ? 2 : 1;
+    if (*s != *t)
+      return false;
+    s++;
+    t += step;
+  }
+  return *s == '\0';
+}
+
+lctx_sweep_rule lctx_sweep_refusal(const lctx_sweep_rows *rows,
+                                   const lctx_export_raise *raised) {
+  static const lctx_sweep_rule refusals[] = {LCTX_SWEEP_REFUSAL_CALLBACK,
+                                             LCTX_SWEEP_REFUSAL_BACKEND};
+  for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+    const lctx_spec_row *row = &rows->spec->rows[rows->row[refusals[i]]];
+    for (size_t k = 0; k < row->outcome_count; k++) {
+      const lctx_spec_outcome *o = &row->outcomes[k];
+      if (strcmp(raised->cls, lctx_error_class_name(o->error)) == 0 &&
+          glob(o->text, raised->message))
+        return refusals[i];
+    }
+  }
+  return LCTX_SWEEP_RULE_COUNT;
+}
+
+static bool is_multi(const lctx_sweep_case *c) {
+  return c->count > 1;
+}
+
+/* Whether two raises are one: the same class from the same JAX line. */
+static bool same_raise(const lctx_export_raise *a, const lctx_export_raise *b) {
+  return strcmp(a->cls, b->cls) == 0 && strcmp(a->file, b->file) == 0 &&
+         a->line == b->line;
+}
+
+static bool refused(const lctx_sweep_rows *rows, const lctx_export_answer *a) {
+  return a->status == LCTX_EXPORT_RAISE &&
+         lctx_sweep_refusal(rows, &a->raised) != LCTX_SWEEP_RULE_COUNT;
+}
+
+bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
+                            const lctx_sweep_case *c) {
+  if (!is_multi(c) || !c->multi || c->multi->status != LCTX_EXPORT_RAISE ||
+      refused(rows, c->multi))
+    return false;
+  for (size_t i = 0; i < c->count; i++) {
+    if (!c->alone[i])
+      return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing verdicts
+//===----------------------------------------------------------------------===//
+
+typedef struct out_list {
+  const lctx_sweep_rows *rows;
+  lctx_sweep_verdict *v;
+  size_t n, cap;
+} out_list;
+
+/* Appends a verdict of `rule`; NULL when the list is full. A FAIL whose
+ * key an earlier verdict of the case already has is not repeated. */
+static lctx_sweep_verdict *put(out_list *o, lctx_sweep_rule rule,
+                               lctx_sweep_verdict_kind kind, const char *key) {
+  size_t row = o->rows->row[rule];
+  for (size_t i = 0; key && i < o->n; i++) {
+    if (o->v[i].row == row && strcmp(o->v[i].key, key) == 0)
+      return NULL;
+  }
+  if (o->n == o->cap)
+    return NULL;
+  lctx_sweep_verdict *v = &o->v[o->n++];
+  v->row = row;
+  v->kind = kind;
+  snprintf(v->key, sizeof v->key, "%s", key ? key : "");
+  v->detail[0] = '\0';
+  return v;
+}
+
+/* The verdict a missing answer gives a row that needs it. */
+static void put_lost(out_list *o, lctx_sweep_rule rule,
+                     const lctx_export_answer *a, const char *which) {
+  lctx_sweep_verdict *v = put(
+      o, rule,
+      a->status == LCTX_EXPORT_TIMEOUT ? LCTX_SWEEP_TIMEOUT : LCTX_SWEEP_CRASH,
+      NULL);
+  if (v)
+    snprintf(v->detail, sizeof v->detail,
+             "the export for %s gave no answer: %s", which, a->error);
+}
+
+static bool lost(const lctx_export_answer *a) {
+  return a->status == LCTX_EXPORT_CRASH || a->status == LCTX_EXPORT_TIMEOUT;
+}
+
+/* "CLASS at FILE:LINE" of a raise. */
+static void where(char *dst, size_t n, const lctx_export_raise *r) {
+  if (r->file[0])
+    snprintf(dst, n, "%s at %s:%ld", r->cls, r->file, r->line);
+  else
+    snprintf(dst, n, "%s (no frame inside jax/)", r->cls);
+}
+
+/* The platform list as Python writes a tuple of strings. */
+static void list_text(char *dst, size_t n, const char *const *p, size_t count) {
+  size_t at = 0;
+  at += (size_t)snprintf(dst, n, "(");
+  for (size_t i = 0; i < count && at < n; i++)
+    at += (size_t)snprintf(dst + at, n - at, "%s'%s'", i ? ", " : "", p[i]);
+  if (at < n)
+    snprintf(dst + at, n - at, count == 1 ? ",)" : ")");
+}
+
+//===----------------------------------------------------------------------===//
+// The rules
+//===----------------------------------------------------------------------===//
+
+/* SW-001 with SW-002 and SW-003: P exports, or refuses as a refusal row
+ * allows, or raises where every platform alone exports (a finding). */
+static void judge_complete(out_list *o, const lctx_sweep_case *c) {
+  const lctx_export_answer *m = c->multi;
+  if (!is_multi(c) || !m)
+    return;
+  if (lost(m)) {
+    put_lost(o, LCTX_SWEEP_COMPLETE, m, "P");
+    return;
+  }
+  if (m->status == LCTX_EXPORT_OK) {
+    put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_PASS, NULL);
+    return;
+  }
+  lctx_sweep_rule r = lctx_sweep_refusal(o->rows, &m->raised);
+  if (r != LCTX_SWEEP_RULE_COUNT) {
+    put(o, r, LCTX_SWEEP_PASS, NULL);
+    put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_PASS, NULL);
+    return;
+  }
+  size_t failing = 0;
+  for (size_t i = 0; i < c->count; i++) {
+    const lctx_export_answer *a = c->alone[i];
+    if (!a)
+      return; /* not asked yet */
+    if (lost(a)) {
+      put_lost(o, LCTX_SWEEP_COMPLETE, a, c->platforms[i]);
+      return;
+    }
+    if (a->status != LCTX_EXPORT_RAISE)
+      continue;
+    failing++;
+    if (same_raise(&a->raised, &m->raised))
+      return; /* not judged: P[i] alone fails the same way */
+  }
+  char at[LCTX_EXPORT_FILE_MAX + 96], key[LCTX_SWEEP_KEY_MAX];
+  where(at, sizeof at, &m->raised);
+  snprintf(key, sizeof key, "SW-001 %s", at);
+  lctx_sweep_verdict *v = put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_FAIL, key);
+  if (v) {
+    char list[256];
+    list_text(list, sizeof list, c->platforms, c->count);
+    if (failing == 0)
+      snprintf(v->detail, sizeof v->detail,
+               "exports for each of %s alone, but for them together raises "
+               "%s: %s",
+               list, at, m->raised.message);
+    else
+      snprintf(v->detail, sizeof v->detail,
+               "for %s together raises %s, which no platform alone raises "
+               "(%zu of them fail otherwise): %s",
+               list, at, failing, m->raised.message);
+  }
+}
+
+/* Whether two answers that both succeeded agree on the CPU (both without a
+ * run count as agreeing). */
+static bool same_run(const lctx_export_answer *a, const lctx_export_answer *b) {
+  if (a->has_run_error || b->has_run_error)
+    return a->has_run_error && b->has_run_error &&
+           strcmp(a->run_error.cls, b->run_error.cls) == 0;
+  if (a->has_run != b->has_run)
+    return false;
+  return !a->has_run || strcmp(a->digest, b->digest) == 0;
+}
+
+/* SW-004: P and its reordering give the same outcome. */
+static void judge_order(out_list *o, const lctx_sweep_case *c) {
+  const lctx_export_answer *a = c->multi, *b = c->reordered;
+  if (!is_multi(c) || !a || !b || !c->reorder)
+    return;
+  if (lost(a) || lost(b)) {
+    put_lost(o, LCTX_SWEEP_ORDER, lost(a) ? a : b,
+             lost(a) ? "P" : "P reordered");
+    return;
+  }
+  char wa[LCTX_EXPORT_FILE_MAX + 96] = "success", wb[sizeof wa] = "success";
+  if (a->status == LCTX_EXPORT_RAISE)
+    where(wa, sizeof wa, &a->raised);
+  if (b->status == LCTX_EXPORT_RAISE)
+    where(wb, sizeof wb, &b->raised);
+  bool same =
+      a->status == b->status &&
+      (a->status == LCTX_EXPORT_OK ? same_run(a, b) : strcmp(wa, wb) == 0);
+  if (same) {
+    put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_PASS, NULL);
+    return;
+  }
+  char key[LCTX_SWEEP_KEY_MAX];
+  if (a->status == LCTX_EXPORT_OK && b->status == LCTX_EXPORT_OK)
+    snprintf(key, sizeof key, "SW-004 result differs");
+  else
+    snprintf(key, sizeof key, "SW-004 %s",
+             a->status == LCTX_EXPORT_RAISE ? wa : wb);
+  lctx_sweep_verdict *v = put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_FAIL, key);
+  if (v) {
+    char la[256], lb[256];
+    list_text(la, sizeof la, c->platforms, c->count);
+    list_text(lb, sizeof lb, c->reorder, c->count);
+    snprintf(v->detail, sizeof v->detail, "for %s: %s%s%s; for %s: %s%s%s", la,
+             wa, a->status == LCTX_EXPORT_OK ? " " : ": ",
+             a->status == LCTX_EXPORT_OK ? a->digest : a->raised.message, lb,
+             wb, b->status == LCTX_EXPORT_OK ? " " : ": ",
+             b->status == LCTX_EXPORT_OK ? b->digest : b->raised.message);
+  }
+}
+
+/* The largest difference between the values of two runs (relative to the
+ * larger magnitude, absolute below 1), with -1 when an integer output or
+ * the layout differs, or the values are missing; the index of the largest
+ * in `*at`. NaN equals NaN. */
+static double value_difference(const lctx_export_answer *a,
+                               const lctx_export_answer *b, size_t *at) {
+  *at = 0;
+  if (!a->values || !b->values || a->value_count != b->value_count ||
+      a->output_count != b->output_count)
+    return -1;
+  double worst = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < a->output_count; i++) {
+    if (a->outputs[i].count != b->outputs[i].count ||
+        strcmp(a->outputs[i].dtype, b->outputs[i].dtype) != 0)
+      return -1;
+    for (size_t e = 0; e < a->outputs[i].count; e++, k++) {
+      double x = a->values[k], y = b->values[k];
+      if ((isnan(x) && isnan(y)) || x == y)
+        continue;
+      if (!a->outputs[i].floating || isnan(x) || isnan(y) || isinf(x) ||
+          isinf(y)) {
+        *at = k;
+        return -1;
+      }
+      double scale = larger(1.0, larger(mag(x), mag(y)));
+      double d = mag(x - y) / scale;
+      if (d > worst) {
+        worst = d;
+        *at = k;
+      }
+    }
+  }
+  return worst;
+}
+
+/* SW-005: on the CPU, P computes what ("cpu",) computes. */
+static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
+  const lctx_export_answer *a = c->multi, *b = c->cpu_only;
+  if (!is_multi(c) || !a || !b || a->status == LCTX_EXPORT_RAISE ||
+      b->status == LCTX_EXPORT_RAISE)
+    return;
+  if (lost(a) || lost(b)) {
+    put_lost(o, LCTX_SWEEP_DISPATCH, lost(a) ? a : b,
+             lost(a) ? "P" : "('cpu',)");
+    return;
+  }
+  if (!a->has_run && !a->has_run_error)
+    return; /* no cpu in P */
+  if (same_run(a, b) && !a->has_run_error) {
+    put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL);
+    return;
+  }
+  double bound = o->rows->spec->rows[o->rows->row[LCTX_SWEEP_DISPATCH]].bound;
+  size_t at;
+  double d = a->has_run && b->has_run ? value_difference(a, b, &at) : -1;
+  bool within = d >= 0 && d <= bound;
+  lctx_sweep_verdict *v =
+      within ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL)
+             : put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL,
+                   "SW-005 the CPU result differs from the cpu-only export");
+  if (!v)
+    return;
+  char list[256];
+  list_text(list, sizeof list, c->platforms, c->count);
+  if (a->has_run_error || b->has_run_error)
+    snprintf(v->detail, sizeof v->detail,
+             "the call on the CPU: for %s %s%s, for ('cpu',) %s%s", list,
+             a->has_run_error ? "raised " : "returned",
+             a->has_run_error ? a->run_error.cls : "",
+             b->has_run_error ? "raised " : "returned",
+             b->has_run_error ? b->run_error.cls : "");
+  else if (d >= 0)
+    snprintf(v->detail, sizeof v->detail,
+             "the CPU results differ %s the bound %g: largest relative "
+             "difference %.9g at value %zu (%.17g against %.17g)",
+             within ? "within" : "beyond", bound, d, at, a->values[at],
+             b->values[at]);
+  else
+    snprintf(v->detail, sizeof v->detail,
+             "the CPU results differ (digest %s for %s, %s for ('cpu',))%s",
+             a->digest, list, b->digest,
+             a->values && b->values ? ", in an exact (integer or non-finite) "
+                                      "value or in their layout"
+                                    : "; the values are too many to compare");
+}
+
+/* Whether a census call is one a rule must not make under several
+ * platforms. */
+static bool unadapted(const lctx_census_call *k) {
+  return k->platforms > 1 &&
+         (k->kind == LCTX_CENSUS_BACKEND ||
+          (k->kind == LCTX_CENSUS_GET_BACKEND && k->optional == 0));
+}
+
+/* SW-006 over one answer for several platforms; returns the findings. */
+static size_t census_of(out_list *o, const lctx_export_answer *a,
+                        const char *which) {
+  size_t found = 0;
+  for (size_t i = 0; i < a->census_count; i++) {
+    const lctx_census_call *k = &a->census[i];
+    if (!unadapted(k))
+      continue;
+    char key[LCTX_SWEEP_KEY_MAX];
+    const char *what =
+        k->kind == LCTX_CENSUS_BACKEND ? "a .backend read" : "get_backend()";
+    snprintf(key, sizeof key, "SW-006 %s at %s:%ld", what,
+             k->file[0] ? k->file : "(no frame inside jax/)", k->line);
+    lctx_sweep_verdict *v = put(o, LCTX_SWEEP_CENSUS, LCTX_SWEEP_FAIL, key);
+    found++;
+    if (v)
+      snprintf(v->detail, sizeof v->detail,
+               "%s in the lowering rule of %s (%s), with %u module "
+               "platforms, for %s; it %s",
+               what, k->primitive[0] ? k->primitive : "(unknown primitive)",
+               k->file[0] ? k->file : "?", k->platforms, which,
+               k->gave == LCTX_CENSUS_GAVE_RAISE  ? "raised"
+               : k->gave == LCTX_CENSUS_GAVE_NONE ? "gave None"
+                                                  : "gave a client");
+  }
+  return found;
+}
+
+static void judge_census(out_list *o, const lctx_sweep_case *c) {
+  if (!is_multi(c) || !c->multi || lost(c->multi))
+    return;
+  size_t found = census_of(o, c->multi, "P");
+  if (c->reordered && !lost(c->reordered))
+    found += census_of(o, c->reordered, "P reordered");
+  if (found == 0)
+    put(o, LCTX_SWEEP_CENSUS, LCTX_SWEEP_PASS, NULL);
+}
+
+/* SW-007: a successful export declares P, in order. */
+static void judge_declared(out_list *o, const lctx_sweep_case *c) {
+  const lctx_export_answer *a = c->multi;
+  if (!a || a->status != LCTX_EXPORT_OK)
+    return;
+  bool same = a->platform_count == c->count;
+  for (size_t i = 0; same && i < c->count; i++)
+    same = strcmp(a->platforms[i], c->platforms[i]) == 0;
+  if (same) {
+    put(o, LCTX_SWEEP_DECLARED, LCTX_SWEEP_PASS, NULL);
+    return;
+  }
+  lctx_sweep_verdict *v = put(o, LCTX_SWEEP_DECLARED, LCTX_SWEEP_FAIL,
+                              "SW-007 declared platforms differ");
+  if (v) {
+    char asked[256], got[256];
+    const char *names[LCTX_EXPORT_MAX_PLATFORMS];
+    size_t n = a->platform_count < LCTX_EXPORT_MAX_PLATFORMS
+                   ? a->platform_count
+                   : LCTX_EXPORT_MAX_PLATFORMS;
+    for (size_t i = 0; i < n; i++)
+      names[i] = a->platforms[i];
+    list_text(asked, sizeof asked, c->platforms, c->count);
+    list_text(got, sizeof got, names, n);
+    snprintf(v->detail, sizeof v->detail,
+             "asked for %s, the module declares %s", asked, got);
+  }
+}
+
+size_t lctx_sweep_judge(const lctx_sweep_rows *rows, const lctx_sweep_case *c,
+                        lctx_sweep_verdict *out, size_t cap) {
+  out_list o = {rows, out, 0, cap};
+  judge_complete(&o, c);
+  judge_order(&o, c);
+  judge_dispatch(&o, c);
+  judge_census(&o, c);
+  judge_declared(&o, c);
+  return o.n;
+}

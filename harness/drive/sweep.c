@@ -1,0 +1,352 @@
+/*
+ * sweep.c - `lctx sweep` (see sweep.h): the plan, the requests of a case,
+ * judging, findings, resuming and the reports. The recorded case files
+ * (--judge, --replay, findings) are sweep_case.c's.
+ */
+#include "sweep.h"
+
+#include "conform_report.h"
+#include "escape.h"
+#include "exit.h"
+#include "sweep_case.h"
+#include "lctx/lctx.h"
+#include "sys.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void lctx_sweep_options_init(lctx_sweep_options *o) {
+  memset(o, 0, sizeof *o);
+  o->seed = 1;
+  o->shard_i = o->shard_n = 1;
+  o->lists = 1;
+  o->subset = "all";
+  o->timeout = 60;
+  o->minimize = true;
+  o->only_case = -1;
+}
+
+//===----------------------------------------------------------------------===//
+// The plan
+//===----------------------------------------------------------------------===//
+
+static unsigned long long mix(unsigned long long x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static unsigned long long name_hash(const char *s) {
+  unsigned long long h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* Draws list `k` of program `name`: 2 to 4 distinct platforms of the
+ * catalogue's, in a drawn order (fixed by the seed and the name, so a
+ * plan does not move when the catalogue grows). */
+static void draw_list(const lctx_sweep *s, const char *name, size_t k,
+                      lctx_sweep_list *l) {
+  size_t pool = s->cat.platform_count, idx[LCTX_EXPORT_MAX_PLATFORMS];
+  unsigned long long r = mix(s->o->seed ^ name_hash(name) ^ mix(k + 1));
+  size_t most = pool < 4 ? pool : 4;
+  l->count = most < 2 ? most : 2 + (size_t)(r % (most - 1));
+  for (size_t i = 0; i < pool; i++)
+    idx[i] = i;
+  for (size_t i = 0; i < l->count; i++) {
+    r = mix(r);
+    size_t j = i + (size_t)(r % (pool - i));
+    size_t t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+    snprintf(l->p[i], sizeof l->p[i], "%s", s->cat.platforms[idx[i]]);
+  }
+}
+
+static bool group_taken(const lctx_sweep *s, size_t upto, const char *group) {
+  for (size_t i = 0; i < upto; i++) {
+    const lctx_program *p = &s->cat.programs[s->selected[i]];
+    if (strcmp(p->group, group) == 0 && strcmp(p->kind, "harness") == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The programs the options select, in catalogue order. */
+static bool select_programs(lctx_sweep *s) {
+  const lctx_sweep_options *o = s->o;
+  s->selected = calloc(s->cat.count, sizeof *s->selected);
+  if (!s->selected)
+    return false;
+  bool ci = strcmp(o->subset, "ci") == 0;
+  for (size_t i = 0; i < s->cat.count; i++) {
+    const lctx_program *p = &s->cat.programs[i];
+    if ((o->group && strcmp(o->group, p->group) != 0) ||
+        (o->kind && strcmp(o->kind, p->kind) != 0) ||
+        (ci && strcmp(p->kind, "harness") == 0 &&
+         group_taken(s, s->selected_count, p->group)))
+      continue;
+    if (o->limit && s->selected_count == o->limit)
+      break;
+    s->selected[s->selected_count++] = i;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Progress, reach and counts
+//===----------------------------------------------------------------------===//
+
+static void progress(lctx_sweep *s, size_t done, size_t total, bool last) {
+  if (!s->progress)
+    return;
+  double now = lctx_sys_now();
+  if (!last && now < s->next_progress)
+    return;
+  s->next_progress = now + 0.25;
+  double el = now - s->start;
+  double rate = el > 0 ? (double)s->exports / el : 0;
+  double per_case = done > s->resumed ? el / (double)(done - s->resumed) : 0;
+  fprintf(s->err,
+          "\r\033[Ksweep: %zu/%zu cases, %zu exports, %.1f exports/s, %zu "
+          "findings, %.0f s left",
+          done, total, s->exports, rate, s->finding_count,
+          per_case * (double)(total - done));
+  if (last)
+    fputc('\n', s->err);
+  fflush(s->err);
+}
+
+static int by_text(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+void lctx_sweep_reach(lctx_sweep *s, const char *primitive) {
+  char key[64];
+  snprintf(key, sizeof key, "%s", primitive);
+  char(*hit)[64] = bsearch(key, s->cat.primitives, s->cat.primitive_count,
+                           sizeof *s->cat.primitives, by_text);
+  if (hit)
+    s->reached[hit - s->cat.primitives] = true;
+}
+
+static lctx_conform_verdict as_verdict(const lctx_sweep *s,
+                                       const lctx_sweep_verdict *v) {
+  switch (v->kind) {
+  case LCTX_SWEEP_PASS:
+    return LCTX_CONFORM_PASS;
+  case LCTX_SWEEP_FAIL:
+    return lctx_sweep_known(s, v->key) ? LCTX_CONFORM_XFAIL : LCTX_CONFORM_FAIL;
+  case LCTX_SWEEP_CRASH:
+    return LCTX_CONFORM_CRASH;
+  default:
+    return LCTX_CONFORM_TIMEOUT;
+  }
+}
+
+void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
+                      const char *first, const char *rerun) {
+  lctx_conform_row *r = &s->rep->rows[row];
+  r->n[v]++;
+  s->rep->totals[v]++;
+  if (v == LCTX_CONFORM_PASS)
+    return;
+  r->kept++;
+  if (!r->first[0] && first) {
+    snprintf(r->first, sizeof r->first, "%s", first);
+    snprintf(r->rerun, sizeof r->rerun, "%s", rerun ? rerun : "");
+  }
+  if (lctx_conform_row_failed(r) && !s->rep->failed_once) {
+    s->rep->failed_once = true;
+    s->rep->first_failure_row = row;
+    s->rep->first_failure_verdict = v;
+    s->rep->first_failure_seconds = lctx_sys_now() - s->start;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// One case
+//===----------------------------------------------------------------------===//
+
+/* The rerun line of case `index` (its program and list). */
+static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
+  snprintf(dst, n,
+           "lctx sweep --cmd '%s' --seed=%llu --lists=%zu --case %zu "
+           "--out %s/rerun",
+           s->o->command, s->o->seed, s->o->lists, index, s->o->out_dir);
+}
+
+/* Judges case `index` (program `program`, list `l`), writes its line,
+ * counts its verdicts and keeps its new findings. */
+static void sweep_case(lctx_sweep *s, size_t index, size_t program,
+                       const lctx_sweep_list *l) {
+  lctx_sweep_exports e;
+  lctx_sweep_exports_init(&e, program, l);
+  lctx_sweep_verdict v[32];
+  size_t n = lctx_sweep_run_case(s, &e, v, 32);
+  lctx_sweep_write_line(s, index, &e, v, n);
+  char rerun[1024];
+  rerun_line(s, index, rerun, sizeof rerun);
+  for (size_t i = 0; i < n; i++) {
+    lctx_conform_verdict verdict = as_verdict(s, &v[i]);
+    char first[1024];
+    snprintf(first, sizeof first, "sweep case %zu (%s), %s: %s", index,
+             s->cat.programs[program].name, v[i].key[0] ? v[i].key : "",
+             v[i].detail);
+    lctx_sweep_count(s, v[i].row, verdict, first, rerun);
+    if (verdict == LCTX_CONFORM_FAIL && lctx_sweep_new_key(s, v[i].key))
+      lctx_sweep_keep_finding(s, &e, &v[i]);
+  }
+  lctx_sweep_exports_release(&e);
+}
+
+//===----------------------------------------------------------------------===//
+// The run
+//===----------------------------------------------------------------------===//
+
+bool lctx_sweep_open(lctx_sweep *s) {
+  char log[4096], why[512];
+  snprintf(log, sizeof log, "%s/implementation.log", s->o->out_dir);
+  lctx_impl_options io;
+  lctx_impl_options_init(&io);
+  io.timeout = s->o->timeout;
+  io.log_path = log;
+  io.extension = "export";
+  io.memory_limit_mb = 4096;
+  char e[1024] = "";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  s->impl = lctx_impl_open_process(s->o->command, &io, &eb);
+  lctx_escaped b;
+  if (!s->impl) {
+    fprintf(s->err, "lctx sweep: %s\n", lctx_esc(&b, e));
+    return false;
+  }
+  const char *hs = lctx_impl_handshake(s->impl);
+  if (!hs || !lctx_catalogue_parse(hs, &s->cat, why, sizeof why)) {
+    fprintf(s->err,
+            "lctx sweep: the program does not offer the export operation "
+            "and a catalogue: %s\n",
+            hs ? lctx_esc(&b, why) : "no handshake kept");
+    return false;
+  }
+  qsort(s->cat.primitives, s->cat.primitive_count, sizeof *s->cat.primitives,
+        by_text);
+  s->reached = calloc(s->cat.primitive_count + 1, sizeof *s->reached);
+  return s->reached && select_programs(s);
+}
+
+/* Whether plan index `c` is this run's: of its shard, or the one case
+ * asked for. */
+static bool planned(const lctx_sweep *s, size_t c) {
+  if (s->o->only_case >= 0)
+    return c == (size_t)s->o->only_case;
+  return c % s->o->shard_n == s->o->shard_i - 1;
+}
+
+/* Runs every planned case of this shard not done yet. */
+static void run_plan(lctx_sweep *s) {
+  size_t total = 0, done = 0;
+  for (size_t c = 0; c < s->selected_count * s->o->lists; c++)
+    total += planned(s, c);
+  done = s->resumed;
+  for (size_t c = 0; c < s->selected_count * s->o->lists; c++) {
+    if (!planned(s, c) || lctx_sweep_done(s, c))
+      continue;
+    if (lctx_sys_interrupted() ||
+        (s->o->time_limit > 0 &&
+         lctx_sys_now() - s->start > s->o->time_limit)) {
+      s->rep->interrupted = true;
+      break;
+    }
+    size_t program = s->selected[c / s->o->lists];
+    lctx_sweep_list l;
+    draw_list(s, s->cat.programs[program].name, c % s->o->lists, &l);
+    sweep_case(s, c, program, &l);
+    s->rep->cases_run++;
+    progress(s, ++done, total, false);
+  }
+  progress(s, done, total, true);
+}
+
+static void print_summary(lctx_sweep *s) {
+  const lctx_conform_report *r = s->rep;
+  fprintf(s->out,
+          "sweep: %zu programs of %zu in the catalogue, %zu cases "
+          "(%zu resumed), %zu exports in %.1f s (%.1f exports/s)\n",
+          s->selected_count, s->cat.count, r->cases_run, s->resumed, s->exports,
+          lctx_sys_now() - s->start,
+          s->exports / (lctx_sys_now() - s->start + 1e-9));
+  for (size_t i = 0; i < r->row_count; i++) {
+    const lctx_conform_row *row = &r->rows[i];
+    fprintf(s->out,
+            "  %-7s pass %zu  fail %zu  xfail %zu  crash %zu  "
+            "timeout %zu\n",
+            row->id, row->n[LCTX_CONFORM_PASS], row->n[LCTX_CONFORM_FAIL],
+            row->n[LCTX_CONFORM_XFAIL], row->n[LCTX_CONFORM_CRASH],
+            row->n[LCTX_CONFORM_TIMEOUT]);
+  }
+  lctx_sweep_write_reach(s);
+}
+
+static int finish(lctx_sweep *s) {
+  lctx_conform_report *r = s->rep;
+  r->seconds = lctx_sys_now() - s->start;
+  r->restarts = s->impl ? lctx_impl_restarts(s->impl) : 0;
+  size_t judged = 0;
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    judged += r->totals[v];
+  r->nothing_judged = judged == 0;
+  print_summary(s);
+  char spec_version[64];
+  snprintf(spec_version, sizeof spec_version, "%s", s->spec->version);
+  char impl_version[160];
+  snprintf(impl_version, sizeof impl_version, "%s%s%s", s->cat.version,
+           s->cat.mutant[0] ? "+" : "", s->cat.mutant);
+  lctx_conform_doc doc = {
+      .report = r,
+      .spec_file = s->o->spec_path,
+      .spec_version = spec_version,
+      .lctx_version = LCTX_VERSION_STRING,
+      .impl_name = s->cat.name,
+      .impl_version = impl_version,
+      .impl_kind = "process",
+      .seed = s->o->seed,
+      .shard_i = s->o->shard_i,
+      .shard_n = s->o->shard_n,
+      .peak_memory_mb = -1,
+  };
+  if (!lctx_conform_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
+    r->write_failed = true;
+  bool failed = lctx_conform_run_failed(r) || r->write_failed ||
+                r->nothing_judged || r->interrupted || s->results_failed;
+  fprintf(s->out, "result: %zu new findings, %zu known; reports in %s: %s\n",
+          s->finding_count, r->totals[LCTX_CONFORM_XFAIL], s->o->out_dir,
+          r->nothing_judged ? "NOTHING JUDGED"
+          : r->interrupted  ? "INTERRUPTED"
+          : failed          ? "FAIL"
+                            : "PASS");
+  return failed ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+}
+
+int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
+  lctx_sweep *s = lctx_sweep_new(o, out, err);
+  if (!s)
+    return LCTX_EXIT_USAGE;
+  int code = LCTX_EXIT_USAGE;
+  lctx_sys_interrupts saved;
+  lctx_sys_catch_interrupts(&saved);
+  if (lctx_sweep_open(s) && lctx_sweep_resume(s)) {
+    s->progress = !o->quiet && isatty(fileno(err));
+    s->start = lctx_sys_now();
+    run_plan(s);
+    code = finish(s);
+  }
+  lctx_sys_release_interrupts(&saved);
+  lctx_sweep_free(s);
+  return code;
+}

@@ -1,0 +1,538 @@
+/*
+ * sweep_case.c - one sweep case: its export requests, judging, its
+ * results line, resuming, findings (see sweep_case.h).
+ */
+#include "sweep_case.h"
+
+#include "conform_report.h"
+#include "escape.h"
+#include "sweep_record.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Set-up
+//===----------------------------------------------------------------------===//
+
+lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
+  lctx_sweep *s = calloc(1, sizeof *s);
+  if (s) {
+    s->spec = malloc(sizeof *s->spec);
+    s->rep = calloc(1, sizeof *s->rep);
+  }
+  if (!s || !s->spec || !s->rep) {
+    fprintf(err, "lctx sweep: out of memory\n");
+    lctx_sweep_free(s);
+    return NULL;
+  }
+  s->o = o;
+  s->out = out;
+  s->err = err;
+  char why[512];
+  lctx_escaped b;
+  if (!lctx_spec_load_or_report(o->spec_path, s->spec, "lctx sweep", err) ||
+      !lctx_sweep_rows_find(s->spec, &s->rows, why, sizeof why)) {
+    if (s->spec->row_count)
+      fprintf(err, "lctx sweep: %s\n", lctx_esc(&b, why));
+    lctx_sweep_free(s);
+    return NULL;
+  }
+  s->rep->row_count = s->spec->row_count;
+  for (size_t i = 0; i < s->spec->row_count; i++)
+    snprintf(s->rep->rows[i].id, sizeof s->rep->rows[i].id, "%s",
+             s->spec->rows[i].id);
+  if (o->out_dir && !lctx_sys_mkdir_p(o->out_dir)) {
+    fprintf(err, "lctx sweep: cannot create %s: %s\n", lctx_esc(&b, o->out_dir),
+            strerror(errno));
+    lctx_sweep_free(s);
+    return NULL;
+  }
+  if (o->known_dir &&
+      !lctx_sweep_record_keys(o->known_dir, &s->known, &s->known_count, err)) {
+    lctx_sweep_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void lctx_sweep_free(lctx_sweep *s) {
+  if (!s)
+    return;
+  if (s->results && fclose(s->results) != 0)
+    s->results_failed = true;
+  lctx_impl_close(s->impl);
+  lctx_catalogue_free(&s->cat);
+  free(s->selected);
+  free(s->reached);
+  free(s->done);
+  free(s->known);
+  free(s->seen);
+  free(s->spec);
+  free(s->rep);
+  free(s);
+}
+
+bool lctx_sweep_known(const lctx_sweep *s, const char *key) {
+  for (size_t i = 0; i < s->known_count; i++) {
+    if (strcmp(s->known[i], key) == 0)
+      return true;
+  }
+  return false;
+}
+
+bool lctx_sweep_new_key(lctx_sweep *s, const char *key) {
+  for (size_t i = 0; i < s->seen_count; i++) {
+    if (strcmp(s->seen[i], key) == 0)
+      return false;
+  }
+  if (s->seen_count == s->seen_cap) {
+    size_t cap = s->seen_cap ? 2 * s->seen_cap : 16;
+    void *p = realloc(s->seen, cap * sizeof *s->seen);
+    if (!p)
+      return false;
+    s->seen = p;
+    s->seen_cap = cap;
+  }
+  snprintf(s->seen[s->seen_count++], LCTX_SWEEP_KEY_MAX, "%s", key);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Requests
+//===----------------------------------------------------------------------===//
+
+void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
+                             const lctx_sweep_list *l) {
+  memset(e, 0, sizeof *e);
+  e->program = program;
+  e->list = *l;
+}
+
+void lctx_sweep_exports_release(lctx_sweep_exports *e) {
+  lctx_export_store_release(&e->multi);
+  lctx_export_store_release(&e->reordered);
+  lctx_export_store_release(&e->cpu_only);
+  for (size_t i = 0; i < LCTX_EXPORT_MAX_PLATFORMS; i++)
+    lctx_export_store_release(&e->alone[i]);
+}
+
+/* One item of a request: a list, and the answer it fills. */
+typedef struct item {
+  const lctx_sweep_list *list;
+  lctx_export_store *store;
+} item;
+
+static void take_reach(lctx_sweep *s, const lctx_export_store *st) {
+  for (size_t i = 0; i < st->primitive_count; i++)
+    lctx_sweep_reach(s, st->primitives[i]);
+}
+
+/* Exports `n` items of `program` in one request; a request that is lost
+ * is sent again item by item, so that only the item that breaks the
+ * program is marked. */
+static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
+  json_t *req = json_object(), *list = json_array();
+  unsigned long long id = ++s->next_id;
+  json_object_set_new(req, "id", json_integer((json_int_t)id));
+  for (size_t i = 0; i < n; i++) {
+    json_t *plats = json_array();
+    for (size_t k = 0; k < it[i].list->count; k++)
+      json_array_append_new(plats, json_string(it[i].list->p[k]));
+    json_array_append_new(
+        list, json_pack("{s:s, s:o}", "program", program, "platforms", plats));
+  }
+  json_object_set_new(req, "exports", list);
+  char *line = json_dumps(req, JSON_COMPACT);
+  json_decref(req);
+  char *answer = NULL, why[512] = "out of memory";
+  lctx_result_status st =
+      line ? lctx_impl_exchange(s->impl, line, id, s->o->timeout * (double)n,
+                                &answer, why, sizeof why)
+           : LCTX_RESULT_CRASH;
+  free(line);
+  json_t *j = answer ? json_loads(answer, 0, NULL) : NULL;
+  free(answer);
+  json_t *results = json_object_get(j, "results");
+  if (st == LCTX_RESULT_OK && json_array_size(results) != n) {
+    snprintf(why, sizeof why, "protocol error: %zu results expected", n);
+    st = LCTX_RESULT_CRASH;
+  }
+  for (size_t i = 0; i < n && st == LCTX_RESULT_OK; i++) {
+    lctx_export_store_read(json_array_get(results, i), i, it[i].store);
+    take_reach(s, it[i].store);
+  }
+  json_decref(j);
+  if (st != LCTX_RESULT_OK && n > 1) {
+    for (size_t i = 0; i < n; i++)
+      send_items(s, program, &it[i], 1);
+    return;
+  }
+  if (st != LCTX_RESULT_OK)
+    lctx_export_store_lose(it[0].store,
+                           st == LCTX_RESULT_TIMEOUT ? LCTX_EXPORT_TIMEOUT
+                                                     : LCTX_EXPORT_CRASH,
+                           why);
+  s->exports += n;
+}
+
+static void reverse(const lctx_sweep_list *a, lctx_sweep_list *b) {
+  b->count = a->count;
+  for (size_t i = 0; i < a->count; i++)
+    memcpy(b->p[i], a->p[a->count - 1 - i], sizeof b->p[i]);
+}
+
+static bool has_cpu(const lctx_sweep_list *l) {
+  for (size_t i = 0; i < l->count; i++) {
+    if (strcmp(l->p[i], "cpu") == 0)
+      return true;
+  }
+  return false;
+}
+
+/* The judge's view of `e`; `names` and `rnames` hold the pointers. */
+static void view(const lctx_sweep *s, const lctx_sweep_exports *e,
+                 const char **names, const char **rnames, lctx_sweep_case *c) {
+  memset(c, 0, sizeof *c);
+  c->program = s->cat.programs[e->program].name;
+  c->group = s->cat.programs[e->program].group;
+  lctx_sweep_record_view(e, names, rnames, c);
+}
+
+size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
+                           lctx_sweep_verdict *v, size_t cap) {
+  const char *program = s->cat.programs[e->program].name;
+  static const lctx_sweep_list cpu = {1, {"cpu"}};
+  item it[3];
+  size_t n = 0;
+  it[n++] = (item){&e->list, &e->multi};
+  if (e->list.count > 1) {
+    reverse(&e->list, &e->reorder);
+    e->has_reorder = true;
+    it[n++] = (item){&e->reorder, &e->reordered};
+  }
+  if (has_cpu(&e->list) && e->list.count > 1) {
+    e->has_cpu = true;
+    it[n++] = (item){&cpu, &e->cpu_only};
+  }
+  send_items(s, program, it, n);
+  const char *names[LCTX_EXPORT_MAX_PLATFORMS], *rn[LCTX_EXPORT_MAX_PLATFORMS];
+  lctx_sweep_case c;
+  view(s, e, names, rn, &c);
+  if (lctx_sweep_needs_alone(&s->rows, &c)) {
+    item alone[LCTX_EXPORT_MAX_PLATFORMS];
+    lctx_sweep_list one[LCTX_EXPORT_MAX_PLATFORMS];
+    size_t k = 0;
+    for (size_t i = 0; i < e->list.count; i++) {
+      one[i] = (lctx_sweep_list){1, {{0}}};
+      memcpy(one[i].p[0], e->list.p[i], sizeof one[i].p[0]);
+      e->has_alone[i] = true;
+      alone[k++] = (item){&one[i], &e->alone[i]};
+    }
+    send_items(s, program, alone, k);
+    view(s, e, names, rn, &c);
+  }
+  e->exports = n;
+  return lctx_sweep_judge(&s->rows, &c, v, cap);
+}
+
+//===----------------------------------------------------------------------===//
+// results.jsonl
+//===----------------------------------------------------------------------===//
+
+static void mark_done(lctx_sweep *s, size_t index) {
+  if (index < s->done_cap)
+    s->done[index] = true;
+}
+
+bool lctx_sweep_done(const lctx_sweep *s, size_t index) {
+  return index < s->done_cap && s->done[index];
+}
+
+/* What P gave, in one line: "ok", "raise CLASS at FILE:LINE: MESSAGE",
+ * or the lost answer's why. */
+static json_t *outcome_json(const lctx_export_answer *a) {
+  char text[LCTX_EXPORT_MESSAGE_MAX + 512];
+  if (a->status == LCTX_EXPORT_OK)
+    snprintf(text, sizeof text, "ok");
+  else if (a->status == LCTX_EXPORT_RAISE)
+    snprintf(text, sizeof text, "raise %s at %s:%ld: %s", a->raised.cls,
+             a->raised.file[0] ? a->raised.file : "?", a->raised.line,
+             a->raised.message);
+  else
+    snprintf(text, sizeof text, "%s: %s",
+             a->status == LCTX_EXPORT_TIMEOUT ? "timeout" : "crash", a->error);
+  return lctx_conform_json_text(text);
+}
+
+void lctx_sweep_write_line(lctx_sweep *s, size_t index,
+                           const lctx_sweep_exports *e,
+                           const lctx_sweep_verdict *v, size_t n) {
+  json_t *j = json_object(), *verdicts = json_array(), *plats = json_array();
+  json_t *prims = json_array();
+  json_object_set_new(j, "case", json_integer((json_int_t)index));
+  json_object_set_new(j, "program",
+                      lctx_conform_json_text(s->cat.programs[e->program].name));
+  for (size_t i = 0; i < e->list.count; i++)
+    json_array_append_new(plats, json_string(e->list.p[i]));
+  json_object_set_new(j, "platforms", plats);
+  for (size_t i = 0; i < n; i++) {
+    const lctx_spec_row *row = &s->spec->rows[v[i].row];
+    json_array_append_new(
+        verdicts,
+        json_pack("{s:s, s:s, s:o, s:o}", "row", row->id, "verdict",
+                  lctx_conform_verdict_name(
+                      v[i].kind == LCTX_SWEEP_PASS      ? LCTX_CONFORM_PASS
+                      : v[i].kind == LCTX_SWEEP_CRASH   ? LCTX_CONFORM_CRASH
+                      : v[i].kind == LCTX_SWEEP_TIMEOUT ? LCTX_CONFORM_TIMEOUT
+                      : lctx_sweep_known(s, v[i].key)   ? LCTX_CONFORM_XFAIL
+                                                        : LCTX_CONFORM_FAIL),
+                  "key", lctx_conform_json_text(v[i].key), "detail",
+                  lctx_conform_json_text(v[i].detail)));
+  }
+  json_object_set_new(j, "verdicts", verdicts);
+  const lctx_export_store *st[] = {&e->multi, &e->reordered, &e->cpu_only};
+  for (size_t k = 0; k < 3; k++) {
+    for (size_t i = 0; i < st[k]->primitive_count; i++) {
+      bool twice = false;
+      for (size_t d = 0; d < json_array_size(prims) && !twice; d++)
+        twice = strcmp(json_string_value(json_array_get(prims, d)),
+                       st[k]->primitives[i]) == 0;
+      if (!twice)
+        json_array_append_new(prims, json_string(st[k]->primitives[i]));
+    }
+  }
+  json_object_set_new(j, "primitives", prims);
+  json_object_set_new(j, "outcome", outcome_json(&e->multi.answer));
+  if (s->results && (json_dumpf(j, s->results, JSON_COMPACT) != 0 ||
+                     fputc('\n', s->results) == EOF || fflush(s->results) != 0))
+    s->results_failed = true;
+  json_decref(j);
+  mark_done(s, index);
+}
+
+/* The stamp line: what a resumed run must share with the file. */
+static json_t *stamp(const lctx_sweep *s) {
+  const lctx_sweep_options *o = s->o;
+  return json_pack(
+      "{s:s, s:s, s:{s:I, s:I, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I}}",
+      "implementation", s->cat.name, "implementation_version", s->cat.version,
+      "sweep", "seed", (json_int_t)o->seed, "lists", (json_int_t)o->lists,
+      "subset", o->subset, "group", o->group, "kind", o->kind, "limit",
+      (json_int_t)o->limit, "programs", (json_int_t)s->selected_count,
+      "shard_index", (json_int_t)o->shard_i, "shard_count",
+      (json_int_t)o->shard_n);
+}
+
+/* Counts the verdicts of an earlier line `j` again. */
+static void take_line(lctx_sweep *s, json_t *j) {
+  size_t i;
+  json_t *v;
+  mark_done(s, (size_t)json_integer_value(json_object_get(j, "case")));
+  s->resumed++;
+  s->rep->cases_run++;
+  json_array_foreach(json_object_get(j, "verdicts"), i, v) {
+    const lctx_spec_row *row =
+        lctx_spec_find(s->spec, json_string_value(json_object_get(v, "row")));
+    const char *name = json_string_value(json_object_get(v, "verdict"));
+    const char *key = json_string_value(json_object_get(v, "key"));
+    for (int k = 0; row && name && k < LCTX_CONFORM_VERDICT_COUNT; k++) {
+      if (strcmp(name, lctx_conform_verdict_name(k)) == 0)
+        lctx_sweep_count(s, (size_t)(row - s->spec->rows), k,
+                         json_string_value(json_object_get(v, "detail")), NULL);
+    }
+    if (key && key[0] && lctx_sweep_new_key(s, key) && name &&
+        strcmp(name, "fail") == 0)
+      s->finding_count++;
+  }
+  json_array_foreach(json_object_get(j, "primitives"), i, v) {
+    if (json_is_string(v))
+      lctx_sweep_reach(s, json_string_value(v));
+  }
+}
+
+/* The valid lines of an earlier results.jsonl of the same plan, counted
+ * again; false when it is of another plan. A line cut short by a stop is
+ * dropped. */
+static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
+                         json_t *keep) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return true;
+  char *line = NULL;
+  size_t cap = 0;
+  bool ok = true;
+  for (size_t k = 0; getline(&line, &cap, f) > 0; k++) {
+    json_t *j = json_loads(line, 0, NULL);
+    if (k == 0 && !json_equal(json_object_get(j, "sweep"),
+                              json_object_get(want, "sweep"))) {
+      lctx_escaped b;
+      fprintf(s->err,
+              "lctx sweep: %s is of another plan (seed, lists, subset, "
+              "filters, shard or catalogue size differ); give another --out, "
+              "or remove it to start again\n",
+              lctx_esc(&b, path));
+      ok = false;
+    } else if (k > 0 && json_is_integer(json_object_get(j, "case")) &&
+               json_is_array(json_object_get(j, "verdicts"))) {
+      take_line(s, j);
+      json_array_append(keep, j);
+    }
+    json_decref(j);
+    if (!ok)
+      break;
+  }
+  free(line);
+  fclose(f);
+  return ok;
+}
+
+bool lctx_sweep_resume(lctx_sweep *s) {
+  s->done_cap = s->selected_count * s->o->lists;
+  s->done = calloc(s->done_cap + 1, sizeof *s->done);
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/results.jsonl", s->o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  json_t *head = stamp(s), *keep = json_array();
+  bool ok = s->done && read_earlier(s, path, head, keep);
+  /* Rewritten whole (what was valid), then appended to. */
+  FILE *f = ok ? fopen(tmp, "w") : NULL;
+  size_t i;
+  json_t *v;
+  if (f) {
+    json_dumpf(head, f, JSON_COMPACT);
+    fputc('\n', f);
+    json_array_foreach(keep, i, v) {
+      json_dumpf(v, f, JSON_COMPACT);
+      fputc('\n', f);
+    }
+  }
+  bool written =
+      f && fflush(f) == 0 && fclose(f) == 0 && rename(tmp, path) == 0;
+  json_decref(head);
+  json_decref(keep);
+  if (ok && !written) {
+    lctx_escaped b;
+    fprintf(s->err, "lctx sweep: %s: cannot write: %s\n", lctx_esc(&b, path),
+            strerror(errno));
+    return false;
+  }
+  s->results = ok ? fopen(path, "a") : NULL;
+  return ok && s->results;
+}
+
+//===----------------------------------------------------------------------===//
+// Findings
+//===----------------------------------------------------------------------===//
+
+/* Whether case `e` (run again for `list` and `program`) shows `key`. */
+static bool shows(lctx_sweep *s, size_t program, const lctx_sweep_list *list,
+                  const char *key, lctx_sweep_exports *keep) {
+  lctx_sweep_exports e;
+  lctx_sweep_exports_init(&e, program, list);
+  lctx_sweep_verdict v[32];
+  size_t n = lctx_sweep_run_case(s, &e, v, 32);
+  bool found = false;
+  for (size_t i = 0; i < n && !found; i++)
+    found = v[i].kind == LCTX_SWEEP_FAIL && strcmp(v[i].key, key) == 0;
+  if (found) {
+    lctx_sweep_exports_release(keep);
+    *keep = e;
+  } else {
+    lctx_sweep_exports_release(&e);
+  }
+  return found;
+}
+
+/* Fewest platforms: drops one platform at a time while the key stays. */
+static void fewer_platforms(lctx_sweep *s, lctx_sweep_exports *best,
+                            const char *key) {
+  for (bool shrunk = true; shrunk && best->list.count > 2;) {
+    shrunk = false;
+    for (size_t drop = 0; drop < best->list.count && !shrunk; drop++) {
+      lctx_sweep_list l = {0, {{0}}};
+      for (size_t i = 0; i < best->list.count; i++) {
+        if (i != drop)
+          memcpy(l.p[l.count++], best->list.p[i], sizeof l.p[0]);
+      }
+      shrunk = shows(s, best->program, &l, key, best);
+    }
+  }
+}
+
+/* The smallest program of the group that still shows the key (at most 8
+ * tried, smallest first). */
+static void smaller_program(lctx_sweep *s, lctx_sweep_exports *best,
+                            const char *key) {
+  const lctx_program *at = &s->cat.programs[best->program];
+  for (int tries = 0; tries < 8; tries++) {
+    long pick = -1;
+    for (size_t i = 0; i < s->cat.count; i++) {
+      const lctx_program *p = &s->cat.programs[i];
+      if (strcmp(p->group, at->group) == 0 && p->size < at->size &&
+          (pick < 0 || p->size > s->cat.programs[pick].size))
+        pick = (long)i;
+    }
+    if (pick < 0)
+      return;
+    lctx_sweep_list l = best->list;
+    if (shows(s, (size_t)pick, &l, key, best))
+      at = &s->cat.programs[best->program];
+    else
+      at = &s->cat.programs[pick]; /* try the next smaller */
+  }
+}
+
+void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
+                             const lctx_sweep_verdict *v) {
+  s->finding_count++;
+  char dir[4096];
+  if (!lctx_sweep_record_finding_dir(s, v->key, dir, sizeof dir))
+    return;
+  lctx_sweep_record_save(s, e, v, dir, "case.json");
+  lctx_sweep_exports best;
+  lctx_sweep_exports_init(&best, e->program, &e->list);
+  if (s->o->minimize) {
+    fewer_platforms(s, &best, v->key);
+    smaller_program(s, &best, v->key);
+  }
+  if (best.multi.answer.status == LCTX_EXPORT_OK ||
+      best.multi.answer.status == LCTX_EXPORT_RAISE)
+    lctx_sweep_record_save(s, &best, v, dir, "minimized.json");
+  else
+    lctx_sweep_record_save(s, e, v, dir, "minimized.json");
+  lctx_sweep_record_report(s, e, &best, v, dir);
+  lctx_sweep_exports_release(&best);
+}
+
+//===----------------------------------------------------------------------===//
+// Reach
+//===----------------------------------------------------------------------===//
+
+void lctx_sweep_write_reach(lctx_sweep *s) {
+  size_t reached = 0;
+  json_t *yes = json_array(), *no = json_array();
+  for (size_t i = 0; i < s->cat.primitive_count; i++) {
+    json_array_append_new(s->reached[i] ? yes : no,
+                          lctx_conform_json_text(s->cat.primitives[i]));
+    reached += s->reached[i];
+  }
+  fprintf(s->out,
+          "reach: the judged programs lowered %zu of the %zu primitives with "
+          "lowering rules in JAX (%s/reach.json lists both)\n",
+          reached, s->cat.primitive_count, s->o->out_dir);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/reach.json", s->o->out_dir);
+  json_t *j = json_pack("{s:I, s:I, s:o, s:o}", "lowering_primitives",
+                        (json_int_t)s->cat.primitive_count, "reached",
+                        (json_int_t)reached, "reached_primitives", yes,
+                        "not_reached", no);
+  char *text = json_dumps(j, JSON_INDENT(1));
+  if (!text || !lctx_sys_write_file(path, text, strlen(text)))
+    s->results_failed = true;
+  free(text);
+  json_decref(j);
+}

@@ -1,0 +1,111 @@
+/*
+ * sweep_case.h - the state of a sweep and the mechanics of one case, shared
+ * by sweep.c (the plan and the run) and sweep_case.c: the export requests
+ * of a case and their answers, judging, the results line, resuming,
+ * findings (kept, minimized, recorded as case files) and the recorded case
+ * files themselves (--judge, --replay).
+ */
+#ifndef LCTX_DRIVE_SWEEP_CASE_H
+#define LCTX_DRIVE_SWEEP_CASE_H
+
+#include "conform.h"
+#include "export_json.h"
+#include "impl.h"
+#include "sweep.h"
+#include "sweepjudge.h"
+
+/// One platform list.
+typedef struct lctx_sweep_list {
+  size_t count;
+  char p[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
+} lctx_sweep_list;
+
+/// A case's requests and answers.
+typedef struct lctx_sweep_exports {
+  size_t program; ///< a catalogue index
+  lctx_sweep_list list, reorder;
+  bool has_reorder, has_cpu, has_alone[LCTX_EXPORT_MAX_PLATFORMS];
+  lctx_export_store multi, reordered, cpu_only;
+  lctx_export_store alone[LCTX_EXPORT_MAX_PLATFORMS];
+  size_t exports; ///< requests answered or lost
+} lctx_sweep_exports;
+
+/// A running sweep.
+typedef struct lctx_sweep {
+  const lctx_sweep_options *o;
+  FILE *out, *err;
+  lctx_spec *spec;
+  lctx_sweep_rows rows;
+  lctx_impl *impl;
+  lctx_catalogue cat;
+  size_t *selected, selected_count;
+  bool *reached; ///< per cat.primitives entry (sorted)
+  lctx_conform_report *rep;
+  unsigned long long next_id;
+  size_t exports, resumed, finding_count;
+  /// The cases done (by plan index), from results.jsonl and this run.
+  bool *done;
+  size_t done_cap;
+  /// Finding keys: known (from the recorded defects) and seen in this run.
+  char (*known)[LCTX_SWEEP_KEY_MAX];
+  size_t known_count;
+  char (*seen)[LCTX_SWEEP_KEY_MAX];
+  size_t seen_count, seen_cap;
+  FILE *results;
+  bool results_failed, progress;
+  double start, next_progress;
+} lctx_sweep;
+
+/// A sweep with its table (the sweep rows found), its known findings and
+/// its out folder made; NULL with why on `err`.
+lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err);
+void lctx_sweep_free(lctx_sweep *s);
+
+/// Starts the program with the export extension, reads its catalogue and
+/// selects the programs; false with why on `err`.
+bool lctx_sweep_open(lctx_sweep *s);
+
+/// Reads OUT/results.jsonl of an earlier run of the same plan (its cases
+/// done, their counts, reach and findings) and opens it to append; a file
+/// of another plan is refused (false, said on `err`).
+bool lctx_sweep_resume(lctx_sweep *s);
+bool lctx_sweep_done(const lctx_sweep *s, size_t index);
+
+void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
+                             const lctx_sweep_list *l);
+void lctx_sweep_exports_release(lctx_sweep_exports *e);
+
+/// Exports what case `e` needs (P, P reversed, ("cpu",), each platform
+/// alone when P raised what no refusal allows) and judges it; returns the
+/// verdicts written to `v` (at most `cap`).
+size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
+                           lctx_sweep_verdict *v, size_t cap);
+
+/// Writes case `index`'s line to results.jsonl (and marks it done).
+void lctx_sweep_write_line(lctx_sweep *s, size_t index,
+                           const lctx_sweep_exports *e,
+                           const lctx_sweep_verdict *v, size_t n);
+
+/// Counts verdict `v` under `row` (first: the text of its first failure).
+void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
+                      const char *first, const char *rerun);
+
+/// Marks a lowering primitive reached.
+void lctx_sweep_reach(lctx_sweep *s, const char *primitive);
+
+/// Whether `key` is a known defect's; whether it is new in this run (then
+/// remembered).
+bool lctx_sweep_known(const lctx_sweep *s, const char *key);
+bool lctx_sweep_new_key(lctx_sweep *s, const char *key);
+
+/// Keeps a new finding: OUT/findings/SLUG/ with case.json (the recorded
+/// answers and verdict), minimized.json (fewest platforms, then the
+/// smallest program of its group that still shows it) and report.txt.
+void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
+                             const lctx_sweep_verdict *v);
+
+/// Prints the reach (JAX's lowering primitives the judged programs
+/// lowered, and those they did not) and writes OUT/reach.json.
+void lctx_sweep_write_reach(lctx_sweep *s);
+
+#endif /* LCTX_DRIVE_SWEEP_CASE_H */

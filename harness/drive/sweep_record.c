@@ -1,0 +1,481 @@
+/*
+ * sweep_record.c - recorded sweep cases (see sweep_record.h).
+ */
+#include "sweep_record.h"
+
+#include "dirlist.h"
+#include "conform_report.h"
+#include "escape.h"
+#include "exit.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORD_MAX_BYTES (64u << 20)
+
+//===----------------------------------------------------------------------===//
+// Views and files
+//===----------------------------------------------------------------------===//
+
+static const lctx_export_answer *asked(const lctx_export_store *st, bool yes) {
+  return yes ? &st->answer : NULL;
+}
+
+void lctx_sweep_record_view(const lctx_sweep_exports *e, const char **names,
+                            const char **rnames, lctx_sweep_case *c) {
+  c->count = e->list.count;
+  for (size_t i = 0; i < e->list.count; i++) {
+    names[i] = e->list.p[i];
+    rnames[i] = e->reorder.p[i];
+    c->alone[i] = asked(&e->alone[i], e->has_alone[i]);
+  }
+  c->platforms = names;
+  c->multi = &e->multi.answer;
+  c->reorder = e->has_reorder ? rnames : NULL;
+  c->reordered = asked(&e->reordered, e->has_reorder);
+  c->cpu_only = asked(&e->cpu_only, e->has_cpu);
+}
+
+/* Paths of the case files FILE or DIR/ *.json (sorted); NULL said. */
+static char **case_files(const char *path, size_t *n, FILE *err) {
+  char message[512];
+  lctx_buf b;
+  lctx_buf_init(&b, message, sizeof message);
+  if (!lctx_sys_is_dir(path)) {
+    char **one = calloc(2, sizeof *one);
+    if (one)
+      one[0] = strdup(path);
+    *n = one && one[0] ? 1 : 0;
+    return one;
+  }
+  char **paths = lctx_dirlist_read(path, ".json", n, &b);
+  lctx_escaped e;
+  if (!paths)
+    fprintf(err, "lctx sweep: %s\n", lctx_esc(&e, message));
+  return paths;
+}
+
+static json_t *load(const char *path, FILE *err) {
+  json_error_t je;
+  json_t *j = json_load_file(path, 0, &je);
+  lctx_escaped a, b;
+  if (!j)
+    fprintf(err, "lctx sweep: %s:%d:%d: %s\n", lctx_esc(&a, path), je.line,
+            je.column, lctx_esc(&b, je.text));
+  else if (!json_is_integer(json_object_get(j, "lctx-sweep-case")) ||
+           json_integer_value(json_object_get(j, "lctx-sweep-case")) != 1) {
+    fprintf(err,
+            "lctx sweep: %s: not a sweep case file (\"lctx-sweep-case\": 1 "
+            "is missing)\n",
+            lctx_esc(&a, path));
+    json_decref(j);
+    j = NULL;
+  }
+  return j;
+}
+
+bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
+                            size_t *n, FILE *err) {
+  *n = 0;
+  *keys = NULL;
+  if (!lctx_sys_is_dir(dir))
+    return true;
+  size_t count = 0;
+  char **paths = case_files(dir, &count, err);
+  if (!paths)
+    return false;
+  bool ok = true;
+  for (size_t f = 0; f < count && ok; f++) {
+    json_t *j = load(paths[f], err);
+    size_t i;
+    json_t *v;
+    ok = j != NULL;
+    json_array_foreach(json_object_get(j, "expect"), i, v) {
+      const char *key = json_string_value(json_object_get(v, "key"));
+      const char *verdict = json_string_value(json_object_get(v, "verdict"));
+      if (!key || !verdict || strcmp(verdict, "fail") != 0)
+        continue;
+      void *p = realloc(*keys, (*n + 1) * sizeof **keys);
+      if (!p) {
+        ok = false;
+        break;
+      }
+      *keys = p;
+      snprintf((*keys)[(*n)++], LCTX_SWEEP_KEY_MAX, "%s", key);
+    }
+    json_decref(j);
+  }
+  lctx_dirlist_free(paths);
+  return ok;
+}
+
+bool lctx_sweep_record_finding_dir(lctx_sweep *s, const char *key, char *dir,
+                                   size_t cap) {
+  char slug[72];
+  size_t k = 0;
+  unsigned long h = 5381;
+  for (const char *c = key; *c; c++) {
+    h = h * 33 + (unsigned char)*c;
+    char ch = (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : *c;
+    bool keep = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+    if (k < 56 && (keep || (k && slug[k - 1] != '-')))
+      slug[k++] = keep ? ch : '-';
+  }
+  snprintf(slug + k, sizeof slug - k, "-%08lx", h & 0xfffffffful);
+  int w = snprintf(dir, cap, "%s/findings/%s", s->o->out_dir, slug);
+  lctx_escaped b;
+  if (w < 0 || (size_t)w >= cap || !lctx_sys_mkdir_p(dir)) {
+    fprintf(s->err, "lctx sweep: cannot create %s\n", lctx_esc(&b, dir));
+    s->results_failed = true;
+    return false;
+  }
+  return true;
+}
+
+static json_t *list_json(const lctx_sweep_list *l) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < l->count; i++)
+    json_array_append_new(a, json_string(l->p[i]));
+  return a;
+}
+
+static json_t *answer_json(const lctx_export_store *st, bool yes) {
+  return yes ? lctx_export_store_json(st) : json_null();
+}
+
+/* Case `e` as a case file's JSON, expecting `v`. */
+static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
+                           const lctx_sweep_verdict *v) {
+  const lctx_program *p = &s->cat.programs[e->program];
+  json_t *alone = json_array();
+  for (size_t i = 0; i < e->list.count; i++)
+    json_array_append_new(alone, answer_json(&e->alone[i], e->has_alone[i]));
+  json_t *answers = json_pack(
+      "{s:o, s:o, s:o, s:o}", "multi", answer_json(&e->multi, true),
+      "reordered", answer_json(&e->reordered, e->has_reorder), "cpu_only",
+      answer_json(&e->cpu_only, e->has_cpu), "alone", alone);
+  json_t *expect = json_array();
+  json_array_append_new(expect,
+                        json_pack("{s:s, s:s, s:o}", "row",
+                                  s->spec->rows[v->row].id, "verdict", "fail",
+                                  "key", lctx_conform_json_text(v->key)));
+  return json_pack(
+      "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "lctx-sweep-case", 1,
+      "program", lctx_conform_json_text(p->name), "group",
+      lctx_conform_json_text(p->group), "platforms", list_json(&e->list),
+      "reorder", e->has_reorder ? list_json(&e->reorder) : json_null(),
+      "answers", answers, "expect", expect, "jax",
+      s->cat.jax_version[0] ? s->cat.jax_version : "unknown", "detail",
+      lctx_conform_json_text(v->detail));
+}
+
+void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
+                            const lctx_sweep_verdict *v, const char *dir,
+                            const char *name) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  json_t *j = record_json(s, e, v);
+  char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+  json_decref(j);
+  if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
+    lctx_escaped b;
+    fprintf(s->err, "lctx sweep: %s: cannot write\n", lctx_esc(&b, path));
+    s->results_failed = true;
+  }
+  free(text);
+}
+
+static void list_text(char *dst, size_t n, const lctx_sweep_list *l) {
+  size_t at = (size_t)snprintf(dst, n, "(");
+  for (size_t i = 0; i < l->count && at < n; i++)
+    at += (size_t)snprintf(dst + at, n - at, "%s'%s'", i ? ", " : "", l->p[i]);
+  if (at < n)
+    snprintf(dst + at, n - at, l->count == 1 ? ",)" : ")");
+}
+
+void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
+                              const lctx_sweep_exports *best,
+                              const lctx_sweep_verdict *v, const char *dir) {
+  char path[4200], la[256], lb[256];
+  snprintf(path, sizeof path, "%s/report.txt", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    s->results_failed = true;
+    return;
+  }
+  list_text(la, sizeof la, &e->list);
+  list_text(lb, sizeof lb, &best->list);
+  fprintf(f,
+          "finding: %s\nrow: %s\ndetail: %s\nfound: %s for %s\n"
+          "minimized: %s for %s\njax: %s (jaxlib %s)\n\n"
+          "reproduce (exports the minimized case again and judges it):\n"
+          "  lctx sweep --cmd '%s' --replay %s/minimized.json\n"
+          "keep it as a known defect (make test replays it):\n"
+          "  cp %s/minimized.json conformance/sweep/regressions/NAME.json\n",
+          v->key, s->spec->rows[v->row].id, v->detail,
+          s->cat.programs[e->program].name, la,
+          s->cat.programs[best->program].name, lb, s->cat.jax_version,
+          s->cat.jaxlib_version, s->o->command, dir, dir);
+  if (fclose(f) != 0)
+    s->results_failed = true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading case files back, and judging them
+//===----------------------------------------------------------------------===//
+
+/* A case file read back. */
+typedef struct record {
+  char program[LCTX_CATALOGUE_NAME_MAX], group[128];
+  lctx_sweep_exports e;
+  json_t *expect;
+} record;
+
+static bool read_list(json_t *a, lctx_sweep_list *l) {
+  size_t i;
+  json_t *v;
+  if (!json_is_array(a) || json_array_size(a) == 0 ||
+      json_array_size(a) > LCTX_EXPORT_MAX_PLATFORMS)
+    return false;
+  json_array_foreach(a, i, v) {
+    if (!json_is_string(v) || json_string_length(v) >= LCTX_EXPORT_PLATFORM_MAX)
+      return false;
+    snprintf(l->p[i], sizeof l->p[i], "%s", json_string_value(v));
+  }
+  l->count = json_array_size(a);
+  return true;
+}
+
+/* One answer of the file (null: not asked). */
+static bool read_stored(json_t *a, lctx_export_store *st, bool *has) {
+  *has = a && !json_is_null(a);
+  if (*has)
+    lctx_export_store_read(a, 0, st);
+  return true;
+}
+
+/* Reads case file `j` into `r`; false with the field named in `why`. */
+static bool read_record(json_t *j, record *r, char *why, size_t cap) {
+  memset(r, 0, sizeof *r);
+  json_t *ans = json_object_get(j, "answers");
+  const char *program = json_string_value(json_object_get(j, "program"));
+  const char *group = json_string_value(json_object_get(j, "group"));
+  const char *bad = !program ? "program: not a string"
+                    : !read_list(json_object_get(j, "platforms"), &r->e.list)
+                        ? "platforms: not a list of 1 to 8 platform names"
+                    : !json_is_array(json_object_get(j, "expect"))
+                        ? "expect: not a list"
+                        : NULL;
+  if (bad) {
+    snprintf(why, cap, "%s", bad);
+    return false;
+  }
+  snprintf(r->program, sizeof r->program, "%s", program);
+  snprintf(r->group, sizeof r->group, "%s", group ? group : "");
+  json_t *reorder = json_object_get(j, "reorder");
+  r->e.has_reorder = reorder && !json_is_null(reorder);
+  if (r->e.has_reorder && (!read_list(reorder, &r->e.reorder) ||
+                           r->e.reorder.count != r->e.list.count)) {
+    snprintf(why, cap, "reorder: not the platforms in another order");
+    return false;
+  }
+  r->expect = json_object_get(j, "expect");
+  if (!ans)
+    return true; /* a replay needs no answers */
+  bool has_multi;
+  read_stored(json_object_get(ans, "multi"), &r->e.multi, &has_multi);
+  read_stored(json_object_get(ans, "reordered"), &r->e.reordered,
+              &r->e.has_reorder);
+  read_stored(json_object_get(ans, "cpu_only"), &r->e.cpu_only, &r->e.has_cpu);
+  json_t *alone = json_object_get(ans, "alone");
+  for (size_t i = 0; i < r->e.list.count; i++)
+    read_stored(json_array_get(alone, i), &r->e.alone[i], &r->e.has_alone[i]);
+  if (!has_multi ||
+      (r->e.has_reorder && r->e.reorder.count != r->e.list.count)) {
+    snprintf(why, cap,
+             has_multi ? "reorder: missing beside answers.reordered"
+                       : "answers.multi: missing");
+    return false;
+  }
+  return true;
+}
+
+/* Compares verdicts with the expect list: every expected one is there,
+ * and no failure that is not expected; says what differs on `out`.
+ * Returns whether they agree. */
+static bool agree(const lctx_spec *spec, json_t *expect,
+                  const lctx_sweep_verdict *v, size_t n, const char *path,
+                  FILE *out) {
+  static const char *const names[] = {"pass", "fail", "crash", "timeout"};
+  bool ok = true;
+  size_t i;
+  json_t *x;
+  lctx_escaped a, b;
+  json_array_foreach(expect, i, x) {
+    const char *row = json_string_value(json_object_get(x, "row"));
+    const char *verdict = json_string_value(json_object_get(x, "verdict"));
+    const char *key = json_string_value(json_object_get(x, "key"));
+    bool found = false;
+    for (size_t k = 0; k < n && !found; k++)
+      found = row && verdict && strcmp(spec->rows[v[k].row].id, row) == 0 &&
+              strcmp(names[v[k].kind], verdict) == 0 &&
+              strcmp(v[k].key, key ? key : "") == 0;
+    if (!found) {
+      fprintf(out, "  %s: expected %s %s %s, not given\n", lctx_esc(&a, path),
+              row ? row : "?", verdict ? verdict : "?",
+              lctx_esc(&b, key ? key : ""));
+      ok = false;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    bool expected = false;
+    json_array_foreach(expect, i, x) {
+      const char *key = json_string_value(json_object_get(x, "key"));
+      expected |= v[k].kind == LCTX_SWEEP_PASS ||
+                  (key && strcmp(key, v[k].key) == 0 &&
+                   strcmp(json_string_value(json_object_get(x, "row"))
+                              ? json_string_value(json_object_get(x, "row"))
+                              : "",
+                          spec->rows[v[k].row].id) == 0);
+    }
+    if (!expected) {
+      fprintf(out, "  %s: %s %s %s not expected: %s\n", lctx_esc(&a, path),
+              spec->rows[v[k].row].id, names[v[k].kind], lctx_esc(&b, v[k].key),
+              v[k].detail);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/* Reads and checks one file; judges it by `judge` (offline: its answers;
+ * replay: exported again). Returns 1 agreed, 0 differed, -1 unreadable. */
+typedef size_t (*judge_fn)(void *user, record *r, lctx_sweep_verdict *v,
+                           size_t cap, char *why, size_t why_cap);
+
+static int judge_file(const lctx_spec *spec, const char *path, judge_fn judge,
+                      void *user, bool quiet, FILE *out, FILE *err) {
+  json_t *j = load(path, err);
+  if (!j)
+    return -1;
+  record r;
+  char why[256] = "";
+  lctx_escaped a, b;
+  int result = -1;
+  if (!read_record(j, &r, why, sizeof why)) {
+    fprintf(err, "lctx sweep: %s: %s\n", lctx_esc(&a, path), lctx_esc(&b, why));
+  } else {
+    lctx_sweep_verdict v[32];
+    size_t n = judge(user, &r, v, 32, why, sizeof why);
+    if (why[0]) {
+      fprintf(err, "lctx sweep: %s: %s\n", lctx_esc(&a, path),
+              lctx_esc(&b, why));
+    } else {
+      result = agree(spec, r.expect, v, n, path, out);
+      if (result || !quiet)
+        fprintf(out, "%s %s (%zu verdicts)\n", result ? "ok  " : "FAIL",
+                lctx_esc(&a, path), n);
+    }
+  }
+  lctx_sweep_exports_release(&r.e);
+  json_decref(j);
+  return result;
+}
+
+static int judge_all(const lctx_spec *spec, const char *const *paths, size_t n,
+                     judge_fn judge, void *user, bool quiet, FILE *out,
+                     FILE *err) {
+  size_t passed = 0, failed = 0, bad = 0;
+  for (size_t p = 0; p < n; p++) {
+    size_t count = 0;
+    char **files = case_files(paths[p], &count, err);
+    bad += files == NULL;
+    for (size_t f = 0; files && f < count; f++) {
+      int r = judge_file(spec, files[f], judge, user, quiet, out, err);
+      passed += r == 1;
+      failed += r == 0;
+      bad += r < 0;
+    }
+    lctx_dirlist_free(files);
+  }
+  fprintf(out, "sweep cases: %zu agreed, %zu differed, %zu unreadable: %s\n",
+          passed, failed, bad,
+          bad                     ? "BAD INPUT"
+          : failed || passed == 0 ? (passed ? "FAIL" : "NOTHING JUDGED")
+                                  : "PASS");
+  return bad                     ? LCTX_EXIT_USAGE
+         : failed || passed == 0 ? LCTX_EXIT_VIOLATIONS
+                                 : LCTX_EXIT_OK;
+}
+
+/* Offline: the file's own answers. */
+static size_t judge_recorded(void *user, record *r, lctx_sweep_verdict *v,
+                             size_t cap, char *why, size_t why_cap) {
+  const lctx_sweep_rows *rows = user;
+  const char *names[LCTX_EXPORT_MAX_PLATFORMS], *rn[LCTX_EXPORT_MAX_PLATFORMS];
+  lctx_sweep_case c = {0};
+  c.program = r->program;
+  c.group = r->group;
+  lctx_sweep_record_view(&r->e, names, rn, &c);
+  (void)why;
+  (void)why_cap;
+  return lctx_sweep_judge(rows, &c, v, cap);
+}
+
+int lctx_sweep_judge_files(const char *spec_path, const char *const *paths,
+                           size_t n, bool quiet, FILE *out, FILE *err) {
+  lctx_spec *spec = malloc(sizeof *spec);
+  lctx_sweep_rows rows;
+  char why[512];
+  int code = LCTX_EXIT_USAGE;
+  lctx_escaped b;
+  if (!spec) {
+    fprintf(err, "lctx sweep: out of memory\n");
+  } else if (lctx_spec_load_or_report(spec_path, spec, "lctx sweep", err)) {
+    if (lctx_sweep_rows_find(spec, &rows, why, sizeof why))
+      code = judge_all(spec, paths, n, judge_recorded, &rows, quiet, out, err);
+    else
+      fprintf(err, "lctx sweep: %s\n", lctx_esc(&b, why));
+  }
+  free(spec);
+  return code;
+}
+
+/* Replay: the file's program and platforms exported again. */
+static size_t judge_again(void *user, record *r, lctx_sweep_verdict *v,
+                          size_t cap, char *why, size_t why_cap) {
+  lctx_sweep *s = user;
+  long program = lctx_catalogue_find(&s->cat, r->program);
+  if (program < 0) {
+    snprintf(why, why_cap,
+             "the program %s is not in the catalogue of %s %s (renamed or "
+             "removed?)",
+             r->program, s->cat.name, s->cat.version);
+    return 0;
+  }
+  lctx_sweep_exports e;
+  lctx_sweep_exports_init(&e, (size_t)program, &r->e.list);
+  size_t n = lctx_sweep_run_case(s, &e, v, cap);
+  lctx_sweep_exports_release(&e);
+  return n;
+}
+
+int lctx_sweep_replay(const lctx_sweep_options *o, const char *const *paths,
+                      size_t n, FILE *out, FILE *err) {
+  lctx_sweep *s = lctx_sweep_new(o, out, err);
+  if (!s)
+    return LCTX_EXIT_USAGE;
+  int code = LCTX_EXIT_USAGE;
+  if (lctx_sweep_open(s)) {
+    fprintf(out, "replaying against %s %s (jax %s, jaxlib %s%s%s)\n",
+            s->cat.name, s->cat.version, s->cat.jax_version,
+            s->cat.jaxlib_version, s->cat.mutant[0] ? ", mutant " : "",
+            s->cat.mutant);
+    code = judge_all(s->spec, paths, n, judge_again, s, false, out, err);
+  }
+  lctx_sweep_free(s);
+  return code;
+}

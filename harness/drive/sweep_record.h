@@ -1,0 +1,43 @@
+/*
+ * sweep_record.h - recorded sweep cases: a program, its platform lists and
+ * the answers the program gave, with the verdicts expected of them
+ * (conformance/sweep/README.md has the format). Findings are kept as such
+ * files, the sweep rows' conformance cases are such files, and known
+ * defects (regressions) are such files.
+ *
+ * Owns writing them (findings, with their report), reading them back
+ * (every field checked, named in the message), the known findings' keys,
+ * judging them offline (`lctx sweep --judge`) and exporting them again
+ * (`lctx sweep --replay`).
+ */
+#ifndef LCTX_DRIVE_SWEEP_RECORD_H
+#define LCTX_DRIVE_SWEEP_RECORD_H
+
+#include "sweep_case.h"
+
+/// The keys of the failures every `*.json` case file of `dir` expects (a
+/// missing folder has none). False with the file named on `err`.
+bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
+                            size_t *n, FILE *err);
+
+/// Points `c` at the answers of `e` (its lists through `names` and
+/// `rnames`); the program and group are the caller's.
+void lctx_sweep_record_view(const lctx_sweep_exports *e, const char **names,
+                            const char **rnames, lctx_sweep_case *c);
+
+/// OUT/findings/SLUG for finding `key`, created; false (said) when not.
+bool lctx_sweep_record_finding_dir(lctx_sweep *s, const char *key, char *dir,
+                                   size_t cap);
+
+/// Writes case `e` with the expected verdict `v` as DIR/NAME.
+void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
+                            const lctx_sweep_verdict *v, const char *dir,
+                            const char *name);
+
+/// Writes DIR/report.txt: the finding, where it was found, its minimized
+/// form and the commands that reproduce and promote it.
+void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
+                              const lctx_sweep_exports *best,
+                              const lctx_sweep_verdict *v, const char *dir);
+
+#endif /* LCTX_DRIVE_SWEEP_RECORD_H */
