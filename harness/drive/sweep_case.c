@@ -34,9 +34,10 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
   s->err = err;
   char why[512];
   lctx_escaped b;
-  if (!lctx_spec_load_or_report(o->spec_path, s->spec, "lctx sweep", err) ||
-      !lctx_sweep_rows_find(s->spec, &s->rows, why, sizeof why)) {
-    if (s->spec->row_count)
+  bool loaded =
+      lctx_spec_load_or_report(o->spec_path, s->spec, "lctx sweep", err);
+  if (!loaded || !lctx_sweep_rows_find(s->spec, &s->rows, why, sizeof why)) {
+    if (loaded)
       fprintf(err, "lctx sweep: %s\n", lctx_esc(&b, why));
     lctx_sweep_free(s);
     return NULL;
@@ -499,12 +500,10 @@ void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
     fewer_platforms(s, &best, v->key);
     smaller_program(s, &best, v->key);
   }
-  if (best.multi.answer.status == LCTX_EXPORT_OK ||
-      best.multi.answer.status == LCTX_EXPORT_RAISE)
-    lctx_sweep_record_save(s, &best, v, dir, "minimized.json");
-  else
-    lctx_sweep_record_save(s, e, v, dir, "minimized.json");
-  lctx_sweep_record_report(s, e, &best, v, dir);
+  /* `best` was run only when something smaller still showed the key. */
+  const lctx_sweep_exports *kept = best.exports > 0 ? &best : e;
+  lctx_sweep_record_save(s, kept, v, dir, "minimized.json");
+  lctx_sweep_record_report(s, e, kept, v, dir);
   lctx_sweep_exports_release(&best);
 }
 

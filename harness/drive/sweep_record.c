@@ -307,8 +307,8 @@ static bool read_record(json_t *j, record *r, char *why, size_t cap) {
  * and no failure that is not expected; says what differs on `out`.
  * Returns whether they agree. */
 static bool agree(const lctx_spec *spec, json_t *expect,
-                  const lctx_sweep_verdict *v, size_t n, const char *path,
-                  FILE *out) {
+                  const lctx_sweep_verdict *v, size_t n, bool exact,
+                  const char *path, FILE *out) {
   static const char *const names[] = {"pass", "fail", "crash", "timeout"};
   bool ok = true;
   size_t i;
@@ -334,8 +334,10 @@ static bool agree(const lctx_spec *spec, json_t *expect,
     bool expected = false;
     json_array_foreach(expect, i, x) {
       const char *key = json_string_value(json_object_get(x, "key"));
-      expected |= v[k].kind == LCTX_SWEEP_PASS ||
-                  (key && strcmp(key, v[k].key) == 0 &&
+      const char *verdict = json_string_value(json_object_get(x, "verdict"));
+      expected |= (!exact && v[k].kind == LCTX_SWEEP_PASS) ||
+                  (key && verdict && strcmp(verdict, names[v[k].kind]) == 0 &&
+                   strcmp(key, v[k].key) == 0 &&
                    strcmp(json_string_value(json_object_get(x, "row"))
                               ? json_string_value(json_object_get(x, "row"))
                               : "",
@@ -356,8 +358,30 @@ static bool agree(const lctx_spec *spec, json_t *expect,
 typedef size_t (*judge_fn)(void *user, record *r, lctx_sweep_verdict *v,
                            size_t cap, char *why, size_t why_cap);
 
-static int judge_file(const lctx_spec *spec, const char *path, judge_fn judge,
-                      void *user, bool quiet, FILE *out, FILE *err) {
+/* How files are judged: offline (exact, rows covered counted) or again. */
+typedef struct judging {
+  const lctx_spec *spec;
+  judge_fn judge;
+  void *user;
+  bool exact, quiet;
+  bool covered[LCTX_SPEC_MAX_ROWS];
+} judging;
+
+/* Marks the rows an expect list names. */
+static void cover(judging *g, json_t *expect) {
+  size_t i;
+  json_t *x;
+  json_array_foreach(expect, i, x) {
+    const lctx_spec_row *row = lctx_spec_find(
+        g->spec, json_string_value(json_object_get(x, "row"))
+                     ? json_string_value(json_object_get(x, "row"))
+                     : "");
+    if (row)
+      g->covered[row - g->spec->rows] = true;
+  }
+}
+
+static int judge_file(judging *g, const char *path, FILE *out, FILE *err) {
   json_t *j = load(path, err);
   if (!j)
     return -1;
@@ -369,13 +393,14 @@ static int judge_file(const lctx_spec *spec, const char *path, judge_fn judge,
     fprintf(err, "lctx sweep: %s: %s\n", lctx_esc(&a, path), lctx_esc(&b, why));
   } else {
     lctx_sweep_verdict v[32];
-    size_t n = judge(user, &r, v, 32, why, sizeof why);
+    size_t n = g->judge(g->user, &r, v, 32, why, sizeof why);
     if (why[0]) {
       fprintf(err, "lctx sweep: %s: %s\n", lctx_esc(&a, path),
               lctx_esc(&b, why));
     } else {
-      result = agree(spec, r.expect, v, n, path, out);
-      if (result || !quiet)
+      cover(g, r.expect);
+      result = agree(g->spec, r.expect, v, n, g->exact, path, out);
+      if (!result || !g->quiet)
         fprintf(out, "%s %s (%zu verdicts)\n", result ? "ok  " : "FAIL",
                 lctx_esc(&a, path), n);
     }
@@ -385,8 +410,20 @@ static int judge_file(const lctx_spec *spec, const char *path, judge_fn judge,
   return result;
 }
 
-static int judge_all(const lctx_spec *spec, const char *const *paths, size_t n,
-                     judge_fn judge, void *user, bool quiet, FILE *out,
+/* Rows of the table no file names (offline judging only); returns how
+ * many. */
+static size_t uncovered(const judging *g, FILE *out) {
+  size_t n = 0;
+  for (size_t i = 0; g->exact && i < g->spec->row_count; i++) {
+    if (g->spec->rows[i].sweep && !g->covered[i]) {
+      fprintf(out, "row %s has no sweep case\n", g->spec->rows[i].id);
+      n++;
+    }
+  }
+  return n;
+}
+
+static int judge_all(judging *g, const char *const *paths, size_t n, FILE *out,
                      FILE *err) {
   size_t passed = 0, failed = 0, bad = 0;
   for (size_t p = 0; p < n; p++) {
@@ -394,15 +431,17 @@ static int judge_all(const lctx_spec *spec, const char *const *paths, size_t n,
     char **files = case_files(paths[p], &count, err);
     bad += files == NULL;
     for (size_t f = 0; files && f < count; f++) {
-      int r = judge_file(spec, files[f], judge, user, quiet, out, err);
+      int r = judge_file(g, files[f], out, err);
       passed += r == 1;
       failed += r == 0;
       bad += r < 0;
     }
     lctx_dirlist_free(files);
   }
-  fprintf(out, "sweep cases: %zu agreed, %zu differed, %zu unreadable: %s\n",
-          passed, failed, bad,
+  size_t gaps = uncovered(g, out);
+  failed += gaps;
+  fprintf(out, "sweep cases: %zu agreed, %zu differed, %zu unreadable%s: %s\n",
+          passed, failed - gaps, bad, gaps ? "; some rows have no case" : "",
           bad                     ? "BAD INPUT"
           : failed || passed == 0 ? (passed ? "FAIL" : "NOTHING JUDGED")
                                   : "PASS");
@@ -435,10 +474,18 @@ int lctx_sweep_judge_files(const char *spec_path, const char *const *paths,
   if (!spec) {
     fprintf(err, "lctx sweep: out of memory\n");
   } else if (lctx_spec_load_or_report(spec_path, spec, "lctx sweep", err)) {
-    if (lctx_sweep_rows_find(spec, &rows, why, sizeof why))
-      code = judge_all(spec, paths, n, judge_recorded, &rows, quiet, out, err);
-    else
-      fprintf(err, "lctx sweep: %s\n", lctx_esc(&b, why));
+    judging *g = calloc(1, sizeof *g);
+    if (g && lctx_sweep_rows_find(spec, &rows, why, sizeof why)) {
+      *g = (judging){.spec = spec,
+                     .judge = judge_recorded,
+                     .user = &rows,
+                     .exact = true,
+                     .quiet = quiet};
+      code = judge_all(g, paths, n, out, err);
+    } else {
+      fprintf(err, "lctx sweep: %s\n", g ? lctx_esc(&b, why) : "out of memory");
+    }
+    free(g);
   }
   free(spec);
   return code;
@@ -474,7 +521,8 @@ int lctx_sweep_replay(const lctx_sweep_options *o, const char *const *paths,
             s->cat.name, s->cat.version, s->cat.jax_version,
             s->cat.jaxlib_version, s->cat.mutant[0] ? ", mutant " : "",
             s->cat.mutant);
-    code = judge_all(s->spec, paths, n, judge_again, s, false, out, err);
+    judging g = {.spec = s->spec, .judge = judge_again, .user = s};
+    code = judge_all(&g, paths, n, out, err);
   }
   lctx_sweep_free(s);
   return code;

@@ -17,7 +17,7 @@ static double larger(double x, double y) {
 }
 
 static const char *const RULE_IDS[LCTX_SWEEP_RULE_COUNT] = {
-    "SW-001", "SW-002", "SW-003", "SW-004", "SW-005", "SW-006", "SW-007"};
+    "SW-001", "SW-004", "SW-005", "SW-006", "SW-007"};
 
 const char *lctx_sweep_rule_id(lctx_sweep_rule rule) {
   return (unsigned)rule < LCTX_SWEEP_RULE_COUNT ? RULE_IDS[rule] : "?";
@@ -26,24 +26,32 @@ const char *lctx_sweep_rule_id(lctx_sweep_rule rule) {
 bool lctx_sweep_rows_find(const lctx_spec *spec, lctx_sweep_rows *rows,
                           char *why, size_t cap) {
   rows->spec = spec;
+  rows->refusal_count = 0;
   for (int r = 0; r < LCTX_SWEEP_RULE_COUNT; r++) {
     const lctx_spec_row *row = lctx_spec_find(spec, RULE_IDS[r]);
-    const char *problem =
-        !row          ? "is missing"
-        : !row->sweep ? "is not a sweep row (check = sweep)"
-        : (r == LCTX_SWEEP_REFUSAL_CALLBACK ||
-           r == LCTX_SWEEP_REFUSAL_BACKEND) &&
-                row->outcome_count == 0
-            ? "has no refusal"
-        : r != LCTX_SWEEP_REFUSAL_CALLBACK && r != LCTX_SWEEP_REFUSAL_BACKEND &&
-                row->outcome_count > 0
-            ? "has a refusal, which only SW-002 and SW-003 take"
-            : NULL;
+    const char *problem = !row          ? "is missing"
+                          : !row->sweep ? "is not a sweep row (check = sweep)"
+                          : row->outcome_count > 0
+                              ? "has a refusal, which only refusal rows take"
+                              : NULL;
     if (problem) {
       snprintf(why, cap, "%s: row %s %s", spec->filename, RULE_IDS[r], problem);
       return false;
     }
     rows->row[r] = (size_t)(row - spec->rows);
+  }
+  for (size_t i = 0; i < spec->row_count; i++) {
+    bool rule = false;
+    for (int r = 0; r < LCTX_SWEEP_RULE_COUNT; r++)
+      rule |= rows->row[r] == i;
+    if (!spec->rows[i].sweep || rule)
+      continue;
+    if (spec->rows[i].outcome_count == 0) {
+      snprintf(why, cap, "%s: sweep row %s judges nothing (no refusal)",
+               spec->filename, spec->rows[i].id);
+      return false;
+    }
+    rows->refusal[rows->refusal_count++] = i;
   }
   return true;
 }
@@ -71,20 +79,18 @@ static bool glob(const char *t, const char *s) {
   return *s == '\0';
 }
 
-lctx_sweep_rule lctx_sweep_refusal(const lctx_sweep_rows *rows,
-                                   const lctx_export_raise *raised) {
-  static const lctx_sweep_rule refusals[] = {LCTX_SWEEP_REFUSAL_CALLBACK,
-                                             LCTX_SWEEP_REFUSAL_BACKEND};
-  for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
-    const lctx_spec_row *row = &rows->spec->rows[rows->row[refusals[i]]];
+long lctx_sweep_refusal(const lctx_sweep_rows *rows,
+                        const lctx_export_raise *raised) {
+  for (size_t i = 0; i < rows->refusal_count; i++) {
+    const lctx_spec_row *row = &rows->spec->rows[rows->refusal[i]];
     for (size_t k = 0; k < row->outcome_count; k++) {
       const lctx_spec_outcome *o = &row->outcomes[k];
       if (strcmp(raised->cls, lctx_error_class_name(o->error)) == 0 &&
           glob(o->text, raised->message))
-        return refusals[i];
+        return (long)rows->refusal[i];
     }
   }
-  return LCTX_SWEEP_RULE_COUNT;
+  return -1;
 }
 
 static bool is_multi(const lctx_sweep_case *c) {
@@ -99,7 +105,7 @@ static bool same_raise(const lctx_export_raise *a, const lctx_export_raise *b) {
 
 static bool refused(const lctx_sweep_rows *rows, const lctx_export_answer *a) {
   return a->status == LCTX_EXPORT_RAISE &&
-         lctx_sweep_refusal(rows, &a->raised) != LCTX_SWEEP_RULE_COUNT;
+         lctx_sweep_refusal(rows, &a->raised) >= 0;
 }
 
 bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
@@ -126,9 +132,9 @@ typedef struct out_list {
 
 /* Appends a verdict of `rule`; NULL when the list is full. A FAIL whose
  * key an earlier verdict of the case already has is not repeated. */
-static lctx_sweep_verdict *put(out_list *o, lctx_sweep_rule rule,
-                               lctx_sweep_verdict_kind kind, const char *key) {
-  size_t row = o->rows->row[rule];
+static lctx_sweep_verdict *put_row(out_list *o, size_t row,
+                                   lctx_sweep_verdict_kind kind,
+                                   const char *key) {
   for (size_t i = 0; key && i < o->n; i++) {
     if (o->v[i].row == row && strcmp(o->v[i].key, key) == 0)
       return NULL;
@@ -141,6 +147,11 @@ static lctx_sweep_verdict *put(out_list *o, lctx_sweep_rule rule,
   snprintf(v->key, sizeof v->key, "%s", key ? key : "");
   v->detail[0] = '\0';
   return v;
+}
+
+static lctx_sweep_verdict *put(out_list *o, lctx_sweep_rule rule,
+                               lctx_sweep_verdict_kind kind, const char *key) {
+  return put_row(o, o->rows->row[rule], kind, key);
 }
 
 /* The verdict a missing answer gives a row that needs it. */
@@ -195,9 +206,9 @@ static void judge_complete(out_list *o, const lctx_sweep_case *c) {
     put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_PASS, NULL);
     return;
   }
-  lctx_sweep_rule r = lctx_sweep_refusal(o->rows, &m->raised);
-  if (r != LCTX_SWEEP_RULE_COUNT) {
-    put(o, r, LCTX_SWEEP_PASS, NULL);
+  long r = lctx_sweep_refusal(o->rows, &m->raised);
+  if (r >= 0) {
+    put_row(o, (size_t)r, LCTX_SWEEP_PASS, NULL);
     put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_PASS, NULL);
     return;
   }

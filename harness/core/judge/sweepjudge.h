@@ -138,38 +138,42 @@ typedef struct lctx_sweep_verdict {
   char detail[LCTX_SWEEP_DETAIL_MAX]; ///< what was compared, the difference
 } lctx_sweep_verdict;
 
-/// The sweep rows a table must hold, by what they judge.
+/// The sweep rows a table must hold, by what they judge. Every other
+/// sweep row of the table has refusals: each is a refusal JAX documents
+/// for several platforms, which completeness allows (SW-002, SW-003,
+/// SW-008 in jax-sweep.lspec).
 typedef enum lctx_sweep_rule {
-  LCTX_SWEEP_COMPLETE,         ///< SW-001
-  LCTX_SWEEP_REFUSAL_CALLBACK, ///< SW-002
-  LCTX_SWEEP_REFUSAL_BACKEND,  ///< SW-003
-  LCTX_SWEEP_ORDER,            ///< SW-004
-  LCTX_SWEEP_DISPATCH,         ///< SW-005
-  LCTX_SWEEP_CENSUS,           ///< SW-006
-  LCTX_SWEEP_DECLARED,         ///< SW-007
+  LCTX_SWEEP_COMPLETE, ///< SW-001
+  LCTX_SWEEP_ORDER,    ///< SW-004
+  LCTX_SWEEP_DISPATCH, ///< SW-005
+  LCTX_SWEEP_CENSUS,   ///< SW-006
+  LCTX_SWEEP_DECLARED, ///< SW-007
   LCTX_SWEEP_RULE_COUNT
 } lctx_sweep_rule;
 
 /// The row ID of each rule ("SW-001" ...).
 const char *lctx_sweep_rule_id(lctx_sweep_rule rule);
 
-/// The rows of the sweep rules in a table.
+/// The rows of the sweep rules in a table, and its refusal rows.
 typedef struct lctx_sweep_rows {
   const lctx_spec *spec;
   size_t row[LCTX_SWEEP_RULE_COUNT];
+  size_t refusal_count;
+  size_t refusal[LCTX_SPEC_MAX_ROWS];
 } lctx_sweep_rows;
 
-/// Finds every sweep rule's row in `spec` (each must be `check = sweep`;
-/// the refusal rows must have a refusal, the dispatch row may have a
-/// bound). False with the first missing or misshapen row named in `why`.
+/// Finds every sweep rule's row in `spec` (each must be `check = sweep`
+/// without a refusal; the dispatch row may have a bound) and the refusal
+/// rows (the other sweep rows, each with at least one refusal). False with
+/// the first missing or misshapen row named in `why`.
 bool lctx_sweep_rows_find(const lctx_spec *spec, lctx_sweep_rows *rows,
                           char *why, size_t cap);
 
-/// The refusal row whose template `raised` matches (its class, and its
-/// message with each {name} standing for one or more characters), or
-/// LCTX_SWEEP_RULE_COUNT when none does.
-lctx_sweep_rule lctx_sweep_refusal(const lctx_sweep_rows *rows,
-                                   const lctx_export_raise *raised);
+/// The refusal row (an index into the spec's rows) whose template `raised`
+/// matches (its class, and its message with each {name} standing for one
+/// or more characters), or -1 when none does.
+long lctx_sweep_refusal(const lctx_sweep_rows *rows,
+                        const lctx_export_raise *raised);
 
 /// Whether judging `c` needs each platform of P exported alone: P raised
 /// something no refusal row allows, and some (P[i],) was not asked yet.
