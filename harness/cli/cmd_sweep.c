@@ -127,7 +127,8 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   const char *problem =
       judge && replay               ? "give --judge or --replay, not both"
       : (judge || replay) && n == 0 ? "name the case files or folders to judge"
-      : !judge && n > 0 ? "case files are read only with --judge or --replay"
+      : !judge && !replay && n > 0
+          ? "case files are read only with --judge or --replay"
       : !judge && !o.command ? "--cmd \"PROGRAM ARGS\" is required"
                              : NULL;
   if (problem) {

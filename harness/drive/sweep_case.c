@@ -119,6 +119,21 @@ void lctx_sweep_exports_release(lctx_sweep_exports *e) {
   lctx_export_store_release(&e->cpu_only);
   for (size_t i = 0; i < LCTX_EXPORT_MAX_PLATFORMS; i++)
     lctx_export_store_release(&e->alone[i]);
+  free(e->fails);
+  e->fails = NULL;
+  e->fail_count = 0;
+}
+
+/* Keeps the failures among `n` verdicts in `e`. */
+static void keep_fails(lctx_sweep_exports *e, const lctx_sweep_verdict *v,
+                       size_t n) {
+  free(e->fails);
+  e->fail_count = 0;
+  e->fails = malloc((n ? n : 1) * sizeof *e->fails);
+  for (size_t i = 0; e->fails && i < n; i++) {
+    if (v[i].kind == LCTX_SWEEP_FAIL)
+      e->fails[e->fail_count++] = v[i];
+  }
 }
 
 /* One item of a request: a list, and the answer it fills. */
@@ -237,7 +252,9 @@ size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
     view(s, e, names, rn, &c);
   }
   e->exports = n;
-  return lctx_sweep_judge(&s->rows, &c, v, cap);
+  size_t count = lctx_sweep_judge(&s->rows, &c, v, cap);
+  keep_fails(e, v, count);
+  return count;
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,6 +28,9 @@ typedef struct lctx_sweep_exports {
   lctx_export_store multi, reordered, cpu_only;
   lctx_export_store alone[LCTX_EXPORT_MAX_PLATFORMS];
   size_t exports; ///< requests answered or lost
+  /// The failures of its verdicts (heap), which a recorded case expects.
+  lctx_sweep_verdict *fails;
+  size_t fail_count;
 } lctx_sweep_exports;
 
 /// A running sweep.
