@@ -132,6 +132,7 @@ struct lctx_impl {
    * handshake line (heap). */
   char extension[16];
   char *handshake_text;
+  bool stop_on_interrupt;
 };
 
 void lctx_impl_options_init(lctx_impl_options *o) {
@@ -139,6 +140,7 @@ void lctx_impl_options_init(lctx_impl_options *o) {
   o->log_path = NULL;
   o->memory_limit_mb = 1024;
   o->extension = NULL;
+  o->stop_on_interrupt = false;
 }
 
 static bool reserve(uint8_t **buf, size_t *capacity, size_t need) {
@@ -328,7 +330,7 @@ static int pump(lctx_impl *impl, double deadline, want_fn want) {
         return s;
     }
     double left = deadline - now;
-    if (left <= 0)
+    if (left <= 0 || (impl->stop_on_interrupt && lctx_sys_interrupted()))
       return PUMP_TIMEOUT;
     if (left > impl->next_watch - now)
       left = impl->next_watch - now;
@@ -1182,6 +1184,7 @@ static lctx_impl *impl_new(bool is_plugin, const lctx_impl_options *o,
            o->log_path ? o->log_path : "/dev/null");
   snprintf(impl->extension, sizeof impl->extension, "%s",
            o->extension ? o->extension : "");
+  impl->stop_on_interrupt = o->stop_on_interrupt;
   impl->pid = -1;
   impl->to_fd = impl->from_fd = impl->statm_fd = -1;
   snprintf(impl->info.kind, sizeof impl->info.kind, "%s",

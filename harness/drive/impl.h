@@ -79,6 +79,9 @@ typedef struct lctx_impl_options {
   /// handshake line may be as long as an answer line (it lists a
   /// catalogue), and it is kept (lctx_impl_handshake).
   const char *extension;
+  /// Stop waiting for the program when SIGINT or SIGTERM arrives
+  /// (sys.h's lctx_sys_interrupted): the wait ends as a timeout.
+  bool stop_on_interrupt;
 } lctx_impl_options;
 
 /// Sets the defaults: 5 s per case, no log, 1024 MB.

@@ -188,6 +188,11 @@ static void sweep_case(lctx_sweep *s, size_t index, size_t program,
   lctx_sweep_exports_init(&e, program, l);
   lctx_sweep_verdict v[32];
   size_t n = lctx_sweep_run_case(s, &e, v, 32);
+  if (lctx_sys_interrupted()) {
+    /* Stopped mid-case: not judged, not written; a resumed run does it. */
+    lctx_sweep_exports_release(&e);
+    return;
+  }
   lctx_sweep_write_line(s, index, &e, v, n);
   char rerun[1024];
   rerun_line(s, index, rerun, sizeof rerun);
@@ -216,6 +221,7 @@ bool lctx_sweep_open(lctx_sweep *s) {
   io.timeout = s->o->timeout;
   io.log_path = log;
   io.extension = "export";
+  io.stop_on_interrupt = true;
   io.memory_limit_mb = 4096;
   char e[1024] = "";
   lctx_buf eb;
@@ -267,6 +273,10 @@ static void run_plan(lctx_sweep *s) {
     lctx_sweep_list l;
     draw_list(s, s->cat.programs[program].name, c % s->o->lists, &l);
     sweep_case(s, c, program, &l);
+    if (lctx_sys_interrupted()) {
+      s->rep->interrupted = true;
+      break;
+    }
     s->rep->cases_run++;
     progress(s, ++done, total, false);
   }

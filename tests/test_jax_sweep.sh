@@ -1,0 +1,84 @@
+#!/bin/sh
+# test_jax_sweep.sh - `lctx sweep` against the real, pinned JAX through
+# conformance/adapters/jax_export.py:
+#   1. the CI subset (the first harness of each group, every effect,
+#      custom, control and corpus program) judges every case with no new
+#      finding: what it finds is exactly the known defects of
+#      conformance/sweep/regressions (xfail), and says its reach;
+#   2. every recorded regression, exported again, still shows its finding;
+#   3. each judgement can fail on a JAX broken on purpose (the adapter's
+#      --mutate): lower_per_platform running the first platform's rule
+#      everywhere gives a dispatch finding (SW-005); a rule patched to call
+#      get_backend() gives a census finding (SW-006) naming its line; an
+#      export that refuses one order gives an order finding (SW-004).
+# LCTX_JAX=off skips (exit 77); a missing JAX fails.
+# Usage: test_jax_sweep.sh LCTX PYTHON SOURCE_DIR
+set -u
+. "$(dirname -- "$0")/lib.sh"
+jax_skip_if_off
+LCTX=$1
+PY=$2
+SRC=$3
+ADAPTER=$SRC/conformance/adapters/jax_export.py
+if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
+  echo "FAIL: $PY cannot import jax and absl; run \`make test\` or \`sh tools/setup-jax.sh 0.10.2\`, or set LCTX_JAX=off"
+  exit 1
+fi
+
+count() { # count DIR ROW VERDICT [KEY-SUBSTRING]
+  python3 - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'EOF'
+import json, sys
+path, row, verdict, key = sys.argv[1:]
+n = 0
+for k, line in enumerate(open(path)):
+    if k:
+        n += sum(v["row"] == row and v["verdict"] == verdict and key in v["key"]
+                 for v in json.loads(line)["verdicts"])
+print(n)
+EOF
+}
+
+# 1. The CI subset.
+start=$(date +%s)
+"$LCTX" sweep --cmd "$PY $ADAPTER" --subset ci --out "$tmp/ci" --quiet \
+  >"$tmp/ci.out" 2>"$tmp/ci.err"
+rc=$?
+cat "$tmp/ci.out"
+[ "$rc" -eq 0 ] || {
+  fail "the CI subset: exit $rc (want 0: only known defects)"
+  tail -n 5 "$tmp/ci.err"
+  ls "$tmp/ci/findings" 2>/dev/null
+}
+grep -q "result: 0 new findings" "$tmp/ci.out" || fail "the CI subset found something new"
+grep -q "^reach: the judged programs lowered [1-9][0-9]* of the [1-9]" "$tmp/ci.out" ||
+  fail "no reach line"
+[ "$(count "$tmp/ci" SW-001 xfail "TypeError at jax/_src/interpreters/mlir.py")" -ge 1 ] ||
+  fail "the known effect-tuple defect (SW-001) was not seen"
+echo "the CI subset took $(($(date +%s) - start)) s"
+
+# 2. The regressions, exported again.
+"$LCTX" sweep --cmd "$PY $ADAPTER" --replay "$SRC/conformance/sweep/regressions" \
+  >"$tmp/rp.out" 2>&1
+rc=$?
+tail -n 1 "$tmp/rp.out"
+[ "$rc" -eq 0 ] || { fail "replay of the regressions: exit $rc"; cat "$tmp/rp.out"; }
+
+# 3. Each judgement fails on a JAX broken on purpose.
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate dispatch-first" --kind control \
+  --out "$tmp/m1" --quiet --no-minimize >"$tmp/m1.out" 2>&1
+[ "$(count "$tmp/m1" SW-005 fail)" -ge 1 ] ||
+  { fail "dispatch-first gave no SW-005 finding"; cat "$tmp/m1.out"; }
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate get-backend=sin" --group sin \
+  --limit 3 --out "$tmp/m2" --quiet --no-minimize >"$tmp/m2.out" 2>&1
+[ "$(count "$tmp/m2" SW-006 fail "get_backend() at ")" -ge 1 ] ||
+  { fail "get-backend=sin gave no SW-006 finding"; cat "$tmp/m2.out"; }
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate order-first" --group sin \
+  --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize >"$tmp/m3.out" 2>&1
+[ "$(count "$tmp/m3" SW-004 fail)" -ge 1 ] ||
+  { fail "order-first gave no SW-004 finding"; cat "$tmp/m3.out"; }
+for m in m1 m2 m3; do
+  grep -q "result: .*FAIL" "$tmp/$m.out" || fail "$m: the mutant run did not fail"
+done
+
+finish_failures "test_jax_sweep: "
+echo PASS

@@ -1,0 +1,178 @@
+#!/bin/sh
+# test_sweep.sh - `lctx sweep` end to end against tests/sweep_fake.py, a
+# real process speaking the export extension with answers fixed in advance
+# (no JAX): the verdicts and findings it must give (completeness, dispatch
+# and order, census; minimized to the smallest program and fewest
+# platforms), hostile answers marked on their own cases only (garbage,
+# hang, death, a wrong id, an item error, escape bytes never printed raw),
+# resuming (a cut line dropped and redone; another plan refused), shards
+# merged by `lctx report merge` into the unsharded counts, a clean stop on
+# SIGINT, and bad input (case files, the sweep table, the command line)
+# named with exit 2.
+# Usage: test_sweep.sh LCTX SOURCE_DIR
+set -u
+. "$(dirname -- "$0")/lib.sh"
+LCTX=$1
+SRC=$2
+FAKE="python3 $SRC/tests/sweep_fake.py"
+none=$tmp/no-known # no known defects: every finding is new
+
+count() { # count DIR ROW VERDICT: from results.jsonl
+  python3 - "$1/results.jsonl" "$2" "$3" <<'EOF'
+import json, sys
+n = 0
+for k, line in enumerate(open(sys.argv[1])):
+    if k == 0:
+        continue
+    for v in json.loads(line)["verdicts"]:
+        n += v["row"] == sys.argv[2] and v["verdict"] == sys.argv[3]
+print(n)
+EOF
+}
+
+# 1. The good and bad programs: findings, each kept once and minimized.
+"$LCTX" sweep --cmd "$FAKE --only-kind bad" --known "$none" --out "$tmp/a" \
+  --lists 3 --quiet >"$tmp/a.out" 2>"$tmp/a.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "findings: exit $rc (want 1)"
+grep -q "result: 3 new findings" "$tmp/a.out" ||
+  fail "want 3 new findings: $(tail -n 1 "$tmp/a.out")"
+f=$(ls -d "$tmp"/a/findings/sw-001-typeerror* 2>/dev/null | head -n 1)
+if [ -z "$f" ]; then
+  fail "no SW-001 TypeError finding"
+else
+  python3 - "$f/minimized.json" <<'EOF' || fail "SW-001 not minimized to bad/complete with 2 platforms"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["program"] == "bad/complete", d["program"]
+assert len(d["platforms"]) == 2, d["platforms"]
+assert d["expect"][0]["key"] == "SW-001 TypeError at jax/_src/interpreters/mlir.py:2562"
+EOF
+  grep -q "^reproduce" "$f/report.txt" || fail "the finding's report.txt has no reproduce line"
+fi
+ls -d "$tmp"/a/findings/sw-006-get-backend-at-jax-src-fake-py-7-* >/dev/null 2>&1 ||
+  fail "no SW-006 finding for the get_backend() call at jax/_src/fake.py:7"
+[ "$(count "$tmp/a" SW-001 fail)" -ge 1 ] || fail "no SW-001 fail in results.jsonl"
+[ -s "$tmp/a/report.tap" ] && [ -s "$tmp/a/report.json" ] &&
+  [ -s "$tmp/a/report.junit.xml" ] || fail "reports missing"
+grep -q "^reach: the judged programs lowered 1 of the 3" "$tmp/a.out" ||
+  fail "the reach line is wrong: $(grep reach "$tmp/a.out")"
+
+# 2. Known defects: the same run with the finding recorded is xfail.
+mkdir -p "$tmp/known"
+cp "$f/minimized.json" "$tmp/known/complete.json"
+"$LCTX" sweep --cmd "$FAKE --only-kind bad" --known "$tmp/known" \
+  --out "$tmp/k" --lists 3 --quiet --no-minimize >"$tmp/k.out" 2>&1
+[ "$(count "$tmp/k" SW-001 xfail)" -ge 1 ] || fail "a known finding is not xfail"
+[ "$(count "$tmp/k" SW-001 fail)" -eq 0 ] || fail "a known finding still fails"
+"$LCTX" sweep --cmd "$FAKE" --replay "$tmp/known" >"$tmp/r.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "replay of a finding still shown: exit $rc"
+sed 's/fail/pass/' "$f/minimized.json" >/dev/null
+python3 - "$f/minimized.json" "$tmp/gone.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["program"] = "good/add"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$LCTX" sweep --cmd "$FAKE" --replay "$tmp/gone.json" >"$tmp/g.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "replay of a finding gone: exit $rc (want 1)"
+grep -q "not given" "$tmp/g.out" || fail "a finding gone is not named"
+
+# 3. Hostile answers: marked on their own cases, nothing raw on the terminal.
+"$LCTX" sweep --cmd "$FAKE" --known "$none" --out "$tmp/h" --timeout 1 \
+  --no-minimize >"$tmp/h.out" 2>"$tmp/h.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "hostile: exit $rc (want 1)"
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/h.out" "$tmp/h.err" "$tmp/h/report.tap"; then
+  fail "an escape byte reached the terminal or the TAP report"
+fi
+python3 - "$tmp/h/results.jsonl" <<'EOF' || fail "hostile verdicts are not where they belong"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])][1:]
+by = {}
+for j in lines:
+    by.setdefault(j["program"], set()).update(v["verdict"] for v in j["verdicts"])
+bad = []
+for p in ("hostile/garbage", "hostile/die", "hostile/wrong-id", "hostile/item-error"):
+    if "crash" not in by.get(p, ()):
+        bad.append(p + " not crash")
+if "timeout" not in by.get("hostile/hang", ()):
+    bad.append("hostile/hang not timeout")
+for p in ("good/add", "good/mul"):
+    if by.get(p) != {"pass"}:
+        bad.append(p + " blamed: %s" % by.get(p))
+assert not bad, bad
+EOF
+
+# 4. Resume: everything done is kept; a line cut short is redone.
+"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+  --quiet >/dev/null 2>&1
+head -c -20 "$tmp/s/results.jsonl" >"$tmp/cut" && mv "$tmp/cut" "$tmp/s/results.jsonl"
+"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+  --quiet >"$tmp/s.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "resumed run: exit $rc (want 0)"
+grep -q "8 cases (7 resumed)" "$tmp/s.out" ||
+  fail "resume: $(head -n 1 "$tmp/s.out") (want 8 cases, 7 resumed)"
+[ "$(wc -l <"$tmp/s/results.jsonl")" -eq 9 ] || fail "resume: results.jsonl is not 1 + 8 lines"
+"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+  --seed 9 --quiet >"$tmp/p.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "another plan into the same folder: exit $rc (want 2)"
+grep -q "another plan" "$tmp/p.out" || fail "another plan is not named"
+
+# 5. Shards merged give the unsharded counts.
+for i in 1 2; do
+  "$LCTX" sweep --cmd "$FAKE --only-kind bad" --known "$none" --lists 3 \
+    --shard $i/2 --out "$tmp/sh$i" --quiet --no-minimize >/dev/null 2>&1
+done
+"$LCTX" report merge --out "$tmp/merged" "$tmp/sh1" "$tmp/sh2" >"$tmp/m.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "merge of failing shards: exit $rc (want 1)"
+python3 - "$tmp/merged/report.json" "$tmp/a/report.json" <<'EOF' || fail "merged counts differ from the unsharded run"
+import json, sys
+m, a = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda r: {k: r[k] for k in ("id", "pass", "fail", "crash", "timeout")}
+assert [key(r) for r in m["rows"]] == [key(r) for r in a["rows"]], (m["rows"], a["rows"])
+EOF
+
+# 6. SIGINT stops cleanly: reports written, exit 1, the case resumed later.
+"$LCTX" sweep --cmd "$FAKE --only-kind hostile" --known "$none" \
+  --out "$tmp/i" --timeout 60 --quiet >"$tmp/i.out" 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 1 ] || fail "interrupted: exit $rc (want 1)"
+grep -q "INTERRUPTED" "$tmp/i.out" || fail "an interrupt is not said"
+[ -s "$tmp/i/report.json" ] || fail "an interrupted run wrote no report.json"
+
+# 7. Bad input: exit 2, the file and place named.
+printf '{"lctx-sweep-case": 1,\n "program": [' >"$tmp/bad.json"
+"$LCTX" sweep --judge "$tmp/bad.json" >"$tmp/b.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a case file that is not JSON: exit $rc (want 2)"
+grep -q "bad.json:2:" "$tmp/b.out" || fail "no file:line in: $(cat "$tmp/b.out")"
+printf '{"lctx-sweep-case": 1, "program": "x", "platforms": "cpu", "expect": []}\n' >"$tmp/bad2.json"
+"$LCTX" sweep --judge "$tmp/bad2.json" >"$tmp/b2.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a case file with a bad field: exit $rc (want 2)"
+grep -q "platforms" "$tmp/b2.out" || fail "the bad field is not named: $(cat "$tmp/b2.out")"
+sed 's/^check = sweep$/check = sweep\nop = backends/' "$SRC/conformance/spec/jax-sweep.lspec" >"$tmp/bad.lspec"
+"$LCTX" sweep --judge --spec "$tmp/bad.lspec" "$SRC/conformance/sweep/cases" >"$tmp/b3.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a sweep row with an op: exit $rc (want 2)"
+grep -q "bad.lspec:[0-9]*:[0-9]*: .*takes no 'op'" "$tmp/b3.out" ||
+  fail "the bad row is not named: $(cat "$tmp/b3.out")"
+"$LCTX" sweep --subset most --cmd "$FAKE" >"$tmp/b4.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "--subset most: exit $rc (want 2)"
+"$LCTX" sweep --cmd "python3 -c pass" --out "$tmp/nx" >"$tmp/b5.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a program without the export extension: exit $rc (want 2)"
+
+finish_failures "test_sweep: "
+echo PASS
