@@ -7,7 +7,7 @@
 #                  build/coverage/html and the line and branch coverage of
 #                  reference/ and harness/ (fuzzers/coverage.sh)
 # Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-compare, mutants,
-# conform-jax, jax-matrix, format, format-check, clean.
+# conform-jax, jax-matrix, sweep, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
 #                     into build/jax/venv-JAX_PINNED (tools/setup-jax.sh); make
 #                     test does it first. LCTX_JAX=off skips it, and the real-JAX
@@ -19,6 +19,12 @@
 #                     with a requirements file (tools/jax_matrix.py), written to
 #                     build/jax-matrix/matrix.md and matrix.json; conform options
 #                     in JAX_MATRIX_ARGS
+#   make sweep        JAX as the subject: lctx sweep exports every program of
+#                     the catalogue of conformance/adapters/jax_export.py (JAX's
+#                     harnesses, effects, callbacks, custom rules, control flow,
+#                     lctx's rule corpus) for seeded platform lists and judges
+#                     them (build/sweep/; resumes; SWEEP_ARGS adds options, e.g.
+#                     --subset ci, --shard 1/2, --lists 3)
 #   make mutants  builds the fuzz preset and measures conform and
 #                 fuzz_differential against every mutant of the example
 #                 plugin (conformance/mutants/), 60 s per fuzz run
@@ -37,7 +43,7 @@ JAX_VENV   := build/jax/venv-$(JAX_PINNED)
 # quick look.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/2 --time-limit 300
 
-.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix sweep format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -89,6 +95,16 @@ conform-jax: build jax
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and conform-jax is SKIPPED"; \
 	else \
 	  $(LCTX) conform --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_adapter.py" --report-dir build/conform/jax; \
+	fi
+
+SWEEP_ARGS ?=
+
+sweep: build jax
+	@echo "==> lctx: sweeping JAX $(JAX_PINNED)'s own programs under seeded platform lists: lctx sweep through conformance/adapters/jax_export.py (reports and findings in build/sweep/; a second run resumes)"
+	@if [ "$${LCTX_JAX:-}" = off ]; then \
+	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep is SKIPPED"; \
+	else \
+	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py" --out build/sweep $(SWEEP_ARGS); \
 	fi
 
 jax-matrix: build

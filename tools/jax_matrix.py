@@ -14,7 +14,13 @@ jax-VERSION.txt, oldest first) it
    with the conform options given here (--no-domain, --random N, --shard I/N,
    ...); exit status 1 (failures) is data, exit status 2 (a refusal or bad
    input) records the version as "could not run";
-3. reads the run's report.json.
+3. reads the run's report.json;
+4. runs `lctx sweep --subset ci` (JAX as the subject: the CI subset of the
+   catalogue of conformance/adapters/jax_export.py) into
+   build/jax-matrix/VERSION/sweep/, unless --no-sweep, and tables its
+   totals and findings per version (new findings against the known
+   defects of conformance/sweep/regressions, which are the pinned
+   release's).
 
 It then writes build/jax-matrix/matrix.json and build/jax-matrix/matrix.md:
 the spec rows (in the spec's order) against the versions, each cell `pass`,
@@ -33,6 +39,7 @@ Options of its own:
                  both up. (conform's own --shard shares every case source,
                  the conformance cases included.) `make jax-matrix` uses
                  --random 10000 --domain-shard 1/2 --time-limit 300.
+  --no-sweep     leave out step 4
   --time-limit SECONDS
                  stop a version's conform runs after SECONDS in all (SIGINT:
                  lctx conform then writes the reports of what ran, marked
@@ -109,7 +116,8 @@ def version_key(version):
 
 def parse_args(argv):
     opts = {"lctx": None, "out": DEFAULT_OUT, "versions": [], "conform": [],
-            "domain_shard": None, "raw": [], "time_limit": None}
+            "domain_shard": None, "raw": [], "time_limit": None,
+            "sweep": True}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -120,6 +128,8 @@ def parse_args(argv):
         elif a == "--":
             opts["raw"] = argv[i + 1:]
             break
+        elif a == "--no-sweep":
+            opts["sweep"] = False
         elif name in ("--lctx", "--out", "--domain-shard", "--time-limit"):
             if eq:
                 value = inline
@@ -478,6 +488,81 @@ def version_summary(r, matrix_rows):
     return s
 
 
+SWEEP_ADAPTER = "conformance/adapters/jax_export.py"
+
+
+def run_sweep(lctx, version, out_dir):
+    """lctx sweep --subset ci against one version; a summary dict."""
+    python = os.path.join("build", "jax", "venv-%s" % version, "bin",
+                          "python")
+    sweep_dir = os.path.join(out_dir, version, "sweep")
+    shutil.rmtree(sweep_dir, ignore_errors=True)
+    os.makedirs(sweep_dir, exist_ok=True)
+    cmd = [lctx, "sweep", "--cmd", "%s %s" % (python, SWEEP_ADAPTER),
+           "--subset", "ci", "--out", sweep_dir, "--quiet"]
+    start = time.time()
+    with open(os.path.join(sweep_dir, "sweep.log"), "w") as log:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log,
+                              text=True)
+    out = proc.stdout
+    summary = {"exit": proc.returncode,
+               "seconds": round(time.time() - start, 1),
+               "report_dir": os.path.relpath(sweep_dir, ROOT)}
+    m = re.search(r"^sweep: (\d+) programs of (\d+) in the catalogue, "
+                  r"(\d+) cases .*?(\d+) exports", out, re.M)
+    if m:
+        summary.update(programs=int(m.group(1)), catalogue=int(m.group(2)),
+                       cases=int(m.group(3)), exports=int(m.group(4)))
+    m = re.search(r"^result: (\d+) new findings, (\d+) known", out, re.M)
+    if m:
+        summary.update(new_findings=int(m.group(1)), known=int(m.group(2)))
+    m = re.search(r"^reach: the judged programs lowered (\d+) of the (\d+)",
+                  out, re.M)
+    if m:
+        summary.update(reached=int(m.group(1)), primitives=int(m.group(2)))
+    findings = os.path.join(sweep_dir, "findings")
+    summary["finding_keys"] = []
+    if os.path.isdir(findings):
+        for d in sorted(os.listdir(findings)):
+            try:
+                with open(os.path.join(findings, d, "report.txt")) as f:
+                    summary["finding_keys"].append(
+                        f.readline().partition(": ")[2].strip())
+            except OSError:
+                pass
+    summary["status"] = ("could not run" if proc.returncode == 2 or
+                         "new_findings" not in summary else
+                         "pass" if proc.returncode == 0 else "findings")
+    return summary
+
+
+def sweep_markdown(results):
+    """The sweep table of matrix.md."""
+    md = ["", "## JAX as the subject: `lctx sweep --subset ci`", "",
+          "The CI subset of the catalogue of `%s` exported for seeded "
+          "platform lists and judged by `conformance/spec/jax-sweep.lspec`; "
+          "known defects are those recorded for the pinned release in "
+          "`conformance/sweep/regressions/` (xfail). A new finding on "
+          "another version is drift, or a defect that release has and the "
+          "pinned one has not." % SWEEP_ADAPTER, "",
+          "| JAX | status | programs | exports | new findings | known | "
+          "primitives reached | s |", "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        s = r.get("sweep")
+        if not s:
+            continue
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["version"], s["status"], s.get("programs", "—"),
+            s.get("exports", "—"), s.get("new_findings", "—"),
+            s.get("known", "—"),
+            "%s of %s" % (s["reached"], s["primitives"])
+            if "reached" in s else "—", s["seconds"]))
+    for r in results:
+        for key in (r.get("sweep") or {}).get("finding_keys", []):
+            md.append("- JAX %s: %s" % (r["version"], md_escape(key)))
+    return md
+
+
 def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
     rows, matrix_rows = build_matrix(opts, versions, results)
     summaries = [version_summary(r, matrix_rows) for r in results]
@@ -489,6 +574,8 @@ def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
         "domain_shard": opts["domain_shard"],
         "adapter": ADAPTER,
         "versions": summaries,
+        "sweeps": {r["version"]: r["sweep"] for r in results
+                   if r.get("sweep")},
         "rows": [{"id": mr["id"],
                   "cells": {v: (c if c is not None else {"status": NO_CASE})
                             for v, c in mr["cells"].items()}}
@@ -578,6 +665,8 @@ def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
                                              md_escape(c.get("first", ""))))
     md.append("")
 
+    md.extend(sweep_markdown(results))
+    md.append("")
     for path, text in ((json_path, json.dumps(data, indent=2,
                                               ensure_ascii=False) + "\n"),
                        (md_path, "\n".join(md))):
@@ -686,6 +775,11 @@ def main(argv):
                     else "stopped at the time limit (%g s): the cells hold "
                     "what ran" % opts["time_limit"])
             r["report"] = report
+        if opts["sweep"] and not INTERRUPTED:
+            r["sweep"] = run_sweep(lctx, version, out_dir)
+            say("%s: sweep (CI subset): %s, %s new findings (%.1f s)" % (
+                version, r["sweep"]["status"],
+                r["sweep"].get("new_findings", "?"), r["sweep"]["seconds"]))
         say("%s: %s%s (install %.1f s, conform %.1f s)" % (
             version, r["status"], ": " + r["message"] if r.get("message")
             else "", r["install_seconds"], r["run_seconds"]))
