@@ -540,6 +540,15 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
           "reach: the judged programs lowered %zu of the %zu primitives with "
           "lowering rules in JAX (%s/reach.json lists both)\n",
           reached, s->cat.primitive_count, s->o->out_dir);
+  if (reached < s->cat.primitive_count) {
+    fprintf(s->out, "not reached (%zu):", s->cat.primitive_count - reached);
+    for (size_t i = 0; i < s->cat.primitive_count; i++) {
+      lctx_escaped b;
+      if (!s->reached[i])
+        fprintf(s->out, " %s", lctx_esc(&b, s->cat.primitives[i]));
+    }
+    fputc('\n', s->out);
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/reach.json", s->o->out_dir);
   json_t *j = json_pack("{s:I, s:I, s:o, s:o}", "lowering_primitives",

@@ -1,0 +1,155 @@
+#!/bin/sh
+# test_jax_repro_effect_tuple.sh - runs
+# conformance/adapters/repro_multiplatform_effect_tuple.py against the real
+# JAX and pins what it observes (spec row SW-001, sweep key "SW-001
+# TypeError at jax/_src/interpreters/mlir.py:2562": lower_per_platform
+# concatenates a list with the tuple ctx.avals_out of an uncacheable
+# primitive that keeps several rules):
+#   - jax 0.10.2 (the pinned version): the verdict is "defect": exporting
+#     jax.debug.print for (tpu, cpu) raises TypeError "can only concatenate
+#     list (not "tuple") to list" from jax/_src/interpreters/mlir.py:2562
+#     (lower_per_platform); so does jit(...).lower(lowering_platforms=...),
+#     jax.debug.callback inside lax.cond, and a primitive without effects
+#     with a cpu and a tpu rule registered cacheable=False, while the same
+#     rules registered cacheable=True export and give 1.0 (the cpu rule) on
+#     the CPU; each platform alone fails differently (tpu: ValueError from
+#     mlir.py:865, cpu: NotImplementedError from export/_export.py:1102);
+#   - any other jax version: "defect" (the TypeError) or "fixed" (the
+#     documented NotImplementedError, or an export), printed; anything else
+#     fails;
+#   - the human report agrees with the JSON (its verdict line), the
+#     program's exit status is 0, and an unknown option gives usage, exit 2.
+# LCTX_JAX=off skips (exit 77). A PYTHON that is missing or cannot import
+# jax fails: `make test` or `sh tools/setup-jax.sh 0.10.2` creates
+# build/jax/venv-0.10.2.
+# Usage: test_jax_repro_effect_tuple.sh PYTHON SOURCE_DIR
+set -u
+. "$(dirname -- "$0")/lib.sh"
+jax_skip_if_off
+if [ $# -ne 2 ]; then
+  echo "usage: test_jax_repro_effect_tuple.sh PYTHON SOURCE_DIR" >&2
+  exit 2
+fi
+PY=$1
+SRC=$2
+REPRO=$SRC/conformance/adapters/repro_multiplatform_effect_tuple.py
+PINNED=0.10.2
+setup_hint="run \`make test\` or \`sh tools/setup-jax.sh $PINNED\` (it creates build/jax/venv-$PINNED), or set LCTX_JAX=off to skip the real-JAX tests"
+
+if ! command -v "$PY" >/dev/null 2>&1; then
+  echo "FAIL: the Python for the real-JAX tests, $PY, does not exist or is not executable; $setup_hint"
+  exit 1
+fi
+if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
+  echo "FAIL: $PY cannot import jax; $setup_hint"
+  "$PY" -c 'import jax' 2>&1 | tail -n 1
+  exit 1
+fi
+if [ ! -f "$REPRO" ]; then
+  echo "FAIL: $REPRO is missing"
+  exit 1
+fi
+
+# 1. --json: one object; judge it against the pinned version.
+"$PY" "$REPRO" --json >"$tmp/out.json" 2>"$tmp/err.json"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  fail "repro_multiplatform_effect_tuple.py --json exited $rc (want 0)"
+  cat "$tmp/out.json" "$tmp/err.json"
+fi
+"$PY" - "$tmp/out.json" "$PINNED" >"$tmp/judge" 2>&1 <<'EOF'
+import json, sys
+path, pinned = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print("FAIL: the --json output is not one JSON object: %s" % e)
+    sys.exit(1)
+bad = []
+def want(what, got, expected):
+    if got != expected:
+        bad.append("%s is %r, want %r" % (what, got, expected))
+TYPE_ERROR = {
+    "outcome": "raise", "class": "TypeError",
+    "message": 'can only concatenate list (not "tuple") to list',
+    "file": "jax/_src/interpreters/mlir.py", "line": 2562,
+    "function": "lower_per_platform",
+}
+version = r.get("jax_version")
+verdict = r.get("verdict")
+observed = r.get("observed") or {}
+probes = r.get("probes") or {}
+print("jax %s: verdict %s, observed %s: %s, message: %s"
+      % (version, verdict, observed.get("class"), observed.get("message"),
+         r.get("message")))
+want("platforms", r.get("platforms"), ["tpu", "cpu"])
+want("expected.class", (r.get("expected") or {}).get("class"),
+     "NotImplementedError")
+want("expected.message", (r.get("expected") or {}).get("message"),
+     "multi-platform lowering for python_callback")
+if version == pinned:
+    want("verdict", verdict, "defect")
+    want("observed", observed, TYPE_ERROR)
+    for key in ("debug_print_lower", "debug_callback_in_cond",
+                "no_effects_uncacheable_export",
+                "no_effects_uncacheable_lower"):
+        want("probes." + key, probes.get(key), TYPE_ERROR)
+    want("probes.no_effects_cacheable_export_call_cpu",
+         probes.get("no_effects_cacheable_export_call_cpu"),
+         {"outcome": "ok", "value": 1.0})
+    want("probes.debug_print_alone_tpu",
+         probes.get("debug_print_alone_tpu"),
+         {"outcome": "raise", "class": "ValueError",
+          "message": "the platform for the specified backend cpu is "
+                     "different from the lowering platform tpu",
+          "file": "jax/_src/interpreters/mlir.py", "line": 865,
+          "function": "get_backend"})
+    want("probes.debug_print_alone_cpu",
+         probes.get("debug_print_alone_cpu"),
+         {"outcome": "raise", "class": "NotImplementedError",
+          "message": "serialization of host_callbacks is not yet "
+                     "implemented",
+          "file": "jax/_src/export/_export.py", "line": 1102,
+          "function": "_check_lowering"})
+elif verdict == "defect":
+    want("observed.class", observed.get("class"), "TypeError")
+    want("observed.message", observed.get("message"),
+         'can only concatenate list (not "tuple") to list')
+elif verdict == "fixed":
+    if observed.get("outcome") != "ok":
+        want("observed.class", observed.get("class"), "NotImplementedError")
+else:
+    bad.append("verdict %r is neither 'defect' nor 'fixed'" % verdict)
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+EOF
+judge_rc=$?
+cat "$tmp/judge"
+[ "$judge_rc" -eq 0 ] || failures=$((failures + 1))
+
+# 2. The human report: same verdict line, exit status 0.
+"$PY" "$REPRO" >"$tmp/out.txt" 2>"$tmp/err.txt"
+rc=$?
+[ "$rc" -eq 0 ] || fail "repro_multiplatform_effect_tuple.py exited $rc (want 0)"
+verdict=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("verdict"))' "$tmp/out.json" 2>/dev/null)
+case $verdict in
+defect) headline="DEFECT REPRODUCED: " ;;
+fixed) headline="FIXED IN THIS JAX VERSION: " ;;
+*) headline="(no verdict)" ;;
+esac
+if ! grep -q "^$headline" "$tmp/out.txt"; then
+  fail "the report has no line starting with '$headline'"
+  cat "$tmp/out.txt" "$tmp/err.txt"
+fi
+
+# 3. A bad argument: usage, exit 2.
+"$PY" "$REPRO" --no-such-option >/dev/null 2>"$tmp/err.bad"
+rc=$?
+[ "$rc" -eq 2 ] || fail "an unknown option exited $rc (want 2)"
+grep -q "usage:" "$tmp/err.bad" || fail "an unknown option printed no usage"
+
+finish_failures ""
+grep "^$headline" "$tmp/out.txt"
+echo "PASS"
+exit 0
