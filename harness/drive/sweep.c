@@ -174,10 +174,19 @@ void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
 
 /* The rerun line of case `index` (its program and list). */
 static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
+  const lctx_sweep_options *o = s->o;
+  char filters[512] = "", limit[32] = "";
+  if (o->limit)
+    snprintf(limit, sizeof limit, " --limit %zu", o->limit);
+  snprintf(filters, sizeof filters, "%s%s%s%s%s%s",
+           strcmp(o->subset, "all") ? " --subset " : "",
+           strcmp(o->subset, "all") ? o->subset : "",
+           o->group ? " --group " : "", o->group ? o->group : "",
+           o->kind ? " --kind " : "", o->kind ? o->kind : "");
   snprintf(dst, n,
-           "lctx sweep --cmd '%s' --seed=%llu --lists=%zu --case %zu "
+           "lctx sweep --cmd '%s' --seed=%llu --lists=%zu%s%s --case %zu "
            "--out %s/rerun",
-           s->o->command, s->o->seed, s->o->lists, index, s->o->out_dir);
+           o->command, o->seed, o->lists, filters, limit, index, o->out_dir);
 }
 
 /* Judges case `index` (program `program`, list `l`), writes its line,

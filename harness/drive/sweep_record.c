@@ -442,9 +442,10 @@ static int judge_all(judging *g, const char *const *paths, size_t n, FILE *out,
   failed += gaps;
   fprintf(out, "sweep cases: %zu agreed, %zu differed, %zu unreadable%s: %s\n",
           passed, failed - gaps, bad, gaps ? "; some rows have no case" : "",
-          bad                     ? "BAD INPUT"
-          : failed || passed == 0 ? (passed ? "FAIL" : "NOTHING JUDGED")
-                                  : "PASS");
+          bad           ? "BAD INPUT"
+          : failed      ? "FAIL"
+          : passed == 0 ? "NOTHING JUDGED"
+                        : "PASS");
   return bad                     ? LCTX_EXIT_USAGE
          : failed || passed == 0 ? LCTX_EXIT_VIOLATIONS
                                  : LCTX_EXIT_OK;

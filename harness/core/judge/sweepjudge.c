@@ -258,6 +258,17 @@ static bool same_run(const lctx_export_answer *a, const lctx_export_answer *b) {
   return !a->has_run || strcmp(a->digest, b->digest) == 0;
 }
 
+/* Whether some platform of P alone raised `r` (the same class from the
+ * same line). */
+static bool raised_alone(const lctx_sweep_case *c, const lctx_export_raise *r) {
+  for (size_t i = 0; i < c->count; i++) {
+    const lctx_export_answer *a = c->alone[i];
+    if (a && a->status == LCTX_EXPORT_RAISE && same_raise(&a->raised, r))
+      return true;
+  }
+  return false;
+}
+
 /* SW-004: P and its reordering give the same outcome. */
 static void judge_order(out_list *o, const lctx_sweep_case *c) {
   const lctx_export_answer *a = c->multi, *b = c->reordered;
@@ -276,8 +287,17 @@ static void judge_order(out_list *o, const lctx_sweep_case *c) {
   bool same =
       a->status == b->status &&
       (a->status == LCTX_EXPORT_OK ? same_run(a, b) : strcmp(wa, wb) == 0);
-  if (same) {
-    put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_PASS, NULL);
+  if (same ||
+      (a->status == LCTX_EXPORT_RAISE && b->status == LCTX_EXPORT_RAISE &&
+       raised_alone(c, &a->raised) && raised_alone(c, &b->raised))) {
+    /* The row's documented exception: when several platforms' rules
+     * raise, the raise that surfaces is one platform's own, and which
+     * one may follow the order of P. */
+    lctx_sweep_verdict *v = put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_PASS, NULL);
+    if (v && !same)
+      snprintf(v->detail, sizeof v->detail,
+               "each order raises what one platform raises alone: %s; %s", wa,
+               wb);
     return;
   }
   char key[LCTX_SWEEP_KEY_MAX];
