@@ -3,13 +3,17 @@
 # Chromium): a page built from the example plugin, the Python example (a
 # process), a mutant of the example plugin, an implementation whose name
 # and messages hold markup, quotes and a control byte, and a campaign
-# (the libFuzzer mutant of fuzz_model: plots and findings) renders with no
-# console error; its DOM holds one row per spec row
+# (the libFuzzer mutant of fuzz_model: plots and findings) and a sweep of
+# tests/sweep_fake.py (lctx sweep: hostile answers, escape bytes in its
+# texts) renders with no console error; its DOM holds one row per spec row
 # and one column per run; the mutant's failing cells open their first
 # failing case with expected and actual; the hostile texts are text, never
-# markup. Bad input: a missing folder and a truncated report.json are named
-# on stderr, the page is still written (exit 0) and marked partial; nothing
-# usable is exit 2. A screenshot is saved as SCREENSHOT.
+# markup. The sweep is shown against its own table (no warning beside
+# conform runs): its programs by platform-list length, every program with
+# a non-pass verdict, its reach, and no raw ESC byte. Bad input: a missing
+# folder, a truncated report.json and a malformed results.jsonl line of a
+# sweep are named on stderr, the page is still written (exit 0) and marked
+# partial; nothing usable is exit 2. A screenshot is saved as SCREENSHOT.
 # Chromium missing fails the test, unless LCTX_BROWSER=off (exit 77, said).
 # Usage: test_report_html.sh LCTX EXAMPLE_PLUGIN MUTANT SRC SCREENSHOT
 #        FUZZ_MODEL_MUTANT (a libFuzzer build with findings)
@@ -109,9 +113,32 @@ cat >"$tmp/matrix/matrix.json" <<'JEOF'
                                                "first": "random case 7: <i>x</i>"}}}]}
 JEOF
 
+# A sweep of tests/sweep_fake.py (it has findings and hostile answers).
+sw=$tmp/sweep
+"$LCTX" sweep --cmd "$PY $SRC/tests/sweep_fake.py" --out "$sw" --timeout 1 \
+  --known "$tmp/no-known" --lists 2 --quiet >"$tmp/sweep.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || fail "the fake sweep: exit $rc, want 1: $(tail -3 "$tmp/sweep.out")"
+[ -s "$sw/report.json" ] && [ -s "$sw/results.jsonl" ] && [ -s "$sw/reach.json" ] ||
+  fail "the fake sweep wrote no report.json, results.jsonl or reach.json"
+# The programs with a non-pass verdict, from results.jsonl.
+"$PY" - "$sw/results.jsonl" >"$tmp/sweep.failing" <<'PYEOF'
+import json, sys
+seen = []
+for k, line in enumerate(open(sys.argv[1])):
+    j = json.loads(line)
+    if k and any(v["verdict"] != "pass" for v in j["verdicts"]) and \
+            j["program"] not in seen:
+        seen.append(j["program"])
+print("\n".join(seen))
+PYEOF
+[ "$(wc -l <"$tmp/sweep.failing")" -ge 5 ] ||
+  fail "the fake sweep has fewer than 5 failing programs"
+ESC=$(printf '\033')
+
 page=$tmp/page.html
 "$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
-  "$tmp/hostile" "$c" "$tmp/matrix" >"$tmp/html.out" 2>"$tmp/html.err"
+  "$tmp/hostile" "$c" "$tmp/matrix" "$sw" >"$tmp/html.out" 2>"$tmp/html.err"
 rc=$?
 [ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
 [ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
@@ -129,6 +156,38 @@ grep -q 'lctx replay --target fuzz_model' "$page" ||
   fail "the JAX version matrix is not 2 rows by 2 versions"
 grep -q 'random case 7: &lt;i&gt;x&lt;/i&gt;' "$page" ||
   fail "the matrix's failing cell does not show its first failure as text"
+# The sweep: its rows against its own table, the programs by list length,
+# the failing programs, the reach; its escape bytes as text.
+grep -q 'sweep table [^<]*jax-sweep.lspec' "$page" ||
+  fail "the page does not name the sweep table"
+[ "$(grep -o '<tr class="sweep-row"' "$page" | wc -l)" = \
+  "$(grep -c '^\[SW-' "$SRC/conformance/spec/jax-sweep.lspec")" ] ||
+  fail "the sweep scoreboard has not one row per sweep row"
+grep -q '<table class="sweep-groups">' "$page" &&
+  grep -q '<th class="sweep-len">2 platforms</th>' "$page" &&
+  grep -q '<th class="sweep-len">3 platforms</th>' "$page" ||
+  fail "no programs x platform-list length table with columns 2 and 3"
+for g in good bad hostile; do
+  grep -q "<tr class=\"sweep-group\"><th>$g</th>" "$page" ||
+    fail "the programs view has no row for the group $g"
+done
+grep -q '<tr class="sweep-group"><th>good</th><td class="cell c-pass"' "$page" ||
+  fail "the good programs do not pass"
+while read -r prog; do
+  grep -q "<tr class=\"sweep-program\"><th>$prog<" "$page" ||
+    fail "the failing program $prog is not listed"
+done <"$tmp/sweep.failing"
+[ "$(grep -o '<tr class="sweep-program">' "$page" | wc -l)" = \
+  "$(wc -l <"$tmp/sweep.failing")" ] ||
+  fail "the failing programs' table lists a program that did not fail"
+grep -q 'SW-001 TypeError at jax/_src/interpreters/mlir.py:2562</pre>' "$page" ||
+  fail "a failing verdict does not open its key"
+grep -q '1 of 3 lowering primitives reached' "$page" &&
+  grep -q '<li>never_reached</li>' "$page" ||
+  fail "the reach (1 of 3, never_reached not reached) is missing"
+LC_ALL=C grep -q "$ESC" "$page" && fail "a raw ESC byte is in the page"
+grep -q 'cannot run \\x1b\[1mthis' "$page" ||
+  fail "the escape bytes of a hostile answer are not shown as \\x1b"
 rows=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
   "$tmp/example/report.json")
 
@@ -168,6 +227,29 @@ grep -q "$tmp/other/report.json: a report of spec version 9.9.9" "$tmp/p.err" ||
 grep -q 'id="partial"' "$tmp/partial.html" || fail "the page is not marked partial"
 [ "$(grep -c 'class="run"' "$tmp/partial.html")" = 1 ] ||
   fail "the partial page does not show the sound run alone"
+# A sweep alone, with a malformed results.jsonl line (and one over 64
+# KiB): the line named and skipped, the rest shown, exit 0, partial.
+cp -r "$sw" "$tmp/swbad"
+{
+  head -n 2 "$sw/results.jsonl"
+  echo '{"case": 99, "program": "<b>x</b>", "platforms": "cpu"'
+  head -c 70000 /dev/zero | tr '\0' x
+  echo
+  tail -n +3 "$sw/results.jsonl"
+} >"$tmp/swbad/results.jsonl"
+"$LCTX" report html "$tmp/sweep.html" "$tmp/swbad" >"$tmp/s.out" 2>"$tmp/s.err"
+rc=$?
+[ "$rc" = 0 ] || fail "sweep with a malformed line: exit $rc, want 0"
+grep -q "$tmp/swbad/results.jsonl: 2 malformed line(s) skipped, the first at line 3" \
+  "$tmp/s.err" || fail "the malformed results.jsonl line is not named: $(cat "$tmp/s.err")"
+grep -q 'id="partial"' "$tmp/sweep.html" ||
+  fail "the sweep page with a malformed line is not marked partial"
+grep -q 'id="scoreboard"' "$tmp/sweep.html" &&
+  fail "a page of a sweep alone shows the conform scoreboard"
+[ "$(grep -o '<tr class="sweep-program">' "$tmp/sweep.html" | wc -l)" = \
+  "$(wc -l <"$tmp/sweep.failing")" ] ||
+  fail "the sweep page with a malformed line lost failing programs"
+LC_ALL=C grep -q "$ESC" "$tmp/sweep.html" && fail "a raw ESC byte is in the sweep page"
 "$LCTX" report html "$tmp/none.html" "$tmp/nowhere" "$tmp/cut" \
   >"$tmp/n.out" 2>"$tmp/n.err"
 rc=$?

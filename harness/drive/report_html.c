@@ -3,7 +3,8 @@
  *
  * The page is written top to bottom into a temporary file renamed over
  * OUT at the end: the problems (when partial), the legend, the runs, the
- * scoreboard, the pass rates, the campaigns and the JAX version matrices.
+ * scoreboard, the pass rates (these three when a conform table is loaded),
+ * the sweeps, the campaigns and the JAX version matrices.
  */
 #include "report_html.h"
 
@@ -28,7 +29,8 @@ typedef struct verdict_look {
   const char *name, *symbol, *words;
 } verdict_look;
 
-/* In the order of severity a cell takes its look from. */
+/* In the order of severity a cell takes its look from (that of
+ * LCTX_HTML_VERDICTS: the sweep view indexes it). */
 static const verdict_look LOOKS[] = {
     {"crash", "\xe2\x98\xa0", "crash: the implementation died"},
     {"timeout", "\xe2\x97\xb7", "timeout: no answer in time"},
@@ -75,7 +77,8 @@ static const char CSS[] =
     "background:#D55E00;margin-right:.4em}"
     ".plots{display:flex;flex-wrap:wrap;gap:1em}"
     "svg text{font:11px sans-serif}details summary{cursor:pointer}"
-    "h4{margin:.4em 0 0}";
+    "h4{margin:.4em 0 0}.sweep-verdict summary{white-space:nowrap}"
+    ".left-out{font-style:italic}";
 
 //===----------------------------------------------------------------------===//
 // Escaping
@@ -204,6 +207,11 @@ static void write_case(FILE *f, const lctx_html_run *r, size_t k) {
   fputs("</p><pre class=\"first\">", f);
   lctx_html_escape(f, str(row, "first"), 1);
   fputs("</pre>", f);
+  if (json_object_get(row, "rerun")) {
+    fputs("<h4>rerun</h4><pre class=\"rerun\">", f);
+    lctx_html_escape(f, str(row, "rerun"), 1);
+    fputs("</pre>", f);
+  }
   if (res) {
     fputs("<p>verdict <b>", f);
     esc(f, str(res, "verdict"));
@@ -270,11 +278,13 @@ static size_t group_of(const char *id) {
   return GROUP_COUNT;
 }
 
-static void write_run_heads(FILE *f, const lctx_html_data *d) {
-  for (size_t i = 0; i < d->run_count; i++) {
-    const json_t *j = d->runs[i]->report;
-    fprintf(f, "<th class=\"run\" title=\"");
-    esc(f, d->runs[i]->dir);
+/* The heads of the columns of `runs`, of class `cls`. */
+static void write_run_heads(FILE *f, lctx_html_run *const *runs, size_t n,
+                            const char *cls) {
+  for (size_t i = 0; i < n; i++) {
+    const json_t *j = runs[i]->report;
+    fprintf(f, "<th class=\"%s\" title=\"", cls);
+    esc(f, runs[i]->dir);
     fprintf(f, "\">%zu. ", i + 1);
     esc(f, str(j, "implementation"));
     fputs("<br><small>", f);
@@ -282,19 +292,24 @@ static void write_run_heads(FILE *f, const lctx_html_data *d) {
     fprintf(f, " &middot; spec ");
     esc(f, str(j, "spec_version"));
     fprintf(f, " &middot; seed %lld<br>%s<br>", count(j, "seed"),
-            d->runs[i]->date);
-    const char *slash = strrchr(d->runs[i]->dir, '/');
-    esc(f, slash && slash[1] ? slash + 1 : d->runs[i]->dir);
+            runs[i]->date);
+    const char *slash = strrchr(runs[i]->dir, '/');
+    esc(f, slash && slash[1] ? slash + 1 : runs[i]->dir);
     fputs("</small></th>", f);
   }
 }
 
-static void write_scoreboard(FILE *f, const lctx_html_data *d) {
-  const lctx_spec *s = d->spec;
-  fputs("<h2>Scoreboard</h2><table id=\"scoreboard\"><thead><tr><th>row</th>"
-        "<th>note</th><th>JAX source</th>",
-        f);
-  write_run_heads(f, d);
+/* A scoreboard: the rows of `s` against `runs`; `id` names the table,
+ * `row_cls` its rows and `head_cls` its run columns. */
+static void write_scoreboard(FILE *f, const lctx_spec *s,
+                             lctx_html_run *const *runs, size_t n,
+                             const char *id, const char *row_cls,
+                             const char *head_cls) {
+  fprintf(f,
+          "<table id=\"%s\"><thead><tr><th>row</th><th>note</th><th>JAX "
+          "source</th>",
+          id);
+  write_run_heads(f, runs, n, head_cls);
   fputs("</tr></thead>\n", f);
   for (size_t g = 0; g <= GROUP_COUNT; g++) {
     bool any = false;
@@ -305,9 +320,9 @@ static void write_scoreboard(FILE *f, const lctx_html_data *d) {
         fprintf(f,
                 "<tbody><tr class=\"group\"><th colspan=\"%zu\">%s</th>"
                 "</tr>\n",
-                d->run_count + 3, g < GROUP_COUNT ? GROUPS[g] : "other rows");
+                n + 3, g < GROUP_COUNT ? GROUPS[g] : "other rows");
       any = true;
-      fputs("<tr class=\"spec-row\" data-row=\"", f);
+      fprintf(f, "<tr class=\"%s\" data-row=\"", row_cls);
       esc(f, s->rows[k].id);
       fputs("\"><th>", f);
       esc(f, s->rows[k].id);
@@ -316,8 +331,8 @@ static void write_scoreboard(FILE *f, const lctx_html_data *d) {
       fputs("</td><td class=\"src\">", f);
       esc(f, s->rows[k].source);
       fputs("</td>", f);
-      for (size_t i = 0; i < d->run_count; i++)
-        write_cell(f, d->runs[i], k);
+      for (size_t i = 0; i < n; i++)
+        write_cell(f, runs[i], k);
       fputs("</tr>\n", f);
     }
     if (any)
@@ -498,10 +513,242 @@ static void write_matrix(FILE *f, const lctx_html_matrix *m) {
 }
 
 //===----------------------------------------------------------------------===//
+// Sweeps
+//===----------------------------------------------------------------------===//
+
+/* One cell of the programs view: the cases of a group and list length by
+ * their worst verdict; a case passes when none is fail, xpass, flaky,
+ * crash or timeout (an xfail, a known defect, is also said apart). */
+static void write_group_cell(FILE *f, const long long *by) {
+  long long judged = 0;
+  int worst = LCTX_HTML_V_NONE;
+  for (int v = 0; v < LCTX_HTML_V_NONE; v++) {
+    judged += by[v];
+    if (by[v] && v < worst)
+      worst = v;
+  }
+  if (!judged && !by[LCTX_HTML_V_NONE]) {
+    fputs("<td class=\"cell c-none\">&mdash;</td>", f);
+    return;
+  }
+  fprintf(f,
+          "<td class=\"cell c-%s\" data-verdict=\"%s\"><span class=\"v\">%s "
+          "%lld of %lld passed</span>",
+          LOOKS[worst].name, LOOKS[worst].name, LOOKS[LCTX_HTML_V_PASS].symbol,
+          by[LCTX_HTML_V_XFAIL] + by[LCTX_HTML_V_PASS], judged);
+  for (int v = 0; v <= LCTX_HTML_V_XFAIL; v++)
+    if (by[v])
+      fprintf(f, "<br><span class=\"v\">%s %lld %s%s</span>", LOOKS[v].symbol,
+              by[v], LOOKS[v].name,
+              v == LCTX_HTML_V_XFAIL ? " (known defect)" : "");
+  if (by[LCTX_HTML_V_NONE])
+    fprintf(f, "<br><span class=\"v\">%s %lld not judged</span>",
+            LOOKS[LCTX_HTML_V_NONE].symbol, by[LCTX_HTML_V_NONE]);
+  fputs("</td>", f);
+}
+
+/* (a) Per program group, the cases passed of judged by platform-list
+ * length. */
+static void write_sweep_groups(FILE *f, const lctx_html_sweep *s) {
+  fputs("<h4>programs &times; platform-list length</h4><table "
+        "class=\"sweep-groups\"><thead><tr><th>program group</th>",
+        f);
+  for (size_t n = 1; n <= LCTX_HTML_SWEEP_MAX_LEN; n++)
+    if (s->length_seen[n])
+      fprintf(f, "<th class=\"sweep-len\">%zu platforms</th>", n);
+  fputs("<th>all</th></tr></thead><tbody>\n", f);
+  long long all[LCTX_HTML_SWEEP_MAX_LEN + 1][LCTX_HTML_VERDICT_COUNT] = {{0}};
+  for (size_t g = 0; g <= s->group_count; g++) {
+    long long(*by)[LCTX_HTML_VERDICT_COUNT] =
+        g < s->group_count ? s->groups[g].by : all;
+    long long sum[LCTX_HTML_VERDICT_COUNT] = {0};
+    fputs(g < s->group_count ? "<tr class=\"sweep-group\"><th>"
+                             : "<tr class=\"sweep-total\"><th>all groups",
+          f);
+    if (g < s->group_count)
+      esc(f, s->groups[g].name);
+    fputs("</th>", f);
+    for (size_t n = 1; n <= LCTX_HTML_SWEEP_MAX_LEN; n++) {
+      for (int v = 0; v < LCTX_HTML_VERDICT_COUNT; v++) {
+        sum[v] += by[n][v];
+        if (g < s->group_count)
+          all[n][v] += by[n][v];
+      }
+      if (s->length_seen[n])
+        write_group_cell(f, by[n]);
+    }
+    write_group_cell(f, sum);
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table>\n", f);
+}
+
+/* The non-pass verdicts of program `p` with platform list `list`, each
+ * opening its key, detail and outcome. */
+static void write_failing_cell(FILE *f, const lctx_html_sweep_program *p,
+                               size_t list) {
+  int worst = LCTX_HTML_V_NONE;
+  for (size_t i = 0; i < p->entry_count; i++)
+    if (p->entries[i].list == list && p->entries[i].verdict < worst)
+      worst = p->entries[i].verdict;
+  if (worst == LCTX_HTML_V_NONE) {
+    fputs("<td></td>", f);
+    return;
+  }
+  fprintf(f, "<td class=\"cell c-%s\" data-verdict=\"%s\">", LOOKS[worst].name,
+          LOOKS[worst].name);
+  for (size_t i = 0; i < p->entry_count; i++) {
+    const lctx_html_sweep_entry *e = &p->entries[i];
+    if (e->list != list)
+      continue;
+    fprintf(f,
+            "<details class=\"sweep-verdict\"><summary><span class=\"v\">%s ",
+            LOOKS[e->verdict].symbol);
+    esc(f, e->row);
+    fprintf(f, " %s</span>", LOOKS[e->verdict].name);
+    if (e->repeats)
+      fprintf(f, " <small>&times;%lld</small>", e->repeats + 1);
+    fprintf(f, "</summary><p>case %lld%s</p><h4>key</h4><pre class=\"key\">",
+            e->case_no, e->repeats ? " (the first)" : "");
+    lctx_html_escape(f, e->key, 1);
+    fputs("</pre><h4>detail</h4><pre class=\"detail\">", f);
+    lctx_html_escape(f, e->detail, 1);
+    fputs("</pre><h4>outcome</h4><pre class=\"outcome\">", f);
+    lctx_html_escape(f, e->outcome, 1);
+    fputs("</pre></details>", f);
+  }
+  fputs("</td>", f);
+}
+
+/* (b) The programs with a non-pass verdict against the platform lists
+ * among them. */
+static void write_sweep_failing(FILE *f, const lctx_html_sweep *s) {
+  fprintf(f, "<h4>programs with a non-pass verdict (%zu%s)</h4>",
+          s->program_count, s->programs_left_out ? " shown" : "");
+  if (s->program_count)
+    fputs("<p>A cell lists the rows that did not pass for the program "
+          "with that platform list (click one for its key, detail and "
+          "outcome); a blank cell: none did, or no case of the program had "
+          "that list.</p><table class=\"sweep-failing\"><thead><tr>"
+          "<th>program</th>",
+          f);
+  for (size_t l = 0; s->program_count && l < s->list_count; l++) {
+    fputs("<th class=\"sweep-list\">", f);
+    esc(f, s->lists[l]);
+    fputs("</th>", f);
+  }
+  if (s->program_count)
+    fputs("</tr></thead><tbody>\n", f);
+  for (size_t p = 0; p < s->program_count; p++) {
+    const lctx_html_sweep_program *pr = &s->programs[p];
+    fputs("<tr class=\"sweep-program\"><th>", f);
+    esc(f, pr->name);
+    if (pr->entries_left_out)
+      fprintf(f, "<br><small>%lld more verdict(s) not shown</small>",
+              pr->entries_left_out);
+    fputs("</th>", f);
+    for (size_t l = 0; l < s->list_count; l++)
+      write_failing_cell(f, pr, l);
+    fputs("</tr>\n", f);
+  }
+  if (s->program_count)
+    fputs("</tbody></table>\n", f);
+  if (s->programs_left_out)
+    fprintf(f,
+            "<p class=\"left-out\">%lld more program(s) with a non-pass "
+            "verdict left out (the table shows the first %d).</p>\n",
+            s->programs_left_out, LCTX_HTML_SWEEP_MAX_PROGRAMS);
+  if (s->entries_left_out)
+    fprintf(f,
+            "<p class=\"left-out\">%lld non-pass verdict(s) of platform "
+            "lists past the first %d are not shown.</p>\n",
+            s->entries_left_out, LCTX_HTML_SWEEP_MAX_LISTS);
+}
+
+/* (c) The lowering primitives the sweep reached, from reach.json. */
+static void write_reach(FILE *f, const json_t *reach) {
+  if (!reach) {
+    fputs("<p class=\"reach\">No reach.json: the reach is not known.</p>\n", f);
+    return;
+  }
+  const json_t *not = json_object_get(reach, "not_reached");
+  const json_t *reached = json_object_get(reach, "reached");
+  fprintf(f,
+          "<p class=\"reach\"><b>%lld of %lld lowering primitives "
+          "reached</b></p>",
+          json_is_integer(reached) ? (long long)json_integer_value(reached)
+                                   : (long long)json_array_size(json_object_get(
+                                         reach, "reached_primitives")),
+          count(reach, "lowering_primitives"));
+  if (!json_is_array(not ))
+    return;
+  fprintf(f,
+          "<details class=\"not-reached\"><summary>%zu not reached</summary>"
+          "<ul>",
+          json_array_size(not ));
+  size_t i;
+  json_t *p;
+  json_array_foreach(not, i, p) {
+    if (i == 5000) {
+      fprintf(f, "<li>... and %zu more</li>", json_array_size(not ) - i);
+      break;
+    }
+    fputs("<li>", f);
+    esc(f, json_is_string(p) ? json_string_value(p) : "(not a name)");
+    fputs("</li>", f);
+  }
+  fputs("</ul></details>\n", f);
+}
+
+static void write_sweep(FILE *f, const lctx_html_sweep *s, size_t n) {
+  const json_t *sw = json_object_get(s->stamp, "sweep");
+  fprintf(f, "<section class=\"sweep\"><h3>sweep %zu: ", n);
+  esc(f, s->run->dir);
+  fputs("</h3><p>", f);
+  esc(f, str(s->run->report, "implementation"));
+  fputs(" ", f);
+  esc(f, str(s->run->report, "implementation_version"));
+  fprintf(f, ", seed %lld, %lld platform list(s) per program, subset ",
+          count(sw, "seed"), count(sw, "lists"));
+  esc(f, str(sw, "subset"));
+  fprintf(f,
+          ", %lld program(s), shard %lld of %lld; %lld case(s) read from "
+          "results.jsonl",
+          count(sw, "programs"), count(sw, "shard_index"),
+          count(sw, "shard_count"), s->cases);
+  if (s->malformed)
+    fprintf(f, " (%lld malformed line(s) skipped)", s->malformed);
+  fprintf(f, "; at most %d lines of at most %d KiB are read.</p>\n",
+          LCTX_HTML_SWEEP_MAX_LINES, LCTX_HTML_SWEEP_MAX_LINE / 1024);
+  write_sweep_groups(f, s);
+  write_sweep_failing(f, s);
+  write_reach(f, s->reach);
+  fputs("</section>\n", f);
+}
+
+/* The sweeps: their rows against the sweep table, then each one's view. */
+static void write_sweeps(FILE *f, const lctx_html_data *d) {
+  lctx_html_run *runs[LCTX_HTML_MAX_INPUTS];
+  for (size_t i = 0; i < d->sweep_count; i++)
+    runs[i] = d->sweeps[i]->run;
+  fputs("<h2>Sweeps</h2><p>The sweep table ", f);
+  esc(f, d->sweep_spec_path);
+  fputs(", version ", f);
+  esc(f, d->sweep_spec->version);
+  fprintf(f, ", %zu rows, against the sweep folders:</p>\n",
+          d->sweep_spec->row_count);
+  write_scoreboard(f, d->sweep_spec, runs, d->sweep_count, "sweep-scoreboard",
+                   "sweep-row", "sweep-run");
+  for (size_t i = 0; i < d->sweep_count; i++)
+    write_sweep(f, d->sweeps[i], i + 1);
+}
+
+//===----------------------------------------------------------------------===//
 // The page
 //===----------------------------------------------------------------------===//
 
-static void write_page(FILE *f, const lctx_html_data *d) {
+/* The page's head, its title and what it was made of. */
+static void write_head(FILE *f, const lctx_html_data *d) {
   char now[40];
   time_t t = time(NULL);
   struct tm tm;
@@ -511,18 +758,26 @@ static void write_page(FILE *f, const lctx_html_data *d) {
           "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8"
           "\"><meta name=\"viewport\" content=\"width=device-width\">"
           "<title>lctx scoreboard%s</title><style>%s</style></head><body>\n"
-          "<h1>lctx scoreboard%s</h1><p class=\"meta\">spec table ",
+          "<h1>lctx scoreboard%s</h1><p class=\"meta\">",
           d->problem_count ? " (partial)" : "", CSS,
           d->problem_count ? " <small>(partial)</small>" : "");
-  esc(f, d->spec_path);
-  fputs(", version ", f);
-  esc(f, d->spec->version);
-  fputs(" (JAX commit ", f);
-  esc(f, d->spec->jax_commit);
+  const lctx_spec *tables[] = {d->spec, d->sweep_spec};
+  const char *paths[] = {d->spec_path, d->sweep_spec_path};
+  for (size_t i = 0; i < 2; i++) {
+    if (!tables[i])
+      continue;
+    fputs(i ? "sweep table " : "spec table ", f);
+    esc(f, paths[i]);
+    fputs(", version ", f);
+    esc(f, tables[i]->version);
+    fputs(" (JAX commit ", f);
+    esc(f, tables[i]->jax_commit);
+    fprintf(f, "), %zu rows; ", tables[i]->row_count);
+  }
   fprintf(f,
-          "), %zu rows; %zu run(s), %zu campaign(s), %zu JAX matrix "
+          "%zu run(s), %zu sweep(s), %zu campaign(s), %zu JAX matrix "
           "folder(s); written %s</p>\n",
-          d->spec->row_count, d->run_count, d->campaign_count, d->matrix_count,
+          d->run_count, d->sweep_count, d->campaign_count, d->matrix_count,
           now);
   if (d->problem_count) {
     fputs("<section id=\"partial\" class=\"partial\"><h2>Partial page</h2>"
@@ -537,10 +792,20 @@ static void write_page(FILE *f, const lctx_html_data *d) {
     }
     fputs("</ul></section>\n", f);
   }
+}
+
+static void write_page(FILE *f, const lctx_html_data *d) {
+  write_head(f, d);
   write_legend(f);
-  write_runs(f, d);
-  write_scoreboard(f, d);
-  write_pass_rates(f, d);
+  if (d->spec) {
+    write_runs(f, d);
+    fputs("<h2>Scoreboard</h2>", f);
+    write_scoreboard(f, d->spec, d->runs, d->run_count, "scoreboard",
+                     "spec-row", "run");
+    write_pass_rates(f, d);
+  }
+  if (d->sweep_count)
+    write_sweeps(f, d);
   if (d->campaign_count)
     fputs("<h2>Fuzz campaigns</h2>\n", f);
   for (size_t i = 0; i < d->campaign_count; i++)
@@ -562,7 +827,8 @@ int lctx_report_html(const lctx_report_html_options *o, FILE *out, FILE *err) {
   }
   int code = LCTX_EXIT_OK;
   lctx_escaped esc_path;
-  if (d->run_count + d->campaign_count + d->matrix_count == 0) {
+  if (d->run_count + d->sweep_count + d->campaign_count + d->matrix_count ==
+      0) {
     fprintf(err,
             WHO ": nothing usable among the %zu folder(s) given; no "
                 "page written\n",

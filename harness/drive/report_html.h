@@ -7,9 +7,13 @@
  * and JAX source line, against the runs, each cell's verdict counts with a
  * symbol and a colour-blind-safe colour, a failing cell opening its first
  * failing case with expected against actual in a <details>), the pass rate
- * per implementation and row group, per campaign the plots over time
- * (inline SVG) and the findings with their reproduce commands, and each
- * JAX version matrix as one more scoreboard. Inline CSS, no script, no
+ * per implementation and row group, the sweeps (their rows against the
+ * sweep table; per sweep the cases passed of judged by program group and
+ * platform-list length, the programs with a non-pass verdict against the
+ * platform lists, each verdict opening its key and detail, and the
+ * lowering primitives reached), per campaign the plots over time (inline
+ * SVG) and the findings with their reproduce commands, and each JAX
+ * version matrix as one more scoreboard. Inline CSS, no script, no
  * external resource. Every text from a report is escaped for HTML (& < > "
  * '), control bytes shown as \xNN, bytes that are not UTF-8 as U+FFFD.
  * Reading the folders is report_html_data.h's.
@@ -23,16 +27,19 @@
 /// What to show, and where.
 typedef struct lctx_report_html_options {
   const char *out_path;    ///< the page (replaced whole)
-  const char *const *dirs; ///< report, campaign and matrix folders
+  const char *const *dirs; ///< report, sweep, campaign and matrix folders
   size_t dir_count;
-  const char *spec_path; ///< NULL: the first report's spec_file or default
+  /// The spec table of the conform runs, or of the sweeps when it has
+  /// sweep rows; NULL: each set's first report's spec_file or default
+  /// (see lctx_html_load).
+  const char *spec_path;
 } lctx_report_html_options;
 
 /// Writes the page. Returns LCTX_EXIT_OK when it was written (a partial
 /// page too: each problem is said on `err` as a warning and listed on the
 /// page, which is marked partial), LCTX_EXIT_USAGE when nothing usable was
-/// given (no folder could be read), the spec table cannot be read or the
-/// page cannot be written. Prints the page's path on `out`.
+/// given (no folder could be read), a spec table the folders need cannot
+/// be read or the page cannot be written. Prints the page's path on `out`.
 int lctx_report_html(const lctx_report_html_options *options, FILE *out,
                      FILE *err);
 

@@ -3,12 +3,18 @@
  * folders `lctx report html` is given (the loading half of report_html.h).
  *
  * Owns telling the folders apart (a conform report folder holds
- * report.json, a fuzz campaign folder state.json or progress.jsonl, a JAX
- * version matrix folder matrix.json), reading each with jansson, the spec
- * table the rows come from, and the list of problems that make the page
- * partial: a missing folder, a truncated or malformed file (named with its
- * line and column), a report of another spec version (left out). Writing
- * the page is report_html.c's.
+ * report.json, an `lctx sweep` folder the same with a results.jsonl whose
+ * first line, the stamp, has "sweep", a fuzz campaign folder state.json or
+ * progress.jsonl, a JAX version matrix folder matrix.json), reading each
+ * with jansson, the two spec tables the rows come from (the conform runs'
+ * and the sweeps', each report checked against its own), a sweep's
+ * results.jsonl summed up by program group and platform-list length with
+ * its non-pass verdicts by program (bounded: at most
+ * LCTX_HTML_SWEEP_MAX_LINES lines of at most LCTX_HTML_SWEEP_MAX_LINE
+ * bytes; a malformed line is skipped and counted), and the list of
+ * problems that make the page partial: a missing folder, a truncated or
+ * malformed file (named with its line and column), a report of another
+ * spec version (left out). Writing the page is report_html.c's.
  */
 #ifndef LCTX_DRIVE_REPORT_HTML_DATA_H
 #define LCTX_DRIVE_REPORT_HTML_DATA_H
@@ -65,12 +71,84 @@ typedef struct lctx_html_matrix {
   json_t *matrix;
 } lctx_html_matrix;
 
+/// The verdicts in order of severity, as report.json and results.jsonl
+/// name them (report_html.c's looks follow this order).
+#define LCTX_HTML_VERDICTS                                                     \
+  "crash", "timeout", "fail", "xpass", "flaky", "xfail", "pass", "unsupported"
+#define LCTX_HTML_VERDICT_COUNT 8
+/// Indices into LCTX_HTML_VERDICTS.
+enum { LCTX_HTML_V_XFAIL = 5, LCTX_HTML_V_PASS = 6, LCTX_HTML_V_NONE = 7 };
+
+/// The most lines of a sweep's results.jsonl read, and the longest line.
+#define LCTX_HTML_SWEEP_MAX_LINES 200000
+#define LCTX_HTML_SWEEP_MAX_LINE 65536
+/// The longest platform list (a longer one makes its line malformed).
+#define LCTX_HTML_SWEEP_MAX_LEN 16
+/// The most program groups (more are summed in one row), failing programs
+/// (more are counted), verdicts kept per failing program and platform
+/// lists among them (the verdicts of more are counted).
+#define LCTX_HTML_SWEEP_MAX_GROUPS 2000
+#define LCTX_HTML_SWEEP_MAX_PROGRAMS 500
+#define LCTX_HTML_SWEEP_MAX_ENTRIES 32
+#define LCTX_HTML_SWEEP_MAX_LISTS 256
+
+/// A program group (the program's name up to its last '/', or the line's
+/// "group"): per platform-list length, the cases by their worst verdict
+/// (LCTX_HTML_V_NONE: no verdict judged).
+typedef struct lctx_html_sweep_group {
+  char *name;
+  long long by[LCTX_HTML_SWEEP_MAX_LEN + 1][LCTX_HTML_VERDICT_COUNT];
+} lctx_html_sweep_group;
+
+/// One non-pass verdict of a program, for one platform list.
+typedef struct lctx_html_sweep_entry {
+  size_t list;        ///< index into the sweep's lists
+  int verdict;        ///< index into LCTX_HTML_VERDICTS
+  long long case_no;  ///< the first case that gave it
+  long long repeats;  ///< more cases of the list with the same row, key
+  char row[16];       ///< the spec row's id
+  char *key, *detail; ///< owned, cut to 1 KiB and 4 KiB
+  char *outcome;      ///< what the export gave, owned, cut to 2 KiB
+} lctx_html_sweep_entry;
+
+/// A program with a non-pass verdict.
+typedef struct lctx_html_sweep_program {
+  char *name;
+  lctx_html_sweep_entry *entries;
+  size_t entry_count;
+  long long entries_left_out;
+} lctx_html_sweep_program;
+
+/// One `lctx sweep` folder: its report (against the sweep table) and its
+/// results.jsonl summed up.
+typedef struct lctx_html_sweep {
+  lctx_html_run *run; ///< report.json, row[] by the sweep table's rows
+  json_t *stamp;      ///< results.jsonl's first line
+  json_t *reach;      ///< reach.json, or NULL
+  lctx_html_sweep_group *groups;
+  size_t group_count;
+  bool length_seen[LCTX_HTML_SWEEP_MAX_LEN + 1];
+  lctx_html_sweep_program *programs; ///< in the order of their first case
+  size_t program_count;
+  long long programs_left_out;            ///< failing programs past the cap
+  char *lists[LCTX_HTML_SWEEP_MAX_LISTS]; ///< "tpu, cpu", sorted
+  size_t list_len[LCTX_HTML_SWEEP_MAX_LISTS];
+  size_t list_count;
+  long long entries_left_out; ///< verdicts of lists past the cap
+  long long cases;            ///< the case lines read whole
+  long long malformed;        ///< the lines skipped
+} lctx_html_sweep;
+
 /// Everything the page shows.
 typedef struct lctx_html_data {
-  lctx_spec *spec; ///< the rows of the scoreboard
+  lctx_spec *spec; ///< the rows of the scoreboard (NULL: only sweeps)
   char spec_path[4096];
+  lctx_spec *sweep_spec; ///< the sweep table (NULL: no sweep folder)
+  char sweep_spec_path[4096];
   lctx_html_run *runs[LCTX_HTML_MAX_INPUTS];
   size_t run_count;
+  lctx_html_sweep *sweeps[LCTX_HTML_MAX_INPUTS];
+  size_t sweep_count;
   lctx_html_campaign *campaigns[LCTX_HTML_MAX_INPUTS];
   size_t campaign_count;
   lctx_html_matrix *matrices[LCTX_HTML_MAX_INPUTS];
@@ -80,12 +158,17 @@ typedef struct lctx_html_data {
   size_t problem_count;
 } lctx_html_data;
 
-/// Reads the `count` folders `dirs` into `d` (zeroed first), with the spec
-/// table `spec_path` (NULL: the first report's spec_file when it can be
-/// read, else the default table). Each problem is said on `err` as a
-/// warning ("lctx report html: warning: FILE: ...") and kept in `d`.
-/// False when the spec table cannot be read (said on `err`); `d` must be
-/// freed either way.
+/// Reads the `count` folders `dirs` into `d` (zeroed first). Conform runs
+/// are checked against the spec table: `spec_path` when it is not a sweep
+/// table, else the first conform report's spec_file when it can be read,
+/// else the default table. Sweep folders against the sweep table:
+/// `spec_path` when it is one (it has sweep rows), else the first sweep
+/// report's spec_file when it can be read, else jax-sweep.lspec beside the
+/// default table. A table is read only when a folder needs it (the spec
+/// table also when no folder is a sweep). Each problem is said on `err` as
+/// a warning ("lctx report html: warning: FILE: ...") and kept in `d`.
+/// False when a table cannot be read (said on `err`); `d` must be freed
+/// either way.
 bool lctx_html_load(lctx_html_data *d, const char *const *dirs, size_t count,
                     const char *spec_path, FILE *err);
 

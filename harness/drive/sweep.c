@@ -128,6 +128,8 @@ static int by_text(const void *a, const void *b) {
 void lctx_sweep_reach(lctx_sweep *s, const char *primitive) {
   char key[64];
   snprintf(key, sizeof key, "%s", primitive);
+  if (s->cat.primitive_count == 0)
+    return;
   char(*hit)[64] = bsearch(key, s->cat.primitives, s->cat.primitive_count,
                            sizeof *s->cat.primitives, by_text);
   if (hit)
@@ -249,8 +251,9 @@ bool lctx_sweep_open(lctx_sweep *s) {
             hs ? lctx_esc(&b, why) : "no handshake kept");
     return false;
   }
-  qsort(s->cat.primitives, s->cat.primitive_count, sizeof *s->cat.primitives,
-        by_text);
+  if (s->cat.primitive_count > 1)
+    qsort(s->cat.primitives, s->cat.primitive_count, sizeof *s->cat.primitives,
+          by_text);
   s->reached = calloc(s->cat.primitive_count + 1, sizeof *s->reached);
   return s->reached && select_programs(s);
 }
