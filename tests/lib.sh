@@ -88,3 +88,60 @@ fake_libfuzzer() {
   } >"$out"
   chmod +x "$out"
 }
+
+# The real-JAX reproduction tests (test_jax_repro*.sh), which share their
+# start and end. jax_repro_start TEST REPRO PYTHON SOURCE_DIR: skips when
+# LCTX_JAX=off, checks the arguments, that PYTHON imports jax and that the
+# reproduction conformance/adapters/REPRO exists; sets PY, SRC, REPRO,
+# PINNED and setup_hint. jax_repro_finish: the human report's verdict line
+# agrees with $tmp/out.json, the program exits 0, an unknown option gives
+# usage and exit 2; then PASS, or the failures and exit 1.
+jax_repro_start() {
+  jax_skip_if_off
+  if [ $# -ne 4 ]; then
+    echo "usage: $1 PYTHON SOURCE_DIR" >&2
+    exit 2
+  fi
+  PY=$3
+  SRC=$4
+  REPRO=$SRC/conformance/adapters/$2
+  PINNED=0.10.2
+  setup_hint="run \`make test\` or \`sh tools/setup-jax.sh $PINNED\` (it creates build/jax/venv-$PINNED), or set LCTX_JAX=off to skip the real-JAX tests"
+  if ! command -v "$PY" >/dev/null 2>&1; then
+    echo "FAIL: the Python for the real-JAX tests, $PY, does not exist or is not executable; $setup_hint"
+    exit 1
+  fi
+  if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
+    echo "FAIL: $PY cannot import jax; $setup_hint"
+    "$PY" -c 'import jax' 2>&1 | tail -n 1
+    exit 1
+  fi
+  if [ ! -f "$REPRO" ]; then
+    echo "FAIL: $REPRO is missing"
+    exit 1
+  fi
+}
+
+jax_repro_finish() {
+  "$PY" "$REPRO" >"$tmp/out.txt" 2>"$tmp/err.txt"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "$(basename "$REPRO") exited $rc (want 0)"
+  verdict=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("verdict"))' "$tmp/out.json" 2>/dev/null)
+  case $verdict in
+  defect) headline="DEFECT REPRODUCED: " ;;
+  fixed) headline="FIXED IN THIS JAX VERSION: " ;;
+  *) headline="(no verdict)" ;;
+  esac
+  if ! grep -q "^$headline" "$tmp/out.txt"; then
+    fail "the report has no line starting with '$headline'"
+    cat "$tmp/out.txt" "$tmp/err.txt"
+  fi
+  "$PY" "$REPRO" --no-such-option >/dev/null 2>"$tmp/err.bad"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "an unknown option exited $rc (want 2)"
+  grep -q "usage:" "$tmp/err.bad" || fail "an unknown option printed no usage"
+  finish_failures ""
+  grep "^$headline" "$tmp/out.txt"
+  echo "PASS"
+  exit 0
+}

@@ -30,30 +30,7 @@
 # Usage: test_jax_repro_forward_compat.sh PYTHON SOURCE_DIR
 set -u
 . "$(dirname -- "$0")/lib.sh"
-jax_skip_if_off
-if [ $# -ne 2 ]; then
-  echo "usage: test_jax_repro_forward_compat.sh PYTHON SOURCE_DIR" >&2
-  exit 2
-fi
-PY=$1
-SRC=$2
-REPRO=$SRC/conformance/adapters/repro_forward_compat_backend_read.py
-PINNED=0.10.2
-setup_hint="run \`make test\` or \`sh tools/setup-jax.sh $PINNED\` (it creates build/jax/venv-$PINNED), or set LCTX_JAX=off to skip the real-JAX tests"
-
-if ! command -v "$PY" >/dev/null 2>&1; then
-  echo "FAIL: the Python for the real-JAX tests, $PY, does not exist or is not executable; $setup_hint"
-  exit 1
-fi
-if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
-  echo "FAIL: $PY cannot import jax; $setup_hint"
-  "$PY" -c 'import jax' 2>&1 | tail -n 1
-  exit 1
-fi
-if [ ! -f "$REPRO" ]; then
-  echo "FAIL: $REPRO is missing"
-  exit 1
-fi
+jax_repro_start test_jax_repro_forward_compat.sh repro_forward_compat_backend_read.py "$@"
 
 # 1. --json: one object; judge it against the pinned version.
 "$PY" "$REPRO" --json >"$tmp/out.json" 2>"$tmp/err.json"
@@ -133,28 +110,4 @@ judge_rc=$?
 cat "$tmp/judge"
 [ "$judge_rc" -eq 0 ] || failures=$((failures + 1))
 
-# 2. The human report: same verdict line, exit status 0.
-"$PY" "$REPRO" >"$tmp/out.txt" 2>"$tmp/err.txt"
-rc=$?
-[ "$rc" -eq 0 ] || fail "repro_forward_compat_backend_read.py exited $rc (want 0)"
-verdict=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("verdict"))' "$tmp/out.json" 2>/dev/null)
-case $verdict in
-defect) headline="DEFECT REPRODUCED: " ;;
-fixed) headline="FIXED IN THIS JAX VERSION: " ;;
-*) headline="(no verdict)" ;;
-esac
-if ! grep -q "^$headline" "$tmp/out.txt"; then
-  fail "the report has no line starting with '$headline'"
-  cat "$tmp/out.txt" "$tmp/err.txt"
-fi
-
-# 3. A bad argument: usage, exit 2.
-"$PY" "$REPRO" --no-such-option >/dev/null 2>"$tmp/err.bad"
-rc=$?
-[ "$rc" -eq 2 ] || fail "an unknown option exited $rc (want 2)"
-grep -q "usage:" "$tmp/err.bad" || fail "an unknown option printed no usage"
-
-finish_failures ""
-grep "^$headline" "$tmp/out.txt"
-echo "PASS"
-exit 0
+jax_repro_finish
