@@ -22,7 +22,9 @@ The catalogue (`--list` prints it):
     effect/...          host callbacks: debug callback and print,
                         io_callback (ordered, unordered), pure_callback
     custom/...          custom_jvp, custom_vjp (and their grads),
-                        custom_partitioning with a sharding rule
+                        custom_partitioning with a sharding rule, a Pallas
+                        kernel, a primitive with uncacheable per-platform
+                        lowering rules
     control/C_W         cond, switch, while_loop, scan (C) around an
                         effectful or a platform-specific computation (W)
     corpus/STEM         lctx's rule corpus (corpus/rules/STEM.rule) as real
@@ -595,7 +597,8 @@ class Corpus:
             prims[name] = self.make_primitive("lctx_%s:%s" % (stem, name))
         for rule in rules:
             for action in rule.actions:
-                if action.kind == "lower_fun" and action.primitive not in prims:
+                if (action.kind == "lower_fun"
+                        and action.primitive not in prims):
                     raise RuleSyntaxError("line %d: lower_fun of undeclared "
                                           "%r" % (action.line,
                                                   action.primitive))
@@ -851,7 +854,38 @@ def custom_programs(j):
         Program("custom/pallas_call", "custom", "custom", 1024,
                 lambda: build_pallas_call(j)),
     ]
+    prim = uncacheable_primitive(j)
+    programs.append(Program(
+        "custom/uncacheable_per_platform", "custom", "custom", 4,
+        lambda: ((lambda x: prim.bind(x)), [f32(j)], False)))
     return programs
+
+
+def uncacheable_primitive(j):
+    """A user primitive lowered with mlir.register_lowering(...,
+    cacheable=False) and its own rule for cpu (x + 1), for tpu (x + 2) and
+    for the other platforms (x + 3): as debug_callback is
+    (jax/_src/debugging.py:219-228 in 0.10.2), minus the host callback, so
+    that each platform alone exports."""
+    np, mlir, hlo = j.np, j.mlir, j.hlo
+    prim = j.core.Primitive("lctx_uncacheable_per_platform")
+    prim.def_impl(lambda x: x)
+    prim.def_abstract_eval(lambda x: j.core.ShapedArray(x.shape, x.dtype))
+
+    def adding(value):
+        def rule(ctx, x):
+            aval = ctx.avals_in[0]
+            constant = mlir.ir_constant(np.full(aval.shape, value,
+                                                dtype=aval.dtype))
+            return [hlo.add(x, constant)]
+        return rule
+
+    mlir.register_lowering(prim, adding(1.0), platform="cpu",
+                           cacheable=False)
+    mlir.register_lowering(prim, adding(2.0), platform="tpu",
+                           cacheable=False)
+    mlir.register_lowering(prim, adding(3.0), cacheable=False)
+    return prim
 
 
 def build_custom_partitioning(j):
@@ -1282,11 +1316,14 @@ def probe_platforms(j):
 
 
 def lowering_primitives(j):
+    """JAX's own primitives with lowering rules: the catalogue's primitives
+    (lctx's rule corpus and the custom programs, named lctx_...) are left
+    out, so that the reach lctx reports is over JAX's rules alone."""
     mlir = j.mlir
     names = {getattr(p, "name", str(p)) for p in mlir._lowerings}
     for table in list(mlir._platform_specific_lowerings.values()):
         names.update(getattr(p, "name", str(p)) for p in table)
-    return sorted(names)
+    return sorted(n for n in names if not n.startswith("lctx_"))
 
 
 def parse_args(argv):

@@ -12,7 +12,6 @@ this interpreter cannot import jax and absl.
 
 import json
 import os
-import re
 import subprocess
 import sys
 import unittest
@@ -102,7 +101,7 @@ class JaxExportTest(unittest.TestCase):
             self.assertIsInstance(p["size"], int)
         self.assertGreater(kinds["harness"], 5000)
         self.assertEqual(kinds["effect"], 5)
-        self.assertEqual(kinds["custom"], 6)
+        self.assertEqual(kinds["custom"], 7)
         self.assertEqual(kinds["control"], 16)
         self.assertGreaterEqual(kinds["corpus"], 14)
 
