@@ -245,6 +245,19 @@ def raised(j, err):
 # The census: backend look-ups during a lowering
 # ---------------------------------------------------------------------------
 
+class _InstanceSlot:
+    """A stand-in for a slot descriptor over an instance's __dict__."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def __get__(self, obj, owner=None):
+        return obj.__dict__.get(self.key)
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.key] = value
+
+
 class Census:
     """Instruments ModuleContext (jax/_src/interpreters/mlir.py:775-869 in
     0.10.2) without changing what it does:
@@ -275,7 +288,12 @@ class Census:
         mc = self.j.mlir.ModuleContext
         census = self
         original_get_backend = mc.get_backend
-        slot = mc.__dict__["backend"]
+        slot = mc.__dict__.get("backend")
+        if not hasattr(slot, "__set__"):
+            # Older releases (0.8, 0.9): `backend` is a plain instance
+            # attribute of a dataclass without slots; the property below
+            # keeps it in the instance's __dict__ under another name.
+            slot = _InstanceSlot("_lctx_census_backend")
 
         def get_backend(self, optional=False):
             if not census.on:
