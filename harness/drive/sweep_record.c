@@ -93,10 +93,14 @@ bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
     size_t i;
     json_t *v;
     ok = j != NULL;
-    json_array_foreach(json_object_get(j, "expect"), i, v) {
+    json_t *also = json_object_get(j, "same_defect_elsewhere");
+    size_t expected = json_array_size(json_object_get(j, "expect"));
+    for (i = 0; i < expected + json_array_size(also); i++) {
+      v = i < expected ? json_array_get(json_object_get(j, "expect"), i)
+                       : json_array_get(also, i - expected);
       const char *key = json_string_value(json_object_get(v, "key"));
       const char *verdict = json_string_value(json_object_get(v, "verdict"));
-      if (!key || !verdict || strcmp(verdict, "fail") != 0)
+      if (!key || (i < expected && (!verdict || strcmp(verdict, "fail") != 0)))
         continue;
       void *p = realloc(*keys, (*n + 1) * sizeof **keys);
       if (!p) {
