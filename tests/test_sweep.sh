@@ -65,6 +65,20 @@ cp "$f/minimized.json" "$tmp/known/complete.json"
   --out "$tmp/k" --lists 3 --quiet --no-minimize >"$tmp/k.out" 2>&1
 [ "$(count "$tmp/k" SW-001 xfail)" -ge 1 ] || fail "a known finding is not xfail"
 [ "$(count "$tmp/k" SW-001 fail)" -eq 0 ] || fail "a known finding still fails"
+# The same defect known by its key at another release counts as known too.
+mkdir -p "$tmp/known2"
+python3 - "$f/minimized.json" "$tmp/known2/moved.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+real = d["expect"][0]["key"]
+d["expect"][0]["key"] = real.replace("2562", "1")
+d["same_defect_elsewhere"] = [{"jax": "other", "key": real}]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$LCTX" sweep --cmd "$FAKE --only-kind bad" --known "$tmp/known2" \
+  --out "$tmp/k2" --lists 3 --quiet --no-minimize >/dev/null 2>&1
+[ "$(count "$tmp/k2" SW-001 xfail)" -ge 1 ] ||
+  fail "a defect known by its key elsewhere (same_defect_elsewhere) is not xfail"
 "$LCTX" sweep --cmd "$FAKE" --replay "$tmp/known" >"$tmp/r.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "replay of a finding still shown: exit $rc"
