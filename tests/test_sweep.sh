@@ -188,5 +188,10 @@ rc=$?
 rc=$?
 [ "$rc" -eq 2 ] || fail "a program without the export extension: exit $rc (want 2)"
 
+"$LCTX" sweep --cmd "$FAKE" --group nope --out "$tmp/ng" >"$tmp/b6.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a group no program has: exit $rc (want 2)"
+grep -q "no program of the catalogue" "$tmp/b6.out" || fail "an empty selection is not said"
+
 finish_failures "test_sweep: "
 echo PASS

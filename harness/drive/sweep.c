@@ -255,7 +255,20 @@ bool lctx_sweep_open(lctx_sweep *s) {
     qsort(s->cat.primitives, s->cat.primitive_count, sizeof *s->cat.primitives,
           by_text);
   s->reached = calloc(s->cat.primitive_count + 1, sizeof *s->reached);
-  return s->reached && select_programs(s);
+  if (!s->reached || !select_programs(s)) {
+    fprintf(s->err, "lctx sweep: out of memory\n");
+    return false;
+  }
+  if (s->selected_count == 0) {
+    lctx_escaped g, k;
+    fprintf(s->err,
+            "lctx sweep: no program of the catalogue (%zu programs) is of "
+            "group '%s' and kind '%s'\n",
+            s->cat.count, s->o->group ? lctx_esc(&g, s->o->group) : "*",
+            s->o->kind ? lctx_esc(&k, s->o->kind) : "*");
+    return false;
+  }
+  return true;
 }
 
 /* Whether plan index `c` is this run's: of its shard, or the one case
