@@ -118,8 +118,23 @@ static bool parse_string(parser *p, const char **s, const char *end, char *dst,
   return true;
 }
 
-/* Checks the placeholders of a template; `at` is where the string began. */
-static bool check_template(parser *p, const char *at, const char *t) {
+/* Whether `name` (`n` bytes) may be a placeholder: a known one, or, in a
+ * refusal template (`any`), any name of lower-case letters and '_', which
+ * stands for any text. */
+static bool placeholder_ok(const char *name, size_t n, bool any) {
+  lctx_placeholder ph;
+  if (!any)
+    return lctx_classify_placeholder_from_name(lctx_str_make(name, n), &ph);
+  for (size_t i = 0; i < n; i++) {
+    if (!islower((unsigned char)name[i]) && name[i] != '_')
+      return false;
+  }
+  return n > 0;
+}
+
+/* Checks the placeholders of a template (`any`: a refusal's, see
+ * placeholder_ok); `at` is where the string began. */
+static bool check_template(parser *p, const char *at, const char *t, bool any) {
   for (const char *c = t; *c; c++) {
     const char *pos = at + 1 + (c - t);
     if (c[0] == '{' && c[1] == '{') {
@@ -132,11 +147,13 @@ static bool check_template(parser *p, const char *at, const char *t) {
       const char *close = strchr(c, '}');
       if (!close)
         return fail(p, pos, "unterminated placeholder", NULL);
-      lctx_placeholder ph;
-      if (!lctx_classify_placeholder_from_name(
-              lctx_str_make(c + 1, (size_t)(close - c - 1)), &ph))
-        return fail_n(p, pos, "unknown placeholder", c,
-                      (size_t)(close - c + 1));
+      if (!placeholder_ok(c + 1, (size_t)(close - c - 1), any))
+        return any ? fail(p, pos,
+                          "a placeholder is {name}, lower-case "
+                          "letters",
+                          NULL)
+                   : fail_n(p, pos, "unknown placeholder", c,
+                            (size_t)(close - c + 1));
       c = close;
     }
   }
@@ -219,12 +236,13 @@ static lctx_str next_token(const char **s, const char **e, const char *end) {
 }
 
 /* Reads an outcome's message: the string after the spaces at `from`, whose
- * placeholders must be known; leaves `*s` after it. */
+ * placeholders must be known (`any`: a refusal's, any name); leaves `*s`
+ * after it. */
 static bool parse_text(parser *p, const char *from, const char **s,
-                       const char *end, lctx_spec_outcome *o) {
+                       const char *end, lctx_spec_outcome *o, bool any) {
   const char *at = *s = skip_space(from, end);
   return parse_string(p, s, end, o->text, sizeof o->text) &&
-         check_template(p, at, o->text);
+         check_template(p, at, o->text, any);
 }
 
 static bool parse_outcome(parser *p, const char *s, const char *end) {
@@ -242,13 +260,13 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
              lctx_str_equal_cstr(kind, "platforms")) {
     o->kind = lctx_str_equal_cstr(kind, "string") ? LCTX_OUTCOME_STRING
                                                   : LCTX_OUTCOME_PLATFORMS;
-    if (!parse_text(p, e, &s, end, o))
+    if (!parse_text(p, e, &s, end, o, false))
       return false;
   } else if (lctx_str_equal_cstr(kind, "raise")) {
     o->kind = LCTX_OUTCOME_RAISE;
     if (!lctx_error_class_from_name(next_token(&s, &e, end), &o->error))
       return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
-    if (!parse_text(p, e, &s, end, o))
+    if (!parse_text(p, e, &s, end, o, false))
       return false;
   } else if (lctx_str_equal_cstr(kind, "client")) {
     o->kind = LCTX_OUTCOME_CLIENT;
@@ -262,13 +280,13 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
         return fail(p, s, "expected a registration index or placeholder", NULL);
       memcpy(o->registration, s, (size_t)(e - s));
       o->registration[e - s] = '\0';
-      if (!check_template(p, s - 1, o->registration))
+      if (!check_template(p, s - 1, o->registration, false))
         return false;
     } else {
       return fail_n(p, s, "expected 'registry' or 'pinned', got", s,
                     (size_t)(e - s));
     }
-    if (!parse_text(p, e, &s, end, o))
+    if (!parse_text(p, e, &s, end, o, false))
       return false;
   } else {
     return fail_n(p, s, "unknown outcome kind", s, (size_t)(e - s));
@@ -276,29 +294,6 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
   if (!expect_end(p, s, end))
     return false;
   row->outcome_count++;
-  return true;
-}
-
-/* Checks a refusal template: braces as in a message template, but a
- * placeholder is any name of lower-case letters and '_' (it stands for any
- * text). */
-static bool check_free_template(parser *p, const char *at, const char *t) {
-  for (const char *c = t; *c; c++) {
-    const char *pos = at + 1 + (c - t);
-    if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
-      c++;
-    } else if (*c == '}') {
-      return fail(p, pos, "unmatched '}' in template (write '}}')", NULL);
-    } else if (*c == '{') {
-      const char *q = c + 1;
-      while (islower((unsigned char)*q) || *q == '_')
-        q++;
-      if (*q != '}' || q == c + 1)
-        return fail(p, pos, "a placeholder is {name}, lower-case letters",
-                    NULL);
-      c = q;
-    }
-  }
   return true;
 }
 
@@ -313,10 +308,7 @@ static bool parse_refusal(parser *p, const char *s, const char *end) {
   const char *e = token_end(s, end);
   if (!lctx_error_class_from_name(lctx_str_make(s, (size_t)(e - s)), &o->error))
     return fail_n(p, s, "unknown error class", s, (size_t)(e - s));
-  s = skip_space(e, end);
-  const char *at = s;
-  if (!parse_string(p, &s, end, o->text, sizeof o->text) ||
-      !check_free_template(p, at, o->text) || !expect_end(p, s, end))
+  if (!parse_text(p, e, &s, end, o, true) || !expect_end(p, s, end))
     return false;
   row->outcome_count++;
   return true;
