@@ -183,6 +183,28 @@ static void test_dispatch_nan_and_bound(void **state) {
   assert_non_null(strstr(find(v, n, "SW-005")->detail, "within"));
 }
 
+/* An answer with cpu among its platforms must carry the call's result: one
+ * without it is a crash of the dispatch row, never a dispatch skipped. The
+ * same raise of the call on both sides agrees. */
+static void test_dispatch_needs_the_run(void **state) {
+  (void)state;
+  load_sweep_table();
+  lctx_sweep_verdict v[32];
+  lctx_export_answer a = ok_run(1.0, "1"), b = ok_run(1.0, "1");
+  a.has_run = false;
+  lctx_sweep_case c = {.multi = &a, .cpu_only = &b};
+  size_t n = judge(&c, v);
+  assert_int_equal(find(v, n, "SW-005")->kind, LCTX_SWEEP_CRASH);
+  a.has_run_error = b.has_run_error = true;
+  b.has_run = false;
+  a.run_error = b.run_error = raise_of("RuntimeError", "x");
+  n = judge(&c, v);
+  assert_int_equal(find(v, n, "SW-005")->kind, LCTX_SWEEP_PASS);
+  b.run_error = raise_of("ValueError", "x");
+  n = judge(&c, v);
+  assert_int_equal(find(v, n, "SW-005")->kind, LCTX_SWEEP_FAIL);
+}
+
 static void test_census_allowed_calls(void **state) {
   (void)state;
   load_sweep_table();
@@ -253,6 +275,7 @@ int main(void) {
       cmocka_unit_test(test_rows_found),
       cmocka_unit_test(test_refusal_templates),
       cmocka_unit_test(test_dispatch_nan_and_bound),
+      cmocka_unit_test(test_dispatch_needs_the_run),
       cmocka_unit_test(test_census_allowed_calls),
       cmocka_unit_test(test_alone_needed_and_lost),
   };

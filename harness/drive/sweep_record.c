@@ -193,11 +193,10 @@ void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
 }
 
 static void list_text(char *dst, size_t n, const lctx_sweep_list *l) {
-  size_t at = (size_t)snprintf(dst, n, "(");
-  for (size_t i = 0; i < l->count && at < n; i++)
-    at += (size_t)snprintf(dst + at, n - at, "%s'%s'", i ? ", " : "", l->p[i]);
-  if (at < n)
-    snprintf(dst + at, n - at, l->count == 1 ? ",)" : ")");
+  const char *names[LCTX_EXPORT_MAX_PLATFORMS];
+  for (size_t i = 0; i < l->count; i++)
+    names[i] = l->p[i];
+  lctx_sweep_list_text(dst, n, names, l->count);
 }
 
 void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,

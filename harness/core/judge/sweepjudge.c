@@ -62,10 +62,10 @@ static bool glob(const char *t, const char *s) {
   while (*t) {
     if (t[0] == '{' && t[1] != '{') {
       const char *close = strchr(t, '}');
-      if (!close)
+      if (!close || !*s)
         return false;
-      for (const char *k = s + 1; k <= s + strlen(s); k++) {
-        if (*s && glob(close + 1, k))
+      for (const char *k = s + 1, *end = s + strlen(s); k <= end; k++) {
+        if (glob(close + 1, k))
           return true;
       }
       return false;
@@ -178,8 +178,8 @@ static void where(char *dst, size_t n, const lctx_export_raise *r) {
     snprintf(dst, n, "%s (no frame inside jax/)", r->cls);
 }
 
-/* The platform list as Python writes a tuple of strings. */
-static void list_text(char *dst, size_t n, const char *const *p, size_t count) {
+void lctx_sweep_list_text(char *dst, size_t n, const char *const *p,
+                          size_t count) {
   size_t at = 0;
   at += (size_t)snprintf(dst, n, "(");
   for (size_t i = 0; i < count && at < n; i++)
@@ -233,7 +233,7 @@ static void judge_complete(out_list *o, const lctx_sweep_case *c) {
   lctx_sweep_verdict *v = put(o, LCTX_SWEEP_COMPLETE, LCTX_SWEEP_FAIL, key);
   if (v) {
     char list[256];
-    list_text(list, sizeof list, c->platforms, c->count);
+    lctx_sweep_list_text(list, sizeof list, c->platforms, c->count);
     if (failing == 0)
       snprintf(v->detail, sizeof v->detail,
                "exports for each of %s alone, but for them together raises "
@@ -247,12 +247,13 @@ static void judge_complete(out_list *o, const lctx_sweep_case *c) {
   }
 }
 
-/* Whether two answers that both succeeded agree on the CPU (both without a
- * run count as agreeing). */
+/* Whether two answers that both succeeded agree on the CPU: the same
+ * digest, or the same raise of the call (both without a run count as
+ * agreeing). */
 static bool same_run(const lctx_export_answer *a, const lctx_export_answer *b) {
   if (a->has_run_error || b->has_run_error)
     return a->has_run_error && b->has_run_error &&
-           strcmp(a->run_error.cls, b->run_error.cls) == 0;
+           same_raise(&a->run_error, &b->run_error);
   if (a->has_run != b->has_run)
     return false;
   return !a->has_run || strcmp(a->digest, b->digest) == 0;
@@ -286,7 +287,8 @@ static void judge_order(out_list *o, const lctx_sweep_case *c) {
     where(wb, sizeof wb, &b->raised);
   bool same =
       a->status == b->status &&
-      (a->status == LCTX_EXPORT_OK ? same_run(a, b) : strcmp(wa, wb) == 0);
+      (a->status == LCTX_EXPORT_OK ? same_run(a, b)
+                                   : same_raise(&a->raised, &b->raised));
   if (same ||
       (a->status == LCTX_EXPORT_RAISE && b->status == LCTX_EXPORT_RAISE &&
        raised_alone(c, &a->raised) && raised_alone(c, &b->raised))) {
@@ -309,8 +311,8 @@ static void judge_order(out_list *o, const lctx_sweep_case *c) {
   lctx_sweep_verdict *v = put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_FAIL, key);
   if (v) {
     char la[256], lb[256];
-    list_text(la, sizeof la, c->platforms, c->count);
-    list_text(lb, sizeof lb, c->reorder, c->count);
+    lctx_sweep_list_text(la, sizeof la, c->platforms, c->count);
+    lctx_sweep_list_text(lb, sizeof lb, c->reorder, c->count);
     snprintf(v->detail, sizeof v->detail, "for %s: %s%s%s; for %s: %s%s%s", la,
              wa, a->status == LCTX_EXPORT_OK ? " " : ": ",
              a->status == LCTX_EXPORT_OK ? a->digest : a->raised.message, lb,
@@ -366,9 +368,22 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
              lost(a) ? "P" : "('cpu',)");
     return;
   }
-  if (!a->has_run && !a->has_run_error)
-    return; /* no cpu in P */
-  if (same_run(a, b) && !a->has_run_error) {
+  bool cpu = false;
+  for (size_t i = 0; i < c->count; i++)
+    cpu |= strcmp(c->platforms[i], "cpu") == 0;
+  if (!cpu)
+    return;
+  if ((!a->has_run && !a->has_run_error) ||
+      (!b->has_run && !b->has_run_error)) {
+    lctx_sweep_verdict *v = put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_CRASH, NULL);
+    if (v)
+      snprintf(v->detail, sizeof v->detail,
+               "the export for %s succeeded with cpu among its platforms but "
+               "gave no result of the call on the CPU (no run, no run_error)",
+               !a->has_run && !a->has_run_error ? "P" : "('cpu',)");
+    return;
+  }
+  if (same_run(a, b)) {
     put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL);
     return;
   }
@@ -383,7 +398,7 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
   if (!v)
     return;
   char list[256];
-  list_text(list, sizeof list, c->platforms, c->count);
+  lctx_sweep_list_text(list, sizeof list, c->platforms, c->count);
   if (a->has_run_error || b->has_run_error)
     snprintf(v->detail, sizeof v->detail,
              "the call on the CPU: for %s %s%s, for ('cpu',) %s%s", list,
@@ -474,8 +489,8 @@ static void judge_declared(out_list *o, const lctx_sweep_case *c) {
                    : LCTX_EXPORT_MAX_PLATFORMS;
     for (size_t i = 0; i < n; i++)
       names[i] = a->platforms[i];
-    list_text(asked, sizeof asked, c->platforms, c->count);
-    list_text(got, sizeof got, names, n);
+    lctx_sweep_list_text(asked, sizeof asked, c->platforms, c->count);
+    lctx_sweep_list_text(got, sizeof got, names, n);
     snprintf(v->detail, sizeof v->detail,
              "asked for %s, the module declares %s", asked, got);
   }

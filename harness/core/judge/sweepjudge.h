@@ -180,6 +180,12 @@ long lctx_sweep_refusal(const lctx_sweep_rows *rows,
 bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
                             const lctx_sweep_case *c);
 
+/// Writes the platform list `p` (`count` names) as Python writes a tuple
+/// of strings ("('tpu', 'cpu')", "('cpu',)") into `dst` (`n` bytes, cut to
+/// fit).
+void lctx_sweep_list_text(char *dst, size_t n, const char *const *p,
+                          size_t count);
+
 /// Judges `c` by every sweep row that applies, writing at most `cap`
 /// verdicts (a row may give several: one per distinct finding); returns
 /// how many were written. A row that does not apply (no cpu in P for
