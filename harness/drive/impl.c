@@ -128,9 +128,9 @@ struct lctx_impl {
   size_t line_cap, line_scanned; /* bytes known to hold no newline */
   /* Why the peer's output was refused (PUMP_BAD). */
   char bad[256];
-  /* The extension negotiated ("" for none) and, with one, the last
-   * handshake line (heap). */
-  char extension[16];
+  /* Whether the export extension is offered and, then, the last handshake
+   * line (heap). */
+  bool export_extension;
   char *handshake_text;
   bool stop_on_interrupt;
 };
@@ -139,7 +139,7 @@ void lctx_impl_options_init(lctx_impl_options *o) {
   o->timeout = 5.0;
   o->log_path = NULL;
   o->memory_limit_mb = 1024;
-  o->extension = NULL;
+  o->export_extension = false;
   o->stop_on_interrupt = false;
 }
 
@@ -1182,8 +1182,7 @@ static lctx_impl *impl_new(bool is_plugin, const lctx_impl_options *o,
   impl->memory_limit_mb = o->memory_limit_mb;
   snprintf(impl->log_path, sizeof impl->log_path, "%s",
            o->log_path ? o->log_path : "/dev/null");
-  snprintf(impl->extension, sizeof impl->extension, "%s",
-           o->extension ? o->extension : "");
+  impl->export_extension = o->export_extension;
   impl->stop_on_interrupt = o->stop_on_interrupt;
   impl->pid = -1;
   impl->to_fd = impl->from_fd = impl->statm_fd = -1;
@@ -1794,7 +1793,7 @@ static bool handshake(lctx_impl *impl, lctx_buf *error) {
   static const char hello[] = "{\"lctx\": \"hello\", \"protocol\": 1}\n";
   static const char hello_export[] = "{\"lctx\": \"hello\", \"protocol\": "
                                      "1, \"extensions\": [\"export\"]}\n";
-  bool extended = impl->extension[0] != '\0';
+  bool extended = impl->export_extension;
   impl->out_length = impl->out_sent = 0;
   if (extended)
     queue(impl, hello_export, sizeof hello_export - 1);
@@ -2199,29 +2198,29 @@ const char *lctx_impl_handshake(const lctx_impl *impl) {
   return impl->handshake_text;
 }
 
-/* Whether answer line `line` is a JSON object whose "id" is `id`; else
- * why, in `why`. */
-static bool answers(const char *line, unsigned long long id, char *why,
-                    size_t cap) {
+/* Answer line `line` parsed when it is a JSON object whose "id" is `id`;
+ * else NULL, with why in `why`. */
+static json_t *answer_to(const char *line, unsigned long long id, char *why,
+                         size_t cap) {
   json_error_t je;
   json_t *j = json_loads(line, 0, &je);
   json_t *jid = json_object_get(j, "id");
-  bool ok =
-      json_is_integer(jid) && (unsigned long long)json_integer_value(jid) == id;
+  if (json_is_integer(jid) && (unsigned long long)json_integer_value(jid) == id)
+    return j;
   if (!j)
     snprintf(why, cap, "protocol error: not JSON (%s)", je.text);
-  else if (!ok)
+  else
     snprintf(why, cap,
              "protocol error: an answer that is not the one to request %llu "
              "(a stale or duplicate answer?)",
              id);
   json_decref(j);
-  return ok;
+  return NULL;
 }
 
 lctx_result_status lctx_impl_exchange(lctx_impl *impl, const char *line,
                                       unsigned long long id, double timeout,
-                                      char **answer, char *why, size_t cap) {
+                                      json_t **answer, char *why, size_t cap) {
   *answer = NULL;
   if (impl->is_plugin) {
     snprintf(why, cap, "a plugin does not speak the process protocol");
@@ -2240,18 +2239,21 @@ lctx_result_status lctx_impl_exchange(lctx_impl *impl, const char *line,
   char *got = read_line(impl, lctx_sys_now() + timeout, LCTX_IMPL_MAX_LINE, why,
                         cap, &code);
   impl->timeout = saved;
-  if (got && !answers(got, id, why, cap)) {
+  bool answered = got != NULL;
+  json_t *j = got ? answer_to(got, id, why, cap) : NULL;
+  free(got);
+  if (answered && !j) {
     code = PUMP_BAD;
-  } else if (got && impl->in_length > 0) {
+  } else if (j && impl->in_length > 0) {
     snprintf(why, cap, "protocol error: more than one answer to request %llu",
              id);
+    json_decref(j);
     code = PUMP_BAD;
-  } else if (got) {
+  } else if (j) {
     impl->served++;
-    *answer = got;
+    *answer = j;
     return LCTX_RESULT_OK;
   }
-  free(got);
   char how[128] = "";
   stop_peer(impl, how, sizeof how);
   impl->restarts++;

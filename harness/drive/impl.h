@@ -19,6 +19,8 @@
 
 #include "case.h"
 
+struct json_t; /* jansson's */
+
 /// What became of one case.
 typedef enum lctx_result_status {
   LCTX_RESULT_OK = 0,  ///< every operation has an outcome
@@ -74,11 +76,11 @@ typedef struct lctx_impl_options {
   /// it during a case, the case is marked; over half of it between cases,
   /// the worker or program is recycled.
   size_t memory_limit_mb;
-  /// A protocol extension to negotiate (process only): NULL, or "export"
-  /// (PROTOCOL.md, "The export operation"). The hello then offers it, the
-  /// handshake line may be as long as an answer line (it lists a
-  /// catalogue), and it is kept (lctx_impl_handshake).
-  const char *extension;
+  /// Process only: offer the export extension (PROTOCOL.md, "The export
+  /// operation"): the hello offers it, the handshake line may be as long
+  /// as an answer line (it lists a catalogue), and it is kept
+  /// (lctx_impl_handshake).
+  bool export_extension;
   /// Stop waiting for the program when SIGINT or SIGTERM arrives
   /// (sys.h's lctx_sys_interrupted): the wait ends as a timeout.
   bool stop_on_interrupt;
@@ -150,21 +152,23 @@ size_t lctx_impl_run(lctx_impl *impl, const lctx_case *const *cases, size_t n,
                      lctx_case_result *results);
 
 /// The handshake line the program sent last (NUL terminated), kept when
-/// an extension was negotiated; NULL otherwise.
+/// the export extension was offered; NULL otherwise.
 const char *lctx_impl_handshake(const lctx_impl *impl);
 
-/// Process implementations with an extension: sends one request line
-/// (`line`, without its newline, whose "id" is `id`) and reads the answer
-/// whose "id" is `id`, within `timeout` seconds. Returns LCTX_RESULT_OK
-/// with `*answer` (NUL terminated, heap, the caller frees it), or
-/// LCTX_RESULT_CRASH or LCTX_RESULT_TIMEOUT with why in `why`: the program
-/// died, could not be (re)started, hung, grew past its memory limit, wrote
-/// a line that is not JSON, not the answer to `id`, longer than
-/// LCTX_IMPL_MAX_LINE or followed by another; it is then stopped with its
-/// process group, and the next call starts a fresh one.
+/// Process implementations with the export extension: sends one request
+/// line (`line`, without its newline, whose "id" is `id`) and reads the
+/// answer whose "id" is `id`, within `timeout` seconds. Returns
+/// LCTX_RESULT_OK with `*answer` (the answer parsed, a JSON object the
+/// caller releases with json_decref), or LCTX_RESULT_CRASH or
+/// LCTX_RESULT_TIMEOUT with why in `why`: the program died, could not be
+/// (re)started, hung, grew past its memory limit, wrote a line that is not
+/// JSON, not the answer to `id`, longer than LCTX_IMPL_MAX_LINE or
+/// followed by another; it is then stopped with its process group, and the
+/// next call starts a fresh one.
 lctx_result_status lctx_impl_exchange(lctx_impl *impl, const char *line,
                                       unsigned long long id, double timeout,
-                                      char **answer, char *why, size_t cap);
+                                      struct json_t **answer, char *why,
+                                      size_t cap);
 
 /// Process implementations only: start a fresh program for every case (to
 /// measure what batching saves). Off by default.

@@ -231,7 +231,7 @@ bool lctx_sweep_open(lctx_sweep *s) {
   lctx_impl_options_init(&io);
   io.timeout = s->o->timeout;
   io.log_path = log;
-  io.extension = "export";
+  io.export_extension = true;
   io.stop_on_interrupt = true;
   io.memory_limit_mb = 4096;
   char e[1024] = "";

@@ -164,14 +164,13 @@ static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
   json_object_set_new(req, "exports", list);
   char *line = json_dumps(req, JSON_COMPACT);
   json_decref(req);
-  char *answer = NULL, why[512] = "out of memory";
+  json_t *j = NULL;
+  char why[512] = "out of memory";
   lctx_result_status st =
       line ? lctx_impl_exchange(s->impl, line, id, s->o->timeout * (double)n,
-                                &answer, why, sizeof why)
+                                &j, why, sizeof why)
            : LCTX_RESULT_CRASH;
   free(line);
-  json_t *j = answer ? json_loads(answer, 0, NULL) : NULL;
-  free(answer);
   json_t *results = json_object_get(j, "results");
   if (st == LCTX_RESULT_OK && json_array_size(results) != n) {
     snprintf(why, sizeof why, "protocol error: %zu results expected", n);
@@ -243,6 +242,8 @@ size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
     lctx_sweep_list one[LCTX_EXPORT_MAX_PLATFORMS];
     size_t k = 0;
     for (size_t i = 0; i < e->list.count; i++) {
+      if (e->has_cpu && strcmp(e->list.p[i], "cpu") == 0)
+        continue; /* the ("cpu",) export is cpu's alone (record_view) */
       one[i] = (lctx_sweep_list){1, {{0}}};
       memcpy(one[i].p[0], e->list.p[i], sizeof one[i].p[0]);
       e->has_alone[i] = true;
@@ -251,7 +252,7 @@ size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
     send_items(s, program, alone, k);
     view(s, e, names, rn, &c);
   }
-  e->exports = n;
+  e->ran = true;
   size_t count = lctx_sweep_judge(&s->rows, &c, v, cap);
   keep_fails(e, v, count);
   return count;
@@ -518,7 +519,7 @@ void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
     smaller_program(s, &best, v->key);
   }
   /* `best` was run only when something smaller still showed the key. */
-  const lctx_sweep_exports *kept = best.exports > 0 ? &best : e;
+  const lctx_sweep_exports *kept = best.ran ? &best : e;
   lctx_sweep_record_save(s, kept, v, dir, "minimized.json");
   lctx_sweep_record_report(s, e, kept, v, dir);
   lctx_sweep_exports_release(&best);

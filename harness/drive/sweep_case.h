@@ -27,7 +27,7 @@ typedef struct lctx_sweep_exports {
   bool has_reorder, has_cpu, has_alone[LCTX_EXPORT_MAX_PLATFORMS];
   lctx_export_store multi, reordered, cpu_only;
   lctx_export_store alone[LCTX_EXPORT_MAX_PLATFORMS];
-  size_t exports; ///< requests answered or lost
+  bool ran; ///< exported and judged (lctx_sweep_run_case)
   /// The failures of its verdicts (heap), which a recorded case expects.
   lctx_sweep_verdict *fails;
   size_t fail_count;
@@ -79,8 +79,9 @@ void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
 void lctx_sweep_exports_release(lctx_sweep_exports *e);
 
 /// Exports what case `e` needs (P, P reversed, ("cpu",), each platform
-/// alone when P raised what no refusal allows) and judges it; returns the
-/// verdicts written to `v` (at most `cap`).
+/// alone when P raised what no refusal allows; cpu alone is the ("cpu",)
+/// export, not asked twice) and judges it; returns the verdicts written to
+/// `v` (at most `cap`).
 size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
                            lctx_sweep_verdict *v, size_t cap);
 

@@ -31,6 +31,9 @@ void lctx_sweep_record_view(const lctx_sweep_exports *e, const char **names,
     names[i] = e->list.p[i];
     rnames[i] = e->reorder.p[i];
     c->alone[i] = asked(&e->alone[i], e->has_alone[i]);
+    /* cpu alone is the ("cpu",) export when it was asked. */
+    if (!c->alone[i] && e->has_cpu && strcmp(e->list.p[i], "cpu") == 0)
+      c->alone[i] = &e->cpu_only.answer;
   }
   c->platforms = names;
   c->multi = &e->multi.answer;

@@ -21,7 +21,8 @@ bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
                             size_t *n, FILE *err);
 
 /// Points `c` at the answers of `e` (its lists through `names` and
-/// `rnames`); the program and group are the caller's.
+/// `rnames`); cpu alone is the ("cpu",) answer when there is one and no
+/// answer of its own. The program and group are the caller's.
 void lctx_sweep_record_view(const lctx_sweep_exports *e, const char **names,
                             const char **rnames, lctx_sweep_case *c);
 
