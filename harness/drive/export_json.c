@@ -54,21 +54,28 @@ static bool integer(reader *r, json_t *j, const char *key, long lo, long hi,
 }
 
 /* A list of platform names into `dst`; its length in `*count`. */
-static bool names(reader *r, json_t *list, const char *key,
-                  char (*dst)[LCTX_EXPORT_PLATFORM_MAX], size_t *count) {
+const char *lctx_export_json_platforms(json_t *list,
+                                       char (*dst)[LCTX_EXPORT_PLATFORM_MAX],
+                                       size_t *count) {
   if (!json_is_array(list) || json_array_size(list) > LCTX_EXPORT_MAX_PLATFORMS)
-    return bad(r, key, "not a list of at most 8 platform names");
+    return "not a list of at most 8 platform names";
   size_t i;
   json_t *v;
   json_array_foreach(list, i, v) {
     if (!json_is_string(v) ||
         json_string_length(v) >= LCTX_EXPORT_PLATFORM_MAX ||
         json_string_length(v) == 0)
-      return bad(r, key, "a platform name is not a string of 1 to 31 bytes");
+      return "a platform name is not a string of 1 to 31 bytes";
     snprintf(dst[i], LCTX_EXPORT_PLATFORM_MAX, "%s", json_string_value(v));
   }
   *count = json_array_size(list);
-  return true;
+  return NULL;
+}
+
+static bool names(reader *r, json_t *list, const char *key,
+                  char (*dst)[LCTX_EXPORT_PLATFORM_MAX], size_t *count) {
+  const char *problem = lctx_export_json_platforms(list, dst, count);
+  return !problem || bad(r, key, problem);
 }
 
 /* A raise: class, message, file and line of `j`. */

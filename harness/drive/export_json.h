@@ -53,6 +53,12 @@ void lctx_catalogue_free(lctx_catalogue *c);
 /// The index of program `name`, or -1.
 long lctx_catalogue_find(const lctx_catalogue *c, const char *name);
 
+/// Reads a list of 0 to 8 platform names (each 1 to 31 bytes) into `dst`
+/// and its length into `*count`; returns NULL, or what is wrong with it.
+const char *lctx_export_json_platforms(json_t *list,
+                                       char (*dst)[LCTX_EXPORT_PLATFORM_MAX],
+                                       size_t *count);
+
 /// An answer with the memory it owns.
 typedef struct lctx_export_store {
   lctx_export_answer answer;

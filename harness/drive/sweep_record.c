@@ -241,18 +241,8 @@ typedef struct record {
 } record;
 
 static bool read_list(json_t *a, lctx_sweep_list *l) {
-  size_t i;
-  json_t *v;
-  if (!json_is_array(a) || json_array_size(a) == 0 ||
-      json_array_size(a) > LCTX_EXPORT_MAX_PLATFORMS)
-    return false;
-  json_array_foreach(a, i, v) {
-    if (!json_is_string(v) || json_string_length(v) >= LCTX_EXPORT_PLATFORM_MAX)
-      return false;
-    snprintf(l->p[i], sizeof l->p[i], "%s", json_string_value(v));
-  }
-  l->count = json_array_size(a);
-  return true;
+  return json_array_size(a) > 0 &&
+         !lctx_export_json_platforms(a, l->p, &l->count);
 }
 
 /* One answer of the file (null: not asked). */
