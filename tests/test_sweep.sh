@@ -82,7 +82,6 @@ EOF
 "$LCTX" sweep --cmd "$FAKE" --replay "$tmp/known" >"$tmp/r.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "replay of a finding still shown: exit $rc"
-sed 's/fail/pass/' "$f/minimized.json" >/dev/null
 python3 - "$f/minimized.json" "$tmp/gone.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

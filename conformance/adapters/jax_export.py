@@ -63,6 +63,10 @@ import time
 import warnings
 import zlib
 
+# The protocol's line reader is the adapter's (the sibling in this folder,
+# which imports nothing of JAX at its top).
+from jax_adapter import read_message
+
 PROTOCOL_VERSION = 1
 PROGRAM_NAME = "jax-export"
 EXTENSION = "export"
@@ -118,16 +122,6 @@ class Channel:
                                   separators=(",", ":"),
                                   allow_nan=False) + "\n")
         self.out.flush()
-
-
-def read_message(stream):
-    """The next JSON object, or None at end of input (blank lines skipped)."""
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line.strip():
-            return json.loads(line)
 
 
 def cut(text, limit=MAX_MESSAGE):
