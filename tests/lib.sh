@@ -93,7 +93,8 @@ fake_libfuzzer() {
 # start and end. jax_repro_start TEST REPRO PYTHON SOURCE_DIR: skips when
 # LCTX_JAX=off, checks the arguments, that PYTHON imports jax and that the
 # reproduction conformance/adapters/REPRO exists; sets PY, SRC, REPRO,
-# PINNED and setup_hint. jax_repro_finish: the human report's verdict line
+# PINNED and setup_hint; runs REPRO --json into $tmp/out.json (a failure
+# if it exits other than 0). jax_repro_finish: the human report's verdict line
 # agrees with $tmp/out.json, the program exits 0, an unknown option gives
 # usage and exit 2; then PASS, or the failures and exit 1.
 jax_repro_start() {
@@ -119,6 +120,12 @@ jax_repro_start() {
   if [ ! -f "$REPRO" ]; then
     echo "FAIL: $REPRO is missing"
     exit 1
+  fi
+  "$PY" "$REPRO" --json >"$tmp/out.json" 2>"$tmp/err.json"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    fail "$2 --json exited $rc (want 0)"
+    cat "$tmp/out.json" "$tmp/err.json"
   fi
 }
 
