@@ -8,8 +8,12 @@
  *
  * Owns the order of the checks of lower_per_platform, which platform list
  * each step reads, the narrowing of branch contexts, and the evaluation of
- * recorded dispatches by the module-wide platform index. Must not allocate or
- * keep global state; must not emit MLIR.
+ * recorded dispatches by the module-wide platform index, as the release of
+ * the registry's configuration has them (lctx/release.h): the known
+ * platforms, the `gpu` members, whether register_lowering checks the
+ * platform, whether a compute type chooses platforms, and whether
+ * lower_per_platform exists. Must not allocate, keep global state or compare
+ * versions; must not emit MLIR.
  */
 #include "lctx/lowering.h"
 
@@ -20,13 +24,13 @@
 
 static const lctx_str CPU_LIST[] = {{"cpu", 3}};
 static const lctx_str TPU_LIST[] = {{"tpu", 3}};
-static const lctx_str GPU_EXPANSION[] = {
-    {"cuda", 4}, {"rocm", 4}, {"oneapi", 6}};
-/* `_nonexperimental_plugins`, the alias and the aliased platforms. */
-static const lctx_str BUILTIN_KNOWN[] = {
-    {"cuda", 4}, {"rocm", 4}, {"gpu", 3}, {"oneapi", 6}};
 
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+/* The release of the registry's configuration (the modelled commit without
+ * one). */
+static const lctx_release *release_of(const lctx_lowering_registry *registry) {
+  return lctx_release_resolve(registry->config ? registry->config->release
+                                               : NULL);
+}
 
 //===----------------------------------------------------------------------===//
 // Actions
@@ -150,8 +154,9 @@ lctx_str lctx_lowering_rule_name(const lctx_lowering_registry *registry,
 static size_t collect_known(const lctx_lowering_registry *registry,
                             lctx_str *names) {
   size_t n = 0;
-  for (size_t i = 0; i < COUNT_OF(BUILTIN_KNOWN); i++)
-    names[n++] = BUILTIN_KNOWN[i];
+  const lctx_release_list *builtin = &release_of(registry)->known_builtin;
+  for (size_t i = 0; i < builtin->count; i++)
+    names[n++] = builtin->names[i];
   const lctx_registry_config *config = registry->config;
   for (size_t i = 0; config && i < config->factory_count; i++)
     names[n++] = lctx_str_from_cstr(config->factories[i].name);
@@ -160,7 +165,7 @@ static size_t collect_known(const lctx_lowering_registry *registry,
 
 void lctx_lowering_format_known_platforms(
     const lctx_lowering_registry *registry, lctx_buf *out) {
-  lctx_str names[COUNT_OF(BUILTIN_KNOWN) + LCTX_MAX_FACTORIES];
+  lctx_str names[LCTX_RELEASE_MAX_LIST + LCTX_MAX_FACTORIES];
   size_t n = collect_known(registry, names);
   /* Insertion sort by code point (unsigned bytes). */
   for (size_t i = 1; i < n; i++) {
@@ -184,7 +189,7 @@ void lctx_lowering_format_known_platforms(
 
 bool lctx_lowering_is_known_platform(const lctx_lowering_registry *registry,
                                      lctx_str platform) {
-  lctx_str names[COUNT_OF(BUILTIN_KNOWN) + LCTX_MAX_FACTORIES];
+  lctx_str names[LCTX_RELEASE_MAX_LIST + LCTX_MAX_FACTORIES];
   size_t n = collect_known(registry, names);
   for (size_t i = 0; i < n; i++) {
     if (lctx_str_equal(names[i], platform))
@@ -197,9 +202,14 @@ bool lctx_lowering_is_known_platform(const lctx_lowering_registry *registry,
  * configuration's factory name. */
 static lctx_str stable_name(const lctx_lowering_registry *registry,
                             lctx_str name) {
-  for (size_t i = 0; i < COUNT_OF(BUILTIN_KNOWN); i++) {
-    if (lctx_str_equal(BUILTIN_KNOWN[i], name))
-      return BUILTIN_KNOWN[i];
+  const lctx_release *release = release_of(registry);
+  const lctx_release_list *lists[] = {&release->known_builtin,
+                                      &release->gpu_alias};
+  for (size_t l = 0; l < 2; l++) {
+    for (size_t i = 0; i < lists[l]->count; i++) {
+      if (lctx_str_equal(lists[l]->names[i], name))
+        return lists[l]->names[i];
+    }
   }
   const lctx_registry_config *config = registry->config;
   for (size_t i = 0; config && i < config->factory_count; i++) {
@@ -237,7 +247,9 @@ bool lctx_lowering_register(lctx_lowering_registry *registry, int primitive,
     registry->common[primitive] = rule;
     return true;
   }
-  if (!lctx_lowering_is_known_platform(registry, *platform)) {
+  const lctx_release *release = release_of(registry);
+  if (release->lowering_checks_platform &&
+      !lctx_lowering_is_known_platform(registry, *platform)) {
     lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_NOT_IMPLEMENTED);
     lctx_buf_append_cstr(&w,
                          "Registering an MLIR lowering rule for primitive ");
@@ -251,8 +263,9 @@ bool lctx_lowering_register(lctx_lowering_registry *registry, int primitive,
     return false;
   }
   if (lctx_platform_is_alias(*platform)) {
-    for (size_t i = 0; i < COUNT_OF(GPU_EXPANSION); i++) {
-      if (!store_specific(registry, GPU_EXPANSION[i], primitive, rule))
+    const lctx_release_list *gpu = &release->gpu_alias;
+    for (size_t i = 0; i < gpu->count; i++) {
+      if (!store_specific(registry, gpu->names[i], primitive, rule))
         return false;
     }
     return true;
@@ -312,11 +325,13 @@ int lctx_platform_rules_get(const lctx_platform_rules *map, lctx_str platform) {
   return at >= 0 ? map->rules[at] : -1;
 }
 
-/* `_platforms_for_eqn_ctx`: the compute-type override, or 0 platforms. */
-static size_t compute_type_platforms(bool has_compute_type,
+/* `_platforms_for_eqn_ctx`: the compute-type override, or 0 platforms (always
+ * 0 at a release without it). */
+static size_t compute_type_platforms(const lctx_release *release,
+                                     bool has_compute_type,
                                      lctx_str compute_type,
                                      const lctx_str **platforms) {
-  if (!has_compute_type)
+  if (!has_compute_type || !release->compute_type_platforms)
     return 0;
   if (lctx_str_equal_cstr(compute_type, "device_host")) {
     *platforms = CPU_LIST;
@@ -347,7 +362,7 @@ void lctx_lowering_get_rules(const lctx_lowering_registry *registry,
   }
   const lctx_str *list = module_platforms;
   size_t n = compute_type_platforms(
-      compute_type != NULL,
+      release_of(registry), compute_type != NULL,
       compute_type ? *compute_type : lctx_str_make(NULL, 0), &list);
   if (n == 0) {
     list = module_platforms;
@@ -383,7 +398,14 @@ bool lctx_lowering_context_narrow(lctx_lowering_context *context,
 
 size_t lctx_lowering_eqn_platforms(const lctx_lowering_context *context,
                                    const lctx_str **platforms) {
-  size_t n = compute_type_platforms(context->has_compute_type,
+  return lctx_lowering_eqn_platforms_at(NULL, context, platforms);
+}
+
+size_t lctx_lowering_eqn_platforms_at(const lctx_release *release,
+                                      const lctx_lowering_context *context,
+                                      const lctx_str **platforms) {
+  size_t n = compute_type_platforms(lctx_release_resolve(release),
+                                    context->has_compute_type,
                                     context->compute_type, platforms);
   if (n > 0)
     return n;
@@ -478,6 +500,10 @@ static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
 static bool backend_call(run *r, const lctx_lowering_context *ctx, int rule,
                          int action_index, lctx_lowering_action_kind kind,
                          bool optional, bool retried, int parent) {
+  const lctx_release *release = r->backends->config->release;
+  if (optional && !lctx_release_has_op(
+                      release, LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL))
+    return limit(r, LCTX_LOWERING_LIMIT_RELEASE);
   int index;
   lctx_lowering_event *e = new_event(r, LCTX_EVENT_BACKEND, parent, &index);
   if (!e)
@@ -506,7 +532,8 @@ static bool backend_call(run *r, const lctx_lowering_context *ctx, int rule,
       e->client_platform = entry ? entry->platform : lctx_str_make(NULL, 0);
     }
     if (kind == LCTX_ACTION_READ_CLIENT_PLATFORM)
-      e->client_attr = lctx_client_platform_attr(e->client_platform);
+      e->client_attr =
+          lctx_client_platform_attr_at(release, e->client_platform);
   }
   return ok;
 }
@@ -595,7 +622,7 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
         return false;
       m->rule = rule;
       const lctx_str *list;
-      size_t n = lctx_lowering_eqn_platforms(ctx, &list);
+      size_t n = lctx_lowering_eqn_platforms_at(release_of(reg), ctx, &list);
       m->has_platforms = true;
       copy_list(m->platforms, &m->platform_count, list, n);
       set_module_platforms(m, ctx);
@@ -643,7 +670,8 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
                          lctx_str description, const lctx_platform_rules *pr,
                          int default_rule, int parent) {
   const lctx_str *platforms;
-  size_t n = lctx_lowering_eqn_platforms(ctx, &platforms);
+  size_t n =
+      lctx_lowering_eqn_platforms_at(release_of(r->registry), ctx, &platforms);
 
   /* 1. The single-platform special case. */
   if (n == 1) {
@@ -747,7 +775,8 @@ static int new_eqn_event(run *r, const lctx_lowering_context *ctx,
   e->rule = default_rule;
   e->overridden = overridden;
   const lctx_str *list;
-  size_t n = lctx_lowering_eqn_platforms(ctx, &list);
+  size_t n =
+      lctx_lowering_eqn_platforms_at(release_of(r->registry), ctx, &list);
   e->has_platforms = true;
   copy_list(e->platforms, &e->platform_count, list, n);
   set_module_platforms(e, ctx);
@@ -883,7 +912,9 @@ bool lctx_lowering_lower_eqn(const lctx_lowering_registry *registry,
                              int primitive, lctx_lowering_result *result) {
   run r = {registry, backends, result};
   result_reset(result);
-  bool ok = lower_eqn(&r, context, primitive, -1, 0);
+  bool ok = release_of(registry)->has_lower_per_platform
+                ? lower_eqn(&r, context, primitive, -1, 0)
+                : limit(&r, LCTX_LOWERING_LIMIT_RELEASE);
   return finish(result, context, ok);
 }
 
@@ -896,6 +927,8 @@ bool lctx_lowering_per_platform(const lctx_lowering_registry *registry,
                                 lctx_lowering_result *result) {
   run r = {registry, backends, result};
   result_reset(result);
+  if (!release_of(registry)->has_lower_per_platform)
+    return finish(result, context, limit(&r, LCTX_LOWERING_LIMIT_RELEASE));
   int eqn = new_eqn_event(&r, context, description, -1, platform_rules,
                           default_rule, false, -1, 0);
   bool ok = eqn >= 0 && per_platform(&r, context, description, platform_rules,

@@ -3,8 +3,10 @@
  * lctx/registry.h; semantics.md section 2; jax/_src/xla_bridge.py at
  * jax-ml/jax@cec06d116c05, `backends` lines 786-848, `_init_backend` 899-924).
  *
- * Owns which registrations are made and what each one leaves behind. Must not
- * allocate, keep global state, or look clients up by alias.
+ * Owns which registrations are made and what each one leaves behind. The
+ * configuration's release (lctx/release.h) says what `gpu` expands to and
+ * whether cuda is skipped without an NVIDIA GPU. Must not allocate, keep
+ * global state, compare versions, or look clients up by alias.
  */
 #include "lctx/registry.h"
 
@@ -22,8 +24,6 @@ static const char SUFFIX_PLATFORMS_SET[] =
 static const char SUFFIX_PLATFORMS_UNSET[] =
     " (you may need to uninstall the failing plugin package, or set "
     "JAX_PLATFORMS=cpu to skip this backend.)";
-
-static const char *const GPU_EXPANSION[] = {"cuda", "rocm", "oneapi"};
 
 //===----------------------------------------------------------------------===//
 // Configuration
@@ -267,7 +267,8 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
                              int registration, int *best_priority,
                              lctx_outcome *out) {
   const lctx_registry_config *config = registry->config;
-  if (lctx_str_equal_cstr(platform, "cuda") && !config->nvidia_gpu_visible) {
+  if (lctx_release_resolve(config->release)->cuda_skip &&
+      lctx_str_equal_cstr(platform, "cuda") && !config->nvidia_gpu_visible) {
     LCTX_REGISTRY_TRACEF(
         registry, "init: registration %d 'cuda' skipped: no visible NVIDIA GPU",
         registration);
@@ -336,12 +337,14 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
 }
 
 /* Runs the registrations of the jax_platforms list: split on ',' with no
- * trimming, `gpu` expanded, priorities N..1, all loud. A first pass counts
- * the registrations (N), the second runs them. Returns false after filling
- * `out` on a loud failure. */
+ * trimming, `gpu` expanded (the release's alias members), priorities N..1,
+ * all loud. A first pass counts the registrations (N), the second runs
+ * them. Returns false after filling `out` on a loud failure. */
 static bool run_platforms_config(lctx_registry *registry, lctx_outcome *out,
                                  int *best_priority) {
   const char *spec = registry->config->jax_platforms;
+  const lctx_release_list *gpu =
+      &lctx_release_resolve(registry->config->release)->gpu_alias;
   int total = 0;
   for (int pass = 0; pass < 2; pass++) {
     int registration = 0;
@@ -351,9 +354,9 @@ static bool run_platforms_config(lctx_registry *registry, lctx_outcome *out,
       size_t length = comma ? (size_t)(comma - start) : strlen(start);
       lctx_str piece = lctx_str_make(start, length);
       bool alias = lctx_str_equal_cstr(piece, "gpu");
-      size_t n = alias ? 3 : 1;
+      size_t n = alias ? gpu->count : 1;
       for (size_t k = 0; k < n; k++) {
-        lctx_str name = alias ? lctx_str_from_cstr(GPU_EXPANSION[k]) : piece;
+        lctx_str name = alias ? gpu->names[k] : piece;
         if (pass == 1 && registration < LCTX_MAX_REGISTRATIONS &&
             !run_registration(
                 registry, name, find_factory(registry->config, name),

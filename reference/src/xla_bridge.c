@@ -4,21 +4,24 @@
  * 3 and 4; jax/_src/xla_bridge.py at jax-ml/jax@cec06d116c05, lines 702-747
  * and 927-958).
  *
- * Owns the alias table and look-ups by name. Must not allocate and must not
- * touch the registry for a name that is not an alias.
+ * Owns look-ups by name through the alias table, whose members (line 702)
+ * and the client shim's platforms are the release's (lctx/release.h). Must
+ * not allocate, compare versions, or touch the registry for a name that is
+ * not an alias.
  */
 #include "lctx/xla_bridge.h"
 
 #include "lctx/pyrepr.h"
 
-/* The alias table: `gpu` stands for these, in this order (line 702). */
-static const char *const GPU_PLATFORMS[] = {"cuda", "rocm", "oneapi"};
-
 lctx_str lctx_client_platform_attr(lctx_str real_platform) {
-  for (size_t i = 0; i < 3; i++) {
-    if (lctx_str_equal_cstr(real_platform, GPU_PLATFORMS[i]))
-      return lctx_str_from_cstr("gpu");
-  }
+  return lctx_client_platform_attr_at(NULL, real_platform);
+}
+
+lctx_str lctx_client_platform_attr_at(const lctx_release *release,
+                                      lctx_str real_platform) {
+  if (lctx_release_list_has(&lctx_release_resolve(release)->client_gpu,
+                            real_platform))
+    return lctx_str_from_cstr("gpu");
   return real_platform;
 }
 
@@ -34,13 +37,21 @@ bool lctx_canonicalize(lctx_registry *registry, lctx_str name,
   }
   if (!lctx_registry_ensure(registry, err))
     return false;
-  for (size_t i = 0; i < 3; i++) {
-    lctx_str candidate = lctx_str_from_cstr(GPU_PLATFORMS[i]);
+  const lctx_release_list *gpu =
+      &lctx_release_resolve(registry->config->release)->gpu_alias;
+  for (size_t i = 0; i < gpu->count; i++) {
+    lctx_str candidate = gpu->names[i];
     if (lctx_registry_find(registry, candidate)) {
-      LCTX_REGISTRY_TRACEF(registry,
-                           "canonicalize: 'gpu' -> '%s' (first initialized of "
-                           "cuda, rocm, oneapi)",
-                           GPU_PLATFORMS[i]);
+      if (registry->trace) {
+        char members[64];
+        lctx_buf m;
+        lctx_buf_init(&m, members, sizeof members);
+        lctx_release_list_format(gpu, &m);
+        lctx_registry_tracef(registry,
+                             "canonicalize: 'gpu' -> '%.*s' (first initialized "
+                             "of %s)",
+                             (int)candidate.length, candidate.data, members);
+      }
       *canonical = candidate;
       return true;
     }
@@ -138,8 +149,11 @@ bool lctx_xla_get_backend(lctx_registry *registry, const lctx_str *platform,
     lctx_buf_append_cstr(&w, "' failed to initialize: ");
     lctx_registry_failure_message(registry, failure, &w);
   }
-  lctx_buf_append_cstr(&w, ". Available backends are ");
-  lctx_registry_format_platforms(registry, &w);
+  if (failure ||
+      lctx_release_resolve(config->release)->unknown_backend_lists_available) {
+    lctx_buf_append_cstr(&w, ". Available backends are ");
+    lctx_registry_format_platforms(registry, &w);
+  }
   lctx_outcome_end(out, &w);
   return false;
 }

@@ -36,8 +36,15 @@ static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
 }
 
 void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
+  lctx_runner_init_at(r, c, NULL);
+}
+
+void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
+                         const lctx_release *rel) {
   r->c = c;
   lctx_case_config(c, &r->config);
+  /* lctx_case_config writes the case's fields; the release is the runner's. */
+  r->config.release = rel;
   lctx_registry_init(&r->registry, &r->config);
   r->lowering_ready = false;
   r->has_result = false;
@@ -78,6 +85,59 @@ static void runner_lowering(lctx_runner *r) {
         lctx_lowering_rule_add(&r->lowering, lctx_str_from_cstr(rule->name),
                                actions, rule->action_count);
   }
+}
+
+const lctx_release *lctx_runner_release(const lctx_runner *r) {
+  return lctx_release_resolve(r->config.release);
+}
+
+/* Whether a case rule's action calls get_backend(optional=True). */
+static bool action_needs_optional(const lctx_case_action *a) {
+  switch (a->kind) {
+  case LCTX_ACTION_GET_BACKEND:
+  case LCTX_ACTION_GUARDED_GET_BACKEND:
+    return a->optional;
+  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+  case LCTX_ACTION_READ_CLIENT_PLATFORM:
+    return true;
+  case LCTX_ACTION_RAISE_IF_MULTI:
+  case LCTX_ACTION_LOWER_FUN:
+  case LCTX_ACTION_EMIT_MARKER:
+    return false;
+  }
+  return false;
+}
+
+bool lctx_runner_op_exists(const lctx_runner *r, const lctx_case_op *op) {
+  const lctx_release *rel = r->config.release;
+  switch (op->kind) {
+  case LCTX_OP_BACKENDS:
+    return lctx_release_has_op(rel, LCTX_RELEASE_OP_BACKENDS);
+  case LCTX_OP_CANONICALIZE:
+    return lctx_release_has_op(rel, LCTX_RELEASE_OP_CANONICALIZE);
+  case LCTX_OP_XLA_GET_BACKEND:
+    return lctx_release_has_op(rel, LCTX_RELEASE_OP_XLA_GET_BACKEND);
+  case LCTX_OP_MODULE_GET_BACKEND:
+    return lctx_release_has_op(
+        rel, op->optional ? LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL
+                          : LCTX_RELEASE_OP_MODULE_GET_BACKEND);
+  case LCTX_OP_REGISTER_LOWERING:
+    return lctx_release_has_op(rel, LCTX_RELEASE_OP_REGISTER_LOWERING);
+  case LCTX_OP_LOWER_PER_PLATFORM:
+    break;
+  }
+  if (!lctx_release_has_op(rel, LCTX_RELEASE_OP_LOWER_PER_PLATFORM))
+    return false;
+  if (lctx_release_has_op(rel, LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL))
+    return true;
+  for (size_t i = 0; i < r->c->rule_count; i++) {
+    const lctx_case_rule *rule = &r->c->rules[i];
+    for (size_t k = 0; k < rule->action_count; k++) {
+      if (action_needs_optional(&rule->actions[k]))
+        return false;
+    }
+  }
+  return true;
 }
 
 static int rule_id(const lctx_runner *r, const char *name) {

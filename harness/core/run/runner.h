@@ -4,8 +4,10 @@
  * Owns the case runner: one backend registry and one lowering registry
  * (built on first use from the case's rules) carried from one operation of a
  * case to the next, and the last lowering's result and context, which the
- * runner holds itself and hands back to the caller. The case model itself
- * (case.h) decides nothing; this is where the reference model runs it.
+ * runner holds itself and hands back to the caller; the JAX release the
+ * model reproduces (lctx/release.h), and which operations of a case that
+ * release has. The case model itself (case.h) decides nothing; this is where
+ * the reference model runs it.
  */
 #ifndef LCTX_CORE_RUNNER_H
 #define LCTX_CORE_RUNNER_H
@@ -51,8 +53,29 @@ typedef struct lctx_runner {
 } lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,
-/// uninitialized backend registry and an empty lowering registry.
+/// uninitialized backend registry and an empty lowering registry, at the
+/// modelled commit.
 void lctx_runner_init(lctx_runner *r, const lctx_case *c);
+
+/// lctx_runner_init at JAX release `rel` (lctx/release.h; NULL: the modelled
+/// commit): every operation runs as that release has it. Skip an operation
+/// the release lacks (lctx_runner_op_exists).
+void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
+                         const lctx_release *rel);
+
+/// The runner's release (never NULL: the modelled commit by default).
+const lctx_release *lctx_runner_release(const lctx_runner *r);
+
+/// Whether the runner's release has operation `op` (of its case, or a
+/// variant): false for module_get_backend optional=true before jax-v0.7.2,
+/// for lower_per_platform in jax-v0.4.20, and for lower_per_platform when a
+/// rule of the case calls get_backend(optional=True) (get_backend with
+/// optional=true, guarded_get_backend with optional=true,
+/// try_fallback_get_backend's retry, read_client_platform) at a release
+/// without it. Such an operation is not modelled at that release: callers
+/// skip it (lctx_runner_op runs it as far as the model can and gives None or
+/// false).
+bool lctx_runner_op_exists(const lctx_runner *r, const lctx_case_op *op);
 
 /// Runs `op` (an operation of the runner's case, or a variant of one)
 /// and writes its outcome to `out`; `branch` (may be NULL) receives the

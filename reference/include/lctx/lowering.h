@@ -26,6 +26,17 @@
  * markers) in pre-order with parent links, and, on success, the evaluation of
  * the recorded dispatches for every module platform index.
  *
+ * What differs between JAX releases (lctx/release.h) is read from the
+ * release of the lowering registry's configuration: the known platforms and
+ * whether register_lowering checks them (from jax-v0.4.35), the members of
+ * `gpu`, whether a compute type chooses the platforms (from jax-v0.4.31),
+ * and whether lower_per_platform exists at all (from jax-v0.4.21; a lowering
+ * at a release without it stops at LCTX_LOWERING_LIMIT_RELEASE). The
+ * get_backend calls of rule bodies run at the release of the backend
+ * registry's configuration (the same one, in every caller of lctx); a call
+ * with optional=True where that release has none (before jax-v0.7.2) stops
+ * the lowering at LCTX_LOWERING_LIMIT_RELEASE.
+ *
  * Nothing here allocates and there is no global state. The caller owns every
  * struct. Names (primitives, rules, platforms, messages) are views that must
  * outlive the registry and the results that refer to them.
@@ -62,7 +73,8 @@ extern "C" {
 /// default slot.
 #define LCTX_LOWERING_MAX_KEPT (LCTX_LOWERING_MAX_PLATFORM_RULES + 1)
 /// Most stored platform-specific rules: every primitive under every factory
-/// name and `cuda`, `rocm`, `oneapi`.
+/// name and `cuda`, `rocm`, `oneapi` (or `METAL`). A release that stores any
+/// name (before jax-v0.4.35) may need more: see lctx_lowering_register.
 #define LCTX_LOWERING_MAX_SPECIFIC                                             \
   (LCTX_LOWERING_MAX_PRIMITIVES * (LCTX_MAX_FACTORIES + 3))
 /// Most override rules in the lowering parameters.
@@ -215,9 +227,10 @@ LCTX_API int lctx_lowering_rule_add(lctx_lowering_registry *registry,
 LCTX_API lctx_str
 lctx_lowering_rule_name(const lctx_lowering_registry *registry, int rule);
 
-/// Appends the known platforms (`sorted(xb.known_platforms())`): `cuda`,
-/// `rocm`, `gpu`, `oneapi` and every factory name, each once, sorted by
-/// code point, joined with `, `.
+/// Appends the known platforms (`sorted(xb.known_platforms())`): the
+/// release's builtin names (at the modelled commit `cuda`, `rocm`, `gpu`,
+/// `oneapi`; `METAL` in jax-v0.4.35 to 0.9.0) and every factory name, each
+/// once, sorted by code point, joined with `, `.
 LCTX_API void
 lctx_lowering_format_known_platforms(const lctx_lowering_registry *registry,
                                      lctx_buf *out);
@@ -231,12 +244,13 @@ lctx_lowering_is_known_platform(const lctx_lowering_registry *registry,
 /// stores the common rule; the empty string is a platform name. An unknown
 /// name raises NotImplementedError
 /// `Registering an MLIR lowering rule for primitive {prim} for an unknown
-/// platform {platform}. Known platforms are: {known}.` and stores nothing. A
-/// known name is expanded through the alias table (`gpu` to cuda, rocm,
-/// oneapi) and the rule replaces any earlier one per stored platform. `out`
-/// becomes None or the raise. Returns true unless it raised; also returns
-/// false, with `out` None and nothing stored, for an id this registry did not
-/// hand out (not a JAX behaviour).
+/// platform {platform}. Known platforms are: {known}.` and stores nothing
+/// (at a release that checks; before jax-v0.4.35 every name is stored). A
+/// stored name is expanded through the alias table (`gpu` to the release's
+/// members: cuda, rocm, oneapi) and the rule replaces any earlier one per
+/// stored platform. `out` becomes None or the raise. Returns true unless it
+/// raised; also returns false, with `out` None, for an id this registry did
+/// not hand out, or when the stored rules are full (not JAX behaviours).
 LCTX_API bool lctx_lowering_register(lctx_lowering_registry *registry,
                                      int primitive, int rule,
                                      const lctx_str *platform,
@@ -350,6 +364,13 @@ LCTX_API bool lctx_lowering_context_narrow(lctx_lowering_context *context,
 LCTX_API size_t lctx_lowering_eqn_platforms(
     const lctx_lowering_context *context, const lctx_str **platforms);
 
+/// lctx_lowering_eqn_platforms at `release` (NULL: modelled): before
+/// jax-v0.4.31 the compute type chooses nothing (`ctx.platforms or
+/// ctx.module_context.platforms`).
+LCTX_API size_t lctx_lowering_eqn_platforms_at(
+    const lctx_release *release, const lctx_lowering_context *context,
+    const lctx_str **platforms);
+
 //===----------------------------------------------------------------------===//
 // Results
 //===----------------------------------------------------------------------===//
@@ -456,6 +477,9 @@ typedef enum lctx_lowering_limit {
   LCTX_LOWERING_LIMIT_EVENTS, ///< more than LCTX_LOWERING_MAX_EVENTS events
   LCTX_LOWERING_LIMIT_DEPTH,  ///< LOWER_FUN nested beyond the limit
   LCTX_LOWERING_LIMIT_BAD_ID, ///< an unknown primitive or rule id
+  /// The release has no such operation (no lower_per_platform, or a rule
+  /// body's get_backend(optional=True) before it existed): not modelled.
+  LCTX_LOWERING_LIMIT_RELEASE,
 } lctx_lowering_limit;
 
 /// The result of a lowering.

@@ -4,7 +4,9 @@
  * Owns JAX's `ModuleContext.get_backend` (jax/_src/interpreters/mlir.py at
  * jax-ml/jax@cec06d116c05, lines 890-907): the multi-platform check (B1), the
  * pinned-backend comparison (B2a/B2b), the registry look-up (B3), and the
- * IndexError of an empty platform sequence. Never allocates.
+ * IndexError of an empty platform sequence; and its older forms, per the
+ * release of the registry's configuration (lctx/release.h). Never
+ * allocates.
  */
 #ifndef LCTX_MODULE_CONTEXT_H
 #define LCTX_MODULE_CONTEXT_H
@@ -29,7 +31,7 @@ typedef struct lctx_module_context {
   /// Whether a backend is pinned on the context.
   bool has_backend;
   /// The real platform of the pinned client (its `.platform` attribute is
-  /// derived by lctx_client_platform_attr).
+  /// derived by lctx_client_platform_attr_at for the release).
   lctx_str backend_platform;
   /// Whether the platforms are held as a Python list rather than a tuple:
   /// true when `lower_fun` replaced the module platforms by a rule
@@ -65,6 +67,14 @@ LCTX_API void lctx_module_context_pin(lctx_module_context *context,
 /// made (B3 also when xla_bridge.get_backend raises), LCTX_BRANCH_ERROR when
 /// an error came first (canonicalizing the pinned client raised, or the
 /// IndexError of zero platforms). Returns true unless it raised.
+///
+/// At the release of the registry's configuration (lctx/release.h): before
+/// jax-v0.5.0 this is the `.backend` property: B1, then the pinned client
+/// without canonicalization or comparison (B2b), else
+/// `xla_bridge.get_backend(None)` (B3, no IndexError). With `optional` true
+/// at a release without `get_backend(optional=...)` (before jax-v0.7.2;
+/// lctx_release_has_op), the call does not exist: nothing runs, `out` is
+/// None, the branch LCTX_BRANCH_ERROR, and it returns false.
 LCTX_API bool lctx_module_get_backend(lctx_registry *registry,
                                       const lctx_module_context *context,
                                       bool optional, lctx_outcome *out,

@@ -3,7 +3,9 @@
  *
  * Owns JAX's `backends()` (jax/_src/xla_bridge.py at jax-ml/jax@cec06d116c05,
  * lines 786-848, with `_init_backend` at 899-924): which registrations are
- * made, the cuda skip, loud and quiet failures with their messages, the
+ * made (`gpu` in jax_platforms expanded per the configuration's release,
+ * lctx/release.h), the cuda skip (from jax-v0.4.31), loud and quiet failures
+ * with their messages, the
  * default-client rule, the AssertionError, and the partial registry that a
  * later operation sees. It does not canonicalize names or look clients up by
  * name (see lctx/xla_bridge.h).
@@ -16,6 +18,7 @@
 #define LCTX_REGISTRY_H
 
 #include "lctx/outcome.h"
+#include "lctx/release.h"
 #include "lctx/str.h"
 
 #ifdef __cplusplus
@@ -83,9 +86,14 @@ typedef struct lctx_registry_config {
   const char *jax_xla_backend;
   /// Whether an NVIDIA GPU is visible (`has_visible_nvidia_gpu()`).
   bool nvidia_gpu_visible;
+  /// The JAX release whose behaviour the model reproduces (lctx/release.h);
+  /// NULL for the modelled commit. Every part of the model reads the release
+  /// from here (a lowering registry through its configuration).
+  const lctx_release *release;
 } lctx_registry_config;
 
-/// Resets a configuration to no factories, no config values, no GPU.
+/// Resets a configuration to no factories, no config values, no GPU, the
+/// modelled release.
 LCTX_API void lctx_registry_config_init(lctx_registry_config *config);
 
 /// Registers a factory the way `register_backend_factory` does: a new name is
