@@ -27,7 +27,20 @@ conformance/adapters/README.md for what it patches and its limitations.
                         conformance/adapters/jax_adapter.py"
 
 When JAX cannot be imported it says so on stderr, answers the handshake with
-{"protocol": 1, "error": "jax is not importable: ..."} and exits with status 3.
+{"protocol": 1, "error": "jax is not importable: ..."} and exits with status 3;
+likewise ("no client entry for this jaxlib: ...") when the installed jaxlib
+has no entry in jaxlib_clients.py, whose entry the fake clients follow.
+
+It drives whatever API the installed release has, detected by feature
+(Capabilities): an operation the release cannot drive through its own entry
+points is left out of the handshake's `operations` (lctx then reports its
+cases `unsupported`), with the reason on stderr. With --per-case-refusals,
+module_get_backend is also offered on a release whose ModuleContext has no
+`optional` parameter, and a case asking for optional=True is answered
+{"error": "unsupported: ..."} (lctx counts it as a crash: PROTOCOL.md has no
+per-case `unsupported` answer). --clients ENTRY makes the fake clients follow
+another entry of jaxlib_clients.CLIENTS (e.g. `modelled`, the commit lctx
+models) instead of the installed jaxlib's; the version says which.
 """
 
 import contextlib
@@ -36,6 +49,8 @@ import itertools
 import json
 import logging
 import sys
+
+import jaxlib_clients
 
 PROTOCOL_VERSION = 1
 ADAPTER_NAME = "jax"
@@ -51,8 +66,8 @@ RECYCLE_LOWERINGS = 1000
 MODELLED_COMMIT = "cec06d116c05"
 SUGGESTED_INSTALL = "sh tools/setup-jax.sh 0.10.2"
 
-# jaxlib reports this .platform for clients of these platforms.
-GPU_PLATFORMS = ("cuda", "rocm", "oneapi")
+PER_CASE_REFUSALS = "--per-case-refusals"
+CLIENTS_OPTION = "--clients"
 
 
 def log(message):
@@ -119,7 +134,6 @@ class Jax:
 
     def __init__(self):
         import jax
-        from jax._src import hardware_utils
         from jax._src import xla_bridge
         from jax._src.interpreters import mlir
         from jax._src import (config, core, dtypes, sharding_impls,
@@ -132,13 +146,16 @@ class Jax:
         self.config, self.core, self.dtypes = config, core, dtypes
         self.sharding_impls = sharding_impls
         self.source_info_util = source_info_util
+        # jax._src.hardware_utils (the hardware probes) exists from 0.4.30;
+        # 0.4.20 has none (None here, see Driver).
+        try:
+            from jax._src import hardware_utils
+        except ImportError:
+            hardware_utils = None
         self.hardware_utils = hardware_utils
         self.version = getattr(jax, "__version__", "unknown")
-        try:
-            import jaxlib
-            self.jaxlib_version = getattr(jaxlib, "__version__", "unknown")
-        except Exception:
-            self.jaxlib_version = "unknown"
+        self.jaxlib_version = (jaxlib_clients.installed_version()
+                               or "unknown")
 
 
 def import_jax():
@@ -186,11 +203,18 @@ class FakeDevice:
 
 
 class FakeClient:
-    """Stands in for a jaxlib Client.
+    """Stands in for a jaxlib Client of the installed release.
 
-    `.platform` follows jaxlib's compatibility shim: 'gpu' for cuda, rocm and
-    oneapi clients, the real platform otherwise.  `origin` ('registry' or
-    'pinned') and `registration` identify the client in outcomes.
+    What it reports comes from the installed jaxlib's entry of
+    jaxlib_clients.CLIENTS (`entry`, set on the class that
+    fake_client_class makes): `.platform` is 'gpu' for the real platforms
+    that release's compatibility shim maps to 'gpu' (cuda and rocm; oneapi
+    too from jaxlib 0.11.0), the real platform otherwise;
+    `platform_version` and `runtime_type` are the CPU client's; and the
+    members of jaxlib_clients.KNOWN_MEMBERS that the release's Client lacks
+    (`_get_all_devices` before 0.5) raise AttributeError, as on the real
+    one. `origin` ('registry' or 'pinned') and `registration` identify the
+    client in outcomes.
 
     JAX reads only a few members of a client on the paths driven here
     (`_init_backend`: device_count, _get_all_devices, platform,
@@ -200,6 +224,8 @@ class FakeClient:
     backends() would otherwise turn the AttributeError into a backend
     failure message.
     """
+
+    entry = None
 
     def __init__(self, real_platform, origin, registration, has_devices,
                  problems):
@@ -211,12 +237,15 @@ class FakeClient:
 
     @property
     def platform(self):
-        if self.real_platform in GPU_PLATFORMS:
-            return "gpu"
-        return self.real_platform
+        return self.entry.platform(self.real_platform)
 
-    platform_version = "lctx fake client"
-    runtime_type = "lctx"
+    @property
+    def platform_version(self):
+        return self.entry.cpu_platform_version
+
+    @property
+    def runtime_type(self):
+        return self.entry.cpu_runtime_type
 
     def device_count(self):
         return len(self._devices)
@@ -237,7 +266,12 @@ class FakeClient:
         return 0
 
     def __getattr__(self, name):
-        # Only called for attributes not defined above.
+        # Only called for attributes not defined above, and for the members
+        # this release's Client lacks (_Absent).
+        if name in jaxlib_clients.KNOWN_MEMBERS:
+            raise AttributeError(
+                "jaxlib %s's Client has no attribute %r"
+                % (self.entry.release, name))
         if not (name.startswith("__") and name.endswith("__")):
             self._problems.append("JAX read FakeClient.%s, which the adapter "
                                   "does not provide" % name)
@@ -246,6 +280,26 @@ class FakeClient:
     def __repr__(self):
         return "FakeClient(%r, %s, %r)" % (self.real_platform, self.origin,
                                            self.registration)
+
+
+class _Absent:
+    """A member the installed release's Client does not have: reading it
+    raises AttributeError (then FakeClient.__getattr__ says so)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(self.name)
+
+
+def fake_client_class(entry):
+    """FakeClient for the jaxlib release of `entry` (a ClientEntry)."""
+    attrs = {"entry": entry}
+    for name in jaxlib_clients.KNOWN_MEMBERS:
+        if name not in entry.members:
+            attrs[name] = _Absent(name)
+    return type("FakeClient", (FakeClient,), attrs)
 
 
 # ---------------------------------------------------------------------------
@@ -552,8 +606,17 @@ class Lowering:
                     rule_ctx = self.d.rule_context(
                         ctx, prim, aval, args[:len(dim_vars)], eqn_ctx,
                         None if narrow is None else list(narrow))
-                    out = self.d.lower_equation(ctx, rule_ctx, prim, eqn_ctx,
-                                                args[len(dim_vars)])
+                    # jaxpr_subcomp looks the rules up and runs them inside
+                    # the equation's context manager (its compute type,
+                    # among others, is then current: a rule's lower_fun
+                    # traces under it), at the commit mlir.py:2225-2227 and
+                    # 2281-2283, jax-v0.10.2 mlir.py:2177 and 2233,
+                    # jax-v0.8.3 mlir.py:2056, jax-v0.7.2 mlir.py:2144 (where
+                    # lower_fun entered it once more, mlir.py:2553).
+                    with eqn_ctx.manager:
+                        out = self.d.lower_equation(ctx, rule_ctx, prim,
+                                                    eqn_ctx,
+                                                    args[len(dim_vars)])
                     j.func_dialect.ReturnOp(list(out))
                 text = ctx.module.operation.get_asm(
                     print_generic_op_form=True, enable_debug_info=False)
@@ -598,12 +661,146 @@ def _str_or_unset(obj, key, what):
     return value
 
 
+class Unsupported(Exception):
+    """A case this release cannot run through its own entry points
+    (answered {"error": "unsupported: ..."}, with --per-case-refusals)."""
+
+
+class Capabilities:
+    """What the installed JAX offers for each operation, detected by
+    feature (attributes and signatures), never by version number.
+
+    `operations` are the protocol operations offered; `refused` maps each
+    one left out to the reason (the missing API and the release).
+    """
+
+    def __init__(self, j, per_case_refusals):
+        mlir, xb = j.mlir, j.xb
+        release = "jax %s" % j.version
+        module_context = mlir.ModuleContext
+        self.refused = {}
+
+        # ModuleContext.get_backend(optional=...): from 0.7 (jax-v0.7.2
+        # mlir.py:821). 0.5 and 0.6 have get_backend() without `optional`
+        # (jax-v0.5.3 mlir.py:767, jax-v0.6.2 mlir.py:759); 0.4 has only
+        # the `backend` property (jax-v0.4.20 mlir.py:519-529, jax-v0.4.30
+        # mlir.py:639-649), the same entry point under its older name:
+        # get_backend() replaced it (same NotImplementedError for several
+        # platforms), so it answers get_backend() with optional false.
+        method = getattr(module_context, "get_backend", None)
+        params = _accepted(method) if method is not None else frozenset()
+        self.optional = method is not None and (params is None
+                                                or "optional" in params)
+        if method is not None:
+            self.get_backend_form = "get_backend()"
+        elif isinstance(inspect.getattr_static(module_context, "backend",
+                                               None), property):
+            self.get_backend_form = "backend"
+        else:
+            self.get_backend_form = None
+        # The ModuleContext field holding the pinned client: `backend` from
+        # 0.5 (jax-v0.5.3 mlir.py:708), `backend_or_name` before
+        # (jax-v0.4.20 mlir.py:464: a client, a platform name or None; the
+        # adapter passes a client or None).
+        ctor = _accepted(module_context) or frozenset(("backend",))
+        self.pinned_field = ("backend" if "backend" in ctor else
+                             "backend_or_name" if "backend_or_name" in ctor
+                             else None)
+        self.no_optional = (
+            "ModuleContext.get_backend(optional=...) is missing in %s (it "
+            "has %s)" % (release, {"get_backend()": "get_backend() without "
+                                   "optional", "backend": "only the "
+                                   "`backend` property"}.get(
+                                       self.get_backend_form, "neither")))
+
+        for name in ("backends", "canonicalize_platform", "get_backend"):
+            if not callable(getattr(xb, name, None)):
+                op = {"canonicalize_platform": "canonicalize"}.get(name, name)
+                self.refused[op] = "xla_bridge.%s is missing in %s" % (
+                    name, release)
+
+        if self.pinned_field is None:
+            self.refused["module_get_backend"] = (
+                "ModuleContext takes neither `backend` nor `backend_or_name` "
+                "in %s" % release)
+        elif not self.optional:
+            if self.get_backend_form is None or not per_case_refusals:
+                self.refused["module_get_backend"] = self.no_optional
+        self.partial_module_get_backend = (
+            "module_get_backend" not in self.refused and not self.optional)
+
+        # The rule lookup jaxpr_subcomp runs: _get_lowering_rules (0.10 on)
+        # or _uncached_lowering, which held it before (0.7 to 0.9); before
+        # 0.7 it is inline in jaxpr_subcomp, which has no entry point for
+        # one equation.
+        if hasattr(mlir, "_get_lowering_rules"):
+            self.lookup = "_get_lowering_rules"
+        elif hasattr(mlir, "_uncached_lowering"):
+            self.lookup = "_uncached_lowering"
+        else:
+            self.lookup = None
+        missing = []
+        if not hasattr(mlir, "lower_per_platform"):
+            missing.append("mlir.lower_per_platform")
+        if self.lookup is None:
+            missing.append("a rule-lookup entry point (mlir._get_lowering_rules"
+                           " or mlir._uncached_lowering; the lookup is inline "
+                           "in jaxpr_subcomp)")
+        if not self.optional:
+            missing.append("ModuleContext.get_backend(optional=...), which "
+                           "the rules' actions call")
+        if not hasattr(mlir, "_platforms_for_eqn"):
+            missing.append("mlir._platforms_for_eqn (the marker action)")
+        if not hasattr(j.config, "compute_on_context_manager"):
+            missing.append("config.compute_on_context_manager (compute "
+                           "types)")
+        if missing:
+            self.refused["lower_per_platform"] = "%s lacks %s" % (
+                release, "; ".join(missing))
+
+        why = self._register_lowering_returns(j)
+        if why:
+            self.refused["register_lowering"] = why
+
+        self.operations = [op for op in OPERATIONS if op not in self.refused]
+
+    @staticmethod
+    def _register_lowering_returns(j):
+        """Why register_lowering cannot be reported, or None: a release whose
+        register_lowering returns the rule (for use as a decorator; before
+        0.7) has no outcome in the protocol (none, string, platforms,
+        client, raise) for what it returns. Probed once with a primitive of
+        the adapter's own, removed again."""
+        mlir = j.mlir
+        probe = j.core.Primitive("lctx_register_lowering_probe")
+
+        def rule(ctx, *args, **params):
+            return args
+
+        try:
+            value = mlir.register_lowering(probe, rule)
+        except Exception as err:
+            return ("register_lowering(prim, rule) raised %s: %s in jax %s"
+                    % (type(err).__name__, err, j.version))
+        finally:
+            mlir._lowerings.pop(probe, None)
+        if value is None:
+            return None
+        return ("mlir.register_lowering returns %s in jax %s (it returns the "
+                "rule), for which the protocol has no outcome"
+                % ("the rule" if value is rule else type(value).__name__,
+                   j.version))
+
+
 class Driver:
     """Installs the patches once, then sets up and runs one case at a time."""
 
-    def __init__(self, j):
+    def __init__(self, j, entry, per_case_refusals=False):
         self.j = j
         xb = j.xb
+        self.entry = entry
+        self.client_class = fake_client_class(entry)
+        self.caps = Capabilities(j, per_case_refusals)
         self.problems = []
         # Per backends() run: how many times each factory has been called.
         self.calls = {}
@@ -623,17 +820,38 @@ class Driver:
         logging.getLogger(xb.__name__).setLevel(logging.ERROR)
 
         # No plugin discovery: plugins found on this machine would add
-        # factories and could import or load native code.
+        # factories and could import or load native code. (0.4.20 has no
+        # _discover_and_register_pjrt_plugins: backends() discovers only
+        # while _plugins_registered is false, xla_bridge.py:590.)
         xb._plugins_registered = True
-        xb._discover_and_register_pjrt_plugins = lambda: None
+        if hasattr(xb, "_discover_and_register_pjrt_plugins"):
+            xb._discover_and_register_pjrt_plugins = lambda: None
 
         # No hardware probing: NVIDIA visibility comes from the case, and the
         # TPU probe used for suggestions after initialization reports none.
-        j.hardware_utils.num_available_tpu_chips_and_device_id = (
-            lambda: (0, None))
         self.nvidia_gpu_visible = False
-        j.hardware_utils.has_visible_nvidia_gpu = (
-            lambda: self.nvidia_gpu_visible)
+        self.hardware_notes = []
+        hw = j.hardware_utils
+        if hw is not None and hasattr(
+                hw, "num_available_tpu_chips_and_device_id"):
+            hw.num_available_tpu_chips_and_device_id = lambda: (0, None)
+        elif hasattr(xb, "_num_available_tpu_chips"):
+            # Its older name (jax-v0.4.20 xla_bridge.py:666), a count only,
+            # read by the same suggestions.
+            xb._num_available_tpu_chips = lambda: 0
+        if hw is not None and hasattr(hw, "has_visible_nvidia_gpu"):
+            hw.has_visible_nvidia_gpu = lambda: self.nvidia_gpu_visible
+        else:
+            # Before 0.5 no JAX function says whether an NVIDIA GPU is
+            # visible: only _suggest_missing_backends looks at /dev/nvidia0
+            # itself, for a warning (jax-v0.4.20 xla_bridge.py:689-694,
+            # jax-v0.4.30 xla_bridge.py:916-921). A case's
+            # nvidia_gpu_visible is then not put in place.
+            self.hardware_notes.append(
+                "jax %s has no hardware_utils.has_visible_nvidia_gpu: a "
+                "case's nvidia_gpu_visible is not put in place (this JAX "
+                "reads /dev/nvidia0 only for a warning in "
+                "_suggest_missing_backends)" % j.version)
 
         # Wrap backends() to know when an initialization run starts (it is
         # looked up as a module global, so JAX's own callers go through the
@@ -717,7 +935,8 @@ class Driver:
     def pinned_client(self, backend):
         if backend is None:
             return None
-        return FakeClient(backend, "pinned", None, True, self.problems)
+        return self.client_class(backend, "pinned", None, True,
+                                 self.problems)
 
     def ir_context(self):
         """One MLIR context for the module contexts of get_backend."""
@@ -736,8 +955,9 @@ class Driver:
         if context is None:
             context = self.ir_context()
         kwargs = {
-            "platforms": platforms, "backend": pinned,
-            "axis_context": self.j.sharding_impls.ShardingContext(1),
+            "platforms": platforms, self.caps.pinned_field: pinned,
+            "axis_context": self.sharding_context(),
+            "name_stack": self.j.source_info_util.new_name_stack(),
             "keepalives": [], "channel_iterator": itertools.count(1),
             "host_callbacks": [], "lowering_parameters": params,
             "context": context,
@@ -746,6 +966,29 @@ class Driver:
         with context, self.j.ir.Location.unknown(context):
             return mlir.ModuleContext(
                 **_kwargs_for(mlir.ModuleContext, kwargs))
+
+    def sharding_context(self):
+        """A one-device ShardingContext: ShardingContext(1) from 0.4.30;
+        0.4.20's takes the device assignment itself (no device is at hand,
+        and get_backend does not read the axis context)."""
+        cls = self.j.sharding_impls.ShardingContext
+        params = _accepted(cls)
+        if params is not None and "num_devices" not in params \
+                and "device_assignment" in params:
+            return cls(device_assignment=())
+        return cls(1)
+
+    def module_get_backend(self, ctx, optional):
+        """A callable running JAX's ModuleContext.get_backend(optional) on
+        `ctx`, through the entry point this release has (Capabilities)."""
+        caps = self.caps
+        if caps.optional:
+            return lambda: ctx.get_backend(optional=optional)
+        if optional:
+            raise Unsupported(caps.no_optional)
+        if caps.get_backend_form == "get_backend()":
+            return ctx.get_backend
+        return lambda: ctx.backend
 
     def rule_context(self, ctx, prim, aval, dim_var_values, eqn_ctx, narrow):
         mlir = self.j.mlir
@@ -774,9 +1017,9 @@ class Driver:
     def lower_equation(self, ctx, rule_ctx, prim, eqn_ctx, arg):
         """JAX's rule lookup for `prim` then its lower_per_platform, as
         jaxpr_subcomp runs them: `_get_lowering_rules` (0.10 and later), or
-        `_uncached_lowering`, which held the lookup before (0.8, 0.9)."""
+        `_uncached_lowering`, which held the lookup before (0.7 to 0.9)."""
         mlir = self.j.mlir
-        if hasattr(mlir, "_get_lowering_rules"):
+        if self.caps.lookup == "_get_lowering_rules":
             found = mlir._get_lowering_rules(ctx, prim, eqn_ctx)
             return self.lower_per_platform(rule_ctx, str(prim), found[0],
                                            found[1], arg)
@@ -836,8 +1079,8 @@ class Driver:
                 raise RuntimeError(message)
             if behaviour == "none":
                 return None
-            return FakeClient(name, "registry", index,
-                              behaviour == "client", self.problems)
+            return self.client_class(name, "registry", index,
+                                     behaviour == "client", self.problems)
         return factory
 
     def setup(self, case):
@@ -954,7 +1197,7 @@ class Driver:
             # A real ModuleContext (platforms held as a tuple, as on the
             # normal lowering path) and JAX's own method.
             ctx = self.module_context(tuple(platforms), pinned)
-            call = lambda: ctx.get_backend(optional=optional)  # noqa: E731
+            call = self.module_get_backend(ctx, optional)
             wrap = self.value_outcome
         elif kind == "register_lowering":
             call = self.lowering.register(op, what)
@@ -986,6 +1229,8 @@ class Driver:
             self.lowering = Lowering(self, case)
             return {"outcomes": [self.run_operation(op, i)
                                  for i, op in enumerate(ops)]}
+        except Unsupported as err:
+            return {"error": "unsupported: %s" % err}
         except Exception as err:
             return {"error": "adapter: %s: %s" % (type(err).__name__, err)}
         finally:
@@ -998,17 +1243,69 @@ class Driver:
 # The protocol loop
 # ---------------------------------------------------------------------------
 
-def main():
+def refuse_before_hello(stdin, error):
+    """Reads lctx's hello and answers it with `error`; returns the exit
+    status for a JAX the adapter cannot run."""
+    try:
+        hello = read_message(stdin)
+    except ValueError:
+        hello = None
+    if hello is not None:
+        refuse(error, EXIT_CANNOT_RUN)
+    return EXIT_CANNOT_RUN
+
+
+USAGE = ("usage: jax_adapter.py [%s] [%s ENTRY]   (ENTRY: a key of "
+         "jaxlib_clients.CLIENTS, e.g. modelled)" % (PER_CASE_REFUSALS,
+                                                     CLIENTS_OPTION))
+
+
+def parse_args(argv):
+    """(per_case_refusals, clients entry name or None), or None (logged)."""
+    per_case, clients = False, None
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == PER_CASE_REFUSALS:
+            per_case = True
+        elif arg == CLIENTS_OPTION and args:
+            clients = args.pop(0)
+        else:
+            log("bad argument %r; %s" % (arg, USAGE))
+            return None
+    return per_case, clients
+
+
+def main(argv):
+    parsed = parse_args(argv)
+    if parsed is None:
+        return 2
+    per_case, clients = parsed
     stdin = sys.stdin.buffer
     j, why = import_jax()
     if j is None:
-        try:
-            hello = read_message(stdin)
-        except ValueError:
-            hello = None
-        if hello is not None:
-            refuse("jax is not importable: %s" % why, EXIT_CANNOT_RUN)
-        return EXIT_CANNOT_RUN
+        return refuse_before_hello(stdin, "jax is not importable: %s" % why)
+    # The fake clients follow the installed jaxlib's entry of the client
+    # table; a release without one is refused, not guessed. --clients names
+    # another entry explicitly (the version string then says so).
+    try:
+        if clients is not None:
+            if clients not in jaxlib_clients.CLIENTS:
+                raise jaxlib_clients.UnknownRelease(
+                    "%s %r is not an entry of jaxlib_clients.CLIENTS (%s)"
+                    % (CLIENTS_OPTION, clients,
+                       ", ".join(jaxlib_clients.CLIENTS)))
+            entry = jaxlib_clients.CLIENTS[clients]
+            log("%s %s: the fake clients follow that entry, not the "
+                "installed jaxlib %s's" % (CLIENTS_OPTION, clients,
+                                           j.jaxlib_version))
+        else:
+            entry = jaxlib_clients.lookup(j.jaxlib_version)
+    except jaxlib_clients.UnknownRelease as err:
+        log(str(err))
+        return refuse_before_hello(stdin,
+                                   "no client entry for this jaxlib: %s" % err)
+    log(jaxlib_clients.describe(entry))
 
     hello, status = next_message(stdin, "handshake")
     if status is not None:
@@ -1025,18 +1322,31 @@ def main():
                       "strips JAX's asserts; run the adapter without it",
                       EXIT_CANNOT_RUN)
     try:
-        driver = Driver(j)
+        driver = Driver(j, entry, per_case)
     except Exception as err:
         return refuse("cannot patch this JAX (%s): %s: %s"
                       % (j.version, type(err).__name__, err), EXIT_CANNOT_RUN)
+    for note in driver.hardware_notes:
+        log(note)
+    caps = driver.caps
+    for op in OPERATIONS:
+        if op in caps.refused:
+            log("%s unsupported: %s" % (op, caps.refused[op]))
+    if caps.partial_module_get_backend:
+        log("module_get_backend: optional=False through %s; a case asking "
+            "for optional=True is answered unsupported: %s"
+            % (caps.get_backend_form, caps.no_optional))
+    # The version names the client entry in use (PROTOCOL.md's hello has no
+    # field for it; it is logged above too).
     send({"protocol": PROTOCOL_VERSION, "name": ADAPTER_NAME,
-          "version": "%s (jaxlib %s)" % (j.version, j.jaxlib_version),
-          "operations": OPERATIONS})
+          "version": "%s (jaxlib %s, clients %s)" % (
+              j.version, j.jaxlib_version, entry.release),
+          "operations": caps.operations})
     return serve(stdin, driver.run_case)
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        sys.exit(main(sys.argv[1:]))
     except (BrokenPipeError, KeyboardInterrupt):
         sys.exit(1)
