@@ -68,6 +68,8 @@ static const feature_row FEATURES[] = {
     {LCTX_F_STOP, "stop",
      "na none not_found_one not_found_many no_platforms no_index "
      "raise_if_multi backend gpu_assert"},
+    {LCTX_F_ACCESS, "access", "na property"},
+    {LCTX_F_API, "api", "na no_optional no_lower_per_platform"},
 };
 
 /* lctx_classify_format writes exactly `NAME=VALUE` for feature `f` at value
@@ -88,7 +90,7 @@ static void assert_formats_as(lctx_feature f, int v, const char *name,
 static void test_feature_names_and_values(void **state) {
   (void)state;
   assert_int_equal(sizeof FEATURES / sizeof FEATURES[0], LCTX_FEATURE_COUNT);
-  assert_int_equal(LCTX_FEATURE_COUNT, 15);
+  assert_int_equal(LCTX_FEATURE_COUNT, 17);
   size_t most = 0;
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
     const feature_row *r = &FEATURES[i];

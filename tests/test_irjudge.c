@@ -112,7 +112,7 @@ static int tear_down(void **state) {
 }
 
 static lctx_irjudge *new_judge(void) {
-  lctx_irjudge *j = lctx_irjudge_new(30, 0, NULL);
+  lctx_irjudge *j = lctx_irjudge_new(30, 0, NULL, NULL);
   assert_non_null(j);
   return j;
 }

@@ -1,13 +1,20 @@
 #!/bin/sh
 # Real JAX judged by the spec table: `lctx conform` drives the JAX adapter
-# (conformance/adapters/jax_adapter.py) on the pinned JAX installed by
-# tools/setup-jax.sh. Two runs:
-#   1. every conformance case and 10,000 random cases (every row must be
-#      judged: backend selection, register_lowering, lower_per_platform and
-#      the IR rows on the modules JAX emits);
-#   2. one share of the exhaustive check-spec domain (--shard, below).
-# Both must pass with 0 fail and 0 unsupported operations. `make
-# conform-jax` runs the whole domain.
+# (conformance/adapters/jax_adapter.py, whose fake clients behave as the
+# installed jaxlib's) on the pinned JAX installed by tools/setup-jax.sh,
+# judged as that release behaves (`--jax VERSION`, VERSION read from the
+# installed jax). Three runs:
+#   1. every conformance case and 10,000 random cases (every row present in
+#      the release must be judged: backend selection, register_lowering,
+#      lower_per_platform and the IR rows on the modules JAX emits);
+#   2. one share of the exhaustive check-spec domain (--shard, below);
+#   both must pass with 0 fail and 0 unsupported operations;
+#   3. the conformance cases and 2,000 random cases judged as the modelled
+#      commit behaves: it must fail (the release differs), and every failing
+#      operation must be traced to the spec's `was` lines and facts whose
+#      commits lie after the release (the `was` lines whose boundary release
+#      is later than VERSION), and to no other.
+# `make conform-jax` runs the whole domain.
 #
 #   test_jax_conform.sh LCTX PYTHON SOURCE_DIR [SHARD]
 #
@@ -28,6 +35,7 @@ fi
 
 OUT=$tmp
 ADAPTER="$PY $SRC/conformance/adapters/jax_adapter.py"
+RELEASE=$("$PY" -c 'import jax; print(jax.__version__)')
 status=0
 
 # Checks one run's report.json: 0 fail/xpass/crash/timeout/unsupported and,
@@ -43,6 +51,8 @@ for row in report["rows"]:
     for k in ("fail", "xpass", "crash", "timeout", "unsupported", "flaky"):
         if row.get(k):
             bad.append("%s: %d %s" % (row["id"], row[k], k))
+    if row.get("absent"):
+        continue  # not in this release (the row's `was ... absent` line)
     if sum(row.get(k, 0) for k in ("pass", "fail", "xfail", "xpass",
                                    "crash", "timeout", "flaky")) == 0:
         unjudged.append(row["id"])
@@ -78,12 +88,62 @@ run() {
   tail -4 "$OUT/$name.log"
 }
 
-run cases-random --no-domain --random 10000
+run cases-random --jax "$RELEASE" --no-domain --random 10000
 [ -f "$OUT/cases-random/report.json" ] &&
   { check "$OUT/cases-random/report.json" --every-row || status=1; }
-run domain-share --random 0 --shard "$SHARD"
+run domain-share --jax "$RELEASE" --random 0 --shard "$SHARD"
 [ -f "$OUT/domain-share/report.json" ] &&
   { check "$OUT/domain-share/report.json" || status=1; }
 
-[ $status -eq 0 ] && echo "PASS: real JAX agrees with the spec table"
+# 3. As the modelled commit behaves: the drift, each operation traced.
+echo "== modelled: lctx conform --no-domain --random 2000 (expected to fail)"
+"$LCTX" conform --cmd "$ADAPTER" --quiet --report-dir "$OUT/modelled" \
+  --no-domain --random 2000 >"$OUT/modelled.log" 2>&1
+code=$?
+if [ $code -ne 1 ]; then
+  cat "$OUT/modelled.log"
+  echo "FAIL: judged as the modelled commit, JAX $RELEASE should fail" \
+       "(exit 1), exit status $code"
+  status=1
+elif ! python3 - "$OUT/modelled/report.json" "$RELEASE" \
+    "$SRC/conformance/spec/backend-selection.lspec" <<'PYEOF'
+import json, re, sys
+report = json.load(open(sys.argv[1]))
+release = tuple(int(x) for x in sys.argv[2].split("."))
+# The commits of `was` lines (rows and facts) whose boundary release is
+# later than the installed one: what may explain the drift.
+later = set()
+for line in open(sys.argv[3]):
+    m = re.match(r"^was = (\d+(?:\.\d+)+) ([0-9a-f]{12}) ", line)
+    if m and tuple(int(x) for x in m.group(1).split(".")) > release:
+        later.add(m.group(2))
+bad, failing = [], []
+for row in report["rows"]:
+    fails = row.get("fail", 0)
+    if not fails:
+        continue
+    failing.append(row["id"])
+    traced = row.get("drift_explained", 0)
+    why = row.get("drift", "")
+    cited = set(re.findall(r"\b[0-9a-f]{12}\b", why))
+    if traced != fails:
+        bad.append("%s: %d of %d failing operations traced" % (
+            row["id"], traced, fails))
+    elif not cited or not cited <= later:
+        bad.append("%s: traced to %s, not to a change after %s (%s)" % (
+            row["id"], why, sys.argv[2], ", ".join(sorted(later))))
+if not failing:
+    bad.append("nothing failed, yet the spec names changes after %s: %s"
+               % (sys.argv[2], ", ".join(sorted(later))))
+if bad:
+    print("FAIL: " + "; ".join(bad))
+    sys.exit(1)
+print("ok: as the modelled commit, %d rows fail (%s), each traced to %s"
+      % (len(failing), ", ".join(failing), ", ".join(sorted(later))))
+PYEOF
+then
+  status=1
+fi
+
+[ $status -eq 0 ] && echo "PASS: real JAX $RELEASE agrees with the spec table as $RELEASE behaves"
 exit $status

@@ -57,9 +57,18 @@ after `--` is passed through as it is.
 With LCTX_JAX=off in the environment (as for tools/setup-jax.sh) every
 version is skipped.
 
-Exit status: 0 the matrix was written and at least one version ran (failing
-rows are data, not an error); 1 no version ran (the matrix is still written,
-saying why) or it could not be written; 2 bad usage.
+Each version runs twice: judged as that release behaves (`lctx conform
+--jax VERSION`, reports in build/jax-matrix/VERSION/) and as the modelled
+commit behaves (build/jax-matrix/VERSION/modelled/). A cell that differs
+from the modelled commit is explained when lctx conform traced every
+operation that differs to the spec's `was` lines and facts (each citing
+the commit that changed it) and the release's own run passes, or when the
+row is absent in that release; matrix.md lists the traces.
+
+Exit status: 0 the matrix was written, at least one version ran and every
+cell is explained; 4 some cell is unexplained (a failure as the release
+itself behaves, or drift without a trace); 1 no version ran (the matrix is
+still written, saying why) or it could not be written; 2 bad usage.
 
 Standard library only.
 """
@@ -192,11 +201,29 @@ def strip_options(args, names):
 
 
 def conform_runs(opts, out_dir, version):
-    """The conform runs of one version: (label, report dir, extra args)."""
-    main_dir = os.path.join(out_dir, version)
+    """The conform runs of one version: (label, report dir, extra args,
+    side), side "release" (judged as that release behaves, `--jax
+    VERSION`) then "modelled" (judged as the modelled commit behaves, in
+    VERSION/modelled/): the first proves the release's own expectations,
+    the second measures the drift from the modelled commit."""
+    runs = []
+    for side, sub, extra in (("release", "", ["--jax", version]),
+                             ("modelled", "modelled", [])):
+        for label, report_dir, args in side_runs(
+                opts, os.path.join(out_dir, version, sub) if sub
+                else os.path.join(out_dir, version), extra):
+            runs.append(("%s (as %s)" % (label, version if side == "release"
+                                         else "the modelled commit"),
+                         report_dir, args, side))
+    return runs
+
+
+def side_runs(opts, main_dir, extra):
+    """The conform runs of one side: the cases and random cases, and the
+    domain share when there is one."""
     if opts["domain_shard"] is None:
         shutil.rmtree(os.path.join(main_dir, "domain"), ignore_errors=True)
-        return [("conform", main_dir, opts["conform"] + opts["raw"])]
+        return [("conform", main_dir, opts["conform"] + extra + opts["raw"])]
     main_args = strip_options(opts["conform"], {"--no-domain"})
     domain_args = strip_options(opts["conform"], {
         "--no-domain", "--random", "--seed", "--cases"})
@@ -204,11 +231,11 @@ def conform_runs(opts, out_dir, version):
     os.makedirs(no_cases, exist_ok=True)
     return [
         ("cases and random cases", main_dir,
-         main_args + ["--no-domain"] + opts["raw"]),
+         main_args + ["--no-domain"] + extra + opts["raw"]),
         ("domain share %s" % opts["domain_shard"],
          os.path.join(main_dir, "domain"),
          domain_args + ["--cases", no_cases, "--random", "0", "--shard",
-                        opts["domain_shard"]] + opts["raw"]),
+                        opts["domain_shard"]] + extra + opts["raw"]),
     ]
 
 
@@ -229,10 +256,12 @@ def merge_reports(reports):
             if mine is None:
                 merged["rows"].append(json.loads(json.dumps(row)))
                 continue
-            for v in VERDICTS:
+            for v in VERDICTS + ["drift_explained"]:
                 mine[v] = mine.get(v, 0) + row.get(v, 0)
-            if "first" not in mine and "first" in row:
-                mine["first"] = row["first"]
+            for key in ("first", "drift"):
+                if key not in mine and key in row:
+                    mine[key] = row[key]
+            mine["absent"] = mine.get("absent") or row.get("absent")
         if "first_failure" not in merged and "first_failure" in other:
             merged["first_failure"] = other["first_failure"]
     return merged
@@ -429,6 +458,45 @@ def cell_md(c):
     return s
 
 
+def trace(at_release, modelled, row_release, row_modelled):
+    """Whether a cell differs from the modelled commit, and how that is
+    explained. Returns (drift, explained, why):
+
+    - the release's own expectations (`--jax VERSION`) fail: unexplained;
+    - judged as the modelled commit, operations fail: drift, explained when
+      lctx conform traced every failing operation to the `was` lines and
+      facts (with their commits) under which it passes, and the release's
+      own run passes;
+    - operations the release does not have (absent rows: the adapter
+      declines them, lctx conform expects that): drift, explained by the
+      row's `was ... absent` line;
+    - unsupported without an absent row: unexplained (the adapter could not
+      drive what the release has)."""
+    if at_release is None:
+        return False, True, ""
+    if at_release["status"] == "fail":
+        return True, False, "fails as the release itself behaves"
+    if modelled is None:
+        return False, False, ("not judged as the modelled commit (that run "
+                              "did not happen: time limit or refusal)")
+    m = modelled["status"]
+    if m == "fail":
+        failing = modelled.get("failing", 0)
+        traced = int((row_modelled or {}).get("drift_explained", 0))
+        why = (row_modelled or {}).get("drift", "")
+        if traced >= failing and why:
+            return True, True, why
+        return True, False, ("%d of %d failing operations traced%s" % (
+            traced, failing, ("; first: " + why) if why else ""))
+    if "unsupported" in (at_release["status"], m):
+        if (row_release or {}).get("absent"):
+            return True, True, (row_release.get("absent_why")
+                                or "absent in this release (the row's was "
+                                "line)")
+        return True, False, "unsupported, and the row is not absent here"
+    return False, True, ""
+
+
 def build_matrix(opts, versions, results):
     rows = []
     seen = set()
@@ -446,7 +514,14 @@ def build_matrix(opts, versions, results):
                 cells[r["version"]] = None
                 continue
             found = next((x for x in report["rows"] if x["id"] == rid), None)
-            cells[r["version"]] = cell(found)
+            c = cell(found)
+            mrep = r.get("modelled_report")
+            mrow = None if mrep is None else next(
+                (x for x in mrep["rows"] if x["id"] == rid), None)
+            m = None if mrep is None else cell(mrow)
+            c["modelled"] = m
+            c["drift"], c["explained"], c["why"] = trace(c, m, found, mrow)
+            cells[r["version"]] = c
         matrix_rows.append({"id": rid, "cells": cells})
     return rows, matrix_rows
 
@@ -638,14 +713,57 @@ def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
     md.append("")
     md.append("## Rows")
     md.append("")
+    md.append("Each release is judged twice: as it behaves itself (`lctx "
+              "conform --jax VERSION`: its cell must pass) and as the "
+              "modelled commit behaves (the drift). A cell is its own "
+              "verdict, then `= modelled` when the release does what the "
+              "modelled commit does on every operation that reached the "
+              "row, or `differs [Tn]` with the trace below, or `UNEXPLAINED` "
+              "(a failure as the release behaves, or drift not traced to a "
+              "commit).")
+    md.append("")
+    traces = []
     md.append("| row | " + " | ".join(r["version"] for r in results) + " |")
     md.append("|---|" + "---|" * len(results))
     for mr in matrix_rows:
         cells = []
         for r in results:
             c = mr["cells"].get(r["version"])
-            cells.append(NO_CASE if c is None else md_escape(cell_md(c)))
+            if c is None:
+                cells.append(NO_CASE)
+                continue
+            text = cell_md(c)
+            if not c["explained"]:
+                text = "UNEXPLAINED: %s (%s)" % (text, c["why"])
+            elif c["drift"]:
+                if c["why"] not in traces:
+                    traces.append(c["why"])
+                text += ", differs [T%d]" % (traces.index(c["why"]) + 1)
+            elif c["status"] != NO_CASE:
+                text += ", = modelled"
+            cells.append(md_escape(text))
         md.append("| %s | %s |" % (mr["id"], " | ".join(cells)))
+    unexplained = sum(1 for mr in matrix_rows for c in mr["cells"].values()
+                      if c is not None and not c["explained"])
+    differing = sum(1 for mr in matrix_rows for c in mr["cells"].values()
+                    if c is not None and c["drift"])
+    md.append("")
+    md.append("%d cells differ from the modelled commit; %d unexplained." % (
+        differing, unexplained))
+    if traces:
+        md.append("")
+        md.append("## Traces")
+        md.append("")
+        md.append("What lctx conform found for each differing cell: the "
+                  "releases under whose expectations its operations pass, "
+                  "and the spec's `was` lines and facts, with the JAX or "
+                  "jaxlib commit of each, that differ.")
+        md.append("")
+        for i, why in enumerate(traces):
+            md.append("- T%d: %s" % (i + 1, md_escape(why)))
+    data["unexplained_cells"] = unexplained
+    data["differing_cells"] = differing
+    data["traces"] = traces
     if not matrix_rows:
         md.append("")
         md.append("No version produced a report, so there are no rows.")
@@ -730,9 +848,11 @@ def main(argv):
             results.append(r)
             continue
         r["python"] = venv_python_version(version)
-        reports, runs, total, refused = [], [], 0.0, None
+        reports, runs, total, refused = {"release": [], "modelled": []}, \
+            [], 0.0, None
         stopped = False
-        for label, report_dir, args in conform_runs(opts, out_dir, version):
+        for label, report_dir, args, side in conform_runs(opts, out_dir,
+                                                          version):
             limit = None
             if opts["time_limit"] is not None:
                 limit = opts["time_limit"] - total
@@ -754,7 +874,7 @@ def main(argv):
             if report is None:
                 refused = message
                 break
-            reports.append(report)
+            reports[side].append(report)
         r["run_seconds"] = round(total, 1)
         r["conform_runs"] = runs
         r["conform_exit"] = max(x["exit"] for x in runs
@@ -763,7 +883,9 @@ def main(argv):
             r["status"] = "could not run"
             r["message"] = refused
         else:
-            report = merge_reports(reports)
+            report = merge_reports(reports["release"])
+            if reports["modelled"]:
+                r["modelled_report"] = merge_reports(reports["modelled"])
             bad = any(int(row.get(v, 0)) for row in report["rows"]
                       for v in BAD)
             r["status"] = "fail" if bad else "pass"
@@ -804,6 +926,12 @@ def main(argv):
     if not ran:
         sys.stderr.write("jax-matrix: no JAX version ran\n")
         return 1
+    with open(json_path) as f:
+        unexplained = json.load(f).get("unexplained_cells", 0)
+    if unexplained:
+        sys.stderr.write("jax-matrix: %d cells are unexplained (see %s)\n"
+                         % (unexplained, os.path.relpath(md_path, cwd)))
+        return 4
     return 0
 
 

@@ -50,6 +50,7 @@ import json
 import logging
 import sys
 
+import jax_module
 import jaxlib_clients
 
 PROTOCOL_VERSION = 1
@@ -511,6 +512,10 @@ class Lowering:
 
         def step(ctx, x):
             platforms = mlir._platforms_for_eqn(ctx)
+            # The marker is an op of no registered dialect; the context JAX
+            # made for the module (lower_jaxpr_to_module makes its own) is
+            # told to accept it. This changes nothing else in the lowering.
+            ctx.module_context.context.allow_unregistered_dialects = True
             ir.Operation.create("lctx.marker", attributes={
                 "platforms": ir.ArrayAttr.get(
                     [ir.StringAttr.get(p) for p in platforms]),
@@ -571,6 +576,11 @@ class Lowering:
         module lowers for several platforms) and one f32 scalar.
 
         Returns the module as generic MLIR text; JAX's raises propagate.
+
+        Where JAX's own module lowering can express the operation (no
+        narrowed platforms, no `gpu` in the list: jax_module.reachable), the
+        module is JAX's end to end (jax_module.lower); otherwise it is
+        built here, and counted under the reason.
         """
         j = self.j
         mlir, ir, core = j.mlir, j.ir, j.core
@@ -581,6 +591,12 @@ class Lowering:
             params = mlir.LoweringParameters(
                 **_kwargs_for(mlir.LoweringParameters,
                               {"override_lowering_rules": overrides}))
+            whole, why = jax_module.reachable(platforms, narrow)
+            self.d.count_lowering(why if not whole else None)
+            if whole:
+                return jax_module.lower(
+                    j, prim, platforms, pinned, params,
+                    lambda: self.d.compute_type(compute_type))
             context = self.d.lowering_ir_context()
             with context, ir.Location.unknown(context):
                 ctx = self.d.module_context(platforms, pinned, params,
@@ -811,6 +827,9 @@ class Driver:
         self._ir_context = None
         self._lowering_context = None
         self._lowerings_in_context = 0
+        # Lowerings by path: None for JAX's own module lowering
+        # (jax_module.lower), else the reason it could not be used.
+        self.lowerings = {}
         self._eqn_contexts = {}
         self._probe = None
         self.np = j.np
@@ -918,6 +937,20 @@ class Driver:
                 closed = self.j.jax.make_jaxpr(lambda y: probe.bind(y))(x)
             found = self._eqn_contexts[key] = closed.jaxpr.eqns[0].ctx
         return found
+
+    def count_lowering(self, why):
+        self.lowerings[why] = self.lowerings.get(why, 0) + 1
+
+    def lowering_summary(self):
+        """One line: how many lowerings came from JAX's module lowering,
+        and how many were built by the adapter, and why."""
+        own = self.lowerings.get(None, 0)
+        rest = sorted((n, why) for why, n in self.lowerings.items()
+                      if why is not None)
+        text = "lowerings: %d through lower_jaxpr_to_module" % own
+        for n, why in reversed(rest):
+            text += "; %d in the adapter's own module (%s)" % (n, why)
+        return text
 
     def lowering_ir_context(self):
         """The MLIR context lowerings build their modules in: JAX's own
@@ -1342,7 +1375,10 @@ def main(argv):
           "version": "%s (jaxlib %s, clients %s)" % (
               j.version, j.jaxlib_version, entry.release),
           "operations": caps.operations})
-    return serve(stdin, driver.run_case)
+    status = serve(stdin, driver.run_case)
+    if driver.lowerings:
+        log(driver.lowering_summary())
+    return status
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
   memcpy(blessed, c, sizeof *blessed);
   lctx_feature_state state;
   lctx_features features;
-  lctx_classify_init(&state, c);
+  lctx_classify_init_at(&state, c, lctx_spec_facts(&ws->spec));
   lctx_runner_init(&ws->runner, c);
   char expected[2048];
   for (size_t i = 0; i < c->op_count; i++) {

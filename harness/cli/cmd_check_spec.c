@@ -1,7 +1,8 @@
 /*
  * cmd_check_spec.c - `lctx check-spec` (see commands.h): the spec table
  * against the reference over the whole bounded domain (domain.h), with the
- * hits of each row.
+ * hits of each row, at every JAX release the table names (each against the
+ * model at that release) or at the one --jax names.
  */
 #include "commands.h"
 
@@ -13,8 +14,22 @@
 #include "workspace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-#define CHECK_SPEC_USAGE "usage: lctx check-spec [--spec FILE] [--quiet]\n"
+#define CHECK_SPEC_USAGE                                                       \
+  "usage: lctx check-spec [--spec FILE] [--jax RELEASE] [--quiet]\n"
+
+/* What the releases checked add up to. */
+typedef struct totals {
+  size_t releases;
+  size_t cases;
+  size_t ops;
+  size_t absent;
+  size_t invariants;
+  size_t violations;
+  double seconds;
+  size_t hits[LCTX_SPEC_MAX_ROWS];
+} totals;
 
 static bool check_visit(void *user, const lctx_case *c) {
   lctx_oracle_check_case(user, c);
@@ -23,10 +38,11 @@ static bool check_visit(void *user, const lctx_case *c) {
 
 /* Prints the hits of each row (only the unreached with --quiet); returns
  * how many rows the domain does not reach. */
-static size_t print_hits(const lctx_oracle *oracle, const lctx_spec *spec,
-                         bool quiet, FILE *out) {
+static size_t print_hits(const totals *t, const lctx_spec *spec, bool quiet,
+                         FILE *out) {
   if (!quiet)
-    fprintf(out, "hits per row:\n");
+    fprintf(out, "hits per row%s:\n",
+            t->releases > 1 ? " (over every release)" : "");
   size_t ir_rows = 0, unreached = 0;
   for (size_t i = 0; i < spec->row_count; i++) {
     if (spec->rows[i].ir) {
@@ -34,11 +50,10 @@ static size_t print_hits(const lctx_oracle *oracle, const lctx_spec *spec,
       continue;
     }
     lctx_escaped b;
-    if (!quiet || oracle->hits[i] == 0)
+    if (!quiet || t->hits[i] == 0)
       fprintf(out, "  %-8s %9zu%s\n", lctx_esc(&b, spec->rows[i].id),
-              oracle->hits[i],
-              oracle->hits[i] == 0 ? "  NOT REACHED by the domain" : "");
-    unreached += oracle->hits[i] == 0;
+              t->hits[i], t->hits[i] == 0 ? "  NOT REACHED by the domain" : "");
+    unreached += t->hits[i] == 0;
   }
   if (ir_rows)
     fprintf(out,
@@ -48,38 +63,113 @@ static size_t print_hits(const lctx_oracle *oracle, const lctx_spec *spec,
   return unreached;
 }
 
-static int check_spec(lctx_workspace *ws, const char *spec_path, bool quiet,
-                      FILE *out) {
+/* Checks the table at release `index` against the model at that release,
+ * adding to `t`; false (said on err) when the model does not know it. */
+static bool check_release(lctx_workspace *ws, size_t index,
+                          lctx_violation_printer *p, totals *t, FILE *out,
+                          FILE *err) {
+  lctx_spec *spec = &ws->spec;
+  const char *name = lctx_spec_release_name(spec, index);
+  char e[512];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  const lctx_release *rel = lctx_release_find(name);
+  if (!lctx_spec_select(spec, name, &eb) || !rel) {
+    lctx_escaped b;
+    fprintf(err,
+            "lctx check-spec: the reference model does not know JAX "
+            "release '%s'\n",
+            lctx_esc(&b, name));
+    return false;
+  }
   lctx_oracle *oracle = &ws->oracle;
-  lctx_violation_printer p = {.out = out, .limit = 20};
-  lctx_oracle_init(oracle, &ws->spec, lctx_engine_reference());
-  lctx_workspace_print_violations(ws, &p);
+  lctx_oracle_init(oracle, spec, lctx_engine_reference());
+  lctx_oracle_set_release(oracle, rel);
+  lctx_workspace_print_violations(ws, p);
   double start = lctx_sys_now();
   size_t cases = lctx_domain_enumerate(check_visit, oracle);
   double elapsed = lctx_sys_now() - start;
+  fprintf(out,
+          "release %-8s %9zu operations (%zu absent), %zu violations, "
+          "%.2f s\n",
+          name, oracle->ops, oracle->absent, oracle->violations, elapsed);
+  t->releases++;
+  t->cases = cases;
+  t->ops += oracle->ops;
+  t->absent += oracle->absent;
+  t->invariants += oracle->invariant_checks;
+  t->violations += oracle->violations;
+  t->seconds += elapsed;
+  for (size_t i = 0; i < spec->row_count; i++)
+    t->hits[i] += oracle->hits[i];
+  return true;
+}
+
+/* Checks the table at release `only` (NULL: every release it names, and
+ * the modelled commit). */
+static int check_spec(lctx_workspace *ws, const char *spec_path,
+                      const char *only, bool quiet, FILE *out, FILE *err) {
+  lctx_spec *spec = &ws->spec;
+  int first = lctx_spec_release_index(spec, only);
+  if (only && first < 0) {
+    char e[512];
+    lctx_buf eb;
+    lctx_buf_init(&eb, e, sizeof e);
+    lctx_spec_select(spec, only, &eb);
+    lctx_escaped b;
+    fprintf(err, "lctx check-spec: --jax: %s\n", lctx_esc(&b, e));
+    return LCTX_EXIT_USAGE;
+  }
+  size_t from = only ? (size_t)first : 0;
+  size_t to = only ? (size_t)first : spec->release_count;
   lctx_escaped b1, b2;
   fprintf(out,
-          "check-spec: spec %s (version %s, %zu rows) against the reference\n"
+          "check-spec: spec %s (version %s, %zu rows) against the reference, "
+          "at %zu JAX release%s\n",
+          lctx_esc(&b1, spec_path), lctx_esc(&b2, spec->version),
+          spec->row_count, to - from + 1, to == from ? "" : "s");
+  totals *t = calloc(1, sizeof *t);
+  lctx_violation_printer p = {.out = out, .limit = 20};
+  bool known = t != NULL;
+  for (size_t r = from; known && r <= to; r++)
+    known = check_release(ws, r, &p, t, out, err);
+  if (!known) {
+    free(t);
+    return LCTX_EXIT_USAGE;
+  }
+  fprintf(out,
           "domain: %zu registry configurations, %zu names, %zu cases, %zu "
-          "operations, %zu invariant runs, %.2f s\n",
-          lctx_esc(&b1, spec_path), lctx_esc(&b2, ws->spec.version),
-          ws->spec.row_count, lctx_domain_registry_count(),
-          lctx_domain_alphabet_size(), cases, oracle->ops,
-          oracle->invariant_checks, elapsed);
-  size_t unreached = print_hits(oracle, &ws->spec, quiet, out);
+          "operations (%zu absent), %zu invariant runs, %.2f s\n",
+          lctx_domain_registry_count(), lctx_domain_alphabet_size(), t->cases,
+          t->ops, t->absent, t->invariants, t->seconds);
+  size_t unreached = print_hits(t, spec, quiet, out);
   if (p.shown > p.limit)
     fprintf(out, "(%zu more violations not shown)\n", p.shown - p.limit);
-  bool pass = oracle->violations == 0 && unreached == 0;
-  fprintf(out, "result: %zu violations, %zu rows not reached: %s\n",
-          oracle->violations, unreached, pass ? "PASS" : "FAIL");
+  /* One release alone need not reach the rows of situations only other
+   * releases have; every release together must reach every row. */
+  bool counted = !only;
+  bool pass = t->violations == 0 && (unreached == 0 || !counted);
+  fprintf(out, "result: %zu violations, %zu rows not reached%s: %s\n",
+          t->violations, unreached,
+          counted || unreached == 0
+              ? ""
+              : " at this release (not counted: without --jax, every row "
+                "must be reached at some release)",
+          pass ? "PASS" : "FAIL");
+  free(t);
   return pass ? LCTX_EXIT_OK : LCTX_EXIT_VIOLATIONS;
 }
 
 int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path;
+  const char *jax = NULL;
   bool quiet = false;
   const lctx_option options[] = {
       lctx_workspace_spec_option(&spec_path),
+      lctx_options_string(
+          "jax", &jax, "RELEASE",
+          "check only as JAX RELEASE behaves: one the table names\n"
+          "(`releases`), or \"modelled\" (default: every one)"),
       lctx_options_flag(
           "quiet", &quiet,
           "print only the rows no case reaches, not every row's hits"),
@@ -88,7 +178,12 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   LCTX_OPTIONS_PARSE_OR_RETURN(
       &LCTX_OPTIONS_SPEC("check-spec", CHECK_SPEC_USAGE, options, false), argc,
       argv, &first, out, err);
-  return lctx_check_spec_run(spec_path, quiet, out, err);
+  lctx_workspace *ws = lctx_workspace_create(err);
+  int code = LCTX_EXIT_USAGE;
+  if (ws && lctx_workspace_load_spec(ws, spec_path, err))
+    code = check_spec(ws, spec_path, jax, quiet, out, err);
+  lctx_workspace_destroy(ws);
+  return code;
 }
 
 int lctx_check_spec_run(const char *spec_path, bool quiet, FILE *out,
@@ -96,7 +191,7 @@ int lctx_check_spec_run(const char *spec_path, bool quiet, FILE *out,
   lctx_workspace *ws = lctx_workspace_create(err);
   int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
-    code = check_spec(ws, spec_path, quiet, out);
+    code = check_spec(ws, spec_path, NULL, quiet, out, err);
   lctx_workspace_destroy(ws);
   return code;
 }

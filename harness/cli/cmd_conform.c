@@ -67,6 +67,9 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                           "the program to judge (conformance/PROTOCOL.md)"),
       lctx_options_string("spec", &o.spec_path, "FILE",
                           "the spec table (default: the source tree's)"),
+      lctx_options_string("jax", &o.jax, "RELEASE",
+                          "judge as JAX RELEASE behaves: one the table\n"
+                          "names (`releases`), or \"modelled\" (default)"),
       lctx_options_string("cases", &o.cases_dir, "DIR|FILE",
                           "conformance cases: a folder or one .case file\n"
                           "(default: conformance/cases)"),

@@ -195,7 +195,7 @@ static const char *violation_row(const lctx_workspace *ws,
     return v->row;
   lctx_feature_state state;
   lctx_features features;
-  lctx_classify_init(&state, v->c);
+  lctx_classify_init_at(&state, v->c, lctx_spec_facts(&ws->spec));
   for (size_t i = 0; i <= v->op_index && i < v->c->op_count; i++)
     lctx_classify_op(&state, i, &features);
   size_t m[2];

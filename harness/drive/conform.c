@@ -120,6 +120,10 @@ typedef struct run {
   char actual[LCTX_OUTCOME_TEXT_MAX + 64];
   char why[LCTX_IR_MESSAGE_MAX + 128];
   lctx_features features;
+  /* What lctx_oracle_drift classifies into, and what it says of one
+   * failing operation. */
+  lctx_features drift_features;
+  char drift[512];
   /* The rows matched per operation kind and feature values
    * (lctx_oracle_match_rows), zero at the start. */
   lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
@@ -167,6 +171,8 @@ static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
     json_object_set_new(j, "expected", lctx_conform_json_text(r->expected));
     json_object_set_new(j, "actual", lctx_conform_json_text(r->actual));
   }
+  if (v == LCTX_CONFORM_FAIL && r->drift[0])
+    json_object_set_new(j, "drift", lctx_conform_json_text(r->drift));
   json_t *c = lctx_case_to_json(r->at->ptrs[b]);
   if (c)
     json_object_set_new(j, "case", c);
@@ -230,6 +236,10 @@ static void rerun_line(const run *r, size_t b, char *buf, size_t n) {
   }
   if (!r->o.exact)
     shell_word(buf, n, "--messages=class");
+  if (r->spec.selected < r->spec.release_count) {
+    shell_word(buf, n, "--jax");
+    shell_word(buf, n, r->spec.selected_name);
+  }
   if (strcmp(r->at->source[b], "random") == 0) {
     char seed[32];
     snprintf(seed, sizeof seed, "--seed=%llu", r->o.seed);
@@ -312,7 +322,8 @@ static lctx_irjudge *module_judge(run *r) {
   if (!r->judge) {
     char log[4200];
     snprintf(log, sizeof log, "%s/judge.log", r->o.report_dir);
-    r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log);
+    r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log,
+                                lctx_release_find(r->spec.selected_name));
   }
   return r->judge;
 }
@@ -440,12 +451,30 @@ static bool judge_op(run *r, size_t b, size_t i, size_t *row,
   return true;
 }
 
+/* Operation `i` of batch entry `b` failed under row `row`: whether it
+ * passes as another release the table names behaves, and why (r->drift,
+ * and the row's first such explanation). */
+static void note_drift(run *r, size_t b, size_t i, size_t row) {
+  lctx_buf db;
+  lctx_buf_init(&db, r->drift, sizeof r->drift);
+  const lctx_case_result *res = &r->at->results[b];
+  if (!lctx_oracle_drift(&r->spec, r->at->ptrs[b], i, &res->outcomes[i],
+                         r->o.exact, &r->drift_features, &db))
+    return;
+  lctx_conform_row *s = &r->report->rows[row];
+  if (s->drift_explained++ == 0)
+    snprintf(s->drift, sizeof s->drift, "%s", r->drift);
+}
+
 /* Counts the verdict of operation `i` of batch entry `b`; notes and streams
  * what did not pass, and the first failure. */
 static void count_verdict(run *r, size_t b, size_t i, size_t row,
                           lctx_conform_verdict v, const char *detail) {
   lctx_conform_report *rep = r->report;
   rep->rows[row].n[v]++;
+  r->drift[0] = '\0';
+  if (v == LCTX_CONFORM_FAIL && r->at->results[b].status == LCTX_RESULT_OK)
+    note_drift(r, b, i, row);
   if (!rep->failed_once && v != LCTX_CONFORM_PASS && v != LCTX_CONFORM_XFAIL) {
     rep->failed_once = true;
     /* From the start of the cases, as the run's own time is. */
@@ -464,7 +493,7 @@ static void judge_batch(run *r, size_t from, size_t to) {
   for (size_t b = from; b < to; b++) {
     const lctx_case *c = r->at->ptrs[b];
     lctx_feature_state state;
-    lctx_classify_init(&state, c);
+    lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
     for (size_t i = 0; i < c->op_count; i++) {
       lctx_classify_op(&state, i, &r->features);
       size_t row;
@@ -628,13 +657,31 @@ static bool stopping(const run *r) {
 /* Counts every operation of an unsupported case under its row. */
 static void note_unsupported(run *r, const lctx_case *c) {
   lctx_feature_state state;
-  lctx_classify_init(&state, c);
+  lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
   for (size_t i = 0; i < c->op_count; i++) {
     lctx_classify_op(&state, i, &r->features);
     size_t m[2];
     if (lctx_spec_match(&r->spec, &r->features, m, 2) == 1)
       r->report->rows[m[0]].n[LCTX_CONFORM_UNSUPPORTED]++;
   }
+}
+
+/* Whether case `c` uses an operation the judged release does not have:
+ * one whose one matching row is absent there (at the modelled commit every
+ * operation exists). */
+static bool uses_absent(run *r, const lctx_case *c) {
+  if (r->spec.selected == r->spec.release_count)
+    return false;
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_classify_op(&state, i, &r->features);
+    size_t m[2];
+    if (lctx_spec_match(&r->spec, &r->features, m, 2) == 1 &&
+        r->spec.rows[m[0]].absent)
+      return true;
+  }
+  return false;
 }
 
 /* Copies what an implementation is given of `c` into `dst`: its used
@@ -721,8 +768,10 @@ static bool offer(run *r, const char *source, size_t index,
     r->report->cases_skipped++;
     return true;
   }
-  if (needed & ~r->info->operations) {
+  bool absent = uses_absent(r, c);
+  if ((needed & ~r->info->operations) || absent) {
     r->report->cases_unsupported++;
+    r->report->cases_absent += absent;
     note_unsupported(r, c);
     return true;
   }
@@ -846,6 +895,7 @@ static lctx_conform_doc run_doc(const run *r) {
       .report = r->report,
       .spec_file = r->spec.filename,
       .spec_version = r->spec.version,
+      .jax_release = r->spec.selected_name,
       .lctx_version = LCTX_VERSION_STRING,
       .impl_name = r->info->name,
       .impl_version = r->info->version,
@@ -859,6 +909,33 @@ static lctx_conform_doc run_doc(const run *r) {
       .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : 0,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
+}
+
+/* Per row with failures that pass as another release behaves: how many,
+ * and why (lctx_oracle_drift): "RG-001: 120 fail; passes as JAX <=0.10.2
+ * behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". */
+static void print_drift(const run *r) {
+  const lctx_conform_report *rep = r->report;
+  bool head = false;
+  for (size_t i = 0; i < r->spec.row_count; i++) {
+    const lctx_conform_row *s = &rep->rows[i];
+    if (!s->drift_explained)
+      continue;
+    if (!head)
+      fprintf(
+          r->out, "behaviour of other JAX releases (judged as %s%s behaves):\n",
+          r->spec.selected == r->spec.release_count ? "the modelled JAX commit "
+                                                    : "JAX ",
+          r->spec.selected == r->spec.release_count ? r->spec.jax_commit
+                                                    : r->spec.selected_name);
+    head = true;
+    lctx_escaped esc;
+    char some[64] = "";
+    if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
+      snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
+    fprintf(r->out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL],
+            some, lctx_esc(&esc, s->drift));
+  }
 }
 
 /* The per-row table (only failing rows when quiet), each failing row's
@@ -892,6 +969,7 @@ static void print_table(const run *r) {
     if (rep->rows[i].rerun[0] && lctx_conform_row_failed(&rep->rows[i]))
       fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
   }
+  print_drift(r);
   if (rep->failed_once)
     fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
             r->spec.rows[rep->first_failure_row].id,
@@ -913,16 +991,23 @@ static void print_summary(const run *r, bool ok, bool reports, bool failed) {
              " (%zu more verdicts counted, not kept: at most %zu per row, "
              "--keep-failures)",
              dropped, r->o.keep_failures);
+  char jax[96];
+  if (r->spec.selected == r->spec.release_count)
+    snprintf(jax, sizeof jax, "the modelled JAX commit %.20s",
+             r->spec.jax_commit);
+  else
+    snprintf(jax, sizeof jax, "JAX %s (%zu cases it cannot run)",
+             r->spec.selected_name, rep->cases_absent);
   fprintf(r->out,
           "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
-          "%zu skipped by shard or --ops, %zu unsupported) in %.1f s, %zu "
-          "restarts, %zu recycled for memory\n"
+          "%zu skipped by shard or --ops, %zu unsupported) as %s behaves, "
+          "in %.1f s, %zu restarts, %zu recycled for memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n"
           "%s%s%s%s\n"
           "result: %s\n",
           rep->cases_run, rep->source_cases[0], rep->source_cases[1],
-          rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
+          rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported, jax,
           rep->seconds, rep->restarts, rep->recycles, t[LCTX_CONFORM_PASS],
           t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL], t[LCTX_CONFORM_XPASS],
           t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
@@ -1062,10 +1147,20 @@ static bool valid_options(const lctx_conform_options *o, FILE *err) {
 static bool load_spec(run *r, FILE *err) {
   if (!lctx_spec_load_or_report(r->o.spec_path, &r->spec, "lctx conform", err))
     return false;
+  char e[512];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_spec_select(&r->spec, r->o.jax, &eb)) {
+    lctx_escaped esc;
+    fprintf(err, "lctx conform: --jax: %s\n", lctx_esc(&esc, e));
+    return false;
+  }
   r->report->row_count = r->spec.row_count;
-  for (size_t i = 0; i < r->spec.row_count; i++)
+  for (size_t i = 0; i < r->spec.row_count; i++) {
     snprintf(r->report->rows[i].id, sizeof r->report->rows[i].id, "%s",
              r->spec.rows[i].id);
+    r->report->rows[i].absent = r->spec.rows[i].absent;
+  }
   for (unsigned k = 0; k < IR_ROWS; k++) {
     char id[8];
     snprintf(id, sizeof id, "IR-%03u", k);

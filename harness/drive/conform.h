@@ -72,6 +72,11 @@ typedef struct lctx_conform_options {
   const char *impl_path; ///< a C plugin; exactly one of this and `command`
   const char *command;   ///< a program's command line (split, no shell)
   const char *spec_path; ///< the spec table
+  /// The JAX release to judge as (a release the table names, or
+  /// "modelled"; NULL: the modelled commit): the table's outcomes and facts
+  /// at that release (lctx_spec_select). A case using an operation that
+  /// release does not have is not run: its operations count unsupported.
+  const char *jax;
   /// The conformance cases: a folder of *.case files, or one case file.
   const char *cases_dir;
   const char *xfail_path; ///< expected failures, 'ROW-ID reason' a line; NULL
@@ -111,6 +116,9 @@ void lctx_conform_options_init(lctx_conform_options *options);
 /// The verdicts under one spec row.
 typedef struct lctx_conform_row {
   char id[LCTX_SPEC_MAX_ID];
+  /// The row is absent at the judged release: it stands for operations
+  /// that release does not have, which are never run (nor expected to be).
+  bool absent;
   size_t n[LCTX_CONFORM_VERDICT_COUNT];
   /// The first verdict other than pass, as the reports write it:
   /// "case FILE.case, operation K: ..." for a conformance case, "domain
@@ -124,6 +132,11 @@ typedef struct lctx_conform_row {
   /// Verdicts other than pass written to results.jsonl in full, and those
   /// beyond `keep_failures` that were only counted.
   size_t kept, not_kept;
+  /// Failures that pass as another release the table names behaves
+  /// (lctx_oracle_drift), and what the first of them says: "passes as JAX
+  /// <=0.10.2 behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)".
+  size_t drift_explained;
+  char drift[512];
 } lctx_conform_row;
 
 /// What a run found: the counts behind the text summary and the reports.
@@ -135,6 +148,9 @@ typedef struct lctx_conform_report {
   size_t cases_run;         ///< cases judged
   size_t cases_skipped;     ///< skipped by the shard or `ops`
   size_t cases_unsupported; ///< needing an operation the implementation lacks
+  /// Of those, the cases using an operation the judged release does not
+  /// have (an absent spec row): never offered to the implementation.
+  size_t cases_absent;
   /// Cases offered per source: the conformance cases, the domain, random.
   size_t source_cases[3];
   size_t restarts; ///< of the worker or program

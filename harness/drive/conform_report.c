@@ -164,11 +164,16 @@ void lctx_conform_stamp_text(const lctx_conform_doc *d, FILE *f,
   char shard[48] = "";
   if (d->shard_n > 1)
     snprintf(shard, sizeof shard, ", shard %u/%u", d->shard_i, d->shard_n);
+  lctx_escaped jax;
+  char release[96] = "";
+  if (d->jax_release)
+    snprintf(release, sizeof release, ", JAX %s",
+             lctx_esc(&jax, d->jax_release));
   fprintf(f,
-          "%sspec %s (version %s), lctx %s, implementation %s %s (%s), seed "
-          "%llu%s%s\n",
+          "%sspec %s (version %s%s), lctx %s, implementation %s %s (%s), "
+          "seed %llu%s%s\n",
           prefix, lctx_esc(&file, d->spec_file),
-          lctx_esc(&version, d->spec_version), d->lctx_version,
+          lctx_esc(&version, d->spec_version), release, d->lctx_version,
           lctx_esc(&name, d->impl_name),
           lctx_esc(&impl_version, d->impl_version), d->impl_kind, d->seed,
           shard, d->report->interrupted ? ", INTERRUPTED" : "");
@@ -177,6 +182,9 @@ void lctx_conform_stamp_text(const lctx_conform_doc *d, FILE *f,
 json_t *lctx_conform_json_stamp(const lctx_conform_doc *d) {
   json_t *j = json_object();
   json_object_set_new(j, "spec_version", json_string(d->spec_version));
+  if (d->jax_release)
+    json_object_set_new(j, "jax_release",
+                        lctx_conform_json_text(d->jax_release));
   json_object_set_new(j, "lctx_version", json_string(d->lctx_version));
   json_object_set_new(j, "implementation",
                       lctx_conform_json_text(d->impl_name));
@@ -262,17 +270,17 @@ static void junit_head(const lctx_conform_doc *d, FILE *f) {
   fprintf(f, "<properties>");
   const char *keys[] = {"spec_version",   "lctx_version",
                         "implementation", "implementation_version",
-                        "seed",           "shard"};
+                        "seed",           "shard",
+                        "jax_release"};
   char seed[32], shard[48];
   snprintf(seed, sizeof seed, "%llu", d->seed);
   snprintf(shard, sizeof shard, "%u/%u", d->shard_i, d->shard_n);
-  const char *values[] = {d->spec_version,
-                          d->lctx_version,
-                          d->impl_name,
-                          d->impl_version,
-                          seed,
-                          shard};
-  for (int k = 0; k < 6; k++) {
+  const char *values[] = {
+      d->spec_version, d->lctx_version, d->impl_name, d->impl_version, seed,
+      shard,           d->jax_release};
+  for (int k = 0; k < 7; k++) {
+    if (!values[k])
+      continue;
     fprintf(f, "<property name=\"%s\" value=\"", keys[k]);
     xml_escape(f, values[k]);
     fprintf(f, "\"/>");
@@ -337,6 +345,8 @@ static json_t *json_rows(const lctx_conform_doc *d) {
     const lctx_conform_row *s = &rep->rows[i];
     json_t *row = json_object();
     json_object_set_new(row, "id", json_string(s->id));
+    if (s->absent)
+      json_object_set_new(row, "absent", json_true());
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       json_object_set_new(row, lctx_conform_verdict_name(v),
                           json_count(s->n[v]));
@@ -350,6 +360,11 @@ static json_t *json_rows(const lctx_conform_doc *d) {
                           lctx_conform_json_text(s->first_case));
     if (s->rerun[0])
       json_object_set_new(row, "rerun", lctx_conform_json_text(s->rerun));
+    if (s->drift_explained) {
+      json_object_set_new(row, "drift_explained",
+                          json_count(s->drift_explained));
+      json_object_set_new(row, "drift", lctx_conform_json_text(s->drift));
+    }
     json_object_set_new(row, "results_kept", json_count(s->kept));
     json_object_set_new(row, "results_not_kept", json_count(s->not_kept));
     json_array_append_new(rows, row);
@@ -372,6 +387,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "cases_run", json_count(rep->cases_run));
   json_object_set_new(j, "cases_unsupported",
                       json_count(rep->cases_unsupported));
+  json_object_set_new(j, "cases_absent", json_count(rep->cases_absent));
   json_object_set_new(j, "cases_skipped", json_count(rep->cases_skipped));
   json_object_set_new(j, "spec_gaps", json_count(rep->spec_gaps));
   json_object_set_new(j, "restarts", json_count(rep->restarts));

@@ -28,6 +28,9 @@ typedef struct lctx_conform_doc {
   const lctx_conform_report *report; ///< rows (ids included) and totals
   const char *spec_file;             ///< the spec table's file name
   const char *spec_version;
+  /// The JAX release judged as ("modelled", "0.10.2", ...); NULL: not
+  /// known (a merged report), left out.
+  const char *jax_release;
   const char *lctx_version;
   const char *impl_name;
   const char *impl_version;

@@ -50,6 +50,7 @@ typedef struct judge_shared {
 } judge_shared;
 
 struct lctx_irjudge {
+  const lctx_release *release; /* what the model judges modules as */
   double timeout;
   size_t memory_limit_mb;
   char log_path[4096];
@@ -80,6 +81,7 @@ struct lctx_irjudge {
 
 /* What the judge works with, one module at a time (heap: large). */
 typedef struct judge_state {
+  const lctx_release *release;
   lctx_ircheck *ck;
   lctx_ir_memo *memo; /* NULL: out of memory, every module judged anew */
   lctx_case c;
@@ -119,7 +121,7 @@ static bool write_all(FILE *out, const void *p, size_t n) {
 static uint32_t judge_one(judge_state *s, size_t op) {
   if (!s->ck && !(s->ck = lctx_ircheck_create()))
     _exit(3);
-  lctx_runner_init(&s->runner, &s->c);
+  lctx_runner_init_at(&s->runner, &s->c, s->release);
   lctx_outcome outcome;
   for (size_t i = 0; i <= op; i++) {
     if (!lctx_runner_op(&s->runner, &s->c.ops[i], &outcome, NULL))
@@ -139,11 +141,12 @@ static uint32_t judge_one(judge_state *s, size_t op) {
 }
 
 /* Serves jobs from stdin until it closes; never returns. */
-static void judge_main(judge_shared *shared) {
+static void judge_main(judge_shared *shared, const lctx_release *release) {
   judge_state *s = calloc(1, sizeof *s);
   job_reader *in = malloc(sizeof *in);
   if (!s || !in)
     _exit(3);
+  s->release = release;
   lctx_case_init(&s->c);
   s->memo = lctx_ir_memo_new();
   FILE *out = fdopen(1, "wb");
@@ -183,10 +186,12 @@ static void judge_main(judge_shared *shared) {
 //===----------------------------------------------------------------------===//
 
 lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
-                               const char *log_path) {
+                               const char *log_path,
+                               const lctx_release *release) {
   lctx_irjudge *j = calloc(1, sizeof *j);
   if (!j)
     return NULL;
+  j->release = release;
   j->timeout = timeout;
   j->memory_limit_mb = memory_limit_mb;
   snprintf(j->log_path, sizeof j->log_path, "%s",
@@ -209,7 +214,7 @@ static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd,
     dup2(log, 2);
   close_range(3, ~0u, 0);
   signal(SIGPIPE, SIG_DFL);
-  judge_main(shared);
+  judge_main(shared, j->release);
 }
 
 static bool start(lctx_irjudge *j) {

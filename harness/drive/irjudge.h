@@ -20,6 +20,7 @@
 
 #include "case.h"
 #include "ircheck.h"
+#include "lctx/release.h"
 
 /// The deepest bracket nesting a module may have before it is parsed.
 #define LCTX_IRJUDGE_MAX_DEPTH 256
@@ -54,8 +55,12 @@ typedef struct lctx_irjudge lctx_irjudge;
 /// A judge with `timeout` seconds per module and a memory limit (resident,
 /// MB; 0: none); its stderr goes to `log_path` (NULL: /dev/null). The
 /// process starts on first use. NULL when out of memory.
+/// The expected structure of each module comes from the reference model at
+/// JAX release `release` (lctx/release.h; NULL: the modelled commit), the
+/// release the run judges as.
 lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
-                               const char *log_path);
+                               const char *log_path,
+                               const lctx_release *release);
 
 /// Hands `n` modules to the judge without waiting, so that it judges them
 /// while the caller does other work; the next lctx_irjudge_run with the

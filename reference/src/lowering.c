@@ -609,8 +609,14 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
                           lctx_str_from_cstr(""));
       sub.has_platforms = false;
       sub.platform_count = 0;
-      sub.has_compute_type = a->has_compute_type;
-      sub.compute_type = a->compute_type;
+      /* The rule runs inside its equation's context manager (jaxpr_subcomp,
+       * mlir.py 2225-2227 and 2281-2283; lower_fun enters it itself in
+       * jax-v0.7.2 mlir.py:2553), so the traced function's equations take
+       * the outer compute type unless the action sets its own. */
+      if (a->has_compute_type) {
+        sub.has_compute_type = true;
+        sub.compute_type = a->compute_type;
+      }
       if (!lower_eqn(r, &sub, a->primitive, call, level + 1))
         return false;
       break;

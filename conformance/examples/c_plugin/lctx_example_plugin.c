@@ -1055,8 +1055,11 @@ static step_result call_rule(lowering_run *run, const rule_context *ctx,
         r = outcome_status(run->out) != 0 ? STEP_FAILED : STEP_RAISED;
         break;
       }
+      // The rule runs inside its equation's context manager, so the traced
+      // equation takes the outer compute type unless the action sets one.
       r = lower_equation(run, sub, false, (platform_list){NULL, 0}, act->text,
-                         act->compute_type);
+                         act->compute_type != NULL ? act->compute_type
+                                                   : ctx->compute_type);
       break;
     }
     case LCTX_IMPL_ACTION_EMIT_MARKER:

@@ -45,10 +45,13 @@ enum {
   STOP_BACKEND,
   STOP_GPU_ASSERT
 };
+enum { ACCESS_PROPERTY = 1 };
+enum { API_NO_OPTIONAL = 1, API_NO_LOWER_PER_PLATFORM };
 
 static const char *const FEATURE_NAMES[LCTX_FEATURE_COUNT] = {
-    "mode",  "init",     "cause",  "arg",  "source", "target", "gpu", "lookup",
-    "count", "optional", "pinned", "real", "match",  "reg",    "stop"};
+    "mode",  "init",   "cause", "arg",      "source", "target",
+    "gpu",   "lookup", "count", "optional", "pinned", "real",
+    "match", "reg",    "stop",  "access",   "api"};
 
 static const char
     *const VALUES[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES + 1] = {
@@ -70,6 +73,8 @@ static const char
         [LCTX_F_STOP] = {"na", "none", "not_found_one", "not_found_many",
                          "no_platforms", "no_index", "raise_if_multi",
                          "backend", "gpu_assert"},
+        [LCTX_F_ACCESS] = {"na", "property"},
+        [LCTX_F_API] = {"na", "no_optional", "no_lower_per_platform"},
 };
 
 static const char *const PLACEHOLDER_NAMES[LCTX_PLACEHOLDER_COUNT] = {
@@ -111,11 +116,103 @@ bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
 }
 
 //===----------------------------------------------------------------------===//
+// Release facts
+//===----------------------------------------------------------------------===//
+
+static const char *const FACT_NAMES[LCTX_FACT_COUNT] = {
+    "gpu-alias",       "client-gpu",         "known-platforms",
+    "register-checks", "cuda-skip",          "module-get-backend",
+    "module-optional", "lower-per-platform", "compute-type"};
+
+/* At the modelled commit (semantics.md sections 2, 5, 6 and 7). */
+static const lctx_facts MODELLED_FACTS = {
+    .count = {3, 3, 4, 1, 1, 1, 1, 1, 1},
+    .names = {[LCTX_FACT_GPU_ALIAS] = {"cuda", "rocm", "oneapi"},
+              [LCTX_FACT_CLIENT_GPU] = {"cuda", "rocm", "oneapi"},
+              [LCTX_FACT_KNOWN_PLATFORMS] = {"cuda", "rocm", "gpu", "oneapi"},
+              [LCTX_FACT_REGISTER_CHECKS] = {"yes"},
+              [LCTX_FACT_CUDA_SKIP] = {"yes"},
+              [LCTX_FACT_MODULE_GET_BACKEND] = {"yes"},
+              [LCTX_FACT_MODULE_OPTIONAL] = {"yes"},
+              [LCTX_FACT_LOWER_PER_PLATFORM] = {"yes"},
+              [LCTX_FACT_COMPUTE_TYPE] = {"yes"}},
+};
+
+const lctx_facts *lctx_classify_modelled_facts(void) {
+  return &MODELLED_FACTS;
+}
+
+const char *lctx_classify_fact_name(lctx_fact f) {
+  return (unsigned)f < LCTX_FACT_COUNT ? FACT_NAMES[f] : "?";
+}
+
+bool lctx_classify_fact_from_name(lctx_str name, lctx_fact *f) {
+  int i = lctx_names_find(FACT_NAMES, LCTX_FACT_COUNT, name);
+  if (i < 0)
+    return false;
+  *f = (lctx_fact)i;
+  return true;
+}
+
+bool lctx_classify_fact_is_flag(lctx_fact f) {
+  return f >= LCTX_FACT_REGISTER_CHECKS && f < LCTX_FACT_COUNT;
+}
+
+bool lctx_classify_fact_equal(const lctx_facts *a, const lctx_facts *b,
+                              lctx_fact f) {
+  if (a->count[f] != b->count[f])
+    return false;
+  for (size_t i = 0; i < a->count[f]; i++) {
+    if (strcmp(a->names[f][i], b->names[f][i]) != 0)
+      return false;
+  }
+  return true;
+}
+
+void lctx_classify_fact_format(const lctx_facts *facts, lctx_fact f,
+                               lctx_buf *out) {
+  for (size_t i = 0; i < facts->count[f]; i++) {
+    if (i > 0)
+      lctx_buf_append_char(out, ' ');
+    lctx_buf_append_cstr(out, facts->names[f][i]);
+  }
+}
+
+/* Name `i` of fact `f` of the state's release. */
+static lctx_str fact_at(const lctx_feature_state *s, lctx_fact f, size_t i) {
+  return lctx_str_from_cstr(s->facts->names[f][i]);
+}
+
+static size_t fact_count(const lctx_feature_state *s, lctx_fact f) {
+  return s->facts->count[f];
+}
+
+/* Whether flag `f` is `yes` at the state's release. */
+static bool flag(const lctx_feature_state *s, lctx_fact f) {
+  return s->facts->count[f] == 1 && strcmp(s->facts->names[f][0], "yes") == 0;
+}
+
+/* Whether fact `f` of the state's release lists `name`. */
+static bool fact_has(const lctx_feature_state *s, lctx_fact f, lctx_str name) {
+  for (size_t i = 0; i < fact_count(s, f); i++) {
+    if (lctx_str_equal(fact_at(s, f, i), name))
+      return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
 // The simulated registry
 //===----------------------------------------------------------------------===//
 
 void lctx_classify_init(lctx_feature_state *state, const lctx_case *c) {
+  lctx_classify_init_at(state, c, NULL);
+}
+
+void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
+                           const lctx_facts *facts) {
   state->c = c;
+  state->facts = facts ? facts : &MODELLED_FACTS;
   state->entry_count = 0;
   state->failure_count = 0;
   state->has_default = false;
@@ -153,7 +250,8 @@ static int failure_index(const lctx_feature_state *s, lctx_str name) {
 static bool attempt(lctx_feature_state *s, lctx_str name, long priority,
                     bool quiet, int reg, long *best) {
   const lctx_case *c = s->c;
-  if (!c->nvidia_gpu_visible && lctx_str_equal_cstr(name, "cuda"))
+  if (!c->nvidia_gpu_visible && lctx_str_equal_cstr(name, "cuda") &&
+      flag(s, LCTX_FACT_CUDA_SKIP))
     return true;
   int f = factory_index(c, name);
   int cause = f < 0                                              ? CAUSE_UNKNOWN
@@ -205,23 +303,23 @@ static int ensure(lctx_feature_state *s) {
     /* Count the expanded entries first: priorities run N..1. */
     lctx_str pieces[LCTX_MAX_PLATFORMS_CONFIG + 1];
     size_t n = 0, total = 0;
+    size_t members = fact_count(s, LCTX_FACT_GPU_ALIAS);
     const char *p = c->jax_platforms;
     for (;;) {
       const char *comma = strchr(p, ',');
       size_t len = comma ? (size_t)(comma - p) : strlen(p);
       pieces[n] = lctx_str_make(p, len);
-      total += lctx_str_equal_cstr(pieces[n], "gpu") ? 3 : 1;
+      total += lctx_str_equal_cstr(pieces[n], "gpu") ? members : 1;
       n++;
       if (!comma)
         break;
       p = comma + 1;
     }
-    static const char *const gpu_members[] = {"cuda", "rocm", "oneapi"};
     int reg = 0;
     for (size_t i = 0; i < n; i++) {
       bool alias = lctx_str_equal_cstr(pieces[i], "gpu");
-      for (int k = 0; k < (alias ? 3 : 1); k++, reg++) {
-        lctx_str name = alias ? lctx_str_from_cstr(gpu_members[k]) : pieces[i];
+      for (size_t k = 0; k < (alias ? members : 1); k++, reg++) {
+        lctx_str name = alias ? fact_at(s, LCTX_FACT_GPU_ALIAS, k) : pieces[i];
         if (!attempt(s, name, (long)total - reg, false, reg, &best))
           return INIT_LOUD;
       }
@@ -316,11 +414,15 @@ static bool access(lctx_feature_state *s, lctx_features *f) {
 /* Resolves `gpu`; returns false if nothing matched. */
 static bool resolve_gpu(const lctx_feature_state *s, lctx_features *f,
                         lctx_str *out) {
-  static const char *const members[] = {"cuda", "rocm", "oneapi"};
-  for (int k = 0; k < 3; k++) {
-    lctx_str m = lctx_str_from_cstr(members[k]);
+  for (size_t k = 0; k < fact_count(s, LCTX_FACT_GPU_ALIAS); k++) {
+    lctx_str m = fact_at(s, LCTX_FACT_GPU_ALIAS, k);
+    int value;
     if (entry_index(s, m) >= 0) {
-      f->value[LCTX_F_GPU] = GPU_CUDA + k;
+      /* A member the `gpu` feature has no value for reads as absent. */
+      f->value[LCTX_F_GPU] =
+          lctx_classify_value_from_name(LCTX_F_GPU, m, &value) && value != NA
+              ? value
+              : GPU_ABSENT;
       put(f, LCTX_P_GPU, m);
       *out = m;
       return true;
@@ -386,9 +488,27 @@ static void get_backend(lctx_feature_state *s, lctx_features *f, bool has_arg,
   f->value[LCTX_F_LOOKUP] = LOOKUP_UNKNOWN;
 }
 
-static bool is_gpu_member(lctx_str s) {
-  return lctx_str_equal_cstr(s, "cuda") || lctx_str_equal_cstr(s, "rocm") ||
-         lctx_str_equal_cstr(s, "oneapi");
+/* The client's `.platform` reads "gpu": a platform the release's clients
+ * report so, or a client whose real name is `gpu`. */
+static bool reports_gpu(const lctx_feature_state *s, lctx_str real) {
+  return fact_has(s, LCTX_FACT_CLIENT_GPU, real) ||
+         lctx_str_equal_cstr(real, "gpu");
+}
+
+/* The `.backend` property of releases before 0.5.0, past B1: the pinned
+ * client as it is (no platform check, the registry untouched), else
+ * xla_bridge.get_backend(None) (the configured platform, or the default). */
+static void property_backend(lctx_feature_state *s, lctx_features *f,
+                             const lctx_case_op *op) {
+  f->value[LCTX_F_ACCESS] = ACCESS_PROPERTY;
+  if (!op->has_backend) {
+    f->value[LCTX_F_PINNED] = PINNED_NONE;
+    get_backend(s, f, false, lctx_str_from_cstr(""));
+    return;
+  }
+  lctx_str real = lctx_str_from_cstr(op->backend);
+  put(f, LCTX_P_PINNED, real);
+  f->value[LCTX_F_PINNED] = reports_gpu(s, real) ? PINNED_GPU : PINNED_PLAIN;
 }
 
 static void module_get_backend(lctx_feature_state *s, lctx_features *f,
@@ -399,6 +519,10 @@ static void module_get_backend(lctx_feature_state *s, lctx_features *f,
                                                      : COUNT_MULTI;
   if (op->platform_count > 1)
     return; /* B1 reads nothing else */
+  if (!flag(s, LCTX_FACT_MODULE_GET_BACKEND)) {
+    property_backend(s, f, op);
+    return;
+  }
   if (op->platform_count == 0)
     put(f, LCTX_P_SEQ, lctx_str_from_cstr("tuple"));
   if (op->platform_count == 1)
@@ -412,7 +536,9 @@ static void module_get_backend(lctx_feature_state *s, lctx_features *f,
   lctx_str real = lctx_str_from_cstr(op->backend);
   put(f, LCTX_P_PINNED, real);
   lctx_str canonical = real;
-  if (is_gpu_member(real) || lctx_str_equal_cstr(real, "gpu")) {
+  /* The client's `.platform`: "gpu" for the platforms the release's
+   * clients report so, else its real name. */
+  if (reports_gpu(s, real)) {
     f->value[LCTX_F_PINNED] = PINNED_GPU;
     if (!access(s, f) || !resolve_gpu(s, f, &canonical))
       return;
@@ -432,16 +558,10 @@ static void module_get_backend(lctx_feature_state *s, lctx_features *f,
 // Lowering (semantics.md sections 6 and 7)
 //===----------------------------------------------------------------------===//
 
-static const char *const ALIAS_MEMBERS[] = {"cuda", "rocm", "oneapi"};
-
-/* Known platforms: cuda, rocm, gpu, oneapi and every factory name. */
-static bool is_known(const lctx_case *c, lctx_str name) {
-  static const char *const fixed[] = {"cuda", "rocm", "gpu", "oneapi"};
-  for (int i = 0; i < 4; i++) {
-    if (lctx_str_equal_cstr(name, fixed[i]))
-      return true;
-  }
-  return factory_index(c, name) >= 0;
+/* Known platforms: the release's known-platforms and every factory name. */
+static bool is_known(const lctx_feature_state *s, lctx_str name) {
+  return fact_has(s, LCTX_FACT_KNOWN_PLATFORMS, name) ||
+         factory_index(s->c, name) >= 0;
 }
 
 static int compare_str(lctx_str a, lctx_str b) {
@@ -452,12 +572,18 @@ static int compare_str(lctx_str a, lctx_str b) {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
-static void put_known(lctx_features *f, const lctx_case *c) {
-  lctx_str names[LCTX_MAX_FACTORIES + 4];
+static void put_known(lctx_features *f, const lctx_feature_state *s) {
+  const lctx_case *c = s->c;
+  lctx_str names[LCTX_MAX_FACTORIES + LCTX_FACT_MAX_NAMES];
   size_t n = 0;
-  static const char *const fixed[] = {"cuda", "rocm", "gpu", "oneapi"};
-  for (int i = 0; i < 4; i++)
-    names[n++] = lctx_str_from_cstr(fixed[i]);
+  for (size_t i = 0; i < fact_count(s, LCTX_FACT_KNOWN_PLATFORMS); i++) {
+    lctx_str name = fact_at(s, LCTX_FACT_KNOWN_PLATFORMS, i);
+    bool seen = false;
+    for (size_t k = 0; k < n && !seen; k++)
+      seen = lctx_str_equal(names[k], name);
+    if (!seen)
+      names[n++] = name;
+  }
   for (size_t i = 0; i < c->factory_count; i++) {
     lctx_str name = lctx_str_from_cstr(c->factories[i].name);
     bool seen = false;
@@ -525,19 +651,24 @@ static void register_lowering(lctx_feature_state *s, lctx_features *f,
     return;
   }
   put(f, LCTX_P_PLATFORM, platform);
-  if (!is_known(c, platform)) {
+  /* A release whose register_lowering checks nothing stores the rule under
+   * an unknown name too (reg=unknown, judged by the row as that release
+   * has it). */
+  bool checks = flag(s, LCTX_FACT_REGISTER_CHECKS);
+  if (!is_known(s, platform)) {
     f->value[LCTX_F_REG] = REG_UNKNOWN;
-    put_known(f, c);
-    return;
+    put_known(f, s);
+    if (checks)
+      return;
   }
   if (lctx_str_equal_cstr(platform, "gpu")) {
     f->value[LCTX_F_REG] = REG_ALIAS;
-    for (int k = 0; k < 3; k++)
-      store_lowering(s, prim, false, lctx_str_from_cstr(ALIAS_MEMBERS[k]),
-                     rule);
+    for (size_t k = 0; k < fact_count(s, LCTX_FACT_GPU_ALIAS); k++)
+      store_lowering(s, prim, false, fact_at(s, LCTX_FACT_GPU_ALIAS, k), rule);
     return;
   }
-  f->value[LCTX_F_REG] = REG_KNOWN;
+  if (f->value[LCTX_F_REG] != REG_UNKNOWN)
+    f->value[LCTX_F_REG] = REG_KNOWN;
   store_lowering(s, prim, false, platform, rule);
 }
 
@@ -550,6 +681,11 @@ static bool module_call_raises(const lctx_features *f) {
     return v[LCTX_F_OPTIONAL] == OPT_FALSE; /* B1 */
   if (v[LCTX_F_INIT] == INIT_LOUD || v[LCTX_F_INIT] == INIT_ASSERT)
     return true; /* the registry failed while being read */
+  if (v[LCTX_F_ACCESS] == ACCESS_PROPERTY && v[LCTX_F_PINNED] != PINNED_NONE)
+    return false;                          /* the pinned client, unchecked */
+  if (v[LCTX_F_ACCESS] == ACCESS_PROPERTY) /* get_backend(None) */
+    return v[LCTX_F_LOOKUP] != LOOKUP_FOUND &&
+           v[LCTX_F_LOOKUP] != LOOKUP_DEFAULT;
   if (v[LCTX_F_PINNED] == PINNED_GPU && v[LCTX_F_GPU] == GPU_ABSENT)
     return true; /* canonicalizing the client's `gpu` platform */
   if (v[LCTX_F_COUNT] == COUNT_ZERO)
@@ -680,8 +816,12 @@ static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
       /* jaxpr_subcomp asserts that `gpu` is not a module platform. */
       if (plist_has(&sub.module, lctx_str_from_cstr("gpu")))
         return stop(w, STOP_GPU_ASSERT);
-      sub.has_compute = a->has_compute_type;
-      sub.compute = lctx_str_from_cstr(a->compute_type);
+      /* The rule runs inside its equation's compute-type context, so the
+       * traced function's equations take the outer compute type unless the
+       * action sets its own (found on jax 0.10.2). */
+      sub.has_compute = a->has_compute_type || ctx->has_compute;
+      sub.compute = a->has_compute_type ? lctx_str_from_cstr(a->compute_type)
+                                        : ctx->compute;
       if (!walk_eqn(w, lctx_str_from_cstr(a->text), &sub))
         return false;
       break;
@@ -700,10 +840,10 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
    * module. Rule lookup reads the compute type or the module platforms. */
   plist eqn, lookup;
   static const char *const cpu = "cpu", *const tpu = "tpu";
-  bool host =
-      ctx->has_compute && lctx_str_equal_cstr(ctx->compute, "device_host");
-  bool sparse =
-      ctx->has_compute && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
+  /* Releases before 0.4.31 ignore the compute type. */
+  bool typed = ctx->has_compute && flag(w->s, LCTX_FACT_COMPUTE_TYPE);
+  bool host = typed && lctx_str_equal_cstr(ctx->compute, "device_host");
+  bool sparse = typed && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
   if (host || sparse) {
     eqn.count = 1;
     eqn.names[0] = lctx_str_from_cstr(host ? cpu : tpu);
@@ -792,8 +932,34 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
   return true;
 }
 
+/* Whether a rule of the case calls get_backend(optional=True): with
+ * optional=true, or to retry (try_fallback_get_backend), or to read the
+ * client's platform. */
+static bool rules_need_optional(const lctx_case *c) {
+  for (size_t i = 0; i < c->rule_count; i++) {
+    for (size_t k = 0; k < c->rules[i].action_count; k++) {
+      const lctx_case_action *a = &c->rules[i].actions[k];
+      if (((a->kind == LCTX_ACTION_GET_BACKEND ||
+            a->kind == LCTX_ACTION_GUARDED_GET_BACKEND) &&
+           a->optional) ||
+          a->kind == LCTX_ACTION_TRY_FALLBACK_GET_BACKEND ||
+          a->kind == LCTX_ACTION_READ_CLIENT_PLATFORM)
+        return true;
+    }
+  }
+  return false;
+}
+
 static void lower_per_platform(lctx_feature_state *s, lctx_features *f,
                                const lctx_case_op *op) {
+  if (!flag(s, LCTX_FACT_LOWER_PER_PLATFORM)) {
+    f->value[LCTX_F_API] = API_NO_LOWER_PER_PLATFORM;
+    return;
+  }
+  if (!flag(s, LCTX_FACT_MODULE_OPTIONAL) && rules_need_optional(s->c)) {
+    f->value[LCTX_F_API] = API_NO_OPTIONAL;
+    return;
+  }
   walker w = {s, f, op, op->platform_count > 1};
   walk_ctx ctx = {0};
   ctx.module.count = op->platform_count;
@@ -845,6 +1011,10 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
     get_backend(state, out, op->has_arg, arg);
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
+    if (op->optional && !flag(state, LCTX_FACT_MODULE_OPTIONAL)) {
+      out->value[LCTX_F_API] = API_NO_OPTIONAL;
+      break;
+    }
     module_get_backend(state, out, op);
     break;
   case LCTX_OP_REGISTER_LOWERING:

@@ -43,6 +43,16 @@ typedef enum lctx_feature {
   /// raise_if_multi | backend | gpu_assert: where a lower_per_platform
   /// stopped (gpu_assert: a lower_fun whose module platforms name `gpu`)
   LCTX_F_STOP,
+  /// property: ModuleContext's backend is read through the `.backend`
+  /// property of releases before 0.5.0 (no platform check, a look-up of
+  /// the configured platform), not get_backend() (release fact
+  /// `module-get-backend`)
+  LCTX_F_ACCESS,
+  /// no_optional | no_lower_per_platform: the operation calls what the
+  /// release does not have (get_backend(optional=True), directly or in a
+  /// rule of the case; lower_per_platform), so it does not exist there;
+  /// every other feature is then `na`
+  LCTX_F_API,
   LCTX_FEATURE_COUNT
 } lctx_feature;
 
@@ -109,10 +119,81 @@ typedef struct lctx_features {
   lctx_case_op call;
 } lctx_features;
 
+/// The release facts: what differs between JAX releases in which situation
+/// applies (as against what a situation gives, which the spec rows say).
+/// A spec table states them per release (`[fact NAME]`,
+/// conformance/spec/README.md); the extractor reads them. Each is a list of
+/// names, or (a flag) `yes` or `no`.
+typedef enum lctx_fact {
+  /// `gpu-alias`: the members of the `gpu` alias, in order (the expansion
+  /// of `gpu` in jax_platforms and register_lowering, and the order
+  /// canonicalize_platform tries them in).
+  LCTX_FACT_GPU_ALIAS = 0,
+  /// `client-gpu`: the real platforms whose clients report `.platform`
+  /// "gpu" (so canonicalizing a pinned one resolves the alias).
+  LCTX_FACT_CLIENT_GPU,
+  /// `known-platforms`: the names known_platforms() holds besides the
+  /// registered factories' (what register_lowering accepts).
+  LCTX_FACT_KNOWN_PLATFORMS,
+  /// `register-checks`: a flag, whether register_lowering checks its
+  /// platform at all (if not, any name stores the rule).
+  LCTX_FACT_REGISTER_CHECKS,
+  /// `cuda-skip`: a flag, whether backends() skips a `cuda` registration
+  /// when no NVIDIA GPU is visible.
+  LCTX_FACT_CUDA_SKIP,
+  /// `module-get-backend`: a flag, whether ModuleContext has get_backend()
+  /// (else the `.backend` property: `access=property`).
+  LCTX_FACT_MODULE_GET_BACKEND,
+  /// `module-optional`: a flag, whether ModuleContext.get_backend takes
+  /// `optional` (else a call with optional=True does not exist).
+  LCTX_FACT_MODULE_OPTIONAL,
+  /// `lower-per-platform`: a flag, whether equations are lowered through
+  /// lower_per_platform (else that operation does not exist).
+  LCTX_FACT_LOWER_PER_PLATFORM,
+  /// `compute-type`: a flag, whether an equation's compute type
+  /// (device_host, tpu_sparsecore) chooses its platforms.
+  LCTX_FACT_COMPUTE_TYPE,
+  LCTX_FACT_COUNT
+} lctx_fact;
+
+/// Most names one fact lists, and the longest name (with its NUL).
+#define LCTX_FACT_MAX_NAMES 8
+#define LCTX_FACT_NAME_MAX 16
+
+/// The facts of one release: for each fact, its names in order.
+typedef struct lctx_facts {
+  uint8_t count[LCTX_FACT_COUNT];
+  char names[LCTX_FACT_COUNT][LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
+} lctx_facts;
+
+/// The facts at the modelled commit, as the extractor knows them itself
+/// (what lctx_classify_init uses).
+const lctx_facts *lctx_classify_modelled_facts(void);
+
+/// Returns a fact's name as a spec table writes it (`[fact NAME]`).
+const char *lctx_classify_fact_name(lctx_fact f);
+
+/// Looks a fact up by name; returns false if unknown.
+bool lctx_classify_fact_from_name(lctx_str name, lctx_fact *f);
+
+/// Whether fact `f` is a flag (its one name `yes` or `no`), not a list.
+bool lctx_classify_fact_is_flag(lctx_fact f);
+
+/// Whether two fact sets state fact `f` alike.
+bool lctx_classify_fact_equal(const lctx_facts *a, const lctx_facts *b,
+                              lctx_fact f);
+
+/// Appends fact `f` of `facts` as a table writes its value: its names
+/// separated by spaces.
+void lctx_classify_fact_format(const lctx_facts *facts, lctx_fact f,
+                               lctx_buf *out);
+
 /// The registry as the feature extractor sees it, carried across the
 /// operations of one case. Private fields.
 typedef struct lctx_feature_state {
   const lctx_case *c;
+  /// The release facts classified by (never NULL).
+  const lctx_facts *facts;
   size_t entry_count;
   lctx_str entry_name[LCTX_MAX_REGISTRATIONS];
   int entry_reg[LCTX_MAX_REGISTRATIONS];
@@ -136,8 +217,15 @@ typedef struct lctx_feature_state {
   int lowering_rule[3 * LCTX_CASE_MAX_OPS];
 } lctx_feature_state;
 
-/// Starts the feature state of case `c` (an uninitialized registry).
+/// Starts the feature state of case `c` (an uninitialized registry), with
+/// the modelled commit's facts.
 void lctx_classify_init(lctx_feature_state *state, const lctx_case *c);
+
+/// lctx_classify_init with the facts of a release (`facts`, which must
+/// outlive the state; NULL: the modelled commit's), as a spec table
+/// selected for that release states them (lctx_spec_facts).
+void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
+                           const lctx_facts *facts);
 
 /// Classifies operation `index` of the case, advancing the state the way the
 /// operation advances JAX's registry.

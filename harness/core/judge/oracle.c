@@ -14,13 +14,15 @@
 // The reference engine
 //===----------------------------------------------------------------------===//
 
-/* The runner a reference engine runs on: its context, or else a new one the
- * caller frees. A runner is too large for the stack. */
+/* The runner a reference engine runs on: its context (an oracle's runner,
+ * at the oracle's release: lctx_oracle_set_release), or else a new one the
+ * caller frees, at the modelled commit. A runner is too large for the
+ * stack. */
 static lctx_runner *reference_runner(void *context, const lctx_case *c) {
   lctx_runner *runner = context ? context : malloc(sizeof *runner);
   if (!runner)
     abort(); /* nowhere to report it: an engine cannot fail */
-  lctx_runner_init(runner, c);
+  lctx_runner_init_at(runner, c, context ? runner->config.release : NULL);
   return runner;
 }
 
@@ -89,9 +91,17 @@ static void set_up(lctx_oracle *oracle, const lctx_spec *spec,
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine) {
   /* The scratch space is written before it is read, but for the memo of
-   * matched rows, which belongs to `spec`. */
+   * matched rows, which belongs to `spec`, and the release of the runner
+   * lent to a reference engine. */
   set_up(oracle, spec, engine);
   memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
+  oracle->scratch.runner.config.release = NULL;
+}
+
+void lctx_oracle_set_release(lctx_oracle *oracle, const lctx_release *rel) {
+  oracle->scratch.runner.config.release = rel;
+  oracle->scratch.runner.c = NULL; /* no kept state of another release */
+  oracle->scratch.runner.state_count = 0;
 }
 
 void lctx_oracle_restart(lctx_oracle *oracle) {
@@ -214,16 +224,32 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                 expected, first_allowed);
 }
 
-_Static_assert(LCTX_FEATURE_COUNT * 4 <= 60 && LCTX_OP_KIND_COUNT <= 8,
+/* The bits of each feature's value in a memo key (its values, `na`
+ * included, fit them; a value that does not is matched without the memo). */
+static const uint8_t KEY_BITS[LCTX_FEATURE_COUNT] = {
+    [LCTX_F_MODE] = 2,     [LCTX_F_INIT] = 3,   [LCTX_F_CAUSE] = 3,
+    [LCTX_F_ARG] = 3,      [LCTX_F_SOURCE] = 3, [LCTX_F_TARGET] = 2,
+    [LCTX_F_GPU] = 3,      [LCTX_F_LOOKUP] = 3, [LCTX_F_COUNT] = 2,
+    [LCTX_F_OPTIONAL] = 2, [LCTX_F_PINNED] = 2, [LCTX_F_REAL] = 2,
+    [LCTX_F_MATCH] = 2,    [LCTX_F_REG] = 3,    [LCTX_F_STOP] = 4,
+    [LCTX_F_ACCESS] = 1,   [LCTX_F_API] = 2};
+
+_Static_assert(2 + 3 + 3 + 3 + 3 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 3 + 4 + 1 +
+                           2 <=
+                       60 &&
+                   LCTX_FEATURE_COUNT == 17 && LCTX_OP_KIND_COUNT <= 8,
                "the operation and the feature values fit a memo key");
 
 size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
                               const lctx_features *f, size_t matches[4]) {
   uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
   bool packable = (unsigned)f->op < LCTX_OP_KIND_COUNT;
+  unsigned shift = 0;
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
-    packable = packable && (unsigned)f->value[i] < 16;
-    key |= (uint64_t)((unsigned)f->value[i] & 15u) << (4 * i);
+    unsigned v = (unsigned)f->value[i];
+    packable = packable && v < (1u << KEY_BITS[i]);
+    key |= (uint64_t)(v & ((1u << KEY_BITS[i]) - 1)) << shift;
+    shift += KEY_BITS[i];
   }
   if (!packable) /* no feature has such values: matched without the memo */
     return lctx_spec_match(spec, f, matches, 4);
@@ -428,7 +454,12 @@ static void check_module_invariants(report *r, scratch *s,
     }
   }
   /* optional=True differs from optional=False only in B1/B2a, where it
-   * returns None instead of NotImplementedError/ValueError. */
+   * returns None instead of NotImplementedError/ValueError; a release
+   * whose get_backend takes no `optional` has no such variant. */
+  const lctx_facts *facts = lctx_spec_facts(r->oracle->spec);
+  if (facts->count[LCTX_FACT_MODULE_OPTIONAL] == 1 &&
+      strcmp(facts->names[LCTX_FACT_MODULE_OPTIONAL][0], "no") == 0)
+    return;
   if (v.fast)
     v.optional = !op->optional;
   if (v.with_op)
@@ -482,11 +513,56 @@ static void check_invariants(report *r, scratch *s,
 // Cases
 //===----------------------------------------------------------------------===//
 
+/* Whether the engine is the reference on the oracle's own runner (whose
+ * release says which operations exist). */
+static bool own_reference(const lctx_oracle *oracle) {
+  return oracle->engine.run == reference_run &&
+         oracle->engine.context == &oracle->scratch.runner;
+}
+
+/* Operation `r->index`, whose one matching row is absent at the spec's
+ * release or which the reference model does not have there: the two must
+ * agree (with the reference engine). Returns true when the operation does
+ * not exist, and is not judged further. */
+static bool check_absent(report *r, scratch *s, const lctx_outcome *actual) {
+  const lctx_spec *spec = r->oracle->spec;
+  size_t matches[4];
+  size_t n = match_rows(r->oracle, r->features, matches);
+  bool absent = n == 1 && spec->rows[matches[0]].absent;
+  bool exists = !own_reference(r->oracle) ||
+                lctx_runner_op_exists(&s->runner, &r->c->ops[r->index]);
+  if (absent)
+    r->oracle->hits[matches[0]]++;
+  if (absent == !exists)
+    return absent;
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
+  lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
+  const lctx_spec_was *w =
+      n == 1 ? lctx_spec_row_at(spec, matches[0], spec->selected) : NULL;
+  if (absent) {
+    lctx_buf_append_cstr(&eb, "no such operation at JAX ");
+    lctx_buf_append_cstr(&eb, spec->selected_name);
+    lctx_buf_append_cstr(&eb, ": ");
+    lctx_buf_append_cstr(&eb, w ? w->why : "");
+    lctx_buf_append_cstr(&ab, "the reference model runs it: ");
+    format_outcome(actual, &ab);
+  } else {
+    lctx_buf_append_cstr(&eb, "an outcome of the row");
+    lctx_buf_append_cstr(&ab, "the reference model has no such operation at "
+                              "JAX ");
+    lctx_buf_append_cstr(&ab, spec->selected_name);
+  }
+  emit(r, LCTX_V_OUTCOME, n == 1 ? spec->rows[matches[0]].id : "", NULL,
+       s->expected_text, s->actual_text, NULL, actual);
+  return true;
+}
+
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
   scratch *s = &oracle->scratch;
   lctx_feature_state state;
   lctx_features *features = &s->features;
-  lctx_classify_init(&state, c);
+  lctx_classify_init_at(&state, c, lctx_spec_facts(oracle->spec));
   report r = {oracle, c, 0, features, 0};
   oracle->cases++;
   for (size_t i = 0; i < c->op_count; i++) {
@@ -501,6 +577,14 @@ size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
       oracle->engine.run(oracle->engine.context, c, i, &c->ops[i], &s->actual);
     }
     oracle->ops++;
+    /* An operation the release does not have is neither judged nor
+     * varied (at the modelled commit every operation exists). */
+    if ((oracle->spec->selected < oracle->spec->release_count ||
+         features->value[LCTX_F_API] != 0) &&
+        check_absent(&r, s, actual)) {
+      oracle->absent++;
+      continue;
+    }
     check_row(&r, s, actual);
     if (c->has_expect[i] && !lctx_outcome_equal(&c->expect[i], actual)) {
       lctx_buf eb, ab;
@@ -526,7 +610,7 @@ void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
   lctx_feature_state state;
   lctx_features *features = &oracle->scratch.features;
   lctx_outcome *rendered = &oracle->scratch.rendered;
-  lctx_classify_init(&state, c);
+  lctx_classify_init_at(&state, c, lctx_spec_facts(oracle->spec));
   for (size_t i = 0; i <= index; i++)
     lctx_classify_op(&state, i, features);
   lctx_buf_append_cstr(out, "features: ");
@@ -545,6 +629,15 @@ void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
     lctx_buf_append_cstr(out, ")\n  note: ");
     lctx_buf_append_cstr(out, row->note);
     lctx_buf_append_char(out, '\n');
+    if (row->absent) {
+      lctx_buf_append_cstr(out, "  absent at JAX ");
+      lctx_buf_append_cstr(out, oracle->spec->selected_name);
+      lctx_buf_append_cstr(out, ": ");
+      lctx_buf_append_cstr(out, lctx_spec_row_at(oracle->spec, matches[k],
+                                                 oracle->spec->selected)
+                                    ->why);
+      lctx_buf_append_char(out, '\n');
+    }
     for (size_t j = 0; j < row->outcome_count; j++) {
       char why[256];
       lctx_buf wb;
@@ -561,4 +654,228 @@ void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
       lctx_buf_append_char(out, '\n');
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Drift: how a failing operation fares as other releases behave
+//===----------------------------------------------------------------------===//
+
+/* Judges operation `index` of `c` with outcome `actual` as release
+ * `release` behaves: classified by its facts, judged by its rows' outcomes.
+ * True when it passes; `*row` the row that judged it (SIZE_MAX: none, or
+ * the case uses an operation the release does not have). */
+static bool passes_at(const lctx_spec *spec, const lctx_case *c, size_t index,
+                      const lctx_outcome *actual, bool exact, size_t release,
+                      lctx_features *f, size_t *row) {
+  lctx_facts facts;
+  lctx_spec_facts_at(spec, release, &facts);
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, &facts);
+  *row = (size_t)-1;
+  for (size_t k = 0; k <= index && k < c->op_count; k++) {
+    lctx_classify_op(&state, k, f);
+    size_t m[2], count;
+    bool absent;
+    if (lctx_spec_match(spec, f, m, 2) != 1)
+      return false;
+    const lctx_spec_outcome *o =
+        lctx_spec_outcomes_at(spec, m[0], release, &count, &absent);
+    if (absent)
+      return false; /* the case does not exist there */
+    if (k < index)
+      continue;
+    *row = m[0];
+    uint32_t has = lctx_spec_features_mask(f);
+    bool strict = spec->rows[m[0]].exact && exact;
+    for (size_t i = 0; i < count; i++) {
+      if (lctx_spec_allows(&o[i], f, has, actual, strict) == 1)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Appends the runs of the releases in `mask` ("<=0.10.2", "0.5.3..0.7.2",
+ * ">=0.11.0", "modelled"), separated by ", ". */
+static void format_runs(const lctx_spec *spec, uint32_t mask, lctx_buf *out) {
+  size_t last = spec->release_count;
+  bool first = true;
+  for (size_t a = 0; a <= last; a++) {
+    if (!((mask >> a) & 1u))
+      continue;
+    size_t b = a;
+    while (b < last && ((mask >> (b + 1)) & 1u))
+      b++;
+    if (!first)
+      lctx_buf_append_cstr(out, ", ");
+    first = false;
+    if (a == b) {
+      lctx_buf_append_cstr(out, lctx_spec_release_name(spec, a));
+    } else if (a == 0) {
+      lctx_buf_append_cstr(out, "<=");
+      lctx_buf_append_cstr(out, lctx_spec_release_name(spec, b));
+    } else if (b == last) {
+      lctx_buf_append_cstr(out, ">=");
+      lctx_buf_append_cstr(out, lctx_spec_release_name(spec, a));
+    } else {
+      lctx_buf_append_cstr(out, lctx_spec_release_name(spec, a));
+      lctx_buf_append_cstr(out, "..");
+      lctx_buf_append_cstr(out, lctx_spec_release_name(spec, b));
+    }
+    a = b;
+  }
+}
+
+/* The changes the explanation lists, each once. */
+typedef struct changes {
+  lctx_buf *out;
+  size_t count;
+  const lctx_spec_was *seen[LCTX_SPEC_MAX_WAS];
+  size_t seen_count;
+} changes;
+
+/* Appends "WHAT changed in COMMIT (RELEASE)" for every state of
+ * `first .. first + n` (its `was` lines) whose boundary lies in (lo, hi]. */
+static void add_changes(changes *ch, const lctx_spec *spec, const char *what,
+                        size_t first, size_t n, size_t lo, size_t hi) {
+  for (size_t k = 1; k < n; k++) {
+    const lctx_spec_was *w = &spec->was[first + k];
+    bool seen = false;
+    for (size_t i = 0; i < ch->seen_count && !seen; i++)
+      seen = ch->seen[i] == w;
+    if (seen || w->boundary <= (int)lo || w->boundary > (int)hi)
+      continue;
+    ch->seen[ch->seen_count++] = w;
+    lctx_buf_append_cstr(ch->out, ch->count++ ? "; " : ": ");
+    lctx_buf_append_cstr(ch->out, what);
+    lctx_buf_append_cstr(ch->out, " changed in ");
+    lctx_buf_append_cstr(ch->out, w->commit);
+    lctx_buf_append_cstr(ch->out, " (");
+    lctx_buf_append_cstr(ch->out, spec->releases[w->boundary]);
+    lctx_buf_append_char(ch->out, ')');
+  }
+}
+
+/* FNV-1a over `n` bytes, on from `h`. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+/* What the case's operations 0 .. index are classified as under `facts`:
+ * a hash of each one's features and placeholder values, into `sig`. */
+static void classify_signature(const lctx_case *c, size_t index,
+                               const lctx_facts *facts, lctx_features *f,
+                               uint64_t *sig) {
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, facts);
+  for (size_t k = 0; k <= index && k < c->op_count; k++) {
+    lctx_classify_op(&state, k, f);
+    uint64_t h = fnv(0xcbf29ce484222325ULL, f->value, sizeof f->value);
+    for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+      h = fnv(h, &f->has[p], 1);
+      if (f->has[p])
+        h = fnv(h, f->text[p].data, f->text[p].length);
+    }
+    sig[k] = h;
+  }
+}
+
+/* Where the case is classified: the operation, and the features to
+ * classify into. */
+typedef struct drift_case {
+  const lctx_case *c;
+  size_t index;
+  lctx_features *f;
+} drift_case;
+
+/* Whether fact `f` changes how the case is classified: with `base`'s facts
+ * (whose signature `base_sig` is) but `f` as `other` has it. */
+static bool fact_matters(const drift_case *d, const lctx_facts *base,
+                         const uint64_t *base_sig, const lctx_facts *other,
+                         lctx_fact f) {
+  uint64_t sig[LCTX_CASE_MAX_OPS];
+  lctx_facts mixed = *base;
+  mixed.count[f] = other->count[f];
+  memcpy(mixed.names[f], other->names[f], sizeof mixed.names[f]);
+  classify_signature(d->c, d->index, &mixed, d->f, sig);
+  size_t n = d->index < LCTX_CASE_MAX_OPS ? d->index + 1 : LCTX_CASE_MAX_OPS;
+  return memcmp(base_sig, sig, n * sizeof sig[0]) != 0;
+}
+
+/* The facts and the rows' `was` lines that differ between the selected
+ * release and release `other`, where the operation is judged by `row`
+ * (and by `selected_row` at the selected release). A fact is named only
+ * when it matters: the case is classified otherwise with it alone as
+ * `other` has it, or with every fact as `other` has them but it. */
+static void explain_between(changes *ch, const lctx_spec *spec,
+                            const drift_case *d, size_t other,
+                            size_t selected_row, size_t row) {
+  size_t r = spec->selected;
+  size_t lo = r < other ? r : other, hi = r < other ? other : r;
+  lctx_facts there;
+  lctx_spec_facts_at(spec, other, &there);
+  uint64_t here_sig[LCTX_CASE_MAX_OPS], there_sig[LCTX_CASE_MAX_OPS];
+  classify_signature(d->c, d->index, &spec->facts, d->f, here_sig);
+  classify_signature(d->c, d->index, &there, d->f, there_sig);
+  for (int f = 0; f < LCTX_FACT_COUNT; f++) {
+    const lctx_spec_fact *fact = &spec->fact[f];
+    if (!fact->stated ||
+        lctx_classify_fact_equal(&spec->facts, &there, (lctx_fact)f) ||
+        (!fact_matters(d, &spec->facts, here_sig, &there, (lctx_fact)f) &&
+         !fact_matters(d, &there, there_sig, &spec->facts, (lctx_fact)f)))
+      continue;
+    char what[64];
+    snprintf(what, sizeof what, "fact %s",
+             lctx_classify_fact_name((lctx_fact)f));
+    add_changes(ch, spec, what, fact->first_was, fact->was_count, lo, hi);
+  }
+  size_t rows[2] = {selected_row, row};
+  for (size_t i = 0; i < 2; i++) {
+    if (rows[i] >= spec->row_count || (i == 1 && rows[1] == rows[0]))
+      continue;
+    const lctx_spec_row *sr = &spec->rows[rows[i]];
+    char what[64];
+    snprintf(what, sizeof what, "row %s", sr->id);
+    if (lctx_spec_row_at(spec, rows[i], r) !=
+        lctx_spec_row_at(spec, rows[i], other))
+      add_changes(ch, spec, what, sr->first_was, sr->was_count, lo, hi);
+  }
+}
+
+uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
+                           size_t index, const lctx_outcome *actual, bool exact,
+                           lctx_features *scratch, lctx_buf *out) {
+  uint32_t mask = 0;
+  size_t rows[LCTX_SPEC_MAX_RELEASES + 1];
+  for (size_t r = 0; r <= spec->release_count; r++) {
+    bool pass = passes_at(spec, c, index, actual, exact, r, scratch, &rows[r]);
+    if (pass && r != spec->selected)
+      mask |= 1u << r;
+  }
+  if (!mask)
+    return 0;
+  lctx_buf_append_cstr(out, "passes as JAX ");
+  format_runs(spec, mask, out);
+  lctx_buf_append_cstr(out, " behaves");
+  /* The nearest release on each side where it passes: what changed
+   * between it and the selected one explains the failure. */
+  changes ch = {out, 0, {0}, 0};
+  drift_case d = {c, index, scratch};
+  size_t r = spec->selected;
+  for (size_t k = r; k-- > 0;) {
+    if ((mask >> k) & 1u) {
+      explain_between(&ch, spec, &d, k, rows[r], rows[k]);
+      break;
+    }
+  }
+  for (size_t k = r + 1; k <= spec->release_count; k++) {
+    if ((mask >> k) & 1u) {
+      explain_between(&ch, spec, &d, k, rows[r], rows[k]);
+      break;
+    }
+  }
+  return mask;
 }

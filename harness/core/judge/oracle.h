@@ -113,6 +113,9 @@ typedef struct lctx_oracle {
   void *user;
   size_t cases;
   size_t ops;
+  /// Operations the spec's release does not have (an absent row): neither
+  /// judged nor varied.
+  size_t absent;
   size_t violations;
   size_t invariant_checks;
   size_t hits[LCTX_SPEC_MAX_ROWS];
@@ -124,6 +127,16 @@ typedef struct lctx_oracle {
 /// oracle's own.
 void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
                       lctx_engine engine);
+
+/// Makes a reference engine on the oracle's own runner run the model at
+/// JAX release `rel` (lctx/release.h; NULL, as lctx_oracle_init leaves it:
+/// the modelled commit), the release the oracle's spec is selected for
+/// (lctx_spec_select). Operations are classified by the spec's facts; an
+/// operation whose one matching row is absent at the spec's release is
+/// skipped, and the reference model must not have it either (nor lack one
+/// a row gives an outcome for): a disagreement is an LCTX_V_OUTCOME
+/// violation under the row.
+void lctx_oracle_set_release(lctx_oracle *oracle, const lctx_release *rel);
 
 /// Sets up an oracle set up before by lctx_oracle_init again, over the
 /// same spec and engine, counters at zero, keeping its memo of matched rows
@@ -178,5 +191,22 @@ size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
 /// oracle's scratch space; changes no counter.
 void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
                          lctx_buf *out);
+
+/// How an operation judged at the spec's selected release (lctx_spec_select)
+/// fares as the other releases the spec names behave: operation `index` of
+/// `c`, with outcome `actual` (compared as lctx_oracle_judge compares with
+/// `exact`), is classified by each release's facts and judged by its rows'
+/// outcomes there (a case using an operation a release lacks does not pass
+/// there). Returns the releases it passes at, a bit per index
+/// (lctx_spec_release_index; the selected one left out), and when there
+/// are any appends to `out` why, naming the facts and row `was` lines that
+/// differ between the selected release and the nearest release on each
+/// side where it passes, with their commits: "passes as JAX <=0.10.2
+/// behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". `scratch`
+/// is the features it classifies into. What `lctx conform` says of each
+/// failing operation.
+uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
+                           size_t index, const lctx_outcome *actual, bool exact,
+                           lctx_features *scratch, lctx_buf *out);
 
 #endif /* LCTX_HARNESS_ORACLE_H */

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "file.h"
+#include "names.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ typedef struct parser {
   const char *line_start;
   lctx_buf *error;
   lctx_spec *spec;
-  lctx_spec_row *row; /* the row being filled, or NULL in the header */
-  bool seen[16];      /* keys seen in the current row */
+  lctx_spec_row *row;   /* the row being filled, or NULL in the header */
+  lctx_spec_fact *fact; /* the fact section being filled, or NULL */
+  bool seen[16];        /* keys seen in the current row or fact */
 } parser;
 
 static bool fail(parser *p, const char *at, const char *message,
@@ -245,11 +247,9 @@ static bool parse_text(parser *p, const char *from, const char **s,
          check_template(p, at, o->text, any);
 }
 
-static bool parse_outcome(parser *p, const char *s, const char *end) {
-  lctx_spec_row *row = p->row;
-  if (row->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
-    return fail(p, s, "too many outcomes in one row", NULL);
-  lctx_spec_outcome *o = &row->outcomes[row->outcome_count];
+/* Parses an outcome (`none`, `string "T"`, ...) at `s` into `o`. */
+static bool parse_outcome_into(parser *p, const char *s, const char *end,
+                               lctx_spec_outcome *o) {
   memset(o, 0, sizeof *o);
   const char *e = token_end(s, end);
   lctx_str kind = lctx_str_make(s, (size_t)(e - s));
@@ -291,7 +291,43 @@ static bool parse_outcome(parser *p, const char *s, const char *end) {
   } else {
     return fail_n(p, s, "unknown outcome kind", s, (size_t)(e - s));
   }
-  if (!expect_end(p, s, end))
+  return expect_end(p, s, end);
+}
+
+static lctx_spec_was *new_was(parser *p, const char *at);
+
+/* `outcome = absent "why"`: the row's operations do not exist at the
+ * modelled commit (a situation only older releases have): its only
+ * outcome, kept as its current state. */
+static bool parse_absent_outcome(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  if (row->outcome_count > 0 || row->was_count > 0 || p->seen[9])
+    return fail(p, s,
+                "'outcome = absent' is a row's only outcome, before "
+                "its was lines",
+                NULL);
+  lctx_spec_was *w = new_was(p, s);
+  if (!w)
+    return false;
+  row->first_was = (uint8_t)(p->spec->was_count - 1);
+  row->was_count = 1;
+  row->absent = true;
+  w->absent = true;
+  s = skip_space(token_end(s, end), end);
+  return parse_string(p, &s, end, w->why, sizeof w->why) &&
+         expect_end(p, s, end);
+}
+
+static bool parse_outcome(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  if (lctx_str_equal_cstr(lctx_str_make(s, (size_t)(token_end(s, end) - s)),
+                          "absent"))
+    return parse_absent_outcome(p, s, end);
+  if (row->absent)
+    return fail(p, s, "'outcome = absent' is a row's only outcome", NULL);
+  if (row->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
+    return fail(p, s, "too many outcomes in one row", NULL);
+  if (!parse_outcome_into(p, s, end, &row->outcomes[row->outcome_count]))
     return false;
   row->outcome_count++;
   return true;
@@ -342,10 +378,339 @@ static bool copy_value(parser *p, const char *s, const char *end, char *dst,
   return true;
 }
 
-static const char *const ROW_KEYS[] = {"op",     "when",    "outcome",
-                                       "strict", "source",  "note",
-                                       "check",  "refusal", "bound"};
-#define ROW_KEY_COUNT 9
+//===----------------------------------------------------------------------===//
+// Releases, `was` lines and facts
+//===----------------------------------------------------------------------===//
+
+/* Compares two release names as versions (dot-separated numbers). */
+static int compare_versions(const char *a, const char *b) {
+  while (*a || *b) {
+    unsigned long x = strtoul(a, (char **)&a, 10);
+    unsigned long y = strtoul(b, (char **)&b, 10);
+    if (x != y)
+      return x < y ? -1 : 1;
+    a += *a == '.';
+    b += *b == '.';
+  }
+  return 0;
+}
+
+static bool valid_release(const char *s, size_t n) {
+  bool digit = false;
+  for (size_t i = 0; i < n; i++) {
+    if (isdigit((unsigned char)s[i]))
+      digit = true;
+    else if (s[i] != '.' || !digit || i + 1 == n)
+      return false;
+    else
+      digit = false;
+  }
+  return n > 0;
+}
+
+/* `releases = V1 V2 ...`: the named releases, oldest first. */
+static bool parse_releases(parser *p, const char *s, const char *end) {
+  lctx_spec *spec = p->spec;
+  if (spec->release_count > 0)
+    return fail(p, s, "duplicate key 'releases'", NULL);
+  for (const char *e = s; (s = skip_space(e, end)) < end;) {
+    e = token_end(s, end);
+    size_t n = (size_t)(e - s);
+    if (!valid_release(s, n) || n >= LCTX_SPEC_RELEASE_NAME)
+      return fail_n(p, s, "bad release (expected numbers joined by '.'):", s,
+                    n);
+    if (spec->release_count == LCTX_SPEC_MAX_RELEASES)
+      return fail(p, s, "too many releases", NULL);
+    char *name = spec->releases[spec->release_count];
+    memcpy(name, s, n);
+    name[n] = '\0';
+    if (spec->release_count > 0 &&
+        compare_versions(spec->releases[spec->release_count - 1], name) >= 0) {
+      char msg[96];
+      snprintf(msg, sizeof msg,
+               "releases go oldest first, without repeats: "
+               "after '%s' comes",
+               spec->releases[spec->release_count - 1]);
+      return fail(p, s, msg, name);
+    }
+    spec->release_count++;
+  }
+  if (spec->release_count == 0)
+    return fail(p, s, "empty value", NULL);
+  return true;
+}
+
+/* Fails naming an unknown release and the ones the table knows. */
+static bool fail_release(parser *p, const char *at, const char *s, size_t n) {
+  char known[LCTX_SPEC_MAX_RELEASES * LCTX_SPEC_RELEASE_NAME + 64];
+  lctx_buf kb;
+  lctx_buf_init(&kb, known, sizeof known);
+  lctx_buf_append_cstr(&kb, "unknown release (the table names: ");
+  for (size_t i = 0; i < p->spec->release_count; i++) {
+    if (i > 0)
+      lctx_buf_append_cstr(&kb, ", ");
+    lctx_buf_append_cstr(&kb, p->spec->releases[i]);
+  }
+  if (p->spec->release_count == 0)
+    lctx_buf_append_cstr(&kb, "none; write 'releases = ...' first");
+  lctx_buf_append_cstr(&kb, "):");
+  return fail_n(p, at, known, s, n);
+}
+
+/* Reads `RELEASE COMMIT` at the start of a `was` value into `w`, checking
+ * its order against the entries before it (`prev`: the last `was` entry of
+ * the row or fact, or NULL); leaves `*s` after the commit. */
+static bool parse_was_head(parser *p, const char **s, const char *end,
+                           lctx_spec_was *w, const lctx_spec_was *prev) {
+  const char *e = *s;
+  lctx_str rel = next_token(s, &e, end);
+  char name[LCTX_SPEC_RELEASE_NAME] = "";
+  if (rel.length > 0 && rel.length < sizeof name)
+    memcpy(name, rel.data, rel.length);
+  int index = lctx_spec_release_index(p->spec, name);
+  if (rel.length == 0)
+    return fail(p, *s, "expected 'was = RELEASE COMMIT VALUE'", NULL);
+  if (index < 0 || (size_t)index == p->spec->release_count)
+    return fail_release(p, *s, rel.data, rel.length);
+  if (prev && prev->boundary >= 0 && prev->boundary < index) {
+    char msg[128];
+    snprintf(msg, sizeof msg,
+             "was lines go in descending release order: after %s (line %d) "
+             "comes",
+             p->spec->releases[prev->boundary], prev->line);
+    return fail(p, *s, msg, name);
+  }
+  lctx_str commit = next_token(s, &e, end);
+  const char *at = commit.data;
+  bool hex = commit.length == LCTX_SPEC_COMMIT - 1;
+  for (size_t i = 0; hex && i < commit.length; i++)
+    hex = isxdigit((unsigned char)commit.data[i]) &&
+          !isupper((unsigned char)commit.data[i]);
+  if (!hex)
+    return fail_n(p, at, "a commit is 12 lower-case hex digits, got", at,
+                  commit.length);
+  memset(w, 0, sizeof *w);
+  w->boundary = index;
+  w->line = p->line;
+  memcpy(w->commit, commit.data, commit.length);
+  *s = e;
+  return true;
+}
+
+/* A new entry of the table's `was` list. */
+static lctx_spec_was *new_was(parser *p, const char *at) {
+  if (p->spec->was_count == LCTX_SPEC_MAX_WAS) {
+    fail(p, at, "too many was lines in the table", NULL);
+    return NULL;
+  }
+  lctx_spec_was *w = &p->spec->was[p->spec->was_count++];
+  memset(w, 0, sizeof *w);
+  w->boundary = -1;
+  return w;
+}
+
+/* A new outcome of the table's `was_outcomes`. */
+static lctx_spec_outcome *new_was_outcome(parser *p, const char *at) {
+  if (p->spec->was_outcome_count == LCTX_SPEC_MAX_WAS_OUTCOMES) {
+    fail(p, at, "too many outcomes in was lines", NULL);
+    return NULL;
+  }
+  return &p->spec->was_outcomes[p->spec->was_outcome_count++];
+}
+
+/* `was = RELEASE COMMIT OUTCOME` (or `absent "why"`) in a row. A line with
+ * the boundary and commit of the one before adds an outcome to it. */
+static bool parse_row_was(parser *p, const char *s, const char *end) {
+  lctx_spec_row *row = p->row;
+  lctx_spec *spec = p->spec;
+  if (row->was_count == 0) { /* the current state comes first */
+    if (!new_was(p, s))
+      return false;
+    row->first_was = (uint8_t)(spec->was_count - 1);
+    row->was_count = 1;
+  }
+  lctx_spec_was *prev = &spec->was[row->first_was + row->was_count - 1];
+  lctx_spec_was head;
+  if (!parse_was_head(p, &s, end, &head, row->was_count > 1 ? prev : NULL))
+    return false;
+  s = skip_space(s, end);
+  const char *e = token_end(s, end);
+  bool absent =
+      lctx_str_equal_cstr(lctx_str_make(s, (size_t)(e - s)), "absent");
+  if (row->was_count > 1 && prev->boundary == head.boundary) {
+    if (strcmp(prev->commit, head.commit) != 0 || absent || prev->absent)
+      return fail(p, s,
+                  "a second was line for one release adds an outcome: same "
+                  "commit, and not absent",
+                  NULL);
+    if (prev->outcome_count >= LCTX_SPEC_MAX_OUTCOMES)
+      return fail(p, s, "too many outcomes in one was state", NULL);
+    lctx_spec_outcome *o = new_was_outcome(p, s);
+    if (!o || !parse_outcome_into(p, s, end, o))
+      return false;
+    prev->outcome_count++;
+    return true;
+  }
+  lctx_spec_was *w = new_was(p, s);
+  if (!w)
+    return false;
+  *w = head;
+  row->was_count++;
+  if (absent) {
+    w->absent = true;
+    const char *at = skip_space(e, end);
+    s = at;
+    return parse_string(p, &s, end, w->why, sizeof w->why) &&
+           expect_end(p, s, end);
+  }
+  lctx_spec_outcome *o = new_was_outcome(p, s);
+  w->first_outcome = (uint8_t)(spec->was_outcome_count - 1);
+  w->outcome_count = 1;
+  return o && parse_outcome_into(p, s, end, o);
+}
+
+/* A fact's value (a list of names, or a flag) at `s` into `w`. */
+static bool parse_fact_value(parser *p, const char *s, const char *end,
+                             lctx_spec_was *w) {
+  lctx_fact f = (lctx_fact)(p->fact - p->spec->fact);
+  w->name_count = 0;
+  for (const char *e = s; (s = skip_space(e, end)) < end;) {
+    e = token_end(s, end);
+    size_t n = (size_t)(e - s);
+    bool ok = n < LCTX_FACT_NAME_MAX;
+    for (size_t i = 0; ok && i < n; i++)
+      ok = isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-';
+    if (!ok)
+      return fail_n(p, s, "bad name (letters, digits, '_', '-'):", s, n);
+    if (w->name_count == LCTX_FACT_MAX_NAMES)
+      return fail(p, s, "too many names in one fact", NULL);
+    memcpy(w->names[w->name_count], s, n);
+    w->names[w->name_count++][n] = '\0';
+  }
+  if (lctx_classify_fact_is_flag(f) &&
+      (w->name_count != 1 ||
+       (strcmp(w->names[0], "yes") != 0 && strcmp(w->names[0], "no") != 0)))
+    return fail(p, s, "this fact is 'yes' or 'no'", NULL);
+  return true;
+}
+
+static const char *const FACT_KEYS[] = {"value", "was", "source", "note"};
+#define FACT_KEY_COUNT 4
+
+/* One `key = value` line of a `[fact NAME]` section. */
+static bool parse_fact_key(parser *p, const char *key, lctx_str k,
+                           const char *v, const char *end) {
+  lctx_spec_fact *fact = p->fact;
+  int which = lctx_names_find(FACT_KEYS, FACT_KEY_COUNT, k);
+  if (which < 0)
+    return fail_n(p, key, "unknown key in a fact", key, k.length);
+  if (which != 1 && p->seen[which])
+    return fail_n(p, key, "duplicate key", key, k.length);
+  p->seen[which] = true;
+  lctx_spec_was *first = &p->spec->was[fact->first_was];
+  switch (which) {
+  case 0:
+    return parse_fact_value(p, v, end, first);
+  case 1: {
+    lctx_spec_was *prev = &p->spec->was[fact->first_was + fact->was_count - 1];
+    lctx_spec_was head;
+    const char *at = v;
+    if (!parse_was_head(p, &v, end, &head, fact->was_count > 1 ? prev : NULL))
+      return false;
+    if (fact->was_count > 1 && prev->boundary == head.boundary)
+      return fail(p, at, "a second was line for the same release", NULL);
+    lctx_spec_was *w = new_was(p, v);
+    if (!w)
+      return false;
+    *w = head;
+    fact->was_count++;
+    return parse_fact_value(p, v, end, w);
+  }
+  case 2:
+    return copy_value(p, v, end, fact->source, sizeof fact->source);
+  default:
+    return copy_value(p, v, end, fact->note, sizeof fact->note);
+  }
+}
+
+/* `[fact NAME]`: starts a fact section. */
+static bool start_fact(parser *p, const char *s, size_t n) {
+  lctx_fact f;
+  if (!lctx_classify_fact_from_name(lctx_str_make(s, n), &f)) {
+    char msg[200];
+    lctx_buf mb;
+    lctx_buf_init(&mb, msg, sizeof msg);
+    lctx_buf_append_cstr(&mb, "unknown fact (known: ");
+    for (int i = 0; i < LCTX_FACT_COUNT; i++) {
+      if (i > 0)
+        lctx_buf_append_cstr(&mb, ", ");
+      lctx_buf_append_cstr(&mb, lctx_classify_fact_name((lctx_fact)i));
+    }
+    lctx_buf_append_cstr(&mb, "):");
+    return fail_n(p, s, msg, s, n);
+  }
+  lctx_spec_fact *fact = &p->spec->fact[f];
+  if (fact->stated) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "duplicate fact (first at line %d):", fact->line);
+    return fail_n(p, s, msg, s, n);
+  }
+  lctx_spec_was *current = new_was(p, s);
+  if (!current)
+    return false;
+  fact->stated = true;
+  fact->line = p->line;
+  fact->first_was = (uint8_t)(p->spec->was_count - 1);
+  fact->was_count = 1;
+  p->fact = fact;
+  memset(p->seen, 0, sizeof p->seen);
+  return true;
+}
+
+static bool finish_fact(parser *p) {
+  lctx_spec_fact *fact = p->fact;
+  if (!fact)
+    return true;
+  p->fact = NULL;
+  static const int required[] = {0, 2};
+  for (int i = 0; i < 2; i++) {
+    if (!p->seen[required[i]]) {
+      int saved = p->line;
+      p->line = fact->line;
+      char msg[96];
+      snprintf(msg, sizeof msg, "fact '%s' has no '%s'",
+               lctx_classify_fact_name((lctx_fact)(fact - p->spec->fact)),
+               FACT_KEYS[required[i]]);
+      fail(p, NULL, msg, NULL);
+      p->line = saved;
+      return false;
+    }
+  }
+  return true;
+}
+
+static const char *const ROW_KEYS[] = {"op",     "when", "outcome", "strict",
+                                       "source", "note", "check",   "refusal",
+                                       "bound",  "was"};
+#define ROW_KEY_COUNT 10
+
+/* A row with `was` lines keeps its current outcomes among the table's
+ * `was_outcomes` too (lctx_spec_select puts them back). */
+static bool keep_current(parser *p) {
+  lctx_spec_row *row = p->row;
+  if (row->was_count == 0)
+    return true;
+  lctx_spec_was *current = &p->spec->was[row->first_was];
+  current->first_outcome = (uint8_t)p->spec->was_outcome_count;
+  current->outcome_count = (uint8_t)row->outcome_count;
+  for (size_t k = 0; k < row->outcome_count; k++) {
+    lctx_spec_outcome *o = new_was_outcome(p, NULL);
+    if (!o)
+      return false;
+    *o = row->outcomes[k];
+  }
+  return true;
+}
 
 /* Fails at the row's header line with "ROW-ID: WHAT 'KEY'". */
 static bool fail_row_key(parser *p, const char *what, const char *key) {
@@ -376,8 +741,12 @@ static bool finish_row(parser *p) {
             ROW_KEYS[i]);
     }
     row->ops = 0;
+    if (p->seen[9])
+      return fail_row_key(
+          p, row->ir ? "(check = ir) takes no" : "(check = sweep) takes no",
+          ROW_KEYS[9]);
   }
-  for (int i = 7; i < ROW_KEY_COUNT; i++) {
+  for (int i = 7; i < 9; i++) {
     if (p->seen[i] && !row->sweep)
       return fail_row_key(p, "(not check = sweep) takes no", ROW_KEYS[i]);
   }
@@ -394,7 +763,7 @@ static bool finish_row(parser *p) {
       return false;
     }
   }
-  return true;
+  return keep_current(p);
 }
 
 static bool valid_id(const char *s, size_t n) {
@@ -423,6 +792,15 @@ static bool parse_line(parser *p, const char *s, const char *end) {
     if (!expect_end(p, close + 1, end))
       return false;
     size_t n = (size_t)(close - s - 1);
+    if (!finish_fact(p))
+      return false;
+    if (n > 5 && memcmp(s + 1, "fact ", 5) == 0) {
+      if (!finish_row(p))
+        return false;
+      p->row = NULL;
+      const char *name = skip_space(s + 6, close);
+      return start_fact(p, name, (size_t)(close - name));
+    }
     if (!valid_id(s + 1, n))
       return fail_n(p, s + 1,
                     "bad row ID (expected letters, '-', three digits):", s + 1,
@@ -456,12 +834,16 @@ static bool parse_line(parser *p, const char *s, const char *end) {
   if (k.length == 0 || eq >= end || *eq != '=')
     return fail(p, key, "expected 'key = value'", NULL);
   const char *v = skip_space(eq + 1, end);
+  if (p->fact)
+    return parse_fact_key(p, key, k, v, end);
   if (!p->row) {
     if (lctx_str_equal_cstr(k, "spec-version"))
       return copy_value(p, v, end, p->spec->version, sizeof p->spec->version);
     if (lctx_str_equal_cstr(k, "jax-commit"))
       return copy_value(p, v, end, p->spec->jax_commit,
                         sizeof p->spec->jax_commit);
+    if (lctx_str_equal_cstr(k, "releases"))
+      return parse_releases(p, v, end);
     return fail_n(p, key, "unknown key before the first row:", key, k.length);
   }
   int which = -1;
@@ -471,7 +853,7 @@ static bool parse_line(parser *p, const char *s, const char *end) {
   }
   if (which < 0)
     return fail_n(p, key, "unknown key", key, k.length);
-  if (which != 2 && which != 7 && p->seen[which])
+  if (which != 2 && which != 7 && which != 9 && p->seen[which])
     return fail_n(p, key, "duplicate key", key, k.length);
   p->seen[which] = true;
   switch (which) {
@@ -506,6 +888,8 @@ static bool parse_line(parser *p, const char *s, const char *end) {
     return parse_refusal(p, v, end);
   case 8:
     return parse_bound(p, v, end);
+  case 9:
+    return parse_row_was(p, v, end);
   default:
     return copy_value(p, v, end, p->row->note, sizeof p->row->note);
   }
@@ -640,7 +1024,7 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
                      lctx_spec *out, lctx_buf *error) {
   memset(out, 0, sizeof *out);
   snprintf(out->filename, sizeof out->filename, "%s", filename);
-  parser p = {filename, 0, text, error, out, NULL, {0}};
+  parser p = {filename, 0, text, error, out, NULL, NULL, {0}};
   const char *end = text + length;
   for (const char *s = text; s < end || p.line == 0;) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -656,7 +1040,7 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
       break;
     s = nl + 1;
   }
-  if (!finish_row(&p))
+  if (!finish_row(&p) || !finish_fact(&p))
     return false;
   p.line_start = NULL;
   p.line = 1;
@@ -665,7 +1049,9 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
   if (out->row_count == 0)
     return fail(&p, NULL, "the table has no rows", NULL);
   compile_table(out);
-  return true;
+  for (size_t i = 0; i < out->was_outcome_count; i++)
+    compile_outcome(&out->was_outcomes[i]);
+  return lctx_spec_select(out, NULL, error);
 }
 
 static bool parse_file(const char *text, size_t length, const char *path,
@@ -886,4 +1272,122 @@ const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id) {
       return &spec->rows[i];
   }
   return NULL;
+}
+
+//===----------------------------------------------------------------------===//
+// Releases
+//===----------------------------------------------------------------------===//
+
+int lctx_spec_release_index(const lctx_spec *spec, const char *name) {
+  if (!name || strcmp(name, LCTX_SPEC_MODELLED) == 0)
+    return (int)spec->release_count;
+  for (size_t i = 0; i < spec->release_count; i++) {
+    if (strcmp(spec->releases[i], name) == 0)
+      return (int)i;
+  }
+  return -1;
+}
+
+const char *lctx_spec_release_name(const lctx_spec *spec, size_t index) {
+  return index < spec->release_count ? spec->releases[index]
+                                     : LCTX_SPEC_MODELLED;
+}
+
+void lctx_spec_format_releases(const lctx_spec *spec, lctx_buf *out) {
+  for (size_t i = 0; i < spec->release_count; i++) {
+    lctx_buf_append_cstr(out, spec->releases[i]);
+    lctx_buf_append_cstr(out, ", ");
+  }
+  lctx_buf_append_cstr(out, LCTX_SPEC_MODELLED);
+}
+
+/* Of the states `first` .. `first + count` (the current one, then `was`
+ * lines in descending release order), the one that holds at `release`:
+ * the `was` line with the smallest boundary after `release`, else the
+ * current one. */
+static const lctx_spec_was *state_at(const lctx_spec *spec, size_t first,
+                                     size_t count, size_t release) {
+  for (size_t k = count; k-- > 1;) {
+    const lctx_spec_was *w = &spec->was[first + k];
+    if (w->boundary > (int)release)
+      return w;
+  }
+  return &spec->was[first];
+}
+
+const lctx_spec_was *lctx_spec_row_at(const lctx_spec *spec, size_t row,
+                                      size_t release) {
+  const lctx_spec_row *r = &spec->rows[row];
+  if (r->was_count == 0)
+    return NULL;
+  return state_at(spec, r->first_was, r->was_count, release);
+}
+
+const lctx_spec_outcome *lctx_spec_outcomes_at(const lctx_spec *spec,
+                                               size_t row, size_t release,
+                                               size_t *count, bool *absent) {
+  const lctx_spec_was *w = lctx_spec_row_at(spec, row, release);
+  if (!w) {
+    *count = spec->rows[row].outcome_count;
+    *absent = false;
+    return spec->rows[row].outcomes;
+  }
+  *count = w->absent ? 0 : w->outcome_count;
+  *absent = w->absent;
+  return &spec->was_outcomes[w->first_outcome];
+}
+
+const lctx_spec_was *lctx_spec_fact_at(const lctx_spec *spec, lctx_fact f,
+                                       size_t release) {
+  const lctx_spec_fact *fact = &spec->fact[f];
+  if (!fact->stated)
+    return NULL;
+  const lctx_spec_was *w =
+      state_at(spec, fact->first_was, fact->was_count, release);
+  return w == &spec->was[fact->first_was] ? NULL : w;
+}
+
+void lctx_spec_facts_at(const lctx_spec *spec, size_t release,
+                        lctx_facts *out) {
+  *out = *lctx_classify_modelled_facts();
+  for (int f = 0; f < LCTX_FACT_COUNT; f++) {
+    const lctx_spec_fact *fact = &spec->fact[f];
+    if (!fact->stated)
+      continue;
+    const lctx_spec_was *w =
+        state_at(spec, fact->first_was, fact->was_count, release);
+    out->count[f] = w->name_count;
+    memcpy(out->names[f], w->names, sizeof out->names[f]);
+  }
+}
+
+const lctx_facts *lctx_spec_facts(const lctx_spec *spec) {
+  return &spec->facts;
+}
+
+bool lctx_spec_select(lctx_spec *spec, const char *name, lctx_buf *error) {
+  int index = lctx_spec_release_index(spec, name);
+  if (index < 0) {
+    lctx_buf_append_cstr(error, "unknown JAX release '");
+    lctx_buf_append_cstr(error, name);
+    lctx_buf_append_cstr(error, "' (the table knows: ");
+    lctx_spec_format_releases(spec, error);
+    lctx_buf_append_char(error, ')');
+    return false;
+  }
+  spec->selected = (size_t)index;
+  snprintf(spec->selected_name, sizeof spec->selected_name, "%s",
+           lctx_spec_release_name(spec, (size_t)index));
+  lctx_spec_facts_at(spec, (size_t)index, &spec->facts);
+  for (size_t i = 0; i < spec->row_count; i++) {
+    lctx_spec_row *row = &spec->rows[i];
+    const lctx_spec_was *w = lctx_spec_row_at(spec, i, (size_t)index);
+    row->absent = w && w->absent;
+    if (!w)
+      continue;
+    row->outcome_count = row->absent ? 0 : w->outcome_count;
+    for (size_t k = 0; k < row->outcome_count; k++)
+      row->outcomes[k] = spec->was_outcomes[w->first_outcome + k];
+  }
+  return true;
 }

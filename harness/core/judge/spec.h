@@ -7,6 +7,13 @@
  * malformed input as FILE:LINE:COL; matching a row's predicate against an
  * operation's features; and rendering a row's outcome templates. It does not
  * run the model.
+ *
+ * Also JAX's releases: the table names them (`releases`), its rows say what
+ * their outcome was before a release (`was` lines, each citing the commit
+ * that changed it), and its `[fact]` sections state the release facts the
+ * feature extractor classifies by (classify.h's lctx_facts).
+ * lctx_spec_select makes a parsed table judge as one release: its rows'
+ * outcomes and its facts become that release's.
  */
 #ifndef LCTX_HARNESS_SPEC_H
 #define LCTX_HARNESS_SPEC_H
@@ -23,6 +30,17 @@
 /// Parts of a compiled template (spec.c); a template with more is rendered
 /// from its text.
 #define LCTX_SPEC_MAX_PARTS 24
+/// Releases a table names, the longest name (with its NUL), and a cited
+/// commit's length (12 hex digits, with its NUL).
+#define LCTX_SPEC_MAX_RELEASES 16
+#define LCTX_SPEC_RELEASE_NAME 16
+#define LCTX_SPEC_COMMIT 13
+/// `was` lines in a whole table (rows' and facts'), and the outcomes they
+/// and the current outcomes of the rows that have them hold.
+#define LCTX_SPEC_MAX_WAS 96
+#define LCTX_SPEC_MAX_WAS_OUTCOMES 160
+/// The name lctx_spec_select takes for the modelled commit.
+#define LCTX_SPEC_MODELLED "modelled"
 
 /// One part of a compiled template: `length` bytes of the template text at
 /// `offset`, or (`placeholder` >= 0) a placeholder's value.
@@ -55,6 +73,26 @@ typedef struct lctx_spec_outcome {
   char registration[LCTX_SPEC_MAX_TEMPLATE]; ///< CLIENT registry: template
 } lctx_spec_outcome;
 
+/// One state of a row or fact in time: the current one (at the modelled
+/// commit, `boundary` -1), or a `was` line: what held in every named release
+/// before release `boundary` (an index into the table's releases), the first
+/// that holds `commit`, which changed it.
+typedef struct lctx_spec_was {
+  int boundary;
+  char commit[LCTX_SPEC_COMMIT];
+  int line; ///< of the `was` line (0 for the current state)
+  /// A row's: `absent "why"` (the operation does not exist then), or
+  /// `outcome_count` outcomes from `first_outcome` of the table's
+  /// `was_outcomes`.
+  bool absent;
+  char why[160];
+  uint8_t first_outcome;
+  uint8_t outcome_count;
+  /// A fact's: its names, as lctx_facts holds them.
+  uint8_t name_count;
+  char names[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
+} lctx_spec_was;
+
 /// One row of the table.
 typedef struct lctx_spec_row {
   char id[LCTX_SPEC_MAX_ID];
@@ -77,15 +115,49 @@ typedef struct lctx_spec_row {
   size_t outcome_count;
   lctx_spec_outcome outcomes[LCTX_SPEC_MAX_OUTCOMES];
   char source[256];
-  char note[256];
+  char note[512];
   int line; ///< line of the row's header
+  /// The row's states in time: `was_count` entries of the table's `was`
+  /// from `first_was`, the current state first, then its `was` lines in
+  /// descending release order (0: the row has no `was` line; `outcomes`
+  /// are then the same at every release).
+  uint8_t first_was;
+  uint8_t was_count;
+  /// At the selected release (lctx_spec_select): the operation does not
+  /// exist (`outcomes` then empty; why: lctx_spec_row_at's `why`).
+  bool absent;
 } lctx_spec_row;
+
+/// One `[fact NAME]` section.
+typedef struct lctx_spec_fact {
+  bool stated; ///< the table states it (else the extractor's own holds)
+  int line;
+  char source[256];
+  char note[512];
+  uint8_t first_was; ///< as a row's: the current value, then `was` lines
+  uint8_t was_count;
+} lctx_spec_fact;
 
 /// A parsed table.
 typedef struct lctx_spec {
   char version[32];
   char jax_commit[48];
   char filename[256];
+  /// The named releases, oldest first (`releases`); the modelled commit
+  /// comes after them all (index release_count).
+  size_t release_count;
+  char releases[LCTX_SPEC_MAX_RELEASES][LCTX_SPEC_RELEASE_NAME];
+  /// The release the table judges as (lctx_spec_select; after parsing, the
+  /// modelled commit), its name, and its facts.
+  size_t selected;
+  char selected_name[LCTX_SPEC_RELEASE_NAME];
+  lctx_facts facts;
+  lctx_spec_fact fact[LCTX_FACT_COUNT];
+  /// The states in time of rows and facts, and their outcomes.
+  size_t was_count;
+  lctx_spec_was was[LCTX_SPEC_MAX_WAS];
+  size_t was_outcome_count;
+  lctx_spec_outcome was_outcomes[LCTX_SPEC_MAX_WAS_OUTCOMES];
   size_t row_count;
   lctx_spec_row rows[LCTX_SPEC_MAX_ROWS];
   /// Filled by lctx_spec_parse: per operation kind, the rows whose `op`
@@ -149,5 +221,47 @@ int lctx_spec_allows(const lctx_spec_outcome *allowed,
 
 /// Finds a row by ID; NULL if absent.
 const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id);
+
+/// The index of release `name` (LCTX_SPEC_MODELLED or NULL: the modelled
+/// commit, release_count), or -1 when the table does not name it.
+int lctx_spec_release_index(const lctx_spec *spec, const char *name);
+
+/// The name of release `index` (release_count: LCTX_SPEC_MODELLED).
+const char *lctx_spec_release_name(const lctx_spec *spec, size_t index);
+
+/// Appends the releases the table knows, oldest first, then "modelled",
+/// separated by ", ".
+void lctx_spec_format_releases(const lctx_spec *spec, lctx_buf *out);
+
+/// Makes the table judge as release `name` (LCTX_SPEC_MODELLED or NULL: the
+/// modelled commit): every row's outcomes (or its absence) and the facts
+/// become that release's. False for a release the table does not name, with
+/// "unknown JAX release 'NAME' (the table knows: ...)" in `error`.
+bool lctx_spec_select(lctx_spec *spec, const char *name, lctx_buf *error);
+
+/// The state of row `row` at release `release` (an index, as
+/// lctx_spec_release_index returns): the `was` entry that holds then, or
+/// NULL when the row has none (its outcomes hold at every release).
+const lctx_spec_was *lctx_spec_row_at(const lctx_spec *spec, size_t row,
+                                      size_t release);
+
+/// The outcomes of row `row` at release `release` (`*count` of them; none
+/// when the operation does not exist then, `*absent` set).
+const lctx_spec_outcome *lctx_spec_outcomes_at(const lctx_spec *spec,
+                                               size_t row, size_t release,
+                                               size_t *count, bool *absent);
+
+/// The facts at release `release` into `out`: each fact the table states
+/// as it held then, the others as the extractor's own (modelled).
+void lctx_spec_facts_at(const lctx_spec *spec, size_t release, lctx_facts *out);
+
+/// The facts of the selected release (lctx_spec_select), for
+/// lctx_classify_init_at.
+const lctx_facts *lctx_spec_facts(const lctx_spec *spec);
+
+/// The `was` entry of fact `f` that holds at release `release`, or NULL
+/// when the current value holds (or the table does not state the fact).
+const lctx_spec_was *lctx_spec_fact_at(const lctx_spec *spec, lctx_fact f,
+                                       size_t release);
 
 #endif /* LCTX_HARNESS_SPEC_H */
