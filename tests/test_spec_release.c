@@ -502,6 +502,47 @@ static void test_drift_names_the_commit(void **state) {
                            "changed in 00b8c5dbf03c (0.11.0)");
 }
 
+/* Found by the matrix on JAX 0.7.2 to 0.9.2 (random case 2628): a rule
+ * registered for oneapi, unknown before 5e1c8e729594, is not stored there,
+ * so JAX's module has fewer dispatches than the modelled commit expects.
+ * The IR row's failure is traced to the facts that classify the case
+ * otherwise, not to the lowering's outcome (which passes everywhere). */
+static void test_drift_of_a_module_names_the_commit(void **state) {
+  (void)state;
+  load_real();
+  static const char CASE[] =
+      "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
+      "rule \"A.def\" marker\nrule \"A.one\" marker\n"
+      "op register_lowering primitive=\"A\" rule=\"A.def\" platform=None\n"
+      "op register_lowering primitive=\"A\" rule=\"A.one\" "
+      "platform=\"oneapi\"\n"
+      "op lower_per_platform primitive=\"A\" platforms=[\"cpu\", "
+      "\"oneapi\"] backend=None\n";
+  static lctx_case c;
+  static lctx_features f;
+  char error[512] = "";
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, &e));
+  assert_true(lctx_spec_select(&real, NULL, &e));
+  char why[512] = "";
+  lctx_buf wb;
+  lctx_buf_init(&wb, why, sizeof why);
+  uint32_t mask = lctx_oracle_drift_ir(&real, &c, 2, &f, &wb);
+  /* Every release up to 0.9.2 (index 6) classifies the registration
+   * otherwise: before 0.5.3 nothing is checked, then oneapi is unknown. */
+  assert_int_equal(mask, (1u << 7) - 1);
+  assert_string_equal(why, "the expected module differs as JAX <=0.9.2 "
+                           "behaves: fact known-platforms changed in "
+                           "5e1c8e729594 (0.10.2)");
+  /* At 0.10.2 the facts are the modelled commit's: nothing to trace from
+   * the operations before the lowering alone. */
+  assert_true(lctx_spec_select(&real, "0.10.2", &e));
+  lctx_buf_init(&wb, why, sizeof why);
+  mask = lctx_oracle_drift_ir(&real, &c, 2, &f, &wb);
+  assert_int_equal(mask & ((1u << 9) | (1u << 8)), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_malformed_releases_are_named_by_position),
@@ -512,6 +553,7 @@ int main(void) {
       cmocka_unit_test(test_facts_change_the_situation),
       cmocka_unit_test(test_oracle_skips_what_a_release_lacks),
       cmocka_unit_test(test_drift_names_the_commit),
+      cmocka_unit_test(test_drift_of_a_module_names_the_commit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -458,7 +458,88 @@ def cell_md(c):
     return s
 
 
-def trace(at_release, modelled, row_release, row_modelled):
+# What the adapter names when it declines a protocol operation on an older
+# release (conformance/adapters/jax_adapter.py, Capabilities), and the JAX
+# commit that brought it (jax-ml/jax; first release holding it): a cell the
+# adapter cannot reach is explained by these, and by nothing else.
+API_COMMITS = [
+    ("ModuleContext.get_backend(optional=...)", "e86b6ae2924d", "0.7.2",
+     "ModuleContext.get_backend takes optional"),
+    ("returns the rule", "0fd2074ca052", "0.7.0",
+     "register_lowering returns None (it returned the rule)"),
+    ("rule-lookup entry point", "618460e82012", "0.7.0",
+     "the rule look-up as one call (_uncached_lowering)"),
+    ("mlir.lower_per_platform", "2d9da6c8fb0a", "0.4.21",
+     "lower_per_platform"),
+    ("mlir._platforms_for_eqn", "f2121a72fc97", "0.6.1",
+     "_platforms_for_eqn"),
+    ("config.compute_on_context_manager", "a144eb234b7b", "0.4.32",
+     "compute_on_context_manager"),
+]
+COMMIT_RE = re.compile(r"\b[0-9a-f]{12}\b")
+REFUSAL_RE = re.compile(r"^jax_adapter: (\w+) unsupported: (.*)$")
+SPEC = os.path.join("conformance", "spec", "backend-selection.lspec")
+
+
+def row_operations(spec_path=SPEC):
+    """{row id: set of protocol operations} from the spec table (an IR row
+    judges lower_per_platform's modules)."""
+    ops, current = {}, None
+    try:
+        with open(spec_path, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^\[([A-Z]+-\d+)\]", line)
+                if m:
+                    current = m.group(1)
+                    ops[current] = set()
+                    continue
+                if current is None:
+                    continue
+                m = re.match(r"^op = (.*)$", line.strip())
+                if m:
+                    ops[current] |= set(m.group(1).split("|"))
+                elif line.strip() == "check = ir":
+                    ops[current].add("lower_per_platform")
+    except OSError:
+        pass
+    return ops
+
+
+def adapter_refusals(report_dir):
+    """{operation: reason} the adapter logged declining (its log in the
+    report folder)."""
+    found = {}
+    try:
+        with open(os.path.join(report_dir, "implementation.log"),
+                  encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = REFUSAL_RE.match(line.rstrip("\n"))
+                if m:
+                    found[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return found
+
+
+def refusal_trace(ops, refusals):
+    """The commits behind the adapter declining every operation of a row,
+    or None when some operation is not declined or a reason names no API
+    of API_COMMITS."""
+    if not ops or "*" in ops or not all(op in refusals for op in ops):
+        return None
+    parts = []
+    for op in sorted(ops):
+        cited = [(c, r, what) for pattern, c, r, what in API_COMMITS
+                 if pattern in refusals[op]]
+        if not cited:
+            return None
+        parts.append("%s needs %s" % (op, ", ".join(
+            "%s (%s, first in %s)" % (what, c, r) for c, r, what in cited)))
+    return "not reachable through the protocol on this release: " + \
+        "; ".join(parts)
+
+
+def trace(at_release, modelled, row_release, row_modelled, reach=None):
     """Whether a cell differs from the modelled commit, and how that is
     explained. Returns (drift, explained, why):
 
@@ -474,6 +555,9 @@ def trace(at_release, modelled, row_release, row_modelled):
       drive what the release has)."""
     if at_release is None:
         return False, True, ""
+    if at_release["status"] == NO_CASE and reach:
+        # No case of the row was sent: the adapter declines its operations.
+        return True, True, reach
     if at_release["status"] == "fail":
         return True, False, "fails as the release itself behaves"
     if modelled is None:
@@ -484,7 +568,7 @@ def trace(at_release, modelled, row_release, row_modelled):
         failing = modelled.get("failing", 0)
         traced = int((row_modelled or {}).get("drift_explained", 0))
         why = (row_modelled or {}).get("drift", "")
-        if traced >= failing and why:
+        if traced >= failing and COMMIT_RE.search(why):
             return True, True, why
         return True, False, ("%d of %d failing operations traced%s" % (
             traced, failing, ("; first: " + why) if why else ""))
@@ -493,6 +577,8 @@ def trace(at_release, modelled, row_release, row_modelled):
             return True, True, (row_release.get("absent_why")
                                 or "absent in this release (the row's was "
                                 "line)")
+        if reach:
+            return True, True, reach
         return True, False, "unsupported, and the row is not absent here"
     return False, True, ""
 
@@ -505,6 +591,9 @@ def build_matrix(opts, versions, results):
             if row["id"] not in seen:
                 seen.add(row["id"])
                 rows.append(row["id"])
+    operations = row_operations()
+    refusals = {r["version"]: adapter_refusals(r["report_dir"])
+                for r in results if r.get("report_dir")}
     matrix_rows = []
     for rid in rows:
         cells = {}
@@ -520,7 +609,10 @@ def build_matrix(opts, versions, results):
                 (x for x in mrep["rows"] if x["id"] == rid), None)
             m = None if mrep is None else cell(mrow)
             c["modelled"] = m
-            c["drift"], c["explained"], c["why"] = trace(c, m, found, mrow)
+            reach = refusal_trace(operations.get(rid, set()),
+                                  refusals.get(r["version"], {}))
+            c["drift"], c["explained"], c["why"] = trace(c, m, found, mrow,
+                                                         reach)
             cells[r["version"]] = c
         matrix_rows.append({"id": rid, "cells": cells})
     return rows, matrix_rows

@@ -458,8 +458,13 @@ static void note_drift(run *r, size_t b, size_t i, size_t row) {
   lctx_buf db;
   lctx_buf_init(&db, r->drift, sizeof r->drift);
   const lctx_case_result *res = &r->at->results[b];
-  if (!lctx_oracle_drift(&r->spec, r->at->ptrs[b], i, &res->outcomes[i],
-                         r->o.exact, &r->drift_features, &db))
+  bool traced =
+      r->spec.rows[row].ir
+          ? lctx_oracle_drift_ir(&r->spec, r->at->ptrs[b], i,
+                                 &r->drift_features, &db)
+          : lctx_oracle_drift(&r->spec, r->at->ptrs[b], i, &res->outcomes[i],
+                              r->o.exact, &r->drift_features, &db);
+  if (!traced)
     return;
   lctx_conform_row *s = &r->report->rows[row];
   if (s->drift_explained++ == 0)

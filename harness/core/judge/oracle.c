@@ -879,3 +879,42 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
   }
   return mask;
 }
+
+uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
+                              size_t index, lctx_features *scratch,
+                              lctx_buf *out) {
+  uint64_t here[LCTX_CASE_MAX_OPS], there[LCTX_CASE_MAX_OPS];
+  size_t n = index < LCTX_CASE_MAX_OPS ? index + 1 : LCTX_CASE_MAX_OPS;
+  classify_signature(c, index, &spec->facts, scratch, here);
+  uint32_t mask = 0;
+  for (size_t r = 0; r <= spec->release_count; r++) {
+    if (r == spec->selected)
+      continue;
+    lctx_facts facts;
+    lctx_spec_facts_at(spec, r, &facts);
+    classify_signature(c, index, &facts, scratch, there);
+    if (memcmp(here, there, n * sizeof here[0]) != 0)
+      mask |= 1u << r;
+  }
+  if (!mask)
+    return 0;
+  lctx_buf_append_cstr(out, "the expected module differs as JAX ");
+  format_runs(spec, mask, out);
+  lctx_buf_append_cstr(out, " behaves");
+  changes ch = {out, 0, {0}, 0};
+  drift_case d = {c, index, scratch};
+  size_t sel = spec->selected, none = spec->row_count;
+  for (size_t k = sel; k-- > 0;) {
+    if ((mask >> k) & 1u) {
+      explain_between(&ch, spec, &d, k, none, none);
+      break;
+    }
+  }
+  for (size_t k = sel + 1; k <= spec->release_count; k++) {
+    if ((mask >> k) & 1u) {
+      explain_between(&ch, spec, &d, k, none, none);
+      break;
+    }
+  }
+  return mask;
+}

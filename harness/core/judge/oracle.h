@@ -209,4 +209,16 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
                            size_t index, const lctx_outcome *actual, bool exact,
                            lctx_features *scratch, lctx_buf *out);
 
+/// lctx_oracle_drift for a module an IR row rejected (operation `index` of
+/// `c`, a lowering whose outcome passed): the module is not judged again,
+/// but the releases under whose facts the case's operations 0 .. `index`
+/// are classified otherwise than at the selected release (so that the
+/// reference model expects another module there) are returned, a bit per
+/// index, with why appended to `out`: "the expected module differs as JAX
+/// <=0.9.2 behaves: fact known-platforms changed in 5e1c8e729594 (0.10.2)".
+/// Returns 0, appending nothing, when no release classifies them otherwise.
+uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
+                              size_t index, lctx_features *scratch,
+                              lctx_buf *out);
+
 #endif /* LCTX_HARNESS_ORACLE_H */
