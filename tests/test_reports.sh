@@ -157,6 +157,13 @@ merge mix "$tmp/s1" "$tmp/utf8"
 [ "$(rc mix)" = 2 ] || fail "two implementations merged: exit $(rc mix)"
 grep -q "utf8/report.json is another run .*implementation differs" "$tmp/mix.err" ||
   fail "mixed implementations not named: $(cat "$tmp/mix.err")"
+conform s2j --impl "$EXAMPLE" --random 2000 --shard 2/3 --jax 0.10.2
+merge rel "$tmp/s1" "$tmp/s2j" "$tmp/s3"
+[ "$(rc rel)" = 2 ] || fail "shards judged as two JAX releases merged: exit $(rc rel)"
+grep -q "s2j/report.json is another run .*JAX release judged as differs" "$tmp/rel.err" ||
+  fail "mixed JAX releases not named: $(cat "$tmp/rel.err")"
+grep -q '"jax_release": "modelled"' "$tmp/m/report.json" ||
+  fail "the merged report does not say which release it judged as"
 merge miss "$tmp/s1" "$tmp/s3"
 [ "$(rc miss)" = 2 ] || fail "a missing shard: exit $(rc miss)"
 grep -q "1 of 3 shards missing: 2/3" "$tmp/miss.err" ||

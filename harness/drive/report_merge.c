@@ -28,6 +28,7 @@
 typedef struct stamp {
   const char *spec_file, *spec_version, *lctx_version;
   const char *impl_name, *impl_version, *impl_kind;
+  const char *jax_release; /* "modelled" in a report without one */
   unsigned long long seed;
   unsigned shard_i, shard_n;
   size_t offered; /* cases run, skipped and unsupported */
@@ -94,6 +95,9 @@ static bool read_stamp(merge *m, json_t *j, const char *path, stamp *s) {
     return bad_field(m, path, "shard",
                      "{\"index\": I, \"count\": N}, 1 <= I "
                      "<= N (a report of an older lctx?)");
+  s->jax_release = json_string_value(json_object_get(j, "jax_release"));
+  if (!s->jax_release)
+    s->jax_release = "modelled";
   s->spec_file = json_string_value(json_object_get(j, "spec_file"));
   if (!s->spec_file)
     s->spec_file = "?";
@@ -109,6 +113,7 @@ static bool same_run(merge *m, const stamp *s, const char *path) {
   const stamp *f = &m->first;
   const char *what =
       strcmp(s->spec_version, f->spec_version) != 0   ? "spec version"
+      : strcmp(s->jax_release, f->jax_release) != 0   ? "JAX release judged as"
       : strcmp(s->lctx_version, f->lctx_version) != 0 ? "lctx version"
       : strcmp(s->impl_name, f->impl_name) != 0 ||
               strcmp(s->impl_version, f->impl_version) != 0
@@ -440,6 +445,7 @@ static int run_merge(merge *m, FILE *out) {
                           .impl_name = s->impl_name,
                           .impl_version = s->impl_version,
                           .impl_kind = s->impl_kind,
+                          .jax_release = s->jax_release,
                           .seed = s->seed,
                           .shard_i = 1,
                           .shard_n = 1,
