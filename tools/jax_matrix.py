@@ -210,7 +210,7 @@ def conform_runs(opts, out_dir, version):
     for side, sub, extra in (("release", "", ["--jax", version]),
                              ("modelled", "modelled", [])):
         for label, report_dir, args in side_runs(
-                opts, os.path.join(out_dir, version, sub) if sub
+                opts, out_dir, os.path.join(out_dir, version, sub) if sub
                 else os.path.join(out_dir, version), extra):
             runs.append(("%s (as %s)" % (label, version if side == "release"
                                          else "the modelled commit"),
@@ -218,7 +218,7 @@ def conform_runs(opts, out_dir, version):
     return runs
 
 
-def side_runs(opts, main_dir, extra):
+def side_runs(opts, out_dir, main_dir, extra):
     """The conform runs of one side: the cases and random cases, and the
     domain share when there is one."""
     if opts["domain_shard"] is None:
