@@ -845,6 +845,30 @@ static void explain_between(changes *ch, const lctx_spec *spec,
   }
 }
 
+/* The nearest release in `mask` on each side of the selected one: what
+ * changed between it and the selected one explains the difference. `rows`
+ * (per release, the row judging the operation there) or NULL: only facts
+ * are named. */
+static void explain_nearest(const lctx_spec *spec, const drift_case *d,
+                            uint32_t mask, const size_t *rows, lctx_buf *out) {
+  changes ch = {out, 0, {0}, 0};
+  size_t sel = spec->selected, none = spec->row_count;
+  size_t nearest[2] = {SIZE_MAX, SIZE_MAX};
+  for (size_t k = sel; k-- > 0 && nearest[0] == SIZE_MAX;)
+    if ((mask >> k) & 1u)
+      nearest[0] = k;
+  for (size_t k = sel + 1; k <= spec->release_count && nearest[1] == SIZE_MAX;
+       k++)
+    if ((mask >> k) & 1u)
+      nearest[1] = k;
+  for (size_t i = 0; i < 2; i++) {
+    size_t k = nearest[i];
+    if (k != SIZE_MAX)
+      explain_between(&ch, spec, d, k, rows ? rows[sel] : none,
+                      rows ? rows[k] : none);
+  }
+}
+
 uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
                            size_t index, const lctx_outcome *actual, bool exact,
                            lctx_features *scratch, lctx_buf *out) {
@@ -860,23 +884,8 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
   lctx_buf_append_cstr(out, "passes as JAX ");
   format_runs(spec, mask, out);
   lctx_buf_append_cstr(out, " behaves");
-  /* The nearest release on each side where it passes: what changed
-   * between it and the selected one explains the failure. */
-  changes ch = {out, 0, {0}, 0};
   drift_case d = {c, index, scratch};
-  size_t r = spec->selected;
-  for (size_t k = r; k-- > 0;) {
-    if ((mask >> k) & 1u) {
-      explain_between(&ch, spec, &d, k, rows[r], rows[k]);
-      break;
-    }
-  }
-  for (size_t k = r + 1; k <= spec->release_count; k++) {
-    if ((mask >> k) & 1u) {
-      explain_between(&ch, spec, &d, k, rows[r], rows[k]);
-      break;
-    }
-  }
+  explain_nearest(spec, &d, mask, rows, out);
   return mask;
 }
 
@@ -901,20 +910,7 @@ uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
   lctx_buf_append_cstr(out, "the expected module differs as JAX ");
   format_runs(spec, mask, out);
   lctx_buf_append_cstr(out, " behaves");
-  changes ch = {out, 0, {0}, 0};
   drift_case d = {c, index, scratch};
-  size_t sel = spec->selected, none = spec->row_count;
-  for (size_t k = sel; k-- > 0;) {
-    if ((mask >> k) & 1u) {
-      explain_between(&ch, spec, &d, k, none, none);
-      break;
-    }
-  }
-  for (size_t k = sel + 1; k <= spec->release_count; k++) {
-    if ((mask >> k) & 1u) {
-      explain_between(&ch, spec, &d, k, none, none);
-      break;
-    }
-  }
+  explain_nearest(spec, &d, mask, NULL, out);
   return mask;
 }
