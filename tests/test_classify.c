@@ -67,7 +67,7 @@ static const feature_row FEATURES[] = {
     {LCTX_F_REG, "reg", "na default known alias unknown"},
     {LCTX_F_STOP, "stop",
      "na none not_found_one not_found_many no_platforms no_index "
-     "raise_if_multi backend gpu_assert"},
+     "raise_if_multi backend gpu_assert compute_nesting"},
     {LCTX_F_ACCESS, "access", "na property"},
     {LCTX_F_API, "api", "na no_optional no_lower_per_platform"},
 };
@@ -149,7 +149,7 @@ static void test_placeholder_names(void **state) {
       "failed", "err",     "factories",  "available", "present",
       "arg",    "gpu",     "p",          "p0",        "canonical",
       "pinned", "client",  "client_reg", "prim",      "platform",
-      "known",  "missing", "message",    "seq"};
+      "known",  "missing", "message",    "seq",       "compute"};
   assert_int_equal(sizeof names / sizeof names[0], LCTX_PLACEHOLDER_COUNT);
   for (size_t i = 0; i < LCTX_PLACEHOLDER_COUNT; i++) {
     assert_string_equal(lctx_classify_placeholder_name((lctx_placeholder)i),

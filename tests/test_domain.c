@@ -7,7 +7,7 @@
  *   (description, number of factories, jax_platforms, GPU visibility); each
  *   configuration validates, has no operation or rule, and overwrites
  *   whatever the case held.
- * - Enumeration: 1,115,262 cases, split by the kind of the last operation and
+ * - Enumeration: 1,135,742 cases, split by the kind of the last operation and
  *   by the number of operations exactly as the loops of domain.c multiply
  *   out; every case validates; the order is fixed (the same fingerprint
  *   twice, and the exact text of the first case, the first two-operation
@@ -175,12 +175,13 @@ static void test_registries(void **state) {
  * - two operations (backends or canonicalize 'cpu' first), lists up to 1:
  *   2 x (1 + 10 + 11 + 11 x 11 x 2) = 2 x 264 = 528;
  * - lowering structure over configuration 0: 8 registration sets x 4
- *   bodies x 2 x 40 platform lists x 4 narrowings x 2 = 20480;
+ *   bodies x 2 x 40 platform lists x 4 narrowings x 2 overrides x 2 outer
+ *   compute types = 40960;
  * - per configuration, register_lowering: (A + 1) x A = 110, and
  *   backend-reading bodies: 5 x 2 x 2 x (4 + 16) x 4 = 1600. */
 #define PER_REGISTRY_SINGLE 24464u
 #define PER_REGISTRY_PAIRS 528u
-#define STRUCTURE 20480u
+#define STRUCTURE 40960u
 #define BACKEND_SELECTION (41u * (PER_REGISTRY_SINGLE + PER_REGISTRY_PAIRS))
 #define DOMAIN_SIZE (BACKEND_SELECTION + STRUCTURE + 41u * (110u + 1600u))
 
@@ -238,7 +239,7 @@ static void test_enumeration_counts_and_validity(void **state) {
   memset(&a, 0, sizeof a);
   a.fingerprint = 0xcbf29ce484222325ULL;
   size_t n = lctx_domain_enumerate(count_case, &a);
-  assert_int_equal(DOMAIN_SIZE, 1115262);
+  assert_int_equal(DOMAIN_SIZE, 1135742);
   assert_int_equal(n, DOMAIN_SIZE);
   assert_int_equal(a.visits, DOMAIN_SIZE);
   if (a.invalid)
@@ -259,19 +260,19 @@ static void test_enumeration_counts_and_validity(void **state) {
       fail_msg("%s last: %zu, expected %zu", lctx_op_kind_name((lctx_op_kind)k),
                a.last_kind[k], kinds[k]);
   }
-  assert_int_equal(kinds[LCTX_OP_LOWER_PER_PLATFORM], 90590);
+  assert_int_equal(kinds[LCTX_OP_LOWER_PER_PLATFORM], 111070);
   /* By the number of operations: single operations; pairs and
    * register-then-lower; backend bodies with 2 or 3 registrations; the
    * structure part with 2 (B) + 0-3 (A) + 0-1 (B's default) registrations,
-   * 1280 cases per (A set, B default) combination. */
+   * 2 x 1280 cases per (A set, B default) combination. */
   static const size_t counts[LCTX_CASE_MAX_OPS + 1] = {
       [1] = 41 * PER_REGISTRY_SINGLE,
       [2] = 41 * (PER_REGISTRY_PAIRS + 110),
-      [3] = 41 * 800 + 1 * 1280,
-      [4] = 41 * 800 + (1 + 3) * 1280,
-      [5] = (3 + 3) * 1280,
-      [6] = (3 + 1) * 1280,
-      [7] = 1 * 1280,
+      [3] = 41 * 800 + 1 * 2560,
+      [4] = 41 * 800 + (1 + 3) * 2560,
+      [5] = (3 + 3) * 2560,
+      [6] = (3 + 1) * 2560,
+      [7] = 1 * 2560,
   };
   for (size_t k = 0; k <= LCTX_CASE_MAX_OPS; k++) {
     if (a.op_count[k] != counts[k])

@@ -59,8 +59,12 @@ static void test_real_table_parses(void **state) {
   assert_true(parse_text(table, error, sizeof error));
   assert_string_equal(spec.version, "1.3.0");
   assert_string_equal(spec.jax_commit, "cec06d116c05");
-  /* 1.3.0 added MG-020, MG-021 and LP-008 (situations of older releases). */
-  assert_int_equal(spec.row_count, 60);
+  /* 1.3.0 added MG-020, MG-021, LP-008 and LP-009 (situations of older
+   * releases; LP-009 found by the drift matrix on jax 0.7.2 to 0.9.2). */
+  assert_int_equal(spec.row_count, 61);
+  const lctx_spec_row *lp9 = lctx_spec_find(&spec, "LP-009");
+  assert_non_null(lp9);
+  assert_int_equal(lp9->was_count, 2);
   /* Found by running jax 0.10.2 (spec 1.2.0): lower_fun's gpu assert and
    * the list IndexError after narrowing. */
   const lctx_spec_row *lp7 = lctx_spec_find(&spec, "LP-007");

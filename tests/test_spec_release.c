@@ -118,7 +118,8 @@ static void test_malformed_releases_are_named_by_position(void **state) {
       {HEAD "[fact gpu-aliases]\nvalue = cuda\nsource = x\n" ROW,
        "t.lspec:3:7: unknown fact (known: gpu-alias, client-gpu, "
        "known-platforms, register-checks, cuda-skip, module-get-backend, "
-       "module-optional, lower-per-platform, compute-type): 'gpu-aliases'"},
+       "module-optional, lower-per-platform, compute-type, compute-nesting): "
+       "'gpu-aliases'"},
       {HEAD "[fact cuda-skip]\nvalue = yes\nsource = x\n[fact cuda-skip]\n" ROW,
        "t.lspec:6:7: duplicate fact (first at line 3): 'cuda-skip'"},
       {HEAD "[fact cuda-skip]\nvalue = maybe\nsource = x\n" ROW,

@@ -476,12 +476,13 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
 
 static bool list_contains(const lctx_str *list, size_t n, lctx_str p);
 
-/* A rule body's own raise (raise_if_multi, or lower_fun's assertion):
- * records the RAISE event under `call` and makes it the outcome. Returns
- * false (the lowering stops). */
-static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
-                       int rule, int action, lctx_error_class error,
-                       lctx_str message) {
+/* A rule body's own raise (raise_if_multi, lower_fun's assertion, or
+ * its refused compute type): records the RAISE event under `call` and makes
+ * it the outcome, with the message `prefix` then `message`. Returns false
+ * (the lowering stops). */
+static bool body_raise2(run *r, const lctx_lowering_context *ctx, int call,
+                        int rule, int action, lctx_error_class error,
+                        lctx_str prefix, lctx_str message) {
   int index;
   lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
   if (!re)
@@ -491,9 +492,18 @@ static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
   re->error = error;
   set_module_platforms(re, ctx);
   lctx_buf w = lctx_outcome_begin_raise(&r->result->outcome, error);
+  lctx_buf_append_str(&w, prefix);
   lctx_buf_append_str(&w, message);
   lctx_outcome_end(&r->result->outcome, &w);
   return false;
+}
+
+/* body_raise2 with no prefix. */
+static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
+                       int rule, int action, lctx_error_class error,
+                       lctx_str message) {
+  return body_raise2(r, ctx, call, rule, action, error, lctx_str_make(NULL, 0),
+                     message);
 }
 
 /* One `ctx.module_context.get_backend(optional)` call by a body action. */
@@ -617,6 +627,18 @@ static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
         sub.has_compute_type = true;
         sub.compute_type = a->compute_type;
       }
+      /* Before 9dc26ee3a5 (release.c F11) entering the traced equation's
+       * context manager refuses a compute type other than the one in
+       * force, before its rules are looked up. */
+      if (release_of(reg)->compute_nesting_check && ctx->has_compute_type &&
+          a->has_compute_type &&
+          !lctx_str_equal(ctx->compute_type, a->compute_type))
+        return body_raise2(
+            r, &sub, call, rule, ak, LCTX_ERROR_NOT_IMPLEMENTED,
+            lctx_str_from_cstr("Nesting `compute_on` with different compute "
+                               "types is not supported yet. Current "
+                               "compute_on type: "),
+            ctx->compute_type);
       if (!lower_eqn(r, &sub, a->primitive, call, level + 1))
         return false;
       break;

@@ -61,6 +61,11 @@
  *    code." (jax-v0.4.31). In 0.4.30 jaxpr_subcomp selects over
  *    `ctx.platforms` (mlir.py:1556) and lower_per_platform reads
  *    `ctx.platforms or ctx.module_context.platforms` (mlir.py:1661).
+ * F11 compute_nesting_check - JaxprEqnContextManager.__enter__ refusing a
+ *    compute type other than the one in force: from 2d6d408b19 "Initial
+ *    commit for `jax.experimental.compute_on` API." (jax-v0.4.29; in
+ *    compute_on.extend_compute_type) until 9dc26ee3a5 "Update
+ *    test_qr_decomposition_offload to use compute_on2 ..." (jax-v0.10.1).
  *
  * Unchanged over all ten (checked function by function): backends()'s
  * registrations, priorities, messages and AssertionError; _init_backend's
@@ -133,6 +138,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = false,
         /* F10 ba5b3c7941: no lower_per_platform */
         .compute_type_platforms = false,
+        /* F11 2d6d408b19: no compute_on */
+        .compute_nesting_check = false,
     },
     {
         .name = "0.4.30",
@@ -159,6 +166,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:1556, 1661 */
         .compute_type_platforms = false,
+        /* F11 9dc26ee3a5: compute_on.py:30-35 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.5.3",
@@ -185,6 +194,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2018 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:296-305 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.6.2",
@@ -211,6 +222,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2075 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:316-325 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.7.2",
@@ -237,6 +250,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2377 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:346-355 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.8.3",
@@ -263,6 +278,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2278 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:345-354 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.9.2",
@@ -289,6 +306,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2319 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:345-354 */
+        .compute_nesting_check = true,
     },
     {
         .name = "0.10.2",
@@ -315,6 +334,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2434 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py JaxprEqnContextManager */
+        .compute_nesting_check = false,
     },
     {
         .name = "0.11.0",
@@ -341,6 +362,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2463 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py JaxprEqnContextManager */
+        .compute_nesting_check = false,
     },
     {
         .name = "modelled",
@@ -367,6 +390,8 @@ static const lctx_release RELEASES[] = {
         .has_lower_per_platform = true,
         /* F10 ba5b3c7941: mlir.py:2484 */
         .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:366-381 */
+        .compute_nesting_check = false,
     },
 };
 

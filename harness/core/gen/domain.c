@@ -454,8 +454,9 @@ enum { BODY_MARKER, BODY_LOWER_FUN, BODY_LOWER_FUN_HOST, BODY_RAISE, BODIES };
  * device_host) or refuses multi-platform lowering; B has tpu and cuda rules
  * and maybe a default. The equation is lowered for every list of 0-3
  * platforms over (cpu, tpu, cuda), with 4 narrowings and with or without an
- * override rule. */
-static void lowering_structure(walker *w, size_t registry) {
+ * override rule; the equation's compute type is `outer` (NULL: none). */
+static void lowering_structure_with(walker *w, size_t registry,
+                                    const char *outer) {
   static const char *const names[] = {"cpu", "tpu", "cuda"};
   lctx_case *c = w->c;
   for (int regs = 0; regs < 8; regs++)
@@ -515,10 +516,21 @@ static void lowering_structure(walker *w, size_t registry) {
                 op->has_override = override != 0;
                 if (override)
                   set_text(op->override, sizeof op->override, "A.tpu");
+                op->has_compute_type = outer != NULL;
+                if (outer)
+                  set_text(op->compute_type, sizeof op->compute_type, outer);
                 if (!emit(w))
                   return;
               }
         }
+}
+
+/* The structure without a compute type, then under tpu_sparsecore: a
+ * lower_fun's traced function inherits it, or (device_host) refuses the
+ * nesting in the releases that check it. */
+static void lowering_structure(walker *w, size_t registry) {
+  lowering_structure_with(w, registry, NULL);
+  lowering_structure_with(w, registry, "tpu_sparsecore");
 }
 
 /* register_lowering for every platform name (and None), then a lowering for

@@ -43,7 +43,8 @@ enum {
   STOP_NO_INDEX,
   STOP_RAISE_IF_MULTI,
   STOP_BACKEND,
-  STOP_GPU_ASSERT
+  STOP_GPU_ASSERT,
+  STOP_COMPUTE_NESTING
 };
 enum { ACCESS_PROPERTY = 1 };
 enum { API_NO_OPTIONAL = 1, API_NO_LOWER_PER_PLATFORM };
@@ -72,7 +73,7 @@ static const char
         [LCTX_F_REG] = {"na", "default", "known", "alias", "unknown"},
         [LCTX_F_STOP] = {"na", "none", "not_found_one", "not_found_many",
                          "no_platforms", "no_index", "raise_if_multi",
-                         "backend", "gpu_assert"},
+                         "backend", "gpu_assert", "compute_nesting"},
         [LCTX_F_ACCESS] = {"na", "property"},
         [LCTX_F_API] = {"na", "no_optional", "no_lower_per_platform"},
 };
@@ -81,7 +82,7 @@ static const char *const PLACEHOLDER_NAMES[LCTX_PLACEHOLDER_COUNT] = {
     "failed", "err",     "factories",  "available", "present",
     "arg",    "gpu",     "p",          "p0",        "canonical",
     "pinned", "client",  "client_reg", "prim",      "platform",
-    "known",  "missing", "message",    "seq"};
+    "known",  "missing", "message",    "seq",       "compute"};
 
 const char *lctx_classify_feature_name(lctx_feature f) {
   return (unsigned)f < LCTX_FEATURE_COUNT ? FEATURE_NAMES[f] : "?";
@@ -122,11 +123,12 @@ bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p) {
 static const char *const FACT_NAMES[LCTX_FACT_COUNT] = {
     "gpu-alias",       "client-gpu",         "known-platforms",
     "register-checks", "cuda-skip",          "module-get-backend",
-    "module-optional", "lower-per-platform", "compute-type"};
+    "module-optional", "lower-per-platform", "compute-type",
+    "compute-nesting"};
 
 /* At the modelled commit (semantics.md sections 2, 5, 6 and 7). */
 static const lctx_facts MODELLED_FACTS = {
-    .count = {3, 3, 4, 1, 1, 1, 1, 1, 1},
+    .count = {3, 3, 4, 1, 1, 1, 1, 1, 1, 1},
     .names = {[LCTX_FACT_GPU_ALIAS] = {"cuda", "rocm", "oneapi"},
               [LCTX_FACT_CLIENT_GPU] = {"cuda", "rocm", "oneapi"},
               [LCTX_FACT_KNOWN_PLATFORMS] = {"cuda", "rocm", "gpu", "oneapi"},
@@ -135,7 +137,8 @@ static const lctx_facts MODELLED_FACTS = {
               [LCTX_FACT_MODULE_GET_BACKEND] = {"yes"},
               [LCTX_FACT_MODULE_OPTIONAL] = {"yes"},
               [LCTX_FACT_LOWER_PER_PLATFORM] = {"yes"},
-              [LCTX_FACT_COMPUTE_TYPE] = {"yes"}},
+              [LCTX_FACT_COMPUTE_TYPE] = {"yes"},
+              [LCTX_FACT_COMPUTE_NESTING] = {"no"}},
 };
 
 const lctx_facts *lctx_classify_modelled_facts(void) {
@@ -822,6 +825,14 @@ static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
       sub.has_compute = a->has_compute_type || ctx->has_compute;
       sub.compute = a->has_compute_type ? lctx_str_from_cstr(a->compute_type)
                                         : ctx->compute;
+      /* Before 9dc26ee3a5f1 the sub-equation's context manager refuses a
+       * compute type other than the one in force. */
+      if (flag(w->s, LCTX_FACT_COMPUTE_NESTING) && ctx->has_compute &&
+          a->has_compute_type && !lctx_str_equal(ctx->compute, sub.compute)) {
+        stop(w, STOP_COMPUTE_NESTING);
+        put(w->f, LCTX_P_COMPUTE, ctx->compute);
+        return false;
+      }
       if (!walk_eqn(w, lctx_str_from_cstr(a->text), &sub))
         return false;
       break;

@@ -57,7 +57,7 @@ typedef enum lctx_feature {
 } lctx_feature;
 
 /// Most values one feature has, `na` included.
-#define LCTX_FEATURE_MAX_VALUES 9
+#define LCTX_FEATURE_MAX_VALUES 10
 
 /// Returns the name of a feature as written in spec predicates.
 const char *lctx_classify_feature_name(lctx_feature f);
@@ -91,6 +91,8 @@ typedef enum lctx_placeholder {
   /// `tuple` or `list`: how the module context holds its platforms (a list
   /// once lower_fun replaced them by narrowed platforms)
   LCTX_P_SEQ,
+  /// the compute type in force when a nested one was refused
+  LCTX_P_COMPUTE,
   LCTX_PLACEHOLDER_COUNT
 } lctx_placeholder;
 
@@ -153,6 +155,10 @@ typedef enum lctx_fact {
   /// `compute-type`: a flag, whether an equation's compute type
   /// (device_host, tpu_sparsecore) chooses its platforms.
   LCTX_FACT_COMPUTE_TYPE,
+  /// `compute-nesting`: a flag, whether entering an equation's context
+  /// manager refuses a compute type other than the one in force (a rule's
+  /// lower_fun tracing a function with another compute type then raises).
+  LCTX_FACT_COMPUTE_NESTING,
   LCTX_FACT_COUNT
 } lctx_fact;
 

@@ -88,6 +88,9 @@ typedef struct lctx_release {
   /// A compute type (`device_host`, `tpu_sparsecore`) chooses the platforms
   /// of an equation (`_platforms_for_eqn_ctx`).
   bool compute_type_platforms;
+  /// Entering an equation's context manager refuses a compute type other
+  /// than the one in force (NotImplementedError "Nesting `compute_on` ...").
+  bool compute_nesting_check;
 } lctx_release;
 
 /// The modelled commit (today's behaviour, the default).
