@@ -27,6 +27,7 @@
 
 #include "domain.h"
 #include "impl.h"
+#include "case_text.h"
 #include "irjudge.h"
 
 #define N_CASES 48
@@ -188,11 +189,59 @@ static void test_start_then_run_of_others(void **state) {
   lctx_irjudge_free(j);
 }
 
+/* The judge expects the module the model builds at the release it judges
+ * as (found by the drift matrix: judged as the modelled commit, JAX 0.7.2's
+ * module for a rule registered for oneapi, which 0.7.2 refuses, failed
+ * IR-003). The example plugin builds the modelled commit's module: two
+ * kept rules, one dispatch. Judged as 0.9.2, where the oneapi registration
+ * raises and A has one rule, the dispatch is one too many. */
+static void test_judge_at_a_release(void **state) {
+  (void)state;
+  static const char CASE[] =
+      "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
+      "rule \"A.def\" marker\nrule \"A.one\" marker\n"
+      "op register_lowering primitive=\"A\" rule=\"A.def\" platform=None\n"
+      "op register_lowering primitive=\"A\" rule=\"A.one\" "
+      "platform=\"oneapi\"\n"
+      "op lower_per_platform primitive=\"A\" platforms=[\"cpu\", "
+      "\"oneapi\"] backend=None\n";
+  static lctx_case c;
+  static lctx_case_result result;
+  char e[512] = "";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, &eb));
+  lctx_impl_options o;
+  lctx_impl_options_init(&o);
+  lctx_impl *impl = lctx_impl_open_plugin(LCTX_EXAMPLE_PLUGIN, &o, &eb);
+  if (!impl)
+    fail_msg("cannot open the example plugin: %s", e);
+  const lctx_case *one = &c;
+  assert_int_equal(lctx_impl_run(impl, &one, 1, &result), 1);
+  lctx_impl_close(impl);
+  assert_non_null(result.mlir[2]);
+  lctx_irjudge_job job = {&c, 2, result.mlir[2]};
+  lctx_irjudge_verdict v[2];
+  const lctx_release *at[2] = {NULL, lctx_release_find("0.9.2")};
+  assert_non_null(at[1]);
+  for (size_t k = 0; k < 2; k++) {
+    lctx_irjudge *j = lctx_irjudge_new(30, 0, NULL, at[k]);
+    assert_non_null(j);
+    lctx_irjudge_run(j, &job, 1, &v[k]);
+    lctx_irjudge_free(j);
+    assert_int_equal(v[k].status, LCTX_IRJUDGE_JUDGED);
+  }
+  assert_true(v[0].passed);
+  assert_false(v[1].passed);
+  lctx_case_result_release(&result);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_start_then_run),
       cmocka_unit_test(test_start_from_cold),
       cmocka_unit_test(test_start_then_run_of_others),
+      cmocka_unit_test(test_judge_at_a_release),
   };
   return cmocka_run_group_tests(tests, set_up, tear_down);
 }
