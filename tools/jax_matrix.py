@@ -505,6 +505,45 @@ def row_operations(spec_path=SPEC):
     return ops
 
 
+def row_history(spec_path=SPEC):
+    """{row id: [(boundary release, commit, outcome text)]}: the rows' `was`
+    lines in the spec table."""
+    history, current = {}, None
+    try:
+        with open(spec_path, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"^\[([A-Z]+-\d+)\]", line)
+                if m:
+                    current = m.group(1)
+                    history[current] = []
+                    continue
+                if line.startswith("[") or current is None:
+                    current = None if line.startswith("[") else current
+                    continue
+                m = re.match(r"^was = (\d+(?:\.\d+)+) ([0-9a-f]{12}) (.*)$",
+                             line.strip())
+                if m:
+                    history[current].append(
+                        (version_key(m.group(1)), m.group(2), m.group(3)))
+    except OSError:
+        pass
+    return history
+
+
+def history_trace(history, version, absent_only=False):
+    """What the row's `was` lines say of `version` (those whose boundary
+    lies after it), or None when none applies."""
+    later = [(b, c, what) for b, c, what in history
+             if b > version_key(version)
+             and (not absent_only or what.startswith("absent"))]
+    if not later:
+        return None
+    return "the row's expectation at this release comes from its was " \
+        "line%s: %s" % ("s" if len(later) > 1 else "", "; ".join(
+            "before %s, %s (%s)" % (".".join(map(str, b)), what, c)
+            for b, c, what in later))
+
+
 def adapter_refusals(report_dir):
     """{operation: reason} the adapter logged declining (its log in the
     report folder)."""
@@ -539,7 +578,8 @@ def refusal_trace(ops, refusals):
         "; ".join(parts)
 
 
-def trace(at_release, modelled, row_release, row_modelled, reach=None):
+def trace(at_release, modelled, row_release, row_modelled, reach=None,
+          history=None):
     """Whether a cell differs from the modelled commit, and how that is
     explained. Returns (drift, explained, why):
 
@@ -573,13 +613,15 @@ def trace(at_release, modelled, row_release, row_modelled, reach=None):
         return True, False, ("%d of %d failing operations traced%s" % (
             traced, failing, ("; first: " + why) if why else ""))
     if "unsupported" in (at_release["status"], m):
-        if (row_release or {}).get("absent"):
-            return True, True, (row_release.get("absent_why")
-                                or "absent in this release (the row's was "
-                                "line)")
+        if (row_release or {}).get("absent") and history:
+            return True, True, history
         if reach:
             return True, True, reach
         return True, False, "unsupported, and the row is not absent here"
+    if m == NO_CASE and at_release["status"] == "pass" and history:
+        # The row's situation arises at this release and not at the
+        # modelled commit.
+        return True, True, history
     return False, True, ""
 
 
@@ -592,6 +634,7 @@ def build_matrix(opts, versions, results):
                 seen.add(row["id"])
                 rows.append(row["id"])
     operations = row_operations()
+    histories = row_history()
     refusals = {r["version"]: adapter_refusals(r["report_dir"])
                 for r in results if r.get("report_dir")}
     matrix_rows = []
@@ -611,8 +654,9 @@ def build_matrix(opts, versions, results):
             c["modelled"] = m
             reach = refusal_trace(operations.get(rid, set()),
                                   refusals.get(r["version"], {}))
+            hist = history_trace(histories.get(rid, []), r["version"])
             c["drift"], c["explained"], c["why"] = trace(c, m, found, mrow,
-                                                         reach)
+                                                         reach, hist)
             cells[r["version"]] = c
         matrix_rows.append({"id": rid, "cells": cells})
     return rows, matrix_rows
