@@ -9,12 +9,14 @@ jax-VERSION.txt, oldest first) it
 1. installs that JAX, pinned and hashed, with `sh tools/setup-jax.sh VERSION`
    (a no-op when it is there already); a version whose Python is missing
    here (setup-jax.sh exit status 3) is recorded as "not installable here";
-2. runs `lctx conform --cmd "build/jax/venv-VERSION/bin/python
+2. runs `lctx conform --jax VERSION --cmd "build/jax/venv-VERSION/bin/python
    conformance/adapters/jax_adapter.py" --report-dir build/jax-matrix/VERSION`
-   with the conform options given here (--no-domain, --random N, --shard I/N,
-   ...); exit status 1 (failures) is data, exit status 2 (a refusal or bad
-   input) records the version as "could not run";
-3. reads the run's report.json;
+   (judged as that release behaves), then the same without --jax into
+   build/jax-matrix/VERSION/modelled (judged as the modelled commit
+   behaves), with the conform options given here (--no-domain, --random N,
+   --shard I/N, ...); exit status 1 (failures) is data, exit status 2 (a
+   refusal or bad input) records the version as "could not run";
+3. reads the runs' report.json and traces each cell (below);
 4. runs `lctx sweep --subset ci` (JAX as the subject: the CI subset of the
    catalogue of conformance/adapters/jax_export.py) into
    build/jax-matrix/VERSION/sweep/, unless --no-sweep, and tables its
@@ -23,10 +25,11 @@ jax-VERSION.txt, oldest first) it
    release's).
 
 It then writes build/jax-matrix/matrix.json and build/jax-matrix/matrix.md:
-the spec rows (in the spec's order) against the versions, each cell `pass`,
-`fail (...)` naming the first failing case, `unsupported`, or `—` (no case
-reached the row), with per-version totals and the version the adapter
-reported.
+the spec rows (in the spec's order) against the versions, each cell the
+release's own verdict (`pass`, `fail (...)` naming the first failing case,
+`unsupported`, or `—`: no case reached the row) and whether it differs from
+the modelled commit, with its trace; per-version totals and the version the
+adapter reported.
 
 Options of its own:
   --lctx PATH    the lctx command (default build/release/harness/lctx)
@@ -38,7 +41,7 @@ Options of its own:
                  build/jax-matrix/VERSION/domain/); the cells and totals add
                  both up. (conform's own --shard shares every case source,
                  the conformance cases included.) `make jax-matrix` uses
-                 --random 10000 --domain-shard 1/2 --time-limit 300.
+                 --random 10000 --domain-shard 1/8 --time-limit 900.
   --no-sweep     leave out step 4
   --time-limit SECONDS
                  stop a version's conform runs after SECONDS in all (SIGINT:
