@@ -484,53 +484,37 @@ REFUSAL_RE = re.compile(r"^jax_adapter: (\w+) unsupported: (.*)$")
 SPEC = os.path.join("conformance", "spec", "backend-selection.lspec")
 
 
-def row_operations(spec_path=SPEC):
-    """{row id: set of protocol operations} from the spec table (an IR row
-    judges lower_per_platform's modules)."""
-    ops, current = {}, None
+def spec_rows(spec_path=SPEC):
+    """{row id: {"ops": set of protocol operations (an IR row judges
+    lower_per_platform's modules), "was": [(boundary release, commit,
+    outcome text)] (its `was` lines)}} from the spec table."""
+    rows, current = {}, None
     try:
         with open(spec_path, encoding="utf-8") as f:
             for line in f:
-                m = re.match(r"^\[([A-Z]+-\d+)\]", line)
+                text = line.strip()
+                m = re.match(r"^\[([A-Z]+-\d+)\]", text)
                 if m:
-                    current = m.group(1)
-                    ops[current] = set()
+                    current = rows.setdefault(m.group(1),
+                                              {"ops": set(), "was": []})
                     continue
+                if text.startswith("["):  # a [fact] section
+                    current = None
                 if current is None:
                     continue
-                m = re.match(r"^op = (.*)$", line.strip())
+                m = re.match(r"^op = (.*)$", text)
+                w = re.match(r"^was = (\d+(?:\.\d+)+) ([0-9a-f]{12}) (.*)$",
+                             text)
                 if m:
-                    ops[current] |= set(m.group(1).split("|"))
-                elif line.strip() == "check = ir":
-                    ops[current].add("lower_per_platform")
+                    current["ops"] |= set(m.group(1).split("|"))
+                elif text == "check = ir":
+                    current["ops"].add("lower_per_platform")
+                elif w:
+                    current["was"].append(
+                        (version_key(w.group(1)), w.group(2), w.group(3)))
     except OSError:
         pass
-    return ops
-
-
-def row_history(spec_path=SPEC):
-    """{row id: [(boundary release, commit, outcome text)]}: the rows' `was`
-    lines in the spec table."""
-    history, current = {}, None
-    try:
-        with open(spec_path, encoding="utf-8") as f:
-            for line in f:
-                m = re.match(r"^\[([A-Z]+-\d+)\]", line)
-                if m:
-                    current = m.group(1)
-                    history[current] = []
-                    continue
-                if line.startswith("[") or current is None:
-                    current = None if line.startswith("[") else current
-                    continue
-                m = re.match(r"^was = (\d+(?:\.\d+)+) ([0-9a-f]{12}) (.*)$",
-                             line.strip())
-                if m:
-                    history[current].append(
-                        (version_key(m.group(1)), m.group(2), m.group(3)))
-    except OSError:
-        pass
-    return history
+    return rows
 
 
 def history_trace(history, version, absent_only=False):
@@ -636,8 +620,7 @@ def build_matrix(opts, versions, results):
             if row["id"] not in seen:
                 seen.add(row["id"])
                 rows.append(row["id"])
-    operations = row_operations()
-    histories = row_history()
+    spec = spec_rows()
     refusals = {r["version"]: adapter_refusals(r["report_dir"])
                 for r in results if r.get("report_dir")}
     matrix_rows = []
@@ -655,9 +638,10 @@ def build_matrix(opts, versions, results):
                 (x for x in mrep["rows"] if x["id"] == rid), None)
             m = None if mrep is None else cell(mrow)
             c["modelled"] = m
-            reach = refusal_trace(operations.get(rid, set()),
+            reach = refusal_trace(spec.get(rid, {}).get("ops", set()),
                                   refusals.get(r["version"], {}))
-            hist = history_trace(histories.get(rid, []), r["version"])
+            hist = history_trace(spec.get(rid, {}).get("was", []),
+                                 r["version"])
             c["drift"], c["explained"], c["why"] = trace(c, m, found, mrow,
                                                          reach, hist)
             cells[r["version"]] = c

@@ -869,6 +869,20 @@ static void explain_nearest(const lctx_spec *spec, const drift_case *d,
   }
 }
 
+/* "LEAD<releases> behaves: <changes>" for the releases in `mask` (none:
+ * nothing is said); returns `mask`. */
+static uint32_t say_drift(const lctx_spec *spec, const drift_case *d,
+                          uint32_t mask, const size_t *rows, const char *lead,
+                          lctx_buf *out) {
+  if (!mask)
+    return 0;
+  lctx_buf_append_cstr(out, lead);
+  format_runs(spec, mask, out);
+  lctx_buf_append_cstr(out, " behaves");
+  explain_nearest(spec, d, mask, rows, out);
+  return mask;
+}
+
 uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
                            size_t index, const lctx_outcome *actual, bool exact,
                            lctx_features *scratch, lctx_buf *out) {
@@ -879,14 +893,8 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
     if (pass && r != spec->selected)
       mask |= 1u << r;
   }
-  if (!mask)
-    return 0;
-  lctx_buf_append_cstr(out, "passes as JAX ");
-  format_runs(spec, mask, out);
-  lctx_buf_append_cstr(out, " behaves");
   drift_case d = {c, index, scratch};
-  explain_nearest(spec, &d, mask, rows, out);
-  return mask;
+  return say_drift(spec, &d, mask, rows, "passes as JAX ", out);
 }
 
 uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
@@ -905,12 +913,7 @@ uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
     if (memcmp(here, there, n * sizeof here[0]) != 0)
       mask |= 1u << r;
   }
-  if (!mask)
-    return 0;
-  lctx_buf_append_cstr(out, "the expected module differs as JAX ");
-  format_runs(spec, mask, out);
-  lctx_buf_append_cstr(out, " behaves");
   drift_case d = {c, index, scratch};
-  explain_nearest(spec, &d, mask, NULL, out);
-  return mask;
+  return say_drift(spec, &d, mask, NULL, "the expected module differs as JAX ",
+                   out);
 }
