@@ -12,7 +12,8 @@
 #   - --shard I/N splits the cases, --ops filters them;
 #   - batches of 7 give the results of one batch, line for line;
 #   - bad command lines exit 2 with a message (`--opt=value` alike), a file
-#     that is no library is named, --help prints the usage and options;
+#     that is no library is named, --help prints the usage and options, a
+#     --jax release the reference model does not know is refused;
 #   - TAP, JUnit XML and JSON reports carry the stamp, and stay well-formed
 #     when messages hold < & ]]> quotes, control characters or bytes that
 #     are not UTF-8.
@@ -175,6 +176,15 @@ sys.exit(1 if bad else 0)' "$tmp/ops" || fail "--ops canonicalize ran other oper
   fail "missing program not reported: $(cat "$tmp/e1")"
 "$LCTX" conform --cmd "$PY \"unterminated" 2>"$tmp/e2"
 [ $? = 2 ] && grep -q 'unterminated "' "$tmp/e2" || fail "bad quoting not reported"
+# A release the table names but the reference model does not know: its
+# modules cannot be judged as it behaves, so the run is refused (it is not
+# judged as the modelled commit instead).
+sed 's/^releases = \(.*\)$/releases = \1 99.0.0/' \
+  "$SRC/conformance/spec/backend-selection.lspec" >"$tmp/future.lspec"
+"$LCTX" conform --impl "$EXAMPLE" --spec "$tmp/future.lspec" --jax 99.0.0 \
+  --random 10 --report-dir "$tmp/future" 2>"$tmp/e99"
+[ $? = 2 ] && grep -q "the reference model does not know JAX release '99.0.0'" "$tmp/e99" ||
+  fail "a release the model does not know was not refused: $(cat "$tmp/e99")"
 "$LCTX" conform --impl "$tmp/none.so" 2>"$tmp/e3"
 [ $? = 2 ] && grep -q "none.so" "$tmp/e3" || fail "missing plugin not reported"
 "$LCTX" conform --impl "$EXAMPLE" --shard 3/2 2>"$tmp/e4"

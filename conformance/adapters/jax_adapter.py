@@ -585,7 +585,6 @@ class Lowering:
         j = self.j
         mlir, ir, core = j.mlir, j.ir, j.core
         with self.d.x64(x64):
-            eqn_ctx = self.d.eqn_context(compute_type)
             overrides = (None if override_rule is None
                          else ((prim, override_rule),))
             params = mlir.LoweringParameters(
@@ -597,6 +596,7 @@ class Lowering:
                 return jax_module.lower(
                     j, prim, platforms, pinned, params,
                     lambda: self.d.compute_type(compute_type))
+            eqn_ctx = self.d.eqn_context(compute_type)
             context = self.d.lowering_ir_context()
             with context, ir.Location.unknown(context):
                 ctx = self.d.module_context(platforms, pinned, params,

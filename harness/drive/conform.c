@@ -111,6 +111,9 @@ typedef struct run {
   /* The judge of the modules of lower_per_platform operations (created on
    * first use), and the modules judged so far. */
   lctx_irjudge *judge;
+  /* The reference model at the release judged as: the modules' expected
+   * structure (the IR judge). */
+  const lctx_release *model_release;
   size_t modules_checked;
   /* The rows IR-000 .. IR-006 (bit k of a verdict's `applicable`), or -1. */
   size_t ir_rows[IR_ROWS];
@@ -323,7 +326,7 @@ static lctx_irjudge *module_judge(run *r) {
     char log[4200];
     snprintf(log, sizeof log, "%s/judge.log", r->o.report_dir);
     r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log,
-                                lctx_release_find(r->spec.selected_name));
+                                r->model_release);
   }
   return r->judge;
 }
@@ -1158,6 +1161,20 @@ static bool load_spec(run *r, FILE *err) {
   if (!lctx_spec_select(&r->spec, r->o.jax, &eb)) {
     lctx_escaped esc;
     fprintf(err, "lctx conform: --jax: %s\n", lctx_esc(&esc, e));
+    return false;
+  }
+  /* The IR judge expects the modules the model builds at that release: a
+   * release the table names but the model does not know cannot be judged
+   * (rather than judged as the modelled commit). */
+  r->model_release = lctx_release_find(r->spec.selected_name);
+  if (!r->model_release) {
+    lctx_escaped esc, file;
+    fprintf(err,
+            "lctx conform: --jax: the reference model does not know JAX "
+            "release '%s' (the spec %s names it), so the modules cannot be "
+            "judged as it behaves\n",
+            lctx_esc(&esc, r->spec.selected_name),
+            lctx_esc(&file, r->spec.filename));
     return false;
   }
   r->report->row_count = r->spec.row_count;
