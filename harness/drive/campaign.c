@@ -19,6 +19,7 @@
 #include "findings.h"
 #include "minimize.h"
 #include "oracle.h"
+#include "peer.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -84,9 +85,8 @@ typedef struct campaign {
   /* How the first engine to end ended (a wait status), if one did. */
   int first_status;
   bool first_ended;
-  /* The guard (-1: none) and the write end of its pipe. */
-  pid_t guard;
-  int guard_fd;
+  /* The guard (a peer whose pid is -1: none). */
+  lctx_peer guard;
   rows_tracker rows;
   stats stats;
   /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
@@ -334,8 +334,12 @@ static void start(campaign *c, char *const *argv, const char *log,
     fprintf(w, "%s\n", RUN_START);
     fclose(w);
   }
-  lctx_sys_child child = {argv, true, log, true, NULL, env, "lctx fuzz", true};
-  pid_t pid = lctx_sys_spawn(&child);
+  lctx_peer_spec child = {.argv = argv,
+                          .search_path = true,
+                          .log = log,
+                          .env = env,
+                          .who = "lctx fuzz"};
+  pid_t pid = lctx_peer_spawn(&child);
   c->pids[c->npids++] = pid;
   c->alive += pid > 0;
 }
@@ -441,7 +445,8 @@ static void signal_engines(const campaign *c, int sig) {
 static void reap_engines(campaign *c) {
   for (int j = 0; j < c->npids; j++) {
     int status = 0;
-    if (c->pids[j] > 0 && waitpid(c->pids[j], &status, WNOHANG) == c->pids[j]) {
+    if (c->pids[j] > 0 &&
+        lctx_peer_reap(c->pids[j], false, &status) == c->pids[j]) {
       c->pids[j] = -1;
       c->alive--;
       if (!c->first_ended)
@@ -460,19 +465,17 @@ static void end_marked(const campaign *c) {
     lctx_sys_sleep(0.02);
 }
 
-/* The guard's life: in a process group of its own (Ctrl-C is lctx's to
- * handle), deaf to SIGINT, SIGTERM and SIGHUP, holding none of lctx's
- * output, it waits for a byte on `fd`. A byte: the campaign ended cleanly.
- * End of file: lctx died without ending its engines; end them and remove
- * OUT/tmp. */
-static _Noreturn void guard_main(const campaign *c, int fd) {
-  setpgid(0, 0);
+/* The guard's life: a peer that outlives lctx (a session of its own, so
+ * that Ctrl-C is lctx's to handle), deaf to SIGINT, SIGTERM and SIGHUP,
+ * holding none of lctx's output, it waits for a byte on `fd`. A byte: the
+ * campaign ended cleanly. End of file: lctx died without ending its
+ * engines; end them and remove OUT/tmp. */
+static void guard_main(void *user, int fd, int out_fd) {
+  const campaign *c = user;
+  (void)out_fd;
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
-  int null = open("/dev/null", O_RDWR);
-  for (int i = 0; null >= 0 && i < 3; i++)
-    dup2(null, i);
   char byte;
   ssize_t n;
   do
@@ -488,38 +491,23 @@ static _Noreturn void guard_main(const campaign *c, int fd) {
 /* Starts the guard; without one (no pipe, no fork) the engines still die
  * with lctx, their children may not. */
 static void guard_start(campaign *c) {
-  int fds[2];
-  c->guard = -1;
-  c->guard_fd = -1;
-  if (pipe(fds) != 0)
-    return;
-  /* Only lctx holds the write end: no engine may inherit it. */
-  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[1]);
-    guard_main(c, fds[0]);
-  }
-  close(fds[0]);
-  if (pid < 0) {
-    close(fds[1]);
-    return;
-  }
-  c->guard = pid;
-  c->guard_fd = fds[1];
+  lctx_peer_init(&c->guard);
+  /* Only lctx holds the write end of its pipe: no engine inherits it. */
+  lctx_peer_spec spec = {
+      .body = guard_main, .user = c, .pipes = true, .survives_lctx = true};
+  char text[256];
+  lctx_buf error;
+  lctx_buf_init(&error, text, sizeof text);
+  (void)lctx_peer_start(&c->guard, &spec, &error);
 }
 
 /* Tells the guard the campaign ended cleanly and waits for it. */
 static void guard_stop(campaign *c) {
-  if (c->guard <= 0)
+  if (c->guard.pid <= 0)
     return;
-  ssize_t n = write(c->guard_fd, "", 1);
-  (void)n;
-  close(c->guard_fd);
-  waitpid(c->guard, NULL, 0);
-  c->guard = -1;
+  if (lctx_peer_queue(&c->guard, "", 1))
+    (void)lctx_peer_flush(&c->guard);
+  lctx_peer_free(&c->guard); /* after it read the byte and ended */
 }
 
 //===----------------------------------------------------------------------===//
@@ -873,6 +861,7 @@ static bool fuzz(campaign *c, double start) {
   if (started)
     watch(c, start);
   end_marked(c);
+  lctx_peer_sweep();
   guard_stop(c);
   return started;
 }

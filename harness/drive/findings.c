@@ -5,6 +5,7 @@
 #include "findings.h"
 
 #include "file.h"
+#include "peer.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -120,10 +121,12 @@ static int run_once(const lctx_findings *f, const char *input,
   sanitizer_options("UBSAN_OPTIONS", "dedup_token_length=3:print_stacktrace=1",
                     ubsan, sizeof ubsan);
   const char *env[] = {"ASAN_OPTIONS", asan, "UBSAN_OPTIONS", ubsan, NULL};
-  lctx_sys_child child = {
-      args, false, log, false, f->runner_reads_stdin ? input : NULL,
-      env,  NULL,  true};
-  return lctx_sys_run_child(&child, 60, false, NULL, NULL);
+  lctx_peer_spec child = {.argv = args,
+                          .log = log,
+                          .truncate_log = true,
+                          .stdin_path = f->runner_reads_stdin ? input : NULL,
+                          .env = env};
+  return lctx_peer_run(&child, 60, false, NULL, NULL);
 }
 
 /* The kind of a sanitizer's SUMMARY line without its location:

@@ -2,8 +2,7 @@
  * irjudge.c - judging implementation modules in a child process (see
  * irjudge.h).
  *
- * The judge is a fork of lctx in a process group of its own, with its
- * stdin and stdout pipes to lctx and every other descriptor closed. Jobs go
+ * The judge is a fork of lctx, a peer (peer.h) with pipes to lctx. Jobs go
  * down as records (native endianness, same machine):
  *   job:     u32 JOB_MAGIC | u32 seq | u32 n | case bytes (n) | u32 op |
  *            u32 m | module text (m)
@@ -14,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "irjudge.h"
+#include "peer.h"
 #include "sys.h"
 
 #include "case_bytes.h"
@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -31,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define JOB_MAGIC 0x6c6a6f62u     /* "ljob" */
@@ -52,16 +49,9 @@ typedef struct judge_shared {
 struct lctx_irjudge {
   const lctx_release *release; /* what the model judges modules as */
   double timeout;
-  size_t memory_limit_mb;
   char log_path[4096];
-  pid_t pid;
-  int to_fd, from_fd;
+  lctx_peer peer;       /* the judge, its pipes and their buffers */
   judge_shared *shared; /* the current judge's; NULL when none */
-  double next_watch;    /* when its memory is read next */
-  uint8_t *out;
-  size_t out_length, out_sent, out_capacity;
-  uint8_t in[VERDICT_HEAD + LCTX_IR_MESSAGE_MAX + 128];
-  size_t in_length;
   size_t kills;
   /* The jobs lctx_irjudge_start handed over (NULL: none), their verdicts,
    * and how many of them are queued. */
@@ -140,8 +130,10 @@ static uint32_t judge_one(judge_state *s, size_t op) {
   return LCTX_IRJUDGE_JUDGED;
 }
 
-/* Serves jobs from stdin until it closes; never returns. */
-static void judge_main(judge_shared *shared, const lctx_release *release) {
+/* Serves jobs from `in_fd` until it closes, verdicts to `out_fd`; never
+ * returns. */
+static void judge_main(judge_shared *shared, const lctx_release *release,
+                       int in_fd, int out_fd) {
   judge_state *s = calloc(1, sizeof *s);
   job_reader *in = malloc(sizeof *in);
   if (!s || !in)
@@ -149,10 +141,11 @@ static void judge_main(judge_shared *shared, const lctx_release *release) {
   s->release = release;
   lctx_case_init(&s->c);
   s->memo = lctx_ir_memo_new();
-  FILE *out = fdopen(1, "wb");
+  FILE *out = fdopen(out_fd, "wb");
   if (!out || setvbuf(out, NULL, _IOFBF, 1u << 16) != 0)
     _exit(3);
-  lctx_sys_reader_init(&in->r, 0, in->buf, sizeof in->buf, flush_verdicts, out);
+  lctx_sys_reader_init(&in->r, in_fd, in->buf, sizeof in->buf, flush_verdicts,
+                       out);
   for (;;) {
     uint32_t magic, seq, n, op, m;
     if (!read_u32(in, &magic))
@@ -193,39 +186,21 @@ lctx_irjudge *lctx_irjudge_new(double timeout, size_t memory_limit_mb,
     return NULL;
   j->release = release;
   j->timeout = timeout;
-  j->memory_limit_mb = memory_limit_mb;
   snprintf(j->log_path, sizeof j->log_path, "%s",
            log_path ? log_path : "/dev/null");
-  j->pid = -1;
-  j->to_fd = j->from_fd = -1;
+  lctx_peer_init(&j->peer);
+  j->peer.memory_limit_mb = memory_limit_mb;
   return j;
 }
 
-/* In the child: the pipes become stdin and stdout, stderr the log, and
- * nothing else stays open. */
-static void become_judge(const lctx_irjudge *j, int in_fd, int out_fd,
-                         judge_shared *shared) {
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
-    _exit(3);
-  int log = open(j->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-  if (log >= 0)
-    dup2(log, 2);
-  close_range(3, ~0u, 0);
-  signal(SIGPIPE, SIG_DFL);
-  judge_main(shared, j->release);
+/* The judge's body in its process (peer.h): the pipes, the log as
+ * stderr. */
+static void become_judge(void *user, int in_fd, int out_fd) {
+  lctx_irjudge *j = user;
+  judge_main(j->shared, j->release, in_fd, out_fd);
 }
 
 static bool start(lctx_irjudge *j) {
-  int down[2], up[2];
-  if (pipe2(down, O_CLOEXEC) != 0)
-    return false;
-  if (pipe2(up, O_CLOEXEC) != 0) {
-    close(down[0]);
-    close(down[1]);
-    return false;
-  }
   /* A fresh page for each judge: one killed may not be gone yet. */
   if (j->shared)
     munmap(j->shared, sizeof *j->shared);
@@ -233,76 +208,27 @@ static bool start(lctx_irjudge *j) {
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (j->shared == MAP_FAILED) {
     j->shared = NULL;
-    close(down[0]);
-    close(down[1]);
-    close(up[0]);
-    close(up[1]);
     return false;
   }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0)
-    become_judge(j, down[0], up[1], j->shared);
-  close(down[0]);
-  close(up[1]);
-  if (pid < 0) {
-    close(down[1]);
-    close(up[0]);
-    return false;
-  }
-  setpgid(pid, pid); /* also here: no race with the child's own call */
-  j->pid = pid;
-  j->to_fd = down[1];
-  j->from_fd = up[0];
-  fcntl(j->to_fd, F_SETFL, fcntl(j->to_fd, F_GETFL) | O_NONBLOCK);
-#ifdef F_SETPIPE_SZ
   /* Room for a batch's jobs, handed over at once (lctx_irjudge_start). */
-  fcntl(j->to_fd, F_SETPIPE_SZ, 1 << 20);
-#endif
-  fcntl(j->from_fd, F_SETFL, fcntl(j->from_fd, F_GETFL) | O_NONBLOCK);
-  j->in_length = j->out_length = j->out_sent = 0;
-  j->next_watch = 0;
-  return true;
+  lctx_peer_spec spec = {.body = become_judge,
+                         .user = j,
+                         .pipes = true,
+                         .log = j->log_path,
+                         .pipe_size = 1u << 20};
+  char text[256];
+  lctx_buf error;
+  lctx_buf_init(&error, text, sizeof text);
+  return lctx_peer_start(&j->peer, &spec, &error);
 }
 
-/* Kills the judge's process group; describes how the judge ended. */
+/* Kills the judge and what it left; describes how it ended. */
 static void stop(lctx_irjudge *j, char *how, size_t cap) {
-  if (j->to_fd >= 0)
-    close(j->to_fd);
-  if (j->from_fd >= 0)
-    close(j->from_fd);
-  j->to_fd = j->from_fd = -1;
-  if (j->pid > 0) {
-    int status = 0;
-    pid_t r = waitpid(j->pid, &status, WNOHANG);
-    kill(-j->pid, SIGKILL);
-    if (r == 0)
-      r = waitpid(j->pid, &status, 0);
-    if (how && r == j->pid && WIFSIGNALED(status) &&
-        WTERMSIG(status) != SIGKILL)
-      snprintf(how, cap, "killed by signal %d (%s)", WTERMSIG(status),
-               strsignal(WTERMSIG(status)));
-    else if (how && r == j->pid && WIFEXITED(status))
-      snprintf(how, cap, "exited with status %d", WEXITSTATUS(status));
-  }
-  j->pid = -1;
-  j->in_length = j->out_length = j->out_sent = 0;
+  lctx_peer_stop(&j->peer, 0, how, cap);
 }
 
 static bool queue(lctx_irjudge *j, const void *data, size_t n) {
-  if (j->out_length + n > j->out_capacity) {
-    size_t cap = j->out_capacity ? j->out_capacity : 65536;
-    while (cap < j->out_length + n)
-      cap *= 2;
-    uint8_t *p = realloc(j->out, cap);
-    if (!p)
-      return false;
-    j->out = p;
-    j->out_capacity = cap;
-  }
-  memcpy(j->out + j->out_length, data, n);
-  j->out_length += n;
-  return true;
+  return lctx_peer_queue(&j->peer, data, n);
 }
 
 /* Queues job `i`. Jobs of one case (its lower_per_platform operations)
@@ -323,68 +249,40 @@ static bool queue_job(lctx_irjudge *j, const lctx_irjudge_job *job,
          queue(j, &op, 4) && queue(j, &m, 4) && queue(j, job->mlir, length);
 }
 
-/* The size of the complete verdict at the start of j->in, or 0. */
+/* The size of the complete verdict at the start of the judge's output, 0
+ * while incomplete, (size_t)-1 when it is broken. */
 static size_t verdict_size(const lctx_irjudge *j) {
-  if (j->in_length < VERDICT_HEAD)
+  if (j->peer.in_length < VERDICT_HEAD)
     return 0;
   uint32_t k;
-  memcpy(&k, j->in + VERDICT_HEAD - 4, 4);
+  memcpy(&k, lctx_peer_input(&j->peer) + VERDICT_HEAD - 4, 4);
   if (k > LCTX_IR_MESSAGE_MAX)
     return (size_t)-1;
-  return j->in_length >= VERDICT_HEAD + k ? VERDICT_HEAD + k : 0;
+  return j->peer.in_length >= VERDICT_HEAD + k ? VERDICT_HEAD + k : 0;
 }
 
-/* The judge's resident memory is over its limit. */
-static bool over_memory(const lctx_irjudge *j) {
-  return j->memory_limit_mb > 0 &&
-         lctx_sys_resident_bytes(j->pid) > j->memory_limit_mb * 1048576.0;
+/* A pump's want (peer.h): a complete verdict, or a broken one. */
+static int want_verdict(void *user) {
+  lctx_irjudge *j = user;
+  size_t size = verdict_size(j);
+  if (size == (size_t)-1) {
+    snprintf(j->peer.bad, sizeof j->peer.bad,
+             "the judge wrote a broken verdict");
+    return -1;
+  }
+  return size > 0;
 }
 
 /* Moves bytes until a verdict is complete (1), the judge ends or breaks
  * (0, why in `why`), or the deadline passes (-1). */
 static int pump(lctx_irjudge *j, double deadline, char *why, size_t cap) {
-  for (;;) {
-    size_t size = verdict_size(j);
-    if (size == (size_t)-1) {
-      snprintf(why, cap, "the judge wrote a broken verdict");
-      return 0;
-    }
-    if (size > 0)
-      return 1;
-    double now = lctx_sys_now();
-    if (now >= j->next_watch && (j->next_watch = now + 0.1, over_memory(j))) {
-      snprintf(why, cap, "the judge used more than %zu MB of memory on it",
-               j->memory_limit_mb);
-      return 0;
-    }
-    double left = deadline - now;
-    if (left <= 0)
-      return -1;
-    struct pollfd fds[2] = {{j->from_fd, POLLIN, 0}, {j->to_fd, POLLOUT, 0}};
-    bool writing = j->out_sent < j->out_length;
-    int r =
-        poll(fds, writing ? 2 : 1, left > 0.1 ? 100 : (int)(left * 1000) + 1);
-    if (r < 0 && errno != EINTR)
-      return 0;
-    if (r <= 0)
-      continue;
-    if (writing && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w =
-          write(j->to_fd, j->out + j->out_sent, j->out_length - j->out_sent);
-      if (w < 0 && errno != EAGAIN && errno != EINTR)
-        return 0;
-      if (w > 0)
-        j->out_sent += (size_t)w;
-    }
-    if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-      ssize_t got =
-          read(j->from_fd, j->in + j->in_length, sizeof j->in - j->in_length);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
-        return 0;
-      if (got > 0)
-        j->in_length += (size_t)got;
-    }
-  }
+  lctx_peer_end r = lctx_peer_pump(&j->peer, deadline, want_verdict, j);
+  if (r == LCTX_PEER_BAD)
+    snprintf(why, cap, "%s", j->peer.bad);
+  else if (r == LCTX_PEER_MEMORY)
+    snprintf(why, cap, "the judge used more than %zu MB of memory on it",
+             j->peer.memory_limit_mb);
+  return r == LCTX_PEER_DONE ? 1 : r == LCTX_PEER_TIMEOUT ? -1 : 0;
 }
 
 /* Waits for the verdict of job `next` (of `n`): pump()'s result. Each job
@@ -426,22 +324,22 @@ static int await_verdict(lctx_irjudge *j, size_t next, size_t n, char *why,
 static bool take_verdict(lctx_irjudge *j, uint32_t seq,
                          lctx_irjudge_verdict *v) {
   size_t size = verdict_size(j);
+  const uint8_t *in = lctx_peer_input(&j->peer);
   uint32_t head[5], k;
-  memcpy(head, j->in, sizeof head);
-  memcpy(&k, j->in + VERDICT_HEAD - 4, 4);
+  memcpy(head, in, sizeof head);
+  memcpy(&k, in + VERDICT_HEAD - 4, 4);
   bool good = head[0] == VERDICT_MAGIC && head[1] == seq &&
               head[2] <= LCTX_IRJUDGE_NOT_JUDGED;
   if (good) {
     v->status = (lctx_irjudge_status)head[2];
     v->passed = head[3] != 0;
     v->applicable = head[4];
-    memcpy(v->row, j->in + 20, 8);
+    memcpy(v->row, in + 20, 8);
     v->row[7] = '\0';
     snprintf(v->reason, sizeof v->reason, "%.*s", (int)k,
-             (const char *)j->in + VERDICT_HEAD);
+             (const char *)in + VERDICT_HEAD);
   }
-  memmove(j->in, j->in + size, j->in_length - size);
-  j->in_length -= size;
+  lctx_peer_consume(&j->peer, size);
   return good;
 }
 
@@ -467,12 +365,13 @@ static void lose_judge(lctx_irjudge *j, int r, const char *why,
 /* Queues jobs from `*queued` while the window has room. */
 static void fill_window(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
                         lctx_irjudge_verdict *verdicts, size_t *queued) {
-  if (j->out_sent > 0) { /* keep only what is still to be written */
-    memmove(j->out, j->out + j->out_sent, j->out_length - j->out_sent);
-    j->out_length -= j->out_sent;
-    j->out_sent = 0;
+  lctx_peer *p = &j->peer;
+  if (p->out_sent > 0) { /* keep only what is still to be written */
+    memmove(p->out, p->out + p->out_sent, p->out_length - p->out_sent);
+    p->out_length -= p->out_sent;
+    p->out_sent = 0;
   }
-  while (*queued < n && j->out_length - j->out_sent < WINDOW) {
+  while (*queued < n && p->out_length - p->out_sent < WINDOW) {
     size_t i = (*queued)++;
     if (verdicts[i].status == LCTX_IRJUDGE_JUDGED &&
         !queue_job(j, &jobs[i], (uint32_t)i))
@@ -509,14 +408,14 @@ void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
   if (n == 0)
     return;
   begin_verdicts(j, jobs, n, verdicts);
-  if (j->pid <= 0 && !start(j))
+  if (j->peer.pid <= 0 && !start(j))
     return; /* the run starts one, or says why not */
   size_t queued = 0;
-  j->out_length = j->out_sent = 0;
+  j->peer.out_length = j->peer.out_sent = 0;
   fill_window(j, jobs, n, verdicts, &queued);
-  ssize_t w = write(j->to_fd, j->out, j->out_length);
+  ssize_t w = write(j->peer.to_fd, j->peer.out, j->peer.out_length);
   if (w > 0)
-    j->out_sent = (size_t)w;
+    j->peer.out_sent = (size_t)w;
   j->started = jobs;
   j->started_verdicts = verdicts;
   j->started_n = n;
@@ -526,22 +425,22 @@ void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
                       lctx_irjudge_verdict *verdicts) {
   bool resumed = j->started == jobs && j->started_verdicts == verdicts &&
-                 j->started_n == n && j->pid > 0 && n > 0;
-  if (j->started && !resumed && j->pid > 0)
+                 j->started_n == n && j->peer.pid > 0 && n > 0;
+  if (j->started && !resumed && j->peer.pid > 0)
     stop(j, NULL, 0); /* it holds another's jobs */
   j->started = NULL;
   if (!resumed)
     begin_verdicts(j, jobs, n, verdicts);
   size_t next = 0, queued = resumed ? j->started_queued : 0;
   while (next < n) {
-    if (j->pid <= 0 && !start(j)) {
+    if (j->peer.pid <= 0 && !start(j)) {
       for (; next < n; next++)
         verdicts[next].status = LCTX_IRJUDGE_NOT_JUDGED;
       return;
     }
     if (!resumed) {
       queued = next;
-      j->out_length = j->out_sent = 0;
+      j->peer.out_length = j->peer.out_sent = 0;
     }
     resumed = false;
     for (; next < n; next++) {
@@ -569,10 +468,9 @@ size_t lctx_irjudge_kills(const lctx_irjudge *j) {
 void lctx_irjudge_free(lctx_irjudge *j) {
   if (!j)
     return;
-  stop(j, NULL, 0);
+  lctx_peer_free(&j->peer);
   if (j->shared)
     munmap(j->shared, sizeof *j->shared);
-  free(j->out);
   free(j);
 }
 

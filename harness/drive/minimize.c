@@ -10,6 +10,7 @@
 #include "exit.h"
 #include "file.h"
 #include "oracle.h"
+#include "peer.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -140,9 +141,9 @@ static size_t keep_rows(const char *target, const char *dir, const char *fresh,
 
 /* Runs `child` until it ends, `timeout` seconds at most, or an interrupt
  * (its process group is killed then). Returns the wait status, or -1. */
-static int run_child(const lctx_sys_child *child, double timeout) {
+static int run_child(const lctx_peer_spec *child, double timeout) {
   bool stopped;
-  int status = lctx_sys_run_child(child, timeout, true, NULL, &stopped);
+  int status = lctx_peer_run(child, timeout, true, NULL, &stopped);
   return stopped ? -1 : status;
 }
 
@@ -155,7 +156,7 @@ static bool engine_pass(const lctx_corpus_options *o, bool afl,
   if (!afl) {
     char *argv[] = {(char *)binary, "-merge=1", (char *)fresh, (char *)o->dir,
                     NULL};
-    lctx_sys_child child = {argv, false, log, false, NULL, NULL, NULL, true};
+    lctx_peer_spec child = {.argv = argv, .log = log, .truncate_log = true};
     int st = run_child(&child, timeout);
     return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
   }
@@ -167,8 +168,12 @@ static bool engine_pass(const lctx_corpus_options *o, bool afl,
                   (char *)binary, "-",           NULL};
   const char *env[] = {"AFL_SKIP_CPUFREQ", "1", "AFL_NO_UI", "1",
                        "AFL_ALLOW_TMP",    "1", NULL};
-  lctx_sys_child child = {argv, true, log,           false,
-                          NULL, env,  "lctx corpus", true};
+  lctx_peer_spec child = {.argv = argv,
+                          .search_path = true,
+                          .log = log,
+                          .truncate_log = true,
+                          .env = env,
+                          .who = "lctx corpus"};
   int st = run_child(&child, timeout);
   return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }

@@ -11,6 +11,7 @@
 #include "file.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
+#include "peer.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -587,8 +588,10 @@ static int spawn_fuzzer(const state *st, const char *library,
     args[n++] = (char *)st->fuzz_args[i];
   args[n++] = (char *)corpus;
   args[n] = NULL;
-  return lctx_sys_run_limited(args, log, NULL, "LCTX_DIFF_PLUGIN", library,
-                              hard_limit, seconds);
+  const char *env[] = {"LCTX_DIFF_PLUGIN", library, NULL};
+  lctx_peer_spec child = {
+      .argv = args, .log = log, .truncate_log = true, .env = env};
+  return lctx_peer_run(&child, hard_limit, false, seconds, NULL);
 }
 
 /* The state of a walk over a corpus: the inputs judged so far. */

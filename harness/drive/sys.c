@@ -15,9 +15,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -175,52 +172,6 @@ const char *lctx_sys_default_cases_path(void) {
   return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
 }
 
-/* In the child: dying with `parent`, the log, standard input, the
- * environment, then the program. */
-static void exec_child(const lctx_sys_child *child, pid_t parent) {
-  setpgid(0, 0);
-#ifdef __linux__
-  if (child->die_with_parent) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) /* it ended before prctl */
-      _exit(127);
-  }
-#else
-  (void)parent;
-#endif
-  int fd =
-      open(child->log,
-           O_WRONLY | O_CREAT | (child->append ? O_APPEND : O_TRUNC), 0666);
-  if (fd >= 0) {
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(fd);
-  }
-  int in = open(child->stdin_path ? child->stdin_path : "/dev/null", O_RDONLY);
-  if (in >= 0) {
-    dup2(in, 0);
-    close(in);
-  }
-  for (const char *const *e = child->env; e && e[0] && e[1]; e += 2)
-    setenv(e[0], e[1], 1);
-  if (child->search_path)
-    execvp(child->argv[0], child->argv);
-  else
-    execv(child->argv[0], child->argv);
-  if (child->who)
-    fprintf(stderr, "%s: cannot run %s: %s\n", child->who, child->argv[0],
-            strerror(errno));
-  _exit(127);
-}
-
-pid_t lctx_sys_spawn(const lctx_sys_child *child) {
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0)
-    exec_child(child, parent);
-  return pid < 0 ? -1 : pid;
-}
-
 /* Whether the NUL-separated entries of /proc/PID/environ hold `entry`. */
 static bool environ_holds(const char *pid, const char *entry, char *buf,
                           size_t cap) {
@@ -263,49 +214,6 @@ size_t lctx_sys_signal_marked(const char *entry, int sig) {
   closedir(d);
   free(buf);
   return count;
-}
-
-int lctx_sys_run_child(const lctx_sys_child *child, double timeout,
-                       bool stop_on_interrupt, double *seconds, bool *stopped) {
-  double start = lctx_sys_now();
-  if (seconds)
-    *seconds = 0;
-  if (stopped)
-    *stopped = false;
-  pid_t pid = lctx_sys_spawn(child);
-  if (pid < 0)
-    return -1;
-  int status = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      break;
-    if (r < 0) {
-      status = -1;
-      break;
-    }
-    if (lctx_sys_now() - start > timeout ||
-        (stop_on_interrupt && lctx_sys_interrupted())) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      if (stopped)
-        *stopped = true;
-      break;
-    }
-    lctx_sys_sleep(0.002);
-  }
-  if (seconds)
-    *seconds = lctx_sys_now() - start;
-  return status;
-}
-
-int lctx_sys_run_limited(char *const argv[], const char *log,
-                         const char *stdin_path, const char *env_name,
-                         const char *env_value, double timeout,
-                         double *seconds) {
-  const char *env[] = {env_name, env_value, NULL};
-  lctx_sys_child child = {argv, false, log, false, stdin_path, env, NULL, true};
-  return lctx_sys_run_child(&child, timeout, false, seconds, NULL);
 }
 
 int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,

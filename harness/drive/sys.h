@@ -4,8 +4,8 @@
  * Owns the clock, memory for a command's state, files and directories (kinds,
  * writing a whole file, reading the end of a log, listing a directory, creating
  * directory paths), the default locations of the spec table and the conformance
- * cases, starting helper programs (with or without a time limit), and catching
- * Ctrl-C (SIGINT, SIGTERM) as a request to stop. Reading a whole file is
+ * cases, and catching Ctrl-C (SIGINT, SIGTERM) as a request to stop (child
+ * processes are peer.h's). Reading a whole file is
  * core/base/file.h's. Also removing a directory tree, and signalling the
  * processes whose environment carries a mark (what a child left running).
  */
@@ -70,67 +70,20 @@ bool lctx_sys_mkdir_p(const char *path);
 /// could not be removed; a `path` that does not exist is not an error.
 bool lctx_sys_remove_tree(const char *path);
 
-/// The spec table used when no --spec is given ($LCTX_SPEC, else the
-/// source tree's).
+/// The spec table used when no --spec is given: that of the data paths the
+/// command line resolved (data_paths.h: $LCTX_SPEC, else the data
+/// folder's).
 const char *lctx_sys_default_spec_path(void);
 
-/// The conformance case directory of the source tree ($LCTX_CASES, else the
-/// source tree's).
+/// The conformance case directory used when no --cases is given (the data
+/// paths': $LCTX_CASES, else the data folder's).
 const char *lctx_sys_default_cases_path(void);
-
-/// How lctx_sys_spawn starts a child process.
-typedef struct lctx_sys_child {
-  /// The program and its arguments, NULL-terminated.
-  char *const *argv;
-  /// Look argv[0] up in PATH (execvp) rather than take it as a path (execv).
-  bool search_path;
-  /// Where stdout and stderr go.
-  const char *log;
-  /// Append to `log` rather than truncate it.
-  bool append;
-  /// Standard input; NULL: /dev/null.
-  const char *stdin_path;
-  /// NAME, VALUE, NAME, VALUE, ..., NULL: set in the child; may be NULL.
-  const char *const *env;
-  /// When not NULL, a program that cannot be started writes
-  /// `WHO: cannot run ARGV0: REASON` to the log.
-  const char *who;
-  /// The child gets SIGKILL when this process ends, however it ends
-  /// (Linux: PR_SET_PDEATHSIG, set between fork and exec; its own children
-  /// do not inherit it).
-  bool die_with_parent;
-} lctx_sys_child;
-
-/// Starts `child` in a process group of its own (so that kill(-pid, ...)
-/// reaches everything it starts). Returns its pid, or -1 when fork fails; a
-/// program that cannot be started exits 127.
-pid_t lctx_sys_spawn(const lctx_sys_child *child);
 
 /// Sends `sig` to every process but this one whose environment, as it was
 /// started, holds the entry `entry` (NAME=VALUE), as far as /proc shows
 /// them (processes that ended, zombies and other users' are not seen).
 /// Returns how many were signalled.
 size_t lctx_sys_signal_marked(const char *entry, int sig);
-
-/// Runs `child` until it ends, or `timeout` seconds at most, or (with
-/// `stop_on_interrupt`) an interrupt: then its process group is killed and
-/// `*stopped` (may be NULL) is set. Returns the wait status (of the killed
-/// child too), or -1 when it could not be started or waited for; `*seconds`
-/// (may be NULL) receives how long it ran.
-int lctx_sys_run_child(const lctx_sys_child *child, double timeout,
-                       bool stop_on_interrupt, double *seconds, bool *stopped);
-
-/// Runs `argv` (argv[0] a path, not searched in PATH) in a process group of
-/// its own, with stdout and stderr truncated into `log`, stdin from
-/// `stdin_path` (NULL: /dev/null), and, when `env_name` is not NULL,
-/// `env_name=env_value` set. Kills its process group after `timeout`
-/// seconds; it dies with this process (die_with_parent). Returns the wait
-/// status, or -1 when it could not be started or waited for; `*seconds`
-/// (may be NULL) receives how long it ran.
-int lctx_sys_run_limited(char *const argv[], const char *log,
-                         const char *stdin_path, const char *env_name,
-                         const char *env_value, double timeout,
-                         double *seconds);
 
 /// Takes DIR/.lock for this process (an exclusive flock, released when the
 /// process ends) and writes "WHO, pid N, started DATE" into it. Returns the

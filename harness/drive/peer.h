@@ -1,0 +1,178 @@
+/*
+ * peer.h - every child process lctx starts: an implementation's plugin
+ * worker or protocol program, the MLIR judge, a fuzz engine, a helper tool.
+ *
+ * Owns starting, feeding, watching and stopping them, once: the only module
+ * that forks, calls prctl, setsid or close_range (a house rule). A peer
+ * runs in a session of its own, so that it has no controlling terminal
+ * (opening /dev/tty fails) and its process group can be killed whole; its
+ * standard input is a pipe from lctx or /dev/null, never lctx's own; its
+ * output goes to a pipe or a log, and every other descriptor is closed
+ * (close_range, or one close per descriptor where that is missing). It gets
+ * SIGKILL when lctx dies (PR_SET_PDEATHSIG, with the check that lctx did
+ * not die before it was set). lctx is the child subreaper of everything it
+ * starts: a peer's descendants that leave its process group or session
+ * (double-forked daemons included) come back to lctx when their parents
+ * end, and lctx_peer_stop kills and reaps every such process that is not a
+ * peer still running. While lctx waits for a peer, the peer's resident
+ * memory is watched and each request has its deadline; how a wait ended is
+ * one lctx_peer_end.
+ */
+#ifndef LCTX_DRIVE_PEER_H
+#define LCTX_DRIVE_PEER_H
+
+#include "lctx/str.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// How a wait for a peer ended.
+typedef enum lctx_peer_end {
+  LCTX_PEER_DONE = 1,     ///< what was wanted is buffered
+  LCTX_PEER_EOF = 0,      ///< the peer closed its output or ended
+  LCTX_PEER_TIMEOUT = -1, ///< the deadline passed (or an interrupt came)
+  LCTX_PEER_BAD = -2,     ///< its output was refused (why: lctx_peer.bad)
+  LCTX_PEER_MEMORY = -3,  ///< it went over its memory limit
+} lctx_peer_end;
+
+/// What a peer is and where its standard streams go.
+typedef struct lctx_peer_spec {
+  /// A program and its arguments (NULL-terminated)...
+  char *const *argv;
+  /// ...looked up in PATH (else argv[0] is a path).
+  bool search_path;
+  /// ...or lctx's own code, run in the child instead of a program: it gets
+  /// the pipe ends (-1 without `pipes`) and must not return.
+  void (*body)(void *user, int in_fd, int out_fd);
+  void *user;
+  /// lctx talks to the peer: a program's stdin and stdout are pipes from
+  /// and to lctx; a body gets them as in_fd and out_fd (its stdin is
+  /// /dev/null and its stdout the log).
+  bool pipes;
+  /// Without `pipes`: the file standard input reads (NULL: /dev/null).
+  const char *stdin_path;
+  /// Where stderr goes, and stdout when it is not a pipe (NULL:
+  /// /dev/null); appended to, or truncated when `truncate_log`.
+  const char *log;
+  bool truncate_log;
+  /// NAME, VALUE, NAME, VALUE, ..., NULL: set in the child (may be NULL).
+  const char *const *env;
+  /// When not NULL, a program that cannot be started writes
+  /// `WHO: cannot run ARGV0: REASON` to the log.
+  const char *who;
+  /// The size asked for the pipes (0: the system's).
+  size_t pipe_size;
+  /// Not killed when lctx dies (no PR_SET_PDEATHSIG): a guard that cleans
+  /// up after a lctx that was killed. Everything else dies with lctx.
+  bool survives_lctx;
+} lctx_peer_spec;
+
+/// A running peer and what moves between lctx and it.
+typedef struct lctx_peer {
+  pid_t pid; ///< also its session and process group; -1: none
+  int to_fd, from_fd, statm_fd;
+  /// Resident memory limit in MB (0: none), checked every 0.1 s of a pump.
+  size_t memory_limit_mb;
+  /// A pump ends as a timeout when SIGINT or SIGTERM arrived
+  /// (lctx_sys_interrupted).
+  bool stop_on_interrupt;
+  double next_watch;
+  /// Read buffer: in_length bytes not yet consumed, from in + in_off.
+  uint8_t *in;
+  size_t in_off, in_length, in_capacity;
+  /// Write buffer: out_length bytes, out_sent of them written.
+  uint8_t *out;
+  size_t out_length, out_sent, out_capacity;
+  /// Why the output was refused (LCTX_PEER_BAD), set by a want function.
+  char bad[256];
+} lctx_peer;
+
+/// A peer that runs nothing (pid -1, no descriptors, empty buffers).
+void lctx_peer_init(lctx_peer *p);
+
+/// Starts `s`: returns true with `p` running, or false with why in `error`
+/// (no pipe, no fork, or, for a program, the exec failure with its errno,
+/// argv[0] escaped). `p`'s limits are kept; its buffers are emptied.
+bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error);
+
+/// Starts `s` without pipes and without a lctx_peer (a helper program, a
+/// fuzz engine, a guard): its pid, or -1 with errno set. It is a peer as
+/// every other (own session, dies with lctx, its descendants swept); reap
+/// it with lctx_peer_reap.
+pid_t lctx_peer_spawn(const lctx_peer_spec *s);
+
+/// waitpid for a peer of lctx_peer_spawn (blocking or not): its pid once it
+/// ended (its status in `*status`, may be NULL), 0 while it runs, -1 on an
+/// error. A peer reaped is no longer a peer: what it left is swept.
+pid_t lctx_peer_reap(pid_t pid, bool block, int *status);
+
+/// Kills the process group of a peer of lctx_peer_spawn, then the peer, and
+/// reaps it; then sweeps (lctx_peer_sweep). Returns its wait status (-1
+/// when it could not be reaped).
+int lctx_peer_kill(pid_t pid);
+
+/// Kills and reaps every child of lctx that is not a running peer (what
+/// peers left: daemons, double-forked processes, engine jobs), and what
+/// they leave when they die, until none is left. Returns how many.
+size_t lctx_peer_sweep(void);
+
+/// Runs `s` (lctx_peer_spawn) until it ends, `timeout` seconds at most, or
+/// (`stop_on_interrupt`) an interrupt; then kills what is left of it.
+/// Returns the wait status, or -1 when it could not be started; `*seconds`
+/// and `*stopped` (may be NULL) say how long it ran and whether it was
+/// killed.
+int lctx_peer_run(const lctx_peer_spec *s, double timeout,
+                  bool stop_on_interrupt, double *seconds, bool *stopped);
+
+/// What a pump waits for: 1 when it is buffered, 0 for more, -1 when the
+/// peer's output is refused (why in p->bad).
+typedef int (*lctx_peer_want)(void *user);
+
+/// Moves bytes both ways until `want(user)` is satisfied or refuses, the
+/// peer ends or goes over its memory limit, or `deadline` (lctx_sys_now)
+/// passes.
+lctx_peer_end lctx_peer_pump(lctx_peer *p, double deadline, lctx_peer_want want,
+                             void *user);
+
+/// Reads what the peer has written, without waiting (up to 4 MiB).
+void lctx_peer_drain(lctx_peer *p);
+
+/// Appends `n` bytes to the write buffer; false when out of memory.
+bool lctx_peer_queue(lctx_peer *p, const void *data, size_t n);
+
+/// Writes what the write buffer holds without waiting; false when the peer
+/// stopped reading for good (its pipe is closed).
+bool lctx_peer_flush(lctx_peer *p);
+
+/// The first byte of the read buffer not yet consumed (NULL before the
+/// first byte came).
+static inline uint8_t *lctx_peer_input(const lctx_peer *p) {
+  return p->in ? p->in + p->in_off : NULL;
+}
+
+/// Drops the first `n` buffered bytes.
+void lctx_peer_consume(lctx_peer *p, size_t n);
+
+/// Whether the peer has ended (it is not reaped: its status is kept).
+bool lctx_peer_ended(const lctx_peer *p);
+
+/// Its resident memory in bytes (0 when it cannot be read).
+double lctx_peer_resident(const lctx_peer *p);
+
+/// Stops the peer: closes the pipes, gives it `grace` seconds to end by
+/// itself, kills its process group, reaps it and sweeps what it left
+/// (lctx_peer_sweep). When it had ended by itself, writes how (exited with
+/// status N, killed by signal N (NAME)) to `why` (may be NULL). Empties
+/// the buffers; keeps the limits and the buffers' memory.
+void lctx_peer_stop(lctx_peer *p, double grace, char *why, size_t cap);
+
+/// lctx_peer_stop, and frees the buffers.
+void lctx_peer_free(lctx_peer *p);
+
+/// "exited with status N", "killed by signal N (NAME)" or "stopped" of a
+/// wait status, into `out`.
+void lctx_peer_describe(int status, char *out, size_t cap);
+
+#endif /* LCTX_DRIVE_PEER_H */

@@ -1,0 +1,321 @@
+/*
+ * tests/test_peer.c - the one way lctx runs a child (harness/drive/peer.h),
+ * tried as a hostile child would:
+ *   - it has no controlling terminal: run from a process whose controlling
+ *     terminal is a pseudo-terminal made here, a program and lctx's own code
+ *     cannot open /dev/tty, and nothing they try reaches the terminal;
+ *   - its standard input is never lctx's: writing to it fails;
+ *   - descriptors lctx holds open (without close-on-exec) are closed in it;
+ *   - what it leaves running (a double-forked daemon in a session of its
+ *     own) is killed when the peer stops or a run of it ends;
+ *   - a program that cannot be started is said so, with the reason;
+ *   - a peer that writes half an answer and stops costs one deadline.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "peer.h"
+#include "sys.h"
+
+static char dir[64];
+
+static int make_dir(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/lctx-test-peer-XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+  (void)state;
+  return lctx_sys_remove_tree(dir) ? 0 : -1;
+}
+
+/* The text of `path` (at most cap - 1 bytes), "" when it cannot be read. */
+static const char *slurp(const char *path, char *buf, size_t cap) {
+  buf[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f) {
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+  }
+  return buf;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Whether process `pid` still exists (a zombie counts). */
+static bool exists(pid_t pid) {
+  return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+//===----------------------------------------------------------------------===//
+// No terminal, no stdin of lctx's
+//===----------------------------------------------------------------------===//
+
+/* What the hostile child does: it tries /dev/tty and its stdin, and says in
+ * its log what became of each. */
+static const char *const hostile_script =
+    "if (printf '\\033[2Jresult: PASS\\n' >/dev/tty) 2>/dev/null; "
+    "then echo tty-written; else echo no-tty; fi; "
+    "if (printf '\\033[2Jresult: PASS\\n' >&0) 2>/dev/null; "
+    "then echo stdin-written; else echo stdin-refused; fi";
+
+/* lctx's own code in a peer: the same tries, answered on its pipe. */
+static void hostile_body(void *user, int in_fd, int out_fd) {
+  (void)user;
+  (void)in_fd;
+  int tty = open("/dev/tty", O_WRONLY);
+  const char *a = tty >= 0 ? "tty-opened\n" : "no-tty\n";
+  ssize_t w = write(0, "\033[2Jresult: PASS\n", 17);
+  const char *b = w > 0 ? "stdin-written\n" : "stdin-refused\n";
+  (void)!write(out_fd, a, strlen(a));
+  (void)!write(out_fd, b, strlen(b));
+}
+
+static int want_two_lines(void *user) {
+  lctx_peer *p = user;
+  size_t lines = 0;
+  for (size_t i = 0; i < p->in_length; i++)
+    lines += lctx_peer_input(p)[i] == '\n';
+  return lines >= 2;
+}
+
+/* In a child of the test: a session whose controlling terminal is a fresh
+ * pseudo-terminal, lctx's stdin that terminal; runs both hostile peers and
+ * exits 0 when neither reached the terminal, else 1 with why on stderr. */
+static void run_on_a_terminal(const char *log) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) || unlockpt(master) || setsid() < 0)
+    _exit(2);
+  int slave = open(ptsname(master), O_RDWR); /* becomes the terminal */
+  if (slave < 0 || ioctl(slave, TIOCSCTTY, 0) != 0 || dup2(slave, 0) < 0)
+    _exit(2);
+  char *argv[] = {"/bin/sh", "-c", (char *)hostile_script, NULL};
+  lctx_peer_spec program = {.argv = argv, .log = log, .truncate_log = true};
+  int status = lctx_peer_run(&program, 10, false, NULL, NULL);
+  char text[256];
+  slurp(log, text, sizeof text);
+  if (status != 0 || !strstr(text, "no-tty") ||
+      !strstr(text, "stdin-refused")) {
+    fprintf(stderr, "program: %s", text);
+    _exit(1);
+  }
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec body = {.body = hostile_body, .pipes = true};
+  if (!lctx_peer_start(&p, &body, &error) ||
+      lctx_peer_pump(&p, lctx_sys_now() + 10, want_two_lines, &p) !=
+          LCTX_PEER_DONE)
+    _exit(2);
+  snprintf(text, sizeof text, "%.*s", (int)p.in_length,
+           (const char *)lctx_peer_input(&p));
+  lctx_peer_free(&p);
+  if (!strstr(text, "no-tty") || !strstr(text, "stdin-refused")) {
+    fprintf(stderr, "body: %s", text);
+    _exit(1);
+  }
+  /* Nothing reached the terminal. */
+  char seen[512];
+  int flags = fcntl(master, F_GETFL);
+  fcntl(master, F_SETFL, flags | O_NONBLOCK);
+  ssize_t n = read(master, seen, sizeof seen - 1);
+  if (n > 0) {
+    fprintf(stderr, "the terminal got %zd bytes\n", n);
+    _exit(1);
+  }
+  _exit(0);
+}
+
+static void test_no_terminal_no_stdin(void **state) {
+  (void)state;
+  char log[128];
+  snprintf(log, sizeof log, "%s/tty.log", dir);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    run_on_a_terminal(log);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Descriptors
+//===----------------------------------------------------------------------===//
+
+static void report_fd(void *user, int in_fd, int out_fd) {
+  int fd = *(const int *)user;
+  (void)in_fd;
+  const char *a = fcntl(fd, F_GETFD) < 0 ? "closed\n" : "open!\n";
+  (void)!write(out_fd, a, strlen(a));
+  const char *b = "done\n";
+  (void)!write(out_fd, b, strlen(b));
+}
+
+static void test_descriptors_closed(void **state) {
+  (void)state;
+  int fd = open("/dev/null", O_RDONLY); /* no close-on-exec */
+  assert_true(fd > 2);
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec body = {.body = report_fd, .user = &fd, .pipes = true};
+  assert_true(lctx_peer_start(&p, &body, &error));
+  assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 10, want_two_lines, &p),
+                   LCTX_PEER_DONE);
+  assert_memory_equal(lctx_peer_input(&p), "closed\n", 7);
+  lctx_peer_free(&p);
+  close(fd);
+}
+
+//===----------------------------------------------------------------------===//
+// What a peer leaves
+//===----------------------------------------------------------------------===//
+
+/* A program that double-forks a daemon in a session of its own, which
+ * writes its pid to DIR/daemon.pid and sleeps; the program then ends (run)
+ * or waits (start). */
+static void write_daemon_script(const char *script, bool wait) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "#!/bin/sh\n"
+           "( setsid sh -c 'echo $$ > %s/daemon.tmp; "
+           "mv %s/daemon.tmp %s/daemon.pid; exec sleep 300' & ) \n"
+           "while [ ! -s %s/daemon.pid ]; do sleep 0.01; done\n"
+           "%s\n",
+           dir, dir, dir, dir, wait ? "echo ready; exec sleep 300" : "exit 0");
+  write_text(script, text);
+  chmod(script, 0755);
+}
+
+static pid_t daemon_pid(void) {
+  char path[128], text[64];
+  snprintf(path, sizeof path, "%s/daemon.pid", dir);
+  pid_t pid = (pid_t)atoi(slurp(path, text, sizeof text));
+  unlink(path);
+  return pid;
+}
+
+static void test_run_leaves_no_daemon(void **state) {
+  (void)state;
+  char script[128];
+  snprintf(script, sizeof script, "%s/daemon.sh", dir);
+  write_daemon_script(script, false);
+  char *argv[] = {script, NULL};
+  lctx_peer_spec s = {.argv = argv};
+  assert_int_equal(lctx_peer_run(&s, 20, false, NULL, NULL), 0);
+  pid_t pid = daemon_pid();
+  assert_true(pid > 0);
+  assert_false(exists(pid));
+}
+
+static int want_line(void *user) {
+  lctx_peer *p = user;
+  return p->in_length > 0 &&
+         memchr(lctx_peer_input(p), '\n', p->in_length) != NULL;
+}
+
+static void test_stop_leaves_no_daemon(void **state) {
+  (void)state;
+  char script[128];
+  snprintf(script, sizeof script, "%s/daemon-wait.sh", dir);
+  write_daemon_script(script, true);
+  char *argv[] = {script, NULL};
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec s = {.argv = argv, .pipes = true};
+  assert_true(lctx_peer_start(&p, &s, &error));
+  assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 20, want_line, &p),
+                   LCTX_PEER_DONE);
+  pid_t pid = daemon_pid();
+  assert_true(pid > 0);
+  assert_true(exists(pid));
+  lctx_peer_free(&p);
+  assert_false(exists(pid));
+}
+
+//===----------------------------------------------------------------------===//
+// Failures said
+//===----------------------------------------------------------------------===//
+
+static void test_cannot_run(void **state) {
+  (void)state;
+  char *argv[] = {"/nonexistent/\033[2Jprogram", NULL};
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec s = {.argv = argv, .pipes = true};
+  assert_false(lctx_peer_start(&p, &s, &error));
+  assert_string_equal(why, "cannot run '/nonexistent/\\x1b[2Jprogram': No "
+                           "such file or directory");
+  assert_int_equal(p.pid, -1);
+  lctx_peer_spec spawn = {.argv = argv};
+  assert_int_equal(lctx_peer_spawn(&spawn), -1);
+  assert_int_equal(errno, ENOENT);
+}
+
+static void test_half_answer_costs_one_deadline(void **state) {
+  (void)state;
+  char *argv[] = {"/bin/sh", "-c", "printf '{\"id\":1,\"resu'; exec sleep 300",
+                  NULL};
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec s = {.argv = argv, .pipes = true};
+  assert_true(lctx_peer_start(&p, &s, &error));
+  double start = lctx_sys_now();
+  assert_int_equal(lctx_peer_pump(&p, start + 0.5, want_line, &p),
+                   LCTX_PEER_TIMEOUT);
+  double took = lctx_sys_now() - start;
+  assert_true(took >= 0.5 && took < 5);
+  assert_int_equal(p.in_length, 13);
+  lctx_peer_free(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_terminal_no_stdin),
+      cmocka_unit_test(test_descriptors_closed),
+      cmocka_unit_test(test_run_leaves_no_daemon),
+      cmocka_unit_test(test_stop_leaves_no_daemon),
+      cmocka_unit_test(test_cannot_run),
+      cmocka_unit_test(test_half_answer_costs_one_deadline),
+  };
+  return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
