@@ -1,6 +1,6 @@
 /*
- * sweep_case.h - the state of a sweep and the mechanics of one case, shared
- * by sweep.c (the plan and the run) and sweep_case.c: the export requests
+ * sweep_case.h - the mechanics of one case of a sweep (its state is
+ * sweep_state.h's), used by sweep.c (the plan and the run): the export requests
  * of a case and their answers, judging, the results line, resuming,
  * findings (kept, minimized, recorded as case files) and the recorded case
  * files themselves (--judge, --replay).
@@ -8,56 +8,7 @@
 #ifndef LCTX_DRIVE_SWEEP_CASE_H
 #define LCTX_DRIVE_SWEEP_CASE_H
 
-#include "conform.h"
-#include "export_json.h"
-#include "impl.h"
-#include "sweep.h"
-#include "sweepjudge.h"
-
-/// One platform list.
-typedef struct lctx_sweep_list {
-  size_t count;
-  char p[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
-} lctx_sweep_list;
-
-/// A case's requests and answers.
-typedef struct lctx_sweep_exports {
-  size_t program; ///< a catalogue index
-  lctx_sweep_list list, reorder;
-  bool has_reorder, has_cpu, has_alone[LCTX_EXPORT_MAX_PLATFORMS];
-  lctx_export_store multi, reordered, cpu_only;
-  lctx_export_store alone[LCTX_EXPORT_MAX_PLATFORMS];
-  bool ran; ///< exported and judged (lctx_sweep_run_case)
-  /// The failures of its verdicts (heap), which a recorded case expects.
-  lctx_sweep_verdict *fails;
-  size_t fail_count;
-} lctx_sweep_exports;
-
-/// A running sweep.
-typedef struct lctx_sweep {
-  const lctx_sweep_options *o;
-  FILE *out, *err;
-  lctx_spec *spec;
-  lctx_sweep_rows rows;
-  lctx_impl *impl;
-  lctx_catalogue cat;
-  size_t *selected, selected_count;
-  bool *reached; ///< per cat.primitives entry (sorted)
-  lctx_conform_report *rep;
-  unsigned long long next_id;
-  size_t exports, resumed, finding_count;
-  /// The cases done (by plan index), from results.jsonl and this run.
-  bool *done;
-  size_t done_cap;
-  /// Finding keys: known (from the recorded defects) and seen in this run.
-  char (*known)[LCTX_SWEEP_KEY_MAX];
-  size_t known_count;
-  char (*seen)[LCTX_SWEEP_KEY_MAX];
-  size_t seen_count, seen_cap;
-  FILE *results;
-  bool results_failed, progress;
-  double start, next_progress;
-} lctx_sweep;
+#include "sweep_state.h"
 
 /// A sweep with its table (the sweep rows found), its known findings and
 /// its out folder made; NULL with why on `err`.

@@ -13,7 +13,9 @@
 #ifndef LCTX_DRIVE_SWEEP_RECORD_H
 #define LCTX_DRIVE_SWEEP_RECORD_H
 
-#include "sweep_case.h"
+#include "sweep_state.h"
+
+struct json_t; /* jansson's */
 
 /// The keys of the failures every `*.json` case file of `dir` expects (a
 /// missing folder has none). False with the file named on `err`.
@@ -40,5 +42,13 @@ void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
 void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
                               const lctx_sweep_exports *best,
                               const lctx_sweep_verdict *v, const char *dir);
+
+/// The paths of the case files PATH (a file) or PATH/ *.json (sorted);
+/// NULL said on `err`. Free each and the array.
+char **lctx_sweep_record_files(const char *path, size_t *n, FILE *err);
+
+/// A case file parsed (it must say "lctx-sweep-case": 1); NULL said on
+/// `err` with the file, line and column.
+struct json_t *lctx_sweep_record_load(const char *path, FILE *err);
 
 #endif /* LCTX_DRIVE_SWEEP_RECORD_H */

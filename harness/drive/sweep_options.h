@@ -1,0 +1,38 @@
+/*
+ * sweep_options.h - what `lctx sweep` is asked to do (sweep.h): the
+ * options of a sweep, shared by the plan (sweep.c), the state of a running
+ * sweep (sweep_state.h) and the command line.
+ */
+#ifndef LCTX_DRIVE_SWEEP_OPTIONS_H
+#define LCTX_DRIVE_SWEEP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/// What to sweep, and how.
+typedef struct lctx_sweep_options {
+  const char *command;   ///< the program (PROGRAM ARGS, split, no shell)
+  const char *spec_path; ///< the sweep table
+  const char *out_dir;   ///< reports, findings (created; a run resumes)
+  unsigned long long seed;
+  unsigned shard_i, shard_n; ///< 1-based; 1/1 unsharded
+  size_t lists;              ///< platform lists per program
+  /// "all" (every program) or "ci" (the first program of each harness
+  /// group, and every other program).
+  const char *subset;
+  const char *group;     ///< only programs of this group (NULL: all)
+  const char *kind;      ///< only programs of this kind (NULL: all)
+  size_t limit;          ///< at most this many programs (0: no limit)
+  double timeout;        ///< seconds per export
+  double time_limit;     ///< stop after this many seconds (0: none)
+  const char *known_dir; ///< recorded findings of known defects (xfail)
+  bool minimize;
+  bool quiet;
+  long only_case; ///< run only this plan index (-1: all of the shard)
+} lctx_sweep_options;
+
+/// Sets the defaults: seed 1, 1/1, one list a program, every program, 60 s
+/// an export, minimizing.
+void lctx_sweep_options_init(lctx_sweep_options *o);
+
+#endif /* LCTX_DRIVE_SWEEP_OPTIONS_H */
