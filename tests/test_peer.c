@@ -9,7 +9,8 @@
  *   - what it leaves running (a double-forked daemon in a session of its
  *     own) is killed when the peer stops or a run of it ends;
  *   - a program that cannot be started is said so, with the reason;
- *   - a peer that writes half an answer and stops costs one deadline.
+ *   - a peer that writes half an answer and stops costs one deadline;
+ *   - lctx stopped (SIGSTOP) past a deadline does not blame the peer.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -308,6 +309,36 @@ static void test_half_answer_costs_one_deadline(void **state) {
   lctx_peer_free(&p);
 }
 
+/* lctx stopped (SIGSTOP) for longer than the deadline while the peer
+ * answered: the answer is taken, not a timeout. */
+static void test_stopped_lctx_is_no_hang(void **state) {
+  (void)state;
+  char *argv[] = {"/bin/sh", "-c", "sleep 0.3; echo answer; exec sleep 300",
+                  NULL};
+  lctx_peer p;
+  lctx_peer_init(&p);
+  char why[256];
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_peer_spec s = {.argv = argv, .pipes = true};
+  assert_true(lctx_peer_start(&p, &s, &error));
+  pid_t self = getpid();
+  fflush(NULL);
+  pid_t stopper = fork();
+  assert_true(stopper >= 0);
+  if (stopper == 0) {
+    usleep(100000);
+    kill(self, SIGSTOP);
+    usleep(2500000);
+    kill(self, SIGCONT);
+    _exit(0);
+  }
+  lctx_peer_end r = lctx_peer_pump(&p, lctx_sys_now() + 1.0, want_line, &p);
+  assert_int_equal(waitpid(stopper, NULL, 0), stopper);
+  assert_int_equal(r, LCTX_PEER_DONE);
+  lctx_peer_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_terminal_no_stdin),
@@ -316,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_stop_leaves_no_daemon),
       cmocka_unit_test(test_cannot_run),
       cmocka_unit_test(test_half_answer_costs_one_deadline),
+      cmocka_unit_test(test_stopped_lctx_is_no_hang),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -37,6 +37,9 @@
 #define WATCH_PERIOD 0.1
 /* The most bytes one read() of a peer's output takes. */
 #define READ_CHUNK (256u << 10)
+/* A pump that finds more time passed than it waited by this much was
+ * stopped (SIGSTOP, Ctrl-Z): the deadline moves by what it lost. */
+#define STALL_SECONDS 1.0
 /* How long a sweep goes on at most (a peer that forks without end). */
 #define SWEEP_SECONDS 5.0
 
@@ -625,13 +628,28 @@ static lctx_peer_end move_bytes(lctx_peer *p, double left, lctx_peer_want want,
   return LCTX_PEER_DONE;
 }
 
+/* How a pump ends at its deadline: what the peer wrote meanwhile (lctx may
+ * have been stopped, SIGSTOP or Ctrl-Z, while it came) may be what was
+ * wanted. */
+static lctx_peer_end at_deadline(lctx_peer *p, lctx_peer_want want,
+                                 void *user) {
+  lctx_peer_drain(p);
+  int w = want(user);
+  return w > 0 ? LCTX_PEER_DONE : w < 0 ? LCTX_PEER_BAD : LCTX_PEER_TIMEOUT;
+}
+
 lctx_peer_end lctx_peer_pump(lctx_peer *p, double deadline, lctx_peer_want want,
                              void *user) {
+  double last = lctx_sys_now(), waited = 0;
   for (;;) {
     int w = want(user);
     if (w != 0)
       return w > 0 ? LCTX_PEER_DONE : LCTX_PEER_BAD;
     double now = lctx_sys_now();
+    /* Time lctx itself did not run (it was stopped) is not the peer's. */
+    if (now - last > waited + STALL_SECONDS)
+      deadline += now - last - waited;
+    last = now;
     if (now >= p->next_watch) {
       p->next_watch = now + WATCH_PERIOD;
       lctx_peer_end s = watch(p);
@@ -641,10 +659,13 @@ lctx_peer_end lctx_peer_pump(lctx_peer *p, double deadline, lctx_peer_want want,
         return s;
     }
     double left = deadline - now;
-    if (left <= 0 || (p->stop_on_interrupt && lctx_sys_interrupted()))
+    if (p->stop_on_interrupt && lctx_sys_interrupted())
       return LCTX_PEER_TIMEOUT;
+    if (left <= 0)
+      return at_deadline(p, want, user);
     if (left > p->next_watch - now)
       left = p->next_watch - now;
+    waited = left;
     lctx_peer_end s = move_bytes(p, left, want, user);
     if (s != LCTX_PEER_DONE)
       return s;

@@ -132,7 +132,10 @@ typedef int (*lctx_peer_want)(void *user);
 
 /// Moves bytes both ways until `want(user)` is satisfied or refuses, the
 /// peer ends or goes over its memory limit, or `deadline` (lctx_sys_now)
-/// passes.
+/// passes. Time in which lctx itself did not run (stopped by SIGSTOP or
+/// Ctrl-Z: more than 1 s beyond what the pump waited) moves the deadline,
+/// and at the deadline what the peer wrote meanwhile is read first: a stop
+/// of lctx is never the peer's hang.
 lctx_peer_end lctx_peer_pump(lctx_peer *p, double deadline, lctx_peer_want want,
                              void *user);
 
