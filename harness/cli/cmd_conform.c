@@ -28,7 +28,10 @@ static bool parse_messages(const char *v, void *target, char *why, size_t n) {
 static bool parse_ops(const char *v, void *target, char *why, size_t n) {
   unsigned ops = 0;
   char copy[256];
-  snprintf(copy, sizeof copy, "%s", v);
+  if ((size_t)snprintf(copy, sizeof copy, "%s", v) >= sizeof copy) {
+    snprintf(why, n, "the list is longer than %zu bytes", sizeof copy - 1);
+    return false;
+  }
   char *save = NULL;
   for (char *tok = strtok_r(copy, ",", &save); tok;
        tok = strtok_r(NULL, ",", &save)) {

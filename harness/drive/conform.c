@@ -3,16 +3,18 @@
  *
  * A run offers cases from three sources (the conformance case files, the
  * domain, random cases) to a batch; a full batch goes to the implementation
- * (impl.h) and every operation's outcome is judged by the spec table, and a
- * module a lower_per_platform returned by the IR rows (irexpect.h). The
- * verdicts are counted per row in the lctx_conform_report and streamed to
- * results.jsonl; the reports are written at the end.
+ * (impl.h), the modules a lower_per_platform returned to the MLIR judge
+ * (irjudge.h), and every operation is judged into a verdict
+ * (conform_verdict.h), counted per row in the lctx_conform_report and
+ * streamed to results.jsonl; the reports are written at the end
+ * (conform_report.h). Problems are gathered in the report's `error` and
+ * printed in one place, each on a line of its own.
  */
 #include "conform.h"
 #include "conform_report.h"
+#include "conform_verdict.h"
 #include "sys.h"
 
-#include "case_json.h"
 #include "case_text.h"
 #include "dirlist.h"
 #include "domain.h"
@@ -20,33 +22,24 @@
 #include "exit.h"
 #include "file.h"
 #include "impl.h"
-#include "irexpect.h"
 #include "irjudge.h"
 #include "lctx/lctx.h"
-#include "oracle.h"
 
 #include <errno.h>
 #include <jansson.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
 
-static const char *const VERDICT_NAMES[LCTX_CONFORM_VERDICT_COUNT] = {
-    "pass",  "fail",    "xfail",       "xpass",
-    "crash", "timeout", "unsupported", "flaky"};
-
-const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
-  return v < LCTX_CONFORM_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
-}
-
-/* The IR rows, IR-000 .. IR-006 (irexpect.h's LCTX_IR_ROW_BIT). */
-#define IR_ROWS 7
+/* The longest path a report folder's file may have, with its NUL. */
+#define PATH_CAP 4200
 
 /* A batch of cases, their names and their results. */
 typedef struct batch_slot {
@@ -82,8 +75,9 @@ typedef struct run {
   lctx_impl *impl;
   const lctx_impl_info *info;
   bool pack; /* cases are packed as offered (a plugin, batches handed ahead) */
-  bool xfail[LCTX_SPEC_MAX_ROWS];
-  char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
+  lctx_conform_xfail xfail;
+  /* What judges the operations into verdicts, and its rerun lines. */
+  lctx_conform_judge judge_v;
   size_t global_index; /* cases offered so far, for the shard */
   size_t domain_seen;  /* domain cases visited (--case domain:INDEX) */
   /* The conformance case files ("DIR/NAME") in name order (the source
@@ -92,211 +86,96 @@ typedef struct run {
   size_t case_count;
   /* Three batches (see flush_batch): the one being filled; the one in
    * flight (NULL: none), handed to the implementation; and the one ready
-   * (NULL: none), whose results are in and whose modules the judge has.
-   * `at` is the one being filled, or the one being judged (judge_slot). */
+   * (NULL: none), whose results are in and whose modules the judge has. */
   batch_slot slots[3];
-  batch_slot *fill, *flight, *ready, *at;
+  batch_slot *fill, *flight, *ready;
   FILE *stream; /* results.jsonl */
-  char stream_path[4200];
+  bool stream_failed;
+  char stream_path[PATH_CAP], judge_log[PATH_CAP], impl_log[PATH_CAP];
+  char run_id[64]; /* in results.jsonl's first line and report.json */
   FILE *out;
   FILE *err;
-  int lock_fd;  /* REPORT_DIR/.lock, held for the run */
-  double begin; /* lctx_conform_run started */
-  double start; /* the cases started */
+  size_t error_shown; /* bytes of report->error printed */
+  int lock_fd;        /* REPORT_DIR/.lock, held for the run */
+  double begin;       /* lctx_conform_run started */
+  double start;       /* the cases started */
   /* The live progress line on a terminal's stderr: shown, cases offered
    * in all (the domain's counted at the start), last shown. */
   bool progress;
   size_t progress_total;
   double progress_shown;
   /* The judge of the modules of lower_per_platform operations (created on
-   * first use), and the modules judged so far. */
+   * first use). */
   lctx_irjudge *judge;
   /* The reference model at the release judged as: the modules' expected
    * structure (the IR judge). */
   const lctx_release *model_release;
-  size_t modules_checked;
-  /* The rows IR-000 .. IR-006 (bit k of a verdict's `applicable`), or -1. */
-  size_t ir_rows[IR_ROWS];
-  /* The judge's scratch: one operation's texts and features, the reference
-   * run and IR expectations of one module, a case read or generated. */
-  char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
-  char actual[LCTX_OUTCOME_TEXT_MAX + 64];
-  char why[LCTX_IR_MESSAGE_MAX + 128];
-  lctx_features features;
-  /* What lctx_oracle_drift classifies into, and what it says of one
-   * failing operation. */
-  lctx_features drift_features;
-  char drift[512];
-  /* The rows matched per operation kind and feature values
-   * (lctx_oracle_match_rows), zero at the start. */
-  lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
-  lctx_case scratch;
+  lctx_case scratch; /* a case read or generated */
 } run;
 
 //===----------------------------------------------------------------------===//
-// Judging a batch
+// Problems
 //===----------------------------------------------------------------------===//
 
-/* A report file could not be written: says so, and the run ends with
+/* Adds `lines` (one problem a line, each "lctx conform: ...") to
+ * report->error; printed by show_errors. */
+static void add_lines(run *r, const char *lines) {
+  char *e = r->report->error;
+  size_t cap = sizeof r->report->error, at = strlen(e);
+  if (lines[0] && at + 2 < cap)
+    snprintf(e + at, cap - at, "%s%s", at ? "\n" : "", lines);
+}
+
+/* Adds a problem: "lctx conform: " and the text. */
+static void problem(run *r, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void problem(run *r, const char *format, ...) {
+  char line[2048] = "lctx conform: ";
+  size_t at = strlen(line);
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(line + at, sizeof line - at, format, ap);
+  va_end(ap);
+  add_lines(r, line);
+}
+
+/* Prints the problems not printed yet to err, each on its own line (the
+ * progress line cleared, what went to `out` before them flushed). */
+static void show_errors(run *r) {
+  const char *e = r->report->error;
+  size_t n = strlen(e);
+  if (r->error_shown >= n)
+    return;
+  fflush(r->out);
+  fprintf(r->err, "%s\n", e + r->error_shown + (r->error_shown > 0));
+  fflush(r->err);
+  r->error_shown = n;
+}
+
+/* A report file could not be written: said, and the run ends with
  * LCTX_EXIT_USAGE. */
 static void write_failed(run *r, const char *path, int errnum) {
   r->report->write_failed = true;
   lctx_escaped esc;
-  fprintf(r->err, "lctx conform: %s: cannot write: %s\n", lctx_esc(&esc, path),
+  problem(r, "%s: cannot write: %s", lctx_esc(&esc, path),
           strerror(errnum ? errnum : EIO));
 }
 
-static void case_name(const run *r, size_t b, char *buf, size_t n);
-
-static void stream_verdict(run *r, size_t b, size_t op, size_t row_index,
-                           lctx_conform_verdict v, const char *detail) {
-  lctx_conform_row *kept = &r->report->rows[row_index];
-  if (kept->kept >= r->o.keep_failures) {
-    kept->not_kept++;
-    return;
-  }
-  kept->kept++;
-  if (!r->stream)
-    return;
-  const char *row = r->spec.rows[row_index].id;
-  json_t *j = json_object();
-  json_object_set_new(j, "source", json_string(r->at->source[b]));
-  json_object_set_new(j, "index", json_integer((json_int_t)r->at->index[b]));
-  char name[1100];
-  case_name(r, b, name, sizeof name);
-  json_object_set_new(j, "name", lctx_conform_json_text(name));
-  json_object_set_new(j, "operation", json_integer((json_int_t)op));
-  json_object_set_new(j, "row", json_string(row));
-  json_object_set_new(j, "verdict", json_string(VERDICT_NAMES[v]));
-  if (detail)
-    json_object_set_new(j, "detail", lctx_conform_json_text(detail));
-  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL) {
-    json_object_set_new(j, "expected", lctx_conform_json_text(r->expected));
-    json_object_set_new(j, "actual", lctx_conform_json_text(r->actual));
-  }
-  if (v == LCTX_CONFORM_FAIL && r->drift[0])
-    json_object_set_new(j, "drift", lctx_conform_json_text(r->drift));
-  json_t *c = lctx_case_to_json(r->at->ptrs[b]);
-  if (c)
-    json_object_set_new(j, "case", c);
-  char *text = json_dumps(j, JSON_COMPACT);
-  if (text) {
-    fprintf(r->stream, "%s\n", text);
-    free(text);
-  }
-  json_decref(j);
+/* DIR/NAME of the report folder into `buf` (PATH_CAP bytes); false, said,
+ * when it does not fit. */
+static bool report_path(run *r, char *buf, const char *name) {
+  if ((size_t)snprintf(buf, PATH_CAP, "%s/%s", r->o.report_dir, name) <
+      PATH_CAP)
+    return true;
+  lctx_escaped esc;
+  problem(r, "--report-dir %s: the path of %s would be longer than %d bytes",
+          lctx_esc(&esc, r->o.report_dir), name, PATH_CAP - 1);
+  return false;
 }
 
-/* Appends `text` to `buf` (of `n` bytes, holding a string) for a POSIX
- * shell: as it is when it holds only safe characters, else in single
- * quotes. */
-static void shell_word(char *buf, size_t n, const char *text) {
-  size_t at = strlen(buf);
-  bool plain = text[0] != 0;
-  for (const char *c = text; *c; c++)
-    plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
-                      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
-  if (at + 1 < n)
-    buf[at++] = ' ';
-  if (!plain && at + 1 < n)
-    buf[at++] = '\'';
-  for (const char *c = text; *c && at + 5 < n; c++) {
-    if (*c == '\'' && !plain) {
-      memcpy(buf + at, "'\\''", 4);
-      at += 4;
-    } else {
-      buf[at++] = *c;
-    }
-  }
-  if (!plain && at + 1 < n)
-    buf[at++] = '\'';
-  buf[at] = 0;
-}
-
-/* The name of batch entry `b` as `--case` reads it: the case file, or
- * "domain:INDEX", "random:INDEX". */
-static void case_name(const run *r, size_t b, char *buf, size_t n) {
-  const char *source = r->at->source[b];
-  if (strcmp(source, "cases") == 0 && r->at->index[b] < r->case_count)
-    snprintf(buf, n, "%s", r->case_names[r->at->index[b]]);
-  else
-    snprintf(buf, n, "%s:%zu", source, r->at->index[b]);
-}
-
-/* The command line that runs batch entry `b` alone, with the options that
- * change its verdict; its reports go to REPORT_DIR/rerun. */
-static void rerun_line(const run *r, size_t b, char *buf, size_t n) {
-  snprintf(buf, n, "lctx conform");
-  shell_word(buf, n, r->o.impl_path ? "--impl" : "--cmd");
-  shell_word(buf, n, r->o.impl_path ? r->o.impl_path : r->o.command);
-  if (strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0) {
-    shell_word(buf, n, "--spec");
-    shell_word(buf, n, r->o.spec_path);
-  }
-  if (r->o.xfail_path) {
-    shell_word(buf, n, "--xfail");
-    shell_word(buf, n, r->o.xfail_path);
-  }
-  if (!r->o.exact)
-    shell_word(buf, n, "--messages=class");
-  if (r->spec.selected < r->spec.release_count) {
-    shell_word(buf, n, "--jax");
-    shell_word(buf, n, r->spec.selected_name);
-  }
-  if (strcmp(r->at->source[b], "random") == 0) {
-    char seed[32];
-    snprintf(seed, sizeof seed, "--seed=%llu", r->o.seed);
-    shell_word(buf, n, seed);
-  }
-  char name[1100], dir[4100];
-  case_name(r, b, name, sizeof name);
-  shell_word(buf, n, "--case");
-  shell_word(buf, n, name);
-  snprintf(dir, sizeof dir, "%s/rerun", r->o.report_dir);
-  shell_word(buf, n, "--report-dir");
-  shell_word(buf, n, dir);
-}
-
-static void note_first(run *r, size_t row, size_t b, size_t op,
-                       lctx_conform_verdict v, const char *detail) {
-  lctx_conform_row *s = &r->report->rows[row];
-  if (s->first[0])
-    return;
-  /* The case: "cases case N" becomes its file's name. */
-  char which[300];
-  if (strcmp(r->at->source[b], "cases") == 0 &&
-      r->at->index[b] < r->case_count) {
-    const char *path = r->case_names[r->at->index[b]];
-    const char *slash = strrchr(path, '/');
-    snprintf(which, sizeof which, "case %.280s", slash ? slash + 1 : path);
-  } else {
-    snprintf(which, sizeof which, "%s case %zu", r->at->source[b],
-             r->at->index[b]);
-  }
-  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL)
-    snprintf(s->first, sizeof s->first,
-             "%s, operation %zu: expected %.300s; got %.300s", which, op,
-             r->expected, r->actual);
-  else
-    snprintf(s->first, sizeof s->first, "%s, operation %zu: %s: %s", which, op,
-             VERDICT_NAMES[v], detail ? detail : "");
-  if (strcmp(r->at->source[b], "cases") == 0 &&
-      r->at->index[b] < r->case_count) {
-    const char *path = r->case_names[r->at->index[b]];
-    const char *slash = strrchr(path, '/');
-    snprintf(s->first_case, sizeof s->first_case, "%s",
-             slash ? slash + 1 : path);
-  }
-  rerun_line(r, b, s->rerun, sizeof s->rerun);
-}
-
-static size_t find_row(const run *r, const char *id) {
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    if (strcmp(r->spec.rows[i].id, id) == 0)
-      return i;
-  }
-  return (size_t)-1;
-}
+//===----------------------------------------------------------------------===//
+// Judging a batch
+//===----------------------------------------------------------------------===//
 
 /* Lists in slot `s` the module of every lower_per_platform operation of its
  * entries [from, to) that has one; returns how many. */
@@ -322,12 +201,9 @@ static size_t gather_modules(batch_slot *s, size_t from, size_t to) {
 
 /* The judge process (irjudge.h), started on first use; NULL without one. */
 static lctx_irjudge *module_judge(run *r) {
-  if (!r->judge) {
-    char log[4200];
-    snprintf(log, sizeof log, "%s/judge.log", r->o.report_dir);
-    r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb, log,
-                                r->model_release);
-  }
+  if (!r->judge)
+    r->judge = lctx_irjudge_new(r->o.timeout, r->o.memory_limit_mb,
+                                r->judge_log, r->model_release);
   return r->judge;
 }
 
@@ -342,10 +218,9 @@ static void start_modules(run *r, batch_slot *s) {
 }
 
 /* Has the module of every lower_per_platform operation of entries
- * [from, to) of the batch being judged that has one judged (or collects
- * the verdicts of start_modules); the verdicts are read by judge_module. */
-static void judge_modules(run *r, size_t from, size_t to) {
-  batch_slot *s = r->at;
+ * [from, to) of slot `s` that has one judged (or collects the verdicts of
+ * start_modules), and counts the verdicts the judge gave. */
+static void judge_modules(run *r, batch_slot *s, size_t from, size_t to) {
   bool started = s->ir_started && from == 0 && to == s->count;
   s->ir_started = false;
   size_t n = started ? s->job_count : gather_modules(s, from, to);
@@ -353,170 +228,45 @@ static void judge_modules(run *r, size_t from, size_t to) {
     return;
   if (module_judge(r))
     lctx_irjudge_run(r->judge, s->jobs, n, s->verdicts);
-  else
-    for (size_t k = 0; k < n; k++)
+  for (size_t k = 0; k < n; k++) {
+    if (!r->judge)
       s->verdicts[k].status = LCTX_IRJUDGE_NOT_JUDGED;
-  r->modules_checked += n;
-}
-
-/* The verdict on the module of operation `index` of batch entry `b`: the row
- * that judged it (or -1 when it could not be judged), whether it passed,
- * and the IR rows the check exercised (`applicable`, LCTX_IR_ROW_BIT); why
- * it failed goes to r->why. */
-static size_t judge_module(run *r, size_t b, size_t index, bool *passed,
-                           unsigned *applicable) {
-  *passed = false;
-  *applicable = 0;
-  size_t k = r->at->job_of[b][index];
-  const lctx_irjudge_verdict *v = k == (size_t)-1 ? NULL : &r->at->verdicts[k];
-  if (!v || v->status == LCTX_IRJUDGE_NOT_JUDGED)
-    return (size_t)-1;
-  *passed = v->status == LCTX_IRJUDGE_JUDGED && v->passed;
-  *applicable = v->status == LCTX_IRJUDGE_JUDGED ? v->applicable : 0;
-  if (*passed)
-    return find_row(r, "IR-005");
-  snprintf(r->why, sizeof r->why, "the module: %s: %s", v->row, v->reason);
-  return find_row(r, v->row);
-}
-
-/* The module of a passing lower_per_platform operation `i`: an accepted
- * module passes every IR row that judged it (IR-005, the row judge_module
- * names, always among them); a rejected one fails the operation under the
- * IR row that rejected it (`*row`, `*v`, `*detail`). */
-static void judge_ir(run *r, size_t b, size_t i, size_t *row,
-                     lctx_conform_verdict *v, const char **detail) {
-  bool passed;
-  unsigned applicable;
-  size_t ir_row = judge_module(r, b, i, &passed, &applicable);
-  lctx_conform_row *rows = r->report->rows;
-  if (ir_row < r->spec.row_count && passed) {
-    rows[ir_row].n[LCTX_CONFORM_PASS]++;
-    for (unsigned k = 0; k < IR_ROWS; k++) {
-      if (((applicable >> k) & 1u) && r->ir_rows[k] != ir_row &&
-          r->ir_rows[k] < r->spec.row_count)
-        rows[r->ir_rows[k]].n[LCTX_CONFORM_PASS]++;
-    }
-  } else if (ir_row < r->spec.row_count) {
-    snprintf(r->expected, sizeof r->expected, "a module the IR rows accept");
-    snprintf(r->actual, sizeof r->actual, "%s", r->why);
-    *row = ir_row;
-    *v = r->xfail[ir_row] ? LCTX_CONFORM_XFAIL : LCTX_CONFORM_FAIL;
-    *detail = r->why;
+    r->report->modules_judged +=
+        s->verdicts[k].status != LCTX_IRJUDGE_NOT_JUDGED;
   }
 }
 
-/* Judges operation `i` of case `c` with result `res` (its features in
- * r->features): the row and the verdict, and the detail of a crash, a
- * timeout or a rejected module. False when no single row covers it. */
-static bool judge_op(run *r, size_t b, size_t i, size_t *row,
-                     lctx_conform_verdict *v, const char **detail) {
-  const lctx_case *c = r->at->ptrs[b];
-  const lctx_case_result *res = &r->at->results[b];
-  lctx_buf eb, ab;
-  lctx_buf_init(&eb, r->expected, sizeof r->expected);
-  lctx_buf_init(&ab, r->actual, sizeof r->actual);
-  *detail = NULL;
-  size_t m[4];
-  size_t n = lctx_oracle_match_rows(&r->spec, r->matches, &r->features, m);
-  if (res->status != LCTX_RESULT_OK && res->status != LCTX_RESULT_FLAKY) {
-    /* The row still comes from the features: attribute the crash. */
-    if (n != 1)
-      return false;
-    *row = m[0];
-    *v = res->status == LCTX_RESULT_TIMEOUT ? LCTX_CONFORM_TIMEOUT
-                                            : LCTX_CONFORM_CRASH;
-    *detail = res->detail;
-    return true;
-  }
-  /* Judged without texts first; they are written only for what does not
-   * pass (a second, identical judgement). */
-  lctx_judgement j =
-      lctx_oracle_judge_rows(&r->spec, &r->features, m, n, &res->outcomes[i],
-                             r->o.exact, row, NULL, NULL);
-  if (j != LCTX_JUDGE_ALLOWED || (*row < r->spec.row_count && r->xfail[*row])) {
-    lctx_outcome_format(&res->outcomes[i], &ab);
-    j = lctx_oracle_judge_rows(&r->spec, &r->features, m, n, &res->outcomes[i],
-                               r->o.exact, row, &eb, NULL);
-  }
-  if (j == LCTX_JUDGE_NO_ROW || j == LCTX_JUDGE_SEVERAL_ROWS)
-    return false;
-  bool ok = j == LCTX_JUDGE_ALLOWED;
-  *v = r->xfail[*row] ? (ok ? LCTX_CONFORM_XPASS : LCTX_CONFORM_XFAIL)
-                      : (ok ? LCTX_CONFORM_PASS : LCTX_CONFORM_FAIL);
-  if (ok && res->mlir[i] && c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
-    judge_ir(r, b, i, row, v, detail);
-  /* Answered only when run alone: what passed is flaky, not a pass. */
-  if (res->status == LCTX_RESULT_FLAKY &&
-      (*v == LCTX_CONFORM_PASS || *v == LCTX_CONFORM_XPASS)) {
-    *v = LCTX_CONFORM_FLAKY;
-    *detail = res->detail;
-  }
-  return true;
-}
-
-/* Operation `i` of batch entry `b` failed under row `row`: whether it
- * passes as another release the table names behaves, and why (r->drift,
- * and the row's first such explanation). */
-static void note_drift(run *r, size_t b, size_t i, size_t row) {
-  lctx_buf db;
-  lctx_buf_init(&db, r->drift, sizeof r->drift);
-  const lctx_case_result *res = &r->at->results[b];
-  bool traced =
-      r->spec.rows[row].ir
-          ? lctx_oracle_drift_ir(&r->spec, r->at->ptrs[b], i,
-                                 &r->drift_features, &db)
-          : lctx_oracle_drift(&r->spec, r->at->ptrs[b], i, &res->outcomes[i],
-                              r->o.exact, &r->drift_features, &db);
-  if (!traced)
-    return;
-  lctx_conform_row *s = &r->report->rows[row];
-  if (s->drift_explained++ == 0)
-    snprintf(s->drift, sizeof s->drift, "%s", r->drift);
-}
-
-/* Counts the verdict of operation `i` of batch entry `b`; notes and streams
- * what did not pass, and the first failure. */
-static void count_verdict(run *r, size_t b, size_t i, size_t row,
-                          lctx_conform_verdict v, const char *detail) {
-  lctx_conform_report *rep = r->report;
-  rep->rows[row].n[v]++;
-  r->drift[0] = '\0';
-  if (v == LCTX_CONFORM_FAIL && r->at->results[b].status == LCTX_RESULT_OK)
-    note_drift(r, b, i, row);
-  if (!rep->failed_once && v != LCTX_CONFORM_PASS && v != LCTX_CONFORM_XFAIL) {
-    rep->failed_once = true;
-    /* From the start of the cases, as the run's own time is. */
-    rep->first_failure_seconds = lctx_sys_now() - r->start;
-    rep->first_failure_row = row;
-    rep->first_failure_verdict = v;
-  }
-  if (v != LCTX_CONFORM_PASS) {
-    note_first(r, row, b, i, v, detail);
-    stream_verdict(r, b, i, row, v, detail);
+/* Entry `b` of slot `s` as the verdicts read it. */
+static void subject_of(const run *r, const batch_slot *s, size_t b,
+                       lctx_conform_subject *out) {
+  bool file = strcmp(s->source[b], "cases") == 0 && s->index[b] < r->case_count;
+  *out = (lctx_conform_subject){s->ptrs[b],
+                                &s->results[b],
+                                s->source[b],
+                                s->index[b],
+                                file ? r->case_names[s->index[b]] : NULL,
+                                {NULL}};
+  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
+    size_t k = s->job_of[b][i];
+    out->module[i] = k == (size_t)-1 ? NULL : &s->verdicts[k];
   }
 }
 
-static void judge_batch(run *r, size_t from, size_t to) {
-  judge_modules(r, from, to);
+/* Judges cases [from, to) of slot `s`, whose results are in, and lets their
+ * results go; results.jsonl is flushed once for them. */
+static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
+  judge_modules(r, s, from, to);
   for (size_t b = from; b < to; b++) {
-    const lctx_case *c = r->at->ptrs[b];
-    lctx_feature_state state;
-    lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
-    for (size_t i = 0; i < c->op_count; i++) {
-      lctx_classify_op(&state, i, &r->features);
-      size_t row;
-      lctx_conform_verdict v;
-      const char *detail;
-      if (judge_op(r, b, i, &row, &v, &detail))
-        count_verdict(r, b, i, row, v, detail);
-      else
-        r->report->spec_gaps++;
-    }
+    lctx_conform_subject subject;
+    subject_of(r, s, b, &subject);
+    lctx_conform_judge_case(&r->judge_v, &subject);
+    lctx_case_result_release(&s->results[b]);
   }
   if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
     write_failed(r, r->stream_path, errno);
+    r->stream_failed = true;
     fclose(r->stream); /* nothing more goes to a file that failed */
-    r->stream = NULL;
+    r->stream = r->judge_v.stream = NULL;
   }
 }
 
@@ -553,16 +303,6 @@ static bool count_case(void *user, const lctx_case *c) {
   (void)user;
   (void)c;
   return true;
-}
-
-/* Judges cases [from, to) of slot `s`, whose results are in, and lets their
- * results go. */
-static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
-  r->at = s;
-  judge_batch(r, from, to);
-  for (size_t b = from; b < to; b++)
-    lctx_case_result_release(&s->results[b]);
-  r->at = r->fill;
 }
 
 /* The batch is judged whole: counted, progress shown. */
@@ -653,43 +393,14 @@ static void flush_batch(run *r) {
   }
   for (size_t k = 0; k < 3; k++)
     if (&r->slots[k] != f && &r->slots[k] != p)
-      r->fill = r->at = &r->slots[k];
+      r->fill = &r->slots[k];
 }
 
-/* Whether the run stops: interrupted, or `first_failure` and one failed. */
+/* Whether the run stops: interrupted, a file not written, or
+ * `first_failure` and one failed. */
 static bool stopping(const run *r) {
   return r->report->interrupted || r->report->write_failed ||
          (r->o.first_failure && r->report->failed_once);
-}
-
-/* Counts every operation of an unsupported case under its row. */
-static void note_unsupported(run *r, const lctx_case *c) {
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
-  for (size_t i = 0; i < c->op_count; i++) {
-    lctx_classify_op(&state, i, &r->features);
-    size_t m[2];
-    if (lctx_spec_match(&r->spec, &r->features, m, 2) == 1)
-      r->report->rows[m[0]].n[LCTX_CONFORM_UNSUPPORTED]++;
-  }
-}
-
-/* Whether case `c` uses an operation the judged release does not have:
- * one whose one matching row is absent there (at the modelled commit every
- * operation exists). */
-static bool uses_absent(run *r, const lctx_case *c) {
-  if (r->spec.selected == r->spec.release_count)
-    return false;
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, lctx_spec_facts(&r->spec));
-  for (size_t i = 0; i < c->op_count; i++) {
-    lctx_classify_op(&state, i, &r->features);
-    size_t m[2];
-    if (lctx_spec_match(&r->spec, &r->features, m, 2) == 1 &&
-        r->spec.rows[m[0]].absent)
-      return true;
-  }
-  return false;
 }
 
 /* Copies what an implementation is given of `c` into `dst`: its used
@@ -776,11 +487,11 @@ static bool offer(run *r, const char *source, size_t index,
     r->report->cases_skipped++;
     return true;
   }
-  bool absent = uses_absent(r, c);
+  bool absent = lctx_conform_uses_absent(&r->judge_v, c);
   if ((needed & ~r->info->operations) || absent) {
     r->report->cases_unsupported++;
     r->report->cases_absent += absent;
-    note_unsupported(r, c);
+    lctx_conform_judge_unsupported(&r->judge_v, c);
     return true;
   }
   size_t b = r->fill->count++;
@@ -836,8 +547,8 @@ static char **list_case_files(run *r, size_t *count, lctx_buf *eb) {
 }
 
 /* Parses and offers every .case file of the directory, in name order;
- * false on a folder that cannot be listed or a bad file (said on err). */
-static bool run_case_files(run *r, FILE *err) {
+ * false on a folder that cannot be listed or a bad file (a problem). */
+static bool run_case_files(run *r) {
   char e[1024];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
@@ -847,7 +558,7 @@ static bool run_case_files(run *r, FILE *err) {
     return true;
   r->case_names = list_case_files(r, &r->case_count, &eb);
   if (!r->case_names) {
-    fprintf(err, "lctx conform: --cases: %s\n", lctx_esc(&esc, e));
+    problem(r, "--cases: %s", lctx_esc(&esc, e));
     return false;
   }
   r->progress_total += r->case_count;
@@ -860,7 +571,7 @@ static bool run_case_files(run *r, FILE *err) {
               lctx_case_parse(text, n, path, &r->scratch, &eb);
     free(text);
     if (!ok) {
-      fprintf(err, "lctx conform: %s\n", lctx_esc(&esc, e));
+      problem(r, "%s", lctx_esc(&esc, e));
       return false;
     }
     offer(r, "cases", r->report->source_cases[0]++, &r->scratch);
@@ -911,136 +622,56 @@ static lctx_conform_doc run_doc(const run *r) {
       .seed = r->o.seed,
       .shard_i = r->o.shard_i,
       .shard_n = r->o.shard_n,
-      .xfail = r->xfail,
-      .xfail_reason = r->xfail_reason,
-      .modules_judged = r->modules_checked,
+      .xfail = r->xfail.row,
+      .xfail_reason = r->xfail.reason,
+      .modules_judged = r->report->modules_judged,
       .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : 0,
+      .run_id = r->run_id,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
 }
 
-/* Per row with failures that pass as another release behaves: how many,
- * and why (lctx_oracle_drift): "RG-001: 120 fail; passes as JAX <=0.10.2
- * behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". */
-static void print_drift(const run *r) {
-  const lctx_conform_report *rep = r->report;
-  bool head = false;
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    const lctx_conform_row *s = &rep->rows[i];
-    if (!s->drift_explained)
-      continue;
-    if (!head)
-      fprintf(
-          r->out, "behaviour of other JAX releases (judged as %s%s behaves):\n",
-          r->spec.selected == r->spec.release_count ? "the modelled JAX commit "
-                                                    : "JAX ",
-          r->spec.selected == r->spec.release_count ? r->spec.jax_commit
-                                                    : r->spec.selected_name);
-    head = true;
-    lctx_escaped esc;
-    char some[64] = "";
-    if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
-      snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
-    fprintf(r->out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL],
-            some, lctx_esc(&esc, s->drift));
+/* Closes results.jsonl and, when the run ran to its end (`ok`) and every
+ * line of results.jsonl is out, writes the reports, report.json last:
+ * false when a file could not be written (a problem). */
+static bool finish_files(run *r, bool ok) {
+  if (r->stream && fclose(r->stream) != 0) {
+    write_failed(r, r->stream_path, errno);
+    r->stream_failed = true;
   }
+  r->stream = r->judge_v.stream = NULL;
+  if (!ok || r->stream_failed)
+    return false; /* no report.json for a results.jsonl cut short */
+  lctx_conform_doc doc = run_doc(r);
+  char why[2048] = "";
+  if (lctx_conform_save_reports(&doc, r->o.report_dir, "lctx conform", why,
+                                sizeof why))
+    return true;
+  r->report->write_failed = true;
+  add_lines(r, why);
+  return false;
 }
 
-/* The per-row table (only failing rows when quiet), each failing row's
- * first failure, and the first failure of the run. */
-static void print_table(const run *r) {
-  const lctx_conform_report *rep = r->report;
-  lctx_escaped esc;
-  FILE *out = r->out;
-  bool any_failed = false;
-  for (size_t i = 0; i < r->spec.row_count; i++)
-    any_failed = any_failed || lctx_conform_row_failed(&rep->rows[i]);
-  if (!r->o.quiet || any_failed) /* no header over an empty table */
-    fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
-            "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
-            "flaky");
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    const size_t *n = rep->rows[i].n;
-    if (r->o.quiet && !lctx_conform_row_failed(&rep->rows[i]))
-      continue;
-    fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
-            r->spec.rows[i].id, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
-            n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
-            n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
-            n[LCTX_CONFORM_FLAKY],
-            lctx_conform_row_failed(&rep->rows[i]) ? "  <--" : "");
-  }
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    if (rep->rows[i].first[0] && lctx_conform_row_failed(&rep->rows[i]))
-      fprintf(out, "%s: %s\n", r->spec.rows[i].id,
-              lctx_esc(&esc, rep->rows[i].first));
-    if (rep->rows[i].rerun[0] && lctx_conform_row_failed(&rep->rows[i]))
-      fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
-  }
-  print_drift(r);
-  if (rep->failed_once)
-    fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
-            r->spec.rows[rep->first_failure_row].id,
-            VERDICT_NAMES[rep->first_failure_verdict],
-            rep->first_failure_seconds,
-            r->o.first_failure ? "; stopped there (--first-failure)" : "");
-}
-
-static void print_summary(const run *r, bool ok, bool reports, bool failed) {
-  const lctx_conform_report *rep = r->report;
-  lctx_escaped dir;
-  const size_t *t = rep->totals;
-  size_t dropped = 0;
-  for (size_t i = 0; i < r->spec.row_count; i++)
-    dropped += rep->rows[i].not_kept;
-  char not_kept[160] = "";
-  if (dropped)
-    snprintf(not_kept, sizeof not_kept,
-             " (%zu more verdicts counted, not kept: at most %zu per row, "
-             "--keep-failures)",
-             dropped, r->o.keep_failures);
-  char jax[96];
-  if (r->spec.selected == r->spec.release_count)
-    snprintf(jax, sizeof jax, "the modelled JAX commit %.20s",
+/* Prints the table and the summary; `written`: the reports are. */
+static void print_text(run *r, bool ok, bool written) {
+  char as[160];
+  bool modelled = r->spec.selected == r->spec.release_count;
+  if (modelled)
+    snprintf(as, sizeof as, "the modelled JAX commit %.20s",
              r->spec.jax_commit);
   else
-    snprintf(jax, sizeof jax, "JAX %s (%zu cases it cannot run)",
-             r->spec.selected_name, rep->cases_absent);
-  fprintf(r->out,
-          "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
-          "%zu skipped by shard or --ops, %zu unsupported) as %s behaves, "
-          "in %.1f s, %zu restarts, %zu recycled for memory\n"
-          "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
-          "%zu timeout, %zu unsupported, %zu flaky%s\n"
-          "%s%s%s%s\n"
-          "result: %s\n",
-          rep->cases_run, rep->source_cases[0], rep->source_cases[1],
-          rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported, jax,
-          rep->seconds, rep->restarts, rep->recycles, t[LCTX_CONFORM_PASS],
-          t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL], t[LCTX_CONFORM_XPASS],
-          t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
-          t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
-          rep->spec_gaps ? " (and operations no spec row covers!)" : "",
-          reports ? "reports: "
-                  : "reports: none (the run stopped on bad input)",
-          reports ? lctx_esc(&dir, r->o.report_dir) : "",
-          reports ? "/report.tap, report.junit.xml, report.json, results.jsonl"
-                  : "",
-          not_kept,
-          !ok                   ? "ERROR (bad input or a report not written, "
-                                  "see above)"
-          : rep->interrupted    ? "INTERRUPTED (reports hold what ran)"
-          : failed              ? "FAIL"
-          : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
-                                  "no cases, or every one unsupported)"
-                                : "PASS");
-}
-
-static void write_reports(run *r) {
+    snprintf(as, sizeof as, "JAX %.100s", r->spec.selected_name);
+  lctx_conform_text t = {.quiet = r->o.quiet,
+                         .first_failure = r->o.first_failure,
+                         .keep_failures = r->o.keep_failures,
+                         .judged_as = as,
+                         .modelled = modelled,
+                         .report_dir = written ? r->o.report_dir : NULL,
+                         .bad_input = !ok};
   lctx_conform_doc doc = run_doc(r);
-  if (!lctx_conform_write_reports(&doc, r->o.report_dir, "lctx conform",
-                                  r->err))
-    r->report->write_failed = true;
+  lctx_conform_print_table(&doc, &t, r->out);
+  show_errors(r); /* what went wrong, above the summary that says so */
+  lctx_conform_print_summary(&doc, &t, ok && written, r->out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1065,86 +696,16 @@ void lctx_conform_options_init(lctx_conform_options *o) {
   o->handle_signals = true;
 }
 
-/* Reads line `number` of the xfail file (`line`, `n` bytes, no newline):
- * 'ROW-ID reason', a comment or blank; false (said on err) when bad. */
-static bool xfail_line(run *r, const char *line, size_t n, int number,
-                       FILE *err) {
-  size_t p = 0;
-  while (p < n && (line[p] == ' ' || line[p] == '\t'))
-    p++;
-  if (p == n || line[p] == '#' || line[p] == '\r')
-    return true;
-  size_t end = p;
-  while (end < n && line[end] != ' ' && line[end] != '\t')
-    end++;
-  char id[LCTX_SPEC_MAX_ID] = "";
-  const lctx_spec_row *row = NULL;
-  if (end - p < sizeof id) {
-    memcpy(id, line + p, end - p);
-    row = lctx_spec_find(&r->spec, id);
-  }
-  if (!row) {
-    lctx_escaped file, row_id;
-    char typed[LCTX_SPEC_MAX_ID + 8];
-    snprintf(typed, sizeof typed, "%.*s", (int)(end - p), line + p);
-    fprintf(err, "lctx conform: %s:%d:%zu: unknown spec row '%s'\n",
-            lctx_esc(&file, r->o.xfail_path), number, p + 1,
-            lctx_esc(&row_id, typed));
-    return false;
-  }
-  size_t reason = end;
-  while (reason < n && (line[reason] == ' ' || line[reason] == '\t'))
-    reason++;
-  size_t stop = n;
-  while (stop > reason && (line[stop - 1] == '\r' || line[stop - 1] == ' '))
-    stop--;
-  if (reason == stop) {
-    lctx_escaped file;
-    fprintf(err, "lctx conform: %s:%d:%zu: row %s needs a reason\n",
-            lctx_esc(&file, r->o.xfail_path), number, end + 1, id);
-    return false;
-  }
-  size_t index = (size_t)(row - r->spec.rows);
-  r->xfail[index] = true;
-  snprintf(r->xfail_reason[index], sizeof r->xfail_reason[index], "%.*s",
-           (int)(stop - reason), line + reason);
-  return true;
-}
-
-/* Reads the expected failures: 'ROW-ID reason' a line. */
-static bool load_xfail(run *r, FILE *err) {
-  char e[1024];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  char *text;
-  size_t length;
-  if (!lctx_file_read(r->o.xfail_path, 1u << 20, &text, &length, &eb)) {
-    lctx_escaped esc;
-    fprintf(err, "lctx conform: --xfail: %s\n", lctx_esc(&esc, e));
-    return false;
-  }
-  bool ok = true;
-  int number = 0;
-  for (size_t at = 0; ok && at < length;) {
-    const char *nl = memchr(text + at, '\n', length - at);
-    size_t n = nl ? (size_t)(nl - (text + at)) : length - at;
-    ok = xfail_line(r, text + at, n, ++number, err);
-    at += n + 1;
-  }
-  free(text);
-  return ok;
-}
-
 /* Options a caller could get wrong; the command line checks them first. */
-static bool valid_options(const lctx_conform_options *o, FILE *err) {
+static bool valid_options(run *r) {
+  const lctx_conform_options *o = &r->o;
   if (!o->impl_path == !o->command) {
-    fprintf(err, "lctx conform: name exactly one implementation (a plugin or "
-                 "a command)\n");
+    problem(r, "name exactly one implementation (a plugin or a command)");
     return false;
   }
   if (o->batch == 0 || o->batch > MAX_BATCH || o->shard_n == 0 ||
       o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0)) {
-    fprintf(err, "lctx conform: a batch, shard or timeout out of range\n");
+    problem(r, "a batch, shard or timeout out of range");
     return false;
   }
   return true;
@@ -1152,15 +713,18 @@ static bool valid_options(const lctx_conform_options *o, FILE *err) {
 
 /* Loads the spec table and the expected failures, and fills the report's
  * rows. */
-static bool load_spec(run *r, FILE *err) {
-  if (!lctx_spec_load_or_report(r->o.spec_path, &r->spec, "lctx conform", err))
-    return false;
-  char e[512];
+static bool load_spec(run *r) {
+  char e[1024];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
+  lctx_escaped esc, file;
+  if (!lctx_spec_load(r->o.spec_path, &r->spec, &eb)) {
+    problem(r, "%s", lctx_esc(&esc, e));
+    return false;
+  }
+  lctx_buf_init(&eb, e, sizeof e);
   if (!lctx_spec_select(&r->spec, r->o.jax, &eb)) {
-    lctx_escaped esc;
-    fprintf(err, "lctx conform: --jax: %s\n", lctx_esc(&esc, e));
+    problem(r, "--jax: %s", lctx_esc(&esc, e));
     return false;
   }
   /* The IR judge expects the modules the model builds at that release: a
@@ -1168,11 +732,9 @@ static bool load_spec(run *r, FILE *err) {
    * (rather than judged as the modelled commit). */
   r->model_release = lctx_release_find(r->spec.selected_name);
   if (!r->model_release) {
-    lctx_escaped esc, file;
-    fprintf(err,
-            "lctx conform: --jax: the reference model does not know JAX "
-            "release '%s' (the spec %s names it), so the modules cannot be "
-            "judged as it behaves\n",
+    problem(r,
+            "--jax: the reference model does not know JAX release '%s' (the "
+            "spec %s names it), so the modules cannot be judged as it behaves",
             lctx_esc(&esc, r->spec.selected_name),
             lctx_esc(&file, r->spec.filename));
     return false;
@@ -1183,31 +745,55 @@ static bool load_spec(run *r, FILE *err) {
              r->spec.rows[i].id);
     r->report->rows[i].absent = r->spec.rows[i].absent;
   }
-  for (unsigned k = 0; k < IR_ROWS; k++) {
-    char id[8];
-    snprintf(id, sizeof id, "IR-%03u", k);
-    r->ir_rows[k] = find_row(r, id);
+  if (r->o.xfail_path && !lctx_conform_xfail_load(&r->spec, r->o.xfail_path,
+                                                  &r->xfail, e, sizeof e)) {
+    problem(r, "%s", e);
+    return false;
   }
-  return !r->o.xfail_path || load_xfail(r, err);
+  return true;
+}
+
+/* The judge of verdicts, and the parts of its rerun lines; false (a
+ * problem) when they do not fit. */
+static bool set_up_verdicts(run *r) {
+  lctx_conform_judge *j = &r->judge_v;
+  j->spec = &r->spec;
+  j->xfail = &r->xfail;
+  j->exact = r->o.exact;
+  j->keep_failures = r->o.keep_failures;
+  j->report = r->report;
+  j->seed = r->o.seed;
+  lctx_conform_judge_init(j);
+  char dir[PATH_CAP];
+  if (!report_path(r, dir, "rerun"))
+    return false;
+  bool spec = strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0;
+  bool jax = r->spec.selected < r->spec.release_count;
+  if (lctx_conform_judge_rerun(j, r->o.impl_path ? "--impl" : "--cmd",
+                               r->o.impl_path ? r->o.impl_path : r->o.command,
+                               spec ? r->o.spec_path : NULL, r->o.xfail_path,
+                               jax ? r->spec.selected_name : NULL, dir))
+    return true;
+  problem(r, "the names of the implementation, spec, xfail file or report "
+             "folder are too long for a rerun line");
+  return false;
 }
 
 /* Starts the implementation (a plugin's worker, or the program). */
-static bool open_impl(run *r, FILE *err) {
+static bool open_impl(run *r) {
   char e[1024];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  char log[4200];
-  snprintf(log, sizeof log, "%s/implementation.log", r->o.report_dir);
   lctx_impl_options io;
   lctx_impl_options_init(&io);
   io.timeout = r->o.timeout;
-  io.log_path = log;
+  io.log_path = r->impl_log;
   io.memory_limit_mb = r->o.memory_limit_mb;
   r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
                            : lctx_impl_open_process(r->o.command, &io, &eb);
   if (!r->impl) {
     lctx_escaped which, why;
-    fprintf(err, "lctx conform: %s: %s\n",
+    problem(r, "%s: %s",
             lctx_esc(&which, r->o.impl_path ? r->o.impl_path : r->o.command),
             lctx_esc(&why, e));
     return false;
@@ -1218,9 +804,9 @@ static bool open_impl(run *r, FILE *err) {
   return true;
 }
 
-/* Takes REPORT_DIR/.lock for the run, naming it there; false (said on
- * err) when another run holds it. */
-static bool lock_report_dir(run *r, FILE *err) {
+/* Takes REPORT_DIR/.lock for the run, naming it there; false (a problem)
+ * when another run holds it. */
+static bool lock_report_dir(run *r) {
   lctx_escaped dir, who;
   char holder[256] = "";
   bool busy;
@@ -1229,28 +815,33 @@ static bool lock_report_dir(run *r, FILE *err) {
   if (r->lock_fd >= 0)
     return true;
   if (busy)
-    fprintf(err,
-            "lctx conform: --report-dir %s is in use by another run (%s); "
-            "wait for it or choose another folder\n",
+    problem(r,
+            "--report-dir %s is in use by another run (%s); wait for it or "
+            "choose another folder",
             lctx_esc(&dir, r->o.report_dir),
             holder[0] ? lctx_esc(&who, holder) : "unknown");
   else
-    fprintf(err, "lctx conform: %s/.lock: %s\n",
-            lctx_esc(&dir, r->o.report_dir), strerror(errno));
+    problem(r, "%s/.lock: %s", lctx_esc(&dir, r->o.report_dir),
+            strerror(errno));
   return false;
 }
 
-/* Opens results.jsonl and writes its stamp line. */
-static bool open_stream(run *r, FILE *err) {
-  lctx_escaped esc;
-  snprintf(r->stream_path, sizeof r->stream_path, "%s/results.jsonl",
-           r->o.report_dir);
+/* Removes the reports of an earlier run (so that no report.json stands
+ * beside the results.jsonl of this one, whatever becomes of it), opens
+ * results.jsonl and writes its stamp line. */
+static bool open_stream(run *r) {
+  if (!lctx_conform_remove_reports(r->o.report_dir, "lctx conform",
+                                   r->report->error, sizeof r->report->error))
+    return false;
   r->stream = fopen(r->stream_path, "w");
   if (!r->stream) {
-    fprintf(err, "lctx conform: %s: cannot write: %s\n",
-            lctx_esc(&esc, r->stream_path), strerror(errno));
+    write_failed(r, r->stream_path, errno);
     return false;
   }
+  r->judge_v.stream = r->stream;
+  snprintf(r->run_id, sizeof r->run_id, "%llx-%lx-%llx",
+           (unsigned long long)time(NULL), (long)getpid(),
+           (unsigned long long)(lctx_sys_now() * 1e6));
   lctx_conform_doc doc = run_doc(r);
   json_t *h = lctx_conform_json_stamp(&doc);
   json_object_set_new(h, "seed", json_integer((json_int_t)r->o.seed));
@@ -1263,21 +854,23 @@ static bool open_stream(run *r, FILE *err) {
   return true;
 }
 
-static bool set_up(run *r, FILE *err) {
-  if (!load_spec(r, err))
+static bool set_up(run *r) {
+  if (!valid_options(r) || !load_spec(r))
     return false;
-  if (strlen(r->o.report_dir) > 4000) {
-    fprintf(err, "lctx conform: --report-dir: the path is longer than 4000 "
-                 "bytes\n");
+  if (!report_path(r, r->stream_path, "results.jsonl") ||
+      !report_path(r, r->judge_log, "judge.log") ||
+      !report_path(r, r->impl_log, "implementation.log") || !set_up_verdicts(r))
     return false;
-  }
+  char longest[PATH_CAP]; /* conform_report.c's temporary files */
+  if (!report_path(r, longest, "report.junit.xml.tmp"))
+    return false;
   if (!lctx_sys_mkdir_p(r->o.report_dir)) {
     lctx_escaped esc;
-    fprintf(err, "lctx conform: --report-dir: %s: %s\n",
-            lctx_esc(&esc, r->o.report_dir), strerror(errno));
+    problem(r, "--report-dir: %s: %s", lctx_esc(&esc, r->o.report_dir),
+            strerror(errno));
     return false;
   }
-  return lock_report_dir(r, err) && open_impl(r, err) && open_stream(r, err);
+  return lock_report_dir(r) && open_impl(r) && open_stream(r);
 }
 
 static void tear_down(run *r) {
@@ -1301,17 +894,17 @@ static void tear_down(run *r) {
 
 /* Offers the cases of every source, then judges the last batch; false on
  * bad input. SIGINT and SIGTERM stop it early when the options say so. */
-static bool run_sources(run *r, FILE *err) {
+static bool run_sources(run *r) {
   lctx_sys_interrupts saved;
   if (r->o.handle_signals)
     lctx_sys_catch_interrupts(&saved);
-  r->start = lctx_sys_now();
-  r->progress = !r->o.quiet && isatty(fileno(err));
+  r->start = r->judge_v.start = lctx_sys_now();
+  r->progress = !r->o.quiet && isatty(fileno(r->err));
   if (r->progress)
     r->progress_total =
         r->o.random +
         (r->o.domain ? lctx_domain_enumerate(count_case, NULL) : 0);
-  bool ok = run_case_files(r, err);
+  bool ok = run_case_files(r);
   lctx_conform_only_kind only = r->o.only.kind;
   if (ok && !stopping(r) &&
       (only == LCTX_CONFORM_ONLY_NONE ? r->o.domain
@@ -1322,8 +915,8 @@ static bool run_sources(run *r, FILE *err) {
     run_random(r);
   if (ok && only == LCTX_CONFORM_ONLY_DOMAIN &&
       r->report->source_cases[1] == 0) {
-    fprintf(err, "lctx conform: --case domain:%zu: the domain has %zu cases\n",
-            r->o.only.index, r->domain_seen);
+    problem(r, "--case domain:%zu: the domain has %zu cases", r->o.only.index,
+            r->domain_seen);
     ok = false;
   }
   if (ok)
@@ -1336,14 +929,14 @@ static bool run_sources(run *r, FILE *err) {
   return ok;
 }
 
-/* Runs the cases, prints the table and the summary, writes the reports;
+/* Runs the cases, writes the reports, prints the table and the summary;
  * returns the exit code. */
-static int judge_all(run *r, FILE *err) {
+static int judge_all(run *r) {
   lctx_conform_report *rep = r->report;
   lctx_conform_doc doc = run_doc(r);
   lctx_conform_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
-  bool ok = run_sources(r, err);
+  bool ok = run_sources(r);
   rep->restarts = lctx_impl_restarts(r->impl);
   rep->recycles = lctx_impl_recycles(r->impl);
   for (size_t i = 0; i < r->spec.row_count; i++)
@@ -1353,25 +946,17 @@ static int judge_all(run *r, FILE *err) {
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
     judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
   rep->nothing_judged = judged == 0;
-  print_table(r);
-  if (r->stream && fclose(r->stream) != 0)
-    write_failed(r, r->stream_path, errno);
-  r->stream = NULL;
-  if (ok) /* a run stopped on bad input has no report to give */
-    write_reports(r);
-  bool failed = lctx_conform_run_failed(rep);
-  print_summary(r, ok && !rep->write_failed, ok, failed);
+  bool written = finish_files(r, ok);
+  print_text(r, ok, written);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;
-  return failed || rep->interrupted || rep->nothing_judged
+  return lctx_conform_run_failed(rep) || rep->interrupted || rep->nothing_judged
              ? LCTX_EXIT_VIOLATIONS
              : LCTX_EXIT_OK;
 }
 
 int lctx_conform_run(const lctx_conform_options *options,
                      lctx_conform_report *report, FILE *out, FILE *err) {
-  if (!valid_options(options, err))
-    return LCTX_EXIT_USAGE;
   run *r = calloc(1, sizeof *r);
   if (!r) {
     fprintf(err, "lctx conform: cannot set up the run (%s)\n", strerror(errno));
@@ -1380,49 +965,16 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->begin = lctx_sys_now();
   r->lock_fd = -1;
   r->err = err;
-  r->fill = r->at = &r->slots[0];
+  r->fill = &r->slots[0];
   r->o = *options;
   if (r->o.only.kind != LCTX_CONFORM_ONLY_NONE)
     r->o.shard_i = r->o.shard_n = 1; /* the one case, whatever the shard */
   r->out = out;
   r->report = report ? report : &r->own;
   memset(r->report, 0, sizeof *r->report);
-  int code = set_up(r, err) ? judge_all(r, err) : LCTX_EXIT_USAGE;
+  int code = set_up(r) ? judge_all(r) : LCTX_EXIT_USAGE;
   tear_down(r);
+  show_errors(r);
   free(r);
   return code;
-}
-
-bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
-                             char *why, size_t why_size) {
-  static const struct {
-    const char *prefix;
-    lctx_conform_only_kind kind;
-  } KINDS[] = {{"domain:", LCTX_CONFORM_ONLY_DOMAIN},
-               {"random:", LCTX_CONFORM_ONLY_RANDOM}};
-  for (size_t k = 0; k < 2; k++) {
-    size_t n = strlen(KINDS[k].prefix);
-    if (strncmp(text, KINDS[k].prefix, n) != 0)
-      continue;
-    const char *digits = text + n;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(digits, &end, 10);
-    if (!digits[0] || digits[0] < '0' || digits[0] > '9' || *end ||
-        errno == ERANGE || v > SIZE_MAX) {
-      snprintf(why, why_size, "'%s' is not %sINDEX (INDEX from 0)", text,
-               KINDS[k].prefix);
-      return false;
-    }
-    *only = (lctx_conform_only){KINDS[k].kind, NULL, (size_t)v};
-    return true;
-  }
-  size_t n = strlen(text);
-  if (n < 6 || strcmp(text + n - 5, ".case") != 0) {
-    snprintf(why, why_size,
-             "'%s' is not FILE.case, domain:INDEX or random:INDEX", text);
-    return false;
-  }
-  *only = (lctx_conform_only){LCTX_CONFORM_ONLY_FILE, text, 0};
-  return true;
 }

@@ -1,6 +1,6 @@
 /*
  * conform_report.c - report.tap, report.junit.xml and report.json of a
- * conform run (see conform_report.h).
+ * conform run, and its text table and summary (see conform_report.h).
  */
 #include "conform_report.h"
 
@@ -11,82 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-bool lctx_conform_row_failed(const lctx_conform_row *s) {
-  return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
-         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-         s->n[LCTX_CONFORM_FLAKY];
-}
-
-bool lctx_conform_run_failed(const lctx_conform_report *rep) {
-  const size_t *t = rep->totals;
-  return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
-         t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
-         t[LCTX_CONFORM_FLAKY] || rep->spec_gaps;
-}
-
-//===----------------------------------------------------------------------===//
-// UTF-8
-//===----------------------------------------------------------------------===//
-
-/* The length of the UTF-8 sequence at `s` (1 to 4) and its code point in
- * *cp, or 0 when the bytes there are no valid sequence (overlong forms,
- * surrogates and code points past U+10FFFF are not). */
-static size_t utf8_next(const unsigned char *s, unsigned *cp) {
-  unsigned c = s[0];
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  size_t len = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-  if (!len)
-    return 0;
-  unsigned v = c & (0x7f >> len);
-  for (size_t k = 1; k < len; k++) {
-    if ((s[k] & 0xc0) != 0x80)
-      return 0;
-    v = (v << 6) | (s[k] & 0x3f);
-  }
-  if ((len == 3 && v < 0x800) || (len == 4 && v < 0x10000) || v > 0x10ffff ||
-      (v >= 0xd800 && v <= 0xdfff))
-    return 0;
-  *cp = v;
-  return len;
-}
-
-char *lctx_conform_utf8(char *dst, size_t n, const char *s) {
-  size_t k = 0;
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned cp;
-    size_t len = utf8_next(p, &cp);
-    const char *bytes = len ? (const char *)p : "\xef\xbf\xbd";
-    size_t out = len ? len : 3;
-    if (k + out >= n)
-      break;
-    memcpy(dst + k, bytes, out);
-    k += out;
-    p += len ? len : 1;
-  }
-  dst[k] = '\0';
-  return dst;
-}
-
-json_t *lctx_conform_json_text(const char *s) {
-  json_t *j = json_string(s);
-  if (j)
-    return j;
-  size_t n = 3 * strlen(s) + 4;
-  char *copy = malloc(n);
-  if (!copy)
-    return json_string("?");
-  j = json_string(lctx_conform_utf8(copy, n, s));
-  free(copy);
-  return j ? j : json_string("?");
-}
-
 /* XML character data or an attribute value: markup escaped, UTF-8 kept,
  * bytes that are not UTF-8 and characters XML 1.0 forbids (controls other
  * than tab and newline, DEL, U+FFFE and U+FFFF) written as U+FFFD. */
@@ -94,7 +18,7 @@ static void xml_escape(FILE *f, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     unsigned cp;
-    size_t len = utf8_next(p, &cp);
+    size_t len = lctx_conform_utf8_next(p, &cp);
     if (!len || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f ||
         cp == 0xfffe || cp == 0xffff)
       fprintf(f, "&#x%x;", 0xfffd);
@@ -119,7 +43,7 @@ static void yaml_quoted(FILE *f, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     unsigned cp;
-    size_t len = utf8_next(p, &cp);
+    size_t len = lctx_conform_utf8_next(p, &cp);
     if (len > 1 && cp >= 0xa0) {
       fwrite(p, 1, len, f);
       p += len;
@@ -190,6 +114,8 @@ json_t *lctx_conform_json_stamp(const lctx_conform_doc *d) {
                       lctx_conform_json_text(d->impl_name));
   json_object_set_new(j, "implementation_version",
                       lctx_conform_json_text(d->impl_version));
+  if (d->run_id)
+    json_object_set_new(j, "run_id", lctx_conform_json_text(d->run_id));
   return j;
 }
 
@@ -421,15 +347,29 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
 // Writing the files
 //===----------------------------------------------------------------------===//
 
+/* Appends one line, "WHO: PATH: WHAT: why", to the string in `why`. */
+static void say(char *why, size_t why_n, const char *who, const char *path,
+                const char *what, int errnum) {
+  size_t at = strnlen(why, why_n);
+  if (at + 1 >= why_n)
+    return;
+  lctx_escaped esc;
+  snprintf(why + at, why_n - at, "%s%s: %s: %s: %s", at ? "\n" : "", who,
+           lctx_esc(&esc, path), what, strerror(errnum ? errnum : EIO));
+}
+
 /* Writes DIR/NAME with `write`, whole or not at all: into a temporary file
  * renamed over NAME once every byte is out. */
 static bool write_file(const lctx_conform_doc *d, const char *dir,
                        const char *name,
                        void (*write)(const lctx_conform_doc *, FILE *),
-                       const char *who, FILE *err) {
+                       const char *who, char *why, size_t why_n) {
   char path[4200], tmp[4300];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+      (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+    say(why, why_n, who, dir, "cannot write", ENAMETOOLONG);
+    return false;
+  }
   int errnum = 0;
   FILE *f = fopen(tmp, "w");
   if (!f) {
@@ -445,20 +385,186 @@ static bool write_file(const lctx_conform_doc *d, const char *dir,
     if (errnum)
       unlink(tmp);
   }
-  if (errnum) {
-    lctx_escaped esc;
-    fprintf(err, "%s: %s: cannot write: %s\n", who, lctx_esc(&esc, path),
-            strerror(errnum));
-  }
+  if (errnum)
+    say(why, why_n, who, path, "cannot write", errnum);
   return errnum == 0;
+}
+
+static const char *const REPORT_NAMES[3] = {"report.json", "report.tap",
+                                            "report.junit.xml"};
+
+bool lctx_conform_remove_reports(const char *dir, const char *who, char *why,
+                                 size_t why_n) {
+  bool ok = true;
+  for (size_t k = 0; k < 3; k++) {
+    char path[4200];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, REPORT_NAMES[k]) >=
+        sizeof path) {
+      say(why, why_n, who, dir, "cannot remove the reports", ENAMETOOLONG);
+      return false;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+      say(why, why_n, who, path, "cannot remove", errno);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool lctx_conform_save_reports(const lctx_conform_doc *d, const char *dir,
+                               const char *who, char *why, size_t why_n) {
+  /* report.json goes first and comes back last: the files beside it are
+   * always those of its run. */
+  char path[4200];
+  if ((size_t)snprintf(path, sizeof path, "%s/report.json", dir) <
+          sizeof path &&
+      unlink(path) != 0 && errno != ENOENT) {
+    say(why, why_n, who, path, "cannot remove", errno);
+    return false;
+  }
+  bool tap =
+      write_file(d, dir, "report.tap", lctx_conform_write_tap, who, why, why_n);
+  bool junit = write_file(d, dir, "report.junit.xml", lctx_conform_write_junit,
+                          who, why, why_n);
+  bool json = write_file(d, dir, "report.json", lctx_conform_write_json, who,
+                         why, why_n);
+  return tap && junit && json;
 }
 
 bool lctx_conform_write_reports(const lctx_conform_doc *d, const char *dir,
                                 const char *who, FILE *err) {
-  bool tap = write_file(d, dir, "report.tap", lctx_conform_write_tap, who, err);
-  bool junit = write_file(d, dir, "report.junit.xml", lctx_conform_write_junit,
-                          who, err);
-  bool json =
-      write_file(d, dir, "report.json", lctx_conform_write_json, who, err);
-  return tap && junit && json;
+  char why[2048] = "";
+  bool ok = lctx_conform_save_reports(d, dir, who, why, sizeof why);
+  if (why[0])
+    fprintf(err, "%s\n", why);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// The text table and summary
+//===----------------------------------------------------------------------===//
+
+/* Per row with failures that pass as another release behaves: how many,
+ * and why (lctx_oracle_drift): "RG-001: 120 fail; passes as JAX <=0.10.2
+ * behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". */
+static void print_drift(const lctx_conform_doc *d, const lctx_conform_text *t,
+                        FILE *out) {
+  const lctx_conform_report *rep = d->report;
+  bool head = false;
+  for (size_t i = 0; i < rep->row_count; i++) {
+    const lctx_conform_row *s = &rep->rows[i];
+    if (!s->drift_explained)
+      continue;
+    lctx_escaped esc;
+    if (!head)
+      fprintf(out, "behaviour of other JAX releases (judged as %s behaves):\n",
+              lctx_esc(&esc, t->judged_as));
+    head = true;
+    char some[64] = "";
+    if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
+      snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
+    fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL], some,
+            lctx_esc(&esc, s->drift));
+  }
+}
+
+void lctx_conform_print_table(const lctx_conform_doc *d,
+                              const lctx_conform_text *t, FILE *out) {
+  const lctx_conform_report *rep = d->report;
+  lctx_escaped esc;
+  bool any_failed = false;
+  for (size_t i = 0; i < rep->row_count; i++)
+    any_failed = any_failed || lctx_conform_row_failed(&rep->rows[i]);
+  if (!t->quiet || any_failed) /* no header over an empty table */
+    fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
+            "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
+            "flaky");
+  for (size_t i = 0; i < rep->row_count; i++) {
+    const size_t *n = rep->rows[i].n;
+    bool failed = lctx_conform_row_failed(&rep->rows[i]);
+    if (t->quiet && !failed)
+      continue;
+    fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
+            rep->rows[i].id, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
+            n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
+            n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
+            n[LCTX_CONFORM_FLAKY], failed ? "  <--" : "");
+  }
+  for (size_t i = 0; i < rep->row_count; i++) {
+    if (!lctx_conform_row_failed(&rep->rows[i]))
+      continue;
+    if (rep->rows[i].first[0])
+      fprintf(out, "%s: %s\n", rep->rows[i].id,
+              lctx_esc(&esc, rep->rows[i].first));
+    if (rep->rows[i].rerun[0])
+      fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
+  }
+  print_drift(d, t, out);
+  if (rep->failed_once)
+    fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
+            rep->rows[rep->first_failure_row].id,
+            lctx_conform_verdict_name(rep->first_failure_verdict),
+            rep->first_failure_seconds,
+            t->first_failure ? "; stopped there (--first-failure)" : "");
+}
+
+/* The line that says where the reports are (or why there are none) and
+ * what results.jsonl does not hold. */
+static void print_where(const lctx_conform_doc *d, const lctx_conform_text *t,
+                        FILE *out) {
+  const lctx_conform_report *rep = d->report;
+  lctx_escaped dir;
+  if (t->report_dir)
+    fprintf(out,
+            "reports: %s/report.tap, report.junit.xml, report.json, "
+            "results.jsonl",
+            lctx_esc(&dir, t->report_dir));
+  else if (t->bad_input)
+    fputs("reports: none (the run stopped on bad input)", out);
+  else
+    fputs("no complete reports: a file could not be written (see above)", out);
+  size_t dropped = 0;
+  for (size_t i = 0; i < rep->row_count; i++)
+    dropped += rep->rows[i].not_kept;
+  if (dropped)
+    fprintf(out,
+            " (%zu more verdicts counted, not kept: at most %zu per row, "
+            "--keep-failures)",
+            dropped, t->keep_failures);
+  fputc('\n', out);
+}
+
+void lctx_conform_print_summary(const lctx_conform_doc *d,
+                                const lctx_conform_text *t, bool ok,
+                                FILE *out) {
+  const lctx_conform_report *rep = d->report;
+  const size_t *n = rep->totals;
+  lctx_escaped as;
+  char absent[64] = "";
+  if (!t->modelled)
+    snprintf(absent, sizeof absent, " (%zu cases it cannot run)",
+             rep->cases_absent);
+  fprintf(out,
+          "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
+          "%zu skipped by shard or --ops, %zu unsupported) as %s%s behaves, "
+          "in %.1f s, %zu restarts, %zu recycled for memory\n"
+          "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
+          "%zu timeout, %zu unsupported, %zu flaky%s\n",
+          rep->cases_run, rep->source_cases[0], rep->source_cases[1],
+          rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
+          lctx_esc(&as, t->judged_as), absent, rep->seconds, rep->restarts,
+          rep->recycles, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
+          n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
+          n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
+          n[LCTX_CONFORM_FLAKY],
+          rep->spec_gaps ? " (and operations no spec row covers!)" : "");
+  print_where(d, t, out);
+  fprintf(out, "result: %s\n",
+          !ok                ? "ERROR (bad input or a report not written, "
+                               "see above)"
+          : rep->interrupted ? "INTERRUPTED (reports hold what ran)"
+          : lctx_conform_run_failed(rep) ? "FAIL"
+          : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
+                                  "no cases, or every one unsupported)"
+                                : "PASS");
 }

@@ -1,14 +1,17 @@
 /*
- * conform_report.h - the files a conform run leaves: report.tap,
+ * conform_report.h - what a conform run leaves: the files report.tap,
  * report.junit.xml and report.json, written from an lctx_conform_report and
- * its stamp, by `lctx conform` and by `lctx report merge` alike.
+ * its stamp, by `lctx conform` and by `lctx report merge` alike; and the
+ * per-row table and summary `lctx conform` prints.
  *
  * Owns the formats: TAP 13 with directives as TAP reads them (an expected
  * failure is `not ok # TODO reason`, an unsupported or unreached row `ok #
  * SKIP`, an xpass, crash or timeout a plain `not ok`), JUnit XML whose
- * classname names the implementation and the shard, JSON; the verdict rule
- * of a row and of a run; text kept as UTF-8 where it is UTF-8. Running and
- * counting are conform.c's; reading reports back is report_merge.c's.
+ * classname names the implementation and the shard, JSON, the text table;
+ * and how the files are replaced (each whole or not at all, report.json
+ * last). Verdicts and their rules are conform_verdict.h's, text as UTF-8
+ * conform_text.h's; running and counting are conform.c's; reading reports
+ * back is report_merge.c's.
  */
 #ifndef LCTX_HARNESS_CONFORM_REPORT_H
 #define LCTX_HARNESS_CONFORM_REPORT_H
@@ -18,10 +21,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "conform.h"
-
-/// The longest reason of an expected failure kept, with its NUL.
-#define LCTX_CONFORM_REASON_MAX 160
+#include "conform_text.h"
+#include "conform_verdict.h"
 
 /// A finished run as the reports write it: the counts and the stamp.
 typedef struct lctx_conform_doc {
@@ -41,24 +42,12 @@ typedef struct lctx_conform_doc {
   const bool *xfail;
   const char (*xfail_reason)[LCTX_CONFORM_REASON_MAX];
   size_t modules_judged, judge_kills;
+  /// The run's id, shared by report.json and the first line of its
+  /// results.jsonl ("run_id"); NULL: none (left out).
+  const char *run_id;
   bool stopped_at_first_failure;
   double peak_memory_mb; ///< written when >= 0
 } lctx_conform_doc;
-
-/// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
-bool lctx_conform_row_failed(const lctx_conform_row *row);
-
-/// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
-/// xpass, crash, timeout or flaky verdict, or an operation no row covers.
-bool lctx_conform_run_failed(const lctx_conform_report *report);
-
-/// `s` with every byte sequence that is not UTF-8 (overlong forms and
-/// surrogates included) replaced by U+FFFD, into `dst` (`n` bytes, at
-/// least 4; cut at a character boundary when full). Returns `dst`.
-char *lctx_conform_utf8(char *dst, size_t n, const char *s);
-
-/// A JSON string of arbitrary bytes, through lctx_conform_utf8.
-json_t *lctx_conform_json_text(const char *s);
 
 /// The JUnit classname of a run: "lctx.NAME" or "lctx.NAME.shard-I-of-N"
 /// when sharded, NAME being the implementation's name with every byte
@@ -81,10 +70,47 @@ void lctx_conform_write_junit(const lctx_conform_doc *doc, FILE *f);
 void lctx_conform_write_json(const lctx_conform_doc *doc, FILE *f);
 
 /// The three writers in turn into DIR/report.tap, DIR/report.junit.xml and
-/// DIR/report.json, each whole or not at all (a temporary file renamed
-/// over it). False when one could not be written, said on `err` after
-/// `who` ("lctx conform: DIR/report.tap: cannot write: why").
+/// DIR/report.json, each whole or not at all (a temporary file NAME.tmp
+/// renamed over it), report.json last: the old report.json is removed
+/// first, so that it never stands beside the others of another run. False
+/// when one could not be written, said on `err` after `who` ("lctx conform:
+/// DIR/report.tap: cannot write: why").
 bool lctx_conform_write_reports(const lctx_conform_doc *doc, const char *dir,
                                 const char *who, FILE *err);
+
+/// lctx_conform_write_reports with its problems appended to the string in
+/// `why` (`why_n` bytes), one line each, rather than printed.
+bool lctx_conform_save_reports(const lctx_conform_doc *doc, const char *dir,
+                               const char *who, char *why, size_t why_n);
+
+/// Removes DIR/report.json, DIR/report.tap and DIR/report.junit.xml (those
+/// there are); false, with "who: PATH: cannot remove: why" appended to
+/// `why`, when one stays.
+bool lctx_conform_remove_reports(const char *dir, const char *who, char *why,
+                                 size_t why_n);
+
+/// How `lctx conform` prints a finished run.
+typedef struct lctx_conform_text {
+  bool quiet;         ///< the table lists only failing rows
+  bool first_failure; ///< the run stopped at its first failure
+  size_t keep_failures;
+  /// The release judged as: "the modelled JAX commit C" or "JAX R".
+  const char *judged_as;
+  bool modelled; ///< judged as the modelled commit
+  /// Where the reports were written; NULL when they were not.
+  const char *report_dir;
+  bool bad_input; ///< the run stopped on bad input (no reports)
+} lctx_conform_text;
+
+/// The per-row table (only failing rows when quiet), each failing row's
+/// first failure and rerun line, the rows other releases explain, and the
+/// run's first failure.
+void lctx_conform_print_table(const lctx_conform_doc *doc,
+                              const lctx_conform_text *t, FILE *out);
+
+/// The summary: cases, operations, where the reports are, and the result
+/// line; `ok`: no bad input and every file written.
+void lctx_conform_print_summary(const lctx_conform_doc *doc,
+                                const lctx_conform_text *t, bool ok, FILE *out);
 
 #endif /* LCTX_HARNESS_CONFORM_REPORT_H */

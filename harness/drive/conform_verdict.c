@@ -1,0 +1,504 @@
+/*
+ * conform_verdict.c - the verdicts of a conform run (see conform_verdict.h):
+ * their names and rules, the expected failures, and judging the operations
+ * of one answered case into verdicts counted per spec row and streamed to
+ * results.jsonl.
+ */
+#include "conform_verdict.h"
+
+#include "case_json.h"
+#include "conform_text.h"
+#include "escape.h"
+#include "file.h"
+#include "sys.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const VERDICT_NAMES[LCTX_CONFORM_VERDICT_COUNT] = {
+    "pass",  "fail",    "xfail",       "xpass",
+    "crash", "timeout", "unsupported", "flaky"};
+
+/* The IR rows, IR-000 .. IR-006 (irexpect.h's LCTX_IR_ROW_BIT). */
+#define IR_ROWS 7
+
+const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
+  return v < LCTX_CONFORM_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
+}
+
+bool lctx_conform_row_failed(const lctx_conform_row *s) {
+  return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
+         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
+         s->n[LCTX_CONFORM_FLAKY];
+}
+
+bool lctx_conform_run_failed(const lctx_conform_report *rep) {
+  const size_t *t = rep->totals;
+  return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
+         t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
+         t[LCTX_CONFORM_FLAKY] || rep->spec_gaps;
+}
+
+//===----------------------------------------------------------------------===//
+// Expected failures
+//===----------------------------------------------------------------------===//
+
+/* Reads line `number` of the xfail file (`line`, `n` bytes, no newline):
+ * 'ROW-ID reason', a comment or blank; false (said in `why`) when bad. */
+static bool xfail_line(const lctx_spec *spec, const char *path,
+                       lctx_conform_xfail *x, const char *line, size_t n,
+                       int number, char *why, size_t why_n) {
+  size_t p = 0;
+  while (p < n && (line[p] == ' ' || line[p] == '\t'))
+    p++;
+  if (p == n || line[p] == '#' || line[p] == '\r')
+    return true;
+  size_t end = p;
+  while (end < n && line[end] != ' ' && line[end] != '\t')
+    end++;
+  char id[LCTX_SPEC_MAX_ID] = "";
+  const lctx_spec_row *row = NULL;
+  if (end - p < sizeof id) {
+    memcpy(id, line + p, end - p);
+    row = lctx_spec_find(spec, id);
+  }
+  lctx_escaped file, row_id;
+  if (!row) {
+    char typed[LCTX_SPEC_MAX_ID + 8];
+    snprintf(typed, sizeof typed, "%.*s", (int)(end - p), line + p);
+    snprintf(why, why_n, "%s:%d:%zu: unknown spec row '%s'",
+             lctx_esc(&file, path), number, p + 1, lctx_esc(&row_id, typed));
+    return false;
+  }
+  size_t reason = end;
+  while (reason < n && (line[reason] == ' ' || line[reason] == '\t'))
+    reason++;
+  size_t stop = n;
+  while (stop > reason && (line[stop - 1] == '\r' || line[stop - 1] == ' '))
+    stop--;
+  if (reason == stop) {
+    snprintf(why, why_n, "%s:%d:%zu: row %s needs a reason",
+             lctx_esc(&file, path), number, end + 1, id);
+    return false;
+  }
+  size_t index = (size_t)(row - spec->rows);
+  x->row[index] = true;
+  snprintf(x->reason[index], sizeof x->reason[index], "%.*s",
+           (int)(stop - reason), line + reason);
+  return true;
+}
+
+bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
+                             lctx_conform_xfail *x, char *why, size_t why_n) {
+  memset(x, 0, sizeof *x);
+  char e[1024];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  char *text;
+  size_t length;
+  if (!lctx_file_read(path, 1u << 20, &text, &length, &eb)) {
+    lctx_escaped esc;
+    snprintf(why, why_n, "--xfail: %s", lctx_esc(&esc, e));
+    return false;
+  }
+  bool ok = true;
+  int number = 0;
+  for (size_t at = 0; ok && at < length;) {
+    const char *nl = memchr(text + at, '\n', length - at);
+    size_t n = nl ? (size_t)(nl - (text + at)) : length - at;
+    ok = xfail_line(spec, path, x, text + at, n, ++number, why, why_n);
+    at += n + 1;
+  }
+  free(text);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Case names and the rerun line
+//===----------------------------------------------------------------------===//
+
+bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
+  size_t at = strlen(buf), start = at;
+  bool plain = text[0] != 0;
+  for (const char *c = text; *c; c++)
+    plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
+                      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
+  size_t need = 1 + (plain ? 0 : 2);
+  for (const char *c = text; *c; c++)
+    need += *c == '\'' && !plain ? 4 : 1;
+  if (at + need + 1 > n)
+    return false;
+  buf[at++] = ' ';
+  if (!plain)
+    buf[at++] = '\'';
+  for (const char *c = text; *c; c++) {
+    if (*c == '\'' && !plain) {
+      memcpy(buf + at, "'\\''", 4);
+      at += 4;
+    } else {
+      buf[at++] = *c;
+    }
+  }
+  if (!plain)
+    buf[at++] = '\'';
+  buf[at] = 0;
+  return at > start;
+}
+
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
+                              const char *impl, const char *spec,
+                              const char *xfail, const char *jax,
+                              const char *rerun_dir) {
+  char *h = j->rerun_head, *t = j->rerun_tail;
+  size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
+  snprintf(h, n, "lctx conform");
+  t[0] = '\0';
+  return lctx_conform_shell_word(h, n, flag) &&
+         lctx_conform_shell_word(h, n, impl) &&
+         (!spec || (lctx_conform_shell_word(h, n, "--spec") &&
+                    lctx_conform_shell_word(h, n, spec))) &&
+         (!xfail || (lctx_conform_shell_word(h, n, "--xfail") &&
+                     lctx_conform_shell_word(h, n, xfail))) &&
+         (j->exact || lctx_conform_shell_word(h, n, "--messages=class")) &&
+         (!jax || (lctx_conform_shell_word(h, n, "--jax") &&
+                   lctx_conform_shell_word(h, n, jax))) &&
+         lctx_conform_shell_word(t, m, "--report-dir") &&
+         lctx_conform_shell_word(t, m, rerun_dir);
+}
+
+bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
+                             char *why, size_t why_size) {
+  static const struct {
+    const char *prefix;
+    lctx_conform_only_kind kind;
+  } KINDS[] = {{"domain:", LCTX_CONFORM_ONLY_DOMAIN},
+               {"random:", LCTX_CONFORM_ONLY_RANDOM}};
+  for (size_t k = 0; k < 2; k++) {
+    size_t n = strlen(KINDS[k].prefix);
+    if (strncmp(text, KINDS[k].prefix, n) != 0)
+      continue;
+    const char *digits = text + n;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(digits, &end, 10);
+    if (!digits[0] || digits[0] < '0' || digits[0] > '9' || *end ||
+        errno == ERANGE || v > SIZE_MAX) {
+      snprintf(why, why_size, "'%s' is not %sINDEX (INDEX from 0)", text,
+               KINDS[k].prefix);
+      return false;
+    }
+    *only = (lctx_conform_only){KINDS[k].kind, NULL, (size_t)v};
+    return true;
+  }
+  size_t n = strlen(text);
+  if (n < 6 || strcmp(text + n - 5, ".case") != 0) {
+    snprintf(why, why_size,
+             "'%s' is not FILE.case, domain:INDEX or random:INDEX", text);
+    return false;
+  }
+  *only = (lctx_conform_only){LCTX_CONFORM_ONLY_FILE, text, 0};
+  return true;
+}
+
+/* The name of a case as `--case` reads it: the case file, or
+ * "domain:INDEX", "random:INDEX". */
+static void case_name(const lctx_conform_subject *s, char *buf, size_t n) {
+  if (s->file)
+    snprintf(buf, n, "%s", s->file);
+  else
+    snprintf(buf, n, "%s:%zu", s->source, s->index);
+}
+
+/* The command line that runs `s` alone; "" when it does not fit (a rerun
+ * line cut short would run another case). */
+static void rerun_line(const lctx_conform_judge *j,
+                       const lctx_conform_subject *s, char *buf, size_t n) {
+  char seed[40], name[1100];
+  snprintf(seed, sizeof seed, "--seed=%llu", j->seed);
+  case_name(s, name, sizeof name);
+  bool ok = (size_t)snprintf(buf, n, "%s", j->rerun_head) < n &&
+            (strcmp(s->source, "random") != 0 ||
+             lctx_conform_shell_word(buf, n, seed)) &&
+            lctx_conform_shell_word(buf, n, "--case") &&
+            lctx_conform_shell_word(buf, n, name) &&
+            strlen(buf) + strlen(j->rerun_tail) < n;
+  if (ok)
+    strcat(buf, j->rerun_tail);
+  else
+    buf[0] = '\0';
+}
+
+//===----------------------------------------------------------------------===//
+// Counting and streaming a verdict
+//===----------------------------------------------------------------------===//
+
+static void stream_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
+                           size_t op, size_t row_index, lctx_conform_verdict v,
+                           const char *detail) {
+  lctx_conform_row *kept = &j->report->rows[row_index];
+  if (kept->kept >= j->keep_failures) {
+    kept->not_kept++;
+    return;
+  }
+  kept->kept++;
+  if (!j->stream)
+    return;
+  json_t *o = json_object();
+  json_object_set_new(o, "source", json_string(s->source));
+  json_object_set_new(o, "index", json_integer((json_int_t)s->index));
+  char name[1100];
+  case_name(s, name, sizeof name);
+  json_object_set_new(o, "name", lctx_conform_json_text(name));
+  json_object_set_new(o, "operation", json_integer((json_int_t)op));
+  json_object_set_new(o, "row", json_string(j->spec->rows[row_index].id));
+  json_object_set_new(o, "verdict", json_string(VERDICT_NAMES[v]));
+  if (detail)
+    json_object_set_new(o, "detail", lctx_conform_json_text(detail));
+  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL) {
+    json_object_set_new(o, "expected", lctx_conform_json_text(j->expected));
+    json_object_set_new(o, "actual", lctx_conform_json_text(j->actual));
+  }
+  if (v == LCTX_CONFORM_FAIL && j->drift[0])
+    json_object_set_new(o, "drift", lctx_conform_json_text(j->drift));
+  json_t *c = lctx_case_to_json(s->c);
+  if (c)
+    json_object_set_new(o, "case", c);
+  char *text = json_dumps(o, JSON_COMPACT);
+  if (text) {
+    fprintf(j->stream, "%s\n", text);
+    free(text);
+  }
+  json_decref(o);
+}
+
+static void note_first(lctx_conform_judge *j, size_t row,
+                       const lctx_conform_subject *s, size_t op,
+                       lctx_conform_verdict v, const char *detail) {
+  lctx_conform_row *r = &j->report->rows[row];
+  if (r->first[0])
+    return;
+  /* The case: "cases case N" becomes its file's name. */
+  char which[300];
+  const char *slash = s->file ? strrchr(s->file, '/') : NULL;
+  const char *base = slash ? slash + 1 : s->file;
+  if (base)
+    snprintf(which, sizeof which, "case %.280s", base);
+  else
+    snprintf(which, sizeof which, "%s case %zu", s->source, s->index);
+  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL)
+    snprintf(r->first, sizeof r->first,
+             "%s, operation %zu: expected %.300s; got %.300s", which, op,
+             j->expected, j->actual);
+  else
+    snprintf(r->first, sizeof r->first, "%s, operation %zu: %s: %s", which, op,
+             VERDICT_NAMES[v], detail ? detail : "");
+  if (base)
+    snprintf(r->first_case, sizeof r->first_case, "%s", base);
+  rerun_line(j, s, r->rerun, sizeof r->rerun);
+}
+
+/* Operation `i` failed under row `row`: whether it passes as another
+ * release the table names behaves, and why (j->drift, and the row's first
+ * such explanation). */
+static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
+                       size_t i, size_t row) {
+  lctx_buf db;
+  lctx_buf_init(&db, j->drift, sizeof j->drift);
+  bool traced =
+      j->spec->rows[row].ir
+          ? lctx_oracle_drift_ir(j->spec, s->c, i, &j->drift_features, &db)
+          : lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i], j->exact,
+                              &j->drift_features, &db);
+  if (!traced)
+    return;
+  lctx_conform_row *r = &j->report->rows[row];
+  if (r->drift_explained++ == 0)
+    snprintf(r->drift, sizeof r->drift, "%s", j->drift);
+}
+
+/* Counts the verdict of operation `i`; notes and streams what did not
+ * pass, and the first failure. */
+static void count_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
+                          size_t i, size_t row, lctx_conform_verdict v,
+                          const char *detail) {
+  lctx_conform_report *rep = j->report;
+  rep->rows[row].n[v]++;
+  j->drift[0] = '\0';
+  if (v == LCTX_CONFORM_FAIL && s->res->status == LCTX_RESULT_OK)
+    note_drift(j, s, i, row);
+  if (!rep->failed_once && v != LCTX_CONFORM_PASS && v != LCTX_CONFORM_XFAIL) {
+    rep->failed_once = true;
+    /* From the start of the cases, as the run's own time is. */
+    rep->first_failure_seconds = lctx_sys_now() - j->start;
+    rep->first_failure_row = row;
+    rep->first_failure_verdict = v;
+  }
+  if (v != LCTX_CONFORM_PASS) {
+    note_first(j, row, s, i, v, detail);
+    stream_verdict(j, s, i, row, v, detail);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Judging
+//===----------------------------------------------------------------------===//
+
+static size_t find_row(const lctx_spec *spec, const char *id) {
+  for (size_t i = 0; i < spec->row_count; i++) {
+    if (strcmp(spec->rows[i].id, id) == 0)
+      return i;
+  }
+  return (size_t)-1;
+}
+
+void lctx_conform_judge_init(lctx_conform_judge *j) {
+  for (unsigned k = 0; k < IR_ROWS; k++) {
+    char id[8];
+    snprintf(id, sizeof id, "IR-%03u", k);
+    j->ir_rows[k] = find_row(j->spec, id);
+  }
+  j->expected[0] = j->actual[0] = j->why[0] = j->drift[0] = '\0';
+  memset(j->matches, 0, sizeof j->matches);
+}
+
+/* The verdict on the module of operation `index`: the row that judged it
+ * (or -1 when it could not be judged), whether it passed, and the IR rows
+ * the check exercised (`applicable`, LCTX_IR_ROW_BIT); why it failed goes
+ * to j->why. */
+static size_t judge_module(lctx_conform_judge *j, const lctx_conform_subject *s,
+                           size_t index, bool *passed, unsigned *applicable) {
+  *passed = false;
+  *applicable = 0;
+  const lctx_irjudge_verdict *v = s->module[index];
+  if (!v || v->status == LCTX_IRJUDGE_NOT_JUDGED)
+    return (size_t)-1;
+  *passed = v->status == LCTX_IRJUDGE_JUDGED && v->passed;
+  *applicable = v->status == LCTX_IRJUDGE_JUDGED ? v->applicable : 0;
+  if (*passed)
+    return find_row(j->spec, "IR-005");
+  snprintf(j->why, sizeof j->why, "the module: %s: %s", v->row, v->reason);
+  return find_row(j->spec, v->row);
+}
+
+/* The module of a passing lower_per_platform operation `i`: an accepted
+ * module passes every IR row that judged it (IR-005, the row judge_module
+ * names, always among them); a rejected one fails the operation under the
+ * IR row that rejected it (`*row`, `*v`, `*detail`). */
+static void judge_ir(lctx_conform_judge *j, const lctx_conform_subject *s,
+                     size_t i, size_t *row, lctx_conform_verdict *v,
+                     const char **detail) {
+  bool passed;
+  unsigned applicable;
+  size_t ir_row = judge_module(j, s, i, &passed, &applicable);
+  size_t rows = j->spec->row_count;
+  lctx_conform_row *n = j->report->rows;
+  if (ir_row < rows && passed) {
+    n[ir_row].n[LCTX_CONFORM_PASS]++;
+    for (unsigned k = 0; k < IR_ROWS; k++) {
+      if (((applicable >> k) & 1u) && j->ir_rows[k] != ir_row &&
+          j->ir_rows[k] < rows)
+        n[j->ir_rows[k]].n[LCTX_CONFORM_PASS]++;
+    }
+  } else if (ir_row < rows) {
+    snprintf(j->expected, sizeof j->expected, "a module the IR rows accept");
+    snprintf(j->actual, sizeof j->actual, "%s", j->why);
+    *row = ir_row;
+    *v = j->xfail->row[ir_row] ? LCTX_CONFORM_XFAIL : LCTX_CONFORM_FAIL;
+    *detail = j->why;
+  }
+}
+
+/* Judges operation `i` of `s` (its features in j->features): the row and
+ * the verdict, and the detail of a crash, a timeout or a rejected module.
+ * False when no single row covers it. */
+static bool judge_op(lctx_conform_judge *j, const lctx_conform_subject *s,
+                     size_t i, size_t *row, lctx_conform_verdict *v,
+                     const char **detail) {
+  const lctx_case_result *res = s->res;
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, j->expected, sizeof j->expected);
+  lctx_buf_init(&ab, j->actual, sizeof j->actual);
+  *detail = NULL;
+  size_t m[4];
+  size_t n = lctx_oracle_match_rows(j->spec, j->matches, &j->features, m);
+  if (res->status != LCTX_RESULT_OK && res->status != LCTX_RESULT_FLAKY) {
+    /* The row still comes from the features: attribute the crash. */
+    if (n != 1)
+      return false;
+    *row = m[0];
+    *v = res->status == LCTX_RESULT_TIMEOUT ? LCTX_CONFORM_TIMEOUT
+                                            : LCTX_CONFORM_CRASH;
+    *detail = res->detail;
+    return true;
+  }
+  /* Judged without texts first; they are written only for what does not
+   * pass (a second, identical judgement). */
+  lctx_judgement jd =
+      lctx_oracle_judge_rows(j->spec, &j->features, m, n, &res->outcomes[i],
+                             j->exact, row, NULL, NULL);
+  if (jd != LCTX_JUDGE_ALLOWED ||
+      (*row < j->spec->row_count && j->xfail->row[*row])) {
+    lctx_outcome_format(&res->outcomes[i], &ab);
+    jd = lctx_oracle_judge_rows(j->spec, &j->features, m, n, &res->outcomes[i],
+                                j->exact, row, &eb, NULL);
+  }
+  if (jd == LCTX_JUDGE_NO_ROW || jd == LCTX_JUDGE_SEVERAL_ROWS)
+    return false;
+  bool ok = jd == LCTX_JUDGE_ALLOWED;
+  *v = j->xfail->row[*row] ? (ok ? LCTX_CONFORM_XPASS : LCTX_CONFORM_XFAIL)
+                           : (ok ? LCTX_CONFORM_PASS : LCTX_CONFORM_FAIL);
+  if (ok && res->mlir[i] && s->c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
+    judge_ir(j, s, i, row, v, detail);
+  /* Answered only when run alone: what passed is flaky, not a pass. */
+  if (res->status == LCTX_RESULT_FLAKY &&
+      (*v == LCTX_CONFORM_PASS || *v == LCTX_CONFORM_XPASS)) {
+    *v = LCTX_CONFORM_FLAKY;
+    *detail = res->detail;
+  }
+  return true;
+}
+
+void lctx_conform_judge_case(lctx_conform_judge *j,
+                             const lctx_conform_subject *s) {
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, s->c, lctx_spec_facts(j->spec));
+  for (size_t i = 0; i < s->c->op_count; i++) {
+    lctx_classify_op(&state, i, &j->features);
+    size_t row;
+    lctx_conform_verdict v;
+    const char *detail;
+    if (judge_op(j, s, i, &row, &v, &detail))
+      count_verdict(j, s, i, row, v, detail);
+    else
+      j->report->spec_gaps++;
+  }
+}
+
+void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c) {
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_classify_op(&state, i, &j->features);
+    size_t m[2];
+    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1)
+      j->report->rows[m[0]].n[LCTX_CONFORM_UNSUPPORTED]++;
+  }
+}
+
+bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c) {
+  if (j->spec->selected == j->spec->release_count)
+    return false;
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_classify_op(&state, i, &j->features);
+    size_t m[2];
+    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1 &&
+        j->spec->rows[m[0]].absent)
+      return true;
+  }
+  return false;
+}

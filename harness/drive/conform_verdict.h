@@ -1,0 +1,232 @@
+/*
+ * conform_verdict.h - the verdicts of a conform run: what became of one
+ * operation, their counts per spec row (lctx_conform_report), and judging
+ * one case's operations into them.
+ *
+ * Owns the verdict names and rules (when a row, when a run failed), the
+ * expected failures ('ROW-ID reason' a line), and the judgement of one
+ * answered case: the row of each operation by the spec table (classify.h,
+ * oracle.h, never equality with the reference), the module of a
+ * lower_per_platform operation by the IR rows (the MLIR judge's verdict,
+ * irjudge.h), the drift to other releases, the first verdict per row with
+ * its rerun line, and the line each verdict other than pass adds to
+ * results.jsonl; and a case's name as `--case` reads it (written in
+ * results.jsonl and the rerun lines, read back by lctx_conform_parse_only).
+ * Choosing and running cases is conform.c's; the report files are
+ * conform_report.c's.
+ */
+#ifndef LCTX_HARNESS_CONFORM_VERDICT_H
+#define LCTX_HARNESS_CONFORM_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "classify.h"
+#include "impl.h"
+#include "irexpect.h"
+#include "irjudge.h"
+#include "oracle.h"
+#include "spec.h"
+
+/// What became of one operation.
+typedef enum lctx_conform_verdict {
+  LCTX_CONFORM_PASS = 0,
+  LCTX_CONFORM_FAIL,
+  LCTX_CONFORM_XFAIL,       ///< failed, as the xfail file expects
+  LCTX_CONFORM_XPASS,       ///< passed, though the xfail file expects a failure
+  LCTX_CONFORM_CRASH,       ///< the implementation died on its case
+  LCTX_CONFORM_TIMEOUT,     ///< the implementation hung on its case
+  LCTX_CONFORM_UNSUPPORTED, ///< the implementation lacks an operation
+  /// Its worker or program died, hung or broke protocol on it after serving
+  /// other cases, and run alone it passed: the accumulated state failed,
+  /// not the case (the detail says after how many cases).
+  LCTX_CONFORM_FLAKY,
+  LCTX_CONFORM_VERDICT_COUNT
+} lctx_conform_verdict;
+
+/// The name of a verdict in every report: "pass", "fail", "xfail", "xpass",
+/// "crash", "timeout", "unsupported", "flaky".
+const char *lctx_conform_verdict_name(lctx_conform_verdict v);
+
+/// The verdicts under one spec row.
+typedef struct lctx_conform_row {
+  char id[LCTX_SPEC_MAX_ID];
+  /// The row is absent at the judged release: it stands for operations
+  /// that release does not have, which are never run (nor expected to be).
+  bool absent;
+  size_t n[LCTX_CONFORM_VERDICT_COUNT];
+  /// The first verdict other than pass, as the reports write it:
+  /// "case FILE.case, operation K: ..." for a conformance case, "domain
+  /// case N, ..." or "random case N, ..." for the others; "" when none.
+  char first[1024];
+  /// The conformance case file `first` speaks of (SOURCE "cases"), or "".
+  char first_case[256];
+  /// The command line that runs exactly the case of `first` again (its
+  /// file, or its domain or random index and seed), or "".
+  char rerun[1536];
+  /// Verdicts other than pass written to results.jsonl in full, and those
+  /// beyond `keep_failures` that were only counted.
+  size_t kept, not_kept;
+  /// Failures that pass as another release the table names behaves
+  /// (lctx_oracle_drift), and what the first of them says: "passes as JAX
+  /// <=0.10.2 behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)".
+  size_t drift_explained;
+  char drift[512];
+} lctx_conform_row;
+
+/// What a run found: the counts behind the text summary and the reports.
+typedef struct lctx_conform_report {
+  size_t row_count; ///< the spec table's rows, in its order
+  lctx_conform_row rows[LCTX_SPEC_MAX_ROWS];
+  size_t totals[LCTX_CONFORM_VERDICT_COUNT]; ///< over every row
+  size_t spec_gaps;         ///< operations without exactly one row
+  size_t cases_run;         ///< cases judged
+  size_t cases_skipped;     ///< skipped by the shard or `ops`
+  size_t cases_unsupported; ///< needing an operation the implementation lacks
+  /// Of those, the cases using an operation the judged release does not
+  /// have (an absent spec row): never offered to the implementation.
+  size_t cases_absent;
+  /// Cases offered per source: the conformance cases, the domain, random.
+  size_t source_cases[3];
+  size_t restarts; ///< of the worker or program
+  size_t recycles; ///< of the worker or program, for memory
+  /// Modules of lower_per_platform operations the MLIR judge gave a
+  /// verdict on (judged, refused or killing it); a module it could not
+  /// judge (no judge process, no reference expectations) is not counted.
+  size_t modules_judged;
+  double seconds; ///< from the first case to the last
+  bool interrupted;
+  /// No operation was judged (every one unsupported, or no cases).
+  bool nothing_judged;
+  /// A report or results.jsonl could not be written (said in `error`).
+  bool write_failed;
+  /// A verdict failed (fail, xpass, crash, timeout or flaky); then the
+  /// first one:
+  /// its row (an index into `rows`), verdict, and the seconds from the start
+  /// of lctx_conform_run.
+  bool failed_once;
+  size_t first_failure_row;
+  lctx_conform_verdict first_failure_verdict;
+  double first_failure_seconds;
+  /// What went wrong (bad input, a file not written), one problem a line,
+  /// each "lctx conform: ..."; "" when nothing did.
+  char error[4096];
+} lctx_conform_report;
+
+/// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
+bool lctx_conform_row_failed(const lctx_conform_row *row);
+
+/// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
+/// xpass, crash, timeout or flaky verdict, or an operation no row covers.
+bool lctx_conform_run_failed(const lctx_conform_report *report);
+
+/// The longest reason of an expected failure kept, with its NUL.
+#define LCTX_CONFORM_REASON_MAX 160
+
+/// The expected failures: per spec row, whether one is expected and why.
+typedef struct lctx_conform_xfail {
+  bool row[LCTX_SPEC_MAX_ROWS];
+  char reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
+} lctx_conform_xfail;
+
+/// Reads the expected failures of `path` ('ROW-ID reason' a line, '#'
+/// comments and blank lines allowed) against `spec` into `*x` (cleared
+/// first). False, with "PATH:LINE:COLUMN: what" or why the file cannot be
+/// read in `why`, on a bad file.
+bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
+                             lctx_conform_xfail *x, char *why, size_t why_n);
+
+/// The one case `lctx conform --case` runs: a conformance case file, or
+/// the case at an index of the domain or of the random cases.
+typedef enum lctx_conform_only_kind {
+  LCTX_CONFORM_ONLY_NONE, ///< every case of every source (no --case)
+  LCTX_CONFORM_ONLY_FILE,
+  LCTX_CONFORM_ONLY_DOMAIN,
+  LCTX_CONFORM_ONLY_RANDOM,
+} lctx_conform_only_kind;
+
+/// `--case FILE.case`, `--case domain:INDEX` or `--case random:INDEX`.
+typedef struct lctx_conform_only {
+  lctx_conform_only_kind kind;
+  const char *path; ///< ONLY_FILE: the case file
+  size_t index;     ///< ONLY_DOMAIN, ONLY_RANDOM: the 0-based index
+} lctx_conform_only;
+
+/// Reads a `--case` value into `*only` (`path` points into `text`): a
+/// name ending in ".case", "domain:INDEX" or "random:INDEX" (INDEX digits
+/// only); false with the reason in `why` otherwise.
+bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
+                             char *why, size_t why_size);
+
+/// Appends `text` to the string in `buf` (`n` bytes) as one POSIX shell
+/// word after a space: as it is when it holds only safe characters, else
+/// in single quotes. False, `buf` left as it was, when it does not fit.
+bool lctx_conform_shell_word(char *buf, size_t n, const char *text);
+
+/// The judge of verdicts: what judging needs, set by the caller (every
+/// field above `expected`), and its scratch. Large: keep it on the heap.
+typedef struct lctx_conform_judge {
+  const lctx_spec *spec;
+  const lctx_conform_xfail *xfail;
+  bool exact;           ///< messages compared exactly, else classes only
+  size_t keep_failures; ///< verdicts other than pass kept in full per row
+  lctx_conform_report *report;
+  FILE *stream; ///< results.jsonl, or NULL: counted, not written
+  double start; ///< when the cases started (lctx_sys_now)
+  /// The rerun line of a failure: `rerun_head` (the command and the
+  /// options that change a verdict), `--seed=SEED` for a random case,
+  /// `--case NAME`, then `rerun_tail` (lctx_conform_judge_rerun).
+  char rerun_head[2048], rerun_tail[8448];
+  unsigned long long seed;
+  /// The rows IR-000 .. IR-006, or -1; set by lctx_conform_judge_init.
+  size_t ir_rows[7];
+  /* Scratch. */
+  char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
+  char actual[LCTX_OUTCOME_TEXT_MAX + 64];
+  char why[LCTX_IR_MESSAGE_MAX + 128];
+  char drift[512];
+  lctx_features features, drift_features;
+  lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
+} lctx_conform_judge;
+
+/// Sets the IR rows of `j->spec` and clears the scratch.
+void lctx_conform_judge_init(lctx_conform_judge *j);
+
+/// Sets the parts of the rerun lines: `lctx conform`, then FLAG (--impl or
+/// --cmd) and IMPL, `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
+/// `--messages=class` unless `exact`, `--jax JAX` unless NULL; after the
+/// case, `--report-dir RERUN_DIR`. False when they do not fit (a rerun
+/// line is never cut).
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
+                              const char *impl, const char *spec,
+                              const char *xfail, const char *jax,
+                              const char *rerun_dir);
+
+/// One answered case: where it comes from and what became of it.
+typedef struct lctx_conform_subject {
+  const lctx_case *c;
+  const lctx_case_result *res;
+  const char *source; ///< "cases", "domain" or "random"
+  size_t index;       ///< its index in that source
+  const char *file;   ///< source "cases": the case file ("DIR/NAME"); NULL
+  /// Per operation: the MLIR judge's verdict on its module, or NULL when
+  /// it has none.
+  const lctx_irjudge_verdict *module[LCTX_CASE_MAX_OPS];
+} lctx_conform_subject;
+
+/// Judges every operation of `s` and counts the verdicts in j->report
+/// (spec gaps included); notes each row's first verdict other than pass
+/// and the run's first failure, and writes what did not pass to j->stream
+/// (at most keep_failures per row).
+void lctx_conform_judge_case(lctx_conform_judge *j,
+                             const lctx_conform_subject *s);
+
+/// Counts every operation of a case the implementation does not support
+/// under its row (unsupported).
+void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c);
+
+/// Whether case `c` uses an operation the judged release does not have.
+bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c);
+
+#endif /* LCTX_HARNESS_CONFORM_VERDICT_H */
