@@ -50,12 +50,21 @@ run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
 	@$(LCTX) run
 
+# make test also builds the AFL++ targets that tests/test_afl_cmplog.sh
+# runs (fuzz_spec_afl and its CMPLOG build, afl preset, build/afl/; AFL++ is
+# Debian's afl++, installed by make deps), and LCTX_REQUIRE_AFL=1 makes a
+# missing AFL++ build fail that test instead of skipping it.
+AFL_TEST_TARGETS := fuzz_spec_afl fuzz_spec_cmplog
+
 test: deps jax
 	@echo "==> lctx: configuring and building the test build (ASan + UBSan)"
 	@cmake --preset test >/dev/null
 	@cmake --build --preset test
+	@echo "==> lctx: building the AFL++ targets the tests run (preset afl: $(AFL_TEST_TARGETS))"
+	@cmake --preset afl >/dev/null
+	@cmake --build --preset afl --target $(AFL_TEST_TARGETS)
 	@echo "==> lctx: running the tests (ctest)"
-	@ctest --preset test
+	@LCTX_REQUIRE_AFL=1 ctest --preset test
 
 build: deps
 	@echo "==> lctx: configuring and building the release build"

@@ -15,7 +15,8 @@
  * no implementation) is reported there as a finding. Every input runs the
  * check with the state. Owns the engine contract too: on a
  * failed check it writes the report, then the line
- * `ASSERTION FAILED: <key>`, then `LCTX-FINDING <key>` to stderr and aborts,
+ * `ASSERTION FAILED: <key>`, then `LCTX-FINDING <key>` (the marker and key
+ * grammar of harness/core/checks/finding_key.h) to stderr and aborts,
  * so that libFuzzer, AFL++ and the replay driver all see a crash, and
  * `lctx fuzz` finds the key.
  *
@@ -31,6 +32,7 @@
 #ifndef LCTX_FUZZERS_FUZZ_GLUE_H
 #define LCTX_FUZZERS_FUZZ_GLUE_H
 
+#include "finding_key.h"
 #include "fuzzcheck.h"
 
 #include <stdbool.h>
@@ -38,13 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Reports a failed check on stderr, ending with the LCTX-FINDING line,
-/// and aborts.
+/// Reports a failed check on stderr, ending with the LCTX-FINDING line
+/// (finding_key.h: the marker at the start of a line), and aborts.
 static inline void lctx_fuzz_glue_fail(const lctx_fuzz_result *result) {
   size_t n = strlen(result->report);
   bool newline = n > 0 && result->report[n - 1] != '\n';
-  fprintf(stderr, "%s%sASSERTION FAILED: %s\nLCTX-FINDING %s\n", result->report,
-          newline ? "\n" : "", result->key, result->key);
+  fprintf(stderr, "%s%sASSERTION FAILED: %s\n" LCTX_FINDING_MARKER "%s\n",
+          result->report, newline ? "\n" : "", result->key, result->key);
   fflush(stderr);
   abort();
 }

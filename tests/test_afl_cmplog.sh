@@ -6,14 +6,23 @@
 #      forkserver starts, and says so;
 #   2. the campaign minimizes AFL++'s main queue with afl-cmin into
 #      OUT/corpus when it ends, with the counts in summary.txt;
-#   3. the AFL++ build (libAFLDriver) runs a file argument once.
+#   3. the AFL++ build (libAFLDriver) runs a file argument once;
+#   4. `--corpus EMPTY_DIR` starts AFL++ from the seeds (AFL++ itself
+#      refuses an empty input folder) and runs inputs.
+# `make test` builds them first and sets LCTX_REQUIRE_AFL=1: then a missing
+# build or afl-fuzz is a failure, not a skip.
 # Usage: test_afl_cmplog.sh LCTX AFL_FUZZERS_DIR
 set -u
 LCTX=$1
 AFL=$2
 if [ ! -x "$AFL/fuzz_spec_afl" ] || [ ! -x "$AFL/fuzz_spec_cmplog" ] ||
   ! command -v afl-fuzz >/dev/null 2>&1; then
-  echo "SKIPPED: no $AFL/fuzz_spec_afl and fuzz_spec_cmplog (cmake --preset afl && cmake --build --preset afl)"
+  what="no $AFL/fuzz_spec_afl and fuzz_spec_cmplog, or no afl-fuzz (cmake --preset afl && cmake --build --preset afl)"
+  if [ "${LCTX_REQUIRE_AFL:-}" = 1 ]; then
+    echo "FAIL: LCTX_REQUIRE_AFL=1 and $what"
+    exit 1
+  fi
+  echo "SKIPPED: $what"
   exit 77
 fi
 . "$(dirname -- "$0")/lib.sh"
@@ -43,5 +52,15 @@ grep -q "corpus minimized (afl-cmin): $queue -> $n inputs" "$tmp/c/summary.txt" 
 printf 'x' >"$tmp/one"
 "$AFL/fuzz_spec_afl" "$tmp/one" >"$tmp/one.txt" 2>&1 ||
   fail "the AFL++ build failed on a file argument: $(cat "$tmp/one.txt")"
+# 4. An empty --corpus: AFL++ starts from the seeds.
+mkdir "$tmp/empty"
+"$LCTX" fuzz --engine afl --time 2 --target fuzz_spec --corpus "$tmp/empty" \
+  --binary "$AFL/fuzz_spec_afl" --out "$tmp/e" >"$tmp/empty.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "empty --corpus: lctx fuzz exited $rc: $(tail -n 20 "$tmp/empty.txt")"
+grep -q "is empty: AFL++ starts from the seeds" "$tmp/empty.txt" ||
+  fail "empty --corpus: not said: $(head -n 5 "$tmp/empty.txt")"
+grep -q "no usable test cases" "$tmp/e/logs/afl-main.log" &&
+  fail "empty --corpus: AFL++ found no usable test cases"
 finish_failures "test_afl_cmplog: "
 echo "test_afl_cmplog: ok"

@@ -9,7 +9,9 @@
 #   missing rows (in summary.txt and after the last live line);
 #   a conform run that stops on bad input (exit 2) writes no report.json,
 #   report.tap or report.junit.xml and says so; conform's "first failure
-#   after X s" is not larger than its "in Y s".
+#   after X s" is not larger than its "in Y s";
+#   `lctx fuzz --help` names the targets of the one table,
+#   lctx_fuzz_targets[] in harness/core/checks/fuzzcheck.c, in its order.
 #
 # Usage: test_campaign_honesty.sh LCTX PLUGIN MUTANT SOURCE_DIR
 set -u
@@ -57,5 +59,14 @@ total=$(sed -n 's/^conform: .* in \([0-9.]*\) s, .*$/\1/p' c2.out)
 [ -n "$first" ] && [ -n "$total" ] || fail "no times: $(tail -n 8 c2.out)"
 awk -v f="$first" -v t="$total" 'BEGIN { exit !(f <= t + 0.05) }' ||
   fail "first failure after $first s, run in $total s"
+
+# The targets `lctx fuzz` names are the table's rows (one a line there).
+table=$(sed -n '/^const lctx_fuzz_target lctx_fuzz_targets\[\] = {/,/^};/p' \
+  "$SRC/harness/core/checks/fuzzcheck.c" |
+  sed -n 's/^ *{"\([a-z_]*\)",.*/\1/p' | paste -sd, - | sed 's/,/, /g')
+[ -n "$table" ] || fail "no rows read from fuzzcheck.c's table"
+"$LCTX" fuzz --help >help.out 2>&1
+grep -qx "targets: $table" help.out ||
+  fail "lctx fuzz --help: $(grep '^targets' help.out), the table: $table"
 
 finish_failures "test_campaign_honesty: "

@@ -7,7 +7,11 @@
 #      after; the folder is the same path, with no folder left beside it;
 #   2. --out writes the minimized corpus elsewhere and keeps DIR;
 #   3. a pass that fails (a build that is not libFuzzer) exits 1 and leaves
-#      the corpus as it was; bad usage exits 2 naming what is wrong.
+#      the corpus as it was; bad usage exits 2 naming what is wrong;
+#   4. an input larger than 1 MiB counts: it hits the rows of its head, all
+#      that the decoder reads, as the fuzz target decodes it (corpus_rows.h;
+#      the campaign and the minimization skipped it, the kill matrix did
+#      not).
 # Usage: test_corpus.sh LCTX FUZZ_MODEL_LIBFUZZER SEEDS
 set -u
 LCTX=$1
@@ -71,5 +75,16 @@ ls "$tmp/d" | cmp -s - "$tmp/d-before.txt" || fail "a failing pass changed DIR"
 "$LCTX" corpus rows --target fuzz_spec "$tmp/d" >/dev/null 2>"$tmp/bad.txt"
 [ $? -eq 2 ] && grep -q "not cases" "$tmp/bad.txt" ||
   fail "rows of fuzz_spec: $(cat "$tmp/bad.txt")"
+
+# 4. An input over 1 MiB hits the rows of its head.
+mkdir -p "$tmp/big" "$tmp/head"
+first=$(ls "$SEEDS"/*.bin | head -n 1)
+{ cat "$first"; head -c 1100000 /dev/zero; } >"$tmp/big/big.bin"
+head -c 65536 "$tmp/big/big.bin" >"$tmp/head/head.bin"
+"$LCTX" corpus rows --target fuzz_model "$tmp/big" >"$tmp/rows-big.txt"
+"$LCTX" corpus rows --target fuzz_model "$tmp/head" >"$tmp/rows-head.txt"
+[ -s "$tmp/rows-head.txt" ] || fail "the head of $first hits no row"
+cmp -s "$tmp/rows-big.txt" "$tmp/rows-head.txt" ||
+  fail "an input over 1 MiB hits [$(tr '\n' ' ' <"$tmp/rows-big.txt")], its head [$(tr '\n' ' ' <"$tmp/rows-head.txt")]"
 finish_failures "test_corpus: "
 echo "test_corpus: ok ($before -> $after inputs, $(wc -l <"$tmp/rows-after.txt") rows)"

@@ -15,7 +15,15 @@
 #     nothing failed;
 #   - the installed lctx without its share/lctx says that no spec table was
 #     found (and where it looked) and fails; LCTX_DATA_DIR names another
-#     folder, and a wrong one is named.
+#     folder, and a wrong one is named;
+#   - no path of the source tree is compiled into lctx (the strings of its
+#     .rodata, source file names of diagnostics aside), and the installed
+#     lctx, moved to another prefix and run from another folder, fuzzes
+#     (`lctx fuzz --time 3` with the build's fuzz_model_mutant as the
+#     fuzz_model build of $LCTX_FUZZ_BUILD, seeds and dictionary from
+#     share/lctx) and promotes (into share/lctx/corpus/regressions) without
+#     opening anything of the source tree (strace, where installed); with
+#     no fuzz build it says where it looked and fails.
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION C_COMPILER
 set -u
 BUILD=$1
@@ -35,6 +43,8 @@ for f in bin/lctx include/lctx/impl_abi.h include/lctx/lctx.h \
   lib/cmake/lctx/lctxTargets.cmake lib/pkgconfig/lctx.pc \
   lib/pkgconfig/lctx-impl-abi.pc \
   share/lctx/conformance/spec/backend-selection.lspec \
+  share/lctx/fuzzers/dict/fuzz_model.dict \
+  share/lctx/corpus/regressions/fuzz_model/README.md \
   share/doc/lctx/LICENSE; do
   [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -139,6 +149,71 @@ LCTX_DATA_DIR="$tmp/nowhere" "$lctx" check-spec --spec "$SRC/conformance/spec/ba
   --help >/dev/null 2>"$tmp/nowhere.out"
 grep -q "LCTX_DATA_DIR=$tmp/nowhere has no conformance/spec/" "$tmp/nowhere.out" ||
   fail "a wrong LCTX_DATA_DIR is not named: $(cat "$tmp/nowhere.out")"
+
+# 7. Nothing of the source tree compiled in: no string of .rodata names a
+#    folder or data file of it (UBSan's and clang's source file names of
+#    diagnostics aside).
+objcopy -O binary --only-section=.rodata "$lctx" "$tmp/rodata" ||
+  fail "objcopy cannot read the .rodata of $lctx"
+compiled=$(strings -a "$tmp/rodata" | grep -F "$SRC" |
+  grep -Ev '\.[ch]$|unnamed struct at' | head -5)
+[ -z "$compiled" ] || fail "lctx holds paths of the source tree: $compiled"
+[ -d "$prefix/share/lctx/corpus/seeds/fuzz_model" ] ||
+  fail "not installed: share/lctx/corpus/seeds/fuzz_model"
+
+# 8. The installed lctx, moved, fuzzes and promotes with its own data only.
+moved=$tmp/moved
+cp -R "$prefix" "$moved"
+mkdir -p "$tmp/away" "$tmp/fuzzbuild"
+(cd "$tmp/away" && "$moved/bin/lctx" fuzz --engine libfuzzer \
+  --target fuzz_model --time 3 --out "$tmp/away/none") >"$tmp/nobuild.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || fail "lctx fuzz without a fuzz build: exit $rc, want 2"
+grep -q "no libfuzzer build of fuzz_model: $moved/bin/../libexec/lctx/fuzz_model is not an executable file (looked in the installation's libexec/lctx)" \
+  "$tmp/nobuild.out" || fail "lctx fuzz without a fuzz build: $(cat "$tmp/nobuild.out")"
+mutant=$BUILD/fuzzers/fuzz_model_mutant
+if [ ! -x "$mutant" ]; then
+  echo "test_install: no $mutant (libFuzzer does not link here): lctx fuzz and promote not run"
+else
+  cp "$mutant" "$tmp/fuzzbuild/fuzz_model"
+  # Under strace (where installed): every file a process opens or looks
+  # at, in strace-*.txt (LeakSanitizer does not run under ptrace).
+  trace=""
+  if command -v strace >/dev/null 2>&1; then
+    trace="strace -f -qq -e trace=%file -o"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  else
+    echo "test_install: no strace: the files opened are not checked"
+  fi
+  # shellcheck disable=SC2086 # trace is a word list
+  (cd "$tmp/away" && LCTX_FUZZ_BUILD="$tmp/fuzzbuild" ${trace:+$trace "$tmp/strace-fuzz.txt"} "$moved/bin/lctx" \
+    fuzz --engine libfuzzer --target fuzz_model --time 3 --out "$tmp/away/camp") \
+    >"$tmp/fuzz.out" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 1 ] ||
+    fail "installed lctx fuzz: exit $rc: $(tail -5 "$tmp/fuzz.out")"
+  seeds=$(find "$SRC/corpus/seeds/fuzz_model" -maxdepth 1 -type f ! -name README.md | wc -l)
+  copied=$(find "$tmp/away/camp/seeds" -maxdepth 1 -type f 2>/dev/null | wc -l)
+  [ "$copied" = "$seeds" ] ||
+    fail "the campaign holds $copied seeds, share/lctx $seeds: $(tail -3 "$tmp/fuzz.out")"
+  if [ -n "$trace" ]; then
+    grep -qF "\"$moved/bin/../share/lctx/fuzzers/dict/fuzz_model.dict\"" "$tmp/strace-fuzz.txt" ||
+      fail "the campaign did not read the installed dictionary"
+  fi
+  grep -rq "^Dictionary: [1-9]" "$tmp/away/camp/logs" ||
+    fail "libFuzzer ran without a dictionary: $(ls "$tmp/away/camp/logs")"
+  finding=$(ls -d "$tmp"/away/camp/findings/*/ 2>/dev/null | head -n 1)
+  [ -n "$finding" ] || finding=$(ls -d "$tmp"/away/camp/seeds/* | head -n 1)
+  (cd "$tmp/away" && ${trace:+$trace "$tmp/strace-promote.txt"} "$moved/bin/lctx" promote --target fuzz_model \
+    "$finding") >"$tmp/promote.out" 2>&1 ||
+    fail "installed lctx promote: exit $?: $(cat "$tmp/promote.out")"
+  grep -q "^promoted .* -> $moved/bin/../share/lctx/corpus/regressions/fuzz_model/" "$tmp/promote.out" ||
+    fail "not promoted into the installed regressions: $(cat "$tmp/promote.out")"
+  if [ -n "$trace" ]; then
+    opened=$(cat "$tmp"/strace-*.txt | grep -F "\"$SRC" | head -3)
+    [ -z "$opened" ] || fail "the installed lctx looked into the source tree: $opened"
+  fi
+fi
 
 finish_failures "test_install: "
 echo "test_install: PASS"

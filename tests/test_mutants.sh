@@ -6,7 +6,12 @@
 #   - bad `lctx mutants` command lines and lists exit 2 with a message
 #     (FILE:LINE:COL for a bad list line);
 #   - a mutant that conform kills, but not within --limit, fails (exit 1),
-#     and --only picks mutants, writing mutants.json and mutants.md.
+#     and --only picks mutants, writing mutants.json and mutants.md;
+#   - a fuzz run from the seeds (a stand-in fuzzer, a data folder
+#     $LCTX_DATA_DIR with its own seeds) starts from every seed, one of
+#     100 KiB included (seeds.h: the campaign's rule; the kill matrix
+#     dropped seeds over 64 KiB), README.md left out, with the libFuzzer
+#     command line of libfuzzer.h and the inputs run read from its log.
 # Usage: test_mutants.sh LCTX SOURCE_DIR
 set -u
 LCTX=$1
@@ -125,6 +130,39 @@ grep -q "conform: killed 2 of 2" "$tmp/slow.out" || fail "slow: not 2 of 2 kille
 grep -q '"name": "fmt-list-no-space"' "$tmp/out-slow/mutants.json" || fail "slow: mutants.json lacks the mutant"
 grep -q '^| `mg-b1-gt0` |' "$tmp/out-slow/mutants.md" || fail "slow: mutants.md lacks the mutant"
 [ "$(grep -c '"name"' "$tmp/out-slow/mutants.json")" = 2 ] || fail "slow: --only did not select 2 mutants"
+
+# 4. A fuzz run from the seeds gets every seed, a large one included.
+mkdir -p "$tmp/data/corpus/seeds/fuzz_differential"
+for d in conformance fuzzers; do ln -s "$SRC/$d" "$tmp/data/$d"; done
+ln -s "$SRC/corpus/regressions" "$tmp/data/corpus/regressions"
+seeds=$tmp/data/corpus/seeds/fuzz_differential
+echo 'seeds' >"$seeds/README.md"
+printf 'small' >"$seeds/small"
+head -c 102400 /dev/zero >"$seeds/large"
+# The stand-in fuzzer: records its arguments and the corpus (its last
+# argument) as NAME SIZE lines, says it ran 7 inputs, finds nothing.
+cat >"$tmp/fuzzer" <<EOF
+#!/bin/sh
+echo " \$*" >"$tmp/fuzzer-args"
+for a in "\$@"; do corpus=\$a; done
+for f in "\$corpus"/*; do echo "\$(basename "\$f") \$(wc -c <"\$f")"; done >"$tmp/fuzzer-corpus"
+echo "stat::number_of_executed_units: 7"
+exit 0
+EOF
+chmod +x "$tmp/fuzzer"
+LCTX_DATA_DIR=$tmp/data mutants seeds --only rg-tie-later --no-control \
+  --dir "$(dirname "$(dirname "$LCTX")")/conformance/mutants" \
+  --fuzz 1 --fuzz-start seeds --fuzzer "$tmp/fuzzer"
+grep -qx "large 102400" "$tmp/fuzzer-corpus" ||
+  fail "seeds: the 100 KiB seed is not in the corpus: $(cat "$tmp/fuzzer-corpus" 2>/dev/null) $(tail -n 5 "$tmp/seeds.out")"
+grep -qx "small 5" "$tmp/fuzzer-corpus" || fail "seeds: the small seed is missing"
+grep -q "README" "$tmp/fuzzer-corpus" && fail "seeds: README.md was copied"
+for a in -seed=1 -max_total_time=1 -timeout=10 -print_final_stats=1 \
+  "-artifact_prefix=$tmp/out-seeds/"; do
+  grep -q -- " $a" "$tmp/fuzzer-args" || fail "seeds: no $a in: $(cat "$tmp/fuzzer-args")"
+done
+grep -q '"inputs_run": 7' "$tmp/out-seeds/mutants.json" ||
+  fail "seeds: the 7 inputs run are not in mutants.json: $(grep -m 3 inputs_run "$tmp/out-seeds/mutants.json")"
 
 finish_failures "test_mutants.sh: "
 echo "test_mutants.sh: all passed"

@@ -5,7 +5,10 @@
  * after options, number limits, and every error with its exact message; and
  * that a second parse in one process starts afresh. Through lctx_cli_main:
  * every command built on it answers -h, --help and `lctx help CMD`, and
- * takes `--opt=value`.
+ * takes `--opt=value`; an option with a value given twice (`--impl a
+ * --impl b`) and a list with an empty or repeated item (`--ops a,,a`) are
+ * refused naming the option; `lctx fuzz` and `lctx corpus` show what was
+ * typed escaped, never a raw control byte.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -152,8 +155,15 @@ static void test_each_kind_both_spellings(void **state) {
        "quiet=0 spec=- jobs=0 limit=0 seed=0 time=86400 shard=2/3 "
        "operands=||"},
       {{"--spec", "a", "--spec", "b", NULL},
-       OK,
-       "quiet=0 spec=b jobs=0 limit=0 seed=0 time=30 shard=0/0 operands=||"},
+       ERROR,
+       "quiet=0 spec=a jobs=0 limit=0 seed=0 time=30 shard=0/0 operands=||"
+       "lctx t: --spec is given more than once\n" USAGE},
+      {{"--jobs=2", "--quiet", "--jobs", "2", NULL},
+       ERROR,
+       "quiet=1 spec=- jobs=2 limit=0 seed=0 time=30 shard=0/0 operands=||"
+       "lctx t: --jobs is given more than once\n" USAGE},
+      /* A flag may be repeated. */
+      {{"--quiet", "--quiet", NULL}, OK, "quiet=1 " DEFAULTS " operands=||"},
       /* A value that looks like an option is a value. */
       {{"--spec", "--quiet", NULL},
        OK,
@@ -582,6 +592,95 @@ static void test_commands_take_option_equals_value(void **state) {
   }
 }
 
+/* Runs `lctx ARGS...` (NULL-terminated) in this process; returns the exit
+ * code, with stdout and stderr together in `*text` (freed by the caller). */
+static int run_lctx_both(char **text, const char *const *args) {
+  char *argv[16] = {"lctx"};
+  int argc = 1;
+  for (; args[argc - 1]; argc++)
+    argv[argc] = (char *)args[argc - 1];
+  size_t size = 0;
+  FILE *both = open_memstream(text, &size);
+  assert_non_null(both);
+  int code = lctx_cli_main(argc, argv, both, both);
+  fclose(both);
+  return code;
+}
+
+/* An option with a value, given twice, and a list with an empty or a
+ * repeated item: refused, naming the option, before anything runs. */
+static void test_repeated_options_and_list_items(void **state) {
+  (void)state;
+  static const struct {
+    const char *args[10];
+    const char *want;
+  } cases[] = {
+      {{"conform", "--impl", "a.so", "--impl", "b.so", NULL},
+       "lctx conform: --impl is given more than once\n"},
+      {{"conform", "--cmd", "true", "--ops", "get_backend,,get_backend", NULL},
+       "lctx conform: --ops: 'get_backend,,get_backend' has an empty item\n"},
+      {{"conform", "--cmd", "true", "--ops=backends,get_backend,backends",
+        NULL},
+       "lctx conform: --ops: 'backends' is given twice in "
+       "'backends,get_backend,backends'\n"},
+      {{"conform", "--cmd", "true", "--ops", ",backends", NULL},
+       "lctx conform: --ops: ',backends' has an empty item\n"},
+      {{"conform", "--cmd", "true", "--ops", "backends,", NULL},
+       "lctx conform: --ops: 'backends,' has an empty item\n"},
+      {{"mutants", "--only", "a,b,a", NULL},
+       "lctx mutants: --only: 'a' is given twice in 'a,b,a'\n"},
+      {{"fuzz", "--time", "1", "--time", "2", NULL},
+       "lctx fuzz: --time is given more than once\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *text = NULL;
+    int code = run_lctx_both(&text, cases[i].args);
+    if (code != LCTX_EXIT_USAGE ||
+        strncmp(text, cases[i].want, strlen(cases[i].want)) != 0)
+      fail_msg("lctx %s ... (case %zu): exit %d, printed:\n%s\nwant:\n%s",
+               cases[i].args[0], i, code, text, cases[i].want);
+    free(text);
+  }
+}
+
+/* K7: what `lctx fuzz` and `lctx corpus` print of an argument holding an
+ * escape sequence and a newline is escaped: no raw control byte. */
+static void test_fuzz_and_corpus_escape_what_was_typed(void **state) {
+  (void)state;
+  const char *bad = "x\033[2J\ny";
+  const char *shown = "x\\x1b[2J\\x0ay";
+  const char *const lines[][12] = {
+      {"fuzz", "--engine", "libfuzzer", "--target", bad, "--time", "1", NULL},
+      {"fuzz", "--engine", "libfuzzer", "--target", "fuzz_model", "--time", "1",
+       "--out", bad, NULL},
+      {"fuzz", "--engine", "libfuzzer", "--target", "fuzz_model", "--time", "1",
+       "--corpus", bad, NULL},
+      {"fuzz", "--engine", "libfuzzer", "--target", "fuzz_model", "--time", "1",
+       "--binary", bad, NULL},
+      {"fuzz", "--engine", bad, "--target", "fuzz_model", "--time", "1", NULL},
+      {"corpus", "rows", "--target", bad, ".", NULL},
+      {"corpus", "rows", "--target", "fuzz_model", bad, NULL},
+      {"corpus", "minimize", "--target", "fuzz_model", bad, NULL},
+      {"corpus", "minimize", "--target", bad, ".", NULL},
+      {"corpus", "minimize", "--target", "fuzz_model", "--out", bad, ".", NULL},
+      {"corpus", "minimize", "--engine", bad, "--target", "fuzz_model", ".",
+       NULL},
+      {"corpus", bad, NULL},
+  };
+  for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+    char *text = NULL;
+    int code = run_lctx_both(&text, lines[i]);
+    bool raw = false;
+    for (const char *c = text; *c; c++)
+      raw = raw || ((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f;
+    if (code != LCTX_EXIT_USAGE || raw || strstr(text, "\033") ||
+        !strstr(text, shown))
+      fail_msg("lctx %s (line %zu): exit %d, printed:\n%s", lines[i][0], i,
+               code, text);
+    free(text);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_kind_both_spellings),
@@ -599,6 +698,8 @@ int main(void) {
       cmocka_unit_test(test_too_many_options),
       cmocka_unit_test(test_every_command_answers_help),
       cmocka_unit_test(test_commands_take_option_equals_value),
+      cmocka_unit_test(test_repeated_options_and_list_items),
+      cmocka_unit_test(test_fuzz_and_corpus_escape_what_was_typed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,14 @@
 /*
  * cli.c - the `lctx` command line (see cli.h): the command table, the
- * global help and version, and dispatch to the commands (commands.h).
+ * global help and version, and dispatch to the commands (commands.h),
+ * after resolving where the data is (data.h).
  */
 #include "cli.h"
 
 #include "commands.h"
+#include "data.h"
 #include "escape.h"
 #include "lctx/lctx.h"
-#include "workspace.h"
 
 #include <string.h>
 
@@ -48,44 +49,6 @@ static const command COMMANDS[] = {
     {"report", lctx_cmd_report,
      "report subcommands: merge the reports of sharded conform runs"},
 };
-
-/* One command line per command (and subcommand) as its help shows it. */
-static const struct {
-  const char *command;
-  const char *example;
-} EXAMPLES[] = {
-    {"run", "lctx run --fuzz-seconds 0"},
-    {"check-spec", "lctx check-spec --quiet"},
-    {"eval", "lctx eval --cover conformance/cases"},
-    {"explain", "lctx explain conformance/cases/CP-001-near-alias-names.case"},
-    {"encode", "lctx encode mine.case > mine.bin"},
-    {"decode", "lctx decode mine.bin > mine.case"},
-    {"enumerate", "lctx enumerate --limit 5"},
-    {"fuzz", "lctx fuzz --engine libfuzzer --target fuzz_model --time 60"},
-    {"replay", "lctx replay corpus/regressions/fuzz_model"},
-    {"corpus", "lctx corpus rows --target fuzz_model corpus/seeds/fuzz_model"},
-    {"corpus minimize",
-     "lctx corpus minimize --target fuzz_model corpus/seeds/fuzz_model"},
-    {"corpus rows",
-     "lctx corpus rows --target fuzz_model corpus/seeds/fuzz_model"},
-    {"promote", "lctx promote lctx-fuzz/fuzz_model-libfuzzer/findings/KEY"},
-    {"conform", "lctx conform --impl liblctx_example_plugin.so --quiet"},
-    {"lint", "lctx lint corpus/rules"},
-    {"sweep", "lctx sweep --cmd \"build/jax/venv-0.10.2/bin/python "
-              "conformance/adapters/jax_export.py\" --subset ci"},
-    {"case", "lctx case export --seed 7 random:405 --out r405.case"},
-    {"case export", "lctx case export --seed 7 random:405 --out r405.case"},
-    {"mutants", "lctx mutants --only rg-tie-later"},
-    {"report", "lctx report merge --out merged shard-1 shard-2"},
-    {"report merge", "lctx report merge --out merged shard-1 shard-2"},
-};
-
-const char *lctx_cli_example(const char *command) {
-  for (size_t i = 0; i < sizeof EXAMPLES / sizeof EXAMPLES[0]; i++)
-    if (strcmp(command, EXAMPLES[i].command) == 0)
-      return EXAMPLES[i].example;
-  return NULL;
-}
 
 static void print_help(FILE *out) {
   fprintf(out,
@@ -161,6 +124,6 @@ int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {
   const command *c = find_command(first);
   if (!c)
     return unknown_command(first, err);
-  lctx_workspace_use_data(err);
+  lctx_data_start(err);
   return c->run(argc - 1, argv + 1, out, err);
 }

@@ -13,14 +13,11 @@
 
 #include <stdio.h>
 
+#include "examples.h"
 #include "exit.h"
 
 /// Runs the command line `argv[0..argc)`, writing results to `out` and
 /// diagnostics to `err`. Returns the process exit code.
 int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err);
-
-/// An example command line of `command` (a command's name as typed, or
-/// "COMMAND SUBCOMMAND"), printed by its help; NULL when there is none.
-const char *lctx_cli_example(const char *command);
 
 #endif /* LCTX_HARNESS_CLI_H */

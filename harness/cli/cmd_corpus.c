@@ -1,15 +1,20 @@
 /*
  * cmd_corpus.c - `lctx corpus` (see commands.h): `minimize`, the engine's
  * own corpus minimization with the folder replaced in one step, and `rows`,
- * the spec rows a corpus of cases hits (drive/minimize.h).
+ * the spec rows a corpus of cases hits (drive/minimize.h). Their options
+ * are checked first: no text a terminal would not show as it is reaches
+ * the drive layer, which echoes them.
  */
 #include "commands.h"
 
-#include "cli.h"
-
+#include "argcheck.h"
+#include "data.h"
+#include "escape.h"
+#include "examples.h"
 #include "exit.h"
 #include "minimize.h"
 #include "options.h"
+#include "sys.h"
 
 #include <string.h>
 
@@ -23,6 +28,45 @@
   "rows: the spec rows the inputs of DIR hit (fuzz_model,\n"                   \
   "  fuzz_differential), one id a line.\n"
 
+/* The corpus folder DIR of `who`: plain text, and a folder; false after a
+ * message. */
+static bool corpus_dir(const char *who, const char *dir, FILE *err) {
+  if (!lctx_argcheck_plain(who, "DIR", dir, err))
+    return false;
+  if (lctx_sys_is_dir(dir))
+    return true;
+  lctx_escaped b;
+  fprintf(err, "lctx %s: %s: not a directory\n", who, lctx_esc(&b, dir));
+  return false;
+}
+
+/* The options of `corpus minimize` checked, and its build (unless
+ * --binary) from the data paths into `binary`; false after a message. */
+static bool minimize_inputs(lctx_corpus_options *o, char *binary, size_t cap,
+                            FILE *err) {
+  const char *who = "corpus minimize";
+  if (o->engine && strcmp(o->engine, "libfuzzer") != 0 &&
+      strcmp(o->engine, "afl") != 0) {
+    lctx_escaped b;
+    fprintf(err, "lctx %s: --engine: '%s' is not libfuzzer or afl\n", who,
+            lctx_esc(&b, o->engine));
+    return false;
+  }
+  if (!lctx_argcheck_target(who, o->target, err) ||
+      !lctx_argcheck_plain(who, "--binary", o->binary, err) ||
+      !lctx_argcheck_plain(who, "--out", o->out_dir, err) ||
+      !corpus_dir(who, o->dir, err))
+    return false;
+  o->data = lctx_data();
+  if (o->binary)
+    return true;
+  if (!lctx_data_fuzz_build(o->data, who, o->target, o->engine, "--binary",
+                            binary, cap, err))
+    return false;
+  o->binary = binary;
+  return true;
+}
+
 static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
   lctx_corpus_options o;
   memset(&o, 0, sizeof o);
@@ -32,8 +76,8 @@ static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("engine", &o.engine, "ENGINE",
                           "libfuzzer (default) or afl"),
       lctx_options_string("binary", &o.binary, "PATH",
-                          "the engine's build "
-                          "(default: build/fuzz or build/afl)"),
+                          "the engine's build (default: as lctx fuzz finds "
+                          "it)"),
       lctx_options_string("out", &o.out_dir, "DIR",
                           "write the minimized corpus there, keep DIR"),
   };
@@ -47,14 +91,19 @@ static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_USAGE;
   }
   o.dir = argv[first];
+  char binary[LCTX_DATA_PATH_MAX];
+  if (!minimize_inputs(&o, binary, sizeof binary, err))
+    return LCTX_EXIT_USAGE;
   size_t before, after;
   int code = lctx_corpus_minimize(&o, &before, &after, err);
+  lctx_escaped b1, b2;
   if (code == LCTX_EXIT_OK)
-    fprintf(out, "corpus %s: %zu -> %zu inputs (%s)%s%s\n", o.dir, before,
-            after,
+    fprintf(out, "corpus %s: %zu -> %zu inputs (%s)%s%s\n",
+            lctx_esc(&b1, o.dir), before, after,
             o.engine && strcmp(o.engine, "afl") == 0 ? "afl-cmin"
                                                      : "libFuzzer -merge=1",
-            o.out_dir ? ", written to " : "", o.out_dir ? o.out_dir : "");
+            o.out_dir ? ", written to " : "",
+            o.out_dir ? lctx_esc(&b2, o.out_dir) : "");
   return code;
 }
 
@@ -73,6 +122,9 @@ static int corpus_rows(int argc, char **argv, FILE *out, FILE *err) {
             CORPUS_USAGE);
     return LCTX_EXIT_USAGE;
   }
+  if (!lctx_argcheck_target("corpus rows", target, err) ||
+      !corpus_dir("corpus rows", argv[first], err))
+    return LCTX_EXIT_USAGE;
   return lctx_corpus_rows(target, argv[first], out, err) < 0 ? LCTX_EXIT_USAGE
                                                              : LCTX_EXIT_OK;
 }
@@ -88,6 +140,8 @@ int lctx_cmd_corpus(int argc, char **argv, FILE *out, FILE *err) {
             lctx_cli_example("corpus"));
     return LCTX_EXIT_OK;
   }
-  fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", sub, CORPUS_USAGE);
+  lctx_escaped b;
+  fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", lctx_esc(&b, sub),
+          CORPUS_USAGE);
   return LCTX_EXIT_USAGE;
 }

@@ -1,28 +1,67 @@
 /*
- * cmd_fuzz.c - `lctx fuzz` (see commands.h): its options, handed to
- * lctx_campaign_run (drive/campaign.h).
+ * cmd_fuzz.c - `lctx fuzz` (see commands.h): its options, checked (no text
+ * a terminal would not show as it is reaches the campaign, which echoes
+ * them), with the fuzz build, seeds and dictionary of the data paths
+ * (data.h), handed to lctx_campaign_run (drive/campaign.h).
  */
 #include "commands.h"
 
+#include "argcheck.h"
 #include "campaign.h"
+#include "data.h"
 #include "exit.h"
+#include "findings.h"
 #include "options.h"
 
 #include <string.h>
 
-#define FUZZ_USAGE                                                             \
+/* The usage, around the targets of fuzzcheck.h's table (fuzz_usage). */
+#define FUZZ_USAGE_HEAD                                                        \
   "usage: lctx fuzz --engine libfuzzer|afl --target NAME --time SECONDS "      \
   "[--jobs N]\n"                                                               \
   "                 [--corpus DIR] [--out DIR] [--binary PATH]\n"              \
-  "targets: fuzz_model, fuzz_case_text, fuzz_spec, fuzz_differential, "        \
-  "fuzz_lowering\n"                                                            \
-  "exit status: 0 no finding; 1 findings (earlier runs' too), interrupted\n"   \
+  "targets: "
+#define FUZZ_USAGE_TAIL                                                        \
+  "\nexit status: 0 no finding; 1 findings (earlier runs' too), interrupted\n" \
   "  (Ctrl-C, SIGTERM) or the engine ran no input; 2 bad usage, or the\n"      \
   "  summary or the state could not be written. The same command resumes\n"    \
   "  a campaign; OUT/state.json says how its last run ended.\n"
 
+/* The usage, naming the targets of the table. */
+static void fuzz_usage(char *out, size_t cap) {
+  char names[256];
+  lctx_findings_target_names(", ", names, sizeof names);
+  snprintf(out, cap, "%s%s%s", FUZZ_USAGE_HEAD, names, FUZZ_USAGE_TAIL);
+}
+
 /* The double just below 1: --time takes 1 second or more. */
 #define BELOW_ONE 0x1.fffffffffffffp-1
+
+/* The fuzz build (unless --binary), the seeds and the dictionary of the
+ * data paths: false after a message naming what is missing and where it
+ * looked. */
+static bool fuzz_inputs(lctx_campaign_options *o, char *binary, size_t cap,
+                        FILE *err) {
+  const char *texts[][2] = {{"--target", o->target},
+                            {"--corpus", o->corpus},
+                            {"--out", o->out_dir},
+                            {"--binary", o->binary}};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    if (!lctx_argcheck_plain("fuzz", texts[i][0], texts[i][1], err))
+      return false;
+  if (!lctx_argcheck_target("fuzz", o->target, err))
+    return false;
+  o->data = lctx_data();
+  char seeds[LCTX_DATA_PATH_MAX], dict[LCTX_DATA_PATH_MAX];
+  if (!o->binary) {
+    if (!lctx_data_fuzz_build(o->data, "fuzz", o->target, o->engine, "--binary",
+                              binary, cap, err))
+      return false;
+    o->binary = binary;
+  }
+  return lctx_data_fuzz_inputs(o->data, "fuzz", o->target, seeds, dict,
+                               sizeof seeds, err);
+}
 
 static bool parse_engine(const char *value, void *target, char *why,
                          size_t size) {
@@ -51,22 +90,30 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
                         1, LCTX_CAMPAIGN_MAX_JOBS,
                         "a whole number from 1 to 16"),
       lctx_options_string("corpus", &o.corpus, "DIR",
-                          "a further corpus (AFL++: instead of the seeds)"),
+                          "a further corpus (AFL++: instead of the seeds, "
+                          "unless empty)"),
       lctx_options_string("out", &o.out_dir, "DIR",
                           "campaign directory "
                           "(default lctx-fuzz/TARGET-ENGINE)"),
       lctx_options_string("binary", &o.binary, "PATH",
-                          "the engine's build "
-                          "(default: build/fuzz or build/afl)"),
+                          "the engine's build (default: $LCTX_FUZZ_BUILD/"
+                          "TARGET[_afl],\nelse the source tree's build/fuzz "
+                          "or build/afl,\nelse the installation's "
+                          "libexec/lctx)"),
   };
   int first;
+  char usage[1024];
+  fuzz_usage(usage, sizeof usage);
   LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC("fuzz", FUZZ_USAGE, options, false), argc, argv,
-      &first, out, err);
+      &LCTX_OPTIONS_SPEC("fuzz", usage, options, false), argc, argv, &first,
+      out, err);
   if (!o.engine || !o.target || o.seconds < 0) {
     fprintf(err, "lctx fuzz: --engine, --target and --time are required\n%s",
-            FUZZ_USAGE);
+            usage);
     return LCTX_EXIT_USAGE;
   }
+  char binary[LCTX_DATA_PATH_MAX];
+  if (!fuzz_inputs(&o, binary, sizeof binary, err))
+    return LCTX_EXIT_USAGE;
   return lctx_campaign_run(&o, out, err);
 }

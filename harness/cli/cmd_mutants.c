@@ -1,9 +1,12 @@
 /*
  * cmd_mutants.c - `lctx mutants` (see commands.h): the option table of
- * lctx_mutants_run (drive/mutants.h).
+ * lctx_mutants_run (drive/mutants.h), its defaults from the data paths
+ * (data.h).
  */
 #include "commands.h"
 
+#include "data.h"
+#include "escape.h"
 #include "exit.h"
 #include "mutants.h"
 #include "numbers.h"
@@ -54,9 +57,35 @@ static bool parse_start(const char *v, void *target, char *why, size_t n) {
   return true;
 }
 
+/* The defaults of the data paths `d`: the list, the seeds, the fuzz build
+ * (into `fuzzer`), and the build tree's mutants and example plugin. False
+ * after a message when a path does not fit. */
+static bool data_defaults(lctx_mutants_options *o, const lctx_data_paths *d,
+                          char *fuzzer, size_t cap, FILE *err) {
+  o->list_path = d->mutants_list;
+  o->seeds = d->seeds;
+  if (d->mutants_dir[0])
+    o->dir = d->mutants_dir;
+  if (d->example_plugin[0])
+    o->plugin = d->example_plugin;
+  char seeds[LCTX_DATA_PATH_MAX];
+  lctx_escaped b;
+  if (!lctx_data_join(seeds, sizeof seeds, d->seeds, "fuzz_differential")) {
+    fprintf(err, "lctx mutants: %s/fuzz_differential: path too long\n",
+            lctx_esc(&b, d->seeds));
+    return false;
+  }
+  if (lctx_data_fuzz_binary(d, "fuzz_differential", false, fuzzer, cap))
+    o->fuzzer = fuzzer;
+  return true;
+}
+
 int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   lctx_mutants_options o;
   lctx_mutants_options_init(&o);
+  char fuzzer[LCTX_DATA_PATH_MAX];
+  if (!data_defaults(&o, lctx_data(), fuzzer, sizeof fuzzer, err))
+    return LCTX_EXIT_USAGE;
   bool no_control = false;
   bounded limit = {&o.limit, 0.001, 3600, false,
                    "a number of seconds (0.001 to 3600)"};
@@ -65,7 +94,7 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
   bounded fuzz_min = {&o.fuzz_min, 0, 100, false, "a percentage (0 to 100)"};
   const lctx_option table[] = {
       lctx_options_string("list", &o.list_path, "FILE",
-                          "the mutant list (default: the source tree's\n"
+                          "the mutant list (default: the data folder's\n"
                           "conformance/mutants/MUTANTS)"),
       lctx_options_string("dir", &o.dir, "DIR",
                           "the mutant libraries NAME.so "
@@ -94,8 +123,7 @@ int lctx_cmd_mutants(int argc, char **argv, FILE *out, FILE *err) {
                        "a seed"),
       lctx_options_string("fuzzer", &o.fuzzer, "PATH",
                           "the libFuzzer fuzz_differential binary (default:\n"
-                          "build/fuzz/fuzzers/fuzz_differential of the "
-                          "source tree)"),
+                          "as lctx fuzz finds it)"),
       lctx_options_string("plugin", &o.plugin, "LIB",
                           "the unmutated plugin for the control runs "
                           "(default:\n"

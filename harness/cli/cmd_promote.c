@@ -1,9 +1,11 @@
 /*
  * cmd_promote.c - `lctx promote` (see commands.h): its options and the
- * finding, handed to lctx_replay_promote (drive/replay.h).
+ * finding, with the regression root of the data paths (data.h), handed to
+ * lctx_replay_promote (drive/replay.h).
  */
 #include "commands.h"
 
+#include "data.h"
 #include "exit.h"
 #include "options.h"
 #include "replay.h"
@@ -12,7 +14,11 @@
   "usage: lctx promote [--name NAME] [--target T] [--to DIR] FINDING\n"
 
 int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
-  lctx_replay_promote_options o = {NULL, NULL, NULL, NULL};
+  const lctx_data_paths *data = lctx_data();
+  lctx_replay_promote_options o = {
+      .regressions = data->regressions,
+      .replayed = data->source_tree ? data->regressions : NULL,
+  };
   const lctx_option options[] = {
       lctx_options_string("name", &o.name, "NAME",
                           "the file's name (default: its key, or its hash)"),
@@ -21,8 +27,9 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
                           "(default: told from its path)"),
       lctx_options_string(
           "to", &o.to, "DIR",
-          "regression root (default: the source tree's\ncorpus/regressions, "
-          "which make test replays)"),
+          "regression root (default: the data folder's\ncorpus/regressions: "
+          "the source tree's, which make test\nreplays, or the "
+          "installation's share/lctx/corpus/regressions)"),
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(

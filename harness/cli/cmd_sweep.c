@@ -6,11 +6,12 @@
  */
 #include "commands.h"
 
+#include "data.h"
+#include "escape.h"
 #include "exit.h"
 #include "numbers.h"
 #include "options.h"
 #include "sweep.h"
-#include "sys.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -41,10 +42,15 @@ static bool parse_subset(const char *v, void *target, char *why, size_t n) {
   return true;
 }
 
-/* PATH with its last component replaced by NAME, `up` folders higher. */
-static void beside(const char *path, int up, const char *name, char *dst,
-                   size_t n) {
-  snprintf(dst, n, "%s", path);
+/* PATH with its last component replaced by NAME, `up` folders higher;
+ * false after a message when it does not fit. */
+static bool beside(const char *path, int up, const char *name, char *dst,
+                   size_t n, FILE *err) {
+  if (snprintf(dst, n, "%s", path) >= (int)n) {
+    lctx_escaped b;
+    fprintf(err, "lctx sweep: %s: path too long\n", lctx_esc(&b, path));
+    return false;
+  }
   for (int i = 0; i <= up; i++) {
     char *slash = strrchr(dst, '/');
     if (slash)
@@ -53,16 +59,22 @@ static void beside(const char *path, int up, const char *name, char *dst,
       snprintf(dst, n, ".");
   }
   size_t at = strlen(dst);
-  snprintf(dst + at, n - at, "/%s", name);
+  if (snprintf(dst + at, n - at, "/%s", name) < (int)(n - at))
+    return true;
+  lctx_escaped b;
+  fprintf(err, "lctx sweep: %s: path too long for %s beside it\n",
+          lctx_esc(&b, path), name);
+  return false;
 }
 
 int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   lctx_sweep_options o;
   lctx_sweep_options_init(&o);
-  static char spec[4096], known[4096];
-  beside(lctx_sys_default_spec_path(), 0, "jax-sweep.lspec", spec, sizeof spec);
-  beside(lctx_sys_default_spec_path(), 1, "sweep/regressions", known,
-         sizeof known);
+  static char spec[LCTX_DATA_PATH_MAX], known[LCTX_DATA_PATH_MAX];
+  const char *main_spec = lctx_data()->spec;
+  if (!beside(main_spec, 0, "jax-sweep.lspec", spec, sizeof spec, err) ||
+      !beside(main_spec, 1, "sweep/regressions", known, sizeof known, err))
+    return LCTX_EXIT_USAGE;
   o.spec_path = spec;
   o.known_dir = known;
   o.out_dir = "lctx-sweep";

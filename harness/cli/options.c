@@ -13,9 +13,8 @@
  */
 #include "options.h"
 
-#include "cli.h"
-
 #include "escape.h"
+#include "examples.h"
 #include "exit.h"
 #include "numbers.h"
 
@@ -166,12 +165,39 @@ static lctx_options_result rejected(const lctx_option_spec *spec,
   return usage_error(spec, err, "unknown option '%s'", lctx_esc(&b, name));
 }
 
+/* Whether the row takes a comma-separated list: its value name is "LIST"
+ * or holds a comma (e.g. "A,B"). */
+static bool takes_list(const lctx_option *o) {
+  return o->value_name &&
+         (strcmp(o->value_name, "LIST") == 0 || strchr(o->value_name, ','));
+}
+
+/* A list value without empty or repeated items; else false with the
+ * reason in `why`. */
+static bool list_items_once(const char *value, char *why, size_t n) {
+  for (const char *item = value;; item += strcspn(item, ",") + 1) {
+    size_t len = strcspn(item, ",");
+    if (len == 0) {
+      snprintf(why, n, "'%s' has an empty item", value);
+      return false;
+    }
+    for (const char *seen = value; seen < item; seen += strcspn(seen, ",") + 1)
+      if (strcspn(seen, ",") == len && strncmp(seen, item, len) == 0) {
+        snprintf(why, n, "'%.*s' is given twice in '%s'", (int)len, item,
+                 value);
+        return false;
+      }
+    if (!item[len])
+      return true;
+  }
+}
+
 /* The option getopt_long returned as `c` (FIRST_OPTION + i, or
  * HELP_INDEX), typed as `arg`, with getopt_long's `value`: applied, or the
- * error. */
+ * error. An option with a value given before (`given`) is refused. */
 static lctx_options_result one_option(const lctx_option_spec *spec, int c,
                                       const char *arg, const char *value,
-                                      FILE *out, FILE *err) {
+                                      bool *given, FILE *out, FILE *err) {
   char name[128];
   lctx_escaped b;
   snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
@@ -186,8 +212,12 @@ static lctx_options_result one_option(const lctx_option_spec *spec, int c,
   const lctx_option *o = &spec->options[i];
   if (o->kind != LCTX_OPTION_FLAG && o->kind != LCTX_OPTION_CUSTOM && !value[0])
     return usage_error(spec, err, "%s needs a value", name);
+  if (o->kind != LCTX_OPTION_FLAG && given[i])
+    return usage_error(spec, err, "%s is given more than once", name);
+  given[i] = true;
   char why[512];
-  if (!apply(o, o->kind == LCTX_OPTION_FLAG ? NULL : value, why, sizeof why)) {
+  if ((takes_list(o) && value && !list_items_once(value, why, sizeof why)) ||
+      !apply(o, o->kind == LCTX_OPTION_FLAG ? NULL : value, why, sizeof why)) {
     fprintf(err, "lctx %s: --%s: %s\n", spec->command, o->name,
             lctx_esc(&b, why));
     return LCTX_OPTIONS_ERROR;
@@ -220,6 +250,7 @@ static lctx_options_result scan(const lctx_option_spec *spec, int argc,
     fprintf(err, "lctx %s: more than %d options\n", spec->command, MAX_OPTIONS);
     return LCTX_OPTIONS_ERROR;
   }
+  bool given[MAX_OPTIONS] = {false};
   optind = 0; /* a full reset (GNU), for another parse in one process */
   opterr = 0;
   for (;;) {
@@ -237,7 +268,8 @@ static lctx_options_result scan(const lctx_option_spec *spec, int argc,
     }
     if (c == ':' || c < FIRST_OPTION || c > HELP_INDEX) /* ':' or '?' */
       return rejected(spec, argv[at], c == ':', err);
-    lctx_options_result r = one_option(spec, c, argv[at], optarg, out, err);
+    lctx_options_result r =
+        one_option(spec, c, argv[at], optarg, given, out, err);
     if (r != LCTX_OPTIONS_OK)
       return r;
   }
@@ -267,79 +299,6 @@ lctx_options_result lctx_options_parse(const lctx_option_spec *spec, int argc,
   free(operand);
   free(scratch);
   return r;
-}
-
-/* A row without number limits or parse function. */
-static lctx_option row(const char *name, lctx_option_kind kind, void *target,
-                       const char *value_name, const char *help) {
-  return (lctx_option){.name = name,
-                       .kind = kind,
-                       .target = target,
-                       .value_name = value_name,
-                       .help = help};
-}
-
-lctx_option lctx_options_flag(const char *name, bool *target,
-                              const char *help) {
-  return row(name, LCTX_OPTION_FLAG, target, NULL, help);
-}
-
-lctx_option lctx_options_string(const char *name, const char **target,
-                                const char *value_name, const char *help) {
-  return row(name, LCTX_OPTION_STRING, target, value_name, help);
-}
-
-/* A number row of `kind`. */
-static lctx_option number(const char *name, lctx_option_kind kind, void *target,
-                          const char *value_name, const char *help, double min,
-                          double max, const char *number_noun) {
-  lctx_option o = row(name, kind, target, value_name, help);
-  o.min = min;
-  o.max = max;
-  o.number_noun = number_noun;
-  return o;
-}
-
-lctx_option lctx_options_size(const char *name, size_t *target,
-                              const char *value_name, const char *help,
-                              double min, double max, const char *number_noun) {
-  return number(name, LCTX_OPTION_SIZE, target, value_name, help, min, max,
-                number_noun);
-}
-
-lctx_option lctx_options_u64(const char *name, unsigned long long *target,
-                             const char *value_name, const char *help,
-                             double min, double max, const char *number_noun) {
-  return number(name, LCTX_OPTION_U64, target, value_name, help, min, max,
-                number_noun);
-}
-
-lctx_option lctx_options_seconds(const char *name, double *target,
-                                 const char *value_name, const char *help,
-                                 double min, double max,
-                                 const char *number_noun) {
-  return number(name, LCTX_OPTION_SECONDS, target, value_name, help, min, max,
-                number_noun);
-}
-
-lctx_option lctx_options_custom(const char *name, void *target,
-                                const char *value_name, const char *help,
-                                bool (*parse)(const char *value, void *target,
-                                              char *error_text,
-                                              size_t error_size)) {
-  lctx_option o = row(name, LCTX_OPTION_CUSTOM, target, value_name, help);
-  o.parse = parse;
-  return o;
-}
-
-lctx_option lctx_options_optional(const char *name, void *target,
-                                  const char *value_name, const char *help,
-                                  bool (*parse)(const char *value, void *target,
-                                                char *error_text,
-                                                size_t error_size)) {
-  lctx_option o = lctx_options_custom(name, target, value_name, help, parse);
-  o.optional_value = true;
-  return o;
 }
 
 int lctx_options_command(const lctx_option_spec *spec, int argc, char **argv,

@@ -13,6 +13,13 @@
  *   lctx CMD: unexpected argument 'x'       (an operand where none is
  *                                            allowed; the usage)
  *   lctx CMD: --seed: 'x' is not a number   (a bad value)
+ *   lctx CMD: --impl is given more than once (an option with a value, given
+ *                                            again; the usage)
+ *   lctx CMD: --ops: 'a,,b' has an empty item
+ *   lctx CMD: --ops: 'a' is given twice in 'a,b,a'
+ *                                           (a list: a row whose value name
+ *                                            is "LIST" or holds a comma)
+ * A flag may be repeated; an option with a value may be given once.
  */
 #ifndef LCTX_CLI_OPTIONS_H
 #define LCTX_CLI_OPTIONS_H
@@ -48,7 +55,10 @@ typedef struct lctx_option {
   const char *name;
   lctx_option_kind kind;
   void *target;
-  /// The value's name in the help, e.g. "FILE" (NULL for a flag).
+  /// The value's name in the help, e.g. "FILE" (NULL for a flag). "LIST",
+  /// or a name holding a comma ("A,B"), makes the value a comma-separated
+  /// list: one with an empty or a repeated item is refused before it is
+  /// stored or parsed.
   const char *value_name;
   /// The help: one line, or several, each after the first started with
   /// '\n' (printed indented under the first).

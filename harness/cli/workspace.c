@@ -5,22 +5,12 @@
 #include "workspace.h"
 
 #include "classify.h"
+#include "data.h"
 #include "escape.h"
 #include "file.h"
-#include "sys.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
-#ifndef LCTX_BINARY_DIR
-#define LCTX_BINARY_DIR "."
-#endif
 
 lctx_workspace *lctx_workspace_create(FILE *err) {
   lctx_workspace *ws = calloc(1, sizeof *ws);
@@ -47,104 +37,10 @@ bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
 }
 
 lctx_option lctx_workspace_spec_option(const char **path) {
-  *path = lctx_sys_default_spec_path();
+  *path = lctx_data()->spec;
   return lctx_options_string(
       "spec", path, "FILE",
       "the spec table (default: $LCTX_SPEC, else the data folder's)");
-}
-
-/* Whether DIR holds the spec table; writes DIR to OUT when it does. */
-static bool holds_spec(const char *dir, char *out, size_t size) {
-  char spec[PATH_MAX];
-  if (snprintf(spec, sizeof spec, "%s/%s", dir, LCTX_DATA_SPEC) >=
-          (int)sizeof spec ||
-      !lctx_sys_is_file(spec))
-    return false;
-  return snprintf(out, size, "%s", dir) < (int)size;
-}
-
-/* The folder of the running program, resolved, into DIR; false if unknown. */
-static bool program_dir(char *dir, size_t size) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0)
-    return false;
-  exe[n] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash)
-    return false;
-  *slash = '\0';
-  return snprintf(dir, size, "%s", exe) < (int)size;
-}
-
-/* Whether the folder DIR (a resolved path) is BINARY_DIR or lies under it:
- * DIR or one of its parents is the same folder (device and inode). */
-static bool under(const char *dir, const char *binary_dir) {
-  struct stat root, st;
-  if (stat(binary_dir, &root) != 0)
-    return false;
-  char path[PATH_MAX];
-  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-    return false;
-  for (;;) {
-    if (stat(path, &st) == 0 && st.st_dev == root.st_dev &&
-        st.st_ino == root.st_ino)
-      return true;
-    char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-      return false;
-    *slash = '\0';
-  }
-}
-
-bool lctx_workspace_find_data(const char *source_dir, const char *binary_dir,
-                              char *dir, size_t size, FILE *err) {
-  lctx_escaped e1, e2;
-  const char *env = getenv("LCTX_DATA_DIR");
-  if (env && *env) {
-    if (holds_spec(env, dir, size))
-      return true;
-    fprintf(err, "lctx: LCTX_DATA_DIR=%s has no %s\n", lctx_esc(&e1, env),
-            LCTX_DATA_SPEC);
-    snprintf(dir, size, "%s", env);
-    return false;
-  }
-  char exe_dir[PATH_MAX] = "";
-  bool known = program_dir(exe_dir, sizeof exe_dir);
-  if (known && under(exe_dir, binary_dir) && holds_spec(source_dir, dir, size))
-    return true;
-  char share[PATH_MAX] = "";
-  if (known &&
-      snprintf(share, sizeof share, "%s/../share/lctx", exe_dir) <
-          (int)sizeof share &&
-      holds_spec(share, dir, size))
-    return true;
-  fprintf(err,
-          "lctx: no spec table found: looked for %s in $LCTX_DATA_DIR (not "
-          "set), the source tree %s (used only by the build tree's lctx) and "
-          "%s; set LCTX_DATA_DIR to the folder that holds it, or give --spec\n",
-          LCTX_DATA_SPEC, lctx_esc(&e1, source_dir),
-          known ? lctx_esc(&e2, share) : "PROGRAM_DIR/../share/lctx");
-  snprintf(dir, size, "%s", share);
-  return false;
-}
-
-void lctx_workspace_use_data(FILE *err) {
-  const char *spec = getenv("LCTX_SPEC"), *cases = getenv("LCTX_CASES");
-  if (spec && *spec && cases && *cases)
-    return;
-  char dir[PATH_MAX] = "";
-  if (!lctx_workspace_find_data(LCTX_SOURCE_DIR, LCTX_BINARY_DIR, dir,
-                                sizeof dir, err))
-    fprintf(err, "lctx: warning: commands that read the spec table or the "
-                 "conformance cases without --spec or --cases will fail\n");
-  if (!dir[0])
-    return;
-  char path[PATH_MAX + 64];
-  snprintf(path, sizeof path, "%s/%s", dir, LCTX_DATA_SPEC);
-  setenv("LCTX_SPEC", path, 0);
-  snprintf(path, sizeof path, "%s/%s", dir, LCTX_DATA_CASES);
-  setenv("LCTX_CASES", path, 0);
 }
 
 bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,

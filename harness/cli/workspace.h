@@ -5,8 +5,8 @@
  *
  * Owns the messages for unreadable input (`lctx: PATH: cannot open: ...`,
  * `lctx: FILE:LINE:COL: ...` for a malformed case or spec table) and the
- * VIOLATION block that eval, explain and check-spec print. Also where lctx
- * finds its data (the spec table and the conformance cases) at start-up.
+ * VIOLATION block that eval, explain and check-spec print. Where lctx
+ * finds its data is data.h's.
  */
 #ifndef LCTX_CLI_WORKSPACE_H
 #define LCTX_CLI_WORKSPACE_H
@@ -20,10 +20,6 @@
 #include "options.h"
 #include "case_text.h"
 #include "oracle.h"
-
-/// Where the spec table and the conformance cases are in a data folder.
-#define LCTX_DATA_SPEC "conformance/spec/backend-selection.lspec"
-#define LCTX_DATA_CASES "conformance/cases"
 
 /// The largest byte form `lctx encode` writes.
 #define LCTX_WORKSPACE_BYTES_MAX ((size_t)1 << 16)
@@ -59,31 +55,9 @@ bool lctx_workspace_read_file(const char *path, char **data, size_t *length,
                               FILE *err);
 
 /// The `--spec FILE` option of a command that judges by the spec table;
-/// sets `*path` to the default table (sys.h) until the option is given.
+/// sets `*path` to the default table (the data folder's, data.h) until the
+/// option is given.
 lctx_option lctx_workspace_spec_option(const char **path);
-
-/// The folder lctx reads its data from, laid out as the source tree: the
-/// spec table (LCTX_DATA_SPEC under it) and the conformance cases
-/// (LCTX_DATA_CASES). The first that holds the spec table of:
-///   1. $LCTX_DATA_DIR (then no other: a wrong one is an error);
-///   2. the source tree (`source_dir`), when the running program lies under
-///      the build tree (`binary_dir`);
-///   3. `../share/lctx` from the running program's folder (/proc/self/exe),
-///      as `cmake --install` lays it out.
-/// Writes the folder to `dir`. False, after a message naming every place
-/// looked at on `err`, when none holds the table; `dir` is then the folder
-/// that was to hold it ($LCTX_DATA_DIR, else `../share/lctx`; empty when the
-/// running program is unknown), so that commands fail naming it rather than
-/// read a source tree that happens to be there.
-bool lctx_workspace_find_data(const char *source_dir, const char *binary_dir,
-                              char *dir, size_t size, FILE *err);
-
-/// At start-up: lctx_workspace_find_data with this build's folders, then
-/// sets $LCTX_SPEC and $LCTX_CASES (the defaults of sys.h, which a user's
-/// settings of them override) to the folder's. Prints `lctx: warning: ...`
-/// on `err` when no folder holds the table (they are then set to the folder
-/// that was to hold it); commands given --spec and --cases are unaffected.
-void lctx_workspace_use_data(FILE *err);
 
 /// Parses the case text `data` (`n` bytes, read from `path`) into `ws->c`.
 /// False after a message naming the file and line on `err`.

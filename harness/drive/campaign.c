@@ -17,6 +17,9 @@
 #include "exit.h"
 #include "file.h"
 #include "findings.h"
+#include "corpus_rows.h"
+#include "libfuzzer.h"
+#include "seeds.h"
 #include "minimize.h"
 #include "oracle.h"
 #include "peer.h"
@@ -31,10 +34,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
 
 /* The name of the environment variable that marks the engines. */
 #define MARK_NAME "LCTX_FUZZ_CAMPAIGN"
@@ -51,13 +50,11 @@ typedef struct stats {
 } stats;
 
 /* The spec rows the corpus hits (fuzz_model and fuzz_differential inputs
- * are cases). */
+ * are cases; corpus_rows.h judges them). */
 typedef struct rows_tracker {
   bool enabled;
-  lctx_spec spec;
-  lctx_oracle oracle;
   lctx_seen seen; /* corpus files already judged */
-  lctx_case scratch;
+  lctx_row_hits counted;
 } rows_tracker;
 
 /* One campaign run: everything lctx_campaign_run works with, passed down
@@ -108,6 +105,7 @@ void lctx_campaign_options_init(lctx_campaign_options *o) {
   memset(o, 0, sizeof *o);
   o->seconds = -1;
   o->jobs = 1;
+  o->data = lctx_data_paths_current();
 }
 
 //===----------------------------------------------------------------------===//
@@ -119,10 +117,11 @@ static bool resolve(campaign *c) {
   const lctx_campaign_options *o = c->o;
   c->target = lctx_fuzz_target_find(o->target);
   if (!c->target) {
-    fprintf(c->err,
-            "lctx fuzz: --target: unknown target '%s' (fuzz_model, "
-            "fuzz_case_text, fuzz_spec, fuzz_differential, fuzz_lowering)\n",
-            o->target);
+    char names[256];
+    lctx_findings_target_names(", ", names, sizeof names);
+    lctx_escaped target;
+    fprintf(c->err, "lctx fuzz: --target: unknown target '%s' (%s)\n",
+            lctx_esc(&target, o->target), names);
     return false;
   }
   c->afl = strcmp(o->engine, "afl") == 0;
@@ -130,8 +129,8 @@ static bool resolve(campaign *c) {
   if (o->binary)
     snprintf(c->binary, sizeof c->binary, "%s", o->binary);
   else
-    snprintf(c->binary, sizeof c->binary, "%s/build/%s/fuzzers/%s%s",
-             LCTX_SOURCE_DIR, preset, o->target, c->afl ? "_afl" : "");
+    lctx_data_fuzz_binary(o->data, o->target, c->afl, c->binary,
+                          sizeof c->binary);
   if (!lctx_sys_is_file(c->binary) || access(c->binary, X_OK) != 0) {
     fprintf(c->err,
             "lctx fuzz: %s: no %s build of %s (build it with: cmake --preset "
@@ -147,8 +146,7 @@ static bool resolve(campaign *c) {
   /* The engines read corpus folders recursively: hand them a flat copy of
    * the seeds, without the readable text twins. */
   snprintf(c->seeds, sizeof c->seeds, "%s/seeds", c->out_dir);
-  snprintf(c->dict, sizeof c->dict, "%s/fuzzers/dict/%s.dict", LCTX_SOURCE_DIR,
-           o->target);
+  snprintf(c->dict, sizeof c->dict, "%s/%s.dict", o->data->dicts, o->target);
   if (o->corpus && !lctx_sys_is_dir(o->corpus)) {
     fprintf(c->err, "lctx fuzz: --corpus: %s is not a directory\n", o->corpus);
     return false;
@@ -164,22 +162,6 @@ static bool resolve(campaign *c) {
            lctx_sys_now() * 1e6);
   snprintf(c->mark, sizeof c->mark, "%s=%s", MARK_NAME, c->token);
   return true;
-}
-
-/* Copies one seed file into the flat seed folder `user`, unless there. */
-static void copy_seed(void *user, const char *path) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (strcmp(base, "README.md") == 0)
-    return;
-  char dest[4500];
-  snprintf(dest, sizeof dest, "%s/%s", (const char *)user, base);
-  char *data = NULL;
-  size_t n = 0;
-  if (!lctx_sys_is_file(dest) &&
-      lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &data, &n, NULL))
-    lctx_sys_write_file(dest, data, n);
-  free(data);
 }
 
 /* Creates the campaign directory and its seeds; false after a message. */
@@ -216,9 +198,8 @@ static bool make_dirs(campaign *c) {
     return false;
   }
   char source[4200];
-  snprintf(source, sizeof source, "%s/corpus/seeds/%s", LCTX_SOURCE_DIR,
-           c->o->target);
-  lctx_sys_each_file(source, copy_seed, c->seeds);
+  snprintf(source, sizeof source, "%s/%s", c->o->data->seeds, c->o->target);
+  lctx_seeds_copy(source, c->seeds);
   if (lctx_sys_count_entries(c->seeds) == 0) {
     /* An engine needs at least one seed: the empty input will do. */
     char empty[4300];
@@ -248,31 +229,21 @@ static bool make_dirs(campaign *c) {
 
 static void rows_visit(void *user, const char *path) {
   rows_tracker *rows = user;
-  if (!lctx_seen_add(&rows->seen, path))
-    return;
-  char *data = NULL;
-  size_t n = 0;
-  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, &data, &n, NULL))
-    return;
-  lctx_case_decode((const uint8_t *)data, n, &rows->scratch);
-  free(data);
-  lctx_oracle_check_case(&rows->oracle, &rows->scratch);
+  if (lctx_seen_add(&rows->seen, path))
+    lctx_row_hits_add(&rows->counted, path);
 }
 
 static size_t rows_hit(const rows_tracker *rows) {
-  size_t n = 0;
-  for (size_t i = 0; i < rows->spec.row_count; i++)
-    n += rows->oracle.hits[i] > 0;
-  return n;
+  return lctx_row_hits_hit(&rows->counted);
 }
 
 /* Prints ", missing: ROW ROW ..." naming the rows the corpus has not hit
  * (nothing when it hit every one). */
 static void print_rows_missing(const rows_tracker *rows, FILE *w) {
   const char *sep = ", missing:";
-  for (size_t i = 0; i < rows->spec.row_count; i++) {
-    if (rows->oracle.hits[i] == 0) {
-      fprintf(w, "%s %s", sep, rows->spec.rows[i].id);
+  for (size_t i = 0; i < rows->counted.spec.row_count; i++) {
+    if (rows->counted.oracle.hits[i] == 0) {
+      fprintf(w, "%s %s", sep, rows->counted.spec.rows[i].id);
       sep = "";
     }
   }
@@ -281,19 +252,13 @@ static void print_rows_missing(const rows_tracker *rows, FILE *w) {
 /* Judges the seeds (the corpus starts from these) when inputs are cases. */
 static void rows_start(campaign *c) {
   rows_tracker *rows = &c->rows;
-  const char *t = c->target->name;
-  rows->enabled =
-      strcmp(t, "fuzz_model") == 0 || strcmp(t, "fuzz_differential") == 0;
+  rows->enabled = lctx_row_hits_of_target(c->target->name);
   if (!rows->enabled)
     return;
   char e[256];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  lctx_str spec = lctx_fuzz_embedded_spec();
-  rows->enabled =
-      lctx_spec_parse(spec.data, spec.length, "<spec>", &rows->spec, &eb);
-  lctx_oracle_init(&rows->oracle, &rows->spec, lctx_engine_reference());
-  rows->oracle.invariants = false;
+  rows->enabled = lctx_row_hits_init(&rows->counted, &eb);
   if (rows->enabled)
     lctx_sys_each_file(c->seeds, rows_visit, rows);
 }
@@ -344,32 +309,29 @@ static void start(campaign *c, char *const *argv, const char *log,
   c->alive += pid > 0;
 }
 
+/* libFuzzer in -fork mode over OUT/corpus, the seeds and --corpus. */
 static void start_libfuzzer(campaign *c) {
-  char time_arg[64], jobs_arg[64], artifact_arg[4300], dict_arg[4300];
-  snprintf(time_arg, sizeof time_arg, "-max_total_time=%d", (int)c->o->seconds);
-  snprintf(jobs_arg, sizeof jobs_arg, "-fork=%zu", c->o->jobs);
-  snprintf(artifact_arg, sizeof artifact_arg, "-artifact_prefix=%s/",
-           c->artifacts);
-  snprintf(dict_arg, sizeof dict_arg, "-dict=%s", c->dict);
-  char *args[16];
-  int n = 0;
-  args[n++] = c->binary;
-  args[n++] = jobs_arg;
-  args[n++] = "-ignore_crashes=1";
-  args[n++] = "-ignore_timeouts=1";
-  args[n++] = "-ignore_ooms=1";
-  args[n++] = time_arg;
-  args[n++] = artifact_arg;
-  args[n++] = "-print_final_stats=1";
-  if (lctx_sys_is_file(c->dict))
-    args[n++] = dict_arg;
-  args[n++] = c->corpus_dir;
+  lctx_libfuzzer_run run;
+  memset(&run, 0, sizeof run);
+  run.binary = c->binary;
+  run.fork = c->o->jobs;
+  run.seconds = (int)c->o->seconds;
+  run.artifacts = c->artifacts;
+  run.dict = c->dict;
+  size_t k = 0;
+  run.corpora[k++] = c->corpus_dir;
   if (lctx_sys_is_dir(c->seeds))
-    args[n++] = c->seeds;
+    run.corpora[k++] = c->seeds;
   if (c->o->corpus)
-    args[n++] = (char *)c->o->corpus;
-  args[n] = NULL;
-  start(c, args, c->libfuzzer_log, NULL);
+    run.corpora[k++] = c->o->corpus;
+  lctx_libfuzzer_argv *a = malloc(sizeof *a);
+  if (!a) {
+    fprintf(c->err, "lctx fuzz: out of memory\n");
+    return;
+  }
+  lctx_libfuzzer_argv_build(&run, a);
+  start(c, a->argv, c->libfuzzer_log, NULL);
+  free(a);
 }
 
 /* The CMPLOG build beside the AFL++ build (TARGET_afl -> TARGET_cmplog,
@@ -384,6 +346,26 @@ static bool cmplog_binary(const campaign *c, char *out, size_t cap) {
   return lctx_sys_is_file(out) && access(out, X_OK) == 0;
 }
 
+static void count_file(void *user, const char *path) {
+  (void)path;
+  ++*(size_t *)user;
+}
+
+/* AFL++'s input folder: --corpus, unless it holds no file (AFL++ refuses
+ * an empty one, "no usable test cases"), then the seeds. */
+static char *afl_input(const campaign *c) {
+  if (!c->o->corpus)
+    return (char *)c->seeds;
+  size_t files = 0;
+  lctx_sys_each_file(c->o->corpus, count_file, &files);
+  if (files > 0)
+    return (char *)c->o->corpus;
+  lctx_escaped corpus, seeds;
+  fprintf(c->out, "  --corpus %s is empty: AFL++ starts from the seeds (%s)\n",
+          lctx_esc(&corpus, c->o->corpus), lctx_esc(&seeds, c->seeds));
+  return (char *)c->seeds;
+}
+
 /* AFL++: a main instance and jobs-1 secondaries, the first of them with
  * the CMPLOG build (-c) when there is one; false after a message. */
 static bool start_afl(campaign *c) {
@@ -391,6 +373,7 @@ static bool start_afl(campaign *c) {
     fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n", c->seeds);
     return false;
   }
+  char *input = afl_input(c);
   char cmplog[4200];
   bool has_cmplog = cmplog_binary(c, cmplog, sizeof cmplog);
   if (c->o->jobs >= 2)
@@ -411,7 +394,7 @@ static bool start_afl(campaign *c) {
     int n = 0;
     args[n++] = "afl-fuzz";
     args[n++] = "-i";
-    args[n++] = c->o->corpus ? (char *)c->o->corpus : c->seeds;
+    args[n++] = input;
     args[n++] = "-o";
     args[n++] = c->afl_dir;
     args[n++] = j == 0 ? "-M" : "-S";
@@ -514,34 +497,19 @@ static void guard_stop(campaign *c) {
 // The live line
 //===----------------------------------------------------------------------===//
 
-/* Reads libFuzzer's last status line from the end of its log (this run's
- * part: after the last RUN_START line): exec/s, corpus size, and the inputs
- * run (`#N` starts a status line). */
+/* Reads libFuzzer's status from the end of its log (this run's part:
+ * after the last RUN_START line; libfuzzer.h reads it): exec/s, corpus
+ * size, and the inputs run. */
 static void libfuzzer_stats(campaign *c) {
   const char *tail = c->tail;
   lctx_sys_read_tail(c->libfuzzer_log, c->tail, sizeof c->tail);
   for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
     tail = p;
-  for (const char *p = tail; (p = strstr(p, "\n#")) != NULL; p++) {
-    unsigned long long n = strtoull(p + 2, NULL, 10);
-    if (p[2] >= '0' && p[2] <= '9' && n > c->stats.execs)
-      c->stats.execs = n;
-  }
-  /* `exec/s: N` in a job's status line, `exec/s N` in -fork's. */
-  const char *last = NULL;
-  for (const char *p = tail; (p = strstr(p, "exec/s")) != NULL; p++)
-    last = p;
-  if (!last)
-    return;
-  const char *num = last + 6;
-  num += *num == ':';
-  c->stats.execs_per_sec = strtod(num, NULL);
-  const char *line = last;
-  while (line > tail && line[-1] != '\n')
-    line--;
-  const char *corp = strstr(line, "corp: ");
-  if (corp && corp < last)
-    c->stats.corpus = strtoul(corp + 6, NULL, 10);
+  lctx_libfuzzer_stats s;
+  lctx_libfuzzer_parse(tail, &s);
+  c->stats.execs = s.execs > c->stats.execs ? s.execs : c->stats.execs;
+  c->stats.execs_per_sec = s.execs_per_sec;
+  c->stats.corpus = s.corpus;
 }
 
 /* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
@@ -613,7 +581,7 @@ static void live_line(const campaign *c, double elapsed, bool tty) {
   char rows[64] = "n/a";
   if (c->rows.enabled)
     snprintf(rows, sizeof rows, "%zu/%zu", rows_hit(&c->rows),
-             c->rows.spec.row_count);
+             c->rows.counted.spec.row_count);
   fprintf(c->out,
           "%s[%5.0fs] exec/s %9.0f  corpus %6lu  findings %zu (%zu "
           "unique)  spec rows hit %s%s",
@@ -685,7 +653,7 @@ static void watch(campaign *c, double start) {
     fclose(progress);
   if (tty)
     fputc('\n', c->out);
-  if (c->rows.enabled && rows_hit(&c->rows) < c->rows.spec.row_count) {
+  if (c->rows.enabled && rows_hit(&c->rows) < c->rows.counted.spec.row_count) {
     fputs("  spec rows not hit", c->out);
     print_rows_missing(&c->rows, c->out);
     fputc('\n', c->out);
@@ -772,7 +740,7 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
           c->minimize_seconds);
   if (c->rows.enabled) {
     fprintf(w, "  spec rows hit by the corpus: %zu of %zu", rows_hit(&c->rows),
-            c->rows.spec.row_count);
+            c->rows.counted.spec.row_count);
     print_rows_missing(&c->rows, w);
     fputc('\n', w);
   }

@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "data_paths.h"
+
 /// The most engine jobs (libFuzzer -fork=N, or AFL++ instances).
 #define LCTX_CAMPAIGN_MAX_JOBS 16
 
@@ -58,13 +60,17 @@ typedef struct lctx_campaign_options {
   /// libFuzzer's -fork=N, or the number of AFL++ instances (1 to
   /// LCTX_CAMPAIGN_MAX_JOBS; default 1).
   size_t jobs;
-  /// A further corpus folder (AFL++: instead of the seeds), or NULL.
+  /// A further corpus folder (AFL++: instead of the seeds, unless it holds
+  /// no file), or NULL.
   const char *corpus;
   /// The campaign directory; NULL: lctx-fuzz/TARGET-ENGINE.
   const char *out_dir;
-  /// The engine's build of the target; NULL: the source tree's
-  /// build/fuzz/fuzzers/TARGET or build/afl/fuzzers/TARGET_afl.
+  /// The engine's build of the target; NULL: the fuzz build of `data`
+  /// (FUZZ_BUILD/TARGET or AFL_BUILD/TARGET_afl).
   const char *binary;
+  /// Where the seeds (SEEDS/TARGET), the dictionary (DICTS/TARGET.dict)
+  /// and the fuzz builds are (data_paths.h); init: the current paths.
+  const lctx_data_paths *data;
 } lctx_campaign_options;
 
 /// The defaults: no engine, no target, no time (-1), one job, the rest NULL.

@@ -5,6 +5,7 @@
 #include "findings.h"
 
 #include "file.h"
+#include "finding_key.h"
 #include "peer.h"
 #include "sys.h"
 
@@ -15,10 +16,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
 
 /* The largest key-run output read; report.txt keeps its first 64 KiB. */
 #define MAX_LOG (64u << 20)
@@ -65,6 +62,15 @@ void lctx_findings_dirname(const char *key, char *out, size_t cap) {
     }
   }
   out[n] = '\0';
+}
+
+void lctx_findings_target_names(const char *sep, char *out, size_t cap) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (const lctx_fuzz_target *t = lctx_fuzz_targets; t->name && n < cap; t++) {
+    int w = snprintf(out + n, cap - n, "%s%s", n ? sep : "", t->name);
+    n += w > 0 ? (size_t)w : 0;
+  }
 }
 
 const lctx_fuzz_target *lctx_findings_target_of_path(const char *path) {
@@ -158,7 +164,7 @@ static void summary_kind(const char *summary, char *out, size_t cap) {
  * frames' functions), so the key does not change with the build folder. */
 static bool key_of_run(const lctx_findings *f, const char *text, int status,
                        char *key, size_t cap) {
-  if (find_line(text, "LCTX-FINDING ", key, cap))
+  if (lctx_finding_key_find(text, key, cap))
     return true;
   char summary[400];
   if (find_line(text, "SUMMARY: ", summary, sizeof summary)) {
@@ -241,14 +247,14 @@ static void write_reproduce(const lctx_findings *f, const char *dir) {
           "# lctx's own check of this source tree, in process (a finding "
           "of\n# another build, such as a mutant, passes here):\n"
           "lctx replay --target %s %s/minimized\n"
-          "# the replay driver of this source tree (no engine, "
-          "ASan+UBSan):\n"
-          "%s/build/test/fuzzers/%s_replay %s/minimized\n"
+          "# the replay driver of a source tree, from its folder (no "
+          "engine,\n# ASan+UBSan):\n"
+          "build/test/fuzzers/%s_replay %s/minimized\n"
           "# and keep it as a regression:\n"
           "lctx promote %s\n",
           f->key_runner, f->runner_reads_stdin ? " <" : "", dir, name,
-          f->binary, afl ? " --engine afl" : "", dir, name, dir,
-          LCTX_SOURCE_DIR, name, dir, dir);
+          f->binary, afl ? " --engine afl" : "", dir, name, dir, name, dir,
+          dir);
   fclose(w);
 }
 

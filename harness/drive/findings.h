@@ -116,6 +116,11 @@ size_t lctx_findings_count(const lctx_findings *f);
 /// letters, digits, '-', '.' and '=' becomes '_'.
 void lctx_findings_dirname(const char *key, char *out, size_t cap);
 
+/// The names of fuzzcheck.h's table of targets, in its order, each after
+/// the first preceded by `sep` (e.g. ", " or "|"), into `out` (`cap`
+/// bytes, cut to fit): the one list every message and usage names.
+void lctx_findings_target_names(const char *sep, char *out, size_t cap);
+
 /// The target a path belongs to: the first of fuzzcheck.h's table whose
 /// name it contains. NULL if none.
 const lctx_fuzz_target *lctx_findings_target_of_path(const char *path);

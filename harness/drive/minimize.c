@@ -6,11 +6,13 @@
 #include "minimize.h"
 
 #include "case_bytes.h"
+#include "corpus_rows.h"
 #include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "oracle.h"
 #include "peer.h"
+#include "seeds.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -21,10 +23,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
 
 /* Whether `trial[0..size)` still has the key `want`. */
 static bool same_key(const lctx_findings *f, const uint8_t *trial, size_t size,
@@ -222,8 +220,8 @@ static bool corpus_resolve(const lctx_corpus_options *o, bool *afl,
   if (o->binary)
     snprintf(binary, cap, "%s", o->binary);
   else
-    snprintf(binary, cap, "%s/build/%s/fuzzers/%s%s", LCTX_SOURCE_DIR,
-             *afl ? "afl" : "fuzz", o->target, *afl ? "_afl" : "");
+    lctx_data_fuzz_binary(o->data ? o->data : lctx_data_paths_current(),
+                          o->target, *afl, binary, cap);
   if (!lctx_sys_is_file(binary) || access(binary, X_OK) != 0) {
     fprintf(err, "lctx corpus: %s: no %s build of %s\n", binary,
             *afl ? "afl" : "libfuzzer", o->target);
@@ -282,81 +280,45 @@ int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
   return LCTX_EXIT_OK;
 }
 
-/* The spec rows inputs hit: the embedded table and an oracle counting. */
-typedef struct corpus_rows {
-  lctx_spec spec;
-  lctx_oracle oracle; /* all inputs visited */
-  lctx_oracle one;    /* the last input alone */
-  lctx_case scratch;
-  /* keep_lost: copies an input of `from` that hits a row `oracle` lacks
-   * into `into`, and counts it in `oracle`. */
+/* The spec rows inputs hit (corpus_rows.h), and what keep_lost needs. */
+typedef struct rows_keeper {
+  lctx_row_hits all; /* all inputs visited */
+  lctx_oracle one;   /* the last input alone */
+  /* keep_lost: copies an input of `from` that hits a row `all` lacks into
+   * `into`, and counts it in `all`. */
   const char *into;
   size_t kept;
-} corpus_rows;
-
-/* Whether the target's inputs are cases, whose rows can be told. */
-static bool inputs_are_cases(const char *target) {
-  return strcmp(target, "fuzz_model") == 0 ||
-         strcmp(target, "fuzz_differential") == 0;
-}
+} rows_keeper;
 
 /* A rows counter over the embedded table; NULL after a message. */
-static corpus_rows *rows_new(FILE *err) {
-  corpus_rows *r = calloc(1, sizeof *r);
+static rows_keeper *rows_new(FILE *err) {
+  rows_keeper *r = calloc(1, sizeof *r);
   char e[256] = "out of memory";
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  lctx_str text = lctx_fuzz_embedded_spec();
-  if (!r || !lctx_spec_parse(text.data, text.length, "<spec>", &r->spec, &eb)) {
+  if (!r || !lctx_row_hits_init(&r->all, &eb)) {
     fprintf(err, "lctx corpus: the embedded spec: %s\n", e);
     free(r);
     return NULL;
   }
-  lctx_oracle_init(&r->oracle, &r->spec, lctx_engine_reference());
-  r->oracle.invariants = false;
   return r;
 }
 
-/* Reads and decodes one input into r->scratch; false if unreadable. */
-static bool rows_decode(corpus_rows *r, const char *path, char **data,
-                        size_t *n) {
-  if (!lctx_file_read(path, LCTX_FINDINGS_MAX_INPUT, data, n, NULL))
-    return false;
-  lctx_case_decode((const uint8_t *)*data, *n, &r->scratch);
-  return true;
-}
-
-static void rows_visit(void *user, const char *path) {
-  corpus_rows *r = user;
-  char *data = NULL;
-  size_t n = 0;
-  if (rows_decode(r, path, &data, &n))
-    lctx_oracle_check_case(&r->oracle, &r->scratch);
-  free(data);
-}
-
 static void keep_lost(void *user, const char *path) {
-  corpus_rows *r = user;
-  char *data = NULL;
-  size_t n = 0;
-  if (!rows_decode(r, path, &data, &n))
+  rows_keeper *r = user;
+  lctx_row_hits *all = &r->all;
+  if (!lctx_row_hits_decode(all, path))
     return;
-  lctx_oracle_init(&r->one, &r->spec, lctx_engine_reference());
+  lctx_oracle_init(&r->one, &all->spec, lctx_engine_reference());
   r->one.invariants = false;
-  lctx_oracle_check_case(&r->one, &r->scratch);
+  lctx_oracle_check_case(&r->one, &all->scratch);
   bool lost = false;
-  for (size_t i = 0; i < r->spec.row_count; i++)
-    lost = lost || (r->one.hits[i] > 0 && r->oracle.hits[i] == 0);
-  if (lost) {
-    const char *base = strrchr(path, '/');
-    char dest[4600];
-    snprintf(dest, sizeof dest, "%s/%s", r->into, base ? base + 1 : path);
-    if (lctx_sys_write_file(dest, data, n)) {
-      lctx_oracle_check_case(&r->oracle, &r->scratch);
-      r->kept++;
-    }
+  for (size_t i = 0; i < all->spec.row_count; i++)
+    lost = lost || (r->one.hits[i] > 0 && all->oracle.hits[i] == 0);
+  if (lost && lctx_seeds_copy_file(path, r->into)) {
+    lctx_oracle_check_case(&all->oracle, &all->scratch);
+    r->kept++;
   }
-  free(data);
 }
 
 /* For cases: copies into `fresh` one input of `dir` for every spec row the
@@ -365,12 +327,12 @@ static void keep_lost(void *user, const char *path) {
  * it copied. */
 static size_t keep_rows(const char *target, const char *dir, const char *fresh,
                         FILE *err) {
-  if (!inputs_are_cases(target))
+  if (!lctx_row_hits_of_target(target))
     return 0;
-  corpus_rows *r = rows_new(err);
+  rows_keeper *r = rows_new(err);
   if (!r)
     return 0;
-  lctx_sys_each_file(fresh, rows_visit, r);
+  lctx_row_hits_add_dir(&r->all, fresh);
   r->into = fresh;
   lctx_sys_each_file(dir, keep_lost, r);
   size_t kept = r->kept;
@@ -380,7 +342,7 @@ static size_t keep_rows(const char *target, const char *dir, const char *fresh,
 
 long lctx_corpus_rows(const char *target, const char *dir, FILE *out,
                       FILE *err) {
-  if (!inputs_are_cases(target)) {
+  if (!lctx_row_hits_of_target(target)) {
     fprintf(err, "lctx corpus rows: the inputs of %s are not cases\n", target);
     return -1;
   }
@@ -388,14 +350,14 @@ long lctx_corpus_rows(const char *target, const char *dir, FILE *out,
     fprintf(err, "lctx corpus rows: %s: not a directory\n", dir);
     return -1;
   }
-  corpus_rows *r = rows_new(err);
+  rows_keeper *r = rows_new(err);
   if (!r)
     return -1;
-  lctx_sys_each_file(dir, rows_visit, r);
+  lctx_row_hits_add_dir(&r->all, dir);
   long hit = 0;
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    if (r->oracle.hits[i] > 0) {
-      fprintf(out, "%s\n", r->spec.rows[i].id);
+  for (size_t i = 0; i < r->all.spec.row_count; i++) {
+    if (r->all.oracle.hits[i] > 0) {
+      fprintf(out, "%s\n", r->all.spec.rows[i].id);
       hit++;
     }
   }

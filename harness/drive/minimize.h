@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "data_paths.h"
 #include "findings.h"
 
 /// Shrinks `data[0..size)` (a buffer of LCTX_FINDINGS_MAX_INPUT bytes) while
@@ -50,9 +51,11 @@ typedef struct lctx_corpus_options {
   const char *target;
   /// "libfuzzer" (-merge=1) or "afl" (afl-cmin); NULL: libfuzzer.
   const char *engine;
-  /// The engine's build of the target; NULL: the source tree's
-  /// build/fuzz/fuzzers/TARGET or build/afl/fuzzers/TARGET_afl.
+  /// The engine's build of the target; NULL: the fuzz build of `data`
+  /// (FUZZ_BUILD/TARGET or AFL_BUILD/TARGET_afl).
   const char *binary;
+  /// Where the fuzz builds are (data_paths.h); NULL: the current paths.
+  const lctx_data_paths *data;
   /// The corpus folder.
   const char *dir;
   /// Where the minimized corpus goes (a folder that must not exist, or be

@@ -2,13 +2,18 @@
  * mutants.c - the kill matrix of the example plugin's mutants (see
  * mutants.h).
  */
-#include "mutants.h"
+#include "mutants_private.h"
 
 #include "case_bytes.h"
 #include "conform.h"
+#include "corpus_rows.h"
+#include "data_paths.h"
 #include "escape.h"
 #include "exit.h"
 #include "file.h"
+#include "finding_key.h"
+#include "libfuzzer.h"
+#include "seeds.h"
 #include "lctx/lctx.h"
 #include "oracle.h"
 #include "peer.h"
@@ -21,77 +26,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
 #ifndef LCTX_MUTANTS_DIR
 #define LCTX_MUTANTS_DIR "conformance/mutants"
 #endif
 #ifndef LCTX_EXAMPLE_PLUGIN
 #define LCTX_EXAMPLE_PLUGIN "liblctx_example_plugin.so"
 #endif
-
-#define MAX_MUTANTS 256
-#define MAX_EXPECTED 24
-#define PATH_CAP 4096
-
-/* The two corpora a fuzz run can start from. */
-enum { START_SEEDS = 0, START_EMPTY = 1, START_COUNT = 2 };
-static const char *const START_NAMES[START_COUNT] = {"seeds", "empty"};
-static const char *const START_TITLES[START_COUNT] = {"fuzz from seeds",
-                                                      "fuzz from empty corpus"};
-
-typedef struct mutant {
-  char name[64];
-  char description[512];
-  char note[512]; /* optional: why a fuzzer may miss it */
-  char expected[MAX_EXPECTED][LCTX_SPEC_MAX_ID];
-  size_t expected_count;
-  int line;
-  char library[PATH_CAP];
-} mutant;
-
-typedef enum kill_status {
-  K_NOT_RUN = 0,
-  K_KILLED,
-  K_LIVED,
-  K_ERROR
-} kill_status;
-
-static const char *const STATUS_NAMES[] = {"not run", "killed", "lived",
-                                           "error"};
-
-typedef struct kill_cell {
-  kill_status status;
-  double seconds;             /* to the kill, or the whole run */
-  double wall;                /* conform: the whole command */
-  char row[LCTX_SPEC_MAX_ID]; /* the first row that caught it, or "" */
-  bool row_expected;          /* the row is one the list expects */
-  char detail[1024];          /* conform: the failure; fuzz: the key */
-  bool by_seed;               /* fuzz: while running the start corpus */
-  unsigned long long execs;   /* fuzz: inputs run */
-  char reached[1024];         /* fuzz, lived: expected rows the corpus hit */
-} kill_cell;
-
-/* One run: everything lctx_mutants_run works with, passed down to every
- * step (heap-allocated: the mutants and their cells are large). */
-typedef struct state {
-  lctx_mutants_options o;
-  bool starts[START_COUNT]; /* the fuzz runs' starting corpora */
-  lctx_spec spec;
-  mutant mutants[MAX_MUTANTS];
-  size_t count;
-  kill_cell conform[MAX_MUTANTS];
-  kill_cell fuzz[MAX_MUTANTS][START_COUNT];
-  kill_cell control_conform;
-  kill_cell control_fuzz[START_COUNT];
-  char fuzz_args[16][PATH_CAP]; /* from <fuzzer>.options */
-  size_t fuzz_arg_count;
-  char seeds_dir[PATH_CAP];
-  lctx_conform_report report; /* of the last conform run */
-  lctx_oracle oracle;         /* what a corpus reaches */
-  lctx_case scratch;          /* an input of a corpus */
-} state;
 
 /* Reads the first `cap - 1` bytes of a file (a log, a fuzz input: what
  * follows does not count), NUL-terminated; NULL if it cannot be read. The
@@ -494,67 +434,6 @@ static void run_conform(state *st, const char *library, const char *dir,
 // Fuzzing (fuzz_differential under libFuzzer)
 //===----------------------------------------------------------------------===//
 
-/* Reads `[libfuzzer]` options of <fuzzer>.options as -key=value arguments;
- * a `dict` is taken relative to the options file. */
-static void load_fuzz_options(state *st) {
-  char path[PATH_CAP + 16];
-  snprintf(path, sizeof path, "%s.options", st->o.fuzzer);
-  char *text;
-  size_t length;
-  st->fuzz_arg_count = 0;
-  if (!lctx_file_read(path, 65535, &text, &length, NULL))
-    return;
-  char folder[PATH_CAP];
-  snprintf(folder, sizeof folder, "%s", st->o.fuzzer);
-  char *slash = strrchr(folder, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    snprintf(folder, sizeof folder, ".");
-  bool section = false;
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-    if (line[0] == '[') {
-      section = strncmp(line, "[libfuzzer]", 11) == 0;
-      continue;
-    }
-    char *eq = strchr(line, '=');
-    if (!section || !eq || line[0] == '#' || st->fuzz_arg_count == 16)
-      continue;
-    const char *ks = line, *ke = eq, *vs = eq + 1, *ve = eq + strlen(eq);
-    trim(&ks, &ke);
-    trim(&vs, &ve);
-    char *arg = st->fuzz_args[st->fuzz_arg_count++];
-    if ((size_t)(ke - ks) == 4 && strncmp(ks, "dict", 4) == 0 && *vs != '/')
-      snprintf(arg, PATH_CAP, "-dict=%s/%.*s", folder, (int)(ve - vs), vs);
-    else
-      snprintf(arg, PATH_CAP, "-%.*s=%.*s", (int)(ke - ks), ks, (int)(ve - vs),
-               vs);
-  }
-  free(text);
-}
-
-/* Copies one seed file into the folder `to` (not README.md). */
-static void copy_seed(void *to, const char *src) {
-  const char *name = strrchr(src, '/');
-  name = name ? name + 1 : src;
-  if (strcmp(name, "README.md") == 0)
-    return;
-  char dst[PATH_CAP + 256];
-  snprintf(dst, sizeof dst, "%s/%s", (const char *)to, name);
-  char *data;
-  size_t n;
-  if (!lctx_file_read(src, 1u << 16, &data, &n, NULL))
-    return;
-  lctx_sys_write_file(dst, data, n);
-  free(data);
-}
-
-/* Copies the regular files at the top of `from` (not README.md, not hidden)
- * into `to`. */
-static void copy_seeds(const char *from, const char *to) {
-  lctx_sys_each_file(from, copy_seed, (void *)to);
-}
-
 static void remove_file(void *user, const char *path) {
   (void)user;
   unlink(path);
@@ -570,98 +449,63 @@ static void empty_folder(const char *dir) {
 static int spawn_fuzzer(const state *st, const char *library,
                         const char *corpus, const char *artifacts,
                         const char *log, double hard_limit, double *seconds) {
-  char time_arg[64], seed_arg[64], artifact_arg[PATH_CAP + 32];
-  snprintf(time_arg, sizeof time_arg, "-max_total_time=%.0f",
-           st->o.fuzz_seconds);
-  snprintf(seed_arg, sizeof seed_arg, "-seed=%llu", st->o.fuzz_seed);
-  snprintf(artifact_arg, sizeof artifact_arg, "-artifact_prefix=%s/",
-           artifacts);
-  char *args[32];
-  int n = 0;
-  args[n++] = (char *)st->o.fuzzer;
-  args[n++] = seed_arg;
-  args[n++] = time_arg;
-  args[n++] = "-timeout=10";
-  args[n++] = "-print_final_stats=1";
-  args[n++] = artifact_arg;
-  for (size_t i = 0; i < st->fuzz_arg_count; i++)
-    args[n++] = (char *)st->fuzz_args[i];
-  args[n++] = (char *)corpus;
-  args[n] = NULL;
+  lctx_libfuzzer_run run;
+  memset(&run, 0, sizeof run);
+  run.binary = st->o.fuzzer;
+  run.has_seed = true;
+  run.seed = st->o.fuzz_seed;
+  run.seconds = st->o.fuzz_seconds;
+  run.timeout = 10;
+  run.artifacts = artifacts;
+  run.options_file = st->fuzz_options;
+  run.corpora[0] = corpus;
+  lctx_libfuzzer_argv a;
+  lctx_libfuzzer_argv_build(&run, &a);
+  char **args = a.argv;
   const char *env[] = {"LCTX_DIFF_PLUGIN", library, NULL};
   lctx_peer_spec child = {
       .argv = args, .log = log, .truncate_log = true, .env = env};
   return lctx_peer_run(&child, hard_limit, false, seconds, NULL);
 }
 
-/* The state of a walk over a corpus: the inputs judged so far. */
-typedef struct reach_walk {
-  state *st;
-  size_t inputs;
-} reach_walk;
-
-/* Decodes one corpus input and runs it through the walk's oracle. */
-static void reach_one(void *user, const char *path) {
-  reach_walk *w = user;
-  size_t n;
-  char *data = read_head(path, LCTX_CASE_BYTES_MAX + 17, &n);
-  if (!data)
-    return;
-  lctx_case_decode((const uint8_t *)data, n, &w->st->scratch);
-  free(data);
-  lctx_oracle_check_case(&w->st->oracle, &w->st->scratch);
-  w->inputs++;
-}
-
-/* The spec rows the inputs of `corpus` reach, by the reference model. */
+/* The spec rows the inputs of `corpus` reach, by the reference model
+ * (corpus_rows.h). */
 static void rows_reached(state *st, const mutant *m, const char *corpus,
                          kill_cell *k) {
-  lctx_oracle *oracle = &st->oracle;
-  lctx_oracle_init(oracle, &st->spec, lctx_engine_reference());
-  oracle->invariants = false;
-  reach_walk walk = {st, 0};
-  lctx_sys_each_file(corpus, reach_one, &walk);
-  size_t inputs = walk.inputs;
+  lctx_row_hits *reached = &st->reached;
+  char e[256] = "";
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_row_hits_init(reached, &eb)) {
+    snprintf(k->reached, sizeof k->reached, "the embedded spec: %s", e);
+    return;
+  }
+  lctx_row_hits_add_dir(reached, corpus);
   size_t at = (size_t)snprintf(
       k->reached, sizeof k->reached,
-      "corpus of %zu inputs; operations it ran per expected row:", inputs);
+      "corpus of %zu inputs; operations it ran per expected row:",
+      reached->inputs);
   for (size_t i = 0; i < m->expected_count && at < sizeof k->reached; i++) {
-    const lctx_spec_row *row = lctx_spec_find(&st->spec, m->expected[i]);
-    size_t hits = row ? oracle->hits[row - st->spec.rows] : 0;
+    size_t hits = lctx_row_hits_hits_of(reached, m->expected[i]);
     at += (size_t)snprintf(k->reached + at, sizeof k->reached - at, "%s %s %zu",
                            i ? "," : "", m->expected[i], hits);
   }
 }
 
-/* Copies the text after `prefix` on the line where it occurs. */
-static bool line_after(const char *text, const char *prefix, char *out,
-                       size_t cap) {
-  const char *p = strstr(text, prefix);
-  if (!p)
-    return false;
-  p += strlen(prefix);
-  size_t n = strcspn(p, "\n");
-  copy_field(out, cap, p, n);
-  return true;
-}
-
 /* The cell of a run whose log holds the finding `key`. */
 static void judge_finding(const mutant *m, const char *key, kill_cell *k) {
   snprintf(k->detail, sizeof k->detail, "%s", key);
-  if (strncmp(key, "fuzz_differential/impl/", 23) != 0 &&
-      strncmp(key, "fuzz_differential/differ/", 25) != 0) {
+  bool differ = lctx_finding_key_is(key, "fuzz_differential", "differ");
+  if (!differ && !lctx_finding_key_is(key, "fuzz_differential", "impl")) {
     k->status = K_ERROR; /* the reference, or no implementation */
     return;
   }
   k->status = K_KILLED;
   /* No row when the plugin failed to run an operation (impl/failed), or
    * when both outcomes were allowed but differ. */
-  const char *row = strstr(key, "row=");
-  if (row)
-    copy_field(k->row, sizeof k->row, row + 4, strcspn(row + 4, "/"));
-  else
-    snprintf(k->row, sizeof k->row, "%s",
-             strstr(key, "/differ/") ? "differ" : "failed");
+  bool row = lctx_finding_key_field(key, "row", k->row, sizeof k->row);
+  if (!row)
+    snprintf(k->row, sizeof k->row, "%s", differ ? "differ" : "failed");
   k->row_expected = !row || (m && expected_row(m, k->row));
 }
 
@@ -704,7 +548,7 @@ static void run_fuzz(state *st, const mutant *m, const char *library,
   empty_folder(corpus);
   empty_folder(artifacts);
   if (start == START_SEEDS)
-    copy_seeds(st->seeds_dir, corpus);
+    lctx_seeds_copy(st->seeds_dir, corpus);
   int status = spawn_fuzzer(st, library, corpus, artifacts, log,
                             st->o.fuzz_seconds + 60, &k->seconds);
   size_t length;
@@ -716,13 +560,13 @@ static void run_fuzz(state *st, const mutant *m, const char *library,
     free(text);
     return;
   }
-  char units[64];
-  if (line_after(text, "stat::number_of_executed_units:", units, sizeof units))
-    k->execs = strtoull(units, NULL, 10);
-  char key[512];
-  const char *finding = strstr(text, "LCTX-FINDING ");
+  lctx_libfuzzer_stats said;
+  lctx_libfuzzer_parse(text, &said);
+  k->execs = said.execs;
+  char key[LCTX_FINDING_KEY_MAX];
+  const char *finding = lctx_finding_key_find(text, key, sizeof key);
   const char *inited = strstr(text, "INITED");
-  if (finding && line_after(finding, "LCTX-FINDING ", key, sizeof key)) {
+  if (finding) {
     judge_finding(m, key, k);
     k->by_seed = start == START_SEEDS && (!inited || inited > finding);
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -739,284 +583,16 @@ static void run_fuzz(state *st, const mutant *m, const char *library,
 }
 
 //===----------------------------------------------------------------------===//
-// The matrix
-//===----------------------------------------------------------------------===//
-
-static void cell(const kill_cell *k, bool fuzz, char *out, size_t cap) {
-  switch (k->status) {
-  case K_KILLED:
-    snprintf(out, cap, "%.2f s %s%s%s", k->seconds, k->row,
-             k->row_expected ? "" : "*", fuzz && k->by_seed ? " (seed)" : "");
-    return;
-  case K_LIVED:
-    snprintf(out, cap, "LIVED (%.0f s)", k->seconds);
-    return;
-  case K_ERROR:
-    snprintf(out, cap, "ERROR");
-    return;
-  case K_NOT_RUN:
-    snprintf(out, cap, "-");
-    return;
-  }
-}
-
-typedef struct tally {
-  size_t killed, total, slow;
-  double slowest;
-} tally;
-
-static tally tally_of(const state *st, int which) {
-  tally t = {0, 0, 0, 0};
-  for (size_t i = 0; i < st->count; i++) {
-    const kill_cell *k = which < 0 ? &st->conform[i] : &st->fuzz[i][which];
-    if (k->status == K_NOT_RUN)
-      continue;
-    t.total++;
-    if (k->status == K_KILLED) {
-      t.killed++;
-      if (k->seconds > t.slowest)
-        t.slowest = k->seconds;
-      if (which < 0 && k->seconds > st->o.limit)
-        t.slow++;
-    }
-  }
-  return t;
-}
-
-static double percent(tally t) {
-  return t.total ? 100.0 * (double)t.killed / (double)t.total : 0;
-}
-
-static void print_matrix(const state *st, FILE *out) {
-  fprintf(out, "\n%-30s %-22s", "mutant", "conform");
-  for (int s = 0; s < START_COUNT; s++)
-    if (st->o.fuzz_seconds > 0 && st->starts[s])
-      fprintf(out, " %-26s", START_TITLES[s]);
-  fprintf(out, "\n");
-  for (size_t i = 0; i < st->count; i++) {
-    char text[128];
-    cell(&st->conform[i], false, text, sizeof text);
-    fprintf(out, "%-30s %-22s", st->mutants[i].name, text);
-    for (int s = 0; s < START_COUNT; s++) {
-      if (st->o.fuzz_seconds > 0 && st->starts[s]) {
-        cell(&st->fuzz[i][s], true, text, sizeof text);
-        fprintf(out, " %-26s", text);
-      }
-    }
-    fprintf(out, "\n");
-  }
-  fprintf(out, "(time to kill, then the spec row that caught the mutant, or "
-               "failed: the plugin returned a failure status, differ: allowed "
-               "but different outcomes, crash: a sanitizer or libFuzzer "
-               "crash; * a row the list does not expect; (seed) found while "
-               "the seed corpus ran)\n");
-}
-
-static json_t *kill_json(const kill_cell *k, bool fuzz) {
-  json_t *j = json_object();
-  json_object_set_new(j, "status", json_string(STATUS_NAMES[k->status]));
-  json_object_set_new(j, "seconds", json_real(k->seconds));
-  if (!fuzz)
-    json_object_set_new(j, "command_seconds", json_real(k->wall));
-  if (k->status == K_KILLED) {
-    json_object_set_new(j, "row", json_string(k->row));
-    json_object_set_new(j, "row_expected", json_boolean(k->row_expected));
-  }
-  json_object_set_new(j, "detail", json_string(k->detail));
-  if (fuzz) {
-    json_object_set_new(j, "by_seed", json_boolean(k->by_seed));
-    json_object_set_new(j, "inputs_run", json_integer((json_int_t)k->execs));
-    if (k->reached[0])
-      json_object_set_new(j, "reached", json_string(k->reached));
-  }
-  return j;
-}
-
-static bool write_json(const state *st, const char *path) {
-  json_t *j = json_object();
-  json_object_set_new(j, "lctx_version", json_string(LCTX_VERSION_STRING));
-  json_object_set_new(j, "spec_version", json_string(st->spec.version));
-  json_object_set_new(j, "conform_limit_seconds", json_real(st->o.limit));
-  json_object_set_new(j, "fuzz_seconds", json_real(st->o.fuzz_seconds));
-  json_object_set_new(j, "fuzz_seed",
-                      json_integer((json_int_t)st->o.fuzz_seed));
-  json_t *control = json_object();
-  if (st->o.control) {
-    json_object_set_new(control, "conform",
-                        kill_json(&st->control_conform, false));
-    for (int s = 0; s < START_COUNT; s++)
-      if (st->control_fuzz[s].status != K_NOT_RUN)
-        json_object_set_new(control, START_NAMES[s],
-                            kill_json(&st->control_fuzz[s], true));
-  }
-  json_object_set_new(j, "control", control);
-  json_t *list = json_array();
-  for (size_t i = 0; i < st->count; i++) {
-    const mutant *m = &st->mutants[i];
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(m->name));
-    json_object_set_new(o, "description", json_string(m->description));
-    json_t *rows = json_array();
-    for (size_t r = 0; r < m->expected_count; r++)
-      json_array_append_new(rows, json_string(m->expected[r]));
-    json_object_set_new(o, "expected_rows", rows);
-    if (m->note[0])
-      json_object_set_new(o, "note", json_string(m->note));
-    json_object_set_new(o, "conform", kill_json(&st->conform[i], false));
-    json_t *fuzz = json_object();
-    for (int s = 0; s < START_COUNT; s++)
-      if (st->fuzz[i][s].status != K_NOT_RUN)
-        json_object_set_new(fuzz, START_NAMES[s],
-                            kill_json(&st->fuzz[i][s], true));
-    json_object_set_new(o, "fuzz_differential", fuzz);
-    json_array_append_new(list, o);
-  }
-  json_object_set_new(j, "mutants", list);
-  json_t *summary = json_object();
-  tally c = tally_of(st, -1);
-  json_t *cs = json_object();
-  json_object_set_new(cs, "killed", json_integer((json_int_t)c.killed));
-  json_object_set_new(cs, "total", json_integer((json_int_t)c.total));
-  json_object_set_new(cs, "over_limit", json_integer((json_int_t)c.slow));
-  json_object_set_new(cs, "slowest_seconds", json_real(c.slowest));
-  json_object_set_new(summary, "conform", cs);
-  for (int s = 0; s < START_COUNT; s++) {
-    tally t = tally_of(st, s);
-    if (!t.total)
-      continue;
-    json_t *fs = json_object();
-    json_object_set_new(fs, "killed", json_integer((json_int_t)t.killed));
-    json_object_set_new(fs, "total", json_integer((json_int_t)t.total));
-    json_object_set_new(fs, "percent", json_real(percent(t)));
-    json_object_set_new(summary, START_NAMES[s], fs);
-  }
-  json_object_set_new(j, "summary", summary);
-  int rc = json_dump_file(j, path, JSON_INDENT(2));
-  json_decref(j);
-  return rc == 0;
-}
-
-/* A Markdown table cell: no '|' or newline. */
-static void md_text(FILE *f, const char *s) {
-  for (; *s; s++)
-    fputs(*s == '|' ? "\\|" : *s == '\n' ? " " : (char[2]){*s, 0}, f);
-}
-
-/* The matrix as a Markdown table, a row per mutant. */
-static void md_table(const state *st, FILE *f) {
-  bool fuzz = st->o.fuzz_seconds > 0;
-  fprintf(f, "| mutant | defect | conform |");
-  for (int s = 0; s < START_COUNT; s++)
-    if (fuzz && st->starts[s])
-      fprintf(f, " %s |", START_TITLES[s]);
-  fprintf(f, "\n|---|---|---|");
-  for (int s = 0; s < START_COUNT; s++)
-    if (fuzz && st->starts[s])
-      fprintf(f, "---|");
-  fprintf(f, "\n");
-  for (size_t i = 0; i < st->count; i++) {
-    char text[128];
-    fprintf(f, "| `%s` | ", st->mutants[i].name);
-    md_text(f, st->mutants[i].description);
-    cell(&st->conform[i], false, text, sizeof text);
-    fprintf(f, " | %s |", text);
-    for (int s = 0; s < START_COUNT; s++) {
-      if (fuzz && st->starts[s]) {
-        cell(&st->fuzz[i][s], true, text, sizeof text);
-        fprintf(f, " %s |", text);
-      }
-    }
-    fprintf(f, "\n");
-  }
-}
-
-/* What caught each mutant: conform's first failure, the fuzz keys. */
-static void md_first_failures(const state *st, FILE *f) {
-  fprintf(f, "\n## First failures\n\n");
-  for (size_t i = 0; i < st->count; i++) {
-    fprintf(f, "- `%s`: conform: ", st->mutants[i].name);
-    md_text(f, st->conform[i].detail);
-    for (int s = 0; s < START_COUNT; s++) {
-      const kill_cell *k = &st->fuzz[i][s];
-      if (k->status == K_NOT_RUN)
-        continue;
-      fprintf(f, "; %s: `", START_TITLES[s]);
-      md_text(f, k->detail);
-      fprintf(f, "`");
-    }
-    fprintf(f, "\n");
-  }
-}
-
-static bool write_markdown(const state *st, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return false;
-  bool fuzz = st->o.fuzz_seconds > 0;
-  fprintf(f, "# Mutant kill matrix\n\n");
-  fprintf(f,
-          "lctx %s, spec %s. Conform: `lctx conform --first-failure`, kill "
-          "limit %.1f s.",
-          LCTX_VERSION_STRING, st->spec.version, st->o.limit);
-  if (fuzz)
-    fprintf(f,
-            " Fuzz: `fuzz_differential` (libFuzzer, one process, `-seed=%llu`) "
-            "for at most %.0f s per run.",
-            st->o.fuzz_seed, st->o.fuzz_seconds);
-  fprintf(f, "\n\nEach cell: time to kill and the spec row that caught the "
-             "mutant, or `failed` (the plugin returned a failure status), "
-             "`differ` (allowed but different outcomes), `crash` (a "
-             "sanitizer or libFuzzer crash); `*`: a row the list does not "
-             "expect; `(seed)`: found while the seed corpus ran. The time "
-             "runs from the start of the command (conform: to its first "
-             "failing verdict).\n\n");
-  md_table(st, f);
-  tally c = tally_of(st, -1);
-  fprintf(f,
-          "\nConform killed %zu of %zu mutants (%.0f%%), the slowest in %.2f "
-          "s; %zu over the %.1f s limit.\n",
-          c.killed, c.total, percent(c), c.slowest, c.slow, st->o.limit);
-  for (int s = 0; s < START_COUNT; s++) {
-    tally t = tally_of(st, s);
-    if (!t.total)
-      continue;
-    fprintf(f,
-            "\n`fuzz_differential` %s killed %zu of %zu mutants (%.0f%%) "
-            "within %.0f s each.",
-            s == START_SEEDS ? "from its seed corpus" : "from an empty corpus",
-            t.killed, t.total, percent(t), st->o.fuzz_seconds);
-    bool any = false;
-    for (size_t i = 0; i < st->count; i++) {
-      const kill_cell *k = &st->fuzz[i][s];
-      if (k->status == K_KILLED || k->status == K_NOT_RUN)
-        continue;
-      if (!any)
-        fprintf(f, " Missed:\n\n");
-      any = true;
-      fprintf(f, "- `%s` (%s): ", st->mutants[i].name, STATUS_NAMES[k->status]);
-      md_text(f, st->mutants[i].note[0] ? st->mutants[i].note
-                                        : "no reason recorded in MUTANTS");
-      fprintf(f, " (");
-      md_text(f, k->reached[0] ? k->reached : k->detail);
-      fprintf(f, ").\n");
-    }
-    fprintf(f, "\n");
-  }
-  md_first_failures(st, f);
-  fclose(f);
-  return true;
-}
-
-//===----------------------------------------------------------------------===//
 // The run
 //===----------------------------------------------------------------------===//
 
 void lctx_mutants_options_init(lctx_mutants_options *o) {
   memset(o, 0, sizeof *o);
-  o->list_path = LCTX_SOURCE_DIR "/conformance/mutants/MUTANTS";
+  o->list_path = lctx_data_paths_current()->mutants_list;
+  o->seeds = lctx_data_paths_current()->seeds;
   o->dir = LCTX_MUTANTS_DIR;
   o->out_dir = "build/mutants";
-  o->fuzzer = LCTX_SOURCE_DIR "/build/fuzz/fuzzers/fuzz_differential";
+  o->fuzzer = "";
   o->plugin = LCTX_EXAMPLE_PLUGIN;
   o->limit = 1;
   o->fuzz_min = 90;
@@ -1032,7 +608,7 @@ static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
   if (control && k->status == K_LIVED)
     snprintf(text, sizeof text, "survived (%.2f s): good", k->seconds);
   else
-    cell(k, fuzz, text, sizeof text);
+    lctx_mutants_cell(k, fuzz, text, sizeof text);
   bool detail = k->status == K_ERROR || k->status == K_KILLED;
   lctx_escaped b1, b2;
   fprintf(out, "  %-24s %s%s%s\n", what, lctx_esc(&b1, text),
@@ -1051,9 +627,10 @@ static bool check_fuzzer(state *st, FILE *err) {
             lctx_esc(&b, st->o.fuzzer));
     return false;
   }
-  load_fuzz_options(st);
-  snprintf(st->seeds_dir, sizeof st->seeds_dir,
-           "%s/corpus/seeds/fuzz_differential", LCTX_SOURCE_DIR);
+  snprintf(st->fuzz_options, sizeof st->fuzz_options, "%s.options",
+           st->o.fuzzer);
+  snprintf(st->seeds_dir, sizeof st->seeds_dir, "%s/fuzz_differential",
+           st->o.seeds);
   if (st->starts[START_SEEDS] && !lctx_sys_is_dir(st->seeds_dir)) {
     fprintf(err, "lctx mutants: %s: no seed corpus\n",
             lctx_esc(&b, st->seeds_dir));
@@ -1139,7 +716,7 @@ static void run_mutant(state *st, size_t i, FILE *out) {
 /* Prints conform's kills and what it missed or killed late; sets `*errors`
  * when a run could not be judged. Returns the tally. */
 static tally print_conform_summary(const state *st, FILE *out, bool *errors) {
-  tally c = tally_of(st, -1);
+  tally c = lctx_mutants_tally(st, -1);
   fprintf(out,
           "\nconform: killed %zu of %zu (slowest %.2f s; %zu over the "
           "%.3g s limit)\n",
@@ -1163,16 +740,16 @@ static tally print_conform_summary(const state *st, FILE *out, bool *errors) {
 static bool print_fuzz_summary(const state *st, FILE *out, bool *errors) {
   bool fuzz_short = false;
   for (int s = 0; st->o.fuzz_seconds > 0 && s < START_COUNT; s++) {
-    tally t = tally_of(st, s);
+    tally t = lctx_mutants_tally(st, s);
     if (!t.total)
       continue;
-    bool enough = percent(t) >= st->o.fuzz_min;
+    bool enough = lctx_mutants_percent(t) >= st->o.fuzz_min;
     fuzz_short = fuzz_short || !enough;
     fprintf(out,
             "fuzz_differential %s: killed %zu of %zu (%.0f%%, required "
             "%.0f%%)\n",
             s == START_SEEDS ? "from seeds" : "from an empty corpus", t.killed,
-            t.total, percent(t), st->o.fuzz_min);
+            t.total, lctx_mutants_percent(t), st->o.fuzz_min);
     for (size_t i = 0; i < st->count; i++) {
       const kill_cell *k = &st->fuzz[i][s];
       *errors = *errors || k->status == K_ERROR;
@@ -1204,11 +781,12 @@ static bool run_all(state *st, FILE *out) {
   bool control_ok = !st->o.control || run_control(st, out);
   for (size_t i = 0; i < st->count; i++)
     run_mutant(st, i, out);
-  print_matrix(st, out);
+  lctx_mutants_print_matrix(st, out);
   char json_path[PATH_CAP + 32], md_path[PATH_CAP + 32];
   snprintf(json_path, sizeof json_path, "%s/mutants.json", st->o.out_dir);
   snprintf(md_path, sizeof md_path, "%s/mutants.md", st->o.out_dir);
-  bool written = write_json(st, json_path) && write_markdown(st, md_path);
+  bool written = lctx_mutants_write_json(st, json_path) &&
+                 lctx_mutants_write_markdown(st, md_path);
   bool errors = false;
   tally c = print_conform_summary(st, out, &errors);
   bool fuzz_short = print_fuzz_summary(st, out, &errors);

@@ -30,6 +30,7 @@ typedef struct lctx_mutants_options {
   const char *only;      ///< only these mutants (comma-separated), or NULL
   const char *fuzzer;    ///< the libFuzzer fuzz_differential binary
   const char *plugin;    ///< the unmutated plugin, for the control runs
+  const char *seeds;     ///< the seed corpora (SEEDS/fuzz_differential)
   double limit;          ///< conform must kill each mutant within this (s)
   double fuzz_seconds;   ///< per fuzz run; 0: conform only
   double fuzz_min;       ///< the share (percent) the fuzzer must kill
@@ -39,8 +40,11 @@ typedef struct lctx_mutants_options {
   bool control;                 ///< run the controls
 } lctx_mutants_options;
 
-/// Sets `lctx mutants`'s defaults: the source tree's list, this build's
-/// mutant libraries and example plugin, reports in build/mutants, a 1 s
+/// Sets `lctx mutants`'s defaults: the list and the seeds of the current
+/// data paths (data_paths.h), no fuzzer (`lctx mutants` sets the data
+/// paths' fuzz build), the mutant libraries in conformance/mutants and the
+/// example plugin liblctx_example_plugin.so (`lctx mutants` sets the build
+/// tree's), reports in build/mutants, a 1 s
 /// kill limit, no fuzzing (90% required, seed 1, from both corpora when
 /// asked for), the controls.
 void lctx_mutants_options_init(lctx_mutants_options *options);

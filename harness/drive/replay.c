@@ -20,10 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef LCTX_SOURCE_DIR
-#define LCTX_SOURCE_DIR "."
-#endif
-
 /* What one replay or promotion works with, passed down instead of
  * file-scope buffers: the target, the streams, the counts and the check's
  * verdict. */
@@ -318,24 +314,24 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
   free(text);
 }
 
-/* Whether `root` is the source tree's corpus/regressions, which make test
- * replays. */
-static bool is_source_regressions(const char *root) {
+/* Whether `root` is `replayed` (NULL: none), the source tree's
+ * corpus/regressions, which make test replays. */
+static bool is_source_regressions(const char *root, const char *replayed) {
   struct stat a, b;
-  return stat(root, &a) == 0 &&
-         stat(LCTX_SOURCE_DIR "/corpus/regressions", &b) == 0 &&
+  return replayed && stat(root, &a) == 0 && stat(replayed, &b) == 0 &&
          a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Says what is true of the promoted input where it was written: whether it
  * fails today and what replays it. */
 static void print_what_replays(const replay_ctx *r, const char *root,
-                               const char *path, bool failing) {
+                               const char *replayed, const char *path,
+                               bool failing) {
   lctx_escaped b1, b2;
   fprintf(r->out, "%s\n", failing ? "it fails today" : "it passes today");
   fprintf(r->out, "replay it with: lctx replay --target %s %s\n",
           r->target->name, lctx_esc(&b1, path));
-  if (is_source_regressions(root))
+  if (is_source_regressions(root, replayed))
     fprintf(r->out, "%s\n",
             failing ? "make test replays it: it will fail until the bug is "
                       "fixed"
@@ -355,7 +351,11 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
   char stem[600], dir[4200], path[4900], recorded[512];
   recorded_key(o->finding, recorded, sizeof recorded);
   stem_of(r, o->name, failing, recorded, data, size, stem, sizeof stem);
-  const char *root = o->to ? o->to : LCTX_SOURCE_DIR "/corpus/regressions";
+  const char *root = o->to ? o->to : o->regressions;
+  if (!root) {
+    fprintf(r->err, "lctx promote: no regression root: give --to DIR\n");
+    return LCTX_EXIT_USAGE;
+  }
   snprintf(dir, sizeof dir, "%s/%s", root, name);
   lctx_escaped b1, b2;
   if (!lctx_sys_mkdir_p(dir)) {
@@ -376,7 +376,7 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
           lctx_esc(&b2, path));
   if (strcmp(name, "fuzz_model") == 0)
     write_twin(r, dir, stem, input, data, size, failing, recorded);
-  print_what_replays(r, root, path, failing);
+  print_what_replays(r, root, o->replayed, path, failing);
   return LCTX_EXIT_OK;
 }
 
@@ -395,14 +395,15 @@ int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
     lctx_escaped b;
     r->target = o->target ? lctx_fuzz_target_find(o->target)
                           : lctx_findings_target_of_path(o->finding);
+    char names[256];
+    lctx_findings_target_names("|", names, sizeof names);
     if (r->target)
       code = keep(r, o, input, data, size);
     else
       fprintf(err,
               "lctx promote: cannot tell the target of %s; give --target "
-              "fuzz_model|fuzz_case_text|fuzz_spec|fuzz_differential|"
-              "fuzz_lowering\n",
-              lctx_esc(&b, o->finding));
+              "%s\n",
+              lctx_esc(&b, o->finding), names);
     lctx_fuzzrun_free(r->run);
   }
   free(r);

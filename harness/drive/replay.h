@@ -50,8 +50,14 @@ typedef struct lctx_replay_promote_options {
   const char *name;
   /// A target name; NULL: told from the finding's path.
   const char *target;
-  /// The regression root; NULL: the source tree's corpus/regressions.
+  /// The regression root; NULL: `regressions`.
   const char *to;
+  /// The data folder's regression root (data_paths.h), the default of `to`.
+  const char *regressions;
+  /// The root `make test` replays (a source tree's corpus/regressions), or
+  /// NULL when this lctx has no source tree: says whether a promoted input
+  /// will be replayed.
+  const char *replayed;
 } lctx_replay_promote_options;
 
 /// Copies the finding's input to ROOT/TARGET/STEM.{bin,case,lspec} (and for

@@ -4,6 +4,8 @@
  */
 #include "sys.h"
 
+#include "data_paths.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -161,15 +163,11 @@ bool lctx_sys_remove_tree(const char *path) {
 }
 
 const char *lctx_sys_default_spec_path(void) {
-  const char *env = getenv("LCTX_SPEC");
-  return env && *env ? env
-                     : LCTX_SOURCE_DIR
-             "/conformance/spec/backend-selection.lspec";
+  return lctx_data_paths_current()->spec;
 }
 
 const char *lctx_sys_default_cases_path(void) {
-  const char *env = getenv("LCTX_CASES");
-  return env && *env ? env : LCTX_SOURCE_DIR "/conformance/cases";
+  return lctx_data_paths_current()->cases;
 }
 
 /* Whether the NUL-separated entries of /proc/PID/environ hold `entry`. */

@@ -1,0 +1,77 @@
+/*
+ * libfuzzer.h - running a libFuzzer build: its command line and what its
+ * log says.
+ *
+ * Owns, once for every caller that starts a libFuzzer target (the campaign,
+ * campaign.h; the kill matrix's fuzz runs, mutants.h): the arguments of a
+ * run (-fork=N with the -ignore_* flags, -seed, -max_total_time, -timeout,
+ * -artifact_prefix, -print_final_stats=1, the dictionary when its file
+ * exists, the `[libfuzzer]` options of a TARGET.options file, the corpus
+ * folders last), and the reading of its output: the inputs run (the
+ * largest `#N` of a status line, or stat::number_of_executed_units), the
+ * last rate (`exec/s: N` of a job's status line, `exec/s N` of -fork's)
+ * and the corpus size on that line (`corp: N`).
+ */
+#ifndef LCTX_DRIVE_LIBFUZZER_H
+#define LCTX_DRIVE_LIBFUZZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/// The most `[libfuzzer]` options read from a TARGET.options file.
+#define LCTX_LIBFUZZER_MAX_OPTIONS 16
+/// The most corpus folders of one run.
+#define LCTX_LIBFUZZER_MAX_CORPORA 4
+
+/// One run of a libFuzzer build.
+typedef struct lctx_libfuzzer_run {
+  /// The build (argv[0]).
+  const char *binary;
+  /// -fork=N with -ignore_crashes=1, -ignore_timeouts=1, -ignore_ooms=1
+  /// (go on after a finding); 0: one process, stopping at the first.
+  size_t fork;
+  /// -max_total_time (whole seconds, rounded); 0: none.
+  double seconds;
+  /// -seed=N when `has_seed`.
+  bool has_seed;
+  unsigned long long seed;
+  /// -timeout=N (seconds per input) when more than 0.
+  int timeout;
+  /// -artifact_prefix=DIR/ when not NULL.
+  const char *artifacts;
+  /// -dict=PATH when not NULL and the file exists.
+  const char *dict;
+  /// A TARGET.options file whose `[libfuzzer]` `key = value` lines become
+  /// -key=value (a relative `dict` is taken from the file's folder); NULL
+  /// or a missing file: none.
+  const char *options_file;
+  /// The corpus folders, NULL-terminated (the first one gets new inputs).
+  const char *corpora[LCTX_LIBFUZZER_MAX_CORPORA + 1];
+} lctx_libfuzzer_run;
+
+/// A built command line: `argv`, NULL-terminated, pointing into `text`
+/// and the run's strings (which must outlive it).
+typedef struct lctx_libfuzzer_argv {
+  char *argv[16 + LCTX_LIBFUZZER_MAX_OPTIONS + LCTX_LIBFUZZER_MAX_CORPORA];
+  char text[8 + LCTX_LIBFUZZER_MAX_OPTIONS][4352];
+} lctx_libfuzzer_argv;
+
+/// Builds the command line of `run` into `a` (-fork first when forking).
+void lctx_libfuzzer_argv_build(const lctx_libfuzzer_run *run,
+                               lctx_libfuzzer_argv *a);
+
+/// What a libFuzzer log says.
+typedef struct lctx_libfuzzer_stats {
+  /// Inputs run: the largest `#N` starting a line, or
+  /// stat::number_of_executed_units when larger; 0: none said.
+  unsigned long long execs;
+  /// The last rate said (0: none), and the corpus size on its line.
+  double execs_per_sec;
+  unsigned long corpus;
+} lctx_libfuzzer_stats;
+
+/// Reads `log` (a NUL-terminated text: a whole log, or its part of one
+/// run) into `s`.
+void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s);
+
+#endif /* LCTX_DRIVE_LIBFUZZER_H */
