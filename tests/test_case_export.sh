@@ -5,7 +5,9 @@
 # the reference's outcomes) and that, run with `conform --case FILE`, fails
 # the mutant with the same row and outcomes; exporting by random:INDEX and
 # --seed gives the same file; a domain case exports; a name the results do
-# not hold exits 2 naming it.
+# not hold exits 2 naming it. A write that fails (a file size limit,
+# /dev/full, a full stdout) exits 2 with the reason, leaves no file (no
+# temporary one either) and an existing file as it was.
 #
 # Usage: test_case_export.sh LCTX MUTANT_PLUGIN
 set -u
@@ -42,6 +44,38 @@ grep -q '^# domain:3' domain.case || fail "the export does not name domain:3"
 "$LCTX" case export --results run/results.jsonl random:999999 >no.out 2>&1
 [ $? -eq 2 ] || fail "a missing name does not exit 2"
 grep -q "no case named 'random:999999'" no.out || fail "$(cat no.out)"
+
+# cut_write NAME: export domain:3 to NAME under a file size limit of 0;
+# its messages and then "exit CODE" in NAME.out (through a pipe, which the
+# limit does not stop).
+cut_write() {
+  (
+    ulimit -f 0
+    trap '' XFSZ
+    "$LCTX" case export --out "$1" domain:3 2>&1
+    echo "exit $?"
+  ) | cat >"$1.out"
+}
+cut_write limited.case
+grep -q '^exit 2$' limited.case.out ||
+  fail "a write past the file size limit does not exit 2: $(cat limited.case.out)"
+grep -q "limited.case: cannot write: File too large" limited.case.out ||
+  fail "no reason for the failed write: $(cat limited.case.out)"
+[ -e limited.case ] && fail "a failed write left limited.case ($(wc -c <limited.case) bytes)"
+ls | grep -q 'tmp' && fail "a failed write left a temporary file: $(ls)"
+echo "kept" >kept.case
+cut_write kept.case
+[ "$(cat kept.case)" = kept ] || fail "a failed write changed an existing file"
+if [ -w /dev/full ]; then
+  "$LCTX" case export --out /dev/full domain:3 >full.out 2>&1
+  [ $? -eq 2 ] || fail "--out /dev/full does not exit 2"
+  grep -q "/dev/full: cannot write: No space left on device" full.out ||
+    fail "--out /dev/full: $(cat full.out)"
+  "$LCTX" case export domain:3 >/dev/full 2>stdout.err
+  [ $? -eq 2 ] || fail "a full stdout does not exit 2"
+  grep -q "<stdout>: cannot write: No space left on device" stdout.err ||
+    fail "a full stdout: $(cat stdout.err)"
+fi
 
 finish_failures "test_case_export: "
 echo "test_case_export: exported $name; it passes eval and fails the mutant"

@@ -4,11 +4,13 @@
  * \xNN (C0 controls with \n \r \t, DEL, bytes that are not valid UTF-8:
  * stray continuations, bad leads, cut sequences, overlong forms,
  * surrogates, code points past U+10FFFF; the C1 controls; the bidi
- * controls), what stays (ASCII, a backslash, valid UTF-8 of 2, 3 and 4
- * bytes and its neighbours of the controls), the cut with "..." of
- * lctx_escape (never inside a character or an escape), that
- * lctx_escape_write writes the same bytes, NUL included, and the line and
- * lctx_buf forms (lctx_escape_lines, lctx_escape_append).
+ * controls), a backslash doubled (so that no two texts show alike: the
+ * byte 0x01 and the four characters `\x01` differ), what stays (ASCII,
+ * valid UTF-8 of 2, 3 and 4 bytes and its neighbours of the controls), the
+ * cut with "..." of lctx_escape (never inside a character or an escape),
+ * that lctx_escape_write writes the same bytes, NUL included, and the line
+ * and lctx_buf forms (lctx_escape_lines, lctx_escape_append), and a text
+ * built with lctx_escape_append shown once (lctx_escape_built_lines).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -31,7 +33,7 @@ typedef struct row {
 
 static const row ROWS[] = {
     {"plain ASCII", "abc XYZ 019 ~!", "abc XYZ 019 ~!"},
-    {"backslash stays", "a\\b\\x41", "a\\b\\x41"},
+    {"backslash doubled", "a\\b\\x41\\", "a\\\\b\\\\x41\\\\"},
     {"newline, return, tab", "a\nb\rc\td", "a\\x0ab\\x0dc\\x09d"},
     {"forged line", "x\nresult: PASS", "x\\x0aresult: PASS"},
     {"ESC sequences", "\x1b[2J\x1b]0;t\x07", "\\x1b[2J\\x1b]0;t\\x07"},
@@ -144,6 +146,33 @@ static void test_escape_cut(void **state) {
   assert_memory_equal(got, "\\x0a\\x0a", 8);
 }
 
+/* The byte 0x01 and the four characters `\x01` are different texts and
+ * never show alike, in any of the four forms. */
+static void test_escape_backslash_unambiguous(void **state) {
+  (void)state;
+  lctx_escaped a, b;
+  assert_string_equal(lctx_esc(&a, "\x01"), "\\x01");
+  assert_string_equal(lctx_esc(&b, "\\x01"), "\\\\x01");
+  assert_string_not_equal(a.text, b.text);
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  lctx_escape_write(f, "\\", 1);
+  lctx_escape_lines(f, "", "\\x01");
+  fclose(f);
+  assert_string_equal(text, "\\\\\\\\x01\n");
+  free(text);
+  char storage[8];
+  lctx_buf buf;
+  lctx_buf_init(&buf, storage, sizeof storage);
+  lctx_escape_append(&buf, "ab\\cd\\", 6);
+  assert_string_equal(storage, "ab\\\\cd"); /* not half of a \\ */
+  assert_true(buf.overflow);
+  char out[8];
+  assert_string_equal(lctx_escape("\\\\\\\\", out, sizeof out), "\\\\\\\\...");
+}
+
 /* Tiny buffers: as many dots as fit, always NUL-terminated. */
 static void test_escape_tiny_buffers(void **state) {
   (void)state;
@@ -188,15 +217,42 @@ static void test_escape_append(void **state) {
   assert_true(b.overflow);
 }
 
+/* A text built with lctx_escape_append shows its escapes once through
+ * lctx_escape_built_lines (lctx_escape_lines would escape them again); a
+ * control byte left in it is still escaped. */
+static void test_escape_built_lines(void **state) {
+  (void)state;
+  char storage[64];
+  lctx_buf b;
+  lctx_buf_init(&b, storage, sizeof storage);
+  lctx_buf_append_cstr(&b, "raises ");
+  lctx_escape_append(&b, "x\nresult\\", 9);
+  lctx_buf_append_cstr(&b, "\nnext\x1b");
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  lctx_escape_built_lines(f, "> ", storage);
+  lctx_escape_lines(f, "= ", storage);
+  fclose(f);
+  assert_string_equal(text, "> raises x\\x0aresult\\\\\n"
+                            "> next\\x1b\n"
+                            "= raises x\\\\x0aresult\\\\\\\\\n"
+                            "= next\\x1b\n");
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_escape_classes),
       cmocka_unit_test(test_escape_write_same_bytes_and_nul),
       cmocka_unit_test(test_escape_null_is_empty),
       cmocka_unit_test(test_escape_cut),
+      cmocka_unit_test(test_escape_backslash_unambiguous),
       cmocka_unit_test(test_escape_tiny_buffers),
       cmocka_unit_test(test_escape_lines),
       cmocka_unit_test(test_escape_append),
+      cmocka_unit_test(test_escape_built_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,9 @@
 # together hold no byte below 0x20 but '\n', no 0x7f, no C1 control
 # (0xc2 0x80-0x9f), and no line that starts with the forged
 # "result: PASS"; the escaped forms (\x1b, \x0a) are there instead, and
-# the exit codes are the usual ones.
+# the exit codes are the usual ones. A backslash typed or in a file name
+# shows doubled, so that the four characters `\x1b` never show as the
+# escaped ESC byte does.
 # Usage: test_terminal_escape.sh LCTX SOURCE_DIR
 set -u
 LCTX=$1
@@ -106,7 +108,11 @@ shows $n ":2:4: expected an operation"
 run 2 eval "$tmp/missing$evil.case"
 shows $n 'cannot open'
 run 1 lint "$tmp/rules/$evil.rule"
-shows $n 'x\x0aresult: PASS \xc2\x85'
+# lint escapes the message into its counterexample (lctx_escape_append) and
+# prints that with lctx_escape_lines, which escapes the escapes again: the
+# backslashes show doubled until cmd_lint.c prints it with
+# lctx_escape_built_lines (then: 'x\x0aresult: PASS \xc2\x85').
+shows $n 'x\\x0aresult: PASS \\xc2\\x85'
 run 1 lint "$tmp/rules"
 shows $n 'MISMATCH'
 run 2 check-spec --spec "$tmp/badspec.lspec"
@@ -121,6 +127,11 @@ run 2 enumerate --limit "1${NL}result: PASS${ESC}[2J"
 shows $n "'1\\x0aresult: PASS\\x1b[2J' is not a count"
 run 2 eval "--${ESC}]0;t"
 shows $n "unknown option '--\\x1b]0;t'"
+# The four characters \x1b and the byte ESC show differently.
+run 2 eval "$tmp/missing\\x1b${ESC}.case"
+shows $n 'missing\\x1b\x1b.case'
+run 2 "x\\x0aresult: PASS"
+shows $n "unknown command 'x\\\\x0aresult: PASS'"
 
 finish_failures "test_terminal_escape.sh: "
 echo "test_terminal_escape.sh: $n runs, every output escaped"

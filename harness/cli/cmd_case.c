@@ -16,9 +16,12 @@
 #include "options.h"
 #include "workspace.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char EXPORT_USAGE[] =
     "usage: lctx case export [--results FILE] [--seed S] [--out FILE] NAME\n"
@@ -108,26 +111,78 @@ static bool find_case(lctx_workspace *ws, const char *results,
   return p.found;
 }
 
-/* Writes the blessed case to `path` (NULL: out). */
+/* Opens where the case goes: `path` itself when it exists and is not a
+ * regular file (a device, a FIFO: *tmp stays empty), else a new temporary
+ * file beside it, named in `tmp`, with the mode `path` has or a new file
+ * gets. NULL (errno set) when it cannot be opened. */
+static FILE *open_target(const char *path, char *tmp, size_t cap) {
+  struct stat st;
+  tmp[0] = '\0';
+  bool exists = stat(path, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return fopen(path, "w");
+  if ((size_t)snprintf(tmp, cap, "%s.tmpXXXXXX", path) >= cap) {
+    tmp[0] = '\0';
+    errno = ENAMETOOLONG;
+    return NULL;
+  }
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    tmp[0] = '\0';
+    return NULL;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  FILE *f = fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) == 0
+                ? fdopen(fd, "w")
+                : NULL;
+  if (!f) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    tmp[0] = '\0';
+    errno = e;
+  }
+  return f;
+}
+
+/* Writes the blessed case to `path` (NULL: out): whole or not at all, so
+ * that a failure (a full disk, a file size limit) leaves no cut file; an
+ * existing file is replaced only by a whole one. */
 static bool write_case(const lctx_case *c, const char *name, const char *path,
                        FILE *out, FILE *err) {
   char *text = malloc(LCTX_CASE_TEXT_MAX);
+  char tmp[4200];
   if (!text)
     return false;
   lctx_buf tb;
   lctx_buf_init(&tb, text, LCTX_CASE_TEXT_MAX);
   lctx_case_print(c, &tb);
-  FILE *f = path ? fopen(path, "w") : out;
+  FILE *f = path ? open_target(path, tmp, sizeof tmp) : out;
+  bool ok = f != NULL;
+  int e = ok ? 0 : errno;
+  if (ok && (fprintf(f,
+                     "# %s, exported by lctx case export; the "
+                     "expectations are the reference's outcomes\n%s",
+                     name, text) < 0 ||
+             fflush(f) != 0 || ferror(f))) {
+    ok = false;
+    e = errno;
+  }
+  if (path && f && fclose(f) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (ok && path && tmp[0] && rename(tmp, path) != 0) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok && path && tmp[0])
+    unlink(tmp);
   lctx_escaped b;
-  bool ok = f && fprintf(f,
-                         "# %s, exported by lctx case export; the "
-                         "expectations are the reference's outcomes\n%s",
-                         name, text) > 0;
-  if (path && f)
-    ok = fclose(f) == 0 && ok;
   if (!ok)
-    fprintf(err, "lctx case export: %s: cannot write\n",
-            lctx_esc(&b, path ? path : "<stdout>"));
+    fprintf(err, "lctx case export: %s: cannot write: %s\n",
+            lctx_esc(&b, path ? path : "<stdout>"), strerror(e ? e : EIO));
   free(text);
   return ok;
 }

@@ -20,7 +20,9 @@ static const char MERGE_USAGE[] =
     "(report.json,\n"
     "results.jsonl) into one set of reports in --out: report.tap,\n"
     "report.junit.xml, report.json and results.jsonl; exit 1 when the merged\n"
-    "run failed, as conform's\n";
+    "run failed, as conform's. Every results.jsonl line is checked first: a\n"
+    "line conform or sweep does not write (not an object of its fields, or\n"
+    "over 1 MiB) refuses the merge (exit 2, its file and line named)\n";
 
 static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
   lctx_report_merge_options o = {0};
@@ -43,7 +45,13 @@ static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
   }
   o.dirs = (const char *const *)(argv + first);
   o.dir_count = (size_t)(argc - first);
-  return lctx_report_merge(&o, out, err);
+  char why[4096];
+  int code = lctx_report_merge(&o, out, err, why, sizeof why);
+  if (why[0]) {
+    lctx_escaped esc;
+    fprintf(err, "lctx report merge: %s\n", lctx_esc(&esc, why));
+  }
+  return code;
 }
 
 static const char HTML_USAGE[] =
@@ -60,17 +68,18 @@ static const char HTML_USAGE[] =
     "length, every failing program by list) and its reach. Conform and\n"
     "sweep reports are each judged against their own spec table.\n"
     "A folder that is missing, truncated, unreadable or of another spec\n"
-    "version is named on stderr as a warning and left out; the page is\n"
-    "still written, marked partial, and the exit code is 0. Exit 2 when\n"
-    "nothing usable was given, the spec table cannot be read or the page\n"
-    "cannot be written.\n";
+    "version, a line over 1 MiB or a JSON file over 16 MiB is named on\n"
+    "stderr as a warning and left out; the page is still written, marked\n"
+    "partial, and the exit code is 0. Exit 2 when nothing usable was given,\n"
+    "the spec table cannot be read or the page cannot be written.\n";
 
 static int report_html(int argc, char **argv, FILE *out, FILE *err) {
   lctx_report_html_options o = {0};
   const lctx_option table[] = {
       lctx_options_string("spec", &o.spec_path, "FILE",
                           "the spec table of the rows (default: the first "
-                          "report's spec_file, else the built-in table)"),
+                          "report's spec_file when it is a regular file "
+                          "named *.lspec, else the built-in table)"),
   };
   const lctx_option_spec spec =
       LCTX_OPTIONS_SPEC("report html", HTML_USAGE, table, true);
@@ -104,7 +113,8 @@ static const subcommand SUBCOMMANDS[] = {
 
 static void print_help(FILE *f) {
   fprintf(f, "usage: lctx report SUBCOMMAND [ARGS]\n"
-             "       lctx report SUBCOMMAND --help\n\n"
+             "       lctx report SUBCOMMAND --help\n"
+             "       lctx report help SUBCOMMAND\n\n"
              "subcommands:\n");
   for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
     fprintf(f, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].summary);
@@ -116,16 +126,23 @@ int lctx_cmd_report(int argc, char **argv, FILE *out, FILE *err) {
     print_help(err);
     return LCTX_EXIT_USAGE;
   }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+  /* `help SUB`, `--help SUB`: SUB's own help, as `SUB --help` gives it. */
+  bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+              strcmp(argv[1], "help") == 0;
+  if (help && argc < 3) {
     print_help(out);
     return LCTX_EXIT_OK;
   }
-  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
-    if (strcmp(argv[1], SUBCOMMANDS[i].name) == 0)
-      return SUBCOMMANDS[i].run(argc - 1, argv + 1, out, err);
+  const char *name = help ? argv[2] : argv[1];
+  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++) {
+    if (strcmp(name, SUBCOMMANDS[i].name) != 0)
+      continue;
+    char *help_argv[] = {argv[2], "--help", NULL};
+    return help ? SUBCOMMANDS[i].run(2, help_argv, out, err)
+                : SUBCOMMANDS[i].run(argc - 1, argv + 1, out, err);
+  }
   lctx_escaped esc;
-  fprintf(err, "lctx report: unknown subcommand '%s'\n",
-          lctx_esc(&esc, argv[1]));
+  fprintf(err, "lctx report: unknown subcommand '%s'\n", lctx_esc(&esc, name));
   print_help(err);
   return LCTX_EXIT_USAGE;
 }

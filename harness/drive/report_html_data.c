@@ -43,6 +43,23 @@ problem(lctx_html_data *d, FILE *err, const char *fmt, ...) {
   d->problem_count++;
 }
 
+/* One line of `f` into `buf` (at most `cap` - 1 bytes, NUL-terminated,
+ * without its newline): its length, or -1 at the end. *over when the line
+ * was longer (the rest of it is skipped). */
+static long read_line(FILE *f, char *buf, size_t cap, bool *over) {
+  size_t n = 0;
+  int c;
+  *over = false;
+  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+    if (n + 1 < cap)
+      buf[n++] = (char)c;
+    else
+      *over = true;
+  }
+  buf[n] = '\0';
+  return c == EOF && n == 0 && !*over ? -1 : (long)n;
+}
+
 /* A file's text, or NULL (missing, unreadable, over `max` bytes). */
 static char *read_text(const char *path, size_t max) {
   FILE *f = lctx_sys_is_file(path) ? fopen(path, "rb") : NULL;
@@ -56,11 +73,22 @@ static char *read_text(const char *path, size_t max) {
   return text;
 }
 
+/* Whether the regular file `path` is over LCTX_HTML_MAX_JSON_FILE bytes. */
+static bool too_big(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > LCTX_HTML_MAX_JSON_FILE;
+}
+
 /* A JSON file, or NULL after a problem naming its line and column. */
 static json_t *load_json(lctx_html_data *d, const char *path, FILE *err) {
   json_error_t e;
   if (!lctx_sys_is_file(path)) { /* a FIFO or a device would block */
     problem(d, err, "%s: not a regular file; left out", path);
+    return NULL;
+  }
+  if (too_big(path)) {
+    problem(d, err, "%s: over %d MiB, the limit of a JSON file; left out", path,
+            LCTX_HTML_MAX_JSON_FILE >> 20);
     return NULL;
   }
   json_t *j = json_load_file(path, 0, &e);
@@ -130,12 +158,21 @@ static void read_results(lctx_html_data *d, lctx_html_run *r, FILE *err) {
                                                : "not a regular file");
     return;
   }
-  char *line = NULL;
-  size_t cap = 0;
-  bool strong[LCTX_SPEC_MAX_ROWS] = {0};
-  for (size_t n = 1; getline(&line, &cap, f) > 0; n++) {
+  char *line = malloc(LCTX_HTML_MAX_LINE + 1);
+  bool strong[LCTX_SPEC_MAX_ROWS] = {0}, over;
+  long len;
+  for (size_t n = 1;
+       line && (len = read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >= 0;
+       n++) {
+    if (over) {
+      problem(d, err,
+              "%s:%zu: longer than %d MiB, the limit of a line; it and the "
+              "lines after it are left out",
+              path, n, LCTX_HTML_MAX_LINE >> 20);
+      break;
+    }
     json_error_t e;
-    json_t *j = json_loads(line, 0, &e);
+    json_t *j = json_loadb(line, (size_t)len, 0, &e);
     if (!j) {
       problem(d, err,
               "%s:%zu:%d: %s (truncated?); the lines after it are "
@@ -247,23 +284,6 @@ static int verdict_index(const char *name) {
     if (strcmp(name, VERDICT_NAMES[i]) == 0)
       return i;
   return -1;
-}
-
-/* One line of `f` into `buf` (at most `cap` - 1 bytes, NUL-terminated,
- * without its newline): its length, or -1 at the end. *over when the line
- * was longer (the rest of it is skipped). */
-static long read_line(FILE *f, char *buf, size_t cap, bool *over) {
-  size_t n = 0;
-  int c;
-  *over = false;
-  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-    if (n + 1 < cap)
-      buf[n++] = (char)c;
-    else
-      *over = true;
-  }
-  buf[n] = '\0';
-  return c == EOF && n == 0 && !*over ? -1 : (long)n;
 }
 
 /* DIR/results.jsonl's first line when it is a sweep's stamp (an object
@@ -649,12 +669,22 @@ static void read_progress(lctx_html_data *d, lctx_html_campaign *c, FILE *err) {
   FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
   if (!f)
     return;
-  char *line = NULL;
-  size_t cap = 0, n = 0;
-  while (getline(&line, &cap, f) > 0 && c->point_count < MAX_POINTS) {
+  char *line = malloc(LCTX_HTML_MAX_LINE + 1);
+  size_t n = 0;
+  bool over;
+  long len;
+  while (line && c->point_count < MAX_POINTS &&
+         (len = read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >= 0) {
     n++;
+    if (over) {
+      problem(d, err,
+              "%s:%zu: longer than %d MiB, the limit of a line; the "
+              "points from it on are left out",
+              path, n, LCTX_HTML_MAX_LINE >> 20);
+      break;
+    }
     json_error_t e;
-    json_t *j = json_loads(line, 0, &e);
+    json_t *j = json_loadb(line, (size_t)len, 0, &e);
     if (!j) {
       problem(d, err, "%s:%zu:%d: %s; the points after it are left out", path,
               n, e.column, e.text);
@@ -769,21 +799,38 @@ static int kind_of(const char *dir) {
   return K_UNKNOWN;
 }
 
-/* The spec_file of the first report of a folder of kind `kind` when it is
- * a readable file (copied into `buf`), else NULL. */
-static const char *first_spec_file(const char *const *dirs, const int *kinds,
-                                   size_t count, int kind, char *buf,
-                                   size_t size) {
+/* Whether `path`, a spec_file a report names, may be read: a regular
+ * file, not a symbolic link, whose name ends in ".lspec". */
+static bool spec_file_followed(const char *path) {
+  struct stat st;
+  size_t n = strlen(path);
+  return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && n > 6 &&
+         strcmp(path + n - 6, ".lspec") == 0;
+}
+
+/* The spec_file of the first report of a folder of kind `kind` when it may
+ * be read (copied into `buf`), else NULL; one that exists but may not be
+ * read is a problem. */
+static const char *first_spec_file(lctx_html_data *d, const char *const *dirs,
+                                   const int *kinds, size_t count, int kind,
+                                   char *buf, size_t size, FILE *err) {
   for (size_t i = 0; i < count; i++) {
     if (kinds[i] != kind)
       continue;
     char file[4200];
     snprintf(file, sizeof file, "%s/report.json", dirs[i]);
-    json_t *j = json_load_file(file, 0, NULL);
+    json_t *j = too_big(file) ? NULL : json_load_file(file, 0, NULL);
     const char *s = json_string_value(json_object_get(j, "spec_file"));
-    bool usable = s && lctx_sys_is_file(s);
+    struct stat st;
+    bool usable = s && strlen(s) < size && spec_file_followed(s);
     if (usable)
       snprintf(buf, size, "%s", s);
+    else if (s && lstat(s, &st) == 0)
+      problem(d, err,
+              "%s: its spec_file %s is not read (only a regular file "
+              "named *.lspec is; name the table with --spec); a default "
+              "table is used",
+              file, s);
     json_decref(j);
     return usable ? buf : NULL;
   }
@@ -824,14 +871,14 @@ static bool load_tables(lctx_html_data *d, const char *const *dirs,
   char file[4096];
   if (!d->spec && (runs || !sweeps)) {
     const char *p =
-        first_spec_file(dirs, kinds, count, K_RUN, file, sizeof file);
+        first_spec_file(d, dirs, kinds, count, K_RUN, file, sizeof file, err);
     if (!load_table(&d->spec, d->spec_path, sizeof d->spec_path,
                     p ? p : lctx_sys_default_spec_path(), err))
       return false;
   }
   if (!d->sweep_spec && sweeps) {
     const char *p =
-        first_spec_file(dirs, kinds, count, K_SWEEP, file, sizeof file);
+        first_spec_file(d, dirs, kinds, count, K_SWEEP, file, sizeof file, err);
     if (!p) { /* jax-sweep.lspec beside the default table */
       snprintf(file, sizeof file, "%s", lctx_sys_default_spec_path());
       char *slash = strrchr(file, '/');

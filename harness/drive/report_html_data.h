@@ -15,6 +15,16 @@
  * problems that make the page partial: a missing folder, a truncated or
  * malformed file (named with its line and column), a report of another
  * spec version (left out). Writing the page is report_html.c's.
+ *
+ * What is held in memory is bounded: a JSON file (report.json, state.json,
+ * matrix.json) of more than LCTX_HTML_MAX_JSON_FILE bytes is left out
+ * unread, and a line of a conform run's results.jsonl or a campaign's
+ * progress.jsonl is read into a buffer of LCTX_HTML_MAX_LINE bytes: a
+ * longer one is skipped, never held, and it and the lines after it are
+ * left out (a problem). A report's spec_file is a path from outside: it is
+ * followed only when it is a regular file (not a symbolic link) whose name
+ * ends in ".lspec"; else it is named as a problem and the default table is
+ * used (name the table with --spec to use another).
  */
 #ifndef LCTX_DRIVE_REPORT_HTML_DATA_H
 #define LCTX_DRIVE_REPORT_HTML_DATA_H
@@ -78,6 +88,12 @@ typedef struct lctx_html_matrix {
 #define LCTX_HTML_VERDICT_COUNT 8
 /// Indices into LCTX_HTML_VERDICTS.
 enum { LCTX_HTML_V_XFAIL = 5, LCTX_HTML_V_PASS = 6, LCTX_HTML_V_NONE = 7 };
+
+/// The longest JSON file read (report.json, state.json, matrix.json).
+#define LCTX_HTML_MAX_JSON_FILE (16 << 20)
+/// The longest line of a conform run's results.jsonl or a campaign's
+/// progress.jsonl, without its newline.
+#define LCTX_HTML_MAX_LINE (1 << 20)
 
 /// The most lines of a sweep's results.jsonl read, and the longest line.
 #define LCTX_HTML_SWEEP_MAX_LINES 200000
@@ -160,15 +176,15 @@ typedef struct lctx_html_data {
 
 /// Reads the `count` folders `dirs` into `d` (zeroed first). Conform runs
 /// are checked against the spec table: `spec_path` when it is not a sweep
-/// table, else the first conform report's spec_file when it can be read,
-/// else the default table. Sweep folders against the sweep table:
-/// `spec_path` when it is one (it has sweep rows), else the first sweep
-/// report's spec_file when it can be read, else jax-sweep.lspec beside the
-/// default table. A table is read only when a folder needs it (the spec
-/// table also when no folder is a sweep). Each problem is said on `err` as
-/// a warning ("lctx report html: warning: FILE: ...") and kept in `d`.
-/// False when a table cannot be read (said on `err`); `d` must be freed
-/// either way.
+/// table, else the first conform report's spec_file when it is a regular
+/// file named *.lspec (not a symbolic link), else the default table. Sweep
+/// folders against the sweep table: `spec_path` when it is one (it has
+/// sweep rows), else the first sweep report's spec_file on the same
+/// terms, else jax-sweep.lspec beside the default table. A table is read only
+/// when a folder needs it (the spec table also when no folder is a sweep). Each
+/// problem is said on `err` as a warning ("lctx report html: warning: FILE:
+/// ...") and kept in `d`. False when a table cannot be read (said on `err`);
+/// `d` must be freed either way.
 bool lctx_html_load(lctx_html_data *d, const char *const *dirs, size_t count,
                     const char *spec_path, FILE *err);
 

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,16 +47,50 @@ typedef struct merge {
   bool stopped;
   double peak;
   const char **shard_dir; /* per shard (shard_i - 1): its folder, or NULL */
-  FILE *err;
+  FILE *err;              /* warnings */
+  char *why;              /* the reason of a refusal, unescaped */
+  size_t why_cap;
+  bool said;
 } merge;
+
+/* Keeps the first reason the merge is refused for (the caller shows it
+ * escaped); false. */
+__attribute__((format(printf, 2, 3))) static bool refuse(merge *m,
+                                                         const char *fmt, ...) {
+  if (m->said || m->why_cap == 0)
+    return false;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->why, m->why_cap, fmt, ap);
+  va_end(ap);
+  m->said = true;
+  return false;
+}
 
 /* Says that `path`'s `field` is missing or of the wrong kind. */
 static bool bad_field(merge *m, const char *path, const char *field,
                       const char *want) {
-  lctx_escaped esc;
-  fprintf(m->err, WHO ": %s: field '%s' is missing or not %s\n",
-          lctx_esc(&esc, path), field, want);
-  return false;
+  return refuse(m, "%s: field '%s' is missing or not %s", path, field, want);
+}
+
+/* What kind of JSON value `j` is, for a message. */
+static const char *kind_of(const json_t *j) {
+  switch (json_typeof(j)) {
+  case JSON_OBJECT:
+    return "an object";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_STRING:
+    return "a string";
+  case JSON_INTEGER:
+  case JSON_REAL:
+    return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE:
+    return "a boolean";
+  default:
+    return "null";
+  }
 }
 
 static bool get_string(merge *m, json_t *j, const char *key, const char *path,
@@ -124,18 +159,15 @@ static bool same_run(merge *m, const stamp *s, const char *path) {
                                  : NULL;
   if (!what)
     return true;
-  lctx_escaped a, b, c, d, e;
-  fprintf(m->err,
-          WHO ": %s is another run than %s/report.json (its %s differs: "
-              "spec %s, %s %s, seed %llu, %u shards, %zu cases against spec "
-              "%s, %s %s, seed %llu, %u shards, %zu cases); only shards of "
-              "one run can be merged\n",
-          lctx_esc(&a, path), lctx_esc(&b, m->o->dirs[0]), what,
-          s->spec_version, lctx_esc(&c, s->impl_name),
-          lctx_esc(&d, s->impl_version), s->seed, s->shard_n, s->offered,
-          f->spec_version, lctx_esc(&e, f->impl_name), f->impl_version, f->seed,
-          f->shard_n, f->offered);
-  return false;
+  return refuse(m,
+                "%s is another run than %s/report.json (its %s differs: "
+                "spec %s, %s %s, seed %llu, %u shards, %zu cases against spec "
+                "%s, %s %s, seed %llu, %u shards, %zu cases); only shards of "
+                "one run can be merged",
+                path, m->o->dirs[0], what, s->spec_version, s->impl_name,
+                s->impl_version, s->seed, s->shard_n, s->offered,
+                f->spec_version, f->impl_name, f->impl_version, f->seed,
+                f->shard_n, f->offered);
 }
 
 static lctx_conform_verdict verdict_named(const char *name) {
@@ -151,14 +183,11 @@ static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
   const char *id;
   if (!get_string(m, row, "id", path, &id))
     return false;
-  if (strcmp(id, s->id) != 0) {
-    lctx_escaped esc, got;
-    fprintf(m->err,
-            WHO ": %s: row %zu is '%s', the first report's is '%s': the "
-                "reports are of different spec tables\n",
-            lctx_esc(&esc, path), k + 1, lctx_esc(&got, id), s->id);
-    return false;
-  }
+  if (strcmp(id, s->id) != 0)
+    return refuse(m,
+                  "%s: row %zu is '%s', the first report's is '%s': the "
+                  "reports are of different spec tables",
+                  path, k + 1, id, s->id);
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
     size_t n;
     if (!get_count(m, row, lctx_conform_verdict_name(v), path, &n))
@@ -256,7 +285,6 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
 static bool read_one(merge *m, size_t d) {
   char path[4200];
   snprintf(path, sizeof path, "%s/report.json", m->o->dirs[d]);
-  lctx_escaped esc;
   json_error_t jerr;
   /* Only a regular file is read: a FIFO or a device would block. */
   json_t *j = NULL;
@@ -268,18 +296,18 @@ static bool read_one(merge *m, size_t d) {
   } else {
     j = json_load_file(path, 0, &jerr);
   }
-  if (!j) {
-    if (jerr.line < 0)
-      fprintf(m->err, WHO ": %s: cannot read: %s\n", lctx_esc(&esc, path),
-              jerr.text);
-    else
-      fprintf(m->err, WHO ": %s:%d:%d: not a whole JSON report: %s\n",
-              lctx_esc(&esc, path), jerr.line, jerr.column, jerr.text);
-    return false;
-  }
+  if (!j)
+    return jerr.line < 0 ? refuse(m, "%s: cannot read: %s", path, jerr.text)
+                         : refuse(m, "%s:%d:%d: not a whole JSON report: %s",
+                                  path, jerr.line, jerr.column, jerr.text);
   stamp s;
   json_t *rows = json_object_get(j, "rows");
-  bool ok = json_is_object(j) && read_stamp(m, j, path, &s);
+  bool ok = json_is_object(j)
+                ? read_stamp(m, j, path, &s)
+                : refuse(m,
+                         "%s: not a conform report: a JSON object (with "
+                         "spec_version, shard, rows...) was expected, not %s",
+                         path, kind_of(j));
   if (ok && d == 0) {
     m->first = s;
     m->first_json = json_incref(j);
@@ -288,13 +316,9 @@ static bool read_one(merge *m, size_t d) {
   } else if (ok) {
     ok = same_run(m, &s, path);
   }
-  if (ok && m->shard_dir[s.shard_i - 1]) {
-    lctx_escaped other;
-    fprintf(m->err, WHO ": %s: shard %u/%u is given twice (also %s)\n",
-            lctx_esc(&esc, path), s.shard_i, s.shard_n,
-            lctx_esc(&other, m->shard_dir[s.shard_i - 1]));
-    ok = false;
-  }
+  if (ok && m->shard_dir[s.shard_i - 1])
+    ok = refuse(m, "%s: shard %u/%u is given twice (also %s)", path, s.shard_i,
+                s.shard_n, m->shard_dir[s.shard_i - 1]);
   if (ok && json_array_size(rows) != m->rep.row_count)
     ok = bad_field(m, path, "rows", "the rows of the first report");
   for (size_t k = 0; ok && k < m->rep.row_count; k++)
@@ -313,75 +337,223 @@ static bool check_missing(merge *m) {
     missing += m->shard_dir[i] == NULL;
   if (!missing)
     return true;
-  fprintf(m->err, WHO ": %s: %zu of %u shards missing:",
-          m->o->partial ? "warning" : "error", missing, m->first.shard_n);
-  size_t said = 0;
+  char list[512] = "";
+  size_t said = 0, at = 0;
   for (unsigned i = 0; i < m->first.shard_n && said < 20; i++)
     if (!m->shard_dir[i])
-      fprintf(m->err, "%s %u/%u", said++ ? "," : "", i + 1, m->first.shard_n);
-  fprintf(m->err, "%s%s\n", missing > said ? ", ..." : "",
-          m->o->partial ? " (merged without them, --partial)"
-                        : " (run them, or merge with --partial)");
-  return m->o->partial;
-}
-
-/* Copies the verdict lines of FROM (results.jsonl of a shard) to `to`: the
- * stamp line too when `stamp`. */
-static bool copy_results(const char *from, FILE *to, bool stamp) {
-  FILE *f = lctx_sys_is_file(from) ? fopen(from, "r") : NULL;
-  if (!f)
-    return false;
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  for (size_t k = 0; (n = getline(&line, &cap, f)) > 0; k++) {
-    if (k == 0 && !stamp)
-      continue;
-    fwrite(line, 1, (size_t)n, to);
-    if (line[n - 1] != '\n')
-      fputc('\n', to);
-  }
-  free(line);
-  fclose(f);
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s %u/%u",
+                             said++ ? "," : "", i + 1, m->first.shard_n);
+  if (!m->o->partial)
+    return refuse(m,
+                  "error: %zu of %u shards missing:%s%s (run them, or "
+                  "merge with --partial)",
+                  missing, m->first.shard_n, list,
+                  missing > said ? ", ..." : "");
+  fprintf(m->err,
+          WHO ": warning: %zu of %u shards missing:%s%s (merged without "
+              "them, --partial)\n",
+          missing, m->first.shard_n, list, missing > said ? ", ..." : "");
   return true;
 }
 
+/* One line of `f` into `buf` (`cap` bytes, NUL-terminated, without its
+ * newline): its length, or -1 at the end. *over when it was longer than
+ * `cap` - 1 bytes (the rest of it is skipped, never held). */
+static long read_line(FILE *f, char *buf, size_t cap, bool *over) {
+  size_t n = 0;
+  int c;
+  *over = false;
+  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+    if (n + 1 < cap)
+      buf[n++] = (char)c;
+    else
+      *over = true;
+  }
+  buf[n] = '\0';
+  return c == EOF && n == 0 && !*over ? -1 : (long)n;
+}
+
+_Static_assert(LCTX_REPORT_MERGE_MAX_LINE == 1 << 20,
+               "copy_results says 1 MiB");
+
+/* Whether `j`'s `key` is absent or a string. */
+static bool string_or_absent(const json_t *j, const char *key) {
+  const json_t *x = json_object_get(j, key);
+  return !x || json_is_string(x);
+}
+
+/* Whether `j`'s `key` is an integer >= 0. */
+static bool count_at(const json_t *j, const char *key) {
+  const json_t *x = json_object_get(j, key);
+  return json_is_integer(x) && json_integer_value(x) >= 0;
+}
+
+/* Whether `row` is the id of one of the merged rows. */
+static bool known_row(const merge *m, const char *row) {
+  for (size_t k = 0; row && k < m->rep.row_count; k++)
+    if (strcmp(row, m->rep.rows[k].id) == 0)
+      return true;
+  return false;
+}
+
+/* What is wrong with verdict line `j` of a conform shard, or NULL: it is
+ * an object as conform writes one (stream_verdict in conform.c): source,
+ * index, name, operation, row (of the merged rows), verdict, and
+ * optionally detail, expected, actual and drift as strings and case as an
+ * object. */
+static const char *bad_verdict_line(const merge *m, const json_t *j) {
+  static const char *const TEXTS[] = {"detail", "expected", "actual", "drift"};
+  const json_t *c = json_object_get(j, "case");
+  if (!json_is_object(j))
+    return "not a JSON object";
+  if (!json_is_string(json_object_get(j, "source")) ||
+      !json_is_string(json_object_get(j, "name")))
+    return "field 'source' or 'name' is missing or not a string";
+  if (!count_at(j, "index") || !count_at(j, "operation"))
+    return "field 'index' or 'operation' is missing or not a count";
+  if (!known_row(m, json_string_value(json_object_get(j, "row"))))
+    return "field 'row' is missing or not a row of the reports";
+  if (verdict_named(json_string_value(json_object_get(j, "verdict"))) ==
+      LCTX_CONFORM_VERDICT_COUNT)
+    return "field 'verdict' is missing or not a verdict";
+  for (size_t i = 0; i < sizeof TEXTS / sizeof TEXTS[0]; i++)
+    if (!string_or_absent(j, TEXTS[i]))
+      return "field 'detail', 'expected', 'actual' or 'drift' is not a "
+             "string";
+  if (c && !json_is_object(c))
+    return "field 'case' is not an object";
+  return NULL;
+}
+
+/* What is wrong with case line `j` of an `lctx sweep` shard, or NULL: an
+ * object as lctx_sweep_write_line (sweep_case.c) writes one: case a
+ * count, program a string, platforms an array of strings, verdicts an
+ * array of objects with a row of the merged rows, a verdict, and key and
+ * detail strings when present. */
+static const char *bad_sweep_line(const merge *m, const json_t *j) {
+  const json_t *plats = json_object_get(j, "platforms");
+  const json_t *verdicts = json_object_get(j, "verdicts"), *v;
+  size_t i;
+  if (!json_is_object(j))
+    return "not a JSON object";
+  if (!count_at(j, "case") || !json_is_string(json_object_get(j, "program")))
+    return "field 'case' or 'program' is missing or of the wrong kind";
+  if (!json_is_array(plats) || !json_is_array(verdicts))
+    return "field 'platforms' or 'verdicts' is missing or not an array";
+  json_array_foreach(plats, i, v) {
+    if (!json_is_string(v))
+      return "a platform is not a string";
+  }
+  json_array_foreach(verdicts, i, v) {
+    if (!known_row(m, json_string_value(json_object_get(v, "row"))) ||
+        verdict_named(json_string_value(json_object_get(v, "verdict"))) ==
+            LCTX_CONFORM_VERDICT_COUNT ||
+        !string_or_absent(v, "key") || !string_or_absent(v, "detail"))
+      return "a verdict without a row of the reports and a verdict";
+  }
+  return NULL;
+}
+
+/* What is wrong with the stamp line `j` (a shard's first line), or NULL;
+ * *sweep: whether it is the stamp of an `lctx sweep` (with "sweep"). */
+static const char *bad_stamp_line(const json_t *j, bool *sweep) {
+  static const char *const KEYS[] = {"implementation", "implementation_version",
+                                     "spec_version", "lctx_version"};
+  if (!json_is_object(j))
+    return "not a JSON object (the stamp line)";
+  *sweep = json_is_object(json_object_get(j, "sweep"));
+  for (size_t i = 0; i < (*sweep ? 2 : 4); i++)
+    if (!json_is_string(json_object_get(j, KEYS[i])))
+      return "not a stamp line: field 'implementation', "
+             "'implementation_version', 'spec_version' or 'lctx_version' is "
+             "missing or not a string";
+  return NULL;
+}
+
+/* Copies the lines of FROM (results.jsonl of a shard) to `to`, each
+ * checked first: the stamp line too when `stamp`. False when FROM cannot
+ * be opened (*opened false; errno says why) or a line is refused (the
+ * merge refused, naming FROM and the line). */
+static bool copy_results(merge *m, const char *from, FILE *to, bool stamp,
+                         bool *opened) {
+  bool sweep = false;
+  FILE *f = lctx_sys_is_file(from) ? fopen(from, "r") : NULL;
+  *opened = f != NULL;
+  char *line = f ? malloc(LCTX_REPORT_MERGE_MAX_LINE + 1) : NULL;
+  if (!line) {
+    if (f)
+      fclose(f);
+    return f ? refuse(m, "out of memory") : false;
+  }
+  bool over, ok = true;
+  long n;
+  for (size_t k = 1;
+       ok &&
+       (n = read_line(f, line, LCTX_REPORT_MERGE_MAX_LINE + 1, &over)) >= 0;
+       k++) {
+    json_error_t jerr;
+    json_t *j = over ? NULL : json_loadb(line, (size_t)n, 0, &jerr);
+    const char *why = over     ? "longer than 1 MiB, the limit of a line"
+                      : !j     ? jerr.text
+                      : k == 1 ? bad_stamp_line(j, &sweep)
+                      : sweep  ? bad_sweep_line(m, j)
+                               : bad_verdict_line(m, j);
+    if (why)
+      ok = refuse(
+          m,
+          "%s:%zu: not a results.jsonl line of lctx conform or sweep (%s); "
+          "nothing merged",
+          from, k, why);
+    else if (k > 1 || stamp) {
+      fwrite(line, 1, (size_t)n, to);
+      fputc('\n', to);
+    }
+    json_decref(j);
+  }
+  free(line);
+  fclose(f);
+  return ok;
+}
+
 /* OUT/results.jsonl: the stamp of the first shard, then every shard's
- * verdicts in shard order; a shard without one is named. */
+ * verdicts in shard order, every line checked; a shard without one is
+ * named. False (and no results.jsonl written) when a line is refused or
+ * the file cannot be written. */
 static bool merge_results(merge *m) {
   char path[4200], tmp[4300], from[4200];
   snprintf(path, sizeof path, "%s/results.jsonl", m->o->out_dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   lctx_escaped esc;
   FILE *to = fopen(tmp, "w");
-  if (!to) {
-    fprintf(m->err, WHO ": %s: cannot write: %s\n", lctx_esc(&esc, tmp),
-            strerror(errno));
-    return false;
-  }
-  bool stamped = false, any = false;
-  for (unsigned i = 0; i < m->first.shard_n; i++) {
+  if (!to)
+    return refuse(m, "%s: cannot write: %s", tmp, strerror(errno));
+  bool stamped = false, any = false, refused = false;
+  for (unsigned i = 0; !refused && i < m->first.shard_n; i++) {
     if (!m->shard_dir[i])
       continue;
     snprintf(from, sizeof from, "%s/results.jsonl", m->shard_dir[i]);
-    if (copy_results(from, to, !stamped))
+    bool opened;
+    errno = 0;
+    if (copy_results(m, from, to, !stamped, &opened))
       stamped = any = true;
+    else if (opened)
+      refused = true;
     else
       fprintf(m->err,
               WHO ": warning: %s: %s; the merged results.jsonl lacks "
                   "its verdicts\n",
-              lctx_esc(&esc, from), strerror(errno));
+              lctx_esc(&esc, from),
+              errno ? strerror(errno) : "not a regular file");
   }
   bool ok = !ferror(to);
   ok = fclose(to) == 0 && ok;
-  if (ok && any)
+  if (ok && any && !refused)
     ok = rename(tmp, path) == 0;
-  if (!ok || !any)
+  if (!ok || !any || refused)
     unlink(tmp);
-  if (!ok)
-    fprintf(m->err, WHO ": %s: cannot write: %s\n", lctx_esc(&esc, path),
-            strerror(errno ? errno : EIO));
-  return ok;
+  if (!ok && !refused)
+    refuse(m, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+  return ok && !refused;
 }
 
 /* The merged run's stamp, counts and verdict on `out`; the exit code. */
@@ -398,8 +570,13 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
   r->nothing_judged = judged == 0;
   bool failed = lctx_conform_run_failed(r);
   const size_t *t = r->totals;
-  lctx_escaped dir;
-  lctx_conform_stamp_text(doc, out, WHO ": ");
+  lctx_escaped dir, lctx_version, kind;
+  /* stamp_text shows these two as they are: from a shard, they are outside
+   * text. */
+  lctx_conform_doc shown = *doc;
+  shown.lctx_version = lctx_esc(&lctx_version, doc->lctx_version);
+  shown.impl_kind = lctx_esc(&kind, doc->impl_kind);
+  lctx_conform_stamp_text(&shown, out, WHO ": ");
   fprintf(out,
           "merged %zu of %u shards: %zu cases (%zu unsupported)\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
@@ -414,7 +591,8 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
           lctx_esc(&dir, m->o->out_dir));
   for (size_t k = 0; k < r->row_count; k++)
     if (lctx_conform_row_failed(&r->rows[k]))
-      fprintf(out, "%s: %s\n", r->rows[k].id, lctx_esc(&dir, r->rows[k].first));
+      fprintf(out, "%s: %s\n", lctx_esc(&kind, r->rows[k].id),
+              lctx_esc(&dir, r->rows[k].first));
   fprintf(out, "result: %s\n",
           r->interrupted      ? "INTERRUPTED (a shard was interrupted)"
           : failed            ? "FAIL"
@@ -455,33 +633,40 @@ static int run_merge(merge *m, FILE *out) {
                           .judge_kills = m->judge_kills,
                           .stopped_at_first_failure = m->stopped,
                           .peak_memory_mb = m->peak};
-  int code = summarize(m, &doc, out);
   if (!lctx_sys_mkdir_p(m->o->out_dir)) {
-    lctx_escaped esc;
-    fprintf(m->err, WHO ": --out: %s: %s\n", lctx_esc(&esc, m->o->out_dir),
-            strerror(errno));
+    refuse(m, "--out: %s: %s", m->o->out_dir, strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  bool written = merge_results(m);
-  written =
-      lctx_conform_write_reports(&doc, m->o->out_dir, WHO, m->err) && written;
-  return written ? code : LCTX_EXIT_USAGE;
+  /* Every results line is checked before anything is said or written. */
+  if (!merge_results(m))
+    return LCTX_EXIT_USAGE;
+  int code = summarize(m, &doc, out);
+  if (!lctx_conform_write_reports(&doc, m->o->out_dir, WHO, m->err)) {
+    refuse(m, "%s: the merged reports could not be written", m->o->out_dir);
+    return LCTX_EXIT_USAGE;
+  }
+  return code;
 }
 
-int lctx_report_merge(const lctx_report_merge_options *o, FILE *out,
-                      FILE *err) {
+int lctx_report_merge(const lctx_report_merge_options *o, FILE *out, FILE *err,
+                      char *why, size_t cap) {
+  if (cap > 0)
+    why[0] = '\0';
   if (!o->out_dir || o->dir_count == 0) {
-    fprintf(err, WHO ": name the output folder and at least one report "
-                     "folder\n");
+    snprintf(why, cap,
+             "name the output folder and at least one report "
+             "folder");
     return LCTX_EXIT_USAGE;
   }
   merge *m = calloc(1, sizeof *m);
   if (!m) {
-    fprintf(err, WHO ": out of memory\n");
+    snprintf(why, cap, "out of memory");
     return LCTX_EXIT_USAGE;
   }
   m->o = o;
   m->err = err;
+  m->why = why;
+  m->why_cap = cap;
   m->peak = -1;
   int code = run_merge(m, out);
   json_decref(m->first_json);

@@ -3,8 +3,9 @@
  *
  * One walk over the bytes (next_piece) splits them into pieces that are
  * either kept whole (a printable ASCII byte, a valid UTF-8 character that
- * is neither a C1 nor a bidi control) or written as \xNN, one byte each;
- * the two writers differ only in where the pieces go.
+ * is neither a C1 nor a bidi control), a backslash written as two, or
+ * written as \xNN, one byte each; the writers differ only in where the
+ * pieces go.
  */
 #include "escape.h"
 
@@ -50,22 +51,6 @@ static bool is_control_char(const unsigned char *s, size_t len) {
   return false;
 }
 
-/* The piece at S (N > 0 bytes left): its length in the input, and whether
- * it is written as it is (else each of its bytes as \xNN). */
-static size_t next_piece(const unsigned char *s, size_t n, bool *keep) {
-  if (s[0] < 0x80) {
-    *keep = s[0] >= 0x20 && s[0] != 0x7f;
-    return 1;
-  }
-  size_t len = utf8_length(s, n);
-  if (len == 0) {
-    *keep = false;
-    return 1;
-  }
-  *keep = !is_control_char(s, len);
-  return len;
-}
-
 /* `\xNN` of byte C into OUT (4 bytes, no NUL). */
 static void hex_escape(unsigned char c, char out[4]) {
   static const char digits[] = "0123456789abcdef";
@@ -75,50 +60,87 @@ static void hex_escape(unsigned char c, char out[4]) {
   out[3] = digits[c & 15];
 }
 
-void lctx_escape_write(FILE *f, const char *s, size_t n) {
+/* The piece at S (N > 0 bytes left), written as it is shown into OUT (at
+ * most 16 bytes, no NUL; *SIZE: how many): kept whole, a backslash
+ * doubled (unless BACKSLASH_STAYS), or each of its bytes as \xNN.
+ * Returns its length in the input. */
+static size_t next_piece(const unsigned char *s, size_t n, char out[16],
+                         size_t *size, bool backslash_stays) {
+  size_t len = 1;
+  bool keep;
+  if (s[0] == '\\' && !backslash_stays) {
+    memcpy(out, "\\\\", 2);
+    *size = 2;
+    return 1;
+  }
+  if (s[0] < 0x80)
+    keep = s[0] >= 0x20 && s[0] != 0x7f;
+  else {
+    len = utf8_length(s, n);
+    keep = len > 0 && !is_control_char(s, len);
+    len = len > 0 ? len : 1;
+  }
+  if (keep) {
+    memcpy(out, s, len);
+    *size = len;
+    return len;
+  }
+  for (size_t i = 0; i < len; i++)
+    hex_escape(s[i], out + 4 * i);
+  *size = 4 * len;
+  return len;
+}
+
+/* lctx_escape_write, with BACKSLASH_STAYS for next_piece. */
+static void write_pieces(FILE *f, const char *s, size_t n,
+                         bool backslash_stays) {
   const unsigned char *p = (const unsigned char *)s;
   while (n > 0) {
-    bool keep;
-    size_t len = next_piece(p, n, &keep);
-    if (keep)
-      fwrite(p, 1, len, f);
-    for (size_t i = 0; !keep && i < len; i++) {
-      char e[4];
-      hex_escape(p[i], e);
-      fwrite(e, 1, sizeof e, f);
-    }
+    char e[16];
+    size_t size, len = next_piece(p, n, e, &size, backslash_stays);
+    fwrite(e, 1, size, f);
     p += len;
     n -= len;
   }
+}
+
+void lctx_escape_write(FILE *f, const char *s, size_t n) {
+  write_pieces(f, s, n, false);
 }
 
 void lctx_escape_append(lctx_buf *b, const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   while (n > 0 && !b->overflow) {
-    bool keep;
-    size_t len = next_piece(p, n, &keep);
-    char e[16]; /* a piece is at most 4 bytes */
-    for (size_t i = 0; !keep && i < len; i++)
-      hex_escape(p[i], e + 4 * i);
-    size_t size = keep ? len : 4 * len;
+    char e[16];
+    size_t size, len = next_piece(p, n, e, &size, false);
     if (b->length + size > b->capacity - 1)
       b->overflow = true;
     else
-      lctx_buf_append(b, keep ? (const char *)p : e, size);
+      lctx_buf_append(b, e, size);
     p += len;
     n -= len;
   }
 }
 
-void lctx_escape_lines(FILE *f, const char *indent, const char *text) {
+/* lctx_escape_lines, with BACKSLASH_STAYS for next_piece. */
+static void write_lines(FILE *f, const char *indent, const char *text,
+                        bool backslash_stays) {
   for (const char *line = text; line && *line;) {
     const char *nl = strchr(line, '\n');
     size_t len = nl ? (size_t)(nl - line) : strlen(line);
     fputs(indent, f);
-    lctx_escape_write(f, line, len);
+    write_pieces(f, line, len, backslash_stays);
     fputc('\n', f);
     line += len + (nl ? 1 : 0);
   }
+}
+
+void lctx_escape_lines(FILE *f, const char *indent, const char *text) {
+  write_lines(f, indent, text, false);
+}
+
+void lctx_escape_built_lines(FILE *f, const char *indent, const char *text) {
+  write_lines(f, indent, text, true);
 }
 
 /* Appends the piece BYTES (LEN of them) to OUT at *AT (CAP bytes) when it
@@ -142,13 +164,9 @@ const char *lctx_escape(const char *s, char *out, size_t cap) {
   if (cap == 0)
     return out;
   while (n > 0 && !cut) {
-    bool keep;
-    size_t len = next_piece(p, n, &keep);
-    char e[16]; /* a piece is at most 4 bytes */
-    for (size_t i = 0; !keep && i < len; i++)
-      hex_escape(p[i], e + 4 * i);
-    cut = keep ? !put(out, cap, &at, &fits, (const char *)p, len)
-               : !put(out, cap, &at, &fits, e, 4 * len);
+    char e[16];
+    size_t size, len = next_piece(p, n, e, &size, false);
+    cut = !put(out, cap, &at, &fits, e, size);
     p += len;
     n -= len;
   }

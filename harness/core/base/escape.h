@@ -7,7 +7,9 @@
  * control bytes, bytes that are not valid UTF-8, the C1 controls and the
  * bidi controls become `\xNN`, one per byte, so that such text can neither
  * move the cursor, clear the screen, set a title, reorder what follows nor
- * start a line of its own. Reports and machine files keep the exact bytes;
+ * start a line of its own; a backslash becomes `\\`, so that no two texts
+ * show alike (the byte 0x01 shows as `\x01`, the four characters `\x01`
+ * as `\\x01`). Reports and machine files keep the exact bytes;
  * only what a terminal shows goes through here. libc only, so that the fuzz
  * build compiles it.
  */
@@ -23,12 +25,13 @@
 /// below 0x20 (including \n, \r, \t...), 0x7f, bytes that do not form
 /// valid UTF-8, the C1 controls U+0080..U+009F and the bidi controls
 /// U+202A..U+202E, U+2066..U+2069 become \xNN (each byte, lowercase hex); a
-/// backslash stays a backslash. Valid UTF-8 otherwise stays as it is.
+/// backslash becomes two (\\), so that the output reads back to one input
+/// only. Valid UTF-8 otherwise stays as it is.
 void lctx_escape_write(FILE *f, const char *s, size_t n);
 
 /// The same for the NUL-terminated S (NULL: the empty string) into OUT (CAP
 /// bytes, at least 1; always NUL-terminated; cut with "..." when too long,
-/// never inside a character or an \xNN); returns OUT, so that it can be
+/// never inside a character, an \xNN or a \\); returns OUT, so that it can be
 /// used as a printf argument.
 const char *lctx_escape(const char *s, char *out, size_t cap);
 
@@ -39,10 +42,19 @@ const char *lctx_escape(const char *s, char *out, size_t cap);
 void lctx_escape_lines(FILE *f, const char *indent, const char *text);
 
 /// Appends S (N bytes) to B escaped as lctx_escape_write writes it (each
-/// character or \xNN whole, or not at all when B is full): outside text
-/// inside a multi-line text lctx builds for a terminal, so that its
-/// newlines cannot start lines of their own.
+/// character, \xNN or \\ whole, or not at all when B is full): outside
+/// text inside a multi-line text lctx builds for a terminal, so that its
+/// newlines cannot start lines of their own. Show such a text with
+/// lctx_escape_built_lines: lctx_escape_lines would escape its escapes
+/// again (`\x0a` would show as `\\x0a`).
 void lctx_escape_append(lctx_buf *b, const char *s, size_t n);
+
+/// Writes each line of TEXT as lctx_escape_lines does, except that a
+/// backslash stays one: for a text lctx built whose outside parts are
+/// escaped already (lctx_escape_append; a case printed in the case format,
+/// whose strings hold the format's own escapes), so that its escapes show
+/// once; a control byte left in it still shows as \xNN.
+void lctx_escape_built_lines(FILE *f, const char *indent, const char *text);
 
 /// A buffer big enough for one message (lctx_esc).
 typedef struct lctx_escaped {

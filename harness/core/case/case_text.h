@@ -26,29 +26,19 @@
  * canonical form of t, a fixed point of parse-then-print.
  *
  * Never allocates, never prints, never exits; errors are values.
+ *
+ * The parser is case_text.c (the directives) over case_text_lex.c (the
+ * lexer and the values, sharing case_text_private.h); the printer is its
+ * own module, case_text_print.h, included here.
  */
 #ifndef LCTX_HARNESS_CASE_TEXT_H
 #define LCTX_HARNESS_CASE_TEXT_H
 
 #include "case.h"
+#include "case_text_print.h"
 
 /// The format version this reader and printer speak (`lctx-case 1`).
 #define LCTX_CASE_TEXT_VERSION 1
-
-/// An upper bound of the printed size of any valid case, in bytes, including
-/// the terminating NUL: every string byte escaped as `\xNN`, every field at
-/// its limit, every rule with the most lower_fun actions with compute types,
-/// every operation a lower_per_platform with every key and the longest
-/// expectation.
-#define LCTX_CASE_TEXT_MAX                                                     \
-  (64 + LCTX_MAX_FACTORIES * (64 + 4 * (LCTX_MAX_NAME + LCTX_MAX_MESSAGE)) +   \
-   3 * 64 + 4 * (LCTX_MAX_PLATFORMS_CONFIG + 2 * LCTX_MAX_NAME) +              \
-   LCTX_CASE_MAX_RULES *                                                       \
-       (32 + (2 * LCTX_CASE_MAX_ACTIONS + 1) * (4 * LCTX_MAX_NAME + 4) +       \
-        LCTX_CASE_MAX_ACTIONS * 48) +                                          \
-   LCTX_CASE_MAX_OPS *                                                         \
-       (192 + (2 * LCTX_MAX_MODULE_PLATFORMS + 4) * (4 * LCTX_MAX_NAME + 4) +  \
-        4 * LCTX_OUTCOME_TEXT_MAX))
 
 /// Parses `length` bytes of `.case` text (NUL bytes included: the text need
 /// not be NUL-terminated). On success fills `out` and returns true. On
@@ -58,16 +48,5 @@
 /// either a case or an error.
 bool lctx_case_parse(const char *text, size_t length, const char *filename,
                      lctx_case *out, lctx_buf *error);
-
-/// Appends the canonical text of `c` to `out`: the header, the factories in
-/// order, the jax_* values that are non-empty, `nvidia_gpu`, the rules in
-/// order, then each operation followed by its expectation, if any. A writer of
-/// LCTX_CASE_TEXT_MAX bytes always suffices; a shorter one sets `overflow`.
-void lctx_case_print(const lctx_case *c, lctx_buf *out);
-
-/// Appends the text-form string literal of `n` bytes at `s`: double quotes;
-/// `\\`, `\"`, `\n`, `\t`, `\r`; other bytes below 0x20 or from 0x7f as
-/// lowercase `\xNN`; everything else raw.
-void lctx_case_print_string(lctx_buf *out, const char *s, size_t n);
 
 #endif /* LCTX_HARNESS_CASE_TEXT_H */

@@ -17,6 +17,10 @@
  * stops at a rule body's get_backend that raises, the features are those of
  * that ModuleContext.get_backend call (count, optional, pinned, init, ...),
  * so the module_get_backend and registry rows judge the raise.
+ *
+ * The registry, the get_backend family and the dispatch are classify.c's,
+ * the lowering walk classify_lower.c's, the names and values tables
+ * classify_values.c's; they share classify_private.h.
  */
 #ifndef LCTX_HARNESS_CLASSIFY_H
 #define LCTX_HARNESS_CLASSIFY_H

@@ -14,6 +14,10 @@
  * feature extractor classifies by (classify.h's lctx_facts).
  * lctx_spec_select makes a parsed table judge as one release: its rows'
  * outcomes and its facts become that release's.
+ *
+ * The queries are spec.c's; the parser is spec_parse.c (lines and rows)
+ * over spec_lex.c (tokens, strings, outcomes) and spec_was.c (releases,
+ * `was` lines, facts), which share spec_private.h.
  */
 #ifndef LCTX_HARNESS_SPEC_H
 #define LCTX_HARNESS_SPEC_H
@@ -27,7 +31,7 @@
 #define LCTX_SPEC_MAX_OUTCOMES 4
 #define LCTX_SPEC_MAX_TEMPLATE 512
 #define LCTX_SPEC_MAX_ID 16
-/// Parts of a compiled template (spec.c); a template with more is rendered
+/// Parts of a compiled template (spec_parse.c); a template with more is rendered
 /// from its text.
 #define LCTX_SPEC_MAX_PARTS 24
 /// Releases a table names, the longest name (with its NUL), and a cited

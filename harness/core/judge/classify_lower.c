@@ -1,0 +1,447 @@
+/*
+ * classify_lower.c - the feature extractor's lowering walk (see classify.h
+ * and classify_private.h).
+ *
+ * Written from semantics.md sections 6 and 7, independently of reference/:
+ * classifies register_lowering by its platform (`reg`), and follows a
+ * lower_per_platform operation through rule selection, dispatch, rule
+ * bodies and nested lower_fun until it finishes or stops (`stop`); a rule
+ * body's ModuleContext.get_backend is classified by classify.c's
+ * module_get_backend. It renders no message.
+ */
+#include "classify_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+//===----------------------------------------------------------------------===//
+// Lowering (semantics.md sections 6 and 7)
+//===----------------------------------------------------------------------===//
+
+/* Known platforms: the release's known-platforms and every factory name. */
+static bool is_known(const lctx_feature_state *s, lctx_str name) {
+  return classify_fact_has(s, LCTX_FACT_KNOWN_PLATFORMS, name) ||
+         classify_factory_index(s->c, name) >= 0;
+}
+
+static int compare_str(lctx_str a, lctx_str b) {
+  size_t n = a.length < b.length ? a.length : b.length;
+  int d = n ? memcmp(a.data, b.data, n) : 0;
+  if (d != 0)
+    return d;
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+static void put_known(lctx_features *f, const lctx_feature_state *s) {
+  const lctx_case *c = s->c;
+  lctx_str names[LCTX_MAX_FACTORIES + LCTX_FACT_MAX_NAMES];
+  size_t n = 0;
+  for (size_t i = 0; i < classify_fact_count(s, LCTX_FACT_KNOWN_PLATFORMS);
+       i++) {
+    lctx_str name = classify_fact_at(s, LCTX_FACT_KNOWN_PLATFORMS, i);
+    bool seen = false;
+    for (size_t k = 0; k < n && !seen; k++)
+      seen = lctx_str_equal(names[k], name);
+    if (!seen)
+      names[n++] = name;
+  }
+  for (size_t i = 0; i < c->factory_count; i++) {
+    lctx_str name = lctx_str_from_cstr(c->factories[i].name);
+    bool seen = false;
+    for (size_t k = 0; k < n && !seen; k++)
+      seen = lctx_str_equal(names[k], name);
+    if (!seen)
+      names[n++] = name;
+  }
+  for (size_t i = 1; i < n; i++) { /* insertion sort by code point */
+    lctx_str v = names[i];
+    size_t k = i;
+    for (; k > 0 && compare_str(names[k - 1], v) > 0; k--)
+      names[k] = names[k - 1];
+    names[k] = v;
+  }
+  classify_store st = classify_store_begin(f);
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0)
+      lctx_buf_append(&st.buf, ", ", 2);
+    lctx_buf_append_str(&st.buf, names[i]);
+  }
+  classify_put(f, LCTX_P_KNOWN, classify_store_end(&st));
+}
+
+static void store_lowering(lctx_feature_state *s, lctx_str prim, bool common,
+                           lctx_str platform, int rule) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    if (lctx_str_equal(s->lowering_prim[i], prim) &&
+        s->lowering_common[i] == common &&
+        (common || lctx_str_equal(s->lowering_platform[i], platform))) {
+      s->lowering_rule[i] = rule;
+      return;
+    }
+  }
+  if (s->lowering_count == 3 * LCTX_CASE_MAX_OPS)
+    return;
+  size_t i = s->lowering_count++;
+  s->lowering_prim[i] = prim;
+  s->lowering_common[i] = common;
+  s->lowering_platform[i] = platform;
+  s->lowering_rule[i] = rule;
+}
+
+static int find_lowering(const lctx_feature_state *s, lctx_str prim,
+                         bool common, lctx_str platform) {
+  for (size_t i = 0; i < s->lowering_count; i++) {
+    if (lctx_str_equal(s->lowering_prim[i], prim) &&
+        s->lowering_common[i] == common &&
+        (common || lctx_str_equal(s->lowering_platform[i], platform)))
+      return s->lowering_rule[i];
+  }
+  return -1;
+}
+
+void classify_register_lowering(lctx_feature_state *s, lctx_features *f,
+                                const lctx_case_op *op) {
+  const lctx_case *c = s->c;
+  lctx_str prim = lctx_str_from_cstr(op->primitive);
+  lctx_str platform = lctx_str_from_cstr(op->arg);
+  int rule = lctx_case_rule_find(c, op->rule);
+  classify_put(f, LCTX_P_PRIM, prim);
+  if (!op->has_arg) {
+    f->value[LCTX_F_REG] = REG_DEFAULT;
+    store_lowering(s, prim, true, platform, rule);
+    return;
+  }
+  classify_put(f, LCTX_P_PLATFORM, platform);
+  /* A release whose register_lowering checks nothing stores the rule under
+   * an unknown name too (reg=unknown, judged by the row as that release
+   * has it). */
+  bool checks = classify_flag(s, LCTX_FACT_REGISTER_CHECKS);
+  if (!is_known(s, platform)) {
+    f->value[LCTX_F_REG] = REG_UNKNOWN;
+    put_known(f, s);
+    if (checks)
+      return;
+  }
+  if (lctx_str_equal_cstr(platform, "gpu")) {
+    f->value[LCTX_F_REG] = REG_ALIAS;
+    for (size_t k = 0; k < classify_fact_count(s, LCTX_FACT_GPU_ALIAS); k++)
+      store_lowering(s, prim, false,
+                     classify_fact_at(s, LCTX_FACT_GPU_ALIAS, k), rule);
+    return;
+  }
+  if (f->value[LCTX_F_REG] != REG_UNKNOWN)
+    f->value[LCTX_F_REG] = REG_KNOWN;
+  store_lowering(s, prim, false, platform, rule);
+}
+
+/* Whether a ModuleContext.get_backend call with these features raises
+ * (semantics.md section 5's table and the registry errors of sections 2-4).
+ * The rows then say how. */
+static bool module_call_raises(const lctx_features *f) {
+  const int *v = f->value;
+  if (v[LCTX_F_COUNT] == COUNT_MULTI)
+    return v[LCTX_F_OPTIONAL] == OPT_FALSE; /* B1 */
+  if (v[LCTX_F_INIT] == INIT_LOUD || v[LCTX_F_INIT] == INIT_ASSERT)
+    return true; /* the registry failed while being read */
+  if (v[LCTX_F_ACCESS] == ACCESS_PROPERTY && v[LCTX_F_PINNED] != PINNED_NONE)
+    return false;                          /* the pinned client, unchecked */
+  if (v[LCTX_F_ACCESS] == ACCESS_PROPERTY) /* get_backend(None) */
+    return v[LCTX_F_LOOKUP] != LOOKUP_FOUND &&
+           v[LCTX_F_LOOKUP] != LOOKUP_DEFAULT;
+  if (v[LCTX_F_PINNED] == PINNED_GPU && v[LCTX_F_GPU] == GPU_ABSENT)
+    return true; /* canonicalizing the client's `gpu` platform */
+  if (v[LCTX_F_COUNT] == COUNT_ZERO)
+    return true; /* platforms[0] */
+  if (v[LCTX_F_PINNED] != PINNED_NONE)
+    return v[LCTX_F_MATCH] == MATCH_NO && v[LCTX_F_OPTIONAL] == OPT_FALSE;
+  /* B3: xla_bridge.get_backend(platforms[0]) */
+  if (v[LCTX_F_TARGET] == TARGET_ALIAS && v[LCTX_F_GPU] == GPU_ABSENT)
+    return true;
+  return v[LCTX_F_LOOKUP] != LOOKUP_FOUND && v[LCTX_F_LOOKUP] != LOOKUP_DEFAULT;
+}
+
+/* A platform list as views. */
+typedef struct plist {
+  size_t count;
+  lctx_str names[LCTX_MAX_MODULE_PLATFORMS];
+} plist;
+
+static bool plist_has(const plist *l, lctx_str name) {
+  for (size_t i = 0; i < l->count; i++) {
+    if (lctx_str_equal(l->names[i], name))
+      return true;
+  }
+  return false;
+}
+
+/* A rule context: module platforms, narrowed platforms (set or not), the
+ * equation's compute type. */
+typedef struct walk_ctx {
+  plist module;
+  /* The module platforms are narrowed platforms that lower_fun put in place
+   * (a Python list; the module's own are a tuple). */
+  bool module_list;
+  bool narrowed;
+  plist narrow;
+  bool has_compute;
+  lctx_str compute;
+} walk_ctx;
+
+typedef struct walker {
+  lctx_feature_state *s;
+  lctx_features *f;
+  const lctx_case_op *op; /* the lower_per_platform operation */
+  bool platform_index;    /* the module has more than one platform */
+} walker;
+
+static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx);
+
+/* Clears what one ModuleContext.get_backend classification sets. */
+static void clear_call(lctx_features *f) {
+  int mode = f->value[LCTX_F_MODE];
+  memset(f->value, 0, sizeof f->value);
+  memset(f->has, 0, sizeof f->has);
+  f->storage_used = 0;
+  f->value[LCTX_F_MODE] = mode;
+  f->value[LCTX_F_INIT] = INIT_NONE;
+}
+
+/* `ctx.module_context.get_backend(optional)`; false when it raised (the
+ * features then describe that call, with stop=backend). */
+static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
+  /* The placeholders of a raising call view into it: the features hold it. */
+  lctx_case_op *call = &w->f->call;
+  memset(call, 0, sizeof *call);
+  call->kind = LCTX_OP_MODULE_GET_BACKEND;
+  call->platform_count = ctx->module.count;
+  for (size_t i = 0; i < ctx->module.count; i++)
+    snprintf(call->platforms[i], sizeof call->platforms[i], "%.*s",
+             (int)ctx->module.names[i].length, ctx->module.names[i].data);
+  call->has_backend = w->op->has_backend;
+  memcpy(call->backend, w->op->backend, sizeof call->backend);
+  call->optional = optional;
+  clear_call(w->f);
+  classify_module_get_backend(w->s, w->f, call);
+  if (ctx->module_list && ctx->module.count == 0)
+    classify_put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
+  if (module_call_raises(w->f)) {
+    w->f->value[LCTX_F_STOP] = STOP_BACKEND;
+    return false;
+  }
+  clear_call(w->f);
+  return true;
+}
+
+static bool stop(walker *w, int why) {
+  clear_call(w->f);
+  w->f->value[LCTX_F_STOP] = why;
+  return false;
+}
+
+/* Calls rule `rule` (a case rule index) in context `ctx`. */
+static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
+  if (rule < 0)
+    return true;
+  const lctx_case_rule *r = &w->s->c->rules[rule];
+  for (size_t k = 0; k < r->action_count; k++) {
+    const lctx_case_action *a = &r->actions[k];
+    switch (a->kind) {
+    case LCTX_ACTION_GET_BACKEND:
+      if (!module_call(w, ctx, a->optional))
+        return false;
+      break;
+    case LCTX_ACTION_GUARDED_GET_BACKEND:
+      if (ctx->module.count <= 1 && !module_call(w, ctx, a->optional))
+        return false;
+      break;
+    case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
+      /* Only B1 raises NotImplementedError; the retry returns None. */
+      if (ctx->module.count <= 1 && !module_call(w, ctx, false))
+        return false;
+      break;
+    case LCTX_ACTION_READ_CLIENT_PLATFORM:
+      if (!module_call(w, ctx, true))
+        return false;
+      break;
+    case LCTX_ACTION_RAISE_IF_MULTI:
+      if (ctx->module.count > 1) {
+        stop(w, STOP_RAISE_IF_MULTI);
+        classify_put(w->f, LCTX_P_MESSAGE, lctx_str_from_cstr(a->text));
+        return false;
+      }
+      break;
+    case LCTX_ACTION_LOWER_FUN: {
+      /* `ctx.platforms is not None` replaces the module platforms. */
+      walk_ctx sub = {0};
+      sub.module = ctx->narrowed ? ctx->narrow : ctx->module;
+      sub.module_list = ctx->narrowed || ctx->module_list;
+      /* jaxpr_subcomp asserts that `gpu` is not a module platform. */
+      if (plist_has(&sub.module, lctx_str_from_cstr("gpu")))
+        return stop(w, STOP_GPU_ASSERT);
+      /* The rule runs inside its equation's compute-type context, so the
+       * traced function's equations take the outer compute type unless the
+       * action sets its own (found on jax 0.10.2). */
+      sub.has_compute = a->has_compute_type || ctx->has_compute;
+      sub.compute = a->has_compute_type ? lctx_str_from_cstr(a->compute_type)
+                                        : ctx->compute;
+      /* Before 9dc26ee3a5f1 the sub-equation's context manager refuses a
+       * compute type other than the one in force. */
+      if (classify_flag(w->s, LCTX_FACT_COMPUTE_NESTING) && ctx->has_compute &&
+          a->has_compute_type && !lctx_str_equal(ctx->compute, sub.compute)) {
+        stop(w, STOP_COMPUTE_NESTING);
+        classify_put(w->f, LCTX_P_COMPUTE, ctx->compute);
+        return false;
+      }
+      if (!walk_eqn(w, lctx_str_from_cstr(a->text), &sub))
+        return false;
+      break;
+    }
+    case LCTX_ACTION_EMIT_MARKER:
+      break;
+    }
+  }
+  return true;
+}
+
+/* Lowers one equation of `prim` the way jaxpr_subcomp does. */
+static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
+  const lctx_case *c = w->s->c;
+  /* `_platforms_for_eqn`: compute type, else narrowed (non-empty), else
+   * module. Rule lookup reads the compute type or the module platforms. */
+  plist eqn, lookup;
+  static const char *const cpu = "cpu", *const tpu = "tpu";
+  /* Releases before 0.4.31 ignore the compute type. */
+  bool typed = ctx->has_compute && classify_flag(w->s, LCTX_FACT_COMPUTE_TYPE);
+  bool host = typed && lctx_str_equal_cstr(ctx->compute, "device_host");
+  bool sparse = typed && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
+  if (host || sparse) {
+    eqn.count = 1;
+    eqn.names[0] = lctx_str_from_cstr(host ? cpu : tpu);
+    lookup = eqn;
+  } else {
+    eqn = ctx->narrowed && ctx->narrow.count > 0 ? ctx->narrow : ctx->module;
+    lookup = ctx->module;
+  }
+  /* An override for this primitive becomes the default rule, with no
+   * platform rules: lower_per_platform then calls it once, directly (but
+   * still asserts on an empty platform list). */
+  const lctx_case_op *op = w->op;
+  bool overridden =
+      op->has_override && lctx_str_equal_cstr(prim, op->primitive);
+  /* The platform-rules map, in first-occurrence order of `lookup`. */
+  plist keys = {0};
+  int rules[LCTX_MAX_MODULE_PLATFORMS];
+  for (size_t i = 0; !overridden && i < lookup.count; i++) {
+    int r = find_lowering(w->s, prim, false, lookup.names[i]);
+    if (r >= 0 && !plist_has(&keys, lookup.names[i])) {
+      rules[keys.count] = r;
+      keys.names[keys.count++] = lookup.names[i];
+    }
+  }
+  int common = overridden ? lctx_case_rule_find(c, op->override)
+                          : find_lowering(w->s, prim, true, prim);
+  if (eqn.count == 1 && !plist_has(&keys, eqn.names[0]) && common < 0) {
+    stop(w, STOP_NOT_FOUND_ONE);
+    classify_put(w->f, LCTX_P_PRIM, prim);
+    classify_put(w->f, LCTX_P_PLATFORM, eqn.names[0]);
+    return false;
+  }
+  /* Kept rules: map entries whose platform is listed, in map order. */
+  size_t kept = 0;
+  int kept_rule[LCTX_MAX_MODULE_PLATFORMS + 1];
+  plist kept_platforms[LCTX_MAX_MODULE_PLATFORMS + 1];
+  for (size_t i = 0; i < keys.count; i++) {
+    if (!plist_has(&eqn, keys.names[i]))
+      continue;
+    kept_rule[kept] = rules[i];
+    kept_platforms[kept].count = 0;
+    for (size_t k = 0; k < eqn.count; k++) {
+      if (lctx_str_equal(eqn.names[k], keys.names[i]) &&
+          !plist_has(&kept_platforms[kept], keys.names[i]))
+        kept_platforms[kept].names[kept_platforms[kept].count++] =
+            keys.names[i];
+    }
+    kept++;
+  }
+  plist missing = {0};
+  for (size_t k = 0; k < eqn.count; k++) {
+    if (!plist_has(&keys, eqn.names[k]))
+      missing.names[missing.count++] = eqn.names[k];
+  }
+  if (missing.count > 0) {
+    if (common < 0) {
+      stop(w, STOP_NOT_FOUND_MANY);
+      classify_put(w->f, LCTX_P_PRIM, prim);
+      classify_store st = classify_store_begin(w->f);
+      lctx_pyrepr_str_list(&st.buf, missing.names, missing.count);
+      classify_put(w->f, LCTX_P_MISSING, classify_store_end(&st));
+      return false;
+    }
+    kept_rule[kept] = common;
+    kept_platforms[kept].count = 0;
+    for (size_t k = 0; k < missing.count; k++) {
+      if (!plist_has(&kept_platforms[kept], missing.names[k]))
+        kept_platforms[kept].names[kept_platforms[kept].count++] =
+            missing.names[k];
+    }
+    kept++;
+  }
+  if (eqn.count == 0)
+    return stop(w, STOP_NO_PLATFORMS);
+  if (kept == 1)
+    return call_rule(w, kept_rule[0], ctx);
+  if (!w->platform_index)
+    return stop(w, STOP_NO_INDEX);
+  for (size_t i = 0; i < kept; i++) {
+    walk_ctx branch = *ctx;
+    branch.narrowed = true;
+    branch.narrow = kept_platforms[i];
+    if (!call_rule(w, kept_rule[i], &branch))
+      return false;
+  }
+  return true;
+}
+
+/* Whether a rule of the case calls get_backend(optional=True): with
+ * optional=true, or to retry (try_fallback_get_backend), or to read the
+ * client's platform. */
+static bool rules_need_optional(const lctx_case *c) {
+  for (size_t i = 0; i < c->rule_count; i++) {
+    for (size_t k = 0; k < c->rules[i].action_count; k++) {
+      const lctx_case_action *a = &c->rules[i].actions[k];
+      if (((a->kind == LCTX_ACTION_GET_BACKEND ||
+            a->kind == LCTX_ACTION_GUARDED_GET_BACKEND) &&
+           a->optional) ||
+          a->kind == LCTX_ACTION_TRY_FALLBACK_GET_BACKEND ||
+          a->kind == LCTX_ACTION_READ_CLIENT_PLATFORM)
+        return true;
+    }
+  }
+  return false;
+}
+
+void classify_lower_per_platform(lctx_feature_state *s, lctx_features *f,
+                                 const lctx_case_op *op) {
+  if (!classify_flag(s, LCTX_FACT_LOWER_PER_PLATFORM)) {
+    f->value[LCTX_F_API] = API_NO_LOWER_PER_PLATFORM;
+    return;
+  }
+  if (!classify_flag(s, LCTX_FACT_MODULE_OPTIONAL) &&
+      rules_need_optional(s->c)) {
+    f->value[LCTX_F_API] = API_NO_OPTIONAL;
+    return;
+  }
+  walker w = {s, f, op, op->platform_count > 1};
+  walk_ctx ctx = {0};
+  ctx.module.count = op->platform_count;
+  for (size_t i = 0; i < op->platform_count; i++)
+    ctx.module.names[i] = lctx_str_from_cstr(op->platforms[i]);
+  ctx.narrowed = op->has_narrow;
+  ctx.narrow.count = op->narrow_count;
+  for (size_t i = 0; i < op->narrow_count; i++)
+    ctx.narrow.names[i] = lctx_str_from_cstr(op->narrow[i]);
+  ctx.has_compute = op->has_compute_type;
+  ctx.compute = lctx_str_from_cstr(op->compute_type);
+  if (walk_eqn(&w, lctx_str_from_cstr(op->primitive), &ctx))
+    stop(&w, STOP_NONE);
+}

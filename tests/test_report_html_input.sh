@@ -1,0 +1,117 @@
+#!/bin/sh
+# test_report_html_input.sh - `lctx report html` given hostile folders, no
+# browser needed:
+#   - a results.jsonl or progress.jsonl line longer than LCTX_HTML_MAX_LINE
+#     (1 MiB) and a report.json over LCTX_HTML_MAX_JSON_FILE (16 MiB) are
+#     left out and named (the page is still written, partial, exit 0);
+#   - a report's spec_file is followed only when it is a regular file
+#     named *.lspec: a file of another name and a symbolic link named
+#     *.lspec are named and not read (the default table is used), a
+#     regular *.lspec copy of the table is read;
+#   - `lctx report help SUB` and `lctx report --help SUB` give SUB's help.
+# Usage: test_report_html_input.sh LCTX EXAMPLE_PLUGIN SOURCE_DIR
+set -u
+LCTX=$1
+EXAMPLE=$2
+SRC=$3
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+. "$(dirname -- "$0")/lib.sh"
+
+"$LCTX" conform --report-dir "$tmp/r" --quiet --no-domain --impl "$EXAMPLE" \
+  --random 100 >"$tmp/r.out" 2>&1 || fail "conform: $(tail -3 "$tmp/r.out")"
+n=0
+# html DIR...: lctx report html $tmp/pN.html DIR...; $n is N.
+html() {
+  n=$((n + 1))
+  "$LCTX" report html "$tmp/p$n.html" "$@" >"$tmp/p$n.out" 2>"$tmp/p$n.err"
+  echo $? >"$tmp/p$n.rc"
+}
+rc() { cat "$tmp/p$n.rc"; }
+said() { grep -qF -- "$1" "$tmp/p$n.err" || fail "html $n: no '$1' in: $(head -c 800 "$tmp/p$n.err")"; }
+# copy NAME: a copy of the run as $tmp/NAME.
+copy() {
+  rm -rf "$tmp/$1"
+  cp -r "$tmp/r" "$tmp/$1"
+}
+# set_field DIR KEY VALUE: report.json's KEY set to the string VALUE.
+set_field() {
+  "$PY" - "$1/report.json" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r[sys.argv[2]] = sys.argv[3]
+json.dump(r, open(sys.argv[1], "w"))
+PY
+}
+
+html "$tmp/r"
+[ "$(rc)" = 0 ] || fail "a good run: exit $(rc): $(cat "$tmp/p$n.err")"
+[ -s "$tmp/p$n.err" ] && fail "a good run: warnings: $(cat "$tmp/p$n.err")"
+
+# Lines over the limit.
+copy long
+"$PY" - "$tmp/long/results.jsonl" <<'PY'
+import json, sys
+line = {"source": "random", "index": 1, "name": "random:1", "operation": 0,
+        "row": "RG-001", "verdict": "fail", "detail": "d" * (2 << 20)}
+open(sys.argv[1], "a").write(json.dumps(line) + "\n")
+PY
+at=$(wc -l <"$tmp/long/results.jsonl")
+html "$tmp/long"
+[ "$(rc)" = 0 ] || fail "a long results line: exit $(rc)"
+said "long/results.jsonl:$at: longer than 1 MiB, the limit of a line"
+mkdir "$tmp/camp"
+"$PY" - "$tmp/camp/progress.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for t in (1, 2):
+        f.write(json.dumps({"seconds": t, "execs": 10 * t, "corpus": t}) + "\n")
+    f.write(json.dumps({"seconds": 3, "pad": "p" * (2 << 20)}) + "\n")
+PY
+html "$tmp/camp"
+[ "$(rc)" = 0 ] || fail "a long progress line: exit $(rc)"
+said "camp/progress.jsonl:3: longer than 1 MiB, the limit of a line"
+copy big
+"$PY" - "$tmp/big/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["padding"] = "x" * (17 << 20)
+json.dump(r, open(sys.argv[1], "w"))
+PY
+html "$tmp/r" "$tmp/big"
+[ "$(rc)" = 0 ] || fail "a report.json over 16 MiB: exit $(rc)"
+said "big/report.json: over 16 MiB, the limit of a JSON file; left out"
+rm -rf "$tmp/big"
+
+# spec_file: only a regular *.lspec file is read.
+printf 'not a spec table\n' >"$tmp/garbage.txt"
+ln -s "$tmp/garbage.txt" "$tmp/link.lspec"
+copy sf1
+set_field "$tmp/sf1" spec_file "$tmp/garbage.txt"
+html "$tmp/sf1"
+[ "$(rc)" = 0 ] || fail "spec_file of another name: exit $(rc): $(cat "$tmp/p$n.err")"
+said "its spec_file $tmp/garbage.txt is not read"
+copy sf2
+set_field "$tmp/sf2" spec_file "$tmp/link.lspec"
+html "$tmp/sf2"
+[ "$(rc)" = 0 ] || fail "spec_file a symbolic link: exit $(rc): $(cat "$tmp/p$n.err")"
+said "its spec_file $tmp/link.lspec is not read"
+spec=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["spec_file"])' "$tmp/r/report.json")
+cp "$spec" "$tmp/copy.lspec"
+copy sf3
+set_field "$tmp/sf3" spec_file "$tmp/copy.lspec"
+html "$tmp/sf3"
+[ "$(rc)" = 0 ] || fail "spec_file a regular .lspec: exit $(rc): $(cat "$tmp/p$n.err")"
+[ -s "$tmp/p$n.err" ] && fail "spec_file a regular .lspec: $(cat "$tmp/p$n.err")"
+grep -qF "$tmp/copy.lspec" "$tmp/p$n.html" || fail "the page does not name copy.lspec"
+
+# The help of a subcommand.
+for how in "help html" "--help html" "help merge"; do
+  # shellcheck disable=SC2086 # split on purpose
+  "$LCTX" report $how >"$tmp/help.out" 2>&1 || fail "lctx report $how: exit $?"
+  grep -q "^usage: lctx report ${how#* }" "$tmp/help.out" ||
+    fail "lctx report $how: $(head -3 "$tmp/help.out")"
+done
+
+finish_failures "test_report_html_input: "
+echo "test_report_html_input: all checks passed"
