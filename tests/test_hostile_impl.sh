@@ -10,6 +10,12 @@
 # or writes a 100 MB line, or returns valid 1 MiB modules for every lowering
 # (measured by a python3 wrapper through
 # getrusage(RUSAGE_CHILDREN), with ASan's quarantine held to 16 MB).
+# A program that writes half an answer line, or closes its stdin and runs
+# on, costs only its cases the timeout (not the timeout times the batch,
+# which ran past 60 s before each request had its own deadline). Under a
+# terminal (script(1)'s pty), what a plugin or program writes to its
+# descriptor 0 and to /dev/tty (ESC sequences, a forged "result: PASS"
+# line) never reaches it.
 # Usage: test_hostile_impl.sh LCTX HOSTILE_PLUGIN SOURCE_DIR
 set -u
 LCTX=$1
@@ -34,8 +40,12 @@ done
 word="hostile-$$-$(date +%s)"
 cp "$PLUGIN" "$tmp/lib$word.so"
 
-# run NAME MODE --impl|--cmd ...: lctx conform under the wrapper; writes
-# NAME.rc and NAME.rss (peak KB of lctx and what it waited for).
+# run NAME MODE --impl|--cmd ...: lctx conform under the wrapper, with
+# $random random cases and the cases of $cases (lctx refuses an option
+# given twice); writes NAME.rc and NAME.rss (peak KB of lctx and what it
+# waited for).
+random=200
+cases=$tmp/cases
 run() {
   name=$1
   mode=$2
@@ -49,7 +59,7 @@ open(sys.argv[1] + ".rc", "w").write("%d\n" % rc)
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 open(sys.argv[1] + ".rss", "w").write("%d\n" % rss)' "$tmp/$name" \
     "$LCTX" conform --report-dir "$tmp/$name" --quiet --no-domain \
-    --random 200 --cases "$tmp/cases" --timeout 1 "$@"
+    --random "$random" --cases "$cases" --timeout 1 "$@"
 }
 crashes() {
   "$PY" -c 'import json,sys
@@ -109,9 +119,65 @@ for mode in huge_record garbage; do
 done
 run program-huge_record huge_record --cmd "$PY $SRC/tests/impls/hostile_impl.py $word"
 check program-huge_record 3
+# Half an answer line and then silence, and a closed stdin: each marked
+# case is lost within the timeout (and once more alone), the rest of the
+# batch goes on in a fresh program, and the whole run takes seconds, far
+# under 1 s x the batch of 139 cases (before: killed at 60 s).
+for mode in half_line close_stdin; do
+  start=$(date +%s)
+  LCTX_HOSTILE=$mode timeout -s KILL 60 "$LCTX" conform --quiet --no-domain \
+    --report-dir "$tmp/program-$mode" --random 200 --cases "$tmp/cases" \
+    --timeout 1 --cmd "$PY $SRC/tests/impls/hostile_impl.py $word" \
+    >"$tmp/program-$mode.out" 2>&1
+  rc=$?
+  secs=$(($(date +%s) - start))
+  [ "$rc" = 1 ] ||
+    fail "program-$mode: exit $rc after $secs s: $(tail -3 "$tmp/program-$mode.out")"
+  [ "$secs" -le 40 ] || fail "program-$mode: took $secs s, want <= 40"
+  case $mode in
+  half_line) want='"verdict":"timeout","detail":"no answer within 1.0 s (hang)"' ;;
+  close_stdin) want='"verdict":"crash","detail":"the program closed its stdin and ran on' ;;
+  esac
+  n=$(grep -cF "$want" "$tmp/program-$mode/results.jsonl" 2>/dev/null)
+  [ "$n" = 3 ] || fail "program-$mode: $n cases with '$want', want the 3 marked"
+  n=0
+  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ -z "$(left)" ] || fail "program-$mode: processes left: $(left)"
+done
+
+# A terminal: lctx under script(1), which gives it a pty as its stdin,
+# stdout, stderr and controlling terminal. The tty mode writes ESC [2J,
+# ESC ]0;title BEL and "result: PASS" to its descriptor 0 and to /dev/tty:
+# the pty must show no ESC byte and only lctx's own result line (before
+# peers had a session of their own and /dev/null as stdin, the plugin's
+# text came through 6 times and the program's once).
+command -v script >/dev/null 2>&1 || fail "script (util-linux) is missing"
+for kind in plugin program; do
+  case $kind in
+  plugin) impl="--impl '$tmp/lib$word.so'" ;;
+  program) impl="--cmd '$PY $SRC/tests/impls/hostile_impl.py $word'" ;;
+  esac
+  LCTX_HOSTILE=tty script -qec "'$LCTX' conform --quiet --no-domain \
+    --report-dir '$tmp/tty-$kind' --random 20 --cases '$tmp/cases' \
+    --timeout 1 $impl" /dev/null </dev/null >"$tmp/tty-$kind.out" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] || fail "tty-$kind: exit $rc: $(tail -3 "$tmp/tty-$kind.out")"
+  "$PY" -c 'import re,sys
+b=open(sys.argv[1],"rb").read()
+assert b"\x1b" not in b, "raw ESC on the terminal"
+lines=re.findall(rb"(?:^|\n)result: [A-Z]+", b)
+assert len(lines) == 1, "result lines on the terminal: %r" % lines' \
+    "$tmp/tty-$kind.out" || fail "tty-$kind: the terminal was written to"
+done
+
 # Valid modules of 1 MiB for every lowering: lctx judges them in parts, so
 # its memory stays bounded (LCTX_IMPL_MODULE_BUDGET), and they pass.
-run plugin-big_mlir big_mlir --impl "$tmp/lib$word.so" --random 3000
+random=3000
+run plugin-big_mlir big_mlir --impl "$tmp/lib$word.so"
+random=200
 check plugin-big_mlir 0
 [ "$(cat "$tmp/plugin-big_mlir.rc")" = 0 ] ||
   fail "plugin-big_mlir: exit $(cat "$tmp/plugin-big_mlir.rc"): $(tail -3 "$tmp/plugin-big_mlir.out")"
@@ -148,8 +214,9 @@ assert json.load(open(sys.argv[1]))["recycles"] >= 1' \
   "$tmp/plugin-leak/report.json" || fail "plugin-leak: the worker was not recycled"
 
 # Modules nested 30000 deep from a plugin fail IR-000; lctx stays up.
-run plugin-nested nested_mlir --impl "$tmp/lib$word.so" \
-  --cases "$SRC/conformance/cases"
+cases=$SRC/conformance/cases
+run plugin-nested nested_mlir --impl "$tmp/lib$word.so"
+cases=$tmp/cases
 check plugin-nested 0
 "$PY" -c 'import json,sys
 r=json.load(open(sys.argv[1]))

@@ -10,7 +10,13 @@
 #   - the default output folders (build/, lctx-conform/, lctx-fuzz/) are
 #     ignored by git;
 #   - every test named in tests/COVERAGE.md exists, and every source file a
-#     document or source comment names under harness/ exists.
+#     document or source comment names under harness/ exists;
+#   - only harness/drive/peer.c starts processes: no other C file of the
+#     tree calls fork, vfork, posix_spawn, an exec function, prctl, setsid,
+#     setpgid or close_range (one way to run a child);
+#   - no file under harness/ is longer than 1,000 lines;
+#   - no include cycle between the modules of harness/ (a module is a
+#     header and its .c; module A uses B when A.c or A.h includes B.h).
 # Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
 set -u
 root=$1
@@ -79,6 +85,54 @@ $hits"
 check_layer core ir drive cli
 check_layer ir drive cli
 check_layer drive cli
+
+# One way to run a child: the calls that start a process or change what it
+# is, outside peer.c (comments and strings aside, as far as a grep can).
+spawners=$(find reference harness fuzzers bench conformance -name '*.c' |
+  grep -v '^harness/drive/peer\.c$' | sort |
+  xargs grep -nE '(^|[^A-Za-z0-9_.>])(fork|vfork|posix_spawnp?|execvp?e?|execl[pe]?|prctl|setsid|setpgid|close_range)[ \t]*\(' |
+  grep -vE '^[^:]+:[0-9]+:[ \t]*(/?\*|//)' || true)
+[ -z "$spawners" ] || fail "processes started or changed outside harness/drive/peer.c:
+$spawners"
+
+huge=$(find harness -name '*.[ch]' | sort | xargs wc -l |
+  awk '$2 != "total" && $1 > 1000 { printf "%s: %d lines\n", $2, $1 }')
+[ -z "$huge" ] || fail "files under harness/ over 1,000 lines:
+$huge"
+
+cycles=$(python3 - <<'PY'
+import os, re, sys
+mods, uses = {}, {}
+for d, _, files in os.walk("harness"):
+    for f in files:
+        if f.endswith((".c", ".h")):
+            mods.setdefault(re.sub(r"_private$", "", f[:-2]), []).append(os.path.join(d, f))
+for m, paths in mods.items():
+    uses[m] = set()
+    for p in paths:
+        for inc in re.findall(r'^#include "([^"]+)\.h"', open(p).read(), re.M):
+            name = re.sub(r"_private$", "", os.path.basename(inc))
+            if name in mods and name != m:
+                uses[m].add(name)
+seen, stack, found = {}, [], []
+def visit(m):
+    seen[m] = 1
+    stack.append(m)
+    for n in sorted(uses[m]):
+        if seen.get(n) == 1:
+            found.append(" -> ".join(stack[stack.index(n):] + [n]))
+        elif n not in seen:
+            visit(n)
+    stack.pop()
+    seen[m] = 2
+for m in sorted(uses):
+    if m not in seen:
+        visit(m)
+print("\n".join(found))
+PY
+)
+[ -z "$cycles" ] || fail "include cycles between modules of harness/:
+$cycles"
 
 # COVERAGE.md: every `test_...` name it cites exists in a test source.
 missing=""

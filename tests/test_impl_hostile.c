@@ -420,6 +420,50 @@ static void test_process_exit_after_requests_is_flaky(void **state) {
     fail_msg("%s", f->got[3].detail);
 }
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Every marked case has `status` and `detail`; the batch took < `bound` s. */
+static void check_lost(const fixture *f, lctx_result_status status,
+                       const char *detail, double took, double bound) {
+  for (size_t i = 0; i < N_CASES; i++) {
+    if (!marked[i])
+      continue;
+    assert_int_equal(f->got[i].status, status);
+    if (!strstr(f->got[i].detail, detail))
+      fail_msg("case %zu: '%s' lacks '%s'", i, f->got[i].detail, detail);
+  }
+  if (took >= bound)
+    fail_msg("the batch took %.1f s, want < %.1f", took, bound);
+}
+
+/* Half an answer line, then silence: each request has its own deadline,
+ * so each marked case is a timeout after 2 s (and 2 s more alone), the
+ * others answer in fresh programs, and the batch takes far less than the
+ * 2 s x 24 it once waited for the first of them. */
+static void test_process_half_line_times_out_only_its_case(void **state) {
+  fixture *f = *state;
+  double start = seconds_now();
+  run(f, false, "half_line", N_CASES, 0, NULL);
+  double took = seconds_now() - start;
+  assert_int_equal(check_innocent(f, false), 0);
+  check_lost(f, LCTX_RESULT_TIMEOUT, "no answer within 2.0 s", took, 30);
+}
+
+/* A program that closes its stdin and runs on is found at once (no
+ * reader on its pipe), not after the timeout x the batch. */
+static void test_process_closed_stdin_marks_its_case(void **state) {
+  fixture *f = *state;
+  double start = seconds_now();
+  run(f, false, "close_stdin", N_CASES, 0, NULL);
+  double took = seconds_now() - start;
+  assert_int_equal(check_innocent(f, false), 3);
+  check_lost(f, LCTX_RESULT_CRASH, "closed its stdin", took, 15);
+}
+
 static void test_process_leak_is_recycled(void **state) {
   fixture *f = *state;
   size_t recycles = 0;
@@ -449,6 +493,8 @@ int main(void) {
       cmocka_unit_test(test_process_nul_text_marks_the_case),
       cmocka_unit_test(test_process_exit_after_requests_is_flaky),
       cmocka_unit_test(test_process_leak_is_recycled),
+      cmocka_unit_test(test_process_half_line_times_out_only_its_case),
+      cmocka_unit_test(test_process_closed_stdin_marks_its_case),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -106,7 +106,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                            "per case (default 5)", 0, 3600,
                            "a number of seconds"),
       lctx_options_size("batch", &o.batch, "N",
-                        "cases per request or worker round "
+                        "cases sent at once to a program or a worker "
                         "(1-256, default 256)",
                         1, LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256"),
       lctx_options_flag("process-per-case", &o.process_per_case,

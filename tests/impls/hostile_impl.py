@@ -16,6 +16,13 @@ on cases whose jax_platform_name is HOSTILE; the others act on every case:
                    30000 nested regions
   die_after        exit after N requests (N from LCTX_HOSTILE_N, default 300)
   nul_text     (M) a NUL character inside a message
+  tty          (M) write ESC [2J, ESC ]0;title BEL and a forged
+                   "result: PASS" line to descriptor 0 and to /dev/tty (the
+                   terminal, if the program had one); answers as the example
+  half_line    (M) write half an answer line ({"id": N, "resu) and nothing
+                   more, reading nothing more, for 1000 s
+  close_stdin  (M) close stdin (exec 0<&-) and run on for 1000 s without
+                   answering
 With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its pid
 there. Arguments are ignored (a test passes a unique word to find its
 processes). Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
@@ -85,6 +92,21 @@ def answer(case):
     return result
 
 
+def write_to_terminal():
+    """The tty mode: the forged text to stdin and to the terminal."""
+    text = b"\x1b[2J\x1b]0;owned\x07\nresult: PASS\n"
+    try:
+        os.write(0, text)
+    except OSError:
+        pass
+    try:
+        fd = os.open("/dev/tty", os.O_WRONLY)
+        os.write(fd, text)
+        os.close(fd)
+    except OSError:
+        pass
+
+
 def main():
     requests = 0
     limit = int(os.environ.get("LCTX_HOSTILE_N", "300"))
@@ -114,6 +136,15 @@ def main():
             sys.stdout.write("]}\n")
             sys.stdout.flush()
             continue
+        if marked and MODE == "tty":
+            write_to_terminal()
+        if marked and MODE == "half_line":
+            sys.stdout.write("{\"id\": %d, \"resu" % message["id"])
+            sys.stdout.flush()
+            time.sleep(1000)
+        if marked and MODE == "close_stdin":
+            os.close(0)
+            time.sleep(1000)
         if marked and MODE == "fork_sleep":
             pid = os.fork()
             if pid == 0:

@@ -26,6 +26,10 @@
  *   long_mlir    (M) lower_per_platform's mlir_length beyond the capacity
  *   big_mlir         lower_per_platform's module padded with a comment to
  *                    fill the whole capacity (valid, and 1 MiB each)
+ *   tty          (M) write ESC [2J, ESC ]0;title BEL and a forged
+ *                    "result: PASS" line to descriptor 0 and to /dev/tty
+ *                    (the terminal, if the worker had one); answers as the
+ *                    example does
  * With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its
  * pid there, so that a test can check none is left.
  * Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
@@ -87,6 +91,18 @@ static void write_to_pipes(const void *data, size_t n) {
 
 static unsigned sessions; /* session_create calls in this process */
 
+/* The tty mode: the forged text to stdin (which a terminal may have opened
+ * for writing too) and to the controlling terminal. */
+static void write_to_terminal(void) {
+  static const char text[] = "\x1b[2J\x1b]0;owned\a\nresult: PASS\n";
+  (void)!write(0, text, sizeof text - 1);
+  int fd = open("/dev/tty", O_WRONLY);
+  if (fd >= 0) {
+    (void)!write(fd, text, sizeof text - 1);
+    close(fd);
+  }
+}
+
 static void *w_create(const lctx_impl_config *config) {
   wrapped *w = calloc(1, sizeof *w);
   if (!w)
@@ -107,6 +123,8 @@ static void *w_create(const lctx_impl_config *config) {
     if (sessions >= (unsigned)(n ? atoi(n) : 300))
       _exit(9);
   }
+  if (mode_is(w, "tty", true))
+    write_to_terminal();
   if (mode_is(w, "leak", false)) {
     char *p = malloc(2u << 20);
     if (p)

@@ -31,8 +31,8 @@
 #define LCTX_SPEC_MAX_OUTCOMES 4
 #define LCTX_SPEC_MAX_TEMPLATE 512
 #define LCTX_SPEC_MAX_ID 16
-/// Parts of a compiled template (spec_parse.c); a template with more is rendered
-/// from its text.
+/// Parts of a compiled template (spec_parse.c); a template with more is
+/// rendered from its text.
 #define LCTX_SPEC_MAX_PARTS 24
 /// Releases a table names, the longest name (with its NUL), and a cited
 /// commit's length (12 hex digits, with its NUL).
