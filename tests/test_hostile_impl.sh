@@ -1,11 +1,12 @@
 #!/bin/sh
 # test_hostile_impl.sh - pins `lctx conform` end to end against the hostile
 # implementations of tests/impls/ (hostile_plugin.c, hostile_impl.py), for
-# modes fork, fork_sleep, huge_record, garbage and escape: lctx exits
+# modes fork, fork_sleep, daemon, huge_record, garbage and escape: lctx exits
 # normally (0 or 1, never a signal), report.json and every results.jsonl
 # line parse, only the three marked cases are marked crash, the
 # implementation's output goes to implementation.log and not to lctx's, no
-# process of the implementation is left after the run, and lctx's peak
+# process of the implementation is left after the run (a double-forked
+# daemon in a session of its own included), and lctx's peak
 # resident memory stays under 256 MB with a peer that claims a 1 GB record
 # or writes a 100 MB line, or returns valid 1 MiB modules for every lowering
 # (measured by a python3 wrapper through
@@ -87,7 +88,7 @@ check() {
   [ -z "$(left)" ] || fail "$1: processes left: $(left)"
 }
 
-for mode in fork fork_sleep escape; do
+for mode in fork fork_sleep daemon escape; do
   run "plugin-$mode" $mode --impl "$tmp/lib$word.so"
   check "plugin-$mode" 0
   run "program-$mode" $mode --cmd "$PY $SRC/tests/impls/hostile_impl.py $word"

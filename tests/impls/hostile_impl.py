@@ -6,6 +6,8 @@ on cases whose jax_platform_name is HOSTILE; the others act on every case:
   fork         (M) fork while answering; both processes answer and go on
                    reading requests
   fork_sleep   (M) fork a child that sleeps 1000 s holding stdout and stderr
+  daemon       (M) double-fork a daemon that calls setsid (a session and a
+                   process group of its own) and sleeps 1000 s
   huge_record  (M) answer with a line of 100 MB
   leak             keep ~2 MB per case, never freed
   escape       (M) messages hold ESC [2J, ESC ]0;title BEL, a forged
@@ -151,6 +153,17 @@ def main():
                 time.sleep(1000)
                 os._exit(0)
             note_pid(pid)
+        if marked and MODE == "daemon":
+            pid = os.fork()
+            if pid == 0:
+                grandchild = os.fork()
+                if grandchild == 0:
+                    os.setsid()
+                    time.sleep(1000)
+                    os._exit(0)
+                note_pid(grandchild)
+                os._exit(0)
+            os.waitpid(pid, 0)
         if marked and MODE == "fork":
             note_pid(os.fork())  # both processes answer and go on
         results = [answer(case) for case in message["cases"]]

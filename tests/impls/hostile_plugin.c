@@ -5,6 +5,8 @@
  * act only on cases whose jax_platform_name is HOSTILE, so that a test can
  * check that only those cases are marked; the others act on every case:
  *   fork         (M) fork inside the operation; both processes return
+ *   daemon       (M) double-fork a daemon that calls setsid and sleeps
+ *                    1000 s
  *   fork_sleep   (M) fork a child that sleeps 1000 s, holding the worker's
  *                    stdout, stderr and pipes
  *   huge_record  (M) write a result record header claiming ~1 GB of text
@@ -46,6 +48,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct wrapped {
@@ -158,6 +161,21 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
       _exit(0);
     }
     note_pid(pid);
+  }
+  if (mode_is(w, "daemon", true)) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      pid_t grandchild = fork();
+      if (grandchild == 0) {
+        setsid();
+        sleep(1000);
+      } else {
+        note_pid(grandchild);
+      }
+      _exit(0);
+    }
+    if (pid > 0)
+      waitpid(pid, NULL, 0);
   }
   if (mode_is(w, "huge_record", true)) {
     /* The header of this case's result (a worker numbers its cases from 1,
