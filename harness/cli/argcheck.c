@@ -5,6 +5,7 @@
 #include "argcheck.h"
 
 #include "escape.h"
+#include "findings.h"
 #include "fuzzcheck.h"
 
 #include <string.h>
@@ -28,9 +29,9 @@ bool lctx_argcheck_target(const char *who, const char *target, FILE *err) {
   if (target && lctx_fuzz_target_find(target))
     return true;
   lctx_escaped b;
-  fprintf(err,
-          "lctx %s: --target: unknown target '%s' (fuzz_model, "
-          "fuzz_case_text, fuzz_spec, fuzz_differential, fuzz_lowering)\n",
-          who, lctx_esc(&b, target ? target : ""));
+  char names[512];
+  lctx_findings_target_names(", ", names, sizeof names);
+  fprintf(err, "lctx %s: --target: unknown target '%s' (%s)\n", who,
+          lctx_esc(&b, target ? target : ""), names);
   return false;
 }

@@ -120,7 +120,8 @@ static void explain_ir_op(lctx_workspace *ws, explain_ir *ir,
   mlirModuleDestroy(module);
   if (ir->print_module) {
     fputs("    mlir (the reference's module):\n", out);
-    lctx_workspace_print_lines(out, "      ", ir->text);
+    /* MLIR escapes the bytes of its strings itself. */
+    lctx_escape_built_lines(out, "      ", ir->text);
   }
   if (!lctx_ir_expect_from_lowering(&runner->lowering, runner->result, op->x64,
                                     &ir->store)) {

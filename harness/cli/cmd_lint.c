@@ -114,7 +114,7 @@ static void print_verdict(lint_run *run, const char *path, bool as_expected,
     lctx_buf_reset(&e);
     lctx_lint_format_counterexample(report, "  ", &e);
     fprintf(out, "  smallest failing point:\n");
-    lctx_escape_lines(out, "", run->message);
+    lctx_escape_built_lines(out, "", run->message);
     if (run->case_dir)
       write_case(run, path, out);
   }

@@ -121,7 +121,9 @@ static void print_violation(void *user, const lctx_violation *v) {
   print_field(p->out, "  expected: ", v->expected);
   print_field(p->out, "  actual:   ", v->actual);
   fprintf(p->out, "  case:\n");
-  lctx_workspace_print_lines(p->out, "    ", p->ws->text);
+  /* The case format escapes its strings itself: shown as written, so that
+   * it can be pasted into a .case file. */
+  lctx_escape_built_lines(p->out, "    ", p->ws->text);
 }
 
 void lctx_workspace_print_violations(lctx_workspace *ws,
