@@ -8,7 +8,9 @@
 #   - a report that cannot be written (report.tap.tmp a link to /dev/full)
 #     is said on a line of its own naming the file, the summary has no
 #     `reports:` line, and the exit is 2;
-#   - modules_judged counts the modules the MLIR judge gave a verdict on:
+#   - modules_judged counts the modules the MLIR judge gave a verdict on, and
+#     a run whose judge could not start says how many were not judged and
+#     is not a pass (exit 1, result INCOMPLETE, modules_unjudged):
 #     0 when the judge could not start (too few file descriptors for its
 #     pipes, found by lowering `ulimit -n` until the run just completes).
 # Usage: test_conform_files.sh LCTX EXAMPLE_PLUGIN
@@ -115,6 +117,7 @@ for n in $(seq 6 40); do
     exec "$LCTX" conform --impl "$EXAMPLE" --no-domain --random 300 --quiet \
       --report-dir "$tmp/fd"
   ) >"$tmp/fd.out" 2>&1
+  fd_rc=$?
   [ -e "$tmp/fd/report.json" ] || continue
   found=yes
   break
@@ -132,6 +135,14 @@ print(sum(v for x in r["rows"] if x["id"].startswith("IR-")
   elif [ "$ir" = 0 ]; then
     [ "$judged" = 0 ] ||
       fail "the judge could not start (ulimit -n $n), yet modules_judged is $judged"
+    # Modules no judge judged: never a pass.
+    [ "$fd_rc" = 1 ] || fail "the judge could not start, yet the exit is $fd_rc"
+    grep -q "^result: PASS" "$tmp/fd.out" &&
+      fail "the judge could not start, yet the result is PASS"
+    grep -q "^modules: [1-9][0-9]* not judged: the MLIR judge could not start" \
+      "$tmp/fd.out" || fail "no line says the modules were not judged: $(tail -3 "$tmp/fd.out")"
+    [ "$(report_field "$tmp/fd" - modules_unjudged)" -gt 0 ] ||
+      fail "report.json's modules_unjudged is not counted"
   else
     fail "at the lowest file limit that completes (ulimit -n $n) the judge still started; no limit stops it alone"
   fi

@@ -226,14 +226,20 @@ static void judge_modules(run *r, batch_slot *s, size_t from, size_t to) {
   size_t n = started ? s->job_count : gather_modules(s, from, to);
   if (n == 0)
     return;
+  size_t unstarted = r->judge ? lctx_irjudge_unstarted(r->judge) : 0;
   if (module_judge(r))
     lctx_irjudge_run(r->judge, s->jobs, n, s->verdicts);
   for (size_t k = 0; k < n; k++) {
-    if (!r->judge)
+    if (!r->judge) {
+      r->report->modules_unjudged +=
+          s->verdicts[k].status == LCTX_IRJUDGE_JUDGED;
       s->verdicts[k].status = LCTX_IRJUDGE_NOT_JUDGED;
+    }
     r->report->modules_judged +=
         s->verdicts[k].status != LCTX_IRJUDGE_NOT_JUDGED;
   }
+  if (r->judge)
+    r->report->modules_unjudged += lctx_irjudge_unstarted(r->judge) - unstarted;
 }
 
 /* Entry `b` of slot `s` as the verdicts read it. */
@@ -950,7 +956,8 @@ static int judge_all(run *r) {
   print_text(r, ok, written);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;
-  return lctx_conform_run_failed(rep) || rep->interrupted || rep->nothing_judged
+  return lctx_conform_run_failed(rep) || rep->interrupted ||
+                 rep->nothing_judged || rep->modules_unjudged > 0
              ? LCTX_EXIT_VIOLATIONS
              : LCTX_EXIT_OK;
 }

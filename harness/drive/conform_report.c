@@ -319,6 +319,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "restarts", json_count(rep->restarts));
   json_object_set_new(j, "recycles", json_count(rep->recycles));
   json_object_set_new(j, "modules_judged", json_count(d->modules_judged));
+  json_object_set_new(j, "modules_unjudged", json_count(rep->modules_unjudged));
   json_object_set_new(j, "judge_kills", json_count(d->judge_kills));
   json_object_set_new(j, "rows", json_rows(d));
   json_object_set_new(j, "stopped_at_first_failure",
@@ -559,11 +560,18 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
           n[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "");
   print_where(d, t, out);
+  if (rep->modules_unjudged > 0)
+    fprintf(out,
+            "modules: %zu not judged: the MLIR judge could not start (see "
+            "judge.log)\n",
+            rep->modules_unjudged);
   fprintf(out, "result: %s\n",
           !ok                ? "ERROR (bad input or a report not written, "
                                "see above)"
           : rep->interrupted ? "INTERRUPTED (reports hold what ran)"
           : lctx_conform_run_failed(rep) ? "FAIL"
+          : rep->modules_unjudged > 0
+              ? "INCOMPLETE (modules not judged, see above)"
           : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
                                   "no cases, or every one unsupported)"
                                 : "PASS");

@@ -95,6 +95,9 @@ typedef struct lctx_conform_report {
   /// verdict on (judged, refused or killing it); a module it could not
   /// judge (no judge process, no reference expectations) is not counted.
   size_t modules_judged;
+  /// Modules no judge could judge because the MLIR judge could not start:
+  /// a run with any is not a pass.
+  size_t modules_unjudged;
   double seconds; ///< from the first case to the last
   bool interrupted;
   /// No operation was judged (every one unsupported, or no cases).

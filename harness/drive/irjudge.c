@@ -53,6 +53,7 @@ struct lctx_irjudge {
   lctx_peer peer;       /* the judge, its pipes and their buffers */
   judge_shared *shared; /* the current judge's; NULL when none */
   size_t kills;
+  size_t unstarted; /* modules left unjudged: no judge could start */
   /* The jobs lctx_irjudge_start handed over (NULL: none), their verdicts,
    * and how many of them are queued. */
   const lctx_irjudge_job *started;
@@ -434,8 +435,10 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
   size_t next = 0, queued = resumed ? j->started_queued : 0;
   while (next < n) {
     if (j->peer.pid <= 0 && !start(j)) {
-      for (; next < n; next++)
+      for (; next < n; next++) {
+        j->unstarted += verdicts[next].status == LCTX_IRJUDGE_JUDGED;
         verdicts[next].status = LCTX_IRJUDGE_NOT_JUDGED;
+      }
       return;
     }
     if (!resumed) {
@@ -463,6 +466,10 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 
 size_t lctx_irjudge_kills(const lctx_irjudge *j) {
   return j->kills;
+}
+
+size_t lctx_irjudge_unstarted(const lctx_irjudge *j) {
+  return j->unstarted;
 }
 
 void lctx_irjudge_free(lctx_irjudge *j) {

@@ -77,6 +77,11 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 /// Modules that killed the judge so far.
 size_t lctx_irjudge_kills(const lctx_irjudge *j);
 
+/// The modules lctx_irjudge_run left NOT_JUDGED because no judge process
+/// could be started (no pipe, no fork, no memory): a run must not call
+/// them judged.
+size_t lctx_irjudge_unstarted(const lctx_irjudge *j);
+
 /// Stops the judge process and frees everything (NULL is fine).
 void lctx_irjudge_free(lctx_irjudge *j);
 

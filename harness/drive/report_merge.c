@@ -237,7 +237,7 @@ static bool take_rows(merge *m, json_t *rows, const char *path) {
 static bool add_totals(merge *m, json_t *j, const char *path) {
   lctx_conform_report *r = &m->rep;
   size_t run, unsupported, gaps = 0, restarts = 0, recycles = 0;
-  size_t modules = 0, kills = 0;
+  size_t modules = 0, kills = 0, unjudged = 0;
   if (!get_count(m, j, "cases_run", path, &run) ||
       !get_count(m, j, "cases_unsupported", path, &unsupported))
     return false;
@@ -249,6 +249,7 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   OPTIONAL_COUNT("restarts", restarts);
   OPTIONAL_COUNT("recycles", recycles);
   OPTIONAL_COUNT("modules_judged", modules);
+  OPTIONAL_COUNT("modules_unjudged", unjudged);
   OPTIONAL_COUNT("judge_kills", kills);
 #undef OPTIONAL_COUNT
   r->cases_run += run;
@@ -257,6 +258,7 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   r->restarts += restarts;
   r->recycles += recycles;
   m->modules_judged += modules;
+  r->modules_unjudged += unjudged;
   m->judge_kills += kills;
   r->seconds += json_number_value(json_object_get(j, "seconds"));
   r->interrupted |= json_is_true(json_object_get(j, "interrupted"));
@@ -594,12 +596,16 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
       fprintf(out, "%s: %s\n", lctx_esc(&kind, r->rows[k].id),
               lctx_esc(&dir, r->rows[k].first));
   fprintf(out, "result: %s\n",
-          r->interrupted      ? "INTERRUPTED (a shard was interrupted)"
-          : failed            ? "FAIL"
+          r->interrupted ? "INTERRUPTED (a shard was interrupted)"
+          : failed       ? "FAIL"
+          : r->modules_unjudged > 0
+              ? "INCOMPLETE (a shard has modules no judge judged)"
           : r->nothing_judged ? "NOTHING JUDGED"
                               : "PASS");
-  return failed || r->interrupted || r->nothing_judged ? LCTX_EXIT_VIOLATIONS
-                                                       : LCTX_EXIT_OK;
+  return failed || r->interrupted || r->nothing_judged ||
+                 r->modules_unjudged > 0
+             ? LCTX_EXIT_VIOLATIONS
+             : LCTX_EXIT_OK;
 }
 
 /* Reads every folder, checks the shards, writes the merged reports. */
