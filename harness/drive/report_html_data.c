@@ -43,23 +43,6 @@ problem(lctx_html_data *d, FILE *err, const char *fmt, ...) {
   d->problem_count++;
 }
 
-/* One line of `f` into `buf` (at most `cap` - 1 bytes, NUL-terminated,
- * without its newline): its length, or -1 at the end. *over when the line
- * was longer (the rest of it is skipped). */
-static long read_line(FILE *f, char *buf, size_t cap, bool *over) {
-  size_t n = 0;
-  int c;
-  *over = false;
-  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-    if (n + 1 < cap)
-      buf[n++] = (char)c;
-    else
-      *over = true;
-  }
-  buf[n] = '\0';
-  return c == EOF && n == 0 && !*over ? -1 : (long)n;
-}
-
 /* A file's text, or NULL (missing, unreadable, over `max` bytes). */
 static char *read_text(const char *path, size_t max) {
   FILE *f = lctx_sys_is_file(path) ? fopen(path, "rb") : NULL;
@@ -162,7 +145,8 @@ static void read_results(lctx_html_data *d, lctx_html_run *r, FILE *err) {
   bool strong[LCTX_SPEC_MAX_ROWS] = {0}, over;
   long len;
   for (size_t n = 1;
-       line && (len = read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >= 0;
+       line &&
+       (len = lctx_sys_read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >= 0;
        n++) {
     if (over) {
       problem(d, err,
@@ -294,7 +278,8 @@ static json_t *sweep_stamp(const char *dir) {
   FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
   char *buf = f ? malloc(LCTX_HTML_SWEEP_MAX_LINE) : NULL;
   bool over = false;
-  long n = buf ? read_line(f, buf, LCTX_HTML_SWEEP_MAX_LINE, &over) : -1;
+  long n =
+      buf ? lctx_sys_read_line(f, buf, LCTX_HTML_SWEEP_MAX_LINE, &over) : -1;
   json_t *j = n > 0 && !over ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
   if (f)
     fclose(f);
@@ -593,7 +578,7 @@ static void read_sweep_results(lctx_html_data *d, lctx_html_sweep *s,
   long n;
   for (size_t no = 1;
        f && buf &&
-       (n = read_line(f, buf, LCTX_HTML_SWEEP_MAX_LINE, &over)) >= 0;
+       (n = lctx_sys_read_line(f, buf, LCTX_HTML_SWEEP_MAX_LINE, &over)) >= 0;
        no++) {
     if (no > LCTX_HTML_SWEEP_MAX_LINES) {
       cut_short = true;
@@ -674,7 +659,8 @@ static void read_progress(lctx_html_data *d, lctx_html_campaign *c, FILE *err) {
   bool over;
   long len;
   while (line && c->point_count < MAX_POINTS &&
-         (len = read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >= 0) {
+         (len = lctx_sys_read_line(f, line, LCTX_HTML_MAX_LINE + 1, &over)) >=
+             0) {
     n++;
     if (over) {
       problem(d, err,

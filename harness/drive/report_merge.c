@@ -358,23 +358,6 @@ static bool check_missing(merge *m) {
   return true;
 }
 
-/* One line of `f` into `buf` (`cap` bytes, NUL-terminated, without its
- * newline): its length, or -1 at the end. *over when it was longer than
- * `cap` - 1 bytes (the rest of it is skipped, never held). */
-static long read_line(FILE *f, char *buf, size_t cap, bool *over) {
-  size_t n = 0;
-  int c;
-  *over = false;
-  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-    if (n + 1 < cap)
-      buf[n++] = (char)c;
-    else
-      *over = true;
-  }
-  buf[n] = '\0';
-  return c == EOF && n == 0 && !*over ? -1 : (long)n;
-}
-
 _Static_assert(LCTX_REPORT_MERGE_MAX_LINE == 1 << 20,
                "copy_results says 1 MiB");
 
@@ -490,8 +473,8 @@ static bool copy_results(merge *m, const char *from, FILE *to, bool stamp,
   bool over, ok = true;
   long n;
   for (size_t k = 1;
-       ok &&
-       (n = read_line(f, line, LCTX_REPORT_MERGE_MAX_LINE + 1, &over)) >= 0;
+       ok && (n = lctx_sys_read_line(f, line, LCTX_REPORT_MERGE_MAX_LINE + 1,
+                                     &over)) >= 0;
        k++) {
     json_error_t jerr;
     json_t *j = over ? NULL : json_loadb(line, (size_t)n, 0, &jerr);

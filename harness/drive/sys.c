@@ -349,3 +349,17 @@ bool lctx_sys_reader_read(lctx_sys_reader *r, void *dst, size_t n) {
   }
   return true;
 }
+
+long lctx_sys_read_line(FILE *f, char *buf, size_t cap, bool *over) {
+  size_t n = 0;
+  int c;
+  *over = false;
+  while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+    if (n + 1 < cap)
+      buf[n++] = (char)c;
+    else
+      *over = true;
+  }
+  buf[n] = '\0';
+  return c == EOF && n == 0 && !*over ? -1 : (long)n;
+}

@@ -44,6 +44,12 @@ bool lctx_sys_write_file(const char *path, const void *data, size_t size);
 /// number of bytes read; 0 (and "") when it cannot be read.
 size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap);
 
+/// Reads one line of `f` into `buf` (at most `cap` - 1 bytes,
+/// NUL-terminated, without its newline): its length, or -1 at the end of
+/// the file. `*over` says the line was longer: the rest of it is skipped,
+/// never held, so that a reader's memory stays bounded whatever the file.
+long lctx_sys_read_line(FILE *f, char *buf, size_t cap, bool *over);
+
 /// Calls `visit(user, PATH)` for each entry of `dir` (file, folder or
 /// other) whose name does not start with '.', in the order the directory
 /// lists them; PATH is `dir/NAME`. A directory that cannot be opened has
