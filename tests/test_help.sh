@@ -2,9 +2,11 @@
 # test_help.sh - pins the help of every `lctx` command: for each command of
 # the command table (as `lctx --help` lists it), `-h`, `--help` and `lctx
 # help COMMAND` print the same text, naming the command and an example, and
-# exit 0; `lctx help` alone prints the command list; `lctx help NOPE` exits
-# 2 naming NOPE; README's command list (the block under "The `lctx`
-# command") names exactly the commands of the table.
+# exit 0; `lctx help COMMAND SUB` prints what `lctx COMMAND SUB --help`
+# does (`lctx help report html`); `lctx help` alone prints the command
+# list; `lctx help NOPE` exits 2 naming NOPE; README's command list (the
+# block under "The `lctx` command") names exactly the commands of the
+# table.
 #
 # Usage: test_help.sh LCTX SOURCE_DIR
 set -u
@@ -39,6 +41,17 @@ done
 "$LCTX" report merge --help >"$tmp/merge" 2>&1 || fail "report merge --help"
 grep -A1 '^example:' "$tmp/merge" | grep -q '^  lctx report merge ' ||
   fail "lctx report merge --help: no example"
+
+# `lctx help COMMAND ARGS` is `lctx COMMAND ARGS --help`: a subcommand's
+# own help, not its command's.
+for sub in "report html" "report merge" "corpus rows"; do
+  # shellcheck disable=SC2086 # the words of $sub are the arguments
+  "$LCTX" help $sub >"$tmp/sub.help" 2>&1 || fail "lctx help $sub exits $?"
+  # shellcheck disable=SC2086
+  "$LCTX" $sub --help >"$tmp/sub.own" 2>&1 || fail "lctx $sub --help exits $?"
+  cmp -s "$tmp/sub.help" "$tmp/sub.own" ||
+    fail "lctx help $sub is not lctx $sub --help: $(head -n 2 "$tmp/sub.help")"
+done
 
 "$LCTX" help nope >"$tmp/nope.out" 2>"$tmp/nope.err"
 rc=$?

@@ -10,6 +10,7 @@
 #include "escape.h"
 #include "lctx/lctx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* One command: its name as typed, its function, one line for the help. */
@@ -86,7 +87,9 @@ static int unknown_command(const char *name, FILE *err) {
   return LCTX_EXIT_USAGE;
 }
 
-/* `lctx help [COMMAND]`: the global help, or the command's (its --help). */
+/* `lctx help [COMMAND [ARGS]]`: the global help, or the command's: what
+ * `lctx COMMAND ARGS --help` prints (`lctx help report html` is `lctx
+ * report html --help`). */
 static int help(int argc, char **argv, FILE *out, FILE *err) {
   if (argc < 3) {
     print_help(out);
@@ -95,8 +98,17 @@ static int help(int argc, char **argv, FILE *out, FILE *err) {
   const command *c = find_command(argv[2]);
   if (!c)
     return unknown_command(argv[2], err);
-  char *help_argv[] = {argv[2], "--help", NULL};
-  return c->run(2, help_argv, out, err);
+  int n = argc - 2; /* COMMAND ARGS */
+  char **help_argv = calloc((size_t)n + 2, sizeof *help_argv);
+  if (!help_argv) {
+    fprintf(err, "lctx: out of memory\n");
+    return LCTX_EXIT_USAGE;
+  }
+  memcpy(help_argv, argv + 2, (size_t)n * sizeof *help_argv);
+  help_argv[n] = "--help";
+  int code = c->run(n + 1, help_argv, out, err);
+  free(help_argv);
+  return code;
 }
 
 int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {

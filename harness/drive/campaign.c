@@ -131,11 +131,12 @@ static bool resolve(campaign *c) {
   else
     lctx_data_fuzz_binary(o->data, o->target, c->afl, c->binary,
                           sizeof c->binary);
+  lctx_escaped b;
   if (!lctx_sys_is_file(c->binary) || access(c->binary, X_OK) != 0) {
     fprintf(c->err,
             "lctx fuzz: %s: no %s build of %s (build it with: cmake --preset "
             "%s && cmake --build --preset %s)\n",
-            c->binary, o->engine, o->target, preset, preset);
+            lctx_esc(&b, c->binary), o->engine, o->target, preset, preset);
     return false;
   }
   if (o->out_dir)
@@ -148,7 +149,8 @@ static bool resolve(campaign *c) {
   snprintf(c->seeds, sizeof c->seeds, "%s/seeds", c->out_dir);
   snprintf(c->dict, sizeof c->dict, "%s/%s.dict", o->data->dicts, o->target);
   if (o->corpus && !lctx_sys_is_dir(o->corpus)) {
-    fprintf(c->err, "lctx fuzz: --corpus: %s is not a directory\n", o->corpus);
+    fprintf(c->err, "lctx fuzz: --corpus: %s is not a directory\n",
+            lctx_esc(&b, o->corpus));
     return false;
   }
   snprintf(c->corpus_dir, sizeof c->corpus_dir, "%s/corpus", c->out_dir);
@@ -171,8 +173,9 @@ static bool make_dirs(campaign *c) {
   if (!lctx_sys_mkdir_p(c->corpus_dir) || !lctx_sys_mkdir_p(c->artifacts) ||
       !lctx_sys_mkdir_p(c->logs) || !lctx_sys_mkdir_p(findings) ||
       (c->afl && !lctx_sys_mkdir_p(c->afl_dir))) {
+    lctx_escaped dir;
     fprintf(c->err, "lctx fuzz: %s: cannot create the campaign directory: %s\n",
-            c->out_dir, strerror(errno));
+            lctx_esc(&dir, c->out_dir), strerror(errno));
     return false;
   }
   bool busy;
@@ -192,9 +195,10 @@ static bool make_dirs(campaign *c) {
               strerror(errno));
     return false;
   }
+  lctx_escaped shown;
   if (!lctx_sys_mkdir_p(c->seeds)) {
-    fprintf(c->err, "lctx fuzz: %s: cannot create: %s\n", c->seeds,
-            strerror(errno));
+    fprintf(c->err, "lctx fuzz: %s: cannot create: %s\n",
+            lctx_esc(&shown, c->seeds), strerror(errno));
     return false;
   }
   char source[4200];
@@ -211,8 +215,8 @@ static bool make_dirs(campaign *c) {
   char cwd[PATH_MAX];
   if (!lctx_sys_remove_tree(c->tmp_dir) || !lctx_sys_mkdir_p(c->tmp_dir) ||
       (c->tmp_dir[0] != '/' && !getcwd(cwd, sizeof cwd))) {
-    fprintf(c->err, "lctx fuzz: %s: cannot create: %s\n", c->tmp_dir,
-            strerror(errno));
+    fprintf(c->err, "lctx fuzz: %s: cannot create: %s\n",
+            lctx_esc(&shown, c->tmp_dir), strerror(errno));
     return false;
   }
   if (c->tmp_dir[0] != '/') {
@@ -369,8 +373,10 @@ static char *afl_input(const campaign *c) {
 /* AFL++: a main instance and jobs-1 secondaries, the first of them with
  * the CMPLOG build (-c) when there is one; false after a message. */
 static bool start_afl(campaign *c) {
+  lctx_escaped b;
   if (!lctx_sys_is_dir(c->seeds)) {
-    fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n", c->seeds);
+    fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n",
+            lctx_esc(&b, c->seeds));
     return false;
   }
   char *input = afl_input(c);
@@ -381,7 +387,7 @@ static bool start_afl(campaign *c) {
             has_cmplog ? "  secondary1 runs with CMPLOG: -c %s\n"
                        : "  no CMPLOG build (%s): the secondaries run "
                          "without -c (build it with the afl preset)\n",
-            cmplog);
+            lctx_esc(&b, cmplog));
   char time_arg[64];
   snprintf(time_arg, sizeof time_arg, "%d", (int)c->o->seconds);
   for (size_t j = 0; j < c->o->jobs; j++) {
@@ -611,9 +617,10 @@ static FILE *progress_open(const campaign *c) {
   char path[4300];
   snprintf(path, sizeof path, "%s/progress.jsonl", c->out_dir);
   FILE *f = fopen(path, "w");
+  lctx_escaped b;
   if (!f)
     fprintf(c->err, "lctx fuzz: warning: %s: cannot write the progress\n",
-            path);
+            lctx_esc(&b, path));
   return f;
 }
 
@@ -698,8 +705,10 @@ static bool write_state(const campaign *c, bool running, double seconds) {
   char path[4300];
   snprintf(path, sizeof path, "%s/state.json", c->out_dir);
   bool written = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0;
+  lctx_escaped b;
   if (!written)
-    fprintf(c->err, "lctx fuzz: %s: cannot write the campaign state\n", path);
+    fprintf(c->err, "lctx fuzz: %s: cannot write the campaign state\n",
+            lctx_esc(&b, path));
   json_decref(j);
   return written;
 }
@@ -721,9 +730,17 @@ static const char *corpus_pass(const campaign *c) {
   return c->afl ? "afl-cmin" : "libFuzzer -merge=1";
 }
 
-static void print_summary(const campaign *c, FILE *w, double seconds,
-                          size_t unique) {
+/* PATH as `print_summary` shows it: escaped (escape.h) on a terminal,
+ * exact in OUT/summary.txt (`exact`). */
+static const char *summary_path(lctx_escaped *b, const char *path, bool exact) {
+  return exact ? path : lctx_esc(b, path);
+}
+
+/* The summary, to the terminal `w` or (`exact`) OUT/summary.txt. */
+static void print_summary(const campaign *c, FILE *w, bool exact,
+                          double seconds, size_t unique) {
   const lctx_findings *f = &c->findings;
+  lctx_escaped b1, b2, b3;
   fprintf(w,
           "lctx fuzz: %s under %s %s after %.0f s: %llu input(s) run, %zu "
           "crash input(s) this run, %zu new finding(s), %zu finding(s) in "
@@ -745,16 +762,19 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
     fputc('\n', w);
   }
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
-          c->afl ? c->afl_dir : c->corpus_dir, f->dir, c->logs);
+          summary_path(&b1, c->afl ? c->afl_dir : c->corpus_dir, exact),
+          summary_path(&b2, f->dir, exact), summary_path(&b3, c->logs, exact));
   if (c->corpus_minimized == 0)
     fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
             corpus_pass(c), c->corpus_before, c->corpus_after,
-            c->afl ? " in " : "", c->afl ? c->corpus_dir : "");
+            c->afl ? " in " : "",
+            c->afl ? summary_path(&b1, c->corpus_dir, exact) : "");
   else if (c->corpus_minimized == 1)
     fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
     fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
-            f->new_dirs[i], f->new_dirs[i]);
+            summary_path(&b1, f->new_dirs[i], exact),
+            summary_path(&b2, f->new_dirs[i], exact));
   size_t waiting = lctx_findings_count_unminimized(f);
   if (waiting > 0)
     fprintf(w,
@@ -778,17 +798,19 @@ static void print_summary(const campaign *c, FILE *w, double seconds,
 static int summarize(const campaign *c, double start) {
   size_t unique = lctx_findings_count(&c->findings);
   double seconds = lctx_sys_now() - start;
-  print_summary(c, c->out, seconds, unique);
+  print_summary(c, c->out, false, seconds, unique);
   char path[4300];
   snprintf(path, sizeof path, "%s/summary.txt", c->out_dir);
   FILE *f = fopen(path, "w");
   bool written = f != NULL;
   if (f) {
-    print_summary(c, f, seconds, unique);
+    print_summary(c, f, true, seconds, unique);
     written = fclose(f) == 0 && written;
   }
+  lctx_escaped b;
   if (!written)
-    fprintf(c->err, "lctx fuzz: %s: cannot write the summary\n", path);
+    fprintf(c->err, "lctx fuzz: %s: cannot write the summary\n",
+            lctx_esc(&b, path));
   written = write_state(c, false, seconds) && written;
   const char *status = status_of(c, false);
   if (strcmp(status, "nothing-run") == 0) {
@@ -797,7 +819,8 @@ static int summarize(const campaign *c, double start) {
             "lctx fuzz: the engine ran no input, nothing was judged (it ended "
             "with %s %d; see its log in %s)\n",
             WIFSIGNALED(st) ? "signal" : "exit status",
-            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), c->logs);
+            WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+            lctx_esc(&b, c->logs));
   }
   if (!written)
     return LCTX_EXIT_USAGE; /* a campaign whose record is lost is no PASS */
@@ -874,11 +897,13 @@ static int run(campaign *c) {
   lctx_sys_catch_interrupts(&saved);
   lctx_findings_init(&c->findings, c->target, c->o->engine, c->binary,
                      c->out_dir);
+  lctx_escaped b;
   fprintf(c->out,
           "lctx fuzz: %s under %s, %zu job(s), %.0f s%s; campaign in %s\n"
           "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
           c->o->target, c->o->engine, c->o->jobs, c->o->seconds,
-          c->resumed ? ", resuming the existing corpus" : "", c->out_dir);
+          c->resumed ? ", resuming the existing corpus" : "",
+          lctx_esc(&b, c->out_dir));
   if (last_run_killed(c))
     fprintf(c->out, "  (the last run of this campaign was killed)\n");
   write_state(c, true, 0);

@@ -203,18 +203,19 @@ static bool swap_in(const char *fresh, const char *dir) {
 static bool corpus_resolve(const lctx_corpus_options *o, bool *afl,
                            char *binary, size_t cap, FILE *err) {
   *afl = o->engine && strcmp(o->engine, "afl") == 0;
+  lctx_escaped b;
   if (o->engine && !*afl && strcmp(o->engine, "libfuzzer") != 0) {
     fprintf(err, "lctx corpus: --engine: '%s' is not libfuzzer or afl\n",
-            o->engine);
+            lctx_esc(&b, o->engine));
     return false;
   }
   if (!o->target || !lctx_fuzz_target_find(o->target)) {
     fprintf(err, "lctx corpus: --target: unknown target '%s'\n",
-            o->target ? o->target : "");
+            lctx_esc(&b, o->target));
     return false;
   }
   if (!o->dir || !lctx_sys_is_dir(o->dir)) {
-    fprintf(err, "lctx corpus: %s: not a directory\n", o->dir ? o->dir : "");
+    fprintf(err, "lctx corpus: %s: not a directory\n", lctx_esc(&b, o->dir));
     return false;
   }
   if (o->binary)
@@ -223,13 +224,14 @@ static bool corpus_resolve(const lctx_corpus_options *o, bool *afl,
     lctx_data_fuzz_binary(o->data ? o->data : lctx_data_paths_current(),
                           o->target, *afl, binary, cap);
   if (!lctx_sys_is_file(binary) || access(binary, X_OK) != 0) {
-    fprintf(err, "lctx corpus: %s: no %s build of %s\n", binary,
+    fprintf(err, "lctx corpus: %s: no %s build of %s\n", lctx_esc(&b, binary),
             *afl ? "afl" : "libfuzzer", o->target);
     return false;
   }
   if (o->out_dir && lctx_sys_is_dir(o->out_dir) &&
       lctx_sys_count_entries(o->out_dir) > 0) {
-    fprintf(err, "lctx corpus: --out: %s is not empty\n", o->out_dir);
+    fprintf(err, "lctx corpus: --out: %s is not empty\n",
+            lctx_esc(&b, o->out_dir));
     return false;
   }
   return true;
@@ -247,9 +249,10 @@ int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
   snprintf(fresh, sizeof fresh, "%s.min-%ld", o->dir, (long)getpid());
   snprintf(log, sizeof log, "%s.log", fresh);
   lctx_sys_remove_tree(fresh);
+  lctx_escaped b1, b2;
   /* afl-cmin makes its output folder itself. */
   if (!afl && !lctx_sys_mkdir_p(fresh)) {
-    fprintf(err, "lctx corpus: %s: cannot create: %s\n", fresh,
+    fprintf(err, "lctx corpus: %s: cannot create: %s\n", lctx_esc(&b1, fresh),
             strerror(errno));
     return LCTX_EXIT_USAGE;
   }
@@ -261,7 +264,8 @@ int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
     fprintf(err,
             "lctx corpus: the %s pass over %s failed or was interrupted; the "
             "corpus is left as it was (its output: %s)\n",
-            afl ? "afl-cmin" : "libFuzzer -merge=1", o->dir, log);
+            afl ? "afl-cmin" : "libFuzzer -merge=1", lctx_esc(&b1, o->dir),
+            lctx_esc(&b2, log));
     lctx_sys_remove_tree(fresh);
     *after = *before;
     return LCTX_EXIT_VIOLATIONS;
@@ -272,7 +276,7 @@ int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
                           : swap_in(fresh, dest);
   if (!moved) {
     fprintf(err, "lctx corpus: %s: cannot put the minimized corpus there: %s\n",
-            dest, strerror(errno));
+            lctx_esc(&b1, dest), strerror(errno));
     lctx_sys_remove_tree(fresh);
     return LCTX_EXIT_USAGE;
   }
@@ -342,12 +346,14 @@ static size_t keep_rows(const char *target, const char *dir, const char *fresh,
 
 long lctx_corpus_rows(const char *target, const char *dir, FILE *out,
                       FILE *err) {
+  lctx_escaped b;
   if (!lctx_row_hits_of_target(target)) {
-    fprintf(err, "lctx corpus rows: the inputs of %s are not cases\n", target);
+    fprintf(err, "lctx corpus rows: the inputs of %s are not cases\n",
+            lctx_esc(&b, target));
     return -1;
   }
   if (!lctx_sys_is_dir(dir)) {
-    fprintf(err, "lctx corpus rows: %s: not a directory\n", dir);
+    fprintf(err, "lctx corpus rows: %s: not a directory\n", lctx_esc(&b, dir));
     return -1;
   }
   rows_keeper *r = rows_new(err);

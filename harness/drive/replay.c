@@ -96,16 +96,20 @@ static void replay_one(void *user, const char *path) {
   free(data);
   if (r->unusable)
     return;
+  /* The report is no text lctx escaped where it built it: the check's
+   * report quotes an implementation's messages as they are (a raise
+   * message, a loader's error) beside the case text, and a binary's is its
+   * whole output. So each of its lines shows escaped, and indented, so that
+   * none of them starts a line of its own. */
   if (failed && strstr(r->result.key, "/no-implementation")) {
-    /* Not a finding: the target cannot run here at all. */
-    fprintf(r->err, "lctx replay: ");
-    lctx_escape_lines(r->err, "", r->result.report);
+    /* Not a finding: the target cannot run here at all (one line). */
+    fprintf(r->err, "lctx replay: %s\n", lctx_esc(&b1, r->result.report));
     r->unusable = true;
   } else if (r->result.failed) {
     r->failures++;
     fprintf(r->out, "FINDING %s\n  key: %s\n", lctx_esc(&b1, path),
             lctx_esc(&b2, r->result.key));
-    lctx_escape_lines(r->out, "", r->result.report);
+    lctx_escape_lines(r->out, "  ", r->result.report);
     size_t k = strlen(r->result.report);
     if (k && r->result.report[k - 1] == '\n')
       fputc('\n', r->out); /* the blank line after a report */

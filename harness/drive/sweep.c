@@ -359,8 +359,10 @@ static int finish(lctx_sweep *s) {
     r->write_failed = true;
   bool failed = lctx_conform_run_failed(r) || r->write_failed ||
                 r->nothing_judged || r->interrupted || s->results_failed;
+  lctx_escaped b;
   fprintf(s->out, "result: %zu new findings, %zu known; reports in %s: %s\n",
-          s->finding_count, r->totals[LCTX_CONFORM_XFAIL], s->o->out_dir,
+          s->finding_count, r->totals[LCTX_CONFORM_XFAIL],
+          lctx_esc(&b, s->o->out_dir),
           r->nothing_judged ? "NOTHING JUDGED"
           : r->interrupted  ? "INTERRUPTED"
           : failed          ? "FAIL"

@@ -537,10 +537,11 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
                           lctx_conform_json_text(s->cat.primitives[i]));
     reached += s->reached[i];
   }
+  lctx_escaped dir;
   fprintf(s->out,
           "reach: the judged programs lowered %zu of the %zu primitives with "
           "lowering rules in JAX (%s/reach.json lists both)\n",
-          reached, s->cat.primitive_count, s->o->out_dir);
+          reached, s->cat.primitive_count, lctx_esc(&dir, s->o->out_dir));
   if (reached < s->cat.primitive_count) {
     fprintf(s->out, "not reached (%zu):", s->cat.primitive_count - reached);
     for (size_t i = 0; i < s->cat.primitive_count; i++) {

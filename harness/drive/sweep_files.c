@@ -97,7 +97,7 @@ static bool agree(const lctx_spec *spec, json_t *expect,
   bool ok = true;
   size_t i;
   json_t *x;
-  lctx_escaped a, b;
+  lctx_escaped a, b, d;
   json_array_foreach(expect, i, x) {
     const char *row = json_string_value(json_object_get(x, "row"));
     const char *verdict = json_string_value(json_object_get(x, "verdict"));
@@ -130,7 +130,7 @@ static bool agree(const lctx_spec *spec, json_t *expect,
     if (!expected) {
       fprintf(out, "  %s: %s %s %s not expected: %s\n", lctx_esc(&a, path),
               spec->rows[v[k].row].id, names[v[k].kind], lctx_esc(&b, v[k].key),
-              v[k].detail);
+              lctx_esc(&d, v[k].detail));
       ok = false;
     }
   }
@@ -302,10 +302,13 @@ int lctx_sweep_replay(const lctx_sweep_options *o, const char *const *paths,
     return LCTX_EXIT_USAGE;
   int code = LCTX_EXIT_USAGE;
   if (lctx_sweep_open(s)) {
+    /* The catalogue's names are the program's: shown escaped. */
+    lctx_escaped b1, b2, b3, b4, b5;
     fprintf(out, "replaying against %s %s (jax %s, jaxlib %s%s%s)\n",
-            s->cat.name, s->cat.version, s->cat.jax_version,
-            s->cat.jaxlib_version, s->cat.mutant[0] ? ", mutant " : "",
-            s->cat.mutant);
+            lctx_esc(&b1, s->cat.name), lctx_esc(&b2, s->cat.version),
+            lctx_esc(&b3, s->cat.jax_version),
+            lctx_esc(&b4, s->cat.jaxlib_version),
+            s->cat.mutant[0] ? ", mutant " : "", lctx_esc(&b5, s->cat.mutant));
     judging g = {.spec = s->spec, .judge = judge_again, .user = s};
     code = judge_all(&g, paths, n, out, err);
   }
