@@ -7,6 +7,10 @@
 # report.json: KEY summed over row ROW, '*' for every row, or '-' for the
 # top-level field KEY).
 
+# PY: the system's Python 3 for the tests' own scripts (/usr/bin/python3 when
+# there, else python3 on PATH); a real-JAX test sets its own after this.
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -61,6 +65,17 @@ if sys.argv[2]=="-": print(r[sys.argv[3]])
 else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
 }
 
+# conform DIR ARGS...: $LCTX conform --report-dir $tmp/DIR --quiet ARGS, its
+# output in $tmp/DIR.out and its exit status in $tmp/DIR.rc; rc DIR: that
+# status.
+conform() {
+  dir=$1
+  shift
+  "$LCTX" conform --report-dir "$tmp/$dir" --quiet "$@" >"$tmp/$dir.out" 2>&1
+  echo $? >"$tmp/$dir.rc"
+}
+rc() { cat "$tmp/$1.rc"; }
+
 # fake_libfuzzer FILE [LINE...] - writes a stand-in libFuzzer binary to FILE:
 # its -fork run writes the crash input xxBADxx, prints each LINE, then the
 # count of executed units, and ends; run on an input it prints the finding
@@ -97,6 +112,11 @@ fake_libfuzzer() {
 # if it exits other than 0). jax_repro_finish: the human report's verdict line
 # agrees with $tmp/out.json, the program exits 0, an unknown option gives
 # usage and exit 2; then PASS, or the failures and exit 1.
+# jax_repro_judge: judges $tmp/out.json with the Python read from stdin (a
+# failure if it fails): the Python finds r (the JSON object; not one is a
+# failure), version and verdict (r's jax_version and verdict), PINNED as
+# pinned, and bad, a list of messages, with want(WHAT, GOT, EXPECTED) adding
+# one when GOT != EXPECTED; each message is printed as a FAIL line.
 jax_repro_start() {
   jax_skip_if_off
   if [ $# -ne 4 ]; then
@@ -127,6 +147,36 @@ jax_repro_start() {
     fail "$2 --json exited $rc (want 0)"
     cat "$tmp/out.json" "$tmp/err.json"
   fi
+}
+
+jax_repro_judge() {
+  {
+    cat <<'EOF'
+import json, sys
+path, pinned = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print("FAIL: the --json output is not one JSON object: %s" % e)
+    sys.exit(1)
+bad = []
+def want(what, got, expected):
+    if got != expected:
+        bad.append("%s is %r, want %r" % (what, got, expected))
+version = r.get("jax_version")
+verdict = r.get("verdict")
+EOF
+    cat
+    cat <<'EOF'
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+EOF
+  } >"$tmp/judge.py"
+  "$PY" "$tmp/judge.py" "$tmp/out.json" "$PINNED" >"$tmp/judge" 2>&1
+  judge_rc=$?
+  cat "$tmp/judge"
+  [ "$judge_rc" -eq 0 ] || failures=$((failures + 1))
 }
 
 jax_repro_finish() {

@@ -54,27 +54,28 @@ EOF
 printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/fuzz_spec_afl"
 chmod +x "$tmp/bin/afl-fuzz" "$tmp/bin/afl-cmin" "$tmp/bin/fuzz_spec_afl"
 
+# afl_run WHAT CORPUS OUT INPUT: lctx fuzz --engine afl --corpus CORPUS
+# --out $tmp/OUT (its output in $tmp/OUT.txt); a failure, said with WHAT,
+# unless it exits 0 and afl-fuzz's -i was INPUT.
+afl_run() {
+  rm -f "$tmp/input-of-main"
+  PATH="$tmp/bin:$PATH" "$LCTX" fuzz --engine afl --target fuzz_spec --time 1 \
+    --corpus "$2" --binary "$tmp/bin/fuzz_spec_afl" --out "$tmp/$3" \
+    >"$tmp/$3.txt" 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "$1: lctx fuzz exited $rc: $(tail -n 8 "$tmp/$3.txt")"
+  [ "$(cat "$tmp/input-of-main" 2>/dev/null)" = "$4" ] ||
+    fail "$1: afl-fuzz -i was '$(cat "$tmp/input-of-main" 2>/dev/null)', not $4"
+}
+
 # 1. An empty --corpus: AFL++ starts from the seeds.
-PATH="$tmp/bin:$PATH" "$LCTX" fuzz --engine afl --target fuzz_spec --time 1 \
-  --corpus "$tmp/empty" --binary "$tmp/bin/fuzz_spec_afl" --out "$tmp/c1" \
-  >"$tmp/run1.txt" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || fail "empty --corpus: lctx fuzz exited $rc: $(tail -n 8 "$tmp/run1.txt")"
-[ "$(cat "$tmp/input-of-main" 2>/dev/null)" = "$tmp/c1/seeds" ] ||
-  fail "empty --corpus: afl-fuzz -i was '$(cat "$tmp/input-of-main" 2>/dev/null)', not $tmp/c1/seeds"
-grep -q "is empty: AFL++ starts from the seeds" "$tmp/run1.txt" ||
-  fail "empty --corpus: not said: $(head -n 4 "$tmp/run1.txt")"
-grep -q "NOTHING RUN" "$tmp/run1.txt" && fail "empty --corpus: nothing run"
+afl_run "empty --corpus" "$tmp/empty" c1 "$tmp/c1/seeds"
+grep -q "is empty: AFL++ starts from the seeds" "$tmp/c1.txt" ||
+  fail "empty --corpus: not said: $(head -n 4 "$tmp/c1.txt")"
+grep -q "NOTHING RUN" "$tmp/c1.txt" && fail "empty --corpus: nothing run"
 
 # 2. A --corpus with inputs is AFL++'s -i.
-rm -f "$tmp/input-of-main"
-PATH="$tmp/bin:$PATH" "$LCTX" fuzz --engine afl --target fuzz_spec --time 1 \
-  --corpus "$tmp/full" --binary "$tmp/bin/fuzz_spec_afl" --out "$tmp/c2" \
-  >"$tmp/run2.txt" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || fail "--corpus: lctx fuzz exited $rc: $(tail -n 8 "$tmp/run2.txt")"
-[ "$(cat "$tmp/input-of-main" 2>/dev/null)" = "$tmp/full" ] ||
-  fail "--corpus: afl-fuzz -i was '$(cat "$tmp/input-of-main" 2>/dev/null)', not $tmp/full"
+afl_run "--corpus" "$tmp/full" c2 "$tmp/full"
 
 finish_failures "test_campaign_afl_seeds: "
 echo "test_campaign_afl_seeds: ok"

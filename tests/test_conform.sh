@@ -23,16 +23,7 @@ LCTX=$1
 EXAMPLE=$2
 BAD=$3
 SRC=$4
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
-conform() {
-  dir=$1
-  shift
-  "$LCTX" conform --report-dir "$tmp/$dir" --quiet "$@" >"$tmp/$dir.out" 2>&1
-  echo $? >"$tmp/$dir.rc"
-}
-rc() { cat "$tmp/$1.rc"; }
 
 # 1. The examples pass fully: exit 0.
 conform plugin --impl "$EXAMPLE"

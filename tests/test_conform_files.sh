@@ -17,8 +17,6 @@
 set -u
 LCTX=$1
 EXAMPLE=$2
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 
 # consistent DIR: exit 0 when report.json and report.tap, if there, are of

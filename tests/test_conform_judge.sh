@@ -20,8 +20,6 @@ set -u
 LCTX=$1
 EXAMPLE=$2
 SRC=$3
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 IMPL="$PY $SRC/tests/impls/module_impl.py $SRC/conformance/examples/python"
 CASES="$SRC/tests/conform_cases/modules"

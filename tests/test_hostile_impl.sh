@@ -22,8 +22,6 @@ set -u
 LCTX=$1
 PLUGIN=$2
 SRC=$3
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 
 # Three marked cases and four plain ones; a unique copy of the plugin and a
@@ -73,6 +71,16 @@ left() {
     { tr "\0" " " <"$f"; } 2>/dev/null | grep -q -- "$word" && echo "$f"
   done
 }
+# none_left NAME: a failure, said with NAME, when processes of this run are
+# left after 2 s.
+none_left() {
+  n=0
+  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
+}
 # check NAME CRASHES: the run ended well, with CRASHES cases marked crash.
 check() {
   rc=$(cat "$tmp/$1.rc")
@@ -80,12 +88,7 @@ check() {
   got=$(crashes "$1")
   [ "$got" = "$2" ] || fail "$1: crash count $got, want $2"
   grep -q hostile-print "$tmp/$1.out" && fail "$1: the implementation's output reached lctx's"
-  n=0
-  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
-    sleep 0.1
-    n=$((n + 1))
-  done
-  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
+  none_left "$1"
 }
 
 for mode in fork fork_sleep daemon escape; do
@@ -141,12 +144,7 @@ for mode in half_line close_stdin; do
   esac
   n=$(grep -cF "$want" "$tmp/program-$mode/results.jsonl" 2>/dev/null)
   [ "$n" = 3 ] || fail "program-$mode: $n cases with '$want', want the 3 marked"
-  n=0
-  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
-    sleep 0.1
-    n=$((n + 1))
-  done
-  [ -z "$(left)" ] || fail "program-$mode: processes left: $(left)"
+  none_left "program-$mode"
 done
 
 # A terminal: lctx under script(1), which gives it a pty as its stdin,

@@ -20,12 +20,11 @@
 #
 # Exit 77 (skipped) only when LCTX_JAX=off; a missing JAX is a failure.
 set -u
+. "$(dirname -- "$0")/lib.sh"
 LCTX=$1
 PY=$2
 SRC=$3
 SHARD=${4:-1/10}
-
-. "$(dirname -- "$0")/lib.sh"
 jax_skip_if_off
 if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
   echo "FAIL: $PY cannot import jax; run 'make test' (or" \

@@ -123,6 +123,17 @@ static void reg_at(fx *f, int p, int r, const char *platform, const char *file,
                        file, line);
 }
 
+/// A marker rule `name` (marker_rule) registered for `p` on `platform`
+/// (REG); its id.
+#define MARKER_REG(f, p, name, platform)                                       \
+  marker_reg_at((f), (p), (name), (platform), __FILE__, __LINE__)
+static int marker_reg_at(fx *f, int p, const char *name, const char *platform,
+                         const char *file, int line) {
+  int r = marker_rule(f, name);
+  reg_at(f, p, r, platform, file, line);
+  return r;
+}
+
 /// register_lowering that must raise NotImplementedError `message`.
 #define REG_RAISES(f, p, r, platform, message)                                 \
   reg_raises_at((f), (p), (r), (platform), (message), __FILE__, __LINE__)
@@ -475,12 +486,10 @@ static void test_get_rules_overrides(void **state) {
   fx_stock(&f);
   int p = prim(&f, "P");
   int q = prim(&f, "Q");
-  int c = marker_rule(&f, "P.cpu");
-  int d = marker_rule(&f, "P.default");
+  MARKER_REG(&f, p, "P.cpu", "cpu");
+  int d = MARKER_REG(&f, p, "P.default", NULL);
   int o1 = marker_rule(&f, "O1");
   int o2 = marker_rule(&f, "O2");
-  REG(&f, p, c, "cpu");
-  REG(&f, p, d, NULL);
   MODULE(&f, "cpu", "tpu");
   lctx_lowering_rules rules;
   /* An empty override list is None. */
@@ -514,12 +523,9 @@ static void test_get_rules_compute_types(void **state) {
   fx f;
   fx_stock(&f);
   int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int t = marker_rule(&f, "P.tpu");
-  int k = marker_rule(&f, "P.cuda");
-  REG(&f, p, c, "cpu");
-  REG(&f, p, t, "tpu");
-  REG(&f, p, k, "cuda");
+  MARKER_REG(&f, p, "P.cpu", "cpu");
+  MARKER_REG(&f, p, "P.tpu", "tpu");
+  MARKER_REG(&f, p, "P.cuda", "cuda");
   MODULE(&f, "cuda");
   lctx_lowering_rules rules;
   lctx_str ct = ts_s("device_host");
@@ -1174,8 +1180,7 @@ static void test_step1_singular_not_found(void **state) {
   fx f;
   fx_stock(&f);
   int p = prim(&f, "P");
-  int t = marker_rule(&f, "P.tpu");
-  REG(&f, p, t, "tpu");
+  MARKER_REG(&f, p, "P.tpu", "tpu");
   MODULE(&f, "cuda");
   assert_false(LOWER(&f, p));
   assert_raise(&f.result.outcome, LCTX_ERROR_NOT_IMPLEMENTED,
@@ -1197,10 +1202,8 @@ static void test_step4_no_platforms_assertion(void **state) {
   fx f;
   fx_stock(&f);
   int p = prim(&f, "P");
-  int d = marker_rule(&f, "P.default");
-  int c = marker_rule(&f, "P.cpu");
-  REG(&f, p, d, NULL);
-  REG(&f, p, c, "cpu");
+  int d = MARKER_REG(&f, p, "P.default", NULL);
+  MARKER_REG(&f, p, "P.cpu", "cpu");
   lctx_module_context_init(&f.ctx.module);
   f.ctx.dim_var_count = 1;
   assert_false(LOWER(&f, p));
@@ -1273,10 +1276,8 @@ static void test_step7_dispatch_tree_values(void **state) {
   fx f;
   fx_stock(&f);
   int p = prim(&f, "P");
-  int c = marker_rule(&f, "P.cpu");
-  int d = marker_rule(&f, "P.default");
-  REG(&f, p, c, "cpu");
-  REG(&f, p, d, NULL);
+  int c = MARKER_REG(&f, p, "P.cpu", "cpu");
+  int d = MARKER_REG(&f, p, "P.default", NULL);
   MODULE(&f, "tpu", "cpu", "cuda", "tpu");
   assert_true(LOWER(&f, p));
   const lctx_lowering_event *e = &f.result.events[1];
@@ -1315,10 +1316,10 @@ static int nested_setup(fx *f, bool rocm) {
   int pd = RULE(f, "P.default", lctx_action_lower_fun(q));
   REG(f, p, pc, "cpu");
   REG(f, p, pd, NULL);
-  REG(f, q, marker_rule(f, "Q.tpu"), "tpu");
-  REG(f, q, marker_rule(f, "Q.cuda"), "cuda");
+  MARKER_REG(f, q, "Q.tpu", "tpu");
+  MARKER_REG(f, q, "Q.cuda", "cuda");
   if (rocm)
-    REG(f, q, marker_rule(f, "Q.rocm"), "rocm");
+    MARKER_REG(f, q, "Q.rocm", "rocm");
   return p;
 }
 
@@ -1370,7 +1371,7 @@ static void test_lower_fun_narrowed_multi_still_b1(void **state) {
   fx_stock(&f);
   int p = prim(&f, "P");
   int q = prim(&f, "Q");
-  REG(&f, p, marker_rule(&f, "P.cpu"), "cpu");
+  MARKER_REG(&f, p, "P.cpu", "cpu");
   REG(&f, p, RULE(&f, "P.default", lctx_action_lower_fun(q)), NULL);
   REG(&f, q, RULE(&f, "Q.default", lctx_action_get_backend(false)), NULL);
   MODULE(&f, "cpu", "tpu", "cuda");
@@ -1464,7 +1465,7 @@ static void test_limit_depth(void **state) {
   /* Depth 4 itself is allowed. */
   int q[5];
   q[4] = prim(&f, "Q4");
-  REG(&f, q[4], marker_rule(&f, "Q4.default"), NULL);
+  MARKER_REG(&f, q[4], "Q4.default", NULL);
   for (int i = 3; i >= 0; i--) {
     q[i] = prim(&f, i == 3 ? "Q3" : i == 2 ? "Q2" : i == 1 ? "Q1" : "Q0");
     REG(&f, q[i], RULE(&f, "lf", lctx_action_lower_fun(q[i + 1])), NULL);

@@ -66,6 +66,20 @@ static void write_text(const char *path, const char *text) {
   assert_int_equal(fclose(f), 0);
 }
 
+/* lctx_peer_init(p), then lctx_peer_start(p, s, ...): its error into WHY
+ * (CAP bytes), or nowhere when WHY is NULL. */
+static bool start_peer(lctx_peer *p, const lctx_peer_spec *s, char *why,
+                       size_t cap) {
+  char unread[256];
+  lctx_buf error;
+  if (why)
+    lctx_buf_init(&error, why, cap);
+  else
+    lctx_buf_init(&error, unread, sizeof unread);
+  lctx_peer_init(p);
+  return lctx_peer_start(p, s, &error);
+}
+
 /* Whether process `pid` still exists (a zombie counts). */
 static bool exists(pid_t pid) {
   return kill(pid, 0) == 0 || errno != ESRCH;
@@ -124,12 +138,8 @@ static void run_on_a_terminal(const char *log) {
     _exit(1);
   }
   lctx_peer p;
-  lctx_peer_init(&p);
-  char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec body = {.body = hostile_body, .pipes = true};
-  if (!lctx_peer_start(&p, &body, &error) ||
+  if (!start_peer(&p, &body, NULL, 0) ||
       lctx_peer_pump(&p, lctx_sys_now() + 10, want_two_lines, &p) !=
           LCTX_PEER_DONE)
     _exit(2);
@@ -185,12 +195,8 @@ static void test_descriptors_closed(void **state) {
   int fd = open("/dev/null", O_RDONLY); /* no close-on-exec */
   assert_true(fd > 2);
   lctx_peer p;
-  lctx_peer_init(&p);
-  char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec body = {.body = report_fd, .user = &fd, .pipes = true};
-  assert_true(lctx_peer_start(&p, &body, &error));
+  assert_true(start_peer(&p, &body, NULL, 0));
   assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 10, want_two_lines, &p),
                    LCTX_PEER_DONE);
   assert_memory_equal(lctx_peer_input(&p), "closed\n", 7);
@@ -252,12 +258,8 @@ static void test_stop_leaves_no_daemon(void **state) {
   write_daemon_script(script, true);
   char *argv[] = {script, NULL};
   lctx_peer p;
-  lctx_peer_init(&p);
-  char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec s = {.argv = argv, .pipes = true};
-  assert_true(lctx_peer_start(&p, &s, &error));
+  assert_true(start_peer(&p, &s, NULL, 0));
   assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 20, want_line, &p),
                    LCTX_PEER_DONE);
   pid_t pid = daemon_pid();
@@ -275,12 +277,9 @@ static void test_cannot_run(void **state) {
   (void)state;
   char *argv[] = {"/nonexistent/\033[2Jprogram", NULL};
   lctx_peer p;
-  lctx_peer_init(&p);
   char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec s = {.argv = argv, .pipes = true};
-  assert_false(lctx_peer_start(&p, &s, &error));
+  assert_false(start_peer(&p, &s, why, sizeof why));
   assert_string_equal(why, "cannot run '/nonexistent/\\x1b[2Jprogram': No "
                            "such file or directory");
   assert_int_equal(p.pid, -1);
@@ -294,12 +293,8 @@ static void test_half_answer_costs_one_deadline(void **state) {
   char *argv[] = {"/bin/sh", "-c", "printf '{\"id\":1,\"resu'; exec sleep 300",
                   NULL};
   lctx_peer p;
-  lctx_peer_init(&p);
-  char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec s = {.argv = argv, .pipes = true};
-  assert_true(lctx_peer_start(&p, &s, &error));
+  assert_true(start_peer(&p, &s, NULL, 0));
   double start = lctx_sys_now();
   assert_int_equal(lctx_peer_pump(&p, start + 0.5, want_line, &p),
                    LCTX_PEER_TIMEOUT);
@@ -316,12 +311,8 @@ static void test_stopped_lctx_is_no_hang(void **state) {
   char *argv[] = {"/bin/sh", "-c", "sleep 0.3; echo answer; exec sleep 300",
                   NULL};
   lctx_peer p;
-  lctx_peer_init(&p);
-  char why[256];
-  lctx_buf error;
-  lctx_buf_init(&error, why, sizeof why);
   lctx_peer_spec s = {.argv = argv, .pipes = true};
-  assert_true(lctx_peer_start(&p, &s, &error));
+  assert_true(start_peer(&p, &s, NULL, 0));
   pid_t self = getpid();
   fflush(NULL);
   pid_t stopper = fork();

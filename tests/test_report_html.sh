@@ -24,8 +24,6 @@ MUTANT=$3
 SRC=$4
 SHOT=$5
 FUZZ_MUTANT=$6
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 if [ "${LCTX_BROWSER:-}" = off ]; then
   echo "SKIPPED: LCTX_BROWSER=off: the HTML report is NOT tested in a browser"
@@ -41,48 +39,23 @@ chrome() {
   "$CHROMIUM" --headless=new --disable-gpu --no-sandbox --no-first-run \
     --user-data-dir="$tmp/profile" "$@"
 }
-conform() {
-  dir=$1
-  shift
-  "$LCTX" conform --report-dir "$tmp/$dir" --quiet --no-domain "$@" \
-    >"$tmp/$dir.out" 2>&1
-  echo $? >"$tmp/$dir.rc"
-}
 
 # The hostile implementation: the Python example, with markup, quotes and
 # a control byte in its name and in every message it raises.
 HOSTILE='<script>document.title="owned"</script></td><td>'"'q'"
 cat >"$tmp/hostile_impl.py" <<PYEOF
-import json, sys
-sys.path.insert(0, "$SRC/conformance/examples/python")
-import lctx_example
+import sys
+sys.path.insert(0, "$SRC/tests/impls")
+import example_wrap
 WORD = '<script>document.title="owned"</script></td><td>' + "'q'"
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("lctx") == "hello":
-        print(json.dumps({"protocol": 1, "name": "hostile " + WORD,
-                          "version": "1</th>",
-                          "operations": ["backends", "canonicalize",
-                                         "get_backend",
-                                         "module_get_backend"]}), flush=True)
-        continue
-    if m.get("lctx") == "bye":
-        break
-    results = []
-    for case in m["cases"]:
-        r = lctx_example.run_case(case)
-        for o in r.get("outcomes", []):
-            if o.get("kind") == "raise":
-                o["message"] = WORD + " \x01 end"
-        results.append(r)
-    print(json.dumps({"id": m["id"], "results": results}), flush=True)
+example_wrap.serve("hostile " + WORD, "1</th>", WORD + " \x01 end")
 PYEOF
 
-conform example --impl "$EXAMPLE" --random 300
-conform python --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
+conform example --no-domain --impl "$EXAMPLE" --random 300
+conform python --no-domain --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
   --random 100
-conform mutant --impl "$MUTANT" --random 300
-conform hostile --cmd "$PY $tmp/hostile_impl.py" --random 0
+conform mutant --no-domain --impl "$MUTANT" --random 300
+conform hostile --no-domain --cmd "$PY $tmp/hostile_impl.py" --random 0
 for r in example python; do
   [ "$(cat "$tmp/$r.rc")" = 0 ] || fail "conform $r: exit $(cat "$tmp/$r.rc")"
 done

@@ -14,8 +14,6 @@ set -u
 LCTX=$1
 EXAMPLE=$2
 SRC=$3
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 
 "$LCTX" conform --report-dir "$tmp/r" --quiet --no-domain --impl "$EXAMPLE" \

@@ -15,8 +15,6 @@
 set -u
 LCTX=$1
 EXAMPLE=$2
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 
 ESC=$(printf '\033')

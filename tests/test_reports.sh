@@ -20,29 +20,19 @@ EXAMPLE=$2
 BAD=$3
 MUTANT=$4
 SRC=$5
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 . "$(dirname -- "$0")/lib.sh"
 command -v prove >/dev/null || {
   echo "FAIL: prove (perl) is not installed (tools/install-deps.sh)"
   exit 1
 }
-conform() {
-  dir=$1
-  shift
-  "$LCTX" conform --report-dir "$tmp/$dir" --quiet --no-domain "$@" \
-    >"$tmp/$dir.out" 2>&1
-  echo $? >"$tmp/$dir.rc"
-}
-rc() { cat "$tmp/$1.rc"; }
 # prove_ok DIR: prove accepts DIR/report.tap.
 prove_ok() { prove --exec cat "$tmp/$1/report.tap" >"$tmp/$1.prove" 2>&1; }
 
 # 1. TAP as prove reads it.
-conform pass --impl "$EXAMPLE" --random 300
+conform pass --no-domain --impl "$EXAMPLE" --random 300
 [ "$(rc pass)" = 0 ] || fail "example plugin: exit $(rc pass)"
 prove_ok pass || fail "prove fails a passing run: $(tail -5 "$tmp/pass.prove")"
-conform mutant --impl "$MUTANT" --random 300
+conform mutant --no-domain --impl "$MUTANT" --random 300
 [ "$(rc mutant)" = 1 ] || fail "mutant: exit $(rc mutant), want 1"
 prove_ok mutant && fail "prove passes a failing run"
 grep -q '^not ok [0-9]* - [A-Z]*-[0-9]*$' "$tmp/mutant/report.tap" ||
@@ -54,7 +44,7 @@ for c in 01-ok 06a-nasty 06b-wording 07-ok; do
   cp "$SRC/tests/conform_cases/plugin/$c.case" "$tmp/xcases/"
 done
 echo "MG-001 expected by the test" >"$tmp/xfail.txt"
-conform xfail --impl "$BAD" --cases "$tmp/xcases" --random 0 --xfail "$tmp/xfail.txt"
+conform xfail --no-domain --impl "$BAD" --cases "$tmp/xcases" --random 0 --xfail "$tmp/xfail.txt"
 [ "$(rc xfail)" = 0 ] || fail "expected failures: exit $(rc xfail), want 0: $(tail -5 "$tmp/xfail.out")"
 [ "$(report_field "$tmp/xfail" MG-001 xfail)" = 2 ] || fail "expected failures not counted"
 prove_ok xfail || fail "prove fails a run of expected failures: $(tail -5 "$tmp/xfail.prove")"
@@ -63,7 +53,7 @@ grep -q "^not ok [0-9]* - MG-001 # TODO expected by the test$" \
 prove -v --exec cat "$tmp/xfail/report.tap" 2>&1 | grep -q "MG-001 # TODO" ||
   fail "prove did not read the TODO"
 echo "MG-001 expected by the test" >"$tmp/xpass.txt"
-conform xpass --impl "$EXAMPLE" --random 0 --xfail "$tmp/xpass.txt"
+conform xpass --no-domain --impl "$EXAMPLE" --random 0 --xfail "$tmp/xpass.txt"
 [ "$(rc xpass)" = 1 ] || fail "an xpass: exit $(rc xpass), want 1"
 grep -q '^not ok [0-9]* - MG-001$' "$tmp/xpass/report.tap" ||
   fail "an xpass is not a plain 'not ok'"
@@ -71,33 +61,15 @@ prove_ok xpass && fail "prove passes a run with an xpass"
 
 # 2. JUnit: classnames, UTF-8, well-formed.
 cat >"$tmp/utf8_impl.py" <<PYEOF
-import json, sys
-sys.path.insert(0, "$SRC/conformance/examples/python")
-import lctx_example
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("lctx") == "hello":
-        print(json.dumps({"protocol": 1, "name": "lctx utf8/py",
-                          "version": "0.0.1",
-                          "operations": ["backends", "canonicalize",
-                                         "get_backend",
-                                         "module_get_backend"]}), flush=True)
-        continue
-    if m.get("lctx") == "bye":
-        break
-    results = []
-    for case in m["cases"]:
-        r = lctx_example.run_case(case)
-        for o in r.get("outcomes", []):
-            if o.get("kind") == "raise":
-                o["message"] = "caf\u00e9 \u2192 d\u00e9j\u00e0"
-        results.append(r)
-    print(json.dumps({"id": m["id"], "results": results}), flush=True)
+import sys
+sys.path.insert(0, "$SRC/tests/impls")
+import example_wrap
+example_wrap.serve("lctx utf8/py", "0.0.1", "caf\u00e9 \u2192 d\u00e9j\u00e0")
 PYEOF
-conform utf8 --cmd "$PY $tmp/utf8_impl.py" --random 0
+conform utf8 --no-domain --cmd "$PY $tmp/utf8_impl.py" --random 0
 [ "$(rc utf8)" = 1 ] || fail "UTF-8 implementation: exit $(rc utf8), want 1"
-conform shard2 --impl "$EXAMPLE" --random 300 --shard 2/3
-conform nasty --impl "$BAD" --cases "$SRC/tests/conform_cases/plugin" \
+conform shard2 --no-domain --impl "$EXAMPLE" --random 300 --shard 2/3
+conform nasty --no-domain --impl "$BAD" --cases "$SRC/tests/conform_cases/plugin" \
   --random 0 --timeout 1
 "$PY" - "$tmp" <<'PYEOF' || fail "JUnit reports"
 import sys, xml.dom.minidom
@@ -124,15 +96,26 @@ assert "\u00ff" not in text(doc), "an invalid byte read as Latin-1"
 PYEOF
 
 # 3. report merge.
-conform whole --impl "$EXAMPLE" --random 2000
+conform whole --no-domain --impl "$EXAMPLE" --random 2000
 for k in 1 2 3; do
-  conform "s$k" --impl "$EXAMPLE" --random 2000 --shard "$k/3"
+  conform "s$k" --no-domain --impl "$EXAMPLE" --random 2000 --shard "$k/3"
 done
 merge() {
   name=$1
   shift
   "$LCTX" report merge --out "$tmp/$name" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
   echo $? >"$tmp/$name.rc"
+}
+# merge_refused WHAT PATTERN NAME DIR...: merge NAME DIR... exits 2 and its
+# stderr says PATTERN (grep); else a failure, said with WHAT.
+merge_refused() {
+  what=$1
+  pattern=$2
+  shift 2
+  merge "$@"
+  [ "$(rc "$1")" = 2 ] || fail "$what merged: exit $(rc "$1"), want 2"
+  grep -q "$pattern" "$tmp/$1.err" ||
+    fail "$what not named: $(cat "$tmp/$1.err")"
 }
 merge m "$tmp/s1" "$tmp/s2" "$tmp/s3"
 [ "$(rc m)" = 0 ] || fail "merge: exit $(rc m): $(cat "$tmp/m.err")"
@@ -153,39 +136,31 @@ prove_ok m || fail "prove fails the merged report"
 [ "$(wc -l <"$tmp/m/results.jsonl")" -ge 1 ] || fail "no merged results.jsonl"
 grep -q 'classname="lctx.lctx-example-c"' "$tmp/m/report.junit.xml" ||
   fail "merged JUnit classname"
-merge mix "$tmp/s1" "$tmp/utf8"
-[ "$(rc mix)" = 2 ] || fail "two implementations merged: exit $(rc mix)"
-grep -q "utf8/report.json is another run .*implementation differs" "$tmp/mix.err" ||
-  fail "mixed implementations not named: $(cat "$tmp/mix.err")"
-conform s2j --impl "$EXAMPLE" --random 2000 --shard 2/3 --jax 0.10.2
-merge rel "$tmp/s1" "$tmp/s2j" "$tmp/s3"
-[ "$(rc rel)" = 2 ] || fail "shards judged as two JAX releases merged: exit $(rc rel)"
-grep -q "s2j/report.json is another run .*JAX release judged as differs" "$tmp/rel.err" ||
-  fail "mixed JAX releases not named: $(cat "$tmp/rel.err")"
+merge_refused "two implementations" \
+  "utf8/report.json is another run .*implementation differs" \
+  mix "$tmp/s1" "$tmp/utf8"
+conform s2j --no-domain --impl "$EXAMPLE" --random 2000 --shard 2/3 --jax 0.10.2
+merge_refused "shards judged as two JAX releases" \
+  "s2j/report.json is another run .*JAX release judged as differs" \
+  rel "$tmp/s1" "$tmp/s2j" "$tmp/s3"
 grep -q '"jax_release": "modelled"' "$tmp/m/report.json" ||
   fail "the merged report does not say which release it judged as"
-merge miss "$tmp/s1" "$tmp/s3"
-[ "$(rc miss)" = 2 ] || fail "a missing shard: exit $(rc miss)"
-grep -q "1 of 3 shards missing: 2/3" "$tmp/miss.err" ||
-  fail "the missing shard is not named: $(cat "$tmp/miss.err")"
+merge_refused "a missing shard" "1 of 3 shards missing: 2/3" \
+  miss "$tmp/s1" "$tmp/s3"
 merge part --partial "$tmp/s1" "$tmp/s3"
 [ "$(rc part)" = 0 ] || fail "--partial: exit $(rc part)"
 grep -q "warning: 1 of 3 shards missing: 2/3" "$tmp/part.err" ||
   fail "--partial does not name the missing shard"
-merge twice "$tmp/s1" "$tmp/s2" "$tmp/s2" "$tmp/s3"
-[ "$(rc twice)" = 2 ] || fail "a shard twice: exit $(rc twice)"
-grep -q "shard 2/3 is given twice" "$tmp/twice.err" || fail "a shard twice not named"
+merge_refused "a shard twice" "shard 2/3 is given twice" \
+  twice "$tmp/s1" "$tmp/s2" "$tmp/s2" "$tmp/s3"
 cp -r "$tmp/s2" "$tmp/cut"
 head -c 300 "$tmp/s2/report.json" >"$tmp/cut/report.json"
-merge trunc "$tmp/s1" "$tmp/cut" "$tmp/s3"
-[ "$(rc trunc)" = 2 ] || fail "a truncated report: exit $(rc trunc)"
-grep -q "cut/report.json:[0-9]*:[0-9]*: not a whole JSON report" "$tmp/trunc.err" ||
-  fail "a truncated report is not named: $(cat "$tmp/trunc.err")"
+merge_refused "a truncated report" \
+  "cut/report.json:[0-9]*:[0-9]*: not a whole JSON report" \
+  trunc "$tmp/s1" "$tmp/cut" "$tmp/s3"
 rm "$tmp/cut/report.json"
-merge gone "$tmp/s1" "$tmp/cut" "$tmp/s3"
-[ "$(rc gone)" = 2 ] || fail "a missing report: exit $(rc gone)"
-grep -q "cut/report.json: cannot read" "$tmp/gone.err" ||
-  fail "a missing report is not named: $(cat "$tmp/gone.err")"
+merge_refused "a missing report" "cut/report.json: cannot read" \
+  gone "$tmp/s1" "$tmp/cut" "$tmp/s3"
 # A FIFO in place of report.json is refused without blocking.
 mkfifo "$tmp/cut/report.json"
 timeout 20 "$LCTX" report merge --out "$tmp/fifo" "$tmp/s1" "$tmp/cut" \
@@ -194,8 +169,8 @@ timeout 20 "$LCTX" report merge --out "$tmp/fifo" "$tmp/s1" "$tmp/cut" \
 grep -q "cut/report.json: cannot read: not a regular file" "$tmp/fifo.err" ||
   fail "a FIFO report.json is not named: $(cat "$tmp/fifo.err")"
 rm "$tmp/cut/report.json"
-conform f1 --impl "$MUTANT" --random 300 --shard 1/2
-conform f2 --impl "$MUTANT" --random 300 --shard 2/2
+conform f1 --no-domain --impl "$MUTANT" --random 300 --shard 1/2
+conform f2 --no-domain --impl "$MUTANT" --random 300 --shard 2/2
 merge fm "$tmp/f1" "$tmp/f2"
 [ "$(rc fm)" = 1 ] || fail "merged failing shards: exit $(rc fm), want 1"
 prove_ok fm && fail "prove passes merged failing shards"

@@ -15,6 +15,7 @@
 #include "domain.h"
 #include "oracle.h"
 #include "spec.h"
+#include "spec_text_fx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,6 @@
 
 #define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
 
-static lctx_spec spec;
 static char table[1 << 20];
 static size_t table_length;
 
@@ -32,19 +32,6 @@ static void load_table(void) {
   table_length = fread(table, 1, sizeof table - 1, f);
   fclose(f);
   table[table_length] = '\0';
-}
-
-static bool parse_text(const char *text, char *error, size_t cap) {
-  lctx_buf e;
-  lctx_buf_init(&e, error, cap);
-  return lctx_spec_parse(text, strlen(text), "t.lspec", &spec, &e);
-}
-
-/* Parses `text` expecting failure with exactly `message`. */
-static void expect_error(const char *text, const char *message) {
-  char error[512];
-  assert_false(parse_text(text, error, sizeof error));
-  assert_string_equal(error, message);
 }
 
 #define HEAD "spec-version = 1.0.0\n"

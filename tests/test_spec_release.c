@@ -19,27 +19,13 @@
 #include "classify.h"
 #include "oracle.h"
 #include "spec.h"
+#include "spec_text_fx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
-
-static lctx_spec spec;
-
-static bool parse_text(const char *text, char *error, size_t cap) {
-  lctx_buf e;
-  lctx_buf_init(&e, error, cap);
-  return lctx_spec_parse(text, strlen(text), "t.lspec", &spec, &e);
-}
-
-/* Parses `text` expecting failure with exactly `message`. */
-static void expect_error(const char *text, const char *message) {
-  char error[512] = "";
-  assert_false(parse_text(text, error, sizeof error));
-  assert_string_equal(error, message);
-}
 
 #define HEAD "spec-version = 1.0.0\nreleases = 0.4.20 0.5.3 0.10.2\n"
 #define ROW                                                                    \

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "spec.h"
+#include "spec_text_fx.h"
 #include "sweepjudge.h"
 
 #include <math.h>
@@ -23,20 +24,7 @@
 
 #define SWEEP_PATH LCTX_SOURCE_DIR "/conformance/spec/jax-sweep.lspec"
 
-static lctx_spec spec;
 static lctx_sweep_rows rows;
-
-static bool parse_text(const char *text, char *error, size_t cap) {
-  lctx_buf e;
-  lctx_buf_init(&e, error, cap);
-  return lctx_spec_parse(text, strlen(text), "t.lspec", &spec, &e);
-}
-
-static void expect_error(const char *text, const char *message) {
-  char error[512];
-  assert_false(parse_text(text, error, sizeof error));
-  assert_string_equal(error, message);
-}
 
 #define HEAD "spec-version = 1.0.0\n"
 

@@ -46,14 +46,24 @@ models) instead of the installed jaxlib's; the version says which.
 import contextlib
 import inspect
 import itertools
-import json
 import logging
+import os
 import sys
 
 import jax_module
 import jaxlib_clients
 
-PROTOCOL_VERSION = 1
+# The protocol half (the line reader, the hello, the request loop, send and
+# log, and a client's outcome) is the Python example's, written to be kept
+# when the model is replaced (conformance/examples/python/lctx_example.py,
+# standard library only).
+# jax_export.py imports read_message from here.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "examples", "python"))
+from lctx_example import (  # noqa: E402
+    PROTOCOL_VERSION, client_outcome, log, read_hello, read_message, refuse,
+    send, serve)
+
 ADAPTER_NAME = "jax"
 OPERATIONS = ["backends", "canonicalize", "get_backend", "module_get_backend",
               "register_lowering", "lower_per_platform"]
@@ -69,61 +79,6 @@ SUGGESTED_INSTALL = "sh tools/setup-jax.sh 0.10.2"
 
 PER_CASE_REFUSALS = "--per-case-refusals"
 CLIENTS_OPTION = "--clients"
-
-
-def log(message):
-    sys.stderr.write("jax_adapter: %s\n" % message)
-    sys.stderr.flush()
-
-
-def send(obj):
-    sys.stdout.write(json.dumps(obj, ensure_ascii=True,
-                                separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-
-
-def read_message(stream):
-    """The next JSON object, or None at end of input (blank lines skipped)."""
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line.strip():
-            return json.loads(line)
-
-
-def next_message(stream, what):
-    """(message, None), or (None, exit status): 0 at end of input, 2 (logged
-    as `what` is not JSON) when a line is not JSON."""
-    try:
-        message = read_message(stream)
-    except ValueError as err:
-        log("%s is not JSON: %s" % (what, err))
-        return None, 2
-    return message, (0 if message is None else None)
-
-
-def refuse(error, status):
-    """Answers the handshake with `error`; returns `status`."""
-    send({"protocol": PROTOCOL_VERSION, "error": error})
-    return status
-
-
-def serve(stream, run_case):
-    """Answers requests with `run_case` until end of input or `bye`;
-    returns the exit status."""
-    while True:
-        request, status = next_message(stream, "request")
-        if status is not None:
-            return status
-        if isinstance(request, dict) and request.get("lctx") == "bye":
-            return 0
-        if (not isinstance(request, dict) or "id" not in request
-                or not isinstance(request.get("cases"), list)):
-            log("not a request: %r" % (request,))
-            return 2
-        send({"id": request["id"],
-              "results": [run_case(case) for case in request["cases"]]})
 
 
 # ---------------------------------------------------------------------------
@@ -161,21 +116,28 @@ class Jax:
 
 def import_jax():
     """Returns (Jax, None) or (None, why)."""
+    return import_jax_with(
+        Jax, "install the pinned JAX (the modelled commit is %s): %s "
+        "(jax and jaxlib, pinned and hashed), then run this adapter with "
+        "build/jax/venv-0.10.2/bin/python." % (MODELLED_COMMIT,
+                                                SUGGESTED_INSTALL))
+
+
+def import_jax_with(make, install):
+    """Returns (make(), None), or (None, why) with why logged and, when a
+    package is missing, `install` (how to install the pinned JAX).
+    jax_export.py imports it."""
     try:
-        return Jax(), None
+        return make(), None
     except ImportError as err:
         missing = getattr(err, "name", None)
         why = "%s: %s" % (type(err).__name__, err)
         if missing:
-            top = missing.split(".")[0]
             log("cannot import jax: the Python package %r is missing (%s)."
-                % (top, err))
+                % (missing.split(".")[0], err))
         else:
             log("cannot import jax: %s" % why)
-        log("install the pinned JAX (the modelled commit is %s): %s "
-            "(jax and jaxlib, pinned and hashed), then run this adapter with "
-            "build/jax/venv-0.10.2/bin/python." % (MODELLED_COMMIT,
-                                                    SUGGESTED_INSTALL))
+        log(install)
         return None, why
     except Exception as err:  # e.g. a jax/jaxlib version mismatch
         why = "%s: %s" % (type(err).__name__, err)
@@ -1182,12 +1144,7 @@ class Driver:
         if not isinstance(client, FakeClient):
             raise TypeError("JAX returned %r, not one of the case's clients"
                             % (client,))
-        if client.origin == "pinned":
-            return {"kind": "client", "origin": "pinned",
-                    "platform": client.real_platform}
-        return {"kind": "client", "origin": "registry",
-                "registration": client.registration,
-                "platform": client.real_platform}
+        return client_outcome(client)  # the example's form
 
     def value_outcome(self, value):
         if value is None:
@@ -1340,14 +1297,9 @@ def main(argv):
                                    "no client entry for this jaxlib: %s" % err)
     log(jaxlib_clients.describe(entry))
 
-    hello, status = next_message(stdin, "handshake")
+    status = read_hello(stdin)
     if status is not None:
         return status
-    if not isinstance(hello, dict) or hello.get("lctx") != "hello":
-        return refuse("expected the lctx hello, got %r" % (hello,), 2)
-    if hello.get("protocol") != PROTOCOL_VERSION:
-        return refuse("this adapter speaks protocol %d only, lctx offered %r"
-                      % (PROTOCOL_VERSION, hello.get("protocol")), 2)
     if sys.flags.optimize:
         # JAX's own `assert`s (the registry without a default) are part of
         # the behaviour under test; -O removes them.

@@ -63,9 +63,10 @@ import time
 import warnings
 import zlib
 
-# The protocol's line reader is the adapter's (the sibling in this folder,
-# which imports nothing of JAX at its top).
-from jax_adapter import read_message
+# The protocol's line reader and the refusal of a JAX that cannot be
+# imported are the adapter's (the sibling in this folder, which imports
+# nothing of JAX at its top).
+from jax_adapter import import_jax_with, read_message
 
 PROTOCOL_VERSION = 1
 PROGRAM_NAME = "jax-export"
@@ -166,26 +167,10 @@ class Jax:
 def import_jax():
     """Returns (Jax, None) or (None, why)."""
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    try:
-        return Jax(), None
-    except ImportError as err:
-        why = "%s: %s" % (type(err).__name__, err)
-        missing = getattr(err, "name", None)
-        if missing:
-            log("cannot import jax: the Python package %r is missing (%s)."
-                % (missing.split(".")[0], err))
-        else:
-            log("cannot import jax: %s" % why)
-        log("install the pinned JAX with absl-py: %s (pinned and hashed), "
-            "then run this program with build/jax/venv-0.10.2/bin/python."
-            % SUGGESTED_INSTALL)
-        return None, why
-    except Exception as err:  # e.g. a jax/jaxlib version mismatch
-        why = "%s: %s" % (type(err).__name__, err)
-        log("importing jax failed: %s" % why)
-        log("install matching jax and jaxlib, for example: %s"
-            % SUGGESTED_INSTALL)
-        return None, why
+    return import_jax_with(
+        Jax, "install the pinned JAX with absl-py: %s (pinned and hashed), "
+        "then run this program with build/jax/venv-0.10.2/bin/python."
+        % SUGGESTED_INSTALL)
 
 
 def jax_path(j, filename):

@@ -32,6 +32,7 @@ Standard library only; importing this module does not import JAX.
 """
 
 import collections
+import importlib
 
 # The members of a jaxlib Client that JAX's xla_bridge reads on the paths
 # the adapter drives (`_init_backend`: device_count, _get_all_devices from
@@ -89,6 +90,21 @@ def _jaxlib_entry(release, commit, xla_commit, gpu, shim_lines, binding):
         note="")
 
 
+
+def _xla_entry(release, commit, xla_commit, binding, note):
+    """An entry of a jaxlib before 0.5, whose Client C++ is in openxla/xla
+    at `xla_commit`: the shim in xla/python/py_client.h (line not read) and
+    the members in its PYI (`binding`, without _get_all_devices); its CPU
+    client reports platform_version '<unknown>' and runtime_type 'tfrt'."""
+    return ClientEntry(
+        release=release, jax_commit=commit, xla_commit=xla_commit,
+        gpu_platforms=CUDA_ROCM, cpu_platform_version="<unknown>",
+        cpu_runtime_type="tfrt", members=MEMBERS_BEFORE_0_5,
+        platform_source=Source(XLA, "xla/python/py_client.h", None,
+                               xla_commit),
+        members_source=Source(XLA, PYI, binding, xla_commit), note=note)
+
+
 def _binding(platform, platform_version, runtime_type, device_count,
              local_device_count, devices, local_devices, get_all_devices,
              process_index):
@@ -110,17 +126,10 @@ CLIENTS = collections.OrderedDict()
 # jaxlib/xla_extension/__init__.pyi (class Client at line 435). No
 # _get_all_devices (JAX 0.4.20's _init_backend reads only device_count,
 # xla_bridge.py:739).
-CLIENTS["0.4.20"] = ClientEntry(
-    release="0.4.20",
-    jax_commit="e22b8bbc0ae3dffd538d2751a8dd0bbb6a00f240",
-    xla_commit="ca31652cdbeb6ea187589dea546ff8019274f8b2",
-    gpu_platforms=CUDA_ROCM, cpu_platform_version="<unknown>",
-    cpu_runtime_type="tfrt", members=MEMBERS_BEFORE_0_5,
-    platform_source=Source(XLA, "xla/python/py_client.h", None,
-                           "ca31652cdbeb6ea187589dea546ff8019274f8b2"),
-    members_source=Source(XLA, PYI, _binding(436, 437, 438, 439, 440, 441,
-                                             442, None, 448),
-                          "ca31652cdbeb6ea187589dea546ff8019274f8b2"),
+CLIENTS["0.4.20"] = _xla_entry(
+    "0.4.20", "e22b8bbc0ae3dffd538d2751a8dd0bbb6a00f240",
+    "ca31652cdbeb6ea187589dea546ff8019274f8b2",
+    _binding(436, 437, 438, 439, 440, 441, 442, None, 448),
     note="py_client.h not readable at ca31652c here (line unknown). The "
          "shim mapping cuda and rocm to 'gpu' (`if (ifrt_client_->"
          "platform_name() == \"cuda\" || ... == \"rocm\") return \"gpu\";`, "
@@ -129,17 +138,10 @@ CLIENTS["0.4.20"] = ClientEntry(
          "client reported 'gpu' itself; no version names oneapi.")
 
 # jaxlib 0.4.30: tag jax-v0.4.30 pins XLA 79fd5733 (workspace.bzl:24).
-CLIENTS["0.4.30"] = ClientEntry(
-    release="0.4.30",
-    jax_commit="f4158ace933482844c145a6b919bf5dc86e084ba",
-    xla_commit="79fd5733f99b3c0948d7202bc1bbe1ee3980da5c",
-    gpu_platforms=CUDA_ROCM, cpu_platform_version="<unknown>",
-    cpu_runtime_type="tfrt", members=MEMBERS_BEFORE_0_5,
-    platform_source=Source(XLA, "xla/python/py_client.h", None,
-                           "79fd5733f99b3c0948d7202bc1bbe1ee3980da5c"),
-    members_source=Source(XLA, PYI, _binding(481, 482, 483, 484, 485, 486,
-                                             487, None, 493),
-                          "79fd5733f99b3c0948d7202bc1bbe1ee3980da5c"),
+CLIENTS["0.4.30"] = _xla_entry(
+    "0.4.30", "f4158ace933482844c145a6b919bf5dc86e084ba",
+    "79fd5733f99b3c0948d7202bc1bbe1ee3980da5c",
+    _binding(481, 482, 483, 484, 485, 486, 487, None, 493),
     note="py_client.h not readable at 79fd5733 here (line unknown); the "
          "stored XLA versions of that period (nanobind, "
          "std::string_view platform_name) map cuda and rocm to 'gpu'.")
@@ -162,58 +164,51 @@ CLIENTS["0.5.3"] = ClientEntry(
     note="py_client.h not readable at df971129 here; cited as moved into "
          "jax-ml/jax at 679ea6370b (cuda and rocm map to 'gpu').")
 
-CLIENTS["0.6.2"] = _jaxlib_entry(
-    "0.6.2", "1ad05bb26105f23ee7728b36cca12901fe70e187",
-    "3d5ece64321630dade7ff733ae1353fc3c83d9cc", CUDA_ROCM, (100, 111),
-    _binding(725, 727, 728, 729, 730, 731, 732, 735, 741))
-CLIENTS["0.7.2"] = _jaxlib_entry(
-    "0.7.2", "94233144f5469af28c065aa4263a6849338eeaa1",
-    "0fccb8a6037019b20af2e502ba4b8f5e0f98c8f6", CUDA_ROCM, (101, 112),
-    _binding(758, 760, 761, 762, 763, 764, 765, 768, 774))
-CLIENTS["0.8.3"] = _jaxlib_entry(
-    "0.8.3", "2184c1ecb765eb5ab1063c1d59bd491f7f235542",
-    "913ae2eaa3cb88971003592a90959685a78c9e30", CUDA_ROCM, (102, 113),
-    _binding(817, 819, 820, 821, 822, 823, 824, 827, 833))
-CLIENTS["0.9.2"] = _jaxlib_entry(
-    "0.9.2", "a659757d768587a81d095a9fab5f0c36f8beb218",
-    "187a5eb58277a85847d1516bd1e20b7faf03d5ef", CUDA_ROCM, (102, 113),
-    _binding(842, 844, 845, 846, 847, 848, 849, 852, 858))
-# 0.10.2: cuda and rocm only (py_client.h 107-108); oneapi reports "oneapi".
-CLIENTS["0.10.2"] = _jaxlib_entry(
-    "0.10.2", "990e6a0b84138346e6a38785412f36356e0e5dc3",
-    "5a9e73cbd92530cac2ac36f4736a774b2412afe2", CUDA_ROCM, (102, 113),
-    _binding(805, 807, 824, 825, 826, 827, 828, 831, 837))
-# 0.11.0: the shim gained oneapi (py_client.h 107-109).
-CLIENTS["0.11.0"] = _jaxlib_entry(
-    "0.11.0", "a1521744c6dc074443fe549f19f48d7197abf759",
-    "131bf41acb4650e4391a640c3f1859c1c86ad74b", CUDA_ROCM_ONEAPI, (102, 114),
-    _binding(819, 821, 838, 839, 840, 841, 842, 845, 851))
-# The commit lctx's semantics sheet models (0.11.1 in development): cuda,
-# rocm and oneapi (py_client.h 109-111). No installed release has this
-# entry; lctx's own model follows it.
-CLIENTS["modelled"] = _jaxlib_entry(
-    "modelled", "cec06d116c05f0d52adfceee3d3b730fdbcb0ce5",
-    "753e5e56a0e465dbf7ee166573122564d83a1746", CUDA_ROCM_ONEAPI, (104, 116),
-    _binding(852, 854, 871, 872, 873, 874, 875, 878, 884))
-
+# From 0.6 the Client's C++ is in jax-ml/jax: per release, the tag's jax and
+# XLA commits, the platforms shown as "gpu", the lines of the shim in
+# py_client.h and the lines of the members' binding in py_client.cc.
+for _row in (
+        ("0.6.2", "1ad05bb26105f23ee7728b36cca12901fe70e187",
+         "3d5ece64321630dade7ff733ae1353fc3c83d9cc", CUDA_ROCM, (100, 111),
+         (725, 727, 728, 729, 730, 731, 732, 735, 741)),
+        ("0.7.2", "94233144f5469af28c065aa4263a6849338eeaa1",
+         "0fccb8a6037019b20af2e502ba4b8f5e0f98c8f6", CUDA_ROCM, (101, 112),
+         (758, 760, 761, 762, 763, 764, 765, 768, 774)),
+        ("0.8.3", "2184c1ecb765eb5ab1063c1d59bd491f7f235542",
+         "913ae2eaa3cb88971003592a90959685a78c9e30", CUDA_ROCM, (102, 113),
+         (817, 819, 820, 821, 822, 823, 824, 827, 833)),
+        ("0.9.2", "a659757d768587a81d095a9fab5f0c36f8beb218",
+         "187a5eb58277a85847d1516bd1e20b7faf03d5ef", CUDA_ROCM, (102, 113),
+         (842, 844, 845, 846, 847, 848, 849, 852, 858)),
+        # 0.10.2: cuda and rocm only (py_client.h 107-108); oneapi reports
+        # "oneapi".
+        ("0.10.2", "990e6a0b84138346e6a38785412f36356e0e5dc3",
+         "5a9e73cbd92530cac2ac36f4736a774b2412afe2", CUDA_ROCM, (102, 113),
+         (805, 807, 824, 825, 826, 827, 828, 831, 837)),
+        # 0.11.0: the shim gained oneapi (py_client.h 107-109).
+        ("0.11.0", "a1521744c6dc074443fe549f19f48d7197abf759",
+         "131bf41acb4650e4391a640c3f1859c1c86ad74b", CUDA_ROCM_ONEAPI,
+         (102, 114), (819, 821, 838, 839, 840, 841, 842, 845, 851)),
+        # The commit lctx's semantics sheet models (0.11.1 in development):
+        # cuda, rocm and oneapi (py_client.h 109-111). No installed release
+        # has this entry; lctx's own model follows it.
+        ("modelled", "cec06d116c05f0d52adfceee3d3b730fdbcb0ce5",
+         "753e5e56a0e465dbf7ee166573122564d83a1746", CUDA_ROCM_ONEAPI,
+         (104, 116), (852, 854, 871, 872, 873, 874, 875, 878, 884))):
+    CLIENTS[_row[0]] = _jaxlib_entry(*_row[:5], _binding(*_row[5]))
+del _row
 
 def installed_version():
     """The installed jaxlib's version (`jaxlib.__version__`, else
     `jax.lib.__version__`), or None when neither can be read."""
-    try:
-        import jaxlib
-        version = getattr(jaxlib, "__version__", None)
+    for name in ("jaxlib", "jax.lib"):
+        try:
+            version = getattr(importlib.import_module(name), "__version__",
+                              None)
+        except Exception:
+            continue
         if isinstance(version, str) and version:
             return version
-    except Exception:
-        pass
-    try:
-        import jax.lib
-        version = getattr(jax.lib, "__version__", None)
-        if isinstance(version, str) and version:
-            return version
-    except Exception:
-        pass
     return None
 
 

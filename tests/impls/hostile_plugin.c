@@ -35,13 +35,12 @@
  * With LCTX_HOSTILE_PIDS set to a file, every process it forks appends its
  * pid there, so that a test can check none is left.
  * Used by tests/test_impl_hostile.c and tests/test_hostile_impl.sh.
+ * What it shares with the other wrapper of the example plugin is in
+ * wrap_plugin.h.
  */
-#define lctx_impl_entry lctx_example_entry
-#include "../../conformance/examples/c_plugin/lctx_example_plugin.c"
-#undef lctx_impl_entry
-
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +57,7 @@ typedef struct wrapped {
   bool regions; /* jax_platform_name is NESTED_REGIONS */
 } wrapped;
 
-static const lctx_impl_table *inner_table(void) {
-  return lctx_example_entry();
-}
+#include "wrap_plugin.h"
 
 static bool mode_is(const wrapped *w, const char *mode, bool marked_only) {
   return strcmp(w->mode, mode) == 0 && (w->marked || !marked_only);
@@ -137,12 +134,6 @@ static void *w_create(const lctx_impl_config *config) {
   return w;
 }
 
-static void w_destroy(void *p) {
-  wrapped *w = p;
-  inner_table()->session_destroy(w->inner);
-  free(w);
-}
-
 static void set_text(lctx_impl_outcome *out, const char *text, size_t n) {
   memcpy(out->text, text, n);
   out->text[n] = '\0';
@@ -200,43 +191,6 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
   if (mode_is(w, "long_text", true))
     out->text_length = out->text_capacity + 5;
   return st;
-}
-
-static lctx_impl_status w_backends(void *p, lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->backends(w->inner, out), out);
-}
-
-static lctx_impl_status w_canonicalize(void *p, const char *name,
-                                       lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->canonicalize(w->inner, name, out), out);
-}
-
-static lctx_impl_status w_get_backend(void *p, const char *platform,
-                                      lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->get_backend(w->inner, platform, out), out);
-}
-
-static lctx_impl_status w_module(void *p, const char *const *platforms,
-                                 size_t count, const char *backend,
-                                 int32_t optional, lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w,
-                   inner_table()->module_get_backend(w->inner, platforms, count,
-                                                     backend, optional, out),
-                   out);
-}
-
-static lctx_impl_status w_register(void *p, const char *primitive,
-                                   const char *rule, const char *platform,
-                                   lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w,
-                   inner_table()->register_lowering(w->inner, primitive, rule,
-                                                    platform, out),
-                   out);
 }
 
 /* The module of the issue: attributes nested `depth` deep, or as many

@@ -13,25 +13,18 @@ asks it to misbehave:
 Used by tests/test_conform.sh to pin lctx conform's isolation and verdicts.
 """
 import json
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "conformance", "examples", "python"))
-import lctx_example  # noqa: E402
+import example_wrap
+from example_wrap import lctx_example
 
 
 def main():
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("lctx") == "hello":
-            print(json.dumps({"protocol": 1, "name": "lctx-misbehaving-py",
-                              "version": "0.0.1",
-                              "operations": ["backends", "canonicalize",
-                                             "get_backend",
-                                             "module_get_backend"]}),
-                  flush=True)
+            example_wrap.hello("lctx-misbehaving-py", "0.0.1")
             continue
         if message.get("lctx") == "bye":
             return
@@ -54,13 +47,10 @@ def main():
                 continue
             result = lctx_example.run_case(case)
             if mode == "NASTY":
-                for outcome in result.get("outcomes", []):
-                    if outcome.get("kind") == "raise":
-                        outcome["message"] = "<b>&amp; ]]> \"q\" 'a' \x01\x1b\x7f end"
+                example_wrap.reword(
+                    result, "<b>&amp; ]]> \"q\" 'a' \x01\x1b\x7f end")
             if mode == "WORDING":
-                for outcome in result.get("outcomes", []):
-                    if outcome.get("kind") == "raise":
-                        outcome["message"] = "something else went wrong"
+                example_wrap.reword(result, "something else went wrong")
             results.append(result)
         else:
             print(json.dumps({"id": message["id"], "results": results}),

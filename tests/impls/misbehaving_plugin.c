@@ -11,11 +11,9 @@
  *             quotes, control characters and a byte that is not UTF-8
  * Used by tests/test_conform.sh to pin lctx conform's isolation and
  * verdicts.
+ * What it shares with the other wrapper of the example plugin is in
+ * wrap_plugin.h.
  */
-#define lctx_impl_entry lctx_example_entry
-#include "../../conformance/examples/c_plugin/lctx_example_plugin.c"
-#undef lctx_impl_entry
-
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +25,7 @@ typedef struct wrapped {
   char mode[16];
 } wrapped;
 
-static const lctx_impl_table *inner_table(void) {
-  return lctx_example_entry();
-}
+#include "wrap_plugin.h"
 
 static void *w_create(const lctx_impl_config *config) {
   wrapped *w = calloc(1, sizeof *w);
@@ -39,12 +35,6 @@ static void *w_create(const lctx_impl_config *config) {
            config->jax_platform_name ? config->jax_platform_name : "");
   w->inner = inner_table()->session_create(config);
   return w;
-}
-
-static void w_destroy(void *p) {
-  wrapped *w = p;
-  inner_table()->session_destroy(w->inner);
-  free(w);
 }
 
 /* Applies the mode after the inner operation ran. */
@@ -70,33 +60,6 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
     out->text_length = sizeof text - 1;
   }
   return st;
-}
-
-static lctx_impl_status w_backends(void *p, lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->backends(w->inner, out), out);
-}
-
-static lctx_impl_status w_canonicalize(void *p, const char *name,
-                                       lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->canonicalize(w->inner, name, out), out);
-}
-
-static lctx_impl_status w_get_backend(void *p, const char *platform,
-                                      lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w, inner_table()->get_backend(w->inner, platform, out), out);
-}
-
-static lctx_impl_status w_module(void *p, const char *const *platforms,
-                                 size_t count, const char *backend,
-                                 int32_t optional, lctx_impl_outcome *out) {
-  wrapped *w = p;
-  return misbehave(w,
-                   inner_table()->module_get_backend(w->inner, platforms, count,
-                                                     backend, optional, out),
-                   out);
 }
 
 __attribute__((visibility("default"))) const lctx_impl_table *

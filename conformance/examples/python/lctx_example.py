@@ -26,6 +26,7 @@ To adapt it to another runtime, replace the model and keep the protocol half.
 """
 
 import json
+import os
 import sys
 
 PROTOCOL_VERSION = 1
@@ -506,7 +507,10 @@ def send(obj):
 
 
 def log(message):
-    sys.stderr.write("lctx_example: %s\n" % message)
+    # Prefixed with the running program's name: lctx_example, or a program
+    # that imports this protocol half (conformance/adapters/jax_adapter.py).
+    name = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
+    sys.stderr.write("%s: %s\n" % (name[0] or "lctx_example", message))
     sys.stderr.flush()
 
 
@@ -555,9 +559,11 @@ def serve(stream, run_case):
               "results": [run_case(case) for case in request["cases"]]})
 
 
-def main():
-    stdin = sys.stdin.buffer
-    hello, status = next_message(stdin, "handshake")
+def read_hello(stream):
+    """Reads lctx's hello: None when it offers this protocol, else the exit
+    status (the handshake refused when it is not the hello or offers
+    another protocol)."""
+    hello, status = next_message(stream, "handshake")
     if status is not None:
         return status
     if not isinstance(hello, dict) or hello.get("lctx") != "hello":
@@ -565,6 +571,14 @@ def main():
     if hello.get("protocol") != PROTOCOL_VERSION:
         return refuse("this program speaks protocol %d only, lctx offered %r"
                       % (PROTOCOL_VERSION, hello.get("protocol")), 2)
+    return None
+
+
+def main():
+    stdin = sys.stdin.buffer
+    status = read_hello(stdin)
+    if status is not None:
+        return status
     send({"protocol": PROTOCOL_VERSION, "name": PROGRAM_NAME,
           "version": PROGRAM_VERSION, "operations": OPERATIONS})
     return serve(stdin, run_case)
