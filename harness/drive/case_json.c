@@ -162,7 +162,8 @@ static json_t *rule_json(const lctx_case_rule *rule) {
   return j;
 }
 
-static json_t *op_json(const lctx_case *c, size_t i) {
+static json_t *op_json(const lctx_case *c, const lctx_case_expect *expect,
+                       size_t i) {
   const lctx_case_op *op = &c->ops[i];
   if ((unsigned)op->kind >= LCTX_OP_KIND_COUNT)
     return NULL;
@@ -206,8 +207,8 @@ static json_t *op_json(const lctx_case *c, size_t i) {
         set(j, "x64", json_boolean(op->x64));
     break;
   }
-  if (ok && c->has_expect[i])
-    ok = set(j, "expect", lctx_outcome_to_json(&c->expect[i]));
+  if (ok && expect && expect->has[i])
+    ok = set(j, "expect", lctx_outcome_to_json(&expect->outcome[i]));
   if (!ok) {
     json_decref(j);
     return NULL;
@@ -215,7 +216,7 @@ static json_t *op_json(const lctx_case *c, size_t i) {
   return j;
 }
 
-json_t *lctx_case_to_json(const lctx_case *c) {
+json_t *lctx_case_to_json(const lctx_case *c, const lctx_case_expect *expect) {
   if (c->factory_count > LCTX_MAX_FACTORIES ||
       c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS)
     return NULL;
@@ -229,7 +230,7 @@ json_t *lctx_case_to_json(const lctx_case *c) {
   for (size_t i = 0; ok && i < c->rule_count; i++)
     ok = json_array_append_new(rules, rule_json(&c->rules[i])) == 0;
   for (size_t i = 0; ok && i < c->op_count; i++)
-    ok = json_array_append_new(operations, op_json(c, i)) == 0;
+    ok = json_array_append_new(operations, op_json(c, expect, i)) == 0;
   ok = ok && set(j, "factories", json_incref(factories)) &&
        set(j, "jax_platforms", NAME_JSON(c->jax_platforms)) &&
        set(j, "jax_platform_name", NAME_JSON(c->jax_platform_name)) &&
@@ -255,12 +256,16 @@ json_t *lctx_case_to_json(const lctx_case *c) {
 
 typedef struct reader {
   lctx_buf *error;
+  /// Where a case's expectations go (NULL: read, then dropped in `scratch`).
+  lctx_case_expect *expect;
+  lctx_outcome scratch;
   lctx_buf path;
   char path_storage[256];
 } reader;
 
 static void reader_init(reader *r, lctx_buf *error) {
   r->error = error;
+  r->expect = NULL;
   lctx_buf_init(&r->path, r->path_storage, sizeof r->path_storage);
 }
 
@@ -905,18 +910,26 @@ static bool rule_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
 }
 
 static bool op_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
-  if (!read_op(r, j, out, &out->ops[i], &out->has_expect[i], &out->expect[i]))
+  bool has_expect;
+  lctx_outcome *expect = r->expect ? &r->expect->outcome[i] : &r->scratch;
+  if (!read_op(r, j, out, &out->ops[i], &has_expect, expect))
     return false;
+  if (r->expect)
+    r->expect->has[i] = has_expect;
   out->op_count = i + 1;
   return (out->ops[i].kind != LCTX_OP_REGISTER_LOWERING &&
           out->ops[i].kind != LCTX_OP_LOWER_PER_PLATFORM) ||
          check_valid(r, out);
 }
 
-bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
+bool lctx_case_from_json(const json_t *j, lctx_case *out,
+                         lctx_case_expect *expect, lctx_buf *error) {
   reader r;
   reader_init(&r, error);
+  r.expect = expect;
   lctx_case_init(out);
+  if (expect)
+    lctx_case_expect_init(expect);
   if (!json_is_object(j))
     return fail(&r, "expected an object");
   return CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",

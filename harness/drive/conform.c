@@ -419,16 +419,9 @@ static bool stopping(const run *r) {
 static void copy_used(lctx_case *dst, const lctx_case *c) {
   if (c->factory_count > LCTX_MAX_FACTORIES ||
       c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
-    lctx_case_reset(dst);
-    memcpy(dst, c, offsetof(lctx_case, has_expect)); /* never: all of it */
-    memset(dst->has_expect, 0, sizeof dst->has_expect);
+    *dst = *c; /* never */
     return;
   }
-  for (size_t i = 0; i < dst->op_count; i++)
-    if (dst->has_expect[i]) {
-      memset(&dst->expect[i], 0, sizeof dst->expect[i]);
-      dst->has_expect[i] = false;
-    }
   size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
   if (dst->factory_count > nf)
     memset(dst->factories + nf, 0,
@@ -574,7 +567,7 @@ static bool run_case_files(run *r) {
     char *text;
     size_t n;
     bool ok = lctx_file_read(path, LCTX_CASE_FILE_MAX, &text, &n, &eb) &&
-              lctx_case_parse(text, n, path, &r->scratch, &eb);
+              lctx_case_parse(text, n, path, &r->scratch, NULL, &eb);
     free(text);
     if (!ok) {
       problem(r, "%s", lctx_esc(&esc, e));

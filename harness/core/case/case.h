@@ -127,11 +127,15 @@ typedef struct lctx_case {
   lctx_case_rule rules[LCTX_CASE_MAX_RULES];
   size_t op_count;
   lctx_case_op ops[LCTX_CASE_MAX_OPS];
-  /// Expected outcomes (text form only): `has_expect[i]` says whether
-  /// operation i carries one. Not part of the byte form.
-  bool has_expect[LCTX_CASE_MAX_OPS];
-  lctx_outcome expect[LCTX_CASE_MAX_OPS];
 } lctx_case;
+
+/// The expected outcomes of a case's operations (text and JSON forms only),
+/// which travel beside the case: `has[i]` says whether operation i carries
+/// one. Not part of the byte form. Zero-initialized it holds none.
+typedef struct lctx_case_expect {
+  bool has[LCTX_CASE_MAX_OPS];
+  lctx_outcome outcome[LCTX_CASE_MAX_OPS];
+} lctx_case_expect;
 
 /// Empties a case.
 void lctx_case_init(lctx_case *c);
@@ -157,8 +161,20 @@ void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src);
 void lctx_case_reset(lctx_case *c);
 
 /// Returns true when the registry configurations and operations of two cases
-/// are equal (expectations are compared too when `with_expect`).
-bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect);
+/// are equal.
+bool lctx_case_equal(const lctx_case *a, const lctx_case *b);
+
+/// Empties expectations (none for any operation).
+void lctx_case_expect_init(lctx_case_expect *e);
+
+/// Empties expectations, clearing only the outcomes present: the result
+/// equals that of lctx_case_expect_init byte for byte.
+void lctx_case_expect_reset(lctx_case_expect *e);
+
+/// Returns true when the expectations of the first `op_count` operations
+/// are equal (presence and outcome).
+bool lctx_case_expect_equal(const lctx_case_expect *a,
+                            const lctx_case_expect *b, size_t op_count);
 
 /// Fills `config` with views into `c` (valid while `c` lives, unmoved): every
 /// field, but the factories past `c`'s count, which are left as they were.

@@ -71,7 +71,10 @@ NEXT(lctx_case, nvidia_gpu_visible, rule_count, size_t);
 NEXT(lctx_case, rule_count, rules, lctx_case_rule);
 NEXT(lctx_case, rules, op_count, size_t);
 NEXT(lctx_case, op_count, ops, lctx_case_op);
-NEXT(lctx_case, ops, has_expect, bool);
+_Static_assert(sizeof(lctx_case) == ALIGN_UP(offsetof(lctx_case, ops) +
+                                                 sizeof(((lctx_case *)0)->ops),
+                                             _Alignof(lctx_case)),
+               "lctx_case.ops is its last field");
 _Static_assert(sizeof(((lctx_case *)0)->factory_count) == sizeof(size_t) &&
                    sizeof(((lctx_case *)0)->rule_count) == sizeof(size_t) &&
                    sizeof(((lctx_case *)0)->op_count) == sizeof(size_t),

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// The longest packed case: never more than the case without expectations.
-#define LCTX_CASE_PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
+/// The longest packed case: never more than the case.
+#define LCTX_CASE_PACKED_MAX (sizeof(lctx_case) + 16)
 
 /// Writes the used parts of `c` to `out` (at most LCTX_CASE_PACKED_MAX
 /// bytes): the factory, rule and operation counts capped at their arrays'
@@ -31,10 +31,10 @@
 /// array is refused by lctx_case_unpack); returns the size.
 size_t lctx_case_pack(const lctx_case *c, uint8_t *out);
 
-/// Unpacks `n` bytes made by lctx_case_pack into `c`, whose expectations
-/// stay as they are; false when they are not a packed case (a count over
-/// its array, a part cut short, bytes left over). Entries past the counts
-/// keep what they held: every reader of a case stops at its counts.
+/// Unpacks `n` bytes made by lctx_case_pack into `c`; false when they are not a
+/// packed case (a count over its array, a part cut short, bytes left over).
+/// Entries past the counts keep what they held: every reader of a case stops at
+/// its counts.
 bool lctx_case_unpack(const uint8_t *p, size_t n, lctx_case *c);
 
 #endif /* LCTX_CORE_CASE_PACK_H */

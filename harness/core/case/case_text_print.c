@@ -208,7 +208,8 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
   lctx_buf_append_char(out, '\n');
 }
 
-void lctx_case_print(const lctx_case *c, lctx_buf *out) {
+void lctx_case_print(const lctx_case *c, const lctx_case_expect *expect,
+                     lctx_buf *out) {
   lctx_buf_append_cstr(out, "lctx-case 1\n");
   size_t factories = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
                                                            : LCTX_MAX_FACTORIES;
@@ -251,7 +252,7 @@ void lctx_case_print(const lctx_case *c, lctx_buf *out) {
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < ops; i++) {
     print_op(out, &c->ops[i]);
-    if (c->has_expect[i])
-      print_expect(out, &c->expect[i]);
+    if (expect && expect->has[i])
+      print_expect(out, &expect->outcome[i]);
   }
 }

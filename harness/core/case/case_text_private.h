@@ -14,6 +14,9 @@ typedef struct case_text_parser {
   const char *filename;
   lctx_buf *error;
   lctx_case *out;
+  /// Where expectations go (NULL: checked, then dropped into `scratch`).
+  lctx_case_expect *expect;
+  lctx_outcome scratch;
   /// The current line: number (1-based), first byte, end of its content
   /// (before `\n` or `\r\n`), and the cursor.
   long line;

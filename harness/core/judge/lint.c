@@ -225,7 +225,7 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
   lctx_buf_append_cstr(out, "):\n");
   lctx_buf tb;
   lctx_buf_init(&tb, t->text, sizeof t->text);
-  lctx_case_print(&t->c, &tb);
+  lctx_case_print(&t->c, NULL, &tb);
   if (t->c.factory_count == 0) {
     lctx_buf_append_cstr(out, indent);
     lctx_buf_append_cstr(out, "  (no factories)\n");
