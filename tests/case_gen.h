@@ -400,15 +400,20 @@ static inline void case_gen_rules(case_gen *g, lctx_case *c) {
   }
 }
 
-/// A list of 0 to LCTX_MAX_MODULE_PLATFORMS names, usually short.
-static inline size_t case_gen_platform_list(case_gen *g,
-                                            char (*dst)[LCTX_MAX_NAME + 1]) {
+/// A list of 0 to LCTX_MAX_MODULE_PLATFORMS names, usually short, interned
+/// in `c` (a name past its full table is drawn and left out).
+static inline size_t case_gen_platform_list(case_gen *g, lctx_case *c,
+                                            uint8_t *dst) {
   size_t n = case_gen_chance(g, 80)
                  ? case_gen_below(g, 4)
                  : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
-  for (size_t k = 0; k < n; k++)
-    case_gen_name(g, dst[k], LCTX_MAX_NAME);
-  return n;
+  size_t kept = 0;
+  for (size_t k = 0; k < n; k++) {
+    char name[LCTX_MAX_NAME + 1] = {0};
+    case_gen_name(g, name, LCTX_MAX_NAME);
+    kept += lctx_case_intern_cstr(c, name, &dst[kept]);
+  }
+  return kept;
 }
 
 /// One operation (index `i` of `c`) of any kind the case allows; a
@@ -434,7 +439,7 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
       case_gen_name(g, op->arg, LCTX_MAX_NAME);
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
-    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->platform_count = case_gen_platform_list(g, c, op->platform);
     op->has_backend = case_gen_chance(g, 50);
     if (op->has_backend)
       case_gen_name(g, op->backend, LCTX_MAX_NAME);
@@ -449,13 +454,13 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
     break;
   case LCTX_OP_LOWER_PER_PLATFORM:
     case_gen_primitive(g, op->primitive);
-    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->platform_count = case_gen_platform_list(g, c, op->platform);
     op->has_backend = case_gen_chance(g, 40);
     if (op->has_backend)
       case_gen_name(g, op->backend, LCTX_MAX_NAME);
     op->has_narrow = case_gen_chance(g, 25);
     if (op->has_narrow)
-      op->narrow_count = case_gen_platform_list(g, op->narrow);
+      op->narrow_count = case_gen_platform_list(g, c, op->narrowed);
     op->has_compute_type = case_gen_chance(g, 25);
     if (op->has_compute_type)
       case_gen_compute_type(g, op->compute_type);
@@ -474,11 +479,11 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
     if (!case_gen_valid(c)) {
       op->has_narrow = false;
       op->narrow_count = 0;
-      memset(op->narrow, 0, sizeof op->narrow);
+      memset(op->narrowed, 0, sizeof op->narrowed);
     }
     while (op->platform_count > 0 && !case_gen_valid(c)) {
       op->platform_count--;
-      memset(op->platforms[op->platform_count], 0, sizeof op->platforms[0]);
+      op->platform[op->platform_count] = 0;
     }
   }
   if (!case_gen_valid(c)) {
@@ -573,7 +578,7 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
       return false;
     if (!module && !lower &&
         (op->platform_count || op->has_backend ||
-         !CASE_GEN_ZERO(op, platforms) || !CASE_GEN_ZERO(op, backend)))
+         !CASE_GEN_ZERO(op, platform) || !CASE_GEN_ZERO(op, backend)))
       return false;
     if ((module || lower) && !op->has_backend && !CASE_GEN_ZERO(op, backend))
       return false;
@@ -586,7 +591,7 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
     if (!lower &&
         (op->has_narrow || op->has_compute_type || op->has_override || op->x64))
       return false;
-    if (!op->has_narrow && (op->narrow_count || !CASE_GEN_ZERO(op, narrow)))
+    if (!op->has_narrow && (op->narrow_count || !CASE_GEN_ZERO(op, narrowed)))
       return false;
     if (!op->has_compute_type && !CASE_GEN_ZERO(op, compute_type))
       return false;

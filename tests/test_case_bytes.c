@@ -123,11 +123,13 @@ static void assert_spans(const span_check *checks, size_t count) {
 
 /// Fills a platform list to its limit: LCTX_MAX_MODULE_PLATFORMS names of
 /// LCTX_MAX_NAME bytes `c`.
-static void fill_platform_list(char (*names)[LCTX_MAX_NAME + 1], size_t *count,
+static void fill_platform_list(lctx_case *cs, uint8_t *list, size_t *count,
                                char c) {
+  char name[LCTX_MAX_NAME + 1] = {0};
+  memset(name, c, LCTX_MAX_NAME);
   *count = LCTX_MAX_MODULE_PLATFORMS;
   for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-    memset(names[k], c, LCTX_MAX_NAME);
+    assert_true(lctx_case_intern_cstr(cs, name, &list[k]));
 }
 
 //===----------------------------------------------------------------------===//
@@ -599,11 +601,11 @@ static void test_maximal_case_fits_bytes_max(void **state) {
     lctx_case_op *op = &g_a.ops[i];
     op->kind = LCTX_OP_LOWER_PER_PLATFORM;
     memset(op->primitive, 'Y', LCTX_MAX_NAME);
-    fill_platform_list(op->platforms, &op->platform_count, 's');
+    fill_platform_list(&g_a, op->platform, &op->platform_count, 's');
     op->has_backend = true;
     memset(op->backend, 't', LCTX_MAX_NAME);
     op->has_narrow = true;
-    fill_platform_list(op->narrow, &op->narrow_count, 'v');
+    fill_platform_list(&g_a, op->narrowed, &op->narrow_count, 'v');
     op->has_compute_type = true;
     memset(op->compute_type, 'w', LCTX_MAX_NAME);
     op->has_override = true;

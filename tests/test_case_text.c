@@ -350,7 +350,7 @@ static void test_example_fields(void **state) {
   assert_false(g_ea.has[2]);
   assert_registry_client(&g_ea.outcome[3], 0, "cpu");
   assert_int_equal(g_a.ops[4].platform_count, 2);
-  assert_string_equal(g_a.ops[4].platforms[1], "tpu");
+  assert_string_equal(lctx_case_op_platform(&g_a, &g_a.ops[4], 1), "tpu");
   assert_true(g_a.ops[4].has_backend);
   assert_string_equal(g_a.ops[4].backend, "rocm");
   assert_true(g_a.ops[4].optional);
@@ -450,11 +450,11 @@ static void test_lowering_example_fields(void **state) {
   assert_int_equal(op->kind, LCTX_OP_LOWER_PER_PLATFORM);
   assert_string_equal(op->primitive, "P");
   assert_int_equal(op->platform_count, 2);
-  assert_string_equal(op->platforms[1], "tpu");
+  assert_string_equal(lctx_case_op_platform(&g_a, op, 1), "tpu");
   assert_false(op->has_backend);
   assert_true(op->has_narrow);
   assert_int_equal(op->narrow_count, 1);
-  assert_string_equal(op->narrow[0], "cpu");
+  assert_string_equal(lctx_case_op_narrow(&g_a, op, 0), "cpu");
   assert_true(op->has_compute_type);
   assert_string_equal(op->compute_type, "device");
   assert_true(op->has_override);
@@ -608,14 +608,17 @@ static void make_maximal_case(lctx_case *c, lctx_case_expect *e) {
     op->kind = LCTX_OP_LOWER_PER_PLATFORM;
     memset(op->primitive, 0x07, LCTX_MAX_NAME);
     op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
+    char name[LCTX_MAX_NAME + 1] = {0};
+    memset(name, 0x05, LCTX_MAX_NAME);
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->platforms[k], 0x05, LCTX_MAX_NAME);
+      assert_true(lctx_case_intern_cstr(c, name, &op->platform[k]));
     op->has_backend = true;
     memset(op->backend, 0x06, LCTX_MAX_NAME);
     op->has_narrow = true;
     op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
+    memset(name, 0x08, LCTX_MAX_NAME);
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->narrow[k], 0x08, LCTX_MAX_NAME);
+      assert_true(lctx_case_intern_cstr(c, name, &op->narrowed[k]));
     op->has_compute_type = true;
     memset(op->compute_type, 0x0b, LCTX_MAX_NAME);
     op->has_override = true;

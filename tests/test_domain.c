@@ -222,7 +222,8 @@ static bool count_case(void *user, const lctx_case *c) {
     h = mix(h, op->arg, strlen(op->arg) + 1);
     h = mix(h, &op->platform_count, sizeof op->platform_count);
     for (size_t k = 0; k < op->platform_count; k++)
-      h = mix(h, op->platforms[k], strlen(op->platforms[k]) + 1);
+      h = mix(h, lctx_case_op_platform(c, op, k),
+              strlen(lctx_case_op_platform(c, op, k)) + 1);
     h = mix(h, op->backend, strlen(op->backend) + 1);
     h = mix(h, &op->optional, sizeof op->optional);
     h = mix(h, &op->narrow_count, sizeof op->narrow_count);
@@ -470,7 +471,7 @@ static void check_backend_case(const lctx_case *c, random_stats *st) {
                               ? op->platform_count
                               : st->max_platforms;
       for (size_t k = 0; k < op->platform_count; k++) {
-        int a = alphabet_index(op->platforms[k]);
+        int a = alphabet_index(lctx_case_op_platform(c, op, k));
         if (a < 0)
           st->odd_names++;
         else

@@ -486,7 +486,8 @@ static bool is_corrupted(const fake *f, const lctx_case *c, size_t prefix,
   case C_DUPLICATED:
     return variant && op->kind == LCTX_OP_MODULE_GET_BACKEND &&
            op->platform_count == 2 &&
-           strcmp(op->platforms[0], op->platforms[1]) == 0;
+           strcmp(lctx_case_op_platform(c, op, 0),
+                  lctx_case_op_platform(c, op, 1)) == 0;
   case C_OPTIONAL_FLIP:
     return variant && op->kind == LCTX_OP_MODULE_GET_BACKEND &&
            op->optional != given->optional;

@@ -102,11 +102,13 @@ static json_t *factory_json(const lctx_case_factory *f) {
 }
 
 /// A JSON array of `count` names, or NULL.
-static json_t *list_json(const char (*names)[LCTX_MAX_NAME + 1], size_t count) {
+static json_t *list_json(const lctx_case *c, const uint8_t *names,
+                         size_t count) {
   json_t *list = json_array();
   bool ok = list && count <= LCTX_MAX_MODULE_PLATFORMS;
   for (size_t k = 0; ok && k < count; k++)
-    ok = json_array_append_new(list, NAME_JSON(names[k])) == 0;
+    ok = json_array_append_new(list, name_json(lctx_case_name(c, names[k]),
+                                               LCTX_MAX_NAME + 1)) == 0;
   if (!ok) {
     json_decref(list);
     return NULL;
@@ -181,7 +183,7 @@ static json_t *op_json(const lctx_case *c, const lctx_case_expect *expect,
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
     ok = ok &&
-         set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
+         set(j, "platforms", list_json(c, op->platform, op->platform_count)) &&
          set(j, "backend",
              op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
          set(j, "optional", json_boolean(op->optional));
@@ -194,11 +196,11 @@ static json_t *op_json(const lctx_case *c, const lctx_case_expect *expect,
   case LCTX_OP_LOWER_PER_PLATFORM:
     ok =
         ok && set(j, "primitive", NAME_JSON(op->primitive)) &&
-        set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
+        set(j, "platforms", list_json(c, op->platform, op->platform_count)) &&
         set(j, "backend",
             op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
         set(j, "narrow",
-            op->has_narrow ? list_json(op->narrow, op->narrow_count)
+            op->has_narrow ? list_json(c, op->narrowed, op->narrow_count)
                            : json_null()) &&
         set(j, "compute_type",
             op->has_compute_type ? NAME_JSON(op->compute_type) : json_null()) &&
@@ -658,12 +660,20 @@ static bool read_factory(reader *r, const json_t *j, lctx_case_factory *f) {
 /// Reads the elements of the array `list` (at most
 /// LCTX_MAX_MODULE_PLATFORMS, checked) into `dst`; `key` names it.
 static bool read_name_list(reader *r, const char *key, const json_t *list,
-                           char (*dst)[LCTX_MAX_NAME + 1], size_t *count) {
+                           lctx_case *c, uint8_t *dst, size_t *count) {
   size_t saved = push_key(r, key, strlen(key));
   bool ok = true;
   for (size_t k = 0; ok && k < json_array_size(list); k++) {
     size_t inner = push_index(r, k);
-    ok = name_value(r, json_array_get(list, k), dst[k], LCTX_MAX_NAME);
+    char name[LCTX_MAX_NAME + 1];
+    ok = name_value(r, json_array_get(list, k), name, LCTX_MAX_NAME);
+    if (ok && !lctx_case_intern_cstr(c, name, &dst[k])) {
+      char why[96];
+      snprintf(why, sizeof why,
+               "too many distinct platform names in the case (at most %d)",
+               LCTX_CASE_MAX_NAMES);
+      ok = fail(r, why);
+    }
     pop(r, inner);
     *count = k + 1;
   }
@@ -763,8 +773,8 @@ static bool read_rule(reader *r, const json_t *j, lctx_case_rule *rule) {
   return true;
 }
 
-static bool read_op(reader *r, const json_t *j, const lctx_case *c,
-                    lctx_case_op *op, bool *has_expect, lctx_outcome *expect) {
+static bool read_op(reader *r, const json_t *j, lctx_case *c, lctx_case_op *op,
+                    bool *has_expect, lctx_outcome *expect) {
   memset(op, 0, sizeof *op);
   lctx_str name;
   if (!get_tag(r, j, "op", &name))
@@ -794,7 +804,7 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
     ok = CHECK_KEYS(r, j, "op", "platforms", "backend", "optional", "expect") &&
          get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
                    &platforms) &&
-         read_name_list(r, "platforms", platforms, op->platforms,
+         read_name_list(r, "platforms", platforms, c, op->platform,
                         &op->platform_count) &&
          get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
                           LCTX_MAX_NAME) &&
@@ -815,7 +825,7 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
          get_name(r, j, "primitive", true, op->primitive, LCTX_MAX_NAME) &&
          get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
                    &platforms) &&
-         read_name_list(r, "platforms", platforms, op->platforms,
+         read_name_list(r, "platforms", platforms, c, op->platform,
                         &op->platform_count) &&
          get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
                           LCTX_MAX_NAME);
@@ -826,7 +836,8 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
       if (json_is_array(narrow)) {
         ok = get_array(r, j, "narrow", true, LCTX_MAX_MODULE_PLATFORMS,
                        &narrow) &&
-             read_name_list(r, "narrow", narrow, op->narrow, &op->narrow_count);
+             read_name_list(r, "narrow", narrow, c, op->narrowed,
+                            &op->narrow_count);
       } else {
         size_t saved = push_key(r, "narrow", 6);
         ok = fail(r, "expected an array or null");

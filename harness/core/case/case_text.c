@@ -271,7 +271,7 @@ static bool parse_lower_keys(case_text_parser *p, lctx_case_op *op) {
       op->has_narrow = true;
       ok = case_text_read_key(p, "narrow", "`narrow=[...]`") &&
            case_text_read_name_list(p, "narrow platform", "narrow platforms",
-                                    op->narrow, &op->narrow_count);
+                                    op->narrowed, &op->narrow_count);
       break;
     case 1:
       op->has_compute_type = true;
@@ -332,7 +332,7 @@ static bool parse_op(case_text_parser *p, const char *start) {
   case LCTX_OP_MODULE_GET_BACKEND: {
     if (!case_text_read_key(p, "platforms", "`platforms=[...]`") ||
         !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platforms, &op->platform_count) ||
+                                  op->platform, &op->platform_count) ||
         !case_text_read_key(p, "backend",
                             "`backend=None` or `backend=\"...\"`") ||
         !case_text_read_none_or_name(p, "backend", &op->has_backend,
@@ -365,7 +365,7 @@ static bool parse_op(case_text_parser *p, const char *start) {
         !case_text_take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
         !case_text_read_key(p, "platforms", "`platforms=[...]`") ||
         !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platforms, &op->platform_count) ||
+                                  op->platform, &op->platform_count) ||
         !case_text_read_key(p, "backend",
                             "`backend=None` or `backend=\"...\"`") ||
         !case_text_read_none_or_name(p, "backend", &op->has_backend,

@@ -327,7 +327,7 @@ static bool run_impl(lctx_fuzz_state *state, const lctx_impl_table *t,
   for (size_t i = 0; i < c->op_count && ok; i++) {
     lctx_impl_outcome o = {0, 0, 0, -1, text, cap_text, 0};
     lctx_impl_status st =
-        lctx_case_impl_run_op(t, session, &c->ops[i], &o, NULL, NULL);
+        lctx_case_impl_run_op(t, session, c, &c->ops[i], &o, NULL, NULL);
     const char *bad = NULL;
     if (st != 0 || o.text_length >= cap_text ||
         !lctx_outcome_from_impl(o.kind, o.error_class, o.origin, o.registration,
