@@ -442,6 +442,48 @@ static void test_layout_pinned_example(void **state) {
   assert_spans(checks, sizeof checks / sizeof checks[0]);
 }
 
+/* Eight module operations of sixteen distinct names each: the decoder keeps
+ * the first LCTX_CASE_MAX_NAMES distinct names and leaves the others out of
+ * their lists (it reads them all, so what follows is read as before). */
+static void test_decode_keeps_the_names_a_case_holds(void **state) {
+  (void)state;
+  static uint8_t data[1024];
+  size_t n = 0;
+  data[n++] = 0; /* no factories */
+  data[n++] = 0; /* no rules, nvidia hidden */
+  data[n++] = 0; /* jax_platforms, jax_platform_name, jax_xla_backend */
+  data[n++] = 0;
+  data[n++] = 0;
+  data[n++] = 8; /* eight operations */
+  for (int op = 0; op < 8; op++) {
+    data[n++] = 3; /* module_get_backend */
+    data[n++] = 0; /* arg: ignored */
+    data[n++] = 16;
+    for (int k = 0; k < 16; k++) {
+      data[n++] = 0xc2; /* a literal of two bytes */
+      data[n++] = (uint8_t)('a' + op);
+      data[n++] = (uint8_t)('a' + k);
+    }
+    data[n++] = 0; /* backend */
+  }
+  lctx_case_decode(data, n, &g_a);
+  assert_valid(&g_a);
+  assert_int_equal(g_a.op_count, 8);
+  assert_int_equal(g_a.name_count, LCTX_CASE_MAX_NAMES);
+  size_t kept = 0;
+  for (size_t i = 0; i < g_a.op_count; i++)
+    kept += g_a.ops[i].platform_count;
+  assert_int_equal(kept, LCTX_CASE_MAX_NAMES);
+  assert_string_equal(lctx_case_op_platform(&g_a, &g_a.ops[0], 0), "aa");
+  /* Names seen before are reused, past the full table too. */
+  for (int k = 0; k < 16; k++)
+    data[n - 1 - 48 + 3 * k + 1] = (uint8_t)'a';
+  lctx_case_decode(data, n, &g_b);
+  assert_int_equal(g_b.name_count, LCTX_CASE_MAX_NAMES);
+  assert_int_equal(g_b.ops[7].platform_count, 16);
+  assert_string_equal(lctx_case_op_platform(&g_b, &g_b.ops[7], 3), "ad");
+}
+
 static void test_literal_byte_mapping(void **state) {
   (void)state;
   for (int b = 0; b < 256; b++) {
@@ -859,6 +901,7 @@ int main(void) {
       cmocka_unit_test(test_literal_content_edit_changes_one_field),
       cmocka_unit_test(test_empty_input_is_the_empty_case),
       cmocka_unit_test(test_layout_pinned_example),
+      cmocka_unit_test(test_decode_keeps_the_names_a_case_holds),
       cmocka_unit_test(test_literal_byte_mapping),
       cmocka_unit_test(test_dictionary_names_take_one_byte),
       cmocka_unit_test(test_priorities),

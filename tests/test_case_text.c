@@ -975,6 +975,32 @@ static void test_error_module_get_backend(void **state) {
   assert_parse_error(text, "t.case:2:146: too many platforms (at most 16)");
 }
 
+/// A case holds at most LCTX_CASE_MAX_NAMES distinct platform names (module
+/// and narrowed, all operations together); a name seen before is reused.
+static void test_error_too_many_platform_names(void **state) {
+  (void)state;
+  char text[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, H);
+  for (int op = 0; op < 4; op++) {
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "op module_get_backend platforms=[");
+    for (int i = 0; i < 12; i++)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%s\"a%02d\"",
+                            i ? ", " : "", op * 12 + i);
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "] backend=None optional=false\n");
+  }
+  _Static_assert(LCTX_CASE_MAX_NAMES == 48, "the text above holds 48 names");
+  assert_parses(text, &g_a);
+  assert_int_equal(g_a.name_count, 48);
+  snprintf(text + n, sizeof text - n,
+           "op module_get_backend platforms=[\"a00\", \"zz\"] "
+           "backend=None optional=false\n");
+  assert_parse_error(text, "t.case:6:41: too many distinct platform names in "
+                           "the case (at most 48, module and narrowed "
+                           "platforms of all operations together)");
+}
+
 static void test_error_rules(void **state) {
   (void)state;
   char text[4096];
@@ -1324,6 +1350,7 @@ int main(void) {
       cmocka_unit_test(test_error_config),
       cmocka_unit_test(test_error_operations),
       cmocka_unit_test(test_error_module_get_backend),
+      cmocka_unit_test(test_error_too_many_platform_names),
       cmocka_unit_test(test_error_rules),
       cmocka_unit_test(test_error_register_lowering),
       cmocka_unit_test(test_error_lower_per_platform),
