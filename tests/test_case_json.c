@@ -571,6 +571,28 @@ static void test_case_errors_operations(void **state) {
 #define LF(p)                                                                  \
   "{\"action\":\"lower_fun\",\"primitive\":\"" p "\",\"compute_type\":null}"
 
+/// A case holds at most LCTX_CASE_MAX_NAMES distinct platform names: the
+/// 49th is refused at its path; a name seen before is reused.
+static void test_case_errors_too_many_platform_names(void **state) {
+  (void)state;
+  char text[4096];
+  size_t n = (size_t)snprintf(text, sizeof text, "{\"operations\":[");
+  for (int op = 0; op < 5; op++) {
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "%s{\"op\":\"module_get_backend\",\"platforms\":[",
+                          op ? "," : "");
+    for (int i = 0; i < (op < 4 ? 12 : 2); i++)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%s\"a%02d\"",
+                            i ? "," : "", op < 4 ? op * 12 + i : 40 + 9 * i);
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "],\"backend\":null,\"optional\":false}");
+  }
+  snprintf(text + n, sizeof text - n, "]}");
+  _Static_assert(LCTX_CASE_MAX_NAMES == 48, "the text above holds 49 names");
+  assert_case_error(text, "operations[4].platforms[1]: too many distinct "
+                          "platform names in the case (at most 48)");
+}
+
 static void test_case_errors_rules(void **state) {
   (void)state;
   assert_case_error("{\"rules\":{}}", "rules: expected an array");
@@ -815,6 +837,7 @@ int main(void) {
       cmocka_unit_test(test_case_errors_top_level),
       cmocka_unit_test(test_case_errors_factories),
       cmocka_unit_test(test_case_errors_operations),
+      cmocka_unit_test(test_case_errors_too_many_platform_names),
       cmocka_unit_test(test_case_errors_rules),
       cmocka_unit_test(test_case_errors_lowering_operations),
       cmocka_unit_test(test_case_errors_expectations),

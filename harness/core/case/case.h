@@ -1,15 +1,18 @@
 /*
  * case.h - the one case model of lctx: a registry configuration plus a
- * sequence of operations run against one registry, with optional expected
- * outcomes.
+ * sequence of operations run against one registry; the optional expected
+ * outcomes travel beside it (lctx_case_expect).
  *
  * Owns the case value, its limits, equality, validation, the keywords of its
  * operations, behaviours and actions, and the bridges to the reference model
  * (an lctx_registry_config and lctx_module_context that point into the case)
  * and to the implementation ABI (lctx/impl_abi.h). A case holds all its bytes
  * itself (no pointers), so it can be copied with `=` and compared field by
- * field. Text, byte and JSON forms live in case_text.h, case_bytes.h and
- * drive/case_json.h; running a case with the reference model in run/runner.h.
+ * field; operations name platforms by index into the case's table of
+ * distinct names, so an operation means something only beside its case.
+ * It is at most 16 KB (asserted below). Text, byte and JSON forms live in
+ * case_text.h, case_bytes.h and drive/case_json.h; running a case with the
+ * reference model in run/runner.h.
  */
 #ifndef LCTX_HARNESS_CASE_H
 #define LCTX_HARNESS_CASE_H
