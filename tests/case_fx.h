@@ -24,17 +24,20 @@
   "op get_backend \"cpu\"\n"
 
 /// Fails unless `b`, what the round trip `trip` made of `a` in round
-/// `round`, equals `a` (`exact`: lctx_case_equal's exact flag); prints the
-/// text of `a` on a mismatch.
+/// `round`, equals `a`, and (when both are given) expectations `eb` equal
+/// `ea`; prints the text of `a` on a mismatch.
 static inline void case_fx_assert_round_trip(const lctx_case *a,
-                                             const lctx_case *b, bool exact,
+                                             const lctx_case *b,
+                                             const lctx_case_expect *ea,
+                                             const lctx_case_expect *eb,
                                              int round, const char *trip) {
-  if (lctx_case_equal(a, b, exact))
+  if (lctx_case_equal(a, b) &&
+      (!ea || !eb || lctx_case_expect_equal(ea, eb, a->op_count)))
     return;
   char *text = malloc(LCTX_CASE_TEXT_MAX);
   lctx_buf t;
   lctx_buf_init(&t, text, text ? LCTX_CASE_TEXT_MAX : 0);
-  lctx_case_print(a, &t);
+  lctx_case_print(a, ea, &t);
   print_error("round %d: %s != c for\n%s", round, trip, text ? text : "");
   free(text);
   fail();

@@ -400,15 +400,20 @@ static inline void case_gen_rules(case_gen *g, lctx_case *c) {
   }
 }
 
-/// A list of 0 to LCTX_MAX_MODULE_PLATFORMS names, usually short.
-static inline size_t case_gen_platform_list(case_gen *g,
-                                            char (*dst)[LCTX_MAX_NAME + 1]) {
+/// A list of 0 to LCTX_MAX_MODULE_PLATFORMS names, usually short, interned
+/// in `c` (a name past its full table is drawn and left out).
+static inline size_t case_gen_platform_list(case_gen *g, lctx_case *c,
+                                            uint8_t *dst) {
   size_t n = case_gen_chance(g, 80)
                  ? case_gen_below(g, 4)
                  : case_gen_count(g, LCTX_MAX_MODULE_PLATFORMS);
-  for (size_t k = 0; k < n; k++)
-    case_gen_name(g, dst[k], LCTX_MAX_NAME);
-  return n;
+  size_t kept = 0;
+  for (size_t k = 0; k < n; k++) {
+    char name[LCTX_MAX_NAME + 1] = {0};
+    case_gen_name(g, name, LCTX_MAX_NAME);
+    kept += lctx_case_intern_cstr(c, name, &dst[kept]);
+  }
+  return kept;
 }
 
 /// One operation (index `i` of `c`) of any kind the case allows; a
@@ -434,7 +439,7 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
       case_gen_name(g, op->arg, LCTX_MAX_NAME);
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
-    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->platform_count = case_gen_platform_list(g, c, op->platform);
     op->has_backend = case_gen_chance(g, 50);
     if (op->has_backend)
       case_gen_name(g, op->backend, LCTX_MAX_NAME);
@@ -449,13 +454,13 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
     break;
   case LCTX_OP_LOWER_PER_PLATFORM:
     case_gen_primitive(g, op->primitive);
-    op->platform_count = case_gen_platform_list(g, op->platforms);
+    op->platform_count = case_gen_platform_list(g, c, op->platform);
     op->has_backend = case_gen_chance(g, 40);
     if (op->has_backend)
       case_gen_name(g, op->backend, LCTX_MAX_NAME);
     op->has_narrow = case_gen_chance(g, 25);
     if (op->has_narrow)
-      op->narrow_count = case_gen_platform_list(g, op->narrow);
+      op->narrow_count = case_gen_platform_list(g, c, op->narrowed);
     op->has_compute_type = case_gen_chance(g, 25);
     if (op->has_compute_type)
       case_gen_compute_type(g, op->compute_type);
@@ -474,11 +479,11 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
     if (!case_gen_valid(c)) {
       op->has_narrow = false;
       op->narrow_count = 0;
-      memset(op->narrow, 0, sizeof op->narrow);
+      memset(op->narrowed, 0, sizeof op->narrowed);
     }
     while (op->platform_count > 0 && !case_gen_valid(c)) {
       op->platform_count--;
-      memset(op->platforms[op->platform_count], 0, sizeof op->platforms[0]);
+      op->platform[op->platform_count] = 0;
     }
   }
   if (!case_gen_valid(c)) {
@@ -489,7 +494,8 @@ static inline void case_gen_op(case_gen *g, lctx_case *c, size_t i) {
 }
 
 /// A valid case (see the header comment); `flags` from CASE_GEN_*.
-static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
+static inline void case_gen_case(case_gen *g, lctx_case *c, lctx_case_expect *e,
+                                 unsigned flags) {
   lctx_case_init(c);
   size_t factories = case_gen_count(g, LCTX_MAX_FACTORIES);
   for (size_t i = 0; i < factories; i++) {
@@ -520,9 +526,9 @@ static inline void case_gen_case(case_gen *g, lctx_case *c, unsigned flags) {
   for (size_t i = 0; i < ops; i++) {
     case_gen_op(g, c, i);
     c->op_count = i + 1;
-    if ((flags & CASE_GEN_EXPECT) && case_gen_below(g, 3) != 0) {
-      c->has_expect[i] = true;
-      case_gen_outcome(g, &c->expect[i], flags);
+    if (e && (flags & CASE_GEN_EXPECT) && case_gen_below(g, 3) != 0) {
+      e->has[i] = true;
+      case_gen_outcome(g, &e->outcome[i], flags);
     }
   }
 }
@@ -572,7 +578,7 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
       return false;
     if (!module && !lower &&
         (op->platform_count || op->has_backend ||
-         !CASE_GEN_ZERO(op, platforms) || !CASE_GEN_ZERO(op, backend)))
+         !CASE_GEN_ZERO(op, platform) || !CASE_GEN_ZERO(op, backend)))
       return false;
     if ((module || lower) && !op->has_backend && !CASE_GEN_ZERO(op, backend))
       return false;
@@ -585,7 +591,7 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
     if (!lower &&
         (op->has_narrow || op->has_compute_type || op->has_override || op->x64))
       return false;
-    if (!op->has_narrow && (op->narrow_count || !CASE_GEN_ZERO(op, narrow)))
+    if (!op->has_narrow && (op->narrow_count || !CASE_GEN_ZERO(op, narrowed)))
       return false;
     if (!op->has_compute_type && !CASE_GEN_ZERO(op, compute_type))
       return false;
@@ -593,10 +599,6 @@ static inline bool case_gen_is_normal(const lctx_case *c) {
       return false;
   }
 #undef CASE_GEN_ZERO
-  for (size_t i = c->op_count; i < LCTX_CASE_MAX_OPS; i++) {
-    if (c->has_expect[i])
-      return false;
-  }
   return true;
 }
 
@@ -620,7 +622,8 @@ static inline bool case_gen_is_valid(const lctx_case *c, char *why,
 /// line (`body` is what follows it), as tests write cases by hand. On
 /// failure writes the parser's message to `error` (`cap` bytes).
 static inline bool case_gen_parse_body(const char *body, lctx_case *out,
-                                       char *error, size_t cap) {
+                                       lctx_case_expect *expect, char *error,
+                                       size_t cap) {
   static const char header[] = "lctx-case 1\n";
   size_t n = strlen(body);
   char *text = malloc(sizeof header + n);
@@ -630,7 +633,8 @@ static inline bool case_gen_parse_body(const char *body, lctx_case *out,
   memcpy(text + sizeof header - 1, body, n + 1);
   lctx_buf e;
   lctx_buf_init(&e, error, cap);
-  bool ok = lctx_case_parse(text, sizeof header - 1 + n, "t.case", out, &e);
+  bool ok =
+      lctx_case_parse(text, sizeof header - 1 + n, "t.case", out, expect, &e);
   free(text);
   return ok;
 }

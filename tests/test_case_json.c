@@ -29,6 +29,20 @@
 #define ROUNDS 20000
 
 static lctx_case g_a, g_b;
+/* The expectations beside g_a and g_b. */
+static lctx_case_expect g_ea, g_eb;
+
+/// The expectations beside `c` when it is g_a or g_b, else NULL.
+static lctx_case_expect *expect_of(const lctx_case *c) {
+  return c == &g_a ? &g_ea : c == &g_b ? &g_eb : NULL;
+}
+
+/// lctx_case_equal, and the expectations beside both equal.
+static bool cases_equal(const lctx_case *a, const lctx_case *b) {
+  const lctx_case_expect *ea = expect_of(a), *eb = expect_of(b);
+  return lctx_case_equal(a, b) &&
+         (!ea || !eb || lctx_case_expect_equal(ea, eb, a->op_count));
+}
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -75,16 +89,16 @@ static json_t *case_text_to_json(const char *text, size_t len) {
   char error[256];
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, len, "x", &g_a, &e)) {
+  if (!lctx_case_parse(text, len, "x", &g_a, &g_ea, &e)) {
     print_error("%s\n", error);
     fail();
   }
-  return lctx_case_to_json(&g_a);
+  return lctx_case_to_json(&g_a, &g_ea);
 }
 
 /// Reads a case from `j` into g_b.
 static bool read_case(const json_t *j, lctx_buf *error) {
-  return lctx_case_from_json(j, &g_b, error);
+  return lctx_case_from_json(j, &g_b, &g_eb, error);
 }
 
 /// What read_outcome read last.
@@ -141,7 +155,7 @@ static void case_from_text(const char *text, lctx_case *out) {
   char storage[512];
   lctx_buf e;
   lctx_buf_init(&e, storage, sizeof storage);
-  if (!lctx_case_from_json(j, out, &e)) {
+  if (!lctx_case_from_json(j, out, expect_of(out), &e)) {
     print_error("rejected: %s\n", storage);
     fail();
   }
@@ -157,13 +171,14 @@ static void test_case_round_trip_generated(void **state) {
   case_gen g;
   case_gen_seed(&g, 0x150e);
   for (int round = 0; round < ROUNDS; round++) {
-    case_gen_case(&g, &g_a, CASE_GEN_EXPECT | CASE_GEN_UTF8);
-    json_t *j = lctx_case_to_json(&g_a);
+    lctx_case_expect_init(&g_ea);
+    case_gen_case(&g, &g_a, &g_ea, CASE_GEN_EXPECT | CASE_GEN_UTF8);
+    json_t *j = lctx_case_to_json(&g_a, &g_ea);
     assert_non_null(j);
     assert_read(j, read_case, round);
-    assert_true(lctx_case_equal(&g_a, &g_b, true));
+    assert_true(cases_equal(&g_a, &g_b));
     /* JSON -> case -> JSON gives the same JSON value. */
-    json_t *again = lctx_case_to_json(&g_b);
+    json_t *again = lctx_case_to_json(&g_b, &g_eb);
     assert_true(json_equal(j, again));
     json_decref(again);
     /* Through serialized text, as a process protocol carries it. */
@@ -174,7 +189,7 @@ static void test_case_round_trip_generated(void **state) {
       json_t *loaded = load(text, 0);
       free(text);
       assert_read(loaded, read_case, round);
-      assert_true(lctx_case_equal(&g_a, &g_b, true));
+      assert_true(cases_equal(&g_a, &g_b));
       json_decref(loaded);
     }
     json_decref(j);
@@ -286,8 +301,8 @@ static void run_exact_form(void **state) {
   char error[256];
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_case_from_json(j, &g_b, &e));
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(lctx_case_from_json(j, &g_b, &g_eb, &e));
+  assert_true(cases_equal(&g_a, &g_b));
   json_decref(j);
 }
 
@@ -297,8 +312,9 @@ static void test_rules_missing_or_empty(void **state) {
   (void)state;
   case_from_text("{\"rules\":[]}", &g_a);
   lctx_case_init(&g_b);
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
-  json_t *j = lctx_case_to_json(&g_a);
+  lctx_case_expect_init(&g_eb);
+  assert_true(cases_equal(&g_a, &g_b));
+  json_t *j = lctx_case_to_json(&g_a, &g_ea);
   assert_null(json_object_get(j, "rules"));
   json_decref(j);
   case_from_text("{\"rules\":[{\"name\":\"r\",\"actions\":[]}],"
@@ -360,24 +376,27 @@ static void test_outside_the_json_form_gives_null(void **state) {
   assert_null(lctx_outcome_to_json(&o));
   /* A case whose expectation cannot be carried. */
   lctx_case_init(&g_a);
+  lctx_case_expect_init(&g_ea);
   g_a.op_count = 1;
-  g_a.has_expect[0] = true;
-  w = lctx_outcome_begin(&g_a.expect[0], LCTX_OUTCOME_STRING);
+  g_ea.has[0] = true;
+  w = lctx_outcome_begin(&g_ea.outcome[0], LCTX_OUTCOME_STRING);
   lctx_buf_append_cstr(&w, "\xff");
-  lctx_outcome_end(&g_a.expect[0], &w);
-  assert_null(lctx_case_to_json(&g_a));
+  lctx_outcome_end(&g_ea.outcome[0], &w);
+  assert_null(lctx_case_to_json(&g_a, &g_ea));
   /* A name outside ASCII (an invalid case). */
   lctx_case_init(&g_a);
+  lctx_case_expect_init(&g_ea);
   g_a.factory_count = 1;
   strcpy(g_a.factories[0].name, "caf\xc3\xa9");
-  assert_null(lctx_case_to_json(&g_a));
+  assert_null(lctx_case_to_json(&g_a, &g_ea));
 }
 
 static void test_defaults_and_optional_keys(void **state) {
   (void)state;
   case_from_text("{}", &g_a);
   lctx_case_init(&g_b);
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  lctx_case_expect_init(&g_eb);
+  assert_true(cases_equal(&g_a, &g_b));
   case_from_text("{\"factories\":[{\"name\":\"x\",\"priority\":-5,"
                  "\"fail_quietly\":true,\"behaviour\":\"none\"}],"
                  "\"operations\":[{\"op\":\"get_backend\",\"platform\":\"\"},"
@@ -389,7 +408,7 @@ static void test_defaults_and_optional_keys(void **state) {
   assert_true(g_a.ops[0].has_arg);
   assert_string_equal(g_a.ops[0].arg, "");
   assert_true(g_a.ops[1].has_arg);
-  assert_false(g_a.has_expect[0]);
+  assert_false(g_ea.has[0]);
   /* Key order does not matter. */
   case_from_text("{\"operations\":[{\"optional\":true,\"backend\":null,"
                  "\"platforms\":[\"a\"],\"op\":\"module_get_backend\"}],"
@@ -551,6 +570,28 @@ static void test_case_errors_operations(void **state) {
 
 #define LF(p)                                                                  \
   "{\"action\":\"lower_fun\",\"primitive\":\"" p "\",\"compute_type\":null}"
+
+/// A case holds at most LCTX_CASE_MAX_NAMES distinct platform names: the
+/// 49th is refused at its path; a name seen before is reused.
+static void test_case_errors_too_many_platform_names(void **state) {
+  (void)state;
+  char text[4096];
+  size_t n = (size_t)snprintf(text, sizeof text, "{\"operations\":[");
+  for (int op = 0; op < 5; op++) {
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "%s{\"op\":\"module_get_backend\",\"platforms\":[",
+                          op ? "," : "");
+    for (int i = 0; i < (op < 4 ? 12 : 2); i++)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%s\"a%02d\"",
+                            i ? "," : "", op < 4 ? op * 12 + i : 40 + 9 * i);
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "],\"backend\":null,\"optional\":false}");
+  }
+  snprintf(text + n, sizeof text - n, "]}");
+  _Static_assert(LCTX_CASE_MAX_NAMES == 48, "the text above holds 49 names");
+  assert_case_error(text, "operations[4].platforms[1]: too many distinct "
+                          "platform names in the case (at most 48)");
+}
 
 static void test_case_errors_rules(void **state) {
   (void)state;
@@ -796,6 +837,7 @@ int main(void) {
       cmocka_unit_test(test_case_errors_top_level),
       cmocka_unit_test(test_case_errors_factories),
       cmocka_unit_test(test_case_errors_operations),
+      cmocka_unit_test(test_case_errors_too_many_platform_names),
       cmocka_unit_test(test_case_errors_rules),
       cmocka_unit_test(test_case_errors_lowering_operations),
       cmocka_unit_test(test_case_errors_expectations),

@@ -33,6 +33,20 @@
 static char g_text[LCTX_CASE_TEXT_MAX];
 static char g_text2[LCTX_CASE_TEXT_MAX];
 static lctx_case g_a, g_b, g_c;
+/* The expectations beside g_a, g_b and g_c. */
+static lctx_case_expect g_ea, g_eb, g_ec;
+
+/// The expectations beside `c` when it is g_a, g_b or g_c, else NULL.
+static lctx_case_expect *expect_of(const lctx_case *c) {
+  return c == &g_a ? &g_ea : c == &g_b ? &g_eb : c == &g_c ? &g_ec : NULL;
+}
+
+/// lctx_case_equal, and the expectations beside both equal.
+static bool cases_equal(const lctx_case *a, const lctx_case *b) {
+  const lctx_case_expect *ea = expect_of(a), *eb = expect_of(b);
+  return lctx_case_equal(a, b) &&
+         (!ea || !eb || lctx_case_expect_equal(ea, eb, a->op_count));
+}
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -42,7 +56,7 @@ static lctx_case g_a, g_b, g_c;
 static size_t print_case(const lctx_case *c, char *storage) {
   lctx_buf b;
   lctx_buf_init(&b, storage, LCTX_CASE_TEXT_MAX);
-  lctx_case_print(c, &b);
+  lctx_case_print(c, expect_of(c), &b);
   assert_false(b.overflow);
   return b.length;
 }
@@ -57,7 +71,7 @@ static bool parse_exact(const char *text, size_t n, lctx_case *out, char *error,
     memcpy(copy, text, n);
   lctx_buf e;
   lctx_buf_init(&e, error, error_cap);
-  bool ok = lctx_case_parse(copy, n, "t.case", out, &e);
+  bool ok = lctx_case_parse(copy, n, "t.case", out, expect_of(out), &e);
   free(copy);
   return ok;
 }
@@ -102,10 +116,10 @@ static void assert_prints_canonically(const char *text, const char *canonical) {
   assert_parses(text, &g_a);
   lctx_buf b;
   lctx_buf_init(&b, g_text, sizeof g_text);
-  lctx_case_print(&g_a, &b);
+  lctx_case_print(&g_a, &g_ea, &b);
   assert_buf(&b, canonical);
   assert_parses(canonical, &g_b);
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(cases_equal(&g_a, &g_b));
 }
 
 //===----------------------------------------------------------------------===//
@@ -117,7 +131,8 @@ static void test_parse_print_round_trip_generated(void **state) {
   case_gen g;
   case_gen_seed(&g, 0x7e47);
   for (int round = 0; round < ROUNDS; round++) {
-    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    lctx_case_expect_init(&g_ea);
+    case_gen_case(&g, &g_a, &g_ea, CASE_GEN_EXPECT);
     assert_valid(&g_a);
     size_t n = print_case(&g_a, g_text);
     char error[512];
@@ -125,7 +140,8 @@ static void test_parse_print_round_trip_generated(void **state) {
       print_error("round %d: %s\n%s", round, error, g_text);
       fail();
     }
-    case_fx_assert_round_trip(&g_a, &g_b, true, round, "parse(print(c))");
+    case_fx_assert_round_trip(&g_a, &g_b, &g_ea, &g_eb, round,
+                              "parse(print(c))");
     size_t m = print_case(&g_b, g_text2);
     case_fx_assert_same_bytes(g_text, n, g_text2, m);
   }
@@ -136,7 +152,8 @@ static void test_print_is_ascii_one_directive_per_line(void **state) {
   case_gen g;
   case_gen_seed(&g, 0xa5c11);
   for (int round = 0; round < 2000; round++) {
-    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    lctx_case_expect_init(&g_ea);
+    case_gen_case(&g, &g_a, &g_ea, CASE_GEN_EXPECT);
     size_t n = print_case(&g_a, g_text);
     size_t lines = 0;
     for (size_t i = 0; i < n; i++) {
@@ -146,7 +163,7 @@ static void test_print_is_ascii_one_directive_per_line(void **state) {
     }
     size_t expects = 0;
     for (size_t i = 0; i < g_a.op_count; i++)
-      expects += g_a.has_expect[i];
+      expects += g_ea.has[i];
     size_t config = (g_a.jax_platforms[0] != 0) +
                     (g_a.jax_platform_name[0] != 0) +
                     (g_a.jax_xla_backend[0] != 0);
@@ -165,7 +182,8 @@ static void test_mutated_text_is_total(void **state) {
   case_gen_seed(&g, 0xf022);
   size_t accepted = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    lctx_case_expect_init(&g_ea);
+    case_gen_case(&g, &g_a, &g_ea, CASE_GEN_EXPECT);
     size_t n = print_case(&g_a, g_text);
     int edits = 1 + (int)case_gen_below(&g, 3);
     for (int k = 0; k < edits && n > 0; k++) {
@@ -195,7 +213,7 @@ static void test_mutated_text_is_total(void **state) {
     assert_valid(&g_b);
     size_t m = print_case(&g_b, g_text2);
     assert_true(parse_exact(g_text2, m, &g_c, error, sizeof error));
-    assert_true(lctx_case_equal(&g_b, &g_c, true));
+    assert_true(cases_equal(&g_b, &g_c));
   }
   /* Both outcomes must be exercised. */
   assert_true(accepted > ROUNDS / 20);
@@ -245,7 +263,7 @@ static void test_conformance_cases_round_trip(void **state) {
     assert_valid(&g_a);
     size_t m = print_case(&g_a, g_text);
     assert_true(parse_exact(g_text, m, &g_b, error, sizeof error));
-    assert_true(lctx_case_equal(&g_a, &g_b, true));
+    assert_true(cases_equal(&g_a, &g_b));
     files++;
   }
   closedir(dir);
@@ -328,23 +346,23 @@ static void test_example_fields(void **state) {
   assert_int_equal(g_a.ops[1].kind, LCTX_OP_CANONICALIZE);
   assert_true(g_a.ops[1].has_arg);
   assert_false(g_a.ops[2].has_arg);
-  assert_false(g_a.has_expect[1]);
-  assert_false(g_a.has_expect[2]);
-  assert_registry_client(&g_a.expect[3], 0, "cpu");
+  assert_false(g_ea.has[1]);
+  assert_false(g_ea.has[2]);
+  assert_registry_client(&g_ea.outcome[3], 0, "cpu");
   assert_int_equal(g_a.ops[4].platform_count, 2);
-  assert_string_equal(g_a.ops[4].platforms[1], "tpu");
+  assert_string_equal(lctx_case_op_platform(&g_a, &g_a.ops[4], 1), "tpu");
   assert_true(g_a.ops[4].has_backend);
   assert_string_equal(g_a.ops[4].backend, "rocm");
   assert_true(g_a.ops[4].optional);
-  assert_none(&g_a.expect[4]);
+  assert_none(&g_ea.outcome[4]);
   assert_int_equal(g_a.ops[5].platform_count, 0);
   assert_false(g_a.ops[5].has_backend);
-  assert_raise(&g_a.expect[5], LCTX_ERROR_INDEX, "tuple index out of range");
+  assert_raise(&g_ea.outcome[5], LCTX_ERROR_INDEX, "tuple index out of range");
   assert_string_equal(g_a.ops[6].arg, "\t\n\r\"\x01\x7f");
-  assert_string(&g_a.expect[6], "caf\xc3\xa9");
+  assert_string(&g_ea.outcome[6], "caf\xc3\xa9");
   assert_true(g_a.ops[7].has_arg);
   assert_string_equal(g_a.ops[7].arg, "");
-  assert_pinned_client(&g_a.expect[7], "rocm");
+  assert_pinned_client(&g_ea.outcome[7], "rocm");
   assert_valid(&g_a);
 }
 
@@ -426,17 +444,17 @@ static void test_lowering_example_fields(void **state) {
   assert_string_equal(op->rule, "P.cpu");
   assert_true(op->has_arg);
   assert_string_equal(op->arg, "cpu");
-  assert_true(g_a.has_expect[0]);
+  assert_true(g_ea.has[0]);
   assert_false(g_a.ops[1].has_arg);
   op = &g_a.ops[2];
   assert_int_equal(op->kind, LCTX_OP_LOWER_PER_PLATFORM);
   assert_string_equal(op->primitive, "P");
   assert_int_equal(op->platform_count, 2);
-  assert_string_equal(op->platforms[1], "tpu");
+  assert_string_equal(lctx_case_op_platform(&g_a, op, 1), "tpu");
   assert_false(op->has_backend);
   assert_true(op->has_narrow);
   assert_int_equal(op->narrow_count, 1);
-  assert_string_equal(op->narrow[0], "cpu");
+  assert_string_equal(lctx_case_op_narrow(&g_a, op, 0), "cpu");
   assert_true(op->has_compute_type);
   assert_string_equal(op->compute_type, "device");
   assert_true(op->has_override);
@@ -467,7 +485,8 @@ static void test_generated_cases_cover_lowering(void **state) {
   size_t narrow = 0, compute = 0, override = 0, x64 = 0, platform = 0;
   size_t action_compute = 0, optional = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    case_gen_case(&g, &g_a, CASE_GEN_EXPECT);
+    lctx_case_expect_init(&g_ea);
+    case_gen_case(&g, &g_a, &g_ea, CASE_GEN_EXPECT);
     rules += g_a.rule_count;
     for (size_t i = 0; i < g_a.rule_count; i++) {
       for (size_t k = 0; k < g_a.rules[i].action_count; k++) {
@@ -507,14 +526,15 @@ static void test_generated_cases_cover_lowering(void **state) {
 static void test_empty_case_prints_header_and_gpu(void **state) {
   (void)state;
   lctx_case_init(&g_a);
+  lctx_case_expect_init(&g_ea);
   lctx_buf b;
   lctx_buf_init(&b, g_text, sizeof g_text);
-  lctx_case_print(&g_a, &b);
+  lctx_case_print(&g_a, &g_ea, &b);
   assert_buf(&b, "lctx-case 1\nnvidia_gpu hidden\n");
   assert_parses("lctx-case 1", &g_b);
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(cases_equal(&g_a, &g_b));
   assert_parses("lctx-case 1\n\n# nothing else\n", &g_b);
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(cases_equal(&g_a, &g_b));
 }
 
 static void test_print_string_escapes_every_byte(void **state) {
@@ -535,20 +555,22 @@ static void test_print_string_escapes_every_byte(void **state) {
   assert_true(strcmp(g_text + b.length - 5, "\\xff\"") == 0);
 
   lctx_case_init(&g_a);
+  lctx_case_expect_init(&g_ea);
   g_a.op_count = 1;
-  g_a.has_expect[0] = true;
-  lctx_buf w = lctx_outcome_begin_raise(&g_a.expect[0], LCTX_ERROR_VALUE);
+  g_ea.has[0] = true;
+  lctx_buf w = lctx_outcome_begin_raise(&g_ea.outcome[0], LCTX_ERROR_VALUE);
   lctx_buf_append(&w, all, sizeof all);
-  lctx_outcome_end(&g_a.expect[0], &w);
+  lctx_outcome_end(&g_ea.outcome[0], &w);
   size_t n = print_case(&g_a, g_text);
   char error[256];
   assert_true(parse_exact(g_text, n, &g_b, error, sizeof error));
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(cases_equal(&g_a, &g_b));
 }
 
 /// A case with every field at its limit and every name byte escaped.
-static void make_maximal_case(lctx_case *c) {
+static void make_maximal_case(lctx_case *c, lctx_case_expect *e) {
   lctx_case_init(c);
+  lctx_case_expect_init(e);
   c->factory_count = LCTX_MAX_FACTORIES;
   for (size_t i = 0; i < LCTX_MAX_FACTORIES; i++) {
     lctx_case_factory *f = &c->factories[i];
@@ -586,37 +608,40 @@ static void make_maximal_case(lctx_case *c) {
     op->kind = LCTX_OP_LOWER_PER_PLATFORM;
     memset(op->primitive, 0x07, LCTX_MAX_NAME);
     op->platform_count = LCTX_MAX_MODULE_PLATFORMS;
+    char name[LCTX_MAX_NAME + 1] = {0};
+    memset(name, 0x05, LCTX_MAX_NAME);
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->platforms[k], 0x05, LCTX_MAX_NAME);
+      assert_true(lctx_case_intern_cstr(c, name, &op->platform[k]));
     op->has_backend = true;
     memset(op->backend, 0x06, LCTX_MAX_NAME);
     op->has_narrow = true;
     op->narrow_count = LCTX_MAX_MODULE_PLATFORMS;
+    memset(name, 0x08, LCTX_MAX_NAME);
     for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
-      memset(op->narrow[k], 0x08, LCTX_MAX_NAME);
+      assert_true(lctx_case_intern_cstr(c, name, &op->narrowed[k]));
     op->has_compute_type = true;
     memset(op->compute_type, 0x0b, LCTX_MAX_NAME);
     op->has_override = true;
     memcpy(op->override, c->rules[i].name, sizeof op->override);
     op->x64 = true;
-    c->has_expect[i] = true;
+    e->has[i] = true;
     lctx_buf w =
-        lctx_outcome_begin_raise(&c->expect[i], LCTX_ERROR_NOT_IMPLEMENTED);
+        lctx_outcome_begin_raise(&e->outcome[i], LCTX_ERROR_NOT_IMPLEMENTED);
     for (int k = 0; k < LCTX_OUTCOME_TEXT_MAX - 1; k++)
       lctx_buf_append_char(&w, (char)0xfe);
-    lctx_outcome_end(&c->expect[i], &w);
+    lctx_outcome_end(&e->outcome[i], &w);
   }
 }
 
 static void test_maximal_case_fits_text_max(void **state) {
   (void)state;
-  make_maximal_case(&g_a);
+  make_maximal_case(&g_a, &g_ea);
   assert_valid(&g_a);
   size_t n = print_case(&g_a, g_text);
   assert_true(n < LCTX_CASE_TEXT_MAX);
   char error[256];
   assert_true(parse_exact(g_text, n, &g_b, error, sizeof error));
-  assert_true(lctx_case_equal(&g_a, &g_b, true));
+  assert_true(cases_equal(&g_a, &g_b));
 }
 
 static void test_print_into_small_buffer_overflows_safely(void **state) {
@@ -625,7 +650,7 @@ static void test_print_into_small_buffer_overflows_safely(void **state) {
   char small[40];
   lctx_buf b;
   lctx_buf_init(&b, small, sizeof small);
-  lctx_case_print(&g_a, &b);
+  lctx_case_print(&g_a, &g_ea, &b);
   assert_true(b.overflow);
   assert_int_equal(b.length, sizeof small - 1);
   assert_int_equal(small[sizeof small - 1], '\0');
@@ -636,7 +661,7 @@ static void test_null_filename_and_text(void **state) {
   char storage[256];
   lctx_buf e;
   lctx_buf_init(&e, storage, sizeof storage);
-  assert_false(lctx_case_parse(NULL, 0, NULL, &g_a, &e));
+  assert_false(lctx_case_parse(NULL, 0, NULL, &g_a, &g_ea, &e));
   assert_buf(&e, "<input>:1:1: missing header: expected `lctx-case 1` "
                  "before the end of the input");
 }
@@ -950,6 +975,32 @@ static void test_error_module_get_backend(void **state) {
   assert_parse_error(text, "t.case:2:146: too many platforms (at most 16)");
 }
 
+/// A case holds at most LCTX_CASE_MAX_NAMES distinct platform names (module
+/// and narrowed, all operations together); a name seen before is reused.
+static void test_error_too_many_platform_names(void **state) {
+  (void)state;
+  char text[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, H);
+  for (int op = 0; op < 4; op++) {
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "op module_get_backend platforms=[");
+    for (int i = 0; i < 12; i++)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%s\"a%02d\"",
+                            i ? ", " : "", op * 12 + i);
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "] backend=None optional=false\n");
+  }
+  _Static_assert(LCTX_CASE_MAX_NAMES == 48, "the text above holds 48 names");
+  assert_parses(text, &g_a);
+  assert_int_equal(g_a.name_count, 48);
+  snprintf(text + n, sizeof text - n,
+           "op module_get_backend platforms=[\"a00\", \"zz\"] "
+           "backend=None optional=false\n");
+  assert_parse_error(text, "t.case:6:41: too many distinct platform names in "
+                           "the case (at most 48, module and narrowed "
+                           "platforms of all operations together)");
+}
+
 static void test_error_rules(void **state) {
   (void)state;
   char text[4096];
@@ -1244,7 +1295,7 @@ static void test_error_expectations(void **state) {
   text[n - 1] = '"';
   text[n] = '\0';
   assert_parses(text, &g_a);
-  assert_int_equal(g_a.expect[0].length, LCTX_OUTCOME_TEXT_MAX - 1);
+  assert_int_equal(g_ea.outcome[0].length, LCTX_OUTCOME_TEXT_MAX - 1);
 }
 
 static void test_error_long_token_is_cut(void **state) {
@@ -1263,7 +1314,8 @@ static void test_error_writer_overflow_is_safe(void **state) {
   char small[8];
   lctx_buf e;
   lctx_buf_init(&e, small, sizeof small);
-  assert_false(lctx_case_parse("op", 2, "a-long-file-name.case", &g_a, &e));
+  assert_false(
+      lctx_case_parse("op", 2, "a-long-file-name.case", &g_a, &g_ea, &e));
   assert_true(e.overflow);
   assert_string_equal(small, "a-long-");
 }
@@ -1298,6 +1350,7 @@ int main(void) {
       cmocka_unit_test(test_error_config),
       cmocka_unit_test(test_error_operations),
       cmocka_unit_test(test_error_module_get_backend),
+      cmocka_unit_test(test_error_too_many_platform_names),
       cmocka_unit_test(test_error_rules),
       cmocka_unit_test(test_error_register_lowering),
       cmocka_unit_test(test_error_lower_per_platform),

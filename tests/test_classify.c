@@ -631,7 +631,7 @@ static lctx_features g_features;
 /// message, or when the case is not valid.
 static void parse_body(const char *what, const char *body) {
   char error[512];
-  if (!case_gen_parse_body(body, &g_case, error, sizeof error))
+  if (!case_gen_parse_body(body, &g_case, NULL, error, sizeof error))
     fail_msg("%s: %s", what, error);
   if (!case_gen_is_valid(&g_case, error, sizeof error))
     fail_msg("%s: invalid: %s", what, error);

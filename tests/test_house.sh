@@ -16,7 +16,9 @@
 #     setpgid or close_range (one way to run a child);
 #   - no file under harness/ is longer than 1,000 lines;
 #   - no include cycle between the modules of harness/ (a module is a
-#     header and its .c; module A uses B when A.c or A.h includes B.h).
+#     header and its .c; module A uses B when A.c or A.h includes B.h);
+#   - an lctx_case is at most 16 KB: case.h asserts it at compile time
+#     (the build is the real check; this one keeps the assertion there).
 # Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
 set -u
 root=$1
@@ -157,6 +159,11 @@ for d in build lctx-conform lctx-fuzz; do
     grep -q "^/*$d/\$" .gitignore || fail ".gitignore does not ignore $d/"
   fi
 done
+
+# The case stays small (copied and zeroed often): the build asserts it.
+grep -q '^_Static_assert(sizeof(lctx_case) <= 16384,' \
+  harness/core/case/case.h ||
+  fail "harness/core/case/case.h: no _Static_assert(sizeof(lctx_case) <= 16384, ...)"
 
 if [ "$failures" -ne 0 ]; then
   echo "test_house.sh: $failures failure(s)"

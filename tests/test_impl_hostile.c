@@ -54,7 +54,7 @@ static void make_case(lctx_case *c, size_t i) {
   char e[256];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_case_parse(text, strlen(text), NULL, c, &eb))
+  if (!lctx_case_parse(text, strlen(text), NULL, c, NULL, &eb))
     fail_msg("%s", e);
 }
 
@@ -317,7 +317,7 @@ static void test_plugin_long_mlir_marks_the_case(void **state) {
   char e[256];
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_case_parse(text, strlen(text), NULL, &c, &eb))
+  if (!lctx_case_parse(text, strlen(text), NULL, &c, NULL, &eb))
     fail_msg("%s", e);
   fixture *f = *state;
   lctx_impl *impl = open_impl(f, true, "long_mlir", 0);

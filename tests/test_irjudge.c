@@ -210,7 +210,7 @@ static void test_judge_at_a_release(void **state) {
   char e[512] = "";
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, &eb));
+  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, NULL, &eb));
   lctx_impl_options o;
   lctx_impl_options_init(&o);
   lctx_impl *impl = lctx_impl_open_plugin(LCTX_EXAMPLE_PLUGIN, &o, &eb);

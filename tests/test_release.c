@@ -42,6 +42,7 @@
 
 typedef struct world {
   lctx_case c;
+  lctx_case_expect expect;
   lctx_runner r;
   lctx_outcome out[LCTX_CASE_MAX_OPS];
   bool ran[LCTX_CASE_MAX_OPS];
@@ -63,7 +64,8 @@ static world *run_at(const char *name, const char *text) {
   char error[512];
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, strlen(text), "release.case", &w->c, &e))
+  if (!lctx_case_parse(text, strlen(text), "release.case", &w->c, &w->expect,
+                       &e))
     fail_msg("%s", error);
   lctx_runner_init_at(&w->r, &w->c, release(name));
   assert_ptr_equal(lctx_runner_release(&w->r), release(name));
@@ -72,14 +74,15 @@ static world *run_at(const char *name, const char *text) {
     if (!w->ran[i])
       continue;
     w->ok[i] = lctx_runner_op(&w->r, &w->c.ops[i], &w->out[i], NULL);
-    if (!w->c.has_expect[i] || lctx_outcome_equal(&w->out[i], &w->c.expect[i]))
+    if (!w->expect.has[i] ||
+        lctx_outcome_equal(&w->out[i], &w->expect.outcome[i]))
       continue;
     char got[LCTX_OUTCOME_TEXT_MAX + 64], want[LCTX_OUTCOME_TEXT_MAX + 64];
     lctx_buf g, x;
     lctx_buf_init(&g, got, sizeof got);
     lctx_buf_init(&x, want, sizeof want);
     lctx_outcome_format(&w->out[i], &g);
-    lctx_outcome_format(&w->c.expect[i], &x);
+    lctx_outcome_format(&w->expect.outcome[i], &x);
     fail_msg("release %s, op %zu:\n  got  %s\n  want %s", name, i, got, want);
   }
   return w;

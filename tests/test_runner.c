@@ -40,7 +40,7 @@ typedef struct fixture {
  * three must be the same value. */
 static void compare(fixture *f, size_t index, const lctx_case_op *op) {
   assert_true(lctx_runner_variant(&f->kept, index, op, &f->by_op));
-  lctx_case_module_context(op, &f->context);
+  lctx_case_module_context(&f->c, op, &f->context);
   assert_true(lctx_runner_variant_module(&f->kept, index, &f->context,
                                          op->optional, &f->by_context));
   lctx_runner_init(&f->replay, &f->c);
@@ -67,16 +67,14 @@ static void module_variants(fixture *f, size_t index) {
   f->op.optional = op->optional;
   if (n == 1) {
     f->op.platform_count = 2;
-    memcpy(f->op.platforms[1], op->platforms[0], sizeof op->platforms[0]);
+    f->op.platform[1] = op->platform[0];
     compare(f, index, &f->op);
-    memset(f->op.platforms[1], 0, sizeof f->op.platforms[1]);
-    memcpy(f->op.platforms[1], "tpu", 3);
+    f->op.platform[1] = LCTX_CASE_NAME_TPU;
     compare(f, index, &f->op);
   }
   if (n >= 3) {
     for (size_t i = 1; i < n; i++)
-      memcpy(f->op.platforms[i], op->platforms[n - i],
-             sizeof f->op.platforms[i]);
+      f->op.platform[i] = op->platform[n - i];
     compare(f, index, &f->op);
   }
 }

@@ -303,7 +303,7 @@ static void classify_at(const char *text, const char *release, size_t index,
   char error[512] = "";
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse(text, strlen(text), "t.case", c, &e))
+  if (!lctx_case_parse(text, strlen(text), "t.case", c, NULL, &e))
     fail_msg("%s", error);
   assert_true(lctx_spec_select(&real, release, &e));
   lctx_feature_state st;
@@ -412,7 +412,7 @@ static void judge_at(const char *text, const char *release, const char *from,
       !lctx_spec_select(&real, release, &e))
     fail_msg("%s", error);
   static lctx_case c;
-  if (!lctx_case_parse(text, strlen(text), "t.case", &c, &e))
+  if (!lctx_case_parse(text, strlen(text), "t.case", &c, NULL, &e))
     fail_msg("%s", error);
   memset(t, 0, sizeof *t);
   lctx_oracle_init(&oracle, &real, lctx_engine_reference());
@@ -456,8 +456,8 @@ static void test_drift_names_the_commit(void **state) {
   char error[512] = "";
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  assert_true(
-      lctx_case_parse(ONEAPI_PINNED, strlen(ONEAPI_PINNED), "t.case", &c, &e));
+  assert_true(lctx_case_parse(ONEAPI_PINNED, strlen(ONEAPI_PINNED), "t.case",
+                              &c, NULL, &e));
   /* What jaxlib 0.10.2 gives: the pinned client. */
   lctx_outcome actual;
   lctx_runner_init_at(&runner, &c, lctx_release_find("0.10.2"));
@@ -510,7 +510,7 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
   char error[512] = "";
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, &e));
+  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, NULL, &e));
   assert_true(lctx_spec_select(&real, NULL, &e));
   char why[512] = "";
   lctx_buf wb;

@@ -69,16 +69,16 @@ static bool write_file(const char *path, const char *text, size_t n,
 }
 
 bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
-                         lctx_case *blessed, FILE *out) {
+                         lctx_case_expect *blessed, FILE *out) {
   const lctx_case *c = &ws->c;
-  memcpy(blessed, c, sizeof *blessed);
+  lctx_case_expect_init(blessed);
   lctx_feature_state state;
   lctx_features features;
   lctx_classify_init_at(&state, c, lctx_spec_facts(&ws->spec));
   lctx_runner_init(&ws->runner, c);
   char expected[2048];
   for (size_t i = 0; i < c->op_count; i++) {
-    lctx_outcome *o = &blessed->expect[i];
+    lctx_outcome *o = &blessed->outcome[i];
     lctx_runner_op(&ws->runner, &c->ops[i], o, NULL);
     lctx_classify_op(&state, i, &features);
     size_t row = (size_t)-1;
@@ -100,7 +100,7 @@ bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
               lctx_esc(&b3, expected));
       return false;
     }
-    blessed->has_expect[i] = true;
+    blessed->has[i] = true;
   }
   return true;
 }
@@ -108,8 +108,8 @@ bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
 /* The file's text with the expect lines `lines` written in (see bless.h);
  * the number of lines written in `*written`. */
 static bool rewrite(const char *text, size_t n, const lctx_case *c,
-                    const line *lines, bool all, lctx_buf *out,
-                    size_t *written) {
+                    const lctx_case_expect *expect, const line *lines, bool all,
+                    lctx_buf *out, size_t *written) {
   size_t op = 0;
   *written = 0;
   for (size_t at = 0; at < n;) {
@@ -123,7 +123,7 @@ static bool rewrite(const char *text, size_t n, const lctx_case *c,
     lctx_buf_append(out, l.at, l.n);
     if (!is_op || op >= c->op_count)
       continue;
-    if (!c->has_expect[op]) {
+    if (!expect->has[op]) {
       if (l.at[l.n - 1] != '\n')
         lctx_buf_append(out, "\n", 1);
       lctx_buf_append(out, lines[op].at, lines[op].n);
@@ -136,7 +136,7 @@ static bool rewrite(const char *text, size_t n, const lctx_case *c,
 
 int lctx_bless_case(lctx_workspace *ws, const char *path, bool all, FILE *out,
                     FILE *err) {
-  lctx_case *blessed = malloc(sizeof *blessed);
+  lctx_case_expect *blessed = malloc(sizeof *blessed);
   size_t cap = 2 * LCTX_CASE_TEXT_MAX + 2 * LCTX_CASE_FILE_MAX;
   char *canon = malloc(LCTX_CASE_TEXT_MAX), *result = malloc(cap), *text = NULL;
   char e[1024];
@@ -156,13 +156,13 @@ int lctx_bless_case(lctx_workspace *ws, const char *path, bool all, FILE *out,
       lctx_bless_outcomes(ws, path, blessed, out)) {
     lctx_buf cb, rb;
     lctx_buf_init(&cb, canon, LCTX_CASE_TEXT_MAX);
-    lctx_case_print(blessed, &cb);
+    lctx_case_print(&ws->c, blessed, &cb);
     line lines[LCTX_CASE_MAX_OPS] = {{0}};
     expect_lines(canon, cb.length, lines, ws->c.op_count);
     lctx_buf_init(&rb, result, cap);
     size_t written;
     code = LCTX_EXIT_USAGE;
-    if (rewrite(text, n, &ws->c, lines, all, &rb, &written) &&
+    if (rewrite(text, n, &ws->c, &ws->expect, lines, all, &rb, &written) &&
         (written == 0 || write_file(path, result, rb.length, err))) {
       fprintf(out, "blessed %s: %zu expect lines written\n", lctx_esc(&b, path),
               written);

@@ -24,11 +24,11 @@
 int lctx_bless_case(lctx_workspace *ws, const char *path, bool all, FILE *out,
                     FILE *err);
 
-/// Copies `ws->c` into `*blessed` with the reference's outcome of every
-/// operation as its expectation, each judged by `ws->spec`; false, with a
+/// Fills `*blessed`, the expectations beside `ws->c`, with the reference's
+/// outcome of every operation, each judged by `ws->spec`; false, with a
 /// line `REFUSED NAME: operation K: ... row ROW ...` on `out`, when the
 /// table does not allow one (`name` names the case in it).
 bool lctx_bless_outcomes(lctx_workspace *ws, const char *name,
-                         lctx_case *blessed, FILE *out);
+                         lctx_case_expect *blessed, FILE *out);
 
 #endif /* LCTX_CLI_BLESS_H */

@@ -47,7 +47,7 @@ static bool pick_visit(void *user, const lctx_case *c) {
 
 /* Reads the case called `name` from results.jsonl at `path` into `c`. */
 static bool from_results(const char *path, const char *name, lctx_case *c,
-                         FILE *err) {
+                         lctx_case_expect *expect, FILE *err) {
   lctx_escaped b1, b2;
   FILE *f = fopen(path, "r");
   if (!f) {
@@ -65,7 +65,7 @@ static bool from_results(const char *path, const char *name, lctx_case *c,
       char e[1024];
       lctx_buf eb;
       lctx_buf_init(&eb, e, sizeof e);
-      ok = lctx_case_from_json(json_object_get(j, "case"), c, &eb);
+      ok = lctx_case_from_json(json_object_get(j, "case"), c, expect, &eb);
       if (!ok)
         fprintf(err, "lctx case export: %s:%zu: case: %s\n",
                 lctx_esc(&b1, path), number, lctx_esc(&b2, e));
@@ -84,7 +84,7 @@ static bool from_results(const char *path, const char *name, lctx_case *c,
 static bool find_case(lctx_workspace *ws, const char *results,
                       unsigned long long seed, const char *name, FILE *err) {
   if (results)
-    return from_results(results, name, &ws->c, err);
+    return from_results(results, name, &ws->c, &ws->expect, err);
   lctx_conform_only only;
   char why[512];
   lctx_escaped b;
@@ -149,15 +149,16 @@ static FILE *open_target(const char *path, char *tmp, size_t cap) {
 /* Writes the blessed case to `path` (NULL: out): whole or not at all, so
  * that a failure (a full disk, a file size limit) leaves no cut file; an
  * existing file is replaced only by a whole one. */
-static bool write_case(const lctx_case *c, const char *name, const char *path,
-                       FILE *out, FILE *err) {
+static bool write_case(const lctx_case *c, const lctx_case_expect *expect,
+                       const char *name, const char *path, FILE *out,
+                       FILE *err) {
   char *text = malloc(LCTX_CASE_TEXT_MAX);
   char tmp[4200];
   if (!text)
     return false;
   lctx_buf tb;
   lctx_buf_init(&tb, text, LCTX_CASE_TEXT_MAX);
-  lctx_case_print(c, &tb);
+  lctx_case_print(c, expect, &tb);
   FILE *f = path ? open_target(path, tmp, sizeof tmp) : out;
   bool ok = f != NULL;
   int e = ok ? 0 : errno;
@@ -209,14 +210,15 @@ static int case_export(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_USAGE;
   }
   lctx_workspace *ws = lctx_workspace_create(err);
-  lctx_case *blessed = malloc(sizeof *blessed);
+  lctx_case_expect *blessed = malloc(sizeof *blessed);
   int code = LCTX_EXIT_USAGE;
   if (ws && blessed && lctx_workspace_load_spec(ws, spec_path, err) &&
       find_case(ws, results, seed, argv[first], err)) {
     code = LCTX_EXIT_VIOLATIONS;
     if (lctx_bless_outcomes(ws, argv[first], blessed, err))
-      code = write_case(blessed, argv[first], to, out, err) ? LCTX_EXIT_OK
-                                                            : LCTX_EXIT_USAGE;
+      code = write_case(&ws->c, blessed, argv[first], to, out, err)
+                 ? LCTX_EXIT_OK
+                 : LCTX_EXIT_USAGE;
   }
   free(blessed);
   lctx_workspace_destroy(ws);

@@ -46,7 +46,7 @@ static int decode(lctx_workspace *ws, const char *data, size_t n, FILE *out,
   lctx_case_decode((const uint8_t *)data, n, &ws->c);
   lctx_buf b;
   lctx_buf_init(&b, ws->text, sizeof ws->text);
-  lctx_case_print(&ws->c, &b);
+  lctx_case_print(&ws->c, NULL, &b);
   return write_all(out, ws->text, b.length, err);
 }
 
@@ -100,7 +100,7 @@ static bool enumerate_visit(void *user, const lctx_case *c) {
     return false;
   lctx_buf b;
   lctx_buf_init(&b, run->ws->text, sizeof run->ws->text);
-  lctx_case_print(c, &b);
+  lctx_case_print(c, NULL, &b);
   fprintf(run->out, "# case %zu\n%s\n", run->printed, run->ws->text);
   run->printed++;
   return true;

@@ -242,10 +242,10 @@ static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
       continue;
     }
     p.file = path;
-    size_t v = lctx_oracle_check_case(&ws->oracle, &ws->c);
+    size_t v = lctx_oracle_check_case_expect(&ws->oracle, &ws->c, &ws->expect);
     v += ir_check_case(run, path, out);
     for (size_t k = 0; k < ws->c.op_count; k++)
-      without_expect += !ws->c.has_expect[k];
+      without_expect += !ws->expect.has[k];
     if (v == 0) {
       passed++;
       if (!quiet)

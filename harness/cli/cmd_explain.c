@@ -169,7 +169,7 @@ static int explain(lctx_workspace *ws, explain_ir *ir, const char *path,
     explain_op(ws, ir, i, out);
   lctx_violation_printer p = {.out = out, .limit = 100, .file = path};
   lctx_workspace_print_violations(ws, &p);
-  size_t v = lctx_oracle_check_case(&ws->oracle, &ws->c);
+  size_t v = lctx_oracle_check_case_expect(&ws->oracle, &ws->c, &ws->expect);
   fprintf(out, "verdict: %s (%zu violations)\n", v ? "FAIL" : "ok", v);
   return v ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
 }

@@ -31,6 +31,7 @@ typedef struct lint_run {
   size_t files;
   /* --write-case: the case, the reference running it, its text. */
   lctx_case c;
+  lctx_case_expect expect;
   lctx_runner runner;
   char text[LCTX_CASE_TEXT_MAX];
 } lint_run;
@@ -53,8 +54,8 @@ static void write_case(lint_run *run, const char *path, FILE *out) {
   }
   lctx_runner_init(&run->runner, &run->c);
   for (size_t i = 0; i < run->c.op_count; i++) {
-    lctx_runner_op(&run->runner, &run->c.ops[i], &run->c.expect[i], NULL);
-    run->c.has_expect[i] = true;
+    lctx_runner_op(&run->runner, &run->c.ops[i], &run->expect.outcome[i], NULL);
+    run->expect.has[i] = true;
   }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -65,7 +66,7 @@ static void write_case(lint_run *run, const char *path, FILE *out) {
   snprintf(file, sizeof file, "%s/%.*s.case", run->case_dir, (int)stem, base);
   lctx_buf t;
   lctx_buf_init(&t, run->text, sizeof run->text);
-  lctx_case_print(&run->c, &t);
+  lctx_case_print(&run->c, &run->expect, &t);
   FILE *f = fopen(file, "w");
   bool ok =
       f && fprintf(f, "# The smallest failing point of %s (lctx lint)\n%s",

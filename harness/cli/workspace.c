@@ -49,7 +49,7 @@ bool lctx_workspace_parse_case(lctx_workspace *ws, const char *path,
   lctx_buf e;
   lctx_buf_init(&e, message, sizeof message);
   lctx_escaped b;
-  if (!lctx_case_parse(data, n, path, &ws->c, &e)) {
+  if (!lctx_case_parse(data, n, path, &ws->c, &ws->expect, &e)) {
     fprintf(err, "lctx: %s\n", lctx_esc(&b, message));
     return false;
   }
@@ -107,7 +107,7 @@ static void print_violation(void *user, const lctx_violation *v) {
     return;
   lctx_buf b;
   lctx_buf_init(&b, p->ws->text, sizeof p->ws->text);
-  lctx_case_print(v->c, &b);
+  lctx_case_print(v->c, v->expect, &b);
   lctx_escaped e1, e2;
   fprintf(p->out, "VIOLATION %s%s%s: %s at operation %zu (%s)",
           p->file ? lctx_esc(&e1, p->file) : "", p->file ? " " : "",

@@ -31,6 +31,8 @@ typedef struct lctx_workspace {
   lctx_spec spec;
   /// The case being worked on (lctx_workspace_load_case, decode).
   lctx_case c;
+  /// The expectations beside `c` (lctx_workspace_load_case).
+  lctx_case_expect expect;
   /// The judge of the case or the domain, over `spec`.
   lctx_oracle oracle;
   /// Runs `c` operation by operation (explain, eval's IR check).

@@ -102,11 +102,13 @@ static json_t *factory_json(const lctx_case_factory *f) {
 }
 
 /// A JSON array of `count` names, or NULL.
-static json_t *list_json(const char (*names)[LCTX_MAX_NAME + 1], size_t count) {
+static json_t *list_json(const lctx_case *c, const uint8_t *names,
+                         size_t count) {
   json_t *list = json_array();
   bool ok = list && count <= LCTX_MAX_MODULE_PLATFORMS;
   for (size_t k = 0; ok && k < count; k++)
-    ok = json_array_append_new(list, NAME_JSON(names[k])) == 0;
+    ok = json_array_append_new(list, name_json(lctx_case_name(c, names[k]),
+                                               LCTX_MAX_NAME + 1)) == 0;
   if (!ok) {
     json_decref(list);
     return NULL;
@@ -162,7 +164,8 @@ static json_t *rule_json(const lctx_case_rule *rule) {
   return j;
 }
 
-static json_t *op_json(const lctx_case *c, size_t i) {
+static json_t *op_json(const lctx_case *c, const lctx_case_expect *expect,
+                       size_t i) {
   const lctx_case_op *op = &c->ops[i];
   if ((unsigned)op->kind >= LCTX_OP_KIND_COUNT)
     return NULL;
@@ -180,7 +183,7 @@ static json_t *op_json(const lctx_case *c, size_t i) {
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
     ok = ok &&
-         set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
+         set(j, "platforms", list_json(c, op->platform, op->platform_count)) &&
          set(j, "backend",
              op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
          set(j, "optional", json_boolean(op->optional));
@@ -193,11 +196,11 @@ static json_t *op_json(const lctx_case *c, size_t i) {
   case LCTX_OP_LOWER_PER_PLATFORM:
     ok =
         ok && set(j, "primitive", NAME_JSON(op->primitive)) &&
-        set(j, "platforms", list_json(op->platforms, op->platform_count)) &&
+        set(j, "platforms", list_json(c, op->platform, op->platform_count)) &&
         set(j, "backend",
             op->has_backend ? NAME_JSON(op->backend) : json_null()) &&
         set(j, "narrow",
-            op->has_narrow ? list_json(op->narrow, op->narrow_count)
+            op->has_narrow ? list_json(c, op->narrowed, op->narrow_count)
                            : json_null()) &&
         set(j, "compute_type",
             op->has_compute_type ? NAME_JSON(op->compute_type) : json_null()) &&
@@ -206,8 +209,8 @@ static json_t *op_json(const lctx_case *c, size_t i) {
         set(j, "x64", json_boolean(op->x64));
     break;
   }
-  if (ok && c->has_expect[i])
-    ok = set(j, "expect", lctx_outcome_to_json(&c->expect[i]));
+  if (ok && expect && expect->has[i])
+    ok = set(j, "expect", lctx_outcome_to_json(&expect->outcome[i]));
   if (!ok) {
     json_decref(j);
     return NULL;
@@ -215,7 +218,7 @@ static json_t *op_json(const lctx_case *c, size_t i) {
   return j;
 }
 
-json_t *lctx_case_to_json(const lctx_case *c) {
+json_t *lctx_case_to_json(const lctx_case *c, const lctx_case_expect *expect) {
   if (c->factory_count > LCTX_MAX_FACTORIES ||
       c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS)
     return NULL;
@@ -229,7 +232,7 @@ json_t *lctx_case_to_json(const lctx_case *c) {
   for (size_t i = 0; ok && i < c->rule_count; i++)
     ok = json_array_append_new(rules, rule_json(&c->rules[i])) == 0;
   for (size_t i = 0; ok && i < c->op_count; i++)
-    ok = json_array_append_new(operations, op_json(c, i)) == 0;
+    ok = json_array_append_new(operations, op_json(c, expect, i)) == 0;
   ok = ok && set(j, "factories", json_incref(factories)) &&
        set(j, "jax_platforms", NAME_JSON(c->jax_platforms)) &&
        set(j, "jax_platform_name", NAME_JSON(c->jax_platform_name)) &&
@@ -255,12 +258,16 @@ json_t *lctx_case_to_json(const lctx_case *c) {
 
 typedef struct reader {
   lctx_buf *error;
+  /// Where a case's expectations go (NULL: read, then dropped in `scratch`).
+  lctx_case_expect *expect;
+  lctx_outcome scratch;
   lctx_buf path;
   char path_storage[256];
 } reader;
 
 static void reader_init(reader *r, lctx_buf *error) {
   r->error = error;
+  r->expect = NULL;
   lctx_buf_init(&r->path, r->path_storage, sizeof r->path_storage);
 }
 
@@ -653,12 +660,20 @@ static bool read_factory(reader *r, const json_t *j, lctx_case_factory *f) {
 /// Reads the elements of the array `list` (at most
 /// LCTX_MAX_MODULE_PLATFORMS, checked) into `dst`; `key` names it.
 static bool read_name_list(reader *r, const char *key, const json_t *list,
-                           char (*dst)[LCTX_MAX_NAME + 1], size_t *count) {
+                           lctx_case *c, uint8_t *dst, size_t *count) {
   size_t saved = push_key(r, key, strlen(key));
   bool ok = true;
   for (size_t k = 0; ok && k < json_array_size(list); k++) {
     size_t inner = push_index(r, k);
-    ok = name_value(r, json_array_get(list, k), dst[k], LCTX_MAX_NAME);
+    char name[LCTX_MAX_NAME + 1];
+    ok = name_value(r, json_array_get(list, k), name, LCTX_MAX_NAME);
+    if (ok && !lctx_case_intern_cstr(c, name, &dst[k])) {
+      char why[96];
+      snprintf(why, sizeof why,
+               "too many distinct platform names in the case (at most %d)",
+               LCTX_CASE_MAX_NAMES);
+      ok = fail(r, why);
+    }
     pop(r, inner);
     *count = k + 1;
   }
@@ -758,8 +773,8 @@ static bool read_rule(reader *r, const json_t *j, lctx_case_rule *rule) {
   return true;
 }
 
-static bool read_op(reader *r, const json_t *j, const lctx_case *c,
-                    lctx_case_op *op, bool *has_expect, lctx_outcome *expect) {
+static bool read_op(reader *r, const json_t *j, lctx_case *c, lctx_case_op *op,
+                    bool *has_expect, lctx_outcome *expect) {
   memset(op, 0, sizeof *op);
   lctx_str name;
   if (!get_tag(r, j, "op", &name))
@@ -789,7 +804,7 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
     ok = CHECK_KEYS(r, j, "op", "platforms", "backend", "optional", "expect") &&
          get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
                    &platforms) &&
-         read_name_list(r, "platforms", platforms, op->platforms,
+         read_name_list(r, "platforms", platforms, c, op->platform,
                         &op->platform_count) &&
          get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
                           LCTX_MAX_NAME) &&
@@ -810,7 +825,7 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
          get_name(r, j, "primitive", true, op->primitive, LCTX_MAX_NAME) &&
          get_array(r, j, "platforms", true, LCTX_MAX_MODULE_PLATFORMS,
                    &platforms) &&
-         read_name_list(r, "platforms", platforms, op->platforms,
+         read_name_list(r, "platforms", platforms, c, op->platform,
                         &op->platform_count) &&
          get_name_or_null(r, j, "backend", &op->has_backend, op->backend,
                           LCTX_MAX_NAME);
@@ -821,7 +836,8 @@ static bool read_op(reader *r, const json_t *j, const lctx_case *c,
       if (json_is_array(narrow)) {
         ok = get_array(r, j, "narrow", true, LCTX_MAX_MODULE_PLATFORMS,
                        &narrow) &&
-             read_name_list(r, "narrow", narrow, op->narrow, &op->narrow_count);
+             read_name_list(r, "narrow", narrow, c, op->narrowed,
+                            &op->narrow_count);
       } else {
         size_t saved = push_key(r, "narrow", 6);
         ok = fail(r, "expected an array or null");
@@ -905,18 +921,26 @@ static bool rule_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
 }
 
 static bool op_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
-  if (!read_op(r, j, out, &out->ops[i], &out->has_expect[i], &out->expect[i]))
+  bool has_expect;
+  lctx_outcome *expect = r->expect ? &r->expect->outcome[i] : &r->scratch;
+  if (!read_op(r, j, out, &out->ops[i], &has_expect, expect))
     return false;
+  if (r->expect)
+    r->expect->has[i] = has_expect;
   out->op_count = i + 1;
   return (out->ops[i].kind != LCTX_OP_REGISTER_LOWERING &&
           out->ops[i].kind != LCTX_OP_LOWER_PER_PLATFORM) ||
          check_valid(r, out);
 }
 
-bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error) {
+bool lctx_case_from_json(const json_t *j, lctx_case *out,
+                         lctx_case_expect *expect, lctx_buf *error) {
   reader r;
   reader_init(&r, error);
+  r.expect = expect;
   lctx_case_init(out);
+  if (expect)
+    lctx_case_expect_init(expect);
   if (!json_is_object(j))
     return fail(&r, "expected an object");
   return CHECK_KEYS(&r, j, "factories", "jax_platforms", "jax_platform_name",

@@ -79,12 +79,15 @@
 
 /// Returns a new JSON object for `c` (the caller owns the reference), or
 /// NULL when allocation fails or a text cannot be a JSON string (a name
-/// outside ASCII, an expectation text that is not UTF-8).
-json_t *lctx_case_to_json(const lctx_case *c);
+/// outside ASCII, an expectation text that is not UTF-8). Each operation
+/// carries its expectation in `expect`, if any (`expect` may be NULL: none).
+json_t *lctx_case_to_json(const lctx_case *c, const lctx_case_expect *expect);
 
-/// Reads a case from `j`. On failure appends `PATH: message` to `error` and
-/// returns false, leaving `out` unspecified but valid.
-bool lctx_case_from_json(const json_t *j, lctx_case *out, lctx_buf *error);
+/// Reads a case from `j`, and its expectations into `expect` (may be NULL:
+/// they are checked, then dropped). On failure appends `PATH: message` to
+/// `error` and returns false, leaving `out` unspecified but valid.
+bool lctx_case_from_json(const json_t *j, lctx_case *out,
+                         lctx_case_expect *expect, lctx_buf *error);
 
 /// Returns a new JSON object for `o`, or NULL (see above).
 json_t *lctx_outcome_to_json(const lctx_outcome *o);

@@ -410,25 +410,17 @@ static bool stopping(const run *r) {
 }
 
 /* Copies what an implementation is given of `c` into `dst`: its used
- * factories, rules and operations and its configuration, without its
- * expectations. Both keep case.h's invariant (zero past their counts, as
- * run_random's lctx_case_reset of the slot needs): the used parts of `c`
- * are copied over those of `dst` (an operation without the platform names
- * past its counts: lctx_case_op_assign), and only what `dst` used past the
- * counts of `c` is cleared, not all it used first. */
+ * factories, rules, operations and names and its configuration. Both keep
+ * case.h's invariant (zero past their counts, as run_random's lctx_case_reset
+ * of the slot needs): the used parts of `c` are copied over those of `dst`, and
+ * only what `dst` used past the counts of `c` is cleared, not all it used
+ * first. */
 static void copy_used(lctx_case *dst, const lctx_case *c) {
   if (c->factory_count > LCTX_MAX_FACTORIES ||
       c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
-    lctx_case_reset(dst);
-    memcpy(dst, c, offsetof(lctx_case, has_expect)); /* never: all of it */
-    memset(dst->has_expect, 0, sizeof dst->has_expect);
+    *dst = *c; /* never */
     return;
   }
-  for (size_t i = 0; i < dst->op_count; i++)
-    if (dst->has_expect[i]) {
-      memset(&dst->expect[i], 0, sizeof dst->expect[i]);
-      dst->has_expect[i] = false;
-    }
   size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
   if (dst->factory_count > nf)
     memset(dst->factories + nf, 0,
@@ -447,6 +439,12 @@ static void copy_used(lctx_case *dst, const lctx_case *c) {
   dst->op_count = no;
   for (size_t i = 0; i < no; i++)
     lctx_case_op_assign(&dst->ops[i], &c->ops[i]);
+  size_t nn =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  if (dst->name_count > nn)
+    memset(dst->names[nn], 0, (dst->name_count - nn) * sizeof dst->names[0]);
+  dst->name_count = nn;
+  memcpy(dst->names, c->names, nn * sizeof c->names[0]);
 }
 
 /* Packs case `b` of slot `s`, just copied or drawn there and so still in
@@ -574,7 +572,7 @@ static bool run_case_files(run *r) {
     char *text;
     size_t n;
     bool ok = lctx_file_read(path, LCTX_CASE_FILE_MAX, &text, &n, &eb) &&
-              lctx_case_parse(text, n, path, &r->scratch, &eb);
+              lctx_case_parse(text, n, path, &r->scratch, NULL, &eb);
     free(text);
     if (!ok) {
       problem(r, "%s", lctx_esc(&esc, e));

@@ -263,7 +263,7 @@ static void stream_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
   }
   if (v == LCTX_CONFORM_FAIL && j->drift[0])
     json_object_set_new(o, "drift", lctx_conform_json_text(j->drift));
-  json_t *c = lctx_case_to_json(s->c);
+  json_t *c = lctx_case_to_json(s->c, NULL);
   if (c)
     json_object_set_new(o, "case", c);
   char *text = json_dumps(o, JSON_COMPACT);

@@ -465,7 +465,7 @@ static bool queue_requests(lctx_impl *impl, const lctx_case *const *cases,
     json_t *list = json_array();
     json_object_set_new(request, "id",
                         json_integer((json_int_t)++impl->request_id));
-    json_array_append_new(list, lctx_case_to_json(cases[i]));
+    json_array_append_new(list, lctx_case_to_json(cases[i], NULL));
     json_object_set_new(request, "cases", list);
     char *text = json_dumps(request, JSON_COMPACT);
     json_decref(request);

@@ -119,8 +119,8 @@ static bool serve_op(worker *w, void *session, size_t i, size_t *used,
   lctx_impl_outcome o = {0, 0, 0, -1, w->text, sizeof w->text, 0};
   w->text[0] = '\0';
   size_t mlir_length = 0;
-  lctx_impl_status st =
-      lctx_case_impl_run_op(w->table, session, op, &o, w->mlir, &mlir_length);
+  lctx_impl_status st = lctx_case_impl_run_op(w->table, session, &w->c, op, &o,
+                                              w->mlir, &mlir_length);
   if (st != 0) {
     snprintf(detail, cap, "%s returned status %d on operation %zu",
              supported_names[op->kind], st, i);

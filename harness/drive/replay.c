@@ -268,16 +268,16 @@ static void stem_of(const replay_ctx *r, const char *name, bool failing,
   }
 }
 
-/* Sets every operation's expectation of `c` to the reference's outcome
- * today. */
-static void expect_today(lctx_case *c) {
+/* Sets every operation's expectation of `c`, in `e`, to the reference's
+ * outcome today. */
+static void expect_today(const lctx_case *c, lctx_case_expect *e) {
   lctx_runner *runner = malloc(sizeof *runner);
   if (!runner)
     return;
   lctx_runner_init(runner, c);
   for (size_t i = 0; i < c->op_count; i++) {
-    lctx_runner_op(runner, &c->ops[i], &c->expect[i], NULL);
-    c->has_expect[i] = true;
+    lctx_runner_op(runner, &c->ops[i], &e->outcome[i], NULL);
+    e->has[i] = true;
   }
   free(runner);
 }
@@ -289,13 +289,14 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
                        const char *input, const char *data, size_t size,
                        bool failing, const char *recorded) {
   lctx_case *c = malloc(sizeof *c);
+  lctx_case_expect *e = calloc(1, sizeof *e);
   char *text = malloc(LCTX_CASE_TEXT_MAX);
-  if (c && text) {
+  if (c && e && text) {
     lctx_case_decode((const uint8_t *)data, size, c);
-    expect_today(c);
+    expect_today(c, e);
     lctx_buf b;
     lctx_buf_init(&b, text, LCTX_CASE_TEXT_MAX);
-    lctx_case_print(c, &b);
+    lctx_case_print(c, e, &b);
     char text_dir[4300], path[4900];
     snprintf(text_dir, sizeof text_dir, "%s/text", dir);
     lctx_sys_mkdir_p(text_dir);
@@ -315,6 +316,7 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
     }
   }
   free(c);
+  free(e);
   free(text);
 }
 

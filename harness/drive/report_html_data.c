@@ -110,21 +110,24 @@ static char *case_text_of(const json_t *line) {
   if (!cj)
     return NULL;
   lctx_case *c = calloc(1, sizeof *c);
+  lctx_case_expect *x = calloc(1, sizeof *x);
   char *text = malloc(LCTX_CASE_TEXT_MAX);
   char e[512];
   lctx_buf eb, tb;
   lctx_buf_init(&eb, e, sizeof e);
-  if (!c || !text) {
+  if (!c || !x || !text) {
     free(c);
+    free(x);
     free(text);
     return NULL;
   }
   lctx_buf_init(&tb, text, LCTX_CASE_TEXT_MAX);
-  if (lctx_case_from_json(cj, c, &eb))
-    lctx_case_print(c, &tb);
+  if (lctx_case_from_json(cj, c, x, &eb))
+    lctx_case_print(c, x, &tb);
   else
     snprintf(text, LCTX_CASE_TEXT_MAX, "(the case cannot be read: %s)", e);
   free(c);
+  free(x);
   return text;
 }
 

@@ -42,44 +42,50 @@ void lctx_case_init(lctx_case *c) {
 }
 
 void lctx_case_op_clear(lctx_case_op *op) {
-  for (size_t k = 0; k < op->platform_count; k++)
-    memset(op->platforms[k], 0, sizeof op->platforms[k]);
-  for (size_t k = 0; k < op->narrow_count; k++)
-    memset(op->narrow[k], 0, sizeof op->narrow[k]);
-  memset(op, 0, offsetof(lctx_case_op, platforms));
-  memset(&op->has_backend, 0,
-         offsetof(lctx_case_op, narrow) - offsetof(lctx_case_op, has_backend));
-  memset(&op->has_compute_type, 0,
-         sizeof *op - offsetof(lctx_case_op, has_compute_type));
+  memset(op, 0, sizeof *op);
 }
 
 void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src) {
-  size_t pc = src->platform_count < LCTX_MAX_MODULE_PLATFORMS
-                  ? src->platform_count
-                  : LCTX_MAX_MODULE_PLATFORMS;
-  size_t nc = src->narrow_count < LCTX_MAX_MODULE_PLATFORMS
-                  ? src->narrow_count
-                  : LCTX_MAX_MODULE_PLATFORMS;
-  memcpy(dst, src, offsetof(lctx_case_op, platforms));
-  memcpy(dst->platforms, src->platforms, pc * sizeof src->platforms[0]);
-  memcpy(&dst->has_backend, &src->has_backend,
-         offsetof(lctx_case_op, narrow) - offsetof(lctx_case_op, has_backend));
-  memcpy(dst->narrow, src->narrow, nc * sizeof src->narrow[0]);
-  memcpy(&dst->has_compute_type, &src->has_compute_type,
-         sizeof *src - offsetof(lctx_case_op, has_compute_type));
+  *dst = *src;
 }
 
 void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src) {
-  size_t max = LCTX_MAX_MODULE_PLATFORMS;
-  size_t pc = src->platform_count < max ? src->platform_count : max;
-  size_t nc = src->narrow_count < max ? src->narrow_count : max;
-  size_t dpc = dst->platform_count < max ? dst->platform_count : max;
-  size_t dnc = dst->narrow_count < max ? dst->narrow_count : max;
-  if (dpc > pc)
-    memset(dst->platforms[pc], 0, (dpc - pc) * sizeof dst->platforms[0]);
-  if (dnc > nc)
-    memset(dst->narrow[nc], 0, (dnc - nc) * sizeof dst->narrow[0]);
-  lctx_case_op_copy(dst, src);
+  *dst = *src;
+}
+
+const char *lctx_case_name(const lctx_case *c, size_t index) {
+  if (index < LCTX_CASE_MAX_NAMES)
+    return c->names[index];
+  if (index == LCTX_CASE_NAME_CPU)
+    return "cpu";
+  if (index == LCTX_CASE_NAME_TPU)
+    return "tpu";
+  return "";
+}
+
+bool lctx_case_intern(lctx_case *c, lctx_str name, uint8_t *index) {
+  size_t n =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  if (name.length > LCTX_MAX_NAME)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    if (lctx_str_equal_cstr(name, c->names[i])) {
+      *index = (uint8_t)i;
+      return true;
+    }
+  }
+  if (n >= LCTX_CASE_MAX_NAMES)
+    return false;
+  memcpy(c->names[n], name.data, name.length);
+  memset(c->names[n] + name.length, 0, sizeof c->names[n] - name.length);
+  c->name_count = n + 1;
+  *index = (uint8_t)n;
+  return true;
+}
+
+bool lctx_case_intern_cstr(lctx_case *c, const char *name, uint8_t *index) {
+  return lctx_case_intern(
+      c, lctx_str_make(name, strnlen(name, LCTX_MAX_NAME + 1)), index);
 }
 
 void lctx_case_reset(lctx_case *c) {
@@ -91,13 +97,35 @@ void lctx_case_reset(lctx_case *c) {
   c->nvidia_gpu_visible = false;
   memset(c->rules, 0, c->rule_count * sizeof c->rules[0]);
   c->rule_count = 0;
-  for (size_t i = 0; i < c->op_count; i++) {
+  for (size_t i = 0; i < c->op_count; i++)
     lctx_case_op_clear(&c->ops[i]);
-    if (c->has_expect[i])
-      memset(&c->expect[i], 0, sizeof c->expect[i]);
-    c->has_expect[i] = false;
-  }
   c->op_count = 0;
+  size_t n =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  memset(c->names, 0, n * sizeof c->names[0]);
+  c->name_count = 0;
+}
+
+void lctx_case_expect_init(lctx_case_expect *e) {
+  memset(e, 0, sizeof *e);
+}
+
+void lctx_case_expect_reset(lctx_case_expect *e) {
+  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
+    if (e->has[i])
+      memset(&e->outcome[i], 0, sizeof e->outcome[i]);
+    e->has[i] = false;
+  }
+}
+
+bool lctx_case_expect_equal(const lctx_case_expect *a,
+                            const lctx_case_expect *b, size_t op_count) {
+  for (size_t i = 0; i < op_count && i < LCTX_CASE_MAX_OPS; i++) {
+    if (a->has[i] != b->has[i] ||
+        (a->has[i] && !lctx_outcome_equal(&a->outcome[i], &b->outcome[i])))
+      return false;
+  }
+  return true;
 }
 
 const char *lctx_op_kind_name(lctx_op_kind kind) {
@@ -140,27 +168,31 @@ bool lctx_factory_behaviour_from_name(lctx_str name,
   return true;
 }
 
-static bool list_equal(size_t na, const char (*a)[LCTX_MAX_NAME + 1], size_t nb,
-                       const char (*b)[LCTX_MAX_NAME + 1]) {
-  if (na != nb)
-    return false;
+/* Whether lists of `na` and `nb` indexes into the names of `ca` and `cb`
+ * name the same platforms. */
+static bool list_equal(const lctx_case *ca, size_t na, const uint8_t *a,
+                       const lctx_case *cb, size_t nb, const uint8_t *b) {
+  if (na != nb || na > LCTX_MAX_MODULE_PLATFORMS)
+    return na == nb;
   for (size_t i = 0; i < na; i++) {
-    if (strcmp(a[i], b[i]) != 0)
+    if (strcmp(lctx_case_name(ca, a[i]), lctx_case_name(cb, b[i])) != 0)
       return false;
   }
   return true;
 }
 
-static bool op_equal(const lctx_case_op *a, const lctx_case_op *b) {
+static bool op_equal(const lctx_case *ca, const lctx_case_op *a,
+                     const lctx_case *cb, const lctx_case_op *b) {
   return a->kind == b->kind && a->has_arg == b->has_arg &&
          strcmp(a->arg, b->arg) == 0 &&
-         list_equal(a->platform_count, a->platforms, b->platform_count,
-                    b->platforms) &&
+         list_equal(ca, a->platform_count, a->platform, cb, b->platform_count,
+                    b->platform) &&
          a->has_backend == b->has_backend &&
          strcmp(a->backend, b->backend) == 0 && a->optional == b->optional &&
          strcmp(a->primitive, b->primitive) == 0 &&
          strcmp(a->rule, b->rule) == 0 && a->has_narrow == b->has_narrow &&
-         list_equal(a->narrow_count, a->narrow, b->narrow_count, b->narrow) &&
+         list_equal(ca, a->narrow_count, a->narrowed, cb, b->narrow_count,
+                    b->narrowed) &&
          a->has_compute_type == b->has_compute_type &&
          strcmp(a->compute_type, b->compute_type) == 0 &&
          a->has_override == b->has_override &&
@@ -181,7 +213,7 @@ static bool rule_equal(const lctx_case_rule *a, const lctx_case_rule *b) {
   return true;
 }
 
-bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect) {
+bool lctx_case_equal(const lctx_case *a, const lctx_case *b) {
   if (a->factory_count != b->factory_count ||
       strcmp(a->jax_platforms, b->jax_platforms) != 0 ||
       strcmp(a->jax_platform_name, b->jax_platform_name) != 0 ||
@@ -201,11 +233,7 @@ bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect) {
       return false;
   }
   for (size_t i = 0; i < a->op_count; i++) {
-    if (!op_equal(&a->ops[i], &b->ops[i]))
-      return false;
-    if (with_expect && (a->has_expect[i] != b->has_expect[i] ||
-                        (a->has_expect[i] &&
-                         !lctx_outcome_equal(&a->expect[i], &b->expect[i]))))
+    if (!op_equal(a, &a->ops[i], b, &b->ops[i]))
       return false;
   }
   return true;
@@ -255,7 +283,7 @@ static lctx_str name_view(const char name[LCTX_MAX_NAME + 1]) {
 #endif
 }
 
-void lctx_case_module_context(const lctx_case_op *op,
+void lctx_case_module_context(const lctx_case *c, const lctx_case_op *op,
                               lctx_module_context *context) {
   /* What lctx_module_context_init, _add_platform and _pin write, written
    * here field by field: this runs for every module operation judged. */
@@ -263,7 +291,10 @@ void lctx_case_module_context(const lctx_case_op *op,
                  ? op->platform_count
                  : LCTX_MAX_MODULE_PLATFORMS;
   for (size_t i = 0; i < n; i++)
-    context->platforms[i] = name_view(op->platforms[i]);
+    context->platforms[i] =
+        op->platform[i] < LCTX_CASE_MAX_NAMES
+            ? name_view(c->names[op->platform[i]])
+            : lctx_str_from_cstr(lctx_case_name(c, op->platform[i]));
   context->platform_count = n;
   context->has_backend = op->has_backend;
   context->backend_platform =
@@ -439,9 +470,14 @@ static bool validate_lowering(const lctx_case *c, lctx_buf *error, bool names) {
       lctx_buf_append_cstr(error, "operations[].narrow: too many");
       return false;
     }
-    for (size_t k = 0; names && k < op->narrow_count; k++) {
-      if (!check_name(op->narrow[k], LCTX_MAX_NAME, "operations[].narrow",
-                      (long)k, error))
+    for (size_t k = 0; k < op->narrow_count; k++) {
+      if (op->narrowed[k] >= c->name_count ||
+          op->narrowed[k] >= LCTX_CASE_MAX_NAMES) {
+        lctx_buf_append_cstr(error, "operations[].narrow: not in the names");
+        return false;
+      }
+      if (names && !check_name(lctx_case_op_narrow(c, op, k), LCTX_MAX_NAME,
+                               "operations[].narrow", (long)k, error))
         return false;
     }
     int p = prim_index(&g.prims, op->primitive, true);
@@ -507,6 +543,10 @@ bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
     lctx_buf_append_cstr(error, "operations: too many");
     return false;
   }
+  if (c->name_count > LCTX_CASE_MAX_NAMES) {
+    lctx_buf_append_cstr(error, "names: too many");
+    return false;
+  }
   lctx_registry_config config;
   lctx_case_config(c, &config);
   if (!lctx_registry_config_validate(&config, error))
@@ -529,8 +569,13 @@ bool lctx_case_validate(const lctx_case *c, lctx_buf *error) {
                     error))
       return false;
     for (size_t k = 0; k < op->platform_count; k++) {
-      if (!check_name(op->platforms[k], LCTX_MAX_NAME, "operations[].platforms",
-                      (long)k, error))
+      if (op->platform[k] >= c->name_count ||
+          op->platform[k] >= LCTX_CASE_MAX_NAMES) {
+        lctx_buf_append_cstr(error, "operations[].platforms: not in the names");
+        return false;
+      }
+      if (!check_name(lctx_case_op_platform(c, op, k), LCTX_MAX_NAME,
+                      "operations[].platforms", (long)k, error))
         return false;
     }
   }
@@ -576,6 +621,7 @@ void lctx_case_impl_config(const lctx_case *c, lctx_case_impl_views *v,
 }
 
 lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
+                                       const lctx_case *c,
                                        const lctx_case_op *op,
                                        lctx_impl_outcome *o, char *mlir,
                                        size_t *mlir_length) {
@@ -583,7 +629,7 @@ lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
     *mlir_length = 0;
   const char *platforms[LCTX_MAX_MODULE_PLATFORMS];
   for (size_t k = 0; k < op->platform_count; k++)
-    platforms[k] = op->platforms[k];
+    platforms[k] = lctx_case_op_platform(c, op, k);
   switch (op->kind) {
   case LCTX_OP_BACKENDS:
     return t->backends ? t->backends(session, o) : 1;
@@ -609,7 +655,7 @@ lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *t, void *session,
       return 1;
     const char *narrow[LCTX_MAX_MODULE_PLATFORMS];
     for (size_t k = 0; k < op->narrow_count; k++)
-      narrow[k] = op->narrow[k];
+      narrow[k] = lctx_case_op_narrow(c, op, k);
     lctx_impl_lowering l = {
         op->primitive,
         platforms,

@@ -1,15 +1,18 @@
 /*
  * case.h - the one case model of lctx: a registry configuration plus a
- * sequence of operations run against one registry, with optional expected
- * outcomes.
+ * sequence of operations run against one registry; the optional expected
+ * outcomes travel beside it (lctx_case_expect).
  *
  * Owns the case value, its limits, equality, validation, the keywords of its
  * operations, behaviours and actions, and the bridges to the reference model
  * (an lctx_registry_config and lctx_module_context that point into the case)
  * and to the implementation ABI (lctx/impl_abi.h). A case holds all its bytes
  * itself (no pointers), so it can be copied with `=` and compared field by
- * field. Text, byte and JSON forms live in case_text.h, case_bytes.h and
- * drive/case_json.h; running a case with the reference model in run/runner.h.
+ * field; operations name platforms by index into the case's table of
+ * distinct names, so an operation means something only beside its case.
+ * It is at most 16 KB (asserted below). Text, byte and JSON forms live in
+ * case_text.h, case_bytes.h and drive/case_json.h; running a case with the
+ * reference model in run/runner.h.
  */
 #ifndef LCTX_HARNESS_CASE_H
 #define LCTX_HARNESS_CASE_H
@@ -19,6 +22,19 @@
 
 /// Most operations one case may hold.
 #define LCTX_CASE_MAX_OPS 8
+
+/// Most distinct platform names (module platforms and narrowed platforms of
+/// all its operations together) one case holds: each is stored once, in
+/// the case's table of names, and operations refer to it by index.
+#define LCTX_CASE_MAX_NAMES 48
+
+/// Indexes from LCTX_CASE_NAME_BUILTIN up name platforms every case has
+/// without holding them in its table ("cpu", then "tpu"): what a variant of
+/// an operation (the oracle's invariants) may name that its case does not.
+/// No case in any form holds one; lctx_case_validate refuses them.
+#define LCTX_CASE_NAME_BUILTIN 254
+#define LCTX_CASE_NAME_CPU 254
+#define LCTX_CASE_NAME_TPU 255
 
 /// The operations of the case model.
 typedef enum lctx_op_kind {
@@ -84,9 +100,10 @@ typedef struct lctx_case_op {
   /// platform, or None when `has_arg` is false.
   bool has_arg;
   char arg[LCTX_MAX_NAME + 1];
-  /// MODULE_GET_BACKEND and LOWER_PER_PLATFORM: the module platforms.
+  /// MODULE_GET_BACKEND and LOWER_PER_PLATFORM: the module platforms, as
+  /// indexes into the case's names (lctx_case_op_platform).
   size_t platform_count;
-  char platforms[LCTX_MAX_MODULE_PLATFORMS][LCTX_MAX_NAME + 1];
+  uint8_t platform[LCTX_MAX_MODULE_PLATFORMS];
   /// MODULE_GET_BACKEND and LOWER_PER_PLATFORM: the real platform of the
   /// pinned client, if any.
   bool has_backend;
@@ -97,10 +114,11 @@ typedef struct lctx_case_op {
   char primitive[LCTX_MAX_NAME + 1];
   /// REGISTER_LOWERING: the name of a rule the case declares.
   char rule[LCTX_MAX_NAME + 1];
-  /// LOWER_PER_PLATFORM: the rule context's narrowed platforms, if set.
+  /// LOWER_PER_PLATFORM: the rule context's narrowed platforms, if set, as
+  /// indexes into the case's names (lctx_case_op_narrow).
   bool has_narrow;
   size_t narrow_count;
-  char narrow[LCTX_MAX_MODULE_PLATFORMS][LCTX_MAX_NAME + 1];
+  uint8_t narrowed[LCTX_MAX_MODULE_PLATFORMS];
   /// LOWER_PER_PLATFORM: the equation's compute type, if any.
   bool has_compute_type;
   char compute_type[LCTX_MAX_NAME + 1];
@@ -127,27 +145,60 @@ typedef struct lctx_case {
   lctx_case_rule rules[LCTX_CASE_MAX_RULES];
   size_t op_count;
   lctx_case_op ops[LCTX_CASE_MAX_OPS];
-  /// Expected outcomes (text form only): `has_expect[i]` says whether
-  /// operation i carries one. Not part of the byte form.
-  bool has_expect[LCTX_CASE_MAX_OPS];
-  lctx_outcome expect[LCTX_CASE_MAX_OPS];
+  /// The distinct platform names the operations refer to by index, each
+  /// once (lctx_case_intern); zero past `name_count`.
+  size_t name_count;
+  char names[LCTX_CASE_MAX_NAMES][LCTX_MAX_NAME + 1];
 } lctx_case;
+
+_Static_assert(sizeof(lctx_case) <= 16384,
+               "an lctx_case is at most 16 KB (it is copied and zeroed "
+               "often; expectations travel beside it, names are interned)");
+
+/// The name of index `index` of `c`'s table: a held name, a built-in one
+/// (LCTX_CASE_NAME_BUILTIN), or "" past the table.
+const char *lctx_case_name(const lctx_case *c, size_t index);
+
+/// Module platform `i` of operation `op` of `c`.
+static inline const char *
+lctx_case_op_platform(const lctx_case *c, const lctx_case_op *op, size_t i) {
+  return lctx_case_name(c, op->platform[i]);
+}
+
+/// Narrowed platform `i` of operation `op` of `c`.
+static inline const char *
+lctx_case_op_narrow(const lctx_case *c, const lctx_case_op *op, size_t i) {
+  return lctx_case_name(c, op->narrowed[i]);
+}
+
+/// Stores the index of the name `name` (`n` bytes, at most LCTX_MAX_NAME,
+/// no NUL) of `c`'s table in `*index`, adding it when it is not there yet.
+/// Returns false, changing nothing, when it is new and the table is full
+/// (LCTX_CASE_MAX_NAMES) or the name too long.
+bool lctx_case_intern(lctx_case *c, lctx_str name, uint8_t *index);
+
+/// lctx_case_intern of a NUL-terminated name.
+bool lctx_case_intern_cstr(lctx_case *c, const char *name, uint8_t *index);
+
+/// The expected outcomes of a case's operations (text and JSON forms only),
+/// which travel beside the case: `has[i]` says whether operation i carries
+/// one. Not part of the byte form. Zero-initialized it holds none.
+typedef struct lctx_case_expect {
+  bool has[LCTX_CASE_MAX_OPS];
+  lctx_outcome outcome[LCTX_CASE_MAX_OPS];
+} lctx_case_expect;
 
 /// Empties a case.
 void lctx_case_init(lctx_case *c);
 
-/// Zeroes an operation whose platform and narrow lists are zero past their
-/// counts, writing only its used parts (a whole operation is large).
+/// Zeroes an operation.
 void lctx_case_op_clear(lctx_case_op *op);
 
-/// Copies `src` into `dst` except the platform and narrowed-platform names
-/// past their counts (which every reader ignores): what `*dst = *src` does
-/// for a reader, at a fraction of its cost.
+/// Copies `src` into `dst` (`*dst = *src`); the indexes keep naming the
+/// names of the case `src` belongs to.
 void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src);
 
-/// Copies `src` over `dst`, both zero past their platform and narrow counts,
-/// keeping `dst` so: lctx_case_op_copy, after clearing the names `dst` held
-/// past the counts of `src`. Writes about as much as `src` uses.
+/// Copies `src` over `dst` (`*dst = *src`).
 void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src);
 
 /// Empties a case that keeps the invariants of a decoded one (every field
@@ -157,15 +208,28 @@ void lctx_case_op_assign(lctx_case_op *dst, const lctx_case_op *src);
 void lctx_case_reset(lctx_case *c);
 
 /// Returns true when the registry configurations and operations of two cases
-/// are equal (expectations are compared too when `with_expect`).
-bool lctx_case_equal(const lctx_case *a, const lctx_case *b, bool with_expect);
+/// are equal.
+bool lctx_case_equal(const lctx_case *a, const lctx_case *b);
+
+/// Empties expectations (none for any operation).
+void lctx_case_expect_init(lctx_case_expect *e);
+
+/// Empties expectations, clearing only the outcomes present: the result
+/// equals that of lctx_case_expect_init byte for byte.
+void lctx_case_expect_reset(lctx_case_expect *e);
+
+/// Returns true when the expectations of the first `op_count` operations
+/// are equal (presence and outcome).
+bool lctx_case_expect_equal(const lctx_case_expect *a,
+                            const lctx_case_expect *b, size_t op_count);
 
 /// Fills `config` with views into `c` (valid while `c` lives, unmoved): every
 /// field, but the factories past `c`'s count, which are left as they were.
 void lctx_case_config(const lctx_case *c, lctx_registry_config *config);
 
-/// Fills `context` with views into operation `op` (a MODULE_GET_BACKEND).
-void lctx_case_module_context(const lctx_case_op *op,
+/// Fills `context` with views into operation `op` (a MODULE_GET_BACKEND)
+/// and the names of `c`, its case.
+void lctx_case_module_context(const lctx_case *c, const lctx_case_op *op,
                               lctx_module_context *context);
 
 /// Returns the index of the rule named `name` in the case, or -1.
@@ -190,14 +254,16 @@ void lctx_case_impl_config(const lctx_case *c, lctx_case_impl_views *views,
 /// Capacity of the MLIR buffer given to a LOWER_PER_PLATFORM call.
 #define LCTX_CASE_IMPL_MLIR_CAPACITY (1u << 20)
 
-/// Calls the table's function for `op` on `session`. Returns its status, or
+/// Calls the table's function for `op`, an operation of `c` (whose names
+/// it gives), on `session`. Returns its status, or
 /// 1 when the table leaves that operation NULL or its ABI version lacks it.
 /// For LOWER_PER_PLATFORM, `mlir` (may be NULL: then no buffer is offered)
 /// holds LCTX_CASE_IMPL_MLIR_CAPACITY bytes and `*mlir_length` receives the
 /// module text's length (0 when none) as the implementation set it, not
 /// clamped: a length of the capacity or more is the caller's to refuse.
 lctx_impl_status lctx_case_impl_run_op(const lctx_impl_table *table,
-                                       void *session, const lctx_case_op *op,
+                                       void *session, const lctx_case *c,
+                                       const lctx_case_op *op,
                                        lctx_impl_outcome *out, char *mlir,
                                        size_t *mlir_length);
 

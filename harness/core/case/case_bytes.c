@@ -139,6 +139,25 @@ static void read_name(reader *r, char *dst) {
   read_from(r, dst, NAMES, NAME_COUNT, NAME_LITERAL);
 }
 
+/* Reads a platform name and interns it in `c`, storing its index at
+ * `list[*count]` and counting it; a name the full table does not hold is
+ * read and left out. */
+static void read_platform(reader *r, lctx_case *c, uint8_t *list,
+                          size_t *count) {
+  char name[LCTX_MAX_NAME + 1];
+  read_name(r, name);
+  if (lctx_case_intern_cstr(c, name, &list[*count]))
+    (*count)++;
+}
+
+/* Drops the names past the first `n` of `c` (those an operation left out
+ * added). */
+static void drop_names(lctx_case *c, size_t n) {
+  if (c->name_count > n)
+    memset(c->names[n], 0, (c->name_count - n) * sizeof c->names[0]);
+  c->name_count = n;
+}
+
 static int read_priority(reader *r) {
   uint8_t s = next(r);
   if (s < PRIORITY_EXPLICIT)
@@ -233,6 +252,7 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
  * operation that cannot be made valid (see case_bytes.h). */
 static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   lctx_case_op *op = &out->ops[out->op_count]; /* zero (see decode) */
+  size_t names = out->name_count;
   uint8_t kind = next(r);
   bool lowering = kind & OP_LOWERING;
   op->kind = !lowering  ? (lctx_op_kind)(kind & 3)
@@ -241,7 +261,7 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   read_name(r, op->arg);
   size_t platforms = next(r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
   for (size_t k = 0; k < platforms && !exhausted(r); k++)
-    read_name(r, op->platforms[op->platform_count++]);
+    read_platform(r, out, op->platform, &op->platform_count);
   read_name(r, op->backend);
   int rule = -1;
   if (lowering) {
@@ -251,7 +271,7 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
       rule = (int)(selector % out->rule_count);
     size_t narrow = next(r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
     for (size_t k = 0; k < narrow && !exhausted(r); k++)
-      read_name(r, op->narrow[op->narrow_count++]);
+      read_platform(r, out, op->narrowed, &op->narrow_count);
     read_from(r, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT,
               TEXT_LITERAL);
   }
@@ -266,8 +286,9 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   if (op->kind == LCTX_OP_MODULE_GET_BACKEND || lower) {
     op->has_backend = (kind >> 3) & 1;
   } else {
-    memset(op->platforms, 0, sizeof op->platforms);
+    memset(op->platform, 0, sizeof op->platform);
     op->platform_count = 0;
+    drop_names(out, names);
   }
   if (!op->has_backend)
     memset(op->backend, 0, sizeof op->backend);
@@ -280,7 +301,7 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     op->has_override = ((kind >> 7) & 1) && rule >= 0;
   }
   if (!op->has_narrow) {
-    memset(op->narrow, 0, sizeof op->narrow);
+    memset(op->narrowed, 0, sizeof op->narrowed);
     op->narrow_count = 0;
   }
   if (!op->has_compute_type)
@@ -291,6 +312,7 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     memcpy(op->override, out->rules[rule].name, sizeof op->override);
   if (reg && rule < 0) {
     memset(op, 0, sizeof *op);
+    drop_names(out, names);
     return;
   }
   out->op_count++;
@@ -299,17 +321,18 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     memset(op->override, 0, sizeof op->override);
     if (!valid(out)) {
       op->has_narrow = false;
-      memset(op->narrow, 0, sizeof op->narrow);
+      memset(op->narrowed, 0, sizeof op->narrowed);
       op->narrow_count = 0;
     }
     while (op->platform_count > 0 && !valid(out)) {
       op->platform_count--;
-      memset(op->platforms[op->platform_count], 0, sizeof op->platforms[0]);
+      op->platform[op->platform_count] = 0;
     }
   }
   if ((reg || lower) && !valid(out)) {
     memset(op, 0, sizeof *op);
     out->op_count--;
+    drop_names(out, names);
     return;
   }
   spans->op_end[out->op_count - 1] = r->pos;
@@ -451,13 +474,13 @@ static void put_rule_ref(writer *w, const lctx_case *c, const char *name) {
   put(w, i < 0 ? 0u : (unsigned)i);
 }
 
-static void put_names(writer *w, const char (*names)[LCTX_MAX_NAME + 1],
+static void put_names(writer *w, const lctx_case *c, const uint8_t *list,
                       size_t count) {
   if (count > LCTX_MAX_MODULE_PLATFORMS)
     count = LCTX_MAX_MODULE_PLATFORMS;
   put(w, (unsigned)count);
   for (size_t k = 0; k < count; k++)
-    put_name(w, names[k]);
+    put_name(w, lctx_case_name(c, list[k]));
 }
 
 static void encode_rule(writer *w, const lctx_case_rule *rule) {
@@ -501,7 +524,7 @@ static void encode_lowering_op(writer *w, const lctx_case *c,
     put_name(w, op->arg);
   else
     put(w, 0);
-  put_names(w, op->platforms, lower ? op->platform_count : 0);
+  put_names(w, c, op->platform, lower ? op->platform_count : 0);
   if (lower && op->has_backend)
     put_name(w, op->backend);
   else
@@ -513,7 +536,7 @@ static void encode_lowering_op(writer *w, const lctx_case *c,
     put_rule_ref(w, c, op->override);
   else
     put(w, 0);
-  put_names(w, op->narrow, lower && op->has_narrow ? op->narrow_count : 0);
+  put_names(w, c, op->narrowed, lower && op->has_narrow ? op->narrow_count : 0);
   if (lower && op->has_compute_type)
     put_lowering_text(w, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT);
   else
@@ -576,7 +599,7 @@ static void encode(const lctx_case *c, writer *w) {
                            : LCTX_MAX_MODULE_PLATFORMS;
     put(w, (unsigned)platforms);
     for (size_t k = 0; k < platforms; k++)
-      put_name(w, op->platforms[k]);
+      put_name(w, lctx_case_op_platform(c, op, k));
     if (module && op->has_backend)
       put_name(w, op->backend);
     else

@@ -132,7 +132,10 @@
  *                   (lower_per_platform when has_narrow);
  *              COMPUTE compute type (lower_per_platform when
  *                   has_compute_type).
- *            Fields a kind does not use are read and ignored.
+ *            Fields a kind does not use are read and ignored. A platform
+ *            name (module or narrowed) that would be a distinct name past
+ *            the case's LCTX_CASE_MAX_NAMES is read and left out of its
+ *            list; the names only a dropped operation used are dropped.
  *            A lowering operation is then made valid: with no rule kept, a
  *            register_lowering is dropped and an override cleared; if the
  *            case with the operation fails lctx_case_validate (a lower_fun

@@ -5,8 +5,8 @@
  *
  * Owns the encoder and its checked decoder. The packed case is the factory
  * count and the used factories, the configuration, the rule count and the
- * used rules, the operation count and the used operations, each operation
- * without the platform names past its counts; no expectations. Each part's
+ * used rules, the operation count and the used operations, the name count
+ * and the used names; no expectations. Each part's
  * size follows from the counts before it, so the parts are copied as they
  * are: cheaper than leaving out their zero bytes. The copies rely on the
  * order of the fields of lctx_case and lctx_case_op (case.h); case_pack.c
@@ -22,19 +22,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// The longest packed case: never more than the case without expectations.
-#define LCTX_CASE_PACKED_MAX (offsetof(lctx_case, has_expect) + 16)
+/// The longest packed case: never more than the case.
+#define LCTX_CASE_PACKED_MAX (sizeof(lctx_case) + 16)
 
 /// Writes the used parts of `c` to `out` (at most LCTX_CASE_PACKED_MAX
 /// bytes): the factory, rule and operation counts capped at their arrays'
-/// sizes, an operation's platform counts as they are (so that one over its
-/// array is refused by lctx_case_unpack); returns the size.
+/// sizes; returns the size.
 size_t lctx_case_pack(const lctx_case *c, uint8_t *out);
 
-/// Unpacks `n` bytes made by lctx_case_pack into `c`, whose expectations
-/// stay as they are; false when they are not a packed case (a count over
-/// its array, a part cut short, bytes left over). Entries past the counts
-/// keep what they held: every reader of a case stops at its counts.
+/// Unpacks `n` bytes made by lctx_case_pack into `c`; false when they are not a
+/// packed case (a count over its array, a part cut short, bytes left over,
+/// an operation's platform index past the names).
+/// Entries past the counts keep what they held: every reader of a case stops at
+/// its counts.
 bool lctx_case_unpack(const uint8_t *p, size_t n, lctx_case *c);
 
 #endif /* LCTX_CORE_CASE_PACK_H */

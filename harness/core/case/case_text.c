@@ -271,7 +271,7 @@ static bool parse_lower_keys(case_text_parser *p, lctx_case_op *op) {
       op->has_narrow = true;
       ok = case_text_read_key(p, "narrow", "`narrow=[...]`") &&
            case_text_read_name_list(p, "narrow platform", "narrow platforms",
-                                    op->narrow, &op->narrow_count);
+                                    op->narrowed, &op->narrow_count);
       break;
     case 1:
       op->has_compute_type = true;
@@ -332,7 +332,7 @@ static bool parse_op(case_text_parser *p, const char *start) {
   case LCTX_OP_MODULE_GET_BACKEND: {
     if (!case_text_read_key(p, "platforms", "`platforms=[...]`") ||
         !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platforms, &op->platform_count) ||
+                                  op->platform, &op->platform_count) ||
         !case_text_read_key(p, "backend",
                             "`backend=None` or `backend=\"...\"`") ||
         !case_text_read_none_or_name(p, "backend", &op->has_backend,
@@ -365,7 +365,7 @@ static bool parse_op(case_text_parser *p, const char *start) {
         !case_text_take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
         !case_text_read_key(p, "platforms", "`platforms=[...]`") ||
         !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platforms, &op->platform_count) ||
+                                  op->platform, &op->platform_count) ||
         !case_text_read_key(p, "backend",
                             "`backend=None` or `backend=\"...\"`") ||
         !case_text_read_none_or_name(p, "backend", &op->has_backend,
@@ -378,7 +378,6 @@ static bool parse_op(case_text_parser *p, const char *start) {
     return false;
   if (!p->first_op_line)
     p->first_op_line = p->line;
-  c->has_expect[c->op_count] = false;
   c->op_count++;
   if (op->kind == LCTX_OP_REGISTER_LOWERING ||
       op->kind == LCTX_OP_LOWER_PER_PLATFORM)
@@ -398,7 +397,7 @@ static bool parse_expect(case_text_parser *p, const char *start) {
   if (c->op_count == 0)
     return case_text_fail(p, start, "`expect` without a preceding `op`");
   size_t i = c->op_count - 1;
-  if (c->has_expect[i]) {
+  if (p->expect_line[i]) {
     lctx_buf *e = case_text_error_at(p, start);
     lctx_buf_append_cstr(e, "second `expect` for one `op` (the first is on "
                             "line ");
@@ -406,7 +405,7 @@ static bool parse_expect(case_text_parser *p, const char *start) {
     lctx_buf_append_char(e, ')');
     return false;
   }
-  lctx_outcome *o = &c->expect[i];
+  lctx_outcome *o = p->expect ? &p->expect->outcome[i] : &p->scratch;
   lctx_str w;
   const char *at;
   if (!case_text_read_word(p, "an outcome", &w, &at))
@@ -457,7 +456,8 @@ static bool parse_expect(case_text_parser *p, const char *start) {
   }
   if (!case_text_end_directive(p))
     return false;
-  c->has_expect[i] = true;
+  if (p->expect)
+    p->expect->has[i] = true;
   p->expect_line[i] = p->line;
   return true;
 }
@@ -513,7 +513,8 @@ static bool parse_line(case_text_parser *p) {
 }
 
 bool lctx_case_parse(const char *text, size_t length, const char *filename,
-                     lctx_case *out, lctx_buf *error) {
+                     lctx_case *out, lctx_case_expect *expect,
+                     lctx_buf *error) {
   static const char empty[1] = "";
   if (text == NULL)
     text = empty, length = 0;
@@ -522,7 +523,10 @@ bool lctx_case_parse(const char *text, size_t length, const char *filename,
   p.filename = filename;
   p.error = error;
   p.out = out;
+  p.expect = expect;
   lctx_case_init(out);
+  if (expect)
+    lctx_case_expect_init(expect);
   const char *end = text + length;
   const char *s = text;
   p.line = 1;

@@ -41,12 +41,14 @@
 #define LCTX_CASE_TEXT_VERSION 1
 
 /// Parses `length` bytes of `.case` text (NUL bytes included: the text need
-/// not be NUL-terminated). On success fills `out` and returns true. On
+/// not be NUL-terminated). On success fills `out`, and `expect` (may be
+/// NULL: the expectations are checked, then dropped) with the expectations
+/// beside it, and returns true. On
 /// failure appends `FILE:LINE:COL: message` to `error` (1-based line and
 /// byte column; `filename` NULL reads as "<input>"), leaves `out` in an
 /// unspecified but valid state, and returns false. Total: any byte string is
 /// either a case or an error.
 bool lctx_case_parse(const char *text, size_t length, const char *filename,
-                     lctx_case *out, lctx_buf *error);
+                     lctx_case *out, lctx_case_expect *expect, lctx_buf *error);
 
 #endif /* LCTX_HARNESS_CASE_TEXT_H */

@@ -437,11 +437,12 @@ bool case_text_read_none_or_name(case_text_parser *p, const char *field,
 }
 
 /// Reads `[` STRING ("," STRING)* `]` or `[]` into `dst` (at most
-/// LCTX_MAX_MODULE_PLATFORMS names); `field` names an element in errors and
-/// `many` the list in "too many ...".
+/// LCTX_MAX_MODULE_PLATFORMS names, as indexes into the case's names);
+/// `field` names an element in errors and `many` the list in "too many
+/// ...". A name past the case's LCTX_CASE_MAX_NAMES distinct ones is an
+/// error at its string.
 bool case_text_read_name_list(case_text_parser *p, const char *field,
-                              const char *many, char (*dst)[LCTX_MAX_NAME + 1],
-                              size_t *count) {
+                              const char *many, uint8_t *dst, size_t *count) {
   if (!case_text_read_punct(p, '[', "`[`"))
     return false;
   case_text_skip_space(p);
@@ -455,8 +456,18 @@ bool case_text_read_name_list(case_text_parser *p, const char *field,
     if (*count >= LCTX_MAX_MODULE_PLATFORMS)
       return case_text_fail_too_many(p, p->string_start, many,
                                      LCTX_MAX_MODULE_PLATFORMS);
-    if (!case_text_take_name(p, field, LCTX_MAX_NAME, dst[*count]))
+    char name[LCTX_MAX_NAME + 1];
+    if (!case_text_take_name(p, field, LCTX_MAX_NAME, name))
       return false;
+    if (!lctx_case_intern_cstr(p->out, name, &dst[*count])) {
+      lctx_buf *e = case_text_error_at(p, p->string_start);
+      lctx_buf_append_cstr(e, "too many distinct platform names in the case "
+                              "(at most ");
+      lctx_buf_append_int(e, LCTX_CASE_MAX_NAMES);
+      lctx_buf_append_cstr(e, ", module and narrowed platforms of all "
+                              "operations together)");
+      return false;
+    }
     (*count)++;
     case_text_skip_space(p);
     if (p->cur < p->line_end && *p->cur == ']') {

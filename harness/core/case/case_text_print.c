@@ -91,7 +91,7 @@ static void print_expect(lctx_buf *out, const lctx_outcome *o) {
 }
 
 /// Prints `[...]`: `count` names (at most LCTX_MAX_MODULE_PLATFORMS).
-static void print_list(lctx_buf *out, const char (*names)[LCTX_MAX_NAME + 1],
+static void print_list(lctx_buf *out, const lctx_case *c, const uint8_t *list,
                        size_t count) {
   if (count > LCTX_MAX_MODULE_PLATFORMS)
     count = LCTX_MAX_MODULE_PLATFORMS;
@@ -99,7 +99,7 @@ static void print_list(lctx_buf *out, const char (*names)[LCTX_MAX_NAME + 1],
   for (size_t i = 0; i < count; i++) {
     if (i > 0)
       lctx_buf_append_cstr(out, ", ");
-    PRINT_FIELD(out, names[i]);
+    print_field(out, lctx_case_name(c, list[i]), LCTX_MAX_NAME + 1);
   }
   lctx_buf_append_char(out, ']');
 }
@@ -149,7 +149,8 @@ static void print_rule(lctx_buf *out, const lctx_case_rule *r) {
   lctx_buf_append_char(out, '\n');
 }
 
-static void print_op(lctx_buf *out, const lctx_case_op *op) {
+static void print_op(lctx_buf *out, const lctx_case *c,
+                     const lctx_case_op *op) {
   lctx_buf_append_cstr(out, "op ");
   lctx_buf_append_cstr(out, lctx_op_kind_name(op->kind));
   switch (op->kind) {
@@ -168,7 +169,7 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
     break;
   case LCTX_OP_MODULE_GET_BACKEND:
     lctx_buf_append_cstr(out, " platforms=");
-    print_list(out, op->platforms, op->platform_count);
+    print_list(out, c, op->platform, op->platform_count);
     lctx_buf_append_cstr(out, " backend=");
     print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
     lctx_buf_append_cstr(out,
@@ -186,12 +187,12 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
     lctx_buf_append_cstr(out, " primitive=");
     PRINT_FIELD(out, op->primitive);
     lctx_buf_append_cstr(out, " platforms=");
-    print_list(out, op->platforms, op->platform_count);
+    print_list(out, c, op->platform, op->platform_count);
     lctx_buf_append_cstr(out, " backend=");
     print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
     if (op->has_narrow) {
       lctx_buf_append_cstr(out, " narrow=");
-      print_list(out, op->narrow, op->narrow_count);
+      print_list(out, c, op->narrowed, op->narrow_count);
     }
     if (op->has_compute_type) {
       lctx_buf_append_cstr(out, " compute_type=");
@@ -208,7 +209,8 @@ static void print_op(lctx_buf *out, const lctx_case_op *op) {
   lctx_buf_append_char(out, '\n');
 }
 
-void lctx_case_print(const lctx_case *c, lctx_buf *out) {
+void lctx_case_print(const lctx_case *c, const lctx_case_expect *expect,
+                     lctx_buf *out) {
   lctx_buf_append_cstr(out, "lctx-case 1\n");
   size_t factories = c->factory_count < LCTX_MAX_FACTORIES ? c->factory_count
                                                            : LCTX_MAX_FACTORIES;
@@ -250,8 +252,8 @@ void lctx_case_print(const lctx_case *c, lctx_buf *out) {
   size_t ops =
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < ops; i++) {
-    print_op(out, &c->ops[i]);
-    if (c->has_expect[i])
-      print_expect(out, &c->expect[i]);
+    print_op(out, c, &c->ops[i]);
+    if (expect && expect->has[i])
+      print_expect(out, &expect->outcome[i]);
   }
 }

@@ -28,9 +28,11 @@
 
 /// Appends the canonical text of `c` to `out`: the header, the factories in
 /// order, the jax_* values that are non-empty, `nvidia_gpu`, the rules in
-/// order, then each operation followed by its expectation, if any. A writer of
+/// order, then each operation followed by its expectation in `expect`, if
+/// any (`expect` may be NULL: none). A writer of
 /// LCTX_CASE_TEXT_MAX bytes always suffices; a shorter one sets `overflow`.
-void lctx_case_print(const lctx_case *c, lctx_buf *out);
+void lctx_case_print(const lctx_case *c, const lctx_case_expect *expect,
+                     lctx_buf *out);
 
 /// Appends the text-form string literal of `n` bytes at `s`: double quotes;
 /// `\\`, `\"`, `\n`, `\t`, `\r`; other bytes below 0x20 or from 0x7f as

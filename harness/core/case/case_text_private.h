@@ -14,6 +14,9 @@ typedef struct case_text_parser {
   const char *filename;
   lctx_buf *error;
   lctx_case *out;
+  /// Where expectations go (NULL: checked, then dropped into `scratch`).
+  lctx_case_expect *expect;
+  lctx_outcome scratch;
   /// The current line: number (1-based), first byte, end of its content
   /// (before `\n` or `\r\n`), and the cursor.
   long line;
@@ -113,11 +116,12 @@ bool case_text_read_none_or_name(case_text_parser *p, const char *field,
                                  bool *has, char *dst);
 
 /// Reads `[` STRING ("," STRING)* `]` or `[]` into `dst` (at most
-/// LCTX_MAX_MODULE_PLATFORMS names); `field` names an element in errors and
-/// `many` the list in "too many ...".
+/// LCTX_MAX_MODULE_PLATFORMS names, as indexes into the case's names,
+/// interned there); `field` names an element in errors and `many` the list
+/// in "too many ...". A name past the case's LCTX_CASE_MAX_NAMES distinct
+/// ones is an error at its string.
 bool case_text_read_name_list(case_text_parser *p, const char *field,
-                              const char *many, char (*dst)[LCTX_MAX_NAME + 1],
-                              size_t *count);
+                              const char *many, uint8_t *dst, size_t *count);
 
 /// Reads the name of a declared rule (after `key=`) into `dst`; a name no
 /// `rule` directive declared is an error at the string.

@@ -45,6 +45,7 @@ struct lctx_fuzz_state {
   lctx_fuzz_result *result; /* the verdict of the running check */
   /* The decoded or parsed case, its re-parse, and both printed. */
   lctx_case c, c2;
+  lctx_case_expect expect, expect2;
   /* fuzz_model's case: only ever decoded into (zero at first), so each
    * input clears only what the last one used (lctx_case_decode_reuse). */
   lctx_case decoded;
@@ -99,10 +100,11 @@ static void begin(lctx_fuzz_state *state, lctx_fuzz_result *result) {
 }
 
 /* Prints a case into state->text, for a report (only when there is one). */
-static void print_case(lctx_fuzz_state *state, const lctx_case *c) {
+static void print_case(lctx_fuzz_state *state, const lctx_case *c,
+                       const lctx_case_expect *expect) {
   lctx_buf b;
   lctx_buf_init(&b, state->text, sizeof state->text);
-  lctx_case_print(c, &b);
+  lctx_case_print(c, expect, &b);
 }
 
 /* A short class for an outcome: the error class, or the kind. */
@@ -155,7 +157,7 @@ static void on_violation(void *user, const lctx_violation *v) {
            v->invariant[0] ? v->invariant : "-",
            outcome_class(v->expected_outcome),
            outcome_class(v->actual_outcome));
-  print_case(state, v->c);
+  print_case(state, v->c, v->expect);
   snprintf(r->report, sizeof r->report,
            "lctx fuzz_model: %s at operation %zu (%s)\n"
            "  row:       %s\n  invariant: %s\n  features:  %s\n"
@@ -202,22 +204,25 @@ bool lctx_fuzz_case_text(lctx_fuzz_state *state, const uint8_t *data,
   lctx_buf e, b1, b2;
   begin(state, result);
   lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_case_parse((const char *)data, size, "<input>", &state->c, &e))
+  if (!lctx_case_parse((const char *)data, size, "<input>", &state->c,
+                       &state->expect, &e))
     return false; /* rejected with a message: fine */
   lctx_buf_init(&b1, state->text, sizeof state->text);
-  lctx_case_print(&state->c, &b1);
+  lctx_case_print(&state->c, &state->expect, &b1);
   lctx_buf_reset(&e);
   const char *problem = NULL;
   if (b1.overflow) {
     problem = "print-overflow";
   } else if (!lctx_case_parse(state->text, b1.length, "<printed>", &state->c2,
-                              &e)) {
+                              &state->expect2, &e)) {
     problem = "reparse-failed";
-  } else if (!lctx_case_equal(&state->c, &state->c2, true)) {
+  } else if (!lctx_case_equal(&state->c, &state->c2) ||
+             !lctx_case_expect_equal(&state->expect, &state->expect2,
+                                     state->c.op_count)) {
     problem = "round-trip-differs";
   } else {
     lctx_buf_init(&b2, state->text2, sizeof state->text2);
-    lctx_case_print(&state->c2, &b2);
+    lctx_case_print(&state->c2, &state->expect2, &b2);
     if (b1.length != b2.length ||
         memcmp(state->text, state->text2, b1.length) != 0)
       problem = "print-not-canonical";
@@ -322,7 +327,7 @@ static bool run_impl(lctx_fuzz_state *state, const lctx_impl_table *t,
   for (size_t i = 0; i < c->op_count && ok; i++) {
     lctx_impl_outcome o = {0, 0, 0, -1, text, cap_text, 0};
     lctx_impl_status st =
-        lctx_case_impl_run_op(t, session, &c->ops[i], &o, NULL, NULL);
+        lctx_case_impl_run_op(t, session, c, &c->ops[i], &o, NULL, NULL);
     const char *bad = NULL;
     if (st != 0 || o.text_length >= cap_text ||
         !lctx_outcome_from_impl(o.kind, o.error_class, o.origin, o.registration,
@@ -367,7 +372,7 @@ static bool differential_judge(lctx_fuzz_state *state, const char *impl_name,
            j == LCTX_JUDGE_NOT_ALLOWED ? outcome_class(&state->first_allowed)
                                        : "-",
            outcome_class(o));
-  print_case(state, &state->c);
+  print_case(state, &state->c, NULL);
   snprintf(result->report, sizeof result->report,
            "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
            "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
@@ -393,7 +398,7 @@ static bool differential_differ(lctx_fuzz_state *state, const char *impl_name,
   result->failed = true;
   snprintf(result->key, sizeof result->key, "fuzz_differential/differ/op=%s",
            lctx_op_kind_name(state->c.ops[i].kind));
-  print_case(state, &state->c);
+  print_case(state, &state->c, NULL);
   snprintf(result->report, sizeof result->report,
            "lctx fuzz_differential: both allowed but different at "
            "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",
@@ -420,7 +425,7 @@ bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
   ref.run_all(ref.context, &state->c, state->reference_out);
   char why[256];
   if (!run_impl(state, t, why, sizeof why)) {
-    print_case(state, &state->c);
+    print_case(state, &state->c, NULL);
     result->failed = true;
     snprintf(result->key, sizeof result->key, "fuzz_differential/impl/failed");
     snprintf(result->report, sizeof result->report,

@@ -302,6 +302,14 @@ static void set_name(char *dst, size_t a) {
   memcpy(dst, ALPHABET[a], ALPHABET_LENGTHS[a] + 1);
 }
 
+/* Sets `*index` to the index of platform `name` in `c`'s names, interning
+ * it: the generators draw from small sets of names (at most
+ * LCTX_CASE_MAX_NAMES distinct in any case they write). */
+static void set_platform(lctx_case *c, uint8_t *index, const char *name) {
+  if (!lctx_case_intern_cstr(c, name, index))
+    *index = 0; /* never: the sets are small */
+}
+
 const char *lctx_domain_registry(size_t i, lctx_case *c) {
   lctx_case_init(c);
   return fill_registry(i, c);
@@ -376,7 +384,7 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
         size_t rest = index;
         op->platform_count = length;
         for (size_t k = 0; k < length; k++) {
-          set_name(op->platforms[k], rest % ALPHABET_SIZE);
+          set_platform(w->c, &op->platform[k], ALPHABET[rest % ALPHABET_SIZE]);
           rest /= ALPHABET_SIZE;
         }
         op->has_backend = pinned < ALPHABET_SIZE;
@@ -438,11 +446,11 @@ static lctx_case_op *add_lower(lctx_case *c, const char *prim) {
   return op;
 }
 
-static void set_list(char (*dst)[LCTX_MAX_NAME + 1], size_t *count,
+static void set_list(lctx_case *c, uint8_t *dst, size_t *count,
                      const char *const *names, size_t n, size_t index) {
   *count = n;
   for (size_t k = 0; k < n; k++, index /= 3)
-    set_text(dst[k], LCTX_MAX_NAME + 1, names[index % 3]);
+    set_platform(c, &dst[k], names[index % 3]);
 }
 
 /* The body of A's default rule in the structural part. */
@@ -501,18 +509,17 @@ static void lowering_structure_with(walker *w, size_t registry,
                 if (bdef)
                   add_register(c, "B", "B.def", NULL);
                 lctx_case_op *op = add_lower(c, "A");
-                set_list(op->platforms, &op->platform_count, names, length,
+                set_list(c, op->platform, &op->platform_count, names, length,
                          index);
                 /* Narrowing: unset, [], [tpu], [cpu, tpu]. */
                 op->has_narrow = narrow > 0;
                 op->narrow_count = narrow < 2 ? 0 : (size_t)narrow - 1;
-                set_text(op->narrow[0], sizeof op->narrow[0],
-                         narrow == 2 ? "tpu" : "cpu");
-                set_text(op->narrow[1], sizeof op->narrow[1], "tpu");
-                if (narrow < 2)
-                  memset(op->narrow, 0, 2 * sizeof op->narrow[0]);
-                else if (narrow == 2)
-                  memset(op->narrow[1], 0, sizeof op->narrow[1]);
+                if (narrow == 2)
+                  set_platform(c, &op->narrowed[0], "tpu");
+                if (narrow == 3) {
+                  set_platform(c, &op->narrowed[0], "cpu");
+                  set_platform(c, &op->narrowed[1], "tpu");
+                }
                 op->has_override = override != 0;
                 if (override)
                   set_text(op->override, sizeof op->override, "A.tpu");
@@ -545,7 +552,7 @@ static void lowering_register(walker *w, size_t registry) {
       add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
       lctx_case_op *op = add_lower(c, "A");
       op->platform_count = 1;
-      set_name(op->platforms[0], b);
+      set_platform(c, &op->platform[0], ALPHABET[b]);
       if (!emit(w))
         return;
     }
@@ -592,8 +599,7 @@ static void lowering_backend(walker *w, size_t registry) {
               op->platform_count = length;
               size_t rest = index;
               for (size_t k = 0; k < length; k++, rest /= 4)
-                set_text(op->platforms[k], sizeof op->platforms[k],
-                         names[rest % 4]);
+                set_platform(c, &op->platform[k], names[rest % 4]);
               op->has_backend = pins[pin] != NULL;
               set_text(op->backend, sizeof op->backend,
                        pins[pin] ? pins[pin] : "");
@@ -671,11 +677,14 @@ static void random_name(uint64_t *s, char *out, size_t cap) {
 
 /* Draws the module of `op`: fewer than `platforms` random platform names,
  * then a random pinned backend one time in `backend_one_in`. */
-static void random_module(uint64_t *state, lctx_case_op *op, size_t platforms,
-                          size_t backend_one_in) {
+static void random_module(uint64_t *state, lctx_case *c, lctx_case_op *op,
+                          size_t platforms, size_t backend_one_in) {
   op->platform_count = below(state, platforms);
-  for (size_t k = 0; k < op->platform_count; k++)
-    random_name(state, op->platforms[k], sizeof op->platforms[k]);
+  for (size_t k = 0; k < op->platform_count; k++) {
+    char name[8];
+    random_name(state, name, sizeof name);
+    set_platform(c, &op->platform[k], name);
+  }
   op->has_backend = below(state, backend_one_in) == 0;
   if (op->has_backend)
     random_name(state, op->backend, sizeof op->backend);
@@ -692,6 +701,7 @@ static void random_lowering(uint64_t *state, lctx_case *c) {
                                       "B.tpu", "B.cuda", "B.def"};
   lctx_case_op saved[LCTX_CASE_MAX_OPS];
   size_t saved_count = c->op_count;
+  size_t saved_names = c->name_count;
   memcpy(saved, c->ops, saved_count * sizeof c->ops[0]);
   c->rule_count = 0;
   c->op_count = 0;
@@ -716,12 +726,15 @@ static void random_lowering(uint64_t *state, lctx_case *c) {
   size_t lowers = 1 + below(state, 2);
   for (size_t i = 0; i < lowers; i++) {
     lctx_case_op *op = add_lower(c, "A");
-    random_module(state, op, 4, 3);
+    random_module(state, c, op, 4, 3);
     op->has_narrow = below(state, 4) == 0;
     if (op->has_narrow) {
       op->narrow_count = below(state, 3);
-      for (size_t k = 0; k < op->narrow_count; k++)
-        random_name(state, op->narrow[k], sizeof op->narrow[k]);
+      for (size_t k = 0; k < op->narrow_count; k++) {
+        char name[8];
+        random_name(state, name, sizeof name);
+        set_platform(c, &op->narrowed[k], name);
+      }
     }
     op->has_compute_type = below(state, 8) == 0;
     if (op->has_compute_type)
@@ -744,6 +757,10 @@ static void random_lowering(uint64_t *state, lctx_case *c) {
       lctx_case_op_clear(&c->ops[i]);
     memcpy(c->ops, saved, saved_count * sizeof c->ops[0]);
     c->op_count = saved_count;
+    if (c->name_count > saved_names)
+      memset(c->names[saved_names], 0,
+             (c->name_count - saved_names) * sizeof c->names[0]);
+    c->name_count = saved_names;
   }
   /* What lies past the counts is zero (case.h), as lctx_case_reset needs. */
   for (size_t i = c->op_count; i < saved_count; i++)
@@ -804,7 +821,7 @@ static void random_case(uint64_t *state, lctx_case *c) {
         random_name(state, op->arg, sizeof op->arg);
       break;
     case LCTX_OP_MODULE_GET_BACKEND:
-      random_module(state, op, 5, 2);
+      random_module(state, c, op, 5, 2);
       op->optional = below(state, 2) == 0;
       break;
     case LCTX_OP_REGISTER_LOWERING: /* drawn below */

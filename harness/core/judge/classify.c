@@ -347,7 +347,7 @@ static void property_backend(lctx_feature_state *s, lctx_features *f,
 }
 
 void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
-                                 const lctx_case_op *op) {
+                                 const lctx_case_op *op, lctx_str p0) {
   f->value[LCTX_F_OPTIONAL] = op->optional ? OPT_TRUE : OPT_FALSE;
   f->value[LCTX_F_COUNT] = op->platform_count == 0   ? COUNT_ZERO
                            : op->platform_count == 1 ? COUNT_ONE
@@ -361,11 +361,11 @@ void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
   if (op->platform_count == 0)
     classify_put(f, LCTX_P_SEQ, lctx_str_from_cstr("tuple"));
   if (op->platform_count == 1)
-    classify_put(f, LCTX_P_P0, lctx_str_from_cstr(op->platforms[0]));
+    classify_put(f, LCTX_P_P0, p0);
   if (!op->has_backend) {
     f->value[LCTX_F_PINNED] = PINNED_NONE;
     if (op->platform_count == 1)
-      get_backend(s, f, true, lctx_str_from_cstr(op->platforms[0]));
+      get_backend(s, f, true, p0);
     return;
   }
   lctx_str real = lctx_str_from_cstr(op->backend);
@@ -385,8 +385,7 @@ void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
       lctx_str_equal(canonical, real) ? REAL_SAME : REAL_OTHER;
   if (op->platform_count == 0)
     return;
-  f->value[LCTX_F_MATCH] =
-      lctx_str_equal_cstr(canonical, op->platforms[0]) ? MATCH_YES : MATCH_NO;
+  f->value[LCTX_F_MATCH] = lctx_str_equal(canonical, p0) ? MATCH_YES : MATCH_NO;
 }
 
 //===----------------------------------------------------------------------===//
@@ -433,7 +432,11 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
       out->value[LCTX_F_API] = API_NO_OPTIONAL;
       break;
     }
-    classify_module_get_backend(state, out, op);
+    classify_module_get_backend(
+        state, out, op,
+        lctx_str_from_cstr(op->platform_count > 0
+                               ? lctx_case_op_platform(state->c, op, 0)
+                               : ""));
     break;
   case LCTX_OP_REGISTER_LOWERING:
     classify_register_lowering(state, out, op);

@@ -123,6 +123,8 @@ typedef struct lctx_features {
   /// {p0}, {pinned}, {canonical} and {p}, view into it. Owned here so that
   /// classifying another operation, into other features, leaves them intact.
   lctx_case_op call;
+  /// The first platform of `call` (its placeholders view into it).
+  char call_p0[LCTX_MAX_NAME + 1];
 } lctx_features;
 
 /// The release facts: what differs between JAX releases in which situation

@@ -214,14 +214,16 @@ static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
   memset(call, 0, sizeof *call);
   call->kind = LCTX_OP_MODULE_GET_BACKEND;
   call->platform_count = ctx->module.count;
-  for (size_t i = 0; i < ctx->module.count; i++)
-    snprintf(call->platforms[i], sizeof call->platforms[i], "%.*s",
-             (int)ctx->module.names[i].length, ctx->module.names[i].data);
+  char *p0 = w->f->call_p0;
+  memset(p0, 0, sizeof w->f->call_p0);
+  if (ctx->module.count > 0)
+    snprintf(p0, sizeof w->f->call_p0, "%.*s", (int)ctx->module.names[0].length,
+             ctx->module.names[0].data);
   call->has_backend = w->op->has_backend;
   memcpy(call->backend, w->op->backend, sizeof call->backend);
   call->optional = optional;
   clear_call(w->f);
-  classify_module_get_backend(w->s, w->f, call);
+  classify_module_get_backend(w->s, w->f, call, lctx_str_from_cstr(p0));
   if (ctx->module_list && ctx->module.count == 0)
     classify_put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
   if (module_call_raises(w->f)) {
@@ -435,11 +437,12 @@ void classify_lower_per_platform(lctx_feature_state *s, lctx_features *f,
   walk_ctx ctx = {0};
   ctx.module.count = op->platform_count;
   for (size_t i = 0; i < op->platform_count; i++)
-    ctx.module.names[i] = lctx_str_from_cstr(op->platforms[i]);
+    ctx.module.names[i] =
+        lctx_str_from_cstr(lctx_case_op_platform(s->c, op, i));
   ctx.narrowed = op->has_narrow;
   ctx.narrow.count = op->narrow_count;
   for (size_t i = 0; i < op->narrow_count; i++)
-    ctx.narrow.names[i] = lctx_str_from_cstr(op->narrow[i]);
+    ctx.narrow.names[i] = lctx_str_from_cstr(lctx_case_op_narrow(s->c, op, i));
   ctx.has_compute = op->has_compute_type;
   ctx.compute = lctx_str_from_cstr(op->compute_type);
   if (walk_eqn(&w, lctx_str_from_cstr(op->primitive), &ctx))

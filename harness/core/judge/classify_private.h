@@ -82,9 +82,10 @@ classify_store classify_store_begin(lctx_features *f);
 lctx_str classify_store_end(classify_store *s);
 
 /* ModuleContext.get_backend(`op`): the module_get_backend operation, and
- * a rule body's call in a lowering. */
+ * a rule body's call in a lowering; `p0` is its first platform when it has
+ * one (a view its features may keep). */
 void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
-                                 const lctx_case_op *op);
+                                 const lctx_case_op *op, lctx_str p0);
 
 //===----------------------------------------------------------------------===//
 // classify_lower.c

@@ -225,7 +225,7 @@ void lctx_lint_format_counterexample(const lctx_lint_report *report,
   lctx_buf_append_cstr(out, "):\n");
   lctx_buf tb;
   lctx_buf_init(&tb, t->text, sizeof t->text);
-  lctx_case_print(&t->c, &tb);
+  lctx_case_print(&t->c, NULL, &tb);
   if (t->c.factory_count == 0) {
     lctx_buf_append_cstr(out, indent);
     lctx_buf_append_cstr(out, "  (no factories)\n");
@@ -364,8 +364,15 @@ bool lctx_lint_counterexample_case(const lctx_rulefile *file,
   op->kind = LCTX_OP_LOWER_PER_PLATFORM;
   copy_name(op->primitive, file->primitives[0]);
   op->platform_count = p->platform_count;
-  for (size_t i = 0; i < p->platform_count; i++)
-    snprintf(op->platforms[i], sizeof op->platforms[i], "%s", p->platforms[i]);
+  for (size_t i = 0; i < p->platform_count; i++) {
+    char name[LCTX_MAX_NAME + 1];
+    snprintf(name, sizeof name, "%s", p->platforms[i]);
+    if (!lctx_case_intern_cstr(c, name, &op->platform[i])) {
+      lctx_buf_append_cstr(why, "more distinct platform names than a case "
+                                "holds");
+      return false;
+    }
+  }
   op->has_backend = p->pinned != NULL;
   if (p->pinned)
     snprintf(op->backend, sizeof op->backend, "%s", p->pinned);

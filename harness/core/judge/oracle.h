@@ -52,6 +52,8 @@ typedef enum lctx_violation_kind {
 typedef struct lctx_violation {
   lctx_violation_kind kind;
   const lctx_case *c;
+  /// The expectations beside `c`, or NULL when none.
+  const lctx_case_expect *expect;
   size_t op_index;
   const char *row;       ///< row ID, or "" when none
   const char *invariant; ///< invariant name (LCTX_V_INVARIANT), else ""
@@ -147,6 +149,12 @@ void lctx_oracle_restart(lctx_oracle *oracle);
 /// Judges every operation of `c`. Returns the number of violations found in
 /// this case (each also reported through `on_violation`).
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c);
+
+/// lctx_oracle_check_case, also checking each operation against its
+/// expectation in `expect`, if any (an LCTX_V_EXPECT violation when they
+/// differ; `expect` may be NULL: none).
+size_t lctx_oracle_check_case_expect(lctx_oracle *oracle, const lctx_case *c,
+                                     const lctx_case_expect *expect);
 
 /// The verdict of the spec table on one outcome.
 typedef enum lctx_judgement {

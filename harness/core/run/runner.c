@@ -5,9 +5,10 @@
 
 #include <string.h>
 
-/* One of the four backend-selection operations against `registry`. */
-static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
-                           lctx_outcome *out, lctx_module_branch *branch) {
+/* One of the four backend-selection operations of `c` against `registry`. */
+static void run_backend_op(lctx_registry *registry, const lctx_case *c,
+                           const lctx_case_op *op, lctx_outcome *out,
+                           lctx_module_branch *branch) {
   if (branch)
     *branch = LCTX_BRANCH_ERROR;
   switch (op->kind) {
@@ -24,7 +25,7 @@ static void run_backend_op(lctx_registry *registry, const lctx_case_op *op,
   }
   case LCTX_OP_MODULE_GET_BACKEND: {
     lctx_module_context context;
-    lctx_case_module_context(op, &context);
+    lctx_case_module_context(c, op, &context);
     lctx_module_get_backend(registry, &context, op->optional, out, branch);
     break;
   }
@@ -149,7 +150,7 @@ bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
                     lctx_module_branch *branch) {
   if (op->kind != LCTX_OP_REGISTER_LOWERING &&
       op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
-    run_backend_op(&r->registry, op, out, branch);
+    run_backend_op(&r->registry, r->c, op, out, branch);
     return true;
   }
   if (branch)
@@ -170,11 +171,11 @@ bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
   }
   lctx_lowering_context *ctx = &r->context;
   lctx_lowering_context_init(ctx);
-  lctx_case_module_context(op, &ctx->module);
+  lctx_case_module_context(r->c, op, &ctx->module);
   if (op->has_narrow) {
     lctx_str narrow[LCTX_MAX_MODULE_PLATFORMS];
     for (size_t i = 0; i < op->narrow_count; i++)
-      narrow[i] = lctx_str_from_cstr(op->narrow[i]);
+      narrow[i] = lctx_str_from_cstr(lctx_case_op_narrow(r->c, op, i));
     lctx_lowering_context_narrow(ctx, narrow, op->narrow_count);
   }
   ctx->has_compute_type = op->has_compute_type;
@@ -260,7 +261,7 @@ bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
   lctx_registry *registry = variant_registry(r, index);
   if (!registry)
     return false;
-  run_backend_op(registry, op, out, NULL);
+  run_backend_op(registry, r->c, op, out, NULL);
   return true;
 }
 
