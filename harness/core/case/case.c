@@ -68,8 +68,13 @@ bool lctx_case_intern(lctx_case *c, lctx_str name, uint8_t *index) {
       c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
   if (name.length > LCTX_MAX_NAME)
     return false;
+  /* Each name is zero-padded to its slot: its bytes and the NUL after
+   * them are all a comparison needs (no strlen per name). */
   for (size_t i = 0; i < n; i++) {
-    if (lctx_str_equal_cstr(name, c->names[i])) {
+    if (c->names[i][name.length] == '\0' &&
+        (name.length == 0 ||
+         (c->names[i][0] == name.data[0] &&
+          memcmp(c->names[i], name.data, name.length) == 0))) {
       *index = (uint8_t)i;
       return true;
     }
