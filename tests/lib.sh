@@ -202,3 +202,33 @@ jax_repro_finish() {
   echo "PASS"
   exit 0
 }
+
+# clean_terminal FILE N WHAT: FILE, the whole output of run N of `lctx
+# WHAT`, is what a terminal may show: no control byte but line ends, no C1
+# control, no line of its own starting "result: PASS", not empty. Each
+# problem is printed as a FAIL line with the output; counted in $failures.
+clean_terminal() {
+  "$PY" - "$1" "$2" "$3" <<'PY' || failures=$((failures + 1))
+import re, sys
+data = open(sys.argv[1], "rb").read()
+where = "run %s (lctx %s)" % (sys.argv[2], sys.argv[3])
+bad = [b for b in data if (b < 0x20 and b != 0x0a) or b == 0x7f]
+problems = []
+if bad:
+    problems.append("control bytes %r" % sorted(set(bad)))
+if re.search(rb"\xc2[\x80-\x9f]", data):
+    problems.append("a C1 control")
+if re.search(rb"(^|\n)result: PASS", data):
+    problems.append("a forged 'result: PASS' line")
+if not data.strip():
+    problems.append("no output at all")
+for p in problems:
+    print("FAIL: %s: %s in:\n%s" % (where, p, data.decode("utf-8", "replace")))
+sys.exit(1 if problems else 0)
+PY
+}
+
+# shows N TEXT: the output of run N ($tmp/outN) holds TEXT.
+shows() {
+  grep -qF -- "$2" "$tmp/out$1" || fail "run $1: no '$2' in: $(cat "$tmp/out$1")"
+}

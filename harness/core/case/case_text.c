@@ -151,10 +151,7 @@ static bool parse_action(case_text_parser *p, lctx_case_action *a) {
   case LCTX_ACTION_GET_BACKEND:
   case LCTX_ACTION_GUARDED_GET_BACKEND: {
     bool optional;
-    if (!case_text_read_key(p, "optional",
-                            "`optional=true` or `optional=false`") ||
-        !case_text_read_choice(p, "false", "true", "`true` or `false`",
-                               &optional))
+    if (!case_text_read_flag(p, "optional", &optional))
       return false;
     a->optional = optional;
     break;
@@ -287,8 +284,7 @@ static bool parse_lower_keys(case_text_parser *p, lctx_case_op *op) {
       break;
     default: {
       bool x64;
-      ok = case_text_read_key(p, "x64", "`x64=true` or `x64=false`") &&
-           case_text_read_choice(p, "false", "true", "`true` or `false`", &x64);
+      ok = case_text_read_flag(p, "x64", &x64);
       op->x64 = ok && x64;
       break;
     }
@@ -339,10 +335,7 @@ static bool parse_op(case_text_parser *p, const char *start) {
                                      op->backend))
       return false;
     bool optional;
-    if (!case_text_read_key(p, "optional",
-                            "`optional=true` or `optional=false`") ||
-        !case_text_read_choice(p, "false", "true", "`true` or `false`",
-                               &optional))
+    if (!case_text_read_flag(p, "optional", &optional))
       return false;
     op->optional = optional;
     break;

@@ -11,6 +11,7 @@
 #include "case_text_private.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -411,6 +412,14 @@ bool case_text_read_choice(case_text_parser *p, const char *a, const char *b,
   }
   p->cur = at;
   return case_text_fail_expected(p, what);
+}
+
+/// Reads `key=true` or `key=false` into `*value`.
+bool case_text_read_flag(case_text_parser *p, const char *key, bool *value) {
+  char what[96];
+  snprintf(what, sizeof what, "`%s=true` or `%s=false`", key, key);
+  return case_text_read_key(p, key, what) &&
+         case_text_read_choice(p, "false", "true", "`true` or `false`", value);
 }
 
 /// True when the next token is the word `key` (nothing is consumed).

@@ -107,6 +107,9 @@ bool case_text_read_key(case_text_parser *p, const char *key, const char *what);
 bool case_text_read_choice(case_text_parser *p, const char *a, const char *b,
                            const char *what, bool *second);
 
+/// Reads `key=true` or `key=false` into `*value`.
+bool case_text_read_flag(case_text_parser *p, const char *key, bool *value);
+
 /// True when the next token is the word `key` (nothing is consumed).
 bool case_text_at_word(case_text_parser *p, const char *key);
 
