@@ -27,6 +27,10 @@ if [ ! -x "$AFL/fuzz_spec_afl" ] || [ ! -x "$AFL/fuzz_spec_cmplog" ] ||
 fi
 . "$(dirname -- "$0")/lib.sh"
 
+# Sanitizer options of the user's own, without the ones afl-fuzz insists on
+# (it aborts on ASAN_OPTIONS without symbolize=0): the campaign adds them.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1
 "$LCTX" fuzz --engine afl --jobs 2 --time 6 --target fuzz_spec \
   --binary "$AFL/fuzz_spec_afl" --out "$tmp/c" >"$tmp/run.txt" 2>&1
 rc=$?

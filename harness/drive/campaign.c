@@ -296,6 +296,25 @@ static void start(campaign *c, char *const *argv, const char *log,
       env[n++] = *v;
     env[n++] = afl_tmp;
   }
+  /* afl-fuzz refuses sanitizer options of the user's environment that
+   * lack its own (abort_on_error=1, symbolize=0...): they are appended,
+   * and win, as the sanitizers read the last of a key. */
+  char sanitizers[3][1024];
+  static const char *const afl_sanitizer[3][2] = {
+      {"ASAN_OPTIONS", "abort_on_error=1:symbolize=0"},
+      {"UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:symbolize=0"},
+      {"LSAN_OPTIONS", "symbolize=0"}};
+  for (int k = 0; afl_tmp && k < 3; k++) {
+    const char *mine = getenv(afl_sanitizer[k][0]);
+    int w = snprintf(sanitizers[k], sizeof sanitizers[k], "%s%s%s",
+                     mine && *mine ? mine : "", mine && *mine ? ":" : "",
+                     afl_sanitizer[k][1]);
+    if (w < 0 || (size_t)w >= sizeof sanitizers[k])
+      snprintf(sanitizers[k], sizeof sanitizers[k], "%s",
+               afl_sanitizer[k][1]); /* the user's is too long: AFL's alone */
+    env[n++] = afl_sanitizer[k][0];
+    env[n++] = sanitizers[k];
+  }
   env[n] = NULL;
   /* A line of lctx's own starts each run's part of the log. */
   FILE *w = fopen(log, "a");
