@@ -244,17 +244,25 @@ static _Noreturn void child_main(const lctx_peer_spec *s, pid_t parent, int in,
   become_peer(parent, s->survives_lctx);
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
   flags |= s->truncate_log ? O_TRUNC : O_APPEND;
-  int log = open(s->log ? s->log : "/dev/null", flags, 0666);
+  /* Above the standard descriptors (a lctx started with one of them
+   * closed would get them here), and none of lctx's left in their place
+   * when a file cannot be opened. */
+  int log = above_standard(open(s->log ? s->log : "/dev/null", flags, 0666));
   if (log < 0)
-    log = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    log = above_standard(open("/dev/null", O_WRONLY | O_CLOEXEC));
   bool program = s->body == NULL;
   int input = -1;
   if (!(program && in >= 0))
-    input = open(program && s->stdin_path ? s->stdin_path : "/dev/null",
-                 O_RDONLY | O_CLOEXEC);
-  put_at(program && in >= 0 ? in : input, 0);
-  put_at(program && out >= 0 ? out : log, 1);
-  put_at(log, 2);
+    input = above_standard(
+        open(program && s->stdin_path ? s->stdin_path : "/dev/null",
+             O_RDONLY | O_CLOEXEC));
+  int std[3] = {program && in >= 0 ? in : input,
+                program && out >= 0 ? out : log, log};
+  for (int k = 0; k < 3; k++) {
+    if (std[k] < 0)
+      close(k);
+    put_at(std[k], k);
+  }
   int keep[3] = {program ? -1 : in, program ? -1 : out, err};
   close_others(keep);
   for (const char *const *e = s->env; e && e[0] && e[1]; e += 2)
