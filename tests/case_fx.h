@@ -23,6 +23,18 @@
   "op get_backend None\n"                                                      \
   "op get_backend \"cpu\"\n"
 
+/// A default rule and a rule registered for "oneapi" for primitive A, then
+/// lower_per_platform of A for (cpu, oneapi): the modelled commit keeps both
+/// rules (one dispatch), releases that refuse oneapi keep one.
+#define CASE_FX_ONEAPI_KEPT_RULE                                               \
+  "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"                      \
+  "rule \"A.def\" marker\nrule \"A.one\" marker\n"                             \
+  "op register_lowering primitive=\"A\" rule=\"A.def\" platform=None\n"        \
+  "op register_lowering primitive=\"A\" rule=\"A.one\" "                       \
+  "platform=\"oneapi\"\n"                                                      \
+  "op lower_per_platform primitive=\"A\" platforms=[\"cpu\", "                 \
+  "\"oneapi\"] backend=None\n"
+
 /// Fails unless `b`, what the round trip `trip` made of `a` in round
 /// `round`, equals `a`, and (when both are given) expectations `eb` equal
 /// `ea`; prints the text of `a` on a mismatch.

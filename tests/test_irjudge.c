@@ -28,6 +28,7 @@
 #include "domain.h"
 #include "impl.h"
 #include "case_text.h"
+#include "case_fx.h"
 #include "irjudge.h"
 
 #define N_CASES 48
@@ -197,14 +198,7 @@ static void test_start_then_run_of_others(void **state) {
  * raises and A has one rule, the dispatch is one too many. */
 static void test_judge_at_a_release(void **state) {
   (void)state;
-  static const char CASE[] =
-      "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
-      "rule \"A.def\" marker\nrule \"A.one\" marker\n"
-      "op register_lowering primitive=\"A\" rule=\"A.def\" platform=None\n"
-      "op register_lowering primitive=\"A\" rule=\"A.one\" "
-      "platform=\"oneapi\"\n"
-      "op lower_per_platform primitive=\"A\" platforms=[\"cpu\", "
-      "\"oneapi\"] backend=None\n";
+  static const char CASE[] = CASE_FX_ONEAPI_KEPT_RULE;
   static lctx_case c;
   static lctx_case_result result;
   char e[512] = "";

@@ -20,6 +20,7 @@
 #include "oracle.h"
 #include "spec.h"
 #include "spec_text_fx.h"
+#include "case_fx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -497,14 +498,7 @@ static void test_drift_names_the_commit(void **state) {
 static void test_drift_of_a_module_names_the_commit(void **state) {
   (void)state;
   load_real();
-  static const char CASE[] =
-      "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
-      "rule \"A.def\" marker\nrule \"A.one\" marker\n"
-      "op register_lowering primitive=\"A\" rule=\"A.def\" platform=None\n"
-      "op register_lowering primitive=\"A\" rule=\"A.one\" "
-      "platform=\"oneapi\"\n"
-      "op lower_per_platform primitive=\"A\" platforms=[\"cpu\", "
-      "\"oneapi\"] backend=None\n";
+  static const char CASE[] = CASE_FX_ONEAPI_KEPT_RULE;
   static lctx_case c;
   static lctx_features f;
   char error[512] = "";
