@@ -56,19 +56,6 @@ int impl_refuse(lctx_impl *impl, const char *fmt, ...) {
   return -1;
 }
 
-void impl_append_escaped(lctx_buf *out, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c >= 0x20 && c < 0x7f) {
-      lctx_buf_append_char(out, (char)c);
-    } else {
-      char hex[8];
-      snprintf(hex, sizeof hex, "\\x%02x", c);
-      lctx_buf_append_cstr(out, hex);
-    }
-  }
-}
-
 static void printable(char *s) {
   for (char *p = s; *p; p++) {
     if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)

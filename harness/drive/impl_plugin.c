@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include "impl_private.h"
+
+#include "escape.h"
 #include "impl_worker.h"
 #include "sys.h"
 
@@ -197,7 +199,7 @@ static bool read_info(lctx_impl *impl, lctx_buf *error) {
   memcpy(&status, lctx_peer_input(&impl->peer) + 4, 4);
   if (status != 0) {
     take_text(impl, &at, &s, &n);
-    impl_append_escaped(error, s, n);
+    lctx_escape_append(error, s, n);
     impl_stop(impl, NULL, 0);
     return false;
   }

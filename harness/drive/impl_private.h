@@ -113,10 +113,6 @@ void impl_stop(lctx_impl *impl, char *why, size_t cap);
 __attribute__((format(printf, 2, 3))) int impl_refuse(lctx_impl *impl,
                                                       const char *fmt, ...);
 
-/* Appends `n` bytes of `s` to `out`, control bytes and bytes over 0x7e as
- * \xNN, so that a peer's text printed on a terminal cannot drive it. */
-void impl_append_escaped(lctx_buf *out, const char *s, size_t n);
-
 /* Keeps the name and version printable ASCII: they go into every report. */
 void impl_sanitize_info(lctx_impl_info *info);
 

@@ -11,6 +11,8 @@
  * fails. Every line is bounded before it is buffered (LCTX_IMPL_MAX_LINE).
  */
 #include "impl_private.h"
+
+#include "escape.h"
 #include "sys.h"
 
 #include "case_json.h"
@@ -178,7 +180,7 @@ static bool unknown_operation(json_t *j, lctx_buf *error) {
     lctx_buf_append_cstr(error, "handshake: unknown operation ");
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
     if (text)
-      impl_append_escaped(error, text, strlen(text));
+      lctx_escape_append(error, text, strlen(text));
     free(text);
     lctx_buf_append_cstr(error, " (lctx knows");
     for (int k = 0; k < LCTX_OP_KIND_COUNT; k++) {
@@ -197,7 +199,7 @@ static void append_log_tail(const lctx_impl *impl, lctx_buf *error) {
   if (strcmp(impl->log_path, "/dev/null") == 0)
     return;
   lctx_buf_append_cstr(error, "; its stderr is in ");
-  impl_append_escaped(error, impl->log_path, strlen(impl->log_path));
+  lctx_escape_append(error, impl->log_path, strlen(impl->log_path));
   FILE *f = fopen(impl->log_path, "r");
   if (!f)
     return;
@@ -221,7 +223,7 @@ static void append_log_tail(const lctx_impl *impl, lctx_buf *error) {
     if (tail[i] == '\n')
       lctx_buf_append_cstr(error, " | ");
     else
-      impl_append_escaped(error, tail + i, 1);
+      lctx_escape_append(error, tail + i, 1);
   }
 }
 
@@ -236,7 +238,7 @@ static bool take_handshake(lctx_impl *impl, json_t *j, lctx_buf *error) {
     char *sent = p ? json_dumps(p, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     lctx_buf_append_cstr(error, "handshake: the program sent \"protocol\": ");
     if (sent)
-      impl_append_escaped(error, sent, strlen(sent));
+      lctx_escape_append(error, sent, strlen(sent));
     else
       lctx_buf_append_cstr(error, "(nothing)");
     lctx_buf_append_cstr(error, "; lctx speaks protocol 1 (a number)");
@@ -245,7 +247,7 @@ static bool take_handshake(lctx_impl *impl, json_t *j, lctx_buf *error) {
     /* said in error */
   } else if (json_is_string(err)) {
     lctx_buf_append_cstr(error, "the program refused: ");
-    impl_append_escaped(error, json_string_value(err), json_string_length(err));
+    lctx_escape_append(error, json_string_value(err), json_string_length(err));
   } else if (!json_is_string(json_object_get(j, "name")) ||
              !json_is_string(json_object_get(j, "version")) ||
              !json_is_array(json_object_get(j, "operations"))) {
