@@ -126,17 +126,21 @@ jax-matrix: build
 	  echo "==> lctx: the matrix is in build/jax-matrix/matrix.md (and matrix.json; reports in build/jax-matrix/VERSION/)"; \
 	fi
 
-# make bench: the ratio benchmarks, then instruction counts under callgrind
-# (bench/instructions.py); all figures go to build/bench/bench.json (the
+# make bench: the ratio benchmarks, instruction counts under callgrind, the
+# whole jobs' wall time and the jax tests' time against a baseline build,
+# then each speed goal (bench/goals.py) with its value and met / NOT met
+# (bench/run_bench.py). All figures go to build/bench/bench.json (the
 # previous one is kept as bench.prev.json; bench/compare prints the two).
-# BENCH_BASELINE=COMMIT also builds that commit in build/baseline-COMMIT/ and
-# counts its instructions in the same run; BENCH_ARGS adds options of
-# bench/run_bench.py (e.g. --no-ratios, --cases N).
-BENCH_BASELINE ?=
+# BENCH_BASELINE is the commit built in build/baseline-COMMIT/ and measured
+# in the same run: by default 5d62bba, the main the goals were set against;
+# BENCH_BASELINE= (empty) leaves out what needs one. BENCH_ARGS adds options
+# of bench/run_bench.py (e.g. --no-ratios, --no-jax-tests, --cases N).
+# It takes about half an hour on a 2-core machine.
+BENCH_BASELINE ?= 5d62bba
 BENCH_ARGS ?=
 
 bench: build
-	@echo "==> lctx: ratio benchmarks, instruction counts (build/bench/bench.json)"
+	@echo "==> lctx: benchmarks and the speed goals$(if $(BENCH_BASELINE), against $(BENCH_BASELINE)) (build/bench/bench.json)"
 	@python3 bench/run_bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
 
 bench-compare:

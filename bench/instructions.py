@@ -8,8 +8,11 @@ subtracts a run of the same kind with zero inputs (the start-up cost):
   fuzz_model.instr_per_input    fuzz_model_replay over corpus/seeds/fuzz_model
                                 minus an empty folder, per input replayed
   fuzz_empty.instr_per_input    the same driver linked with fuzzers/fuzz_empty.c
-  fuzz_model.ratio_vs_empty     empty / fuzz_model: the throughput of
-                                fuzz_model as a fraction of an empty target
+  fuzz_model.replay_instr_vs_empty  fuzz_model / fuzz_empty: how many
+                                times the empty target's replay instructions
+                                per input fuzz_model's cost (an instruction
+                                ratio of the replay drivers, not a fuzzing
+                                throughput: libFuzzer's own loop is not in it)
   check_spec.instr_per_op       check-spec's enumeration and judging of the
                                 first 200,000 cases of the bounded domain
                                 (bench_check_spec_part; the whole domain
@@ -18,7 +21,11 @@ subtracts a run of the same kind with zero inputs (the start-up cost):
                                 per operation (and per case)
   conform_plugin.*_per_case     lctx conform --impl (the example C plugin),
                                 --random N minus --random 0: lctx itself,
-                                its children (worker, judge), and both
+                                its children (worker, judge), and both; one
+                                job (--jobs 1, where lctx has --jobs). A
+                                child ended by a signal writes no totals:
+                                then the children's figures are dropped,
+                                never reported short
   conform_protocol.lctx_per_case  lctx conform --cmd (the Python example),
                                 lctx's own instructions only
                                 (per case handed to it: the example does not
@@ -75,10 +82,12 @@ def callgrind(argv, work, children=False, cwd=None):
     if main is None:
         raise RuntimeError("no callgrind totals for " + " ".join(argv))
     if lost and children:
-        # A child killed at the end (SIGKILL) writes no totals.
+        # A child killed at the end (SIGKILL) writes no totals: the
+        # children's sum would be short, so there is none.
         print("instructions: %d child process(es) of %s wrote no totals "
-              "(ended by a signal); not counted" % (len(lost), argv[1]),
-              file=sys.stderr)
+              "(ended by a signal); the children's figure is dropped" %
+              (len(lost), argv[1]), file=sys.stderr)
+        rest = None
     return main, rest, p.stdout
 
 
@@ -104,7 +113,7 @@ def fuzz_figures(build, seeds, empty_replay, work, log):
     model = figs.get("fuzz_model.instr_per_input")
     empty = figs.get("fuzz_empty.instr_per_input")
     if model and empty:
-        figs["fuzz_model.ratio_vs_empty"] = empty / model
+        figs["fuzz_model.replay_instr_vs_empty"] = model / empty
     return figs
 
 
@@ -126,11 +135,18 @@ def check_spec_figures(build, src, limit, work, log):
             "check_spec.instr_per_case": (total - zero) / int(m.group(1))}
 
 
+def _one_job(lctx):
+    """["--jobs", "1"] when this lctx conform has --jobs, else []."""
+    p = subprocess.run([lctx, "conform", "--help"], capture_output=True,
+                       text=True, check=False)
+    return ["--jobs", "1"] if "--jobs" in p.stdout + p.stderr else []
+
+
 def _conform(lctx, src, impl, n, work, children):
     nocases = tempfile.mkdtemp(prefix="nocases.", dir=work)
     report = tempfile.mkdtemp(prefix="report.", dir=work)
     spec = os.path.join(src, "conformance", "spec", "backend-selection.lspec")
-    argv = [lctx, "conform"] + impl + [
+    argv = [lctx, "conform"] + _one_job(lctx) + impl + [
         "--spec", spec, "--cases", nocases, "--no-domain", "--random", str(n),
         "--quiet", "--report-dir", report]
     main, rest, _ = callgrind(argv, work, children=children)
@@ -156,8 +172,12 @@ def conform_figures(build, src, n, work, log):
         m0, c0 = _conform(lctx, src, ["--impl", plugin], 0, work, True)
         m1, c1 = _conform(lctx, src, ["--impl", plugin], n, work, True)
         figs["conform_plugin.lctx_per_case"] = (m1 - m0) / n
-        figs["conform_plugin.children_per_case"] = (c1 - c0) / n
-        figs["conform_plugin.total_per_case"] = (m1 + c1 - m0 - c0) / n
+        if c0 is None or c1 is None:
+            log("conform_plugin: a child's instructions were lost; "
+                "children_per_case and total_per_case are left out")
+        else:
+            figs["conform_plugin.children_per_case"] = (c1 - c0) / n
+            figs["conform_plugin.total_per_case"] = (m1 + c1 - m0 - c0) / n
     else:
         log("skipped conform_plugin: no " + plugin)
     if os.path.exists(example):

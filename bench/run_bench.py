@@ -1,28 +1,31 @@
 #!/usr/bin/env python3
 """bench/run_bench.py - what `make bench` runs: the ratio benchmarks, the
-instruction counts (bench/instructions.py) and, on request, the same counts
-of a baseline commit, written as JSON.
+instruction counts (bench/instructions.py), the whole jobs' wall time and
+the jax tests' time against a baseline build, and the goals of the speed
+work judged on those figures (bench/goals.py), written as JSON.
 
-Prints each benchmark's output as it runs and takes its figures from it
-(lines `ratio X: N`, `NAME: N exec/s`, `NAME: N cases/s`), then writes all
-figures with the commit id and date to build/bench/bench.json, keeping the
-previous file as build/bench/bench.prev.json, and prints bench/compare of
-the two.
-
---baseline COMMIT extracts that commit (git archive) into
-build/baseline-COMMIT/src, builds its release build in
-build/baseline-COMMIT/release, and counts the same instructions where its
-command line allows (what it cannot run is skipped, saying so), replaying
-the current tree's fuzz_model seeds through both. Its figures
-go in the JSON as baseline.NAME, and current / baseline as vs_baseline.NAME
-(for instruction counts below 1 is fewer instructions now).
-
-With a baseline it also times the whole jobs of both builds, alternately
-in the same run (bench/wall.py): conform of the example plugin over the
-full domain and check-spec.
+--baseline COMMIT (make bench: BENCH_BASELINE, by default the main the goals
+were set against) extracts that commit (git archive) into
+build/baseline-COMMIT/src and builds there its release build (release/),
+its libFuzzer targets (fuzz/) and, for the jax tests, its lctx under the
+test preset (test/). Then, in this order, each in one run:
+  1. the ratio benchmarks (bench_check_spec, bench_fuzz.sh,
+     bench_fuzz_lowering.sh, bench_conform.sh, bench_jax.sh); their output
+     lines `figure NAME: N`, `ratio X: N`, `NAME: N exec/s|cases/s` are the
+     figures; bench_fuzz.sh gets the baseline's fuzz build and lctx in
+     BENCH_FUZZ_BASELINE and BENCH_FUZZ_BASELINE_LCTX;
+  2. instruction counts under callgrind of both builds (the baseline's as
+     baseline.NAME, current / baseline as vs_baseline.NAME);
+  3. the whole jobs, both builds alternately (bench/wall.py);
+  4. `ctest -L jax` of both builds alternately (bench/jax_tests.py);
+  5. each goal with its measured value and met / NOT met, and the load of
+     the machine at the start and the end.
+All figures go with the commit id and date to build/bench/bench.json, the
+previous file kept as build/bench/bench.prev.json, and bench/compare prints
+the two. What cannot be measured is said and left out, never guessed.
 
 Usage: bench/run_bench.py [--baseline COMMIT] [--cases N] [--no-ratios]
-                          [--rounds N] [--out DIR]
+                          [--no-jax-tests] [--rounds N] [--out DIR]
 """
 import argparse
 import datetime
@@ -34,7 +37,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import goals  # noqa: E402
 import instructions  # noqa: E402
+import jax_tests  # noqa: E402
 import wall  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,6 +48,7 @@ RATIO_RUNS = [
     ["sh", "bench/bench_fuzz.sh"],
     ["sh", "bench/bench_fuzz_lowering.sh"],
     ["sh", "bench/bench_conform.sh"],
+    ["sh", "bench/bench_jax.sh"],
 ]
 
 
@@ -54,6 +60,10 @@ def parse_figures(text):
     """The figures of a ratio benchmark's output."""
     figs = {}
     for line in text.splitlines():
+        m = re.match(r"^figure ([a-z0-9_./]+):\s+([0-9.]+)\s*$", line)
+        if m:
+            figs[m.group(1)] = float(m.group(2))
+            continue
         m = re.match(r"^\s*ratio ([^:]+):\s+([0-9.]+)", line)
         if m:
             figs["ratio." + slug(m.group(1))] = float(m.group(2))
@@ -65,11 +75,14 @@ def parse_figures(text):
     return figs
 
 
-def run_ratios(log):
+def run_ratios(log, env):
     figs = {}
     for argv in RATIO_RUNS:
+        if not os.path.exists(os.path.join(TOP, argv[-1])):
+            log("%s does not exist: its figures are left out" % argv[-1])
+            continue
         p = subprocess.Popen(argv, cwd=TOP, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+                             stderr=subprocess.STDOUT, text=True, env=env)
         out = []
         for line in p.stdout:
             sys.stdout.write(line)
@@ -122,6 +135,29 @@ def build_baseline(commit, log):
     return build, src, short
 
 
+def build_baseline_fuzz(root, src, short, log):
+    """The baseline's libFuzzer targets under ASan+UBSan, as its fuzz
+    preset built them (-O2 -g, assertions on), in ROOT/fuzz; the folder, or
+    None."""
+    fuzz = os.path.join(root, "fuzz")
+    print("==> bench: building baseline %s's libFuzzer targets in %s" %
+          (short, fuzz), flush=True)
+    cfg = subprocess.run(["cmake", "-S", src, "-B", fuzz, "-G", "Ninja",
+                          "-DCMAKE_C_COMPILER=clang-19",
+                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                          "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g",
+                          "-DLCTX_SANITIZE=ON", "-DLCTX_FUZZ_ENGINE=libfuzzer",
+                          "-DLCTX_BUILD_TESTS=OFF", "-DLCTX_BUILD_BENCH=OFF"],
+                         capture_output=True, text=True, check=False)
+    b = cfg if cfg.returncode != 0 else subprocess.run(
+        ["ninja", "-C", fuzz], capture_output=True, text=True, check=False)
+    if b.returncode != 0:
+        log("baseline %s: its fuzz build failed; the fuzz figures against "
+            "it are left out: %s" % (short, (b.stdout + b.stderr)[-400:]))
+        return None
+    return fuzz
+
+
 def add_check_spec_part(src, log):
     """A baseline older than bench_check_spec_part gets this tree's copy,
     linked with the library its bench_check_spec links (the oracle and
@@ -156,11 +192,20 @@ def git(*args):
     return p.stdout.strip() if p.returncode == 0 else "unknown"
 
 
+def load():
+    """The load averages and the cores, as a line."""
+    one, five, fifteen = os.getloadavg()
+    return "load average %.2f %.2f %.2f on %d cores" % (
+        one, five, fifteen, os.cpu_count() or 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description="lctx benchmarks")
     ap.add_argument("--baseline", default="")
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--no-ratios", action="store_true")
+    ap.add_argument("--no-jax-tests", action="store_true",
+                    help="leave out the timing of ctest -L jax")
     ap.add_argument("--rounds", type=int, default=2,
                     help="wall-time runs of each build (fastest counts)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
@@ -171,7 +216,25 @@ def main():
         print("bench: " + s, flush=True)
         notes.append(s)
 
-    figs = {} if a.no_ratios else run_ratios(log)
+    loads = [load()]
+    print("==> bench: start, " + loads[0], flush=True)
+    doc = {"commit": git("rev-parse", "--short", "HEAD"),
+           "dirty": git("status", "--porcelain", "--untracked-files=no") != "",
+           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+               timespec="seconds"),
+           "conform_cases": a.cases}
+    base, env = None, dict(os.environ)
+    if a.baseline:
+        base = build_baseline(a.baseline, log)
+        if base:
+            build, src, short = base
+            doc["baseline"] = short
+            env["BENCH_FUZZ_BASELINE_LCTX"] = os.path.join(build, "harness",
+                                                           "lctx")
+            fuzz = build_baseline_fuzz(os.path.dirname(build), src, short, log)
+            if fuzz:
+                env["BENCH_FUZZ_BASELINE"] = fuzz
+    figs = {} if a.no_ratios else run_ratios(log, env)
     empty = os.path.join(TOP, "build", "release", "bench",
                          "bench_empty_replay")
     print("==> bench: instruction counts (valgrind --tool=callgrind), "
@@ -179,33 +242,39 @@ def main():
     cur = instructions.measure(os.path.join(TOP, "build", "release"), TOP,
                                empty, a.cases, log)
     figs.update(cur)
-    doc = {"commit": git("rev-parse", "--short", "HEAD"),
-           "dirty": git("status", "--porcelain", "--untracked-files=no") != "",
-           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-               timespec="seconds"),
-           "conform_cases": a.cases}
-    if a.baseline:
-        got = build_baseline(a.baseline, log)
-        if got:
-            build, src, short = got
-            doc["baseline"] = short
-            print("==> bench: instruction counts, baseline " + short,
+    if base:
+        build, src, short = base
+        print("==> bench: instruction counts, baseline " + short, flush=True)
+        counted = instructions.measure(
+            build, src, empty, a.cases, log,
+            seeds=os.path.join(TOP, "corpus", "seeds", "fuzz_model"))
+        for name, value in counted.items():
+            figs["baseline." + name] = value
+            if name in cur and value:
+                figs["vs_baseline." + name] = cur[name] / value
+        print("==> bench: wall time of the whole jobs, current and "
+              "baseline %s alternately (bench/wall.py)" % short, flush=True)
+        figs.update(wall.measure((os.path.join(TOP, "build", "release"), TOP),
+                                 (build, src), a.rounds, log))
+        if not a.no_jax_tests:
+            print("==> bench: make test's jax tests (ctest -L jax), current "
+                  "and baseline %s alternately (bench/jax_tests.py)" % short,
                   flush=True)
-            base = instructions.measure(
-                build, src, empty, a.cases, log,
-                seeds=os.path.join(TOP, "corpus", "seeds", "fuzz_model"))
-            for name, value in base.items():
-                figs["baseline." + name] = value
-                if name in cur and value:
-                    figs["vs_baseline." + name] = cur[name] / value
-            print("==> bench: wall time of the whole jobs, current and "
-                  "baseline %s alternately (bench/wall.py)" % short,
-                  flush=True)
-            figs.update(wall.measure((os.path.join(TOP, "build", "release"),
-                                      TOP), (build, src), a.rounds, log))
+            python = os.path.join(TOP, "build", "jax", "venv-0.10.2", "bin",
+                                  "python")
+            figs.update(jax_tests.measure(
+                (TOP, os.path.join(TOP, "build", "test")),
+                (src, os.path.join(os.path.dirname(build), "test")), python,
+                1, log))
+    loads.append(load())
     doc["figures"] = figs
     doc["notes"] = notes
+    doc["load"] = loads
     print_figures(figs)
+    met, total = goals.report(figs, print)
+    doc["goals_met"] = [met, total]
+    print("==> bench: machine at the start: %s; at the end: %s" %
+          (loads[0], loads[1]))
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "bench.json")
     prev = os.path.join(a.out, "bench.prev.json")
@@ -227,17 +296,24 @@ def num(v):
 
 
 def print_figures(figs):
-    print("==> bench: instruction counts (fuzz_model.ratio_vs_empty is the "
-          "throughput of fuzz_model as a fraction of the empty target's)")
+    print("==> bench: instruction counts (fuzz_model.replay_instr_vs_empty: "
+          "fuzz_model's replay instructions per input as a multiple of the "
+          "empty target's)")
     names = [n for n in sorted(figs) if not n.startswith(("baseline.",
                                                           "vs_baseline."))]
     for n in names:
-        if "instr" in n or "per_case" in n or n.endswith("ratio_vs_empty"):
+        if "instr" in n or "per_case" in n or n.endswith("replay_instr_vs_empty"):
             line = "  %-36s %14s" % (n, num(figs[n]))
             if "baseline." + n in figs:
                 line += "   baseline %14s   current/baseline %.3f" % (
                     num(figs["baseline." + n]), figs.get("vs_baseline." + n, 0))
             print(line)
+    shown = set()
+    for n in names:
+        if "instr" in n or "per_case" in n or n.startswith("wall."):
+            continue
+        print("  %-36s %14s" % (n, num(figs[n])))
+        shown.add(n)
     for n in sorted(figs):
         if n.startswith("wall.") and n.endswith(".seconds"):
             job = n[len("wall."):-len(".seconds")]

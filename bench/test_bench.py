@@ -12,6 +12,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import goals  # noqa: E402
 import instructions  # noqa: E402
 import run_bench  # noqa: E402
 import wall  # noqa: E402
@@ -26,11 +27,11 @@ def check(cond, what):
 def test_compare(work):
     old = {"commit": "aaaaaaa", "date": "d1",
            "figures": {"check_spec.instr_per_op": 1000.0,
-                       "fuzz_model.ratio_vs_empty": 0.5,
+                       "fuzz_model.replay_instr_vs_empty": 0.5,
                        "gone": 3.0}}
     new = {"commit": "bbbbbbb", "date": "d2",
            "figures": {"check_spec.instr_per_op": 500.0,
-                       "fuzz_model.ratio_vs_empty": 0.55,
+                       "fuzz_model.replay_instr_vs_empty": 0.55,
                        "added": 7.0}}
     paths = []
     for name, doc in (("old.json", old), ("new.json", new)):
@@ -45,7 +46,7 @@ def test_compare(work):
           "compare names both commits:\n" + p.stdout)
     check(rows["check_spec.instr_per_op"][1:] == ["1000", "500", "-50.0%"],
           "instructions halved is -50.0%:\n" + p.stdout)
-    check(rows["fuzz_model.ratio_vs_empty"][1:] == ["0.5", "0.55", "+10.0%"],
+    check(rows["fuzz_model.replay_instr_vs_empty"][1:] == ["0.5", "0.55", "+10.0%"],
           "a ratio up by a tenth is +10.0%:\n" + p.stdout)
     check(rows["gone"][1:] == ["3", "-", "-"], "old only:\n" + p.stdout)
     check(rows["added"][1:] == ["-", "7", "-"], "new only:\n" + p.stdout)
@@ -63,7 +64,10 @@ def test_parse():
             "  decode + check-spec:       123456 cases/s\n"
             "  ratio check/decode:          0.125 (throughput ...)\n"
             "C plugin (forked worker):             146000 cases/s\n"
-            "ratio plugin/batched:   7.5\n")
+            "ratio plugin/batched:   7.5\n"
+            "figure check_spec.jobs2_vs_jobs1: 1.93\n"
+            "figure campaign.exec_per_s: 61234\n"
+            "figure bad: x\n")
     figs = run_bench.parse_figures(text)
     want = {"fuzz_model.exec_per_s": 44355.0,
             "fuzz_empty.exec_per_s": 1533831.0,
@@ -71,7 +75,9 @@ def test_parse():
             "decode_check_spec.cases_per_s": 123456.0,
             "ratio.check/decode": 0.125,
             "c_plugin_forked_worker.cases_per_s": 146000.0,
-            "ratio.plugin/batched": 7.5}
+            "ratio.plugin/batched": 7.5,
+            "check_spec.jobs2_vs_jobs1": 1.93,
+            "campaign.exec_per_s": 61234.0}
     check(figs == want, "parse_figures: %r" % figs)
 
 
@@ -104,7 +110,8 @@ def test_wall():
     logged = []
     try:
         figs = wall.measure(("cur", "s"), ("base", "s"), 2, logged.append)
-        check(order == ["cur", "base", "cur", "base"], "builds alternate")
+        check(order == ["cur", "base", "base", "cur"],
+              "builds alternate, neither always first: %r" % order)
         check(figs["wall.job.seconds"] == 2.0, "fastest current run")
         check(figs["baseline.wall.job.seconds"] == 8.0, "fastest baseline run")
         check(figs["wall.job.speedup"] == 4.0, "speedup is base/current")
@@ -116,12 +123,37 @@ def test_wall():
         wall.JOBS = saved
 
 
+def test_goals():
+    """Each goal is met, NOT met or NOT MEASURED by its own figure, an
+    at-most goal the other way round, and the count says so."""
+    figs = {"check_spec.instr_per_op": 1399.0,
+            "check_spec.jobs2_vs_jobs1": 1.79,
+            "wall.check_spec.speedup": 2.5,
+            "jax_tests.time_vs_baseline": 0.51}
+    lines = []
+    met, total = goals.report(figs, lines.append)
+    text = "\n".join(lines)
+    verdict = {}
+    for line in lines:
+        for name, _, _, _ in goals.GOALS:
+            if " %s " % name in line:
+                verdict[name] = line.split(name)[0].strip()
+    check(verdict["check_spec.instr_per_op"] == "met", text)
+    check(verdict["wall.check_spec.speedup"] == "met", "2.5 >= 2.5\n" + text)
+    check(verdict["check_spec.jobs2_vs_jobs1"] == "NOT met", text)
+    check(verdict["jax_tests.time_vs_baseline"] == "NOT met", text)
+    check(verdict["fuzz_model.vs_decode_floor"] == "NOT MEASURED", text)
+    check(met == 2 and total == len(goals.GOALS), "%d of %d" % (met, total))
+    check(lines[-1] == "goals met: 2 of %d" % total, lines[-1])
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="lctx-test-bench.") as work:
         test_compare(work)
         test_parse()
         test_totals(work)
         test_wall()
+        test_goals()
     print("bench scripts: OK")
 
 

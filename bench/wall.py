@@ -1,9 +1,11 @@
 """bench/wall.py - wall-clock time of the whole jobs, the current build
 against a baseline build, measured in one run: lctx conform of the example
 C plugin over the full bounded domain (no conformance cases, no random
-cases), and lctx check-spec over the full domain.
+cases), and lctx check-spec over the full domain, each with its default
+--jobs (the machine's cores, where the build has --jobs).
 
-The two builds run alternately, ROUNDS times each, and the fastest run of
+The two builds run alternately, ROUNDS times each, the current build first
+in odd rounds and the baseline first in even ones, and the fastest run of
 each counts (what else the shared machine did only ever slows a run down).
 Figures: wall.NAME.seconds, wall.NAME.per_s (cases or operations per
 second) and, with a baseline, wall.NAME.speedup (baseline seconds / current
@@ -76,8 +78,11 @@ def measure(cur, base, rounds, log):
     try:
         for name, job in JOBS:
             best = {}
-            for _ in range(rounds):
-                for label, where in (("current", cur), ("baseline", base)):
+            for r in range(rounds):
+                # The order alternates between rounds, so that neither build
+                # always runs first (onto a cold cache or a quieter machine).
+                sides = [("current", cur), ("baseline", base)]
+                for label, where in sides if r % 2 == 0 else sides[::-1]:
                     if not where:
                         continue
                     try:
