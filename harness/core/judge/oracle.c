@@ -15,14 +15,21 @@
 //===----------------------------------------------------------------------===//
 
 /* The runner a reference engine runs on: its context (an oracle's runner,
- * at the oracle's release: lctx_oracle_set_release), or else a new one the
+ * at the oracle's release: lctx_oracle_set_release, keeping initialized
+ * registries in the oracle's scratch), or else a new one the
  * caller frees, at the modelled commit. A runner is too large for the
  * stack. */
 static lctx_runner *reference_runner(void *context, const lctx_case *c) {
   lctx_runner *runner = context ? context : malloc(sizeof *runner);
   if (!runner)
-    abort(); /* nowhere to report it: an engine cannot fail */
-  lctx_runner_init_at(runner, c, context ? runner->config.release : NULL);
+    abort();     /* nowhere to report it: an engine cannot fail */
+  if (context) { /* an oracle's: its fresh registries kept across cases */
+    lctx_oracle_scratch *s =
+        (lctx_oracle_scratch *)((char *)context -
+                                offsetof(lctx_oracle_scratch, runner));
+    lctx_runner_init_cached(runner, c, runner->config.release, &s->fresh);
+  } else
+    lctx_runner_init_at(runner, c, NULL);
   return runner;
 }
 
@@ -96,10 +103,12 @@ void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
   set_up(oracle, spec, engine);
   memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->scratch.runner.config.release = NULL;
+  oracle->scratch.fresh.c = NULL;
 }
 
 void lctx_oracle_set_release(lctx_oracle *oracle, const lctx_release *rel) {
   oracle->scratch.runner.config.release = rel;
+  oracle->scratch.fresh.c = NULL;
   oracle->scratch.runner.c = NULL; /* no kept state of another release */
   oracle->scratch.runner.state_count = 0;
 }
