@@ -405,7 +405,8 @@ static void check_module_invariants(report *r, scratch *s,
            lctx_runner_keeps(&s->runner, r->index);
   v.with_op = !v.fast || CROSS_CHECK;
   if (v.fast) {
-    lctx_case_module_context(r->c, op, &v.context);
+    /* The context the runner built to run the operation. */
+    v.context = *lctx_runner_module_context(&s->runner, r->index);
     v.optional = op->optional;
   }
   if (v.with_op)

@@ -222,8 +222,24 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
             lctx_registry_init_runs(&r->registry))
       lctx_registry_copy(&r->states[r->state_count++], &r->registry);
     r->before[i] = r->state_count - 1;
-    lctx_runner_op(r, &r->c->ops[i], &outs[i], NULL);
+    const lctx_case_op *op = &r->c->ops[i];
+    if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
+      /* What lctx_runner_op does, its module context kept. */
+      lctx_case_module_context(r->c, op, &r->contexts[i]);
+      lctx_module_get_backend(&r->registry, &r->contexts[i], op->optional,
+                              &outs[i], NULL);
+    } else {
+      lctx_runner_op(r, op, &outs[i], NULL);
+    }
   }
+}
+
+const lctx_module_context *lctx_runner_module_context(const lctx_runner *r,
+                                                      size_t index) {
+  if (!lctx_runner_keeps(r, index) ||
+      r->c->ops[index].kind != LCTX_OP_MODULE_GET_BACKEND)
+    return NULL;
+  return &r->contexts[index];
 }
 
 bool lctx_runner_keeps(const lctx_runner *r, size_t index) {
@@ -248,14 +264,12 @@ static bool fresh_matches(const lctx_runner *r, const lctx_runner_fresh *f) {
       !same_text(f->jax_platform_name, c->jax_platform_name) ||
       !same_text(f->jax_xla_backend, c->jax_xla_backend))
     return false;
-  for (size_t i = 0; i < c->factory_count; i++) {
-    const lctx_case_factory *a = &f->factories[i], *b = &c->factories[i];
-    if (a->priority != b->priority || a->fail_quietly != b->fail_quietly ||
-        a->behaviour != b->behaviour || !same_text(a->name, b->name) ||
-        !same_text(a->message, b->message))
-      return false;
-  }
-  return true;
+  /* The factories byte for byte, in one pass: bytes past a name's end
+   * that differ make a miss (the registry is initialized again), never a
+   * wrong match. */
+  return c->factory_count <= LCTX_MAX_FACTORIES &&
+         memcmp(f->factories, c->factories,
+                c->factory_count * sizeof c->factories[0]) == 0;
 }
 
 /* Keeps `r->ready`, kept state `k` initialized, in `r->fresh`, for the

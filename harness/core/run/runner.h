@@ -59,6 +59,9 @@ typedef struct lctx_runner {
   size_t state_count;
   size_t before[LCTX_CASE_MAX_OPS];
   lctx_registry states[LCTX_CASE_MAX_OPS];
+  /// Set by lctx_runner_run_all: the module context of each
+  /// MODULE_GET_BACKEND operation (lctx_runner_module_context).
+  lctx_module_context contexts[LCTX_CASE_MAX_OPS];
   /// Where lctx_runner_variant runs from a kept state that holds no client
   /// (one that holds clients it runs on in place: only read).
   lctx_registry variant;
@@ -87,6 +90,13 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c);
 /// the release lacks (lctx_runner_op_exists).
 void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
                          const lctx_release *rel);
+
+/// The module context lctx_case_module_context gives MODULE_GET_BACKEND
+/// operation `index` of the runner's case, as the last
+/// lctx_runner_run_all built it to run it; NULL when it kept none
+/// (lctx_runner_keeps false, or another kind of operation).
+const lctx_module_context *lctx_runner_module_context(const lctx_runner *r,
+                                                      size_t index);
 
 /// lctx_runner_init_at, keeping the initialized registry of a fresh one in
 /// `fresh` (which the caller keeps, its `c` NULL before its first use) for
