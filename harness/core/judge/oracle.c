@@ -405,8 +405,15 @@ static void check_module_invariants(report *r, scratch *s,
            lctx_runner_keeps(&s->runner, r->index);
   v.with_op = !v.fast || CROSS_CHECK;
   if (v.fast) {
-    /* The context the runner built to run the operation. */
-    v.context = *lctx_runner_module_context(&s->runner, r->index);
+    /* The context the runner built to run the operation: its used part. */
+    const lctx_module_context *built =
+        lctx_runner_module_context(&s->runner, r->index);
+    v.context.platform_count = built->platform_count;
+    for (size_t i = 0; i < built->platform_count; i++)
+      v.context.platforms[i] = built->platforms[i];
+    v.context.has_backend = built->has_backend;
+    v.context.backend_platform = built->backend_platform;
+    v.context.platforms_are_list = built->platforms_are_list;
     v.optional = op->optional;
   }
   if (v.with_op)
