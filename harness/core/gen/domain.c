@@ -449,16 +449,21 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
     for (size_t index = 0; index < lists; index++) {
       if (skip(w, (ALPHABET_SIZE + 1) * 2))
         continue;
+      /* The operation is written once per platform list: the cases that
+       * follow differ only in the pinned backend (written over the last,
+       * whose bytes are cleared, so the operation is byte for byte the one
+       * written afresh) and in `optional` (the visitor cannot change the
+       * case). */
+      clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
+      size_t rest = index;
+      op->platform_count = length;
+      for (size_t k = 0; k < length; k++) {
+        walk_platform(w, &op->platform[k], rest % ALPHABET_SIZE);
+        rest /= ALPHABET_SIZE;
+      }
       for (size_t pinned = 0; pinned <= ALPHABET_SIZE; pinned++) {
-        /* The operation is written once: the second differs only in
-         * `optional` (the visitor cannot change the case). */
-        clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
-        size_t rest = index;
-        op->platform_count = length;
-        for (size_t k = 0; k < length; k++) {
-          walk_platform(w, &op->platform[k], rest % ALPHABET_SIZE);
-          rest /= ALPHABET_SIZE;
-        }
+        if (pinned > 0)
+          memset(op->backend, 0, ALPHABET_LENGTHS[pinned - 1]);
         op->has_backend = pinned < ALPHABET_SIZE;
         if (op->has_backend)
           set_name(op->backend, pinned);
