@@ -533,20 +533,60 @@ static void set_list(walker *w, uint8_t *dst, size_t *count,
 /* The body of A's default rule in the structural part. */
 enum { BODY_MARKER, BODY_LOWER_FUN, BODY_LOWER_FUN_HOST, BODY_RAISE, BODIES };
 
+/* The rules and registrations of one structure group over registry
+ * configuration `registry` (the lowering after them is written per case). */
+static void structure_group(walker *w, size_t registry, int regs, int body,
+                            int bdef) {
+  lctx_case *c = w->c;
+  walk_registry(w, registry);
+  add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  if (body == BODY_MARKER)
+    add_rule(c, "A.def", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  else if (body == BODY_RAISE)
+    add_rule(c, "A.def", LCTX_ACTION_RAISE_IF_MULTI, false,
+             "A refuses several platforms", NULL);
+  else
+    add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B",
+             body == BODY_LOWER_FUN_HOST ? "device_host" : NULL);
+  add_rule(c, "B.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "B.cuda", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "B.def", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  if (regs & 1)
+    add_register(c, "A", "A.cpu", "cpu");
+  if (regs & 2)
+    add_register(c, "A", "A.tpu", "tpu");
+  if (regs & 4)
+    add_register(c, "A", "A.def", NULL);
+  add_register(c, "B", "B.tpu", "tpu");
+  add_register(c, "B", "B.cuda", "cuda");
+  if (bdef)
+    add_register(c, "B", "B.def", NULL);
+}
+
+/* Cases of one structure group: 40 platform lists x 4 narrowings x 2. */
+#define STRUCTURE_GROUP_CASES (40 * 4 * 2)
+
 /* Structure: rule selection and dispatch over one registry configuration.
  * A has any subset of {cpu rule, tpu rule, default rule}; the default's body
  * marks, lowers B through lower_fun (with or without compute type
  * device_host) or refuses multi-platform lowering; B has tpu and cuda rules
  * and maybe a default. The equation is lowered for every list of 0-3
  * platforms over (cpu, tpu, cuda), with 4 narrowings and with or without an
- * override rule; the equation's compute type is `outer` (NULL: none). */
+ * override rule; the equation's compute type is `outer` (NULL: none). The
+ * rules and registrations are written once per group; each case rewrites
+ * only its lowering, the last operation. */
 static void lowering_structure_with(walker *w, size_t registry,
                                     const char *outer) {
   static const uint8_t names[] = {A_CPU, A_TPU, A_CUDA};
   lctx_case *c = w->c;
   for (int regs = 0; regs < 8; regs++)
     for (int body = 0; body < BODIES; body++)
-      for (int bdef = 0; bdef < 2; bdef++)
+      for (int bdef = 0; bdef < 2; bdef++) {
+        if (skip(w, STRUCTURE_GROUP_CASES))
+          continue;
+        structure_group(w, registry, regs, body, bdef);
+        size_t last = c->op_count;
         for (size_t length = 0; length <= 3; length++) {
           size_t lists = length == 0   ? 1
                          : length == 1 ? 3
@@ -557,36 +597,7 @@ static void lowering_structure_with(walker *w, size_t registry,
               for (int override = 0; override < 2; override++) {
                 if (skip(w, 1))
                   continue;
-                walk_registry(w, registry);
-                add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                if (body == BODY_MARKER)
-                  add_rule(c, "A.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                           NULL);
-                else if (body == BODY_RAISE)
-                  add_rule(c, "A.def", LCTX_ACTION_RAISE_IF_MULTI, false,
-                           "A refuses several platforms", NULL);
-                else
-                  add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B",
-                           body == BODY_LOWER_FUN_HOST ? "device_host" : NULL);
-                add_rule(c, "B.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "B.cuda", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "B.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                if (regs & 1)
-                  add_register(c, "A", "A.cpu", "cpu");
-                if (regs & 2)
-                  add_register(c, "A", "A.tpu", "tpu");
-                if (regs & 4)
-                  add_register(c, "A", "A.def", NULL);
-                add_register(c, "B", "B.tpu", "tpu");
-                add_register(c, "B", "B.cuda", "cuda");
-                if (bdef)
-                  add_register(c, "B", "B.def", NULL);
+                c->op_count = last;
                 lctx_case_op *op = add_lower(c, "A");
                 set_list(w, op->platform, &op->platform_count, names, length,
                          index);
@@ -609,6 +620,7 @@ static void lowering_structure_with(walker *w, size_t registry,
                   return;
               }
         }
+      }
 }
 
 /* The structure without a compute type, then under tpu_sparsecore: a
@@ -624,19 +636,24 @@ static void lowering_structure(walker *w, size_t registry) {
  * refused name) is observed. */
 static void lowering_register(walker *w, size_t registry) {
   lctx_case *c = w->c;
-  for (size_t a = 0; a <= ALPHABET_SIZE; a++)
+  for (size_t a = 0; a <= ALPHABET_SIZE; a++) {
+    if (skip(w, ALPHABET_SIZE))
+      continue;
+    /* The rule and registration once; each case rewrites its lowering. */
+    walk_registry(w, registry);
+    add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+    add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
     for (size_t b = 0; b < ALPHABET_SIZE; b++) {
       if (skip(w, 1))
         continue;
-      walk_registry(w, registry);
-      add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
-      add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
+      c->op_count = 1;
       lctx_case_op *op = add_lower(c, "A");
       op->platform_count = 1;
       walk_platform(w, &op->platform[0], b);
       if (!emit(w))
         return;
     }
+  }
 }
 
 /* Rule bodies that read the backend, against the registry configuration:
@@ -659,25 +676,29 @@ static void lowering_backend(walker *w, size_t registry) {
   lctx_case *c = w->c;
   for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++)
     for (int nested = 0; nested < 2; nested++)
-      for (int cpu_rule = 0; cpu_rule < 2; cpu_rule++)
+      for (int cpu_rule = 0; cpu_rule < 2; cpu_rule++) {
+        /* The rules and registrations once per group of (4 + 16) x 4
+         * cases, which rewrite only their lowering, the last operation. */
+        if (skip(w, (4 + 16) * 4))
+          continue;
+        walk_registry(w, registry);
+        add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+        if (nested)
+          add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
+        else
+          add_rule(c, "A.def", bodies[b].kind, bodies[b].optional, NULL, NULL);
+        add_rule(c, "B.def", bodies[b].kind, bodies[b].optional, NULL, NULL);
+        if (cpu_rule)
+          add_register(c, "A", "A.cpu", "cpu");
+        add_register(c, "A", "A.def", NULL);
+        add_register(c, "B", "B.def", NULL);
+        size_t last = c->op_count;
         for (size_t length = 1; length <= 2; length++)
           for (size_t index = 0; index < (length == 1 ? 4u : 16u); index++)
             for (size_t pin = 0; pin < 4; pin++) {
               if (skip(w, 1))
                 continue;
-              walk_registry(w, registry);
-              add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
-              if (nested)
-                add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
-              else
-                add_rule(c, "A.def", bodies[b].kind, bodies[b].optional, NULL,
-                         NULL);
-              add_rule(c, "B.def", bodies[b].kind, bodies[b].optional, NULL,
-                       NULL);
-              if (cpu_rule)
-                add_register(c, "A", "A.cpu", "cpu");
-              add_register(c, "A", "A.def", NULL);
-              add_register(c, "B", "B.def", NULL);
+              c->op_count = last;
               lctx_case_op *op = add_lower(c, "A");
               op->platform_count = length;
               size_t rest = index;
@@ -689,6 +710,7 @@ static void lowering_backend(walker *w, size_t registry) {
               if (!emit(w))
                 return;
             }
+      }
 }
 
 /* Walks the whole domain in its order, building and visiting the cases of
