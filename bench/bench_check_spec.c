@@ -7,9 +7,13 @@
  * against the reference model (spec rows and invariants), as check-spec
  * does. Prints cases per second of both and the ratio (b)/(a), which is what
  * to compare across changes: absolute figures on these machines are noisy.
+ * Then judges the whole domain as check-spec --jobs 1 and --jobs 2 do
+ * (check_jobs.h, the modelled commit), alternating, and prints the best
+ * operations per second of each and their ratio as `figure` lines.
  * Usage: bench_check_spec [SPEC] [ROUNDS]
  */
 #include "case_bytes.h"
+#include "check_jobs.h"
 #include "domain.h"
 #include "oracle.h"
 
@@ -49,6 +53,44 @@ static double now(void) {
 static lctx_spec spec;
 static lctx_case decoded;
 static lctx_oracle oracle;
+static lctx_check_jobs_result jobs_result;
+
+/* check-spec's throughput on 1 and on 2 threads, in one run: rounds
+ * alternating which goes first, the best time of each. False when a run
+ * fails or finds a violation. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool jobs_figures(int rounds) {
+  double best[2] = {1e30, 1e30}, cpu[2] = {1e30, 1e30};
+  size_t ops = 0;
+  for (int r = 0; r < rounds; r++) {
+    for (int which = 0; which < 2; which++) {
+      size_t k = (size_t)((which + r) % 2); /* 0: one thread, 1: two */
+      double t0 = now(), c0 = cpu_now();
+      if (!lctx_check_jobs_run(&spec, NULL, k + 1, 0, &jobs_result) ||
+          jobs_result.violations != 0)
+        return false;
+      double t = now() - t0, c = cpu_now() - c0;
+      if (t < best[k])
+        best[k] = t;
+      if (c < cpu[k])
+        cpu[k] = c;
+      ops = jobs_result.ops;
+    }
+  }
+  /* The CPU time of both threads together: how much work the split adds,
+   * whatever share of the cores the machine leaves the bench. */
+  printf("  cpu seconds per domain: jobs1 %.3f, jobs2 %.3f (both threads)\n",
+         cpu[0], cpu[1]);
+  printf("figure check_spec.ops_per_s.jobs1: %.0f\n", (double)ops / best[0]);
+  printf("figure check_spec.ops_per_s.jobs2: %.0f\n", (double)ops / best[1]);
+  printf("figure check_spec.jobs2_vs_jobs1: %.3f\n", best[0] / best[1]);
+  return true;
+}
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1]
@@ -97,6 +139,10 @@ int main(int argc, char **argv) {
          "to decoding alone)\n",
          decode_best / check_best);
   printf("  violations: %zu\n", violations);
+  if (!jobs_figures(rounds)) {
+    fprintf(stderr, "bench_check_spec: the domain on 1 or 2 threads failed\n");
+    violations++;
+  }
   free(g_bytes);
   free(g_offsets);
   return violations == 0 ? 0 : 1;

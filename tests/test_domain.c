@@ -13,6 +13,9 @@
  *   twice, and the exact text of the first case, the first two-operation
  *   case, the first lowering case and the last case); stopping: the visitor
  *   returning false ends the walk at once, the count includes that case.
+ * - Shares (lctx_domain_enumerate_share): interleaved shares for 2, 3 and
+ *   7 parts cover the domain exactly once, each in order and each case the
+ *   one the whole walk has at its index; ranges visit just their cases.
  * - Random cases: the same seed gives the same cases (equal, and equal
  *   text), different seeds differ, the state advances; every case
  *   validates; the documented bounds (at most 5 factories with unique names,
@@ -25,6 +28,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -360,6 +365,151 @@ static void test_enumeration_stops_when_told(void **state) {
 }
 
 //===----------------------------------------------------------------------===//
+// Shares
+//===----------------------------------------------------------------------===//
+
+static uint64_t mix_text(uint64_t h, const char *text) {
+  return mix(h, text, strlen(text) + 1);
+}
+
+/* A hash of everything a case says (platform names resolved, not their
+ * indexes in the case's table, which depend on what the walk built
+ * before). */
+static uint64_t case_hash(const lctx_case *c) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < c->factory_count; i++) {
+    const lctx_case_factory *f = &c->factories[i];
+    h = mix_text(h, f->name);
+    h = mix(h, &f->priority, sizeof f->priority);
+    h = mix(h, &f->fail_quietly, sizeof f->fail_quietly);
+    h = mix(h, &f->behaviour, sizeof f->behaviour);
+    h = mix_text(h, f->message);
+  }
+  h = mix_text(h, c->jax_platforms);
+  h = mix_text(h, c->jax_platform_name);
+  h = mix_text(h, c->jax_xla_backend);
+  h = mix(h, &c->nvidia_gpu_visible, sizeof c->nvidia_gpu_visible);
+  for (size_t i = 0; i < c->rule_count; i++) {
+    const lctx_case_rule *r = &c->rules[i];
+    h = mix_text(h, r->name);
+    for (size_t k = 0; k < r->action_count; k++) {
+      const lctx_case_action *a = &r->actions[k];
+      h = mix(h, &a->kind, sizeof a->kind);
+      h = mix(h, &a->optional, sizeof a->optional);
+      h = mix_text(h, a->text);
+      h = mix(h, &a->has_compute_type, sizeof a->has_compute_type);
+      h = mix_text(h, a->compute_type);
+    }
+  }
+  for (size_t i = 0; i < c->op_count; i++) {
+    const lctx_case_op *op = &c->ops[i];
+    bool flags[] = {op->has_arg,    op->has_backend,      op->optional,
+                    op->has_narrow, op->has_compute_type, op->has_override,
+                    op->x64};
+    h = mix(h, &op->kind, sizeof op->kind);
+    h = mix(h, flags, sizeof flags);
+    h = mix_text(h, op->arg);
+    h = mix_text(h, op->backend);
+    h = mix_text(h, op->primitive);
+    h = mix_text(h, op->rule);
+    h = mix_text(h, op->compute_type);
+    h = mix_text(h, op->override);
+    h = mix(h, &op->platform_count, sizeof op->platform_count);
+    for (size_t k = 0; k < op->platform_count; k++)
+      h = mix_text(h, lctx_case_op_platform(c, op, k));
+    h = mix(h, &op->narrow_count, sizeof op->narrow_count);
+    for (size_t k = 0; k < op->narrow_count; k++)
+      h = mix_text(h, lctx_case_op_narrow(c, op, k));
+  }
+  return h;
+}
+
+/* What the share walks saw: the hash of every case of the whole walk, by
+ * index, and how often each index was visited. */
+typedef struct share_seen {
+  uint64_t *hash;
+  uint8_t *visits;
+  const lctx_domain_share *share;
+  size_t last; /* the last index visited, SIZE_MAX before the first */
+  size_t wrong;
+} share_seen;
+
+static bool record_whole(void *user, size_t index, const lctx_case *c) {
+  share_seen *s = user;
+  s->hash[index] = case_hash(c);
+  return true;
+}
+
+static bool record_share(void *user, size_t index, const lctx_case *c) {
+  share_seen *s = user;
+  const lctx_domain_share *sh = s->share;
+  bool ordered = s->last == SIZE_MAX || index > s->last;
+  bool inside = index >= sh->from && index < sh->to &&
+                (index / sh->chunk) % sh->parts == sh->part;
+  s->last = index;
+  if (!ordered || !inside || index >= DOMAIN_SIZE ||
+      s->hash[index] != case_hash(c))
+    s->wrong++;
+  else
+    s->visits[index]++;
+  return true;
+}
+
+/* The shares {0, SIZE_MAX, chunk, p, N} visit every case of the domain
+ * exactly once, in order, each the case the whole walk has at its index;
+ * a range visits just its cases; a bad share visits none. */
+static void test_shares_cover_the_domain_once(void **state) {
+  (void)state;
+  share_seen s = {calloc(DOMAIN_SIZE, sizeof *s.hash), calloc(DOMAIN_SIZE, 1),
+                  NULL, SIZE_MAX, 0};
+  assert_non_null(s.hash);
+  assert_non_null(s.visits);
+  lctx_domain_share all = {0, SIZE_MAX, 1, 0, 1};
+  assert_int_equal(lctx_domain_enumerate_share(&all, record_whole, &s),
+                   DOMAIN_SIZE);
+  static const size_t splits[][2] = {{2, 2048}, {3, 1000}, {7, 1}};
+  for (size_t t = 0; t < sizeof splits / sizeof splits[0]; t++) {
+    memset(s.visits, 0, DOMAIN_SIZE);
+    size_t total = 0;
+    for (size_t p = 0; p < splits[t][0]; p++) {
+      lctx_domain_share sh = {0, SIZE_MAX, splits[t][1], p, splits[t][0]};
+      s.share = &sh;
+      s.last = SIZE_MAX;
+      size_t n = lctx_domain_enumerate_share(&sh, record_share, &s);
+      assert_true(n > 0);
+      total += n;
+    }
+    assert_int_equal(s.wrong, 0);
+    assert_int_equal(total, DOMAIN_SIZE);
+    for (size_t i = 0; i < DOMAIN_SIZE; i++)
+      if (s.visits[i] != 1)
+        fail_msg("split %zu: case %zu visited %d times", t, i, s.visits[i]);
+  }
+  /* Ranges: across the end of the single operations of configuration 0,
+   * inside the lowering part, one case alone, the last case. */
+  static const size_t ranges[][2] = {
+      {PER_REGISTRY_SINGLE - 5, PER_REGISTRY_SINGLE + 5},
+      {BACKEND_SELECTION + 17, BACKEND_SELECTION + 4000},
+      {12345, 12346},
+      {DOMAIN_SIZE - 1, DOMAIN_SIZE}};
+  for (size_t t = 0; t < sizeof ranges / sizeof ranges[0]; t++) {
+    lctx_domain_share sh = {ranges[t][0], ranges[t][1], 1, 0, 1};
+    s.share = &sh;
+    s.last = SIZE_MAX;
+    assert_int_equal(lctx_domain_enumerate_share(&sh, record_share, &s),
+                     ranges[t][1] - ranges[t][0]);
+    assert_int_equal(s.wrong, 0);
+    assert_int_equal(s.last, ranges[t][1] - 1);
+  }
+  lctx_domain_share none = {0, SIZE_MAX, 0, 0, 1};
+  assert_int_equal(lctx_domain_enumerate_share(&none, record_share, &s), 0);
+  lctx_domain_share empty = {DOMAIN_SIZE, SIZE_MAX, 1, 0, 1};
+  assert_int_equal(lctx_domain_enumerate_share(&empty, record_share, &s), 0);
+  free(s.hash);
+  free(s.visits);
+}
+
+//===----------------------------------------------------------------------===//
 // Random cases
 //===----------------------------------------------------------------------===//
 
@@ -600,6 +750,7 @@ int main(void) {
       cmocka_unit_test(test_registries),
       cmocka_unit_test(test_enumeration_counts_and_validity),
       cmocka_unit_test(test_enumeration_stops_when_told),
+      cmocka_unit_test(test_shares_cover_the_domain_once),
       cmocka_unit_test(test_random_same_seed_same_cases),
       cmocka_unit_test(test_random_reuse_same_bytes),
       cmocka_unit_test(test_random_seeds_differ),

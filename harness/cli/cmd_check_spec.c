@@ -2,10 +2,12 @@
  * cmd_check_spec.c - `lctx check-spec` (see commands.h): the spec table
  * against the reference over the whole bounded domain (domain.h), with the
  * hits of each row, at every JAX release the table names (each against the
- * model at that release) or at the one --jax names.
+ * model at that release) or at the one --jax names, on --jobs threads
+ * (check_jobs.h) with the output of one.
  */
 #include "commands.h"
 
+#include "check_jobs.h"
 #include "domain.h"
 #include "escape.h"
 #include "exit.h"
@@ -17,7 +19,8 @@
 #include <string.h>
 
 #define CHECK_SPEC_USAGE                                                       \
-  "usage: lctx check-spec [--spec FILE] [--jax RELEASE] [--quiet]\n"
+  "usage: lctx check-spec [--spec FILE] [--jax RELEASE] [--jobs N] "           \
+  "[--quiet]\n"
 
 /* What the releases checked add up to. */
 typedef struct totals {
@@ -63,9 +66,49 @@ static size_t print_hits(const totals *t, const lctx_spec *spec, bool quiet,
   return unreached;
 }
 
+/* The domain judged on one thread, as check-spec always did: violations
+ * printed as they are found. */
+static bool check_one_thread(lctx_workspace *ws, const lctx_release *rel,
+                             lctx_violation_printer *p,
+                             lctx_check_jobs_result *r) {
+  lctx_oracle *oracle = &ws->oracle;
+  lctx_oracle_init(oracle, &ws->spec, lctx_engine_reference());
+  lctx_oracle_set_release(oracle, rel);
+  lctx_workspace_print_violations(ws, p);
+  r->cases = lctx_domain_enumerate(check_visit, oracle);
+  r->ops = oracle->ops;
+  r->absent = oracle->absent;
+  r->violations = oracle->violations;
+  r->invariant_checks = oracle->invariant_checks;
+  memcpy(r->hits, oracle->hits, sizeof r->hits);
+  return r->cases > 0;
+}
+
+/* The domain judged on `jobs` threads; then the cases of the first
+ * violations judged again, in the domain's order, to print them as one
+ * thread does (up to the printer's limit, the others counted). */
+static bool check_threads(lctx_workspace *ws, const lctx_release *rel,
+                          size_t jobs, lctx_violation_printer *p,
+                          lctx_check_jobs_result *r) {
+  size_t left = p->shown < p->limit ? p->limit - p->shown : 0;
+  if (!lctx_check_jobs_run(&ws->spec, rel, jobs, left, r))
+    return false;
+  size_t shown = p->shown;
+  lctx_oracle *oracle = &ws->oracle;
+  lctx_oracle_init(oracle, &ws->spec, lctx_engine_reference());
+  lctx_oracle_set_release(oracle, rel);
+  lctx_workspace_print_violations(ws, p);
+  for (size_t i = 0; i < r->first_count && p->shown < p->limit; i++)
+    if (!lctx_check_jobs_replay(oracle, r->first[i]))
+      return false;
+  p->shown = shown + r->violations;
+  return true;
+}
+
 /* Checks the table at release `index` against the model at that release,
- * adding to `t`; false (said on err) when the model does not know it. */
-static bool check_release(lctx_workspace *ws, size_t index,
+ * adding to `t`; false (said on err) when the model does not know it, or
+ * there is no memory to check it. */
+static bool check_release(lctx_workspace *ws, size_t index, size_t jobs,
                           lctx_violation_printer *p, totals *t, FILE *out,
                           FILE *err) {
   lctx_spec *spec = &ws->spec;
@@ -82,33 +125,38 @@ static bool check_release(lctx_workspace *ws, size_t index,
             lctx_esc(&b, name));
     return false;
   }
-  lctx_oracle *oracle = &ws->oracle;
-  lctx_oracle_init(oracle, spec, lctx_engine_reference());
-  lctx_oracle_set_release(oracle, rel);
-  lctx_workspace_print_violations(ws, p);
+  lctx_check_jobs_result *r = malloc(sizeof *r);
   double start = lctx_sys_now();
-  size_t cases = lctx_domain_enumerate(check_visit, oracle);
+  bool done = r && (jobs == 1 ? check_one_thread(ws, rel, p, r)
+                              : check_threads(ws, rel, jobs, p, r));
   double elapsed = lctx_sys_now() - start;
+  if (!done) {
+    free(r);
+    fprintf(err, "lctx check-spec: out of memory\n");
+    return false;
+  }
   fprintf(out,
           "release %-8s %9zu operations (%zu absent), %zu violations, "
           "%.2f s\n",
-          name, oracle->ops, oracle->absent, oracle->violations, elapsed);
+          name, r->ops, r->absent, r->violations, elapsed);
   t->releases++;
-  t->cases = cases;
-  t->ops += oracle->ops;
-  t->absent += oracle->absent;
-  t->invariants += oracle->invariant_checks;
-  t->violations += oracle->violations;
+  t->cases = r->cases;
+  t->ops += r->ops;
+  t->absent += r->absent;
+  t->invariants += r->invariant_checks;
+  t->violations += r->violations;
   t->seconds += elapsed;
   for (size_t i = 0; i < spec->row_count; i++)
-    t->hits[i] += oracle->hits[i];
+    t->hits[i] += r->hits[i];
+  free(r);
   return true;
 }
 
 /* Checks the table at release `only` (NULL: every release it names, and
  * the modelled commit). */
 static int check_spec(lctx_workspace *ws, const char *spec_path,
-                      const char *only, bool quiet, FILE *out, FILE *err) {
+                      const char *only, size_t jobs, bool quiet, FILE *out,
+                      FILE *err) {
   lctx_spec *spec = &ws->spec;
   int first = lctx_spec_release_index(spec, only);
   if (only && first < 0) {
@@ -132,7 +180,7 @@ static int check_spec(lctx_workspace *ws, const char *spec_path,
   lctx_violation_printer p = {.out = out, .limit = 20};
   bool known = t != NULL;
   for (size_t r = from; known && r <= to; r++)
-    known = check_release(ws, r, &p, t, out, err);
+    known = check_release(ws, r, jobs, &p, t, out, err);
   if (!known) {
     free(t);
     return LCTX_EXIT_USAGE;
@@ -164,12 +212,17 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   const char *spec_path;
   const char *jax = NULL;
   bool quiet = false;
+  size_t jobs = 0; /* not given: the machine's cores */
   const lctx_option options[] = {
       lctx_workspace_spec_option(&spec_path),
       lctx_options_string(
           "jax", &jax, "RELEASE",
           "check only as JAX RELEASE behaves: one the table names\n"
           "(`releases`), or \"modelled\" (default: every one)"),
+      lctx_options_size("jobs", &jobs, "N",
+                        "threads judging the domain, 1 to 256 (default: the\n"
+                        "machine's cores); the output is the same",
+                        1, LCTX_CHECK_JOBS_MAX, "a whole number from 1 to 256"),
       lctx_options_flag(
           "quiet", &quiet,
           "print only the rows no case reaches, not every row's hits"),
@@ -181,7 +234,8 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   lctx_workspace *ws = lctx_workspace_create(err);
   int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
-    code = check_spec(ws, spec_path, jax, quiet, out, err);
+    code = check_spec(ws, spec_path, jax,
+                      jobs ? jobs : lctx_check_jobs_default(), quiet, out, err);
   lctx_workspace_destroy(ws);
   return code;
 }
@@ -191,7 +245,8 @@ int lctx_check_spec_run(const char *spec_path, bool quiet, FILE *out,
   lctx_workspace *ws = lctx_workspace_create(err);
   int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
-    code = check_spec(ws, spec_path, NULL, quiet, out, err);
+    code = check_spec(ws, spec_path, NULL, lctx_check_jobs_default(), quiet,
+                      out, err);
   lctx_workspace_destroy(ws);
   return code;
 }

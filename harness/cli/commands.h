@@ -23,11 +23,12 @@ typedef int lctx_command_fn(int argc, char **argv, FILE *out, FILE *err);
 /// and a fuzz campaign; the worst exit code of the four.
 lctx_command_fn lctx_cmd_run;
 
-/// `lctx check-spec [--spec FILE] [--jax RELEASE] [--quiet]`
+/// `lctx check-spec [--spec FILE] [--jax RELEASE] [--jobs N] [--quiet]`
 /// (cmd_check_spec.c): judges every case of the bounded domain against the
 /// reference model, at every JAX release the table names and the modelled
-/// commit (or at RELEASE alone); exit 1 on a violation or a spec row no case
-/// reaches.
+/// commit (or at RELEASE alone), on N threads (default: the machine's
+/// cores) with the output of one; exit 1 on a violation or a spec row no
+/// case reaches.
 lctx_command_fn lctx_cmd_check_spec;
 
 /// `lctx eval [--spec FILE] [--cover] [--quiet] FILE|DIR...` (cmd_eval.c):

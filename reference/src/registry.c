@@ -267,8 +267,10 @@ static bool run_registration(lctx_registry *registry, lctx_str platform,
                              int registration, int *best_priority,
                              lctx_outcome *out) {
   const lctx_registry_config *config = registry->config;
-  if (lctx_release_resolve(config->release)->cuda_skip &&
-      lctx_str_equal_cstr(platform, "cuda") && !config->nvidia_gpu_visible) {
+  /* The cheap tests first: this runs for every registration. */
+  if (!config->nvidia_gpu_visible && platform.length == 4 &&
+      memcmp(platform.data, "cuda", 4) == 0 &&
+      lctx_release_resolve(config->release)->cuda_skip) {
     LCTX_REGISTRY_TRACEF(
         registry, "init: registration %d 'cuda' skipped: no visible NVIDIA GPU",
         registration);

@@ -326,19 +326,60 @@ static const char *reuse_registry(size_t i, lctx_case *c) {
 // Enumeration
 //===----------------------------------------------------------------------===//
 
+/* A walk over a share of the domain: `count` cases passed so far (built
+ * and visited, or skipped); `slot[a]` the index of alphabet name `a` in the
+ * case's names once interned since its last reset (NO_SLOT: not yet). */
 typedef struct walker {
-  bool (*visit)(void *user, const lctx_case *c);
+  bool (*visit)(void *user, size_t index, const lctx_case *c);
   void *user;
+  lctx_domain_share share;
   size_t count;
+  size_t visited;
   bool stopped;
   lctx_case *c;
+  uint8_t slot[ALPHABET_SIZE];
 } walker;
+
+#define NO_SLOT 0xff
+
+/* Whether case `i` belongs to the walk's share. */
+static bool in_share(const lctx_domain_share *s, size_t i) {
+  return i >= s->from && i < s->to && (i / s->chunk) % s->parts == s->part;
+}
+
+/* Whether no case of the next `n` belongs to the share: then they are
+ * counted as passed, unbuilt (the walk stops past its share's end). */
+static bool skip(walker *w, size_t n) {
+  const lctx_domain_share *s = &w->share;
+  if (w->stopped)
+    return true;
+  size_t a = w->count > s->from ? w->count : s->from;
+  size_t b = w->count + n < s->to ? w->count + n : s->to;
+  bool none = a >= b;
+  if (!none) {
+    /* The first chunk of the share at or after `a`. */
+    size_t k = a / s->chunk;
+    size_t next = k + (s->part + s->parts - k % s->parts) % s->parts;
+    none = next != k && next * s->chunk >= b;
+  }
+  if (!none)
+    return false;
+  w->count += n;
+  if (w->count >= s->to)
+    w->stopped = true;
+  return true;
+}
 
 static bool emit(walker *w) {
   if (w->stopped)
     return false;
-  w->count++;
-  if (!w->visit(w->user, w->c))
+  size_t i = w->count++;
+  if (in_share(&w->share, i)) {
+    w->visited++;
+    if (!w->visit(w->user, i, w->c))
+      w->stopped = true;
+  }
+  if (w->count >= w->share.to)
     w->stopped = true;
   return !w->stopped;
 }
@@ -348,9 +389,38 @@ static void clear_op(lctx_case_op *op, lctx_op_kind kind) {
   op->kind = kind;
 }
 
+/* Alphabet indexes of the names the lowering part uses. */
+enum { A_CPU = 0, A_CUDA = 1, A_ROCM = 2, A_TPU = 4, A_GPU = 5 };
+
+/* set_platform of alphabet name `a`, interned once per reset of the case
+ * (walk_registry): the same index set_platform would find. */
+static void walk_platform(walker *w, uint8_t *index, size_t a) {
+  if (w->slot[a] == NO_SLOT)
+    set_platform(w->c, &w->slot[a], ALPHABET[a]);
+  *index = w->slot[a];
+}
+
+/* reuse_registry of the walk's case, forgetting the names it interned. */
+static const char *walk_registry(walker *w, size_t i) {
+  memset(w->slot, NO_SLOT, sizeof w->slot);
+  return reuse_registry(i, w->c);
+}
+
+/* How many cases each_op writes with lists up to `max_platforms` long. */
+static size_t each_op_count(size_t max_platforms) {
+  size_t n = 1 + ALPHABET_SIZE + (ALPHABET_SIZE + 1), lists = 1;
+  for (size_t length = 0; length <= max_platforms; length++) {
+    n += lists * (ALPHABET_SIZE + 1) * 2;
+    lists *= ALPHABET_SIZE;
+  }
+  return n;
+}
+
 /* Every operation with module platform lists up to `max_platforms` long,
  * written at position `slot`. */
 static void each_op(walker *w, size_t slot, size_t max_platforms) {
+  if (skip(w, each_op_count(max_platforms)))
+    return;
   lctx_case_op *op = &w->c->ops[slot];
   w->c->op_count = slot + 1;
   clear_op(op, LCTX_OP_BACKENDS);
@@ -377,16 +447,23 @@ static void each_op(walker *w, size_t slot, size_t max_platforms) {
     for (size_t k = 0; k < length; k++)
       lists *= ALPHABET_SIZE;
     for (size_t index = 0; index < lists; index++) {
+      if (skip(w, (ALPHABET_SIZE + 1) * 2))
+        continue;
+      /* The operation is written once per platform list: the cases that
+       * follow differ only in the pinned backend (written over the last,
+       * whose bytes are cleared, so the operation is byte for byte the one
+       * written afresh) and in `optional` (the visitor cannot change the
+       * case). */
+      clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
+      size_t rest = index;
+      op->platform_count = length;
+      for (size_t k = 0; k < length; k++) {
+        walk_platform(w, &op->platform[k], rest % ALPHABET_SIZE);
+        rest /= ALPHABET_SIZE;
+      }
       for (size_t pinned = 0; pinned <= ALPHABET_SIZE; pinned++) {
-        /* The operation is written once: the second differs only in
-         * `optional` (the visitor cannot change the case). */
-        clear_op(op, LCTX_OP_MODULE_GET_BACKEND);
-        size_t rest = index;
-        op->platform_count = length;
-        for (size_t k = 0; k < length; k++) {
-          set_platform(w->c, &op->platform[k], ALPHABET[rest % ALPHABET_SIZE]);
-          rest /= ALPHABET_SIZE;
-        }
+        if (pinned > 0)
+          memset(op->backend, 0, ALPHABET_LENGTHS[pinned - 1]);
         op->has_backend = pinned < ALPHABET_SIZE;
         if (op->has_backend)
           set_name(op->backend, pinned);
@@ -446,15 +523,49 @@ static lctx_case_op *add_lower(lctx_case *c, const char *prim) {
   return op;
 }
 
-static void set_list(lctx_case *c, uint8_t *dst, size_t *count,
-                     const char *const *names, size_t n, size_t index) {
+static void set_list(walker *w, uint8_t *dst, size_t *count,
+                     const uint8_t *names, size_t n, size_t index) {
   *count = n;
   for (size_t k = 0; k < n; k++, index /= 3)
-    set_platform(c, &dst[k], names[index % 3]);
+    walk_platform(w, &dst[k], names[index % 3]);
 }
 
 /* The body of A's default rule in the structural part. */
 enum { BODY_MARKER, BODY_LOWER_FUN, BODY_LOWER_FUN_HOST, BODY_RAISE, BODIES };
+
+/* The rules and registrations of one structure group over registry
+ * configuration `registry` (the lowering after them is written per case). */
+static void structure_group(walker *w, size_t registry, int regs, int body,
+                            int bdef) {
+  lctx_case *c = w->c;
+  walk_registry(w, registry);
+  add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  if (body == BODY_MARKER)
+    add_rule(c, "A.def", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  else if (body == BODY_RAISE)
+    add_rule(c, "A.def", LCTX_ACTION_RAISE_IF_MULTI, false,
+             "A refuses several platforms", NULL);
+  else
+    add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B",
+             body == BODY_LOWER_FUN_HOST ? "device_host" : NULL);
+  add_rule(c, "B.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "B.cuda", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  add_rule(c, "B.def", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+  if (regs & 1)
+    add_register(c, "A", "A.cpu", "cpu");
+  if (regs & 2)
+    add_register(c, "A", "A.tpu", "tpu");
+  if (regs & 4)
+    add_register(c, "A", "A.def", NULL);
+  add_register(c, "B", "B.tpu", "tpu");
+  add_register(c, "B", "B.cuda", "cuda");
+  if (bdef)
+    add_register(c, "B", "B.def", NULL);
+}
+
+/* Cases of one structure group: 40 platform lists x 4 narrowings x 2. */
+#define STRUCTURE_GROUP_CASES (40 * 4 * 2)
 
 /* Structure: rule selection and dispatch over one registry configuration.
  * A has any subset of {cpu rule, tpu rule, default rule}; the default's body
@@ -462,14 +573,20 @@ enum { BODY_MARKER, BODY_LOWER_FUN, BODY_LOWER_FUN_HOST, BODY_RAISE, BODIES };
  * device_host) or refuses multi-platform lowering; B has tpu and cuda rules
  * and maybe a default. The equation is lowered for every list of 0-3
  * platforms over (cpu, tpu, cuda), with 4 narrowings and with or without an
- * override rule; the equation's compute type is `outer` (NULL: none). */
+ * override rule; the equation's compute type is `outer` (NULL: none). The
+ * rules and registrations are written once per group; each case rewrites
+ * only its lowering, the last operation. */
 static void lowering_structure_with(walker *w, size_t registry,
                                     const char *outer) {
-  static const char *const names[] = {"cpu", "tpu", "cuda"};
+  static const uint8_t names[] = {A_CPU, A_TPU, A_CUDA};
   lctx_case *c = w->c;
   for (int regs = 0; regs < 8; regs++)
     for (int body = 0; body < BODIES; body++)
-      for (int bdef = 0; bdef < 2; bdef++)
+      for (int bdef = 0; bdef < 2; bdef++) {
+        if (skip(w, STRUCTURE_GROUP_CASES))
+          continue;
+        structure_group(w, registry, regs, body, bdef);
+        size_t last = c->op_count;
         for (size_t length = 0; length <= 3; length++) {
           size_t lists = length == 0   ? 1
                          : length == 1 ? 3
@@ -478,47 +595,20 @@ static void lowering_structure_with(walker *w, size_t registry,
           for (size_t index = 0; index < lists; index++)
             for (int narrow = 0; narrow < 4; narrow++)
               for (int override = 0; override < 2; override++) {
-                reuse_registry(registry, c);
-                add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "A.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                if (body == BODY_MARKER)
-                  add_rule(c, "A.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                           NULL);
-                else if (body == BODY_RAISE)
-                  add_rule(c, "A.def", LCTX_ACTION_RAISE_IF_MULTI, false,
-                           "A refuses several platforms", NULL);
-                else
-                  add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B",
-                           body == BODY_LOWER_FUN_HOST ? "device_host" : NULL);
-                add_rule(c, "B.tpu", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "B.cuda", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                add_rule(c, "B.def", LCTX_ACTION_EMIT_MARKER, false, NULL,
-                         NULL);
-                if (regs & 1)
-                  add_register(c, "A", "A.cpu", "cpu");
-                if (regs & 2)
-                  add_register(c, "A", "A.tpu", "tpu");
-                if (regs & 4)
-                  add_register(c, "A", "A.def", NULL);
-                add_register(c, "B", "B.tpu", "tpu");
-                add_register(c, "B", "B.cuda", "cuda");
-                if (bdef)
-                  add_register(c, "B", "B.def", NULL);
+                if (skip(w, 1))
+                  continue;
+                c->op_count = last;
                 lctx_case_op *op = add_lower(c, "A");
-                set_list(c, op->platform, &op->platform_count, names, length,
+                set_list(w, op->platform, &op->platform_count, names, length,
                          index);
                 /* Narrowing: unset, [], [tpu], [cpu, tpu]. */
                 op->has_narrow = narrow > 0;
                 op->narrow_count = narrow < 2 ? 0 : (size_t)narrow - 1;
                 if (narrow == 2)
-                  set_platform(c, &op->narrowed[0], "tpu");
+                  walk_platform(w, &op->narrowed[0], A_TPU);
                 if (narrow == 3) {
-                  set_platform(c, &op->narrowed[0], "cpu");
-                  set_platform(c, &op->narrowed[1], "tpu");
+                  walk_platform(w, &op->narrowed[0], A_CPU);
+                  walk_platform(w, &op->narrowed[1], A_TPU);
                 }
                 op->has_override = override != 0;
                 if (override)
@@ -530,6 +620,7 @@ static void lowering_structure_with(walker *w, size_t registry,
                   return;
               }
         }
+      }
 }
 
 /* The structure without a compute type, then under tpu_sparsecore: a
@@ -545,17 +636,24 @@ static void lowering_structure(walker *w, size_t registry) {
  * refused name) is observed. */
 static void lowering_register(walker *w, size_t registry) {
   lctx_case *c = w->c;
-  for (size_t a = 0; a <= ALPHABET_SIZE; a++)
+  for (size_t a = 0; a <= ALPHABET_SIZE; a++) {
+    if (skip(w, ALPHABET_SIZE))
+      continue;
+    /* The rule and registration once; each case rewrites its lowering. */
+    walk_registry(w, registry);
+    add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+    add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
     for (size_t b = 0; b < ALPHABET_SIZE; b++) {
-      reuse_registry(registry, c);
-      add_rule(c, "A.x", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
-      add_register(c, "A", "A.x", a < ALPHABET_SIZE ? ALPHABET[a] : NULL);
+      if (skip(w, 1))
+        continue;
+      c->op_count = 1;
       lctx_case_op *op = add_lower(c, "A");
       op->platform_count = 1;
-      set_platform(c, &op->platform[0], ALPHABET[b]);
+      walk_platform(w, &op->platform[0], b);
       if (!emit(w))
         return;
     }
+  }
 }
 
 /* Rule bodies that read the backend, against the registry configuration:
@@ -563,7 +661,7 @@ static void lowering_register(walker *w, size_t registry) {
  * lower_fun, for every one- and two-platform list over (cpu, tpu, gpu,
  * cuda) and four pinned backends. */
 static void lowering_backend(walker *w, size_t registry) {
-  static const char *const names[] = {"cpu", "tpu", "gpu", "cuda"};
+  static const uint8_t names[] = {A_CPU, A_TPU, A_GPU, A_CUDA};
   static const char *const pins[] = {NULL, "cpu", "gpu", "rocm"};
   static const struct {
     int kind;
@@ -578,71 +676,125 @@ static void lowering_backend(walker *w, size_t registry) {
   lctx_case *c = w->c;
   for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++)
     for (int nested = 0; nested < 2; nested++)
-      for (int cpu_rule = 0; cpu_rule < 2; cpu_rule++)
+      for (int cpu_rule = 0; cpu_rule < 2; cpu_rule++) {
+        /* The rules and registrations once per group of (4 + 16) x 4
+         * cases, which rewrite only their lowering, the last operation. */
+        if (skip(w, (4 + 16) * 4))
+          continue;
+        walk_registry(w, registry);
+        add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
+        if (nested)
+          add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
+        else
+          add_rule(c, "A.def", bodies[b].kind, bodies[b].optional, NULL, NULL);
+        add_rule(c, "B.def", bodies[b].kind, bodies[b].optional, NULL, NULL);
+        if (cpu_rule)
+          add_register(c, "A", "A.cpu", "cpu");
+        add_register(c, "A", "A.def", NULL);
+        add_register(c, "B", "B.def", NULL);
+        size_t last = c->op_count;
         for (size_t length = 1; length <= 2; length++)
           for (size_t index = 0; index < (length == 1 ? 4u : 16u); index++)
             for (size_t pin = 0; pin < 4; pin++) {
-              reuse_registry(registry, c);
-              add_rule(c, "A.cpu", LCTX_ACTION_EMIT_MARKER, false, NULL, NULL);
-              if (nested)
-                add_rule(c, "A.def", LCTX_ACTION_LOWER_FUN, false, "B", NULL);
-              else
-                add_rule(c, "A.def", bodies[b].kind, bodies[b].optional, NULL,
-                         NULL);
-              add_rule(c, "B.def", bodies[b].kind, bodies[b].optional, NULL,
-                       NULL);
-              if (cpu_rule)
-                add_register(c, "A", "A.cpu", "cpu");
-              add_register(c, "A", "A.def", NULL);
-              add_register(c, "B", "B.def", NULL);
+              if (skip(w, 1))
+                continue;
+              c->op_count = last;
               lctx_case_op *op = add_lower(c, "A");
               op->platform_count = length;
               size_t rest = index;
               for (size_t k = 0; k < length; k++, rest /= 4)
-                set_platform(c, &op->platform[k], names[rest % 4]);
+                walk_platform(w, &op->platform[k], names[rest % 4]);
               op->has_backend = pins[pin] != NULL;
               set_text(op->backend, sizeof op->backend,
                        pins[pin] ? pins[pin] : "");
               if (!emit(w))
                 return;
             }
+      }
 }
 
-size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
-                             void *user) {
-  lctx_case *c = malloc(sizeof *c); /* large for the stack */
-  if (!c)
-    return 0;
-  lctx_case_init(c); /* once: from here on only used parts are cleared */
-  walker w = {visit, user, 0, false, c};
-  for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
-    reuse_registry(r, c);
+/* Walks the whole domain in its order, building and visiting the cases of
+ * the walker's share. */
+static void walk(walker *w) {
+  lctx_case *c = w->c;
+  for (size_t r = 0; r < REGISTRY_COUNT && !w->stopped; r++) {
+    walk_registry(w, r);
     /* Single operations, platform lists up to length 3. */
-    each_op(&w, 0, 3);
+    each_op(w, 0, 3);
     /* Two operations: a first one that initializes (backends) or one that
      * does not (canonicalize 'cpu'), then every operation with platform
      * lists up to length 1, so that what the first left behind (a partial
      * registry, recorded failures, a re-run initialization) is observed. */
-    for (int first = 0; first < 2 && !w.stopped; first++) {
-      reuse_registry(r, c);
+    for (int first = 0; first < 2 && !w->stopped; first++) {
+      if (skip(w, each_op_count(1)))
+        continue;
+      walk_registry(w, r);
       clear_op(&c->ops[0],
                first == 0 ? LCTX_OP_BACKENDS : LCTX_OP_CANONICALIZE);
       if (first == 1) {
         c->ops[0].has_arg = true;
         set_text(c->ops[0].arg, sizeof c->ops[0].arg, "cpu");
       }
-      each_op(&w, 1, 1);
+      each_op(w, 1, 1);
     }
   }
   /* Lowering: structure over the first configuration; registrations and
    * backend-reading rule bodies over every configuration. */
-  lowering_structure(&w, 0);
-  for (size_t r = 0; r < REGISTRY_COUNT && !w.stopped; r++) {
-    lowering_register(&w, r);
-    lowering_backend(&w, r);
+  lowering_structure(w, 0);
+  for (size_t r = 0; r < REGISTRY_COUNT && !w->stopped; r++) {
+    lowering_register(w, r);
+    lowering_backend(w, r);
   }
-  free(c);
-  return w.count;
+}
+
+/* Walks `share` with `visit`; returns the walker's counts through `*w`.
+ * False when there is no memory for the case. */
+static bool walk_share(walker *w, const lctx_domain_share *share,
+                       bool (*visit)(void *user, size_t index,
+                                     const lctx_case *c),
+                       void *user) {
+  memset(w, 0, sizeof *w);
+  if (share->chunk == 0 || share->parts == 0 || share->part >= share->parts)
+    return false;
+  w->c = malloc(sizeof *w->c); /* large for the stack */
+  if (!w->c)
+    return false;
+  lctx_case_init(w->c); /* once: from here on only used parts are cleared */
+  w->visit = visit;
+  w->user = user;
+  w->share = *share;
+  w->stopped = share->from >= share->to;
+  walk(w);
+  free(w->c);
+  return true;
+}
+
+size_t lctx_domain_enumerate_share(const lctx_domain_share *share,
+                                   bool (*visit)(void *user, size_t index,
+                                                 const lctx_case *c),
+                                   void *user) {
+  walker w;
+  return walk_share(&w, share, visit, user) ? w.visited : 0;
+}
+
+/* lctx_domain_enumerate's visitor, called from a share's. */
+typedef struct whole {
+  bool (*visit)(void *user, const lctx_case *c);
+  void *user;
+} whole;
+
+static bool visit_whole(void *user, size_t index, const lctx_case *c) {
+  (void)index;
+  whole *h = user;
+  return h->visit(h->user, c);
+}
+
+size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
+                             void *user) {
+  static const lctx_domain_share all = {0, SIZE_MAX, 1, 0, 1};
+  whole h = {visit, user};
+  walker w;
+  return walk_share(&w, &all, visit_whole, &h) ? w.count : 0;
 }
 
 //===----------------------------------------------------------------------===//

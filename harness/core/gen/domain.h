@@ -31,6 +31,29 @@ const char *lctx_domain_registry(size_t i, lctx_case *c);
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user);
 
+/// A share of the domain's cases: those whose index `i` (the position in
+/// lctx_domain_enumerate's order, from 0) lies in [from, to) and whose chunk
+/// `i / chunk` is `part` modulo `parts`. {0, SIZE_MAX, 1, 0, 1} is the whole
+/// domain; the shares {0, SIZE_MAX, K, p, N} for p in 0..N-1 cover it
+/// exactly once, in interleaved chunks of K cases (what check-spec --jobs N
+/// gives each thread); {i, i + 1, 1, 0, 1} is case i alone.
+typedef struct lctx_domain_share {
+  size_t from, to;
+  size_t chunk;
+  size_t part, parts;
+} lctx_domain_share;
+
+/// Calls `visit` once per case of `share`, in the domain's order, with the
+/// case's index; stops early when `visit` returns false. The cases outside
+/// the share are counted but not built where the walk can tell beforehand,
+/// so a share costs about its own cases. The case is only valid during the
+/// call. Returns the number of cases visited (0 when there is no memory for
+/// the case, or `chunk` or `parts` is 0).
+size_t lctx_domain_enumerate_share(const lctx_domain_share *share,
+                                   bool (*visit)(void *user, size_t index,
+                                                 const lctx_case *c),
+                                   void *user);
+
 /// Fills `c` with a random case drawn from `*state` (a splitmix64 state:
 /// the same seed gives the same cases): 0-5 factories named from the
 /// alphabet (or, now and then, an odd printable name), random priorities

@@ -403,7 +403,10 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
   out->value[LCTX_F_MODE] =
       c->jax_platforms[0] != '\0' ? MODE_PLATFORMS : MODE_DEFAULT;
   out->value[LCTX_F_INIT] = INIT_NONE;
-  lctx_str arg = lctx_str_from_cstr(op->arg);
+  /* The argument, measured only by the operations that have one. */
+  lctx_str arg = {op->arg, 0};
+  if (op->kind == LCTX_OP_CANONICALIZE || op->kind == LCTX_OP_XLA_GET_BACKEND)
+    arg = lctx_str_from_cstr(op->arg);
   switch (op->kind) {
   case LCTX_OP_BACKENDS:
     access(state, out);

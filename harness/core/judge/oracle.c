@@ -15,14 +15,21 @@
 //===----------------------------------------------------------------------===//
 
 /* The runner a reference engine runs on: its context (an oracle's runner,
- * at the oracle's release: lctx_oracle_set_release), or else a new one the
+ * at the oracle's release: lctx_oracle_set_release, keeping initialized
+ * registries in the oracle's scratch), or else a new one the
  * caller frees, at the modelled commit. A runner is too large for the
  * stack. */
 static lctx_runner *reference_runner(void *context, const lctx_case *c) {
   lctx_runner *runner = context ? context : malloc(sizeof *runner);
   if (!runner)
-    abort(); /* nowhere to report it: an engine cannot fail */
-  lctx_runner_init_at(runner, c, context ? runner->config.release : NULL);
+    abort();     /* nowhere to report it: an engine cannot fail */
+  if (context) { /* an oracle's: its fresh registries kept across cases */
+    lctx_oracle_scratch *s =
+        (lctx_oracle_scratch *)((char *)context -
+                                offsetof(lctx_oracle_scratch, runner));
+    lctx_runner_init_cached(runner, c, runner->config.release, &s->fresh);
+  } else
+    lctx_runner_init_at(runner, c, NULL);
   return runner;
 }
 
@@ -96,10 +103,12 @@ void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
   set_up(oracle, spec, engine);
   memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->scratch.runner.config.release = NULL;
+  oracle->scratch.fresh.c = NULL;
 }
 
 void lctx_oracle_set_release(lctx_oracle *oracle, const lctx_release *rel) {
   oracle->scratch.runner.config.release = rel;
+  oracle->scratch.fresh.c = NULL;
   oracle->scratch.runner.c = NULL; /* no kept state of another release */
   oracle->scratch.runner.state_count = 0;
 }
@@ -396,7 +405,15 @@ static void check_module_invariants(report *r, scratch *s,
            lctx_runner_keeps(&s->runner, r->index);
   v.with_op = !v.fast || CROSS_CHECK;
   if (v.fast) {
-    lctx_case_module_context(r->c, op, &v.context);
+    /* The context the runner built to run the operation: its used part. */
+    const lctx_module_context *built =
+        lctx_runner_module_context(&s->runner, r->index);
+    v.context.platform_count = built->platform_count;
+    for (size_t i = 0; i < built->platform_count; i++)
+      v.context.platforms[i] = built->platforms[i];
+    v.context.has_backend = built->has_backend;
+    v.context.backend_platform = built->backend_platform;
+    v.context.platforms_are_list = built->platforms_are_list;
     v.optional = op->optional;
   }
   if (v.with_op)

@@ -88,6 +88,10 @@ typedef struct lctx_oracle_match {
 /// keeps it).
 typedef struct lctx_oracle_scratch {
   lctx_runner runner;
+  /// The runner's initialized registries kept across cases
+  /// (lctx_runner_init_cached): cleared by lctx_oracle_init and
+  /// lctx_oracle_set_release.
+  lctx_runner_fresh fresh;
   lctx_outcome actual;
   lctx_outcome variant;
   lctx_outcome other;

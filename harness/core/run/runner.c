@@ -52,6 +52,14 @@ void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
   r->result = &r->result_storage;
   r->state_count = 0;
   r->ready_for = (size_t)-1;
+  r->fresh = NULL;
+}
+
+void lctx_runner_init_cached(lctx_runner *r, const lctx_case *c,
+                             const lctx_release *rel,
+                             lctx_runner_fresh *fresh) {
+  lctx_runner_init_at(r, c, rel);
+  r->fresh = fresh;
 }
 
 static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
@@ -214,13 +222,92 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
             lctx_registry_init_runs(&r->registry))
       lctx_registry_copy(&r->states[r->state_count++], &r->registry);
     r->before[i] = r->state_count - 1;
-    lctx_runner_op(r, &r->c->ops[i], &outs[i], NULL);
+    const lctx_case_op *op = &r->c->ops[i];
+    if (op->kind == LCTX_OP_MODULE_GET_BACKEND) {
+      /* What lctx_runner_op does, its module context kept. */
+      lctx_case_module_context(r->c, op, &r->contexts[i]);
+      lctx_module_get_backend(&r->registry, &r->contexts[i], op->optional,
+                              &outs[i], NULL);
+    } else {
+      lctx_runner_op(r, op, &outs[i], NULL);
+    }
   }
+}
+
+const lctx_module_context *lctx_runner_module_context(const lctx_runner *r,
+                                                      size_t index) {
+  if (!lctx_runner_keeps(r, index) ||
+      r->c->ops[index].kind != LCTX_OP_MODULE_GET_BACKEND)
+    return NULL;
+  return &r->contexts[index];
 }
 
 bool lctx_runner_keeps(const lctx_runner *r, size_t index) {
   return r->state_count > 0 && index < r->c->op_count &&
          index < LCTX_CASE_MAX_OPS;
+}
+
+/* Whether the strings `a` and `b` are equal: most are empty, or differ in
+ * their first byte. */
+static bool same_text(const char *a, const char *b) {
+  return a[0] == b[0] && (a[0] == '\0' || strcmp(a, b) == 0);
+}
+
+/* Whether `fresh` holds the initialized registry of the runner's case's
+ * configuration (its case, release, and registry fields). */
+static bool fresh_matches(const lctx_runner *r, const lctx_runner_fresh *f) {
+  const lctx_case *c = r->c;
+  if (f->c != c || f->release != r->config.release ||
+      f->factory_count != c->factory_count ||
+      f->nvidia_gpu_visible != c->nvidia_gpu_visible ||
+      !same_text(f->jax_platforms, c->jax_platforms) ||
+      !same_text(f->jax_platform_name, c->jax_platform_name) ||
+      !same_text(f->jax_xla_backend, c->jax_xla_backend))
+    return false;
+  /* The factories byte for byte, in one pass: bytes past a name's end
+   * that differ make a miss (the registry is initialized again), never a
+   * wrong match. */
+  return c->factory_count <= LCTX_MAX_FACTORIES &&
+         memcmp(f->factories, c->factories,
+                c->factory_count * sizeof c->factories[0]) == 0;
+}
+
+/* Keeps `r->ready`, kept state `k` initialized, in `r->fresh`, for the
+ * later cases of the same configuration. */
+static void keep_fresh(lctx_runner *r) {
+  lctx_runner_fresh *f = r->fresh;
+  const lctx_case *c = r->c;
+  if (c->factory_count > LCTX_MAX_FACTORIES)
+    return;
+  f->c = c;
+  f->release = r->config.release;
+  f->factory_count = c->factory_count;
+  memcpy(f->factories, c->factories, c->factory_count * sizeof c->factories[0]);
+  memcpy(f->jax_platforms, c->jax_platforms, sizeof f->jax_platforms);
+  memcpy(f->jax_platform_name, c->jax_platform_name,
+         sizeof f->jax_platform_name);
+  memcpy(f->jax_xla_backend, c->jax_xla_backend, sizeof f->jax_xla_backend);
+  f->nvidia_gpu_visible = c->nvidia_gpu_visible;
+  lctx_registry_copy(&f->registry, &r->ready);
+}
+
+/* Sets up `r->ready` for kept state `k` (one that holds no client): that
+ * state initialized, or, for a fresh state (no initialization ran on it)
+ * of the configuration `r->fresh` keeps, the registry kept there. */
+static void set_ready(lctx_runner *r, size_t k) {
+  const lctx_registry *kept = &r->states[k];
+  bool fresh = r->fresh && lctx_registry_init_runs(kept) == 0;
+  r->ready_for = k;
+  if (fresh && fresh_matches(r, r->fresh)) {
+    r->ready_ok = true;
+    r->ready_at = &r->fresh->registry;
+    return;
+  }
+  lctx_registry_copy(&r->ready, kept);
+  r->ready_ok = lctx_registry_ensure(&r->ready, &r->ready_error);
+  r->ready_at = &r->ready;
+  if (fresh && r->ready_ok)
+    keep_fresh(r);
 }
 
 /* The registry a variant of operation `index` runs on, from the state kept
@@ -241,13 +328,10 @@ static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
    * kept (initialized once, not once per variant). Where it fails, or a
    * trace would show the initialization, the operation runs on a copy. */
   if (kept->trace == NULL) {
-    if (r->ready_for != k) {
-      r->ready_for = k;
-      lctx_registry_copy(&r->ready, kept);
-      r->ready_ok = lctx_registry_ensure(&r->ready, &r->ready_error);
-    }
+    if (r->ready_for != k)
+      set_ready(r, k);
     if (r->ready_ok)
-      return &r->ready;
+      return r->ready_at;
   }
   lctx_registry_copy(&r->variant, kept);
   return &r->variant;

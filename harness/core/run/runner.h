@@ -14,6 +14,26 @@
 
 #include "case.h"
 
+/// What lctx_runner_init_cached keeps from one case to the next: the
+/// registry a fresh registry of case `c`'s configuration became once
+/// initialized (successfully), with that configuration (`c`'s registry
+/// fields, and the release): where a variant of a later case of the same
+/// configuration runs (read only) instead of initializing a registry again.
+/// `c` NULL: nothing kept. The registry's clients point into `c`'s factory
+/// names, so it is used only for the same case object holding the same
+/// fields.
+typedef struct lctx_runner_fresh {
+  const lctx_case *c;
+  const lctx_release *release;
+  size_t factory_count;
+  lctx_case_factory factories[LCTX_MAX_FACTORIES];
+  char jax_platforms[LCTX_MAX_PLATFORMS_CONFIG + 1];
+  char jax_platform_name[LCTX_MAX_NAME + 1];
+  char jax_xla_backend[LCTX_MAX_NAME + 1];
+  bool nvidia_gpu_visible;
+  lctx_registry registry;
+} lctx_runner_fresh;
+
 /// Runs the operations of one case with the reference model: the backend
 /// registry and the lowering registry (built on first use from the case's
 /// rules) carried from one operation to the next. Large (the lowering
@@ -39,6 +59,9 @@ typedef struct lctx_runner {
   size_t state_count;
   size_t before[LCTX_CASE_MAX_OPS];
   lctx_registry states[LCTX_CASE_MAX_OPS];
+  /// Set by lctx_runner_run_all: the module context of each
+  /// MODULE_GET_BACKEND operation (lctx_runner_module_context).
+  lctx_module_context contexts[LCTX_CASE_MAX_OPS];
   /// Where lctx_runner_variant runs from a kept state that holds no client
   /// (one that holds clients it runs on in place: only read).
   lctx_registry variant;
@@ -50,6 +73,11 @@ typedef struct lctx_runner {
   bool ready_ok;
   lctx_registry ready;
   lctx_outcome ready_error;
+  /// Where `ready` is when `ready_ok`: `&ready`, or `&fresh->registry`.
+  lctx_registry *ready_at;
+  /// The initialized registries kept across cases (lctx_runner_init_cached),
+  /// or NULL.
+  lctx_runner_fresh *fresh;
 } lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,
@@ -62,6 +90,21 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c);
 /// the release lacks (lctx_runner_op_exists).
 void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
                          const lctx_release *rel);
+
+/// The module context lctx_case_module_context gives MODULE_GET_BACKEND
+/// operation `index` of the runner's case, as the last
+/// lctx_runner_run_all built it to run it; NULL when it kept none
+/// (lctx_runner_keeps false, or another kind of operation).
+const lctx_module_context *lctx_runner_module_context(const lctx_runner *r,
+                                                      size_t index);
+
+/// lctx_runner_init_at, keeping the initialized registry of a fresh one in
+/// `fresh` (which the caller keeps, its `c` NULL before its first use) for
+/// the variants of later cases of the same configuration
+/// (lctx_runner_variant): what a loop over many cases of few registry
+/// configurations, like the oracle's over the domain, calls.
+void lctx_runner_init_cached(lctx_runner *r, const lctx_case *c,
+                             const lctx_release *rel, lctx_runner_fresh *fresh);
 
 /// The runner's release (never NULL: the modelled commit by default).
 const lctx_release *lctx_runner_release(const lctx_runner *r);

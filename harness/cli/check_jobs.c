@@ -1,0 +1,156 @@
+/*
+ * check_jobs.c - check-spec on several threads (see check_jobs.h).
+ */
+#include "check_jobs.h"
+
+#include "domain.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One thread's share and what it found. */
+typedef struct job {
+  const lctx_spec *spec;
+  const lctx_release *rel;
+  lctx_domain_share share;
+  lctx_oracle *oracle;
+  size_t first_limit;
+  size_t index; /* the case being judged */
+  size_t first[LCTX_CHECK_JOBS_FIRST];
+  size_t first_count;
+  size_t cases;
+  bool started;
+  pthread_t thread;
+} job;
+
+size_t lctx_check_jobs_default(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1)
+    return 1;
+  return n > LCTX_CHECK_JOBS_MAX ? LCTX_CHECK_JOBS_MAX : (size_t)n;
+}
+
+/* Remembers the case of a violation (once per case, the first ones). */
+static void remember(void *user, const lctx_violation *v) {
+  (void)v;
+  job *j = user;
+  if (j->first_count > 0 && j->first[j->first_count - 1] == j->index)
+    return;
+  if (j->first_count < j->first_limit)
+    j->first[j->first_count++] = j->index;
+}
+
+static bool judge(void *user, size_t index, const lctx_case *c) {
+  job *j = user;
+  j->index = index;
+  lctx_oracle_check_case(j->oracle, c);
+  return true;
+}
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  lctx_oracle_init(j->oracle, j->spec, lctx_engine_reference());
+  lctx_oracle_set_release(j->oracle, j->rel);
+  j->oracle->on_violation = remember;
+  j->oracle->user = j;
+  j->cases = lctx_domain_enumerate_share(&j->share, judge, j);
+  return NULL;
+}
+
+/* Adds job `j`'s counts to `r`. */
+static void add(lctx_check_jobs_result *r, const job *j, size_t rows) {
+  const lctx_oracle *o = j->oracle;
+  r->cases += j->cases;
+  r->ops += o->ops;
+  r->absent += o->absent;
+  r->violations += o->violations;
+  r->invariant_checks += o->invariant_checks;
+  for (size_t i = 0; i < rows; i++)
+    r->hits[i] += o->hits[i];
+}
+
+/* The first violating cases of all jobs, in the domain's order: a merge of
+ * their lists, each ascending. */
+static void merge_first(lctx_check_jobs_result *r, const job *jobs, size_t n,
+                        size_t limit) {
+  size_t at[LCTX_CHECK_JOBS_MAX] = {0};
+  while (r->first_count < limit) {
+    size_t best = n;
+    for (size_t k = 0; k < n; k++)
+      if (at[k] < jobs[k].first_count &&
+          (best == n || jobs[k].first[at[k]] < jobs[best].first[at[best]]))
+        best = k;
+    if (best == n)
+      break;
+    r->first[r->first_count++] = jobs[best].first[at[best]++];
+  }
+}
+
+/* Runs every job, on threads where it can; false when a share came out
+ * empty (no memory for its case: every share holds cases). */
+static bool run_all(job *jobs, size_t n) {
+  for (size_t k = 1; k < n; k++)
+    jobs[k].started =
+        pthread_create(&jobs[k].thread, NULL, run_job, &jobs[k]) == 0;
+  run_job(&jobs[0]);
+  jobs[0].started = true;
+  for (size_t k = 1; k < n; k++) {
+    if (jobs[k].started)
+      pthread_join(jobs[k].thread, NULL);
+    else
+      run_job(&jobs[k]); /* no thread for it: judged here */
+  }
+  bool whole = true;
+  for (size_t k = 0; k < n; k++)
+    whole = whole && jobs[k].cases > 0;
+  return whole;
+}
+
+bool lctx_check_jobs_run(const lctx_spec *spec, const lctx_release *rel,
+                         size_t jobs, size_t first_limit,
+                         lctx_check_jobs_result *r) {
+  if (jobs < 1)
+    jobs = 1;
+  if (jobs > LCTX_CHECK_JOBS_MAX)
+    jobs = LCTX_CHECK_JOBS_MAX;
+  if (first_limit > LCTX_CHECK_JOBS_FIRST)
+    first_limit = LCTX_CHECK_JOBS_FIRST;
+  job *js = calloc(jobs, sizeof *js);
+  bool ok = js != NULL;
+  for (size_t k = 0; ok && k < jobs; k++) {
+    js[k].spec = spec;
+    js[k].rel = rel;
+    js[k].share =
+        (lctx_domain_share){0, SIZE_MAX, LCTX_CHECK_JOBS_CHUNK, k, jobs};
+    js[k].first_limit = first_limit;
+    js[k].oracle = malloc(sizeof *js[k].oracle); /* large for a stack */
+    ok = js[k].oracle != NULL;
+  }
+  if (ok)
+    ok = run_all(js, jobs);
+  if (ok) {
+    memset(r, 0, sizeof *r);
+    for (size_t k = 0; k < jobs; k++) {
+      add(r, &js[k], spec->row_count);
+      r->threads += js[k].started;
+    }
+    merge_first(r, js, jobs, first_limit);
+  }
+  for (size_t k = 0; js && k < jobs; k++)
+    free(js[k].oracle);
+  free(js);
+  return ok;
+}
+
+static bool judge_one(void *user, size_t index, const lctx_case *c) {
+  (void)index;
+  lctx_oracle_check_case(user, c);
+  return true;
+}
+
+bool lctx_check_jobs_replay(lctx_oracle *oracle, size_t index) {
+  lctx_domain_share one = {index, index + 1, 1, 0, 1};
+  return lctx_domain_enumerate_share(&one, judge_one, oracle) == 1;
+}
