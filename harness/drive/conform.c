@@ -11,6 +11,7 @@
  * printed in one place, each on a line of its own.
  */
 #include "conform.h"
+#include "conform_jobs.h"
 #include "conform_report.h"
 #include "conform_verdict.h"
 #include "sys.h"
@@ -37,33 +38,14 @@
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
+_Static_assert(MAX_BATCH == LCTX_CONFORM_BATCH_MAX, "one batch size");
+_Static_assert(LCTX_CONFORM_MAX_JOBS == LCTX_CONFORM_JOBS_MAX, "one job count");
 
 /* The longest path a report folder's file may have, with its NUL. */
 #define PATH_CAP 4200
 
-/* A batch of cases, their names and their results. */
-typedef struct batch_slot {
-  lctx_case cases[MAX_BATCH];
-  const lctx_case *ptrs[MAX_BATCH];
-  lctx_case_result results[MAX_BATCH];
-  const char *source[MAX_BATCH];
-  size_t index[MAX_BATCH];
-  size_t count;
-  /* The cases packed for a plugin's worker as they were offered (see
-   * pack_offered), or not (`packed_ok` false): lctx_impl_packed. */
-  uint8_t *packed;
-  size_t packed_capacity;
-  size_t offset[MAX_BATCH + 1];
-  bool packed_ok;
-  /* The batch's modules for the judge: job_of[b][i] indexes jobs and
-   * verdicts, or is -1; `ir_started`: handed to it ahead (start_modules),
-   * their verdicts still to be collected. */
-  lctx_irjudge_job jobs[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  lctx_irjudge_verdict verdicts[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  size_t job_of[MAX_BATCH][LCTX_CASE_MAX_OPS];
-  size_t job_count;
-  bool ir_started;
-} batch_slot;
+/* A batch of cases, their names and their results (conform_jobs.h). */
+typedef lctx_conform_batch batch_slot;
 
 /* One run: everything lctx_conform_run works with, passed down to every
  * step. Heap-allocated: the batches and the judge's scratch are large. */
@@ -72,7 +54,9 @@ typedef struct run {
   lctx_conform_report *report; /* the counts: the caller's, or `own` */
   lctx_conform_report own;
   lctx_spec spec;
-  lctx_impl *impl;
+  lctx_impl *impl;         /* one job */
+  lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
+  size_t judge_kills;      /* several jobs: modules that killed a judge */
   const lctx_impl_info *info;
   bool pack; /* cases are packed as offered (a plugin, batches handed ahead) */
   lctx_conform_xfail xfail;
@@ -258,22 +242,33 @@ static void subject_of(const run *r, const batch_slot *s, size_t b,
   }
 }
 
-/* Judges cases [from, to) of slot `s`, whose results are in, and lets their
- * results go; results.jsonl is flushed once for them. */
-static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
-  judge_modules(r, s, from, to);
-  for (size_t b = from; b < to; b++) {
-    lctx_conform_subject subject;
-    subject_of(r, s, b, &subject);
-    lctx_conform_judge_case(&r->judge_v, &subject);
-    lctx_case_result_release(&s->results[b]);
-  }
+/* Flushes results.jsonl after a batch's lines; a failure is said, and
+ * nothing more goes to it. */
+static void flush_stream(run *r) {
   if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
     write_failed(r, r->stream_path, errno);
     r->stream_failed = true;
     fclose(r->stream); /* nothing more goes to a file that failed */
     r->stream = r->judge_v.stream = NULL;
   }
+}
+
+/* Judges cases [from, to) of slot `s`, whose results are in, and lets their
+ * results go; results.jsonl is flushed once for them. With several jobs,
+ * only the cases their job did not count (`counted`), the modules judged
+ * there. */
+static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
+  if (!r->jobs)
+    judge_modules(r, s, from, to);
+  for (size_t b = from; b < to; b++) {
+    if (r->jobs && s->counted[b])
+      continue;
+    lctx_conform_subject subject;
+    subject_of(r, s, b, &subject);
+    lctx_conform_judge_case(&r->judge_v, &subject);
+    lctx_case_result_release(&s->results[b]);
+  }
+  flush_stream(r);
 }
 
 /* The live progress line (cases offered of all, rate, time left) on
@@ -363,12 +358,43 @@ static batch_slot *collect_flight(run *r) {
   return NULL;
 }
 
+static void take_back(run *r, int wait);
+
 /* Judges every batch still in flight or ready, oldest first. */
 static void settle_pending(run *r) {
+  if (r->jobs) {
+    take_back(r, 2);
+    return;
+  }
   batch_slot *p = collect_flight(r);
   judge_ready(r);
   if (p)
     judge_from(r, p, p->count);
+}
+
+/* Several jobs: judges the batches their jobs are through with, in the
+ * order they were filled, and hands them back; waits for the oldest first
+ * when `wait` is 1, for every one when it is 2. */
+static void take_back(run *r, int wait) {
+  for (batch_slot *s; (s = lctx_conform_jobs_next(r->jobs, wait > 0));) {
+    judge_slot(r, s, 0, s->count);
+    batch_done(r, s);
+    lctx_conform_jobs_recycle(r->jobs, s);
+    wait = wait == 2 ? 2 : 0;
+  }
+}
+
+/* Several jobs: queues the batch being filled, judges what is back, and
+ * takes the next batch to fill (waiting for the oldest to be back when
+ * every batch is out). */
+static void flush_jobs(run *r) {
+  if (r->fill->count == 0)
+    return;
+  lctx_conform_jobs_submit(r->jobs, r->fill);
+  r->fill = NULL;
+  take_back(r, 0);
+  while (!(r->fill = lctx_conform_jobs_fill(r->jobs)))
+    take_back(r, 1);
 }
 
 /* Runs the batch being filled, in a pipeline of three: the batch in flight
@@ -382,6 +408,10 @@ static void settle_pending(run *r) {
  * filled. */
 static void flush_batch(run *r) {
   batch_slot *f = r->fill;
+  if (r->jobs) {
+    flush_jobs(r);
+    return;
+  }
   if (f->count == 0)
     return;
   if (r->o.first_failure) {
@@ -629,7 +659,7 @@ static lctx_conform_doc run_doc(const run *r) {
       .xfail = r->xfail.row,
       .xfail_reason = r->xfail.reason,
       .modules_judged = r->report->modules_judged,
-      .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : 0,
+      .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : r->judge_kills,
       .run_id = r->run_id,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
@@ -696,6 +726,7 @@ void lctx_conform_options_init(lctx_conform_options *o) {
   o->timeout = 5;
   o->memory_limit_mb = 1024;
   o->batch = MAX_BATCH;
+  o->jobs = 1;
   o->keep_failures = 100;
   o->handle_signals = true;
 }
@@ -708,8 +739,9 @@ static bool valid_options(run *r) {
     return false;
   }
   if (o->batch == 0 || o->batch > MAX_BATCH || o->shard_n == 0 ||
-      o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0)) {
-    problem(r, "a batch, shard or timeout out of range");
+      o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0) ||
+      o->jobs == 0 || o->jobs > LCTX_CONFORM_MAX_JOBS) {
+    problem(r, "a batch, shard, timeout or job count out of range");
     return false;
   }
   return true;
@@ -793,14 +825,33 @@ static bool open_impl(run *r) {
   io.timeout = r->o.timeout;
   io.log_path = r->impl_log;
   io.memory_limit_mb = r->o.memory_limit_mb;
-  r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
-                           : lctx_impl_open_process(r->o.command, &io, &eb);
-  if (!r->impl) {
+  if (r->o.jobs > 1 && !r->o.first_failure) {
+    lctx_conform_jobs_config c = {r->o.jobs,
+                                  r->o.impl_path,
+                                  r->o.command,
+                                  io,
+                                  r->o.process_per_case,
+                                  r->o.timeout,
+                                  r->o.memory_limit_mb,
+                                  r->judge_log,
+                                  r->model_release,
+                                  &r->judge_v};
+    r->jobs = lctx_conform_jobs_start(&c, &eb);
+  } else {
+    r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
+                             : lctx_impl_open_process(r->o.command, &io, &eb);
+  }
+  if (!r->impl && !r->jobs) {
     lctx_escaped which, why;
     problem(r, "%s: %s",
             lctx_esc(&which, r->o.impl_path ? r->o.impl_path : r->o.command),
             lctx_esc(&why, e));
     return false;
+  }
+  if (r->jobs) { /* each job packs its own */
+    r->info = lctx_conform_jobs_info(r->jobs);
+    r->fill = lctx_conform_jobs_fill(r->jobs);
+    return true;
   }
   r->info = lctx_impl_get_info(r->impl);
   r->pack = r->o.impl_path && !r->o.first_failure;
@@ -885,6 +936,7 @@ static void tear_down(run *r) {
   }
   if (r->stream)
     fclose(r->stream);
+  lctx_conform_jobs_free(r->jobs);
   lctx_impl_close(r->impl);
   if (r->lock_fd >= 0)
     close(r->lock_fd);
@@ -941,8 +993,12 @@ static int judge_all(run *r) {
   lctx_conform_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
   bool ok = run_sources(r);
-  rep->restarts = lctx_impl_restarts(r->impl);
-  rep->recycles = lctx_impl_recycles(r->impl);
+  if (r->jobs) {
+    r->judge_kills = lctx_conform_jobs_merge(r->jobs, rep);
+  } else {
+    rep->restarts = lctx_impl_restarts(r->impl);
+    rep->recycles = lctx_impl_recycles(r->impl);
+  }
   for (size_t i = 0; i < r->spec.row_count; i++)
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       rep->totals[v] += rep->rows[i].n[v];
