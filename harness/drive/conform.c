@@ -439,71 +439,6 @@ static bool stopping(const run *r) {
          (r->o.first_failure && r->report->failed_once);
 }
 
-/* Copies what an implementation is given of `c` into `dst`: its used
- * factories, rules, operations and names and its configuration. Both keep
- * case.h's invariant (zero past their counts, as run_random's lctx_case_reset
- * of the slot needs): the used parts of `c` are copied over those of `dst`, and
- * only what `dst` used past the counts of `c` is cleared, not all it used
- * first. */
-static void copy_used(lctx_case *dst, const lctx_case *c) {
-  if (c->factory_count > LCTX_MAX_FACTORIES ||
-      c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
-    *dst = *c; /* never */
-    return;
-  }
-  size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
-  if (dst->factory_count > nf)
-    memset(dst->factories + nf, 0,
-           (dst->factory_count - nf) * sizeof dst->factories[0]);
-  if (dst->rule_count > nr)
-    memset(dst->rules + nr, 0, (dst->rule_count - nr) * sizeof dst->rules[0]);
-  for (size_t i = no; i < dst->op_count; i++)
-    lctx_case_op_clear(&dst->ops[i]);
-  dst->factory_count = nf;
-  memcpy(dst->factories, c->factories, nf * sizeof c->factories[0]);
-  size_t from = offsetof(lctx_case, jax_platforms);
-  memcpy((char *)dst + from, (const char *)c + from,
-         offsetof(lctx_case, rule_count) - from);
-  dst->rule_count = nr;
-  memcpy(dst->rules, c->rules, nr * sizeof c->rules[0]);
-  dst->op_count = no;
-  for (size_t i = 0; i < no; i++)
-    lctx_case_op_assign(&dst->ops[i], &c->ops[i]);
-  size_t nn =
-      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
-  if (dst->name_count > nn)
-    memset(dst->names[nn], 0, (dst->name_count - nn) * sizeof dst->names[0]);
-  dst->name_count = nn;
-  memcpy(dst->names, c->names, nn * sizeof c->names[0]);
-}
-
-/* Packs case `b` of slot `s`, just copied or drawn there and so still in
- * the cache, for lctx_impl_start, which would otherwise pack the whole batch
- * when it hands it over. Without the memory for it, the batch goes
- * unpacked. */
-static void pack_offered(batch_slot *s, size_t b) {
-  if (b == 0) {
-    s->offset[0] = 0;
-    s->packed_ok = true;
-  }
-  if (!s->packed_ok)
-    return;
-  size_t need = s->offset[b] + LCTX_IMPL_PACKED_MAX;
-  if (need > s->packed_capacity) {
-    size_t cap = s->packed_capacity ? s->packed_capacity * 2 : 256u << 10;
-    cap = cap < need ? need : cap;
-    uint8_t *p = realloc(s->packed, cap);
-    if (!p) {
-      s->packed_ok = false;
-      return;
-    }
-    s->packed = p;
-    s->packed_capacity = cap;
-  }
-  s->offset[b + 1] =
-      s->offset[b] + lctx_impl_pack(&s->cases[b], s->packed + s->offset[b]);
-}
-
 /* Offers one case to the run; returns false to stop early. */
 static bool offer(run *r, const char *source, size_t index,
                   const lctx_case *c) {
@@ -530,10 +465,10 @@ static bool offer(run *r, const char *source, size_t index,
   }
   size_t b = r->fill->count++;
   if (c != &r->fill->cases[b]) /* run_random draws into the slot itself */
-    copy_used(&r->fill->cases[b], c);
+    lctx_conform_batch_copy(&r->fill->cases[b], c);
   r->fill->ptrs[b] = &r->fill->cases[b];
   if (r->pack)
-    pack_offered(r->fill, b);
+    lctx_conform_batch_pack(r->fill, b);
   r->fill->source[b] = source;
   r->fill->index[b] = index;
   if (r->fill->count == r->o.batch)
@@ -626,7 +561,7 @@ static void run_random(run *r) {
   }
   for (size_t i = 0; i < r->o.random && !stopping(r); i++) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
-     * copy_used or an earlier draw), cleared by lctx_case_reset rather
+     * lctx_conform_batch_copy or an earlier draw), cleared by lctx_case_reset rather
      * than zeroed whole, and not copied again. */
     lctx_case *slot = &r->fill->cases[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);

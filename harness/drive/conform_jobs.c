@@ -8,6 +8,7 @@
 #include "conform_jobs.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,75 @@ struct lctx_conform_jobs {
   lctx_impl_info info; /* the first job's, kept past its end */
   job *jobs[LCTX_CONFORM_JOBS_MAX];
 };
+
+//===----------------------------------------------------------------------===//
+// Filling a batch
+//===----------------------------------------------------------------------===//
+
+/* Copies what an implementation is given of `c` into `dst`: its used
+ * factories, rules, operations and names and its configuration. Both keep
+ * case.h's invariant (zero past their counts, as run_random's lctx_case_reset
+ * of the slot needs): the used parts of `c` are copied over those of `dst`, and
+ * only what `dst` used past the counts of `c` is cleared, not all it used
+ * first. */
+void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c) {
+  if (c->factory_count > LCTX_MAX_FACTORIES ||
+      c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
+    *dst = *c; /* never */
+    return;
+  }
+  size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
+  if (dst->factory_count > nf)
+    memset(dst->factories + nf, 0,
+           (dst->factory_count - nf) * sizeof dst->factories[0]);
+  if (dst->rule_count > nr)
+    memset(dst->rules + nr, 0, (dst->rule_count - nr) * sizeof dst->rules[0]);
+  for (size_t i = no; i < dst->op_count; i++)
+    lctx_case_op_clear(&dst->ops[i]);
+  dst->factory_count = nf;
+  memcpy(dst->factories, c->factories, nf * sizeof c->factories[0]);
+  size_t from = offsetof(lctx_case, jax_platforms);
+  memcpy((char *)dst + from, (const char *)c + from,
+         offsetof(lctx_case, rule_count) - from);
+  dst->rule_count = nr;
+  memcpy(dst->rules, c->rules, nr * sizeof c->rules[0]);
+  dst->op_count = no;
+  for (size_t i = 0; i < no; i++)
+    lctx_case_op_assign(&dst->ops[i], &c->ops[i]);
+  size_t nn =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  if (dst->name_count > nn)
+    memset(dst->names[nn], 0, (dst->name_count - nn) * sizeof dst->names[0]);
+  dst->name_count = nn;
+  memcpy(dst->names, c->names, nn * sizeof c->names[0]);
+}
+
+/* Packs case `b` of slot `s`, just copied or drawn there and so still in
+ * the cache, for lctx_impl_start, which would otherwise pack the whole batch
+ * when it hands it over. Without the memory for it, the batch goes
+ * unpacked. */
+void lctx_conform_batch_pack(lctx_conform_batch *s, size_t b) {
+  if (b == 0) {
+    s->offset[0] = 0;
+    s->packed_ok = true;
+  }
+  if (!s->packed_ok)
+    return;
+  size_t need = s->offset[b] + LCTX_IMPL_PACKED_MAX;
+  if (need > s->packed_capacity) {
+    size_t cap = s->packed_capacity ? s->packed_capacity * 2 : 256u << 10;
+    cap = cap < need ? need : cap;
+    uint8_t *p = realloc(s->packed, cap);
+    if (!p) {
+      s->packed_ok = false;
+      return;
+    }
+    s->packed = p;
+    s->packed_capacity = cap;
+  }
+  s->offset[b + 1] =
+      s->offset[b] + lctx_impl_pack(&s->cases[b], s->packed + s->offset[b]);
+}
 
 //===----------------------------------------------------------------------===//
 // A job's batch

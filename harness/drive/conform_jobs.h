@@ -59,6 +59,17 @@ typedef struct lctx_conform_batch {
   bool done; ///< several jobs: its job is through with it
 } lctx_conform_batch;
 
+/// Copies what an implementation is given of `c` into `dst` (a batch's
+/// case): its used factories, rules, operations and names and its
+/// configuration; only what `dst` used past the counts of `c` is cleared
+/// (case.h's invariant, zero past the counts, kept).
+void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c);
+
+/// Packs case `b` of `s`, just copied or drawn there and so still in the
+/// cache, for lctx_impl_start; without the memory for it, the batch goes
+/// unpacked (`packed_ok` false).
+void lctx_conform_batch_pack(lctx_conform_batch *s, size_t b);
+
 /// What the jobs run and judge with (the run's, kept by the caller for as
 /// long as the jobs run).
 typedef struct lctx_conform_jobs_config {
