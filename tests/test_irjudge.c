@@ -88,7 +88,7 @@ static int set_up(void **state) {
     for (size_t i = 0; i < f->cases[b].op_count; i++)
       if (f->results[b].mlir[i])
         f->jobs[f->job_count++] =
-            (lctx_irjudge_job){&f->cases[b], i, f->results[b].mlir[i]};
+            (lctx_irjudge_job){&f->cases[b], i, f->results[b].mlir[i], NULL, 0};
   assert_true(f->job_count >= 8);
   f->changed[0] = strdup("module { this does not parse");
   f->changed[1] = deep_module(LCTX_IRJUDGE_MAX_DEPTH + 1);

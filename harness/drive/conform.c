@@ -175,7 +175,9 @@ static size_t gather_modules(batch_slot *s, size_t from, size_t to) {
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         s->job_of[b][i] = n;
-        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
+        s->jobs[n++] = (lctx_irjudge_job){
+            c, i, res->mlir[i], s->packed_ok ? s->packed + s->offset[b] : NULL,
+            s->packed_ok ? s->offset[b + 1] - s->offset[b] : 0};
       }
     }
   }
@@ -561,8 +563,8 @@ static void run_random(run *r) {
   }
   for (size_t i = 0; i < r->o.random && !stopping(r); i++) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
-     * lctx_conform_batch_copy or an earlier draw), cleared by lctx_case_reset rather
-     * than zeroed whole, and not copied again. */
+     * lctx_conform_batch_copy or an earlier draw), cleared by lctx_case_reset
+     * rather than zeroed whole, and not copied again. */
     lctx_case *slot = &r->fill->cases[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     offer(r, "random", r->report->source_cases[2]++, slot);

@@ -130,7 +130,9 @@ static size_t gather(lctx_conform_batch *s, size_t from, size_t to) {
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         s->job_of[b][i] = n;
-        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
+        s->jobs[n++] = (lctx_irjudge_job){
+            c, i, res->mlir[i], s->packed_ok ? s->packed + s->offset[b] : NULL,
+            s->packed_ok ? s->offset[b + 1] - s->offset[b] : 0};
       }
     }
   }
@@ -167,6 +169,15 @@ static void judge_modules(job *w, lctx_conform_batch *s, size_t from,
 /* Runs batch `s` and judges what passes; the rest keeps its result (and
  * modules) for the run. */
 static void run_batch(job *w, lctx_conform_batch *s) {
+  /* Packed once, here (not in the run's thread), for the worker and the
+   * MLIR judge alike. */
+  s->packed_ok = false;
+  if (w->owner->c.impl_path) {
+    for (size_t b = 0; b < s->count; b++)
+      lctx_conform_batch_pack(s, b);
+    lctx_impl_packed packed = {s->packed, s->offset};
+    lctx_impl_start(w->impl, s->ptrs, s->count, s->packed_ok ? &packed : NULL);
+  }
   for (size_t from = 0; from < s->count;) {
     size_t done = lctx_impl_run(w->impl, s->ptrs + from, s->count - from,
                                 s->results + from);
