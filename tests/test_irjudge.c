@@ -214,7 +214,7 @@ static void test_judge_at_a_release(void **state) {
   assert_int_equal(lctx_impl_run(impl, &one, 1, &result), 1);
   lctx_impl_close(impl);
   assert_non_null(result.mlir[2]);
-  lctx_irjudge_job job = {&c, 2, result.mlir[2]};
+  lctx_irjudge_job job = {&c, 2, result.mlir[2], NULL, 0};
   lctx_irjudge_verdict v[2];
   const lctx_release *at[2] = {NULL, lctx_release_find("0.9.2")};
   assert_non_null(at[1]);
