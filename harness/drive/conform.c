@@ -73,7 +73,8 @@ typedef struct run {
    * (NULL: none), whose results are in and whose modules the judge has. */
   batch_slot slots[3];
   batch_slot *fill, *flight, *ready;
-  FILE *stream; /* results.jsonl */
+  FILE *stream;            /* results.jsonl */
+  const int *stream_error; /* the errno of its first failed write, or 0 */
   bool stream_failed;
   char stream_path[PATH_CAP], judge_log[PATH_CAP], impl_log[PATH_CAP];
   char run_id[64]; /* in results.jsonl's first line and report.json */
@@ -248,7 +249,8 @@ static void subject_of(const run *r, const batch_slot *s, size_t b,
  * nothing more goes to it. */
 static void flush_stream(run *r) {
   if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
-    write_failed(r, r->stream_path, errno);
+    write_failed(r, r->stream_path,
+                 *r->stream_error ? *r->stream_error : errno);
     r->stream_failed = true;
     fclose(r->stream); /* nothing more goes to a file that failed */
     r->stream = r->judge_v.stream = NULL;
@@ -825,7 +827,7 @@ static bool open_stream(run *r) {
   if (!lctx_conform_remove_reports(r->o.report_dir, "lctx conform",
                                    r->report->error, sizeof r->report->error))
     return false;
-  r->stream = fopen(r->stream_path, "w");
+  r->stream = lctx_conform_results_open(r->stream_path, &r->stream_error);
   if (!r->stream) {
     write_failed(r, r->stream_path, errno);
     return false;
