@@ -58,7 +58,6 @@ typedef struct run {
   lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
   size_t judge_kills;      /* several jobs: modules that killed a judge */
   const lctx_impl_info *info;
-  bool pack; /* cases are packed as offered (a plugin, batches handed ahead) */
   lctx_conform_xfail xfail;
   /* What judges the operations into verdicts, and its rerun lines. */
   lctx_conform_judge judge_v;
@@ -176,9 +175,7 @@ static size_t gather_modules(batch_slot *s, size_t from, size_t to) {
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         s->job_of[b][i] = n;
-        s->jobs[n++] = (lctx_irjudge_job){
-            c, i, res->mlir[i], s->packed_ok ? s->packed + s->offset[b] : NULL,
-            s->packed_ok ? s->offset[b + 1] - s->offset[b] : 0};
+        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i], NULL, 0};
       }
     }
   }
@@ -423,8 +420,7 @@ static void flush_batch(run *r) {
     return;
   }
   batch_slot *p = collect_flight(r);
-  lctx_impl_packed packed = {f->packed, f->offset};
-  lctx_impl_start(r->impl, f->ptrs, f->count, f->packed_ok ? &packed : NULL);
+  lctx_impl_start(r->impl, f->ptrs, f->count, NULL);
   r->flight = f;
   judge_ready(r);
   if (p) {
@@ -471,8 +467,6 @@ static bool offer(run *r, const char *source, size_t index,
   if (c != &r->fill->cases[b]) /* run_random draws into the slot itself */
     lctx_conform_batch_copy(&r->fill->cases[b], c);
   r->fill->ptrs[b] = &r->fill->cases[b];
-  if (r->pack)
-    lctx_conform_batch_pack(r->fill, b);
   r->fill->source[b] = source;
   r->fill->index[b] = index;
   if (r->fill->count == r->o.batch)
@@ -793,7 +787,6 @@ static bool open_impl(run *r) {
     return true;
   }
   r->info = lctx_impl_get_info(r->impl);
-  r->pack = r->o.impl_path && !r->o.first_failure;
   lctx_impl_set_process_per_case(r->impl, r->o.process_per_case);
   return true;
 }
@@ -871,7 +864,6 @@ static void tear_down(run *r) {
   for (size_t k = 0; k < 3; k++) {
     for (size_t i = 0; i < MAX_BATCH; i++)
       lctx_case_result_release(&r->slots[k].results[i]);
-    free(r->slots[k].packed);
   }
   if (r->stream)
     fclose(r->stream);

@@ -84,33 +84,6 @@ void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c) {
   memcpy(dst->names, c->names, nn * sizeof c->names[0]);
 }
 
-/* Packs case `b` of slot `s`, just copied or drawn there and so still in
- * the cache, for lctx_impl_start, which would otherwise pack the whole batch
- * when it hands it over. Without the memory for it, the batch goes
- * unpacked. */
-void lctx_conform_batch_pack(lctx_conform_batch *s, size_t b) {
-  if (b == 0) {
-    s->offset[0] = 0;
-    s->packed_ok = true;
-  }
-  if (!s->packed_ok)
-    return;
-  size_t need = s->offset[b] + LCTX_IMPL_PACKED_MAX;
-  if (need > s->packed_capacity) {
-    size_t cap = s->packed_capacity ? s->packed_capacity * 2 : 256u << 10;
-    cap = cap < need ? need : cap;
-    uint8_t *p = realloc(s->packed, cap);
-    if (!p) {
-      s->packed_ok = false;
-      return;
-    }
-    s->packed = p;
-    s->packed_capacity = cap;
-  }
-  s->offset[b + 1] =
-      s->offset[b] + lctx_impl_pack(&s->cases[b], s->packed + s->offset[b]);
-}
-
 //===----------------------------------------------------------------------===//
 // A job's batch
 //===----------------------------------------------------------------------===//
@@ -132,9 +105,7 @@ static size_t gather(lctx_conform_batch *s, size_t from, size_t to) {
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         s->job_of[b][i] = n;
-        s->jobs[n++] = (lctx_irjudge_job){
-            c, i, res->mlir[i], s->packed_ok ? s->packed + s->offset[b] : NULL,
-            s->packed_ok ? s->offset[b + 1] - s->offset[b] : 0};
+        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i], NULL, 0};
       }
     }
   }
@@ -171,15 +142,10 @@ static void judge_modules(job *w, lctx_conform_batch *s, size_t from,
 /* Runs batch `s` and judges what passes; the rest keeps its result (and
  * modules) for the run. */
 static void run_batch(job *w, lctx_conform_batch *s) {
-  /* Packed once, here (not in the run's thread), for the worker and the
-   * MLIR judge alike. */
-  s->packed_ok = false;
-  if (w->owner->c.impl_path) {
-    for (size_t b = 0; b < s->count; b++)
-      lctx_conform_batch_pack(s, b);
-    lctx_impl_packed packed = {s->packed, s->offset};
-    lctx_impl_start(w->impl, s->ptrs, s->count, s->packed_ok ? &packed : NULL);
-  }
+  /* Packed straight into the worker's request area (here, not in the run's
+   * thread): one copy of each case's used parts. */
+  if (w->owner->c.impl_path)
+    lctx_impl_start(w->impl, s->ptrs, s->count, NULL);
   for (size_t from = 0; from < s->count;) {
     size_t done = lctx_impl_run(w->impl, s->ptrs + from, s->count - from,
                                 s->results + from);
@@ -413,7 +379,6 @@ void lctx_conform_jobs_free(lctx_conform_jobs *j) {
       continue;
     for (size_t i = 0; i < LCTX_CONFORM_BATCH_MAX; i++)
       lctx_case_result_release(&j->all[k]->results[i]);
-    free(j->all[k]->packed);
     free(j->all[k]);
   }
   free(j->all);

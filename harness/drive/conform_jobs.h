@@ -39,12 +39,6 @@ typedef struct lctx_conform_batch {
   const char *source[LCTX_CONFORM_BATCH_MAX];
   size_t index[LCTX_CONFORM_BATCH_MAX];
   size_t count;
-  /// The cases packed for a plugin's worker as they were offered, or not
-  /// (`packed_ok` false): lctx_impl_packed.
-  uint8_t *packed;
-  size_t packed_capacity;
-  size_t offset[LCTX_CONFORM_BATCH_MAX + 1];
-  bool packed_ok;
   /// The batch's modules for the judge: job_of[b][i] indexes jobs and
   /// verdicts, or is -1; `ir_started`: handed to it ahead, their verdicts
   /// still to be collected (one job only).
@@ -64,11 +58,6 @@ typedef struct lctx_conform_batch {
 /// configuration; only what `dst` used past the counts of `c` is cleared
 /// (case.h's invariant, zero past the counts, kept).
 void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c);
-
-/// Packs case `b` of `s`, just copied or drawn there and so still in the
-/// cache, for lctx_impl_start; without the memory for it, the batch goes
-/// unpacked (`packed_ok` false).
-void lctx_conform_batch_pack(lctx_conform_batch *s, size_t b);
 
 /// What the jobs run and judge with (the run's, kept by the caller for as
 /// long as the jobs run).
