@@ -5,7 +5,11 @@
 # with batching (256 cases per request), and the same program started afresh
 # for every case. Prints cases per second of each and the ratios, which are
 # the figures to compare across changes (absolute speeds on these machines
-# are noisy).
+# are noisy). Then --jobs 1 against --jobs 2 in one run, alternating
+# (jobs1, jobs2, jobs1, ...; the best of 3 each): the plugin over the full
+# domain, and the Python example over CASES random cases, as `figure
+# NAME: VALUE` lines (conform_plugin.cases_per_s.jobs1, .jobs2,
+# conform_plugin.jobs2_vs_jobs1, and the same for conform_protocol).
 #
 # Usage: bench/bench_conform.sh [CASES]   (default 20000; the per-case run
 # uses CASES/100). Needs the release build (make build).
@@ -35,19 +39,21 @@ print("%.0f" % (r["cases_run"]/max(r["seconds"],1e-9)))' "$1"
 run() {
   dir=$1
   shift
-  "$lctx" conform --cases "$work/nocases" --no-domain --quiet \
+  # shellcheck disable=SC2086 # $nodomain: one word or none
+  "$lctx" conform --cases "$work/nocases" $nodomain --quiet \
     --report-dir "$work/$dir" "$@" >"$work/$dir.out" 2>&1 || {
     echo "bench_conform.sh: lctx conform failed:" >&2
     tail -5 "$work/$dir.out" >&2
     exit 1
   }
 }
+nodomain=--no-domain
 per=$((n / 100))
 [ "$per" -ge 10 ] || per=10
 echo "==> bench_conform: $n random cases (seed 1) per run; $per for one process per case"
-run plugin --impl "$plugin" --random "$n"
-run batched --cmd "$py $example" --random "$n"
-run single --cmd "$py $example" --random "$per" --process-per-case
+run plugin --impl "$plugin" --random "$n" --jobs 1
+run batched --cmd "$py $example" --random "$n" --jobs 1
+run single --cmd "$py $example" --random "$per" --process-per-case --jobs 1
 p=$(rate "$work/plugin")
 b=$(rate "$work/batched")
 s=$(rate "$work/single")
@@ -58,3 +64,33 @@ echo "process protocol, a process per case: $s cases/s"
 p,b,s=map(float,sys.argv[1:])
 print("ratio batched/per-case: %.1f" % (b/s))
 print("ratio plugin/batched:   %.1f" % (p/b))' "$p" "$b" "$s"
+
+# best NAME ARGS...: --jobs 1 and --jobs 2 alternating, three of each; prints
+# the figures of the best rate of each.
+best() {
+  name=$1
+  shift
+  b1=0
+  b2=0
+  for round in 1 2 3; do
+    for j in 1 2; do
+      run "$name-$j-$round" --jobs "$j" "$@"
+      r=$(rate "$work/$name-$j-$round")
+      if [ "$j" = 1 ]; then
+        b1=$("$py" -c 'import sys; print(max(map(float, sys.argv[1:])))' "$b1" "$r")
+      else
+        b2=$("$py" -c 'import sys; print(max(map(float, sys.argv[1:])))' "$b2" "$r")
+      fi
+    done
+  done
+  "$py" -c 'import sys
+n,a,b=sys.argv[1],float(sys.argv[2]),float(sys.argv[3])
+print("figure %s.cases_per_s.jobs1: %.0f" % (n, a))
+print("figure %s.cases_per_s.jobs2: %.0f" % (n, b))
+print("figure %s.jobs2_vs_jobs1: %.2f" % (n, b / a))' "$name" "$b1" "$b2"
+}
+echo "==> bench_conform: --jobs 1 against --jobs 2, alternating, best of 3"
+nodomain= # the full domain
+best conform_plugin --impl "$plugin" --random 0
+nodomain=--no-domain
+best conform_protocol --cmd "$py $example" --random "$n"

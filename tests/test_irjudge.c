@@ -88,7 +88,7 @@ static int set_up(void **state) {
     for (size_t i = 0; i < f->cases[b].op_count; i++)
       if (f->results[b].mlir[i])
         f->jobs[f->job_count++] =
-            (lctx_irjudge_job){&f->cases[b], i, f->results[b].mlir[i]};
+            (lctx_irjudge_job){&f->cases[b], i, f->results[b].mlir[i], NULL, 0};
   assert_true(f->job_count >= 8);
   f->changed[0] = strdup("module { this does not parse");
   f->changed[1] = deep_module(LCTX_IRJUDGE_MAX_DEPTH + 1);
@@ -214,7 +214,7 @@ static void test_judge_at_a_release(void **state) {
   assert_int_equal(lctx_impl_run(impl, &one, 1, &result), 1);
   lctx_impl_close(impl);
   assert_non_null(result.mlir[2]);
-  lctx_irjudge_job job = {&c, 2, result.mlir[2]};
+  lctx_irjudge_job job = {&c, 2, result.mlir[2], NULL, 0};
   lctx_irjudge_verdict v[2];
   const lctx_release *at[2] = {NULL, lctx_release_find("0.9.2")};
   assert_non_null(at[1]);

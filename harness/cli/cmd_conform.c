@@ -11,6 +11,7 @@
 #include "options.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static const char USAGE[] =
     "usage: lctx conform (--impl LIB.so | --cmd \"PROGRAM ARGS\") "
@@ -62,6 +63,10 @@ static bool parse_shard(const char *v, void *target, char *why, size_t n) {
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   lctx_conform_options o;
   lctx_conform_options_init(&o);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  o.jobs = cores < 1                       ? 1
+           : cores > LCTX_CONFORM_MAX_JOBS ? LCTX_CONFORM_MAX_JOBS
+                                           : (size_t)cores;
   bool no_domain = false;
   const lctx_option table[] = {
       lctx_options_string("impl", &o.impl_path, "LIB.so",
@@ -111,6 +116,12 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                         1, LCTX_CONFORM_MAX_BATCH, "a count from 1 to 256"),
       lctx_options_flag("process-per-case", &o.process_per_case,
                         "start the program afresh for every case"),
+      lctx_options_size("jobs", &o.jobs, "N",
+                        "instances of the implementation (workers or\n"
+                        "programs) judging cases at once; the reports are\n"
+                        "those of one, apart from times (1-64, default:\n"
+                        "the online cores; 1 with --first-failure)",
+                        1, LCTX_CONFORM_MAX_JOBS, "a count from 1 to 64"),
       lctx_options_flag("quiet", &o.quiet,
                         "no per-row table, only failing rows"),
       lctx_options_flag("first-failure", &o.first_failure,

@@ -11,6 +11,7 @@
  * printed in one place, each on a line of its own.
  */
 #include "conform.h"
+#include "conform_jobs.h"
 #include "conform_report.h"
 #include "conform_verdict.h"
 #include "sys.h"
@@ -37,33 +38,14 @@
 #include <unistd.h>
 
 #define MAX_BATCH LCTX_CONFORM_MAX_BATCH
+_Static_assert(MAX_BATCH == LCTX_CONFORM_BATCH_MAX, "one batch size");
+_Static_assert(LCTX_CONFORM_MAX_JOBS == LCTX_CONFORM_JOBS_MAX, "one job count");
 
 /* The longest path a report folder's file may have, with its NUL. */
 #define PATH_CAP 4200
 
-/* A batch of cases, their names and their results. */
-typedef struct batch_slot {
-  lctx_case cases[MAX_BATCH];
-  const lctx_case *ptrs[MAX_BATCH];
-  lctx_case_result results[MAX_BATCH];
-  const char *source[MAX_BATCH];
-  size_t index[MAX_BATCH];
-  size_t count;
-  /* The cases packed for a plugin's worker as they were offered (see
-   * pack_offered), or not (`packed_ok` false): lctx_impl_packed. */
-  uint8_t *packed;
-  size_t packed_capacity;
-  size_t offset[MAX_BATCH + 1];
-  bool packed_ok;
-  /* The batch's modules for the judge: job_of[b][i] indexes jobs and
-   * verdicts, or is -1; `ir_started`: handed to it ahead (start_modules),
-   * their verdicts still to be collected. */
-  lctx_irjudge_job jobs[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  lctx_irjudge_verdict verdicts[MAX_BATCH * LCTX_CASE_MAX_OPS];
-  size_t job_of[MAX_BATCH][LCTX_CASE_MAX_OPS];
-  size_t job_count;
-  bool ir_started;
-} batch_slot;
+/* A batch of cases, their names and their results (conform_jobs.h). */
+typedef lctx_conform_batch batch_slot;
 
 /* One run: everything lctx_conform_run works with, passed down to every
  * step. Heap-allocated: the batches and the judge's scratch are large. */
@@ -72,9 +54,10 @@ typedef struct run {
   lctx_conform_report *report; /* the counts: the caller's, or `own` */
   lctx_conform_report own;
   lctx_spec spec;
-  lctx_impl *impl;
+  lctx_impl *impl;         /* one job */
+  lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
+  size_t judge_kills;      /* several jobs: modules that killed a judge */
   const lctx_impl_info *info;
-  bool pack; /* cases are packed as offered (a plugin, batches handed ahead) */
   lctx_conform_xfail xfail;
   /* What judges the operations into verdicts, and its rerun lines. */
   lctx_conform_judge judge_v;
@@ -89,7 +72,8 @@ typedef struct run {
    * (NULL: none), whose results are in and whose modules the judge has. */
   batch_slot slots[3];
   batch_slot *fill, *flight, *ready;
-  FILE *stream; /* results.jsonl */
+  FILE *stream;            /* results.jsonl */
+  const int *stream_error; /* the errno of its first failed write, or 0 */
   bool stream_failed;
   char stream_path[PATH_CAP], judge_log[PATH_CAP], impl_log[PATH_CAP];
   char run_id[64]; /* in results.jsonl's first line and report.json */
@@ -191,7 +175,7 @@ static size_t gather_modules(batch_slot *s, size_t from, size_t to) {
       if (i < c->op_count && answered && res->mlir[i] &&
           c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM) {
         s->job_of[b][i] = n;
-        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i]};
+        s->jobs[n++] = (lctx_irjudge_job){c, i, res->mlir[i], NULL, 0};
       }
     }
   }
@@ -258,22 +242,34 @@ static void subject_of(const run *r, const batch_slot *s, size_t b,
   }
 }
 
+/* Flushes results.jsonl after a batch's lines; a failure is said, and
+ * nothing more goes to it. */
+static void flush_stream(run *r) {
+  if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
+    write_failed(r, r->stream_path,
+                 *r->stream_error ? *r->stream_error : errno);
+    r->stream_failed = true;
+    fclose(r->stream); /* nothing more goes to a file that failed */
+    r->stream = r->judge_v.stream = NULL;
+  }
+}
+
 /* Judges cases [from, to) of slot `s`, whose results are in, and lets their
- * results go; results.jsonl is flushed once for them. */
+ * results go; results.jsonl is flushed once for them. With several jobs,
+ * only the cases their job did not count (`counted`), the modules judged
+ * there. */
 static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
-  judge_modules(r, s, from, to);
+  if (!r->jobs)
+    judge_modules(r, s, from, to);
   for (size_t b = from; b < to; b++) {
+    if (r->jobs && s->counted[b])
+      continue;
     lctx_conform_subject subject;
     subject_of(r, s, b, &subject);
     lctx_conform_judge_case(&r->judge_v, &subject);
     lctx_case_result_release(&s->results[b]);
   }
-  if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
-    write_failed(r, r->stream_path, errno);
-    r->stream_failed = true;
-    fclose(r->stream); /* nothing more goes to a file that failed */
-    r->stream = r->judge_v.stream = NULL;
-  }
+  flush_stream(r);
 }
 
 /* The live progress line (cases offered of all, rate, time left) on
@@ -363,12 +359,43 @@ static batch_slot *collect_flight(run *r) {
   return NULL;
 }
 
+static void take_back(run *r, int wait);
+
 /* Judges every batch still in flight or ready, oldest first. */
 static void settle_pending(run *r) {
+  if (r->jobs) {
+    take_back(r, 2);
+    return;
+  }
   batch_slot *p = collect_flight(r);
   judge_ready(r);
   if (p)
     judge_from(r, p, p->count);
+}
+
+/* Several jobs: judges the batches their jobs are through with, in the
+ * order they were filled, and hands them back; waits for the oldest first
+ * when `wait` is 1, for every one when it is 2. */
+static void take_back(run *r, int wait) {
+  for (batch_slot *s; (s = lctx_conform_jobs_next(r->jobs, wait > 0));) {
+    judge_slot(r, s, 0, s->count);
+    batch_done(r, s);
+    lctx_conform_jobs_recycle(r->jobs, s);
+    wait = wait == 2 ? 2 : 0;
+  }
+}
+
+/* Several jobs: queues the batch being filled, judges what is back, and
+ * takes the next batch to fill (waiting for the oldest to be back when
+ * every batch is out). */
+static void flush_jobs(run *r) {
+  if (r->fill->count == 0)
+    return;
+  lctx_conform_jobs_submit(r->jobs, r->fill);
+  r->fill = NULL;
+  take_back(r, 0);
+  while (!(r->fill = lctx_conform_jobs_fill(r->jobs)))
+    take_back(r, 1);
 }
 
 /* Runs the batch being filled, in a pipeline of three: the batch in flight
@@ -382,6 +409,10 @@ static void settle_pending(run *r) {
  * filled. */
 static void flush_batch(run *r) {
   batch_slot *f = r->fill;
+  if (r->jobs) {
+    flush_jobs(r);
+    return;
+  }
   if (f->count == 0)
     return;
   if (r->o.first_failure) {
@@ -389,8 +420,7 @@ static void flush_batch(run *r) {
     return;
   }
   batch_slot *p = collect_flight(r);
-  lctx_impl_packed packed = {f->packed, f->offset};
-  lctx_impl_start(r->impl, f->ptrs, f->count, f->packed_ok ? &packed : NULL);
+  lctx_impl_start(r->impl, f->ptrs, f->count, NULL);
   r->flight = f;
   judge_ready(r);
   if (p) {
@@ -407,71 +437,6 @@ static void flush_batch(run *r) {
 static bool stopping(const run *r) {
   return r->report->interrupted || r->report->write_failed ||
          (r->o.first_failure && r->report->failed_once);
-}
-
-/* Copies what an implementation is given of `c` into `dst`: its used
- * factories, rules, operations and names and its configuration. Both keep
- * case.h's invariant (zero past their counts, as run_random's lctx_case_reset
- * of the slot needs): the used parts of `c` are copied over those of `dst`, and
- * only what `dst` used past the counts of `c` is cleared, not all it used
- * first. */
-static void copy_used(lctx_case *dst, const lctx_case *c) {
-  if (c->factory_count > LCTX_MAX_FACTORIES ||
-      c->rule_count > LCTX_CASE_MAX_RULES || c->op_count > LCTX_CASE_MAX_OPS) {
-    *dst = *c; /* never */
-    return;
-  }
-  size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
-  if (dst->factory_count > nf)
-    memset(dst->factories + nf, 0,
-           (dst->factory_count - nf) * sizeof dst->factories[0]);
-  if (dst->rule_count > nr)
-    memset(dst->rules + nr, 0, (dst->rule_count - nr) * sizeof dst->rules[0]);
-  for (size_t i = no; i < dst->op_count; i++)
-    lctx_case_op_clear(&dst->ops[i]);
-  dst->factory_count = nf;
-  memcpy(dst->factories, c->factories, nf * sizeof c->factories[0]);
-  size_t from = offsetof(lctx_case, jax_platforms);
-  memcpy((char *)dst + from, (const char *)c + from,
-         offsetof(lctx_case, rule_count) - from);
-  dst->rule_count = nr;
-  memcpy(dst->rules, c->rules, nr * sizeof c->rules[0]);
-  dst->op_count = no;
-  for (size_t i = 0; i < no; i++)
-    lctx_case_op_assign(&dst->ops[i], &c->ops[i]);
-  size_t nn =
-      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
-  if (dst->name_count > nn)
-    memset(dst->names[nn], 0, (dst->name_count - nn) * sizeof dst->names[0]);
-  dst->name_count = nn;
-  memcpy(dst->names, c->names, nn * sizeof c->names[0]);
-}
-
-/* Packs case `b` of slot `s`, just copied or drawn there and so still in
- * the cache, for lctx_impl_start, which would otherwise pack the whole batch
- * when it hands it over. Without the memory for it, the batch goes
- * unpacked. */
-static void pack_offered(batch_slot *s, size_t b) {
-  if (b == 0) {
-    s->offset[0] = 0;
-    s->packed_ok = true;
-  }
-  if (!s->packed_ok)
-    return;
-  size_t need = s->offset[b] + LCTX_IMPL_PACKED_MAX;
-  if (need > s->packed_capacity) {
-    size_t cap = s->packed_capacity ? s->packed_capacity * 2 : 256u << 10;
-    cap = cap < need ? need : cap;
-    uint8_t *p = realloc(s->packed, cap);
-    if (!p) {
-      s->packed_ok = false;
-      return;
-    }
-    s->packed = p;
-    s->packed_capacity = cap;
-  }
-  s->offset[b + 1] =
-      s->offset[b] + lctx_impl_pack(&s->cases[b], s->packed + s->offset[b]);
 }
 
 /* Offers one case to the run; returns false to stop early. */
@@ -500,10 +465,8 @@ static bool offer(run *r, const char *source, size_t index,
   }
   size_t b = r->fill->count++;
   if (c != &r->fill->cases[b]) /* run_random draws into the slot itself */
-    copy_used(&r->fill->cases[b], c);
+    lctx_conform_batch_copy(&r->fill->cases[b], c);
   r->fill->ptrs[b] = &r->fill->cases[b];
-  if (r->pack)
-    pack_offered(r->fill, b);
   r->fill->source[b] = source;
   r->fill->index[b] = index;
   if (r->fill->count == r->o.batch)
@@ -596,8 +559,8 @@ static void run_random(run *r) {
   }
   for (size_t i = 0; i < r->o.random && !stopping(r); i++) {
     /* Drawn into the next batch slot (zero past its counts: calloc,
-     * copy_used or an earlier draw), cleared by lctx_case_reset rather
-     * than zeroed whole, and not copied again. */
+     * lctx_conform_batch_copy or an earlier draw), cleared by lctx_case_reset
+     * rather than zeroed whole, and not copied again. */
     lctx_case *slot = &r->fill->cases[r->fill->count];
     lctx_domain_random_case_reuse(&state, slot);
     offer(r, "random", r->report->source_cases[2]++, slot);
@@ -629,7 +592,7 @@ static lctx_conform_doc run_doc(const run *r) {
       .xfail = r->xfail.row,
       .xfail_reason = r->xfail.reason,
       .modules_judged = r->report->modules_judged,
-      .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : 0,
+      .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : r->judge_kills,
       .run_id = r->run_id,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
@@ -696,6 +659,7 @@ void lctx_conform_options_init(lctx_conform_options *o) {
   o->timeout = 5;
   o->memory_limit_mb = 1024;
   o->batch = MAX_BATCH;
+  o->jobs = 1;
   o->keep_failures = 100;
   o->handle_signals = true;
 }
@@ -708,8 +672,9 @@ static bool valid_options(run *r) {
     return false;
   }
   if (o->batch == 0 || o->batch > MAX_BATCH || o->shard_n == 0 ||
-      o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0)) {
-    problem(r, "a batch, shard or timeout out of range");
+      o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0) ||
+      o->jobs == 0 || o->jobs > LCTX_CONFORM_MAX_JOBS) {
+    problem(r, "a batch, shard, timeout or job count out of range");
     return false;
   }
   return true;
@@ -793,17 +758,35 @@ static bool open_impl(run *r) {
   io.timeout = r->o.timeout;
   io.log_path = r->impl_log;
   io.memory_limit_mb = r->o.memory_limit_mb;
-  r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
-                           : lctx_impl_open_process(r->o.command, &io, &eb);
-  if (!r->impl) {
+  if (r->o.jobs > 1 && !r->o.first_failure) {
+    lctx_conform_jobs_config c = {r->o.jobs,
+                                  r->o.impl_path,
+                                  r->o.command,
+                                  io,
+                                  r->o.process_per_case,
+                                  r->o.timeout,
+                                  r->o.memory_limit_mb,
+                                  r->judge_log,
+                                  r->model_release,
+                                  &r->judge_v};
+    r->jobs = lctx_conform_jobs_start(&c, &eb);
+  } else {
+    r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
+                             : lctx_impl_open_process(r->o.command, &io, &eb);
+  }
+  if (!r->impl && !r->jobs) {
     lctx_escaped which, why;
     problem(r, "%s: %s",
             lctx_esc(&which, r->o.impl_path ? r->o.impl_path : r->o.command),
             lctx_esc(&why, e));
     return false;
   }
+  if (r->jobs) { /* each job packs its own */
+    r->info = lctx_conform_jobs_info(r->jobs);
+    r->fill = lctx_conform_jobs_fill(r->jobs);
+    return true;
+  }
   r->info = lctx_impl_get_info(r->impl);
-  r->pack = r->o.impl_path && !r->o.first_failure;
   lctx_impl_set_process_per_case(r->impl, r->o.process_per_case);
   return true;
 }
@@ -837,7 +820,7 @@ static bool open_stream(run *r) {
   if (!lctx_conform_remove_reports(r->o.report_dir, "lctx conform",
                                    r->report->error, sizeof r->report->error))
     return false;
-  r->stream = fopen(r->stream_path, "w");
+  r->stream = lctx_conform_results_open(r->stream_path, &r->stream_error);
   if (!r->stream) {
     write_failed(r, r->stream_path, errno);
     return false;
@@ -881,10 +864,10 @@ static void tear_down(run *r) {
   for (size_t k = 0; k < 3; k++) {
     for (size_t i = 0; i < MAX_BATCH; i++)
       lctx_case_result_release(&r->slots[k].results[i]);
-    free(r->slots[k].packed);
   }
   if (r->stream)
     fclose(r->stream);
+  lctx_conform_jobs_free(r->jobs);
   lctx_impl_close(r->impl);
   if (r->lock_fd >= 0)
     close(r->lock_fd);
@@ -941,8 +924,12 @@ static int judge_all(run *r) {
   lctx_conform_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
   bool ok = run_sources(r);
-  rep->restarts = lctx_impl_restarts(r->impl);
-  rep->recycles = lctx_impl_recycles(r->impl);
+  if (r->jobs) {
+    r->judge_kills = lctx_conform_jobs_merge(r->jobs, rep);
+  } else {
+    rep->restarts = lctx_impl_restarts(r->impl);
+    rep->recycles = lctx_impl_recycles(r->impl);
+  }
   for (size_t i = 0; i < r->spec.row_count; i++)
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       rep->totals[v] += rep->rows[i].n[v];

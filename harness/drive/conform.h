@@ -33,6 +33,9 @@
 /// The most cases per request or worker round.
 #define LCTX_CONFORM_MAX_BATCH 256
 
+/// The most jobs (`--jobs`).
+#define LCTX_CONFORM_MAX_JOBS 64
+
 /// What to judge, and how (`lctx conform`'s options).
 typedef struct lctx_conform_options {
   const char *impl_path; ///< a C plugin; exactly one of this and `command`
@@ -60,8 +63,12 @@ typedef struct lctx_conform_options {
   size_t memory_limit_mb;
   size_t batch;          ///< cases per request or worker round (1 to MAX_BATCH)
   bool process_per_case; ///< a fresh program for every case
-  bool quiet;            ///< the per-row table lists only failing rows
-  bool first_failure;    ///< stop after the batch of the first failure
+  /// Instances of the implementation judging cases at once (1 to
+  /// LCTX_CONFORM_MAX_JOBS; conform_jobs.h): the reports are those of one,
+  /// apart from times. With `first_failure`, one.
+  size_t jobs;
+  bool quiet;         ///< the per-row table lists only failing rows
+  bool first_failure; ///< stop after the batch of the first failure
   /// At most this many verdicts other than pass per row go to
   /// results.jsonl in full; the rest are counted (`not_kept`).
   size_t keep_failures;
@@ -75,8 +82,8 @@ typedef struct lctx_conform_options {
 /// Sets `lctx conform`'s defaults: the default spec and cases
 /// (lctx_sys_default_*_path), reports in "lctx-conform", exact messages,
 /// every operation, shard 1/1, seed 1, 10000 random cases, the domain, 5 s
-/// per case, 1024 MB of memory, batches of LCTX_CONFORM_MAX_BATCH, signals
-/// handled; no implementation.
+/// per case, 1024 MB of memory, batches of LCTX_CONFORM_MAX_BATCH, one job,
+/// signals handled; no implementation.
 void lctx_conform_options_init(lctx_conform_options *options);
 
 /// Judges the implementation `options` names: prints the stamp, the per-row

@@ -2,14 +2,66 @@
  * conform_report.c - report.tap, report.junit.xml and report.json of a
  * conform run, and its text table and summary (see conform_report.h).
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "conform_report.h"
 
 #include "escape.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* results.jsonl's descriptor, and the errno of its first failed write. */
+typedef struct results_file {
+  int fd;
+  int error;
+} results_file;
+
+static ssize_t results_write(void *cookie, const char *buf, size_t n) {
+  results_file *f = cookie;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(f->fd, buf + done, n - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      if (!f->error)
+        f->error = w < 0 ? errno : EIO;
+      return done > 0 ? (ssize_t)done : -1;
+    }
+    done += (size_t)w;
+  }
+  return (ssize_t)n;
+}
+
+static int results_close(void *cookie) {
+  results_file *f = cookie;
+  int rc = close(f->fd);
+  free(f);
+  return rc;
+}
+
+FILE *lctx_conform_results_open(const char *path, const int **first_error) {
+  results_file *f = malloc(sizeof *f);
+  if (!f)
+    return NULL;
+  f->error = 0;
+  f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  cookie_io_functions_t io = {NULL, results_write, NULL, results_close};
+  FILE *s = f->fd >= 0 ? fopencookie(f, "w", io) : NULL;
+  if (!s) {
+    int e = errno;
+    if (f->fd >= 0)
+      close(f->fd);
+    free(f);
+    errno = e;
+    return NULL;
+  }
+  *first_error = &f->error;
+  return s;
+}
 
 /* XML character data or an attribute value: markup escaped, UTF-8 kept,
  * bytes that are not UTF-8 and characters XML 1.0 forbids (controls other

@@ -83,6 +83,13 @@ bool lctx_conform_write_reports(const lctx_conform_doc *doc, const char *dir,
 bool lctx_conform_save_reports(const lctx_conform_doc *doc, const char *dir,
                                const char *who, char *why, size_t why_n);
 
+/// Opens results.jsonl (`path`, created or truncated) for writing: a stream
+/// whose `*first_error` is the errno of its first write that failed (0:
+/// none), whichever thread flushed it (a peer's start flushes every stream),
+/// valid until the stream is closed. NULL with errno set when it cannot be
+/// opened.
+FILE *lctx_conform_results_open(const char *path, const int **first_error);
+
 /// Removes DIR/report.json, DIR/report.tap and DIR/report.junit.xml (those
 /// there are); false, with "who: PATH: cannot remove: why" appended to
 /// `why`, when one stays.

@@ -191,6 +191,10 @@ typedef struct lctx_conform_judge {
   char drift[512];
   lctx_features features, drift_features;
   lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
+  /* lctx_conform_judge_case_if_pass: judging without counting, and which
+   * operations have a module that passed. */
+  bool dry;
+  bool dry_ir[LCTX_CASE_MAX_OPS];
 } lctx_conform_judge;
 
 /// Sets the IR rows of `j->spec` and clears the scratch.
@@ -224,6 +228,15 @@ typedef struct lctx_conform_subject {
 /// (at most keep_failures per row).
 void lctx_conform_judge_case(lctx_conform_judge *j,
                              const lctx_conform_subject *s);
+
+/// Judges every operation of `s` as lctx_conform_judge_case does, but
+/// counts them (in j->report's rows, never in its stream, first verdicts or
+/// first failure) only when every one passes: true then. False, nothing
+/// counted, when one does not pass or no single row covers it; the caller
+/// then judges the case with lctx_conform_judge_case, in its order (the
+/// jobs of a run judge what passes in parallel, and the run the rest).
+bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
+                                     const lctx_conform_subject *s);
 
 /// Counts every operation of a case the implementation does not support
 /// under its row (unsupported).

@@ -4,8 +4,8 @@
  *
  * The judge is a fork of lctx, a peer (peer.h) with pipes to lctx. Jobs go
  * down as records (native endianness, same machine):
- *   job:     u32 JOB_MAGIC | u32 seq | u32 n | case bytes (n) | u32 op |
- *            u32 m | module text (m)
+ *   job:     u32 JOB_MAGIC | u32 seq | u32 n | case packed (n, case_pack.h:
+ *            the judge is a fork of lctx) | u32 op | u32 m | module text (m)
  *   verdict: u32 VERDICT_MAGIC | u32 seq | u32 status | u32 passed |
  *            u32 applicable | char row[8] | u32 k | reason (k)
  * Both sides are driven with poll(); lctx never blocks on the judge, and
@@ -16,7 +16,7 @@
 #include "peer.h"
 #include "sys.h"
 
-#include "case_bytes.h"
+#include "case_pack.h"
 #include "irexpect.h"
 #include "irmemo.h"
 #include "runner.h"
@@ -63,7 +63,7 @@ struct lctx_irjudge {
    * list of jobs (NULL: none). */
   const lctx_case *encoded;
   size_t encoded_length;
-  uint8_t case_bytes[LCTX_CASE_BYTES_MAX + 16];
+  uint8_t case_bytes[LCTX_CASE_PACKED_MAX];
 };
 
 //===----------------------------------------------------------------------===//
@@ -80,7 +80,7 @@ typedef struct judge_state {
   lctx_ir_expect_store store;
   lctx_ir_report report;
   lctx_ir_verdict verdict;
-  uint8_t bytes[LCTX_CASE_BYTES_MAX + 16];
+  uint8_t bytes[LCTX_CASE_PACKED_MAX];
   char mlir[LCTX_CASE_IMPL_MLIR_CAPACITY + 1];
 } judge_state;
 
@@ -160,10 +160,10 @@ static void judge_main(judge_shared *shared, const lctx_release *release,
                           memory_order_relaxed);
     atomic_store_explicit(&shared->job, seq + 1, memory_order_release);
     s->mlir[m] = '\0';
-    lctx_case_decode_reuse(s->bytes, n, &s->c); /* clears only what it used */
+    bool unpacked = lctx_case_unpack(s->bytes, n, &s->c);
     memset(&s->verdict, 0, sizeof s->verdict);
-    uint32_t status =
-        op < s->c.op_count ? judge_one(s, op) : LCTX_IRJUDGE_NOT_JUDGED;
+    uint32_t status = unpacked && op < s->c.op_count ? judge_one(s, op)
+                                                     : LCTX_IRJUDGE_NOT_JUDGED;
     uint32_t head[5] = {VERDICT_MAGIC, seq, status, s->verdict.ok,
                         s->verdict.applicable};
     char row[8];
@@ -233,20 +233,26 @@ static bool queue(lctx_irjudge *j, const void *data, size_t n) {
 }
 
 /* Queues job `i`. Jobs of one case (its lower_per_platform operations)
- * come one after the other: its bytes are encoded once for them. */
+ * come one after the other: it is packed once for them (packed rather than
+ * encoded, case_bytes.h: a copy of its used parts is cheaper). */
 static bool queue_job(lctx_irjudge *j, const lctx_irjudge_job *job,
                       uint32_t seq) {
-  if (job->c != j->encoded) {
-    j->encoded_length =
-        lctx_case_encode(job->c, j->case_bytes, sizeof j->case_bytes);
-    j->encoded = job->c;
+  const uint8_t *bytes = job->packed;
+  size_t size = job->packed_size;
+  if (!bytes || size > sizeof j->case_bytes) {
+    if (job->c != j->encoded) {
+      j->encoded_length = lctx_case_pack(job->c, j->case_bytes);
+      j->encoded = job->c;
+    }
+    bytes = j->case_bytes;
+    size = j->encoded_length;
   }
-  uint32_t n = (uint32_t)j->encoded_length;
+  uint32_t n = (uint32_t)size;
   size_t length = strlen(job->mlir);
   uint32_t op = (uint32_t)job->op, m = (uint32_t)length;
   uint32_t head[3] = {JOB_MAGIC, seq, n};
   return length <= LCTX_CASE_IMPL_MLIR_CAPACITY &&
-         queue(j, head, sizeof head) && queue(j, j->case_bytes, n) &&
+         queue(j, head, sizeof head) && queue(j, bytes, n) &&
          queue(j, &op, 4) && queue(j, &m, 4) && queue(j, job->mlir, length);
 }
 
@@ -489,8 +495,22 @@ static void skip_string(const char *s, size_t *i) {
   }
 }
 
+/* How many of the `n` bytes at `s` open a bracket: the most the depth
+ * can reach, strings or not (a loop the compiler vectorizes). */
+static size_t count_openers(const char *s, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    count += (s[i] == '(') | (s[i] == '[') | (s[i] == '{') | (s[i] == '<');
+  return count;
+}
+
 bool lctx_irjudge_depth_ok(const char *mlir, size_t max_depth, char *why,
                            size_t cap) {
+  /* Each level opens with a byte: a module with no more opening brackets
+   * than the limit is within it, without the scan below. */
+  size_t n = strlen(mlir);
+  if (n <= max_depth || count_openers(mlir, n) <= max_depth)
+    return true;
   size_t depth = 0, line = 1, column = 1, line_start = 0;
   for (size_t i = 0; mlir[i]; i++) {
     char c = mlir[i];

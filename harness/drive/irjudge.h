@@ -19,6 +19,8 @@
 #include <stddef.h>
 
 #include "case.h"
+
+#include <stdint.h>
 #include "ircheck.h"
 #include "lctx/release.h"
 
@@ -43,11 +45,15 @@ typedef struct lctx_irjudge_verdict {
 } lctx_irjudge_verdict;
 
 /// One module to judge: operation `op` (a lower_per_platform) of case `c`
-/// returned `mlir` (NUL-terminated).
+/// returned `mlir` (NUL-terminated). `packed` (may be NULL) holds
+/// lctx_case_pack of `c` (`packed_size` bytes), as a plugin's worker was
+/// given it: sent as it is rather than packed again.
 typedef struct lctx_irjudge_job {
   const lctx_case *c;
   size_t op;
   const char *mlir;
+  const uint8_t *packed;
+  size_t packed_size;
 } lctx_irjudge_job;
 
 typedef struct lctx_irjudge lctx_irjudge;

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,10 @@
 
 static pid_t *running;
 static size_t running_count, running_capacity;
+/* The registry, and a fork until its child is listed, are one thread's at
+ * a time: the jobs of a conform run start and stop peers at once, and a
+ * sweep must never take a peer just forked for something it left. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void enlist(pid_t pid) {
   if (running_count == running_capacity) {
@@ -63,12 +68,14 @@ static void enlist(pid_t pid) {
 }
 
 static void delist(pid_t pid) {
+  pthread_mutex_lock(&registry_lock);
   for (size_t i = 0; i < running_count; i++) {
     if (running[i] == pid) {
       running[i] = running[--running_count];
-      return;
+      break;
     }
   }
+  pthread_mutex_unlock(&registry_lock);
 }
 
 static bool is_running_peer(pid_t pid) {
@@ -132,8 +139,10 @@ static size_t sweep_once(void) {
 size_t lctx_peer_sweep(void) {
   size_t total = 0;
   double until = lctx_sys_now() + SWEEP_SECONDS;
+  pthread_mutex_lock(&registry_lock);
   for (size_t n; (n = sweep_once()) > 0 && lctx_sys_now() < until;)
     total += n;
+  pthread_mutex_unlock(&registry_lock);
   return total;
 }
 
@@ -301,17 +310,19 @@ static pid_t fork_peer(const lctx_peer_spec *s, int in, int out,
   *exec_errno = 0;
   if (!s->body && !make_pipe(err))
     return -1;
-  adopt_orphans();
   fflush(NULL);
   pid_t parent = getpid();
+  pthread_mutex_lock(&registry_lock);
+  adopt_orphans();
   pid_t pid = fork();
   int fork_errno = errno;
   if (pid == 0)
     child_main(s, parent, in, out, err[1]);
-  if (err[1] >= 0)
-    close(err[1]);
   if (pid > 0)
     enlist(pid);
+  pthread_mutex_unlock(&registry_lock);
+  if (err[1] >= 0)
+    close(err[1]);
   if (pid > 0 && err[0] >= 0) {
     int e = 0;
     ssize_t got;
