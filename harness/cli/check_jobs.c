@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* One thread's share and what it found. */
 typedef struct job {
@@ -24,13 +23,6 @@ typedef struct job {
   bool started;
   pthread_t thread;
 } job;
-
-size_t lctx_check_jobs_default(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n < 1)
-    return 1;
-  return n > LCTX_CHECK_JOBS_MAX ? LCTX_CHECK_JOBS_MAX : (size_t)n;
-}
 
 /* Remembers the case of a violation (once per case, the first ones). */
 static void remember(void *user, const lctx_violation *v) {

@@ -41,10 +41,6 @@ typedef struct lctx_check_jobs_result {
   size_t threads;
 } lctx_check_jobs_result;
 
-/// The machine's online cores (at least 1, at most LCTX_CHECK_JOBS_MAX):
-/// check-spec's default --jobs.
-size_t lctx_check_jobs_default(void);
-
 /// Judges every case of the domain by `spec` (selected for `rel`, NULL: the
 /// modelled commit) against the reference model at `rel`, split into `jobs`
 /// interleaved shares (1 to LCTX_CHECK_JOBS_MAX), one thread each; a thread

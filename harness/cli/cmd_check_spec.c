@@ -11,6 +11,7 @@
 #include "domain.h"
 #include "escape.h"
 #include "exit.h"
+#include "numbers.h"
 #include "options.h"
 #include "sys.h"
 #include "workspace.h"
@@ -235,7 +236,8 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
   int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
     code = check_spec(ws, spec_path, jax,
-                      jobs ? jobs : lctx_check_jobs_default(), quiet, out, err);
+                      jobs ? jobs : lctx_numbers_cores(LCTX_CHECK_JOBS_MAX),
+                      quiet, out, err);
   lctx_workspace_destroy(ws);
   return code;
 }
@@ -245,8 +247,8 @@ int lctx_check_spec_run(const char *spec_path, bool quiet, FILE *out,
   lctx_workspace *ws = lctx_workspace_create(err);
   int code = LCTX_EXIT_USAGE;
   if (ws && lctx_workspace_load_spec(ws, spec_path, err))
-    code = check_spec(ws, spec_path, NULL, lctx_check_jobs_default(), quiet,
-                      out, err);
+    code = check_spec(ws, spec_path, NULL,
+                      lctx_numbers_cores(LCTX_CHECK_JOBS_MAX), quiet, out, err);
   lctx_workspace_destroy(ws);
   return code;
 }

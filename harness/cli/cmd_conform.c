@@ -11,7 +11,6 @@
 #include "options.h"
 
 #include <string.h>
-#include <unistd.h>
 
 static const char USAGE[] =
     "usage: lctx conform (--impl LIB.so | --cmd \"PROGRAM ARGS\") "
@@ -63,10 +62,7 @@ static bool parse_shard(const char *v, void *target, char *why, size_t n) {
 int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
   lctx_conform_options o;
   lctx_conform_options_init(&o);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  o.jobs = cores < 1                       ? 1
-           : cores > LCTX_CONFORM_MAX_JOBS ? LCTX_CONFORM_MAX_JOBS
-                                           : (size_t)cores;
+  o.jobs = lctx_numbers_cores(LCTX_CONFORM_MAX_JOBS);
   bool no_domain = false;
   const lctx_option table[] = {
       lctx_options_string("impl", &o.impl_path, "LIB.so",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool lctx_numbers_parse_uint(const char *v, unsigned long long min,
                              unsigned long long max, unsigned long long *out) {
@@ -69,4 +70,11 @@ bool lctx_numbers_parse_shard(const char *v, unsigned *i, unsigned *n,
   *i = (unsigned)si;
   *n = (unsigned)sn;
   return true;
+}
+
+size_t lctx_numbers_cores(size_t max) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1)
+    return 1;
+  return (unsigned long)n > max ? max : (size_t)n;
 }

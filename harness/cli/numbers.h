@@ -34,4 +34,8 @@ bool lctx_numbers_parse_decimal(const char *v, double *out);
 bool lctx_numbers_parse_shard(const char *v, unsigned *i, unsigned *n,
                               char *why, size_t why_size);
 
+/// The default of every `--jobs`: the machine's online cores, from 1 to
+/// `max`.
+size_t lctx_numbers_cores(size_t max);
+
 #endif /* LCTX_CLI_NUMBERS_H */
