@@ -58,11 +58,10 @@ void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c) {
   }
   size_t nf = c->factory_count, nr = c->rule_count, no = c->op_count;
   if (dst->factory_count > nf)
-    lctx_case_zero(dst->factories + nf,
-                   (dst->factory_count - nf) * sizeof dst->factories[0]);
+    memset(dst->factories + nf, 0,
+           (dst->factory_count - nf) * sizeof dst->factories[0]);
   if (dst->rule_count > nr)
-    lctx_case_zero(dst->rules + nr,
-                   (dst->rule_count - nr) * sizeof dst->rules[0]);
+    memset(dst->rules + nr, 0, (dst->rule_count - nr) * sizeof dst->rules[0]);
   for (size_t i = no; i < dst->op_count; i++)
     lctx_case_op_clear(&dst->ops[i]);
   dst->factory_count = nf;
@@ -78,8 +77,7 @@ void lctx_conform_batch_copy(lctx_case *dst, const lctx_case *c) {
   size_t nn =
       c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
   if (dst->name_count > nn)
-    lctx_case_zero(dst->names[nn],
-                   (dst->name_count - nn) * sizeof dst->names[0]);
+    memset(dst->names[nn], 0, (dst->name_count - nn) * sizeof dst->names[0]);
   dst->name_count = nn;
   memcpy(dst->names, c->names, nn * sizeof c->names[0]);
 }

@@ -93,31 +93,21 @@ bool lctx_case_intern_cstr(lctx_case *c, const char *name, uint8_t *index) {
       c, lctx_str_make(name, strnlen(name, LCTX_MAX_NAME + 1)), index);
 }
 
-void lctx_case_zero(void *p, size_t n) {
-  uint8_t *b = p;
-  while (n > 2048) {
-    memset(b, 0, 2048);
-    b += 2048;
-    n -= 2048;
-  }
-  memset(b, 0, n);
-}
-
 void lctx_case_reset(lctx_case *c) {
-  lctx_case_zero(c->factories, c->factory_count * sizeof c->factories[0]);
+  memset(c->factories, 0, c->factory_count * sizeof c->factories[0]);
   c->factory_count = 0;
   memset(c->jax_platforms, 0, sizeof c->jax_platforms);
   memset(c->jax_platform_name, 0, sizeof c->jax_platform_name);
   memset(c->jax_xla_backend, 0, sizeof c->jax_xla_backend);
   c->nvidia_gpu_visible = false;
-  lctx_case_zero(c->rules, c->rule_count * sizeof c->rules[0]);
+  memset(c->rules, 0, c->rule_count * sizeof c->rules[0]);
   c->rule_count = 0;
   for (size_t i = 0; i < c->op_count; i++)
     lctx_case_op_clear(&c->ops[i]);
   c->op_count = 0;
   size_t n =
       c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
-  lctx_case_zero(c->names, n * sizeof c->names[0]);
+  memset(c->names, 0, n * sizeof c->names[0]);
   c->name_count = 0;
 }
 

@@ -194,11 +194,6 @@ void lctx_case_init(lctx_case *c);
 /// Zeroes an operation.
 void lctx_case_op_clear(lctx_case_op *op);
 
-/// Zeroes `n` bytes at `p` in parts of at most 2 KB: a larger memset goes
-/// to the string instructions (rep stosb), slower to start than the vector
-/// loop for a case's few KB (and counted a byte at a time by callgrind).
-void lctx_case_zero(void *p, size_t n);
-
 /// Copies `src` into `dst` (`*dst = *src`); the indexes keep naming the
 /// names of the case `src` belongs to.
 void lctx_case_op_copy(lctx_case_op *dst, const lctx_case_op *src);
