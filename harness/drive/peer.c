@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@
 
 static pid_t *running;
 static size_t running_count, running_capacity;
+/* Guards the registry, and makes a fork and its listing one step against a
+ * sweep (peers may be started and stopped from several threads). */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void enlist(pid_t pid) {
   if (running_count == running_capacity) {
@@ -63,12 +67,14 @@ static void enlist(pid_t pid) {
 }
 
 static void delist(pid_t pid) {
+  pthread_mutex_lock(&registry_lock);
   for (size_t i = 0; i < running_count; i++) {
     if (running[i] == pid) {
       running[i] = running[--running_count];
-      return;
+      break;
     }
   }
+  pthread_mutex_unlock(&registry_lock);
 }
 
 static bool is_running_peer(pid_t pid) {
@@ -112,6 +118,7 @@ static size_t sweep_once(void) {
     return 0;
   pid_t self = getpid();
   size_t count = 0;
+  pthread_mutex_lock(&registry_lock);
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     const char *name = e->d_name;
     if (name[0] < '1' || name[0] > '9' ||
@@ -125,6 +132,7 @@ static size_t sweep_once(void) {
       ;
     count++;
   }
+  pthread_mutex_unlock(&registry_lock);
   closedir(d);
   return count;
 }
@@ -304,14 +312,16 @@ static pid_t fork_peer(const lctx_peer_spec *s, int in, int out,
   adopt_orphans();
   fflush(NULL);
   pid_t parent = getpid();
+  pthread_mutex_lock(&registry_lock);
   pid_t pid = fork();
   int fork_errno = errno;
   if (pid == 0)
     child_main(s, parent, in, out, err[1]);
-  if (err[1] >= 0)
-    close(err[1]);
   if (pid > 0)
     enlist(pid);
+  pthread_mutex_unlock(&registry_lock);
+  if (err[1] >= 0)
+    close(err[1]);
   if (pid > 0 && err[0] >= 0) {
     int e = 0;
     ssize_t got;
