@@ -33,6 +33,7 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
   s->o = o;
   s->out = out;
   s->err = err;
+  s->minimize_next_id = 1ull << 48;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   s->x_count = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
   s->x = calloc(s->x_count, sizeof *s->x);
@@ -133,6 +134,10 @@ bool lctx_sweep_exporter_open(const lctx_sweep *s, lctx_sweep_exporter *x,
   lctx_buf_init(&eb, why, n);
   x->impl = lctx_impl_open_process(s->o->command, &io, &eb);
   return x->impl != NULL;
+}
+
+void lctx_sweep_exporter_at(lctx_sweep_exporter *x, size_t index) {
+  x->next_id = (unsigned long long)index * LCTX_SWEEP_IDS_PER_CASE;
 }
 
 size_t lctx_sweep_restarts(const lctx_sweep *s) {
@@ -527,7 +532,11 @@ static bool shows(lctx_sweep *s, size_t program, const lctx_sweep_list *list,
   lctx_sweep_exports e;
   lctx_sweep_exports_init(&e, program, list);
   lctx_sweep_verdict v[32];
+  /* Numbered apart from the plan's cases, in the order findings are kept
+   * (the same with any --jobs). */
+  x->next_id = s->minimize_next_id;
   size_t n = lctx_sweep_run_case(s, x, &e, v, 32);
+  s->minimize_next_id = x->next_id;
   lctx_sweep_reach_exports(s, &e);
   bool found = false;
   for (size_t i = 0; i < n && !found; i++)

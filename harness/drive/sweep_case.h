@@ -47,6 +47,13 @@ size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
                            lctx_sweep_exports *e, lctx_sweep_verdict *v,
                            size_t cap);
 
+/// Numbers the next requests of exporter `x` as those of plan index
+/// `index` (a case makes at most LCTX_SWEEP_IDS_PER_CASE), so that a
+/// request's id, which messages quote, does not depend on the job that
+/// sends it or on the cases before.
+#define LCTX_SWEEP_IDS_PER_CASE 64
+void lctx_sweep_exporter_at(lctx_sweep_exporter *x, size_t index);
+
 /// Marks the lowering primitives of every answer of `e` reached.
 void lctx_sweep_reach_exports(lctx_sweep *s, const lctx_sweep_exports *e);
 

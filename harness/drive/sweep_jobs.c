@@ -56,6 +56,7 @@ static bool run_one(const lctx_sweep *s, const lctx_sweep_jobs_plan *p,
   lctx_sweep_list l;
   p->plan(s, index, &program, &l);
   lctx_sweep_exports_init(&sl->e, program, &l);
+  lctx_sweep_exporter_at(x, index);
   sl->n = lctx_sweep_run_case(s, x, &sl->e, sl->v, LCTX_SWEEP_CASE_VERDICTS);
   return !lctx_sys_interrupted();
 }
