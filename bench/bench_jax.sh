@@ -8,7 +8,7 @@
 #     behaves) with --jobs 1 and --jobs 2: cases per second of each and
 #     their ratio;
 #   - lctx sweep through conformance/adapters/jax_export.py over a small
-#     fixed share of the catalogue (--kind effect) with --jobs 1 and --jobs 2:
+#     fixed share of the catalogue (--subset ci --limit 48) with --jobs 1 and --jobs 2:
 #     the ratio of their speeds, and whether both wrote the same results.
 # A lctx whose conform has no --jobs gets no conform figures (said); the
 # sweep figure still comes. LCTX_JAX=off or no installed JAX: said, exit 0,
@@ -79,13 +79,13 @@ conform() { # conform JOBS ROUND
 
 sweep() { # sweep JOBS
   rm -rf "$work/s$1"
-  timed "sweep$1" "$lctx" sweep --cmd "$exporter" --kind effect --quiet \
+  timed "sweep$1" "$lctx" sweep --cmd "$exporter" --subset ci --limit 48 --quiet \
     --no-minimize --jobs "$1" --out "$work/s$1"
 }
 
 has_jobs=yes
 "$lctx" conform --jobs 1 --help >/dev/null 2>&1 || has_jobs=no
-echo "==> bench_jax: $rounds rounds, alternating; conform: $n random cases (seed 1, --jax 0.10.2, no domain); sweep: --kind effect"
+echo "==> bench_jax: $rounds rounds, alternating; conform: $n random cases (seed 1, --jax 0.10.2, no domain); sweep: --subset ci --limit 48"
 r=0
 while [ "$r" -lt "$rounds" ]; do
   if [ $((r % 2)) -eq 0 ]; then order="1 2"; else order="2 1"; fi

@@ -300,7 +300,7 @@ static void run_plan(lctx_sweep *s) {
   s->done_cases = s->resumed;
   static const lctx_sweep_jobs_plan plan = {plan_case, take_and_count,
                                             stop_now};
-  if (lctx_sweep_jobs_run(s, todo, count, s->x_count, &plan) < count)
+  if (lctx_sweep_jobs_run(s, todo, count, &plan) < count)
     s->rep->interrupted = true;
   progress(s, s->done_cases, s->total_cases, true);
   free(todo);
@@ -375,12 +375,15 @@ int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
   int code = LCTX_EXIT_USAGE;
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
+  if (o->only_case < 0)
+    lctx_sweep_jobs_start(s); /* their exporters start as x[0] does */
   if (lctx_sweep_open(s) && lctx_sweep_resume(s)) {
     s->progress = !o->quiet && isatty(fileno(err));
     s->start = lctx_sys_now();
     run_plan(s);
     code = finish(s);
   }
+  lctx_sweep_jobs_end(s);
   lctx_sys_release_interrupts(&saved);
   lctx_sweep_free(s);
   return code;

@@ -25,8 +25,15 @@ typedef struct slot {
   size_t n;
 } slot;
 
+typedef struct job job;
+
+/* The jobs of a sweep, from lctx_sweep_jobs_start to lctx_sweep_jobs_end
+ * (s->jobs). */
 typedef struct pool {
   lctx_sweep *s;
+  job *jobs;
+  size_t job_count;
+  bool go; /* the plan is set: jobs take cases (or the end: no_more) */
   const lctx_sweep_jobs_plan *p;
   const size_t *todo;
   size_t count;
@@ -41,12 +48,12 @@ typedef struct pool {
   pthread_cond_t changed;
 } pool;
 
-typedef struct job {
+struct job {
   pool *pool;
   size_t k; /* its exporter: s->x[k] */
   pthread_t thread;
   bool started;
-} job;
+};
 
 /* Exports and judges `todo[i]` into `sl` through exporter `x`; false when
  * an interrupt cut it short. */
@@ -61,25 +68,33 @@ static bool run_one(const lctx_sweep *s, const lctx_sweep_jobs_plan *p,
   return !lctx_sys_interrupted();
 }
 
-/* Job k > 0: its own exporter, which must offer the same catalogue. */
+/* Job k > 0: starts its own exporter; false (said) when it cannot. */
 static bool open_own(pool *pl, size_t k) {
   lctx_sweep *s = pl->s;
   char why[1024] = "";
-  bool ok = lctx_sweep_exporter_open(s, &s->x[k], why, sizeof why);
-  const char *mine = ok ? lctx_impl_handshake(s->x[k].impl) : NULL;
-  const char *first = lctx_impl_handshake(s->x[0].impl);
-  if (ok && (!mine || !first || strcmp(mine, first) != 0)) {
-    snprintf(why, sizeof why, "its handshake differs from the first one's");
-    ok = false;
-  }
-  if (!ok) {
-    lctx_escaped b;
-    pthread_mutex_lock(&pl->lock);
-    fprintf(s->err, "lctx sweep: job %zu does not run: %s\n", k + 1,
-            lctx_esc(&b, why));
-    pthread_mutex_unlock(&pl->lock);
-  }
-  return ok;
+  if (lctx_sweep_exporter_open(s, &s->x[k], why, sizeof why))
+    return true;
+  lctx_escaped b;
+  pthread_mutex_lock(&pl->lock);
+  fprintf(s->err, "lctx sweep: job %zu does not run: %s\n", k + 1,
+          lctx_esc(&b, why));
+  pthread_mutex_unlock(&pl->lock);
+  return false;
+}
+
+/* Job k > 0, once the plan is set (x[0] open): whether its exporter offers
+ * the first one's catalogue (said when not). Called with the lock held. */
+static bool same_catalogue(pool *pl, size_t k) {
+  lctx_sweep *s = pl->s;
+  const char *mine = lctx_impl_handshake(s->x[k].impl);
+  const char *first = s->x[0].impl ? lctx_impl_handshake(s->x[0].impl) : NULL;
+  if (mine && first && strcmp(mine, first) == 0)
+    return true;
+  fprintf(s->err,
+          "lctx sweep: job %zu does not run: its program's handshake "
+          "differs from the first one's\n",
+          k + 1);
+  return false;
 }
 
 static void *job_main(void *arg) {
@@ -88,6 +103,9 @@ static void *job_main(void *arg) {
   lctx_sweep *s = pl->s;
   bool opened = j->k == 0 || open_own(pl, j->k);
   pthread_mutex_lock(&pl->lock);
+  while (!pl->go)
+    pthread_cond_wait(&pl->changed, &pl->lock);
+  opened = opened && !pl->no_more && (j->k == 0 || same_catalogue(pl, j->k));
   while (opened) {
     while (!pl->no_more && pl->next_start < pl->count &&
            pl->next_start >= pl->next_take + pl->window)
@@ -160,55 +178,95 @@ static size_t run_alone(lctx_sweep *s, const size_t *todo, size_t n,
   return taken;
 }
 
-size_t lctx_sweep_jobs_run(lctx_sweep *s, const size_t *todo, size_t n,
-                           size_t jobs, const lctx_sweep_jobs_plan *p) {
-  if (jobs > s->x_count)
-    jobs = s->x_count;
-  if (jobs > n)
-    jobs = n;
-  if (jobs <= 1)
-    return run_alone(s, todo, n, p);
-  pool pl = {.s = s, .p = p, .todo = todo, .count = n};
-  pl.window = AHEAD_PER_JOB * jobs;
-  pl.slots = calloc(pl.window, sizeof *pl.slots);
-  job *js = calloc(jobs, sizeof *js);
-  if (!pl.slots || !js) {
-    free(pl.slots);
-    free(js);
-    return run_alone(s, todo, n, p);
+/* A job's thread; false when it could not be made. */
+static bool start_job(pool *pl, size_t k) {
+  job *j = &pl->jobs[k];
+  *j = (job){.pool = pl, .k = k};
+  j->started = pthread_create(&j->thread, NULL, job_main, j) == 0;
+  pthread_mutex_lock(&pl->lock);
+  if (!j->started && --pl->live == 0)
+    pl->no_more = true;
+  pthread_mutex_unlock(&pl->lock);
+  return j->started;
+}
+
+void lctx_sweep_jobs_start(lctx_sweep *s) {
+  if (s->x_count < 2 || s->jobs)
+    return;
+  pool *pl = calloc(1, sizeof *pl);
+  if (pl) {
+    pl->window = AHEAD_PER_JOB * s->x_count;
+    pl->slots = calloc(pl->window, sizeof *pl->slots);
+    pl->jobs = calloc(s->x_count, sizeof *pl->jobs);
   }
-  pthread_mutex_init(&pl.lock, NULL);
-  pthread_cond_init(&pl.changed, NULL);
-  s->parallel = true;
-  pl.live = jobs;
-  size_t started = 0;
-  for (size_t k = 0; k < jobs; k++) {
-    js[k] = (job){.pool = &pl, .k = k};
-    js[k].started = pthread_create(&js[k].thread, NULL, job_main, &js[k]) == 0;
-    started += js[k].started;
+  if (!pl || !pl->slots || !pl->jobs) {
+    if (pl) {
+      free(pl->slots);
+      free(pl->jobs);
+    }
+    free(pl);
+    return;
   }
-  pthread_mutex_lock(&pl.lock);
-  pl.live -= jobs - started;
-  if (pl.live == 0)
-    pl.no_more = true;
-  pthread_mutex_unlock(&pl.lock);
-  size_t taken = take_in_order(&pl);
-  for (size_t k = 0; k < jobs; k++) {
-    if (js[k].started)
-      pthread_join(js[k].thread, NULL);
+  pl->s = s;
+  pl->job_count = pl->live = s->x_count;
+  pthread_mutex_init(&pl->lock, NULL);
+  pthread_cond_init(&pl->changed, NULL);
+  s->jobs = pl;
+  /* Job 0's exporter is x[0] (lctx_sweep_open); its thread comes with the
+   * plan. */
+  for (size_t k = 1; k < pl->job_count; k++)
+    start_job(pl, k);
+}
+
+void lctx_sweep_jobs_end(lctx_sweep *s) {
+  pool *pl = s->jobs;
+  if (!pl)
+    return;
+  pthread_mutex_lock(&pl->lock);
+  pl->go = pl->no_more = true;
+  pthread_cond_broadcast(&pl->changed);
+  pthread_mutex_unlock(&pl->lock);
+  for (size_t k = 0; k < pl->job_count; k++) {
+    if (pl->jobs[k].started)
+      pthread_join(pl->jobs[k].thread, NULL);
   }
   /* Judged after the first case not taken: dropped (a resumed run does
    * them again). */
-  for (size_t i = 0; i < pl.window; i++) {
-    if (pl.slots[i].state != FREE)
-      lctx_sweep_exports_release(&pl.slots[i].e);
+  for (size_t i = 0; i < pl->window; i++) {
+    if (pl->slots[i].state != FREE)
+      lctx_sweep_exports_release(&pl->slots[i].e);
   }
+  pthread_cond_destroy(&pl->changed);
+  pthread_mutex_destroy(&pl->lock);
+  free(pl->slots);
+  free(pl->jobs);
+  free(pl);
+  s->jobs = NULL;
+}
+
+size_t lctx_sweep_jobs_run(lctx_sweep *s, const size_t *todo, size_t n,
+                           const lctx_sweep_jobs_plan *p) {
+  if (n > 1)
+    lctx_sweep_jobs_start(s);
+  pool *pl = s->jobs;
+  if (!pl || n <= 1) {
+    lctx_sweep_jobs_end(s);
+    return run_alone(s, todo, n, p);
+  }
+  s->parallel = true;
+  start_job(pl, 0);
+  pthread_mutex_lock(&pl->lock);
+  pl->p = p;
+  pl->todo = todo;
+  pl->count = n;
+  pl->go = true;
+  pthread_cond_broadcast(&pl->changed);
+  bool none = pl->live == 0;
+  pthread_mutex_unlock(&pl->lock);
+  size_t taken = none ? 0 : take_in_order(pl);
+  lctx_sweep_jobs_end(s);
   s->parallel = false;
-  pthread_cond_destroy(&pl.changed);
-  pthread_mutex_destroy(&pl.lock);
-  free(pl.slots);
-  free(js);
-  if (started == 0) /* no thread: one job here */
+  if (none) /* no thread: one job here */
     return run_alone(s, todo, n, p);
   return taken;
 }

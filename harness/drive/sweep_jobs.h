@@ -32,11 +32,24 @@ typedef struct lctx_sweep_jobs_plan {
   bool (*stop)(const lctx_sweep *s);
 } lctx_sweep_jobs_plan;
 
-/// Runs the plan indices `todo[0..n)` with at most `jobs` exporters (one:
-/// on the calling thread) and hands each judged case to p->take in order.
-/// Returns how many were taken: all but when a case was not started (stop)
-/// or was cut short by an interrupt, and those after it.
+/// Starts jobs 2..N (s->x_count), each on its thread, starting its own
+/// exporter (s->x[k]) at once, so that their start-up (JAX's import, the
+/// catalogue) runs while the first one's does; they then wait for the plan
+/// (lctx_sweep_jobs_run). A peer dies with the thread that started it
+/// (PR_SET_PDEATHSIG), so each exporter is started, and restarted, by its
+/// job's thread, which lives until lctx_sweep_jobs_end.
+void lctx_sweep_jobs_start(lctx_sweep *s);
+
+/// Stops the jobs (those waiting for a plan, after lctx_sweep_jobs_start
+/// without one) and waits for them; their exporters end with them.
+void lctx_sweep_jobs_end(lctx_sweep *s);
+
+/// Runs the plan indices `todo[0..n)` with s->x_count jobs (started now
+/// unless lctx_sweep_jobs_start did; one job: on the calling thread) and
+/// hands each judged case to p->take on the calling thread, in order; the
+/// jobs end with it. Returns how many were taken: all but when a case was
+/// not started (stop) or was cut short by an interrupt, and those after it.
 size_t lctx_sweep_jobs_run(lctx_sweep *s, const size_t *todo, size_t n,
-                           size_t jobs, const lctx_sweep_jobs_plan *p);
+                           const lctx_sweep_jobs_plan *p);
 
 #endif /* LCTX_DRIVE_SWEEP_JOBS_H */

@@ -51,6 +51,7 @@ typedef struct lctx_sweep {
   size_t x_count;
   lctx_sweep_exporter minimizer;
   bool parallel, minimizer_failed;
+  void *jobs; ///< the jobs once started (sweep_jobs.c), else NULL
   unsigned long long minimize_next_id; ///< the ids of minimizing requests
   lctx_catalogue cat;
   size_t *selected, selected_count;
