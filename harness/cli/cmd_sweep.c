@@ -118,7 +118,7 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
                         "exporter processes at once, each on other cases\n"
                         "(default: the online cores); results, findings\n"
                         "and reports are those of --jobs 1",
-                        1, 256, "a whole number from 1 to 256"),
+                        1, 64, "a whole number from 1 to 64"),
       lctx_options_seconds("timeout", &o.timeout, "SECONDS",
                            "per export (default 60)", 0, 3600,
                            "a number of seconds"),
