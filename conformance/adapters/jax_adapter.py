@@ -800,18 +800,6 @@ class Driver:
         # plugins) out of the run's log.
         logging.getLogger(xb.__name__).setLevel(logging.ERROR)
 
-        # No traceback filtering: an exception leaving one of JAX's API
-        # boundaries (make_jaxpr, in every lowering) is re-raised as is,
-        # with the same class and message (jax/_src/traceback_util.py,
-        # api_boundary: mode "off" re-raises before filtering). The filter
-        # only trims its traceback and adds a note, which the adapter never
-        # reads (an outcome is the class and str()), and costs about 1.4 ms
-        # an exception (an os.path walk over every frame's file).
-        try:
-            self._set_config("jax_traceback_filtering", "off")
-        except (AttributeError, ValueError):
-            pass  # a release without the flag filters as before
-
         # No plugin discovery: plugins found on this machine would add
         # factories and could import or load native code. (0.4.20 has no
         # _discover_and_register_pjrt_plugins: backends() discovers only
