@@ -25,7 +25,9 @@
 #                     harnesses, effects, callbacks, custom rules, control flow,
 #                     lctx's rule corpus) for seeded platform lists and judges
 #                     them (build/sweep/; resumes; SWEEP_ARGS adds options, e.g.
-#                     --subset ci, --shard 1/2, --lists 3)
+#                     --subset ci, --shard 1/2, --lists 3, --jobs N: N exporter
+#                     processes at once, default the online cores, results as
+#                     with --jobs 1)
 #   make mutants  builds the fuzz preset and measures conform and
 #                 fuzz_differential against every mutant of the example
 #                 plugin (conformance/mutants/), 60 s per fuzz run

@@ -11,6 +11,8 @@
 #      everywhere gives a dispatch finding (SW-005); a rule patched to call
 #      get_backend() gives a census finding (SW-006) naming its line; an
 #      export that refuses one order gives an order finding (SW-004).
+# The CI subset runs with --jobs (default: the cores); the small runs of 2
+# and 3 go at once, one exporter each.
 # LCTX_JAX=off skips (exit 77); a missing JAX fails.
 # Usage: test_jax_sweep.sh LCTX PYTHON SOURCE_DIR
 set -u
@@ -56,24 +58,26 @@ grep -q "^reach: the judged programs lowered [1-9][0-9]* of the [1-9]" "$tmp/ci.
   fail "the known effect-tuple defect (SW-001) was not seen"
 echo "the CI subset took $(($(date +%s) - start)) s"
 
-# 2. The regressions, exported again.
-"$LCTX" sweep --cmd "$PY $ADAPTER" --replay "$SRC/conformance/sweep/regressions" \
-  >"$tmp/rp.out" 2>&1
-rc=$?
+# 2. The regressions, exported again, and 3. each judgement failing on a
+# JAX broken on purpose: at once.
+{ "$LCTX" sweep --cmd "$PY $ADAPTER" --replay \
+    "$SRC/conformance/sweep/regressions" >"$tmp/rp.out" 2>&1
+  echo $? >"$tmp/rp.rc"; } &
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate dispatch-first" --kind control \
+  --out "$tmp/m1" --quiet --no-minimize --jobs 1 >"$tmp/m1.out" 2>&1 &
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate get-backend=sin" --group sin \
+  --limit 3 --out "$tmp/m2" --quiet --no-minimize --jobs 1 >"$tmp/m2.out" 2>&1 &
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate order-first" --group sin \
+  --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize --jobs 1 \
+  >"$tmp/m3.out" 2>&1 &
+wait
+rc=$(cat "$tmp/rp.rc")
 tail -n 1 "$tmp/rp.out"
 [ "$rc" -eq 0 ] || { fail "replay of the regressions: exit $rc"; cat "$tmp/rp.out"; }
-
-# 3. Each judgement fails on a JAX broken on purpose.
-"$LCTX" sweep --cmd "$PY $ADAPTER --mutate dispatch-first" --kind control \
-  --out "$tmp/m1" --quiet --no-minimize >"$tmp/m1.out" 2>&1
 [ "$(count "$tmp/m1" SW-005 fail)" -ge 1 ] ||
   { fail "dispatch-first gave no SW-005 finding"; cat "$tmp/m1.out"; }
-"$LCTX" sweep --cmd "$PY $ADAPTER --mutate get-backend=sin" --group sin \
-  --limit 3 --out "$tmp/m2" --quiet --no-minimize >"$tmp/m2.out" 2>&1
 [ "$(count "$tmp/m2" SW-006 fail "get_backend() at ")" -ge 1 ] ||
   { fail "get-backend=sin gave no SW-006 finding"; cat "$tmp/m2.out"; }
-"$LCTX" sweep --cmd "$PY $ADAPTER --mutate order-first" --group sin \
-  --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize >"$tmp/m3.out" 2>&1
 [ "$(count "$tmp/m3" SW-004 fail)" -ge 1 ] ||
   { fail "order-first gave no SW-004 finding"; cat "$tmp/m3.out"; }
 for m in m1 m2 m3; do

@@ -25,7 +25,8 @@ static const char USAGE[] =
     "protocol's export operation and judges the answers by the sweep rows\n"
     "(conformance/spec/jax-sweep.lspec). --replay exports recorded cases\n"
     "again (a known defect must still show); --judge judges recorded\n"
-    "answers offline. Exit 0 when all passed, 1 on a finding, crash,\n"
+    "answers offline. --jobs N runs N exporters at once (default: the\n"
+    "online cores). Exit 0 when all passed, 1 on a finding, crash,\n"
     "timeout, interrupt or nothing judged, 2 on bad input.\n";
 
 static bool parse_shard(const char *v, void *target, char *why, size_t n) {
@@ -113,6 +114,11 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_custom("shard", &o, "I/N",
                           "run the I-th of N shares (1 <= I <= N)",
                           parse_shard),
+      lctx_options_size("jobs", &o.jobs, "N",
+                        "exporter processes at once, each on other cases\n"
+                        "(default: the online cores); results, findings\n"
+                        "and reports are those of --jobs 1",
+                        1, 64, "a whole number from 1 to 64"),
       lctx_options_seconds("timeout", &o.timeout, "SECONDS",
                            "per export (default 60)", 0, 3600,
                            "a number of seconds"),

@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "exit.h"
 #include "sweep_case.h"
+#include "sweep_jobs.h"
 #include "lctx/lctx.h"
 #include "sys.h"
 
@@ -109,12 +110,13 @@ static void progress(lctx_sweep *s, size_t done, size_t total, bool last) {
     return;
   s->next_progress = now + 0.25;
   double el = now - s->start;
-  double rate = el > 0 ? (double)s->exports / el : 0;
+  size_t exports = lctx_sweep_exports_made(s);
+  double rate = el > 0 ? (double)exports / el : 0;
   double per_case = done > s->resumed ? el / (double)(done - s->resumed) : 0;
   fprintf(s->err,
           "\r\033[Ksweep: %zu/%zu cases, %zu exports, %.1f exports/s, %zu "
           "findings, %.0f s left",
-          done, total, s->exports, rate, s->finding_count,
+          done, total, exports, rate, s->finding_count,
           per_case * (double)(total - done));
   if (last)
     fputc('\n', s->err);
@@ -191,20 +193,14 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
            o->command, o->seed, o->lists, filters, limit, index, o->out_dir);
 }
 
-/* Judges case `index` (program `program`, list `l`), writes its line,
- * counts its verdicts and keeps its new findings. */
-static void sweep_case(lctx_sweep *s, size_t index, size_t program,
-                       const lctx_sweep_list *l) {
-  lctx_sweep_exports e;
-  lctx_sweep_exports_init(&e, program, l);
-  lctx_sweep_verdict v[32];
-  size_t n = lctx_sweep_run_case(s, &e, v, 32);
-  if (lctx_sys_interrupted()) {
-    /* Stopped mid-case: not judged, not written; a resumed run does it. */
-    lctx_sweep_exports_release(&e);
-    return;
-  }
-  lctx_sweep_write_line(s, index, &e, v, n);
+/* Takes judged case `index` (exports `e`, verdicts `v`; a case stopped
+ * mid-way by an interrupt never comes here, and a resumed run does it):
+ * writes its line, counts its verdicts and keeps its new findings. */
+static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
+                      const lctx_sweep_verdict *v, size_t n) {
+  size_t program = e->program;
+  lctx_sweep_reach_exports(s, e);
+  lctx_sweep_write_line(s, index, e, v, n);
   char rerun[1024];
   rerun_line(s, index, rerun, sizeof rerun);
   for (size_t i = 0; i < n; i++) {
@@ -215,9 +211,8 @@ static void sweep_case(lctx_sweep *s, size_t index, size_t program,
              v[i].detail);
     lctx_sweep_count(s, v[i].row, verdict, first, rerun);
     if (verdict == LCTX_CONFORM_FAIL && lctx_sweep_new_key(s, v[i].key))
-      lctx_sweep_keep_finding(s, &e, &v[i]);
+      lctx_sweep_keep_finding(s, e, &v[i]);
   }
-  lctx_sweep_exports_release(&e);
 }
 
 //===----------------------------------------------------------------------===//
@@ -225,25 +220,13 @@ static void sweep_case(lctx_sweep *s, size_t index, size_t program,
 //===----------------------------------------------------------------------===//
 
 bool lctx_sweep_open(lctx_sweep *s) {
-  char log[4096], why[512];
-  snprintf(log, sizeof log, "%s/implementation.log", s->o->out_dir);
-  lctx_impl_options io;
-  lctx_impl_options_init(&io);
-  io.timeout = s->o->timeout;
-  io.log_path = log;
-  io.export_extension = true;
-  io.stop_on_interrupt = true;
-  io.memory_limit_mb = 4096;
-  char e[1024] = "";
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  s->impl = lctx_impl_open_process(s->o->command, &io, &eb);
+  char why[512], e[1024] = "";
   lctx_escaped b;
-  if (!s->impl) {
+  if (!lctx_sweep_exporter_open(s, &s->x[0], e, sizeof e)) {
     fprintf(s->err, "lctx sweep: %s\n", lctx_esc(&b, e));
     return false;
   }
-  const char *hs = lctx_impl_handshake(s->impl);
+  const char *hs = lctx_impl_handshake(s->x[0].impl);
   if (!hs || !lctx_catalogue_parse(hs, &s->cat, why, sizeof why)) {
     fprintf(s->err,
             "lctx sweep: the program does not offer the export operation "
@@ -279,33 +262,48 @@ static bool planned(const lctx_sweep *s, size_t c) {
   return c % s->o->shard_n == s->o->shard_i - 1;
 }
 
-/* Runs every planned case of this shard not done yet. */
+/* The program and platform list of plan index `c`. */
+static void plan_case(const lctx_sweep *s, size_t c, size_t *program,
+                      lctx_sweep_list *l) {
+  *program = s->selected[c / s->o->lists];
+  draw_list(s, s->cat.programs[*program].name, c % s->o->lists, l);
+}
+
+/* Whether no further case starts: an interrupt, or the time limit. */
+static bool stop_now(const lctx_sweep *s) {
+  return lctx_sys_interrupted() ||
+         (s->o->time_limit > 0 && lctx_sys_now() - s->start > s->o->time_limit);
+}
+
+static void take_and_count(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
+                           const lctx_sweep_verdict *v, size_t n) {
+  take_case(s, index, e, v, n);
+  s->rep->cases_run++;
+  progress(s, ++s->done_cases, s->total_cases, false);
+}
+
+/* Runs every planned case of this shard not done yet, through the jobs. */
 static void run_plan(lctx_sweep *s) {
-  size_t total = 0, done = 0;
-  for (size_t c = 0; c < s->selected_count * s->o->lists; c++)
-    total += planned(s, c);
-  done = s->resumed;
-  for (size_t c = 0; c < s->selected_count * s->o->lists; c++) {
-    if (!planned(s, c) || lctx_sweep_done(s, c))
-      continue;
-    if (lctx_sys_interrupted() ||
-        (s->o->time_limit > 0 &&
-         lctx_sys_now() - s->start > s->o->time_limit)) {
-      s->rep->interrupted = true;
-      break;
-    }
-    size_t program = s->selected[c / s->o->lists];
-    lctx_sweep_list l;
-    draw_list(s, s->cat.programs[program].name, c % s->o->lists, &l);
-    sweep_case(s, c, program, &l);
-    if (lctx_sys_interrupted()) {
-      s->rep->interrupted = true;
-      break;
-    }
-    s->rep->cases_run++;
-    progress(s, ++done, total, false);
+  size_t all = s->selected_count * s->o->lists, count = 0;
+  size_t *todo = calloc(all + 1, sizeof *todo);
+  if (!todo) {
+    fprintf(s->err, "lctx sweep: out of memory\n");
+    s->rep->interrupted = true;
+    return;
   }
-  progress(s, done, total, true);
+  s->total_cases = 0;
+  for (size_t c = 0; c < all; c++) {
+    s->total_cases += planned(s, c);
+    if (planned(s, c) && !lctx_sweep_done(s, c))
+      todo[count++] = c;
+  }
+  s->done_cases = s->resumed;
+  static const lctx_sweep_jobs_plan plan = {plan_case, take_and_count,
+                                            stop_now};
+  if (lctx_sweep_jobs_run(s, todo, count, &plan) < count)
+    s->rep->interrupted = true;
+  progress(s, s->done_cases, s->total_cases, true);
+  free(todo);
 }
 
 static void print_summary(lctx_sweep *s) {
@@ -313,9 +311,9 @@ static void print_summary(lctx_sweep *s) {
   fprintf(s->out,
           "sweep: %zu programs of %zu in the catalogue, %zu cases "
           "(%zu resumed), %zu exports in %.1f s (%.1f exports/s)\n",
-          s->selected_count, s->cat.count, r->cases_run, s->resumed, s->exports,
-          lctx_sys_now() - s->start,
-          s->exports / (lctx_sys_now() - s->start + 1e-9));
+          s->selected_count, s->cat.count, r->cases_run, s->resumed,
+          lctx_sweep_exports_made(s), lctx_sys_now() - s->start,
+          lctx_sweep_exports_made(s) / (lctx_sys_now() - s->start + 1e-9));
   for (size_t i = 0; i < r->row_count; i++) {
     const lctx_conform_row *row = &r->rows[i];
     fprintf(s->out,
@@ -331,7 +329,7 @@ static void print_summary(lctx_sweep *s) {
 static int finish(lctx_sweep *s) {
   lctx_conform_report *r = s->rep;
   r->seconds = lctx_sys_now() - s->start;
-  r->restarts = s->impl ? lctx_impl_restarts(s->impl) : 0;
+  r->restarts = lctx_sweep_restarts(s);
   size_t judged = 0;
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
     judged += r->totals[v];
@@ -377,12 +375,15 @@ int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
   int code = LCTX_EXIT_USAGE;
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
+  if (o->only_case < 0)
+    lctx_sweep_jobs_start(s); /* their exporters start as x[0] does */
   if (lctx_sweep_open(s) && lctx_sweep_resume(s)) {
     s->progress = !o->quiet && isatty(fileno(err));
     s->start = lctx_sys_now();
     run_plan(s);
     code = finish(s);
   }
+  lctx_sweep_jobs_end(s);
   lctx_sys_release_interrupts(&saved);
   lctx_sweep_free(s);
   return code;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 //===----------------------------------------------------------------------===//
 // Set-up
@@ -32,6 +33,15 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
   s->o = o;
   s->out = out;
   s->err = err;
+  s->minimize_next_id = 1ull << 48;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  s->x_count = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
+  s->x = calloc(s->x_count, sizeof *s->x);
+  if (!s->x) {
+    fprintf(err, "lctx sweep: out of memory\n");
+    lctx_sweep_free(s);
+    return NULL;
+  }
   char why[512];
   lctx_escaped b;
   bool loaded =
@@ -65,7 +75,10 @@ void lctx_sweep_free(lctx_sweep *s) {
     return;
   if (s->results && fclose(s->results) != 0)
     s->results_failed = true;
-  lctx_impl_close(s->impl);
+  for (size_t i = 0; s->x && i < s->x_count; i++)
+    lctx_impl_close(s->x[i].impl);
+  free(s->x);
+  lctx_impl_close(s->minimizer.impl);
   lctx_catalogue_free(&s->cat);
   free(s->selected);
   free(s->reached);
@@ -105,6 +118,41 @@ bool lctx_sweep_new_key(lctx_sweep *s, const char *key) {
 //===----------------------------------------------------------------------===//
 // Requests
 //===----------------------------------------------------------------------===//
+
+bool lctx_sweep_exporter_open(const lctx_sweep *s, lctx_sweep_exporter *x,
+                              char *why, size_t n) {
+  char log[4096];
+  snprintf(log, sizeof log, "%s/implementation.log", s->o->out_dir);
+  lctx_impl_options io;
+  lctx_impl_options_init(&io);
+  io.timeout = s->o->timeout;
+  io.log_path = log;
+  io.export_extension = true;
+  io.stop_on_interrupt = true;
+  io.memory_limit_mb = 4096;
+  lctx_buf eb;
+  lctx_buf_init(&eb, why, n);
+  x->impl = lctx_impl_open_process(s->o->command, &io, &eb);
+  return x->impl != NULL;
+}
+
+void lctx_sweep_exporter_at(lctx_sweep_exporter *x, size_t index) {
+  x->next_id = (unsigned long long)index * LCTX_SWEEP_IDS_PER_CASE;
+}
+
+size_t lctx_sweep_restarts(const lctx_sweep *s) {
+  size_t n = s->minimizer.impl ? lctx_impl_restarts(s->minimizer.impl) : 0;
+  for (size_t i = 0; i < s->x_count; i++)
+    n += s->x[i].impl ? lctx_impl_restarts(s->x[i].impl) : 0;
+  return n;
+}
+
+size_t lctx_sweep_exports_made(const lctx_sweep *s) {
+  size_t n = s->minimizer.exports;
+  for (size_t i = 0; i < s->x_count; i++)
+    n += s->x[i].exports;
+  return n;
+}
 
 void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
                              const lctx_sweep_list *l) {
@@ -147,12 +195,21 @@ static void take_reach(lctx_sweep *s, const lctx_export_store *st) {
     lctx_sweep_reach(s, st->primitives[i]);
 }
 
+void lctx_sweep_reach_exports(lctx_sweep *s, const lctx_sweep_exports *e) {
+  take_reach(s, &e->multi);
+  take_reach(s, &e->reordered);
+  take_reach(s, &e->cpu_only);
+  for (size_t i = 0; i < LCTX_EXPORT_MAX_PLATFORMS; i++)
+    take_reach(s, &e->alone[i]);
+}
+
 /* Exports `n` items of `program` in one request; a request that is lost
  * is sent again item by item, so that only the item that breaks the
  * program is marked. */
-static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
+static void send_items(const lctx_sweep *s, lctx_sweep_exporter *x,
+                       const char *program, item *it, size_t n) {
   json_t *req = json_object(), *list = json_array();
-  unsigned long long id = ++s->next_id;
+  unsigned long long id = ++x->next_id;
   json_object_set_new(req, "id", json_integer((json_int_t)id));
   for (size_t i = 0; i < n; i++) {
     json_t *plats = json_array();
@@ -167,7 +224,7 @@ static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
   json_t *j = NULL;
   char why[512] = "out of memory";
   lctx_result_status st =
-      line ? lctx_impl_exchange(s->impl, line, id, s->o->timeout * (double)n,
+      line ? lctx_impl_exchange(x->impl, line, id, s->o->timeout * (double)n,
                                 &j, why, sizeof why)
            : LCTX_RESULT_CRASH;
   free(line);
@@ -176,14 +233,12 @@ static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
     snprintf(why, sizeof why, "protocol error: %zu results expected", n);
     st = LCTX_RESULT_CRASH;
   }
-  for (size_t i = 0; i < n && st == LCTX_RESULT_OK; i++) {
+  for (size_t i = 0; i < n && st == LCTX_RESULT_OK; i++)
     lctx_export_store_read(json_array_get(results, i), i, it[i].store);
-    take_reach(s, it[i].store);
-  }
   json_decref(j);
   if (st != LCTX_RESULT_OK && n > 1) {
     for (size_t i = 0; i < n; i++)
-      send_items(s, program, &it[i], 1);
+      send_items(s, x, program, &it[i], 1);
     return;
   }
   if (st != LCTX_RESULT_OK)
@@ -191,7 +246,7 @@ static void send_items(lctx_sweep *s, const char *program, item *it, size_t n) {
                            st == LCTX_RESULT_TIMEOUT ? LCTX_EXPORT_TIMEOUT
                                                      : LCTX_EXPORT_CRASH,
                            why);
-  s->exports += n;
+  x->exports += n;
 }
 
 static void reverse(const lctx_sweep_list *a, lctx_sweep_list *b) {
@@ -217,8 +272,9 @@ static void view(const lctx_sweep *s, const lctx_sweep_exports *e,
   lctx_sweep_record_view(e, names, rnames, c);
 }
 
-size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
-                           lctx_sweep_verdict *v, size_t cap) {
+size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
+                           lctx_sweep_exports *e, lctx_sweep_verdict *v,
+                           size_t cap) {
   const char *program = s->cat.programs[e->program].name;
   static const lctx_sweep_list cpu = {1, {"cpu"}};
   item it[3];
@@ -233,7 +289,7 @@ size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
     e->has_cpu = true;
     it[n++] = (item){&cpu, &e->cpu_only};
   }
-  send_items(s, program, it, n);
+  send_items(s, x, program, it, n);
   const char *names[LCTX_EXPORT_MAX_PLATFORMS], *rn[LCTX_EXPORT_MAX_PLATFORMS];
   lctx_sweep_case c;
   view(s, e, names, rn, &c);
@@ -249,7 +305,7 @@ size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
       e->has_alone[i] = true;
       alone[k++] = (item){&one[i], &e->alone[i]};
     }
-    send_items(s, program, alone, k);
+    send_items(s, x, program, alone, k);
     view(s, e, names, rn, &c);
   }
   e->ran = true;
@@ -447,13 +503,41 @@ bool lctx_sweep_resume(lctx_sweep *s) {
 // Findings
 //===----------------------------------------------------------------------===//
 
+/* The exporter findings are minimized through: x[0], or while jobs run,
+ * one of its own (opened when first needed; NULL when it cannot be). */
+static lctx_sweep_exporter *minimizer(lctx_sweep *s) {
+  if (!s->parallel)
+    return &s->x[0];
+  if (s->minimizer_failed)
+    return NULL;
+  if (!s->minimizer.impl) {
+    char why[1024] = "";
+    if (!lctx_sweep_exporter_open(s, &s->minimizer, why, sizeof why)) {
+      lctx_escaped b;
+      fprintf(s->err, "lctx sweep: findings are not minimized: %s\n",
+              lctx_esc(&b, why));
+      s->minimizer_failed = true;
+      return NULL;
+    }
+  }
+  return &s->minimizer;
+}
+
 /* Whether case `e` (run again for `list` and `program`) shows `key`. */
 static bool shows(lctx_sweep *s, size_t program, const lctx_sweep_list *list,
                   const char *key, lctx_sweep_exports *keep) {
+  lctx_sweep_exporter *x = minimizer(s);
+  if (!x)
+    return false;
   lctx_sweep_exports e;
   lctx_sweep_exports_init(&e, program, list);
   lctx_sweep_verdict v[32];
-  size_t n = lctx_sweep_run_case(s, &e, v, 32);
+  /* Numbered apart from the plan's cases, in the order findings are kept
+   * (the same with any --jobs). */
+  x->next_id = s->minimize_next_id;
+  size_t n = lctx_sweep_run_case(s, x, &e, v, 32);
+  s->minimize_next_id = x->next_id;
+  lctx_sweep_reach_exports(s, &e);
   bool found = false;
   for (size_t i = 0; i < n && !found; i++)
     found = v[i].kind == LCTX_SWEEP_FAIL && strcmp(v[i].key, key) == 0;

@@ -25,16 +25,37 @@ bool lctx_sweep_open(lctx_sweep *s);
 bool lctx_sweep_resume(lctx_sweep *s);
 bool lctx_sweep_done(const lctx_sweep *s, size_t index);
 
+/// Starts the program of the sweep as exporter `x` (its stderr appended to
+/// OUT/implementation.log); false with why in `why`.
+bool lctx_sweep_exporter_open(const lctx_sweep *s, lctx_sweep_exporter *x,
+                              char *why, size_t n);
+
+/// The restarts and the exports of every exporter of the sweep.
+size_t lctx_sweep_restarts(const lctx_sweep *s);
+size_t lctx_sweep_exports_made(const lctx_sweep *s);
+
 void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
                              const lctx_sweep_list *l);
 void lctx_sweep_exports_release(lctx_sweep_exports *e);
 
 /// Exports what case `e` needs (P, P reversed, ("cpu",), each platform
 /// alone when P raised what no refusal allows; cpu alone is the ("cpu",)
-/// export, not asked twice) and judges it; returns the verdicts written to
-/// `v` (at most `cap`).
-size_t lctx_sweep_run_case(lctx_sweep *s, lctx_sweep_exports *e,
-                           lctx_sweep_verdict *v, size_t cap);
+/// export, not asked twice) through exporter `x` and judges it; returns
+/// the verdicts written to `v` (at most `cap`). It reads `s` only (jobs
+/// run it at once, each with its own exporter).
+size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
+                           lctx_sweep_exports *e, lctx_sweep_verdict *v,
+                           size_t cap);
+
+/// Numbers the next requests of exporter `x` as those of plan index
+/// `index` (a case makes at most LCTX_SWEEP_IDS_PER_CASE), so that a
+/// request's id, which messages quote, does not depend on the job that
+/// sends it or on the cases before.
+#define LCTX_SWEEP_IDS_PER_CASE 64
+void lctx_sweep_exporter_at(lctx_sweep_exporter *x, size_t index);
+
+/// Marks the lowering primitives of every answer of `e` reached.
+void lctx_sweep_reach_exports(lctx_sweep *s, const lctx_sweep_exports *e);
 
 /// Writes case `index`'s line to results.jsonl (and marks it done).
 void lctx_sweep_write_line(lctx_sweep *s, size_t index,

@@ -290,7 +290,7 @@ static size_t judge_again(void *user, record *r, lctx_sweep_verdict *v,
   }
   lctx_sweep_exports e;
   lctx_sweep_exports_init(&e, (size_t)program, &r->e.list);
-  size_t n = lctx_sweep_run_case(s, &e, v, cap);
+  size_t n = lctx_sweep_run_case(s, &s->x[0], &e, v, cap);
   lctx_sweep_exports_release(&e);
   return n;
 }

@@ -31,19 +31,34 @@ typedef struct lctx_sweep_exports {
   size_t fail_count;
 } lctx_sweep_exports;
 
+/// One exporter process of a sweep and its request count.
+typedef struct lctx_sweep_exporter {
+  lctx_impl *impl;
+  unsigned long long next_id;
+  _Atomic size_t exports;
+} lctx_sweep_exporter;
+
 /// A running sweep.
 typedef struct lctx_sweep {
   const lctx_sweep_options *o;
   FILE *out, *err;
   lctx_spec *spec;
   lctx_sweep_rows rows;
-  lctx_impl *impl;
+  /// The exporters: [0] opened with the catalogue (lctx_sweep_open), one
+  /// more per further job (sweep_jobs.h); `minimizer` re-exports findings
+  /// while jobs run (opened when first needed), else x[0] does.
+  lctx_sweep_exporter *x;
+  size_t x_count;
+  lctx_sweep_exporter minimizer;
+  bool parallel, minimizer_failed;
+  void *jobs; ///< the jobs once started (sweep_jobs.c), else NULL
+  unsigned long long minimize_next_id; ///< the ids of minimizing requests
   lctx_catalogue cat;
   size_t *selected, selected_count;
   bool *reached; ///< per cat.primitives entry (sorted)
   lctx_conform_report *rep;
-  unsigned long long next_id;
-  size_t exports, resumed, finding_count;
+  size_t resumed, finding_count;
+  size_t total_cases, done_cases; ///< of this run's plan, for the live line
   /// The cases done (by plan index), from results.jsonl and this run.
   bool *done;
   size_t done_cap;

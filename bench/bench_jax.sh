@@ -1,0 +1,127 @@
+#!/bin/sh
+# bench_jax.sh - the real JAX (the pinned release in build/jax/venv-0.10.2)
+# judged and swept with one job and with two, measured in one run,
+# alternating (1 then 2, then 2 then 1, ...), each side's wall time summed
+# over the rounds, start-up included:
+#   - lctx conform through conformance/adapters/jax_adapter.py over CASES
+#     random cases (seed 1, no domain, no case files, as JAX 0.10.2
+#     behaves) with --jobs 1 and --jobs 2: cases per second of each and
+#     their ratio;
+#   - lctx sweep through conformance/adapters/jax_export.py over a small
+#     fixed share of the catalogue (--subset ci --limit 48) with --jobs 1 and --jobs 2:
+#     the ratio of their speeds, and whether both wrote the same results.
+# A lctx whose conform has no --jobs gets no conform figures (said); the
+# sweep figure still comes. LCTX_JAX=off or no installed JAX: said, exit 0,
+# no figures.
+#
+# Usage: bench/bench_jax.sh [CASES] [ROUNDS]   (default 2000 and 2). Needs the
+# release build (make build).
+set -eu
+. "$(dirname -- "$0")/lib.sh"
+n=${1:-2000}
+rounds=${2:-2}
+bench_count bench_jax.sh CASES "$n"
+bench_count bench_jax.sh ROUNDS "$rounds"
+lctx="$top/build/release/harness/lctx"
+jaxpy="$top/build/jax/venv-0.10.2/bin/python"
+if [ "${LCTX_JAX:-}" = off ]; then
+  echo "bench_jax.sh: LCTX_JAX=off: the real-JAX figures are left out"
+  exit 0
+fi
+if [ ! -x "$jaxpy" ] || ! "$jaxpy" -c 'import jax' >/dev/null 2>&1; then
+  echo "bench_jax.sh: no pinned JAX in build/jax/venv-0.10.2 (make jax): the real-JAX figures are left out"
+  exit 0
+fi
+[ -x "$lctx" ] || {
+  echo "bench_jax.sh: build first (make build)" >&2
+  exit 2
+}
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+work=$(mktemp -d "${TMPDIR:-/tmp}/lctx-bench-jax.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/nocases"
+adapter="$jaxpy $top/conformance/adapters/jax_adapter.py"
+exporter="$jaxpy $top/conformance/adapters/jax_export.py"
+
+now() { "$py" -c 'import time; print("%.6f" % time.monotonic())'; }
+
+# timed NAME COMMAND...: runs COMMAND, adds its wall seconds to $work/NAME.s
+timed() {
+  name=$1
+  shift
+  t0=$(now)
+  "$@" >"$work/$name.out" 2>&1 || {
+    rc=$?
+    [ "$rc" -eq 1 ] && [ "${name#sweep}" != "$name" ] || {
+      echo "bench_jax.sh: $name failed (exit $rc):" >&2
+      tail -5 "$work/$name.out" >&2
+      exit 1
+    }
+  }
+  t1=$(now)
+  "$py" -c 'import sys
+p = sys.argv[1]
+try:
+    s = float(open(p).read())
+except OSError:
+    s = 0.0
+open(p, "w").write("%.6f" % (s + float(sys.argv[3]) - float(sys.argv[2])))' \
+    "$work/$name.s" "$t0" "$t1"
+}
+
+conform() { # conform JOBS ROUND
+  rm -rf "$work/c$1"
+  timed "conform$1" "$lctx" conform --cmd "$adapter" --jax 0.10.2 \
+    --cases "$work/nocases" --no-domain --random "$n" --seed 1 --quiet \
+    --jobs "$1" --report-dir "$work/c$1"
+}
+
+sweep() { # sweep JOBS
+  rm -rf "$work/s$1"
+  timed "sweep$1" "$lctx" sweep --cmd "$exporter" --subset ci --limit 48 --quiet \
+    --no-minimize --jobs "$1" --out "$work/s$1"
+}
+
+has_jobs=yes
+"$lctx" conform --jobs 1 --help >/dev/null 2>&1 || has_jobs=no
+echo "==> bench_jax: $rounds rounds, alternating; conform: $n random cases (seed 1, --jax 0.10.2, no domain); sweep: --subset ci --limit 48"
+r=0
+while [ "$r" -lt "$rounds" ]; do
+  if [ $((r % 2)) -eq 0 ]; then order="1 2"; else order="2 1"; fi
+  for j in $order; do
+    [ "$has_jobs" = yes ] && conform "$j"
+    sweep "$j"
+  done
+  r=$((r + 1))
+done
+
+if [ "$has_jobs" = yes ]; then
+  "$py" - "$work" "$n" "$rounds" <<'EOF'
+import sys
+work, n, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rate = {}
+for j in (1, 2):
+    s = float(open("%s/conform%d.s" % (work, j)).read())
+    rate[j] = n * rounds / s
+print("figure jax_adapter.cases_per_s.jobs1: %.0f" % rate[1])
+print("figure jax_adapter.cases_per_s.jobs2: %.0f" % rate[2])
+print("figure jax_adapter.jobs2_vs_jobs1: %.2f" % (rate[2] / rate[1]))
+EOF
+  cmp -s "$work/c1/results.jsonl" "$work/c2/results.jsonl" ||
+    echo "bench_jax.sh: note: conform's results.jsonl differs between --jobs 1 and --jobs 2"
+else
+  echo "bench_jax.sh: lctx conform has no --jobs; figures left out"
+fi
+"$py" - "$work" <<'EOF'
+import sys
+work = sys.argv[1]
+s1, s2 = (float(open("%s/sweep%d.s" % (work, j)).read()) for j in (1, 2))
+print("sweep: --jobs 1 %.1f s, --jobs 2 %.1f s (all rounds)" % (s1, s2))
+print("figure jax_sweep.jobs2_vs_jobs1: %.2f" % (s1 / s2))
+EOF
+if cmp -s "$work/s1/results.jsonl" "$work/s2/results.jsonl"; then
+  echo "sweep: results.jsonl the same at --jobs 1 and --jobs 2"
+else
+  echo "bench_jax.sh: note: sweep's results.jsonl differs between --jobs 1 and --jobs 2"
+fi
