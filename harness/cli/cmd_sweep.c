@@ -71,6 +71,7 @@ static bool beside(const char *path, int up, const char *name, char *dst,
 int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   lctx_sweep_options o;
   lctx_sweep_options_init(&o);
+  o.jobs = lctx_numbers_cores(64);
   static char spec[LCTX_DATA_PATH_MAX], known[LCTX_DATA_PATH_MAX];
   const char *main_spec = lctx_data()->spec;
   if (!beside(main_spec, 0, "jax-sweep.lspec", spec, sizeof spec, err) ||

@@ -34,8 +34,7 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
   s->out = out;
   s->err = err;
   s->minimize_next_id = 1ull << 48;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  s->x_count = o->jobs ? o->jobs : cores > 0 ? (size_t)cores : 1;
+  s->x_count = o->jobs ? o->jobs : 1;
   s->x = calloc(s->x_count, sizeof *s->x);
   if (!s->x) {
     fprintf(err, "lctx sweep: out of memory\n");

@@ -29,7 +29,7 @@ typedef struct lctx_sweep_options {
   bool minimize;
   bool quiet;
   long only_case; ///< run only this plan index (-1: all of the shard)
-  size_t jobs;    ///< exporter processes at once (0: the online cores)
+  size_t jobs;    ///< exporter processes at once (0: one)
 } lctx_sweep_options;
 
 /// Sets the defaults: seed 1, 1/1, one list a program, every program, 60 s
