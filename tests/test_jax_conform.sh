@@ -14,9 +14,8 @@
 #      operation must be traced to the spec's `was` lines and facts whose
 #      commits lie after the release (the `was` lines whose boundary release
 #      is later than VERSION), and to no other.
-# `make conform-jax` runs the whole domain. The runs are independent and go
-# at once (each lctx waits on its adapter half of the time), the domain share
-# I/N as its two halves I/2N and (I+N)/2N, which are exactly its cases.
+# Each run judges on `lctx conform`'s default --jobs (the online cores),
+# one adapter process per job. `make conform-jax` runs the whole domain.
 #
 #   test_jax_conform.sh LCTX PYTHON SOURCE_DIR [SHARD]
 #
@@ -75,49 +74,32 @@ print("ok: %s, %d cases, %s" % (report["implementation_version"],
 PYEOF
 }
 
-# start NAME ARGS...: lctx conform in the background, its exit status in
-# $OUT/NAME.rc when it ends.
-start() {
+run() {
   name=$1
   shift
   echo "== $name: lctx conform $*"
-  { "$LCTX" conform --cmd "$ADAPTER" --quiet --report-dir "$OUT/$name" \
-      "$@" >"$OUT/$name.log" 2>&1
-    echo $? >"$OUT/$name.rc"; } &
-}
-
-# passed NAME: the run passed (its summary shown), or failed (said).
-passed() {
-  if [ "$(cat "$OUT/$1.rc")" != 0 ]; then
-    cat "$OUT/$1.log"
-    echo "FAIL: lctx conform ($1) did not pass"
+  if ! "$LCTX" conform --cmd "$ADAPTER" --quiet --report-dir "$OUT/$name" \
+      "$@" >"$OUT/$name.log" 2>&1; then
+    cat "$OUT/$name.log"
+    echo "FAIL: lctx conform ($name) did not pass"
     status=1
-    return 1
+    return
   fi
-  echo "== $1:"
-  tail -4 "$OUT/$1.log"
+  tail -4 "$OUT/$name.log"
 }
 
-share_i=${SHARD%/*}
-share_n=${SHARD#*/}
-start cases-random --jax "$RELEASE" --no-domain --random 10000
-start domain-share-a --jax "$RELEASE" --random 0 \
-  --shard "$share_i/$((2 * share_n))"
-start domain-share-b --jax "$RELEASE" --random 0 \
-  --shard "$((share_i + share_n))/$((2 * share_n))"
-# 3. As the modelled commit behaves: the drift, each operation traced.
-start modelled --no-domain --random 2000
-wait
-
-passed cases-random &&
+run cases-random --jax "$RELEASE" --no-domain --random 10000
+[ -f "$OUT/cases-random/report.json" ] &&
   { check "$OUT/cases-random/report.json" --every-row || status=1; }
-for half in a b; do
-  passed domain-share-$half &&
-    { check "$OUT/domain-share-$half/report.json" || status=1; }
-done
+run domain-share --jax "$RELEASE" --random 0 --shard "$SHARD"
+[ -f "$OUT/domain-share/report.json" ] &&
+  { check "$OUT/domain-share/report.json" || status=1; }
 
-echo "== modelled (expected to fail)"
-code=$(cat "$OUT/modelled.rc")
+# 3. As the modelled commit behaves: the drift, each operation traced.
+echo "== modelled: lctx conform --no-domain --random 2000 (expected to fail)"
+"$LCTX" conform --cmd "$ADAPTER" --quiet --report-dir "$OUT/modelled" \
+  --no-domain --random 2000 >"$OUT/modelled.log" 2>&1
+code=$?
 if [ $code -ne 1 ]; then
   cat "$OUT/modelled.log"
   echo "FAIL: judged as the modelled commit, JAX $RELEASE should fail" \
