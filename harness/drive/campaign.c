@@ -12,6 +12,7 @@
  */
 #include "campaign.h"
 
+#include "campaign_work.h"
 #include "case_bytes.h"
 #include "escape.h"
 #include "exit.h"
@@ -82,6 +83,9 @@ typedef struct campaign {
   /* How the first engine to end ended (a wait status), if one did. */
   int first_status;
   bool first_ended;
+  /* libFuzzer's working corpus (a tmpfs, or OUT/corpus) and the fast
+   * mode's triage (campaign_work.h). */
+  lctx_campaign_work work;
   /* The guard (a peer whose pid is -1: none). */
   lctx_peer guard;
   rows_tracker rows;
@@ -272,49 +276,13 @@ static void rows_start(campaign *c) {
 //===----------------------------------------------------------------------===//
 
 /* Starts one engine in a process group of its own, dying with lctx, with
- * the campaign's mark, TMPDIR in OUT/tmp and, for AFL++, its settings and
- * `afl_tmp` as AFL_TMPDIR (where its .cur_input goes). */
+ * the campaign's mark, TMPDIR in OUT/tmp and its sanitizer options (for
+ * AFL++ its settings and `afl_tmp` as AFL_TMPDIR; campaign_work.h). */
 static void start(campaign *c, char *const *argv, const char *log,
                   const char *afl_tmp) {
   const char *env[32] = {MARK_NAME, c->token, "TMPDIR", c->tmp_dir};
-  int n = 4;
-  if (afl_tmp) {
-    static const char *const afl_vars[] = {
-        "AFL_SKIP_CPUFREQ",
-        "1",
-        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES",
-        "1",
-        "AFL_NO_UI",
-        "1",
-        "AFL_AUTORESUME",
-        "1",
-        "AFL_NO_AFFINITY",
-        "1",
-        "AFL_TMPDIR",
-        NULL};
-    for (const char *const *v = afl_vars; *v; v++)
-      env[n++] = *v;
-    env[n++] = afl_tmp;
-  }
-  /* afl-fuzz refuses sanitizer options of the user's environment that
-   * lack its own (abort_on_error=1, symbolize=0...): they are appended,
-   * and win, as the sanitizers read the last of a key. */
-  char sanitizers[3][1024];
-  static const char *const afl_sanitizer[3][2] = {
-      {"ASAN_OPTIONS", "abort_on_error=1:symbolize=0"},
-      {"UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:symbolize=0"},
-      {"LSAN_OPTIONS", "symbolize=0"}};
-  for (int k = 0; afl_tmp && k < 3; k++) {
-    const char *mine = getenv(afl_sanitizer[k][0]);
-    int w = snprintf(sanitizers[k], sizeof sanitizers[k], "%s%s%s",
-                     mine && *mine ? mine : "", mine && *mine ? ":" : "",
-                     afl_sanitizer[k][1]);
-    if (w < 0 || (size_t)w >= sizeof sanitizers[k])
-      snprintf(sanitizers[k], sizeof sanitizers[k], "%s",
-               afl_sanitizer[k][1]); /* the user's is too long: AFL's alone */
-    env[n++] = afl_sanitizer[k][0];
-    env[n++] = sanitizers[k];
-  }
+  lctx_campaign_env store;
+  int n = lctx_campaign_engine_env(env, 4, afl_tmp, &store);
   env[n] = NULL;
   /* A line of lctx's own starts each run's part of the log. */
   FILE *w = fopen(log, "a");
@@ -342,7 +310,9 @@ static void start_libfuzzer(campaign *c) {
   run.artifacts = c->artifacts;
   run.dict = c->dict;
   size_t k = 0;
-  run.corpora[k++] = c->corpus_dir;
+  run.corpora[k++] = c->work.dir;
+  if (lctx_campaign_work_synced(&c->work))
+    run.corpora[k++] = c->corpus_dir;
   if (lctx_sys_is_dir(c->seeds))
     run.corpora[k++] = c->seeds;
   if (c->o->corpus)
@@ -491,6 +461,7 @@ static void guard_main(void *user, int fd, int out_fd) {
   while (n < 0 && errno == EINTR);
   if (n != 1) {
     end_marked(c);
+    lctx_campaign_work_abandon((lctx_campaign_work *)&c->work);
     lctx_sys_remove_tree(c->tmp_dir);
   }
   _exit(0);
@@ -593,6 +564,7 @@ static void scan(campaign *c) {
   }
   libfuzzer_stats(c);
   c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
+  lctx_campaign_work_sync(&c->work, false);
   lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
   if (c->rows.enabled)
     lctx_sys_each_file(c->corpus_dir, rows_visit, &c->rows);
@@ -783,6 +755,11 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           summary_path(&b1, c->afl ? c->afl_dir : c->corpus_dir, exact),
           summary_path(&b2, f->dir, exact), summary_path(&b3, c->logs, exact));
+  if (c->o->triage)
+    fprintf(w,
+            "  triage (ASan+UBSan build): %zu new input(s) replayed, %zu "
+            "flagged\n",
+            c->work.triaged, c->work.flagged);
   if (c->corpus_minimized == 0)
     fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
             corpus_pass(c), c->corpus_before, c->corpus_after,
@@ -872,6 +849,10 @@ static bool fuzz(campaign *c, double start) {
     watch(c, start);
   end_marked(c);
   lctx_peer_sweep();
+  if (!c->afl) { /* the last sync, and the inputs its triage flagged */
+    lctx_campaign_work_sync(&c->work, true);
+    lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
+  }
   guard_stop(c);
   return started;
 }
@@ -909,20 +890,36 @@ static void minimize_corpus(campaign *c) {
     fprintf(c->out, " failed, the corpus is kept as it was\n");
 }
 
+/* The header: what runs, with which sanitizer options (libFuzzer), where
+ * its working corpus is and, in fast mode, what the triage replays. */
+static void print_header(const campaign *c) {
+  lctx_escaped b, b2;
+  char asan[2048] = "";
+  bool added = !c->afl && lctx_campaign_asan_options(asan, sizeof asan);
+  fprintf(c->out,
+          "lctx fuzz: %s under %s%s, %zu job(s), %.0f s%s%s%s%s; campaign in "
+          "%s\n"
+          "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
+          c->o->target, c->o->engine, c->o->triage ? " (fast mode)" : "",
+          c->o->jobs, c->o->seconds,
+          c->resumed ? ", resuming the existing corpus" : "",
+          c->afl ? "" : ", ASAN_OPTIONS=", c->afl ? "" : lctx_esc(&b2, asan),
+          c->afl  ? ""
+          : added ? " (lctx added " LCTX_CAMPAIGN_ASAN_ADDED ")"
+                  : " (yours)",
+          lctx_esc(&b, c->out_dir));
+  if (!c->afl)
+    lctx_campaign_work_describe(&c->work, c->binary, c->out);
+}
+
 /* Minimizes what an earlier run left unminimized, starts the engines,
  * watches them, minimizes the new findings and writes the summary. */
 static int run(campaign *c) {
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
-  lctx_findings_init(&c->findings, c->target, c->o->engine, c->binary,
-                     c->out_dir);
-  lctx_escaped b;
-  fprintf(c->out,
-          "lctx fuzz: %s under %s, %zu job(s), %.0f s%s; campaign in %s\n"
-          "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
-          c->o->target, c->o->engine, c->o->jobs, c->o->seconds,
-          c->resumed ? ", resuming the existing corpus" : "",
-          lctx_esc(&b, c->out_dir));
+  lctx_findings_init(&c->findings, c->target, c->o->engine,
+                     c->o->triage ? c->o->triage : c->binary, c->out_dir);
+  print_header(c);
   if (last_run_killed(c))
     fprintf(c->out, "  (the last run of this campaign was killed)\n");
   write_state(c, true, 0);
@@ -973,10 +970,13 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
   c->err = err;
   c->lock_fd = -1;
   int code = LCTX_EXIT_USAGE;
-  if (resolve(c) && make_dirs(c)) {
+  if (resolve(c) && make_dirs(c) &&
+      (c->afl || lctx_campaign_work_init(&c->work, c->out_dir, c->token,
+                                         o->no_tmpfs, o->triage, err))) {
     rows_start(c);
     code = run(c);
   }
+  lctx_campaign_work_end(&c->work);
   lctx_findings_free(&c->findings);
   lctx_seen_free(&c->rows.seen);
   if (c->lock_fd >= 0)

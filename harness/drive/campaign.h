@@ -68,6 +68,14 @@ typedef struct lctx_campaign_options {
   /// The engine's build of the target; NULL: the fuzz build of `data`
   /// (FUZZ_BUILD/TARGET or AFL_BUILD/TARGET_afl).
   const char *binary;
+  /// Fast mode (libFuzzer): `binary` is a build without sanitizers and
+  /// this the ASan+UBSan build every input it adds to the corpus or flags
+  /// is replayed through before it is kept or reported
+  /// (campaign_work.h); NULL: not fast mode.
+  const char *triage;
+  /// Keep libFuzzer's working corpus in OUT/corpus (or OUT/tmp/work) even
+  /// when there is a tmpfs (campaign_work.h).
+  bool no_tmpfs;
   /// Where the seeds (SEEDS/TARGET), the dictionary (DICTS/TARGET.dict)
   /// and the fuzz builds are (data_paths.h); init: the current paths.
   const lctx_data_paths *data;
