@@ -12,7 +12,8 @@
 #      the header says fast mode, the ASAN_OPTIONS it runs with and where
 #      the working corpus is;
 #   3. on a tmpfs (/dev/shm) the working corpus is synced to OUT/corpus and
-#      removed at the end; --no-tmpfs and LCTX_FUZZ_NO_TMPFS=1 keep it in
+#      removed at the end, and so when lctx is killed (SIGKILL: its guard
+#      does it); --no-tmpfs and LCTX_FUZZ_NO_TMPFS=1 keep it in
 #      OUT, saying so;
 #   4. the user's own detect_stack_use_after_return setting wins.
 # Usage: test_fuzz_fast_triage.sh LCTX FAST_BUILD SANITIZER_BUILD
@@ -82,6 +83,24 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
   ls -d /dev/shm/lctx-fuzz-* 2>/dev/null | while read -r d; do
     grep -q "$d" "$tmp/t.txt" && echo "FAIL: $d left"
   done | grep -q FAIL && fail "a tmpfs folder is left"
+  # lctx killed (SIGKILL): its guard copies the working corpus to OUT and
+  # removes the tmpfs folder.
+  "$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 60 \
+    --binary "$FAST" --out "$tmp/k" >"$tmp/k.txt" 2>&1 &
+  pid=$!
+  sleep 4
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null
+  sleep 3
+  line=$(grep "working corpus:" "$tmp/k.txt")
+  dir=${line#*working corpus: }
+  dir=${dir%%/corpus (tmpfs)*}
+  case "$dir" in
+    /dev/shm/lctx-fuzz-*) [ -e "$dir" ] && fail "lctx killed: $dir is left" ;;
+    *) fail "lctx killed: no tmpfs line: $line" ;;
+  esac
+  [ "$(ls "$tmp/k/corpus" | wc -l)" -gt 0 ] ||
+    fail "lctx killed: the working corpus did not reach OUT/corpus"
 else
   echo "note: /dev/shm is not a tmpfs here: the tmpfs path is not checked"
 fi

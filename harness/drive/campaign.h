@@ -15,8 +15,10 @@
  * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds
- *   OUT/corpus/              the working corpus (libFuzzer), kept and
- *                            minimized when a run ends; AFL++: the
+ *   OUT/corpus/              the corpus (libFuzzer), kept and minimized
+ *                            when a run ends: the working corpus itself,
+ *                            or its copy when that is on a tmpfs or in
+ *                            fast mode (campaign_work.h); AFL++: the
  *                            minimized main queue
  *   OUT/afl/                 AFL++ sync directory (main + secondaries), kept
  *   OUT/artifacts/           raw crash inputs from the engines
