@@ -178,6 +178,25 @@ static void drop_names(lctx_case *c, size_t n) {
   c->name_count = n;
 }
 
+/* Whether two names the decoder wrote are the same. Each was read into a
+ * zero slot (see decode_empty), so its bytes past the NUL are zero and the
+ * whole arrays are equal exactly when the strings are: compared a word at
+ * a time with one branch, not with strcmp (which libFuzzer hooks and
+ * traces). */
+typedef char decoded_name[LCTX_MAX_NAME + 1];
+_Static_assert(sizeof(decoded_name) % 8 == 0, "names in words");
+
+static bool same_name(const decoded_name a, const decoded_name b) {
+  uint64_t diff = 0;
+  for (size_t i = 0; i < sizeof(decoded_name); i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
 static int read_priority(reader *r) {
   uint8_t s = next(r);
   if (s < PRIORITY_EXPLICIT)
@@ -246,7 +265,10 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   size_t actions = next(r) % (LCTX_CASE_MAX_ACTIONS + 1);
   for (size_t k = 0; k < actions && !exhausted(r); k++)
     read_action(r, &rule->actions[rule->action_count++]);
-  if (rule->name[0] == '\0' || lctx_case_rule_find(out, rule->name) >= 0) {
+  bool repeated = false;
+  for (size_t i = 0; i < out->rule_count; i++)
+    repeated |= same_name(out->rules[i].name, rule->name);
+  if (rule->name[0] == '\0' || repeated) {
     memset(rule, 0, sizeof *rule);
     return;
   }
@@ -391,8 +413,8 @@ static void decode_empty(const uint8_t *data, size_t size, lctx_case *out,
     if (f->behaviour != LCTX_FACTORY_RAISES)
       memset(f->message, 0, sizeof f->message);
     bool repeated = false;
-    for (size_t j = 0; j < out->factory_count && !repeated; j++)
-      repeated = strcmp(out->factories[j].name, f->name) == 0;
+    for (size_t j = 0; j < out->factory_count; j++)
+      repeated |= same_name(out->factories[j].name, f->name);
     if (repeated) {
       memset(f, 0, sizeof *f);
       continue;
