@@ -159,25 +159,6 @@ static void read_name(reader *r, char *dst) {
   read_from(r, dst, NAMES, NAME_COUNT, NAME_LITERAL);
 }
 
-/* Reads a platform name and interns it in `c`, storing its index at
- * `list[*count]` and counting it; a name the full table does not hold is
- * read and left out. */
-static void read_platform(reader *r, lctx_case *c, uint8_t *list,
-                          size_t *count) {
-  char name[LCTX_MAX_NAME + 1];
-  read_name(r, name);
-  if (lctx_case_intern_cstr(c, name, &list[*count]))
-    (*count)++;
-}
-
-/* Drops the names past the first `n` of `c` (those an operation left out
- * added). */
-static void drop_names(lctx_case *c, size_t n) {
-  if (c->name_count > n)
-    memset(c->names[n], 0, (c->name_count - n) * sizeof c->names[0]);
-  c->name_count = n;
-}
-
 /* Whether two names the decoder wrote are the same. Each was read into a
  * zero slot (see decode_empty), so its bytes past the NUL are zero and the
  * whole arrays are equal exactly when the strings are: compared a word at
@@ -195,6 +176,40 @@ static bool same_name(const decoded_name a, const decoded_name b) {
     diff |= x ^ y;
   }
   return diff == 0;
+}
+
+/* Reads a platform name and interns it in `c` as lctx_case_intern_cstr
+ * does (the first equal name, else a new one while there is room),
+ * storing its index at `list[*count]` and counting it; a name the full
+ * table does not hold is read and left out. The names are zero-padded to
+ * their slots (case.c), and so is the one read here, so they compare as
+ * same_name does (memcmp and strcmp are hooked by libFuzzer). */
+static void read_platform(reader *r, lctx_case *c, uint8_t *list,
+                          size_t *count) {
+  decoded_name name;
+  memset(name, 0, sizeof name);
+  read_name(r, name);
+  size_t n =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  for (size_t i = 0; i < n; i++) {
+    if (same_name(c->names[i], name)) {
+      list[(*count)++] = (uint8_t)i;
+      return;
+    }
+  }
+  if (n >= LCTX_CASE_MAX_NAMES)
+    return;
+  memcpy(c->names[n], name, sizeof name);
+  c->name_count = n + 1;
+  list[(*count)++] = (uint8_t)n;
+}
+
+/* Drops the names past the first `n` of `c` (those an operation left out
+ * added). */
+static void drop_names(lctx_case *c, size_t n) {
+  if (c->name_count > n)
+    memset(c->names[n], 0, (c->name_count - n) * sizeof c->names[0]);
+  c->name_count = n;
 }
 
 static int read_priority(reader *r) {
@@ -367,20 +382,26 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     return;
   }
   out->op_count++;
-  if (lower && !valid(out)) {
+  /* `ok` is the verdict of the case as it stands: checked once per change
+   * (lctx_case_validate_lowering is most of the decoding's work). */
+  bool ok = !(reg || lower) || valid(out);
+  if (lower && !ok) {
     op->has_override = false;
     memset(op->override, 0, sizeof op->override);
-    if (!valid(out)) {
+    ok = valid(out);
+    if (!ok) {
       op->has_narrow = false;
       memset(op->narrowed, 0, sizeof op->narrowed);
       op->narrow_count = 0;
+      ok = valid(out);
     }
-    while (op->platform_count > 0 && !valid(out)) {
+    while (!ok && op->platform_count > 0) {
       op->platform_count--;
       op->platform[op->platform_count] = 0;
+      ok = valid(out);
     }
   }
-  if ((reg || lower) && !valid(out)) {
+  if (!ok) {
     memset(op, 0, sizeof *op);
     out->op_count--;
     drop_names(out, names);
