@@ -10,7 +10,8 @@
 #   1. grows one corpus: GROW seconds (default 20) of fuzz_model from
 #      corpus/seeds/fuzz_model;
 #   2. runs fuzz_floor_decode and fuzz_model (and the baseline's
-#      fuzz_floor_decode) for SECONDS each with the same flags (-seed=1, the
+#      fuzz_floor_decode) for SECONDS each, ROUNDS times (default 3)
+#      alternating, inputs summed over the rounds, with the same flags (-seed=1, the
 #      dictionary, -max_len=4096), each over its own copy of the grown
 #      corpus in the same temporary folder, and prints their exec/s and
 #      figure fuzz_model.vs_decode_floor (goal >= 0.7),
@@ -19,7 +20,8 @@
 #   3. runs a default `lctx fuzz` campaign of fuzz_model for SECONDS (lctx's
 #      own sanitizer options and working corpus), the same with --fast, and
 #      with BENCH_FUZZ_BASELINE_LCTX the baseline lctx's default campaign of
-#      the baseline's fuzz_model, each from the seeds in a folder of its own;
+#      the baseline's fuzz_model, each from the seeds in a folder of its own,
+#      ROUNDS times alternating;
 #      prints figure campaign.exec_per_s, figure campaign_fast.exec_per_s
 #      and their vs_baseline (goals >= 1.5 and >= 3): exec/s as a campaign
 #      reports it, its inputs run over its seconds (OUT/progress.jsonl).
@@ -78,41 +80,62 @@ bench_libfuzzer build/fuzz/fuzzers/fuzz_model "$work/grown" "$dict" 4096 \
 echo "==> grown corpus: $(ls "$work/grown" | wc -l) inputs after ${grow} s of" \
   "fuzz_model; each run below starts from a copy of it in $work"
 
-# 2. fuzz_model and its decode floor, same flags, same corpus.
-run() { # NAME BINARY: prints "EXECS_PER_SEC UNITS" and the line
+# 2. fuzz_model and its decode floor, same flags, same corpus; ROUNDS
+# rounds (default 3), alternating, each binary's inputs summed over its
+# rounds (the machine's load moves between runs).
+rounds=${ROUNDS:-3}
+bench_count "bench_fuzz.sh: error" ROUNDS "$rounds"
+run() { # NAME BINARY: one round; appends "UNITS SECONDS" to $work/NAME.sum
   rm -rf "$work/run-$1"
   cp -R "$work/grown" "$work/run-$1"
   r=$(bench_libfuzzer "$2" "$work/run-$1" "$dict" 4096 "$secs" "$work/$1.log")
-  echo "$r" | awk -v n="$1" '{ printf "%s: %d exec/s (%d inputs)\n", n, $1, $2 }' >&2
-  echo "$r"
+  echo "$r" | awk '{ print $2, $2 / $1 }' >>"$work/$1.sum"
 }
-floor=$(run fuzz_floor_decode build/fuzz/fuzzers/fuzz_floor_decode)
-model=$(run fuzz_model build/fuzz/fuzzers/fuzz_model)
+total() { # NAME: prints "EXECS_PER_SEC UNITS" over its rounds, and the line
+  awk -v n="$1" '{ u += $1; t += $2 } END {
+    printf "%s: %d exec/s (%d inputs in %.1f s)\n", n, u / t, u, t > "/dev/stderr"
+    printf "%.0f %d\n", u / t, u }' "$work/$1.sum"
+}
+i=0
+while [ "$i" -lt "$rounds" ]; do
+  run fuzz_floor_decode build/fuzz/fuzzers/fuzz_floor_decode
+  run fuzz_model build/fuzz/fuzzers/fuzz_model
+  [ -z "$base" ] || run baseline_fuzz_floor_decode "$base/fuzzers/fuzz_floor_decode"
+  i=$((i + 1))
+done
+floor=$(total fuzz_floor_decode)
+model=$(total fuzz_model)
 echo "$model $floor" | awk '{ printf "figure fuzz_model.vs_decode_floor: %.3f\n", $1 / $3 }'
 echo "$floor" | awk '{ printf "figure fuzz_floor_decode.exec_per_s: %d\n", $1 }'
 if [ -n "$base" ]; then
-  old=$(run baseline_fuzz_floor_decode "$base/fuzzers/fuzz_floor_decode")
+  old=$(total baseline_fuzz_floor_decode)
   echo "$floor $old" | awk '{ printf "figure fuzz_floor_decode.vs_baseline: %.3f\n", $1 / $3 }'
 fi
 
 # 3. Campaigns: default, --fast, and the baseline's default.
 unset ASAN_OPTIONS LCTX_FUZZ_NO_TMPFS
-campaign() { # NAME LCTX [OPTION...]
+campaign() { # NAME LCTX [OPTION...]: one round, appended to NAME.sum
   n=$1 l=$2
   shift 2
+  rm -rf "$work/campaign-$n"
   r=$(bench_campaign "$l" "$work/campaign-$n" "$secs" "$work/campaign-$n.log" "$@")
-  echo "$r" | awk -v n="$n" '{ printf "%s: %d exec/s (%d inputs in %.1f s)\n", n, $1, $2, $3 }' >&2
-  echo "$r"
+  echo "$r" | awk '{ print $2, $3 }' >>"$work/$n.sum"
 }
-if [ -n "$base_lctx" ]; then
-  camp_old=$(campaign baseline_campaign "$base_lctx" --binary "$base/fuzzers/fuzz_model")
-fi
-camp=$(campaign campaign "$lctx")
-fast=$(campaign campaign_fast "$lctx" --fast)
+i=0
+while [ "$i" -lt "$rounds" ]; do
+  [ -z "$base_lctx" ] ||
+    campaign baseline_campaign "$base_lctx" --binary "$base/fuzzers/fuzz_model"
+  campaign campaign "$lctx"
+  campaign campaign_fast "$lctx" --fast
+  i=$((i + 1))
+done
+[ -z "$base_lctx" ] || camp_old=$(total baseline_campaign)
+camp=$(total campaign)
+fast=$(total campaign_fast)
 echo "$camp" | awk '{ printf "figure campaign.exec_per_s: %d\n", $1 }'
 echo "$fast" | awk '{ printf "figure campaign_fast.exec_per_s: %d\n", $1 }'
 if [ -n "$base_lctx" ]; then
-  echo "$camp $camp_old" | awk '{ printf "figure campaign.vs_baseline: %.3f\n", $1 / $4 }'
-  echo "$fast $camp_old" | awk '{ printf "figure campaign_fast.vs_baseline: %.3f\n", $1 / $4 }'
+  echo "$camp $camp_old" | awk '{ printf "figure campaign.vs_baseline: %.3f\n", $1 / $3 }'
+  echo "$fast $camp_old" | awk '{ printf "figure campaign_fast.vs_baseline: %.3f\n", $1 / $3 }'
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
