@@ -153,9 +153,8 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
                            BELOW_ONE, 86400 * 30,
                            "a number of seconds (1 or more)"),
       lctx_options_size("jobs", &o.jobs, "N",
-                        "libFuzzer -fork jobs or AFL++ instances (default 1)",
-                        1, LCTX_CAMPAIGN_MAX_JOBS,
-                        "a whole number from 1 to 16"),
+                        "libFuzzer processes or AFL++ instances (default 1)", 1,
+                        LCTX_CAMPAIGN_MAX_JOBS, "a whole number from 1 to 16"),
       lctx_options_string("corpus", &o.corpus, "DIR",
                           "a further corpus (AFL++: instead of the seeds, "
                           "unless empty)"),

@@ -12,6 +12,7 @@
  */
 #include "campaign.h"
 
+#include "campaign_guard.h"
 #include "campaign_work.h"
 #include "case_bytes.h"
 #include "escape.h"
@@ -83,11 +84,13 @@ typedef struct campaign {
   /* How the first engine to end ended (a wait status), if one did. */
   int first_status;
   bool first_ended;
+  /* libFuzzer's jobs (libfuzzer.h), one plain process each. */
+  lctx_libfuzzer_job jobs[LCTX_CAMPAIGN_MAX_JOBS];
   /* libFuzzer's working corpus (a tmpfs, or OUT/corpus) and the fast
    * mode's triage (campaign_work.h). */
   lctx_campaign_work work;
-  /* The guard (a peer whose pid is -1: none). */
-  lctx_peer guard;
+  /* The guard (campaign_guard.h). */
+  lctx_campaign_guard guard;
   rows_tracker rows;
   stats stats;
   /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
@@ -278,7 +281,7 @@ static void rows_start(campaign *c) {
 /* Starts one engine in a process group of its own, dying with lctx, with
  * the campaign's mark, TMPDIR in OUT/tmp and its sanitizer options (for
  * AFL++ its settings and `afl_tmp` as AFL_TMPDIR; campaign_work.h). */
-static void start(campaign *c, char *const *argv, const char *log,
+static void start(campaign *c, int slot, char *const *argv, const char *log,
                   const char *afl_tmp) {
   const char *env[32] = {MARK_NAME, c->token, "TMPDIR", c->tmp_dir};
   lctx_campaign_env store;
@@ -296,17 +299,27 @@ static void start(campaign *c, char *const *argv, const char *log,
                           .env = env,
                           .who = "lctx fuzz"};
   pid_t pid = lctx_peer_spawn(&child);
-  c->pids[c->npids++] = pid;
+  c->pids[slot] = pid;
+  c->npids += slot == c->npids;
   c->alive += pid > 0;
 }
 
-/* libFuzzer in -fork mode over OUT/corpus, the seeds and --corpus. */
-static void start_libfuzzer(campaign *c) {
+/* Job `j`'s log: OUT/logs/libfuzzer.log, libfuzzer-J.log for J >= 1. */
+static const char *job_log(const campaign *c, int j, char *buf, size_t cap) {
+  if (j == 0)
+    return c->libfuzzer_log;
+  snprintf(buf, cap, "%s/libfuzzer-%d.log", c->logs, j);
+  return buf;
+}
+
+/* Job `j`: one plain libFuzzer (no -fork, whose children each read and
+ * merge the corpus again) over the working corpus (reloaded: it picks up
+ * the other jobs' inputs), OUT/corpus, the seeds, --corpus. */
+static void start_libfuzzer(campaign *c, int j, double seconds) {
   lctx_libfuzzer_run run;
   memset(&run, 0, sizeof run);
   run.binary = c->binary;
-  run.fork = c->o->jobs;
-  run.seconds = (int)c->o->seconds;
+  run.seconds = (int)seconds;
   run.artifacts = c->artifacts;
   run.dict = c->dict;
   size_t k = 0;
@@ -323,7 +336,9 @@ static void start_libfuzzer(campaign *c) {
     return;
   }
   lctx_libfuzzer_argv_build(&run, a);
-  start(c, a->argv, c->libfuzzer_log, NULL);
+  char log[4400];
+  lctx_libfuzzer_job_started(&c->jobs[j], lctx_sys_now());
+  start(c, j, a->argv, job_log(c, j, log, sizeof log), NULL);
   free(a);
 }
 
@@ -407,7 +422,7 @@ static bool start_afl(campaign *c) {
     args[n++] = "--";
     args[n++] = c->binary;
     args[n] = NULL;
-    start(c, args, log, tmp);
+    start(c, (int)j, args, log, tmp);
   }
   return true;
 }
@@ -420,73 +435,35 @@ static void signal_engines(const campaign *c, int sig) {
   }
 }
 
+static void libfuzzer_stats(campaign *c);
+
+/* Reaps the engines that ended; a libFuzzer job's inputs are added up and
+ * its next run set (libfuzzer.h). */
 static void reap_engines(campaign *c) {
   for (int j = 0; j < c->npids; j++) {
     int status = 0;
     if (c->pids[j] > 0 &&
         lctx_peer_reap(c->pids[j], false, &status) == c->pids[j]) {
+      if (!c->afl)
+        libfuzzer_stats(c);
       c->pids[j] = -1;
       c->alive--;
+      const char *dirs[] = {c->work.dir, c->corpus_dir, c->seeds, NULL};
+      if (!c->afl) /* its stoppers out of the corpus, then its next run */
+        lctx_libfuzzer_job_ended(
+            &c->jobs[j], lctx_sys_now(),
+            lctx_campaign_drop_stoppers(c->artifacts, c->jobs[j].started - 1,
+                                        dirs));
+      if (!c->afl && c->jobs[j].given_up)
+        fprintf(c->out,
+                "  libFuzzer job %d ended at once too often: not "
+                "started again (see OUT/logs)\n",
+                j);
       if (!c->first_ended)
         c->first_status = status;
       c->first_ended = true;
     }
   }
-}
-
-/* Kills every process that carries the campaign's mark (what the engines
- * started and left: libFuzzer's -fork jobs, AFL++'s forkserver and stopped
- * persistent children) until none is left, for at most 10 s. */
-static void end_marked(const campaign *c) {
-  double until = lctx_sys_now() + 10;
-  while (lctx_sys_signal_marked(c->mark, SIGKILL) > 0 && lctx_sys_now() < until)
-    lctx_sys_sleep(0.02);
-}
-
-/* The guard's life: a peer that outlives lctx (a session of its own, so
- * that Ctrl-C is lctx's to handle), deaf to SIGINT, SIGTERM and SIGHUP,
- * holding none of lctx's output, it waits for a byte on `fd`. A byte: the
- * campaign ended cleanly. End of file: lctx died without ending its
- * engines; end them and remove OUT/tmp. */
-static void guard_main(void *user, int fd, int out_fd) {
-  const campaign *c = user;
-  (void)out_fd;
-  signal(SIGINT, SIG_IGN);
-  signal(SIGTERM, SIG_IGN);
-  signal(SIGHUP, SIG_IGN);
-  char byte;
-  ssize_t n;
-  do
-    n = read(fd, &byte, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) {
-    end_marked(c);
-    lctx_campaign_work_abandon((lctx_campaign_work *)&c->work);
-    lctx_sys_remove_tree(c->tmp_dir);
-  }
-  _exit(0);
-}
-
-/* Starts the guard; without one (no pipe, no fork) the engines still die
- * with lctx, their children may not. */
-static void guard_start(campaign *c) {
-  lctx_peer_init(&c->guard);
-  /* Only lctx holds the write end of its pipe: no engine inherits it. */
-  lctx_peer_spec spec = {
-      .body = guard_main, .user = c, .pipes = true, .survives_lctx = true};
-  char text[256];
-  lctx_buf error;
-  lctx_buf_init(&error, text, sizeof text);
-  (void)lctx_peer_start(&c->guard, &spec, &error);
-}
-
-/* Tells the guard the campaign ended cleanly and waits for it. */
-static void guard_stop(campaign *c) {
-  if (c->guard.pid <= 0)
-    return;
-  if (lctx_peer_queue(&c->guard, "", 1))
-    (void)lctx_peer_flush(&c->guard);
-  lctx_peer_free(&c->guard); /* after it read the byte and ended */
 }
 
 //===----------------------------------------------------------------------===//
@@ -497,15 +474,48 @@ static void guard_stop(campaign *c) {
  * after the last RUN_START line; libfuzzer.h reads it): exec/s, corpus
  * size, and the inputs run. */
 static void libfuzzer_stats(campaign *c) {
-  const char *tail = c->tail;
-  lctx_sys_read_tail(c->libfuzzer_log, c->tail, sizeof c->tail);
-  for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
-    tail = p;
-  lctx_libfuzzer_stats s;
-  lctx_libfuzzer_parse(tail, &s);
-  c->stats.execs = s.execs > c->stats.execs ? s.execs : c->stats.execs;
-  c->stats.execs_per_sec = s.execs_per_sec;
-  c->stats.corpus = s.corpus;
+  stats sum = {0, 0, 0};
+  for (int j = 0; j < c->npids; j++) {
+    lctx_libfuzzer_job *job = &c->jobs[j];
+    if (c->pids[j] > 0 || job->restart_at <= 0)
+      sum.execs_per_sec += job->execs_per_sec;
+    if (c->pids[j] > 0) {
+      char log[4400];
+      const char *tail = c->tail;
+      lctx_sys_read_tail(job_log(c, j, log, sizeof log), c->tail,
+                         sizeof c->tail);
+      for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
+        tail = p;
+      lctx_libfuzzer_job_read(job, tail);
+    }
+    sum.execs += job->execs_done + job->execs_now;
+    sum.corpus = job->corpus > sum.corpus ? job->corpus : sum.corpus;
+  }
+  c->stats = sum;
+}
+
+/* Starts again the libFuzzer jobs whose run ended and whose next one is
+ * due, while the campaign has a whole second left; returns how many jobs
+ * wait for theirs. */
+static int restart_jobs(campaign *c, double elapsed, bool stopping) {
+  int waiting = 0;
+  double left = c->o->seconds - elapsed;
+  for (int j = 0; j < c->npids && !c->afl; j++) {
+    lctx_libfuzzer_job *job = &c->jobs[j];
+    if (c->pids[j] > 0 || job->restart_at <= 0)
+      continue;
+    if (stopping || left < 1) {
+      job->restart_at = 0;
+      continue;
+    }
+    if (lctx_sys_now() < job->restart_at) {
+      waiting++;
+      continue;
+    }
+    job->restarts++;
+    start_libfuzzer(c, j, left);
+  }
+  return waiting;
 }
 
 /* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
@@ -625,10 +635,11 @@ static void watch(campaign *c, double start) {
   double last_line = 0, stop_at = 0, last_point = -1;
   bool stopping = false;
   FILE *progress = progress_open(c);
-  while (c->alive > 0) {
+  for (int waiting = 0; c->alive > 0 || waiting > 0;) {
     lctx_sys_sleep(0.5);
     reap_engines(c);
     double elapsed = lctx_sys_now() - start;
+    waiting = restart_jobs(c, elapsed, stopping || lctx_sys_interrupted());
     if (!stopping && (lctx_sys_interrupted() || elapsed > c->o->seconds + 30)) {
       stopping = true;
       stop_at = lctx_sys_now();
@@ -839,21 +850,24 @@ static void add_afl_execs(void *user, const char *instance) {
 static bool fuzz(campaign *c, double start) {
   if (c->afl)
     lctx_sys_each_entry(c->afl_dir, add_afl_execs, &c->execs_before);
-  guard_start(c);
+  c->guard.mark = c->mark;
+  c->guard.work = &c->work;
+  c->guard.tmp_dir = c->tmp_dir;
+  lctx_campaign_guard_start(&c->guard);
   bool started = true;
-  if (!c->afl)
-    start_libfuzzer(c);
-  else
+  for (size_t j = 0; !c->afl && j < c->o->jobs; j++)
+    start_libfuzzer(c, (int)j, c->o->seconds);
+  if (c->afl)
     started = start_afl(c);
   if (started)
     watch(c, start);
-  end_marked(c);
+  lctx_campaign_end_marked(c->mark);
   lctx_peer_sweep();
   if (!c->afl) { /* the last sync, and the inputs its triage flagged */
     lctx_campaign_work_sync(&c->work, true);
     lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
   }
-  guard_stop(c);
+  lctx_campaign_guard_stop(&c->guard);
   return started;
 }
 

@@ -2,7 +2,8 @@
  * campaign.h - fuzz campaigns a person can run and read: the engine side of
  * `lctx fuzz`.
  *
- * Owns starting the engines (libFuzzer in fork mode, or AFL++ main and
+ * Owns starting the engines (libFuzzer as one plain process per job,
+ * restarted on the same corpus after it stops on a finding, or AFL++ main and
  * secondary instances, the first secondary with the CMPLOG build
  * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
  * processes, the live progress line, resuming
@@ -24,7 +25,7 @@
  *   OUT/artifacts/           raw crash inputs from the engines
  *   OUT/logs/                engine output
  *   OUT/findings/KEY/        input, minimized, report.txt, reproduce.txt
- *   OUT/tmp/                 the engines' TMPDIR (libFuzzer's -fork work
+ *   OUT/tmp/                 the engines' TMPDIR (libFuzzer's -merge work
  *                            folder, AFL++'s .cur_input), removed when the
  *                            run ends
  *   OUT/summary.txt          the last summary
@@ -47,7 +48,7 @@
 
 #include "data_paths.h"
 
-/// The most engine jobs (libFuzzer -fork=N, or AFL++ instances).
+/// The most engine jobs (libFuzzer processes, or AFL++ instances).
 #define LCTX_CAMPAIGN_MAX_JOBS 16
 
 /// What a campaign runs.
@@ -59,7 +60,7 @@ typedef struct lctx_campaign_options {
   const char *target;
   /// How long the engines fuzz, 1 second or more.
   double seconds;
-  /// libFuzzer's -fork=N, or the number of AFL++ instances (1 to
+  /// libFuzzer processes sharing the corpus, or AFL++ instances (1 to
   /// LCTX_CAMPAIGN_MAX_JOBS; default 1).
   size_t jobs;
   /// A further corpus folder (AFL++: instead of the seeds, unless it holds

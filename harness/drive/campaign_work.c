@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* statfs's f_type of a tmpfs (linux/magic.h). */
 #define TMPFS_MAGIC_NUMBER 0x01021994
@@ -337,4 +338,51 @@ void lctx_campaign_work_abandon(lctx_campaign_work *w) {
     lctx_sys_each_file(w->dir, abandon_visit, w);
   if (w->root[0])
     lctx_sys_remove_tree(w->root);
+}
+
+/* One stopper being dropped: its bytes, the folders, what was removed. */
+typedef struct stopper {
+  const char *const *dirs;
+  double since;
+  char *bytes;
+  size_t length, dropped;
+} stopper;
+
+/* Removes `path` when it holds the stopper's bytes. */
+static void drop_same(void *user, const char *path) {
+  stopper *s = user;
+  struct stat st;
+  char *text = NULL;
+  size_t n = 0;
+  if (stat(path, &st) != 0 || (size_t)st.st_size != s->length ||
+      !lctx_file_read(path, s->length + 1, &text, &n, NULL))
+    return;
+  if (n == s->length && memcmp(text, s->bytes, n) == 0 && unlink(path) == 0)
+    s->dropped++;
+  free(text);
+}
+
+/* One artifact: when it is a new stopper, drops its copies. */
+static void drop_artifact(void *user, const char *path) {
+  stopper *s = user;
+  const char *name = strrchr(path, '/');
+  name = name ? name + 1 : path;
+  struct stat st;
+  if (strncmp(name, LCTX_CAMPAIGN_TRIAGE_PREFIX,
+              strlen(LCTX_CAMPAIGN_TRIAGE_PREFIX)) == 0 ||
+      stat(path, &st) != 0 || (double)st.st_mtime < s->since ||
+      !lctx_file_read(path, 1 << 24, &s->bytes, &s->length, NULL))
+    return;
+  for (size_t i = 0; s->dirs[i]; i++)
+    if (lctx_sys_is_dir(s->dirs[i]))
+      lctx_sys_each_file(s->dirs[i], drop_same, s);
+  free(s->bytes);
+  s->bytes = NULL;
+}
+
+size_t lctx_campaign_drop_stoppers(const char *artifacts, double since,
+                                   const char *const *dirs) {
+  stopper s = {.dirs = dirs, .since = since};
+  lctx_sys_each_file(artifacts, drop_artifact, &s);
+  return s.dropped;
 }

@@ -23,6 +23,10 @@
  *   build flags is written to OUT/artifacts as crash-triage-HASH at once,
  *   where the campaign takes it as a finding (findings.h, keyed by that same
  *   build, its report the sanitizer's).
+ * - the stoppers: an input that stopped a plain libFuzzer process (its
+ *   artifact in OUT/artifacts, kept as a finding) is taken out of the
+ *   campaign's own corpus folders, so that the restarted process does not
+ *   stop on it again while reading its corpus.
  * Every child (the triage runs) goes through peer.h.
  */
 #ifndef LCTX_DRIVE_CAMPAIGN_WORK_H
@@ -111,5 +115,11 @@ void lctx_campaign_work_end(lctx_campaign_work *w);
 /// unless in fast mode (no triage there: what is not triaged is not kept),
 /// then removes the tmpfs folder. Runs no child.
 void lctx_campaign_work_abandon(lctx_campaign_work *w);
+
+/// Removes from each folder of `dirs` (NULL-terminated) every file with
+/// the bytes of an input of `artifacts` written at `since` or later (not
+/// the triage's); returns how many files it removed.
+size_t lctx_campaign_drop_stoppers(const char *artifacts, double since,
+                                   const char *const *dirs);
 
 #endif /* LCTX_DRIVE_CAMPAIGN_WORK_H */
