@@ -15,7 +15,8 @@
 #      removed at the end, and so when lctx is killed (SIGKILL: its guard
 #      does it); --no-tmpfs and LCTX_FUZZ_NO_TMPFS=1 keep it in
 #      OUT, saying so;
-#   4. the user's own detect_stack_use_after_return setting wins.
+#   4. the user's own detect_stack_use_after_return setting wins;
+#   5. --fast without a fast build exits 2, naming `make build-fuzz`.
 # Usage: test_fuzz_fast_triage.sh LCTX FAST_BUILD SANITIZER_BUILD
 set -u
 LCTX=$1
@@ -118,6 +119,14 @@ grep -q "working corpus: $tmp/e/corpus (not on a tmpfs: LCTX_FUZZ_NO_TMPFS=1)" "
 head -n 1 "$tmp/e.txt" | grep -q "ASAN_OPTIONS=detect_stack_use_after_return=1 (yours)" ||
   fail "the user's setting: $(head -n 1 "$tmp/e.txt")"
 [ "$(ls "$tmp/e/corpus" | wc -l)" -gt 0 ] || fail "OUT/corpus empty after a --no-tmpfs run"
+
+# 5. No fast build: the command that builds it, exit 2.
+LCTX_FUZZ_FAST_BUILD="$tmp/no-fast-build" "$LCTX" fuzz --engine libfuzzer \
+  --target fuzz_model --time 1 --fast --out "$tmp/x" >"$tmp/x.txt" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "--fast without a fast build: exit $rc, want 2"
+grep -q "no fuzz-fast build of fuzz_model.*make build-fuzz" "$tmp/x.txt" ||
+  fail "--fast without a fast build: $(cat "$tmp/x.txt")"
 
 finish_failures "test_fuzz_fast_triage: "
 echo "test_fuzz_fast_triage: PASS"

@@ -83,9 +83,10 @@ static bool fast_build(lctx_campaign_options *o, char *out, size_t cap,
     return true;
   fprintf(err,
           "lctx fuzz: --fast: no fuzz-fast build of %s: %s is not an "
-          "executable file; build it (cmake --preset fuzz-fast && cmake "
-          "--build --preset fuzz-fast --target %s), set LCTX_FUZZ_FAST_BUILD "
-          "to the folder that holds it, or give --binary PATH\n",
+          "executable file; build it with `make build-fuzz` (or cmake "
+          "--preset fuzz-fast && cmake --build --preset fuzz-fast --target "
+          "%s), set LCTX_FUZZ_FAST_BUILD to the folder that holds it, or "
+          "give --binary PATH\n",
           o->target, lctx_esc(&b, out), o->target);
   return false;
 }
