@@ -25,6 +25,11 @@
 #      prints figure campaign.exec_per_s, figure campaign_fast.exec_per_s
 #      and their vs_baseline (goals >= 1.5 and >= 3): exec/s as a campaign
 #      reports it, its inputs run over its seconds (OUT/progress.jsonl).
+#      With BENCH_FUZZ_BEFORE_LCTX (another lctx, e.g. an earlier commit's,
+#      run with this tree's fuzz build) its default campaign too, and figure
+#      campaign.vs_before; for each campaign, figure NAME.execs_per_cpu_s,
+#      its inputs over the CPU seconds of lctx and what it waited for
+#      (steadier than wall seconds on a loaded machine).
 # The machine is shared and noisy: the ratios of one run are the figures;
 # the load average is printed before and after.
 #
@@ -42,6 +47,11 @@ bench_count "bench_fuzz.sh: error" SECONDS "$secs"
 bench_count "bench_fuzz.sh: error" GROW "$grow"
 base=${BENCH_FUZZ_BASELINE:-}
 base_lctx=${BENCH_FUZZ_BASELINE_LCTX:-}
+before_lctx=${BENCH_FUZZ_BEFORE_LCTX:-}
+if [ -n "$before_lctx" ] && [ ! -x "$before_lctx" ]; then
+  echo "bench_fuzz.sh: error: BENCH_FUZZ_BEFORE_LCTX: no lctx $before_lctx" >&2
+  exit 2
+fi
 for f in ${base:+"$base/fuzzers/fuzz_floor_decode"} \
   ${base_lctx:+"$base/fuzzers/fuzz_model"}; do
   [ -x "$f" ] || {
@@ -119,12 +129,18 @@ campaign() { # NAME LCTX [OPTION...]: one round, appended to NAME.sum
   shift 2
   rm -rf "$work/campaign-$n"
   r=$(bench_campaign "$l" "$work/campaign-$n" "$secs" "$work/campaign-$n.log" "$@")
-  echo "$r" | awk '{ print $2, $3 }' >>"$work/$n.sum"
+  echo "$r" | awk '{ print $2, $3, $4 }' >>"$work/$n.sum"
+}
+per_cpu() { # NAME: prints "figure NAME.execs_per_cpu_s: N" over its rounds
+  awk -v n="$1" '{ u += $1; c += $3 } END {
+    if (c > 0) printf "figure %s.execs_per_cpu_s: %d\n", n, u / c }' "$work/$1.sum"
 }
 i=0
 while [ "$i" -lt "$rounds" ]; do
   [ -z "$base_lctx" ] ||
     campaign baseline_campaign "$base_lctx" --binary "$base/fuzzers/fuzz_model"
+  [ -z "$before_lctx" ] ||
+    campaign before_campaign "$before_lctx" --binary "$top/build/fuzz/fuzzers/fuzz_model"
   campaign campaign "$lctx"
   campaign campaign_fast "$lctx" --fast
   i=$((i + 1))
@@ -138,4 +154,12 @@ if [ -n "$base_lctx" ]; then
   echo "$camp $camp_old" | awk '{ printf "figure campaign.vs_baseline: %.3f\n", $1 / $3 }'
   echo "$fast $camp_old" | awk '{ printf "figure campaign_fast.vs_baseline: %.3f\n", $1 / $3 }'
 fi
+if [ -n "$before_lctx" ]; then
+  camp_before=$(total before_campaign)
+  echo "$camp $camp_before" | awk '{ printf "figure campaign.vs_before: %.3f\n", $1 / $3 }'
+fi
+for n in campaign campaign_fast ${base_lctx:+baseline_campaign} \
+  ${before_lctx:+before_campaign}; do
+  per_cpu "$n"
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -93,18 +93,23 @@ bench_libfuzzer() {
 # campaign of fuzz_model for SECS seconds into OUT (output to LOG), with
 # the OPTIONs; prints its exec/s as the campaign reports it: the inputs run
 # over the seconds, from the last point of OUT/progress.jsonl (written when
-# the engine ended). Exits 1 when it ran nothing.
+# the engine ended), the inputs, the seconds, and the CPU seconds (user +
+# system) of lctx and every process it waited for (the engines, the
+# triage and the minimizing at the end included). Exits 1 when it ran
+# nothing.
 bench_campaign() {
   l=$1 o=$2 s=$3 log=$4
   shift 4
-  "$l" fuzz --engine libfuzzer --target fuzz_model --time "$s" --out "$o" \
-    "$@" >"$log" 2>&1
-  tail -n 1 "$o/progress.jsonl" 2>/dev/null | tr -d '{}",' | awk '
+  /usr/bin/time -f "%U %S" -o "$log.cpu" \
+    "$l" fuzz --engine libfuzzer --target fuzz_model --time "$s" --out "$o" \
+    "$@" >"$log" 2>&1 || true
+  cpu=$(tail -n 1 "$log.cpu" | awk '{ printf "%.2f", $1 + $2 }')
+  tail -n 1 "$o/progress.jsonl" 2>/dev/null | tr -d '{}",' | awk -v cpu="$cpu" '
     { for (i = 1; i < NF; i++) {
         if ($i == "seconds:") t = $(i + 1)
         if ($i == "execs:") n = $(i + 1) } }
     END { if (n == "" || t == "" || t == 0 || n == 0) exit 1
-          printf "%.0f %d %.1f\n", n / t, n, t }' || {
+          printf "%.0f %d %.1f %s\n", n / t, n, t, cpu }' || {
     echo "bench: error: the campaign of $l ran nothing; its output:" >&2
     tail -n 20 "$log" >&2
     exit 1
