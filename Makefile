@@ -77,6 +77,9 @@ build-fuzz: deps
 	@echo "==> lctx: configuring and building the libFuzzer targets (preset fuzz)"
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
+	@echo "==> lctx: configuring and building the libFuzzer targets without sanitizers for lctx fuzz --fast (preset fuzz-fast, build/fuzz-fast)"
+	@cmake --preset fuzz-fast >/dev/null
+	@cmake --build --preset fuzz-fast --target lctx_fuzz_engines
 
 coverage: deps
 	@echo "==> lctx: configuring and building the coverage build (preset coverage)"

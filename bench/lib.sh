@@ -71,3 +71,47 @@ bench_fuzz_run() {
        /^stat::number_of_executed_units:/ { units = $2 }
        END { if (eps == "") exit 1; print eps, units }' "$work/$1.log"
 }
+
+# bench_libfuzzer BINARY CORPUS DICT MAX_LEN SECS LOG: runs the libFuzzer
+# build BINARY for SECS seconds with -seed=1 over the folder CORPUS (the
+# only one: new inputs go there too), the dictionary DICT and MAX_LEN, its
+# output to LOG; prints "EXECS_PER_SEC UNITS" (-print_final_stats=1), or
+# exits 1 with the end of LOG.
+bench_libfuzzer() {
+  if ! "$1" -seed=1 -max_total_time="$5" -print_final_stats=1 -dict="$3" \
+    -max_len="$4" -artifact_prefix="$(dirname -- "$6")/" "$2" >"$6" 2>&1; then
+    echo "bench: error: $1 failed; its log:" >&2
+    tail -n 30 "$6" >&2
+    exit 1
+  fi
+  awk '/^stat::average_exec_per_sec:/ { eps = $2 }
+       /^stat::number_of_executed_units:/ { units = $2 }
+       END { if (eps == "") exit 1; print eps, units }' "$6"
+}
+
+# bench_campaign LCTX OUT SECS LOG [OPTION...]: a default `lctx fuzz`
+# campaign of fuzz_model for SECS seconds into OUT (output to LOG), with
+# the OPTIONs; prints its exec/s as the campaign reports it: the inputs run
+# over the seconds, from the last point of OUT/progress.jsonl (written when
+# the engine ended), the inputs, the seconds, and the CPU seconds (user +
+# system) of lctx and every process it waited for (the engines, the
+# triage and the minimizing at the end included). Exits 1 when it ran
+# nothing.
+bench_campaign() {
+  l=$1 o=$2 s=$3 log=$4
+  shift 4
+  /usr/bin/time -f "%U %S" -o "$log.cpu" \
+    "$l" fuzz --engine libfuzzer --target fuzz_model --time "$s" --out "$o" \
+    "$@" >"$log" 2>&1 || true
+  cpu=$(tail -n 1 "$log.cpu" | awk '{ printf "%.2f", $1 + $2 }')
+  tail -n 1 "$o/progress.jsonl" 2>/dev/null | tr -d '{}",' | awk -v cpu="$cpu" '
+    { for (i = 1; i < NF; i++) {
+        if ($i == "seconds:") t = $(i + 1)
+        if ($i == "execs:") n = $(i + 1) } }
+    END { if (n == "" || t == "" || t == 0 || n == 0) exit 1
+          printf "%.0f %d %.1f %s\n", n / t, n, t, cpu }' || {
+    echo "bench: error: the campaign of $l ran nothing; its output:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  }
+}

@@ -1,14 +1,15 @@
 /*
- * fuzz_floor.c - two floors of bench/bench_fuzz.sh: what fuzz_model cannot
- * go below under libFuzzer with the flags of every target (ASan, UBSan,
- * -fsanitize=fuzzer), measured as exec/s against fuzz_empty.
+ * fuzz_floor.c - two floors of fuzz_model under libFuzzer with the flags of
+ * every target (ASan, UBSan, -fsanitize=fuzzer).
  *
  * Built twice. fuzz_floor_linked (LCTX_FLOOR_DECODE 0) links all of
  * fuzz_model's code, whose coverage counters libFuzzer scans after every
  * input, and runs none of it. fuzz_floor_decode (LCTX_FLOOR_DECODE 1)
  * decodes each input into a reused case as fuzz_model does first, and
  * checks nothing. Any fuzz_model, whatever its checks, does at least what
- * fuzz_floor_decode does, so its ratio to fuzz_empty bounds fuzz_model's.
+ * fuzz_floor_decode does: bench/bench_fuzz.sh runs both from the same grown
+ * corpus and prints fuzz_model's exec/s over this floor's
+ * (figure fuzz_model.vs_decode_floor).
  */
 #include "case_bytes.h"
 #include "fuzzcheck.h"

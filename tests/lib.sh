@@ -77,8 +77,8 @@ conform() {
 rc() { cat "$tmp/$1.rc"; }
 
 # fake_libfuzzer FILE [LINE...] - writes a stand-in libFuzzer binary to FILE:
-# its -fork run writes the crash input xxBADxx, prints each LINE, then the
-# count of executed units, and ends; run on an input it prints the finding
+# its campaign run (-max_total_time=N first) writes the crash input
+# xxBADxx, prints each LINE, then the count of executed units, and ends; run on an input it prints the finding
 # fuzz_model/outcome/stand-in-bug (exit 1) for one holding BAD, else exits 0.
 fake_libfuzzer() {
   out=$1
@@ -86,7 +86,7 @@ fake_libfuzzer() {
   {
     echo '#!/bin/sh'
     echo 'case "$1" in'
-    echo '-fork=*)'
+    echo '-max_total_time=*)'
     echo '  for a in "$@"; do'
     echo '    case "$a" in -artifact_prefix=*) p=${a#-artifact_prefix=} ;; esac'
     echo '  done'

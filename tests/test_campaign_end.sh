@@ -76,11 +76,17 @@ wait_for() {
   return 1
 }
 
-# 1. SIGKILL: libFuzzer's -fork work folder is in OUT/tmp while it runs;
+# 1. SIGKILL once both libFuzzer jobs run (each says INITED in its log);
 # after the kill, no process and no folder is left.
 start_campaign "$tmp/k" "$tmp/k.txt"
-wait_for "$tmp/k/tmp/libFuzzerTemp.*/*.log" ||
-  fail "SIGKILL: libFuzzer's -fork folder never appeared in OUT/tmp"
+i=0
+until grep -qs INITED "$tmp/k/logs/libfuzzer.log" &&
+  grep -qs INITED "$tmp/k/logs/libfuzzer-1.log"; do
+  [ $i -lt 300 ] || fail "SIGKILL: the two libFuzzer jobs never started"
+  [ $i -lt 300 ] || break
+  sleep 0.1
+  i=$((i + 1))
+done
 [ -n "$(running | grep -v ' fuzz --engine ')" ] ||
   fail "SIGKILL: no engine process was running before the kill"
 kill -KILL "$pid"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_campaign_honesty.sh - pins what a campaign and a conform run say
-# about themselves, with a stand-in libFuzzer build (a script: with -fork
+# about themselves, with a stand-in libFuzzer build (a script: in a campaign
 # it writes one crash input and prints -fork's status line, whose rate is
 # `exec/s 77` without a colon, then sleeps 3 s past --time 1):
 #   the live line shows exec/s 77, not 0; summary.txt and the terminal say

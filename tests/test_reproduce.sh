@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_reproduce.sh - pins reproduce.txt of a campaign run with --binary,
-# against a stand-in libFuzzer build (a script: with -fork it writes one
+# against a stand-in libFuzzer build (a script: in a campaign it writes one
 # crash input to the artifact folder and reports 100 inputs run; given a
 # file, it fails with an LCTX-FINDING key when the file holds BAD): the
 # finding's reproduce.txt has an `lctx replay --binary BIN` line that, run

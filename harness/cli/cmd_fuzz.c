@@ -12,20 +12,39 @@
 #include "exit.h"
 #include "findings.h"
 #include "options.h"
+#include "escape.h"
+#include "sys.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The usage, around the targets of fuzzcheck.h's table (fuzz_usage). */
 #define FUZZ_USAGE_HEAD                                                        \
   "usage: lctx fuzz --engine libfuzzer|afl --target NAME --time SECONDS "      \
   "[--jobs N]\n"                                                               \
   "                 [--corpus DIR] [--out DIR] [--binary PATH]\n"              \
+  "                 [--fast [--triage-binary PATH]] [--no-tmpfs]\n"            \
   "targets: "
 #define FUZZ_USAGE_TAIL                                                        \
   "\nexit status: 0 no finding; 1 findings (earlier runs' too), interrupted\n" \
   "  (Ctrl-C, SIGTERM) or the engine ran no input; 2 bad usage, or the\n"      \
   "  summary or the state could not be written. The same command resumes\n"    \
-  "  a campaign; OUT/state.json says how its last run ended.\n"
+  "  a campaign; OUT/state.json says how its last run ended.\n"                \
+  "libFuzzer campaigns run with detect_stack_use_after_return=0 appended to\n" \
+  "  ASAN_OPTIONS (unless yours sets it), and keep their working corpus on "   \
+  "a\n"                                                                        \
+  "  tmpfs (/dev/shm, else $XDG_RUNTIME_DIR) when there is room, synced to\n"  \
+  "  OUT/corpus every 5 s and at the end (--no-tmpfs or "                      \
+  "LCTX_FUZZ_NO_TMPFS=1:\n"                                                    \
+  "  in OUT itself). --fast: the fuzz-fast preset's build (no sanitizers,\n"   \
+  "  2-3x the inputs per second; $LCTX_FUZZ_FAST_BUILD/TARGET, else\n"         \
+  "  build/fuzz-fast/fuzzers/TARGET) fuzzes, and every input it adds to the\n" \
+  "  corpus or flags is replayed through the ASan+UBSan fuzz build\n"          \
+  "  (--triage-binary, default the --binary default of a campaign without\n"   \
+  "  --fast) before it is kept or reported: what that build flags is a\n"      \
+  "  finding, with its report; a crash it does not reproduce is reported\n"    \
+  "  as TARGET/not-reproduced/HASH.\n"
 
 /* The usage, naming the targets of the table. */
 static void fuzz_usage(char *out, size_t cap) {
@@ -37,15 +56,52 @@ static void fuzz_usage(char *out, size_t cap) {
 /* The double just below 1: --time takes 1 second or more. */
 #define BELOW_ONE 0x1.fffffffffffffp-1
 
-/* The fuzz build (unless --binary), the seeds and the dictionary of the
- * data paths: false after a message naming what is missing and where it
- * looked. */
-static bool fuzz_inputs(lctx_campaign_options *o, char *binary, size_t cap,
-                        FILE *err) {
+/* The fast build of --fast without --binary: $LCTX_FUZZ_FAST_BUILD/TARGET,
+ * else the fuzz-fast folder beside a build/fuzz/fuzzers; false after a
+ * message. */
+static bool fast_build(lctx_campaign_options *o, char *out, size_t cap,
+                       FILE *err) {
+  const char *env = getenv("LCTX_FUZZ_FAST_BUILD");
+  const char *fuzz = o->data->fuzz_build;
+  const char *tail = "build/fuzz/fuzzers";
+  size_t n = strlen(fuzz), t = strlen(tail);
+  int w = -1;
+  if (env && *env)
+    w = snprintf(out, cap, "%s/%s", env, o->target);
+  else if (n >= t && strcmp(fuzz + n - t, tail) == 0)
+    w = snprintf(out, cap, "%.*sbuild/fuzz-fast/fuzzers/%s", (int)(n - t), fuzz,
+                 o->target);
+  lctx_escaped b;
+  if (w < 0 || (size_t)w >= cap) {
+    fprintf(err,
+            "lctx fuzz: --fast: no fuzz-fast build of %s is known; set "
+            "LCTX_FUZZ_FAST_BUILD to its folder or give --binary PATH\n",
+            o->target);
+    return false;
+  }
+  if (lctx_sys_is_file(out) && access(out, X_OK) == 0)
+    return true;
+  fprintf(err,
+          "lctx fuzz: --fast: no fuzz-fast build of %s: %s is not an "
+          "executable file; build it with `make build-fuzz` (or cmake "
+          "--preset fuzz-fast && cmake --build --preset fuzz-fast --target "
+          "%s), set LCTX_FUZZ_FAST_BUILD to the folder that holds it, or "
+          "give --binary PATH\n",
+          o->target, lctx_esc(&b, out), o->target);
+  return false;
+}
+
+/* The fuzz build (unless --binary; with --fast, the fast build, and the
+ * fuzz build as the triage build unless --triage-binary), the seeds and
+ * the dictionary of the data paths: false after a message naming what is
+ * missing and where it looked. */
+static bool fuzz_inputs(lctx_campaign_options *o, bool fast, char *binary,
+                        char *triage, size_t cap, FILE *err) {
   const char *texts[][2] = {{"--target", o->target},
                             {"--corpus", o->corpus},
                             {"--out", o->out_dir},
-                            {"--binary", o->binary}};
+                            {"--binary", o->binary},
+                            {"--triage-binary", o->triage}};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
     if (!lctx_argcheck_plain("fuzz", texts[i][0], texts[i][1], err))
       return false;
@@ -53,6 +109,17 @@ static bool fuzz_inputs(lctx_campaign_options *o, char *binary, size_t cap,
     return false;
   o->data = lctx_data();
   char seeds[LCTX_DATA_PATH_MAX], dict[LCTX_DATA_PATH_MAX];
+  if (fast && !o->triage) {
+    if (!lctx_data_fuzz_build(o->data, "fuzz", o->target, o->engine,
+                              "--triage-binary", triage, cap, err))
+      return false;
+    o->triage = triage;
+  }
+  if (fast && !o->binary) {
+    if (!fast_build(o, binary, cap, err))
+      return false;
+    o->binary = binary;
+  }
   if (!o->binary) {
     if (!lctx_data_fuzz_build(o->data, "fuzz", o->target, o->engine, "--binary",
                               binary, cap, err))
@@ -76,6 +143,7 @@ static bool parse_engine(const char *value, void *target, char *why,
 int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
   lctx_campaign_options o;
   lctx_campaign_options_init(&o);
+  bool fast = false;
   const lctx_option options[] = {
       lctx_options_custom("engine", &o.engine, "ENGINE",
                           "libfuzzer or afl (required)", parse_engine),
@@ -86,9 +154,8 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
                            BELOW_ONE, 86400 * 30,
                            "a number of seconds (1 or more)"),
       lctx_options_size("jobs", &o.jobs, "N",
-                        "libFuzzer -fork jobs or AFL++ instances (default 1)",
-                        1, LCTX_CAMPAIGN_MAX_JOBS,
-                        "a whole number from 1 to 16"),
+                        "libFuzzer processes or AFL++ instances (default 1)", 1,
+                        LCTX_CAMPAIGN_MAX_JOBS, "a whole number from 1 to 16"),
       lctx_options_string("corpus", &o.corpus, "DIR",
                           "a further corpus (AFL++: instead of the seeds, "
                           "unless empty)"),
@@ -99,10 +166,20 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
                           "the engine's build (default: $LCTX_FUZZ_BUILD/"
                           "TARGET[_afl],\nelse the source tree's build/fuzz "
                           "or build/afl,\nelse the installation's "
-                          "libexec/lctx)"),
+                          "libexec/lctx; --fast: the fuzz-fast build)"),
+      lctx_options_flag("fast", &fast,
+                        "libFuzzer: fuzz with the build without sanitizers "
+                        "(fuzz-fast preset),\nreplaying every input it adds "
+                        "or flags through the ASan+UBSan build"),
+      lctx_options_string("triage-binary", &o.triage, "PATH",
+                          "--fast: the ASan+UBSan build the triage replays "
+                          "through\n(default: the fuzz build)"),
+      lctx_options_flag("no-tmpfs", &o.no_tmpfs,
+                        "keep libFuzzer's working corpus in --out, not on a "
+                        "tmpfs"),
   };
   int first;
-  char usage[1024];
+  char usage[2600];
   fuzz_usage(usage, sizeof usage);
   LCTX_OPTIONS_PARSE_OR_RETURN(
       &LCTX_OPTIONS_SPEC("fuzz", usage, options, false), argc, argv, &first,
@@ -112,8 +189,19 @@ int lctx_cmd_fuzz(int argc, char **argv, FILE *out, FILE *err) {
             usage);
     return LCTX_EXIT_USAGE;
   }
-  char binary[LCTX_DATA_PATH_MAX];
-  if (!fuzz_inputs(&o, binary, sizeof binary, err))
+  if ((fast || o.triage) && strcmp(o.engine, "libfuzzer") != 0) {
+    fprintf(err,
+            "lctx fuzz: --fast and --triage-binary need --engine "
+            "libfuzzer\n%s",
+            usage);
+    return LCTX_EXIT_USAGE;
+  }
+  if (o.triage && !fast) {
+    fprintf(err, "lctx fuzz: --triage-binary needs --fast\n%s", usage);
+    return LCTX_EXIT_USAGE;
+  }
+  char binary[LCTX_DATA_PATH_MAX], triage[LCTX_DATA_PATH_MAX];
+  if (!fuzz_inputs(&o, fast, binary, triage, sizeof binary, err))
     return LCTX_EXIT_USAGE;
   return lctx_campaign_run(&o, out, err);
 }

@@ -12,6 +12,8 @@
  */
 #include "campaign.h"
 
+#include "campaign_guard.h"
+#include "campaign_work.h"
 #include "case_bytes.h"
 #include "escape.h"
 #include "exit.h"
@@ -82,8 +84,13 @@ typedef struct campaign {
   /* How the first engine to end ended (a wait status), if one did. */
   int first_status;
   bool first_ended;
-  /* The guard (a peer whose pid is -1: none). */
-  lctx_peer guard;
+  /* libFuzzer's jobs (libfuzzer.h), one plain process each. */
+  lctx_libfuzzer_job jobs[LCTX_CAMPAIGN_MAX_JOBS];
+  /* libFuzzer's working corpus (a tmpfs, or OUT/corpus) and the fast
+   * mode's triage (campaign_work.h). */
+  lctx_campaign_work work;
+  /* The guard (campaign_guard.h). */
+  lctx_campaign_guard guard;
   rows_tracker rows;
   stats stats;
   /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
@@ -272,49 +279,13 @@ static void rows_start(campaign *c) {
 //===----------------------------------------------------------------------===//
 
 /* Starts one engine in a process group of its own, dying with lctx, with
- * the campaign's mark, TMPDIR in OUT/tmp and, for AFL++, its settings and
- * `afl_tmp` as AFL_TMPDIR (where its .cur_input goes). */
-static void start(campaign *c, char *const *argv, const char *log,
+ * the campaign's mark, TMPDIR in OUT/tmp and its sanitizer options (for
+ * AFL++ its settings and `afl_tmp` as AFL_TMPDIR; campaign_work.h). */
+static void start(campaign *c, int slot, char *const *argv, const char *log,
                   const char *afl_tmp) {
   const char *env[32] = {MARK_NAME, c->token, "TMPDIR", c->tmp_dir};
-  int n = 4;
-  if (afl_tmp) {
-    static const char *const afl_vars[] = {
-        "AFL_SKIP_CPUFREQ",
-        "1",
-        "AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES",
-        "1",
-        "AFL_NO_UI",
-        "1",
-        "AFL_AUTORESUME",
-        "1",
-        "AFL_NO_AFFINITY",
-        "1",
-        "AFL_TMPDIR",
-        NULL};
-    for (const char *const *v = afl_vars; *v; v++)
-      env[n++] = *v;
-    env[n++] = afl_tmp;
-  }
-  /* afl-fuzz refuses sanitizer options of the user's environment that
-   * lack its own (abort_on_error=1, symbolize=0...): they are appended,
-   * and win, as the sanitizers read the last of a key. */
-  char sanitizers[3][1024];
-  static const char *const afl_sanitizer[3][2] = {
-      {"ASAN_OPTIONS", "abort_on_error=1:symbolize=0"},
-      {"UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:symbolize=0"},
-      {"LSAN_OPTIONS", "symbolize=0"}};
-  for (int k = 0; afl_tmp && k < 3; k++) {
-    const char *mine = getenv(afl_sanitizer[k][0]);
-    int w = snprintf(sanitizers[k], sizeof sanitizers[k], "%s%s%s",
-                     mine && *mine ? mine : "", mine && *mine ? ":" : "",
-                     afl_sanitizer[k][1]);
-    if (w < 0 || (size_t)w >= sizeof sanitizers[k])
-      snprintf(sanitizers[k], sizeof sanitizers[k], "%s",
-               afl_sanitizer[k][1]); /* the user's is too long: AFL's alone */
-    env[n++] = afl_sanitizer[k][0];
-    env[n++] = sanitizers[k];
-  }
+  lctx_campaign_env store;
+  int n = lctx_campaign_engine_env(env, 4, afl_tmp, &store);
   env[n] = NULL;
   /* A line of lctx's own starts each run's part of the log. */
   FILE *w = fopen(log, "a");
@@ -328,21 +299,33 @@ static void start(campaign *c, char *const *argv, const char *log,
                           .env = env,
                           .who = "lctx fuzz"};
   pid_t pid = lctx_peer_spawn(&child);
-  c->pids[c->npids++] = pid;
+  c->pids[slot] = pid;
+  c->npids += slot == c->npids;
   c->alive += pid > 0;
 }
 
-/* libFuzzer in -fork mode over OUT/corpus, the seeds and --corpus. */
-static void start_libfuzzer(campaign *c) {
+/* Job `j`'s log: OUT/logs/libfuzzer.log, libfuzzer-J.log for J >= 1. */
+static const char *job_log(const campaign *c, int j, char *buf, size_t cap) {
+  if (j == 0)
+    return c->libfuzzer_log;
+  snprintf(buf, cap, "%s/libfuzzer-%d.log", c->logs, j);
+  return buf;
+}
+
+/* Job `j`: one plain libFuzzer (no -fork, whose children each read and
+ * merge the corpus again) over the working corpus (reloaded: it picks up
+ * the other jobs' inputs), OUT/corpus, the seeds, --corpus. */
+static void start_libfuzzer(campaign *c, int j, double seconds) {
   lctx_libfuzzer_run run;
   memset(&run, 0, sizeof run);
   run.binary = c->binary;
-  run.fork = c->o->jobs;
-  run.seconds = (int)c->o->seconds;
+  run.seconds = (int)seconds;
   run.artifacts = c->artifacts;
   run.dict = c->dict;
   size_t k = 0;
-  run.corpora[k++] = c->corpus_dir;
+  run.corpora[k++] = c->work.dir;
+  if (lctx_campaign_work_synced(&c->work))
+    run.corpora[k++] = c->corpus_dir;
   if (lctx_sys_is_dir(c->seeds))
     run.corpora[k++] = c->seeds;
   if (c->o->corpus)
@@ -353,7 +336,9 @@ static void start_libfuzzer(campaign *c) {
     return;
   }
   lctx_libfuzzer_argv_build(&run, a);
-  start(c, a->argv, c->libfuzzer_log, NULL);
+  char log[4400];
+  lctx_libfuzzer_job_started(&c->jobs[j], lctx_sys_now());
+  start(c, j, a->argv, job_log(c, j, log, sizeof log), NULL);
   free(a);
 }
 
@@ -437,7 +422,7 @@ static bool start_afl(campaign *c) {
     args[n++] = "--";
     args[n++] = c->binary;
     args[n] = NULL;
-    start(c, args, log, tmp);
+    start(c, (int)j, args, log, tmp);
   }
   return true;
 }
@@ -450,72 +435,35 @@ static void signal_engines(const campaign *c, int sig) {
   }
 }
 
+static void libfuzzer_stats(campaign *c);
+
+/* Reaps the engines that ended; a libFuzzer job's inputs are added up and
+ * its next run set (libfuzzer.h). */
 static void reap_engines(campaign *c) {
   for (int j = 0; j < c->npids; j++) {
     int status = 0;
     if (c->pids[j] > 0 &&
         lctx_peer_reap(c->pids[j], false, &status) == c->pids[j]) {
+      if (!c->afl)
+        libfuzzer_stats(c);
       c->pids[j] = -1;
       c->alive--;
+      const char *dirs[] = {c->work.dir, c->corpus_dir, c->seeds, NULL};
+      if (!c->afl) /* its stoppers out of the corpus, then its next run */
+        lctx_libfuzzer_job_ended(
+            &c->jobs[j], lctx_sys_now(),
+            lctx_campaign_drop_stoppers(c->artifacts, c->jobs[j].started - 1,
+                                        dirs));
+      if (!c->afl && c->jobs[j].given_up)
+        fprintf(c->out,
+                "  libFuzzer job %d ended at once too often: not "
+                "started again (see OUT/logs)\n",
+                j);
       if (!c->first_ended)
         c->first_status = status;
       c->first_ended = true;
     }
   }
-}
-
-/* Kills every process that carries the campaign's mark (what the engines
- * started and left: libFuzzer's -fork jobs, AFL++'s forkserver and stopped
- * persistent children) until none is left, for at most 10 s. */
-static void end_marked(const campaign *c) {
-  double until = lctx_sys_now() + 10;
-  while (lctx_sys_signal_marked(c->mark, SIGKILL) > 0 && lctx_sys_now() < until)
-    lctx_sys_sleep(0.02);
-}
-
-/* The guard's life: a peer that outlives lctx (a session of its own, so
- * that Ctrl-C is lctx's to handle), deaf to SIGINT, SIGTERM and SIGHUP,
- * holding none of lctx's output, it waits for a byte on `fd`. A byte: the
- * campaign ended cleanly. End of file: lctx died without ending its
- * engines; end them and remove OUT/tmp. */
-static void guard_main(void *user, int fd, int out_fd) {
-  const campaign *c = user;
-  (void)out_fd;
-  signal(SIGINT, SIG_IGN);
-  signal(SIGTERM, SIG_IGN);
-  signal(SIGHUP, SIG_IGN);
-  char byte;
-  ssize_t n;
-  do
-    n = read(fd, &byte, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) {
-    end_marked(c);
-    lctx_sys_remove_tree(c->tmp_dir);
-  }
-  _exit(0);
-}
-
-/* Starts the guard; without one (no pipe, no fork) the engines still die
- * with lctx, their children may not. */
-static void guard_start(campaign *c) {
-  lctx_peer_init(&c->guard);
-  /* Only lctx holds the write end of its pipe: no engine inherits it. */
-  lctx_peer_spec spec = {
-      .body = guard_main, .user = c, .pipes = true, .survives_lctx = true};
-  char text[256];
-  lctx_buf error;
-  lctx_buf_init(&error, text, sizeof text);
-  (void)lctx_peer_start(&c->guard, &spec, &error);
-}
-
-/* Tells the guard the campaign ended cleanly and waits for it. */
-static void guard_stop(campaign *c) {
-  if (c->guard.pid <= 0)
-    return;
-  if (lctx_peer_queue(&c->guard, "", 1))
-    (void)lctx_peer_flush(&c->guard);
-  lctx_peer_free(&c->guard); /* after it read the byte and ended */
 }
 
 //===----------------------------------------------------------------------===//
@@ -526,15 +474,48 @@ static void guard_stop(campaign *c) {
  * after the last RUN_START line; libfuzzer.h reads it): exec/s, corpus
  * size, and the inputs run. */
 static void libfuzzer_stats(campaign *c) {
-  const char *tail = c->tail;
-  lctx_sys_read_tail(c->libfuzzer_log, c->tail, sizeof c->tail);
-  for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
-    tail = p;
-  lctx_libfuzzer_stats s;
-  lctx_libfuzzer_parse(tail, &s);
-  c->stats.execs = s.execs > c->stats.execs ? s.execs : c->stats.execs;
-  c->stats.execs_per_sec = s.execs_per_sec;
-  c->stats.corpus = s.corpus;
+  stats sum = {0, 0, 0};
+  for (int j = 0; j < c->npids; j++) {
+    lctx_libfuzzer_job *job = &c->jobs[j];
+    if (c->pids[j] > 0 || job->restart_at <= 0)
+      sum.execs_per_sec += job->execs_per_sec;
+    if (c->pids[j] > 0) {
+      char log[4400];
+      const char *tail = c->tail;
+      lctx_sys_read_tail(job_log(c, j, log, sizeof log), c->tail,
+                         sizeof c->tail);
+      for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
+        tail = p;
+      lctx_libfuzzer_job_read(job, tail);
+    }
+    sum.execs += job->execs_done + job->execs_now;
+    sum.corpus = job->corpus > sum.corpus ? job->corpus : sum.corpus;
+  }
+  c->stats = sum;
+}
+
+/* Starts again the libFuzzer jobs whose run ended and whose next one is
+ * due, while the campaign has a whole second left; returns how many jobs
+ * wait for theirs. */
+static int restart_jobs(campaign *c, double elapsed, bool stopping) {
+  int waiting = 0;
+  double left = c->o->seconds - elapsed;
+  for (int j = 0; j < c->npids && !c->afl; j++) {
+    lctx_libfuzzer_job *job = &c->jobs[j];
+    if (c->pids[j] > 0 || job->restart_at <= 0)
+      continue;
+    if (stopping || left < 1) {
+      job->restart_at = 0;
+      continue;
+    }
+    if (lctx_sys_now() < job->restart_at) {
+      waiting++;
+      continue;
+    }
+    job->restarts++;
+    start_libfuzzer(c, j, left);
+  }
+  return waiting;
 }
 
 /* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
@@ -593,6 +574,7 @@ static void scan(campaign *c) {
   }
   libfuzzer_stats(c);
   c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
+  lctx_campaign_work_sync(&c->work, false);
   lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
   if (c->rows.enabled)
     lctx_sys_each_file(c->corpus_dir, rows_visit, &c->rows);
@@ -653,10 +635,11 @@ static void watch(campaign *c, double start) {
   double last_line = 0, stop_at = 0, last_point = -1;
   bool stopping = false;
   FILE *progress = progress_open(c);
-  while (c->alive > 0) {
+  for (int waiting = 0; c->alive > 0 || waiting > 0;) {
     lctx_sys_sleep(0.5);
     reap_engines(c);
     double elapsed = lctx_sys_now() - start;
+    waiting = restart_jobs(c, elapsed, stopping || lctx_sys_interrupted());
     if (!stopping && (lctx_sys_interrupted() || elapsed > c->o->seconds + 30)) {
       stopping = true;
       stop_at = lctx_sys_now();
@@ -783,6 +766,11 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           summary_path(&b1, c->afl ? c->afl_dir : c->corpus_dir, exact),
           summary_path(&b2, f->dir, exact), summary_path(&b3, c->logs, exact));
+  if (c->o->triage)
+    fprintf(w,
+            "  triage (ASan+UBSan build): %zu new input(s) replayed, %zu "
+            "flagged\n",
+            c->work.triaged, c->work.flagged);
   if (c->corpus_minimized == 0)
     fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
             corpus_pass(c), c->corpus_before, c->corpus_after,
@@ -862,17 +850,24 @@ static void add_afl_execs(void *user, const char *instance) {
 static bool fuzz(campaign *c, double start) {
   if (c->afl)
     lctx_sys_each_entry(c->afl_dir, add_afl_execs, &c->execs_before);
-  guard_start(c);
+  c->guard.mark = c->mark;
+  c->guard.work = &c->work;
+  c->guard.tmp_dir = c->tmp_dir;
+  lctx_campaign_guard_start(&c->guard);
   bool started = true;
-  if (!c->afl)
-    start_libfuzzer(c);
-  else
+  for (size_t j = 0; !c->afl && j < c->o->jobs; j++)
+    start_libfuzzer(c, (int)j, c->o->seconds);
+  if (c->afl)
     started = start_afl(c);
   if (started)
     watch(c, start);
-  end_marked(c);
+  lctx_campaign_end_marked(c->mark);
   lctx_peer_sweep();
-  guard_stop(c);
+  if (!c->afl) { /* the last sync, and the inputs its triage flagged */
+    lctx_campaign_work_sync(&c->work, true);
+    lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
+  }
+  lctx_campaign_guard_stop(&c->guard);
   return started;
 }
 
@@ -909,20 +904,36 @@ static void minimize_corpus(campaign *c) {
     fprintf(c->out, " failed, the corpus is kept as it was\n");
 }
 
+/* The header: what runs, with which sanitizer options (libFuzzer), where
+ * its working corpus is and, in fast mode, what the triage replays. */
+static void print_header(const campaign *c) {
+  lctx_escaped b, b2;
+  char asan[2048] = "";
+  bool added = !c->afl && lctx_campaign_asan_options(asan, sizeof asan);
+  fprintf(c->out,
+          "lctx fuzz: %s under %s%s, %zu job(s), %.0f s%s%s%s%s; campaign in "
+          "%s\n"
+          "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
+          c->o->target, c->o->engine, c->o->triage ? " (fast mode)" : "",
+          c->o->jobs, c->o->seconds,
+          c->resumed ? ", resuming the existing corpus" : "",
+          c->afl ? "" : ", ASAN_OPTIONS=", c->afl ? "" : lctx_esc(&b2, asan),
+          c->afl  ? ""
+          : added ? " (lctx added " LCTX_CAMPAIGN_ASAN_ADDED ")"
+                  : " (yours)",
+          lctx_esc(&b, c->out_dir));
+  if (!c->afl)
+    lctx_campaign_work_describe(&c->work, c->binary, c->out);
+}
+
 /* Minimizes what an earlier run left unminimized, starts the engines,
  * watches them, minimizes the new findings and writes the summary. */
 static int run(campaign *c) {
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
-  lctx_findings_init(&c->findings, c->target, c->o->engine, c->binary,
-                     c->out_dir);
-  lctx_escaped b;
-  fprintf(c->out,
-          "lctx fuzz: %s under %s, %zu job(s), %.0f s%s; campaign in %s\n"
-          "  (Ctrl-C stops it early and keeps the corpus and findings)\n",
-          c->o->target, c->o->engine, c->o->jobs, c->o->seconds,
-          c->resumed ? ", resuming the existing corpus" : "",
-          lctx_esc(&b, c->out_dir));
+  lctx_findings_init(&c->findings, c->target, c->o->engine,
+                     c->o->triage ? c->o->triage : c->binary, c->out_dir);
+  print_header(c);
   if (last_run_killed(c))
     fprintf(c->out, "  (the last run of this campaign was killed)\n");
   write_state(c, true, 0);
@@ -973,10 +984,13 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
   c->err = err;
   c->lock_fd = -1;
   int code = LCTX_EXIT_USAGE;
-  if (resolve(c) && make_dirs(c)) {
+  if (resolve(c) && make_dirs(c) &&
+      (c->afl || lctx_campaign_work_init(&c->work, c->out_dir, c->token,
+                                         o->no_tmpfs, o->triage, err))) {
     rows_start(c);
     code = run(c);
   }
+  lctx_campaign_work_end(&c->work);
   lctx_findings_free(&c->findings);
   lctx_seen_free(&c->rows.seen);
   if (c->lock_fd >= 0)

@@ -2,7 +2,8 @@
  * campaign.h - fuzz campaigns a person can run and read: the engine side of
  * `lctx fuzz`.
  *
- * Owns starting the engines (libFuzzer in fork mode, or AFL++ main and
+ * Owns starting the engines (libFuzzer as one plain process per job,
+ * restarted on the same corpus after it stops on a finding, or AFL++ main and
  * secondary instances, the first secondary with the CMPLOG build
  * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
  * processes, the live progress line, resuming
@@ -15,14 +16,16 @@
  * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds
- *   OUT/corpus/              the working corpus (libFuzzer), kept and
- *                            minimized when a run ends; AFL++: the
+ *   OUT/corpus/              the corpus (libFuzzer), kept and minimized
+ *                            when a run ends: the working corpus itself,
+ *                            or its copy when that is on a tmpfs or in
+ *                            fast mode (campaign_work.h); AFL++: the
  *                            minimized main queue
  *   OUT/afl/                 AFL++ sync directory (main + secondaries), kept
  *   OUT/artifacts/           raw crash inputs from the engines
  *   OUT/logs/                engine output
  *   OUT/findings/KEY/        input, minimized, report.txt, reproduce.txt
- *   OUT/tmp/                 the engines' TMPDIR (libFuzzer's -fork work
+ *   OUT/tmp/                 the engines' TMPDIR (libFuzzer's -merge work
  *                            folder, AFL++'s .cur_input), removed when the
  *                            run ends
  *   OUT/summary.txt          the last summary
@@ -45,7 +48,7 @@
 
 #include "data_paths.h"
 
-/// The most engine jobs (libFuzzer -fork=N, or AFL++ instances).
+/// The most engine jobs (libFuzzer processes, or AFL++ instances).
 #define LCTX_CAMPAIGN_MAX_JOBS 16
 
 /// What a campaign runs.
@@ -57,7 +60,7 @@ typedef struct lctx_campaign_options {
   const char *target;
   /// How long the engines fuzz, 1 second or more.
   double seconds;
-  /// libFuzzer's -fork=N, or the number of AFL++ instances (1 to
+  /// libFuzzer processes sharing the corpus, or AFL++ instances (1 to
   /// LCTX_CAMPAIGN_MAX_JOBS; default 1).
   size_t jobs;
   /// A further corpus folder (AFL++: instead of the seeds, unless it holds
@@ -68,6 +71,14 @@ typedef struct lctx_campaign_options {
   /// The engine's build of the target; NULL: the fuzz build of `data`
   /// (FUZZ_BUILD/TARGET or AFL_BUILD/TARGET_afl).
   const char *binary;
+  /// Fast mode (libFuzzer): `binary` is a build without sanitizers and
+  /// this the ASan+UBSan build every input it adds to the corpus or flags
+  /// is replayed through before it is kept or reported
+  /// (campaign_work.h); NULL: not fast mode.
+  const char *triage;
+  /// Keep libFuzzer's working corpus in OUT/corpus (or OUT/tmp/work) even
+  /// when there is a tmpfs (campaign_work.h).
+  bool no_tmpfs;
   /// Where the seeds (SEEDS/TARGET), the dictionary (DICTS/TARGET.dict)
   /// and the fuzz builds are (data_paths.h); init: the current paths.
   const lctx_data_paths *data;

@@ -129,3 +129,29 @@ void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s) {
   if (corp && corp < last)
     s->corpus = strtoul(corp + 6, NULL, 10);
 }
+
+void lctx_libfuzzer_job_started(lctx_libfuzzer_job *j, double now) {
+  j->started = now;
+  j->restart_at = 0;
+  j->execs_per_sec = 0;
+}
+
+void lctx_libfuzzer_job_read(lctx_libfuzzer_job *j, const char *log) {
+  lctx_libfuzzer_stats s;
+  lctx_libfuzzer_parse(log, &s);
+  j->execs_now = s.execs > j->execs_now ? s.execs : j->execs_now;
+  j->execs_per_sec = s.execs_per_sec;
+  j->corpus = s.corpus > 0 ? s.corpus : j->corpus;
+}
+
+void lctx_libfuzzer_job_ended(lctx_libfuzzer_job *j, double now,
+                              size_t dropped) {
+  j->execs_done += j->execs_now;
+  j->execs_now = 0;
+  j->quick = now - j->started < LCTX_LIBFUZZER_QUICK_SECONDS ? j->quick + 1 : 0;
+  j->given_up = j->quick >= LCTX_LIBFUZZER_QUICK_ENDS * (dropped > 0 ? 8 : 1);
+  double wait = 0;
+  for (int k = 1; dropped == 0 && k <= j->quick && wait < 8; k++)
+    wait = wait > 0 ? wait * 2 : 0.25;
+  j->restart_at = j->given_up ? 0 : now + (wait < 8 ? wait : 8);
+}

@@ -10,7 +10,11 @@
  * folders last), and the reading of its output: the inputs run (the
  * largest `#N` of a status line, or stat::number_of_executed_units), the
  * last rate (`exec/s: N` of a job's status line, `exec/s N` of -fork's)
- * and the corpus size on that line (`corp: N`).
+ * and the corpus size on that line (`corp: N`); and a campaign job's runs
+ * (lctx_libfuzzer_job): one plain libFuzzer process at a time, restarted
+ * after it stops on a finding, its inputs summed over its runs, its
+ * restarts held back when runs end at once (a target that crashes on
+ * every input cannot make the campaign spin).
  */
 #ifndef LCTX_DRIVE_LIBFUZZER_H
 #define LCTX_DRIVE_LIBFUZZER_H
@@ -73,5 +77,42 @@ typedef struct lctx_libfuzzer_stats {
 /// Reads `log` (a NUL-terminated text: a whole log, or its part of one
 /// run) into `s`.
 void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s);
+
+/// A run that ends within this many seconds of its start ended at once.
+#define LCTX_LIBFUZZER_QUICK_SECONDS 2.0
+/// After this many runs in a row that ended at once without an input taken
+/// out of the corpus (or 8 times as many with), a job is not restarted
+/// again; before that, each such restart without waits 0.25 s, doubled per
+/// run in a row (at most 8 s).
+#define LCTX_LIBFUZZER_QUICK_ENDS 8
+
+/// One job of a campaign: a plain libFuzzer process (no -fork), started
+/// again on the same corpus when it stops on a crash, leak or timeout.
+typedef struct lctx_libfuzzer_job {
+  /// Inputs run by its ended runs, and by the current one so far.
+  unsigned long long execs_done, execs_now;
+  /// The current run's last rate and corpus size (0: none said).
+  double execs_per_sec;
+  unsigned long corpus;
+  /// When the current run started; when to start the next one (0: none
+  /// due); how many runs in a row ended at once; restarts so far.
+  double started, restart_at;
+  int quick;
+  size_t restarts;
+  /// Not restarted again (LCTX_LIBFUZZER_QUICK_ENDS runs ended at once).
+  bool given_up;
+} lctx_libfuzzer_job;
+
+/// A run of `j` starts at `now`.
+void lctx_libfuzzer_job_started(lctx_libfuzzer_job *j, double now);
+
+/// Reads what the current run's part of its log (`log`) says into `j`.
+void lctx_libfuzzer_job_read(lctx_libfuzzer_job *j, const char *log);
+
+/// The current run of `j` ended at `now` (its log read last), `dropped`
+/// inputs that stopped it taken out of the corpus: adds its inputs and
+/// sets when to start the next one (restart_at), or given_up.
+void lctx_libfuzzer_job_ended(lctx_libfuzzer_job *j, double now,
+                              size_t dropped);
 
 #endif /* LCTX_DRIVE_LIBFUZZER_H */

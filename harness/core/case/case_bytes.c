@@ -14,57 +14,58 @@
 // Dictionaries
 //===----------------------------------------------------------------------===//
 
+/* A dictionary entry and its length (no strlen per decoded field). */
+typedef struct entry {
+  const char *text;
+  size_t length;
+} entry;
+#define E(s)                                                                   \
+  { s, sizeof(s) - 1 }
+
 #define NAME_LITERAL 192
-static const char *const NAMES[] = {
-    "",    "cpu",   "cuda",  "rocm", "oneapi", "tpu",
-    "gpu", "METAL", "bogus", "CPU",  "Cuda",   "GPU",
-};
+static const entry NAMES[] = {E(""),       E("cpu"), E("cuda"), E("rocm"),
+                              E("oneapi"), E("tpu"), E("gpu"),  E("METAL"),
+                              E("bogus"),  E("CPU"), E("Cuda"), E("GPU")};
 #define NAME_COUNT (sizeof NAMES / sizeof NAMES[0])
 
 #define MESSAGE_LITERAL 128
-static const char *const MESSAGES[] = {
-    "",
-    "TPU not found",
-    "boom",
-    "Backend 'cuda' failed.",
-    "no devices.",
-    "x\n\ty",
-    "'\"\\",
-    "FAILED_PRECONDITION: No visible device",
-};
+static const entry MESSAGES[] = {E(""),
+                                 E("TPU not found"),
+                                 E("boom"),
+                                 E("Backend 'cuda' failed."),
+                                 E("no devices."),
+                                 E("x\n\ty"),
+                                 E("'\"\\"),
+                                 E("FAILED_PRECONDITION: No visible device")};
 #define MESSAGE_COUNT (sizeof MESSAGES / sizeof MESSAGES[0])
 
 #define PLATFORMS_LITERAL 192
-static const char *const PLATFORMS[] = {
-    "",         "cpu",     "tpu",      "cuda",    "rocm",      "gpu",
-    "cpu,tpu",  "tpu,cpu", "cpu,gpu",  "gpu,cpu", "cuda,rocm", "cpu,cpu",
-    "cuda,gpu", "cpu,",    "cpu, tpu", ",",
-};
+static const entry PLATFORMS[] = {
+    E(""),         E("cpu"),     E("tpu"),       E("cuda"),
+    E("rocm"),     E("gpu"),     E("cpu,tpu"),   E("tpu,cpu"),
+    E("cpu,gpu"),  E("gpu,cpu"), E("cuda,rocm"), E("cpu,cpu"),
+    E("cuda,gpu"), E("cpu,"),    E("cpu, tpu"),  E(",")};
 #define PLATFORMS_COUNT (sizeof PLATFORMS / sizeof PLATFORMS[0])
 
 /* The lowering parts: rule names, primitives, raise_if_multi messages and
  * compute types, each a selector below TEXT_LITERAL or a literal. */
 #define TEXT_LITERAL 192
-static const char *const RULE_NAMES[] = {
-    "r0",    "r1",    "r2",    "r3",        "r4",     "r5",
-    "r6",    "r7",    "P.cpu", "P.cuda",    "P.rocm", "P.tpu",
-    "P.gpu", "Q.cpu", "Q.gpu", "P.default",
-};
+static const entry RULE_NAMES[] = {
+    E("r0"),    E("r1"),    E("r2"),    E("r3"),       E("r4"),     E("r5"),
+    E("r6"),    E("r7"),    E("P.cpu"), E("P.cuda"),   E("P.rocm"), E("P.tpu"),
+    E("P.gpu"), E("Q.cpu"), E("Q.gpu"), E("P.default")};
 #define RULE_NAME_COUNT (sizeof RULE_NAMES / sizeof RULE_NAMES[0])
 
-static const char *const PRIMITIVES[] = {"P", "Q", "R", "S"};
+static const entry PRIMITIVES[] = {E("P"), E("Q"), E("R"), E("S")};
 #define PRIMITIVE_COUNT (sizeof PRIMITIVES / sizeof PRIMITIVES[0])
 
-static const char *const RAISE_MESSAGES[] = {
-    "",
-    "boom",
-    "multi-platform lowering is not supported",
-    "'\"\\",
-};
+static const entry RAISE_MESSAGES[] = {
+    E(""), E("boom"), E("multi-platform lowering is not supported"),
+    E("'\"\\")};
 #define RAISE_MESSAGE_COUNT (sizeof RAISE_MESSAGES / sizeof RAISE_MESSAGES[0])
 
-static const char *const COMPUTE_TYPES[] = {"", "device_host", "device",
-                                            "tpu_sparsecore"};
+static const entry COMPUTE_TYPES[] = {E(""), E("device_host"), E("device"),
+                                      E("tpu_sparsecore")};
 #define COMPUTE_TYPE_COUNT (sizeof COMPUTE_TYPES / sizeof COMPUTE_TYPES[0])
 
 /* The operation kind byte: bit 5 marks a lowering operation. */
@@ -90,12 +91,24 @@ _Static_assert(256 - NAME_LITERAL == LCTX_MAX_NAME + 1, "name lengths");
 _Static_assert(256 - MESSAGE_LITERAL == LCTX_MAX_MESSAGE + 1, "messages");
 _Static_assert(LCTX_MAX_PLATFORMS_CONFIG == 255, "one length byte");
 
+/* The character of each literal byte, computed by the compiler: the
+ * decoder looks a byte up instead of branching on it (each branch of
+ * instrumented code is a comparison libFuzzer traces). */
+#define LITERAL_CHAR(b)                                                        \
+  ((b) == 0 ? '_' : (b) < 0x80 ? (char)(b) : (char)(0x20 + ((b)-0x80) % 95))
+#define LITERAL_4(b)                                                           \
+  LITERAL_CHAR(b), LITERAL_CHAR((b) + 1), LITERAL_CHAR((b) + 2),               \
+      LITERAL_CHAR((b) + 3)
+#define LITERAL_16(b)                                                          \
+  LITERAL_4(b), LITERAL_4((b) + 4), LITERAL_4((b) + 8), LITERAL_4((b) + 12)
+#define LITERAL_64(b)                                                          \
+  LITERAL_16(b), LITERAL_16((b) + 16), LITERAL_16((b) + 32),                   \
+      LITERAL_16((b) + 48)
+static const char LITERAL_CHARS[256] = {LITERAL_64(0), LITERAL_64(64),
+                                        LITERAL_64(128), LITERAL_64(192)};
+
 char lctx_case_bytes_literal_char(uint8_t b) {
-  if (b == 0)
-    return '_';
-  if (b < 0x80)
-    return (char)b;
-  return (char)(0x20 + (b - 0x80) % 95);
+  return LITERAL_CHARS[b];
 }
 
 //===----------------------------------------------------------------------===//
@@ -108,8 +121,15 @@ typedef struct reader {
   size_t pos;
 } reader;
 
+/* A byte of the input, 0 past its end. Without a branch: `in` is all ones
+ * while pos < size (pos - size wraps around to a number with its top bit
+ * set; sizes stay far below 2^63) and 0 after, so that the read stays at
+ * data[0] (an input of no byte reads a zero byte of its own) and gives 0.
+ * A comparison here would be traced by libFuzzer for every byte. */
 static uint8_t next(reader *r) {
-  uint8_t b = r->pos < r->size ? r->data[r->pos] : 0;
+  size_t in =
+      (size_t)0 - ((r->pos - r->size) >> (sizeof(size_t) * CHAR_BIT - 1));
+  uint8_t b = r->data[r->pos & in] & (uint8_t)in;
   r->pos++;
   return b;
 }
@@ -120,16 +140,16 @@ static bool exhausted(const reader *r) {
 
 static void read_literal(reader *r, size_t n, char *dst) {
   for (size_t i = 0; i < n; i++)
-    dst[i] = lctx_case_bytes_literal_char(next(r));
+    dst[i] = LITERAL_CHARS[next(r)];
   dst[n] = '\0';
 }
 
-static void read_from(reader *r, char *dst, const char *const *dict,
-                      size_t count, unsigned literal) {
+static void read_from(reader *r, char *dst, const entry *dict, size_t count,
+                      unsigned literal) {
   uint8_t s = next(r);
   if (s < literal) {
-    const char *entry = dict[s % count];
-    memcpy(dst, entry, strlen(entry) + 1);
+    const entry *e = &dict[s % count];
+    memcpy(dst, e->text, e->length + 1);
     return;
   }
   read_literal(r, (size_t)(s - literal), dst);
@@ -139,15 +159,49 @@ static void read_name(reader *r, char *dst) {
   read_from(r, dst, NAMES, NAME_COUNT, NAME_LITERAL);
 }
 
-/* Reads a platform name and interns it in `c`, storing its index at
- * `list[*count]` and counting it; a name the full table does not hold is
- * read and left out. */
+/* Whether two names the decoder wrote are the same. Each was read into a
+ * zero slot (see decode_empty), so its bytes past the NUL are zero and the
+ * whole arrays are equal exactly when the strings are: compared a word at
+ * a time with one branch, not with strcmp (which libFuzzer hooks and
+ * traces). */
+typedef char decoded_name[LCTX_MAX_NAME + 1];
+_Static_assert(sizeof(decoded_name) % 8 == 0, "names in words");
+
+static bool same_name(const decoded_name a, const decoded_name b) {
+  uint64_t diff = 0;
+  for (size_t i = 0; i < sizeof(decoded_name); i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
+/* Reads a platform name and interns it in `c` as lctx_case_intern_cstr
+ * does (the first equal name, else a new one while there is room),
+ * storing its index at `list[*count]` and counting it; a name the full
+ * table does not hold is read and left out. The names are zero-padded to
+ * their slots (case.c), and so is the one read here, so they compare as
+ * same_name does (memcmp and strcmp are hooked by libFuzzer). */
 static void read_platform(reader *r, lctx_case *c, uint8_t *list,
                           size_t *count) {
-  char name[LCTX_MAX_NAME + 1];
+  decoded_name name;
+  memset(name, 0, sizeof name);
   read_name(r, name);
-  if (lctx_case_intern_cstr(c, name, &list[*count]))
-    (*count)++;
+  size_t n =
+      c->name_count < LCTX_CASE_MAX_NAMES ? c->name_count : LCTX_CASE_MAX_NAMES;
+  for (size_t i = 0; i < n; i++) {
+    if (same_name(c->names[i], name)) {
+      list[(*count)++] = (uint8_t)i;
+      return;
+    }
+  }
+  if (n >= LCTX_CASE_MAX_NAMES)
+    return;
+  memcpy(c->names[n], name, sizeof name);
+  c->name_count = n + 1;
+  list[(*count)++] = (uint8_t)n;
 }
 
 /* Drops the names past the first `n` of `c` (those an operation left out
@@ -172,8 +226,8 @@ static int read_priority(reader *r) {
 static void read_platforms_config(reader *r, char *dst) {
   uint8_t s = next(r);
   if (s < PLATFORMS_LITERAL) {
-    const char *entry = PLATFORMS[s % PLATFORMS_COUNT];
-    memcpy(dst, entry, strlen(entry) + 1);
+    const entry *e = &PLATFORMS[s % PLATFORMS_COUNT];
+    memcpy(dst, e->text, e->length + 1);
     return;
   }
   read_literal(r, next(r), dst);
@@ -197,8 +251,8 @@ static bool valid(const lctx_case *c) {
   return lctx_case_validate_lowering(c, &e);
 }
 
+/* Reads an action into `a`, a zero slot (see decode_empty). */
 static void read_action(reader *r, lctx_case_action *a) {
-  memset(a, 0, sizeof *a);
   uint8_t flags = next(r);
   a->kind = (lctx_lowering_action_kind)((flags & 7) % 7);
   bool raise = a->kind == LCTX_ACTION_RAISE_IF_MULTI;
@@ -226,12 +280,24 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   size_t actions = next(r) % (LCTX_CASE_MAX_ACTIONS + 1);
   for (size_t k = 0; k < actions && !exhausted(r); k++)
     read_action(r, &rule->actions[rule->action_count++]);
-  if (rule->name[0] == '\0' || lctx_case_rule_find(out, rule->name) >= 0) {
+  bool repeated = false;
+  for (size_t i = 0; i < out->rule_count; i++)
+    repeated |= same_name(out->rules[i].name, rule->name);
+  if (rule->name[0] == '\0' || repeated) {
     memset(rule, 0, sizeof *rule);
     return;
   }
   out->rule_count++;
-  bool ok = valid(out);
+  /* Rules come before every operation: with none yet, the lowering
+   * verdict of the case (valid before this rule) depends on the rules
+   * alone, their names (non-empty and distinct, as kept here), action
+   * counts and kinds (in range by construction) and their lower_fun
+   * primitives (at most 8 distinct). A rule without lower_fun leaves it
+   * valid; only one with lower_fun needs the check. */
+  bool lowers = out->op_count > 0;
+  for (size_t k = 0; k < rule->action_count && !lowers; k++)
+    lowers = rule->actions[k].kind == LCTX_ACTION_LOWER_FUN;
+  bool ok = !lowers || valid(out);
   for (size_t k = rule->action_count; !ok && k-- > 0;) {
     lctx_case_action *a = &rule->actions[k];
     if (a->kind == LCTX_ACTION_LOWER_FUN) {
@@ -316,20 +382,26 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     return;
   }
   out->op_count++;
-  if (lower && !valid(out)) {
+  /* `ok` is the verdict of the case as it stands: checked once per change
+   * (lctx_case_validate_lowering is most of the decoding's work). */
+  bool ok = !(reg || lower) || valid(out);
+  if (lower && !ok) {
     op->has_override = false;
     memset(op->override, 0, sizeof op->override);
-    if (!valid(out)) {
+    ok = valid(out);
+    if (!ok) {
       op->has_narrow = false;
       memset(op->narrowed, 0, sizeof op->narrowed);
       op->narrow_count = 0;
+      ok = valid(out);
     }
-    while (op->platform_count > 0 && !valid(out)) {
+    while (!ok && op->platform_count > 0) {
       op->platform_count--;
       op->platform[op->platform_count] = 0;
+      ok = valid(out);
     }
   }
-  if ((reg || lower) && !valid(out)) {
+  if (!ok) {
     memset(op, 0, sizeof *op);
     out->op_count--;
     drop_names(out, names);
@@ -343,7 +415,8 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
  * again. */
 static void decode_empty(const uint8_t *data, size_t size, lctx_case *out,
                          lctx_case_byte_spans *spans) {
-  reader r = {data, data ? size : 0, 0};
+  static const uint8_t no_byte = 0;
+  reader r = {data && size ? data : &no_byte, data ? size : 0, 0};
   lctx_case_byte_spans local;
   if (!spans)
     spans = &local;
@@ -361,8 +434,8 @@ static void decode_empty(const uint8_t *data, size_t size, lctx_case *out,
     if (f->behaviour != LCTX_FACTORY_RAISES)
       memset(f->message, 0, sizeof f->message);
     bool repeated = false;
-    for (size_t j = 0; j < out->factory_count && !repeated; j++)
-      repeated = strcmp(out->factories[j].name, f->name) == 0;
+    for (size_t j = 0; j < out->factory_count; j++)
+      repeated |= same_name(out->factories[j].name, f->name);
     if (repeated) {
       memset(f, 0, sizeof *f);
       continue;
@@ -421,13 +494,13 @@ static void put(writer *w, unsigned b) {
 /// Writes a dictionary selector or a literal of a field of capacity `cap`.
 /// `explicit_length` says whether a literal has its own length byte.
 static void put_text(writer *w, const char *s, size_t cap, size_t max,
-                     const char *const *dict, size_t count, unsigned literal,
+                     const entry *dict, size_t count, unsigned literal,
                      bool explicit_length) {
   size_t n = strnlen(s, cap);
   if (n > max)
     n = max;
   for (size_t i = 0; i < count; i++) {
-    if (strlen(dict[i]) == n && memcmp(dict[i], s, n) == 0) {
+    if (dict[i].length == n && memcmp(dict[i].text, s, n) == 0) {
       put(w, (unsigned)i);
       return;
     }
@@ -462,7 +535,7 @@ static void put_priority(writer *w, int priority) {
 
 /// Writes a lowering text field (rule name, primitive, raise message or
 /// compute type) of capacity LCTX_MAX_NAME + 1.
-static void put_lowering_text(writer *w, const char *s, const char *const *dict,
+static void put_lowering_text(writer *w, const char *s, const entry *dict,
                               size_t count) {
   put_text(w, s, LCTX_MAX_NAME + 1, LCTX_MAX_NAME, dict, count, TEXT_LITERAL,
            false);

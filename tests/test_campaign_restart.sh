@@ -1,0 +1,83 @@
+#!/bin/sh
+# test_campaign_restart.sh - pins how a libFuzzer campaign job (one plain
+# libFuzzer process, no -fork) is started again when it stops, with
+# stand-in libFuzzer builds (scripts; given a file, they fail with an
+# LCTX-FINDING key when it holds BAD):
+#   1. a build that stops after 2.5 s on an input of its corpus (it writes
+#      the crash input, which is also a file of the working corpus) is
+#      started again on the same corpus until --time is up; the input that
+#      stopped it is no longer in the corpus of the next run; the inputs of
+#      all its runs are added up (100 a run);
+#   2. a build that stops at once on every run (a target crashing on every
+#      input) cannot make lctx spin: the job is given up after 8 runs in a
+#      row, saying so, long before --time 120 is up; its finding is kept.
+# Usage: test_campaign_restart.sh LCTX
+set -u
+LCTX=$1
+. "$(dirname -- "$0")/lib.sh"
+cd "$tmp" || exit 2
+
+# stand_in FILE SLEEP: a campaign run (-max_total_time first) appends a
+# line to FILE.runs, writes xxBADxx as a crash input and, on its first run,
+# as a file of its working corpus (the first corpus folder), says 100
+# inputs run, sleeps SLEEP s and ends; a later run that still finds that
+# corpus file appends "stopper kept" to FILE.runs.
+stand_in() {
+  cat >"$1" <<EOS
+#!/bin/sh
+case "\$1" in
+-max_total_time=*)
+  corpus=
+  for a in "\$@"; do
+    case "\$a" in
+    -artifact_prefix=*) p=\${a#-artifact_prefix=} ;;
+    -*) ;;
+    *) [ -n "\$corpus" ] || corpus=\$a ;;
+    esac
+  done
+  [ -e "\$corpus/stopper" ] && echo "stopper kept" >>"$1.runs"
+  [ -s "$1.runs" ] || printf 'xxBADxx' >"\$corpus/stopper"
+  echo run >>"$1.runs"
+  echo "#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb"
+  sleep $2
+  printf 'xxBADxx' >"\${p}crash-0001"
+  echo "stat::number_of_executed_units: 100"
+  exit 1 ;;
+-*) exit 0 ;;
+esac
+if grep -q BAD "\$1"; then
+  echo "LCTX-FINDING fuzz_model/outcome/stand-in-bug"
+  exit 1
+fi
+exit 0
+EOS
+  chmod +x "$1"
+}
+
+# 1. Restarted until the time is up, without the input that stopped it.
+stand_in "$tmp/slow" 2.5
+LCTX_FUZZ_NO_TMPFS=1 "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
+  --time 7 --out "$tmp/a" --binary "$tmp/slow" >a.txt 2>&1
+runs=$(grep -c '^run$' "$tmp/slow.runs")
+[ "$runs" -ge 2 ] || fail "1: the job ran $runs time(s), want 2 or more: $(cat a.txt)"
+grep -q "stopper kept" "$tmp/slow.runs" &&
+  fail "1: the input that stopped the job was still in its corpus"
+grep -q "finished after .*: $((runs * 100)) input(s) run" a.txt ||
+  fail "1: the inputs of $runs runs are not added up: $(grep 'input(s) run' a.txt)"
+grep -q "1 new finding(s)" a.txt || fail "1: no finding: $(cat a.txt)"
+
+# 2. A job that stops at once is given up; lctx does not spin.
+stand_in "$tmp/quick" 0
+start=$(date +%s)
+LCTX_FUZZ_NO_TMPFS=1 "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
+  --time 120 --out "$tmp/b" --binary "$tmp/quick" >b.txt 2>&1
+took=$(($(date +%s) - start))
+runs=$(grep -c '^run$' "$tmp/quick.runs")
+[ "$runs" -eq 8 ] || fail "2: the job ran $runs time(s), want 8"
+[ "$took" -lt 90 ] || fail "2: the campaign took $took s"
+grep -q "libFuzzer job 0 ended at once too often: not started again" b.txt ||
+  fail "2: no word of the job given up: $(cat b.txt)"
+grep -q "1 new finding(s)" b.txt || fail "2: no finding: $(cat b.txt)"
+
+finish_failures "test_campaign_restart: "
+echo "test_campaign_restart: PASS"
