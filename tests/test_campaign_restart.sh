@@ -10,7 +10,10 @@
 #      all its runs are added up (100 a run);
 #   2. a build that stops at once on every run (a target crashing on every
 #      input) cannot make lctx spin: the job is given up after 8 runs in a
-#      row, saying so, long before --time 120 is up; its finding is kept.
+#      row, saying so, long before --time 120 is up; its finding is kept;
+#   3. an input of the user's --corpus that stops every run it is read in
+#      stops only the first: libFuzzer reads a copy of --corpus, from which
+#      it is dropped, and the user's folder is left as it was.
 # Usage: test_campaign_restart.sh LCTX
 set -u
 LCTX=$1
@@ -78,6 +81,54 @@ runs=$(grep -c '^run$' "$tmp/quick.runs")
 grep -q "libFuzzer job 0 ended at once too often: not started again" b.txt ||
   fail "2: no word of the job given up: $(cat b.txt)"
 grep -q "1 new finding(s)" b.txt || fail "2: no finding: $(cat b.txt)"
+
+# 3. A stopper in the user's --corpus: dropped from the campaign's copy.
+cat >"$tmp/reader" <<EOS
+#!/bin/sh
+case "\$1" in
+-max_total_time=*)
+  found=
+  for a in "\$@"; do
+    case "\$a" in
+    -artifact_prefix=*) p=\${a#-artifact_prefix=} ;;
+    -*) ;;
+    *) for f in "\$a"/*; do
+         [ -f "\$f" ] && grep -q BAD "\$f" && found=\$f
+       done ;;
+    esac
+  done
+  echo "#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb"
+  echo "stat::number_of_executed_units: 100"
+  if [ -n "\$found" ]; then
+    echo "stopped on \$found" >>"$tmp/reader.runs"
+    cp "\$found" "\${p}crash-0002"
+    exit 1
+  fi
+  echo run >>"$tmp/reader.runs"
+  sleep 3
+  exit 0 ;;
+-*) exit 0 ;;
+esac
+if grep -q BAD "\$1"; then
+  echo "LCTX-FINDING fuzz_model/outcome/stand-in-bug"
+  exit 1
+fi
+exit 0
+EOS
+chmod +x "$tmp/reader"
+mkdir -p "$tmp/mine"
+printf 'xxBADxx' >"$tmp/mine/bad"
+printf 'fine' >"$tmp/mine/good"
+LCTX_FUZZ_NO_TMPFS=1 "$LCTX" fuzz --engine libfuzzer --target fuzz_model \
+  --time 6 --corpus "$tmp/mine" --out "$tmp/c" --binary "$tmp/reader" \
+  >c.txt 2>&1
+stops=$(grep -c '^stopped on' "$tmp/reader.runs")
+[ "$stops" -eq 1 ] ||
+  fail "3: $stops runs stopped on the --corpus input, want 1: $(cat c.txt)"
+grep -q '^run$' "$tmp/reader.runs" || fail "3: no run went on past it"
+grep -q "not started again" c.txt && fail "3: the job was given up: $(cat c.txt)"
+[ "$(cat "$tmp/mine/bad")" = xxBADxx ] && [ -f "$tmp/mine/good" ] ||
+  fail "3: the user's --corpus was changed: $(ls "$tmp/mine")"
 
 finish_failures "test_campaign_restart: "
 echo "test_campaign_restart: PASS"

@@ -1,14 +1,9 @@
 /*
- * campaign.c - the engines of a fuzz campaign, its live line and its
- * summary (see campaign.h).
- *
- * Every engine process is started with die_with_parent (sys.h), TMPDIR set
- * to OUT/tmp and the campaign's mark (LCTX_FUZZ_CAMPAIGN=TOKEN) in its
- * environment, which the engines' own children inherit. However the
- * campaign ends, every process carrying the mark is killed and OUT/tmp
- * removed: by lctx at the end of the run, or, when lctx itself is killed,
- * by the guard, a small process of lctx's that waits on a pipe for lctx to
- * end.
+ * campaign.c - a fuzz campaign's engines, live line and summary (campaign.h).
+ * Engines start through peer.h with TMPDIR=OUT/tmp and the campaign's mark
+ * (LCTX_FUZZ_CAMPAIGN=TOKEN), which their children inherit; however the
+ * campaign ends, every marked process is killed and OUT/tmp removed: by lctx,
+ * or, when lctx itself is killed, by its guard (campaign_guard.h).
  */
 #include "campaign.h"
 
@@ -68,7 +63,7 @@ typedef struct campaign {
   FILE *out, *err;
   /* The engine's build and the campaign directory's parts (campaign.h). */
   char binary[4096], out_dir[4096];
-  char seeds[4200], dict[4200], corpus_dir[4200], artifacts[4200];
+  char seeds[4200], dict[4200], corpus_dir[4200], artifacts[4200], given[4200];
   char logs[4200], afl_dir[4200], libfuzzer_log[4300];
   /* OUT/tmp, absolute: the engines' TMPDIR, removed at the end. */
   char tmp_dir[PATH_MAX];
@@ -76,8 +71,7 @@ typedef struct campaign {
   char token[64], mark[128];
   /* OUT/.lock, held while the campaign runs (-1: not taken). */
   int lock_fd;
-  /* The corpus was not empty at the start. */
-  bool resumed;
+  bool resumed; /* the corpus was not empty at the start */
   /* The engines' process groups (-1 once reaped), how many still run. */
   pid_t pids[LCTX_CAMPAIGN_MAX_JOBS];
   int npids, alive;
@@ -211,6 +205,11 @@ static bool make_dirs(campaign *c) {
   char source[4200];
   snprintf(source, sizeof source, "%s/%s", c->o->data->seeds, c->o->target);
   lctx_seeds_copy(source, c->seeds);
+  /* libFuzzer reads a copy of --corpus (the user's folder, never changed),
+   * from which an input that stops it can be dropped like the seeds. */
+  snprintf(c->given, sizeof c->given, "%s/given", c->out_dir);
+  if (c->o->corpus && !c->afl && lctx_sys_mkdir_p(c->given))
+    lctx_seeds_copy(c->o->corpus, c->given);
   if (lctx_sys_count_entries(c->seeds) == 0) {
     /* An engine needs at least one seed: the empty input will do. */
     char empty[4300];
@@ -314,7 +313,7 @@ static const char *job_log(const campaign *c, int j, char *buf, size_t cap) {
 
 /* Job `j`: one plain libFuzzer (no -fork, whose children each read and
  * merge the corpus again) over the working corpus (reloaded: it picks up
- * the other jobs' inputs), OUT/corpus, the seeds, --corpus. */
+ * the other jobs' inputs), OUT/corpus, the seeds, --corpus' copy. */
 static void start_libfuzzer(campaign *c, int j, double seconds) {
   lctx_libfuzzer_run run;
   memset(&run, 0, sizeof run);
@@ -329,7 +328,7 @@ static void start_libfuzzer(campaign *c, int j, double seconds) {
   if (lctx_sys_is_dir(c->seeds))
     run.corpora[k++] = c->seeds;
   if (c->o->corpus)
-    run.corpora[k++] = c->o->corpus;
+    run.corpora[k++] = c->given;
   lctx_libfuzzer_argv *a = malloc(sizeof *a);
   if (!a) {
     fprintf(c->err, "lctx fuzz: out of memory\n");
@@ -448,7 +447,8 @@ static void reap_engines(campaign *c) {
         libfuzzer_stats(c);
       c->pids[j] = -1;
       c->alive--;
-      const char *dirs[] = {c->work.dir, c->corpus_dir, c->seeds, NULL};
+      const char *dirs[] = {c->work.dir, c->corpus_dir, c->seeds, c->given,
+                            NULL};
       if (!c->afl) /* its stoppers out of the corpus, then its next run */
         lctx_libfuzzer_job_ended(
             &c->jobs[j], lctx_sys_now(),
