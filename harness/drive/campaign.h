@@ -16,6 +16,9 @@
  * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds
+ *   OUT/given/               libFuzzer: a flat copy of --corpus (the user's
+ *                            folder is never changed); an input that stops
+ *                            a run is dropped from it, as from the seeds
  *   OUT/corpus/              the corpus (libFuzzer), kept and minimized
  *                            when a run ends: the working corpus itself,
  *                            or its copy when that is on a tmpfs or in
