@@ -171,11 +171,15 @@ void lctx_registry_copy(lctx_registry *dst, const lctx_registry *src) {
   dst->config = src->config;
   dst->trace = src->trace;
   dst->trace_user_data = src->trace_user_data;
+  /* Most copies are of a registry not initialized yet: nothing to copy. */
   dst->entry_count = src->entry_count;
-  memcpy(dst->entries, src->entries, src->entry_count * sizeof src->entries[0]);
+  if (src->entry_count > 0)
+    memcpy(dst->entries, src->entries,
+           src->entry_count * sizeof src->entries[0]);
   dst->failure_count = src->failure_count;
-  memcpy(dst->failures, src->failures,
-         src->failure_count * sizeof src->failures[0]);
+  if (src->failure_count > 0)
+    memcpy(dst->failures, src->failures,
+           src->failure_count * sizeof src->failures[0]);
   dst->has_default = src->has_default;
   dst->default_client = src->default_client;
   dst->init_runs = src->init_runs;

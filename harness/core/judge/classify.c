@@ -435,11 +435,12 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
       out->value[LCTX_F_API] = API_NO_OPTIONAL;
       break;
     }
+    /* platforms[0], read only with one platform (B1 reads nothing). */
     classify_module_get_backend(
         state, out, op,
-        lctx_str_from_cstr(op->platform_count > 0
-                               ? lctx_case_op_platform(state->c, op, 0)
-                               : ""));
+        op->platform_count == 1
+            ? lctx_str_from_cstr(lctx_case_op_platform(state->c, op, 0))
+            : lctx_str_from_cstr(""));
     break;
   case LCTX_OP_REGISTER_LOWERING:
     classify_register_lowering(state, out, op);

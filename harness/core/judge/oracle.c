@@ -355,6 +355,10 @@ static void invariant_failed(report *r, scratch *s, const char *name,
  * in use and put back, so that the next one starts from the operation. */
 typedef struct module_variant {
   bool fast;
+  /// The context the variant runs with: `built` (the operation's, as the
+  /// runner built it) or `context`, a changed copy of it.
+  const lctx_module_context *at;
+  const lctx_module_context *built;
   lctx_module_context context;
   bool optional;
   /// Whether `s->op` follows the changes too: always but in a fast run of a
@@ -375,8 +379,7 @@ static void run_module_variant(report *r, scratch *s, module_variant *v,
     run_variant(r, &s->op, out);
     return;
   }
-  lctx_runner_variant_module(&s->runner, r->index, &v->context, v->optional,
-                             out);
+  lctx_runner_variant_module(&s->runner, r->index, v->at, v->optional, out);
   r->oracle->invariant_checks++;
 #ifndef NDEBUG
   lctx_runner_variant(&s->runner, r->index, &s->op, &s->rendered);
@@ -385,14 +388,20 @@ static void run_module_variant(report *r, scratch *s, module_variant *v,
 #endif
 }
 
-/* Reverses platforms[1:] of a module context (its own inverse). */
-static void reverse_rest(lctx_module_context *context) {
-  size_t n = context->platform_count;
-  for (size_t i = 1, j = n - 1; i < j; i++, j--) {
-    lctx_str t = context->platforms[i];
-    context->platforms[i] = context->platforms[j];
-    context->platforms[j] = t;
-  }
+/* `v->context` as the operation's built context, with platforms[1:]
+ * reversed if `reverse`, and the variant run with it. */
+static void copy_built(module_variant *v, bool reverse) {
+  const lctx_module_context *built = v->built;
+  size_t n = built->platform_count;
+  v->context.platform_count = n;
+  if (n > 0)
+    v->context.platforms[0] = built->platforms[0];
+  for (size_t i = 1; i < n; i++)
+    v->context.platforms[i] = built->platforms[reverse ? n - i : i];
+  v->context.has_backend = built->has_backend;
+  v->context.backend_platform = built->backend_platform;
+  v->context.platforms_are_list = built->platforms_are_list;
+  v->at = &v->context;
 }
 
 static void check_module_invariants(report *r, scratch *s,
@@ -405,15 +414,10 @@ static void check_module_invariants(report *r, scratch *s,
            lctx_runner_keeps(&s->runner, r->index);
   v.with_op = !v.fast || CROSS_CHECK;
   if (v.fast) {
-    /* The context the runner built to run the operation: its used part. */
-    const lctx_module_context *built =
-        lctx_runner_module_context(&s->runner, r->index);
-    v.context.platform_count = built->platform_count;
-    for (size_t i = 0; i < built->platform_count; i++)
-      v.context.platforms[i] = built->platforms[i];
-    v.context.has_backend = built->has_backend;
-    v.context.backend_platform = built->backend_platform;
-    v.context.platforms_are_list = built->platforms_are_list;
+    /* The context the runner built to run the operation, copied (its used
+     * part) only for the variants that change it. */
+    v.built = lctx_runner_module_context(&s->runner, r->index);
+    v.at = v.built;
     v.optional = op->optional;
   }
   if (v.with_op)
@@ -421,7 +425,7 @@ static void check_module_invariants(report *r, scratch *s,
   /* Permuting platforms[1:] does not change a multi-platform outcome. */
   if (op->platform_count >= 3) {
     if (v.fast)
-      reverse_rest(&v.context);
+      copy_built(&v, true);
     if (v.with_op)
       for (size_t i = 1; i < op->platform_count; i++)
         s->op.platform[i] = op->platform[op->platform_count - i];
@@ -430,7 +434,7 @@ static void check_module_invariants(report *r, scratch *s,
       invariant_failed(r, s, "permute-platforms", actual, "as given",
                        &s->variant, "platforms[1:] reversed");
     if (v.fast)
-      reverse_rest(&v.context);
+      v.at = v.built;
     if (v.with_op)
       for (size_t i = 1; i < op->platform_count; i++)
         s->op.platform[i] = op->platform[i];
@@ -440,6 +444,7 @@ static void check_module_invariants(report *r, scratch *s,
     bool cpu = strcmp(lctx_case_op_platform(r->c, op, 0), "cpu") == 0;
     const char *q = cpu ? "tpu" : "cpu";
     if (v.fast) {
+      copy_built(&v, false);
       v.context.platform_count = 2;
       v.context.platforms[1] = v.context.platforms[0];
     }
@@ -459,9 +464,8 @@ static void check_module_invariants(report *r, scratch *s,
     if (!lctx_outcome_equal(&s->variant, &s->other))
       invariant_failed(r, s, "duplicates-count", &s->other,
                        "(p, other platform)", &s->variant, "(p, p)");
-    if (v.fast) {
-      v.context.platform_count = 1;
-    }
+    if (v.fast)
+      v.at = v.built;
     if (v.with_op) {
       s->op.platform_count = 1;
       s->op.platform[1] = 0;

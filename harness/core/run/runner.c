@@ -53,6 +53,7 @@ void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
   r->state_count = 0;
   r->ready_for = (size_t)-1;
   r->fresh = NULL;
+  r->variant_index = (size_t)-1;
 }
 
 void lctx_runner_init_cached(lctx_runner *r, const lctx_case *c,
@@ -215,6 +216,7 @@ void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
       r->c->op_count < LCTX_CASE_MAX_OPS ? r->c->op_count : LCTX_CASE_MAX_OPS;
   r->state_count = 0;
   r->ready_for = (size_t)-1;
+  r->variant_index = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
     /* A new state only where initialization ran since the last one. */
     if (r->state_count == 0 ||
@@ -313,6 +315,11 @@ static void set_ready(lctx_runner *r, size_t k) {
 /* The registry a variant of operation `index` runs on, from the state kept
  * before it in the last lctx_runner_run_all, or NULL when none is kept. */
 static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
+  /* The same operation's variants, one after the other: the registry the
+   * first one found (only read; the kept states unchanged since: a new
+   * lctx_runner_run_all forgets it, and state_count 0 keeps none). */
+  if (index == r->variant_index && r->state_count > 0)
+    return r->variant_at;
   if (!lctx_runner_keeps(r, index))
     return NULL;
   size_t k = r->before[index];
@@ -320,8 +327,11 @@ static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
   /* The backend operations change a registry only by initializing one that
    * holds no client (lctx_registry_ensure returns any other as is): a kept
    * state that holds clients is run on in place. */
-  if (lctx_registry_entry_count(kept) > 0)
+  if (lctx_registry_entry_count(kept) > 0) {
+    r->variant_index = index;
+    r->variant_at = kept;
     return kept;
+  }
   /* One that holds none is initialized by the operations that need it, and
    * left alone by the others: where its initialization succeeds, every
    * operation has the outcome it has on the state initialized, which is
@@ -330,8 +340,11 @@ static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
   if (kept->trace == NULL) {
     if (r->ready_for != k)
       set_ready(r, k);
-    if (r->ready_ok)
+    if (r->ready_ok) {
+      r->variant_index = index;
+      r->variant_at = r->ready_at;
       return r->ready_at;
+    }
   }
   lctx_registry_copy(&r->variant, kept);
   return &r->variant;

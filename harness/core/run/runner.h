@@ -78,6 +78,11 @@ typedef struct lctx_runner {
   /// The initialized registries kept across cases (lctx_runner_init_cached),
   /// or NULL.
   lctx_runner_fresh *fresh;
+  /// The registry the last variant of operation `variant_index` ran on,
+  /// when only read there (a kept state that holds clients, or `ready_at`):
+  /// where the next variant of that operation runs. SIZE_MAX: none.
+  size_t variant_index;
+  lctx_registry *variant_at;
 } lctx_runner;
 
 /// Starts a runner for case `c` (which must outlive it): a fresh,
