@@ -9,7 +9,12 @@
 # (jobs1, jobs2, jobs1, ...; the best of 3 each): the plugin over the full
 # domain, and the Python example over CASES random cases, as `figure
 # NAME: VALUE` lines (conform_plugin.cases_per_s.jobs1, .jobs2,
-# conform_plugin.jobs2_vs_jobs1, and the same for conform_protocol).
+# conform_plugin.jobs2_vs_jobs1, and the same for conform_protocol), with
+# the cores --jobs 1 already keeps busy (CPU seconds of lctx and its
+# children over the wall seconds: lctx, the worker and the judge run at
+# once) and the efficiency of --jobs 2: the CPU seconds of --jobs 1 over
+# twice the wall seconds of --jobs 2 (1 is the most 2 cores can give).
+# These figures time the whole command (start-up and handshakes included).
 #
 # Usage: bench/bench_conform.sh [CASES]   (default 20000; the per-case run
 # uses CASES/100). Needs the release build (make build).
@@ -36,11 +41,21 @@ rate() {
 r=json.load(open(sys.argv[1]+"/report.json"))
 print("%.0f" % (r["cases_run"]/max(r["seconds"],1e-9)))' "$1"
 }
+# run DIR ARGS...: lctx conform into $work/DIR; the CPU seconds of lctx and
+# every process it ran (user + system, reaped children included) and the
+# wall seconds of the whole command in $work/DIR.cpu.
 run() {
   dir=$1
   shift
   # shellcheck disable=SC2086 # $nodomain: one word or none
-  "$lctx" conform --cases "$work/nocases" $nodomain --quiet \
+  "$py" -c 'import resource, subprocess, sys, time
+t = time.monotonic()
+code = subprocess.call(sys.argv[2:])
+t = time.monotonic() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.4f %.4f" % (u.ru_utime + u.ru_stime, t))
+sys.exit(code)' "$work/$dir.cpu" \
+    "$lctx" conform --cases "$work/nocases" $nodomain --quiet \
     --report-dir "$work/$dir" "$@" >"$work/$dir.out" 2>&1 || {
     echo "bench_conform.sh: lctx conform failed:" >&2
     tail -5 "$work/$dir.out" >&2
@@ -70,24 +85,32 @@ print("ratio plugin/batched:   %.1f" % (p/b))' "$p" "$b" "$s"
 best() {
   name=$1
   shift
-  b1=0
-  b2=0
   for round in 1 2 3; do
     for j in 1 2; do
       run "$name-$j-$round" --jobs "$j" "$@"
-      r=$(rate "$work/$name-$j-$round")
-      if [ "$j" = 1 ]; then
-        b1=$("$py" -c 'import sys; print(max(map(float, sys.argv[1:])))' "$b1" "$r")
-      else
-        b2=$("$py" -c 'import sys; print(max(map(float, sys.argv[1:])))' "$b2" "$r")
-      fi
     done
   done
-  "$py" -c 'import sys
-n,a,b=sys.argv[1],float(sys.argv[2]),float(sys.argv[3])
-print("figure %s.cases_per_s.jobs1: %.0f" % (n, a))
-print("figure %s.cases_per_s.jobs2: %.0f" % (n, b))
-print("figure %s.jobs2_vs_jobs1: %.2f" % (n, b / a))' "$name" "$b1" "$b2"
+  "$py" -c 'import json, sys
+work, name = sys.argv[1], sys.argv[2]
+best = {}
+for j in (1, 2):
+    for r in (1, 2, 3):
+        d = "%s/%s-%d-%d" % (work, name, j, r)
+        rep = json.load(open(d + "/report.json"))
+        cpu, wall = map(float, open(d + ".cpu").read().split())
+        wall = max(wall, 1e-9)
+        if j not in best or wall < best[j][0]:
+            best[j] = (wall, cpu, rep["cases_run"])
+(w1, c1, n1), (w2, c2, n2) = best[1], best[2]
+print("figure %s.cases_per_s.jobs1: %.0f" % (name, n1 / w1))
+print("figure %s.cases_per_s.jobs2: %.0f" % (name, n2 / w2))
+print("figure %s.jobs2_vs_jobs1: %.2f" % (name, (n2 / w2) / (n1 / w1)))
+# --jobs 1 already keeps this many cores busy (lctx, its worker and judge
+# run at once), which bounds what --jobs 2 can add on 2 cores:
+print("figure %s.jobs1_cores_busy: %.2f" % (name, c1 / w1))
+# the share of the ideal: the CPU work of --jobs 1 spread over 2 cores
+print("figure %s.jobs2_efficiency: %.2f" % (name, (c1 / 2) / w2))
+' "$work" "$name"
 }
 echo "==> bench_conform: --jobs 1 against --jobs 2, alternating, best of 3"
 nodomain= # the full domain
