@@ -24,6 +24,11 @@ bench_count bench_jax.sh CASES "$n"
 bench_count bench_jax.sh ROUNDS "$rounds"
 lctx="$top/build/release/harness/lctx"
 jaxpy="$top/build/jax/venv-0.10.2/bin/python"
+# same A B: the two results.jsonl files are the same apart from the run id
+# (each run's own, in the header line).
+same() {
+  [ "$(sed 's/"run_id":"[^"]*"//' "$1")" = "$(sed 's/"run_id":"[^"]*"//' "$2")" ]
+}
 if [ "${LCTX_JAX:-}" = off ]; then
   echo "bench_jax.sh: LCTX_JAX=off: the real-JAX figures are left out"
   exit 0
@@ -108,8 +113,11 @@ print("figure jax_adapter.cases_per_s.jobs1: %.0f" % rate[1])
 print("figure jax_adapter.cases_per_s.jobs2: %.0f" % rate[2])
 print("figure jax_adapter.jobs2_vs_jobs1: %.2f" % (rate[2] / rate[1]))
 EOF
-  cmp -s "$work/c1/results.jsonl" "$work/c2/results.jsonl" ||
+  if same "$work/c1/results.jsonl" "$work/c2/results.jsonl"; then
+    echo "conform: results.jsonl the same at --jobs 1 and --jobs 2 (run id aside)"
+  else
     echo "bench_jax.sh: note: conform's results.jsonl differs between --jobs 1 and --jobs 2"
+  fi
 else
   echo "bench_jax.sh: lctx conform has no --jobs; figures left out"
 fi
@@ -120,7 +128,7 @@ s1, s2 = (float(open("%s/sweep%d.s" % (work, j)).read()) for j in (1, 2))
 print("sweep: --jobs 1 %.1f s, --jobs 2 %.1f s (all rounds)" % (s1, s2))
 print("figure jax_sweep.jobs2_vs_jobs1: %.2f" % (s1 / s2))
 EOF
-if cmp -s "$work/s1/results.jsonl" "$work/s2/results.jsonl"; then
+if same "$work/s1/results.jsonl" "$work/s2/results.jsonl"; then
   echo "sweep: results.jsonl the same at --jobs 1 and --jobs 2"
 else
   echo "bench_jax.sh: note: sweep's results.jsonl differs between --jobs 1 and --jobs 2"
