@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A quick self-test of jax_export.py, run by hand with the interpreter that
-has JAX (about 30 seconds):
+has JAX (a few seconds: its sessions start at once):
 
     build/jax/venv-0.10.2/bin/python conformance/adapters/test_jax_export.py
 
@@ -30,7 +30,9 @@ def importable():
 
 
 class Session:
-    """jax_export.py as a child process, after the handshake."""
+    """jax_export.py as a child process. It is started and greeted at
+    once; its handshake is read when first needed, so that sessions started
+    together import JAX at the same time."""
 
     def __init__(self, *options, extended=True):
         self.proc = subprocess.Popen(
@@ -40,16 +42,28 @@ class Session:
         hello = {"lctx": "hello", "protocol": 1}
         if extended:
             hello["extensions"] = ["export"]
-        self.handshake = self.ask(hello)
+        self.proc.stdin.write(json.dumps(hello) + "\n")
+        self.proc.stdin.flush()
+        self._handshake = None
         self.next_id = 0
 
-    def ask(self, obj):
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+    def _line(self):
         line = self.proc.stdout.readline()
         if not line:
             raise AssertionError("jax_export.py closed its output")
         return json.loads(line)
+
+    @property
+    def handshake(self):
+        if self._handshake is None:
+            self._handshake = self._line()
+        return self._handshake
+
+    def ask(self, obj):
+        self.handshake  # noqa: B018 (read first: it comes first)
+        self.proc.stdin.write(json.dumps(obj) + "\n")
+        self.proc.stdin.flush()
+        return self._line()
 
     def export(self, program, *platform_lists):
         self.next_id += 1
@@ -60,10 +74,33 @@ class Session:
         return answer["results"]
 
     def close(self):
+        if self.proc.stdin.closed:
+            return self.proc.wait(timeout=60)
         self.proc.stdin.close()
         status = self.proc.wait(timeout=60)
         self.proc.stdout.close()
         return status
+
+
+# Every session the tests use, started together (each imports JAX, about a
+# second of CPU: at once they share the machine's cores).
+SESSIONS = {}
+
+
+def setUpModule():
+    if not importable():
+        return
+    SESSIONS["main"] = Session()
+    SESSIONS["plain"] = Session(extended=False)
+    SESSIONS["dispatch-first"] = Session("--mutate", "dispatch-first")
+    SESSIONS["get-backend"] = Session("--mutate", "get-backend=sin")
+    SESSIONS["order-first"] = Session("--mutate", "order-first", "--mutate",
+                                      "dispatch-first")
+
+
+def tearDownModule():
+    for s in SESSIONS.values():
+        s.close()
 
 
 @unittest.skipUnless(importable(), "jax or absl is not importable here")
@@ -71,11 +108,7 @@ class JaxExportTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.s = Session()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.s.close()
+        cls.s = SESSIONS["main"]
 
     def test_handshake(self):
         h = self.s.handshake
@@ -165,7 +198,7 @@ class JaxExportTest(unittest.TestCase):
 class ProtocolTest(unittest.TestCase):
 
     def test_without_extension(self):
-        s = Session(extended=False)
+        s = SESSIONS["plain"]
         self.assertEqual(s.handshake["operations"], [])
         answer = s.ask({"id": 1, "cases": [{}, {}]})
         self.assertEqual(len(answer["results"]), 2)
@@ -190,7 +223,7 @@ class ProtocolTest(unittest.TestCase):
 class MutantTest(unittest.TestCase):
 
     def test_dispatch_first(self):
-        s = Session("--mutate", "dispatch-first")
+        s = SESSIONS["dispatch-first"]
         self.assertEqual(s.handshake["name"], "jax-export+dispatch-first")
         self.assertEqual(s.handshake["jax"]["mutant"], "dispatch-first")
         cpu, multi = s.export("control/cond_platform_dependent", ["cpu"],
@@ -199,7 +232,7 @@ class MutantTest(unittest.TestCase):
         s.close()
 
     def test_get_backend(self):
-        s = Session("--mutate", "get-backend=sin")
+        s = SESSIONS["get-backend"]
         name = [p["name"] for p in s.handshake["catalogue"]
                 if p["name"].startswith("harness/sin/shape_float32")][0]
         cpu, multi = s.export(name, ["cpu"], ["tpu", "cpu"])
@@ -211,7 +244,7 @@ class MutantTest(unittest.TestCase):
         s.close()
 
     def test_order_first(self):
-        s = Session("--mutate", "order-first", "--mutate", "dispatch-first")
+        s = SESSIONS["order-first"]
         self.assertEqual(s.handshake["jax"]["mutant"],
                          "order-first,dispatch-first")
         a, b = s.export("corpus/fix_guarded", ["tpu", "cpu"], ["cpu", "tpu"])

@@ -481,6 +481,10 @@ size_t lctx_irjudge_unstarted(const lctx_irjudge *j) {
 void lctx_irjudge_free(lctx_irjudge *j) {
   if (!j)
     return;
+  /* The judge (lctx's own code) ends on EOF at once; a moment for it to do
+   * so, rather than a kill, lets a tool that writes at exit (callgrind's
+   * counts) finish. */
+  lctx_peer_stop(&j->peer, 1.0, NULL, 0);
   lctx_peer_free(&j->peer);
   if (j->shared)
     munmap(j->shared, sizeof *j->shared);
