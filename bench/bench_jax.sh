@@ -49,14 +49,26 @@ mkdir "$work/nocases"
 adapter="$jaxpy $top/conformance/adapters/jax_adapter.py"
 exporter="$jaxpy $top/conformance/adapters/jax_export.py"
 
-now() { "$py" -c 'import time; print("%.6f" % time.monotonic())'; }
-
 # timed NAME COMMAND...: runs COMMAND, adds its wall seconds to $work/NAME.s
+# and the CPU seconds of it and every process it ran (user + system, reaped
+# children included) to $work/NAME.cpu
 timed() {
   name=$1
   shift
-  t0=$(now)
-  "$@" >"$work/$name.out" 2>&1 || {
+  "$py" -c 'import resource, subprocess, sys, time
+base = sys.argv[1]
+t = time.monotonic()
+with open(base + ".out", "w") as log:
+    code = subprocess.call(sys.argv[2:], stdout=log, stderr=subprocess.STDOUT)
+t = time.monotonic() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+for ext, v in ((".s", t), (".cpu", u.ru_utime + u.ru_stime)):
+    try:
+        old = float(open(base + ext).read())
+    except OSError:
+        old = 0.0
+    open(base + ext, "w").write("%.6f" % (old + v))
+sys.exit(code)' "$work/$name" "$@" || {
     rc=$?
     [ "$rc" -eq 1 ] && [ "${name#sweep}" != "$name" ] || {
       echo "bench_jax.sh: $name failed (exit $rc):" >&2
@@ -64,15 +76,6 @@ timed() {
       exit 1
     }
   }
-  t1=$(now)
-  "$py" -c 'import sys
-p = sys.argv[1]
-try:
-    s = float(open(p).read())
-except OSError:
-    s = 0.0
-open(p, "w").write("%.6f" % (s + float(sys.argv[3]) - float(sys.argv[2])))' \
-    "$work/$name.s" "$t0" "$t1"
 }
 
 conform() { # conform JOBS ROUND
@@ -112,6 +115,14 @@ for j in (1, 2):
 print("figure jax_adapter.cases_per_s.jobs1: %.0f" % rate[1])
 print("figure jax_adapter.cases_per_s.jobs2: %.0f" % rate[2])
 print("figure jax_adapter.jobs2_vs_jobs1: %.2f" % (rate[2] / rate[1]))
+wall = {j: float(open("%s/conform%d.s" % (work, j)).read()) for j in (1, 2)}
+cpu1 = float(open("%s/conform1.cpu" % work).read())
+# --jobs 1 already keeps this many cores busy (lctx and its adapter), and
+# the share of the ideal --jobs 2 reached: the CPU work of --jobs 1 spread
+# over 2 cores, against --jobs 2's wall time (start-up included: each
+# adapter imports JAX, which no job count shortens)
+print("figure jax_adapter.jobs1_cores_busy: %.2f" % (cpu1 / wall[1]))
+print("figure jax_adapter.jobs2_efficiency: %.2f" % (cpu1 / 2 / wall[2]))
 EOF
   if same "$work/c1/results.jsonl" "$work/c2/results.jsonl"; then
     echo "conform: results.jsonl the same at --jobs 1 and --jobs 2 (run id aside)"
