@@ -15,7 +15,9 @@
  * left); replay and promotion are replay.h's. A campaign directory holds
  * everything and can be resumed:
  *
- *   OUT/seeds/               a flat copy of the target's seeds
+ *   OUT/seeds/               a flat copy of the target's seeds (libFuzzer:
+ *                            less an input that stopped a run, which is in
+ *                            OUT/artifacts and a finding)
  *   OUT/given/               libFuzzer: a flat copy of --corpus (the user's
  *                            folder is never changed); an input that stops
  *                            a run is dropped from it, as from the seeds
