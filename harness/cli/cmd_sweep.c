@@ -71,7 +71,7 @@ static bool beside(const char *path, int up, const char *name, char *dst,
 int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   lctx_sweep_options o;
   lctx_sweep_options_init(&o);
-  o.jobs = lctx_numbers_cores(64);
+  o.jobs = lctx_numbers_cores(LCTX_SWEEP_MAX_JOBS);
   static char spec[LCTX_DATA_PATH_MAX], known[LCTX_DATA_PATH_MAX];
   const char *main_spec = lctx_data()->spec;
   if (!beside(main_spec, 0, "jax-sweep.lspec", spec, sizeof spec, err) ||
@@ -119,7 +119,7 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
                         "exporter processes at once, each on other cases\n"
                         "(default: the online cores); results, findings\n"
                         "and reports are those of --jobs 1",
-                        1, 64, "a whole number from 1 to 64"),
+                        1, LCTX_SWEEP_MAX_JOBS, "a whole number from 1 to 64"),
       lctx_options_seconds("timeout", &o.timeout, "SECONDS",
                            "per export (default 60)", 0, 3600,
                            "a number of seconds"),

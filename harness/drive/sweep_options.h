@@ -6,6 +6,10 @@
 #ifndef LCTX_DRIVE_SWEEP_OPTIONS_H
 #define LCTX_DRIVE_SWEEP_OPTIONS_H
 
+/// The most exporter processes of a run (`--jobs`): each job keeps about
+/// 4 cases of 87 KB in flight.
+#define LCTX_SWEEP_MAX_JOBS 64
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,7 +33,8 @@ typedef struct lctx_sweep_options {
   bool minimize;
   bool quiet;
   long only_case; ///< run only this plan index (-1: all of the shard)
-  size_t jobs;    ///< exporter processes at once (0: one)
+  size_t jobs;    ///< exporter processes at once (0: one; at most
+                  ///< LCTX_SWEEP_MAX_JOBS)
 } lctx_sweep_options;
 
 /// Sets the defaults: seed 1, 1/1, one list a program, every program, 60 s
