@@ -16,7 +16,9 @@
 #      does it); --no-tmpfs and LCTX_FUZZ_NO_TMPFS=1 keep it in
 #      OUT, saying so;
 #   4. the user's own detect_stack_use_after_return setting wins;
-#   5. --fast without a fast build exits 2, naming `make build-fuzz`.
+#   5. --fast without a fast build exits 2, naming `make build-fuzz`, even
+#      when the triage build is missing too (as after `make test` alone);
+#   6. a fast build without a triage build names --triage-binary.
 # Usage: test_fuzz_fast_triage.sh LCTX FAST_BUILD SANITIZER_BUILD
 set -u
 LCTX=$1
@@ -127,6 +129,15 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "--fast without a fast build: exit $rc, want 2"
 grep -q "no fuzz-fast build of fuzz_model.*make build-fuzz" "$tmp/x.txt" ||
   fail "--fast without a fast build: $(cat "$tmp/x.txt")"
+
+# 6. A fast build but no triage build: the triage build is named, exit 2.
+LCTX_FUZZ_BUILD="$tmp/no-fuzz-build" "$LCTX" fuzz --engine libfuzzer \
+  --target fuzz_model --time 1 --fast --binary "$FAST" --out "$tmp/y" \
+  >"$tmp/y.txt" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "--fast without a triage build: exit $rc, want 2"
+grep -q "no-fuzz-build.*--triage-binary" "$tmp/y.txt" ||
+  fail "--fast without a triage build: $(cat "$tmp/y.txt")"
 
 finish_failures "test_fuzz_fast_triage: "
 echo "test_fuzz_fast_triage: PASS"

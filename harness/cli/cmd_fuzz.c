@@ -109,16 +109,17 @@ static bool fuzz_inputs(lctx_campaign_options *o, bool fast, char *binary,
     return false;
   o->data = lctx_data();
   char seeds[LCTX_DATA_PATH_MAX], dict[LCTX_DATA_PATH_MAX];
+  /* The fast build first: it is what --fast asks for. */
+  if (fast && !o->binary) {
+    if (!fast_build(o, binary, cap, err))
+      return false;
+    o->binary = binary;
+  }
   if (fast && !o->triage) {
     if (!lctx_data_fuzz_build(o->data, "fuzz", o->target, o->engine,
                               "--triage-binary", triage, cap, err))
       return false;
     o->triage = triage;
-  }
-  if (fast && !o->binary) {
-    if (!fast_build(o, binary, cap, err))
-      return false;
-    o->binary = binary;
   }
   if (!o->binary) {
     if (!lctx_data_fuzz_build(o->data, "fuzz", o->target, o->engine, "--binary",
