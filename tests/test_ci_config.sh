@@ -12,6 +12,9 @@
 #     tabs and the top-level keys), the CI job runs `make test` and uploads
 #     the JUnit files, the ClusterFuzzLite workflows run the modes
 #     code-change, batch, prune and coverage;
+#   - a workflow that writes SARIF uploads it; no comment gives
+#     fuzz-seconds as a time per target; the unit job builds only the
+#     target lctx_unit_tests, which builds every file a unit test runs;
 #   - the ClusterFuzzLite base image is pinned to a version tag.
 # Usage: test_ci_config.sh CTEST BUILD_DIR SOURCE_DIR [CMOCKA_XML (ON|OFF)]
 set -u
@@ -127,6 +130,66 @@ else
     ! grep -q "$(printf '\t')" "$f" || fail "$f: a tab (YAML forbids tabs in indentation)"
     grep -q '^on:' "$f" && grep -q '^jobs:' "$f" || fail "$f: no on: or jobs:"
   done
+fi
+
+# What the workflows say of themselves, read as text (with or without
+# PyYAML): a run that writes SARIF uploads it (with the permission to); a
+# comment that says how long a ClusterFuzzLite run fuzzes calls fuzz-seconds
+# the whole run's time, not a time per target; the unit job builds the
+# target lctx_unit_tests, not the whole preset.
+python3 - "$wf" >"$tmp/wf.out" 2>&1 <<'EOF' || fail "workflows: $(cat "$tmp/wf.out")"
+import os, re, sys
+wf = sys.argv[1]
+bad = []
+for name in sorted(os.listdir(wf)):
+    if not name.endswith(".yml"):
+        continue
+    text = open(os.path.join(wf, name)).read()
+    if re.search(r"output-sarif:\s*true", text):
+        for need in ("github/codeql-action/upload-sarif",
+                     "sarif_file: cifuzz-sarif/results.sarif",
+                     "security-events: write"):
+            if need not in text:
+                bad.append("%s: writes SARIF (output-sarif: true) but has no %r"
+                           % (name, need))
+    comment = " ".join(l.lstrip("# ") for l in text.splitlines()
+                       if l.startswith("#"))
+    if "fuzz-seconds:" in text and re.search(
+            r"(every|each) fuzz target for|per (fuzz )?target", comment):
+        bad.append("%s: its comment gives a time per fuzz target; fuzz-seconds "
+                   "is the whole run's time" % name)
+ci = open(os.path.join(wf, "ci.yml")).read()
+unit = re.search(r"\n  unit:\n(.*?)(?=\n  [a-z]|\Z)", ci, re.S)
+if not unit or "--target lctx_unit_tests" not in unit.group(1):
+    bad.append("ci.yml: the unit job does not build --target lctx_unit_tests")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+
+# lctx_unit_tests builds every file a unit test runs from the build folder.
+if [ -f "$BUILD/build.ninja" ]; then
+  (cd "$BUILD" && ninja -t commands lctx_unit_tests) >"$tmp/inputs.txt" 2>&1 ||
+    fail "ninja -t commands lctx_unit_tests: $(tail -n 3 "$tmp/inputs.txt")"
+  (cd "$BUILD" && "$CTEST" -L unit --show-only=json-v1) >"$tmp/unit.json"
+  python3 - "$tmp/unit.json" "$BUILD" "$tmp/inputs.txt" >"$tmp/unit.out" <<'EOF' ||
+import json, os, re, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+build = os.path.realpath(sys.argv[2]) + "/"
+# What the target's commands write (-o FILE), as paths in the build folder.
+inputs = {os.path.realpath(os.path.join(sys.argv[2], m))
+          for m in re.findall(r"(?:^|\s)-o\s+(\S+)", open(sys.argv[3]).read())}
+bad = []
+for t in tests:
+    for word in t.get("command", []):
+        path = os.path.realpath(word)
+        if path.startswith(build) and os.path.isfile(path) and \
+                os.access(path, os.X_OK) and path not in inputs:
+            bad.append("%s runs %s, which lctx_unit_tests does not build"
+                       % (t["name"], word))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+    fail "unit target: $(cat "$tmp/unit.out")"
 fi
 
 # The base image: a version tag, not latest and not none.
