@@ -8,7 +8,7 @@
 #     no finding: fuzz_differential compares the example plugin, as its
 #     fuzz build does when LCTX_DIFF_PLUGIN is unset;
 #   - `lctx promote` of a fuzz_differential seed judges it the same way
-#     (it passes today);
+#     (it passes today), and keeps it as a .bin (bytes, as its seeds);
 #   - LCTX_DIFF_PLUGIN still overrides: a mutant of the example plugin
 #     there is found out on the seeds (exit 1, fuzz_differential/impl/
 #     keys), and a library that is not there is named (exit 2);
@@ -55,6 +55,9 @@ seed=$(ls "$SRC"/corpus/seeds/fuzz_differential/* | grep -v README.md | head -n 
   >"$tmp/promote" 2>&1 || fail "lctx promote of a fuzz_differential seed: exit $?"
 grep -q "^it passes today$" "$tmp/promote" ||
   fail "lctx promote of a fuzz_differential seed: $(cat "$tmp/promote")"
+# ... kept as bytes, as the target's seeds and regressions are.
+ls "$tmp/reg/fuzz_differential/"*.bin >/dev/null 2>&1 ||
+  fail "a promoted fuzz_differential input is not a .bin: $(ls "$tmp/reg/fuzz_differential")"
 
 # LCTX_DIFF_PLUGIN overrides the example plugin.
 seeds=$SRC/corpus/seeds/fuzz_differential

@@ -377,9 +377,11 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
             strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  const char *ext = strcmp(name, "fuzz_model") == 0       ? ".bin"
-                    : strcmp(name, "fuzz_case_text") == 0 ? ".case"
-                                                          : ".lspec";
+  /* The inputs' form: case text, a spec table, else bytes (as the seeds
+   * and regressions of each target are named). */
+  const char *ext = strcmp(name, "fuzz_case_text") == 0 ? ".case"
+                    : strcmp(name, "fuzz_spec") == 0    ? ".lspec"
+                                                        : ".bin";
   snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
   if (!lctx_sys_write_file(path, data, size)) {
     fprintf(r->err, "lctx promote: %s: cannot write: %s\n", lctx_esc(&b1, path),
