@@ -31,7 +31,7 @@
   "  fuzz_differential), one id a line.\n"
 #define CORPUS_USAGE                                                           \
   MINIMIZE_USAGE                                                               \
-      "       lctx corpus rows --target NAME DIR\n" MINIMIZE_TEXT ROWS_TEXT
+  "       lctx corpus rows --target NAME DIR\n" MINIMIZE_TEXT ROWS_TEXT
 
 /* The corpus folder DIR of `who`: plain text, and a folder; false after a
  * message. */
