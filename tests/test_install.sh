@@ -29,7 +29,9 @@
 #     written (its /opt/lctx is the temporary prefix; `cc` is C_COMPILER,
 #     CMake's generator Ninja), standalone CMake with find_package(lctx)
 #     then the installed `lctx conform` (result: PASS), pkg-config, then
-#     `lctx case export` of a case, explained and judged alone.
+#     `lctx case export` of a case, explained and judged alone; the
+#     installed lctx (no example plugin) replays fuzz_differential with
+#     LCTX_DIFF_PLUGIN naming that build, and without it says to set it.
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION C_COMPILER
 set -u
 BUILD=$1
@@ -258,6 +260,17 @@ if [ -s "$tmp/readme-block-1.sh" ]; then
     fail "the README's standalone build is not judged PASS: $(tail -3 "$tmp/readme-block-1.out")"
   grep -q "find_package\|lctx::impl_abi" "$tmp/alone/c_plugin/CMakeLists.txt" ||
     fail "the plugin's CMakeLists.txt does not use the installed package"
+  # The installed lctx has no example plugin: replay of fuzz_differential
+  # says to set LCTX_DIFF_PLUGIN (as its help does), and runs with it.
+  seeds=$prefix/share/lctx/corpus/seeds/fuzz_differential
+  (cd "$tmp/elsewhere" && "$lctx" replay --target fuzz_differential "$seeds") \
+    >"$tmp/replay-none.out" 2>&1
+  rc=$?
+  [ "$rc" = 2 ] && grep -q "set LCTX_DIFF_PLUGIN" "$tmp/replay-none.out" ||
+    fail "installed lctx replay of fuzz_differential without LCTX_DIFF_PLUGIN: exit $rc: $(cat "$tmp/replay-none.out")"
+  (cd "$tmp/elsewhere" && LCTX_DIFF_PLUGIN="$tmp/alone/c_plugin/build/liblctx_example_plugin.so" \
+    "$lctx" replay --target fuzz_differential "$seeds") >"$tmp/replay-plugin.out" 2>&1 ||
+    fail "installed lctx replay of fuzz_differential with LCTX_DIFF_PLUGIN: exit $?: $(tail -3 "$tmp/replay-plugin.out")"
 fi
 if [ -s "$tmp/readme-block-2.sh" ]; then
   run_block 2 || fail "the README's pkg-config build: exit $?: $(tail -5 "$tmp/readme-block-2.out")"
