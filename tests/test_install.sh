@@ -23,7 +23,15 @@
 #     fuzz_model build of $LCTX_FUZZ_BUILD, seeds and dictionary from
 #     share/lctx) and promotes (into share/lctx/corpus/regressions) without
 #     opening anything of the source tree (strace, where installed); with
-#     no fuzz build it says where it looked and fails.
+#     no fuzz build it says where it looked and fails;
+#   - the example plugin's folder alone, copied elsewhere, builds and is
+#     judged as its README.md says: the README's ```sh blocks are run as
+#     written (its /opt/lctx is the temporary prefix; `cc` is C_COMPILER,
+#     CMake's generator Ninja), standalone CMake with find_package(lctx)
+#     then the installed `lctx conform` (result: PASS), pkg-config, then
+#     `lctx case export` of a case, explained and judged alone; the
+#     installed lctx (no example plugin) replays fuzz_differential with
+#     LCTX_DIFF_PLUGIN naming that build, and without it says to set it.
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION C_COMPILER
 set -u
 BUILD=$1
@@ -224,6 +232,58 @@ else
     opened=$(cat "$tmp"/strace-*.txt | grep -F "\"$SRC" | head -3)
     [ -z "$opened" ] || fail "the installed lctx looked into the source tree: $opened"
   fi
+fi
+
+# 9. The example plugin's folder alone, as its README says: its ```sh blocks
+#    run as written, in a copy of the folder, against the prefix.
+readme=$SRC/conformance/examples/c_plugin/README.md
+mkdir -p "$tmp/alone" "$tmp/bin"
+cp -R "$SRC/conformance/examples/c_plugin" "$tmp/alone/"
+rm -rf "$tmp/alone/c_plugin/build"
+ln -s "$(command -v "$CC")" "$tmp/bin/cc"
+awk -v dir="$tmp" -v prefix="$prefix" '
+  /^```sh$/ { on = 1; n++; next }
+  /^```$/ { on = 0; next }
+  on { gsub("/opt/lctx", prefix); print > (dir "/readme-block-" n ".sh") }' "$readme"
+for b in 1 2 3; do
+  [ -s "$tmp/readme-block-$b.sh" ] ||
+    fail "the example plugin's README.md has no command block $b (build, pkg-config, case export)"
+done
+# run_block N: the README's block N in the copy, installed lctx first on PATH.
+run_block() {
+  (cd "$tmp/alone/c_plugin" && PATH="$tmp/bin:$prefix/bin:$PATH" CMAKE_GENERATOR=Ninja \
+    sh -e "$tmp/readme-block-$1.sh") >"$tmp/readme-block-$1.out" 2>&1
+}
+if [ -s "$tmp/readme-block-1.sh" ]; then
+  run_block 1 || fail "the README's standalone build: exit $?: $(tail -5 "$tmp/readme-block-1.out")"
+  grep -q "^result: PASS$" "$tmp/readme-block-1.out" ||
+    fail "the README's standalone build is not judged PASS: $(tail -3 "$tmp/readme-block-1.out")"
+  grep -q "find_package\|lctx::impl_abi" "$tmp/alone/c_plugin/CMakeLists.txt" ||
+    fail "the plugin's CMakeLists.txt does not use the installed package"
+  # The installed lctx has no example plugin: replay of fuzz_differential
+  # says to set LCTX_DIFF_PLUGIN (as its help does), and runs with it.
+  seeds=$prefix/share/lctx/corpus/seeds/fuzz_differential
+  (cd "$tmp/elsewhere" && "$lctx" replay --target fuzz_differential "$seeds") \
+    >"$tmp/replay-none.out" 2>&1
+  rc=$?
+  [ "$rc" = 2 ] && grep -q "set LCTX_DIFF_PLUGIN" "$tmp/replay-none.out" ||
+    fail "installed lctx replay of fuzz_differential without LCTX_DIFF_PLUGIN: exit $rc: $(cat "$tmp/replay-none.out")"
+  (cd "$tmp/elsewhere" && LCTX_DIFF_PLUGIN="$tmp/alone/c_plugin/build/liblctx_example_plugin.so" \
+    "$lctx" replay --target fuzz_differential "$seeds") >"$tmp/replay-plugin.out" 2>&1 ||
+    fail "installed lctx replay of fuzz_differential with LCTX_DIFF_PLUGIN: exit $?: $(tail -3 "$tmp/replay-plugin.out")"
+fi
+if [ -s "$tmp/readme-block-2.sh" ]; then
+  run_block 2 || fail "the README's pkg-config build: exit $?: $(tail -5 "$tmp/readme-block-2.out")"
+  (cd "$tmp/elsewhere" && "$lctx" conform --impl "$tmp/alone/c_plugin/liblctx_example_plugin.so" \
+    --no-domain --random 500 --quiet --report-dir "$tmp/elsewhere/alone-pc") \
+    >"$tmp/alone-pc.out" 2>&1 || fail "the README's pkg-config build: conform exit $?"
+fi
+if [ -s "$tmp/readme-block-3.sh" ]; then
+  run_block 3 || fail "the README's case export: exit $?: $(tail -5 "$tmp/readme-block-3.out")"
+  grep -q "lctx case export" "$tmp/readme-block-3.sh" ||
+    fail "the README's failure block does not use lctx case export"
+  grep -q "^result: PASS$" "$tmp/readme-block-3.out" ||
+    fail "the README's exported case is not judged PASS: $(tail -3 "$tmp/readme-block-3.out")"
 fi
 
 finish_failures "test_install: "

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One command: its name as typed, its function, one line for the help. */
+/* One command: its name as typed, its function, one line for the help
+ * (a command with subcommands names each there, as `SUB: what`). */
 typedef struct command {
   const char *name;
   lctx_command_fn *run;
@@ -36,9 +37,9 @@ static const command COMMANDS[] = {
     {"fuzz", lctx_cmd_fuzz, "run a libFuzzer or AFL++ campaign on a target"},
     {"replay", lctx_cmd_replay, "run fuzz inputs through a target's check"},
     {"corpus", lctx_cmd_corpus,
-     "minimize a fuzz corpus; list the spec rows it hits"},
+     "minimize: a fuzz corpus minimized; rows: the spec rows it hits"},
     {"promote", lctx_cmd_promote, "keep a finding as a regression input"},
-    {"case", lctx_cmd_case, "export a case of a conform run as a .case file"},
+    {"case", lctx_cmd_case, "export: a case of a conform run as a .case file"},
     {"conform", lctx_cmd_conform,
      "judge an implementation (C plugin or process) by the spec"},
     {"sweep", lctx_cmd_sweep,
@@ -48,13 +49,13 @@ static const command COMMANDS[] = {
     {"mutants", lctx_cmd_mutants,
      "kill matrix: conform and fuzzers against plugin mutants"},
     {"report", lctx_cmd_report,
-     "report subcommands: merge the reports of sharded conform runs"},
+     "merge: the reports of sharded conform runs; html: one HTML page"},
 };
 
 static void print_help(FILE *out) {
   fprintf(out,
           "usage: lctx [--help] [--version] COMMAND [ARGS]\n"
-          "       lctx help COMMAND\n"
+          "       lctx help COMMAND [SUBCOMMAND]\n"
           "\n"
           "lctx checks implementations of JAX's backend selection for single-\n"
           "and multi-platform lowering against a reference model and a\n"

@@ -234,7 +234,10 @@ int lctx_cmd_case(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_OK;
   }
   lctx_escaped b;
-  fprintf(err, "lctx case: unknown subcommand '%s'\n%s", lctx_esc(&b, sub),
-          EXPORT_USAGE);
+  if (!sub[0])
+    fprintf(err, "lctx case: missing subcommand (export)\n%s", EXPORT_USAGE);
+  else
+    fprintf(err, "lctx case: unknown subcommand '%s'\n%s", lctx_esc(&b, sub),
+            EXPORT_USAGE);
   return LCTX_EXIT_USAGE;
 }

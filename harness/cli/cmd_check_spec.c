@@ -222,7 +222,7 @@ int lctx_cmd_check_spec(int argc, char **argv, FILE *out, FILE *err) {
           "(`releases`), or \"modelled\" (default: every one)"),
       lctx_options_size("jobs", &jobs, "N",
                         "threads judging the domain, 1 to 256 (default: the\n"
-                        "machine's cores); the output is the same",
+                        "online cores); the output is the same",
                         1, LCTX_CHECK_JOBS_MAX, "a whole number from 1 to 256"),
       lctx_options_flag(
           "quiet", &quiet,

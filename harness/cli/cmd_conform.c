@@ -9,6 +9,7 @@
 #include "lctx/lctx.h"
 #include "numbers.h"
 #include "options.h"
+#include "workspace.h"
 
 #include <string.h>
 
@@ -69,14 +70,14 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                           "the C plugin to judge (conformance/ABI.md)"),
       lctx_options_string("cmd", &o.command, "\"PROGRAM ARGS\"",
                           "the program to judge (conformance/PROTOCOL.md)"),
-      lctx_options_string("spec", &o.spec_path, "FILE",
-                          "the spec table (default: the source tree's)"),
+      lctx_workspace_spec_option(&o.spec_path),
       lctx_options_string("jax", &o.jax, "RELEASE",
                           "judge as JAX RELEASE behaves: one the table\n"
                           "names (`releases`), or \"modelled\" (default)"),
       lctx_options_string("cases", &o.cases_dir, "DIR|FILE",
                           "conformance cases: a folder or one .case file\n"
-                          "(default: conformance/cases)"),
+                          "(default: $LCTX_CASES, else the data folder's\n"
+                          "conformance/cases)"),
       lctx_options_custom("case", &o.only, "NAME",
                           "run only this case: FILE.case, domain:INDEX or\n"
                           "random:INDEX (of --seed), as a failure's rerun\n"

@@ -18,15 +18,20 @@
 
 #include <string.h>
 
-#define CORPUS_USAGE                                                           \
+#define MINIMIZE_USAGE                                                         \
   "usage: lctx corpus minimize --target NAME [--engine libfuzzer|afl]\n"       \
-  "                            [--binary PATH] [--out DIR] DIR\n"              \
-  "       lctx corpus rows --target NAME DIR\n"                                \
+  "                            [--binary PATH] [--out DIR] DIR\n"
+#define MINIMIZE_TEXT                                                          \
   "minimize: libFuzzer -merge=1 (or afl-cmin) into a fresh folder, which\n"    \
   "  then replaces DIR (or becomes --out DIR); exit 0 done, 1 the engine's\n"  \
-  "  pass failed (DIR is left as it was), 2 bad usage or a missing build.\n"   \
+  "  pass failed (DIR is left as it was), 2 bad usage or a missing build.\n"
+#define ROWS_USAGE "usage: lctx corpus rows --target NAME DIR\n"
+#define ROWS_TEXT                                                              \
   "rows: the spec rows the inputs of DIR hit (fuzz_model,\n"                   \
   "  fuzz_differential), one id a line.\n"
+#define CORPUS_USAGE                                                           \
+  MINIMIZE_USAGE                                                               \
+  "       lctx corpus rows --target NAME DIR\n" MINIMIZE_TEXT ROWS_TEXT
 
 /* The corpus folder DIR of `who`: plain text, and a folder; false after a
  * message. */
@@ -82,9 +87,10 @@ static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
                           "write the minimized corpus there, keep DIR"),
   };
   int first;
-  LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC("corpus minimize", CORPUS_USAGE, options, true), argc,
-      argv, &first, out, err);
+  LCTX_OPTIONS_PARSE_OR_RETURN(&LCTX_OPTIONS_SPEC("corpus minimize",
+                                                  MINIMIZE_USAGE MINIMIZE_TEXT,
+                                                  options, true),
+                               argc, argv, &first, out, err);
   if (!o.target || first + 1 != argc) {
     fprintf(err, "lctx corpus minimize: --target and one DIR are required\n%s",
             CORPUS_USAGE);
@@ -115,8 +121,8 @@ static int corpus_rows(int argc, char **argv, FILE *out, FILE *err) {
   };
   int first;
   LCTX_OPTIONS_PARSE_OR_RETURN(
-      &LCTX_OPTIONS_SPEC("corpus rows", CORPUS_USAGE, options, true), argc,
-      argv, &first, out, err);
+      &LCTX_OPTIONS_SPEC("corpus rows", ROWS_USAGE ROWS_TEXT, options, true),
+      argc, argv, &first, out, err);
   if (!target || first + 1 != argc) {
     fprintf(err, "lctx corpus rows: --target and one DIR are required\n%s",
             CORPUS_USAGE);

@@ -18,6 +18,7 @@ int lctx_cmd_promote(int argc, char **argv, FILE *out, FILE *err) {
   lctx_replay_promote_options o = {
       .regressions = data->regressions,
       .replayed = data->source_tree ? data->regressions : NULL,
+      .plugin = data->example_plugin,
   };
   const lctx_option options[] = {
       lctx_options_string("name", &o.name, "NAME",

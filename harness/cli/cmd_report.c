@@ -7,6 +7,7 @@
 #include "commands.h"
 
 #include "escape.h"
+#include "examples.h"
 #include "exit.h"
 #include "options.h"
 #include "report_html.h"
@@ -77,9 +78,10 @@ static int report_html(int argc, char **argv, FILE *out, FILE *err) {
   lctx_report_html_options o = {0};
   const lctx_option table[] = {
       lctx_options_string("spec", &o.spec_path, "FILE",
-                          "the spec table of the rows (default: the first "
-                          "report's spec_file when it is a regular file "
-                          "named *.lspec, else the built-in table)"),
+                          "the spec table of the rows (default: the first\n"
+                          "report's spec_file when it is a regular file\n"
+                          "named *.lspec, else $LCTX_SPEC, else the data\n"
+                          "folder's; sweeps: jax-sweep.lspec beside that)"),
   };
   const lctx_option_spec spec =
       LCTX_OPTIONS_SPEC("report html", HTML_USAGE, table, true);
@@ -118,6 +120,7 @@ static void print_help(FILE *f) {
              "subcommands:\n");
   for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
     fprintf(f, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].summary);
+  fprintf(f, "example:\n  %s\n", lctx_cli_example("report"));
 }
 
 int lctx_cmd_report(int argc, char **argv, FILE *out, FILE *err) {

@@ -34,6 +34,7 @@ static const struct {
     {"mutants", "lctx mutants --only rg-tie-later"},
     {"report", "lctx report merge --out merged shard-1 shard-2"},
     {"report merge", "lctx report merge --out merged shard-1 shard-2"},
+    {"report html", "lctx report html report.html lctx-conform"},
 };
 
 const char *lctx_cli_example(const char *command) {

@@ -36,6 +36,8 @@ typedef struct replay_ctx {
   /* With a binary: how it runs and keys an input, and the scratch folder
    * its runs write their output to. */
   const char *binary, *engine;
+  /* fuzz_differential's implementation when LCTX_DIFF_PLUGIN is unset. */
+  const char *plugin;
   lctx_findings *findings;
   char scratch[4200];
 } replay_ctx;
@@ -64,8 +66,11 @@ static bool check_with_binary(replay_ctx *r, const uint8_t *data, size_t size) {
 static bool check_input(replay_ctx *r, const uint8_t *data, size_t size) {
   if (r->binary)
     return check_with_binary(r, data, size);
-  if (!r->run)
+  if (!r->run) {
     r->run = lctx_fuzzrun_new();
+    if (r->run)
+      lctx_fuzzrun_set_plugin(r->run, r->plugin);
+  }
   if (!r->run)
     return lctx_fuzzrun_once(r->target, data, size, &r->result);
   return lctx_fuzzrun_check(r->run, r->target, data, size, &r->result);
@@ -181,8 +186,10 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
     given = lctx_fuzz_target_find(o->target);
     if (!given) {
       lctx_escaped b;
-      fprintf(err, "lctx replay: --target: unknown target '%s'\n",
-              lctx_esc(&b, o->target));
+      char names[256];
+      lctx_findings_target_names(", ", names, sizeof names);
+      fprintf(err, "lctx replay: --target: unknown target '%s' (targets: %s)\n",
+              lctx_esc(&b, o->target), names);
       return LCTX_EXIT_USAGE;
     }
   }
@@ -192,6 +199,7 @@ int lctx_replay_run(const lctx_replay_options *o, FILE *out, FILE *err) {
   r->out = out;
   r->err = err;
   r->verbose = o->verbose;
+  r->plugin = o->plugin;
   int code = o->binary ? use_binary(r, o) : LCTX_EXIT_OK;
   for (size_t i = 0; i < o->input_count && code == LCTX_EXIT_OK; i++)
     code = replay_operand(r, given, o->inputs[i]);
@@ -369,9 +377,11 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
             strerror(errno));
     return LCTX_EXIT_USAGE;
   }
-  const char *ext = strcmp(name, "fuzz_model") == 0       ? ".bin"
-                    : strcmp(name, "fuzz_case_text") == 0 ? ".case"
-                                                          : ".lspec";
+  /* The inputs' form: case text, a spec table, else bytes (as the seeds
+   * and regressions of each target are named). */
+  const char *ext = strcmp(name, "fuzz_case_text") == 0 ? ".case"
+                    : strcmp(name, "fuzz_spec") == 0    ? ".lspec"
+                                                        : ".bin";
   snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
   if (!lctx_sys_write_file(path, data, size)) {
     fprintf(r->err, "lctx promote: %s: cannot write: %s\n", lctx_esc(&b1, path),
@@ -398,6 +408,7 @@ int lctx_replay_promote(const lctx_replay_promote_options *o, FILE *out,
   if (r) {
     r->out = out;
     r->err = err;
+    r->plugin = o->plugin;
     lctx_escaped b;
     r->target = o->target ? lctx_fuzz_target_find(o->target)
                           : lctx_findings_target_of_path(o->finding);

@@ -31,6 +31,11 @@ typedef struct lctx_replay_options {
   const char *binary;
   /// The engine `binary` was built for, "libfuzzer" (NULL) or "afl".
   const char *engine;
+  /// The library fuzz_differential compares in process when
+  /// LCTX_DIFF_PLUGIN is unset: the build's example plugin, the one the
+  /// fuzz_differential target links (data_paths.h); NULL or "": none, and
+  /// then LCTX_DIFF_PLUGIN is needed.
+  const char *plugin;
 } lctx_replay_options;
 
 /// Replays every input and prints `FINDING PATH` with key and report for
@@ -58,6 +63,9 @@ typedef struct lctx_replay_promote_options {
   /// NULL when this lctx has no source tree: says whether a promoted input
   /// will be replayed.
   const char *replayed;
+  /// As lctx_replay_options' `plugin`, for judging a fuzz_differential
+  /// finding today.
+  const char *plugin;
 } lctx_replay_promote_options;
 
 /// Copies the finding's input to ROOT/TARGET/STEM.{bin,case,lspec} (and for

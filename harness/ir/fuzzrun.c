@@ -23,12 +23,17 @@ static const ir_check k_ir_checks[] = {
 };
 
 struct lctx_fuzzrun {
+  const char *plugin;
   lctx_fuzz_state *core;
   lctx_fuzz_lowering_state *lowering;
 };
 
 lctx_fuzzrun *lctx_fuzzrun_new(void) {
   return calloc(1, sizeof(lctx_fuzzrun));
+}
+
+void lctx_fuzzrun_set_plugin(lctx_fuzzrun *run, const char *path) {
+  run->plugin = path;
 }
 
 void lctx_fuzzrun_free(lctx_fuzzrun *run) {
@@ -52,8 +57,11 @@ bool lctx_fuzzrun_check(lctx_fuzzrun *run, const lctx_fuzz_target *target,
                         const uint8_t *data, size_t size,
                         lctx_fuzz_result *result) {
   if (!target->needs_mlir) {
-    if (!run->core)
+    if (!run->core) {
       run->core = lctx_fuzz_state_new();
+      if (run->core)
+        lctx_fuzz_state_set_plugin(run->core, run->plugin);
+    }
     if (!run->core)
       return setup_failed(target, "out of memory", result);
     return target->check(run->core, data, size, result);

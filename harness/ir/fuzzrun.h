@@ -24,6 +24,11 @@ typedef struct lctx_fuzzrun lctx_fuzzrun;
 /// Creates an empty runner; NULL when out of memory.
 lctx_fuzzrun *lctx_fuzzrun_new(void);
 
+/// The library fuzz_differential compares when LCTX_DIFF_PLUGIN is unset
+/// (lctx_fuzz_state_set_plugin), for the states the runner creates; NULL:
+/// none. `path` must outlive the runner; set it before the first check.
+void lctx_fuzzrun_set_plugin(lctx_fuzzrun *run, const char *path);
+
 /// Destroys a runner and the states it created (NULL is fine).
 void lctx_fuzzrun_free(lctx_fuzzrun *run);
 

@@ -30,6 +30,7 @@ lctx_str lctx_fuzz_embedded_spec(void) {
 
 /* The implementation fuzz_differential compares, looked up once. */
 typedef struct differential_impl {
+  const char *plugin;           /* the library used when nothing else is */
   bool tried;                   /* looked up (table or error set) */
   const lctx_impl_table *table; /* NULL when it cannot run */
   char error[512];              /* why table is NULL */
@@ -84,6 +85,10 @@ lctx_fuzz_state *lctx_fuzz_state_new(void) {
   if (state)
     spec_load(state);
   return state;
+}
+
+void lctx_fuzz_state_set_plugin(lctx_fuzz_state *state, const char *path) {
+  state->impl.plugin = path && *path ? path : NULL;
 }
 
 void lctx_fuzz_state_free(lctx_fuzz_state *state) {
@@ -276,8 +281,9 @@ bool lctx_fuzz_spec(lctx_fuzz_state *state, const uint8_t *data, size_t size,
 extern const lctx_impl_table *lctx_impl_entry(void) __attribute__((weak));
 
 /* The implementation's table, looked up on first use (core/run/plugin.h:
- * LCTX_DIFF_PLUGIN's library, else the linked-in entry point, either one
- * checked alike); NULL (with impl->error) when it cannot run. */
+ * LCTX_DIFF_PLUGIN's library, else the linked-in entry point, else the
+ * state's plugin, each checked alike); NULL (with impl->error) when it
+ * cannot run. */
 static const lctx_impl_table *differential_table(differential_impl *impl) {
   if (impl->tried)
     return impl->table;
@@ -285,20 +291,22 @@ static const lctx_impl_table *differential_table(differential_impl *impl) {
   char message[512];
   lctx_buf e;
   lctx_buf_init(&e, message, sizeof message);
-  const char *path = getenv("LCTX_DIFF_PLUGIN");
+  const char *env = getenv("LCTX_DIFF_PLUGIN");
+  const char *path = env && *env ? env : NULL;
   const lctx_impl_table *t = NULL;
-  if (path && *path) {
-    t = lctx_plugin_load(path, &e);
-    if (!t)
-      snprintf(impl->error, sizeof impl->error, "LCTX_DIFF_PLUGIN=%s: %s", path,
-               message);
-  } else if (lctx_impl_entry) {
+  if (!path && lctx_impl_entry) {
     t = lctx_impl_entry();
     if (!lctx_plugin_check_table(t, &e)) {
       snprintf(impl->error, sizeof impl->error, "the linked-in table: %s",
                message);
       t = NULL;
     }
+  } else if (path || impl->plugin) {
+    t = lctx_plugin_load(path ? path : impl->plugin, &e);
+    if (!t)
+      snprintf(impl->error, sizeof impl->error, "%s%s: %s",
+               path ? "LCTX_DIFF_PLUGIN=" : "", path ? path : impl->plugin,
+               message);
   } else {
     snprintf(impl->error, sizeof impl->error,
              "no implementation: set LCTX_DIFF_PLUGIN to a library exporting "

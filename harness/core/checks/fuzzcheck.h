@@ -53,6 +53,12 @@ typedef struct lctx_fuzz_state lctx_fuzz_state;
 /// of fuzz_differential is loaded on that check's first input.
 lctx_fuzz_state *lctx_fuzz_state_new(void);
 
+/// The library fuzz_differential compares when LCTX_DIFF_PLUGIN is unset
+/// and the binary links no implementation (`lctx replay`: the build's
+/// example plugin, the one the fuzz_differential target links); NULL or
+/// "": none. `path` must outlive the state; set it before the first check.
+void lctx_fuzz_state_set_plugin(lctx_fuzz_state *state, const char *path);
+
 /// Destroys a state (NULL is fine), unloading a library loaded through
 /// LCTX_DIFF_PLUGIN.
 void lctx_fuzz_state_free(lctx_fuzz_state *state);
@@ -100,11 +106,12 @@ bool lctx_fuzz_spec(lctx_fuzz_state *state, const uint8_t *data, size_t size,
 /// and on an implementation under test (the C ABI of lctx/impl_abi.h), in
 /// process. The implementation is the library named by the environment
 /// variable LCTX_DIFF_PLUGIN, else the one linked into the binary (the
-/// fuzz_differential target links the example plugin); it is looked up once
-/// per state. Both outcomes of every operation are judged by the embedded
-/// spec table; a failure of either is reported (keys
-/// `fuzz_differential/impl/...` and `fuzz_differential/reference/...`), and
-/// so is a disagreement the table allows but that points at nondeterminism
+/// fuzz_differential target links the example plugin), else the state's
+/// plugin (lctx_fuzz_state_set_plugin); it is looked up once per state. Both
+/// outcomes of every operation are judged by the embedded spec table; a failure
+/// of either is reported (keys `fuzz_differential/impl/...` and
+/// `fuzz_differential/reference/...`), and so is a disagreement the table
+/// allows but that points at nondeterminism
 /// (`.../differ/...`). Returns true on a failure.
 bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
                             size_t size, lctx_fuzz_result *result);
