@@ -7,12 +7,13 @@
  * secondary instances, the first secondary with the CMPLOG build
  * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
  * processes, the live progress line, resuming
- * a campaign directory, the spec rows the corpus hits, stopping on time or
+ * a campaign directory, stopping on time or
  * Ctrl-C, ending every engine process however the campaign ends (lctx
  * killed included: the engines die with it), and the summary. Findings are
  * findings.h's (keys, duplicates, reproduce.txt), minimizing them
  * minimize.h's (a resumed campaign first minimizes what an interrupted one
- * left); replay and promotion are replay.h's. A campaign directory holds
+ * left); the spec rows the corpus hits, and those the target cannot reach,
+ * campaign_rows.h's; replay and promotion are replay.h's. A campaign directory holds
  * everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds (libFuzzer:
