@@ -90,6 +90,10 @@ typedef struct campaign {
    * its files before and after. */
   int corpus_minimized;
   lctx_corpus_result corpus;
+  /* The corpus the last live line showed, and the triage's flagged inputs
+   * then. */
+  unsigned long corpus_shown;
+  size_t flagged_shown;
   /* Seconds the engines ran, and minimizing (findings and corpus) took. */
   double fuzz_seconds, minimize_seconds;
 } campaign;
@@ -441,7 +445,6 @@ static void libfuzzer_stats(campaign *c) {
       lctx_libfuzzer_job_read(job, tail);
     }
     sum.execs += job->execs_done + job->execs_now;
-    sum.corpus = job->corpus > sum.corpus ? job->corpus : sum.corpus;
   }
   c->stats = sum;
 }
@@ -516,6 +519,11 @@ static void scan(campaign *c) {
   if (c->afl) {
     c->stats.execs = 0;
     lctx_sys_each_entry(c->afl_dir, scan_afl_instance, c);
+    /* The corpus: the main queue, which the end minimizes (the instances'
+     * own counts hold what they took from one another). */
+    char queue[4300];
+    snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
+    c->stats.corpus = lctx_sys_count_entries(queue);
     /* execs_done goes on from a resumed run's count, or starts again. */
     unsigned long long now = c->stats.execs;
     now = now >= c->execs_before ? now - c->execs_before : now;
@@ -525,6 +533,10 @@ static void scan(campaign *c) {
   libfuzzer_stats(c);
   c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
   lctx_campaign_work_sync(&c->work, false);
+  /* The corpus: the campaign's own (campaign_work.h), not libFuzzer's count
+   * of what it holds in memory (the seeds it kept in, the inputs it
+   * replaced by smaller ones out, one job's alone). */
+  c->stats.corpus = lctx_campaign_work_count(&c->work);
   lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
   lctx_campaign_rows_scan(&c->rows, c->corpus_dir);
 }
@@ -600,6 +612,8 @@ static void watch(campaign *c, double start) {
     if (tty || elapsed - last_line >= 10 || c->alive == 0) {
       live_line(c, elapsed, tty);
       last_line = elapsed;
+      c->corpus_shown = c->stats.corpus;
+      c->flagged_shown = c->work.flagged;
     }
     double every = elapsed < 60 ? 1 : elapsed < 3600 ? 10 : 60;
     if (last_point < 0 || elapsed - last_point >= every || c->alive == 0) {
@@ -689,6 +703,21 @@ static const char *summary_path(lctx_escaped *b, const char *path, bool exact) {
   return exact ? path : lctx_esc(b, path);
 }
 
+/* Why the last live line's corpus is not the count the minimization
+ * started from (the live line counts what the end minimizes). */
+static void print_corpus_shown(const campaign *c, FILE *w) {
+  size_t flagged = c->work.flagged - c->flagged_shown;
+  fprintf(w, "  (the last live line counted %lu corpus inputs",
+          c->corpus_shown);
+  if (flagged > 0)
+    fprintf(w,
+            "; %zu of them the triage flagged at the last sync: they are "
+            "findings, not corpus inputs)\n",
+            flagged);
+  else
+    fputs("; the corpus folder changed after it)\n", w);
+}
+
 /* The summary, to the terminal `w` or (`exact`) OUT/summary.txt. */
 static void print_summary(const campaign *c, FILE *w, bool exact,
                           double seconds, size_t unique) {
@@ -724,6 +753,8 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
                                   : ", still shrinking when they stopped",
             c->corpus.before, c->corpus.after, c->afl ? " in " : "",
             c->afl ? summary_path(&b1, c->corpus_dir, exact) : "");
+  if (c->corpus_minimized == 0 && c->corpus_shown != c->corpus.before)
+    print_corpus_shown(c, w);
   else if (c->corpus_minimized == 1)
     fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)

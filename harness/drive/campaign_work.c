@@ -317,6 +317,34 @@ void lctx_campaign_work_sync(lctx_campaign_work *w, bool last) {
     free(p.paths[i]);
 }
 
+/* The count of lctx_campaign_work_count, and the folder it adds. */
+typedef struct counter {
+  const lctx_campaign_work *w;
+  size_t n;
+} counter;
+
+static void count_kept(void *user, const char *path) {
+  const char *base = strrchr(path, '/');
+  ((counter *)user)->n += (base ? base[1] : path[0]) != '.';
+}
+
+static void count_unsynced(void *user, const char *path) {
+  counter *c = user;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char there[4500];
+  snprintf(there, sizeof there, "%s/%s", c->w->corpus, base);
+  c->n += base[0] != '.' && !lctx_sys_is_file(there);
+}
+
+size_t lctx_campaign_work_count(const lctx_campaign_work *w) {
+  counter c = {w, 0};
+  lctx_sys_each_file(w->corpus, count_kept, &c);
+  if (lctx_campaign_work_synced(w))
+    lctx_sys_each_file(w->dir, count_unsynced, &c);
+  return c.n;
+}
+
 void lctx_campaign_work_end(lctx_campaign_work *w) {
   if (w->root[0])
     lctx_sys_remove_tree(w->root);
