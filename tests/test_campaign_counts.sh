@@ -33,7 +33,7 @@ before=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["corpus_bef
 [ "$before" = "$start" ] || fail "state.json's corpus_before $before, the terminal $start"
 
 # 2. A fixed point: minimized again, the count stays.
-grep -Eq "^  corpus minimized \(libFuzzer -merge=1, [0-9]+ pass(es)?, the last one shrank nothing\): $start -> $end inputs$" camp/summary.txt ||
+grep -Eq "^  corpus minimized \(libFuzzer -merge=1\): $start -> $end inputs \([0-9]+ pass(es)?, the last one shrank nothing\)$" camp/summary.txt ||
   fail "summary.txt: $(grep 'corpus minimized' camp/summary.txt)"
 $PY - camp/state.json <<'PY' || fail "state.json: $(cat camp/state.json)"
 import json, sys

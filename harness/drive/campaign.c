@@ -747,12 +747,13 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
             "flagged\n",
             c->work.triaged, c->work.flagged);
   if (c->corpus_minimized == 0)
-    fprintf(w, "  corpus minimized (%s, %zu pass%s%s): %zu -> %zu inputs%s%s\n",
-            corpus_pass(c), c->corpus.passes, c->corpus.passes == 1 ? "" : "es",
-            c->corpus.fixed_point ? ", the last one shrank nothing"
-                                  : ", still shrinking when they stopped",
-            c->corpus.before, c->corpus.after, c->afl ? " in " : "",
-            c->afl ? summary_path(&b1, c->corpus_dir, exact) : "");
+    fprintf(
+        w, "  corpus minimized (%s): %zu -> %zu inputs%s%s (%zu pass%s, %s)\n",
+        corpus_pass(c), c->corpus.before, c->corpus.after, c->afl ? " in " : "",
+        c->afl ? summary_path(&b1, c->corpus_dir, exact) : "", c->corpus.passes,
+        c->corpus.passes == 1 ? "" : "es",
+        c->corpus.fixed_point ? "the last one shrank nothing"
+                              : "still shrinking when they stopped");
   if (c->corpus_minimized == 0 && c->corpus_shown != c->corpus.before)
     print_corpus_shown(c, w);
   else if (c->corpus_minimized == 1)
