@@ -209,7 +209,8 @@ static bool copy_into(const char *path, const char *dir, const char *name) {
   return ok;
 }
 
-/* Writes `path`'s bytes to OUT/artifacts/crash-triage-HASH. */
+/* Writes `path`'s bytes to OUT/artifacts/crash-triage-HASH and takes it
+ * out of the working corpus: a finding, not a corpus input. */
 static void flag(lctx_campaign_work *w, const char *path) {
   char *data = NULL;
   size_t n = 0;
@@ -219,8 +220,10 @@ static void flag(lctx_campaign_work *w, const char *path) {
   snprintf(name, sizeof name, LCTX_CAMPAIGN_TRIAGE_PREFIX "%016llx",
            (unsigned long long)lctx_seen_hash(data, n));
   free(data);
-  if (copy_into(path, w->artifacts, name))
+  if (copy_into(path, w->artifacts, name)) {
     w->flagged++;
+    unlink(path);
+  }
 }
 
 /* Runs the ASan+UBSan build once over `paths`: whether every one passed. */

@@ -24,7 +24,8 @@
  *   (several inputs a run, one by one when that run fails); an input that
  *   build flags is written to OUT/artifacts as crash-triage-HASH at once,
  *   where the campaign takes it as a finding (findings.h, keyed by that same
- *   build, its report the sanitizer's).
+ *   build, its report the sanitizer's), and removed from the working
+ *   corpus, whose inputs the campaign counts as its corpus.
  * - the stoppers: an input that stopped a plain libFuzzer process (its
  *   artifact in OUT/artifacts, kept as a finding) is taken out of the
  *   campaign's own corpus folders, so that the restarted process does not

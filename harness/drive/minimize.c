@@ -271,9 +271,9 @@ static void more_passes(const lctx_corpus_options *o, bool afl,
       r->passes -= !ok; /* a pass that failed or ran out of time */
       break;
     }
-    r->after = n;
     if (!lctx_sys_remove_tree(fresh) || rename(again, fresh) != 0)
       break;
+    r->after = n;
   }
   lctx_sys_remove_tree(again);
 }
