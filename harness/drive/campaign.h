@@ -13,8 +13,8 @@
  * findings.h's (keys, duplicates, reproduce.txt), minimizing them
  * minimize.h's (a resumed campaign first minimizes what an interrupted one
  * left); the spec rows the corpus hits, and those the target cannot reach,
- * campaign_rows.h's; replay and promotion are replay.h's. A campaign directory holds
- * everything and can be resumed:
+ * campaign_rows.h's; replay and promotion are replay.h's. A campaign directory
+ * holds everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds (libFuzzer:
  *                            less an input that stopped a run, which is in
