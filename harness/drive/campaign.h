@@ -36,15 +36,22 @@
  *                            run ends
  *   OUT/summary.txt          the last summary
  *   OUT/progress.jsonl       the last run's progress, one JSON line per
- *                            point (seconds, execs, execs_per_sec, corpus,
- *                            rows_hit, findings, crash_inputs)
+ *                            point (seconds, execs, execs_per_sec, corpus:
+ *                            the live line's, rows_hit, findings,
+ *                            crash_inputs)
  *   OUT/state.json           how the last run ended: status "running"
  *                            (while it runs, or it was killed),
  *                            "finished", "interrupted" or "nothing-run";
  *                            inputs_run, findings, new_findings,
  *                            unminimized, seconds, target, engine,
- *                            corpus_before and corpus_after (the corpus
- *                            minimized at the end)
+ *                            corpus_before, corpus_after, corpus_passes
+ *                            and corpus_fixed_point (the corpus minimized
+ *                            at the end), and for targets whose inputs are
+ *                            cases the rows fields of campaign_rows.h
+ *
+ * The live line's corpus is the campaign's own (campaign_work.h's count:
+ * OUT/corpus and the working corpus' inputs not synced yet; AFL++: the main
+ * queue), the count the minimization at the end starts from.
  */
 #ifndef LCTX_HARNESS_CAMPAIGN_H
 #define LCTX_HARNESS_CAMPAIGN_H
