@@ -5,8 +5,9 @@
 # `exec/s 77` without a colon, then sleeps 3 s past --time 1):
 #   the live line shows exec/s 77, not 0; summary.txt and the terminal say
 #   how long fuzzing and minimizing took and that the rest beyond --time is
-#   the engine's own start-up and stop; "spec rows hit N of M" names the
-#   missing rows (in summary.txt and after the last live line);
+#   the engine's own start-up and stop; "spec rows hit N of the R
+#   fuzz_model can reach" names the missed rows (in summary.txt and after
+#   the last live line), and the rows it cannot reach apart, with why;
 #   a conform run that stops on bad input (exit 2) writes no report.json,
 #   report.tap or report.junit.xml and says so; conform's "first failure
 #   after X s" is not larger than its "in Y s";
@@ -33,11 +34,13 @@ grep -q 'exec/s         0 ' run.txt && fail "exec/s 0 shown"
 for f in run.txt camp/summary.txt; do
   grep -Eq "^  time: [3-9] s fuzzing \(--time 1; the rest is the engine's own start-up and stop\), [0-9]+ s minimizing \(findings and corpus\)$" "$f" ||
     fail "$f: no time line: $(grep time: "$f")"
-  grep -Eq '^  spec rows hit by the corpus: [0-9]+ of [0-9]+, missing: ([A-Z]+-[0-9]+ ?)+$' "$f" ||
-    fail "$f: missing rows not named: $(grep 'rows hit' "$f")"
+  grep -Eq '^  spec rows hit by the corpus: [0-9]+ of the [0-9]+ fuzz_model can reach \([0-9]+ in the table\); missed: ([A-Z]+-[0-9]+ ?)+$' "$f" ||
+    fail "$f: missed rows not named: $(grep 'rows hit' "$f")"
+  grep -Eq '^  spec rows fuzz_model cannot reach: .*IR-006 \(check = ir' "$f" ||
+    fail "$f: rows out of reach not named: $(grep 'cannot reach' "$f")"
 done
-grep -Eq '^  spec rows not hit, missing: .*IR-006' run.txt ||
-  fail "no missing rows after the live line"
+grep -Eq '^  spec rows missed \(fuzz_model can reach them\): .*LP-005' run.txt ||
+  fail "no missed rows after the live line"
 
 # conform: bad input writes no report.
 printf 'lctx-case 1\nop bogus\n' >bad.case

@@ -2,9 +2,11 @@
 # test_corpus.sh - pins `lctx corpus minimize` and `lctx corpus rows` with a
 # libFuzzer build of fuzz_model:
 #   1. a grown corpus (the seeds, byte-identical copies, copies with bytes
-#      appended and truncated copies) shrinks with libFuzzer's -merge=1, and
-#      the spec rows it hits (lctx corpus rows) are the same before and
+#      appended and truncated copies) shrinks with libFuzzer's -merge=1
+#      (passes repeated until one shrinks it no more, their number said),
+#      and the spec rows it hits (lctx corpus rows) are the same before and
 #      after; the folder is the same path, with no folder left beside it;
+#      minimized again, it keeps its count in one pass;
 #   2. --out writes the minimized corpus elsewhere and keeps DIR;
 #   3. a pass that fails (a build that is not libFuzzer) exits 1 and leaves
 #      the corpus as it was; bad usage exits 2 naming what is wrong;
@@ -39,8 +41,13 @@ before=$(ls "$tmp/c" | wc -l)
 after=$(ls "$tmp/c" | wc -l)
 [ "$after" -gt 0 ] && [ "$after" -lt "$before" ] ||
   fail "the corpus did not shrink: $before -> $after"
-grep -q "corpus $tmp/c: $before -> $after inputs (libFuzzer -merge=1)" \
+grep -Eq "^corpus $tmp/c: $before -> $after inputs \(libFuzzer -merge=1, [0-9]+ pass(es)?\)$" \
   "$tmp/min.txt" || fail "no before/after line: $(cat "$tmp/min.txt")"
+# A fixed point: minimized again, one pass keeps every input.
+"$LCTX" corpus minimize --target fuzz_model --binary "$FUZZER" "$tmp/c" \
+  >"$tmp/again.txt" 2>&1 || fail "minimizing again failed: $(cat "$tmp/again.txt")"
+grep -q "^corpus $tmp/c: $after -> $after inputs (libFuzzer -merge=1, 1 pass)$" \
+  "$tmp/again.txt" || fail "minimized again: $(cat "$tmp/again.txt")"
 "$LCTX" corpus rows --target fuzz_model "$tmp/c" >"$tmp/rows-after.txt"
 cmp -s "$tmp/rows-before.txt" "$tmp/rows-after.txt" ||
   fail "rows hit changed: $(diff "$tmp/rows-before.txt" "$tmp/rows-after.txt")"

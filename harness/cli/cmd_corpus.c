@@ -22,9 +22,11 @@
   "usage: lctx corpus minimize --target NAME [--engine libfuzzer|afl]\n"       \
   "                            [--binary PATH] [--out DIR] DIR\n"
 #define MINIMIZE_TEXT                                                          \
-  "minimize: libFuzzer -merge=1 (or afl-cmin) into a fresh folder, which\n"    \
-  "  then replaces DIR (or becomes --out DIR); exit 0 done, 1 the engine's\n"  \
-  "  pass failed (DIR is left as it was), 2 bad usage or a missing build.\n"
+  "minimize: libFuzzer -merge=1 (or afl-cmin) into a fresh folder, again\n"    \
+  "  over its output until a pass shrinks it no more (at most 10 passes),\n"   \
+  "  which then replaces DIR (or becomes --out DIR); exit 0 done, 1 the\n"     \
+  "  engine's pass failed (DIR is left as it was), 2 bad usage or a\n"         \
+  "  missing build.\n"
 #define ROWS_USAGE "usage: lctx corpus rows --target NAME DIR\n"
 #define ROWS_TEXT                                                              \
   "rows: the spec rows the inputs of DIR hit (fuzz_model,\n"                   \
@@ -32,6 +34,8 @@
 #define CORPUS_USAGE                                                           \
   MINIMIZE_USAGE                                                               \
   "       lctx corpus rows --target NAME DIR\n" MINIMIZE_TEXT ROWS_TEXT
+/* The help names the most passes. */
+_Static_assert(LCTX_CORPUS_MAX_PASSES == 10, "MINIMIZE_TEXT says 10 passes");
 
 /* The corpus folder DIR of `who`: plain text, and a folder; false after a
  * message. */
@@ -100,14 +104,16 @@ static int corpus_minimize(int argc, char **argv, FILE *out, FILE *err) {
   char binary[LCTX_DATA_PATH_MAX];
   if (!minimize_inputs(&o, binary, sizeof binary, err))
     return LCTX_EXIT_USAGE;
-  size_t before, after;
-  int code = lctx_corpus_minimize(&o, &before, &after, err);
+  lctx_corpus_result r;
+  int code = lctx_corpus_minimize(&o, &r, err);
   lctx_escaped b1, b2;
   if (code == LCTX_EXIT_OK)
-    fprintf(out, "corpus %s: %zu -> %zu inputs (%s)%s%s\n",
-            lctx_esc(&b1, o.dir), before, after,
+    fprintf(out, "corpus %s: %zu -> %zu inputs (%s, %zu pass%s%s)%s%s\n",
+            lctx_esc(&b1, o.dir), r.before, r.after,
             o.engine && strcmp(o.engine, "afl") == 0 ? "afl-cmin"
                                                      : "libFuzzer -merge=1",
+            r.passes, r.passes == 1 ? "" : "es",
+            r.fixed_point ? "" : ", still shrinking when they stopped",
             o.out_dir ? ", written to " : "",
             o.out_dir ? lctx_esc(&b2, o.out_dir) : "");
   return code;

@@ -8,13 +8,13 @@
 #include "campaign.h"
 
 #include "campaign_guard.h"
+#include "campaign_rows.h"
 #include "campaign_work.h"
 #include "case_bytes.h"
 #include "escape.h"
 #include "exit.h"
 #include "file.h"
 #include "findings.h"
-#include "corpus_rows.h"
 #include "libfuzzer.h"
 #include "seeds.h"
 #include "minimize.h"
@@ -45,14 +45,6 @@ typedef struct stats {
    * earlier runs included). */
   unsigned long long execs;
 } stats;
-
-/* The spec rows the corpus hits (fuzz_model and fuzz_differential inputs
- * are cases; corpus_rows.h judges them). */
-typedef struct rows_tracker {
-  bool enabled;
-  lctx_seen seen; /* corpus files already judged */
-  lctx_row_hits counted;
-} rows_tracker;
 
 /* One campaign run: everything lctx_campaign_run works with, passed down
  * instead of file-scope state; allocated once per run. */
@@ -85,7 +77,7 @@ typedef struct campaign {
   lctx_campaign_work work;
   /* The guard (campaign_guard.h). */
   lctx_campaign_guard guard;
-  rows_tracker rows;
+  lctx_campaign_rows rows;
   stats stats;
   /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
    * at the start. */
@@ -97,7 +89,11 @@ typedef struct campaign {
   /* The corpus minimized at the end: done (0), failed (1), not run (-1);
    * its files before and after. */
   int corpus_minimized;
-  size_t corpus_before, corpus_after;
+  lctx_corpus_result corpus;
+  /* The corpus the last live line showed, and the triage's flagged inputs
+   * then. */
+  unsigned long corpus_shown;
+  size_t flagged_shown;
   /* Seconds the engines ran, and minimizing (findings and corpus) took. */
   double fuzz_seconds, minimize_seconds;
 } campaign;
@@ -231,46 +227,6 @@ static bool make_dirs(campaign *c) {
     snprintf(c->tmp_dir, sizeof c->tmp_dir, "%s/%s", cwd, relative);
   }
   return true;
-}
-
-//===----------------------------------------------------------------------===//
-// Rows hit by the corpus (fuzz_model, fuzz_differential)
-//===----------------------------------------------------------------------===//
-
-static void rows_visit(void *user, const char *path) {
-  rows_tracker *rows = user;
-  if (lctx_seen_add(&rows->seen, path))
-    lctx_row_hits_add(&rows->counted, path);
-}
-
-static size_t rows_hit(const rows_tracker *rows) {
-  return lctx_row_hits_hit(&rows->counted);
-}
-
-/* Prints ", missing: ROW ROW ..." naming the rows the corpus has not hit
- * (nothing when it hit every one). */
-static void print_rows_missing(const rows_tracker *rows, FILE *w) {
-  const char *sep = ", missing:";
-  for (size_t i = 0; i < rows->counted.spec.row_count; i++) {
-    if (rows->counted.oracle.hits[i] == 0) {
-      fprintf(w, "%s %s", sep, rows->counted.spec.rows[i].id);
-      sep = "";
-    }
-  }
-}
-
-/* Judges the seeds (the corpus starts from these) when inputs are cases. */
-static void rows_start(campaign *c) {
-  rows_tracker *rows = &c->rows;
-  rows->enabled = lctx_row_hits_of_target(c->target->name);
-  if (!rows->enabled)
-    return;
-  char e[256];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  rows->enabled = lctx_row_hits_init(&rows->counted, &eb);
-  if (rows->enabled)
-    lctx_sys_each_file(c->seeds, rows_visit, rows);
 }
 
 //===----------------------------------------------------------------------===//
@@ -489,7 +445,6 @@ static void libfuzzer_stats(campaign *c) {
       lctx_libfuzzer_job_read(job, tail);
     }
     sum.execs += job->execs_done + job->execs_now;
-    sum.corpus = job->corpus > sum.corpus ? job->corpus : sum.corpus;
   }
   c->stats = sum;
 }
@@ -552,10 +507,8 @@ static void scan_afl_instance(void *user, const char *instance) {
   afl_stats(path, &c->stats);
   snprintf(path, sizeof path, "%s/crashes", instance);
   lctx_sys_each_file(path, take_crash, &c->findings);
-  if (c->rows.enabled) {
-    snprintf(path, sizeof path, "%s/queue", instance);
-    lctx_sys_each_file(path, rows_visit, &c->rows);
-  }
+  snprintf(path, sizeof path, "%s/queue", instance);
+  lctx_campaign_rows_scan(&c->rows, path);
 }
 
 /* Takes the engines' new crash inputs and corpus entries, and their
@@ -566,6 +519,11 @@ static void scan(campaign *c) {
   if (c->afl) {
     c->stats.execs = 0;
     lctx_sys_each_entry(c->afl_dir, scan_afl_instance, c);
+    /* The corpus: the main queue, which the end minimizes (the instances'
+     * own counts hold what they took from one another). */
+    char queue[4300];
+    snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
+    c->stats.corpus = lctx_sys_count_entries(queue);
     /* execs_done goes on from a resumed run's count, or starts again. */
     unsigned long long now = c->stats.execs;
     now = now >= c->execs_before ? now - c->execs_before : now;
@@ -575,9 +533,12 @@ static void scan(campaign *c) {
   libfuzzer_stats(c);
   c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
   lctx_campaign_work_sync(&c->work, false);
+  /* The corpus: the campaign's own (campaign_work.h), not libFuzzer's count
+   * of what it holds in memory (the seeds it kept in, the inputs it
+   * replaced by smaller ones out, one job's alone). */
+  c->stats.corpus = lctx_campaign_work_count(&c->work);
   lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
-  if (c->rows.enabled)
-    lctx_sys_each_file(c->corpus_dir, rows_visit, &c->rows);
+  lctx_campaign_rows_scan(&c->rows, c->corpus_dir);
 }
 
 static void live_line(const campaign *c, double elapsed, bool tty) {
@@ -587,8 +548,8 @@ static void live_line(const campaign *c, double elapsed, bool tty) {
     rate = (double)c->execs / elapsed;
   char rows[64] = "n/a";
   if (c->rows.enabled)
-    snprintf(rows, sizeof rows, "%zu/%zu", rows_hit(&c->rows),
-             c->rows.counted.spec.row_count);
+    snprintf(rows, sizeof rows, "%zu/%zu", lctx_campaign_rows_hit(&c->rows),
+             lctx_campaign_rows_reachable(&c->rows));
   fprintf(c->out,
           "%s[%5.0fs] exec/s %9.0f  corpus %6lu  findings %zu (%zu "
           "unique)  spec rows hit %s%s",
@@ -608,7 +569,7 @@ static void progress_point(const campaign *c, FILE *f, double elapsed) {
           "\"corpus\": %lu, \"rows_hit\": %lld, \"findings\": %zu, "
           "\"crash_inputs\": %zu}\n",
           elapsed, c->execs, c->stats.execs_per_sec, c->stats.corpus,
-          c->rows.enabled ? (long long)rows_hit(&c->rows) : -1LL,
+          c->rows.enabled ? (long long)lctx_campaign_rows_hit(&c->rows) : -1LL,
           c->findings.fresh, c->findings.total);
   fflush(f);
 }
@@ -651,6 +612,8 @@ static void watch(campaign *c, double start) {
     if (tty || elapsed - last_line >= 10 || c->alive == 0) {
       live_line(c, elapsed, tty);
       last_line = elapsed;
+      c->corpus_shown = c->stats.corpus;
+      c->flagged_shown = c->work.flagged;
     }
     double every = elapsed < 60 ? 1 : elapsed < 3600 ? 10 : 60;
     if (last_point < 0 || elapsed - last_point >= every || c->alive == 0) {
@@ -662,11 +625,7 @@ static void watch(campaign *c, double start) {
     fclose(progress);
   if (tty)
     fputc('\n', c->out);
-  if (c->rows.enabled && rows_hit(&c->rows) < c->rows.counted.spec.row_count) {
-    fputs("  spec rows not hit", c->out);
-    print_rows_missing(&c->rows, c->out);
-    fputc('\n', c->out);
-  }
+  lctx_campaign_rows_print_missed(&c->rows, c->out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -695,10 +654,16 @@ static bool write_state(const campaign *c, bool running, double seconds) {
   json_object_set_new(j, "new_findings", json_integer((json_int_t)f->fresh));
   if (!running && c->corpus_minimized == 0) {
     json_object_set_new(j, "corpus_before",
-                        json_integer((json_int_t)c->corpus_before));
+                        json_integer((json_int_t)c->corpus.before));
     json_object_set_new(j, "corpus_after",
-                        json_integer((json_int_t)c->corpus_after));
+                        json_integer((json_int_t)c->corpus.after));
+    json_object_set_new(j, "corpus_passes",
+                        json_integer((json_int_t)c->corpus.passes));
+    json_object_set_new(j, "corpus_fixed_point",
+                        json_boolean(c->corpus.fixed_point));
   }
+  if (!running)
+    lctx_campaign_rows_json(&c->rows, j);
   json_object_set_new(j, "findings",
                       json_integer((json_int_t)lctx_findings_count(f)));
   json_object_set_new(
@@ -738,6 +703,21 @@ static const char *summary_path(lctx_escaped *b, const char *path, bool exact) {
   return exact ? path : lctx_esc(b, path);
 }
 
+/* Why the last live line's corpus is not the count the minimization
+ * started from (the live line counts what the end minimizes). */
+static void print_corpus_shown(const campaign *c, FILE *w) {
+  size_t flagged = c->work.flagged - c->flagged_shown;
+  fprintf(w, "  (the last live line counted %lu corpus inputs",
+          c->corpus_shown);
+  if (flagged > 0)
+    fprintf(w,
+            "; %zu of them the triage flagged at the last sync: they are "
+            "findings, not corpus inputs)\n",
+            flagged);
+  else
+    fputs("; the corpus folder changed after it)\n", w);
+}
+
 /* The summary, to the terminal `w` or (`exact`) OUT/summary.txt. */
 static void print_summary(const campaign *c, FILE *w, bool exact,
                           double seconds, size_t unique) {
@@ -757,12 +737,7 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
               ? "; the rest is the engine's own start-up and stop"
               : "",
           c->minimize_seconds);
-  if (c->rows.enabled) {
-    fprintf(w, "  spec rows hit by the corpus: %zu of %zu", rows_hit(&c->rows),
-            c->rows.counted.spec.row_count);
-    print_rows_missing(&c->rows, w);
-    fputc('\n', w);
-  }
+  lctx_campaign_rows_summary(&c->rows, w);
   fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
           summary_path(&b1, c->afl ? c->afl_dir : c->corpus_dir, exact),
           summary_path(&b2, f->dir, exact), summary_path(&b3, c->logs, exact));
@@ -772,10 +747,15 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
             "flagged\n",
             c->work.triaged, c->work.flagged);
   if (c->corpus_minimized == 0)
-    fprintf(w, "  corpus minimized (%s): %zu -> %zu inputs%s%s\n",
-            corpus_pass(c), c->corpus_before, c->corpus_after,
-            c->afl ? " in " : "",
-            c->afl ? summary_path(&b1, c->corpus_dir, exact) : "");
+    fprintf(
+        w, "  corpus minimized (%s): %zu -> %zu inputs%s%s (%zu pass%s, %s)\n",
+        corpus_pass(c), c->corpus.before, c->corpus.after, c->afl ? " in " : "",
+        c->afl ? summary_path(&b1, c->corpus_dir, exact) : "", c->corpus.passes,
+        c->corpus.passes == 1 ? "" : "es",
+        c->corpus.fixed_point ? "the last one shrank nothing"
+                              : "still shrinking when they stopped");
+  if (c->corpus_minimized == 0 && c->corpus_shown != c->corpus.before)
+    print_corpus_shown(c, w);
   else if (c->corpus_minimized == 1)
     fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
@@ -866,6 +846,7 @@ static bool fuzz(campaign *c, double start) {
   if (!c->afl) { /* the last sync, and the inputs its triage flagged */
     lctx_campaign_work_sync(&c->work, true);
     lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
+    lctx_campaign_rows_scan(&c->rows, c->corpus_dir);
   }
   lctx_campaign_guard_stop(&c->guard);
   return started;
@@ -895,11 +876,12 @@ static void minimize_corpus(campaign *c) {
   m.timeout = 300;
   fprintf(c->out, "  minimizing the corpus (%s) ...", corpus_pass(c));
   fflush(c->out);
-  int code =
-      lctx_corpus_minimize(&m, &c->corpus_before, &c->corpus_after, c->err);
+  int code = lctx_corpus_minimize(&m, &c->corpus, c->err);
   c->corpus_minimized = code == LCTX_EXIT_OK ? 0 : 1;
   if (code == LCTX_EXIT_OK)
-    fprintf(c->out, " %zu -> %zu inputs\n", c->corpus_before, c->corpus_after);
+    fprintf(c->out, " %zu -> %zu inputs (%zu pass%s)\n", c->corpus.before,
+            c->corpus.after, c->corpus.passes,
+            c->corpus.passes == 1 ? "" : "es");
   else
     fprintf(c->out, " failed, the corpus is kept as it was\n");
 }
@@ -987,12 +969,12 @@ int lctx_campaign_run(const lctx_campaign_options *o, FILE *out, FILE *err) {
   if (resolve(c) && make_dirs(c) &&
       (c->afl || lctx_campaign_work_init(&c->work, c->out_dir, c->token,
                                          o->no_tmpfs, o->triage, err))) {
-    rows_start(c);
+    lctx_campaign_rows_start(&c->rows, c->target->name, c->seeds);
     code = run(c);
   }
   lctx_campaign_work_end(&c->work);
   lctx_findings_free(&c->findings);
-  lctx_seen_free(&c->rows.seen);
+  lctx_campaign_rows_free(&c->rows);
   if (c->lock_fd >= 0)
     close(c->lock_fd);
   free(c);

@@ -7,13 +7,14 @@
  * secondary instances, the first secondary with the CMPLOG build
  * TARGET_cmplog beside TARGET_afl, `-c`, when there is one) as child
  * processes, the live progress line, resuming
- * a campaign directory, the spec rows the corpus hits, stopping on time or
+ * a campaign directory, stopping on time or
  * Ctrl-C, ending every engine process however the campaign ends (lctx
  * killed included: the engines die with it), and the summary. Findings are
  * findings.h's (keys, duplicates, reproduce.txt), minimizing them
  * minimize.h's (a resumed campaign first minimizes what an interrupted one
- * left); replay and promotion are replay.h's. A campaign directory holds
- * everything and can be resumed:
+ * left); the spec rows the corpus hits, and those the target cannot reach,
+ * campaign_rows.h's; replay and promotion are replay.h's. A campaign directory
+ * holds everything and can be resumed:
  *
  *   OUT/seeds/               a flat copy of the target's seeds (libFuzzer:
  *                            less an input that stopped a run, which is in
@@ -35,15 +36,22 @@
  *                            run ends
  *   OUT/summary.txt          the last summary
  *   OUT/progress.jsonl       the last run's progress, one JSON line per
- *                            point (seconds, execs, execs_per_sec, corpus,
- *                            rows_hit, findings, crash_inputs)
+ *                            point (seconds, execs, execs_per_sec, corpus:
+ *                            the live line's, rows_hit, findings,
+ *                            crash_inputs)
  *   OUT/state.json           how the last run ended: status "running"
  *                            (while it runs, or it was killed),
  *                            "finished", "interrupted" or "nothing-run";
  *                            inputs_run, findings, new_findings,
  *                            unminimized, seconds, target, engine,
- *                            corpus_before and corpus_after (the corpus
- *                            minimized at the end)
+ *                            corpus_before, corpus_after, corpus_passes
+ *                            and corpus_fixed_point (the corpus minimized
+ *                            at the end), and for targets whose inputs are
+ *                            cases the rows fields of campaign_rows.h
+ *
+ * The live line's corpus is the campaign's own (campaign_work.h's count:
+ * OUT/corpus and the working corpus' inputs not synced yet; AFL++: the main
+ * queue), the count the minimization at the end starts from.
  */
 #ifndef LCTX_HARNESS_CAMPAIGN_H
 #define LCTX_HARNESS_CAMPAIGN_H

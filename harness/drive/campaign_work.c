@@ -209,7 +209,8 @@ static bool copy_into(const char *path, const char *dir, const char *name) {
   return ok;
 }
 
-/* Writes `path`'s bytes to OUT/artifacts/crash-triage-HASH. */
+/* Writes `path`'s bytes to OUT/artifacts/crash-triage-HASH and takes it
+ * out of the working corpus: a finding, not a corpus input. */
 static void flag(lctx_campaign_work *w, const char *path) {
   char *data = NULL;
   size_t n = 0;
@@ -219,8 +220,10 @@ static void flag(lctx_campaign_work *w, const char *path) {
   snprintf(name, sizeof name, LCTX_CAMPAIGN_TRIAGE_PREFIX "%016llx",
            (unsigned long long)lctx_seen_hash(data, n));
   free(data);
-  if (copy_into(path, w->artifacts, name))
+  if (copy_into(path, w->artifacts, name)) {
     w->flagged++;
+    unlink(path);
+  }
 }
 
 /* Runs the ASan+UBSan build once over `paths`: whether every one passed. */
@@ -315,6 +318,34 @@ void lctx_campaign_work_sync(lctx_campaign_work *w, bool last) {
     keep(w, p.paths, p.n);
   for (size_t i = 0; i < p.n; i++)
     free(p.paths[i]);
+}
+
+/* The count of lctx_campaign_work_count, and the folder it adds. */
+typedef struct counter {
+  const lctx_campaign_work *w;
+  size_t n;
+} counter;
+
+static void count_kept(void *user, const char *path) {
+  const char *base = strrchr(path, '/');
+  ((counter *)user)->n += (base ? base[1] : path[0]) != '.';
+}
+
+static void count_unsynced(void *user, const char *path) {
+  counter *c = user;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char there[4500];
+  snprintf(there, sizeof there, "%s/%s", c->w->corpus, base);
+  c->n += base[0] != '.' && !lctx_sys_is_file(there);
+}
+
+size_t lctx_campaign_work_count(const lctx_campaign_work *w) {
+  counter c = {w, 0};
+  lctx_sys_each_file(w->corpus, count_kept, &c);
+  if (lctx_campaign_work_synced(w))
+    lctx_sys_each_file(w->dir, count_unsynced, &c);
+  return c.n;
 }
 
 void lctx_campaign_work_end(lctx_campaign_work *w) {

@@ -13,6 +13,8 @@
  *   folder of the campaign's own that is removed at the end, else OUT/corpus
  *   itself (or, in fast mode, OUT/tmp/work); forced to the fallback by
  *   `no_tmpfs` or LCTX_FUZZ_NO_TMPFS=1;
+ * - the count of the campaign's corpus (OUT/corpus and what is not synced
+ *   there yet), the one the live line shows;
  * - the sync of the working corpus to OUT/corpus: every file not taken yet
  *   (and at least a second old, so that it is whole, unless it is the last
  *   sync) is copied there under its own name, through a temporary name and
@@ -22,7 +24,8 @@
  *   (several inputs a run, one by one when that run fails); an input that
  *   build flags is written to OUT/artifacts as crash-triage-HASH at once,
  *   where the campaign takes it as a finding (findings.h, keyed by that same
- *   build, its report the sanitizer's).
+ *   build, its report the sanitizer's), and removed from the working
+ *   corpus, whose inputs the campaign counts as its corpus.
  * - the stoppers: an input that stopped a plain libFuzzer process (its
  *   artifact in OUT/artifacts, kept as a finding) is taken out of the
  *   campaign's own corpus folders, so that the restarted process does not
@@ -107,6 +110,12 @@ bool lctx_campaign_work_synced(const lctx_campaign_work *w);
 /// Syncs the working corpus to OUT/corpus when `every` seconds have passed
 /// since the last sync, or at once when `last` (every file, however young).
 void lctx_campaign_work_sync(lctx_campaign_work *w, bool last);
+
+/// The inputs of the campaign's corpus: those of OUT/corpus and those of the
+/// working corpus not synced there yet, each name once. This is what the
+/// corpus minimization at the end starts from once the last sync has run
+/// (less what the fast mode's triage flags then).
+size_t lctx_campaign_work_count(const lctx_campaign_work *w);
 
 /// After the last sync: removes the tmpfs folder; releases what `w` holds.
 void lctx_campaign_work_end(lctx_campaign_work *w);

@@ -14,6 +14,47 @@ bool lctx_row_hits_of_target(const char *target) {
          strcmp(target, "fuzz_differential") == 0;
 }
 
+lctx_target_exercises lctx_target_exercises_of(const char *target) {
+  const lctx_fuzz_target *t = lctx_fuzz_target_find(target);
+  lctx_target_exercises e = {false, false};
+  if (t) {
+    e.operations = lctx_row_hits_of_target(t->name);
+    e.modules = t->needs_mlir;
+  }
+  return e;
+}
+
+lctx_row_reach lctx_row_reach_of(const lctx_spec_row *row,
+                                 lctx_target_exercises e) {
+  if (row->sweep)
+    return LCTX_ROW_NO_SWEEP;
+  if (row->ir)
+    return e.modules ? LCTX_ROW_REACHABLE : LCTX_ROW_NO_MODULE;
+  if (!e.operations)
+    return LCTX_ROW_NO_CASES;
+  return row->absent ? LCTX_ROW_ABSENT : LCTX_ROW_REACHABLE;
+}
+
+const char *lctx_row_reach_why(lctx_row_reach reach) {
+  switch (reach) {
+  case LCTX_ROW_REACHABLE:
+    return "";
+  case LCTX_ROW_NO_MODULE:
+    return "check = ir: judged on the MLIR module a lowering emits; the "
+           "target emits no module and runs no IR checker";
+  case LCTX_ROW_NO_SWEEP:
+    return "check = sweep: judged on real JAX's export answers, which no "
+           "fuzz target runs";
+  case LCTX_ROW_NO_CASES:
+    return "an operation row: the target judges no case's operations by "
+           "the table";
+  case LCTX_ROW_ABSENT:
+    return "absent at the table's modelled commit, the one release the "
+           "fuzz targets judge by: the operation does not exist there";
+  }
+  return "";
+}
+
 bool lctx_row_hits_init(lctx_row_hits *r, lctx_buf *error) {
   lctx_str spec = lctx_fuzz_embedded_spec();
   r->inputs = 0;

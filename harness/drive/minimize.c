@@ -145,14 +145,12 @@ static int run_child(const lctx_peer_spec *child, double timeout) {
   return stopped ? -1 : status;
 }
 
-/* The engine's pass from `dir` into the empty folder `fresh`, its output
- * in `log`. True when it ended well. */
-static bool engine_pass(const lctx_corpus_options *o, bool afl,
-                        const char *binary, const char *fresh,
-                        const char *log) {
-  double timeout = o->timeout > 0 ? o->timeout : 600;
+/* The engine's pass from `from` into the empty folder `fresh`, its output
+ * in `log`, within `timeout` seconds. True when it ended well. */
+static bool engine_pass(const char *from, bool afl, const char *binary,
+                        const char *fresh, const char *log, double timeout) {
   if (!afl) {
-    char *argv[] = {(char *)binary, "-merge=1", (char *)fresh, (char *)o->dir,
+    char *argv[] = {(char *)binary, "-merge=1", (char *)fresh, (char *)from,
                     NULL};
     lctx_peer_spec child = {.argv = argv, .log = log, .truncate_log = true};
     int st = run_child(&child, timeout);
@@ -161,9 +159,8 @@ static bool engine_pass(const lctx_corpus_options *o, bool afl,
   /* afl-cmin feeds each input on standard input: libAFLDriver's `-`. It
    * refuses folders under /tmp unless AFL_ALLOW_TMP is set; the folder it
    * writes is lctx's own fresh one. */
-  char *argv[] = {"afl-cmin",     "-i",          (char *)o->dir,
-                  "-o",           (char *)fresh, "--",
-                  (char *)binary, "-",           NULL};
+  char *argv[] = {"afl-cmin", "-i",           (char *)from, "-o", (char *)fresh,
+                  "--",       (char *)binary, "-",          NULL};
   const char *env[] = {"AFL_SKIP_CPUFREQ", "1", "AFL_NO_UI", "1",
                        "AFL_ALLOW_TMP",    "1", NULL};
   lctx_peer_spec child = {.argv = argv,
@@ -237,39 +234,80 @@ static bool corpus_resolve(const lctx_corpus_options *o, bool *afl,
   return true;
 }
 
-int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
-                         size_t *after, FILE *err) {
-  *before = *after = 0;
+/* One pass (the engine's, then the rows it lost copied back) from `from`
+ * into the fresh folder `fresh` (made here; afl-cmin makes its own) before
+ * `deadline`. True when it ended well with inputs, or `from` had none. */
+static bool one_pass(const lctx_corpus_options *o, bool afl, const char *binary,
+                     const char *from, const char *fresh, const char *log,
+                     double deadline, FILE *err) {
+  lctx_sys_remove_tree(fresh);
+  if (!afl && !lctx_sys_mkdir_p(fresh)) {
+    lctx_escaped b;
+    fprintf(err, "lctx corpus: %s: cannot create: %s\n", lctx_esc(&b, fresh),
+            strerror(errno));
+    return false;
+  }
+  double left = deadline - lctx_sys_now();
+  if (left < 1 || !engine_pass(from, afl, binary, fresh, log, left))
+    return false;
+  keep_rows(o->target, from, fresh, err);
+  return lctx_sys_count_entries(fresh) > 0 || lctx_sys_count_entries(from) == 0;
+}
+
+/* Passes again over the minimized corpus `fresh` (`*after` inputs) while one
+ * shrinks it, up to LCTX_CORPUS_MAX_PASSES in all: a pass that keeps every
+ * input is a fixed point, and its output is dropped. */
+static void more_passes(const lctx_corpus_options *o, bool afl,
+                        const char *binary, const char *fresh, const char *log,
+                        double deadline, lctx_corpus_result *r, FILE *err) {
+  char again[4400];
+  snprintf(again, sizeof again, "%s.again", fresh);
+  while (r->passes < LCTX_CORPUS_MAX_PASSES && !lctx_sys_interrupted()) {
+    bool ok = one_pass(o, afl, binary, fresh, again, log, deadline, err);
+    r->passes++;
+    size_t n = ok ? lctx_sys_count_entries(again) : 0;
+    if (!ok || n >= r->after) {
+      r->fixed_point = ok;
+      r->passes -= !ok; /* a pass that failed or ran out of time */
+      break;
+    }
+    if (!lctx_sys_remove_tree(fresh) || rename(again, fresh) != 0)
+      break;
+    r->after = n;
+  }
+  lctx_sys_remove_tree(again);
+}
+
+int lctx_corpus_minimize(const lctx_corpus_options *o, lctx_corpus_result *r,
+                         FILE *err) {
+  memset(r, 0, sizeof *r);
   bool afl;
   char binary[4096];
   if (!corpus_resolve(o, &afl, binary, sizeof binary, err))
     return LCTX_EXIT_USAGE;
-  *before = lctx_sys_count_entries(o->dir);
+  r->before = lctx_sys_count_entries(o->dir);
   char fresh[4300], log[4400];
   snprintf(fresh, sizeof fresh, "%s.min-%ld", o->dir, (long)getpid());
   snprintf(log, sizeof log, "%s.log", fresh);
-  lctx_sys_remove_tree(fresh);
   lctx_escaped b1, b2;
-  /* afl-cmin makes its output folder itself. */
-  if (!afl && !lctx_sys_mkdir_p(fresh)) {
-    fprintf(err, "lctx corpus: %s: cannot create: %s\n", lctx_esc(&b1, fresh),
-            strerror(errno));
-    return LCTX_EXIT_USAGE;
-  }
-  bool ok = engine_pass(o, afl, binary, fresh, log);
-  if (ok)
-    keep_rows(o->target, o->dir, fresh, err);
-  *after = ok ? lctx_sys_count_entries(fresh) : 0;
-  if (!ok || (*before > 0 && *after == 0)) {
+  double deadline = lctx_sys_now() + (o->timeout > 0 ? o->timeout : 600);
+  bool ok = one_pass(o, afl, binary, o->dir, fresh, log, deadline, err);
+  if (!ok) {
     fprintf(err,
             "lctx corpus: the %s pass over %s failed or was interrupted; the "
             "corpus is left as it was (its output: %s)\n",
             afl ? "afl-cmin" : "libFuzzer -merge=1", lctx_esc(&b1, o->dir),
             lctx_esc(&b2, log));
     lctx_sys_remove_tree(fresh);
-    *after = *before;
+    r->after = r->before;
     return LCTX_EXIT_VIOLATIONS;
   }
+  r->passes = 1;
+  r->after = lctx_sys_count_entries(fresh);
+  if (r->after < r->before)
+    more_passes(o, afl, binary, fresh, log, deadline, r, err);
+  else
+    r->fixed_point = true;
   const char *dest = o->out_dir ? o->out_dir : o->dir;
   bool moved = o->out_dir ? (rmdir(dest) == 0 || errno == ENOENT) &&
                                 rename(fresh, dest) == 0

@@ -11,7 +11,8 @@
  *
  * Also owns corpus minimization (`lctx corpus minimize`, and a campaign's
  * corpus when it ends): the engine's own pass (libFuzzer's -merge=1, or
- * afl-cmin) into a fresh folder beside the corpus, which then takes the
+ * afl-cmin) into a fresh folder beside the corpus, repeated over its own
+ * output until a pass shrinks it no more (bounded), which then takes the
  * corpus' place in one step (Linux renameat2 RENAME_EXCHANGE; elsewhere two
  * renames), so that a pass that fails or is cut short leaves the corpus as
  * it was. For cases (fuzz_model, fuzz_differential) the engine's pass,
@@ -61,18 +62,37 @@ typedef struct lctx_corpus_options {
   /// Where the minimized corpus goes (a folder that must not exist, or be
   /// empty); NULL: it replaces `dir`.
   const char *out_dir;
-  /// The longest the engine's pass may take (seconds); 0: 600.
+  /// The longest the engine's passes may take in all (seconds); 0: 600.
   double timeout;
 } lctx_corpus_options;
 
+/// The most passes lctx_corpus_minimize runs over one corpus.
+#define LCTX_CORPUS_MAX_PASSES 10
+
+/// What lctx_corpus_minimize did.
+typedef struct lctx_corpus_result {
+  /// The files of the corpus before and after.
+  size_t before, after;
+  /// The passes that ended well (the last one, which shrank nothing and
+  /// whose output is dropped, included).
+  size_t passes;
+  /// The last pass shrank nothing: minimizing the result again keeps its
+  /// count. False when the passes stopped at LCTX_CORPUS_MAX_PASSES, the
+  /// time limit or a failed pass while still shrinking.
+  bool fixed_point;
+} lctx_corpus_result;
+
 /// Minimizes a corpus with the engine's own pass into a fresh folder, then
-/// puts that folder in the place of `dir` (or of `out_dir`). `*before` and
-/// `*after` receive the number of files. Returns 0 when done, 1 when the
-/// engine's pass failed or was interrupted (the corpus is left as it was),
-/// 2 for bad options, a missing build or folder (each with a message to
-/// `err`, naming the path).
-int lctx_corpus_minimize(const lctx_corpus_options *o, size_t *before,
-                         size_t *after, FILE *err);
+/// passes again over that folder while a pass shrinks it (the engine keeps
+/// inputs greedily, so that one pass over its own output can drop more),
+/// up to LCTX_CORPUS_MAX_PASSES passes and `timeout` in all, then puts the
+/// folder in the place of `dir` (or of `out_dir`); `r` receives the counts
+/// and passes. Returns 0 when done, 1 when the first pass failed or was
+/// interrupted (the corpus is left as it was; a later pass that fails only
+/// ends the passes), 2 for bad options, a missing build or folder (each
+/// with a message to `err`, naming the path).
+int lctx_corpus_minimize(const lctx_corpus_options *o, lctx_corpus_result *r,
+                         FILE *err);
 
 /// Prints the ids of the spec rows the inputs of `dir` hit, one a line in
 /// table order, when they are cases (fuzz_model, fuzz_differential).
