@@ -9,7 +9,8 @@
 #     `lctx help COMMAND SUB`, `lctx COMMAND SUB --help` and `-h` print the
 #     same text, exit 0, start with `usage: lctx COMMAND SUB` (its own
 #     usage, not its command's) and show an example; and `lctx --help`'s
-#     line for COMMAND names every one of them;
+#     line for COMMAND names every one of them; COMMAND without a
+#     subcommand exits 2 saying "missing subcommand";
 #   - every default stated in help agrees wherever it is stated: an option
 #     of the same name and meaning (the text before "(default") has one
 #     default in every command (a default "as lctx CMD finds it" defers to
@@ -107,6 +108,16 @@ for c in $(cat "$tmp/commands"); do
   done
 done
 [ -s "$tmp/subs" ] || fail "no command has subcommands"
+
+# A command with subcommands, run without one: exit 2, "missing subcommand"
+# (not an unknown subcommand '').
+for c in $(cut -d' ' -f1 "$tmp/subs" | sort -u); do
+  "$LCTX" "$c" >"$tmp/bare.out" 2>"$tmp/bare.err"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "lctx $c without a subcommand: exit $rc, want 2"
+  grep -q "^lctx $c: missing subcommand" "$tmp/bare.err" ||
+    fail "lctx $c without a subcommand: $(head -n 1 "$tmp/bare.err")"
+done
 
 # Defaults: one per option of the same name and meaning.
 awk -F'|' '{

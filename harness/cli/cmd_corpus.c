@@ -153,7 +153,11 @@ int lctx_cmd_corpus(int argc, char **argv, FILE *out, FILE *err) {
     return LCTX_EXIT_OK;
   }
   lctx_escaped b;
-  fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", lctx_esc(&b, sub),
-          CORPUS_USAGE);
+  if (!sub[0])
+    fprintf(err, "lctx corpus: missing subcommand (minimize or rows)\n%s",
+            CORPUS_USAGE);
+  else
+    fprintf(err, "lctx corpus: unknown subcommand '%s'\n%s", lctx_esc(&b, sub),
+            CORPUS_USAGE);
   return LCTX_EXIT_USAGE;
 }

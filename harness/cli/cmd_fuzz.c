@@ -38,7 +38,8 @@
   "  OUT/corpus every 5 s and at the end (--no-tmpfs or "                      \
   "LCTX_FUZZ_NO_TMPFS=1:\n"                                                    \
   "  in OUT itself). --fast: the fuzz-fast preset's build (no sanitizers,\n"   \
-  "  2-3x the inputs per second; $LCTX_FUZZ_FAST_BUILD/TARGET, else\n"         \
+  "  several times the inputs per second, as make bench measures;\n"           \
+  "  $LCTX_FUZZ_FAST_BUILD/TARGET, else\n"                                     \
   "  build/fuzz-fast/fuzzers/TARGET) fuzzes, and every input it adds to the\n" \
   "  corpus or flags is replayed through the ASan+UBSan fuzz build\n"          \
   "  (--triage-binary, default the --binary default of a campaign without\n"   \
