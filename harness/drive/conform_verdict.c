@@ -148,15 +148,18 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
   return at > start;
 }
 
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
-                              const char *impl, const char *spec,
-                              const char *xfail, const char *jax,
-                              const char *rerun_dir) {
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
+                              const char *flag, const char *impl,
+                              const char *spec, const char *xfail,
+                              const char *jax, const char *rerun_dir) {
   char *h = j->rerun_head, *t = j->rerun_tail;
   size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
-  snprintf(h, n, "lctx conform");
-  t[0] = '\0';
-  return lctx_conform_shell_word(h, n, flag) &&
+  h[0] = t[0] = '\0';
+  if (!lctx_conform_shell_word(h, n, program)) /* " PROGRAM": drop the ' ' */
+    return false;
+  memmove(h, h + 1, strlen(h));
+  return lctx_conform_shell_word(h, n, "conform") &&
+         lctx_conform_shell_word(h, n, flag) &&
          lctx_conform_shell_word(h, n, impl) &&
          (!spec || (lctx_conform_shell_word(h, n, "--spec") &&
                     lctx_conform_shell_word(h, n, spec))) &&

@@ -64,7 +64,7 @@ typedef struct lctx_conform_row {
   char first_case[256];
   /// The command line that runs exactly the case of `first` again (its
   /// file, or its domain or random index and seed), or "".
-  char rerun[1536];
+  char rerun[2560];
   /// Verdicts other than pass written to results.jsonl in full, and those
   /// beyond `keep_failures` that were only counted.
   size_t kept, not_kept;
@@ -180,7 +180,7 @@ typedef struct lctx_conform_judge {
   /// The rerun line of a failure: `rerun_head` (the command and the
   /// options that change a verdict), `--seed=SEED` for a random case,
   /// `--case NAME`, then `rerun_tail` (lctx_conform_judge_rerun).
-  char rerun_head[2048], rerun_tail[8448];
+  char rerun_head[6144], rerun_tail[8448];
   unsigned long long seed;
   /// The rows IR-000 .. IR-006, or -1; set by lctx_conform_judge_init.
   size_t ir_rows[7];
@@ -200,15 +200,16 @@ typedef struct lctx_conform_judge {
 /// Sets the IR rows of `j->spec` and clears the scratch.
 void lctx_conform_judge_init(lctx_conform_judge *j);
 
-/// Sets the parts of the rerun lines: `lctx conform`, then FLAG (--impl or
-/// --cmd) and IMPL, `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
+/// Sets the parts of the rerun lines: PROGRAM (the running lctx,
+/// rerun_cmd.h) and `conform`, then FLAG (--impl or --cmd) and IMPL,
+/// `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
 /// `--messages=class` unless `exact`, `--jax JAX` unless NULL; after the
-/// case, `--report-dir RERUN_DIR`. False when they do not fit (a rerun
-/// line is never cut).
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
-                              const char *impl, const char *spec,
-                              const char *xfail, const char *jax,
-                              const char *rerun_dir);
+/// case, `--report-dir RERUN_DIR`; each a shell word. False when they do
+/// not fit (a rerun line is never cut).
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
+                              const char *flag, const char *impl,
+                              const char *spec, const char *xfail,
+                              const char *jax, const char *rerun_dir);
 
 /// One answered case: where it comes from and what became of it.
 typedef struct lctx_conform_subject {
