@@ -35,6 +35,17 @@ bool lctx_conform_row_failed(const lctx_conform_row *s) {
          s->n[LCTX_CONFORM_FLAKY];
 }
 
+size_t lctx_conform_cases_total(const lctx_conform_report *rep) {
+  size_t n = rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2];
+  return n ? n : rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+}
+
+size_t lctx_conform_cases_not_reached(const lctx_conform_report *rep) {
+  size_t total = lctx_conform_cases_total(rep);
+  size_t seen = rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+  return total > seen ? total - seen : 0;
+}
+
 bool lctx_conform_run_failed(const lctx_conform_report *rep) {
   const size_t *t = rep->totals;
   return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||

@@ -120,6 +120,17 @@ typedef struct lctx_conform_report {
 /// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
 bool lctx_conform_row_failed(const lctx_conform_row *row);
 
+/// The cases of a run's sources: the sum of `source_cases`, or, when none
+/// is recorded (a merge of reports without them), the cases run, skipped
+/// and unsupported. Every one of them is exactly one of: run (judged),
+/// skipped by the shard or `ops`, unsupported, or not reached (the run
+/// stopped before offering it: interrupted, --first-failure).
+size_t lctx_conform_cases_total(const lctx_conform_report *report);
+
+/// The cases of the sources the run did not reach: the total less the
+/// cases run, skipped and unsupported.
+size_t lctx_conform_cases_not_reached(const lctx_conform_report *report);
+
 /// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
 /// xpass, crash, timeout or flaky verdict, or an operation no row covers.
 bool lctx_conform_run_failed(const lctx_conform_report *report);
