@@ -4,7 +4,8 @@
 # and of a domain case; for each, the rerun line conform printed, pasted
 # into `sh -c` with a PATH that holds no lctx (from the same working
 # folder), judges exactly one case and prints the same failure; the line
-# starts with the path of the lctx that ran, not a bare `lctx`. The rerun
+# starts with the path of the lctx that ran, not a bare `lctx` (quoted as
+# one shell word when it needs it). The rerun
 # line of that rerun, pasted again, reruns into the same rerun folder (no
 # rerun/rerun). The first failure names the case file, and results.jsonl
 # names every case as --case reads it. Also: --cases takes one file; a bad
@@ -75,6 +76,26 @@ check() {
 check cases "case " --no-domain --random 0
 check random "random case " --cases empty --no-domain --random 5000 --seed 3
 check domain "domain case " --cases empty --random 0
+
+# An lctx whose path needs quoting (a space and a quote in its folder):
+# the line quotes it as one shell word, and runs when pasted.
+odd="$tmp/it's here"
+mkdir "$odd"
+ln "$LCTX_REAL" "$odd/lctx" 2>/dev/null || cp "$LCTX_REAL" "$odd/lctx"
+# Outside the build tree it reads the data of the build's source tree.
+LCTX_DATA_DIR=$(sed -n 's/^source=//p' "$(dirname "$LCTX_REAL")/lctx-build-tree.txt")
+export LCTX_DATA_DIR
+"$odd/lctx" conform --impl "$MUTANT" --quiet --first-failure --no-domain \
+  --random 0 --report-dir odd >odd.out 2>&1
+line=$(sed -n 's/^  rerun: //p' odd.out | head -1)
+case "$line" in
+"'$tmp/it'\"'\"'s here/lctx' conform "*) ;;
+*) fail "the path of an lctx in '$odd' is not one quoted word: $line" ;;
+esac
+paste_line "$line" odd.rerun
+[ $? -eq 1 ] && grep -q '^conform: 1 cases ' odd.rerun ||
+  fail "the rerun line of the lctx in '$odd' does not rerun: $(tail -3 odd.rerun)"
+unset LCTX_DATA_DIR
 
 # results.jsonl names each case as --case reads it.
 grep -q '"name":"random:[0-9]*"' random/results.jsonl ||

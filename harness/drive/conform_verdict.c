@@ -139,7 +139,7 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
                       (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
   size_t need = 1 + (plain ? 0 : 2);
   for (const char *c = text; *c; c++)
-    need += *c == '\'' && !plain ? 4 : 1;
+    need += *c == '\'' && !plain ? 5 : 1;
   if (at + need + 1 > n)
     return false;
   buf[at++] = ' ';
@@ -147,8 +147,10 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
     buf[at++] = '\'';
   for (const char *c = text; *c; c++) {
     if (*c == '\'' && !plain) {
-      memcpy(buf + at, "'\\''", 4);
-      at += 4;
+      /* '"'"' rather than '\'': no backslash, which the text reports
+       * would show doubled (lctx_esc). */
+      memcpy(buf + at, "'\"'\"'", 5);
+      at += 5;
     } else {
       buf[at++] = *c;
     }

@@ -175,7 +175,9 @@ bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
 
 /// Appends `text` to the string in `buf` (`n` bytes) as one POSIX shell
 /// word after a space: as it is when it holds only safe characters, else
-/// in single quotes. False, `buf` left as it was, when it does not fit.
+/// in single quotes (a quote in it as '"'"', so that the word holds no
+/// backslash for lctx_esc to double). False, `buf` left as it was, when it
+/// does not fit.
 bool lctx_conform_shell_word(char *buf, size_t n, const char *text);
 
 /// The judge of verdicts: what judging needs, set by the caller (every
