@@ -14,7 +14,8 @@ that text must be in the page's text content, and the page must hold no
 
 At the top, a verdict per run (tr.run-verdict, RUNS of them before the
 sweeps'): its result (PASS for column 1, FAIL for MUTANT_COLUMN), its cases
-adding up ("T cases = J judged + S skipped ... + U unsupported") and its
+adding up ("T cases (C conformance, D domain, R random; of them J judged, S
+skipped ..., U unsupported)", the sources when recorded) and its
 operations. Every count of a cell reads "NAME N of M", M the row's
 operations in that run (the sum of the cell's counts). Every failing cell of
 the mutant shows its rerun line (pre.rerun): the path of an lctx, then
@@ -108,8 +109,10 @@ class Dom(html.parser.HTMLParser):
             self.cur_pre[1].append(data)
 
 
-CASES = re.compile(r"(\d+) cases = (\d+) judged \+ (\d+) skipped by shard "
-                   r"or --ops \+ (\d+) unsupported(?: \+ (\d+) not reached)?")
+CASES = re.compile(r"(\d+) cases \((?:(\d+) conformance, (\d+) domain, "
+                   r"(\d+) random; )?of them (\d+) judged, (\d+) skipped by "
+                   r"shard or --ops, (\d+) unsupported(?:, (\d+) not reached "
+                   r"as the run stopped)?\)")
 
 
 def check_verdicts(dom, runs, mutant):
@@ -129,7 +132,8 @@ def check_verdicts(dom, runs, mutant):
             problems.append("verdict %d: no case counts in %r" % (k + 1, text))
         else:
             n = [int(x or 0) for x in m.groups()]
-            if n[0] != sum(n[1:]):
+            sources = m.group(2) is not None
+            if n[0] != sum(n[4:]) or (sources and n[0] != sum(n[1:4])):
                 problems.append("verdict %d: the cases do not add up: %r"
                                 % (k + 1, m.group(0)))
         if not re.search(r"\d+ operations:", text):

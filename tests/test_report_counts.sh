@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_report_counts.sh - pins the one count line of `lctx conform` and of
-# `lctx report merge`: "T cases (C conformance, D domain, R random) = J
-# judged + S skipped by shard or --ops + U unsupported[ + N not reached
-# (the run stopped)]", its total the sum of its sources and the sum of its
+# `lctx report merge`: "T cases (C conformance, D domain, R random; of them
+# J judged, S skipped by shard or --ops, U unsupported[, N not reached as
+# the run stopped])", its total the sum of its sources and the sum of its
 # outcomes, and report.json's `cases` the same: cases = the sum of
 # cases_by_source = cases_run + cases_skipped + cases_unsupported +
 # cases_not_reached, each equal to the line's. Checked on an implementation
@@ -45,14 +45,15 @@ sums() {
 import json, re, sys
 out, report, prefix, min_u, min_s = sys.argv[1:6]
 pat = re.compile(re.escape(prefix) + r"(\d+) cases \((\d+) conformance, "
-                 r"(\d+) domain, (\d+) random\) = (\d+) judged \+ (\d+) "
-                 r"skipped by shard or --ops \+ (\d+) unsupported"
-                 r"(?: \+ (\d+) not reached \(the run stopped\))?(?:;|$)")
+                 r"(\d+) domain, (\d+) random; of them (\d+) judged, (\d+) "
+                 r"skipped by shard or --ops, (\d+) unsupported"
+                 r"(?:, (\d+) not reached as the run stopped)?\)(?: |$)")
 lines = [l.rstrip("\n") for l in open(out) if l.startswith(prefix)]
 m = [pat.match(l) for l in lines]
 if len(lines) != 1 or not m[0]:
     print("FAIL: %s: not one count line of the form 'T cases (C conformance, "
-          "D domain, R random) = J judged + S skipped ... + U unsupported': %r"
+          "D domain, R random; of them J judged, S skipped ..., U "
+          "unsupported)': %r"
           % (out, lines), file=sys.stderr)
     sys.exit(1)
 t, c, d, r, j, s, u, n = (int(x or 0) for x in m[0].groups())

@@ -602,17 +602,17 @@ static void print_where(const lctx_conform_doc *d, const lctx_conform_text *t,
 void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
   const size_t *src = rep->source_cases;
   size_t not_reached = lctx_conform_cases_not_reached(rep);
-  fprintf(out, "%zu cases ", lctx_conform_cases_total(rep));
+  fprintf(out, "%zu cases (", lctx_conform_cases_total(rep));
   if (src[0] + src[1] + src[2])
-    fprintf(out, "(%zu conformance, %zu domain, %zu random)", src[0], src[1],
+    fprintf(out, "%zu conformance, %zu domain, %zu random; ", src[0], src[1],
             src[2]);
-  else
-    fputs("(sources not recorded)", out);
   fprintf(out,
-          " = %zu judged + %zu skipped by shard or --ops + %zu unsupported",
+          "of them %zu judged, %zu skipped by shard or --ops, %zu "
+          "unsupported",
           rep->cases_run, rep->cases_skipped, rep->cases_unsupported);
   if (not_reached)
-    fprintf(out, " + %zu not reached (the run stopped)", not_reached);
+    fprintf(out, ", %zu not reached as the run stopped", not_reached);
+  fputc(')', out);
 }
 
 void lctx_conform_print_summary(const lctx_conform_doc *d,
@@ -628,7 +628,7 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
   fputs("\nconform: ", out);
   lctx_conform_print_cases(rep, out);
   fprintf(out,
-          "; as %s%s behaves, in %.1f s, %zu restarts, %zu recycled for "
+          " as %s%s behaves, in %.1f s, %zu restarts, %zu recycled for "
           "memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n",

@@ -115,9 +115,11 @@ typedef struct lctx_conform_text {
 void lctx_conform_print_table(const lctx_conform_doc *doc,
                               const lctx_conform_text *t, FILE *out);
 
-/// The count line of the cases, its parts adding up: "T cases (C
-/// conformance, D domain, R random) = J judged + S skipped by shard or
-/// --ops + U unsupported[ + N not reached (the run stopped)]" (no newline).
+/// The cases of a run on one line, its parts adding up: "T cases (C
+/// conformance, D domain, R random; of them J judged, S skipped by shard or
+/// --ops, U unsupported[, N not reached as the run stopped])", T = C + D +
+/// R = J + S + U + N (the sources left out when none is recorded; no
+/// newline).
 void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out);
 
 /// The summary: cases, operations, where the reports are, and the result

@@ -192,13 +192,17 @@ static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
           : failed ? LOOKS[2].symbol
                    : "\xe2\x9a\xa0",
           v.result, v.why[0] ? ": " : "", v.why);
+  fprintf(f, "<span class=\"cases\">%lld cases (", v.cases);
+  if (v.sources[0] + v.sources[1] + v.sources[2])
+    fprintf(f, "%lld conformance, %lld domain, %lld random; ", v.sources[0],
+            v.sources[1], v.sources[2]);
   fprintf(f,
-          "<span class=\"cases\">%lld cases = %lld judged + %lld skipped by "
-          "shard or --ops + %lld unsupported",
-          v.cases, v.judged, v.skipped, v.unsupported);
+          "of them %lld judged, %lld skipped by shard or --ops, %lld "
+          "unsupported",
+          v.judged, v.skipped, v.unsupported);
   if (v.not_reached)
-    fprintf(f, " + %lld not reached", v.not_reached);
-  fprintf(f, "%s</span><br><span class=\"ops\">%lld operations:",
+    fprintf(f, ", %lld not reached as the run stopped", v.not_reached);
+  fprintf(f, ")%s</span><br><span class=\"ops\">%lld operations:",
           v.adds_up ? "" : " (the report's counts do not add up)", v.ops_total);
   for (size_t i = 0; i < LOOK_COUNT; i++)
     if (v.ops[i])

@@ -35,6 +35,12 @@ void lctx_html_verdict_of(const json_t *report, lctx_html_verdict *v) {
                  ? field(report, "cases")
                  : seen;
   v->adds_up = v->cases == seen;
+  const json_t *by = json_object_get(report, "cases_by_source");
+  v->sources[0] = field(by, "conformance");
+  v->sources[1] = field(by, "domain");
+  v->sources[2] = field(by, "random");
+  if (v->sources[0] + v->sources[1] + v->sources[2] != v->cases)
+    v->adds_up = false;
   bool judged = v->ops_total - v->ops[LCTX_HTML_V_NONE] > 0;
   v->result = "PASS";
   v->why = "";

@@ -28,6 +28,9 @@ typedef struct lctx_html_verdict {
   long long ops_total;
   /// The cases: total = judged + skipped + unsupported + not_reached.
   long long cases, judged, skipped, unsupported, not_reached;
+  /// The cases per source (conformance, domain, random): all 0 when the
+  /// report does not record them.
+  long long sources[3];
   /// Whether those parts add up to `cases` (a report from elsewhere may
   /// not).
   bool adds_up;
