@@ -3,14 +3,37 @@
 it (--dump-dom): usage
 
   report_html_dom.py DOM.html ROWS RUNS MUTANT_COLUMN HOSTILE_COLUMN HOSTILE
+                     [PROBE.html [MERGED_COLUMN]]
 
 ROWS: the spec rows the scoreboard must hold (one tr.spec-row each); RUNS:
 its run columns (th.run); MUTANT_COLUMN (1-based) must have failing cells,
 each opening a <details> with its expected and actual; HOSTILE_COLUMN's
 texts come from an implementation whose name and messages hold HOSTILE:
 that text must be in the page's text content, and the page must hold no
-<script> element at all (the page has none of its own). Prints one line per
-problem and exits 1 when there is one."""
+<script> element at all (the page has none of its own).
+
+At the top, a verdict per run (tr.run-verdict, RUNS of them before the
+sweeps'): its result (PASS for column 1, FAIL for MUTANT_COLUMN), its cases
+adding up ("T cases (C conformance, D domain, R random; of them J judged, S
+skipped ..., U unsupported)", the sources when recorded) and its
+operations. Every count of a cell reads "NAME N of M", M the row's
+operations in that run (the sum of the cell's counts). Every failing cell of
+the mutant shows its rerun line (pre.rerun): the path of an lctx, then
+`conform`, then `--case`.
+
+MERGED_COLUMN: the column of the mutant's shards merged by `lctx report
+merge`: its failing cells show their rerun lines too, and its verdict is
+FAIL.
+
+PROBE.html: the DOM Chromium dumped of tests/report_html_probe.html beside
+the page (its pre#out holds the page's computed styles as JSON): no passing
+cell (a pass-rate at 100.0%, a scoreboard cell whose worst verdict is pass)
+shows a failure colour, and every rerun line is selected whole by a click.
+
+Prints one line per problem and exits 1 when there is one."""
+import json
+import re
+import html
 import html.parser
 import sys
 
@@ -30,6 +53,8 @@ class Dom(html.parser.HTMLParser):
         self.cur_pre = None
         self.in_run_head = None
         self.in_spec_row = False
+        self.verdicts = []       # per tr.run-verdict: [result, text]
+        self.cur_verdict = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -44,6 +69,8 @@ class Dom(html.parser.HTMLParser):
             self.in_run_head = []
         if tag == "tr":
             self.in_spec_row = "spec-row" in classes
+        if tag == "tr" and "run-verdict" in classes:
+            self.cur_verdict = [a.get("data-result"), []]
         if tag == "td" and "cell" in classes and self.in_spec_row:
             self.cur_cell = {"classes": classes, "text": [], "pres": {},
                              "details": False}
@@ -59,6 +86,10 @@ class Dom(html.parser.HTMLParser):
         if tag == "pre" and self.cur_pre is not None:
             self.cur_cell["pres"][self.cur_pre[0]] = "".join(self.cur_pre[1])
             self.cur_pre = None
+        if tag == "tr" and self.cur_verdict is not None:
+            self.verdicts.append((self.cur_verdict[0],
+                                  "".join(self.cur_verdict[1])))
+            self.cur_verdict = None
         if tag == "td" and self.cur_cell is not None:
             self.cur_cell["text"] = "".join(self.cur_cell["text"])
             self.cells[-1].append(self.cur_cell)
@@ -70,14 +101,102 @@ class Dom(html.parser.HTMLParser):
         self.text.append(data)
         if self.in_run_head is not None:
             self.in_run_head.append(data)
+        if self.cur_verdict is not None:
+            self.cur_verdict[1].append(data)
         if self.cur_cell is not None:
             self.cur_cell["text"].append(data)
         if self.cur_pre is not None:
             self.cur_pre[1].append(data)
 
 
+CASES = re.compile(r"(\d+) cases \((?:(\d+) conformance, (\d+) domain, "
+                   r"(\d+) random; )?of them (\d+) judged, (\d+) skipped by "
+                   r"shard or --ops, (\d+) unsupported(?:, (\d+) not reached "
+                   r"as the run stopped)?\)")
+
+
+def check_verdicts(dom, runs, mutant):
+    """The verdict of each run at the top: result, cases adding up,
+    operations."""
+    problems = []
+    if len(dom.verdicts) < runs:
+        return ["%d run verdicts at the top, want at least %d"
+                % (len(dom.verdicts), runs)]
+    for k, (result, text) in enumerate(dom.verdicts):
+        m = CASES.search(text)
+        if result not in ("PASS", "FAIL", "INTERRUPTED", "INCOMPLETE",
+                          "NOTHING JUDGED") or result not in text:
+            problems.append("verdict %d: result %r not shown in %r"
+                            % (k + 1, result, text))
+        if not m:
+            problems.append("verdict %d: no case counts in %r" % (k + 1, text))
+        else:
+            n = [int(x or 0) for x in m.groups()]
+            sources = m.group(2) is not None
+            if n[0] != sum(n[4:]) or (sources and n[0] != sum(n[1:4])):
+                problems.append("verdict %d: the cases do not add up: %r"
+                                % (k + 1, m.group(0)))
+        if not re.search(r"\d+ operations:", text):
+            problems.append("verdict %d: no operation counts" % (k + 1))
+    if dom.verdicts[0][0] != "PASS":
+        problems.append("run 1 (the example) is not PASS at the top: %r"
+                        % (dom.verdicts[0],))
+    if dom.verdicts[mutant][0] != "FAIL":
+        problems.append("the mutant's run is not FAIL at the top: %r"
+                        % (dom.verdicts[mutant],))
+    return problems
+
+
+def check_counts(dom):
+    """Every count of a scoreboard cell is "NAME N of M", M the cell's
+    total."""
+    problems = []
+    for row, cells in zip(dom.spec_rows, dom.cells):
+        for k, cell in enumerate(cells):
+            summary = cell["text"].split("first failing case")[0]
+            counts = re.findall(r"(?:^|\s)([a-z]+) (\d+)(?: of (\d+))?",
+                                summary)
+            counts = [c for c in counts if c[0] in VERDICTS]
+            total = sum(int(c[1]) for c in counts)
+            for name, n, of in counts:
+                if not of or int(of) != total:
+                    problems.append("%s, run %d: '%s %s' is not 'N of %d': %r"
+                                    % (row, k + 1, name, n, total,
+                                       summary[:120]))
+                    return problems
+    return problems
+
+
+VERDICTS = ("pass", "fail", "xfail", "xpass", "crash", "timeout",
+            "unsupported", "flaky")
+
+
+def check_probe(path):
+    """The computed styles report_html_probe.html wrote into pre#out."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r'<pre id="out">([^<]*)</pre>', f.read())
+    try:
+        out = json.loads(html.unescape(m.group(1))) if m else None
+    except ValueError:
+        out = None
+    if not out:
+        return ["the style probe wrote nothing: %r"
+                % (m.group(1)[:200] if m else None)]
+    problems = ["a passing cell shows a failure colour: %s" % b
+                for b in out["bad"][:5]]
+    if out["full"] == 0 or out["pass_cells"] == 0:
+        problems.append("the probe found no passing cell (%r)" % out)
+    if not out["rerun_select"] or \
+            any(s != "all" for s in out["rerun_select"]):
+        problems.append("a rerun line is not selected whole by a click "
+                        "(user-select %r)" % out["rerun_select"][:3])
+    return problems
+
+
 def main():
     path, rows, runs, mutant, hostile_col, hostile = sys.argv[1:7]
+    probe = sys.argv[7] if len(sys.argv) > 7 else None
+    merged = int(sys.argv[8]) - 1 if len(sys.argv) > 8 else None
     rows, runs = int(rows), int(runs)
     mutant, hostile_col = int(mutant) - 1, int(hostile_col) - 1
     with open(path, encoding="utf-8") as f:
@@ -112,6 +231,26 @@ def main():
             opened += 1
     if failing and opened == 0:
         problems.append("no failing cell of the mutant shows its case text")
+    problems += check_verdicts(dom, runs, mutant)
+    problems += check_counts(dom)
+    if merged is not None:
+        merged_failing = [(r, c[merged]) for r, c in
+                          zip(dom.spec_rows, dom.cells) if len(c) > merged
+                          and "failing" in c[merged]["classes"]]
+        if not merged_failing:
+            problems.append("the merged column has no failing cell")
+        failing_all = failing + merged_failing
+        if len(dom.verdicts) <= merged or dom.verdicts[merged][0] != "FAIL":
+            problems.append("the merged run is not FAIL at the top")
+    else:
+        failing_all = failing
+    for row, cell in failing_all:
+        rerun = cell["pres"].get("rerun", "")
+        if not re.match(r"^'?/\S*lctx'? conform .*--case ", rerun):
+            problems.append("%s: the failing cell shows no rerun line "
+                            "starting with an lctx path: %r" % (row, rerun))
+    if probe:
+        problems += check_probe(probe)
     if dom.scripts:
         problems.append("%d <script> element(s) in the DOM: a hostile text "
                         "became markup" % dom.scripts)

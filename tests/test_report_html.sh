@@ -1,14 +1,18 @@
 #!/bin/sh
 # test_report_html.sh - pins `lctx report html` in a real browser (headless
 # Chromium): a page built from the example plugin, the Python example (a
-# process), a mutant of the example plugin, an implementation whose name
-# and messages hold markup, quotes and a control byte, and a campaign
-# (the libFuzzer mutant of fuzz_model: plots and findings) and a sweep of
+# process), a mutant of the example plugin (and its two shards merged), an
+# implementation whose name and messages hold markup, quotes and a control
+# byte, and a campaign (the libFuzzer mutant of fuzz_model: plots and findings) and a sweep of
 # tests/sweep_fake.py (lctx sweep: hostile answers, escape bytes in its
 # texts) renders with no console error; its DOM holds one row per spec row
 # and one column per run; the mutant's failing cells open their first
 # failing case with expected and actual; the hostile texts are text, never
-# markup. The sweep is shown against its own table (no warning beside
+# markup; at the top, a verdict per run (PASS, FAIL ... with its counts
+# adding up); each cell's counts read "N of M"; a failing cell's rerun
+# line is shown, selected whole by a click; no passing cell shows a
+# failure colour (computed styles, tests/report_html_probe.html). The
+# sweep is shown against its own table (no warning beside
 # conform runs): its programs by platform-list length, every program with
 # a non-pass verdict, its reach, and no raw ESC byte. Bad input: a missing
 # folder, a truncated report.json and a malformed results.jsonl line of a
@@ -61,6 +65,14 @@ for r in example python; do
 done
 [ "$(cat "$tmp/mutant.rc")" = 1 ] || fail "the mutant passes: no failing rows"
 [ "$(cat "$tmp/hostile.rc")" = 1 ] || fail "the hostile run passes"
+# The mutant's run in two shards, merged: a report merge keeps the rerun
+# lines the page shows.
+for k in 1 2; do
+  conform "mutant$k" --no-domain --impl "$MUTANT" --random 300 --shard "$k/2"
+done
+"$LCTX" report merge --out "$tmp/merged" "$tmp/mutant1" "$tmp/mutant2" \
+  >"$tmp/merge.out" 2>&1
+[ $? = 1 ] || fail "the merged mutant shards: not exit 1: $(tail -3 "$tmp/merge.out")"
 
 # A campaign of the libFuzzer mutant of fuzz_model (it has findings): its
 # progress.jsonl holds points, its findings their keys.
@@ -111,7 +123,8 @@ ESC=$(printf '\033')
 
 page=$tmp/page.html
 "$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
-  "$tmp/hostile" "$c" "$tmp/matrix" "$sw" >"$tmp/html.out" 2>"$tmp/html.err"
+  "$tmp/hostile" "$tmp/merged" "$c" "$tmp/matrix" "$sw" >"$tmp/html.out" \
+  2>"$tmp/html.err"
 rc=$?
 [ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
 [ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
@@ -170,8 +183,12 @@ chrome --enable-logging=stderr --v=0 --dump-dom "file://$page" \
 [ -s "$tmp/dom.html" ] || fail "chromium dumped no DOM: $(tail -5 "$tmp/chrome.log")"
 grep -iE 'CONSOLE|Uncaught' "$tmp/chrome.log" >"$tmp/console.log" &&
   fail "console messages: $(head -5 "$tmp/console.log")"
-"$PY" "$SRC/tests/report_html_dom.py" "$tmp/dom.html" "$rows" 4 3 4 \
-  "$HOSTILE" || fail "the DOM checks failed"
+# The computed styles, read by tests/report_html_probe.html beside the page.
+cp "$SRC/tests/report_html_probe.html" "$tmp/probe.html"
+chrome --allow-file-access-from-files --virtual-time-budget=10000 \
+  --dump-dom "file://$tmp/probe.html" >"$tmp/probe.dom" 2>"$tmp/probe.log"
+"$PY" "$SRC/tests/report_html_dom.py" "$tmp/dom.html" "$rows" 5 3 4 \
+  "$HOSTILE" "$tmp/probe.dom" 5 || fail "the DOM checks failed"
 mkdir -p "$(dirname -- "$SHOT")"
 rm -f "$SHOT"
 chrome --screenshot="$SHOT" --window-size=1400,2000 --hide-scrollbars \

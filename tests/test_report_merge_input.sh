@@ -10,7 +10,8 @@
 #   - a shard folder name or report.json fields (lctx_version,
 #     implementation_version, spec_version, a row id) holding ESC [ 2 J and
 #     a forged "result: PASS" line reach the terminal escaped: no control
-#     byte but '\n' and one "result:" line at most.
+#     byte but '\n' and one "result:" line at most; so does a failing row's
+#     forged rerun line, which the merged report.json keeps.
 # Usage: test_report_merge_input.sh LCTX EXAMPLE_PLUGIN
 set -u
 LCTX=$1
@@ -121,6 +122,9 @@ r = json.load(open(sys.argv[1]))
 text = "1\x1b[2J\nresult: PASS"
 if sys.argv[2] == "row0":
     r["rows"][0]["id"] = "\x1b[2J\nresult: PA"  # 15 bytes, the longest id
+elif sys.argv[2] == "rerun0":  # a failing row whose rerun line is hostile
+    r["rows"][0].update({"fail": 1, "first": "random case 1: " + text,
+                         "rerun": "lctx conform " + text})
 else:
     r[sys.argv[2]] = text
 json.dump(r, open(sys.argv[1], "w"))
@@ -138,6 +142,16 @@ for key in implementation_version spec_version row0; do
   [ "$(rc)" = 2 ] || fail "forged $key: exit $(rc), want 2"
   clean
 done
+# A forged failing row's first failure and rerun line: merged (exit 1),
+# kept in the merged report.json, shown escaped.
+forge "$tmp/f-rerun" rerun0
+merge "$tmp/s1" "$tmp/f-rerun"
+[ "$(rc)" = 1 ] || fail "a forged failing row: exit $(rc), want 1: $(cat "$tmp/m$n.err")"
+grep -qF '  rerun: lctx conform 1\x1b[2J\x0aresult: PASS' "$tmp/m$n.out" ||
+  fail "the forged rerun line is not shown escaped: $(cat "$tmp/m$n.out")"
+grep -qiF '"rerun": "lctx conform 1\u001b[2J\nresult: PASS"' "$tmp/m$n/report.json" ||
+  fail "the merged report.json does not keep the forged rerun line"
+clean
 # The same forged lctx_version in both shards merges; the stamp shows it
 # escaped.
 forge "$tmp/v2" lctx_version

@@ -12,7 +12,8 @@
 #   - report merge: the three shards of a run merged hold the counts per row
 #     of the unsharded run; reports of two implementations, a shard given
 #     twice or missing, a truncated or missing report.json are refused
-#     (exit 2, named); merged failing shards exit 1.
+#     (exit 2, named); merged failing shards exit 1 and keep each failing
+#     row's rerun line (report.json, report.tap, the text).
 # Usage: test_reports.sh LCTX EXAMPLE_PLUGIN MISBEHAVING_PLUGIN MUTANT SRC
 set -u
 LCTX=$1
@@ -176,6 +177,38 @@ merge fm "$tmp/f1" "$tmp/f2"
 prove_ok fm && fail "prove passes merged failing shards"
 [ "$(report_field "$tmp/fm" '*' fail)" = "$(report_field "$tmp/mutant" '*' fail)" ] ||
   fail "merged failing shards: fail counts differ from the unsharded run"
+# The merged reports keep the rerun lines: every failing row of report.json
+# has the rerun line of the first shard failing it, and so has its first
+# failure; report.tap and the merge's text carry each of them.
+"$PY" - "$tmp/fm" "$tmp/f1" "$tmp/f2" <<'PYEOF' >"$tmp/fm.reruns" ||
+import json, sys
+m, *shards = (json.load(open(d + "/report.json")) for d in sys.argv[1:])
+bad = []
+failing = [r for r in m["rows"] if r.get("first")]
+for r in failing:
+    want = next((s_r["rerun"] for s in shards for s_r in s["rows"]
+                 if s_r["id"] == r["id"] and s_r.get("rerun")), None)
+    if not r.get("rerun") or r["rerun"] != want:
+        bad.append("%s: rerun %r, the shards' %r" % (r["id"], r.get("rerun"), want))
+ff = m.get("first_failure", {})
+if not ff.get("rerun"):
+    bad.append("first_failure has no rerun line")
+if not failing:
+    bad.append("no failing row")
+for b in bad:
+    print("FAIL: merged report.json: " + b, file=sys.stderr)
+for r in failing:
+    print(r["rerun"])
+sys.exit(1 if bad else 0)
+PYEOF
+  fail "the merged report.json lost rerun lines"
+while read -r line; do
+  grep -qF "rerun: \"$line\"" "$tmp/fm/report.tap" ||
+    fail "merged report.tap lacks the rerun line $line"
+  grep -qxF "  rerun: $line" "$tmp/fm.out" ||
+    fail "the merge's text lacks the rerun line $line"
+done <"$tmp/fm.reruns"
+[ -s "$tmp/fm.reruns" ] || fail "no merged rerun line to check"
 
 # 4. The command line.
 "$LCTX" report >/dev/null 2>"$tmp/e1"

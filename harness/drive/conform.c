@@ -14,6 +14,7 @@
 #include "conform_jobs.h"
 #include "conform_report.h"
 #include "conform_verdict.h"
+#include "rerun_cmd.h"
 #include "sys.h"
 
 #include "case_text.h"
@@ -733,12 +734,12 @@ static bool set_up_verdicts(run *r) {
   j->report = r->report;
   j->seed = r->o.seed;
   lctx_conform_judge_init(j);
-  char dir[PATH_CAP];
-  if (!report_path(r, dir, "rerun"))
-    return false;
+  char dir[PATH_CAP], program[PATH_CAP];
   bool spec = strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0;
   bool jax = r->spec.selected < r->spec.release_count;
-  if (lctx_conform_judge_rerun(j, r->o.impl_path ? "--impl" : "--cmd",
+  lctx_rerun_program(program, sizeof program);
+  if (lctx_rerun_dir(r->o.report_dir, dir, sizeof dir) &&
+      lctx_conform_judge_rerun(j, program, r->o.impl_path ? "--impl" : "--cmd",
                                r->o.impl_path ? r->o.impl_path : r->o.command,
                                spec ? r->o.spec_path : NULL, r->o.xfail_path,
                                jax ? r->spec.selected_name : NULL, dir))

@@ -362,6 +362,18 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "shard", shard);
   json_object_set_new(j, "interrupted", json_boolean(rep->interrupted));
   json_object_set_new(j, "seconds", json_real(rep->seconds));
+  /* cases = cases_run + cases_skipped + cases_unsupported +
+   * cases_not_reached = the sum of cases_by_source. */
+  json_object_set_new(j, "cases", json_count(lctx_conform_cases_total(rep)));
+  if (rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2]) {
+    json_t *src = json_object();
+    json_object_set_new(src, "conformance", json_count(rep->source_cases[0]));
+    json_object_set_new(src, "domain", json_count(rep->source_cases[1]));
+    json_object_set_new(src, "random", json_count(rep->source_cases[2]));
+    json_object_set_new(j, "cases_by_source", src);
+  }
+  json_object_set_new(j, "cases_not_reached",
+                      json_count(lctx_conform_cases_not_reached(rep)));
   json_object_set_new(j, "cases_run", json_count(rep->cases_run));
   json_object_set_new(j, "cases_unsupported",
                       json_count(rep->cases_unsupported));
@@ -587,6 +599,22 @@ static void print_where(const lctx_conform_doc *d, const lctx_conform_text *t,
   fputc('\n', out);
 }
 
+void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
+  const size_t *src = rep->source_cases;
+  size_t not_reached = lctx_conform_cases_not_reached(rep);
+  fprintf(out, "%zu cases (", lctx_conform_cases_total(rep));
+  if (src[0] + src[1] + src[2])
+    fprintf(out, "%zu conformance, %zu domain, %zu random; ", src[0], src[1],
+            src[2]);
+  fprintf(out,
+          "of them %zu judged, %zu skipped by shard or --ops, %zu "
+          "unsupported",
+          rep->cases_run, rep->cases_skipped, rep->cases_unsupported);
+  if (not_reached)
+    fprintf(out, ", %zu not reached as the run stopped", not_reached);
+  fputc(')', out);
+}
+
 void lctx_conform_print_summary(const lctx_conform_doc *d,
                                 const lctx_conform_text *t, bool ok,
                                 FILE *out) {
@@ -597,14 +625,13 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
   if (!t->modelled)
     snprintf(absent, sizeof absent, " (%zu cases it cannot run)",
              rep->cases_absent);
+  fputs("\nconform: ", out);
+  lctx_conform_print_cases(rep, out);
   fprintf(out,
-          "\nconform: %zu cases (%zu conformance, %zu domain, %zu random; "
-          "%zu skipped by shard or --ops, %zu unsupported) as %s%s behaves, "
-          "in %.1f s, %zu restarts, %zu recycled for memory\n"
+          " as %s%s behaves, in %.1f s, %zu restarts, %zu recycled for "
+          "memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n",
-          rep->cases_run, rep->source_cases[0], rep->source_cases[1],
-          rep->source_cases[2], rep->cases_skipped, rep->cases_unsupported,
           lctx_esc(&as, t->judged_as), absent, rep->seconds, rep->restarts,
           rep->recycles, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
           n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],

@@ -115,6 +115,13 @@ typedef struct lctx_conform_text {
 void lctx_conform_print_table(const lctx_conform_doc *doc,
                               const lctx_conform_text *t, FILE *out);
 
+/// The cases of a run on one line, its parts adding up: "T cases (C
+/// conformance, D domain, R random; of them J judged, S skipped by shard or
+/// --ops, U unsupported[, N not reached as the run stopped])", T = C + D +
+/// R = J + S + U + N (the sources left out when none is recorded; no
+/// newline).
+void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out);
+
 /// The summary: cases, operations, where the reports are, and the result
 /// line; `ok`: no bad input and every file written.
 void lctx_conform_print_summary(const lctx_conform_doc *doc,

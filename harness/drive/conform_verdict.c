@@ -35,6 +35,17 @@ bool lctx_conform_row_failed(const lctx_conform_row *s) {
          s->n[LCTX_CONFORM_FLAKY];
 }
 
+size_t lctx_conform_cases_total(const lctx_conform_report *rep) {
+  size_t n = rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2];
+  return n ? n : rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+}
+
+size_t lctx_conform_cases_not_reached(const lctx_conform_report *rep) {
+  size_t total = lctx_conform_cases_total(rep);
+  size_t seen = rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+  return total > seen ? total - seen : 0;
+}
+
 bool lctx_conform_run_failed(const lctx_conform_report *rep) {
   const size_t *t = rep->totals;
   return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
@@ -128,7 +139,7 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
                       (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
   size_t need = 1 + (plain ? 0 : 2);
   for (const char *c = text; *c; c++)
-    need += *c == '\'' && !plain ? 4 : 1;
+    need += *c == '\'' && !plain ? 5 : 1;
   if (at + need + 1 > n)
     return false;
   buf[at++] = ' ';
@@ -136,8 +147,10 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
     buf[at++] = '\'';
   for (const char *c = text; *c; c++) {
     if (*c == '\'' && !plain) {
-      memcpy(buf + at, "'\\''", 4);
-      at += 4;
+      /* '"'"' rather than '\'': no backslash, which the text reports
+       * would show doubled (lctx_esc). */
+      memcpy(buf + at, "'\"'\"'", 5);
+      at += 5;
     } else {
       buf[at++] = *c;
     }
@@ -148,15 +161,18 @@ bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
   return at > start;
 }
 
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
-                              const char *impl, const char *spec,
-                              const char *xfail, const char *jax,
-                              const char *rerun_dir) {
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
+                              const char *flag, const char *impl,
+                              const char *spec, const char *xfail,
+                              const char *jax, const char *rerun_dir) {
   char *h = j->rerun_head, *t = j->rerun_tail;
   size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
-  snprintf(h, n, "lctx conform");
-  t[0] = '\0';
-  return lctx_conform_shell_word(h, n, flag) &&
+  h[0] = t[0] = '\0';
+  if (!lctx_conform_shell_word(h, n, program)) /* " PROGRAM": drop the ' ' */
+    return false;
+  memmove(h, h + 1, strlen(h));
+  return lctx_conform_shell_word(h, n, "conform") &&
+         lctx_conform_shell_word(h, n, flag) &&
          lctx_conform_shell_word(h, n, impl) &&
          (!spec || (lctx_conform_shell_word(h, n, "--spec") &&
                     lctx_conform_shell_word(h, n, spec))) &&

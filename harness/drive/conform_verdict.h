@@ -64,7 +64,7 @@ typedef struct lctx_conform_row {
   char first_case[256];
   /// The command line that runs exactly the case of `first` again (its
   /// file, or its domain or random index and seed), or "".
-  char rerun[1536];
+  char rerun[2560];
   /// Verdicts other than pass written to results.jsonl in full, and those
   /// beyond `keep_failures` that were only counted.
   size_t kept, not_kept;
@@ -120,6 +120,17 @@ typedef struct lctx_conform_report {
 /// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
 bool lctx_conform_row_failed(const lctx_conform_row *row);
 
+/// The cases of a run's sources: the sum of `source_cases`, or, when none
+/// is recorded (a merge of reports without them), the cases run, skipped
+/// and unsupported. Every one of them is exactly one of: run (judged),
+/// skipped by the shard or `ops`, unsupported, or not reached (the run
+/// stopped before offering it: interrupted, --first-failure).
+size_t lctx_conform_cases_total(const lctx_conform_report *report);
+
+/// The cases of the sources the run did not reach: the total less the
+/// cases run, skipped and unsupported.
+size_t lctx_conform_cases_not_reached(const lctx_conform_report *report);
+
 /// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
 /// xpass, crash, timeout or flaky verdict, or an operation no row covers.
 bool lctx_conform_run_failed(const lctx_conform_report *report);
@@ -164,7 +175,9 @@ bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
 
 /// Appends `text` to the string in `buf` (`n` bytes) as one POSIX shell
 /// word after a space: as it is when it holds only safe characters, else
-/// in single quotes. False, `buf` left as it was, when it does not fit.
+/// in single quotes (a quote in it as '"'"', so that the word holds no
+/// backslash for lctx_esc to double). False, `buf` left as it was, when it
+/// does not fit.
 bool lctx_conform_shell_word(char *buf, size_t n, const char *text);
 
 /// The judge of verdicts: what judging needs, set by the caller (every
@@ -180,7 +193,7 @@ typedef struct lctx_conform_judge {
   /// The rerun line of a failure: `rerun_head` (the command and the
   /// options that change a verdict), `--seed=SEED` for a random case,
   /// `--case NAME`, then `rerun_tail` (lctx_conform_judge_rerun).
-  char rerun_head[2048], rerun_tail[8448];
+  char rerun_head[6144], rerun_tail[8448];
   unsigned long long seed;
   /// The rows IR-000 .. IR-006, or -1; set by lctx_conform_judge_init.
   size_t ir_rows[7];
@@ -200,15 +213,16 @@ typedef struct lctx_conform_judge {
 /// Sets the IR rows of `j->spec` and clears the scratch.
 void lctx_conform_judge_init(lctx_conform_judge *j);
 
-/// Sets the parts of the rerun lines: `lctx conform`, then FLAG (--impl or
-/// --cmd) and IMPL, `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
+/// Sets the parts of the rerun lines: PROGRAM (the running lctx,
+/// rerun_cmd.h) and `conform`, then FLAG (--impl or --cmd) and IMPL,
+/// `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
 /// `--messages=class` unless `exact`, `--jax JAX` unless NULL; after the
-/// case, `--report-dir RERUN_DIR`. False when they do not fit (a rerun
-/// line is never cut).
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *flag,
-                              const char *impl, const char *spec,
-                              const char *xfail, const char *jax,
-                              const char *rerun_dir);
+/// case, `--report-dir RERUN_DIR`; each a shell word. False when they do
+/// not fit (a rerun line is never cut).
+bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
+                              const char *flag, const char *impl,
+                              const char *spec, const char *xfail,
+                              const char *jax, const char *rerun_dir);
 
 /// One answered case: where it comes from and what became of it.
 typedef struct lctx_conform_subject {

@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "exit.h"
 #include "report_html_data.h"
+#include "report_html_verdict.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -72,9 +73,14 @@ static const char CSS[] =
     ".c-unsupported{border-left-color:#999!important;background:#f4f4f4}"
     ".c-none{color:#777}"
     ".partial{border:3px solid #D55E00;padding:.5em 1em;background:#fbe9df}"
-    ".bar{display:inline-block;height:.8em;background:#009E73;"
-    "vertical-align:middle}.barbox{display:inline-block;width:6em;"
-    "background:#D55E00;margin-right:.4em}"
+    /* The bar fills its box whole in height; a box all passed has no
+     * failure colour at all. */
+    ".bar{display:block;height:100%;background:#009E73}"
+    ".barbox{display:inline-block;width:6em;height:.8em;line-height:0;"
+    "overflow:hidden;vertical-align:middle;background:#D55E00;"
+    "margin-right:.4em}.barbox.all-pass{background:#009E73}"
+    "pre.rerun{user-select:all;-webkit-user-select:all;cursor:text}"
+    "#verdicts td.result{font-weight:bold;white-space:nowrap}"
     ".plots{display:flex;flex-wrap:wrap;gap:1em}"
     "svg text{font:11px sans-serif}details summary{cursor:pointer}"
     "h4{margin:.4em 0 0}.sweep-verdict summary{white-space:nowrap}"
@@ -167,6 +173,61 @@ static void write_legend(FILE *f) {
         f);
 }
 
+/* One run's verdict: its result as lctx said it, and its counts. */
+static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
+                          size_t n) {
+  lctx_html_verdict v;
+  lctx_html_verdict_of(r->report, &v);
+  bool pass = !strcmp(v.result, "PASS"), failed = !strcmp(v.result, "FAIL");
+  fprintf(f, "<tr class=\"run-verdict\" data-result=\"%s\"><th>%s %zu. ",
+          v.result, kind, n);
+  esc(f, str(r->report, "implementation"));
+  fputs(" ", f);
+  esc(f, str(r->report, "implementation_version"));
+  fprintf(f, "</th><td class=\"result cell c-%s\">%s %s%s%s</td><td>",
+          pass     ? "pass"
+          : failed ? "fail"
+                   : "unsupported",
+          pass     ? LOOKS[6].symbol
+          : failed ? LOOKS[2].symbol
+                   : "\xe2\x9a\xa0",
+          v.result, v.why[0] ? ": " : "", v.why);
+  fprintf(f, "<span class=\"cases\">%lld cases (", v.cases);
+  if (v.sources[0] + v.sources[1] + v.sources[2])
+    fprintf(f, "%lld conformance, %lld domain, %lld random; ", v.sources[0],
+            v.sources[1], v.sources[2]);
+  fprintf(f,
+          "of them %lld judged, %lld skipped by shard or --ops, %lld "
+          "unsupported",
+          v.judged, v.skipped, v.unsupported);
+  if (v.not_reached)
+    fprintf(f, ", %lld not reached as the run stopped", v.not_reached);
+  fprintf(f, ")%s</span><br><span class=\"ops\">%lld operations:",
+          v.adds_up ? "" : " (the report's counts do not add up)", v.ops_total);
+  for (size_t i = 0; i < LOOK_COUNT; i++)
+    if (v.ops[i])
+      fprintf(f, " <span class=\"v\">%s %lld %s</span>", LOOKS[i].symbol,
+              v.ops[i], LOOKS[i].name);
+  fputs("</span></td><td>", f);
+  esc(f, r->dir);
+  fputs("</td></tr>\n", f);
+}
+
+/* At the top: the verdict of every conform run and sweep. */
+static void write_verdicts(FILE *f, const lctx_html_data *d) {
+  if (d->run_count + d->sweep_count == 0)
+    return;
+  fputs("<section id=\"verdicts\"><h2>Verdicts</h2><table><thead><tr>"
+        "<th>run</th><th>result</th><th>counts</th><th>folder</th></tr>"
+        "</thead><tbody>\n",
+        f);
+  for (size_t i = 0; d->spec && i < d->run_count; i++)
+    write_verdict(f, d->runs[i], "run", i + 1);
+  for (size_t i = 0; i < d->sweep_count; i++)
+    write_verdict(f, d->sweeps[i]->run, "sweep", i + 1);
+  fputs("</tbody></table></section>\n", f);
+}
+
 static void write_runs(FILE *f, const lctx_html_data *d) {
   fputs("<h2>Runs</h2><table id=\"runs\"><thead><tr><th>#</th>"
         "<th>implementation</th><th>version</th><th>kind</th><th>spec "
@@ -208,9 +269,17 @@ static void write_case(FILE *f, const lctx_html_run *r, size_t k) {
   lctx_html_escape(f, str(row, "first"), 1);
   fputs("</pre>", f);
   if (json_object_get(row, "rerun")) {
-    fputs("<h4>rerun</h4><pre class=\"rerun\">", f);
+    fputs("<h4>rerun <small>(a click selects the whole line: copy it, "
+          "run it from the folder the run was started in)</small></h4>"
+          "<pre class=\"rerun\">",
+          f);
     lctx_html_escape(f, str(row, "rerun"), 1);
     fputs("</pre>", f);
+  } else {
+    fputs("<h4>rerun</h4><p class=\"no-rerun\">report.json has no rerun "
+          "line for this row (a report of an older lctx, or a line too long "
+          "to hold)</p>",
+          f);
   }
   if (res) {
     fputs("<p>verdict <b>", f);
@@ -253,10 +322,13 @@ static void write_cell(FILE *f, const lctx_html_run *r, size_t k) {
     fputs("<details><summary>", f);
   if (!strcmp(worst, "none"))
     fputs("&mdash;", f);
+  long long all = 0; /* the row's operations in this run */
+  for (size_t i = 0; row && i < LOOK_COUNT; i++)
+    all += count(row, LOOKS[i].name) > 0 ? count(row, LOOKS[i].name) : 0;
   for (size_t i = 0; row && i < LOOK_COUNT; i++)
     if (count(row, LOOKS[i].name) > 0)
-      fprintf(f, "<span class=\"v\">%s %s %lld</span> ", LOOKS[i].symbol,
-              LOOKS[i].name, count(row, LOOKS[i].name));
+      fprintf(f, "<span class=\"v\">%s %s %lld of %lld</span> ",
+              LOOKS[i].symbol, LOOKS[i].name, count(row, LOOKS[i].name), all);
   if (row && json_object_get(row, "xfail_reason")) {
     fputs("<br><small>expected to fail: ", f);
     esc(f, str(row, "xfail_reason"));
@@ -375,10 +447,10 @@ static void write_pass_rates(FILE *f, const lctx_html_data *d) {
       double rate = judged ? 100.0 * (double)pass / (double)judged : 0;
       if (judged)
         fprintf(f,
-                "<td><span class=\"barbox\"><span class=\"bar\" "
-                "style=\"width:%.0f%%\"></span></span>%.1f%% <small>(%lld/"
-                "%lld)</small></td>",
-                rate, rate, pass, judged);
+                "<td class=\"rate\"><span class=\"barbox%s\"><span "
+                "class=\"bar\" style=\"width:%.1f%%\"></span></span>%.1f%% "
+                "<small>(%lld/%lld)</small></td>",
+                pass == judged ? " all-pass" : "", rate, rate, pass, judged);
       else
         fputs("<td class=\"c-none\">&mdash;</td>", f);
     }
@@ -796,6 +868,7 @@ static void write_head(FILE *f, const lctx_html_data *d) {
 
 static void write_page(FILE *f, const lctx_html_data *d) {
   write_head(f, d);
+  write_verdicts(f, d);
   write_legend(f);
   if (d->spec) {
     write_runs(f, d);

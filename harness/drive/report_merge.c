@@ -32,7 +32,11 @@ typedef struct stamp {
   const char *jax_release; /* "modelled" in a report without one */
   unsigned long long seed;
   unsigned shard_i, shard_n;
-  size_t offered; /* cases run, skipped and unsupported */
+  /* The cases of the sources (report.json's "cases"; in a report without
+   * it, the cases run, skipped and unsupported), the same in every shard,
+   * and per source (0 when not recorded). */
+  size_t offered;
+  size_t sources[3];
 } stamp;
 
 /* The merge: the summed report and what the writers need besides. */
@@ -140,6 +144,19 @@ static bool read_stamp(merge *m, json_t *j, const char *path, stamp *s) {
   s->shard_i = (unsigned)si;
   s->shard_n = (unsigned)sn;
   s->offered = run + skipped + unsupported;
+  json_t *cases = json_object_get(j, "cases");
+  if (cases && !get_count(m, j, "cases", path, &s->offered))
+    return false;
+  static const char *const SOURCES[] = {"conformance", "domain", "random"};
+  json_t *by = json_object_get(j, "cases_by_source");
+  for (size_t k = 0; k < 3; k++) {
+    json_t *x = json_object_get(by, SOURCES[k]);
+    s->sources[k] = json_is_integer(x) && json_integer_value(x) >= 0
+                        ? (size_t)json_integer_value(x)
+                        : 0;
+  }
+  if (s->sources[0] + s->sources[1] + s->sources[2] != s->offered)
+    memset(s->sources, 0, sizeof s->sources); /* they must add up */
   return true;
 }
 
@@ -203,10 +220,16 @@ static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
   const char *first = json_string_value(json_object_get(row, "first"));
   const char *first_case =
       json_string_value(json_object_get(row, "first_case"));
+  const char *rerun = json_string_value(json_object_get(row, "rerun"));
+  /* The first failure, its case and its rerun line: of the first shard
+   * (in the order given) that has one; a rerun line that does not fit is
+   * left out whole (a line cut short would run another case). */
   if (first && !s->first[0]) {
     snprintf(s->first, sizeof s->first, "%s", first);
     snprintf(s->first_case, sizeof s->first_case, "%s",
              first_case ? first_case : "");
+    if (rerun && strlen(rerun) < sizeof s->rerun)
+      snprintf(s->rerun, sizeof s->rerun, "%s", rerun);
   }
   const char *reason = json_string_value(json_object_get(row, "xfail_reason"));
   if (reason) {
@@ -562,22 +585,26 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
   shown.lctx_version = lctx_esc(&lctx_version, doc->lctx_version);
   shown.impl_kind = lctx_esc(&kind, doc->impl_kind);
   lctx_conform_stamp_text(&shown, out, WHO ": ");
+  fprintf(out, "merged %zu of %u shards: ", shards, m->first.shard_n);
+  lctx_conform_print_cases(r, out);
   fprintf(out,
-          "merged %zu of %u shards: %zu cases (%zu unsupported)\n"
-          "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
+          "\noperations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n"
           "reports: %s/report.tap, report.junit.xml, report.json, "
           "results.jsonl\n",
-          shards, m->first.shard_n, r->cases_run, r->cases_unsupported,
           t[LCTX_CONFORM_PASS], t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL],
           t[LCTX_CONFORM_XPASS], t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
           t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
           r->spec_gaps ? " (and operations no spec row covers!)" : "",
           lctx_esc(&dir, m->o->out_dir));
-  for (size_t k = 0; k < r->row_count; k++)
-    if (lctx_conform_row_failed(&r->rows[k]))
-      fprintf(out, "%s: %s\n", lctx_esc(&kind, r->rows[k].id),
-              lctx_esc(&dir, r->rows[k].first));
+  for (size_t k = 0; k < r->row_count; k++) {
+    if (!lctx_conform_row_failed(&r->rows[k]))
+      continue;
+    fprintf(out, "%s: %s\n", lctx_esc(&kind, r->rows[k].id),
+            lctx_esc(&dir, r->rows[k].first));
+    if (r->rows[k].rerun[0])
+      fprintf(out, "  rerun: %s\n", lctx_esc(&dir, r->rows[k].rerun));
+  }
   fprintf(out, "result: %s\n",
           r->interrupted ? "INTERRUPTED (a shard was interrupted)"
           : failed       ? "FAIL"
@@ -598,8 +625,11 @@ static int run_merge(merge *m, FILE *out) {
       return LCTX_EXIT_USAGE;
   if (!check_missing(m))
     return LCTX_EXIT_USAGE;
-  /* Every shard offered the same cases: the merged run skipped those that
-   * no shard ran. */
+  /* Every shard's sources held the same cases: the merged run skipped
+   * those that no shard given ran (skipped by every shard, by --ops, in a
+   * missing shard or past a shard's stop), so that its counts add up to
+   * its sources' cases. */
+  memcpy(m->rep.source_cases, m->first.sources, sizeof m->rep.source_cases);
   m->rep.cases_skipped =
       m->first.offered - m->rep.cases_run - m->rep.cases_unsupported;
   if (m->rep.cases_run + m->rep.cases_unsupported > m->first.offered)
