@@ -5,7 +5,8 @@
 # and order, census; minimized to the smallest program and fewest
 # platforms), hostile answers marked on their own cases only (garbage,
 # hang, death, a wrong id, an item error, escape bytes never printed raw),
-# resuming (a cut line dropped and redone; another plan refused), shards
+# resuming (a cut line dropped and redone; another plan refused), rerun
+# lines that run when pasted (into OUT/rerun, never rerun/rerun), shards
 # merged by `lctx report merge` into the unsharded counts, a clean stop on
 # SIGINT, and bad input (case files, the sweep table, the command line)
 # named with exit 2.
@@ -57,6 +58,29 @@ ls -d "$tmp"/a/findings/sw-006-get-backend-at-jax-src-fake-py-7-* >/dev/null 2>&
   [ -s "$tmp/a/report.junit.xml" ] || fail "reports missing"
 grep -q "^reach: the judged programs lowered 1 of the 3" "$tmp/a.out" ||
   fail "the reach line is wrong: $(grep reach "$tmp/a.out")"
+
+# 1b. The first failure's rerun line runs when pasted where PATH has no
+# lctx (it names the lctx that ran, the table and the known defects), gives
+# the same new finding, and its own rerun line writes into the same folder.
+rerun_of() {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["first_failure"]["rerun"])' "$1"
+}
+line=$(rerun_of "$tmp/a/report.json")
+lctx_abs=$(cd "$(dirname -- "$LCTX")" && pwd)/$(basename -- "$LCTX")
+case "$line" in
+"$lctx_abs sweep "*" --known $none "*"--out $tmp/a/rerun") ;;
+*) fail "sweep's rerun line: $line" ;;
+esac
+env PATH=/usr/bin:/bin sh -c "$line" >"$tmp/rerun.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "the pasted rerun line: exit $rc, want 1: $(tail -n 3 "$tmp/rerun.out")"
+grep -q "result: 1 new findings" "$tmp/rerun.out" ||
+  fail "the rerun gave another result: $(tail -n 1 "$tmp/rerun.out")"
+line2=$(rerun_of "$tmp/a/rerun/report.json")
+case "$line2" in
+*"--out $tmp/a/rerun") ;;
+*) fail "the rerun's own rerun line writes elsewhere: $line2" ;;
+esac
 
 # 2. Known defects: the same run with the finding recorded is xfail.
 mkdir -p "$tmp/known"

@@ -6,8 +6,10 @@
 #include "sweep.h"
 
 #include "conform_report.h"
+#include "conform_verdict.h"
 #include "escape.h"
 #include "exit.h"
+#include "rerun_cmd.h"
 #include "sweep_case.h"
 #include "sweep_jobs.h"
 #include "lctx/lctx.h"
@@ -176,21 +178,50 @@ void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
 // One case
 //===----------------------------------------------------------------------===//
 
-/* The rerun line of case `index` (its program and list). */
+/* The rerun line of case `index` (its program, list, table and known
+ * defects), as conform's: the lctx that runs, each word shell-quoted, into
+ * OUT/rerun (OUT itself when it is a rerun folder); "" when it does not
+ * fit. */
 static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
   const lctx_sweep_options *o = s->o;
-  char filters[512] = "", limit[32] = "";
-  if (o->limit)
-    snprintf(limit, sizeof limit, " --limit %zu", o->limit);
-  snprintf(filters, sizeof filters, "%s%s%s%s%s%s",
-           strcmp(o->subset, "all") ? " --subset " : "",
-           strcmp(o->subset, "all") ? o->subset : "",
-           o->group ? " --group " : "", o->group ? o->group : "",
-           o->kind ? " --kind " : "", o->kind ? o->kind : "");
-  snprintf(dst, n,
-           "lctx sweep --cmd '%s' --seed=%llu --lists=%zu%s%s --case %zu "
-           "--out %s/rerun",
-           o->command, o->seed, o->lists, filters, limit, index, o->out_dir);
+  char program[4096], dir[4200], number[64];
+  lctx_rerun_program(program, sizeof program);
+  bool ok = lctx_rerun_dir(o->out_dir, dir, sizeof dir);
+  dst[0] = '\0';
+  ok = ok && lctx_conform_shell_word(dst, n, program) &&
+       lctx_conform_shell_word(dst, n, "sweep") &&
+       lctx_conform_shell_word(dst, n, "--cmd") &&
+       lctx_conform_shell_word(dst, n, o->command);
+  snprintf(number, sizeof number, "--seed=%llu", o->seed);
+  ok = ok && lctx_conform_shell_word(dst, n, number);
+  snprintf(number, sizeof number, "--lists=%zu", o->lists);
+  ok = ok && lctx_conform_shell_word(dst, n, number);
+  /* The table and the known defects always, as this run resolved them, so
+   * that the line judges alike without the environment that chose them. */
+  const char *words[][2] = {
+      {"--spec", o->spec_path},
+      {"--known", o->known_dir},
+      {"--subset", strcmp(o->subset, "all") ? o->subset : NULL},
+      {"--group", o->group},
+      {"--kind", o->kind}};
+  for (size_t i = 0; ok && i < sizeof words / sizeof words[0]; i++)
+    if (words[i][1])
+      ok = lctx_conform_shell_word(dst, n, words[i][0]) &&
+           lctx_conform_shell_word(dst, n, words[i][1]);
+  if (ok && o->limit) {
+    snprintf(number, sizeof number, "%zu", o->limit);
+    ok = lctx_conform_shell_word(dst, n, "--limit") &&
+         lctx_conform_shell_word(dst, n, number);
+  }
+  snprintf(number, sizeof number, "%zu", index);
+  ok = ok && lctx_conform_shell_word(dst, n, "--case") &&
+       lctx_conform_shell_word(dst, n, number) &&
+       lctx_conform_shell_word(dst, n, "--out") &&
+       lctx_conform_shell_word(dst, n, dir);
+  if (!ok)
+    dst[0] = '\0';
+  else if (dst[0] == ' ')
+    memmove(dst, dst + 1, strlen(dst));
 }
 
 /* Takes judged case `index` (exports `e`, verdicts `v`; a case stopped
@@ -201,7 +232,7 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
   size_t program = e->program;
   lctx_sweep_reach_exports(s, e);
   lctx_sweep_write_line(s, index, e, v, n);
-  char rerun[1024];
+  char rerun[2560];
   rerun_line(s, index, rerun, sizeof rerun);
   for (size_t i = 0; i < n; i++) {
     lctx_conform_verdict verdict = as_verdict(s, &v[i]);
