@@ -8,6 +8,8 @@
 #     named *.lspec: a file of another name and a symbolic link named
 #     *.lspec are named and not read (the default table is used), a
 #     regular *.lspec copy of the table is read;
+#   - counts that would overflow a sum (or negative ones) leave the report
+#     out, named, and `lctx report merge` refuses them naming the field;
 #   - `lctx report help SUB` and `lctx report --help SUB` give SUB's help.
 # Usage: test_report_html_input.sh LCTX EXAMPLE_PLUGIN SOURCE_DIR
 set -u
@@ -102,6 +104,38 @@ html "$tmp/sf3"
 [ "$(rc)" = 0 ] || fail "spec_file a regular .lspec: exit $(rc): $(cat "$tmp/p$n.err")"
 [ -s "$tmp/p$n.err" ] && fail "spec_file a regular .lspec: $(cat "$tmp/p$n.err")"
 grep -qF "$tmp/copy.lspec" "$tmp/p$n.html" || fail "the page does not name copy.lspec"
+
+# Counts that would overflow a sum (INT64_MAX twice, in a row and at the
+# top) or are negative: the report is left out and named, never a crash
+# (the test build stops on signed overflow); `lctx report merge` refuses
+# such a shard, naming the field.
+copy big
+"$PY" - "$tmp/big/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for row in r["rows"][:2]:
+    row["pass"] = row["fail"] = 9223372036854775807
+r["cases_run"] = r["cases_skipped"] = 9223372036854775807
+json.dump(r, open(sys.argv[1], "w"))
+PY
+html "$tmp/big" "$tmp/r"
+[ "$(rc)" = 0 ] || fail "huge counts: exit $(rc): $(tail -n 5 "$tmp/p$n.err")"
+said "big/report.json: the count '"
+said "is negative or over 1099511627776; left out"
+copy neg
+"$PY" - "$tmp/neg/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["rows"][0]["pass"] = -5
+json.dump(r, open(sys.argv[1], "w"))
+PY
+html "$tmp/neg"
+[ "$(rc)" = 2 ] || fail "a negative count, nothing else: exit $(rc), want 2"
+said "neg/report.json: the count 'pass' is negative"
+"$LCTX" report merge --out "$tmp/merged" "$tmp/big" >"$tmp/m.out" 2>&1
+[ $? = 2 ] || fail "merge of a shard with huge counts: not exit 2: $(tail -n 3 "$tmp/m.out")"
+grep -q "big/report.json.*a count (0 to 2^40)" "$tmp/m.out" ||
+  fail "merge of huge counts: the field is not named: $(tail -n 3 "$tmp/m.out")"
 
 # The help of a subcommand.
 for how in "help html" "--help html" "help merge"; do

@@ -185,8 +185,23 @@ static void read_results(lctx_html_data *d, lctx_html_run *r, FILE *err) {
   fclose(f);
 }
 
+/* The key of the first integer of object `j` (its key `skip` aside) that
+ * is negative or over LCTX_HTML_MAX_COUNT, or NULL. */
+static const char *bad_count(const json_t *j, const char *skip) {
+  const char *key;
+  const json_t *x;
+  json_object_foreach((json_t *)j, key, x) {
+    if (json_is_integer(x) && (!skip || strcmp(key, skip) != 0) &&
+        (json_integer_value(x) < 0 ||
+         json_integer_value(x) > LCTX_HTML_MAX_COUNT))
+      return key;
+  }
+  return NULL;
+}
+
 /* report.json of `dir`, whole and of the version of `spec` (the table of
- * `spec_path`), its rows by spec row: a run, or NULL after a problem. */
+ * `spec_path`), its counts within bounds, its rows by spec row: a run, or
+ * NULL after a problem. */
 static lctx_html_run *open_run(lctx_html_data *d, const char *dir,
                                const lctx_spec *spec, const char *spec_path,
                                FILE *err) {
@@ -204,6 +219,16 @@ static lctx_html_run *open_run(lctx_html_data *d, const char *dir,
     json_decref(j);
     return NULL;
   }
+  const char *bad = bad_count(j, "seed");
+  size_t i;
+  json_t *row;
+  json_array_foreach(rows, i, row) bad = bad ? bad : bad_count(row, NULL);
+  if (bad) {
+    problem(d, err, "%s: the count '%.64s' is negative or over %lld; left out",
+            path, bad, LCTX_HTML_MAX_COUNT);
+    json_decref(j);
+    return NULL;
+  }
   lctx_html_run *r = calloc(1, sizeof *r);
   if (!r) {
     json_decref(j);
@@ -211,8 +236,6 @@ static lctx_html_run *open_run(lctx_html_data *d, const char *dir,
   }
   r->dir = strdup(dir);
   r->report = j;
-  size_t i;
-  json_t *row;
   json_array_foreach(rows, i, row) {
     int k = row_index(spec, json_string_value(json_object_get(row, "id")));
     if (k >= 0)

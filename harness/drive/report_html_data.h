@@ -95,6 +95,11 @@ enum { LCTX_HTML_V_XFAIL = 5, LCTX_HTML_V_PASS = 6, LCTX_HTML_V_NONE = 7 };
 /// progress.jsonl, without its newline.
 #define LCTX_HTML_MAX_LINE (1 << 20)
 
+/// The largest count a report.json may hold (its top-level integers but
+/// `seed`, and every integer of its rows): a report with a larger or a
+/// negative one is left out, so that no sum of counts can overflow.
+#define LCTX_HTML_MAX_COUNT (1LL << 40)
+
 /// The most lines of a sweep's results.jsonl read, and the longest line.
 #define LCTX_HTML_SWEEP_MAX_LINES 200000
 #define LCTX_HTML_SWEEP_MAX_LINE 65536

@@ -106,8 +106,9 @@ static bool get_string(merge *m, json_t *j, const char *key, const char *path,
 static bool get_count(merge *m, json_t *j, const char *key, const char *path,
                       size_t *v) {
   json_t *x = json_object_get(j, key);
-  if (!json_is_integer(x) || json_integer_value(x) < 0)
-    return bad_field(m, path, key, "a count");
+  if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+      json_integer_value(x) > LCTX_REPORT_MERGE_MAX_COUNT)
+    return bad_field(m, path, key, "a count (0 to 2^40)");
   *v = (size_t)json_integer_value(x);
   return true;
 }
@@ -151,7 +152,8 @@ static bool read_stamp(merge *m, json_t *j, const char *path, stamp *s) {
   json_t *by = json_object_get(j, "cases_by_source");
   for (size_t k = 0; k < 3; k++) {
     json_t *x = json_object_get(by, SOURCES[k]);
-    s->sources[k] = json_is_integer(x) && json_integer_value(x) >= 0
+    s->sources[k] = json_is_integer(x) && json_integer_value(x) >= 0 &&
+                            json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT
                         ? (size_t)json_integer_value(x)
                         : 0;
   }
@@ -266,7 +268,9 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
     return false;
   json_t *x;
 #define OPTIONAL_COUNT(key, var)                                               \
-  if (json_is_integer(x = json_object_get(j, key)))                            \
+  if (json_is_integer(x = json_object_get(j, key)) &&                          \
+      json_integer_value(x) >= 0 &&                                            \
+      json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT)                    \
   var = (size_t)json_integer_value(x)
   OPTIONAL_COUNT("spec_gaps", gaps);
   OPTIONAL_COUNT("restarts", restarts);

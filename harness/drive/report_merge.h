@@ -35,6 +35,9 @@
 /// longest, with the longest case, expected and actual texts, is far
 /// below it); a longer line is refused, never held whole.
 #define LCTX_REPORT_MERGE_MAX_LINE (1 << 20)
+/// The largest count a shard's report.json may hold: a larger one (or a
+/// negative one) is a bad field, so that no merged sum wraps around.
+#define LCTX_REPORT_MERGE_MAX_COUNT (1LL << 40)
 
 /// What to merge, and where to.
 typedef struct lctx_report_merge_options {
