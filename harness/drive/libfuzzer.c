@@ -99,7 +99,6 @@ void lctx_libfuzzer_argv_build(const lctx_libfuzzer_run *run,
 void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s) {
   s->execs = 0;
   s->execs_per_sec = 0;
-  s->corpus = 0;
   /* `#N` starts a status line; the final stats give the units run. */
   for (const char *p = log; (p = strchr(p, '#')) != NULL; p++) {
     if ((p == log || p[-1] == '\n') && p[1] >= '0' && p[1] <= '9') {
@@ -122,12 +121,6 @@ void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s) {
   const char *num = last + 6;
   num += *num == ':';
   s->execs_per_sec = strtod(num, NULL);
-  const char *line = last;
-  while (line > log && line[-1] != '\n')
-    line--;
-  const char *corp = strstr(line, "corp: ");
-  if (corp && corp < last)
-    s->corpus = strtoul(corp + 6, NULL, 10);
 }
 
 void lctx_libfuzzer_job_started(lctx_libfuzzer_job *j, double now) {
@@ -141,7 +134,6 @@ void lctx_libfuzzer_job_read(lctx_libfuzzer_job *j, const char *log) {
   lctx_libfuzzer_parse(log, &s);
   j->execs_now = s.execs > j->execs_now ? s.execs : j->execs_now;
   j->execs_per_sec = s.execs_per_sec;
-  j->corpus = s.corpus > 0 ? s.corpus : j->corpus;
 }
 
 void lctx_libfuzzer_job_ended(lctx_libfuzzer_job *j, double now,

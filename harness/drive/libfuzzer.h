@@ -9,8 +9,8 @@
  * exists, the `[libfuzzer]` options of a TARGET.options file, the corpus
  * folders last), and the reading of its output: the inputs run (the
  * largest `#N` of a status line, or stat::number_of_executed_units), the
- * last rate (`exec/s: N` of a job's status line, `exec/s N` of -fork's)
- * and the corpus size on that line (`corp: N`); and a campaign job's runs
+ * last rate (`exec/s: N` of a job's status line, `exec/s N` of -fork's);
+ * and a campaign job's runs
  * (lctx_libfuzzer_job): one plain libFuzzer process at a time, restarted
  * after it stops on a finding, its inputs summed over its runs, its
  * restarts held back when runs end at once (a target that crashes on
@@ -69,9 +69,8 @@ typedef struct lctx_libfuzzer_stats {
   /// Inputs run: the largest `#N` starting a line, or
   /// stat::number_of_executed_units when larger; 0: none said.
   unsigned long long execs;
-  /// The last rate said (0: none), and the corpus size on its line.
+  /// The last rate said (0: none).
   double execs_per_sec;
-  unsigned long corpus;
 } lctx_libfuzzer_stats;
 
 /// Reads `log` (a NUL-terminated text: a whole log, or its part of one
@@ -91,9 +90,8 @@ void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s);
 typedef struct lctx_libfuzzer_job {
   /// Inputs run by its ended runs, and by the current one so far.
   unsigned long long execs_done, execs_now;
-  /// The current run's last rate and corpus size (0: none said).
+  /// The current run's last rate (0: none said).
   double execs_per_sec;
-  unsigned long corpus;
   /// When the current run started; when to start the next one (0: none
   /// due); how many runs in a row ended at once; restarts so far.
   double started, restart_at;

@@ -59,8 +59,8 @@ lctx_fuzz_state *lctx_fuzz_state_new(void);
 /// "": none. `path` must outlive the state; set it before the first check.
 void lctx_fuzz_state_set_plugin(lctx_fuzz_state *state, const char *path);
 
-/// Destroys a state (NULL is fine), unloading a library loaded through
-/// LCTX_DIFF_PLUGIN.
+/// Destroys a state (NULL is fine). A library loaded for fuzz_differential
+/// stays loaded until the process ends.
 void lctx_fuzz_state_free(lctx_fuzz_state *state);
 
 /// A core check: judges one input; returns true on a failure, with the
