@@ -8,6 +8,7 @@
 
 #include "case_json.h"
 #include "conform_text.h"
+#include "rerun_cmd.h"
 #include "escape.h"
 #include "file.h"
 #include "sys.h"
@@ -131,58 +132,25 @@ bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
 // Case names and the rerun line
 //===----------------------------------------------------------------------===//
 
-bool lctx_conform_shell_word(char *buf, size_t n, const char *text) {
-  size_t at = strlen(buf), start = at;
-  bool plain = text[0] != 0;
-  for (const char *c = text; *c; c++)
-    plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
-                      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
-  size_t need = 1 + (plain ? 0 : 2);
-  for (const char *c = text; *c; c++)
-    need += *c == '\'' && !plain ? 5 : 1;
-  if (at + need + 1 > n)
-    return false;
-  buf[at++] = ' ';
-  if (!plain)
-    buf[at++] = '\'';
-  for (const char *c = text; *c; c++) {
-    if (*c == '\'' && !plain) {
-      /* '"'"' rather than '\'': no backslash, which the text reports
-       * would show doubled (lctx_esc). */
-      memcpy(buf + at, "'\"'\"'", 5);
-      at += 5;
-    } else {
-      buf[at++] = *c;
-    }
-  }
-  if (!plain)
-    buf[at++] = '\'';
-  buf[at] = 0;
-  return at > start;
-}
-
 bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
                               const char *flag, const char *impl,
                               const char *spec, const char *xfail,
                               const char *jax, const char *rerun_dir) {
   char *h = j->rerun_head, *t = j->rerun_tail;
   size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
-  h[0] = t[0] = '\0';
-  if (!lctx_conform_shell_word(h, n, program)) /* " PROGRAM": drop the ' ' */
-    return false;
-  memmove(h, h + 1, strlen(h));
-  return lctx_conform_shell_word(h, n, "conform") &&
-         lctx_conform_shell_word(h, n, flag) &&
-         lctx_conform_shell_word(h, n, impl) &&
-         (!spec || (lctx_conform_shell_word(h, n, "--spec") &&
-                    lctx_conform_shell_word(h, n, spec))) &&
-         (!xfail || (lctx_conform_shell_word(h, n, "--xfail") &&
-                     lctx_conform_shell_word(h, n, xfail))) &&
-         (j->exact || lctx_conform_shell_word(h, n, "--messages=class")) &&
-         (!jax || (lctx_conform_shell_word(h, n, "--jax") &&
-                   lctx_conform_shell_word(h, n, jax))) &&
-         lctx_conform_shell_word(t, m, "--report-dir") &&
-         lctx_conform_shell_word(t, m, rerun_dir);
+  t[0] = '\0';
+  return lctx_rerun_start(h, n, program, "conform") &&
+         lctx_rerun_shell_word(h, n, flag) &&
+         lctx_rerun_shell_word(h, n, impl) &&
+         (!spec || (lctx_rerun_shell_word(h, n, "--spec") &&
+                    lctx_rerun_shell_word(h, n, spec))) &&
+         (!xfail || (lctx_rerun_shell_word(h, n, "--xfail") &&
+                     lctx_rerun_shell_word(h, n, xfail))) &&
+         (j->exact || lctx_rerun_shell_word(h, n, "--messages=class")) &&
+         (!jax || (lctx_rerun_shell_word(h, n, "--jax") &&
+                   lctx_rerun_shell_word(h, n, jax))) &&
+         lctx_rerun_shell_word(t, m, "--report-dir") &&
+         lctx_rerun_shell_word(t, m, rerun_dir);
 }
 
 bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
@@ -237,9 +205,9 @@ static void rerun_line(const lctx_conform_judge *j,
   case_name(s, name, sizeof name);
   bool ok = (size_t)snprintf(buf, n, "%s", j->rerun_head) < n &&
             (strcmp(s->source, "random") != 0 ||
-             lctx_conform_shell_word(buf, n, seed)) &&
-            lctx_conform_shell_word(buf, n, "--case") &&
-            lctx_conform_shell_word(buf, n, name) &&
+             lctx_rerun_shell_word(buf, n, seed)) &&
+            lctx_rerun_shell_word(buf, n, "--case") &&
+            lctx_rerun_shell_word(buf, n, name) &&
             strlen(buf) + strlen(j->rerun_tail) < n;
   if (ok)
     strcat(buf, j->rerun_tail);

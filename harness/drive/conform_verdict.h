@@ -173,13 +173,6 @@ typedef struct lctx_conform_only {
 bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
                              char *why, size_t why_size);
 
-/// Appends `text` to the string in `buf` (`n` bytes) as one POSIX shell
-/// word after a space: as it is when it holds only safe characters, else
-/// in single quotes (a quote in it as '"'"', so that the word holds no
-/// backslash for lctx_esc to double). False, `buf` left as it was, when it
-/// does not fit.
-bool lctx_conform_shell_word(char *buf, size_t n, const char *text);
-
 /// The judge of verdicts: what judging needs, set by the caller (every
 /// field above `expected`), and its scratch. Large: keep it on the heap.
 typedef struct lctx_conform_judge {

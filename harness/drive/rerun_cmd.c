@@ -1,6 +1,6 @@
 /*
- * rerun_cmd.c - the program and the report folder of rerun lines (see
- * rerun_cmd.h).
+ * rerun_cmd.c - the program, the report folder and the quoting of rerun lines
+ * (see rerun_cmd.h).
  */
 #include "rerun_cmd.h"
 
@@ -82,4 +82,43 @@ bool lctx_rerun_dir(const char *report_dir, char *buf, size_t n) {
   int w = again ? snprintf(buf, n, "%.*s", (int)len, report_dir)
                 : snprintf(buf, n, "%s/rerun", report_dir);
   return w >= 0 && (size_t)w < n;
+}
+
+bool lctx_rerun_shell_word(char *buf, size_t n, const char *text) {
+  size_t at = strlen(buf), start = at;
+  bool plain = text[0] != 0;
+  for (const char *c = text; *c; c++)
+    plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
+                      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
+  size_t need = 1 + (plain ? 0 : 2);
+  for (const char *c = text; *c; c++)
+    need += *c == '\'' && !plain ? 5 : 1;
+  if (at + need + 1 > n)
+    return false;
+  buf[at++] = ' ';
+  if (!plain)
+    buf[at++] = '\'';
+  for (const char *c = text; *c; c++) {
+    if (*c == '\'' && !plain) {
+      /* '"'"' rather than '\'': no backslash, which the text reports
+       * would show doubled (lctx_esc). */
+      memcpy(buf + at, "'\"'\"'", 5);
+      at += 5;
+    } else {
+      buf[at++] = *c;
+    }
+  }
+  if (!plain)
+    buf[at++] = '\'';
+  buf[at] = 0;
+  return at > start;
+}
+
+bool lctx_rerun_start(char *buf, size_t n, const char *program,
+                      const char *command) {
+  buf[0] = '\0';
+  if (!lctx_rerun_shell_word(buf, n, program))
+    return false;
+  memmove(buf, buf + 1, strlen(buf)); /* " PROGRAM": no leading space */
+  return lctx_rerun_shell_word(buf, n, command);
 }

@@ -1,7 +1,8 @@
 /*
  * rerun_cmd.h - how a rerun line starts and where it writes.
  *
- * Owns two choices every rerun line of `lctx conform` makes: the program
+ * Owns the choices every rerun line (of `lctx conform` and `lctx sweep`)
+ * makes, and its quoting: the program
  * it names is the lctx that is running (its path from /proc/self/exe, else
  * argv[0] made absolute at start-up), so that the line runs when pasted
  * into a shell whose PATH has no lctx; and its report folder is REPORT_DIR
@@ -25,6 +26,19 @@ void lctx_rerun_note_argv0(const char *argv0);
 /// lctx_rerun_note_argv0, else "lctx". False (and "lctx") when the path
 /// does not fit.
 bool lctx_rerun_program(char *buf, size_t n);
+
+/// Appends `text` to the string in `buf` (`n` bytes) as one POSIX shell
+/// word after a space: as it is when it holds only safe characters, else
+/// in single quotes (a quote in it as '"'"', so that the word holds no
+/// backslash for lctx_esc to double). False, `buf` left as it was, when it
+/// does not fit.
+bool lctx_rerun_shell_word(char *buf, size_t n, const char *text);
+
+/// Starts a rerun line in `buf` (`n` bytes): `program` (lctx_rerun_program)
+/// and `command` (conform, sweep), each a shell word. False when it does
+/// not fit.
+bool lctx_rerun_start(char *buf, size_t n, const char *program,
+                      const char *command);
 
 /// The report folder of the rerun lines of a run writing into
 /// `report_dir`: REPORT_DIR/rerun, or REPORT_DIR itself when its last name

@@ -6,7 +6,6 @@
 #include "sweep.h"
 
 #include "conform_report.h"
-#include "conform_verdict.h"
 #include "escape.h"
 #include "exit.h"
 #include "rerun_cmd.h"
@@ -186,16 +185,14 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
   const lctx_sweep_options *o = s->o;
   char program[4096], dir[4200], number[64];
   lctx_rerun_program(program, sizeof program);
-  bool ok = lctx_rerun_dir(o->out_dir, dir, sizeof dir);
-  dst[0] = '\0';
-  ok = ok && lctx_conform_shell_word(dst, n, program) &&
-       lctx_conform_shell_word(dst, n, "sweep") &&
-       lctx_conform_shell_word(dst, n, "--cmd") &&
-       lctx_conform_shell_word(dst, n, o->command);
+  bool ok = lctx_rerun_dir(o->out_dir, dir, sizeof dir) &&
+            lctx_rerun_start(dst, n, program, "sweep") &&
+            lctx_rerun_shell_word(dst, n, "--cmd") &&
+            lctx_rerun_shell_word(dst, n, o->command);
   snprintf(number, sizeof number, "--seed=%llu", o->seed);
-  ok = ok && lctx_conform_shell_word(dst, n, number);
+  ok = ok && lctx_rerun_shell_word(dst, n, number);
   snprintf(number, sizeof number, "--lists=%zu", o->lists);
-  ok = ok && lctx_conform_shell_word(dst, n, number);
+  ok = ok && lctx_rerun_shell_word(dst, n, number);
   /* The table and the known defects always, as this run resolved them, so
    * that the line judges alike without the environment that chose them. */
   const char *words[][2] = {
@@ -206,22 +203,20 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
       {"--kind", o->kind}};
   for (size_t i = 0; ok && i < sizeof words / sizeof words[0]; i++)
     if (words[i][1])
-      ok = lctx_conform_shell_word(dst, n, words[i][0]) &&
-           lctx_conform_shell_word(dst, n, words[i][1]);
+      ok = lctx_rerun_shell_word(dst, n, words[i][0]) &&
+           lctx_rerun_shell_word(dst, n, words[i][1]);
   if (ok && o->limit) {
     snprintf(number, sizeof number, "%zu", o->limit);
-    ok = lctx_conform_shell_word(dst, n, "--limit") &&
-         lctx_conform_shell_word(dst, n, number);
+    ok = lctx_rerun_shell_word(dst, n, "--limit") &&
+         lctx_rerun_shell_word(dst, n, number);
   }
   snprintf(number, sizeof number, "%zu", index);
-  ok = ok && lctx_conform_shell_word(dst, n, "--case") &&
-       lctx_conform_shell_word(dst, n, number) &&
-       lctx_conform_shell_word(dst, n, "--out") &&
-       lctx_conform_shell_word(dst, n, dir);
+  ok = ok && lctx_rerun_shell_word(dst, n, "--case") &&
+       lctx_rerun_shell_word(dst, n, number) &&
+       lctx_rerun_shell_word(dst, n, "--out") &&
+       lctx_rerun_shell_word(dst, n, dir);
   if (!ok)
     dst[0] = '\0';
-  else if (dst[0] == ' ')
-    memmove(dst, dst + 1, strlen(dst));
 }
 
 /* Takes judged case `index` (exports `e`, verdicts `v`; a case stopped
