@@ -27,6 +27,17 @@ at the tag); before, it is in openxla/xla's xla/python/ at the XLA commit
 the tag's third_party/xla/workspace.bzl pins, and the XLA files were not
 readable at those commits here: what was read instead is said in `note`.
 
+From jaxlib 0.11.1 on, py_client.h is in no source tree readable here (the
+jax-ml/jax history available ends at the modelled commit, and the wheels
+hold the compiled extension only): those entries leave `gpu_platforms`
+unread (None), and say what was read instead (`note`): the real CPU client
+of the installed wheel (`platform_version`, `runtime_type`, checked by
+test_jaxlib_clients.py) and the Client class's members (`dir()` of
+`jaxlib._jax.Client`). A fake GPU client's `.platform` is then not
+answered (FactNotRead): lctx does not offer the cases whose outcome
+depends on it at those releases ("not judged"), and a case that still
+reads it is answered as an adapter error, never with a guess.
+
 An unknown jaxlib release is refused (UnknownRelease), never guessed.
 Standard library only; importing this module does not import JAX.
 """
@@ -55,7 +66,15 @@ class ClientEntry(collections.namedtuple(
     __slots__ = ()
 
     def platform(self, real_platform):
-        """`.platform` of a client whose real platform is `real_platform`."""
+        """`.platform` of a client whose real platform is `real_platform`;
+        raises FactNotRead for a GPU platform when the shim was not read."""
+        if self.gpu_platforms is None:
+            if real_platform in CUDA_ROCM_ONEAPI:
+                raise FactNotRead(
+                    "jaxlib %s's .platform for a %s client was not read "
+                    "(py_client.h is in no readable source for this release)"
+                    % (self.release, real_platform))
+            return real_platform
         if real_platform in self.gpu_platforms:
             return "gpu"
         return real_platform
@@ -63,6 +82,10 @@ class ClientEntry(collections.namedtuple(
 
 class UnknownRelease(Exception):
     """The installed jaxlib has no entry in CLIENTS."""
+
+
+class FactNotRead(Exception):
+    """What the entry's jaxlib reports here was not read from its source."""
 
 
 CUDA_ROCM = ("cuda", "rocm")
@@ -198,6 +221,29 @@ for _row in (
     CLIENTS[_row[0]] = _jaxlib_entry(*_row[:5], _binding(*_row[5]))
 del _row
 
+# From jaxlib 0.11.1 (released after the modelled commit): the Python side
+# is read from each wheel, the shim is not (see the module docstring). The
+# CPU client reports platform_version 'cpu' and runtime_type 'pjrt_ifrt' in
+# each (read from the real client), and its Client class has every member
+# of KNOWN_MEMBERS (dir(jaxlib._jax.Client); 0.11.2 on also has is_c_api,
+# which xla_bridge.using_pjrt_c_api reads, off the paths driven).
+for _release in ("0.11.1", "0.11.2", "0.12.0", "0.12.0.1", "0.12.1"):
+    CLIENTS[_release] = ClientEntry(
+        release=_release, jax_commit=None, xla_commit=None,
+        gpu_platforms=None, cpu_platform_version="cpu",
+        cpu_runtime_type="pjrt_ifrt", members=MEMBERS,
+        platform_source=None,
+        members_source=Source("PyPI", "jaxlib-%s wheel: jaxlib/_jax "
+                              "Client (dir())" % _release, None, None),
+        note="py_client.h not readable for this release (the jax-ml/jax "
+             "history here ends at cec06d116c05, the wheel holds only the "
+             "compiled _jax extension): `.platform` of a cuda, rocm or "
+             "oneapi client is not read and not guessed; read instead: the "
+             "wheel's real CPU client (platform_version, runtime_type) and "
+             "its Client class's members.")
+del _release
+
+
 def installed_version():
     """The installed jaxlib's version (`jaxlib.__version__`, else
     `jax.lib.__version__`), or None when neither can be read."""
@@ -227,13 +273,19 @@ def lookup(version):
 
 def describe(entry):
     """One line naming `entry` and its sources, for logs."""
+    members = ("no _get_all_devices" if "_get_all_devices" not in
+               entry.members else "all known members")
     p = entry.platform_source
+    if p is None:
+        return ("jaxlib %s client entry: .platform of cuda, rocm and oneapi "
+                "clients NOT READ (cases reading it are not judged); CPU "
+                "platform_version %r; %s; read instead: the wheel's CPU "
+                "client and Client members"
+                % (entry.release, entry.cpu_platform_version, members))
     where = ("%s:%d-%d" % (p.path, p.lines[0], p.lines[1]) if p.lines
              else "%s (line not read)" % p.path)
     return ("jaxlib %s client entry: 'gpu' for %s; CPU platform_version %r; "
             "%s; .platform from %s@%s %s"
             % (entry.release, ", ".join(entry.gpu_platforms),
-               entry.cpu_platform_version,
-               "no _get_all_devices" if "_get_all_devices" not in
-               entry.members else "all known members",
+               entry.cpu_platform_version, members,
                p.repo, p.commit[:12], where))

@@ -457,6 +457,8 @@ static bool offer(run *r, const char *source, size_t index,
     r->report->cases_skipped++;
     return true;
   }
+  if (lctx_conform_not_judged(&r->judge_v, c))
+    return true;
   bool absent = lctx_conform_uses_absent(&r->judge_v, c);
   if ((needed & ~r->info->operations) || absent) {
     r->report->cases_unsupported++;
@@ -623,7 +625,7 @@ static bool finish_files(run *r, bool ok) {
 /* Prints the table and the summary; `written`: the reports are. */
 static void print_text(run *r, bool ok, bool written) {
   char as[160];
-  bool modelled = r->spec.selected == r->spec.release_count;
+  bool modelled = lctx_spec_selected_modelled(&r->spec);
   if (modelled)
     snprintf(as, sizeof as, "the modelled JAX commit %.20s",
              r->spec.jax_commit);
@@ -736,7 +738,7 @@ static bool set_up_verdicts(run *r) {
   lctx_conform_judge_init(j);
   char dir[PATH_CAP], program[PATH_CAP];
   bool spec = strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0;
-  bool jax = r->spec.selected < r->spec.release_count;
+  bool jax = !lctx_spec_selected_modelled(&r->spec);
   lctx_rerun_program(program, sizeof program);
   if (lctx_rerun_dir(r->o.report_dir, dir, sizeof dir) &&
       lctx_conform_judge_rerun(j, program, r->o.impl_path ? "--impl" : "--cmd",

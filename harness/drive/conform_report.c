@@ -325,6 +325,8 @@ static json_t *json_rows(const lctx_conform_doc *d) {
     json_object_set_new(row, "id", json_string(s->id));
     if (s->absent)
       json_object_set_new(row, "absent", json_true());
+    if (s->not_judged)
+      json_object_set_new(row, "not_judged", json_count(s->not_judged));
     for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
       json_object_set_new(row, lctx_conform_verdict_name(v),
                           json_count(s->n[v]));
@@ -378,6 +380,19 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "cases_unsupported",
                       json_count(rep->cases_unsupported));
   json_object_set_new(j, "cases_absent", json_count(rep->cases_absent));
+  json_object_set_new(j, "cases_not_judged", json_count(rep->cases_not_judged));
+  if (rep->cases_not_judged) {
+    json_t *nj = json_object();
+    json_object_set_new(nj, "fact", json_string(rep->not_judged_fact));
+    json_object_set_new(nj, "why",
+                        lctx_conform_json_text(rep->not_judged_why));
+    json_t *ids = json_array();
+    for (size_t i = 0; i < rep->row_count; i++)
+      if (rep->rows[i].not_judged)
+        json_array_append_new(ids, json_string(rep->rows[i].id));
+    json_object_set_new(nj, "rows", ids);
+    json_object_set_new(j, "not_judged", nj);
+  }
   json_object_set_new(j, "cases_skipped", json_count(rep->cases_skipped));
   json_object_set_new(j, "spec_gaps", json_count(rep->spec_gaps));
   json_object_set_new(j, "restarts", json_count(rep->restarts));
@@ -610,6 +625,8 @@ void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
           "of them %zu judged, %zu skipped by shard or --ops, %zu "
           "unsupported",
           rep->cases_run, rep->cases_skipped, rep->cases_unsupported);
+  if (rep->cases_not_judged)
+    fprintf(out, ", %zu not judged at this release", rep->cases_not_judged);
   if (not_reached)
     fprintf(out, ", %zu not reached as the run stopped", not_reached);
   fputc(')', out);
@@ -639,6 +656,22 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
           n[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "");
   print_where(d, t, out);
+  if (rep->cases_not_judged > 0) {
+    lctx_escaped wb;
+    size_t ops = 0;
+    fprintf(out,
+            "not judged: %zu cases need fact %s, not read at this release "
+            "(%s); rows:",
+            rep->cases_not_judged, rep->not_judged_fact,
+            lctx_esc(&wb, rep->not_judged_why));
+    for (size_t i = 0; i < rep->row_count; i++) {
+      if (!rep->rows[i].not_judged)
+        continue;
+      ops += rep->rows[i].not_judged;
+      fprintf(out, " %s (%zu)", rep->rows[i].id, rep->rows[i].not_judged);
+    }
+    fprintf(out, "; %zu operations in all\n", ops);
+  }
   if (rep->modules_unjudged > 0)
     fprintf(out,
             "modules: %zu not judged: the MLIR judge could not start (see "

@@ -38,12 +38,15 @@ bool lctx_conform_row_failed(const lctx_conform_row *s) {
 
 size_t lctx_conform_cases_total(const lctx_conform_report *rep) {
   size_t n = rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2];
-  return n ? n : rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+  return n ? n
+           : rep->cases_run + rep->cases_skipped + rep->cases_unsupported +
+                 rep->cases_not_judged;
 }
 
 size_t lctx_conform_cases_not_reached(const lctx_conform_report *rep) {
   size_t total = lctx_conform_cases_total(rep);
-  size_t seen = rep->cases_run + rep->cases_skipped + rep->cases_unsupported;
+  size_t seen = rep->cases_run + rep->cases_skipped + rep->cases_unsupported +
+                rep->cases_not_judged;
   return total > seen ? total - seen : 0;
 }
 
@@ -503,8 +506,32 @@ void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c) {
   }
 }
 
+bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c) {
+  if (c->op_count == 0)
+    return false;
+  int f = lctx_spec_depends_unread(j->spec, c, c->op_count - 1, &j->features);
+  if (f < 0)
+    return false;
+  lctx_conform_report *rep = j->report;
+  if (rep->cases_not_judged++ == 0) {
+    snprintf(rep->not_judged_fact, sizeof rep->not_judged_fact, "%s",
+             lctx_classify_fact_name((lctx_fact)f));
+    snprintf(rep->not_judged_why, sizeof rep->not_judged_why, "%s",
+             j->spec->fact[f].unread_why);
+  }
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
+  for (size_t i = 0; i < c->op_count; i++) {
+    lctx_classify_op(&state, i, &j->features);
+    size_t m[2];
+    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1)
+      rep->rows[m[0]].not_judged++;
+  }
+  return true;
+}
+
 bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c) {
-  if (j->spec->selected == j->spec->release_count)
+  if (lctx_spec_selected_modelled(j->spec))
     return false;
   lctx_feature_state state;
   lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));

@@ -73,6 +73,9 @@ typedef struct lctx_conform_row {
   /// <=0.10.2 behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)".
   size_t drift_explained;
   char drift[512];
+  /// Operations not judged at the judged release: their case depends on a
+  /// fact the table says was not read there (lctx_spec_depends_unread).
+  size_t not_judged;
 } lctx_conform_row;
 
 /// What a run found: the counts behind the text summary and the reports.
@@ -87,6 +90,12 @@ typedef struct lctx_conform_report {
   /// Of those, the cases using an operation the judged release does not
   /// have (an absent spec row): never offered to the implementation.
   size_t cases_absent;
+  /// Cases not judged at the judged release: their outcome depends on a
+  /// fact not read there (never offered to the implementation, never
+  /// guessed); the first such fact and why it was not read.
+  size_t cases_not_judged;
+  char not_judged_fact[32];
+  char not_judged_why[200];
   /// Cases offered per source: the conformance cases, the domain, random.
   size_t source_cases[3];
   size_t restarts; ///< of the worker or program
@@ -250,6 +259,11 @@ bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
 void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c);
 
 /// Whether case `c` uses an operation the judged release does not have.
+/// Whether case `c` depends on a fact not read at the judged release
+/// (lctx_spec_depends_unread); if so counts it and its operations as not
+/// judged, under the rows they match.
+bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c);
+
 bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c);
 
 #endif /* LCTX_HARNESS_CONFORM_VERDICT_H */

@@ -425,6 +425,10 @@ typedef struct run {
   const lctx_lowering_registry *registry;
   lctx_registry *backends;
   lctx_lowering_result *result;
+  /// The context the caller lowered with: its module platforms are the
+  /// ones the module is lowered for (`shape_poly_state.lowering_platforms`,
+  /// which lower_fun does not replace).
+  const lctx_lowering_context *top;
 } run;
 
 static bool limit(run *r, lctx_lowering_limit why) {
@@ -752,6 +756,17 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
   if (ctx->dim_var_count < 1)
     return raise_assertion(r, "Must have a platform_index variable");
 
+  /* From jax-v0.12.1 (release.c F12) the first case spans the platforms
+   * the module is lowered for, after asserting there are several; a
+   * platform without a kept rule (outside a narrowed list) yields slot 0. */
+  bool module_wide = release_of(r->registry)->dispatch_module_platforms;
+  if (module_wide) {
+    if (r->top->module.platform_count <= 1)
+      return raise_assertion(r, "");
+    platforms = r->top->module.platforms;
+    n = r->top->module.platform_count;
+  }
+
   /* 7. The two-level dispatch. */
   int dispatch;
   lctx_lowering_event *d = new_event(r, LCTX_EVENT_DISPATCH, parent, &dispatch);
@@ -759,8 +774,10 @@ static bool per_platform(run *r, const lctx_lowering_context *ctx,
     return false;
   d->has_platforms = true;
   copy_list(d->platforms, &d->platform_count, platforms, n);
-  for (size_t i = 0; i < n; i++)
-    d->slots[i] = lctx_platform_rules_get(&map, platforms[i]);
+  for (size_t i = 0; i < n; i++) {
+    int slot = lctx_platform_rules_get(&map, platforms[i]);
+    d->slots[i] = module_wide && slot < 0 ? 0 : slot;
+  }
   d->kept_count = kept_count;
   for (size_t i = 0; i < kept_count; i++)
     d->kept[i] = kept[i];
@@ -938,7 +955,7 @@ bool lctx_lowering_lower_eqn(const lctx_lowering_registry *registry,
                              lctx_registry *backends,
                              const lctx_lowering_context *context,
                              int primitive, lctx_lowering_result *result) {
-  run r = {registry, backends, result};
+  run r = {registry, backends, result, context};
   result_reset(result);
   bool ok = release_of(registry)->has_lower_per_platform
                 ? lower_eqn(&r, context, primitive, -1, 0)
@@ -953,7 +970,7 @@ bool lctx_lowering_per_platform(const lctx_lowering_registry *registry,
                                 const lctx_platform_rules *platform_rules,
                                 int default_rule,
                                 lctx_lowering_result *result) {
-  run r = {registry, backends, result};
+  run r = {registry, backends, result, context};
   result_reset(result);
   if (!release_of(registry)->has_lower_per_platform)
     return finish(result, context, limit(&r, LCTX_LOWERING_LIMIT_RELEASE));

@@ -67,7 +67,32 @@
  *    compute_on.extend_compute_type) until 9dc26ee3a5 "Update
  *    test_qr_decomposition_offload to use compute_on2 ..." (jax-v0.10.1).
  *
- * Unchanged over all ten (checked function by function): backends()'s
+ * F12 dispatch_module_platforms - lower_per_platform's first case over
+ *    `ctx.module_context.shape_poly_state.lowering_platforms` (one branch per
+ *    platform of the module, `platform_to_kept_rules_idx.get(p, 0)`), after
+ *    `assert module_platforms is not None and len(module_platforms) > 1`:
+ *    first in jax-v0.12.1 (mlir.py:2778-2793 of its wheel). The commit is
+ *    not known here: the jax-ml/jax history readable ends at cec06d116c05,
+ *    so 0.11.1 to 0.12.1 were read from their wheels (jax/_src/...), and
+ *    0.12.0.1 still has the narrowed first case (mlir.py:2698).
+ * F13 client_gpu_unread - jaxlib's py_client.h after cec06d116c05 is in no
+ *    tree readable here (the wheels hold the compiled extension only), so
+ *    F2 is not read for 0.11.1 to 0.12.1; the modelled commit's list stands
+ *    in, and what depends on it is not judged at those releases.
+ *
+ * The releases after the modelled commit (0.11.1, 0.11.2, 0.12.0, 0.12.0.1,
+ * 0.12.1) were compared with it function by function (ast.unparse of
+ * xla_bridge.py, mlir.py and core.py from each wheel): backends(),
+ * _init_backend, canonicalize_platform, _get_backend_uncached,
+ * known_platforms, ModuleContext.get_backend, register_lowering's check,
+ * _get_lowering_rules' selection and lower_fun's narrowing are unchanged
+ * (0.12.0 adds a `proxy` factory, priority -1, to the stock registry, which
+ * a case does not use; 0.12.1 reads the compute type from
+ * `config.compute_on_context_manager` in _platforms_for_eqn_ctx, which the
+ * equation's context manager sets to the same value); only F12 differs.
+ *
+ * Unchanged over the ten up to the modelled commit (checked function by
+ * function): backends()'s
  * registrations, priorities, messages and AssertionError; _init_backend's
  * messages; canonicalize_platform's message; _get_backend_uncached but F6;
  * the M1 and M2 messages; and, wherever lower_per_platform exists (F9),
@@ -393,12 +418,170 @@ static const lctx_release RELEASES[] = {
         /* F11 9dc26ee3a5: core.py:366-381 */
         .compute_nesting_check = false,
     },
+    {
+        .name = "0.11.1",
+        .jax_ref = "jax-v0.11.1 (wheel)",
+        /* F1 5e1c8e7295: xla_bridge.py:708-712 */
+        .gpu_alias = CUDA_ROCM_ONEAPI,
+        /* F3 5e1c8e7295: xla_bridge.py:713-719 */
+        .known_builtin = KNOWN_ONEAPI,
+        /* F5 0224235edf: xla_bridge.py:823 */
+        .cuda_skip = true,
+        /* F6 5a2fb38c0f: xla_bridge.py:947 */
+        .unknown_backend_lists_available = true,
+        /* F2 not read (F13): the modelled commit's list */
+        .client_gpu = CUDA_ROCM_ONEAPI,
+        .client_gpu_unread = true,
+        /* F8 e86b6ae292: mlir.py:893-910 */
+        .module_optional = true,
+        /* F7 fdb6af82d2: mlir.py:901-909 */
+        .module_pinned_check = true,
+        /* F7 fdb6af82d2: mlir.py:910 */
+        .module_lookup_first_platform = true,
+        /* F4 2aaa108f06: mlir.py:1027-1032 */
+        .lowering_checks_platform = true,
+        /* F9 2d9da6c8fb: mlir.py:2516 */
+        .has_lower_per_platform = true,
+        /* F10 ba5b3c7941: mlir.py:2488 */
+        .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:358 JaxprEqnContextManager */
+        .compute_nesting_check = false,
+        /* F12: mlir.py lower_per_platform */
+        .dispatch_module_platforms = false,
+    },
+    {
+        .name = "0.11.2",
+        .jax_ref = "jax-v0.11.2 (wheel)",
+        /* F1 5e1c8e7295: xla_bridge.py:709-713 */
+        .gpu_alias = CUDA_ROCM_ONEAPI,
+        /* F3 5e1c8e7295: xla_bridge.py:714-720 */
+        .known_builtin = KNOWN_ONEAPI,
+        /* F5 0224235edf: xla_bridge.py:824 */
+        .cuda_skip = true,
+        /* F6 5a2fb38c0f: xla_bridge.py:948 */
+        .unknown_backend_lists_available = true,
+        /* F2 not read (F13): the modelled commit's list */
+        .client_gpu = CUDA_ROCM_ONEAPI,
+        .client_gpu_unread = true,
+        /* F8 e86b6ae292: mlir.py:940-957 */
+        .module_optional = true,
+        /* F7 fdb6af82d2: mlir.py:948-956 */
+        .module_pinned_check = true,
+        /* F7 fdb6af82d2: mlir.py:957 */
+        .module_lookup_first_platform = true,
+        /* F4 2aaa108f06: mlir.py:1074-1079 */
+        .lowering_checks_platform = true,
+        /* F9 2d9da6c8fb: mlir.py:2578 */
+        .has_lower_per_platform = true,
+        /* F10 ba5b3c7941: mlir.py:2550 */
+        .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:359 JaxprEqnContextManager */
+        .compute_nesting_check = false,
+        /* F12: mlir.py lower_per_platform */
+        .dispatch_module_platforms = false,
+    },
+    {
+        .name = "0.12.0",
+        .jax_ref = "jax-v0.12.0 (wheel)",
+        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        .gpu_alias = CUDA_ROCM_ONEAPI,
+        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
+        .known_builtin = KNOWN_ONEAPI,
+        /* F5 0224235edf: xla_bridge.py:848 */
+        .cuda_skip = true,
+        /* F6 5a2fb38c0f: xla_bridge.py:972 */
+        .unknown_backend_lists_available = true,
+        /* F2 not read (F13): the modelled commit's list */
+        .client_gpu = CUDA_ROCM_ONEAPI,
+        .client_gpu_unread = true,
+        /* F8 e86b6ae292: mlir.py:940-957 */
+        .module_optional = true,
+        /* F7 fdb6af82d2: mlir.py:948-956 */
+        .module_pinned_check = true,
+        /* F7 fdb6af82d2: mlir.py:957 */
+        .module_lookup_first_platform = true,
+        /* F4 2aaa108f06: mlir.py:1074-1079 */
+        .lowering_checks_platform = true,
+        /* F9 2d9da6c8fb: mlir.py:2604 */
+        .has_lower_per_platform = true,
+        /* F10 ba5b3c7941: mlir.py:2576 */
+        .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:351 JaxprEqnContextManager */
+        .compute_nesting_check = false,
+        /* F12: mlir.py lower_per_platform */
+        .dispatch_module_platforms = false,
+    },
+    {
+        .name = "0.12.0.1",
+        .jax_ref = "jax-v0.12.0.1 (wheel)",
+        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        .gpu_alias = CUDA_ROCM_ONEAPI,
+        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
+        .known_builtin = KNOWN_ONEAPI,
+        /* F5 0224235edf: xla_bridge.py:848 */
+        .cuda_skip = true,
+        /* F6 5a2fb38c0f: xla_bridge.py:972 */
+        .unknown_backend_lists_available = true,
+        /* F2 not read (F13): the modelled commit's list */
+        .client_gpu = CUDA_ROCM_ONEAPI,
+        .client_gpu_unread = true,
+        /* F8 e86b6ae292: mlir.py:940-957 */
+        .module_optional = true,
+        /* F7 fdb6af82d2: mlir.py:948-956 */
+        .module_pinned_check = true,
+        /* F7 fdb6af82d2: mlir.py:957 */
+        .module_lookup_first_platform = true,
+        /* F4 2aaa108f06: mlir.py:1074-1079 */
+        .lowering_checks_platform = true,
+        /* F9 2d9da6c8fb: mlir.py:2604 */
+        .has_lower_per_platform = true,
+        /* F10 ba5b3c7941: mlir.py:2576 */
+        .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:351 JaxprEqnContextManager */
+        .compute_nesting_check = false,
+        /* F12: mlir.py lower_per_platform */
+        .dispatch_module_platforms = false,
+    },
+    {
+        .name = "0.12.1",
+        .jax_ref = "jax-v0.12.1 (wheel)",
+        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        .gpu_alias = CUDA_ROCM_ONEAPI,
+        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
+        .known_builtin = KNOWN_ONEAPI,
+        /* F5 0224235edf: xla_bridge.py:848 */
+        .cuda_skip = true,
+        /* F6 5a2fb38c0f: xla_bridge.py:972 */
+        .unknown_backend_lists_available = true,
+        /* F2 not read (F13): the modelled commit's list */
+        .client_gpu = CUDA_ROCM_ONEAPI,
+        .client_gpu_unread = true,
+        /* F8 e86b6ae292: mlir.py:968-985 */
+        .module_optional = true,
+        /* F7 fdb6af82d2: mlir.py:976-984 */
+        .module_pinned_check = true,
+        /* F7 fdb6af82d2: mlir.py:985 */
+        .module_lookup_first_platform = true,
+        /* F4 2aaa108f06: mlir.py:1136-1141 */
+        .lowering_checks_platform = true,
+        /* F9 2d9da6c8fb: mlir.py:2694 */
+        .has_lower_per_platform = true,
+        /* F10 ba5b3c7941: mlir.py:2666 */
+        .compute_type_platforms = true,
+        /* F11 9dc26ee3a5: core.py:350 JaxprEqnContextManager */
+        .compute_nesting_check = false,
+        /* F12: mlir.py lower_per_platform */
+        .dispatch_module_platforms = true,
+    },
 };
 
 #define RELEASE_COUNT (sizeof RELEASES / sizeof RELEASES[0])
 
+/* The modelled commit's place in RELEASES: after 0.11.0. */
+#define MODELLED_INDEX 9
+
 const lctx_release *lctx_release_modelled(void) {
-  return &RELEASES[RELEASE_COUNT - 1];
+  return &RELEASES[MODELLED_INDEX];
 }
 
 const lctx_release *lctx_release_find(const char *name) {

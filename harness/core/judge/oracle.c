@@ -602,7 +602,7 @@ size_t lctx_oracle_check_case_expect(lctx_oracle *oracle, const lctx_case *c,
     oracle->ops++;
     /* An operation the release does not have is neither judged nor
      * varied (at the modelled commit every operation exists). */
-    if ((oracle->spec->selected < oracle->spec->release_count ||
+    if ((!lctx_spec_selected_modelled(oracle->spec) ||
          features->value[LCTX_F_API] != 0) &&
         check_absent(&r, s, actual)) {
       oracle->absent++;

@@ -222,31 +222,37 @@ const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id) {
 
 int lctx_spec_release_index(const lctx_spec *spec, const char *name) {
   if (!name || strcmp(name, LCTX_SPEC_MODELLED) == 0)
-    return (int)spec->release_count;
-  for (size_t i = 0; i < spec->release_count; i++) {
-    if (strcmp(spec->releases[i], name) == 0)
+    return (int)spec->modelled;
+  for (size_t i = 0; i <= spec->release_count; i++) {
+    if (i != spec->modelled && strcmp(spec->releases[i], name) == 0)
       return (int)i;
   }
   return -1;
 }
 
 const char *lctx_spec_release_name(const lctx_spec *spec, size_t index) {
-  return index < spec->release_count ? spec->releases[index]
-                                     : LCTX_SPEC_MODELLED;
+  return index <= spec->release_count && index != spec->modelled
+             ? spec->releases[index]
+             : LCTX_SPEC_MODELLED;
+}
+
+bool lctx_spec_selected_modelled(const lctx_spec *spec) {
+  return spec->selected == spec->modelled;
 }
 
 void lctx_spec_format_releases(const lctx_spec *spec, lctx_buf *out) {
-  for (size_t i = 0; i < spec->release_count; i++) {
-    lctx_buf_append_cstr(out, spec->releases[i]);
-    lctx_buf_append_cstr(out, ", ");
+  for (size_t i = 0; i <= spec->release_count; i++) {
+    if (i > 0)
+      lctx_buf_append_cstr(out, ", ");
+    lctx_buf_append_cstr(out, lctx_spec_release_name(spec, i));
   }
-  lctx_buf_append_cstr(out, LCTX_SPEC_MODELLED);
 }
 
 /* Of the states `first` .. `first + count` (the current one, then `was`
  * lines in descending release order), the one that holds at `release`:
  * the `was` line with the smallest boundary after `release`, else the
- * current one. */
+ * current one (so at every release after the modelled commit, whose was
+ * lines all lie before it). */
 static const lctx_spec_was *state_at(const lctx_spec *spec, size_t first,
                                      size_t count, size_t release) {
   for (size_t k = count; k-- > 1;) {
@@ -332,4 +338,84 @@ bool lctx_spec_select(lctx_spec *spec, const char *name, lctx_buf *error) {
       row->outcomes[k] = spec->was_outcomes[w->first_outcome + k];
   }
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Facts not read
+//===----------------------------------------------------------------------===//
+
+/* Classifies operations 0 .. `index` of `c` under `facts` into a hash. */
+static uint64_t signature(const lctx_case *c, size_t index,
+                          const lctx_facts *facts, lctx_features *f) {
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, facts);
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t k = 0; k <= index && k < c->op_count; k++) {
+    lctx_classify_op(&state, k, f);
+    const unsigned char *b = (const unsigned char *)f->value;
+    for (size_t i = 0; i < sizeof f->value; i++)
+      h = (h ^ b[i]) * 0x100000001b3ULL;
+    for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+      h = (h ^ (unsigned char)f->has[p]) * 0x100000001b3ULL;
+      for (size_t i = 0; f->has[p] && i < f->text[p].length; i++)
+        h = (h ^ (unsigned char)f->text[p].data[i]) * 0x100000001b3ULL;
+    }
+    h = (h ^ 0xff) * 0x100000001b3ULL;
+  }
+  return h;
+}
+
+/* The names fact `f` takes at any release, each once, in first order. */
+static size_t fact_names(const lctx_spec *spec, lctx_fact f,
+                         char names[][LCTX_FACT_NAME_MAX], size_t cap) {
+  const lctx_spec_fact *fact = &spec->fact[f];
+  size_t n = 0;
+  for (size_t k = 0; k < fact->was_count; k++) {
+    const lctx_spec_was *w = &spec->was[fact->first_was + k];
+    for (size_t i = 0; i < w->name_count; i++) {
+      bool seen = false;
+      for (size_t j = 0; j < n && !seen; j++)
+        seen = strcmp(names[j], w->names[i]) == 0;
+      if (!seen && n < cap)
+        memcpy(names[n++], w->names[i], LCTX_FACT_NAME_MAX);
+    }
+  }
+  return n;
+}
+
+int lctx_spec_depends_unread(const lctx_spec *spec, const lctx_case *c,
+                             size_t index, lctx_features *scratch) {
+  for (int f = 0; f < LCTX_FACT_COUNT; f++) {
+    const lctx_spec_fact *fact = &spec->fact[f];
+    if (!fact->stated || !(fact->unread & (1u << spec->selected)))
+      continue;
+    lctx_facts facts = spec->facts;
+    char names[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
+    size_t n;
+    bool flag = lctx_classify_fact_is_flag((lctx_fact)f);
+    if (flag) {
+      memcpy(names[0], "yes", 4);
+      memcpy(names[1], "no", 3);
+      n = 2;
+    } else {
+      n = fact_names(spec, (lctx_fact)f, names, LCTX_FACT_MAX_NAMES);
+    }
+    /* Every value: a flag's two, or each subset of the names in order. */
+    size_t values = flag ? 2 : (n < 8 ? (size_t)1 << n : 256);
+    uint64_t first = 0;
+    for (size_t v = 0; v < values; v++) {
+      facts.count[f] = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (flag ? i == v : ((v >> i) & 1u))
+          memcpy(facts.names[f][facts.count[f]++], names[i],
+                 LCTX_FACT_NAME_MAX);
+      }
+      uint64_t h = signature(c, index, &facts, scratch);
+      if (v == 0)
+        first = h;
+      else if (h != first)
+        return f;
+    }
+  }
+  return -1;
 }

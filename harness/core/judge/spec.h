@@ -136,6 +136,11 @@ typedef struct lctx_spec_row {
 typedef struct lctx_spec_fact {
   bool stated; ///< the table states it (else the extractor's own holds)
   int line;
+  /// `unread = RELEASE... "WHY"`: a bit per release (timeline index) at
+  /// which the fact was not read from JAX's source; its value there is not
+  /// known, and what depends on it is not judged (lctx_spec_depends_unread).
+  uint32_t unread;
+  char unread_why[200];
   char source[256];
   char note[512];
   uint8_t first_was; ///< as a row's: the current value, then `was` lines
@@ -147,10 +152,13 @@ typedef struct lctx_spec {
   char version[32];
   char jax_commit[48];
   char filename[256];
-  /// The named releases, oldest first (`releases`); the modelled commit
-  /// comes after them all (index release_count).
+  /// The releases in time, oldest first (`releases`): `release_count`
+  /// named ones and the modelled commit among them, at index `modelled`
+  /// ("modelled" in the list; after them all when the list does not say),
+  /// so indices run from 0 to release_count.
   size_t release_count;
-  char releases[LCTX_SPEC_MAX_RELEASES][LCTX_SPEC_RELEASE_NAME];
+  size_t modelled;
+  char releases[LCTX_SPEC_MAX_RELEASES + 1][LCTX_SPEC_RELEASE_NAME];
   /// The release the table judges as (lctx_spec_select; after parsing, the
   /// modelled commit), its name, and its facts.
   size_t selected;
@@ -227,14 +235,14 @@ int lctx_spec_allows(const lctx_spec_outcome *allowed,
 const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id);
 
 /// The index of release `name` (LCTX_SPEC_MODELLED or NULL: the modelled
-/// commit, release_count), or -1 when the table does not name it.
+/// commit, `modelled`), or -1 when the table does not name it.
 int lctx_spec_release_index(const lctx_spec *spec, const char *name);
 
-/// The name of release `index` (release_count: LCTX_SPEC_MODELLED).
+/// The name of release `index` (`modelled`: LCTX_SPEC_MODELLED).
 const char *lctx_spec_release_name(const lctx_spec *spec, size_t index);
 
-/// Appends the releases the table knows, oldest first, then "modelled",
-/// separated by ", ".
+/// Appends the releases the table knows, oldest first, "modelled" in its
+/// place, separated by ", ".
 void lctx_spec_format_releases(const lctx_spec *spec, lctx_buf *out);
 
 /// Makes the table judge as release `name` (LCTX_SPEC_MODELLED or NULL: the
@@ -267,5 +275,16 @@ const lctx_facts *lctx_spec_facts(const lctx_spec *spec);
 /// when the current value holds (or the table does not state the fact).
 const lctx_spec_was *lctx_spec_fact_at(const lctx_spec *spec, lctx_fact f,
                                        size_t release);
+
+/// Whether the selected release is the modelled commit.
+bool lctx_spec_selected_modelled(const lctx_spec *spec);
+
+/// The first fact that is unread at the selected release and on which the
+/// classification of operations 0 .. `index` of `c` depends: classified
+/// with every value the fact could take (each subset of the names it takes
+/// at any release, in order; a flag's two values), some differs from
+/// another. Returns the fact, or -1 when none. `scratch` is overwritten.
+int lctx_spec_depends_unread(const lctx_spec *spec, const lctx_case *c,
+                             size_t index, lctx_features *scratch);
 
 #endif /* LCTX_HARNESS_SPEC_H */

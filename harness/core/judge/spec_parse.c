@@ -496,7 +496,9 @@ bool lctx_spec_parse(const char *text, size_t length, const char *filename,
                      lctx_spec *out, lctx_buf *error) {
   memset(out, 0, sizeof *out);
   snprintf(out->filename, sizeof out->filename, "%s", filename);
-  spec_parser p = {filename, 0, text, error, out, NULL, NULL, {0}};
+  /* No `releases` line: the modelled commit alone. */
+  memcpy(out->releases[0], LCTX_SPEC_MODELLED, sizeof LCTX_SPEC_MODELLED);
+  spec_parser p = {filename, 0, text, error, out, NULL, NULL, {0}, false};
   const char *end = text + length;
   for (const char *s = text; s < end || p.line == 0;) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));

@@ -20,6 +20,7 @@ typedef struct spec_parser {
   lctx_spec_row *row;   /* the row being filled, or NULL in the header */
   lctx_spec_fact *fact; /* the fact section being filled, or NULL */
   bool seen[16];        /* keys seen in the current row or fact */
+  bool saw_modelled;    /* `releases` placed the modelled commit */
 } spec_parser;
 
 //===----------------------------------------------------------------------===//

@@ -47,35 +47,58 @@ static bool valid_release(const char *s, size_t n) {
   return n > 0;
 }
 
-/* `releases = V1 V2 ...`: the named releases, oldest first. */
+/* `releases = V1 V2 ...`: the releases, oldest first, with the word
+ * `modelled` where the modelled commit falls among them (after them all
+ * when it is not given). */
 bool spec_parse_releases(spec_parser *p, const char *s, const char *end) {
   lctx_spec *spec = p->spec;
-  if (spec->release_count > 0)
+  if (spec->release_count > 0 || p->saw_modelled)
     return spec_fail(p, s, "duplicate key 'releases'", NULL);
+  size_t total = 0; /* entries, `modelled` included */
+  const char *last_named = NULL;
   for (const char *e = s; (s = spec_skip_space(e, end)) < end;) {
     e = spec_token_end(s, end);
     size_t n = (size_t)(e - s);
+    bool modelled =
+        lctx_str_equal_cstr(lctx_str_make(s, n), LCTX_SPEC_MODELLED);
+    if (modelled) {
+      if (p->saw_modelled)
+        return spec_fail(p, s, "'modelled' given twice", NULL);
+      p->saw_modelled = true;
+      spec->modelled = total;
+      memcpy(spec->releases[total++], LCTX_SPEC_MODELLED,
+             sizeof LCTX_SPEC_MODELLED);
+      continue;
+    }
     if (!valid_release(s, n) || n >= LCTX_SPEC_RELEASE_NAME)
       return spec_fail_n(p, s,
-                         "bad release (expected numbers joined by '.'):", s, n);
+                         "bad release (expected numbers joined by '.', or "
+                         "'modelled'):",
+                         s, n);
     if (spec->release_count == LCTX_SPEC_MAX_RELEASES)
       return spec_fail(p, s, "too many releases", NULL);
-    char *name = spec->releases[spec->release_count];
+    char *name = spec->releases[total];
     memcpy(name, s, n);
     name[n] = '\0';
-    if (spec->release_count > 0 &&
-        compare_versions(spec->releases[spec->release_count - 1], name) >= 0) {
+    if (last_named && compare_versions(last_named, name) >= 0) {
       char msg[96];
       snprintf(msg, sizeof msg,
                "releases go oldest first, without repeats: "
                "after '%s' comes",
-               spec->releases[spec->release_count - 1]);
+               last_named);
       return spec_fail(p, s, msg, name);
     }
+    last_named = name;
     spec->release_count++;
+    total++;
   }
   if (spec->release_count == 0)
-    return spec_fail(p, s, "empty value", NULL);
+    return spec_fail(p, s, "no release named", NULL);
+  if (!p->saw_modelled) {
+    spec->modelled = total;
+    memcpy(spec->releases[total], LCTX_SPEC_MODELLED,
+           sizeof LCTX_SPEC_MODELLED);
+  }
   return true;
 }
 
@@ -86,8 +109,10 @@ static bool fail_release(spec_parser *p, const char *at, const char *s,
   lctx_buf kb;
   lctx_buf_init(&kb, known, sizeof known);
   lctx_buf_append_cstr(&kb, "unknown release (the table names: ");
-  for (size_t i = 0; i < p->spec->release_count; i++) {
-    if (i > 0)
+  for (size_t i = 0, said = 0; i <= p->spec->release_count; i++) {
+    if (i == p->spec->modelled)
+      continue;
+    if (said++ > 0)
       lctx_buf_append_cstr(&kb, ", ");
     lctx_buf_append_cstr(&kb, p->spec->releases[i]);
   }
@@ -114,8 +139,13 @@ static bool parse_was_head(spec_parser *p, const char **s, const char *end,
   int index = lctx_spec_release_index(p->spec, name);
   if (rel.length == 0)
     return spec_fail(p, *s, "expected 'was = RELEASE COMMIT VALUE'", NULL);
-  if (index < 0 || (size_t)index == p->spec->release_count)
+  if (index < 0 || (size_t)index == p->spec->modelled)
     return fail_release(p, *s, rel.data, rel.length);
+  if ((size_t)index > p->spec->modelled)
+    return spec_fail_n(p, *s,
+                       "a was line states what held before a release up to "
+                       "the modelled commit, not after it:",
+                       rel.data, rel.length);
   if (prev && prev->boundary >= 0 && prev->boundary < index) {
     char msg[128];
     snprintf(msg, sizeof msg,
@@ -243,8 +273,35 @@ static bool parse_fact_value(spec_parser *p, const char *s, const char *end,
   return true;
 }
 
-static const char *const FACT_KEYS[] = {"value", "was", "source", "note"};
-#define FACT_KEY_COUNT 4
+static const char *const FACT_KEYS[] = {"value", "was", "source", "note",
+                                        "unread"};
+#define FACT_KEY_COUNT 5
+
+/* `unread = RELEASE... "WHY"`: the releases (after the modelled commit) at
+ * which the fact was not read, and why. */
+static bool parse_fact_unread(spec_parser *p, const char *s, const char *end,
+                              lctx_spec_fact *fact) {
+  for (const char *e = s; (s = spec_skip_space(e, end)) < end && *s != '"';) {
+    e = spec_token_end(s, end);
+    char name[LCTX_SPEC_RELEASE_NAME] = "";
+    size_t n = (size_t)(e - s);
+    if (n < sizeof name)
+      memcpy(name, s, n);
+    int index = lctx_spec_release_index(p->spec, name);
+    if (index < 0 || (size_t)index == p->spec->modelled)
+      return fail_release(p, s, s, n);
+    if (fact->unread & (1u << index))
+      return spec_fail_n(p, s, "release named twice:", s, n);
+    fact->unread |= 1u << index;
+  }
+  if (!fact->unread)
+    return spec_fail(p, s, "expected 'unread = RELEASE... \"WHY\"'", NULL);
+  if (s >= end)
+    return spec_fail(p, s, "expected the reason, a quoted string", NULL);
+  return spec_parse_string(p, &s, end, fact->unread_why,
+                           sizeof fact->unread_why) &&
+         spec_expect_end(p, s, end);
+}
 
 /* One `key = value` line of a `[fact NAME]` section. */
 bool spec_parse_fact_key(spec_parser *p, const char *key, lctx_str k,
@@ -277,6 +334,8 @@ bool spec_parse_fact_key(spec_parser *p, const char *key, lctx_str k,
   }
   case 2:
     return spec_copy_value(p, v, end, fact->source, sizeof fact->source);
+  case 4:
+    return parse_fact_unread(p, v, end, fact);
   default:
     return spec_copy_value(p, v, end, fact->note, sizeof fact->note);
   }

@@ -4,8 +4,9 @@
  *
  * Owns the release record: what differs, for the behaviour lctx models,
  * between the JAX releases 0.4.20, 0.4.30, 0.5.3, 0.6.2, 0.7.2, 0.8.3,
- * 0.9.2, 0.10.2, 0.11.0 and the modelled commit (jax-ml/jax@cec06d116c05,
- * the default). Each fact is a field the model reads by name (the members of
+ * 0.9.2, 0.10.2, 0.11.0, the modelled commit (jax-ml/jax@cec06d116c05, the
+ * default), and the releases after it, 0.11.1, 0.11.2, 0.12.0, 0.12.0.1 and
+ * 0.12.1 (read from their wheels). Each fact is a field the model reads by name (the members of
  * the `gpu` alias, which real platforms a jaxlib client reports as `gpu`,
  * whether ModuleContext.get_backend takes `optional`, ...); the model never
  * compares version strings. Every entry of the table cites the JAX source
@@ -38,7 +39,7 @@ typedef struct lctx_release_list {
 /// One release: its name and the facts in which it differs. The fields are
 /// public for the model to read; records come only from this module.
 typedef struct lctx_release {
-  /// "0.4.20", ..., "0.11.0", or "modelled".
+  /// "0.4.20", ..., "0.12.1", or "modelled".
   const char *name;
   /// The JAX git ref the facts were read at: "jax-v0.4.20", or the modelled
   /// commit "cec06d116c05".
@@ -91,6 +92,17 @@ typedef struct lctx_release {
   /// Entering an equation's context manager refuses a compute type other
   /// than the one in force (NotImplementedError "Nesting `compute_on` ...").
   bool compute_nesting_check;
+  /// lower_per_platform's first case has one branch per platform the module
+  /// is lowered for (`shape_poly_state.lowering_platforms`, which lower_fun
+  /// does not narrow), a platform without a kept rule yielding slot 0, after
+  /// `assert len(module_platforms) > 1`; otherwise one branch per platform of
+  /// the equation (the narrowed list inside a branch: the nested
+  /// platform-index defect).
+  bool dispatch_module_platforms;
+  /// jaxlib's `.platform` shim (client_gpu) was not read at this release:
+  /// its C++ source is in no readable tree. `client_gpu` then holds the
+  /// modelled commit's list, and what depends on it is not judged there.
+  bool client_gpu_unread;
 } lctx_release;
 
 /// The modelled commit (today's behaviour, the default).
@@ -100,7 +112,8 @@ LCTX_API const lctx_release *lctx_release_modelled(void);
 /// model does not know it (or `name` is NULL).
 LCTX_API const lctx_release *lctx_release_find(const char *name);
 
-/// Number of releases the model knows: oldest first, "modelled" last.
+/// Number of releases the model knows, oldest first, the modelled commit
+/// among them where it falls in time (after 0.11.0, before 0.11.1).
 LCTX_API size_t lctx_release_count(void);
 
 /// The `i`-th release (below lctx_release_count), or NULL.
