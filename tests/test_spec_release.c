@@ -53,9 +53,9 @@ static void test_malformed_releases_are_named_by_position(void **state) {
        "t.lspec:2:19: releases go oldest first, without repeats: after "
        "'0.4.20' comes '0.4.20'"},
       {"spec-version = 1.0.0\nreleases = 0.4.x\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.'): '0.4.x'"},
+       "t.lspec:2:12: bad release (expected numbers joined by '.', or 'modelled'): '0.4.x'"},
       {"spec-version = 1.0.0\nreleases = 0.4.\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.'): '0.4.'"},
+       "t.lspec:2:12: bad release (expected numbers joined by '.', or 'modelled'): '0.4.'"},
       {HEAD "releases = 0.11.0\n" ROW,
        "t.lspec:3:12: duplicate key 'releases'"},
       /* an unknown release */
@@ -281,13 +281,15 @@ static void load_real(void) {
 static void test_real_table_names_the_releases(void **state) {
   (void)state;
   load_real();
-  assert_string_equal(real.version, "1.3.0");
-  static const char *const releases[] = {"0.4.20", "0.4.30", "0.5.3",
-                                         "0.6.2",  "0.7.2",  "0.8.3",
-                                         "0.9.2",  "0.10.2", "0.11.0"};
-  assert_int_equal(real.release_count, 9);
-  for (size_t i = 0; i < 9; i++)
-    assert_string_equal(real.releases[i], releases[i]);
+  assert_string_equal(real.version, "1.4.0");
+  static const char *const releases[] = {
+      "0.4.20", "0.4.30",   "0.5.3",    "0.6.2",  "0.7.2",
+      "0.8.3",  "0.9.2",    "0.10.2",   "0.11.0", "modelled",
+      "0.11.1", "0.11.2",   "0.12.0",   "0.12.0.1", "0.12.1"};
+  assert_int_equal(real.release_count, 14);
+  assert_int_equal(real.modelled, 9);
+  for (size_t i = 0; i <= 14; i++)
+    assert_string_equal(lctx_spec_release_name(&real, i), releases[i]);
   /* At the modelled commit the table states every fact as the extractor
    * knows it itself. */
   for (int f = 0; f < LCTX_FACT_COUNT; f++) {
@@ -485,9 +487,11 @@ static void test_drift_names_the_commit(void **state) {
   lctx_runner_op(&runner, &c.ops[0], &actual, NULL);
   lctx_buf_init(&wb, why, sizeof why);
   mask = lctx_oracle_drift(&real, &c, 0, &actual, true, &f, &wb);
+  /* Not at 0.11.1 and later: client-gpu was not read there, and the
+   * case depends on it, so nothing is claimed of them. */
   assert_int_equal(mask, (1u << 8) | (1u << 9));
-  assert_string_equal(why, "passes as JAX >=0.11.0 behaves: fact client-gpu "
-                           "changed in 00b8c5dbf03c (0.11.0)");
+  assert_string_equal(why, "passes as JAX 0.11.0..modelled behaves: fact "
+                           "client-gpu changed in 00b8c5dbf03c (0.11.0)");
 }
 
 /* Found by the matrix on JAX 0.7.2 to 0.9.2 (random case 2628): a rule
@@ -509,24 +513,85 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
   char why[512] = "";
   lctx_buf wb;
   lctx_buf_init(&wb, why, sizeof why);
-  uint32_t mask = lctx_oracle_drift_ir(&real, &c, 2, &f, &wb);
-  /* Every release up to 0.9.2 (index 6) classifies the registration
-   * otherwise: before 0.5.3 nothing is checked, then oneapi is unknown. */
+  /* The judge found the module passing at every release up to 0.9.2
+   * (index 6), where the registration is classified otherwise. */
+  uint32_t mask =
+      lctx_oracle_drift_ir(&real, &c, 2, (1u << 7) - 1, &f, &wb);
   assert_int_equal(mask, (1u << 7) - 1);
-  assert_string_equal(why, "the expected module differs as JAX <=0.9.2 "
-                           "behaves: fact known-platforms changed in "
-                           "5e1c8e729594 (0.10.2)");
-  /* At 0.10.2 the facts are the modelled commit's: nothing to trace from
-   * the operations before the lowering alone. */
+  assert_string_equal(why, "passes as JAX <=0.9.2 behaves: fact "
+                           "known-platforms changed in 5e1c8e729594 (0.10.2)");
+  /* A module that passes at no release is traced to none: nothing is
+   * attributed to a release whose expectation merely differs. */
+  lctx_buf_init(&wb, why, sizeof why);
+  assert_int_equal(lctx_oracle_drift_ir(&real, &c, 2, 0, &f, &wb), 0);
+  assert_string_equal(why, "");
+  /* The selected release itself is never named. */
   assert_true(lctx_spec_select(&real, "0.10.2", &e));
   lctx_buf_init(&wb, why, sizeof why);
-  mask = lctx_oracle_drift_ir(&real, &c, 2, &f, &wb);
-  assert_int_equal(mask & ((1u << 9) | (1u << 8)), 0);
+  int at = lctx_spec_release_index(&real, "0.10.2");
+  mask = lctx_oracle_drift_ir(&real, &c, 2, 1u << at, &f, &wb);
+  assert_int_equal(mask, 0);
+}
+
+/* A failure that passes at no release the table names is new at the
+ * judged release, and says which JAX lines the row cites. */
+static void test_drift_new_names_the_release_and_source(void **state) {
+  (void)state;
+  load_real();
+  char error[256] = "";
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  assert_true(lctx_spec_select(&real, "0.12.1", &e));
+  const lctx_spec_row *ir2 = lctx_spec_find(&real, "IR-002");
+  assert_non_null(ir2);
+  char why[512] = "";
+  lctx_buf wb;
+  lctx_buf_init(&wb, why, sizeof why);
+  lctx_oracle_drift_new(&real, (size_t)(ir2 - real.rows), NULL, &wb);
+  assert_non_null(strstr(why, "new at JAX 0.12.1: no release lctx knows "
+                              "behaves so; the row cites "));
+  assert_non_null(strstr(why, ir2->source));
+  lctx_buf_init(&wb, why, sizeof why);
+  lctx_oracle_drift_new(&real, (size_t)(ir2 - real.rows), "0.13.0", &wb);
+  assert_non_null(strstr(why, "new at JAX 0.13.0:"));
+}
+
+/* The releases after the modelled commit: in time order, the modelled
+ * commit in its place; their was-line states are the modelled commit's. */
+static void test_releases_after_the_modelled_commit(void **state) {
+  (void)state;
+  load_real();
+  int m = lctx_spec_release_index(&real, "modelled");
+  int a = lctx_spec_release_index(&real, "0.11.0");
+  int b = lctx_spec_release_index(&real, "0.11.1");
+  int z = lctx_spec_release_index(&real, "0.12.1");
+  assert_true(a >= 0 && m == a + 1 && b == m + 1 && z > b);
+  assert_string_equal(lctx_spec_release_name(&real, (size_t)m), "modelled");
+  lctx_facts at_m, at_z;
+  lctx_spec_facts_at(&real, (size_t)m, &at_m);
+  lctx_spec_facts_at(&real, (size_t)z, &at_z);
+  assert_memory_equal(&at_m, &at_z, sizeof at_m);
+  /* A was line may not name a release after the modelled commit. */
+  static const char BAD[] =
+      "spec-version = 1.0.0\njax-commit = abc\n"
+      "releases = 0.1 modelled 0.2\n"
+      "[XX-001]\nop = backends\noutcome = none\nstrict = exact\n"
+      "source = x\nwas = 0.2 0123456789ab none\n";
+  /* (the was line is line 9) */
+  static lctx_spec bad;
+  char msg[512] = "";
+  lctx_buf mb;
+  lctx_buf_init(&mb, msg, sizeof msg);
+  assert_false(lctx_spec_parse(BAD, strlen(BAD), "t.lspec", &bad, &mb));
+  assert_non_null(strstr(msg, "t.lspec:9:"));
+  assert_non_null(strstr(msg, "not after it"));
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_malformed_releases_are_named_by_position),
+      cmocka_unit_test(test_drift_new_names_the_release_and_source),
+      cmocka_unit_test(test_releases_after_the_modelled_commit),
       cmocka_unit_test(test_select_gives_each_release_its_outcomes),
       cmocka_unit_test(test_select_gives_each_release_its_facts),
       cmocka_unit_test(test_select_refuses_an_unknown_release),

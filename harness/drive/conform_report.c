@@ -345,6 +345,11 @@ static json_t *json_rows(const lctx_conform_doc *d) {
                           json_count(s->drift_explained));
       json_object_set_new(row, "drift", lctx_conform_json_text(s->drift));
     }
+    if (s->drift_new) {
+      json_object_set_new(row, "drift_new", json_count(s->drift_new));
+      json_object_set_new(row, "drift_new_text",
+                          lctx_conform_json_text(s->drift_new_text));
+    }
     json_object_set_new(row, "results_kept", json_count(s->kept));
     json_object_set_new(row, "results_not_kept", json_count(s->not_kept));
     json_array_append_new(rows, row);
@@ -533,18 +538,24 @@ static void print_drift(const lctx_conform_doc *d, const lctx_conform_text *t,
   bool head = false;
   for (size_t i = 0; i < rep->row_count; i++) {
     const lctx_conform_row *s = &rep->rows[i];
-    if (!s->drift_explained)
+    if (!s->drift_explained && !s->drift_new)
       continue;
     lctx_escaped esc;
     if (!head)
       fprintf(out, "behaviour of other JAX releases (judged as %s behaves):\n",
               lctx_esc(&esc, t->judged_as));
     head = true;
-    char some[64] = "";
-    if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
-      snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
-    fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL], some,
-            lctx_esc(&esc, s->drift));
+    if (s->drift_explained) {
+      char some[64] = "";
+      if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
+        snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
+      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL],
+              some, lctx_esc(&esc, s->drift));
+    }
+    if (s->drift_new)
+      fprintf(out, "%s: %zu fail; %zu of them %s\n", s->id,
+              s->n[LCTX_CONFORM_FAIL], s->drift_new,
+              lctx_esc(&esc, s->drift_new_text));
   }
 }
 

@@ -287,21 +287,47 @@ static void note_first(lctx_conform_judge *j, size_t row,
   rerun_line(j, s, r->rerun, sizeof r->rerun);
 }
 
+/* The releases of the table (a bit per index) among the model's releases
+ * of `model_mask` (a bit per lctx_release_at index), matched by name. */
+static uint32_t table_releases(const lctx_spec *spec, uint32_t model_mask) {
+  uint32_t mask = 0;
+  for (size_t r = 0; r < lctx_release_count() && r < 32; r++) {
+    if (!((model_mask >> r) & 1u))
+      continue;
+    int k = lctx_spec_release_index(spec, lctx_release_at(r)->name);
+    if (k >= 0 && k < 32)
+      mask |= 1u << k;
+  }
+  return mask;
+}
+
 /* Operation `i` failed under row `row`: whether it passes as another
  * release the table names behaves, and why (j->drift, and the row's first
- * such explanation). */
+ * such explanation); else that it is new at the judged release. */
 static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
                        size_t i, size_t row) {
   lctx_buf db;
   lctx_buf_init(&db, j->drift, sizeof j->drift);
-  bool traced =
-      j->spec->rows[row].ir
-          ? lctx_oracle_drift_ir(j->spec, s->c, i, &j->drift_features, &db)
-          : lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i], j->exact,
-                              &j->drift_features, &db);
-  if (!traced)
-    return;
+  uint32_t traced;
+  if (j->spec->rows[row].ir) {
+    /* Only a module the judge judged says where else it passes. */
+    const lctx_irjudge_verdict *mv = s->module[i];
+    if (!mv || mv->status != LCTX_IRJUDGE_JUDGED)
+      return;
+    traced = lctx_oracle_drift_ir(j->spec, s->c, i,
+                                  table_releases(j->spec, mv->passes_at),
+                                  &j->drift_features, &db);
+  } else {
+    traced = lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i],
+                               j->exact, &j->drift_features, &db);
+  }
   lctx_conform_row *r = &j->report->rows[row];
+  if (!traced) {
+    lctx_oracle_drift_new(j->spec, row, NULL, &db);
+    if (r->drift_new++ == 0)
+      snprintf(r->drift_new_text, sizeof r->drift_new_text, "%s", j->drift);
+    return;
+  }
   if (r->drift_explained++ == 0)
     snprintf(r->drift, sizeof r->drift, "%s", j->drift);
 }

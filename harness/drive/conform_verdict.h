@@ -73,6 +73,10 @@ typedef struct lctx_conform_row {
   /// <=0.10.2 behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)".
   size_t drift_explained;
   char drift[512];
+  /// Failures that pass at no release the table names (new at the judged
+  /// release, lctx_oracle_drift_new), and what the first says.
+  size_t drift_new;
+  char drift_new_text[512];
   /// Operations not judged at the judged release: their case depends on a
   /// fact the table says was not read there (lctx_spec_depends_unread).
   size_t not_judged;

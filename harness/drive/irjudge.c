@@ -7,7 +7,8 @@
  *   job:     u32 JOB_MAGIC | u32 seq | u32 n | case packed (n, case_pack.h:
  *            the judge is a fork of lctx) | u32 op | u32 m | module text (m)
  *   verdict: u32 VERDICT_MAGIC | u32 seq | u32 status | u32 passed |
- *            u32 applicable | char row[8] | u32 k | reason (k)
+ *            u32 applicable | u32 passes_at | char row[8] | u32 k |
+ *            reason (k)
  * Both sides are driven with poll(); lctx never blocks on the judge, and
  * queues at most a window of jobs ahead of the verdicts.
  */
@@ -36,7 +37,7 @@
 #define VERDICT_MAGIC 0x6c766572u /* "lver" */
 /* The bytes of jobs queued ahead of the verdicts. */
 #define WINDOW (4u << 20)
-#define VERDICT_HEAD (5 * 4 + 8 + 4)
+#define VERDICT_HEAD (6 * 4 + 8 + 4)
 
 /* What the judge shares with lctx: the job it began last, and when, so that
  * a hang is put on that job although the verdicts before it were not yet
@@ -131,6 +132,36 @@ static uint32_t judge_one(judge_state *s, size_t op) {
   return LCTX_IRJUDGE_JUDGED;
 }
 
+/* A module that failed at the judged release: the releases of the model
+ * (a bit per lctx_release_at index) whose reference lowering of the same
+ * operation gives an expectation the module meets. Clobbers the runner,
+ * the store and the report; keeps the verdict. */
+static uint32_t passes_elsewhere(judge_state *s, size_t op) {
+  uint32_t mask = 0;
+  lctx_ir_verdict judged_verdict = s->verdict;
+  const lctx_release *judged = lctx_release_resolve(s->release);
+  for (size_t r = 0; r < lctx_release_count() && r < 32; r++) {
+    const lctx_release *at = lctx_release_at(r);
+    if (at == judged)
+      continue;
+    lctx_runner_init_at(&s->runner, &s->c, at);
+    lctx_outcome outcome;
+    bool ran = true;
+    for (size_t i = 0; i <= op && ran; i++)
+      ran = lctx_runner_op(&s->runner, &s->c.ops[i], &outcome, NULL);
+    if (!ran || outcome.kind == LCTX_OUTCOME_RAISE ||
+        !lctx_ir_expect_from_lowering(&s->runner.lowering, s->runner.result,
+                                      s->c.ops[op].x64, &s->store))
+      continue;
+    lctx_ir_judge(s->ck, lctx_str_from_cstr(s->mlir), &s->store, &s->report,
+                  &s->verdict);
+    if (s->verdict.ok)
+      mask |= 1u << r;
+  }
+  s->verdict = judged_verdict;
+  return mask;
+}
+
 /* Serves jobs from `in_fd` until it closes, verdicts to `out_fd`; never
  * returns. */
 static void judge_main(judge_shared *shared, const lctx_release *release,
@@ -164,8 +195,11 @@ static void judge_main(judge_shared *shared, const lctx_release *release,
     memset(&s->verdict, 0, sizeof s->verdict);
     uint32_t status = unpacked && op < s->c.op_count ? judge_one(s, op)
                                                      : LCTX_IRJUDGE_NOT_JUDGED;
-    uint32_t head[5] = {VERDICT_MAGIC, seq, status, s->verdict.ok,
-                        s->verdict.applicable};
+    uint32_t passes_at = 0;
+    if (status == LCTX_IRJUDGE_JUDGED && !s->verdict.ok)
+      passes_at = passes_elsewhere(s, op);
+    uint32_t head[6] = {VERDICT_MAGIC,   seq, status, s->verdict.ok,
+                        s->verdict.applicable, passes_at};
     char row[8];
     memcpy(row, s->verdict.row, sizeof row);
     uint32_t k = (uint32_t)strnlen(s->verdict.reason, LCTX_IR_MESSAGE_MAX);
@@ -332,7 +366,7 @@ static bool take_verdict(lctx_irjudge *j, uint32_t seq,
                          lctx_irjudge_verdict *v) {
   size_t size = verdict_size(j);
   const uint8_t *in = lctx_peer_input(&j->peer);
-  uint32_t head[5], k;
+  uint32_t head[6], k;
   memcpy(head, in, sizeof head);
   memcpy(&k, in + VERDICT_HEAD - 4, 4);
   bool good = head[0] == VERDICT_MAGIC && head[1] == seq &&
@@ -341,7 +375,8 @@ static bool take_verdict(lctx_irjudge *j, uint32_t seq,
     v->status = (lctx_irjudge_status)head[2];
     v->passed = head[3] != 0;
     v->applicable = head[4];
-    memcpy(v->row, in + 20, 8);
+    v->passes_at = head[5];
+    memcpy(v->row, in + 24, 8);
     v->row[7] = '\0';
     snprintf(v->reason, sizeof v->reason, "%.*s", (int)k,
              (const char *)in + VERDICT_HEAD);

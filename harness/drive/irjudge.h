@@ -40,6 +40,10 @@ typedef struct lctx_irjudge_verdict {
   lctx_irjudge_status status;
   bool passed;
   unsigned applicable; ///< the IR rows exercised (LCTX_IR_ROW_BIT)
+  /// When judged and not passed: the releases of the model (a bit per
+  /// lctx_release_at index) at which the module meets the expectation of
+  /// the same case's reference lowering (0: at none).
+  uint32_t passes_at;
   char row[8];         ///< the first offending row, when not passed
   char reason[LCTX_IR_MESSAGE_MAX + 128];
 } lctx_irjudge_verdict;

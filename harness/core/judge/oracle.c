@@ -691,11 +691,14 @@ void lctx_oracle_explain(lctx_oracle *oracle, const lctx_case *c, size_t index,
 static bool passes_at(const lctx_spec *spec, const lctx_case *c, size_t index,
                       const lctx_outcome *actual, bool exact, size_t release,
                       lctx_features *f, size_t *row) {
+  *row = (size_t)-1;
+  /* Where the case depends on a fact not read, nothing is claimed. */
+  if (lctx_spec_depends_unread_at(spec, release, c, index, f) >= 0)
+    return false;
   lctx_facts facts;
   lctx_spec_facts_at(spec, release, &facts);
   lctx_feature_state state;
   lctx_classify_init_at(&state, c, &facts);
-  *row = (size_t)-1;
   for (size_t k = 0; k <= index && k < c->op_count; k++) {
     lctx_classify_op(&state, k, f);
     size_t m[2], count;
@@ -922,22 +925,31 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
 }
 
 uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
-                              size_t index, lctx_features *scratch,
-                              lctx_buf *out) {
-  uint64_t here[LCTX_CASE_MAX_OPS], there[LCTX_CASE_MAX_OPS];
-  size_t n = index < LCTX_CASE_MAX_OPS ? index + 1 : LCTX_CASE_MAX_OPS;
-  classify_signature(c, index, &spec->facts, scratch, here);
-  uint32_t mask = 0;
-  for (size_t r = 0; r <= spec->release_count; r++) {
-    if (r == spec->selected)
-      continue;
-    lctx_facts facts;
-    lctx_spec_facts_at(spec, r, &facts);
-    classify_signature(c, index, &facts, scratch, there);
-    if (memcmp(here, there, n * sizeof here[0]) != 0)
-      mask |= 1u << r;
-  }
+                              size_t index, uint32_t passes,
+                              lctx_features *scratch, lctx_buf *out) {
+  passes &= ~(1u << spec->selected);
+  for (size_t r = 0; r <= spec->release_count && r < 32; r++)
+    if (((passes >> r) & 1u) &&
+        lctx_spec_depends_unread_at(spec, r, c, index, scratch) >= 0)
+      passes &= ~(1u << r);
   drift_case d = {c, index, scratch};
-  return say_drift(spec, &d, mask, NULL, "the expected module differs as JAX ",
-                   out);
+  return say_drift(spec, &d, passes, NULL, "passes as JAX ", out);
+}
+
+void lctx_oracle_drift_new(const lctx_spec *spec, size_t row,
+                           const char *installed, lctx_buf *out) {
+  const char *at = installed && installed[0]
+                       ? installed
+                       : lctx_spec_release_name(spec, spec->selected);
+  lctx_buf_append_cstr(out, "new at JAX ");
+  lctx_buf_append_cstr(out, at);
+  lctx_buf_append_cstr(out, ": no release lctx knows behaves so");
+  if (row < spec->row_count && spec->rows[row].source[0]) {
+    lctx_buf_append_cstr(out, "; the row cites ");
+    lctx_buf_append_cstr(out, spec->rows[row].source);
+    lctx_buf_append_cstr(out, " at ");
+    lctx_buf_append_cstr(out, spec->jax_commit);
+    lctx_buf_append_cstr(out, " (tools/jax_release.py VERSION shows how those "
+                              "lines differ in an installed release)");
+  }
 }

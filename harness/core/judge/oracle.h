@@ -222,15 +222,22 @@ uint32_t lctx_oracle_drift(const lctx_spec *spec, const lctx_case *c,
                            lctx_features *scratch, lctx_buf *out);
 
 /// lctx_oracle_drift for a module an IR row rejected (operation `index` of
-/// `c`, a lowering whose outcome passed): the module is not judged again,
-/// but the releases under whose facts the case's operations 0 .. `index`
-/// are classified otherwise than at the selected release (so that the
-/// reference model expects another module there) are returned, a bit per
-/// index, with why appended to `out`: "the expected module differs as JAX
-/// <=0.9.2 behaves: fact known-platforms changed in 5e1c8e729594 (0.10.2)".
-/// Returns 0, appending nothing, when no release classifies them otherwise.
+/// `c`, a lowering whose outcome passed): `passes` holds the releases (a
+/// bit per index) at which the module meets the expectation of the
+/// reference model there (irjudge.h's passes_at, by release name). When
+/// there are any, appends "passes as JAX 0.12.1 behaves" and the facts that
+/// differ (as lctx_oracle_drift), and returns them; 0 otherwise.
 uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
-                              size_t index, lctx_features *scratch,
-                              lctx_buf *out);
+                              size_t index, uint32_t passes,
+                              lctx_features *scratch, lctx_buf *out);
+
+/// What a failure that passes at no release the table names is: new at the
+/// judged release. Appends "new at JAX R: no release lctx knows behaves so;
+/// the row cites SOURCE at the modelled commit (tools/jax_release.py R
+/// diffs those lines at the installed release)", R the release judged as
+/// (`installed`, when not NULL or empty, names the implementation's own
+/// version instead).
+void lctx_oracle_drift_new(const lctx_spec *spec, size_t row,
+                           const char *installed, lctx_buf *out);
 
 #endif /* LCTX_HARNESS_ORACLE_H */

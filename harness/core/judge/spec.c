@@ -385,11 +385,23 @@ static size_t fact_names(const lctx_spec *spec, lctx_fact f,
 
 int lctx_spec_depends_unread(const lctx_spec *spec, const lctx_case *c,
                              size_t index, lctx_features *scratch) {
+  return lctx_spec_depends_unread_at(spec, spec->selected, c, index, scratch);
+}
+
+int lctx_spec_depends_unread_at(const lctx_spec *spec, size_t release,
+                                const lctx_case *c, size_t index,
+                                lctx_features *scratch) {
+  lctx_facts base;
+  bool have_base = false;
   for (int f = 0; f < LCTX_FACT_COUNT; f++) {
     const lctx_spec_fact *fact = &spec->fact[f];
-    if (!fact->stated || !(fact->unread & (1u << spec->selected)))
+    if (!fact->stated || release >= 32 || !(fact->unread & (1u << release)))
       continue;
-    lctx_facts facts = spec->facts;
+    if (!have_base) {
+      lctx_spec_facts_at(spec, release, &base);
+      have_base = true;
+    }
+    lctx_facts facts = base;
     char names[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
     size_t n;
     bool flag = lctx_classify_fact_is_flag((lctx_fact)f);

@@ -287,4 +287,9 @@ bool lctx_spec_selected_modelled(const lctx_spec *spec);
 int lctx_spec_depends_unread(const lctx_spec *spec, const lctx_case *c,
                              size_t index, lctx_features *scratch);
 
+/// lctx_spec_depends_unread at release `release` (an index).
+int lctx_spec_depends_unread_at(const lctx_spec *spec, size_t release,
+                                const lctx_case *c, size_t index,
+                                lctx_features *scratch);
+
 #endif /* LCTX_HARNESS_SPEC_H */

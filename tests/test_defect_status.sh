@@ -1,0 +1,88 @@
+#!/bin/sh
+# test_defect_status.sh - the table of JAX releases in each docs/upstream-*.md
+# (written by tools/defect_status.py --write) agrees with a fresh run of its
+# reproduction over the releases installed in build/jax (every
+# build/jax/venv-VERSION/bin/python; in CI only the pinned 0.10.2):
+#   - `tools/defect_status.py --check` exits 0 and judges every installed
+#     release in every report; releases of the tables that are not
+#     installed are not judged (the check lists them);
+#   - the check can fail: a report copied to a temporary folder with the
+#     status of the oldest installed release flipped (present <-> fixed,
+#     cannot run -> present) makes `--check --docs DIR` exit 1 and name the
+#     report and that release;
+#   - bad input (an unknown report) exits 2 with a message, no traceback.
+# LCTX_JAX=off skips (exit 77), and so does a tree with no JAX installed at
+# all (`sh tools/setup-jax.sh 0.10.2` installs the pinned one).
+# Usage: test_defect_status.sh SOURCE_DIR
+set -u
+. "$(dirname -- "$0")/lib.sh"
+jax_skip_if_off
+if [ $# -ne 1 ]; then
+  echo "usage: test_defect_status.sh SOURCE_DIR" >&2
+  exit 2
+fi
+SRC=$1
+TOOL=$SRC/tools/defect_status.py
+
+# The installed releases, oldest first (numerically: 0.9.2 < 0.10.2).
+releases=$(for p in "$SRC"/build/jax/venv-*/bin/python; do
+  [ -e "$p" ] || continue
+  v=${p%/bin/python}
+  echo "${v##*/venv-}"
+done | sort -t. -k1,1n -k2,2n -k3,3n -k4,4n)
+if [ -z "$releases" ]; then
+  echo "SKIPPED: no JAX release is installed (no build/jax/venv-VERSION/bin/python); sh tools/setup-jax.sh 0.10.2 installs the pinned one"
+  exit 77
+fi
+echo "installed: $(echo $releases)"
+
+# 1. Every table agrees with a fresh run over every installed release.
+"$PY" "$TOOL" --check >"$tmp/check.out" 2>"$tmp/check.err"
+rc=$?
+cat "$tmp/check.out"
+if [ "$rc" -ne 0 ]; then
+  fail "defect_status.py --check exited $rc (want 0)"
+  cat "$tmp/check.err"
+fi
+docs=$(grep -c ': agrees; judged ' "$tmp/check.out")
+[ "$docs" -ge 1 ] || fail "--check judged no report"
+for v in $releases; do
+  n=$(sed -n 's/.*: agrees; judged \(.*\); not judged .*/, \1,/p' \
+        "$tmp/check.out" | grep -c -F ", $v,")
+  [ "$n" -eq "$docs" ] ||
+    fail "JAX $v was judged in $n of the $docs reports (want all)"
+done
+grep -q "Traceback" "$tmp/check.err" && fail "--check printed a traceback"
+
+# 2. A table with one cell flipped fails the check, naming the release.
+doc=upstream-nested-platform-index.md
+first=$(echo "$releases" | head -n 1)
+mkdir "$tmp/docs"
+awk -v r="$first" '
+  BEGIN { FS = " \\| "; OFS = " | " }
+  $1 == "| " r && !done {
+    if ($4 == "present") $4 = "fixed"
+    else if ($4 == "fixed") $4 = "present"
+    else $4 = "present"
+    done = 1
+  }
+  { print }
+  END { if (!done) exit 1 }' "$SRC/docs/$doc" >"$tmp/docs/$doc" ||
+  fail "docs/$doc has no row for JAX $first"
+cmp -s "$SRC/docs/$doc" "$tmp/docs/$doc" && fail "the flip changed nothing"
+"$PY" "$TOOL" --check --docs "$tmp/docs" --releases "$first" \
+  >"$tmp/flip.out" 2>"$tmp/flip.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "--check of the flipped table exited $rc (want 1)"
+grep "^DIFFERS: .*$doc: JAX $first: the table says " "$tmp/flip.out" ||
+  { fail "--check of the flipped table did not name $doc and JAX $first"; cat "$tmp/flip.out" "$tmp/flip.err"; }
+
+# 3. Bad input: a message and exit 2, never a traceback.
+"$PY" "$TOOL" --check "$tmp/no-such-report.md" >"$tmp/bad.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "an unknown report exited $rc (want 2)"
+grep -q "no such report" "$tmp/bad.out" || fail "an unknown report gave no message: $(cat "$tmp/bad.out")"
+grep -q "Traceback" "$tmp/bad.out" && fail "an unknown report gave a traceback"
+
+finish_failures "test_defect_status: "
+echo PASS
