@@ -117,9 +117,11 @@ static void lowering_events(world *w, char *text, size_t cap) {
 
 static void test_release_table(void **state) {
   (void)state;
-  static const char *const names[] = {"0.4.20", "0.4.30",  "0.5.3", "0.6.2",
-                                      "0.7.2",  "0.8.3",   "0.9.2", "0.10.2",
-                                      "0.11.0", "modelled"};
+  /* In time: the modelled commit falls between 0.11.0 and 0.11.1. */
+  static const char *const names[] = {"0.4.20", "0.4.30",   "0.5.3",  "0.6.2",
+                                      "0.7.2",  "0.8.3",    "0.9.2",  "0.10.2",
+                                      "0.11.0", "modelled", "0.11.1", "0.11.2",
+                                      "0.12.0", "0.12.0.1", "0.12.1"};
   size_t n = sizeof names / sizeof names[0];
   assert_int_equal(lctx_release_count(), n);
   for (size_t i = 0; i < n; i++) {
@@ -130,7 +132,7 @@ static void test_release_table(void **state) {
     assert_non_null(r->jax_ref);
   }
   assert_null(lctx_release_at(n));
-  assert_ptr_equal(lctx_release_at(n - 1), lctx_release_modelled());
+  assert_ptr_equal(lctx_release_at(9), lctx_release_modelled());
   assert_ptr_equal(lctx_release_resolve(NULL), lctx_release_modelled());
   assert_string_equal(lctx_release_name(NULL), "modelled");
   assert_string_equal(lctx_release_modelled()->jax_ref, "cec06d116c05");
@@ -139,6 +141,62 @@ static void test_release_table(void **state) {
   assert_null(lctx_release_find("jax-v0.10.2"));
   assert_null(lctx_release_find(""));
   assert_null(lctx_release_find(NULL));
+}
+
+/* F12: from 0.12.1 the first case of a nested dispatch spans the module's
+ * platforms (slot 0 for those outside the narrowed list), so the nested
+ * platform-index defect is gone; 0.12.0.1 and the modelled commit have it.
+ * F13: the releases after the modelled commit did not have their jaxlib
+ * shim read. */
+static void test_dispatch_module_platforms(void **state) {
+  (void)state;
+  static const char CASE[] =
+      "lctx-case 1\n"
+      "factory \"cpu\" priority=0 loud client\n"
+      "factory \"tpu\" priority=300 quiet client\n"
+      "rule \"P.cpu\" marker\n"
+      "rule \"P.def\" marker, lower_fun \"Q\"\n"
+      "rule \"Q.tpu\" marker\n"
+      "rule \"Q.cuda\" marker\n"
+      "op register_lowering primitive=\"P\" rule=\"P.cpu\" platform=\"cpu\"\n"
+      "op register_lowering primitive=\"P\" rule=\"P.def\" platform=None\n"
+      "op register_lowering primitive=\"Q\" rule=\"Q.tpu\" platform=\"tpu\"\n"
+      "op register_lowering primitive=\"Q\" rule=\"Q.cuda\" "
+      "platform=\"cuda\"\n"
+      "op lower_per_platform primitive=\"P\" platforms=[\"cpu\", \"tpu\", "
+      "\"cuda\"] backend=None\n";
+  static const char *const at[] = {"modelled", "0.12.0.1", "0.12.1"};
+  for (size_t k = 0; k < 3; k++) {
+    world *w = run_at(at[k], CASE);
+    const lctx_lowering_result *res = w->r.result;
+    if (!res->evaluated) {
+      char got[LCTX_OUTCOME_TEXT_MAX + 64];
+      lctx_buf g;
+      lctx_buf_init(&g, got, sizeof got);
+      lctx_outcome_format(&w->out[w->c.op_count - 1], &g);
+      fail_msg("%s: the lowering did not finish: %s (limit %d)", at[k], got,
+               (int)res->limit);
+    }
+    bool fixed = strcmp(at[k], "0.12.1") == 0;
+    assert_int_equal(release(at[k])->dispatch_module_platforms, fixed);
+    /* The inner dispatch (Q's, the second): its first case's entries. */
+    const lctx_lowering_event *inner = NULL;
+    size_t seen = 0;
+    for (size_t i = 0; i < res->event_count; i++)
+      if (res->events[i].kind == LCTX_EVENT_DISPATCH && seen++ == 1)
+        inner = &res->events[i];
+    assert_non_null(inner);
+    assert_int_equal(inner->platform_count, fixed ? 3 : 2);
+    if (fixed) /* cpu, outside [tpu, cuda], yields slot 0 */
+      assert_int_equal(inner->slots[0], 0);
+    /* tpu (index 1) runs Q.cuda under the defect, Q.tpu once fixed. */
+    assert_int_equal(res->mismatch[1], !fixed);
+    free(w);
+  }
+  assert_false(release("modelled")->client_gpu_unread);
+  assert_false(release("0.11.0")->client_gpu_unread);
+  assert_true(release("0.11.1")->client_gpu_unread);
+  assert_true(release("0.12.1")->client_gpu_unread);
 }
 
 /* The modelled record is what the model hard-coded before releases. */
@@ -570,6 +628,7 @@ static void test_runner_init_is_modelled(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_release_table),
+      cmocka_unit_test(test_dispatch_module_platforms),
       cmocka_unit_test(test_modelled_record),
       cmocka_unit_test(test_has_op),
       cmocka_unit_test(test_canonicalize_gpu_oneapi_only),

@@ -53,9 +53,11 @@ static void test_malformed_releases_are_named_by_position(void **state) {
        "t.lspec:2:19: releases go oldest first, without repeats: after "
        "'0.4.20' comes '0.4.20'"},
       {"spec-version = 1.0.0\nreleases = 0.4.x\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.', or 'modelled'): '0.4.x'"},
+       "t.lspec:2:12: bad release (expected numbers joined by '.', or "
+       "'modelled'): '0.4.x'"},
       {"spec-version = 1.0.0\nreleases = 0.4.\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.', or 'modelled'): '0.4.'"},
+       "t.lspec:2:12: bad release (expected numbers joined by '.', or "
+       "'modelled'): '0.4.'"},
       {HEAD "releases = 0.11.0\n" ROW,
        "t.lspec:3:12: duplicate key 'releases'"},
       /* an unknown release */
@@ -283,9 +285,9 @@ static void test_real_table_names_the_releases(void **state) {
   load_real();
   assert_string_equal(real.version, "1.4.0");
   static const char *const releases[] = {
-      "0.4.20", "0.4.30",   "0.5.3",    "0.6.2",  "0.7.2",
-      "0.8.3",  "0.9.2",    "0.10.2",   "0.11.0", "modelled",
-      "0.11.1", "0.11.2",   "0.12.0",   "0.12.0.1", "0.12.1"};
+      "0.4.20", "0.4.30", "0.5.3",  "0.6.2",    "0.7.2",
+      "0.8.3",  "0.9.2",  "0.10.2", "0.11.0",   "modelled",
+      "0.11.1", "0.11.2", "0.12.0", "0.12.0.1", "0.12.1"};
   assert_int_equal(real.release_count, 14);
   assert_int_equal(real.modelled, 9);
   for (size_t i = 0; i <= 14; i++)
@@ -515,8 +517,7 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
   lctx_buf_init(&wb, why, sizeof why);
   /* The judge found the module passing at every release up to 0.9.2
    * (index 6), where the registration is classified otherwise. */
-  uint32_t mask =
-      lctx_oracle_drift_ir(&real, &c, 2, (1u << 7) - 1, &f, &wb);
+  uint32_t mask = lctx_oracle_drift_ir(&real, &c, 2, (1u << 7) - 1, &f, &wb);
   assert_int_equal(mask, (1u << 7) - 1);
   assert_string_equal(why, "passes as JAX <=0.9.2 behaves: fact "
                            "known-platforms changed in 5e1c8e729594 (0.10.2)");

@@ -165,11 +165,6 @@ class FakeDevice:
         return "FakeDevice(%s, %d)" % (self.client.real_platform, self.id)
 
 
-# The xla_bridge functions that read a client's `.platform` for a log line
-# only (see FakeClient.platform).
-LOG_ONLY_PLATFORM_READERS = ("_init_backend", "_suggest_missing_backends")
-
-
 class FakeClient:
     """Stands in for a jaxlib Client of the installed release.
 
@@ -205,22 +200,7 @@ class FakeClient:
 
     @property
     def platform(self):
-        try:
-            return self.entry.platform(self.real_platform)
-        except jaxlib_clients.FactNotRead as err:
-            # xla_bridge reads `.platform` in two places for a log line
-            # only (`_init_backend`'s distributed_debug_log and
-            # `_suggest_missing_backends`' warnings; xla_bridge.py 944 and
-            # 887 in 0.12.1): no outcome depends on the value there, so the
-            # real name is given.
-            caller = sys._getframe(1).f_code.co_name
-            if caller in LOG_ONLY_PLATFORM_READERS:
-                return self.real_platform
-            # Never a guess: the case is answered as an adapter error
-            # naming the fact (lctx does not offer the cases that depend on
-            # it at such a release).
-            self._problems.append("not judged: %s" % err)
-            raise
+        return self.entry.platform(self.real_platform)
 
     @property
     def platform_version(self):

@@ -33,10 +33,13 @@ hold the compiled extension only): those entries leave `gpu_platforms`
 unread (None), and say what was read instead (`note`): the real CPU client
 of the installed wheel (`platform_version`, `runtime_type`, checked by
 test_jaxlib_clients.py) and the Client class's members (`dir()` of
-`jaxlib._jax.Client`). A fake GPU client's `.platform` is then not
-answered (FactNotRead): lctx does not offer the cases whose outcome
-depends on it at those releases ("not judged"), and a case that still
-reads it is answered as an adapter error, never with a guess.
+`jaxlib._jax.Client`). lctx does not offer those releases the cases whose
+expected outcome depends on what the shim says (the spec table's fact
+client-gpu is `unread` there: they are "not judged"); in the cases it does
+offer, JAX may still read a GPU client's `.platform` (for a log line, or on
+a path whose outcome is the same either way), and the fake then answers as
+the modelled commit's jaxlib (STAND_IN_GPU_PLATFORMS), deciding no
+verdict.
 
 An unknown jaxlib release is refused (UnknownRelease), never guessed.
 Standard library only; importing this module does not import JAX.
@@ -66,16 +69,15 @@ class ClientEntry(collections.namedtuple(
     __slots__ = ()
 
     def platform(self, real_platform):
-        """`.platform` of a client whose real platform is `real_platform`;
-        raises FactNotRead for a GPU platform when the shim was not read."""
-        if self.gpu_platforms is None:
-            if real_platform in CUDA_ROCM_ONEAPI:
-                raise FactNotRead(
-                    "jaxlib %s's .platform for a %s client was not read "
-                    "(py_client.h is in no readable source for this release)"
-                    % (self.release, real_platform))
-            return real_platform
-        if real_platform in self.gpu_platforms:
+        """`.platform` of a client whose real platform is `real_platform`.
+        Where the shim was not read (`gpu_platforms` None), a GPU client
+        answers as the modelled commit's (STAND_IN_GPU_PLATFORMS): lctx
+        offers such a release only the cases whose expected outcome is the
+        same whatever the shim says (the others are "not judged"), so the
+        value decides no verdict."""
+        gpu = (STAND_IN_GPU_PLATFORMS if self.gpu_platforms is None
+               else self.gpu_platforms)
+        if real_platform in gpu:
             return "gpu"
         return real_platform
 
@@ -84,12 +86,13 @@ class UnknownRelease(Exception):
     """The installed jaxlib has no entry in CLIENTS."""
 
 
-class FactNotRead(Exception):
-    """What the entry's jaxlib reports here was not read from its source."""
 
 
 CUDA_ROCM = ("cuda", "rocm")
 CUDA_ROCM_ONEAPI = ("cuda", "rocm", "oneapi")
+# What a GPU client of an entry whose shim was not read answers: the
+# modelled commit's shim (jaxlib/py_client.h:109-111 at cec06d116c05).
+STAND_IN_GPU_PLATFORMS = CUDA_ROCM_ONEAPI
 MEMBERS_BEFORE_0_5 = tuple(m for m in KNOWN_MEMBERS
                            if m != "_get_all_devices")
 MEMBERS = KNOWN_MEMBERS
@@ -278,7 +281,8 @@ def describe(entry):
     p = entry.platform_source
     if p is None:
         return ("jaxlib %s client entry: .platform of cuda, rocm and oneapi "
-                "clients NOT READ (cases reading it are not judged); CPU "
+                "clients NOT READ (the cases whose outcome depends on it are "
+                "not judged; elsewhere the modelled commit's stands in); CPU "
                 "platform_version %r; %s; read instead: the wheel's CPU "
                 "client and Client members"
                 % (entry.release, entry.cpu_platform_version, members))

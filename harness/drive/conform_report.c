@@ -389,8 +389,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   if (rep->cases_not_judged) {
     json_t *nj = json_object();
     json_object_set_new(nj, "fact", json_string(rep->not_judged_fact));
-    json_object_set_new(nj, "why",
-                        lctx_conform_json_text(rep->not_judged_why));
+    json_object_set_new(nj, "why", lctx_conform_json_text(rep->not_judged_why));
     json_t *ids = json_array();
     for (size_t i = 0; i < rep->row_count; i++)
       if (rep->rows[i].not_judged)
@@ -549,8 +548,8 @@ static void print_drift(const lctx_conform_doc *d, const lctx_conform_text *t,
       char some[64] = "";
       if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
         snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
-      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL],
-              some, lctx_esc(&esc, s->drift));
+      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL], some,
+              lctx_esc(&esc, s->drift));
     }
     if (s->drift_new)
       fprintf(out, "%s: %zu fail; %zu of them %s\n", s->id,

@@ -318,8 +318,8 @@ static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
                                   table_releases(j->spec, mv->passes_at),
                                   &j->drift_features, &db);
   } else {
-    traced = lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i],
-                               j->exact, &j->drift_features, &db);
+    traced = lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i], j->exact,
+                               &j->drift_features, &db);
   }
   lctx_conform_row *r = &j->report->rows[row];
   if (!traced) {

@@ -198,7 +198,7 @@ static void judge_main(judge_shared *shared, const lctx_release *release,
     uint32_t passes_at = 0;
     if (status == LCTX_IRJUDGE_JUDGED && !s->verdict.ok)
       passes_at = passes_elsewhere(s, op);
-    uint32_t head[6] = {VERDICT_MAGIC,   seq, status, s->verdict.ok,
+    uint32_t head[6] = {VERDICT_MAGIC,         seq,      status, s->verdict.ok,
                         s->verdict.applicable, passes_at};
     char row[8];
     memcpy(row, s->verdict.row, sizeof row);

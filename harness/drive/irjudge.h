@@ -44,7 +44,7 @@ typedef struct lctx_irjudge_verdict {
   /// lctx_release_at index) at which the module meets the expectation of
   /// the same case's reference lowering (0: at none).
   uint32_t passes_at;
-  char row[8];         ///< the first offending row, when not passed
+  char row[8]; ///< the first offending row, when not passed
   char reason[LCTX_IR_MESSAGE_MAX + 128];
 } lctx_irjudge_verdict;
 

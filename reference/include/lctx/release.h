@@ -6,10 +6,10 @@
  * between the JAX releases 0.4.20, 0.4.30, 0.5.3, 0.6.2, 0.7.2, 0.8.3,
  * 0.9.2, 0.10.2, 0.11.0, the modelled commit (jax-ml/jax@cec06d116c05, the
  * default), and the releases after it, 0.11.1, 0.11.2, 0.12.0, 0.12.0.1 and
- * 0.12.1 (read from their wheels). Each fact is a field the model reads by name (the members of
- * the `gpu` alias, which real platforms a jaxlib client reports as `gpu`,
- * whether ModuleContext.get_backend takes `optional`, ...); the model never
- * compares version strings. Every entry of the table cites the JAX source
+ * 0.12.1 (read from their wheels). Each fact is a field the model reads by name
+ * (the members of the `gpu` alias, which real platforms a jaxlib client reports
+ * as `gpu`, whether ModuleContext.get_backend takes `optional`, ...); the model
+ * never compares version strings. Every entry of the table cites the JAX source
  * at that release and the commit that changed it (reference/src/release.c).
  *
  * Also owns which operations a release has at all (lctx_release_has_op): an
