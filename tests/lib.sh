@@ -62,7 +62,7 @@ report_field() {
   python3 -c 'import json,sys
 r=json.load(open(sys.argv[1]+"/report.json"))
 if sys.argv[2]=="-": print(r[sys.argv[3]])
-else: print(sum(x[sys.argv[3]] for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
+else: print(sum(x.get(sys.argv[3], 0) for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
 }
 
 # conform DIR ARGS...: $LCTX conform --report-dir $tmp/DIR --quiet ARGS, its

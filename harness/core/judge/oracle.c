@@ -938,11 +938,16 @@ uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
 
 void lctx_oracle_drift_new(const lctx_spec *spec, size_t row,
                            const char *installed, lctx_buf *out) {
-  const char *at = installed && installed[0]
-                       ? installed
-                       : lctx_spec_release_name(spec, spec->selected);
-  lctx_buf_append_cstr(out, "new at JAX ");
-  lctx_buf_append_cstr(out, at);
+  if (installed && installed[0]) {
+    lctx_buf_append_cstr(out, "new at JAX ");
+    lctx_buf_append_cstr(out, installed);
+  } else if (lctx_spec_selected_modelled(spec)) {
+    lctx_buf_append_cstr(out, "new at the modelled commit ");
+    lctx_buf_append_cstr(out, spec->jax_commit);
+  } else {
+    lctx_buf_append_cstr(out, "new at JAX ");
+    lctx_buf_append_cstr(out, lctx_spec_release_name(spec, spec->selected));
+  }
   lctx_buf_append_cstr(out, ": no release lctx knows behaves so");
   if (row < spec->row_count && spec->rows[row].source[0]) {
     lctx_buf_append_cstr(out, "; the row cites ");
