@@ -479,7 +479,11 @@ API_COMMITS = [
     ("config.compute_on_context_manager", "a144eb234b7b", "0.4.32",
      "compute_on_context_manager"),
 ]
-COMMIT_RE = re.compile(r"\b[0-9a-f]{12}\b")
+# A trace cites a jax-ml/jax commit, or, for a change after the history
+# readable here, the release whose wheel it was read from ("changed in
+# jax-v0.12.1 (read from its wheel, FILE:LINES ...)").
+COMMIT_RE = re.compile(r"\b[0-9a-f]{12}\b|changed in jax-v[0-9.]+ \(read "
+                       r"from its wheel, ")
 REFUSAL_RE = re.compile(r"^jax_adapter: (\w+) unsupported: (.*)$")
 SPEC = os.path.join("conformance", "spec", "backend-selection.lspec")
 

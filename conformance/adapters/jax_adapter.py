@@ -79,6 +79,9 @@ SUGGESTED_INSTALL = "sh tools/setup-jax.sh 0.10.2"
 
 PER_CASE_REFUSALS = "--per-case-refusals"
 CLIENTS_OPTION = "--clients"
+# The installed JAX's own backend factories instead of the case's fakes
+# (see Driver.setup and conformance/cases/installed/README.md).
+INSTALLED_REGISTRY = "--installed-registry"
 
 
 # ---------------------------------------------------------------------------
@@ -254,6 +257,26 @@ class _Absent:
 
     def __get__(self, obj, owner=None):
         raise AttributeError(self.name)
+
+
+class InstalledClient:
+    """A client one of the installed JAX's own factories returned, with the
+    registration it came from (for outcomes): every attribute JAX reads is
+    the real client's."""
+
+    origin = "registry"
+
+    def __init__(self, real, real_platform, registration):
+        self._real = real
+        self.real_platform = real_platform
+        self.registration = registration
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def __repr__(self):
+        return "InstalledClient(%r, %r)" % (self.real_platform,
+                                            self.registration)
 
 
 def fake_client_class(entry):
@@ -773,10 +796,14 @@ class Capabilities:
 class Driver:
     """Installs the patches once, then sets up and runs one case at a time."""
 
-    def __init__(self, j, entry, per_case_refusals=False):
+    def __init__(self, j, entry, per_case_refusals=False, installed=False):
         self.j = j
         xb = j.xb
         self.entry = entry
+        # --installed-registry: the factories the installed JAX registered
+        # at import (plugin discovery off), in order, kept for every case.
+        self.installed = installed
+        self.stock = list(xb._backend_factories.items()) if installed else []
         self.client_class = fake_client_class(entry)
         self.caps = Capabilities(j, per_case_refusals)
         self.problems = []
@@ -1103,7 +1130,10 @@ class Driver:
         xb._backend_factories.clear()
 
         names = []
-        for what, f in _objects(factories, "factory"):
+        if self.installed:
+            names = self._install_stock(factories)
+        for what, f in ([] if self.installed
+                        else _objects(factories, "factory")):
             name = f.get("name")
             priority = f.get("priority")
             quiet = f.get("fail_quietly")
@@ -1138,9 +1168,46 @@ class Driver:
         else:
             self.registration_names = list(xb._backend_factories)
 
+    def _install_stock(self, factories):
+        """--installed-registry: the installed JAX's own factories, each
+        wrapped only to note which registration a client came from. The
+        case must declare exactly them (name, priority, fail_quietly, in
+        order): what it expects is computed from its declaration, so a JAX
+        whose registry differs is reported, not judged against another
+        registry."""
+        declared = []
+        for what, f in _objects(factories, "factory"):
+            declared.append((f.get("name"), f.get("priority"),
+                             f.get("fail_quietly")))
+        stock = [(name, reg.priority, reg.fail_quietly)
+                 for name, reg in self.stock]
+        if declared != stock:
+            raise RuntimeError(
+                "installed registry: the case declares the factories %s, "
+                "this JAX registers %s" % (declared, stock))
+        xb = self.j.xb
+        for name, reg in self.stock:
+            xb.register_backend_factory(
+                name, self._wrap_stock(name, reg.factory),
+                priority=reg.priority, fail_quietly=reg.fail_quietly)
+        return [name for name, _ in self.stock]
+
+    def _wrap_stock(self, name, factory):
+        def wrapped(*args, **kwargs):
+            index = self._registration_index(name)
+            client = factory(*args, **kwargs)
+            if client is None:
+                return None
+            return InstalledClient(client, name, index)
+        return wrapped
+
     # -- operations ----------------------------------------------------------
 
     def client_outcome(self, client):
+        if isinstance(client, InstalledClient):
+            return {"kind": "client", "origin": "registry",
+                    "registration": client.registration,
+                    "platform": client.real_platform}
         if not isinstance(client, FakeClient):
             raise TypeError("JAX returned %r, not one of the case's clients"
                             % (client,))
@@ -1245,32 +1312,36 @@ def refuse_before_hello(stdin, error):
     return EXIT_CANNOT_RUN
 
 
-USAGE = ("usage: jax_adapter.py [%s] [%s ENTRY]   (ENTRY: a key of "
+USAGE = ("usage: jax_adapter.py [%s] [%s] [%s ENTRY]   (ENTRY: a key of "
          "jaxlib_clients.CLIENTS, e.g. modelled)" % (PER_CASE_REFUSALS,
+                                                     INSTALLED_REGISTRY,
                                                      CLIENTS_OPTION))
 
 
 def parse_args(argv):
-    """(per_case_refusals, clients entry name or None), or None (logged)."""
-    per_case, clients = False, None
+    """(per_case_refusals, clients entry name or None, installed), or None
+    (logged)."""
+    per_case, clients, installed = False, None, False
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == PER_CASE_REFUSALS:
             per_case = True
+        elif arg == INSTALLED_REGISTRY:
+            installed = True
         elif arg == CLIENTS_OPTION and args:
             clients = args.pop(0)
         else:
             log("bad argument %r; %s" % (arg, USAGE))
             return None
-    return per_case, clients
+    return per_case, clients, installed
 
 
 def main(argv):
     parsed = parse_args(argv)
     if parsed is None:
         return 2
-    per_case, clients = parsed
+    per_case, clients, installed = parsed
     stdin = sys.stdin.buffer
     j, why = import_jax()
     if j is None:
@@ -1307,7 +1378,7 @@ def main(argv):
                       "strips JAX's asserts; run the adapter without it",
                       EXIT_CANNOT_RUN)
     try:
-        driver = Driver(j, entry, per_case)
+        driver = Driver(j, entry, per_case, installed)
     except Exception as err:
         return refuse("cannot patch this JAX (%s): %s: %s"
                       % (j.version, type(err).__name__, err), EXIT_CANNOT_RUN)
@@ -1323,9 +1394,16 @@ def main(argv):
             % (caps.get_backend_form, caps.no_optional))
     # The version names the client entry in use (PROTOCOL.md's hello has no
     # field for it; it is logged above too).
+    if installed:
+        log("%s: the installed JAX's own factories: %s"
+            % (INSTALLED_REGISTRY, ", ".join(
+                "%s (priority %d%s)" % (n, r.priority,
+                                        ", quiet" if r.fail_quietly else "")
+                for n, r in driver.stock)))
     send({"protocol": PROTOCOL_VERSION, "name": ADAPTER_NAME,
-          "version": "%s (jaxlib %s, clients %s)" % (
-              j.version, j.jaxlib_version, entry.release),
+          "version": "%s (jaxlib %s, clients %s%s)" % (
+              j.version, j.jaxlib_version, entry.release,
+              ", installed registry" if installed else ""),
           "operations": caps.operations})
     status = serve(stdin, driver.run_case)
     if driver.lowerings:

@@ -642,3 +642,89 @@ bool lctx_release_has_op(const lctx_release *r, lctx_release_op op) {
   }
   return false;
 }
+
+/* The facts, as lctx_release_describe_changes names them: how to compare
+ * two records, and where the fact changed (the top comment's F lines). */
+typedef struct fact_desc {
+  const char *name;
+  const char *where;
+  bool (*differ)(const lctx_release *a, const lctx_release *b);
+} fact_desc;
+
+static bool lists_differ(const lctx_release_list *a,
+                         const lctx_release_list *b) {
+  if (a->count != b->count)
+    return true;
+  for (size_t i = 0; i < a->count; i++)
+    if (!lctx_str_equal(a->names[i], b->names[i]))
+      return true;
+  return false;
+}
+
+#define LIST_FACT(field)                                                       \
+  static bool differ_##field(const lctx_release *a, const lctx_release *b) {  \
+    return lists_differ(&a->field, &b->field);                                 \
+  }
+#define FLAG_FACT(field)                                                       \
+  static bool differ_##field(const lctx_release *a, const lctx_release *b) {  \
+    return a->field != b->field;                                               \
+  }
+LIST_FACT(gpu_alias)
+LIST_FACT(known_builtin)
+LIST_FACT(client_gpu)
+FLAG_FACT(cuda_skip)
+FLAG_FACT(unknown_backend_lists_available)
+FLAG_FACT(module_optional)
+FLAG_FACT(module_pinned_check)
+FLAG_FACT(module_lookup_first_platform)
+FLAG_FACT(lowering_checks_platform)
+FLAG_FACT(has_lower_per_platform)
+FLAG_FACT(compute_type_platforms)
+FLAG_FACT(compute_nesting_check)
+FLAG_FACT(dispatch_module_platforms)
+
+static const fact_desc FACTS[] = {
+    {"gpu_alias (F1)", "5e1c8e729594 (0.10.2)", differ_gpu_alias},
+    {"client_gpu (F2)", "00b8c5dbf03c (0.11.0)", differ_client_gpu},
+    {"known_builtin (F3)", "2aaa108f06ed (0.5.3), fc5fccff7084 (0.9.2), "
+                           "5e1c8e729594 (0.10.2)",
+     differ_known_builtin},
+    {"lowering_checks_platform (F4)", "2aaa108f06ed (0.5.3)",
+     differ_lowering_checks_platform},
+    {"cuda_skip (F5)", "0224235edf26 (0.5.3)", differ_cuda_skip},
+    {"unknown_backend_lists_available (F6)", "5a2fb38c0f91 (0.4.30)",
+     differ_unknown_backend_lists_available},
+    {"module_pinned_check (F7)", "fdb6af82d2eb (0.5.3)",
+     differ_module_pinned_check},
+    {"module_lookup_first_platform (F7)", "fdb6af82d2eb (0.5.3)",
+     differ_module_lookup_first_platform},
+    {"module_optional (F8)", "e86b6ae2924d (0.7.2)", differ_module_optional},
+    {"has_lower_per_platform (F9)", "2d9da6c8fb0a (0.4.30)",
+     differ_has_lower_per_platform},
+    {"compute_type_platforms (F10)", "ba5b3c7941f8 (0.5.3)",
+     differ_compute_type_platforms},
+    {"compute_nesting_check (F11)", "2d6d408b19d2 (0.4.30), 9dc26ee3a5f1 "
+                                    "(0.10.2)",
+     differ_compute_nesting_check},
+    {"dispatch_module_platforms (F12)",
+     "jax-v0.12.1 (read from its wheel, jax/_src/interpreters/mlir.py:"
+     "2778-2793; the commit is after the readable history)",
+     differ_dispatch_module_platforms},
+};
+
+size_t lctx_release_describe_changes(const lctx_release *a,
+                                     const lctx_release *b, lctx_buf *out) {
+  a = lctx_release_resolve(a);
+  b = lctx_release_resolve(b);
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof FACTS / sizeof FACTS[0]; i++) {
+    if (!FACTS[i].differ(a, b))
+      continue;
+    lctx_buf_append_cstr(out, "; model fact ");
+    lctx_buf_append_cstr(out, FACTS[i].name);
+    lctx_buf_append_cstr(out, " changed in ");
+    lctx_buf_append_cstr(out, FACTS[i].where);
+    n++;
+  }
+  return n;
+}

@@ -876,8 +876,9 @@ static void explain_between(changes *ch, const lctx_spec *spec,
  * changed between it and the selected one explains the difference. `rows`
  * (per release, the row judging the operation there) or NULL: only facts
  * are named. */
-static void explain_nearest(const lctx_spec *spec, const drift_case *d,
-                            uint32_t mask, const size_t *rows, lctx_buf *out) {
+static size_t explain_nearest(const lctx_spec *spec, const drift_case *d,
+                              uint32_t mask, const size_t *rows,
+                              lctx_buf *out, size_t nearest_out[2]) {
   changes ch = {out, 0, {0}, 0};
   size_t sel = spec->selected, none = spec->row_count;
   size_t nearest[2] = {SIZE_MAX, SIZE_MAX};
@@ -893,7 +894,9 @@ static void explain_nearest(const lctx_spec *spec, const drift_case *d,
     if (k != SIZE_MAX)
       explain_between(&ch, spec, d, k, rows ? rows[sel] : none,
                       rows ? rows[k] : none);
+    nearest_out[i] = k;
   }
+  return ch.count;
 }
 
 /* "LEAD<releases> behaves: <changes>" for the releases in `mask` (none:
@@ -906,7 +909,19 @@ static uint32_t say_drift(const lctx_spec *spec, const drift_case *d,
   lctx_buf_append_cstr(out, lead);
   format_runs(spec, mask, out);
   lctx_buf_append_cstr(out, " behaves");
-  explain_nearest(spec, d, mask, rows, out);
+  size_t nearest[2];
+  if (explain_nearest(spec, d, mask, rows, out, nearest) == 0 && !rows) {
+    /* A module: where the table's facts say nothing, the reference model's
+     * own release facts tell what makes it expect this module there. */
+    const lctx_release *here =
+        lctx_release_find(lctx_spec_release_name(spec, spec->selected));
+    for (size_t i = 0; i < 2; i++)
+      if (nearest[i] != SIZE_MAX && here)
+        lctx_release_describe_changes(
+            here,
+            lctx_release_find(lctx_spec_release_name(spec, nearest[i])),
+            out);
+  }
   return mask;
 }
 

@@ -134,6 +134,14 @@ LCTX_API bool lctx_release_list_has(const lctx_release_list *list,
 LCTX_API void lctx_release_list_format(const lctx_release_list *list,
                                        lctx_buf *out);
 
+/// Appends, for each fact in which releases `a` and `b` differ, "; model
+/// fact NAME (release.c FN) changed in WHERE" (WHERE: the commit and its
+/// first release, or for a change after the modelled commit the release
+/// and the lines of its wheel). Returns how many it appended.
+LCTX_API size_t lctx_release_describe_changes(const lctx_release *a,
+                                              const lctx_release *b,
+                                              lctx_buf *out);
+
 /// The modelled operations, as far as a release may lack one.
 typedef enum lctx_release_op {
   LCTX_RELEASE_OP_BACKENDS = 0,    ///< backends()
