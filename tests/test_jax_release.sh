@@ -180,7 +180,8 @@ grep -q "not a JAX version: 'banana'" "$tmp/usage.out" || fail "'banana': $(cat 
 [ $? -eq 1 ] || fail "0.0.1 --offline: exit status not 1"
 grep -q '^jax-release: step 1 (requirements) failed: .*jax-0.0.1.txt does not exist' "$tmp/none.out" ||
   fail "0.0.1 --offline: $(cat "$tmp/none.out")"
-cat "$tmp"/*.out | grep -q Traceback && fail "a traceback: $(grep -B2 -A8 Traceback "$tmp"/*.out | head -30)"
+grep -l 'Traceback (most recent call last)' "$tmp"/*.out >"$tmp/tb" &&
+  fail "a traceback in $(cat "$tmp/tb"): $(grep -h -A12 'Traceback (most recent' "$tmp"/*.out | head -30)"
 
 finish_failures "test_jax_release: "
 echo "ok: tools/jax_release.py $V: the cited units against the modelled commit, a matrix cell and the drafts; the index's unit check"
