@@ -9,7 +9,9 @@
 # Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-compare, mutants,
 # conform-jax, jax-matrix, sweep, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
-#                     into build/jax/venv-JAX_PINNED (tools/setup-jax.sh); make
+#                     into build/jax/venv-JAX_PINNED and the newest one lctx
+#                     knows (JAX_NEWEST, Python 3.12) beside it
+#                     (tools/setup-jax.sh); make
 #                     test does it first. LCTX_JAX=off skips it, and the real-JAX
 #                     tests with it, saying so loudly
 #   make conform-jax  judges the pinned JAX by the spec, as that release behaves
@@ -39,6 +41,12 @@ LCTX    := build/release/harness/lctx
 # pinned, hashed requirements are conformance/adapters/requirements/.
 JAX_PINNED := 0.10.2
 JAX_VENV   := build/jax/venv-$(JAX_PINNED)
+# The newest JAX on PyPI that lctx knows (it needs Python 3.12, found on
+# PATH or in pyenv's versions by tools/setup-jax.sh). make test installs and
+# judges it beside the pinned one (jax_conform_newest,
+# jax_installed_registry); without a Python 3.12 it says so and those tests
+# skip, naming why.
+JAX_NEWEST := 0.12.1
 # make jax-matrix: per JAX version, judged as that release behaves and as the
 # modelled commit behaves, the conformance cases, 10,000 random cases and an
 # eighth of the bounded domain (both sides in 3 to 7 minutes a version on a
@@ -103,6 +111,10 @@ deps:
 jax: deps
 	@echo "==> lctx: installing JAX $(JAX_PINNED), pinned and hashed, into $(JAX_VENV) (LCTX_JAX=off skips it)"
 	@sh tools/setup-jax.sh $(JAX_PINNED)
+	@echo "==> lctx: installing the newest JAX lctx knows, $(JAX_NEWEST), pinned and hashed, into build/jax/venv-$(JAX_NEWEST) (needs Python 3.12)"
+	@sh tools/setup-jax.sh $(JAX_NEWEST); rc=$$?; \
+	  if [ $$rc -eq 3 ]; then echo "lctx: WARNING: no Python 3.12 here: JAX $(JAX_NEWEST) is NOT installed, and its tests (jax_conform_newest, jax_installed_registry's newest half) are SKIPPED"; \
+	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 conform-jax: build jax
 	@echo "==> lctx: judging JAX $(JAX_PINNED) by the spec as JAX $(JAX_PINNED) behaves: lctx conform --jax $(JAX_PINNED) through conformance/adapters/jax_adapter.py, cases, random cases and the full domain (reports in build/conform/jax/)"
