@@ -421,7 +421,7 @@ static const lctx_release RELEASES[] = {
     {
         .name = "0.11.1",
         .jax_ref = "jax-v0.11.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:708-712 */
+        /* F1 5e1c8e7295: xla_bridge.py:702-706 */
         .gpu_alias = CUDA_ROCM_ONEAPI,
         /* F3 5e1c8e7295: xla_bridge.py:713-719 */
         .known_builtin = KNOWN_ONEAPI,
@@ -452,7 +452,7 @@ static const lctx_release RELEASES[] = {
     {
         .name = "0.11.2",
         .jax_ref = "jax-v0.11.2 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:709-713 */
+        /* F1 5e1c8e7295: xla_bridge.py:703-707 */
         .gpu_alias = CUDA_ROCM_ONEAPI,
         /* F3 5e1c8e7295: xla_bridge.py:714-720 */
         .known_builtin = KNOWN_ONEAPI,
@@ -483,7 +483,7 @@ static const lctx_release RELEASES[] = {
     {
         .name = "0.12.0",
         .jax_ref = "jax-v0.12.0 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
         .gpu_alias = CUDA_ROCM_ONEAPI,
         /* F3 5e1c8e7295: xla_bridge.py:738-744 */
         .known_builtin = KNOWN_ONEAPI,
@@ -514,7 +514,7 @@ static const lctx_release RELEASES[] = {
     {
         .name = "0.12.0.1",
         .jax_ref = "jax-v0.12.0.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
         .gpu_alias = CUDA_ROCM_ONEAPI,
         /* F3 5e1c8e7295: xla_bridge.py:738-744 */
         .known_builtin = KNOWN_ONEAPI,
@@ -545,7 +545,7 @@ static const lctx_release RELEASES[] = {
     {
         .name = "0.12.1",
         .jax_ref = "jax-v0.12.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:733-737 */
+        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
         .gpu_alias = CUDA_ROCM_ONEAPI,
         /* F3 5e1c8e7295: xla_bridge.py:738-744 */
         .known_builtin = KNOWN_ONEAPI,
@@ -662,11 +662,11 @@ static bool lists_differ(const lctx_release_list *a,
 }
 
 #define LIST_FACT(field)                                                       \
-  static bool differ_##field(const lctx_release *a, const lctx_release *b) {  \
+  static bool differ_##field(const lctx_release *a, const lctx_release *b) {   \
     return lists_differ(&a->field, &b->field);                                 \
   }
 #define FLAG_FACT(field)                                                       \
-  static bool differ_##field(const lctx_release *a, const lctx_release *b) {  \
+  static bool differ_##field(const lctx_release *a, const lctx_release *b) {   \
     return a->field != b->field;                                               \
   }
 LIST_FACT(gpu_alias)
@@ -686,8 +686,9 @@ FLAG_FACT(dispatch_module_platforms)
 static const fact_desc FACTS[] = {
     {"gpu_alias (F1)", "5e1c8e729594 (0.10.2)", differ_gpu_alias},
     {"client_gpu (F2)", "00b8c5dbf03c (0.11.0)", differ_client_gpu},
-    {"known_builtin (F3)", "2aaa108f06ed (0.5.3), fc5fccff7084 (0.9.2), "
-                           "5e1c8e729594 (0.10.2)",
+    {"known_builtin (F3)",
+     "2aaa108f06ed (0.5.3), fc5fccff7084 (0.9.2), "
+     "5e1c8e729594 (0.10.2)",
      differ_known_builtin},
     {"lowering_checks_platform (F4)", "2aaa108f06ed (0.5.3)",
      differ_lowering_checks_platform},
@@ -703,8 +704,9 @@ static const fact_desc FACTS[] = {
      differ_has_lower_per_platform},
     {"compute_type_platforms (F10)", "ba5b3c7941f8 (0.5.3)",
      differ_compute_type_platforms},
-    {"compute_nesting_check (F11)", "2d6d408b19d2 (0.4.30), 9dc26ee3a5f1 "
-                                    "(0.10.2)",
+    {"compute_nesting_check (F11)",
+     "2d6d408b19d2 (0.4.30), 9dc26ee3a5f1 "
+     "(0.10.2)",
      differ_compute_nesting_check},
     {"dispatch_module_platforms (F12)",
      "jax-v0.12.1 (read from its wheel, jax/_src/interpreters/mlir.py:"

@@ -877,8 +877,8 @@ static void explain_between(changes *ch, const lctx_spec *spec,
  * (per release, the row judging the operation there) or NULL: only facts
  * are named. */
 static size_t explain_nearest(const lctx_spec *spec, const drift_case *d,
-                              uint32_t mask, const size_t *rows,
-                              lctx_buf *out, size_t nearest_out[2]) {
+                              uint32_t mask, const size_t *rows, lctx_buf *out,
+                              size_t nearest_out[2]) {
   changes ch = {out, 0, {0}, 0};
   size_t sel = spec->selected, none = spec->row_count;
   size_t nearest[2] = {SIZE_MAX, SIZE_MAX};
@@ -918,8 +918,7 @@ static uint32_t say_drift(const lctx_spec *spec, const drift_case *d,
     for (size_t i = 0; i < 2; i++)
       if (nearest[i] != SIZE_MAX && here)
         lctx_release_describe_changes(
-            here,
-            lctx_release_find(lctx_spec_release_name(spec, nearest[i])),
+            here, lctx_release_find(lctx_spec_release_name(spec, nearest[i])),
             out);
   }
   return mask;
