@@ -233,6 +233,30 @@ static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
     if (rerun && strlen(rerun) < sizeof s->rerun)
       snprintf(s->rerun, sizeof s->rerun, "%s", rerun);
   }
+  /* Operations not judged at the release (optional: older reports have
+   * none), and drift: summed, the first text kept. */
+  json_t *x;
+  if (json_is_integer(x = json_object_get(row, "not_judged")) &&
+      json_integer_value(x) >= 0 &&
+      json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT)
+    s->not_judged += (size_t)json_integer_value(x);
+  if (json_is_integer(x = json_object_get(row, "drift_explained")) &&
+      json_integer_value(x) >= 0 &&
+      json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT) {
+    const char *drift = json_string_value(json_object_get(row, "drift"));
+    if (drift && !s->drift_explained)
+      snprintf(s->drift, sizeof s->drift, "%s", drift);
+    s->drift_explained += (size_t)json_integer_value(x);
+  }
+  if (json_is_integer(x = json_object_get(row, "drift_new")) &&
+      json_integer_value(x) >= 0 &&
+      json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT) {
+    const char *text =
+        json_string_value(json_object_get(row, "drift_new_text"));
+    if (text && !s->drift_new)
+      snprintf(s->drift_new_text, sizeof s->drift_new_text, "%s", text);
+    s->drift_new += (size_t)json_integer_value(x);
+  }
   const char *reason = json_string_value(json_object_get(row, "xfail_reason"));
   if (reason) {
     m->xfail[k] = true;
@@ -262,7 +286,7 @@ static bool take_rows(merge *m, json_t *rows, const char *path) {
 static bool add_totals(merge *m, json_t *j, const char *path) {
   lctx_conform_report *r = &m->rep;
   size_t run, unsupported, gaps = 0, restarts = 0, recycles = 0;
-  size_t modules = 0, kills = 0, unjudged = 0;
+  size_t modules = 0, kills = 0, unjudged = 0, not_judged = 0;
   if (!get_count(m, j, "cases_run", path, &run) ||
       !get_count(m, j, "cases_unsupported", path, &unsupported))
     return false;
@@ -278,7 +302,16 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   OPTIONAL_COUNT("modules_judged", modules);
   OPTIONAL_COUNT("modules_unjudged", unjudged);
   OPTIONAL_COUNT("judge_kills", kills);
+  OPTIONAL_COUNT("cases_not_judged", not_judged);
 #undef OPTIONAL_COUNT
+  json_t *nj = json_object_get(j, "not_judged");
+  const char *nj_fact = json_string_value(json_object_get(nj, "fact"));
+  const char *nj_why = json_string_value(json_object_get(nj, "why"));
+  if (not_judged && !r->cases_not_judged && nj_fact && nj_why) {
+    snprintf(r->not_judged_fact, sizeof r->not_judged_fact, "%s", nj_fact);
+    snprintf(r->not_judged_why, sizeof r->not_judged_why, "%s", nj_why);
+  }
+  r->cases_not_judged += not_judged;
   r->cases_run += run;
   r->cases_unsupported += unsupported;
   r->spec_gaps += gaps;
@@ -634,10 +667,9 @@ static int run_merge(merge *m, FILE *out) {
    * missing shard or past a shard's stop), so that its counts add up to
    * its sources' cases. */
   memcpy(m->rep.source_cases, m->first.sources, sizeof m->rep.source_cases);
-  m->rep.cases_skipped =
-      m->first.offered - m->rep.cases_run - m->rep.cases_unsupported;
-  if (m->rep.cases_run + m->rep.cases_unsupported > m->first.offered)
-    m->rep.cases_skipped = 0;
+  size_t seen =
+      m->rep.cases_run + m->rep.cases_unsupported + m->rep.cases_not_judged;
+  m->rep.cases_skipped = seen > m->first.offered ? 0 : m->first.offered - seen;
   const stamp *s = &m->first;
   lctx_conform_doc doc = {.report = &m->rep,
                           .spec_file = s->spec_file,
