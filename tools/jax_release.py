@@ -76,13 +76,13 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+from jax_requirements import find_cpython  # noqa: E402  (one Python finder)
 
 REQ_DIR = os.path.join("conformance", "adapters", "requirements")
 INDEX = os.path.join("conformance", "adapters", "cited_functions.json")
@@ -364,58 +364,6 @@ def _units_stdin():
             out[path] = {"error": "%s line %s: %s" % (path, e.lineno, e.msg)}
     json.dump(out, sys.stdout)
     return 0
-
-
-def python_info(exe):
-    """(implementation, (major, minor), real executable) or None."""
-    try:
-        out = subprocess.run(
-            [exe, "-c", "import sys, platform; print(platform."
-             "python_implementation(), sys.version_info[0], "
-             "sys.version_info[1], sys.executable)"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            timeout=60).stdout.split(None, 3)
-        return out[0], (int(out[1]), int(out[2])), out[3].strip()
-    except (OSError, subprocess.SubprocessError, IndexError, ValueError):
-        return None
-
-
-def pyenv_roots():
-    roots = []
-    if os.environ.get("PYENV_ROOT"):
-        roots.append(os.environ["PYENV_ROOT"])
-    if shutil.which("pyenv"):
-        try:
-            r = subprocess.run(["pyenv", "root"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True,
-                               timeout=30).stdout.strip()
-            if r:
-                roots.append(r)
-        except (OSError, subprocess.SubprocessError):
-            pass
-    roots.append(os.path.join(os.path.expanduser("~"), ".pyenv"))
-    return roots
-
-
-def find_cpython(accept, names):
-    """A CPython whose (major, minor) `accept` takes: `names` on PATH, then
-    pyenv's versions folder (as tools/setup-jax.sh looks), newest first
-    there. Returns its real executable or None."""
-    for name in names:
-        exe = shutil.which(name)
-        info = exe and python_info(exe)
-        if info and info[0] == "CPython" and accept(info[1]):
-            return info[2]
-    found = []
-    for root in pyenv_roots():
-        for exe in glob.glob(os.path.join(root, "versions", "3.*", "bin",
-                                          "python3.*")):
-            if not re.search(r"python3\.\d+$", exe):
-                continue
-            info = python_info(exe)
-            if info and info[0] == "CPython" and accept(info[1]):
-                found.append((info[1], info[2]))
-    return max(found)[1] if found else None
 
 
 def units_of(sources, pythons):

@@ -108,19 +108,8 @@ def cpython_version(exe):
     return int(out[1]), int(out[2]), out[3].strip()
 
 
-def find_python(pyver):
-    """A CPython `pyver` ("3.12") to run pip under: this one when it is that
-    version; pythonX.Y, then python3, on PATH; then pyenv's versions folder
-    ($PYENV_ROOT, `pyenv root`, ~/.pyenv), as tools/setup-jax.sh looks.
-    Returns its real executable (not a pyenv shim), or None."""
-    want = tuple(int(x) for x in pyver.split("."))
-    if sys.implementation.name == "cpython" and sys.version_info[:2] == want:
-        return sys.executable
-    for name in ("python" + pyver, "python3"):
-        exe = shutil.which(name)
-        got = exe and cpython_version(exe)
-        if got and got[:2] == want:
-            return got[2]
+def pyenv_roots():
+    """Where pyenv keeps its versions: $PYENV_ROOT, `pyenv root`, ~/.pyenv."""
     roots = [os.environ.get("PYENV_ROOT", "")]
     if shutil.which("pyenv"):
         try:
@@ -131,14 +120,38 @@ def find_python(pyver):
         except (OSError, subprocess.SubprocessError):
             pass
     roots.append(os.path.join(os.path.expanduser("~"), ".pyenv"))
-    for root in [r for r in roots if r]:
-        found = sorted(glob.glob(os.path.join(root, "versions", pyver + "*",
-                                              "bin", "python" + pyver)))
-        for exe in reversed(found):
+    return [r for r in roots if r]
+
+
+def find_cpython(accept, names):
+    """A CPython whose (major, minor) `accept` takes: `names` on PATH, then
+    pyenv's versions folder (as tools/setup-jax.sh looks), the newest there
+    first. Returns its real executable (not a pyenv shim), or None."""
+    for name in names:
+        exe = shutil.which(name)
+        got = exe and cpython_version(exe)
+        if got and accept(got[:2]):
+            return got[2]
+    found = []
+    for root in pyenv_roots():
+        for exe in glob.glob(os.path.join(root, "versions", "3.*", "bin",
+                                          "python3.*")):
+            if not re.search(r"python3\.\d+$", exe):
+                continue
             got = cpython_version(exe)
-            if got and got[:2] == want:
-                return got[2]
-    return None
+            if got and accept(got[:2]):
+                found.append((got[:2], got[2]))
+    return max(found)[1] if found else None
+
+
+def find_python(pyver):
+    """A CPython `pyver` ("3.12") to run pip under: this one when it is that
+    version; pythonX.Y, then python3, on PATH; then pyenv's versions folder.
+    Returns its real executable (not a pyenv shim), or None."""
+    want = tuple(int(x) for x in pyver.split("."))
+    if sys.implementation.name == "cpython" and sys.version_info[:2] == want:
+        return sys.executable
+    return find_cpython(lambda v: v == want, ("python" + pyver, "python3"))
 
 
 def resolve(python, version, pyver, platforms, constraints):

@@ -521,15 +521,26 @@ bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
   return true;
 }
 
-void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c) {
+/* The row each operation of `c` matches (a single one), in order, into
+ * `rows` (SIZE_MAX where none or several match). */
+static void rows_of_case(lctx_conform_judge *j, const lctx_case *c,
+                         size_t *rows) {
   lctx_feature_state state;
   lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
   for (size_t i = 0; i < c->op_count; i++) {
     lctx_classify_op(&state, i, &j->features);
     size_t m[2];
-    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1)
-      j->report->rows[m[0]].n[LCTX_CONFORM_UNSUPPORTED]++;
+    rows[i] =
+        lctx_spec_match(j->spec, &j->features, m, 2) == 1 ? m[0] : SIZE_MAX;
   }
+}
+
+void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c) {
+  size_t rows[LCTX_CASE_MAX_OPS];
+  rows_of_case(j, c, rows);
+  for (size_t i = 0; i < c->op_count; i++)
+    if (rows[i] != SIZE_MAX)
+      j->report->rows[rows[i]].n[LCTX_CONFORM_UNSUPPORTED]++;
 }
 
 bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c) {
@@ -545,28 +556,21 @@ bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c) {
     snprintf(rep->not_judged_why, sizeof rep->not_judged_why, "%s",
              j->spec->fact[f].unread_why);
   }
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
-  for (size_t i = 0; i < c->op_count; i++) {
-    lctx_classify_op(&state, i, &j->features);
-    size_t m[2];
-    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1)
-      rep->rows[m[0]].not_judged++;
-  }
+  size_t rows[LCTX_CASE_MAX_OPS];
+  rows_of_case(j, c, rows);
+  for (size_t i = 0; i < c->op_count; i++)
+    if (rows[i] != SIZE_MAX)
+      rep->rows[rows[i]].not_judged++;
   return true;
 }
 
 bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c) {
   if (lctx_spec_selected_modelled(j->spec))
     return false;
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
-  for (size_t i = 0; i < c->op_count; i++) {
-    lctx_classify_op(&state, i, &j->features);
-    size_t m[2];
-    if (lctx_spec_match(j->spec, &j->features, m, 2) == 1 &&
-        j->spec->rows[m[0]].absent)
+  size_t rows[LCTX_CASE_MAX_OPS];
+  rows_of_case(j, c, rows);
+  for (size_t i = 0; i < c->op_count; i++)
+    if (rows[i] != SIZE_MAX && j->spec->rows[rows[i]].absent)
       return true;
-  }
   return false;
 }

@@ -134,6 +134,20 @@
 /* known_platforms() from 0.10.1: nonexperimental, alias values and keys. */
 #define KNOWN_ONEAPI LIST4("cuda", "rocm", "gpu", "oneapi")
 
+/* A release after the modelled commit (F12 `module_wide`), as the table
+ * below says. */
+#define AFTER_MODELLED(release, module_wide)                                   \
+  {                                                                            \
+    .name = release, .jax_ref = "jax-v" release " (wheel)",                    \
+    .gpu_alias = CUDA_ROCM_ONEAPI, .known_builtin = KNOWN_ONEAPI,              \
+    .cuda_skip = true, .unknown_backend_lists_available = true,                \
+    .client_gpu = CUDA_ROCM_ONEAPI, .client_gpu_unread = true,                 \
+    .module_optional = true, .module_pinned_check = true,                      \
+    .module_lookup_first_platform = true, .lowering_checks_platform = true,    \
+    .has_lower_per_platform = true, .compute_type_platforms = true,            \
+    .compute_nesting_check = false, .dispatch_module_platforms = module_wide,  \
+  }
+
 /* Each field: the fact (the F of the top comment), the commit that
  * changed it, and where the release holds it (a path of jax-ml/jax at the
  * release's `jax_ref`, unless another repository is named). */
@@ -418,161 +432,24 @@ static const lctx_release RELEASES[] = {
         /* F11 9dc26ee3a5: core.py:366-381 */
         .compute_nesting_check = false,
     },
-    {
-        .name = "0.11.1",
-        .jax_ref = "jax-v0.11.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:702-706 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:713-719 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:823 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:947 */
-        .unknown_backend_lists_available = true,
-        /* F2 not read (F13): the modelled commit's list */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        .client_gpu_unread = true,
-        /* F8 e86b6ae292: mlir.py:893-910 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:901-909 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:910 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1027-1032 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2516 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2488 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:358 JaxprEqnContextManager */
-        .compute_nesting_check = false,
-        /* F12: mlir.py lower_per_platform */
-        .dispatch_module_platforms = false,
-    },
-    {
-        .name = "0.11.2",
-        .jax_ref = "jax-v0.11.2 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:703-707 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:714-720 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:824 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:948 */
-        .unknown_backend_lists_available = true,
-        /* F2 not read (F13): the modelled commit's list */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        .client_gpu_unread = true,
-        /* F8 e86b6ae292: mlir.py:940-957 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:948-956 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:957 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1074-1079 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2578 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2550 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:359 JaxprEqnContextManager */
-        .compute_nesting_check = false,
-        /* F12: mlir.py lower_per_platform */
-        .dispatch_module_platforms = false,
-    },
-    {
-        .name = "0.12.0",
-        .jax_ref = "jax-v0.12.0 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:848 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:972 */
-        .unknown_backend_lists_available = true,
-        /* F2 not read (F13): the modelled commit's list */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        .client_gpu_unread = true,
-        /* F8 e86b6ae292: mlir.py:940-957 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:948-956 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:957 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1074-1079 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2604 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2576 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:351 JaxprEqnContextManager */
-        .compute_nesting_check = false,
-        /* F12: mlir.py lower_per_platform */
-        .dispatch_module_platforms = false,
-    },
-    {
-        .name = "0.12.0.1",
-        .jax_ref = "jax-v0.12.0.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:848 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:972 */
-        .unknown_backend_lists_available = true,
-        /* F2 not read (F13): the modelled commit's list */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        .client_gpu_unread = true,
-        /* F8 e86b6ae292: mlir.py:940-957 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:948-956 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:957 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1074-1079 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2604 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2576 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:351 JaxprEqnContextManager */
-        .compute_nesting_check = false,
-        /* F12: mlir.py lower_per_platform */
-        .dispatch_module_platforms = false,
-    },
-    {
-        .name = "0.12.1",
-        .jax_ref = "jax-v0.12.1 (wheel)",
-        /* F1 5e1c8e7295: xla_bridge.py:727-731 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:738-744 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:848 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:972 */
-        .unknown_backend_lists_available = true,
-        /* F2 not read (F13): the modelled commit's list */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        .client_gpu_unread = true,
-        /* F8 e86b6ae292: mlir.py:968-985 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:976-984 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:985 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1136-1141 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2694 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2666 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:350 JaxprEqnContextManager */
-        .compute_nesting_check = false,
-        /* F12: mlir.py lower_per_platform */
-        .dispatch_module_platforms = true,
-    },
+    /* The releases after the modelled commit, read from their wheels: every
+     * fact as at the modelled commit but F2, not read (F13: the modelled
+     * commit's list stands in), and F12 from 0.12.1. Where each wheel holds
+     * the facts (xla_bridge.py, mlir.py, core.py):
+     *
+     *   release   F1       F3       F5   F6   F7, F8   F4         F9    F10
+     *   0.11.1    702-706  713-719  823  947  893-910  1027-1032  2516  2488
+     *   0.11.2    703-707  714-720  824  948  940-957  1074-1079  2578  2550
+     *   0.12.0    727-731  738-744  848  972  940-957  1074-1079  2604  2576
+     *   0.12.0.1  727-731  738-744  848  972  940-957  1074-1079  2604  2576
+     *   0.12.1    727-731  738-744  848  972  968-985  1136-1141  2694  2666
+     *
+     * F11: JaxprEqnContextManager, core.py 358, 359, 351, 351, 350. */
+    AFTER_MODELLED("0.11.1", false),
+    AFTER_MODELLED("0.11.2", false),
+    AFTER_MODELLED("0.12.0", false),
+    AFTER_MODELLED("0.12.0.1", false),
+    AFTER_MODELLED("0.12.1", true),
 };
 
 #define RELEASE_COUNT (sizeof RELEASES / sizeof RELEASES[0])
