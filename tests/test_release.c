@@ -193,6 +193,14 @@ static void test_dispatch_module_platforms(void **state) {
     assert_int_equal(res->mismatch[1], !fixed);
     free(w);
   }
+  /* What check-spec folds: releases the model cannot tell apart. */
+  assert_true(
+      lctx_release_same_behaviour(release("modelled"), release("0.12.0.1")));
+  assert_true(lctx_release_same_behaviour(release("0.5.3"), release("0.6.2")));
+  assert_false(
+      lctx_release_same_behaviour(release("0.12.0.1"), release("0.12.1")));
+  assert_false(
+      lctx_release_same_behaviour(release("0.10.2"), release("0.11.0")));
   assert_false(release("modelled")->client_gpu_unread);
   assert_false(release("0.11.0")->client_gpu_unread);
   assert_true(release("0.11.1")->client_gpu_unread);

@@ -568,6 +568,10 @@ static void test_releases_after_the_modelled_commit(void **state) {
   int z = lctx_spec_release_index(&real, "0.12.1");
   assert_true(a >= 0 && m == a + 1 && b == m + 1 && z > b);
   assert_string_equal(lctx_spec_release_name(&real, (size_t)m), "modelled");
+  assert_true(lctx_spec_same_at(&real, (size_t)m, (size_t)z));
+  assert_true(lctx_spec_same_at(&real, (size_t)a, (size_t)m));
+  assert_false(lctx_spec_same_at(
+      &real, (size_t)lctx_spec_release_index(&real, "0.10.2"), (size_t)a));
   lctx_facts at_m, at_z;
   lctx_spec_facts_at(&real, (size_t)m, &at_m);
   lctx_spec_facts_at(&real, (size_t)z, &at_z);

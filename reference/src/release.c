@@ -607,3 +607,12 @@ size_t lctx_release_describe_changes(const lctx_release *a,
   }
   return n;
 }
+
+bool lctx_release_same_behaviour(const lctx_release *a, const lctx_release *b) {
+  a = lctx_release_resolve(a);
+  b = lctx_release_resolve(b);
+  for (size_t i = 0; i < sizeof FACTS / sizeof FACTS[0]; i++)
+    if (FACTS[i].differ(a, b))
+      return false;
+  return true;
+}

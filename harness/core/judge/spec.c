@@ -236,6 +236,19 @@ const char *lctx_spec_release_name(const lctx_spec *spec, size_t index) {
              : LCTX_SPEC_MODELLED;
 }
 
+bool lctx_spec_same_at(const lctx_spec *spec, size_t a, size_t b) {
+  lctx_facts fa, fb;
+  lctx_spec_facts_at(spec, a, &fa);
+  lctx_spec_facts_at(spec, b, &fb);
+  for (int f = 0; f < LCTX_FACT_COUNT; f++)
+    if (!lctx_classify_fact_equal(&fa, &fb, (lctx_fact)f))
+      return false;
+  for (size_t i = 0; i < spec->row_count; i++)
+    if (lctx_spec_row_at(spec, i, a) != lctx_spec_row_at(spec, i, b))
+      return false;
+  return true;
+}
+
 bool lctx_spec_selected_modelled(const lctx_spec *spec) {
   return spec->selected == spec->modelled;
 }

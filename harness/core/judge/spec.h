@@ -276,6 +276,10 @@ const lctx_facts *lctx_spec_facts(const lctx_spec *spec);
 const lctx_spec_was *lctx_spec_fact_at(const lctx_spec *spec, lctx_fact f,
                                        size_t release);
 
+/// Whether the table says the same at releases `a` and `b`: the same
+/// facts, and every row in the same state.
+bool lctx_spec_same_at(const lctx_spec *spec, size_t a, size_t b);
+
 /// Whether the selected release is the modelled commit.
 bool lctx_spec_selected_modelled(const lctx_spec *spec);
 

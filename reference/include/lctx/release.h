@@ -142,6 +142,11 @@ LCTX_API size_t lctx_release_describe_changes(const lctx_release *a,
                                               const lctx_release *b,
                                               lctx_buf *out);
 
+/// Whether releases `a` and `b` behave alike in everything the model reads
+/// (every fact but which ones were read).
+LCTX_API bool lctx_release_same_behaviour(const lctx_release *a,
+                                          const lctx_release *b);
+
 /// The modelled operations, as far as a release may lack one.
 typedef enum lctx_release_op {
   LCTX_RELEASE_OP_BACKENDS = 0,    ///< backends()
