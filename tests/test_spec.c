@@ -247,11 +247,12 @@ static void test_intact_table_passes_the_domain(void **state) {
    * every row is reached at one of them at least. */
   static size_t hits[LCTX_SPEC_MAX_ROWS];
   memset(hits, 0, sizeof hits);
-  /* Of the releases after the modelled commit, 0.12.1 (the only one whose
-   * model differs: release.c F12); check-spec runs them all. */
-  static const char *const releases[] = {
-      "0.4.20", "0.4.30", "0.5.3",  "0.6.2",    "0.7.2", "0.8.3",
-      "0.9.2",  "0.10.2", "0.11.0", "modelled", "0.12.1"};
+  /* The releases whose model or table differ from every one before them
+   * (check-spec folds the others: 0.6.2 into 0.5.3, 0.8.3 into 0.7.2, 0.11.1
+   * to 0.12.0.1 into 0.11.0), and the modelled commit. */
+  static const char *const releases[] = {"0.4.20", "0.4.30",   "0.5.3",
+                                         "0.7.2",  "0.9.2",    "0.10.2",
+                                         "0.11.0", "modelled", "0.12.1"};
   for (size_t r = 0; r < sizeof releases / sizeof releases[0]; r++) {
     run_domain_at(table, releases[r], &t);
     if (oracle.violations != 0)
