@@ -74,6 +74,7 @@ struct lctx_irjudge {
 /* What the judge works with, one module at a time (heap: large). */
 typedef struct judge_state {
   const lctx_release *release;
+  judge_shared *shared; /* the watchdog's clock (judge_main's) */
   lctx_ircheck *ck;
   lctx_ir_memo *memo; /* NULL: out of memory, every module judged anew */
   lctx_case c;
@@ -153,6 +154,11 @@ static uint32_t passes_elsewhere(judge_state *s, size_t op) {
         !lctx_ir_expect_from_lowering(&s->runner.lowering, s->runner.result,
                                       s->c.ops[op].x64, &s->store))
       continue;
+    /* Each judgement has the time limit of one: the watchdog's clock
+     * starts again, so a module near the limit is not killed for being
+     * judged at several releases. */
+    atomic_store_explicit(&s->shared->since, (int64_t)(lctx_sys_now() * 1e9),
+                          memory_order_relaxed);
     lctx_ir_judge(s->ck, lctx_str_from_cstr(s->mlir), &s->store, &s->report,
                   &s->verdict);
     if (s->verdict.ok)
@@ -171,6 +177,7 @@ static void judge_main(judge_shared *shared, const lctx_release *release,
   if (!s || !in)
     _exit(3);
   s->release = release;
+  s->shared = shared;
   lctx_case_init(&s->c);
   s->memo = lctx_ir_memo_new();
   FILE *out = fdopen(out_fd, "wb");
