@@ -60,6 +60,29 @@ static void test_malformed_releases_are_named_by_position(void **state) {
        "'modelled'): '0.4.'"},
       {HEAD "releases = 0.11.0\n" ROW,
        "t.lspec:3:12: duplicate key 'releases'"},
+      {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3 modelled\n" ROW,
+       "t.lspec:2:34: 'modelled' given twice"},
+      {"spec-version = 1.0.0\nreleases = modelled\n" ROW,
+       "t.lspec:2:20: no release named"},
+      /* a was line after the modelled commit */
+      {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3\n" ROW
+       "was = 0.5.3 0123456789ab none\n",
+       "t.lspec:9:7: a was line states what held before a release up to the "
+       "modelled commit, not after it: '0.5.3'"},
+      /* unread: releases and a reason */
+      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.9.2 \"x\"\n"
+            "source = x\n" ROW,
+       "t.lspec:5:10: unknown release (the table names: 0.4.20, 0.5.3, "
+       "0.10.2): '0.9.2'"},
+      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3 0.5.3 \"x\"\n"
+            "source = x\n" ROW,
+       "t.lspec:5:16: release named twice: '0.5.3'"},
+      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3\n"
+            "source = x\n" ROW,
+       "t.lspec:5:15: expected the reason, a quoted string"},
+      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = \"x\"\n"
+            "source = x\n" ROW,
+       "t.lspec:5:10: expected 'unread = RELEASE... \"WHY\"'"},
       /* an unknown release */
       {HEAD ROW "was = 0.9.2 0123456789ab none\n",
        "t.lspec:9:7: unknown release (the table names: 0.4.20, 0.5.3, "
