@@ -415,7 +415,7 @@ int lctx_spec_depends_unread_at(const lctx_spec *spec, size_t release,
       have_base = true;
     }
     lctx_facts facts = base;
-    char names[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
+    char names[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX] = {{0}};
     size_t n;
     bool flag = lctx_classify_fact_is_flag((lctx_fact)f);
     if (flag) {
