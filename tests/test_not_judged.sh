@@ -10,6 +10,7 @@
 #      modules keep the nested dispatch JAX 0.12.1 dropped), traced to
 #      that change;
 #   2. judged as 0.11.0 (where the fact was read) nothing is left out;
+#   (and the HTML page of the run counts them, its count line adding up);
 #   3. two shards merged (lctx report merge) count what the unsharded run
 #      counts: the same cases not judged, no case counted as skipped.
 #
@@ -53,6 +54,15 @@ grep -q "not judged at this release" "$tmp/at121.txt" ||
   fail "as 0.12.1: the count line does not say what was not judged"
 grep -q "^not judged: $nj cases need fact client-gpu" "$tmp/at121.txt" ||
   fail "as 0.12.1: no 'not judged' summary line"
+
+# The HTML page counts them too: its count line adds up.
+"$LCTX" report html "$tmp/page.html" "$tmp/at121" >"$tmp/html.txt" 2>&1 ||
+  fail "report html: $(cat "$tmp/html.txt")"
+grep -q "$nj not judged at this release" "$tmp/page.html" ||
+  fail "report html: the cases not judged are not counted"
+if grep -q "do not add up" "$tmp/page.html"; then
+  fail "report html: the counts of a run with cases not judged do not add up"
+fi
 
 run at110 --jax 0.11.0
 [ "$(cat "$tmp/at110.rc")" = 0 ] || fail "as 0.11.0: exit $(cat "$tmp/at110.rc")"

@@ -200,6 +200,8 @@ static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
           "of them %lld judged, %lld skipped by shard or --ops, %lld "
           "unsupported",
           v.judged, v.skipped, v.unsupported);
+  if (v.not_judged)
+    fprintf(f, ", %lld not judged at this release", v.not_judged);
   if (v.not_reached)
     fprintf(f, ", %lld not reached as the run stopped", v.not_reached);
   fprintf(f, ")%s</span><br><span class=\"ops\">%lld operations:",

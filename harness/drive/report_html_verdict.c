@@ -29,8 +29,10 @@ void lctx_html_verdict_of(const json_t *report, lctx_html_verdict *v) {
   v->judged = field(report, "cases_run");
   v->skipped = field(report, "cases_skipped");
   v->unsupported = field(report, "cases_unsupported");
+  v->not_judged = field(report, "cases_not_judged");
   v->not_reached = field(report, "cases_not_reached");
-  long long seen = v->judged + v->skipped + v->unsupported + v->not_reached;
+  long long seen =
+      v->judged + v->skipped + v->unsupported + v->not_judged + v->not_reached;
   v->cases = json_is_integer(json_object_get(report, "cases"))
                  ? field(report, "cases")
                  : seen;

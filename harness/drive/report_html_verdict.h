@@ -26,8 +26,9 @@ typedef struct lctx_html_verdict {
   /// The operations per verdict, in the order of LCTX_HTML_VERDICTS.
   long long ops[LCTX_HTML_VERDICT_COUNT];
   long long ops_total;
-  /// The cases: total = judged + skipped + unsupported + not_reached.
-  long long cases, judged, skipped, unsupported, not_reached;
+  /// The cases: total = judged + skipped + unsupported + not_judged (a
+  /// fact not read at the release) + not_reached.
+  long long cases, judged, skipped, unsupported, not_judged, not_reached;
   /// The cases per source (conformance, domain, random): all 0 when the
   /// report does not record them.
   long long sources[3];
