@@ -450,3 +450,28 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
     break;
   }
 }
+
+/* FNV-1a over `n` bytes, on from `h`. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+void lctx_classify_signature(const lctx_case *c, size_t index,
+                             const lctx_facts *facts, lctx_features *f,
+                             uint64_t *sig) {
+  lctx_feature_state state;
+  lctx_classify_init_at(&state, c, facts);
+  for (size_t k = 0; k <= index && k < c->op_count; k++) {
+    lctx_classify_op(&state, k, f);
+    uint64_t h = fnv(0xcbf29ce484222325ULL, f->value, sizeof f->value);
+    for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
+      h = fnv(h, &f->has[p], 1);
+      if (f->has[p])
+        h = fnv(h, f->text[p].data, f->text[p].length);
+    }
+    sig[k] = h;
+  }
+}

@@ -244,6 +244,14 @@ void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
 void lctx_classify_op(lctx_feature_state *state, size_t index,
                       lctx_features *out);
 
+/// What operations 0 .. `index` of `c` are classified as under `facts`: a
+/// hash of each one's features and placeholder values, into `sig[k]`
+/// (`f` is the features classified into). Two fact sets that classify a
+/// case alike give equal signatures.
+void lctx_classify_signature(const lctx_case *c, size_t index,
+                             const lctx_facts *facts, lctx_features *f,
+                             uint64_t *sig);
+
 /// Appends `name=value` for every feature that applies, space-separated.
 void lctx_classify_format(const lctx_features *f, lctx_buf *out);
 

@@ -783,33 +783,6 @@ static void add_changes(changes *ch, const lctx_spec *spec, const char *what,
   }
 }
 
-/* FNV-1a over `n` bytes, on from `h`. */
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
-
-/* What the case's operations 0 .. index are classified as under `facts`:
- * a hash of each one's features and placeholder values, into `sig`. */
-static void classify_signature(const lctx_case *c, size_t index,
-                               const lctx_facts *facts, lctx_features *f,
-                               uint64_t *sig) {
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, facts);
-  for (size_t k = 0; k <= index && k < c->op_count; k++) {
-    lctx_classify_op(&state, k, f);
-    uint64_t h = fnv(0xcbf29ce484222325ULL, f->value, sizeof f->value);
-    for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
-      h = fnv(h, &f->has[p], 1);
-      if (f->has[p])
-        h = fnv(h, f->text[p].data, f->text[p].length);
-    }
-    sig[k] = h;
-  }
-}
-
 /* Where the case is classified: the operation, and the features to
  * classify into. */
 typedef struct drift_case {
@@ -827,7 +800,7 @@ static bool fact_matters(const drift_case *d, const lctx_facts *base,
   lctx_facts mixed = *base;
   mixed.count[f] = other->count[f];
   memcpy(mixed.names[f], other->names[f], sizeof mixed.names[f]);
-  classify_signature(d->c, d->index, &mixed, d->f, sig);
+  lctx_classify_signature(d->c, d->index, &mixed, d->f, sig);
   size_t n = d->index < LCTX_CASE_MAX_OPS ? d->index + 1 : LCTX_CASE_MAX_OPS;
   return memcmp(base_sig, sig, n * sizeof sig[0]) != 0;
 }
@@ -845,8 +818,8 @@ static void explain_between(changes *ch, const lctx_spec *spec,
   lctx_facts there;
   lctx_spec_facts_at(spec, other, &there);
   uint64_t here_sig[LCTX_CASE_MAX_OPS], there_sig[LCTX_CASE_MAX_OPS];
-  classify_signature(d->c, d->index, &spec->facts, d->f, here_sig);
-  classify_signature(d->c, d->index, &there, d->f, there_sig);
+  lctx_classify_signature(d->c, d->index, &spec->facts, d->f, here_sig);
+  lctx_classify_signature(d->c, d->index, &there, d->f, there_sig);
   for (int f = 0; f < LCTX_FACT_COUNT; f++) {
     const lctx_spec_fact *fact = &spec->fact[f];
     if (!fact->stated ||

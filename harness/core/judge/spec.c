@@ -357,27 +357,6 @@ bool lctx_spec_select(lctx_spec *spec, const char *name, lctx_buf *error) {
 // Facts not read
 //===----------------------------------------------------------------------===//
 
-/* Classifies operations 0 .. `index` of `c` under `facts` into a hash. */
-static uint64_t signature(const lctx_case *c, size_t index,
-                          const lctx_facts *facts, lctx_features *f) {
-  lctx_feature_state state;
-  lctx_classify_init_at(&state, c, facts);
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t k = 0; k <= index && k < c->op_count; k++) {
-    lctx_classify_op(&state, k, f);
-    const unsigned char *b = (const unsigned char *)f->value;
-    for (size_t i = 0; i < sizeof f->value; i++)
-      h = (h ^ b[i]) * 0x100000001b3ULL;
-    for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
-      h = (h ^ (unsigned char)f->has[p]) * 0x100000001b3ULL;
-      for (size_t i = 0; f->has[p] && i < f->text[p].length; i++)
-        h = (h ^ (unsigned char)f->text[p].data[i]) * 0x100000001b3ULL;
-    }
-    h = (h ^ 0xff) * 0x100000001b3ULL;
-  }
-  return h;
-}
-
 /* The names fact `f` takes at any release, each once, in first order. */
 static size_t fact_names(const lctx_spec *spec, lctx_fact f,
                          char names[][LCTX_FACT_NAME_MAX], size_t cap) {
@@ -427,7 +406,8 @@ int lctx_spec_depends_unread_at(const lctx_spec *spec, size_t release,
     }
     /* Every value: a flag's two, or each subset of the names in order. */
     size_t values = flag ? 2 : (n < 8 ? (size_t)1 << n : 256);
-    uint64_t first = 0;
+    size_t ops = index < LCTX_CASE_MAX_OPS ? index + 1 : LCTX_CASE_MAX_OPS;
+    uint64_t first[LCTX_CASE_MAX_OPS] = {0}, sig[LCTX_CASE_MAX_OPS] = {0};
     for (size_t v = 0; v < values; v++) {
       facts.count[f] = 0;
       for (size_t i = 0; i < n; i++) {
@@ -435,10 +415,8 @@ int lctx_spec_depends_unread_at(const lctx_spec *spec, size_t release,
           memcpy(facts.names[f][facts.count[f]++], names[i],
                  LCTX_FACT_NAME_MAX);
       }
-      uint64_t h = signature(c, index, &facts, scratch);
-      if (v == 0)
-        first = h;
-      else if (h != first)
+      lctx_classify_signature(c, index, &facts, scratch, v ? sig : first);
+      if (v > 0 && memcmp(first, sig, ops * sizeof sig[0]) != 0)
         return f;
     }
   }
