@@ -323,7 +323,7 @@ static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
   }
   lctx_conform_row *r = &j->report->rows[row];
   if (!traced) {
-    lctx_oracle_drift_new(j->spec, row, NULL, &db);
+    lctx_oracle_drift_new(j->spec, row, &db);
     if (r->drift_new++ == 0)
       snprintf(r->drift_new_text, sizeof r->drift_new_text, "%s", j->drift);
     return;

@@ -923,12 +923,8 @@ uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
   return say_drift(spec, &d, passes, NULL, "passes as JAX ", out);
 }
 
-void lctx_oracle_drift_new(const lctx_spec *spec, size_t row,
-                           const char *installed, lctx_buf *out) {
-  if (installed && installed[0]) {
-    lctx_buf_append_cstr(out, "new at JAX ");
-    lctx_buf_append_cstr(out, installed);
-  } else if (lctx_spec_selected_modelled(spec)) {
+void lctx_oracle_drift_new(const lctx_spec *spec, size_t row, lctx_buf *out) {
+  if (lctx_spec_selected_modelled(spec)) {
     lctx_buf_append_cstr(out, "new at the modelled commit ");
     lctx_buf_append_cstr(out, spec->jax_commit);
   } else {

@@ -232,12 +232,10 @@ uint32_t lctx_oracle_drift_ir(const lctx_spec *spec, const lctx_case *c,
                               lctx_features *scratch, lctx_buf *out);
 
 /// What a failure that passes at no release the table names is: new at the
-/// judged release. Appends "new at JAX R: no release lctx knows behaves so;
-/// the row cites SOURCE at the modelled commit (tools/jax_release.py R
-/// diffs those lines at the installed release)", R the release judged as
-/// (`installed`, when not NULL or empty, names the implementation's own
-/// version instead).
-void lctx_oracle_drift_new(const lctx_spec *spec, size_t row,
-                           const char *installed, lctx_buf *out);
+/// judged release. Appends "new at JAX R" (or "new at the modelled commit
+/// C") ": no release lctx knows behaves so; the row cites SOURCE at C
+/// (tools/jax_release.py VERSION shows how those lines differ in an
+/// installed release)".
+void lctx_oracle_drift_new(const lctx_spec *spec, size_t row, lctx_buf *out);
 
 #endif /* LCTX_HARNESS_ORACLE_H */
