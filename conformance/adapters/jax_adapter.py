@@ -1129,11 +1129,8 @@ class Driver:
         xb.get_backend.cache_clear()
         xb._backend_factories.clear()
 
-        names = []
-        if self.installed:
-            names = self._install_stock(factories)
-        for what, f in ([] if self.installed
-                        else _objects(factories, "factory")):
+        declared = []
+        for what, f in _objects(factories, "factory"):
             name = f.get("name")
             priority = f.get("priority")
             quiet = f.get("fail_quietly")
@@ -1147,11 +1144,14 @@ class Driver:
             if behaviour not in ("client", "raises", "none", "no_devices"):
                 raise CaseFormatError("%s: bad behaviour %r" % (what, behaviour))
             message = _str_or_unset(f, "message", what)
-            xb.register_backend_factory(
-                name, self._make_factory(name, behaviour, message),
-                priority=priority, fail_quietly=quiet)
-            if name not in names:
-                names.append(name)
+            declared.append((name, priority, quiet, behaviour, message))
+        if self.installed:
+            self._install_stock(declared)
+        else:
+            for name, priority, quiet, behaviour, message in declared:
+                xb.register_backend_factory(
+                    name, self._make_factory(name, behaviour, message),
+                    priority=priority, fail_quietly=quiet)
 
         self._set_config("jax_platforms", jax_platforms or None)
         self._set_config("jax_platform_name", platform_name)
@@ -1168,17 +1168,14 @@ class Driver:
         else:
             self.registration_names = list(xb._backend_factories)
 
-    def _install_stock(self, factories):
+    def _install_stock(self, declared):
         """--installed-registry: the installed JAX's own factories, each
         wrapped only to note which registration a client came from. The
-        case must declare exactly them (name, priority, fail_quietly, in
-        order): what it expects is computed from its declaration, so a JAX
-        whose registry differs is reported, not judged against another
-        registry."""
-        declared = []
-        for what, f in _objects(factories, "factory"):
-            declared.append((f.get("name"), f.get("priority"),
-                             f.get("fail_quietly")))
+        case's factories (`declared`, as setup read them) must be exactly
+        them (name, priority, fail_quietly, in order): what it expects is
+        computed from its declaration, so a JAX whose registry differs is
+        reported, not judged against another registry."""
+        declared = [d[:3] for d in declared]
         stock = [(name, reg.priority, reg.fail_quietly)
                  for name, reg in self.stock]
         if declared != stock:
@@ -1190,7 +1187,6 @@ class Driver:
             xb.register_backend_factory(
                 name, self._wrap_stock(name, reg.factory),
                 priority=reg.priority, fail_quietly=reg.fail_quietly)
-        return [name for name, _ in self.stock]
 
     def _wrap_stock(self, name, factory):
         def wrapped(*args, **kwargs):
