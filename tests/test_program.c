@@ -53,7 +53,8 @@ static void test_program_example_of_the_page(void **state) {
   assert_string_equal(page, EXAMPLE);
   lctx_program_desc p;
   char why[256], out[LCTX_PROG_TEXT_MAX];
-  assert_true(lctx_program_parse(EXAMPLE, strlen(EXAMPLE), &p, why, sizeof why));
+  assert_true(
+      lctx_program_parse(EXAMPLE, strlen(EXAMPLE), &p, why, sizeof why));
   assert_int_equal(lctx_program_size(&p), 6);
   size_t n = lctx_program_print(&p, out, sizeof out);
   assert_int_equal(n, strlen(EXAMPLE));

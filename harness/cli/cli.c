@@ -44,6 +44,8 @@ static const command COMMANDS[] = {
      "judge an implementation (C plugin or process) by the spec"},
     {"sweep", lctx_cmd_sweep,
      "export JAX's own programs for platform lists; judge the answers"},
+    {"generate", lctx_cmd_generate,
+     "generated programs exported by JAX for platform lists; judged"},
     {"lint", lctx_cmd_lint,
      "is a primitive's rule file safe in multi-platform lowering?"},
     {"mutants", lctx_cmd_mutants,

@@ -68,17 +68,23 @@ static bool beside(const char *path, int up, const char *name, char *dst,
   return false;
 }
 
-int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
-  lctx_sweep_options o;
-  lctx_sweep_options_init(&o);
-  o.jobs = lctx_numbers_cores(LCTX_SWEEP_MAX_JOBS);
+bool lctx_cmd_sweep_defaults(lctx_sweep_options *o, FILE *err) {
+  lctx_sweep_options_init(o);
+  o->jobs = lctx_numbers_cores(LCTX_SWEEP_MAX_JOBS);
   static char spec[LCTX_DATA_PATH_MAX], known[LCTX_DATA_PATH_MAX];
   const char *main_spec = lctx_data()->spec;
   if (!beside(main_spec, 0, "jax-sweep.lspec", spec, sizeof spec, err) ||
       !beside(main_spec, 1, "sweep/regressions", known, sizeof known, err))
+    return false;
+  o->spec_path = spec;
+  o->known_dir = known;
+  return true;
+}
+
+int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
+  lctx_sweep_options o;
+  if (!lctx_cmd_sweep_defaults(&o, err))
     return LCTX_EXIT_USAGE;
-  o.spec_path = spec;
-  o.known_dir = known;
   o.out_dir = "lctx-sweep";
   bool judge = false, replay = false, no_minimize = false;
   size_t only_case = (size_t)-1;

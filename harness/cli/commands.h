@@ -69,6 +69,17 @@ lctx_command_fn lctx_cmd_conform;
 /// recorded sweep cases (drive/sweep.h).
 lctx_command_fn lctx_cmd_sweep;
 
+/// `lctx generate` (cmd_generate.c): generated programs
+/// (conformance/sweep/PROGRAMS.md) exported by real JAX and judged by the
+/// sweep rows, as a campaign; --print and --check of program texts.
+lctx_command_fn lctx_cmd_generate;
+
+struct lctx_sweep_options;
+/// The defaults of a sweep's options (sweep_options.h) with the sweep
+/// table and the known defects found beside the spec table; false after a
+/// message on `err`.
+bool lctx_cmd_sweep_defaults(struct lctx_sweep_options *o, FILE *err);
+
 /// `lctx mutants`: the kill matrix of conform and the differential fuzzer
 /// against the plugin mutants.
 lctx_command_fn lctx_cmd_mutants;

@@ -191,6 +191,15 @@ bool lctx_catalogue_parse(const char *line, lctx_catalogue *c, char *why,
                       "lowering_primitives", &c->primitives,
                       &c->primitive_count) &&
       read_catalogue(&r, json_object_get(j, "catalogue"), c);
+  json_t *gen = json_object_get(j, "generate");
+  if (ok && gen && !json_is_null(gen)) {
+    ok = json_is_integer(gen) && json_integer_value(gen) >= 1 &&
+         json_integer_value(gen) <= 1000;
+    if (!ok)
+      bad(&r, "generate", "not a program format version (1 to 1000)");
+    else
+      c->generate = (int)json_integer_value(gen);
+  }
   if (!j)
     snprintf(why, cap, "handshake: not JSON (%s)", je.text);
   json_decref(j);
@@ -221,6 +230,8 @@ void lctx_export_store_release(lctx_export_store *s) {
   free(s->values);
   free(s->census);
   free(s->primitives);
+  free(s->dispatch);
+  free(s->repro);
   memset(s, 0, sizeof *s);
 }
 
@@ -231,7 +242,8 @@ void lctx_export_store_lose(lctx_export_store *out, lctx_export_status status,
   snprintf(out->answer.error, sizeof out->answer.error, "%s", why);
 }
 
-static const char *const WHAT[] = {"get_backend", "backend", "truncated"};
+static const char *const WHAT[] = {"get_backend", "backend", "truncated",
+                                   "host"};
 static const char *const GAVE[] = {"raise", "none", "client"};
 
 static int named(json_t *v, const char *const *list, int n) {
@@ -244,9 +256,10 @@ static int named(json_t *v, const char *const *list, int n) {
 
 static bool read_call(reader *r, json_t *j, lctx_census_call *k) {
   long line = 0, platforms = 0;
-  int what = named(json_object_get(j, "what"), WHAT, 3);
+  int what = named(json_object_get(j, "what"), WHAT, 4);
   if (!json_is_object(j) || what < 0)
-    return bad(r, "census[].what", "not get_backend, backend or truncated");
+    return bad(r, "census[].what",
+               "not get_backend, backend, host or truncated");
   k->kind = (lctx_census_kind)what;
   if (what == LCTX_CENSUS_TRUNCATED)
     return true;
@@ -257,7 +270,7 @@ static bool read_call(reader *r, json_t *j, lctx_census_call *k) {
   if (what == LCTX_CENSUS_GET_BACKEND ? !json_is_boolean(opt)
                                       : opt && !json_is_null(opt))
     return bad(r, "census[].optional",
-               "not a boolean for get_backend, null for backend");
+               "not a boolean for get_backend, null for backend and host");
   k->gave = (lctx_census_gave)gave;
   k->optional = what == LCTX_CENSUS_GET_BACKEND ? json_is_true(opt) : -1;
   if (!text(r, j, "file", k->file, sizeof k->file, true) ||
@@ -288,6 +301,57 @@ static bool read_census(reader *r, json_t *list, lctx_export_store *s) {
   s->answer.census = s->census;
   s->answer.census_count = n;
   return true;
+}
+
+static bool read_dispatch_event(reader *r, json_t *j, lctx_dispatch_event *e) {
+  if (!json_is_object(j))
+    return bad(r, "dispatch[]", "not an object");
+  json_t *rules = json_object_get(j, "rules");
+  if (!text(r, j, "primitive", e->primitive, sizeof e->primitive, false) ||
+      !names(r, json_object_get(j, "platforms"), "dispatch[].platforms",
+             e->platforms, &e->count))
+    return false;
+  if (!json_is_array(rules) || json_array_size(rules) == 0 ||
+      json_array_size(rules) > LCTX_DISPATCH_MAX_RULES)
+    return bad(r, "dispatch[].rules", "not a list of 1 to 8 rules");
+  for (size_t i = 0; i < json_array_size(rules); i++) {
+    json_t *u = json_array_get(rules, i);
+    lctx_dispatch_rule *d = &e->rules[e->rule_count++];
+    if (!json_is_object(u))
+      return bad(r, "dispatch[].rules[]", "not an object");
+    if (!text(r, u, "rule", d->rule, sizeof d->rule, false) ||
+        !names(r, json_object_get(u, "platforms"),
+               "dispatch[].rules[].platforms", d->platforms, &d->count))
+      return false;
+  }
+  return true;
+}
+
+static bool read_dispatch(reader *r, json_t *list, lctx_export_store *s) {
+  if (!list || json_is_null(list))
+    return true;
+  size_t n = json_array_size(list);
+  if (!json_is_array(list) || n > LCTX_EXPORT_MAX_DISPATCH)
+    return bad(r, "dispatch", "not a list of at most 200 dispatches");
+  s->dispatch = calloc(n ? n : 1, sizeof *s->dispatch);
+  if (!s->dispatch)
+    return bad(r, "dispatch", "out of memory");
+  for (size_t i = 0; i < n; i++)
+    if (!read_dispatch_event(r, json_array_get(list, i), &s->dispatch[i]))
+      return false;
+  s->answer.dispatch = s->dispatch;
+  s->answer.dispatch_count = n;
+  return true;
+}
+
+static bool read_repro(reader *r, json_t *v, lctx_export_store *s) {
+  if (!v || json_is_null(v))
+    return true;
+  if (!json_is_string(v) || json_string_length(v) > LCTX_EXPORT_REPRO_MAX ||
+      strlen(json_string_value(v)) != json_string_length(v))
+    return bad(r, "repro", "not a text of at most 200000 bytes without NUL");
+  s->repro = strdup(json_string_value(v));
+  return s->repro != NULL || bad(r, "repro", "out of memory");
 }
 
 /* One value: a number, "nan", "inf", "-inf", or [re, im]; appended. */
@@ -386,6 +450,8 @@ static bool read_answer(reader *r, json_t *j, lctx_export_store *s) {
   json_t *secs = json_object_get(j, "seconds");
   s->seconds = json_is_number(secs) ? json_number_value(secs) : 0;
   if (!read_census(r, json_object_get(j, "census"), s) ||
+      !read_dispatch(r, json_object_get(j, "dispatch"), s) ||
+      !read_repro(r, json_object_get(j, "repro"), s) ||
       !read_primitives(r, json_object_get(j, "primitives"), "primitives",
                        &s->primitives, &s->primitive_count))
     return false;
@@ -490,6 +556,31 @@ static json_t *census_json(const lctx_export_answer *a) {
   return list;
 }
 
+static json_t *names_json(const char (*p)[LCTX_EXPORT_PLATFORM_MAX], size_t n) {
+  json_t *list = json_array();
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(list, json_string(p[i]));
+  return list;
+}
+
+static json_t *dispatch_json(const lctx_export_answer *a) {
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->dispatch_count; i++) {
+    const lctx_dispatch_event *e = &a->dispatch[i];
+    json_t *rules = json_array();
+    for (size_t k = 0; k < e->rule_count; k++)
+      json_array_append_new(
+          rules,
+          json_pack("{s:s, s:o}", "rule", e->rules[k].rule, "platforms",
+                    names_json(e->rules[k].platforms, e->rules[k].count)));
+    json_array_append_new(list, json_pack("{s:s, s:o, s:o}", "primitive",
+                                          e->primitive, "platforms",
+                                          names_json(e->platforms, e->count),
+                                          "rules", rules));
+  }
+  return list;
+}
+
 json_t *lctx_export_store_json(const lctx_export_store *s) {
   const lctx_export_answer *a = &s->answer;
   if (a->status == LCTX_EXPORT_CRASH || a->status == LCTX_EXPORT_TIMEOUT)
@@ -515,5 +606,7 @@ json_t *lctx_export_store_json(const lctx_export_store *s) {
   }
   json_object_set_new(o, "census", census_json(a));
   json_object_set_new(o, "primitives", prims);
+  if (a->dispatch)
+    json_object_set_new(o, "dispatch", dispatch_json(a));
   return o;
 }

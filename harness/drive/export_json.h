@@ -42,6 +42,9 @@ typedef struct lctx_catalogue {
   char (*primitives)[64];
   size_t count;
   lctx_program *programs; ///< in the order sent
+  /// The program format version it builds (`"generate"` in the hello;
+  /// 0: it builds no generated programs).
+  int generate;
 } lctx_catalogue;
 
 /// Reads the handshake line `text`. False with the field named in `why`
@@ -68,7 +71,13 @@ typedef struct lctx_export_store {
   size_t primitive_count;
   char (*primitives)[64];
   double seconds;
+  lctx_dispatch_event *dispatch;
+  /// A standalone reproduction the program wrote when asked ("repro"), or
+  /// NULL; kept as sent (at most LCTX_EXPORT_REPRO_MAX bytes).
+  char *repro;
 } lctx_export_store;
+#define LCTX_EXPORT_REPRO_MAX 200000
+#define LCTX_EXPORT_MAX_DISPATCH 200
 
 /// Reads one item of an answer's "results" into `out` (released first).
 /// An item `{"error": "..."}` is a CRASH with its text; a malformed item is

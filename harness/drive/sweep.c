@@ -13,6 +13,10 @@
 #include "sweep_jobs.h"
 #include "lctx/lctx.h"
 #include "sys.h"
+#include "program.h"
+
+#include <dirent.h>
+#include <errno.h>
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -78,9 +82,55 @@ static bool group_taken(const lctx_sweep *s, size_t upto, const char *group) {
   return false;
 }
 
-/* The programs the options select, in catalogue order. */
+static int by_path(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `lctx generate --from DIR`: its regular files, in name order. */
+static bool list_gen_files(lctx_sweep *s) {
+  DIR *d = opendir(s->o->gen_from);
+  if (!d) {
+    lctx_escaped b;
+    fprintf(s->err, "lctx generate: --from %s: cannot open: %s\n",
+            lctx_esc(&b, s->o->gen_from), strerror(errno));
+    return false;
+  }
+  size_t cap = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.')
+      continue;
+    if (s->gen_file_count == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **grown = realloc(s->gen_files, cap * sizeof *grown);
+      if (!grown)
+        break;
+      s->gen_files = grown;
+    }
+    size_t len = strlen(s->o->gen_from) + strlen(e->d_name) + 2;
+    char *path = malloc(len);
+    if (!path)
+      break;
+    snprintf(path, len, "%s/%s", s->o->gen_from, e->d_name);
+    s->gen_files[s->gen_file_count++] = path;
+  }
+  closedir(d);
+  if (s->gen_file_count)
+    qsort(s->gen_files, s->gen_file_count, sizeof *s->gen_files, by_path);
+  return true;
+}
+
+/* The programs the options select, in catalogue order; for `lctx
+ * generate`, the generated ones (by index). */
 static bool select_programs(lctx_sweep *s) {
   const lctx_sweep_options *o = s->o;
+  if (o->generate) {
+    if (o->gen_from && !list_gen_files(s))
+      return false;
+    s->selected_count = o->gen_from ? s->gen_file_count : o->generate;
+    s->selected = calloc(1, sizeof *s->selected);
+    s->ops = calloc(lctx_prog_op_count(), sizeof *s->ops);
+    return s->selected && s->ops;
+  }
   s->selected = calloc(s->cat.count, sizeof *s->selected);
   if (!s->selected)
     return false;
@@ -185,10 +235,11 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
   const lctx_sweep_options *o = s->o;
   char program[4096], dir[4200], number[64];
   lctx_rerun_program(program, sizeof program);
-  bool ok = lctx_rerun_dir(o->out_dir, dir, sizeof dir) &&
-            lctx_rerun_start(dst, n, program, "sweep") &&
-            lctx_rerun_shell_word(dst, n, "--cmd") &&
-            lctx_rerun_shell_word(dst, n, o->command);
+  bool ok =
+      lctx_rerun_dir(o->out_dir, dir, sizeof dir) &&
+      lctx_rerun_start(dst, n, program, o->generate ? "generate" : "sweep") &&
+      lctx_rerun_shell_word(dst, n, "--cmd") &&
+      lctx_rerun_shell_word(dst, n, o->command);
   snprintf(number, sizeof number, "--seed=%llu", o->seed);
   ok = ok && lctx_rerun_shell_word(dst, n, number);
   snprintf(number, sizeof number, "--lists=%zu", o->lists);
@@ -205,6 +256,13 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
     if (words[i][1])
       ok = lctx_rerun_shell_word(dst, n, words[i][0]) &&
            lctx_rerun_shell_word(dst, n, words[i][1]);
+  if (ok && o->generate && !o->gen_from) {
+    snprintf(number, sizeof number, "--programs=%zu", o->generate);
+    ok = lctx_rerun_shell_word(dst, n, number);
+  }
+  if (ok && o->gen_from)
+    ok = lctx_rerun_shell_word(dst, n, "--from") &&
+         lctx_rerun_shell_word(dst, n, o->gen_from);
   if (ok && o->limit) {
     snprintf(number, sizeof number, "%zu", o->limit);
     ok = lctx_rerun_shell_word(dst, n, "--limit") &&
@@ -224,8 +282,9 @@ static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
  * writes its line, counts its verdicts and keeps its new findings. */
 static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
                       const lctx_sweep_verdict *v, size_t n) {
-  size_t program = e->program;
   lctx_sweep_reach_exports(s, e);
+  if (e->desc)
+    lctx_program_features(e->desc, s->features, s->ops);
   lctx_sweep_write_line(s, index, e, v, n);
   char rerun[2560];
   rerun_line(s, index, rerun, sizeof rerun);
@@ -233,7 +292,7 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
     lctx_conform_verdict verdict = as_verdict(s, &v[i]);
     char first[1024];
     snprintf(first, sizeof first, "sweep case %zu (%s), %s: %s", index,
-             s->cat.programs[program].name, v[i].key[0] ? v[i].key : "",
+             lctx_sweep_program_name(s, e), v[i].key[0] ? v[i].key : "",
              v[i].detail);
     lctx_sweep_count(s, v[i].row, verdict, first, rerun);
     if (verdict == LCTX_CONFORM_FAIL && lctx_sweep_new_key(s, v[i].key))
@@ -268,6 +327,20 @@ bool lctx_sweep_open(lctx_sweep *s) {
     fprintf(s->err, "lctx sweep: out of memory\n");
     return false;
   }
+  if (s->o->generate && s->cat.generate != 1) {
+    lctx_escaped b2;
+    fprintf(s->err,
+            "lctx generate: %s does not build generated programs (its hello "
+            "has no \"generate\": 1; conformance/PROTOCOL.md, \"Generated "
+            "programs\")\n",
+            lctx_esc(&b2, s->cat.name));
+    return false;
+  }
+  if (s->o->generate && s->selected_count == 0) {
+    fprintf(s->err, "lctx generate: no program to draw (--programs 0, or "
+                    "--from names an empty folder)\n");
+    return false;
+  }
   if (s->selected_count == 0) {
     lctx_escaped g, k;
     fprintf(s->err,
@@ -291,6 +364,13 @@ static bool planned(const lctx_sweep *s, size_t c) {
 /* The program and platform list of plan index `c`. */
 static void plan_case(const lctx_sweep *s, size_t c, size_t *program,
                       lctx_sweep_list *l) {
+  if (s->o->generate) {
+    char name[64];
+    *program = c / s->o->lists;
+    snprintf(name, sizeof name, "gen/%zu", *program);
+    draw_list(s, name, c % s->o->lists, l);
+    return;
+  }
   *program = s->selected[c / s->o->lists];
   draw_list(s, s->cat.programs[*program].name, c % s->o->lists, l);
 }
@@ -332,14 +412,46 @@ static void run_plan(lctx_sweep *s) {
   free(todo);
 }
 
+/* `lctx generate`: programs per second, and what the judged programs
+ * covered of the generator's features and JAX operations. */
+static void print_generated(lctx_sweep *s) {
+  const lctx_conform_report *r = s->rep;
+  double el = lctx_sys_now() - s->start + 1e-9;
+  size_t programs = r->cases_run / (s->o->lists ? s->o->lists : 1);
+  fprintf(s->out,
+          "generate: %zu programs judged (%zu cases, %zu resumed), %zu "
+          "exports in %.1f s: %.2f programs/s, %.1f exports/s\n",
+          programs, r->cases_run, s->resumed, lctx_sweep_exports_made(s), el,
+          (double)(r->cases_run - s->resumed) / (double)(s->o->lists) / el,
+          (double)lctx_sweep_exports_made(s) / el);
+  size_t nf = 0, no = 0;
+  for (size_t i = 0; i < LCTX_PROG_FEATURE_COUNT; i++)
+    nf += s->features[i];
+  for (size_t i = 0; s->ops && i < lctx_prog_op_count(); i++)
+    no += s->ops[i];
+  fprintf(s->out, "features covered: %zu of %d", nf, LCTX_PROG_FEATURE_COUNT);
+  if (nf < LCTX_PROG_FEATURE_COUNT) {
+    fprintf(s->out, " (not:");
+    for (size_t i = 0; i < LCTX_PROG_FEATURE_COUNT; i++)
+      if (!s->features[i])
+        fprintf(s->out, " %s", lctx_prog_feature_names[i]);
+    fprintf(s->out, ")");
+  }
+  fprintf(s->out, "; JAX operations drawn: %zu of %zu\n", no,
+          lctx_prog_op_count());
+}
+
 static void print_summary(lctx_sweep *s) {
   const lctx_conform_report *r = s->rep;
-  fprintf(s->out,
-          "sweep: %zu programs of %zu in the catalogue, %zu cases "
-          "(%zu resumed), %zu exports in %.1f s (%.1f exports/s)\n",
-          s->selected_count, s->cat.count, r->cases_run, s->resumed,
-          lctx_sweep_exports_made(s), lctx_sys_now() - s->start,
-          lctx_sweep_exports_made(s) / (lctx_sys_now() - s->start + 1e-9));
+  if (s->o->generate)
+    print_generated(s);
+  else
+    fprintf(s->out,
+            "sweep: %zu programs of %zu in the catalogue, %zu cases "
+            "(%zu resumed), %zu exports in %.1f s (%.1f exports/s)\n",
+            s->selected_count, s->cat.count, r->cases_run, s->resumed,
+            lctx_sweep_exports_made(s), lctx_sys_now() - s->start,
+            lctx_sweep_exports_made(s) / (lctx_sys_now() - s->start + 1e-9));
   for (size_t i = 0; i < r->row_count; i++) {
     const lctx_conform_row *row = &r->rows[i];
     fprintf(s->out,

@@ -4,6 +4,9 @@
  */
 #include "sweep_case.h"
 
+#include "file.h"
+#include "program.h"
+
 #include "conform_report.h"
 #include "escape.h"
 #include "sweep_record.h"
@@ -80,6 +83,10 @@ void lctx_sweep_free(lctx_sweep *s) {
   lctx_impl_close(s->minimizer.impl);
   lctx_catalogue_free(&s->cat);
   free(s->selected);
+  for (size_t i = 0; i < s->gen_file_count; i++)
+    free(s->gen_files[i]);
+  free(s->gen_files);
+  free(s->ops);
   free(s->reached);
   free(s->done);
   free(s->known);
@@ -160,7 +167,76 @@ void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
   e->list = *l;
 }
 
+bool lctx_sweep_exports_set_source(lctx_sweep_exports *e, const char *name,
+                                   const char *text, char *why, size_t cap) {
+  free(e->source);
+  free(e->desc);
+  e->source = strdup(text);
+  e->desc = malloc(sizeof *e->desc);
+  snprintf(e->name, sizeof e->name, "%s", name);
+  if (!e->source || !e->desc) {
+    snprintf(why, cap, "out of memory");
+  } else if (lctx_program_parse(text, strlen(text), e->desc, why, cap)) {
+    return true;
+  }
+  free(e->source);
+  free(e->desc);
+  e->source = NULL;
+  e->desc = NULL;
+  return false;
+}
+
+const char *lctx_sweep_program_name(const lctx_sweep *s,
+                                    const lctx_sweep_exports *e) {
+  return e->source ? e->name : s->cat.programs[e->program].name;
+}
+
+bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
+                             lctx_sweep_exports *e, char *why, size_t cap) {
+  lctx_prog_source src;
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  char name[64];
+  if (s->gen_files) {
+    if (index >= s->gen_file_count) {
+      snprintf(why, cap, "no file %zu of --from", index);
+      return false;
+    }
+    char *data = NULL;
+    lctx_buf err;
+    lctx_buf_init(&err, why, cap);
+    if (!lctx_file_read(s->gen_files[index], 1 << 20, &data, &n, &err))
+      return false;
+    bytes = (uint8_t *)data;
+    lctx_prog_source_bytes(&src, bytes, n);
+    const char *base = strrchr(s->gen_files[index], '/');
+    snprintf(name, sizeof name, "gen/bytes/%.40s",
+             base ? base + 1 : s->gen_files[index]);
+  } else {
+    lctx_prog_source_seed(&src, s->o->seed, index);
+    snprintf(name, sizeof name, "gen/%llu/%zu", s->o->seed, index);
+  }
+  lctx_program_desc *p = malloc(sizeof *p);
+  char *text = malloc(LCTX_PROG_TEXT_MAX);
+  bool ok = p && text;
+  if (ok) {
+    lctx_program_generate(&src, p);
+    ok = lctx_program_print(p, text, LCTX_PROG_TEXT_MAX) > 0 &&
+         lctx_sweep_exports_set_source(e, name, text, why, cap);
+  } else {
+    snprintf(why, cap, "out of memory");
+  }
+  free(bytes);
+  free(p);
+  free(text);
+  return ok;
+}
+
 void lctx_sweep_exports_release(lctx_sweep_exports *e) {
+  free(e->source);
+  free(e->desc);
+  e->source = NULL;
+  e->desc = NULL;
   lctx_export_store_release(&e->multi);
   lctx_export_store_release(&e->reordered);
   lctx_export_store_release(&e->cpu_only);
@@ -187,6 +263,7 @@ static void keep_fails(lctx_sweep_exports *e, const lctx_sweep_verdict *v,
 typedef struct item {
   const lctx_sweep_list *list;
   lctx_export_store *store;
+  bool repro; ///< ask for a standalone reproduction
 } item;
 
 static void take_reach(lctx_sweep *s, const lctx_export_store *st) {
@@ -206,7 +283,8 @@ void lctx_sweep_reach_exports(lctx_sweep *s, const lctx_sweep_exports *e) {
  * is sent again item by item, so that only the item that breaks the
  * program is marked. */
 static void send_items(const lctx_sweep *s, lctx_sweep_exporter *x,
-                       const char *program, item *it, size_t n) {
+                       const lctx_sweep_exports *e, item *it, size_t n) {
+  const char *program = lctx_sweep_program_name(s, e);
   json_t *req = json_object(), *list = json_array();
   unsigned long long id = ++x->next_id;
   json_object_set_new(req, "id", json_integer((json_int_t)id));
@@ -214,8 +292,13 @@ static void send_items(const lctx_sweep *s, lctx_sweep_exporter *x,
     json_t *plats = json_array();
     for (size_t k = 0; k < it[i].list->count; k++)
       json_array_append_new(plats, json_string(it[i].list->p[k]));
-    json_array_append_new(
-        list, json_pack("{s:s, s:o}", "program", program, "platforms", plats));
+    json_t *one =
+        json_pack("{s:s, s:o}", "program", program, "platforms", plats);
+    if (e->source)
+      json_object_set_new(one, "source", json_string(e->source));
+    if (it[i].repro)
+      json_object_set_new(one, "repro", json_true());
+    json_array_append_new(list, one);
   }
   json_object_set_new(req, "exports", list);
   char *line = json_dumps(req, JSON_COMPACT);
@@ -237,7 +320,7 @@ static void send_items(const lctx_sweep *s, lctx_sweep_exporter *x,
   json_decref(j);
   if (st != LCTX_RESULT_OK && n > 1) {
     for (size_t i = 0; i < n; i++)
-      send_items(s, x, program, &it[i], 1);
+      send_items(s, x, e, &it[i], 1);
     return;
   }
   if (st != LCTX_RESULT_OK)
@@ -266,29 +349,37 @@ static bool has_cpu(const lctx_sweep_list *l) {
 static void view(const lctx_sweep *s, const lctx_sweep_exports *e,
                  const char **names, const char **rnames, lctx_sweep_case *c) {
   memset(c, 0, sizeof *c);
-  c->program = s->cat.programs[e->program].name;
-  c->group = s->cat.programs[e->program].group;
+  c->program = lctx_sweep_program_name(s, e);
+  c->group = e->source ? "gen" : s->cat.programs[e->program].group;
   lctx_sweep_record_view(e, names, rnames, c);
+  c->desc = e->desc;
 }
 
 size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
                            lctx_sweep_exports *e, lctx_sweep_verdict *v,
                            size_t cap) {
-  const char *program = s->cat.programs[e->program].name;
   static const lctx_sweep_list cpu = {1, {"cpu"}};
+  if (s->o->generate && !e->source) {
+    char why[512];
+    if (!lctx_sweep_draw_program(s, e->program, e, why, sizeof why)) {
+      lctx_export_store_lose(&e->multi, LCTX_EXPORT_CRASH, why);
+      e->ran = true;
+      return 0;
+    }
+  }
   item it[3];
   size_t n = 0;
-  it[n++] = (item){&e->list, &e->multi};
+  it[n++] = (item){&e->list, &e->multi, e->want_repro};
   if (e->list.count > 1) {
     reverse(&e->list, &e->reorder);
     e->has_reorder = true;
-    it[n++] = (item){&e->reorder, &e->reordered};
+    it[n++] = (item){&e->reorder, &e->reordered, false};
   }
   if (has_cpu(&e->list) && e->list.count > 1) {
     e->has_cpu = true;
-    it[n++] = (item){&cpu, &e->cpu_only};
+    it[n++] = (item){&cpu, &e->cpu_only, false};
   }
-  send_items(s, x, program, it, n);
+  send_items(s, x, e, it, n);
   const char *names[LCTX_EXPORT_MAX_PLATFORMS], *rn[LCTX_EXPORT_MAX_PLATFORMS];
   lctx_sweep_case c;
   view(s, e, names, rn, &c);
@@ -302,9 +393,9 @@ size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
       one[i] = (lctx_sweep_list){1, {{0}}};
       memcpy(one[i].p[0], e->list.p[i], sizeof one[i].p[0]);
       e->has_alone[i] = true;
-      alone[k++] = (item){&one[i], &e->alone[i]};
+      alone[k++] = (item){&one[i], &e->alone[i], false};
     }
-    send_items(s, x, program, alone, k);
+    send_items(s, x, e, alone, k);
     view(s, e, names, rn, &c);
   }
   e->ran = true;
@@ -349,7 +440,7 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
   json_t *prims = json_array();
   json_object_set_new(j, "case", json_integer((json_int_t)index));
   json_object_set_new(j, "program",
-                      lctx_conform_json_text(s->cat.programs[e->program].name));
+                      lctx_conform_json_text(lctx_sweep_program_name(s, e)));
   for (size_t i = 0; i < e->list.count; i++)
     json_array_append_new(plats, json_string(e->list.p[i]));
   json_object_set_new(j, "platforms", plats);
@@ -524,12 +615,17 @@ static lctx_sweep_exporter *minimizer(lctx_sweep *s) {
 
 /* Whether case `e` (run again for `list` and `program`) shows `key`. */
 static bool shows(lctx_sweep *s, size_t program, const lctx_sweep_list *list,
-                  const char *key, lctx_sweep_exports *keep) {
+                  const char *key, lctx_sweep_exports *keep,
+                  const char *source) {
   lctx_sweep_exporter *x = minimizer(s);
   if (!x)
     return false;
   lctx_sweep_exports e;
   lctx_sweep_exports_init(&e, program, list);
+  char why[256];
+  if (source &&
+      !lctx_sweep_exports_set_source(&e, keep->name, source, why, sizeof why))
+    return false;
   lctx_sweep_verdict v[32];
   /* Numbered apart from the plan's cases, in the order findings are kept
    * (the same with any --jobs). */
@@ -560,7 +656,7 @@ static void fewer_platforms(lctx_sweep *s, lctx_sweep_exports *best,
         if (i != drop)
           memcpy(l.p[l.count++], best->list.p[i], sizeof l.p[0]);
       }
-      shrunk = shows(s, best->program, &l, key, best);
+      shrunk = shows(s, best->program, &l, key, best, best->source);
     }
   }
 }
@@ -581,25 +677,88 @@ static void smaller_program(lctx_sweep *s, lctx_sweep_exports *best,
     if (pick < 0)
       return;
     lctx_sweep_list l = best->list;
-    if (shows(s, (size_t)pick, &l, key, best))
+    if (shows(s, (size_t)pick, &l, key, best, NULL))
       at = &s->cat.programs[best->program];
     else
       at = &s->cat.programs[pick]; /* try the next smaller */
   }
 }
 
+/* A generated program made smaller (program.h's reductions, each tried
+ * once per pass, at most --minimize-budget exports of candidates) while
+ * it shows the key. */
+static void smaller_source(lctx_sweep *s, lctx_sweep_exports *best,
+                           const char *key) {
+  size_t budget = s->o->minimize_budget ? s->o->minimize_budget : 120;
+  lctx_program_desc *cur = malloc(sizeof *cur), *cand = malloc(sizeof *cand);
+  char *a = malloc(LCTX_PROG_TEXT_MAX), *b = malloc(LCTX_PROG_TEXT_MAX);
+  bool changed = true;
+  for (int pass = 0; cur && cand && a && b && changed && pass < 4; pass++) {
+    changed = false;
+    *cur = *best->desc;
+    lctx_program_print(cur, a, LCTX_PROG_TEXT_MAX);
+    for (size_t k = 0; budget > 0 && lctx_program_reduce(cur, k, cand); k++) {
+      if (!lctx_program_print(cand, b, LCTX_PROG_TEXT_MAX) || strcmp(a, b) == 0)
+        continue;
+      budget--;
+      if (!shows(s, best->program, &best->list, key, best, b))
+        continue;
+      *cur = *best->desc;
+      memcpy(a, b, LCTX_PROG_TEXT_MAX);
+      changed = true;
+      k--; /* the same index is now another reduction */
+    }
+  }
+  free(cur);
+  free(cand);
+  free(a);
+  free(b);
+}
+
+/* Asks the program for a standalone reproduction of `best` (P's export)
+ * and writes it to DIR/repro.py when one comes. */
+static void write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
+                        const char *dir) {
+  lctx_sweep_exporter *x = minimizer(s);
+  if (!x || !best->source)
+    return;
+  lctx_export_store st = {0};
+  item it = {&best->list, &st, true};
+  x->next_id = s->minimize_next_id;
+  send_items(s, x, best, &it, 1);
+  s->minimize_next_id = x->next_id;
+  if (st.repro) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/repro.py", dir);
+    if (!lctx_sys_write_file(path, st.repro, strlen(st.repro)))
+      s->results_failed = true;
+  }
+  lctx_export_store_release(&st);
+}
+
 void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
                              const lctx_sweep_verdict *v) {
   s->finding_count++;
-  char dir[4096];
+  char dir[4096], why[256];
   if (!lctx_sweep_record_finding_dir(s, v->key, dir, sizeof dir))
     return;
   lctx_sweep_record_save(s, e, v, dir, "case.json");
   lctx_sweep_exports best;
   lctx_sweep_exports_init(&best, e->program, &e->list);
+  if (e->source)
+    lctx_sweep_exports_set_source(&best, e->name, e->source, why, sizeof why);
   if (s->o->minimize) {
     fewer_platforms(s, &best, v->key);
-    smaller_program(s, &best, v->key);
+    if (e->source)
+      smaller_source(s, &best, v->key);
+    else
+      smaller_program(s, &best, v->key);
+  }
+  if (e->source) {
+    char name[64];
+    snprintf(name, sizeof name, "%.58s/min", e->name);
+    snprintf(best.name, sizeof best.name, "%s", name);
+    write_repro(s, best.ran ? &best : e, dir);
   }
   /* `best` was run only when something smaller still showed the key. */
   const lctx_sweep_exports *kept = best.ran ? &best : e;

@@ -36,6 +36,18 @@ size_t lctx_sweep_exports_made(const lctx_sweep *s);
 
 void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
                              const lctx_sweep_list *l);
+/// Makes `e` a generated program named `name` with text `text`; false
+/// with why when the text is not a program (the exports then hold none).
+bool lctx_sweep_exports_set_source(lctx_sweep_exports *e, const char *name,
+                                   const char *text, char *why, size_t cap);
+/// The name of `e`'s program: a generated one's, or the catalogue's.
+const char *lctx_sweep_program_name(const lctx_sweep *s,
+                                    const lctx_sweep_exports *e);
+/// The text of generated program `index` of the sweep (from the seed, or
+/// from the bytes of the index-th file of --from) into `e`; false with
+/// why.
+bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
+                             lctx_sweep_exports *e, char *why, size_t cap);
 void lctx_sweep_exports_release(lctx_sweep_exports *e);
 
 /// Exports what case `e` needs (P, P reversed, ("cpu",), each platform

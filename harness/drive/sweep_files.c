@@ -59,6 +59,20 @@ static bool read_record(json_t *j, record *r, char *why, size_t cap) {
   }
   snprintf(r->program, sizeof r->program, "%s", program);
   snprintf(r->group, sizeof r->group, "%s", group ? group : "");
+  json_t *source = json_object_get(j, "source");
+  if (source && !json_is_null(source)) {
+    char problem[300];
+    if (!json_is_string(source)) {
+      snprintf(why, cap, "source: not a program text");
+      return false;
+    }
+    if (!lctx_sweep_exports_set_source(&r->e, program,
+                                       json_string_value(source), problem,
+                                       sizeof problem)) {
+      snprintf(why, cap, "source: line %s", problem);
+      return false;
+    }
+  }
   json_t *reorder = json_object_get(j, "reorder");
   r->e.has_reorder = reorder && !json_is_null(reorder);
   if (r->e.has_reorder && (!read_list(reorder, &r->e.reorder) ||
@@ -244,6 +258,7 @@ static size_t judge_recorded(void *user, record *r, lctx_sweep_verdict *v,
   c.program = r->program;
   c.group = r->group;
   lctx_sweep_record_view(&r->e, names, rn, &c);
+  c.desc = r->e.desc;
   (void)why;
   (void)why_cap;
   return lctx_sweep_judge(rows, &c, v, cap);
@@ -280,6 +295,16 @@ int lctx_sweep_judge_files(const char *spec_path, const char *const *paths,
 static size_t judge_again(void *user, record *r, lctx_sweep_verdict *v,
                           size_t cap, char *why, size_t why_cap) {
   lctx_sweep *s = user;
+  if (r->e.source) {
+    lctx_sweep_exports e;
+    lctx_sweep_exports_init(&e, 0, &r->e.list);
+    if (!lctx_sweep_exports_set_source(&e, r->program, r->e.source, why,
+                                       why_cap))
+      return 0;
+    size_t n = lctx_sweep_run_case(s, &s->x[0], &e, v, cap);
+    lctx_sweep_exports_release(&e);
+    return n;
+  }
   long program = lctx_catalogue_find(&s->cat, r->program);
   if (program < 0) {
     snprintf(why, why_cap,

@@ -35,6 +35,14 @@ typedef struct lctx_sweep_options {
   long only_case; ///< run only this plan index (-1: all of the shard)
   size_t jobs;    ///< exporter processes at once (0: one; at most
                   ///< LCTX_SWEEP_MAX_JOBS)
+  /// `lctx generate`: this many programs drawn from the seed (program i
+  /// from (seed, i)) instead of the catalogue's; 0 for a sweep.
+  size_t generate;
+  /// `lctx generate --from DIR`: programs drawn from the bytes of each
+  /// file of DIR (a fuzz corpus), in name order, instead of from the seed.
+  const char *gen_from;
+  /// Reduction exports spent minimizing one finding's program (at most).
+  size_t minimize_budget;
 } lctx_sweep_options;
 
 /// Sets the defaults: seed 1, 1/1, one list a program, every program, 60 s

@@ -3,6 +3,9 @@
  */
 #include "sweep_record.h"
 
+#include "program.h"
+#include "sweep_case.h"
+
 #include "dirlist.h"
 #include "conform_report.h"
 #include "escape.h"
@@ -155,7 +158,6 @@ static json_t *answer_json(const lctx_export_store *st, bool yes) {
 /* Case `e` as a case file's JSON, expecting `v`. */
 static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
                            const lctx_sweep_verdict *v) {
-  const lctx_program *p = &s->cat.programs[e->program];
   json_t *alone = json_array();
   for (size_t i = 0; i < e->list.count; i++)
     json_array_append_new(alone, answer_json(&e->alone[i], e->has_alone[i]));
@@ -168,14 +170,22 @@ static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
                         json_pack("{s:s, s:s, s:o}", "row",
                                   s->spec->rows[v->row].id, "verdict", "fail",
                                   "key", lctx_conform_json_text(v->key)));
-  return json_pack(
+  json_t *j = json_pack(
       "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "lctx-sweep-case", 1,
-      "program", lctx_conform_json_text(p->name), "group",
-      lctx_conform_json_text(p->group), "platforms", list_json(&e->list),
-      "reorder", e->has_reorder ? list_json(&e->reorder) : json_null(),
-      "answers", answers, "expect", expect, "jax",
+      "program", lctx_conform_json_text(lctx_sweep_program_name(s, e)), "group",
+      lctx_conform_json_text(e->source ? "gen"
+                                       : s->cat.programs[e->program].group),
+      "platforms", list_json(&e->list), "reorder",
+      e->has_reorder ? list_json(&e->reorder) : json_null(), "answers", answers,
+      "expect", expect, "jax",
       s->cat.jax_version[0] ? s->cat.jax_version : "unknown", "detail",
       lctx_conform_json_text(v->detail));
+  if (j && e->source) {
+    json_object_set_new(j, "source", json_string(e->source));
+    json_object_set_new(j, "size",
+                        json_integer((json_int_t)lctx_program_size(e->desc)));
+  }
+  return j;
 }
 
 void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
@@ -221,9 +231,19 @@ void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
           "keep it as a known defect (make test replays it):\n"
           "  cp %s/minimized.json conformance/sweep/regressions/NAME.json\n",
           v->key, s->spec->rows[v->row].id, v->detail,
-          s->cat.programs[e->program].name, la,
-          s->cat.programs[best->program].name, lb, s->cat.jax_version,
-          s->cat.jaxlib_version, s->o->command, dir, dir);
+          lctx_sweep_program_name(s, e), la, lctx_sweep_program_name(s, best),
+          lb, s->cat.jax_version, s->cat.jaxlib_version, s->o->command, dir,
+          dir);
+  if (best->source)
+    fprintf(f,
+            "\nthe minimized program (%zu nodes; found with %zu; "
+            "conformance/sweep/PROGRAMS.md):\n%s\n"
+            "a standalone reproduction (JAX only), when the program wrote "
+            "one:\n  JAX_PLATFORMS=cpu python %s/repro.py\n"
+            "its status in every installed JAX release:\n"
+            "  python3 tools/finding_status.py %s\n",
+            lctx_program_size(best->desc), lctx_program_size(e->desc),
+            best->source, dir, dir);
   if (fclose(f) != 0)
     s->results_failed = true;
 }

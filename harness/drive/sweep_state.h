@@ -29,6 +29,13 @@ typedef struct lctx_sweep_exports {
   /// The failures of its verdicts (heap), which a recorded case expects.
   lctx_sweep_verdict *fails;
   size_t fail_count;
+  /// A generated program (conformance/sweep/PROGRAMS.md): its name, its
+  /// text (heap) and the text read (heap); NULL for a catalogue program.
+  char name[64];
+  char *source;
+  lctx_program_desc *desc;
+  /// Ask the program for a standalone reproduction of P's export.
+  bool want_repro;
 } lctx_sweep_exports;
 
 /// One exporter process of a sweep and its request count.
@@ -67,6 +74,13 @@ typedef struct lctx_sweep {
   size_t known_count;
   char (*seen)[LCTX_SWEEP_KEY_MAX];
   size_t seen_count, seen_cap;
+  /// `lctx generate --from DIR`: the files programs are drawn from.
+  char **gen_files;
+  size_t gen_file_count;
+  /// Coverage of the generated programs judged: features and JAX
+  /// operations (program.h).
+  bool features[LCTX_PROG_FEATURE_COUNT];
+  bool *ops;
   FILE *results;
   bool results_failed, progress;
   double start, next_progress;

@@ -13,46 +13,80 @@ const char *const lctx_prog_platforms[LCTX_PROG_PLATFORM_COUNT] = {
     "cpu", "cuda", "rocm", "tpu", "oneapi", "default"};
 
 const char *const lctx_prog_kind_names[LCTX_PS_KIND_COUNT] = {
-    "prim",     "call",  "jax",      "cond",   "switch", "while",
-    "scan",     "platform", "print", "callback", "export", "shard"};
+    "prim", "call",     "jax",   "cond",     "switch", "while",
+    "scan", "platform", "print", "callback", "export", "shard"};
 
 const char *const lctx_prog_callbacks[LCTX_PROG_CALLBACK_COUNT] = {
     "io_ordered", "io_unordered", "pure", "debug"};
 
 const char *const lctx_prog_collectives[LCTX_PROG_COLL_COUNT] = {
-    "psum",      "pmax",       "pmin",         "pmean",     "all_gather",
-    "ppermute",  "axis_index", "psum_scatter", "all_to_all"};
+    "psum",     "pmax",       "pmin",         "pmean",     "all_gather",
+    "ppermute", "axis_index", "psum_scatter", "all_to_all"};
 
 static const char *const READS[LCTX_PROG_READ_COUNT] = {
     "none", "get", "optional", "attr", "host"};
-static const char *const EFFECTS[LCTX_PROG_EFFECT_COUNT] = {
-    "none", "ordered", "unordered"};
+static const char *const EFFECTS[LCTX_PROG_EFFECT_COUNT] = {"none", "ordered",
+                                                            "unordered"};
 
 /* The JAX operations of PROGRAMS.md, with their arity. */
 static const struct {
   const char *name;
   int arity;
 } OPS[] = {
-    {"neg", 1},         {"abs", 1},        {"sign", 1},
-    {"square", 1},      {"cumsum", 1},     {"cumprod", 1},
-    {"cummax", 1},      {"sort", 1},       {"rev", 1},
-    {"transpose", 1},   {"reduce_sum", 1}, {"argmax", 1},
-    {"round", 1},       {"floor", 1},      {"ceil", 1},
-    {"sin", 1},         {"cos", 1},        {"tanh", 1},
-    {"exp", 1},         {"log1p", 1},      {"logistic", 1},
-    {"erf", 1},         {"sqrt", 1},       {"rsqrt", 1},
-    {"fft", 1},         {"cholesky", 1},   {"qr", 1},
-    {"svd", 1},         {"eigh", 1},       {"triangular_solve", 1},
-    {"lu", 1},          {"add", 2},        {"sub", 2},
-    {"mul", 2},         {"max", 2},        {"min", 2},
-    {"pow", 2},         {"atan2", 2},      {"rem", 2},
-    {"dot", 2},         {"select", 2},     {"concat", 2},
-    {"pad", 2},         {"gather", 2},     {"scatter_add", 2},
-    {"dynamic_slice", 2}, {"dynamic_update_slice", 2}, {"clamp", 2},
+    {"neg", 1},
+    {"abs", 1},
+    {"sign", 1},
+    {"square", 1},
+    {"cumsum", 1},
+    {"cumprod", 1},
+    {"cummax", 1},
+    {"sort", 1},
+    {"rev", 1},
+    {"transpose", 1},
+    {"reduce_sum", 1},
+    {"argmax", 1},
+    {"round", 1},
+    {"floor", 1},
+    {"ceil", 1},
+    {"sin", 1},
+    {"cos", 1},
+    {"tanh", 1},
+    {"exp", 1},
+    {"log1p", 1},
+    {"logistic", 1},
+    {"erf", 1},
+    {"sqrt", 1},
+    {"rsqrt", 1},
+    {"fft", 1},
+    {"cholesky", 1},
+    {"qr", 1},
+    {"svd", 1},
+    {"eigh", 1},
+    {"triangular_solve", 1},
+    {"lu", 1},
+    {"add", 2},
+    {"sub", 2},
+    {"mul", 2},
+    {"max", 2},
+    {"min", 2},
+    {"pow", 2},
+    {"atan2", 2},
+    {"rem", 2},
+    {"dot", 2},
+    {"select", 2},
+    {"concat", 2},
+    {"pad", 2},
+    {"gather", 2},
+    {"scatter_add", 2},
+    {"dynamic_slice", 2},
+    {"dynamic_update_slice", 2},
+    {"clamp", 2},
 };
 enum { OP_COUNT = sizeof OPS / sizeof OPS[0] };
 
-size_t lctx_prog_op_count(void) { return OP_COUNT; }
+size_t lctx_prog_op_count(void) {
+  return OP_COUNT;
+}
 const char *lctx_prog_op_name(int op) {
   return op >= 0 && op < OP_COUNT ? OPS[op].name : "?";
 }
@@ -61,17 +95,38 @@ int lctx_prog_op_arity(int op) {
 }
 
 const char *const lctx_prog_feature_names[LCTX_PROG_FEATURE_COUNT] = {
-    "stmt:prim",       "stmt:call",        "stmt:jax",
-    "stmt:cond",       "stmt:switch",      "stmt:while",
-    "stmt:scan",       "stmt:platform",    "stmt:print",
-    "stmt:callback",   "stmt:export",      "stmt:shard",
-    "jit",             "jit-reused",       "rule:add",
-    "rule:fun",        "rule:default",     "rule:nested-prim",
-    "effect:ordered",  "effect:unordered", "uncacheable",
-    "read:get",        "read:optional",    "read:attr",
-    "read:host",       "arg:symbolic",     "arg:int32",
-    "arg:scalar",      "prim-in-control",  "platform+rule",
-    "export-nested",   "several-rules"};
+    "stmt:prim",
+    "stmt:call",
+    "stmt:jax",
+    "stmt:cond",
+    "stmt:switch",
+    "stmt:while",
+    "stmt:scan",
+    "stmt:platform",
+    "stmt:print",
+    "stmt:callback",
+    "stmt:export",
+    "stmt:shard",
+    "jit",
+    "jit-reused",
+    "rule:add",
+    "rule:fun",
+    "rule:default",
+    "rule:nested-prim",
+    "effect:ordered",
+    "effect:unordered",
+    "uncacheable",
+    "read:get",
+    "read:optional",
+    "read:attr",
+    "read:host",
+    "arg:symbolic",
+    "arg:int32",
+    "arg:scalar",
+    "prim-in-control",
+    "platform+rule",
+    "export-nested",
+    "several-rules"};
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -130,8 +185,8 @@ typedef struct reader {
   int last_prim; /* the primitive whose rules may follow, or -1 */
 } reader;
 
-__attribute__((format(printf, 3, 4))) static bool
-fail(reader *r, size_t word, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static bool fail(reader *r, size_t word,
+                                                       const char *fmt, ...) {
   char msg[256];
   va_list ap;
   va_start(ap, fmt);
@@ -155,15 +210,16 @@ static bool valid_name(const char *w) {
 
 static bool name_taken(const reader *r, const char *w) {
   return find_prim(r->p, w) >= 0 || find_fun(r->p, w, r->p->nfun) >= 0 ||
-         strcmp(w, "x") == 0 ||
-         (w[0] == 'v' && w[1] >= '0' && w[1] <= '9');
+         strcmp(w, "x") == 0 || (w[0] == 'v' && w[1] >= '0' && w[1] <= '9');
 }
 
 static bool new_name(reader *r, size_t word, char *dst) {
   const char *w = r->w[word];
   if (!valid_name(w))
-    return fail(r, word, "'%s' is not a name ([a-z][a-z0-9_]*, at most %d "
-                "bytes)", w, LCTX_PROG_NAME_MAX - 1);
+    return fail(r, word,
+                "'%s' is not a name ([a-z][a-z0-9_]*, at most %d "
+                "bytes)",
+                w, LCTX_PROG_NAME_MAX - 1);
   if (name_taken(r, w))
     return fail(r, word, "'%s' is already defined (or is x or vN)", w);
   snprintf(dst, LCTX_PROG_NAME_MAX, "%s", w);
@@ -195,8 +251,8 @@ static bool read_value(reader *r, size_t word, size_t defined,
     *v = (int)k;
     return true;
   }
-  return fail(r, word, "'%s' is not x or a value defined before (v0..v%zu)",
-              w, defined ? defined - 1 : 0);
+  return fail(r, word, "'%s' is not x or a value defined before (v0..v%zu)", w,
+              defined ? defined - 1 : 0);
 }
 
 static bool read_fun_ref(reader *r, size_t word, int *f) {
@@ -298,8 +354,7 @@ static bool read_rule(reader *r) {
   if (q < 0)
     return fail(r, 1, "'%s' is not a primitive defined before", r->w[1]);
   if (q != r->last_prim)
-    return fail(r, 0, "the rules of %s follow its prim line directly",
-                r->w[1]);
+    return fail(r, 0, "the rules of %s follow its prim line directly", r->w[1]);
   lctx_prog_prim *pr = &p->prim[q];
   if (pr->nr == LCTX_PROG_MAX_RULES)
     return fail(r, 0, "more than %d rules", LCTX_PROG_MAX_RULES);
@@ -386,8 +441,7 @@ static bool read_stmt(reader *r) {
   lctx_program_desc *p = r->p;
   lctx_prog_fun *f = &p->fun[r->open_fun];
   long k;
-  if (!number(r->w[0] + 1, 0, LCTX_PROG_MAX_STMTS - 1, &k) ||
-      (size_t)k != f->n)
+  if (!number(r->w[0] + 1, 0, LCTX_PROG_MAX_STMTS - 1, &k) || (size_t)k != f->n)
     return fail(r, 0, "expected v%zu (statements are numbered from 0)", f->n);
   if (f->n == LCTX_PROG_MAX_STMTS)
     return fail(r, 0, "more than %d statements", LCTX_PROG_MAX_STMTS);
@@ -406,8 +460,7 @@ static bool read_stmt(reader *r) {
       return fail(r, r->nw, "expected: vN = jax OP A [B]");
     s->what = find_op(r->w[3]);
     if (s->what < 0)
-      return fail(r, 3, "'%s' is not a JAX operation of PROGRAMS.md",
-                  r->w[3]);
+      return fail(r, 3, "'%s' is not a JAX operation of PROGRAMS.md", r->w[3]);
     if (r->nw != (size_t)(4 + OPS[s->what].arity))
       return fail(r, r->nw > 4 ? 4 : r->nw, "jax %s takes %d values",
                   OPS[s->what].name, OPS[s->what].arity);
@@ -464,10 +517,9 @@ static bool read_stmt(reader *r) {
     bool cb = s->kind == LCTX_PS_CALLBACK;
     if (!need_words(r, 5, 5, cb ? "vN = callback A KIND" : "vN = shard A COLL"))
       return false;
-    s->what = cb ? find_text(lctx_prog_callbacks, LCTX_PROG_CALLBACK_COUNT,
-                             r->w[4])
-                 : find_text(lctx_prog_collectives, LCTX_PROG_COLL_COUNT,
-                             r->w[4]);
+    s->what =
+        cb ? find_text(lctx_prog_callbacks, LCTX_PROG_CALLBACK_COUNT, r->w[4])
+           : find_text(lctx_prog_collectives, LCTX_PROG_COLL_COUNT, r->w[4]);
     if (s->what < 0)
       return fail(r, 4, "'%s' is not a %s of PROGRAMS.md", r->w[4],
                   cb ? "callback kind" : "collective");
@@ -502,8 +554,10 @@ static bool read_line(reader *r) {
       return read_ret(r);
     if (w[0] == 'v')
       return read_stmt(r);
-    return fail(r, 0, "'%s': expected a statement vN = ... or ret V (the "
-                "function %s is open)", w, r->p->fun[r->open_fun].name);
+    return fail(r, 0,
+                "'%s': expected a statement vN = ... or ret V (the "
+                "function %s is open)",
+                w, r->p->fun[r->open_fun].name);
   }
   if (strcmp(w, "arg") == 0)
     return read_arg(r);
@@ -527,8 +581,10 @@ static bool split(reader *r, char *s) {
           (*at == '\0' && at > s && at[-1] == ' ') || (*at == ' ' && !at[1])) {
         r->nw = 0;
         r->col[0] = col;
-        snprintf(r->why, r->cap, "%zu:%zu: words are separated by single "
-                 "spaces, with none at either end", r->line, col);
+        snprintf(r->why, r->cap,
+                 "%zu:%zu: words are separated by single "
+                 "spaces, with none at either end",
+                 r->line, col);
         return false;
       }
       if (r->nw == MAX_WORDS) {
@@ -552,8 +608,7 @@ bool lctx_program_parse(const char *text, size_t n, lctx_program_desc *p,
                         char *why, size_t cap) {
   memset(p, 0, sizeof *p);
   p->symbolic = -1;
-  reader r = {.p = p, .why = why, .cap = cap, .open_fun = -1,
-              .last_prim = -1};
+  reader r = {.p = p, .why = why, .cap = cap, .open_fun = -1, .last_prim = -1};
   if (n > LCTX_PROG_TEXT_MAX * 4) {
     snprintf(why, cap, "1:1: longer than %d bytes", LCTX_PROG_TEXT_MAX * 4);
     return false;
@@ -585,7 +640,8 @@ bool lctx_program_parse(const char *text, size_t n, lctx_program_desc *p,
     at = end + 1;
     if (r.line == 1) {
       if (strcmp(line, "lctx-program 1") != 0) {
-        snprintf(why, cap, "1:1: expected 'lctx-program 1' (the format and "
+        snprintf(why, cap,
+                 "1:1: expected 'lctx-program 1' (the format and "
                  "its version)");
         return false;
       }
@@ -626,8 +682,8 @@ typedef struct writer {
   bool full;
 } writer;
 
-__attribute__((format(printf, 2, 3))) static void
-put(writer *w, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void put(writer *w,
+                                                      const char *fmt, ...) {
   if (w->full)
     return;
   va_list ap;
@@ -768,8 +824,7 @@ static uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void lctx_prog_source_seed(lctx_prog_source *s, uint64_t seed,
-                           uint64_t index) {
+void lctx_prog_source_seed(lctx_prog_source *s, uint64_t seed, uint64_t index) {
   memset(s, 0, sizeof *s);
   s->state = mix64(seed ^ mix64(index + 0x51ed));
 }
@@ -821,18 +876,42 @@ typedef struct drawing {
   long next_const;
 } drawing;
 
+/* Whether function f binds a primitive with two rules or more. */
+static bool uses_dispatching_prim(const lctx_program_desc *p, int f) {
+  for (size_t k = 0; k < p->fun[f].n; k++) {
+    const lctx_prog_stmt *st = &p->fun[f].st[k];
+    if (st->kind == LCTX_PS_PRIM && p->prim[st->what].nr > 1)
+      return true;
+  }
+  return false;
+}
+
 static void draw_prim(drawing *d) {
   lctx_program_desc *p = d->p;
   lctx_prog_source *s = d->s;
   lctx_prog_prim *q = &p->prim[p->nprim];
   memset(q, 0, sizeof *q);
   snprintf(q->name, sizeof q->name, "p%zu", p->nprim);
-  q->effect = chance(s, 85) ? LCTX_PROG_EFFECT_NONE
+  q->effect = chance(s, 85)   ? LCTX_PROG_EFFECT_NONE
               : chance(s, 50) ? LCTX_PROG_EFFECT_ORDERED
                               : LCTX_PROG_EFFECT_UNORDERED;
   q->cache = chance(s, 75);
   size_t rules = 1 + draw(s, 3);
   bool used[LCTX_PROG_PLATFORM_COUNT] = {0};
+  /* Layering, where defects live: half the time a primitive whose default
+   * rule lowers a function that binds a primitive with several rules. */
+  int layer = -1;
+  for (size_t i = 0; i < p->nfun && layer < 0; i++)
+    if (uses_dispatching_prim(p, (int)i))
+      layer = (int)i;
+  if (layer >= 0 && chance(s, 50)) {
+    lctx_prog_rule *u = &q->r[q->nr++];
+    memset(u, 0, sizeof *u);
+    u->platform = LCTX_PROG_DEFAULT;
+    u->is_fun = true;
+    u->fun = layer;
+    used[LCTX_PROG_DEFAULT] = true;
+  }
   for (size_t i = 0; i < rules; i++) {
     /* default is drawn more often than any one platform. */
     int pl = chance(s, 30) ? LCTX_PROG_DEFAULT
@@ -853,40 +932,69 @@ static void draw_prim(drawing *d) {
       if (d->next_const == 0)
         d->next_const = 3;
     }
-    u->read = chance(s, 88) ? LCTX_PROG_READ_NONE
-                            : (lctx_prog_read)(1 + draw(s, 4));
+    u->read =
+        chance(s, 88) ? LCTX_PROG_READ_NONE : (lctx_prog_read)(1 + draw(s, 4));
   }
   q->order = d->order++;
   p->nprim++;
 }
 
-static void draw_stmt(drawing *d, lctx_prog_fun *f, size_t nfun_before) {
+/* The statement kinds a function draws from, with their weights (out of
+ * 100) in a function and in main; one whose primitives or functions are
+ * missing becomes a JAX operation. */
+static const struct {
+  lctx_prog_kind kind;
+  unsigned fun, main;
+} WEIGHTS[] = {
+    {LCTX_PS_PRIM, 26, 34},   {LCTX_PS_CALL, 8, 16},    {LCTX_PS_COND, 4, 4},
+    {LCTX_PS_SWITCH, 2, 2},   {LCTX_PS_WHILE, 3, 3},    {LCTX_PS_SCAN, 3, 3},
+    {LCTX_PS_EXPORT, 2, 3},   {LCTX_PS_PLATFORM, 6, 6}, {LCTX_PS_PRINT, 2, 2},
+    {LCTX_PS_CALLBACK, 2, 2}, {LCTX_PS_SHARD, 3, 3},    {LCTX_PS_JAX, 39, 22},
+};
+
+static void draw_stmt(drawing *d, lctx_prog_fun *f, size_t nfun_before,
+                      bool is_main) {
   lctx_program_desc *p = d->p;
   lctx_prog_source *s = d->s;
   lctx_prog_stmt *st = &f->st[f->n];
   memset(st, 0, sizeof *st);
   st->b = -1;
   st->a = any_value(s, f);
-  unsigned r = draw(s, 100);
-  bool prims = p->nprim > 0, funs = nfun_before > 0;
-  if (prims && r < 30) {
-    st->kind = LCTX_PS_PRIM;
+  unsigned r = draw(s, 100), at = 0;
+  lctx_prog_kind kind = LCTX_PS_JAX;
+  for (size_t i = 0; i < sizeof WEIGHTS / sizeof WEIGHTS[0]; i++) {
+    at += is_main ? WEIGHTS[i].main : WEIGHTS[i].fun;
+    if (r < at) {
+      kind = WEIGHTS[i].kind;
+      break;
+    }
+  }
+  bool funs = nfun_before > 0;
+  if ((kind == LCTX_PS_PRIM && p->nprim == 0) ||
+      (!funs && (kind == LCTX_PS_CALL || kind == LCTX_PS_COND ||
+                 kind == LCTX_PS_SWITCH || kind == LCTX_PS_WHILE ||
+                 kind == LCTX_PS_SCAN || kind == LCTX_PS_EXPORT ||
+                 kind == LCTX_PS_PLATFORM)))
+    kind = LCTX_PS_JAX;
+  st->kind = kind;
+  switch (kind) {
+  case LCTX_PS_PRIM:
     st->what = (int)draw(s, (unsigned)p->nprim);
-  } else if (funs && r < 40) {
-    st->kind = LCTX_PS_CALL;
+    break;
+  case LCTX_PS_CALL:
+  case LCTX_PS_WHILE:
+  case LCTX_PS_SCAN:
+  case LCTX_PS_EXPORT:
     st->fn[st->nfn++] = any_fun(s, nfun_before);
-  } else if (funs && r < 56) {
-    static const lctx_prog_kind ctl[] = {LCTX_PS_COND, LCTX_PS_SWITCH,
-                                         LCTX_PS_WHILE, LCTX_PS_SCAN,
-                                         LCTX_PS_EXPORT};
-    st->kind = ctl[draw(s, 5)];
-    size_t k = st->kind == LCTX_PS_COND     ? 2
-               : st->kind == LCTX_PS_SWITCH ? 2 + draw(s, 2)
-                                            : 1;
+    break;
+  case LCTX_PS_COND:
+  case LCTX_PS_SWITCH: {
+    size_t k = kind == LCTX_PS_COND ? 2 : 2 + draw(s, 2);
     for (size_t i = 0; i < k; i++)
       st->fn[st->nfn++] = any_fun(s, nfun_before);
-  } else if (funs && r < 64) {
-    st->kind = LCTX_PS_PLATFORM;
+    break;
+  }
+  case LCTX_PS_PLATFORM: {
     size_t k = 1 + draw(s, 3);
     bool used[LCTX_PROG_PLATFORM_COUNT] = {0};
     for (size_t i = 0; i < k; i++) {
@@ -898,21 +1006,73 @@ static void draw_stmt(drawing *d, lctx_prog_fun *f, size_t nfun_before) {
       st->plat[st->nfn] = pl;
       st->fn[st->nfn++] = any_fun(s, nfun_before);
     }
-  } else if (r < 68) {
-    st->kind = LCTX_PS_PRINT;
-  } else if (r < 72) {
-    st->kind = LCTX_PS_CALLBACK;
+    break;
+  }
+  case LCTX_PS_CALLBACK:
     st->what = (int)draw(s, LCTX_PROG_CALLBACK_COUNT);
-  } else if (r < 75) {
-    st->kind = LCTX_PS_SHARD;
+    break;
+  case LCTX_PS_SHARD:
     st->what = (int)draw(s, LCTX_PROG_COLL_COUNT);
-  } else {
-    st->kind = LCTX_PS_JAX;
+    break;
+  case LCTX_PS_JAX:
     st->what = (int)draw(s, OP_COUNT);
     if (OPS[st->what].arity == 2)
       st->b = any_value(s, f);
+    break;
+  default:
+    break;
   }
   f->n++;
+}
+
+/* Whether anything refers to primitive `q` (is_fun false) or function
+ * `q`. */
+static bool referenced(const lctx_program_desc *p, bool is_fun, int q) {
+  for (size_t i = 0; i < p->nprim; i++)
+    for (size_t r = 0; is_fun && r < p->prim[i].nr; r++)
+      if (p->prim[i].r[r].is_fun && p->prim[i].r[r].fun == q)
+        return true;
+  for (size_t i = 0; i < p->nfun; i++)
+    for (size_t k = 0; k < p->fun[i].n; k++) {
+      const lctx_prog_stmt *st = &p->fun[i].st[k];
+      if (!is_fun && st->kind == LCTX_PS_PRIM && st->what == q)
+        return true;
+      for (size_t b = 0; is_fun && b < st->nfn; b++)
+        if (st->fn[b] == q)
+          return true;
+    }
+  return false;
+}
+
+/* main first uses, most of the time, what nothing uses yet (the latest
+ * definitions first): a drawn definition is rarely dead. */
+static void use_unused(drawing *d, lctx_prog_fun *f, size_t nfun_before) {
+  lctx_program_desc *p = d->p;
+  for (int o = d->order - 1; o >= 0 && f->n < 4; o--) {
+    for (size_t i = 0; i < p->nprim; i++) {
+      if (p->prim[i].order != o || referenced(p, false, (int)i) ||
+          !chance(d->s, 80))
+        continue;
+      lctx_prog_stmt *st = &f->st[f->n];
+      memset(st, 0, sizeof *st);
+      *st = (lctx_prog_stmt){.kind = LCTX_PS_PRIM,
+                             .what = (int)i,
+                             .b = -1,
+                             .a = any_value(d->s, f)};
+      f->n++;
+    }
+    for (size_t i = 0; i < nfun_before; i++) {
+      if (p->fun[i].order != o || referenced(p, true, (int)i) ||
+          !chance(d->s, 80))
+        continue;
+      lctx_prog_stmt *st = &f->st[f->n];
+      memset(st, 0, sizeof *st);
+      *st = (lctx_prog_stmt){
+          .kind = LCTX_PS_CALL, .b = -1, .a = any_value(d->s, f), .nfn = 1};
+      st->fn[0] = (int)i;
+      f->n++;
+    }
+  }
 }
 
 static void draw_fun(drawing *d, bool is_main) {
@@ -926,9 +1086,20 @@ static void draw_fun(drawing *d, bool is_main) {
   else
     snprintf(f->name, sizeof f->name, "f%zu", p->nfun);
   f->jit = !is_main && chance(s, 40);
-  size_t n = 1 + draw(s, is_main ? 5 : 3);
-  for (size_t i = 0; i < n; i++)
-    draw_stmt(d, f, before);
+  if (is_main) {
+    use_unused(d, f, before);
+  } else {
+    /* Often a function binds a primitive with several rules first. */
+    for (size_t i = 0; i < p->nprim; i++)
+      if (p->prim[i].nr > 1 && f->n == 0 && chance(s, 40)) {
+        f->st[0] = (lctx_prog_stmt){
+            .kind = LCTX_PS_PRIM, .what = (int)i, .a = -1, .b = -1};
+        f->n = 1;
+      }
+  }
+  size_t n = 1 + draw(s, is_main ? 4 : 3);
+  for (size_t i = 0; i < n && f->n < LCTX_PROG_MAX_STMTS; i++)
+    draw_stmt(d, f, before, is_main);
   f->ret = (lctx_prog_value)(f->n - 1);
   f->order = d->order++;
   p->nfun++;
@@ -946,7 +1117,7 @@ void lctx_program_generate(lctx_prog_source *src, lctx_program_desc *p) {
     p->dims[i] = 1 + (int)draw(src, 6);
   if (p->ndims && chance(src, 10))
     p->symbolic = 0;
-  size_t defs = 1 + draw(src, 6);
+  size_t defs = 2 + draw(src, 5);
   for (size_t i = 0; i < defs; i++) {
     if (p->nprim < LCTX_PROG_MAX_PRIMS && chance(src, 50))
       draw_prim(&d);

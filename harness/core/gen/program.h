@@ -82,12 +82,20 @@ typedef struct lctx_prog_fun {
   int order; ///< position among the definitions (prims and functions)
 } lctx_prog_fun;
 
-typedef enum { LCTX_PROG_READ_NONE, LCTX_PROG_READ_GET, LCTX_PROG_READ_OPTIONAL,
-               LCTX_PROG_READ_ATTR, LCTX_PROG_READ_HOST,
-               LCTX_PROG_READ_COUNT } lctx_prog_read;
-typedef enum { LCTX_PROG_EFFECT_NONE, LCTX_PROG_EFFECT_ORDERED,
-               LCTX_PROG_EFFECT_UNORDERED,
-               LCTX_PROG_EFFECT_COUNT } lctx_prog_effect;
+typedef enum {
+  LCTX_PROG_READ_NONE,
+  LCTX_PROG_READ_GET,
+  LCTX_PROG_READ_OPTIONAL,
+  LCTX_PROG_READ_ATTR,
+  LCTX_PROG_READ_HOST,
+  LCTX_PROG_READ_COUNT
+} lctx_prog_read;
+typedef enum {
+  LCTX_PROG_EFFECT_NONE,
+  LCTX_PROG_EFFECT_ORDERED,
+  LCTX_PROG_EFFECT_UNORDERED,
+  LCTX_PROG_EFFECT_COUNT
+} lctx_prog_effect;
 
 typedef struct lctx_prog_rule {
   int platform; ///< index in lctx_prog_platforms
@@ -150,10 +158,8 @@ typedef struct lctx_prog_source {
   uint64_t state;
 } lctx_prog_source;
 
-void lctx_prog_source_seed(lctx_prog_source *s, uint64_t seed,
-                           uint64_t index);
-void lctx_prog_source_bytes(lctx_prog_source *s, const uint8_t *data,
-                            size_t n);
+void lctx_prog_source_seed(lctx_prog_source *s, uint64_t seed, uint64_t index);
+void lctx_prog_source_bytes(lctx_prog_source *s, const uint8_t *data, size_t n);
 
 /// Draws a program; always one lctx_program_check accepts.
 void lctx_program_generate(lctx_prog_source *src, lctx_program_desc *p);

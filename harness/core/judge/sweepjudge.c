@@ -4,7 +4,10 @@
  */
 #include "sweepjudge.h"
 
+#include "model_dispatch.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +20,7 @@ static double larger(double x, double y) {
 }
 
 static const char *const RULE_IDS[LCTX_SWEEP_RULE_COUNT] = {
-    "SW-001", "SW-004", "SW-005", "SW-006", "SW-007"};
+    "SW-001", "SW-004", "SW-005", "SW-006", "SW-007", "SW-009"};
 
 const char *lctx_sweep_rule_id(lctx_sweep_rule rule) {
   return (unsigned)rule < LCTX_SWEEP_RULE_COUNT ? RULE_IDS[rule] : "?";
@@ -424,8 +427,12 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
 /* Whether a census call is one a rule must not make under several
  * platforms. */
 static bool unadapted(const lctx_census_call *k) {
+  /* A generated program's own rules read on purpose (read=...): what JAX
+   * answers them is judged, not that they asked. */
+  if (strcmp(k->file, "lctx-program") == 0)
+    return false;
   return k->platforms > 1 &&
-         (k->kind == LCTX_CENSUS_BACKEND ||
+         (k->kind == LCTX_CENSUS_BACKEND || k->kind == LCTX_CENSUS_HOST ||
           (k->kind == LCTX_CENSUS_GET_BACKEND && k->optional == 0));
 }
 
@@ -438,8 +445,10 @@ static size_t census_of(out_list *o, const lctx_export_answer *a,
     if (!unadapted(k))
       continue;
     char key[LCTX_SWEEP_KEY_MAX];
-    const char *what =
-        k->kind == LCTX_CENSUS_BACKEND ? "a .backend read" : "get_backend()";
+    const char *what = k->kind == LCTX_CENSUS_BACKEND ? "a .backend read"
+                       : k->kind == LCTX_CENSUS_HOST
+                           ? "a read of the host's devices"
+                           : "get_backend()";
     snprintf(key, sizeof key, "SW-006 %s at %s:%ld", what,
              k->file[0] ? k->file : "(no frame inside jax/)", k->line);
     lctx_sweep_verdict *v = put(o, LCTX_SWEEP_CENSUS, LCTX_SWEEP_FAIL, key);
@@ -496,6 +505,81 @@ static void judge_declared(out_list *o, const lctx_sweep_case *c) {
   }
 }
 
+/* One dispatch as text: "cpu:[cpu] default:[tpu, cuda]", rules sorted. */
+static void dispatch_text(const lctx_dispatch_event *e, char *dst, size_t n) {
+  char parts[LCTX_DISPATCH_MAX_RULES][300];
+  size_t k = e->rule_count < LCTX_DISPATCH_MAX_RULES ? e->rule_count
+                                                     : LCTX_DISPATCH_MAX_RULES;
+  for (size_t i = 0; i < k; i++) {
+    size_t at =
+        (size_t)snprintf(parts[i], sizeof parts[i], "%s:[", e->rules[i].rule);
+    for (size_t j = 0; j < e->rules[i].count && at < sizeof parts[i]; j++)
+      at += (size_t)snprintf(parts[i] + at, sizeof parts[i] - at, "%s%s",
+                             j ? ", " : "", e->rules[i].platforms[j]);
+    if (at < sizeof parts[i])
+      snprintf(parts[i] + at, sizeof parts[i] - at, "]");
+  }
+  qsort(parts, k, sizeof parts[0], (int (*)(const void *, const void *))strcmp);
+  size_t at = 0;
+  dst[0] = '\0';
+  for (size_t i = 0; i < k && at < n; i++)
+    at += (size_t)snprintf(dst + at, n - at, "%s%s", i ? " " : "", parts[i]);
+}
+
+static int desc_prim(const lctx_program_desc *p, const char *name) {
+  for (size_t i = 0; i < p->nprim; i++)
+    if (strcmp(p->prim[i].name, name) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* SW-009 over one answer; returns whether it failed. */
+static bool model_of(out_list *o, const lctx_sweep_case *c,
+                     const lctx_export_answer *a, const char *which,
+                     size_t *judged) {
+  for (size_t i = 0; i < a->dispatch_count; i++) {
+    const lctx_dispatch_event *e = &a->dispatch[i];
+    const char *names[LCTX_EXPORT_MAX_PLATFORMS];
+    for (size_t k = 0; k < e->count; k++)
+      names[k] = e->platforms[k];
+    lctx_dispatch_event want;
+    int prim = desc_prim(c->desc, e->primitive);
+    char got_text[700], want_text[700] = "(no dispatch: the model raises)";
+    dispatch_text(e, got_text, sizeof got_text);
+    bool predicted =
+        prim >= 0 && lctx_model_dispatch(c->desc, prim, names, e->count, &want);
+    if (predicted)
+      dispatch_text(&want, want_text, sizeof want_text);
+    (*judged)++;
+    if (predicted && strcmp(got_text, want_text) == 0)
+      continue;
+    lctx_sweep_verdict *v =
+        put(o, LCTX_SWEEP_MODEL, LCTX_SWEEP_FAIL,
+            "SW-009 the rules lowered differ from lctx's model");
+    if (v) {
+      char list[256];
+      lctx_sweep_list_text(list, sizeof list, names, e->count);
+      snprintf(v->detail, sizeof v->detail,
+               "%s: primitive %s dispatched over %s lowered %s; lctx's model "
+               "lowers %s",
+               which, e->primitive, list, got_text, want_text);
+    }
+    return true;
+  }
+  return false;
+}
+
+static void judge_model(out_list *o, const lctx_sweep_case *c) {
+  if (!c->desc || !c->multi || lost(c->multi))
+    return;
+  size_t judged = 0;
+  bool failed = model_of(o, c, c->multi, "P", &judged);
+  if (!failed && c->reordered && !lost(c->reordered))
+    failed = model_of(o, c, c->reordered, "P reordered", &judged);
+  if (!failed && judged)
+    put(o, LCTX_SWEEP_MODEL, LCTX_SWEEP_PASS, NULL);
+}
+
 size_t lctx_sweep_judge(const lctx_sweep_rows *rows, const lctx_sweep_case *c,
                         lctx_sweep_verdict *out, size_t cap) {
   out_list o = {rows, out, 0, cap};
@@ -504,5 +588,6 @@ size_t lctx_sweep_judge(const lctx_sweep_rows *rows, const lctx_sweep_case *c,
   judge_dispatch(&o, c);
   judge_census(&o, c);
   judge_declared(&o, c);
+  judge_model(&o, c);
   return o.n;
 }

@@ -14,6 +14,7 @@
 #ifndef LCTX_HARNESS_SWEEPJUDGE_H
 #define LCTX_HARNESS_SWEEPJUDGE_H
 
+#include "program.h"
 #include "spec.h"
 
 #include <stdbool.h>
@@ -52,6 +53,10 @@ typedef enum lctx_census_kind {
   LCTX_CENSUS_GET_BACKEND, ///< ModuleContext.get_backend(optional)
   LCTX_CENSUS_BACKEND,     ///< a read of ModuleContext.backend
   LCTX_CENSUS_TRUNCATED,   ///< more calls than the program reports
+  /// A look-up of the host's devices or backend (jax.devices(),
+  /// xla_bridge.get_backend(), ...) during a lowering: the host's platform,
+  /// not the module's.
+  LCTX_CENSUS_HOST,
 } lctx_census_kind;
 
 /// What the look-up gave.
@@ -79,6 +84,23 @@ typedef struct lctx_export_output {
   bool floating; ///< a floating-point or complex dtype
 } lctx_export_output;
 
+/// One lower_per_platform dispatch of a generated program's primitive
+/// (conformance/PROTOCOL.md, "Generated programs"): the platforms it
+/// covered and which rule JAX lowered for which of them.
+#define LCTX_DISPATCH_MAX_RULES 8
+typedef struct lctx_dispatch_rule {
+  char rule[LCTX_EXPORT_PLATFORM_MAX]; ///< its platform, or "default"
+  size_t count;
+  char platforms[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
+} lctx_dispatch_rule;
+typedef struct lctx_dispatch_event {
+  char primitive[LCTX_EXPORT_PLATFORM_MAX];
+  size_t count;
+  char platforms[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
+  size_t rule_count;
+  lctx_dispatch_rule rules[LCTX_DISPATCH_MAX_RULES];
+} lctx_dispatch_event;
+
 /// The answer to one export request item.
 typedef struct lctx_export_answer {
   lctx_export_status status;
@@ -100,6 +122,10 @@ typedef struct lctx_export_answer {
   /// The census, owned by the caller.
   const lctx_census_call *census;
   size_t census_count;
+  /// A generated program's dispatches (NULL: none reported), owned by the
+  /// caller.
+  const lctx_dispatch_event *dispatch;
+  size_t dispatch_count;
 } lctx_export_answer;
 
 /// One sweep case: program X for the platform list P, and the answers the
@@ -115,6 +141,9 @@ typedef struct lctx_sweep_case {
   const lctx_export_answer *cpu_only;  ///< X for ("cpu",)
   /// X for (P[i],) alone.
   const lctx_export_answer *alone[LCTX_EXPORT_MAX_PLATFORMS];
+  /// A generated program's description (NULL for a catalogue program):
+  /// SW-009 compares its primitives' dispatches with lctx's model.
+  const lctx_program_desc *desc;
 } lctx_sweep_case;
 
 /// A verdict of one row on one case.
@@ -148,6 +177,7 @@ typedef enum lctx_sweep_rule {
   LCTX_SWEEP_DISPATCH, ///< SW-005
   LCTX_SWEEP_CENSUS,   ///< SW-006
   LCTX_SWEEP_DECLARED, ///< SW-007
+  LCTX_SWEEP_MODEL,    ///< SW-009
   LCTX_SWEEP_RULE_COUNT
 } lctx_sweep_rule;
 
