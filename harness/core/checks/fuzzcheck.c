@@ -9,6 +9,8 @@
  * buffers are allocated once per state, not per input.
  */
 #include "fuzzcheck.h"
+#include "model_dispatch.h"
+#include "program.h"
 
 #include "case_bytes.h"
 #include "case_text.h"
@@ -460,6 +462,121 @@ bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
 /* One row per line, read by fuzzers/oss-fuzz-build.sh,
  * fuzzers/fuzz-targets.cmake and tests/test_oss_fuzz_build.sh (see
  * fuzzcheck.h): name, needs_mlir, extra_source, check. */
+/* What JAX's `_get_lowering_rules` and lower_per_platform give for one
+ * primitive of a generated program, written out plainly (each platform's
+ * own rule, else the default; a rule kept once, its platforms in list
+ * order), to compare with the reference model. False when some platform
+ * has no rule. */
+static bool plain_dispatch(const lctx_program_desc *p, int prim,
+                           const char *const *plats, size_t n,
+                           lctx_dispatch_event *out) {
+  const lctx_prog_prim *q = &p->prim[prim];
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    int rule = -1;
+    for (size_t r = 0; r < q->nr; r++)
+      if (strcmp(lctx_prog_platforms[q->r[r].platform], plats[i]) == 0)
+        rule = (int)r;
+    for (size_t r = 0; rule < 0 && r < q->nr; r++)
+      if (q->r[r].platform == LCTX_PROG_DEFAULT)
+        rule = (int)r;
+    if (rule < 0)
+      return false;
+    const char *name = lctx_prog_platforms[q->r[rule].platform];
+    size_t k = 0;
+    while (k < out->rule_count && strcmp(out->rules[k].rule, name) != 0)
+      k++;
+    if (k == out->rule_count)
+      snprintf(out->rules[out->rule_count++].rule, LCTX_EXPORT_PLATFORM_MAX,
+               "%s", name);
+    snprintf(out->rules[k].platforms[out->rules[k].count++],
+             LCTX_EXPORT_PLATFORM_MAX, "%s", plats[i]);
+  }
+  return true;
+}
+
+static bool same_dispatch(const lctx_dispatch_event *a,
+                          const lctx_dispatch_event *b) {
+  if (a->rule_count != b->rule_count)
+    return false;
+  for (size_t i = 0; i < a->rule_count; i++) {
+    size_t k = 0;
+    while (k < b->rule_count && strcmp(a->rules[i].rule, b->rules[k].rule))
+      k++;
+    if (k == b->rule_count || a->rules[i].count != b->rules[k].count)
+      return false;
+    for (size_t j = 0; j < a->rules[i].count; j++)
+      if (strcmp(a->rules[i].platforms[j], b->rules[k].platforms[j]) != 0)
+        return false;
+  }
+  return true;
+}
+
+bool lctx_fuzz_program(lctx_fuzz_state *state, const uint8_t *data,
+                       size_t size, lctx_fuzz_result *result) {
+  begin(state, result);
+  lctx_program_desc *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  char *a = malloc(LCTX_PROG_TEXT_MAX), *b = malloc(LCTX_PROG_TEXT_MAX);
+  const char *problem = NULL;
+  char why[256] = "";
+  if (!p || !q || !a || !b)
+    goto done;
+  lctx_prog_source src;
+  lctx_prog_source_bytes(&src, data, size);
+  lctx_program_generate(&src, p);
+  size_t n = lctx_program_print(p, a, LCTX_PROG_TEXT_MAX);
+  if (!n) {
+    problem = "print-overflow";
+  } else if (!lctx_program_parse(a, n, q, why, sizeof why)) {
+    problem = "drawn-program-refused";
+  } else if (lctx_program_print(q, b, LCTX_PROG_TEXT_MAX) != n ||
+             memcmp(a, b, n) != 0) {
+    problem = "print-not-canonical";
+  }
+  /* Every primitive over a platform list drawn from the input's end: the
+   * reference model keeps the rules the plain reading gives. */
+  static const char *const pool[] = {"cpu", "cuda", "rocm", "tpu", "oneapi"};
+  const char *plats[4];
+  size_t count = 1 + (size ? data[size - 1] % 4 : 0);
+  for (size_t i = 0; i < count; i++)
+    plats[i] = pool[(size > i + 1 ? data[size - 2 - i] : i) % 5];
+  for (size_t i = 0; i < count; i++)
+    for (size_t k = 0; k < i; k++)
+      if (plats[i] == plats[k])
+        count = i < count ? i : count; /* distinct names only */
+  for (size_t i = 0; !problem && i < p->nprim; i++) {
+    lctx_dispatch_event want, got;
+    bool plain = plain_dispatch(p, (int)i, plats, count, &want);
+    bool model = lctx_model_dispatch(p, (int)i, plats, count, &got);
+    if (plain != model || (plain && !same_dispatch(&want, &got))) {
+      problem = "model-dispatch-differs";
+      snprintf(why, sizeof why, "primitive %s over %zu platforms",
+               p->prim[i].name, count);
+    }
+  }
+  /* Each reduction is a program that reads back. */
+  for (size_t k = 0; !problem && k < 64 && lctx_program_reduce(p, k, q); k++) {
+    size_t m = lctx_program_print(q, b, LCTX_PROG_TEXT_MAX);
+    lctx_program_desc *r = malloc(sizeof *r);
+    if (r && (!m || !lctx_program_parse(b, m, r, why, sizeof why)))
+      problem = "reduction-invalid";
+    free(r);
+  }
+  if (problem) {
+    result->failed = true;
+    snprintf(result->key, sizeof result->key, "fuzz_program/%s", problem);
+    snprintf(result->report, sizeof result->report,
+             "lctx fuzz_program: %s%s%s\n  program:\n%s", problem,
+             why[0] ? ": " : "", why, a);
+  }
+done:
+  free(p);
+  free(q);
+  free(a);
+  free(b);
+  return problem != NULL;
+}
+
 // clang-format off
 const lctx_fuzz_target lctx_fuzz_targets[] = {
     {"fuzz_model", false, NULL, lctx_fuzz_model},
@@ -467,6 +584,7 @@ const lctx_fuzz_target lctx_fuzz_targets[] = {
     {"fuzz_spec", false, NULL, lctx_fuzz_spec},
     {"fuzz_differential", false, "conformance/examples/c_plugin/lctx_example_plugin.c", lctx_fuzz_differential},
     {"fuzz_lowering", true, NULL, NULL},
+    {"fuzz_program", false, NULL, lctx_fuzz_program},
     {NULL, false, NULL, NULL},
 };
 // clang-format on
