@@ -160,6 +160,9 @@ static void test_program_malformed_names_line_and_column(void **state) {
   refused("lctx-program 1\narg float32 4\nfun f\nret x\nfun main\n"
           "v0 = platform x cpu=f cpu=f\nret v0\n",
           "6:23: a second branch for cpu");
+  refused("lctx-program 1\narg float32 4\nfun f\nret x\nfun main\n"
+          "v0 = platform x default=f cpu=f\nret v0\n",
+          "6:27: default=G comes last");
   refused("lctx-program 1\narg float32 4\nfun main\nv0 =  print x\nret v0\n",
           "4:5: words are separated by single spaces");
   refused("lctx-program 1\narg float32 4\nfun main\nret x\nfun g\nret x\n",

@@ -335,11 +335,19 @@ def read_doc(path):
                        "is allowed" % (shown_path(path), len(found)))
     script = found[0]
     rel = Path(os.path.normpath(script))
-    if rel.is_absolute() or rel.parts[:1] == ("..",) \
-            or not (ROOT / rel).is_file():
+    if rel.is_absolute() or rel.parts[:1] == ("..",):
         raise BadInput("%s names the reproduction %s, which is not a file of "
                        "the repository" % (shown_path(path), script))
-    return text, script
+    if (ROOT / rel).is_file():
+        return text, script
+    # A finding's draft report (lctx generate) names the reproduction
+    # beside it.
+    beside = path.resolve().parent / rel
+    if len(rel.parts) == 1 and beside.is_file():
+        return text, str(beside)
+    raise BadInput("%s names the reproduction %s, which is not a file of "
+                   "the repository, nor beside the report"
+                   % (shown_path(path), script))
 
 
 def find_docs(docs_dir, files):
@@ -460,11 +468,15 @@ def bisection(rows, known):
               % before[-1].release if before else ".")
     if not after:
         return ["**Still present in %s**, the newest release with a verdict: "
-                "no release run fixes it." % newest.release, shows]
+                "no release run fixes it." % newest.release, shows,
+                "In short: present in %s..%s, not fixed."
+                % (since.release, newest.release)]
     first = after[0]
     lines = ["**First fixed release: %s.** The defect shows in %s, the newest "
              "release where it does, and in no release run from %s on."
-             % (first.release, newest.release, first.release), shows]
+             % (first.release, newest.release, first.release), shows,
+             "In short: present in %s..%s, fixed in %s."
+             % (since.release, newest.release, first.release)]
     lo, hi = release_key(newest.release), release_key(first.release)
     between_rows = [r for r in rows if lo < release_key(r.release) < hi]
     missing = [v for v in known if lo < release_key(v) < hi

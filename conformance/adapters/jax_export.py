@@ -30,6 +30,15 @@ The catalogue (`--list` prints it):
     corpus/STEM         lctx's rule corpus (corpus/rules/STEM.rule) as real
                         primitives named lctx_STEM:NAME
 
+Generated programs (`lctx generate`) come with their text: an item with
+`"source"` (the program description of conformance/sweep/PROGRAMS.md, named
+gen/...) is built by jax_program.py and exported like a catalogue program;
+its result also carries `dispatch`, the per-platform dispatches of its
+primitives and which rule ran for which platforms, and, when the item asks
+(`"repro": true`), a standalone reproduction script (PROTOCOL.md,
+Generated programs).  `--host-devices N` makes the CPU N devices (XLA_FLAGS
+--xla_force_host_platform_device_count=N, set before JAX is imported).
+
     sh tools/setup-jax.sh 0.10.2
     build/jax/venv-0.10.2/bin/python conformance/adapters/jax_export.py --list
 
@@ -40,8 +49,16 @@ judgement of the sweep can be seen to fail:
                      every platform
     get-backend=PRIM the lowering rules of PRIM first call
                      ctx.module_context.get_backend() (optional=False)
+    host-read=PRIM   the lowering rules of PRIM first call jax.devices():
+                     a host look-up inside a JAX rule (census "host")
+    raise-multi=PRIM the lowering rules of PRIM raise RuntimeError("lctx
+                     mutant: PRIM refuses several platforms") when the
+                     module has more than one platform
     order-first      jax.export.export raises NotImplementedError when
                      platforms[0] is not the first platform in sorted order
+
+Each applies to generated programs too (dispatch-first patches
+lower_per_platform, which dispatches their primitives as well).
 
 When JAX or absl cannot be imported it says so on stderr, answers the
 handshake with {"protocol": 1, "error": "..."} and exits with status 3.
@@ -52,6 +69,7 @@ internals it instruments are cited as file:line of jax 0.10.2.
 
 import ctypes
 import ctypes.util
+import functools
 import gc
 import hashlib
 import json
@@ -67,6 +85,7 @@ import zlib
 # imported are the adapter's (the sibling in this folder, which imports
 # nothing of JAX at its top).
 from jax_adapter import import_jax_with, read_message
+import jax_program
 
 PROTOCOL_VERSION = 1
 PROGRAM_NAME = "jax-export"
@@ -94,7 +113,20 @@ MAX_NAME = 200
 CLEAR_CACHES_EVERY = 50
 TIDY_ABOVE_MB = 400
 
-MUTANTS = ("dispatch-first", "get-backend=PRIM", "order-first")
+MUTANTS = ("dispatch-first", "get-backend=PRIM", "host-read=PRIM",
+           "raise-multi=PRIM", "order-first")
+# Mutants naming a JAX primitive: "OPTION=PRIM".
+RULE_MUTANTS = ("get-backend", "host-read", "raise-multi")
+
+# Generated programs: the most dispatches reported per export, the longest
+# reproduction (bytes), the highest --host-devices.
+MAX_DISPATCH = 200
+MAX_DISPATCH_RULES = 8
+MAX_REPRO = 200000
+MAX_HOST_DEVICES = 1024
+# Census location of a generated rule: this file name and the rule's line
+# in the program description.
+PROGRAM_FILE = "lctx-program"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "corpus",
@@ -196,6 +228,11 @@ def corpus_location(frame):
 # one is located at the rule's action in its .rule file, not in JAX.
 CORPUS_CODES = set()
 
+# Code objects of the lowering rules of the generated programs being
+# exported -> the rule's line in the program description: a look-up or a
+# raise in one is located there (file PROGRAM_FILE).
+GENERATED_RULES = {}
+
 
 def raised(j, err):
     """The protocol's description of an exception: class, message and the
@@ -207,6 +244,8 @@ def raised(j, err):
         frame = tb.tb_frame
         if frame.f_code in CORPUS_CODES:
             where, line = corpus_location(frame)
+        elif frame.f_code in GENERATED_RULES:
+            where, line = PROGRAM_FILE, GENERATED_RULES[frame.f_code]
         else:
             path = jax_path(j, frame.f_code.co_filename)
             if path is not None:
@@ -249,9 +288,22 @@ class Census:
       every field through dataclasses.replace) are not look-ups by a rule
       and are not recorded;
     - mlir._uncached_lowering (mlir.py:2395, which every lowering rule runs
-      under, cached or not) is wrapped to know the primitive being lowered.
+      under, cached or not) is wrapped to know the primitive being lowered;
+    - the host look-ups jax.devices, jax.local_devices, jax.default_backend
+      (jax/__init__.py re-exports them from xla_bridge) and
+      xla_bridge.get_backend, devices, local_devices, default_backend
+      (xla_bridge.py:969-1083) are wrapped: a call made while a lowering
+      rule runs, not from get_backend nor from another of them, is recorded
+      as `host`;
+    - mlir.lower_per_platform (mlir.py:2462) is wrapped to record the
+      dispatches of the generated programs' primitives (`dispatch`), and
+      their rules (wrapped when a program is built, `wrap_generated`)
+      record which ran for which platforms.
 
     Recording is on only while an export runs (`start`/`stop`)."""
+
+    HOST_LOOKUPS = ("get_backend", "devices", "local_devices",
+                    "default_backend")
 
     def __init__(self, j):
         self.j = j
@@ -260,7 +312,15 @@ class Census:
         self.dropped = 0
         self.reached = set()
         self.stack = []
+        self.contexts = []
         self.in_get_backend = 0
+        self.in_host = 0
+        # Generated primitives being exported: JAX name -> name in the
+        # description; their dispatches during the current export.
+        self.generated = {}
+        self.dispatches = []
+        self.dispatch_stack = []
+        self.dispatch_dropped = 0
         self._install()
 
     def _install(self):
@@ -315,18 +375,206 @@ class Census:
             name = getattr(primitive, "name", str(primitive))
             if census.on:
                 census.reached.add(name)
+            # The LoweringRuleContext (6th argument in 0.10.2).
+            ctx = next((a for a in args[:6] if hasattr(a, "module_context")),
+                       None)
             census.stack.append(name)
+            census.contexts.append(getattr(ctx, "module_context", None))
             try:
                 return original_uncached(primitive, *args, **kwargs)
             finally:
                 census.stack.pop()
+                census.contexts.pop()
 
         self.j.mlir._uncached_lowering = uncached_lowering
+        self._install_host()
+        self._install_dispatch()
+
+    def _install_host(self):
+        census = self
+        xb, jax = self.j.xb, self.j.jax
+        wrapped = {}
+
+        def wrap(original):
+            @functools.wraps(original)
+            def host_lookup(*args, **kwargs):
+                if (not census.on or not census.stack
+                        or census.in_get_backend or census.in_host):
+                    return original(*args, **kwargs)
+                entry = census.record("host", None, census.contexts[-1],
+                                      sys._getframe(1))
+                census.in_host += 1
+                try:
+                    result = original(*args, **kwargs)
+                except BaseException:
+                    census.gave(entry, "raise")
+                    raise
+                finally:
+                    census.in_host -= 1
+                census.gave(entry, "client")
+                return result
+            return host_lookup
+
+        for name in self.HOST_LOOKUPS:
+            original = getattr(xb, name, None)
+            if original is None:
+                continue
+            wrapped[id(original)] = wrap(original)
+            setattr(xb, name, wrapped[id(original)])
+        for name in ("devices", "local_devices", "default_backend"):
+            original = getattr(jax, name, None)
+            if original is None:
+                continue
+            if id(original) not in wrapped:
+                wrapped[id(original)] = wrap(original)
+            setattr(jax, name, wrapped[id(original)])
+
+    def _install_dispatch(self):
+        census = self
+        mlir = self.j.mlir
+        original = getattr(mlir, "lower_per_platform", None)
+        if original is None:
+            return
+
+        def lower_per_platform(ctx, description, *args, **kwargs):
+            name = census.generated.get(description)
+            if name is None or not census.on:
+                return original(ctx, description, *args, **kwargs)
+            event = {"primitive": name,
+                     "platforms": census.dispatch_platforms(ctx),
+                     "rules": []}
+            census.add_dispatch(event)
+            census.dispatch_stack.append(event)
+            try:
+                return original(ctx, description, *args, **kwargs)
+            finally:
+                census.dispatch_stack.pop()
+
+        lower_per_platform.__wrapped__ = original
+        mlir.lower_per_platform = lower_per_platform
+
+    def dispatch_platforms(self, ctx):
+        """The platforms a dispatch covers (mlir._platforms_for_eqn)."""
+        try:
+            return list(self.j.mlir._platforms_for_eqn(ctx))
+        except Exception:
+            return self.rule_platforms(ctx)
+
+    @staticmethod
+    def rule_platforms(ctx):
+        """The platforms a rule lowers for: ctx.platforms when the
+        LoweringRuleContext narrows them, else the module's."""
+        platforms = getattr(ctx, "platforms", None)
+        if not platforms:
+            platforms = ctx.module_context.platforms
+        return list(platforms)
+
+    def add_dispatch(self, event):
+        if len(self.dispatches) >= MAX_DISPATCH:
+            self.dispatch_dropped += 1
+            return
+        self.dispatches.append(event)
+
+    def rule_ran(self, primitive, rule, ctx):
+        """A generated rule (`rule`: its platform or "default") of
+        `primitive` (the description's name) runs."""
+        if not self.on:
+            return
+        try:
+            platforms = self.rule_platforms(ctx)
+        except Exception:
+            platforms = []
+        entry = {"rule": rule, "platforms": platforms}
+        top = self.dispatch_stack[-1] if self.dispatch_stack else None
+        if top is not None and top["primitive"] == primitive:
+            if len(top["rules"]) < MAX_DISPATCH_RULES:
+                top["rules"].append(entry)
+        else:
+            # A rule run outside lower_per_platform (another JAX release).
+            self.add_dispatch({"primitive": primitive,
+                               "platforms": list(platforms),
+                               "rules": [entry]})
+
+    def wrap_generated(self, built):
+        """Registers a built generated program: its primitives' names, its
+        rules' code (census locations) and, in JAX's lowering tables, each
+        of its rules wrapped to record when it runs.  Returns what
+        `unwrap_generated` needs to forget it."""
+        mlir = self.j.mlir
+        prims = {}
+        for name, prim in built.primitives.items():
+            self.generated[prim.name] = name
+            prims[prim] = name
+        effect_types = [v for v in built.namespace.values()
+                        if isinstance(v, type) and v.__name__.startswith(
+                            "Effect_")]
+        rules = {}
+        for prim_name, platform, line, fn in built.rules:
+            rules[fn] = (prim_name, platform)
+            GENERATED_RULES[fn.__code__] = line
+        tables = [mlir._lowerings] + list(
+            mlir._platform_specific_lowerings.values())
+        for table in tables:
+            for prim in list(table):
+                if prim not in prims:
+                    continue
+                entry = table[prim]
+                rule = getattr(entry, "rule", entry)
+                if rule not in rules:
+                    continue
+                recorded = self.recording(rule, *rules[rule])
+                table[prim] = (type(entry)(recorded, entry.inline)
+                               if hasattr(entry, "rule") else recorded)
+        return prims, [fn.__code__ for fn in rules], effect_types
+
+    def recording(self, rule, primitive, platform):
+        census = self
+
+        def lctx_recorded_rule(ctx, *args, **kwargs):
+            census.rule_ran(primitive, platform, ctx)
+            return rule(ctx, *args, **kwargs)
+        return lctx_recorded_rule
+
+    def unwrap_generated(self, registered):
+        """Forgets a generated program: its rules leave JAX's lowering
+        tables (its primitives are never bound again)."""
+        prims, codes, effect_types = registered
+        mlir = self.j.mlir
+        for table in [mlir._lowerings] + list(
+                mlir._platform_specific_lowerings.values()):
+            for prim in prims:
+                table.pop(prim, None)
+        uncacheable = getattr(mlir, "_uncacheable_primitives", None)
+        for prim, name in prims.items():
+            if uncacheable is not None:
+                uncacheable.discard(prim)
+            self.generated.pop(prim.name, None)
+        for code in codes:
+            GENERATED_RULES.pop(code, None)
+        # The program's effect types leave JAX's effect type sets
+        # (jax/_src/effects.py:94-130, a set `_effect_types` in each).
+        try:
+            from jax._src import effects
+        except Exception:
+            return
+        for value in vars(effects).values():
+            kinds = getattr(value, "_effect_types", None)
+            if isinstance(kinds, set):
+                for t in effect_types:
+                    kinds.discard(t)
 
     def start(self):
         self.entries, self.dropped = [], 0
         self.reached = set()
+        self.dispatches, self.dispatch_stack = [], []
+        self.dispatch_dropped = 0
         self.on = True
+
+    def dispatch(self):
+        """The dispatches of the generated primitives during the last
+        export: those in which a rule ran (a dispatch that raised before
+        any rule ran has none)."""
+        return [d for d in self.dispatches if d["rules"]]
 
     def stop(self):
         self.on = False
@@ -363,12 +611,16 @@ class Census:
 
     def locate(self, frame):
         """The caller: the innermost frame that is a corpus rule
-        ("lctx:corpus/rules/STEM.rule" and the action's line there) or lies
-        in the jax package (not ModuleContext.get_backend itself)."""
+        ("lctx:corpus/rules/STEM.rule" and the action's line there), a
+        generated program's rule ("lctx-program" and the rule's line in the
+        description) or lies in the jax package (not
+        ModuleContext.get_backend itself)."""
         while frame is not None:
             code = frame.f_code
             if code in CORPUS_CODES:
                 return corpus_location(frame)
+            if code in GENERATED_RULES:
+                return PROGRAM_FILE, GENERATED_RULES[code]
             path = jax_path(self.j, code.co_filename)
             if path is not None and not (
                     code.co_name == "get_backend"
@@ -1018,6 +1270,8 @@ def make_catalogue(j, corpus):
     programs = (harness_programs(j) + effect_programs(j)
                 + custom_programs(j) + control_programs(j)
                 + corpus_programs(j, corpus))
+    from jax_catalogue_extra import extra_programs
+    programs += extra_programs(j)
     seen, out = {}, []
     for p in programs:
         name = clean_name(p.name)
@@ -1044,6 +1298,12 @@ def mutate(j, names):
             mutate_order_first(j)
         elif name.startswith("get-backend="):
             mutate_get_backend(j, name[len("get-backend="):])
+        elif name.startswith("host-read="):
+            mutate_rules(j, "host-read", name[len("host-read="):],
+                         lambda rule, prim: wrap_host_read(j, rule))
+        elif name.startswith("raise-multi="):
+            mutate_rules(j, "raise-multi", name[len("raise-multi="):],
+                         wrap_raise_multi)
 
 
 def mutate_dispatch_first(j):
@@ -1087,6 +1347,16 @@ def mutate_get_backend(j, prim_name):
     """The lowering rules of the primitive named prim_name (common and
     per-platform) first call ctx.module_context.get_backend(), as a rule
     not adapted to multi-platform lowering does."""
+    mutate_rules(j, "get-backend", prim_name,
+                 lambda rule, prim: wrap_get_backend(rule))
+
+
+def mutate_rules(j, option, prim_name, wrap):
+    """Replaces each lowering rule (common and per-platform) of the
+    primitive named prim_name by wrap(rule, prim_name).  The wrappers live
+    here, outside the jax package: the census locates what they do at the
+    first jax frame outside them, the line of lower_per_platform that
+    calls the rule (mlir.py:2536 in 0.10.2)."""
     mlir = j.mlir
     tables = [mlir._lowerings] + list(mlir._platform_specific_lowerings
                                       .values())
@@ -1095,12 +1365,12 @@ def mutate_get_backend(j, prim_name):
         for prim, entry in list(table.items()):
             if prim.name != prim_name:
                 continue
-            table[prim] = type(entry)(wrap_get_backend(entry.rule),
+            table[prim] = type(entry)(wrap(entry.rule, prim_name),
                                       entry.inline)
             count += 1
     if not count:
-        log("--mutate get-backend=%s: no lowering rule for a primitive of "
-            "that name" % prim_name)
+        log("--mutate %s=%s: no lowering rule for a primitive of that name"
+            % (option, prim_name))
 
 
 def wrap_get_backend(rule):
@@ -1108,6 +1378,28 @@ def wrap_get_backend(rule):
         ctx.module_context.get_backend()
         return rule(ctx, *args, **kwargs)
     return unadapted_rule
+
+
+def wrap_host_read(j, rule):
+    """The rule first asks the host for its devices (jax.devices(), looked
+    up when it runs: the census's wrapper records it as `host`), whatever
+    the platforms being lowered for."""
+    def host_reading_rule(ctx, *args, **kwargs):
+        j.jax.devices()
+        return rule(ctx, *args, **kwargs)
+    return host_reading_rule
+
+
+def wrap_raise_multi(rule, prim_name):
+    """The rule refuses a module of several platforms with an exception
+    JAX does not document for that (RuntimeError)."""
+    message = "lctx mutant: %s refuses several platforms" % prim_name
+
+    def multi_refusing_rule(ctx, *args, **kwargs):
+        if len(ctx.module_context.platforms) > 1:
+            raise RuntimeError(message)
+        return rule(ctx, *args, **kwargs)
+    return multi_refusing_rule
 
 
 # ---------------------------------------------------------------------------
@@ -1221,13 +1513,24 @@ class Exporter:
         self.j, self.census = j, census
         self.programs = {p.name: p for p in catalogue}
         self.count = 0
+        # Generated programs built for the current request:
+        # (text, platforms) -> Built or an error result.
+        self.builds = {}
+        self.registered = []
 
     def run_item(self, item):
         if not isinstance(item, dict):
             return {"error": "an export item is an object"}
         name = item.get("program")
         platforms = item.get("platforms")
-        if not isinstance(name, str) or name not in self.programs:
+        source = item.get("source")
+        if source is not None:
+            if not isinstance(source, str):
+                return {"error": "source is the text of a program"}
+            if not isinstance(name, str) or not name.startswith("gen/"):
+                return {"error": "a program with a source is named gen/..., "
+                        "not %r" % (name,)}
+        elif not isinstance(name, str) or name not in self.programs:
             return {"error": "unknown program %r" % (name,)}
         if (not isinstance(platforms, list)
                 or not all(isinstance(p, str) for p in platforms)):
@@ -1238,13 +1541,68 @@ class Exporter:
             self.tidy()
         start = time.monotonic()
         try:
-            result = self.export(self.programs[name], platforms)
+            if source is None:
+                result = self.export(self.programs[name], platforms)
+            else:
+                result = self.export_generated(source, platforms,
+                                               item.get("repro") is True)
         except Exception as err:
             self.census.on = False
             return {"error": "%s: %s: %s" % (name, type(err).__name__,
                                              cut(str(err), 500))}
+        if "error" in result:
+            return result
         result["seconds"] = round(time.monotonic() - start, 4)
         return result
+
+    def build_generated(self, text, platforms):
+        """The program `text` built for `platforms` (once per request), or
+        an error result."""
+        key = (text, tuple(platforms))
+        if key in self.builds:
+            return self.builds[key]
+        try:
+            built = jax_program.build(text, platforms)
+        except jax_program.ProgramError as err:
+            built = {"error": "program: %d: %s" % (err.line,
+                                                   cut(err.why, 500))}
+        except Exception as err:
+            built = {"error": "program build: %s: %s"
+                     % (type(err).__name__, cut(str(err), 500))}
+        else:
+            self.registered.append(self.census.wrap_generated(built))
+        self.builds[key] = built
+        return built
+
+    def export_generated(self, text, platforms, repro):
+        built = self.build_generated(text, platforms)
+        if isinstance(built, dict):
+            return dict(built)
+        fn, args, x64 = built
+        result = self.export_function(fn, [built.spec], args, x64,
+                                      platforms)
+        result["dispatch"] = self.census.dispatch()
+        if self.census.dispatch_dropped:
+            result["dispatch_dropped"] = self.census.dispatch_dropped
+        if repro:
+            script = jax_program.repro_source(text, platforms)
+            if len(script.encode("utf-8")) <= MAX_REPRO:
+                result["repro"] = script
+            else:
+                result["repro"] = None
+                result["repro_error"] = (
+                    "the reproduction is %d bytes (over %d)"
+                    % (len(script.encode("utf-8")), MAX_REPRO))
+        return result
+
+    def end_request(self):
+        """Forgets the generated programs built for the request."""
+        for registered in self.registered:
+            try:
+                self.census.unwrap_generated(registered)
+            except Exception as err:
+                log("forgetting a generated program: %s" % err)
+        self.registered, self.builds = [], {}
 
     def tidy(self):
         """Clears JAX's caches and gives the freed memory back."""
@@ -1256,8 +1614,13 @@ class Exporter:
         trim_heap()
 
     def export(self, program, platforms):
-        j = self.j
         fn, args, x64 = program.build()
+        return self.export_function(fn, args, args, x64, platforms)
+
+    def export_function(self, fn, specs, args, x64, platforms):
+        """Exports jit(fn) traced with `specs` for `platforms`; calls it
+        with `args` on the CPU when cpu is among them."""
+        j = self.j
 
         def fresh(*a):
             # A new function each time: JAX caches traces and lowerings by
@@ -1267,7 +1630,7 @@ class Exporter:
             self.census.start()
             try:
                 exported = j.jax.export.export(
-                    j.jax.jit(fresh), platforms=tuple(platforms))(*args)
+                    j.jax.jit(fresh), platforms=tuple(platforms))(*specs)
             except Exception as err:
                 census, reached = self.census.stop()
                 result = {"outcome": "raise"}
@@ -1323,13 +1686,33 @@ def lowering_primitives(j):
     return sorted(n for n in names if not n.startswith("lctx_"))
 
 
+def valid_mutant(value):
+    if value in ("dispatch-first", "order-first"):
+        return True
+    option, eq, prim = value.partition("=")
+    return bool(eq) and option in RULE_MUTANTS and bool(prim)
+
+
 def parse_args(argv):
-    """(mutants, list_only) or raises SystemExit(2)."""
-    mutants, list_only, i = [], False, 0
+    """(mutants, list_only, host_devices or None) or raises
+    SystemExit(2)."""
+    mutants, list_only, host_devices, i = [], False, None, 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--list":
             list_only = True
+        elif arg == "--host-devices" or arg.startswith("--host-devices="):
+            if arg == "--host-devices":
+                i += 1
+                value = argv[i] if i < len(argv) else ""
+            else:
+                value = arg[len("--host-devices="):]
+            if (not re.match(r"[0-9]+\Z", value)
+                    or not 1 <= int(value) <= MAX_HOST_DEVICES):
+                log("--host-devices needs a number of devices, 1 to %d "
+                    "(got %r)" % (MAX_HOST_DEVICES, value))
+                raise SystemExit(2)
+            host_devices = int(value)
         elif arg == "--mutate" or arg.startswith("--mutate="):
             if arg == "--mutate":
                 i += 1
@@ -1340,19 +1723,27 @@ def parse_args(argv):
                 value = argv[i]
             else:
                 value = arg[len("--mutate="):]
-            if value not in ("dispatch-first", "order-first") and not (
-                    value.startswith("get-backend=")
-                    and len(value) > len("get-backend=")):
+            if not valid_mutant(value):
                 log("unknown mutant %r (one of %s)"
                     % (value, ", ".join(MUTANTS)))
                 raise SystemExit(2)
             mutants.append(value)
         else:
             log("unknown option %r (usage: jax_export.py [--mutate NAME]... "
-                "[--list])" % arg)
+                "[--host-devices N] [--list])" % arg)
             raise SystemExit(2)
         i += 1
-    return mutants, list_only
+    return mutants, list_only, host_devices
+
+
+def set_host_devices(n):
+    """Makes the CPU n devices: XLA_FLAGS gets
+    --xla_force_host_platform_device_count=n (replacing any such flag),
+    before JAX is imported."""
+    flags = [f for f in os.environ.get("XLA_FLAGS", "").split()
+             if not f.startswith("--xla_force_host_platform_device_count")]
+    flags.append("--xla_force_host_platform_device_count=%d" % n)
+    os.environ["XLA_FLAGS"] = " ".join(flags)
 
 
 def set_up(j, mutants):
@@ -1385,6 +1776,15 @@ def fit_line(results):
         total -= before - size(r)
         if total <= LINE_BUDGET:
             return
+    # Then the reproductions, largest first.
+    for r in sorted((r for r in results if r.get("repro")),
+                    key=lambda r: len(r["repro"]), reverse=True):
+        before = size(r)
+        r["repro"] = None
+        r["repro_error"] = "left out: the answer line was too long"
+        total -= before - size(r)
+        if total <= LINE_BUDGET:
+            return
 
 
 def serve(channel, stream, exporter, extended):
@@ -1414,13 +1814,18 @@ def serve(channel, stream, exporter, extended):
             results = [{"error": "1 to %d export items per request"
                         % MAX_ITEMS}] * len(items)
         else:
-            results = [exporter.run_item(item) for item in items]
+            try:
+                results = [exporter.run_item(item) for item in items]
+            finally:
+                exporter.end_request()
             fit_line(results)
         channel.send({"id": request["id"], "results": results})
 
 
 def main(argv):
-    mutants, list_only = parse_args(argv)
+    mutants, list_only, host_devices = parse_args(argv)
+    if host_devices is not None:
+        set_host_devices(host_devices)
     j, why = import_jax()
     if j is None:
         if list_only:
@@ -1474,6 +1879,7 @@ def main(argv):
                 "python": "%d.%d.%d" % sys.version_info[:3],
                 "mutant": ",".join(mutants) if mutants else None},
         "platforms": platforms,
+        "generate": jax_program.FORMAT_VERSION,
         "lowering_primitives": lowering_primitives(j),
         "catalogue": [p.describe() for p in catalogue]})
     return serve(channel, sys.stdin, Exporter(j, catalogue, census), True)

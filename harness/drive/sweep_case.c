@@ -717,11 +717,12 @@ static void smaller_source(lctx_sweep *s, lctx_sweep_exports *best,
 
 /* Asks the program for a standalone reproduction of `best` (P's export)
  * and writes it to DIR/repro.py when one comes. */
-static void write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
+static bool write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
                         const char *dir) {
   lctx_sweep_exporter *x = minimizer(s);
+  bool written = false;
   if (!x || !best->source)
-    return;
+    return false;
   lctx_export_store st = {0};
   item it = {&best->list, &st, true};
   x->next_id = s->minimize_next_id;
@@ -730,10 +731,12 @@ static void write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
   if (st.repro) {
     char path[4200];
     snprintf(path, sizeof path, "%s/repro.py", dir);
-    if (!lctx_sys_write_file(path, st.repro, strlen(st.repro)))
+    written = lctx_sys_write_file(path, st.repro, strlen(st.repro));
+    if (!written)
       s->results_failed = true;
   }
   lctx_export_store_release(&st);
+  return written;
 }
 
 void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
@@ -758,10 +761,11 @@ void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
     char name[64];
     snprintf(name, sizeof name, "%.58s/min", e->name);
     snprintf(best.name, sizeof best.name, "%s", name);
-    write_repro(s, best.ran ? &best : e, dir);
   }
   /* `best` was run only when something smaller still showed the key. */
   const lctx_sweep_exports *kept = best.ran ? &best : e;
+  if (e->source)
+    lctx_sweep_record_draft(s, e, kept, v, dir, write_repro(s, kept, dir));
   lctx_sweep_record_save(s, kept, v, dir, "minimized.json");
   lctx_sweep_record_report(s, e, kept, v, dir);
   lctx_sweep_exports_release(&best);

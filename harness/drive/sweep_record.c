@@ -247,3 +247,54 @@ void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
   if (fclose(f) != 0)
     s->results_failed = true;
 }
+
+void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
+                             const lctx_sweep_exports *best,
+                             const lctx_sweep_verdict *v, const char *dir,
+                             bool has_repro) {
+  char path[4200], lb[256];
+  snprintf(path, sizeof path, "%s/report.md", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    s->results_failed = true;
+    return;
+  }
+  list_text(lb, sizeof lb, &best->list);
+  fprintf(f,
+          "# Multi-platform lowering: %s\n\n"
+          "*Draft upstream report for `jax-ml/jax`, written by `lctx "
+          "generate` from a generated program (spec row %s); read it, and "
+          "edit it, before filing.*\n\n"
+          "## Status per JAX release\n\n",
+          v->key, s->spec->rows[v->row].id);
+  if (has_repro)
+    fprintf(f,
+            "`python3 tools/defect_status.py --write %s/report.md` runs the "
+            "reproduction under every installed JAX release and writes the "
+            "table here (present in A..B, fixed in C).\n\n"
+            "<!-- lctx-defect: repro=repro.py -->\n\n",
+            dir);
+  else
+    fprintf(f, "The exporter wrote no standalone reproduction: replay the "
+               "case instead (below).\n\n");
+  fprintf(f,
+          "## What happens\n\n"
+          "With JAX %s (jaxlib %s), `jax.export.export(jax.jit(main), "
+          "platforms=%s)` of the program below: %s\n\n",
+          s->cat.jax_version, s->cat.jaxlib_version, lb, v->detail);
+  if (has_repro)
+    fprintf(f, "## Reproduction (JAX only)\n\n"
+               "`JAX_PLATFORMS=cpu python repro.py` (beside this report) "
+               "rebuilds the program with JAX alone and says DEFECT "
+               "REPRODUCED or NO DEFECT.\n\n");
+  fprintf(f,
+          "## The program\n\n"
+          "In lctx's program format (conformance/sweep/PROGRAMS.md), %zu "
+          "nodes, minimized from %zu (%s):\n\n```\n%s```\n\n"
+          "Replay it through lctx: `lctx sweep --cmd '%s' --replay "
+          "%s/minimized.json`.\n",
+          lctx_program_size(best->desc), lctx_program_size(e->desc),
+          lctx_sweep_program_name(s, e), best->source, s->o->command, dir);
+  if (fclose(f) != 0)
+    s->results_failed = true;
+}

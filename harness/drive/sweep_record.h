@@ -51,4 +51,12 @@ char **lctx_sweep_record_files(const char *path, size_t *n, FILE *err);
 /// `err` with the file, line and column.
 struct json_t *lctx_sweep_record_load(const char *path, FILE *err);
 
+/// For a generated program: DIR/report.md, a draft upstream report (what
+/// happens, the minimized program, and, when the exporter wrote DIR/repro.py,
+/// the line tools/defect_status.py fills with its status per release).
+void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
+                             const lctx_sweep_exports *best,
+                             const lctx_sweep_verdict *v, const char *dir,
+                             bool has_repro);
+
 #endif /* LCTX_DRIVE_SWEEP_RECORD_H */

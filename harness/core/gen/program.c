@@ -427,6 +427,8 @@ static bool read_platform_branches(reader *r, lctx_prog_stmt *s) {
     for (size_t k = 0; k < s->nfn; k++)
       if (s->plat[k] == pl)
         return fail(r, i, "a second branch for %s", r->w[i]);
+    if (s->nfn && s->plat[s->nfn - 1] == LCTX_PROG_DEFAULT)
+      return fail(r, i, "default=G comes last");
     r->col[i] += (size_t)(eq + 1 - r->w[i]);
     r->w[i] = eq + 1;
     s->plat[s->nfn] = pl;
@@ -1006,6 +1008,15 @@ static void draw_stmt(drawing *d, lctx_prog_fun *f, size_t nfun_before,
       st->plat[st->nfn] = pl;
       st->fn[st->nfn++] = any_fun(s, nfun_before);
     }
+    /* default=G comes last */
+    for (size_t i = 0; i + 1 < st->nfn; i++)
+      if (st->plat[i] == LCTX_PROG_DEFAULT) {
+        int fp = st->fn[i];
+        st->plat[i] = st->plat[st->nfn - 1];
+        st->fn[i] = st->fn[st->nfn - 1];
+        st->plat[st->nfn - 1] = LCTX_PROG_DEFAULT;
+        st->fn[st->nfn - 1] = fp;
+      }
     break;
   }
   case LCTX_PS_CALLBACK:
