@@ -24,6 +24,18 @@ known in advance:
   hostile/item-error   answers {"error": ...} for the item
 
 Options: --only-kind KIND keeps the programs whose name starts with KIND/.
+
+--generate makes it build generated programs (`"generate": 1` in its hello;
+conformance/sweep/PROGRAMS.md) the way a broken JAX would, by their text:
+
+  a statement `print`          raises the TypeError above for two or more
+                               platforms (SW-001)
+  a rule `fun F`               its primitive's dispatch reports the first
+                               platform's rule for every platform (SW-009)
+  a statement `callback`       answers a dispatch whose rules are not a list
+                               (the item is marked crash)
+  `repro: true`                answers a reproduction holding terminal
+                               escape bytes (kept in repro.py as sent)
 """
 
 import json
@@ -56,6 +68,51 @@ def ok(platforms, value, census=()):
             "primitives": ["add"], "census": list(census), "run": run}
 
 
+def generated(source, platforms, want_repro):
+    """The answer to a generated program, by its text."""
+    multi = len(platforms) > 1
+    lines = source.split("\n")
+    if any(" = print " in l for l in lines) and multi:
+        out = {"outcome": "raise", "class": "TypeError",
+               "message": "can only concatenate list (not \"tuple\") to list",
+               "file": "jax/_src/interpreters/mlir.py", "line": 2562,
+               "primitives": ["debug_callback"], "census": []}
+    else:
+        out = ok(platforms, 1.0)
+    dispatch = []
+    rules = {}
+    for l in lines:
+        w = l.split(" ")
+        if w[0] == "rule":
+            rules.setdefault(w[1], []).append((w[2], w[3]))
+    for prim, rs in rules.items():
+        if not any(" = prim %s " % prim in l for l in lines):
+            continue
+        names = [r for r, _ in rs]
+        kept = []
+        for p in platforms:
+            rule = p if p in names else "default" if "default" in names \
+                else None
+            if rule is None:
+                break
+            kept.append((rule, p))
+        else:
+            if any(kind == "fun" for _, kind in rs):  # the broken one
+                kept = [(kept[0][0], p) for _, p in kept]
+            grouped = {}
+            for rule, p in kept:
+                grouped.setdefault(rule, []).append(p)
+            dispatch.append({"primitive": prim, "platforms": list(platforms),
+                             "rules": [{"rule": r, "platforms": ps}
+                                       for r, ps in grouped.items()]})
+    if any(" = callback " in l for l in lines):
+        dispatch = [{"primitive": "p0", "platforms": ["cpu"], "rules": 7}]
+    out["dispatch"] = dispatch
+    if want_repro:
+        out["repro"] = "print('\x1b[2Jrepro of a fake')\n"
+    return out
+
+
 def answer(program, platforms):
     multi = len(platforms) > 1
     if program in ("bad/complete", "bad/complete-big") and multi:
@@ -82,6 +139,7 @@ def answer(program, platforms):
 
 def main():
     only = None
+    gen = "--generate" in sys.argv[1:]
     if len(sys.argv) == 3 and sys.argv[1] == "--only-kind":
         only = sys.argv[2]
     hello = json.loads(sys.stdin.readline())
@@ -97,7 +155,7 @@ def main():
               "jax": {"version": "fake", "jaxlib": "fake", "mutant": None},
               "platforms": ["cpu", "cuda", "tpu"],
               "lowering_primitives": ["add", "mul", "never_reached"],
-              "catalogue": catalogue})
+              "catalogue": catalogue, **({"generate": 1} if gen else {})})
     for line in sys.stdin:
         req = json.loads(line)
         if req.get("lctx") == "bye":
@@ -113,6 +171,10 @@ def main():
                 time.sleep(3600)
             if program == "hostile/die":
                 os._exit(9)
+            if gen and "source" in item:
+                results.append(generated(item["source"], item["platforms"],
+                                         item.get("repro") is True))
+                continue
             results.append(answer(program, item["platforms"]))
         else:
             rid = req["id"] + (1 if any(i["program"] == "hostile/wrong-id"

@@ -29,7 +29,8 @@ the spec rows (in the spec's order) against the versions, each cell the
 release's own verdict (`pass`, `fail (...)` naming the first failing case,
 `unsupported`, or `—`: no case reached the row) and whether it differs from
 the modelled commit, with its trace; per-version totals and the version the
-adapter reported.
+adapter reported, and the status per release of every upstream defect and
+generated-program finding (their reports' status blocks).
 
 Options of its own:
   --lctx PATH    the lctx command (default build/release/harness/lctx)
@@ -43,6 +44,10 @@ Options of its own:
                  the conformance cases included.) `make jax-matrix` uses
                  --random 10000 --domain-shard 1/8 --time-limit 900.
   --no-sweep     leave out step 4
+  --findings DIR the findings of an `lctx generate` run (OUT/findings):
+                 their status per release joins the upstream reports'
+                 (docs/upstream-*.md) in matrix.md, as the status blocks of
+                 their report.md say (tools/defect_status.py --write)
   --time-limit SECONDS
                  stop a version's conform runs after SECONDS in all (SIGINT:
                  lctx conform then writes the reports of what ran, marked
@@ -77,6 +82,7 @@ Standard library only.
 """
 
 import datetime
+import glob
 import json
 import os
 import re
@@ -129,7 +135,7 @@ def version_key(version):
 def parse_args(argv):
     opts = {"lctx": None, "out": DEFAULT_OUT, "versions": [], "conform": [],
             "domain_shard": None, "raw": [], "time_limit": None,
-            "sweep": True}
+            "sweep": True, "findings": []}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -142,6 +148,17 @@ def parse_args(argv):
             break
         elif a == "--no-sweep":
             opts["sweep"] = False
+        elif name == "--findings":
+            if eq:
+                value = inline
+            elif i + 1 < len(argv):
+                i += 1
+                value = argv[i]
+            else:
+                usage_error("--findings needs a folder")
+            if not os.path.isdir(value):
+                usage_error("--findings: %r is not a folder" % value)
+            opts["findings"].append(os.path.abspath(value))
         elif name in ("--lctx", "--out", "--domain-shard", "--time-limit"):
             if eq:
                 value = inline
@@ -765,6 +782,62 @@ def sweep_markdown(results):
     return md
 
 
+def defect_status_rows(opts):
+    """[(name, where, {release: status}, summary)] for every upstream report
+    (docs/upstream-*.md) and every finding report (--findings DIR: each
+    DIR/*/report.md of `lctx generate`) whose status block
+    tools/defect_status.py --write filled."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import defect_status
+    paths = sorted(glob.glob(os.path.join(ROOT, "docs", "upstream-*.md")))
+    for d in opts["findings"]:
+        paths += sorted(glob.glob(os.path.join(d, "*", "report.md")))
+    out = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            span = defect_status.block_span(text, path)
+            if not span:
+                continue
+            block = defect_status.parse_block(text[span[0]:span[1]], path)
+        except (OSError, ValueError) as e:
+            say("matrix: %s: no status block read: %s" % (path, e))
+            continue
+        title = text.split("\n", 1)[0].lstrip("# ").strip()
+        summary = [line for line in text[span[0]:span[1]].splitlines()
+                   if line.startswith("In short: ")]
+        out.append((title, os.path.relpath(path, ROOT),
+                    {r.release: r.status for r in block.rows},
+                    summary[0][len("In short: "):] if summary else NO_CASE))
+    return out
+
+
+def defects_markdown(defects, results):
+    """The status of each known defect and finding per release."""
+    if not defects:
+        return []
+    releases = [r["version"] for r in results]
+    for _, _, statuses, _ in defects:
+        releases += [v for v in statuses if v not in releases]
+    releases.sort(key=version_key)
+    md = ["## Defects and findings across releases", "",
+          "Each upstream report (`docs/upstream-*.md`) and each finding of "
+          "`lctx generate` given with `--findings DIR`, as its status block "
+          "says (`python3 tools/defect_status.py --write REPORT` runs its "
+          "reproduction under every installed release): `present`, `fixed`, "
+          "`cannot run`.", "",
+          "| defect | " + " | ".join(releases) + " | in short |",
+          "|---|" + "---|" * (len(releases) + 1)]
+    for title, where, statuses, summary in defects:
+        md.append("| [%s](%s) | %s | %s |" % (
+            md_escape(title), where,
+            " | ".join(statuses.get(v, NO_CASE) for v in releases),
+            md_escape(summary)))
+    md.append("")
+    return md
+
+
 def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
     rows, matrix_rows = build_matrix(opts, versions, results)
     summaries = [version_summary(r, matrix_rows) for r in results]
@@ -912,6 +985,10 @@ def write_outputs(out_dir, opts, argv, lctx, versions, results, started):
 
     md.extend(sweep_markdown(results))
     md.append("")
+    defects = defect_status_rows(opts)
+    data["defects"] = [{"title": t, "report": w, "status": st,
+                        "in_short": sm} for t, w, st, sm in defects]
+    md.extend(defects_markdown(defects, results))
     for path, text in ((json_path, json.dumps(data, indent=2,
                                               ensure_ascii=False) + "\n"),
                        (md_path, "\n".join(md))):

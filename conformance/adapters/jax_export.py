@@ -388,7 +388,35 @@ class Census:
 
         self.j.mlir._uncached_lowering = uncached_lowering
         self._install_host()
+        self._install_nested_export()
         self._install_dispatch()
+
+    def _install_nested_export(self):
+        """An export made while a rule lowers (a generated program's
+        `export` statement, or call_exported tracing) is a lowering of its
+        own: its machinery's host look-ups (device assignment) are not the
+        enclosing rule's.  A None on the stack marks it; the rules it lowers
+        push their names above."""
+        census = self
+        module = self.j.jax.export
+        original = module.export
+
+        def export(*args, **kwargs):
+            do_export = original(*args, **kwargs)
+
+            @functools.wraps(do_export)
+            def nested(*a, **k):
+                if not census.on or not census.stack:
+                    return do_export(*a, **k)
+                census.stack.append(None)
+                try:
+                    return do_export(*a, **k)
+                finally:
+                    census.stack.pop()
+            return nested
+
+        export.__wrapped__ = original
+        module.export = export
 
     def _install_host(self):
         census = self
@@ -399,6 +427,7 @@ class Census:
             @functools.wraps(original)
             def host_lookup(*args, **kwargs):
                 if (not census.on or not census.stack
+                        or census.stack[-1] is None
                         or census.in_get_backend or census.in_host):
                     return original(*args, **kwargs)
                 entry = census.record("host", None, census.contexts[-1],
@@ -446,9 +475,13 @@ class Census:
             census.add_dispatch(event)
             census.dispatch_stack.append(event)
             try:
-                return original(ctx, description, *args, **kwargs)
+                lowered = original(ctx, description, *args, **kwargs)
             finally:
                 census.dispatch_stack.pop()
+            # Only a dispatch that completed lowered every kept rule; one
+            # that raised part-way (a rule's refusal) is not reported.
+            event["complete"] = True
+            return lowered
 
         lower_per_platform.__wrapped__ = original
         mlir.lower_per_platform = lower_per_platform
@@ -493,7 +526,7 @@ class Census:
             # A rule run outside lower_per_platform (another JAX release).
             self.add_dispatch({"primitive": primitive,
                                "platforms": list(platforms),
-                               "rules": [entry]})
+                               "rules": [entry], "complete": True})
 
     def wrap_generated(self, built):
         """Registers a built generated program: its primitives' names, its
@@ -574,7 +607,8 @@ class Census:
         """The dispatches of the generated primitives during the last
         export: those in which a rule ran (a dispatch that raised before
         any rule ran has none)."""
-        return [d for d in self.dispatches if d["rules"]]
+        return [{k: v for k, v in d.items() if k != "complete"}
+                for d in self.dispatches if d["rules"] and d.get("complete")]
 
     def stop(self):
         self.on = False

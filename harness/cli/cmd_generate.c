@@ -47,8 +47,10 @@ static int print_program(unsigned long long seed, size_t index, FILE *out,
     lctx_prog_source_seed(&src, seed, index);
     lctx_program_generate(&src, p);
     lctx_program_print(p, text, LCTX_PROG_TEXT_MAX);
-    fprintf(out, "# program %zu of seed %llu (%zu nodes)\n%s", index, seed,
-            lctx_program_size(p), text);
+    const char *body = strchr(text, '\n');
+    body = body ? body + 1 : text;
+    fprintf(out, "lctx-program 1\n# program %zu of seed %llu (%zu nodes)\n%s",
+            index, seed, lctx_program_size(p), body);
     if (fflush(out) != 0 || ferror(out))
       code = LCTX_EXIT_USAGE;
   }

@@ -260,6 +260,11 @@ void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
     return;
   }
   list_text(lb, sizeof lb, &best->list);
+  /* What the minimized case showed, when it was run. */
+  const char *detail = v->detail;
+  for (size_t i = 0; i < best->fail_count; i++)
+    if (strcmp(best->fails[i].key, v->key) == 0)
+      detail = best->fails[i].detail;
   fprintf(f,
           "# Multi-platform lowering: %s\n\n"
           "*Draft upstream report for `jax-ml/jax`, written by `lctx "
@@ -281,7 +286,7 @@ void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
           "## What happens\n\n"
           "With JAX %s (jaxlib %s), `jax.export.export(jax.jit(main), "
           "platforms=%s)` of the program below: %s\n\n",
-          s->cat.jax_version, s->cat.jaxlib_version, lb, v->detail);
+          s->cat.jax_version, s->cat.jaxlib_version, lb, detail);
   if (has_repro)
     fprintf(f, "## Reproduction (JAX only)\n\n"
                "`JAX_PLATFORMS=cpu python repro.py` (beside this report) "

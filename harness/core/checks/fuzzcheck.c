@@ -512,8 +512,8 @@ static bool same_dispatch(const lctx_dispatch_event *a,
   return true;
 }
 
-bool lctx_fuzz_program(lctx_fuzz_state *state, const uint8_t *data,
-                       size_t size, lctx_fuzz_result *result) {
+bool lctx_fuzz_program(lctx_fuzz_state *state, const uint8_t *data, size_t size,
+                       lctx_fuzz_result *result) {
   begin(state, result);
   lctx_program_desc *p = malloc(sizeof *p), *q = malloc(sizeof *q);
   char *a = malloc(LCTX_PROG_TEXT_MAX), *b = malloc(LCTX_PROG_TEXT_MAX);

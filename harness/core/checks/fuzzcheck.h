@@ -101,8 +101,8 @@ bool lctx_fuzz_case_text(lctx_fuzz_state *state, const uint8_t *data,
 /// must keep, for each of its primitives over a list drawn from the bytes,
 /// the rules the plain reading of JAX's dispatch gives; each reduction must
 /// read back. The corpus it grows drives `lctx generate --from DIR`.
-bool lctx_fuzz_program(lctx_fuzz_state *state, const uint8_t *data,
-                       size_t size, lctx_fuzz_result *result);
+bool lctx_fuzz_program(lctx_fuzz_state *state, const uint8_t *data, size_t size,
+                       lctx_fuzz_result *result);
 
 /// Parses the bytes as a spec table; a parsed table must have rows whose
 /// templates render without reading outside the features. Returns true on a

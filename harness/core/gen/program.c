@@ -436,6 +436,10 @@ static bool read_platform_branches(reader *r, lctx_prog_stmt *s) {
       return false;
     s->nfn++;
   }
+  if (s->nfn == 1 && s->plat[0] == LCTX_PROG_DEFAULT)
+    return fail(r, 4,
+                "a platform statement names 1 to 5 platforms besides "
+                "default");
   return true;
 }
 
@@ -1008,6 +1012,12 @@ static void draw_stmt(drawing *d, lctx_prog_fun *f, size_t nfun_before,
       st->plat[st->nfn] = pl;
       st->fn[st->nfn++] = any_fun(s, nfun_before);
     }
+    if (st->nfn == 1 && st->plat[0] == LCTX_PROG_DEFAULT) {
+      st->plat[1] = LCTX_PROG_DEFAULT;
+      st->fn[1] = st->fn[0];
+      st->plat[0] = (int)draw(s, LCTX_PROG_PLATFORM_COUNT - 1);
+      st->nfn = 2;
+    }
     /* default=G comes last */
     for (size_t i = 0; i + 1 < st->nfn; i++)
       if (st->plat[i] == LCTX_PROG_DEFAULT) {
@@ -1310,7 +1320,9 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
           size_t least = st->kind == LCTX_PS_PLATFORM ? 1
                          : st->kind == LCTX_PS_SWITCH ? 2
                                                       : LCTX_PROG_MAX_BRANCHES;
-          if (b >= st->nfn || st->nfn <= least)
+          if (b >= st->nfn || st->nfn <= least ||
+              (st->kind == LCTX_PS_PLATFORM && st->nfn == 2 &&
+               st->plat[1] == LCTX_PROG_DEFAULT && b == 0))
             return true;
           for (size_t i = b + 1; i < st->nfn; i++) {
             st->fn[i - 1] = st->fn[i];

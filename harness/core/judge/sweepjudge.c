@@ -294,10 +294,12 @@ static void judge_order(out_list *o, const lctx_sweep_case *c) {
                                    : same_raise(&a->raised, &b->raised));
   if (same ||
       (a->status == LCTX_EXPORT_RAISE && b->status == LCTX_EXPORT_RAISE &&
-       raised_alone(c, &a->raised) && raised_alone(c, &b->raised))) {
+       (raised_alone(c, &a->raised) || refused(o->rows, a)) &&
+       (raised_alone(c, &b->raised) || refused(o->rows, b)))) {
     /* The row's documented exception: when several platforms' rules
-     * raise, the raise that surfaces is one platform's own, and which
-     * one may follow the order of P. */
+     * raise, the raise that surfaces is one platform's own, or a refusal
+     * JAX documents for several platforms, and which one may follow the
+     * order of P. */
     lctx_sweep_verdict *v = put(o, LCTX_SWEEP_ORDER, LCTX_SWEEP_PASS, NULL);
     if (v && !same)
       snprintf(v->detail, sizeof v->detail,
@@ -394,10 +396,17 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
   size_t at;
   double d = a->has_run && b->has_run ? value_difference(a, b, &at) : -1;
   bool within = d >= 0 && d <= bound;
+  /* A call that raises for P only is its own finding (keyed by the
+   * class), apart from values that differ. */
+  char key[LCTX_SWEEP_KEY_MAX] =
+      "SW-005 the CPU result differs from the cpu-only export";
+  if (a->has_run_error && !b->has_run_error)
+    snprintf(key, sizeof key,
+             "SW-005 the call on the CPU raises %s for P, not for ('cpu',)",
+             a->run_error.cls);
   lctx_sweep_verdict *v =
       within ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL)
-             : put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL,
-                   "SW-005 the CPU result differs from the cpu-only export");
+             : put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL, key);
   if (!v)
     return;
   char list[256];
