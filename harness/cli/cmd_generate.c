@@ -115,8 +115,8 @@ int lctx_cmd_generate(int argc, char **argv, FILE *out, FILE *err) {
                           "the sweep table (default: jax-sweep.lspec beside\n"
                           "the spec table)"),
       lctx_options_string("out", &o.out_dir, "DIR",
-                          "reports and findings (default: lctx-generate); a\n"
-                          "run into the same folder resumes"),
+                          "the campaign's reports and findings (default:\n"
+                          "lctx-generate); a run into the same folder resumes"),
       lctx_options_size("case", &only_case, "INDEX",
                         "run only this case of the plan (a rerun line)", 0,
                         100000000, "a case index"),

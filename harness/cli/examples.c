@@ -29,6 +29,9 @@ static const struct {
     {"lint", "lctx lint corpus/rules"},
     {"sweep", "lctx sweep --cmd \"build/jax/venv-0.10.2/bin/python "
               "conformance/adapters/jax_export.py\" --subset ci"},
+    {"generate", "lctx generate --cmd \"build/jax/venv-0.10.2/bin/python "
+                 "conformance/adapters/jax_export.py --host-devices 4\" "
+                 "--programs 2000 --time-limit 1800"},
     {"case", "lctx case export --seed 7 random:405 --out r405.case"},
     {"case export", "lctx case export --seed 7 random:405 --out r405.case"},
     {"mutants", "lctx mutants --only rg-tie-later"},
