@@ -1305,55 +1305,71 @@ def same_values(a, b):
     return len(a) == len(b) and all(close(u, v) for u, v in zip(a, b))
 
 
-def check():
-    report = {"jax": jax.__version__, "platforms": list(PLATFORMS),
-              "multi": None, "cpu_only": None, "alone": {}}
-    with contextlib.redirect_stdout(sys.stderr):  # what the program prints
-        multi = report["multi"] = export_and_run(PLATFORMS)
-        if "cpu" in PLATFORMS:
-            report["cpu_only"] = export_and_run(("cpu",))
-        if multi["outcome"] == "raise" and not documented(multi):
-            for p in PLATFORMS:
-                report["alone"][p] = (report["cpu_only"] if p == "cpu"
-                                      else export_and_run((p,)))
-    cpu = report["cpu_only"]
+def check_order(platforms, cpu, report):
+    """(defect, why) for the export for `platforms` against ("cpu",)."""
+    multi = export_and_run(platforms)
+    report["orders"].append(multi)
     if multi["outcome"] == "raise":
         if documented(multi):
-            return report, False, (
+            return False, (
                 "JAX refuses the export for %%s with a documented "
-                "NotImplementedError: %%s" %% (list(PLATFORMS),
+                "NotImplementedError: %%s" %% (list(platforms),
                                               multi["message"][:200]))
-        same = [p for p, r in report["alone"].items() if same_raise(multi, r)]
+        for p in platforms:
+            if p not in report["alone"]:
+                report["alone"][p] = (cpu if p == "cpu" and cpu is not None
+                                      else export_and_run((p,)))
+        same = [p for p in platforms
+                if same_raise(multi, report["alone"][p])]
         if same:
-            return report, False, (
+            return False, (
                 "the export for %%s raises %%s, as the export for %%s alone "
-                "does" %% (list(PLATFORMS), multi["class"], same[0]))
-        return report, True, (
+                "does" %% (list(platforms), multi["class"], same[0]))
+        return True, (
             "the export for %%s raises %%s: %%s; no platform alone raises it"
-            %% (list(PLATFORMS), multi["class"], multi["message"][:300]))
+            %% (list(platforms), multi["class"], multi["message"][:300]))
     if cpu is None:
-        return report, False, ("the export for %%s succeeds (no cpu among "
-                               "them: nothing to compare)" %% list(PLATFORMS))
+        return False, ("the export for %%s succeeds (no cpu among them: "
+                       "nothing to compare)" %% list(platforms))
     if cpu["outcome"] == "raise":
-        return report, False, ("the export for %%s succeeds, but the export "
-                               "for ('cpu',) raises %%s: nothing to compare"
-                               %% (list(PLATFORMS), cpu["class"]))
+        return False, ("the export for %%s succeeds, but the export for "
+                       "('cpu',) raises %%s: nothing to compare"
+                       %% (list(platforms), cpu["class"]))
     if "run_error" in multi or "run_error" in cpu:
         if "run_error" in multi and "run_error" not in cpu:
-            return report, True, (
+            return True, (
                 "the export for %%s raises when called on the CPU (%%s: %%s); "
                 "the export for ('cpu',) runs" %% (
-                    list(PLATFORMS), multi["run_error"]["class"],
+                    list(platforms), multi["run_error"]["class"],
                     multi["run_error"]["message"][:300]))
-        return report, False, "the call on the CPU raises (%%s)" %% (
+        return False, "the call on the CPU raises (%%s)" %% (
             (cpu.get("run_error") or multi["run_error"])["class"])
     if not same_values(multi["values"], cpu["values"]):
-        return report, True, (
+        return True, (
             "exported for %%s and called on the CPU, main gives %%s; exported "
             "for ('cpu',) alone it gives %%s" %% (
-                list(PLATFORMS), multi["values"][:8], cpu["values"][:8]))
-    return report, False, ("exported for %%s and for ('cpu',), main gives "
-                           "the same on the CPU" %% list(PLATFORMS))
+                list(platforms), multi["values"][:8], cpu["values"][:8]))
+    return False, ("exported for %%s and for ('cpu',), main gives the same "
+                   "on the CPU" %% list(platforms))
+
+
+def check():
+    """The export for PLATFORMS, and for them reversed (the order can
+    matter), each against the export for ("cpu",)."""
+    report = {"jax": jax.__version__, "platforms": list(PLATFORMS),
+              "orders": [], "cpu_only": None, "alone": {}}
+    orders = [tuple(PLATFORMS)]
+    if len(PLATFORMS) > 1:
+        orders.append(tuple(reversed(PLATFORMS)))
+    with contextlib.redirect_stdout(sys.stderr):  # what the program prints
+        if "cpu" in PLATFORMS:
+            report["cpu_only"] = export_and_run(("cpu",))
+        said = [check_order(p, report["cpu_only"], report) for p in orders]
+    report["multi"] = report["orders"][0]
+    for defect, why in said:
+        if defect:
+            return report, True, why
+    return report, False, "; ".join(why for _, why in said)
 
 
 if __name__ == "__main__":

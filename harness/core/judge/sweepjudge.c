@@ -362,7 +362,65 @@ static double value_difference(const lctx_export_answer *a,
   return worst;
 }
 
-/* SW-005: on the CPU, P computes what ("cpu",) computes. */
+/* What SW-005 says of one export `a` for `list` against ("cpu",). */
+typedef enum { DISPATCH_NONE, DISPATCH_PASS, DISPATCH_FAIL,
+               DISPATCH_CRASH } dispatch_said;
+
+static dispatch_said dispatch_one(const lctx_sweep_rows *rows,
+                                  const lctx_export_answer *a,
+                                  const lctx_export_answer *b,
+                                  const char *list, char *key, size_t kcap,
+                                  char *detail, size_t dcap) {
+  if (a->status == LCTX_EXPORT_RAISE || lost(a))
+    return DISPATCH_NONE;
+  if ((!a->has_run && !a->has_run_error) ||
+      (!b->has_run && !b->has_run_error)) {
+    snprintf(detail, dcap,
+             "the export for %s succeeded with cpu among its platforms but "
+             "gave no result of the call on the CPU (no run, no run_error)",
+             !a->has_run && !a->has_run_error ? list : "('cpu',)");
+    return DISPATCH_CRASH;
+  }
+  if (same_run(a, b))
+    return DISPATCH_PASS;
+  double bound = rows->spec->rows[rows->row[LCTX_SWEEP_DISPATCH]].bound;
+  size_t at;
+  double d = a->has_run && b->has_run ? value_difference(a, b, &at) : -1;
+  bool within = d >= 0 && d <= bound;
+  /* A call that raises for P only is its own finding (keyed by the
+   * class), apart from values that differ. */
+  if (a->has_run_error && !b->has_run_error)
+    snprintf(key, kcap,
+             "SW-005 the call on the CPU raises %s for P, not for ('cpu',)",
+             a->run_error.cls);
+  else
+    snprintf(key, kcap,
+             "SW-005 the CPU result differs from the cpu-only export");
+  if (a->has_run_error || b->has_run_error)
+    snprintf(detail, dcap,
+             "the call on the CPU: for %s %s%s, for ('cpu',) %s%s", list,
+             a->has_run_error ? "raised " : "returned",
+             a->has_run_error ? a->run_error.cls : "",
+             b->has_run_error ? "raised " : "returned",
+             b->has_run_error ? b->run_error.cls : "");
+  else if (d >= 0)
+    snprintf(detail, dcap,
+             "for %s, the CPU results differ %s the bound %g: largest "
+             "relative difference %.9g at value %zu (%.17g against %.17g)",
+             list, within ? "within" : "beyond", bound, d, at, a->values[at],
+             b->values[at]);
+  else
+    snprintf(detail, dcap,
+             "the CPU results differ (digest %s for %s, %s for ('cpu',))%s",
+             a->digest, list, b->digest,
+             a->values && b->values ? ", in an exact (integer or non-finite) "
+                                      "value or in their layout"
+                                    : "; the values are too many to compare");
+  return within ? DISPATCH_PASS : DISPATCH_FAIL;
+}
+
+/* SW-005: on the CPU, P (and P reordered) computes what ("cpu",)
+ * computes; one verdict, the first export that differs. */
 static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
   const lctx_export_answer *a = c->multi, *b = c->cpu_only;
   if (!is_multi(c) || !a || !b || a->status == LCTX_EXPORT_RAISE ||
@@ -378,59 +436,35 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
     cpu |= strcmp(c->platforms[i], "cpu") == 0;
   if (!cpu)
     return;
-  if ((!a->has_run && !a->has_run_error) ||
-      (!b->has_run && !b->has_run_error)) {
-    lctx_sweep_verdict *v = put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_CRASH, NULL);
-    if (v)
-      snprintf(v->detail, sizeof v->detail,
-               "the export for %s succeeded with cpu among its platforms but "
-               "gave no result of the call on the CPU (no run, no run_error)",
-               !a->has_run && !a->has_run_error ? "P" : "('cpu',)");
-    return;
-  }
-  if (same_run(a, b)) {
-    put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL);
-    return;
-  }
-  double bound = o->rows->spec->rows[o->rows->row[LCTX_SWEEP_DISPATCH]].bound;
-  size_t at;
-  double d = a->has_run && b->has_run ? value_difference(a, b, &at) : -1;
-  bool within = d >= 0 && d <= bound;
-  /* A call that raises for P only is its own finding (keyed by the
-   * class), apart from values that differ. */
-  char key[LCTX_SWEEP_KEY_MAX] =
-      "SW-005 the CPU result differs from the cpu-only export";
-  if (a->has_run_error && !b->has_run_error)
-    snprintf(key, sizeof key,
-             "SW-005 the call on the CPU raises %s for P, not for ('cpu',)",
-             a->run_error.cls);
-  lctx_sweep_verdict *v =
-      within ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL)
-             : put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL, key);
-  if (!v)
-    return;
-  char list[256];
+  char list[256], key[LCTX_SWEEP_KEY_MAX] = "", detail[LCTX_SWEEP_DETAIL_MAX];
+  detail[0] = '\0';
   lctx_sweep_list_text(list, sizeof list, c->platforms, c->count);
-  if (a->has_run_error || b->has_run_error)
-    snprintf(v->detail, sizeof v->detail,
-             "the call on the CPU: for %s %s%s, for ('cpu',) %s%s", list,
-             a->has_run_error ? "raised " : "returned",
-             a->has_run_error ? a->run_error.cls : "",
-             b->has_run_error ? "raised " : "returned",
-             b->has_run_error ? b->run_error.cls : "");
-  else if (d >= 0)
-    snprintf(v->detail, sizeof v->detail,
-             "the CPU results differ %s the bound %g: largest relative "
-             "difference %.9g at value %zu (%.17g against %.17g)",
-             within ? "within" : "beyond", bound, d, at, a->values[at],
-             b->values[at]);
-  else
-    snprintf(v->detail, sizeof v->detail,
-             "the CPU results differ (digest %s for %s, %s for ('cpu',))%s",
-             a->digest, list, b->digest,
-             a->values && b->values ? ", in an exact (integer or non-finite) "
-                                      "value or in their layout"
-                                    : "; the values are too many to compare");
+  dispatch_said said = dispatch_one(o->rows, a, b, list, key, sizeof key,
+                                    detail, sizeof detail);
+  const lctx_export_answer *r = c->reordered;
+  if (said == DISPATCH_PASS && r && c->reorder) {
+    char rkey[LCTX_SWEEP_KEY_MAX], rdetail[LCTX_SWEEP_DETAIL_MAX] = "";
+    char rlist[256];
+    lctx_sweep_list_text(rlist, sizeof rlist, c->reorder, c->count);
+    dispatch_said again = dispatch_one(o->rows, r, b, rlist, rkey,
+                                       sizeof rkey, rdetail, sizeof rdetail);
+    if (again == DISPATCH_FAIL || again == DISPATCH_CRASH) {
+      said = again;
+      snprintf(key, sizeof key, "%s", rkey);
+      snprintf(detail, sizeof detail, "%s", rdetail);
+    } else if (again == DISPATCH_PASS && rdetail[0] && !detail[0]) {
+      snprintf(detail, sizeof detail, "%s", rdetail);
+    }
+  }
+  lctx_sweep_verdict *v =
+      said == DISPATCH_FAIL    ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL, key)
+      : said == DISPATCH_CRASH ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_CRASH,
+                                     NULL)
+      : said == DISPATCH_PASS  ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS,
+                                     NULL)
+                               : NULL;
+  if (v)
+    snprintf(v->detail, sizeof v->detail, "%s", detail);
 }
 
 /* Whether a census call is one a rule must not make under several
