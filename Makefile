@@ -54,7 +54,7 @@ JAX_NEWEST := 0.12.1
 # make jax-matrix JAX_MATRIX_ARGS="--no-domain --random 300" is a quick look.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
-.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix sweep format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix sweep generate format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -132,6 +132,33 @@ sweep: build jax
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep is SKIPPED"; \
 	else \
 	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py" --out build/sweep $(SWEEP_ARGS); \
+	fi
+
+# make generate: the long campaign of generated programs (lctx generate) on
+# the pinned JAX, from GENERATE_SEED with no known defects, for
+# GENERATE_SECONDS on every core; then each finding's status in every
+# installed JAX release (tools/defect_status.py --write on its report.md)
+# and the campaign's figures (tools/generate_figures.py). A second run
+# resumes; GENERATE_ARGS adds lctx generate options.
+GENERATE_SEED ?= 1
+GENERATE_SECONDS ?= 1800
+GENERATE_OUT ?= build/generate
+generate: build jax
+	@echo "==> lctx: a campaign of generated programs on JAX $(JAX_PINNED): lctx generate --seed $(GENERATE_SEED) for $(GENERATE_SECONDS) s, no known defects (reports and findings in $(GENERATE_OUT)/; a second run resumes)"
+	@if [ "$${LCTX_JAX:-}" = off ]; then \
+	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and generate is SKIPPED"; \
+	else \
+	  mkdir -p $(GENERATE_OUT)/no-known && \
+	  { $(LCTX) generate --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4" \
+	      --seed $(GENERATE_SEED) --programs 1000000 --time-limit $(GENERATE_SECONDS) \
+	      --known $(GENERATE_OUT)/no-known --out $(GENERATE_OUT) --quiet $(GENERATE_ARGS) \
+	      >$(GENERATE_OUT)/summary.txt; rc=$$?; cat $(GENERATE_OUT)/summary.txt; [ $$rc -le 1 ]; } && \
+	  echo "==> lctx: each finding's status in every installed JAX release (tools/defect_status.py --write)" && \
+	  for r in $(GENERATE_OUT)/findings/*/report.md; do \
+	    [ -f "$$r" ] || continue; \
+	    grep -q 'lctx-defect: repro=' "$$r" && python3 tools/defect_status.py --write "$$r"; \
+	  done; \
+	  python3 tools/generate_figures.py $(GENERATE_OUT); \
 	fi
 
 jax-matrix: build

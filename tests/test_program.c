@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include "program.h"
+#include "program_draw.h"
+#include "program_reduce.h"
+#include "program_text.h"
 
 static const char EXAMPLE[] = "lctx-program 1\n"
                               "arg float32 4\n"

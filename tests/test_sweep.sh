@@ -36,8 +36,8 @@ EOF
   --lists 3 --quiet >"$tmp/a.out" 2>"$tmp/a.err"
 rc=$?
 [ "$rc" -eq 1 ] || fail "findings: exit $rc (want 1)"
-grep -q "result: 3 new findings" "$tmp/a.out" ||
-  fail "want 3 new findings: $(tail -n 1 "$tmp/a.out")"
+grep -q "result: 4 new findings" "$tmp/a.out" ||
+  fail "want 4 new findings: $(tail -n 1 "$tmp/a.out")"
 f=$(ls -d "$tmp"/a/findings/sw-001-typeerror* 2>/dev/null | head -n 1)
 if [ -z "$f" ]; then
   fail "no SW-001 TypeError finding"

@@ -73,8 +73,8 @@ rc1=$?
 sweep j3 3
 rc3=$?
 [ "$rc1" -eq 1 ] && [ "$rc3" -eq 1 ] || fail "exit $rc1 and $rc3 (want 1: findings)"
-grep -q "result: 3 new findings" "$tmp/j3.out" ||
-  fail "--jobs 3: $(tail -n 1 "$tmp/j3.out") (want 3 new findings)"
+grep -q "result: 4 new findings" "$tmp/j3.out" ||
+  fail "--jobs 3: $(tail -n 1 "$tmp/j3.out") (want 4 new findings)"
 same j1 j3 || fail "--jobs 3 differs from --jobs 1"
 $PY - "$tmp/j3/results.jsonl" <<'EOF' || fail "--jobs 3: hostile verdicts are not on their own cases"
 import json, sys

@@ -11,6 +11,8 @@
 #include "file.h"
 #include "options.h"
 #include "program.h"
+#include "program_draw.h"
+#include "program_text.h"
 #include "sweep.h"
 
 #include <stdio.h>

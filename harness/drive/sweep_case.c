@@ -6,6 +6,9 @@
 
 #include "file.h"
 #include "program.h"
+#include "program_draw.h"
+#include "program_reduce.h"
+#include "program_text.h"
 
 #include "conform_report.h"
 #include "escape.h"
@@ -184,11 +187,6 @@ bool lctx_sweep_exports_set_source(lctx_sweep_exports *e, const char *name,
   e->source = NULL;
   e->desc = NULL;
   return false;
-}
-
-const char *lctx_sweep_program_name(const lctx_sweep *s,
-                                    const lctx_sweep_exports *e) {
-  return e->source ? e->name : s->cat.programs[e->program].name;
 }
 
 bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
@@ -516,6 +514,18 @@ static void take_line(lctx_sweep *s, json_t *j) {
   json_array_foreach(json_object_get(j, "primitives"), i, v) {
     if (json_is_string(v))
       lctx_sweep_reach(s, json_string_value(v));
+  }
+  /* A generated program's coverage: drawn again (a pure function of the
+   * seed and its index, or of its file). */
+  if (s->o->generate && s->ops) {
+    lctx_sweep_exports e;
+    lctx_sweep_list none = {0, {{0}}};
+    char why[256];
+    size_t index = (size_t)json_integer_value(json_object_get(j, "case"));
+    lctx_sweep_exports_init(&e, index / s->o->lists, &none);
+    if (lctx_sweep_draw_program(s, e.program, &e, why, sizeof why))
+      lctx_program_features(e.desc, s->features, s->ops);
+    lctx_sweep_exports_release(&e);
   }
 }
 

@@ -40,9 +40,6 @@ void lctx_sweep_exports_init(lctx_sweep_exports *e, size_t program,
 /// with why when the text is not a program (the exports then hold none).
 bool lctx_sweep_exports_set_source(lctx_sweep_exports *e, const char *name,
                                    const char *text, char *why, size_t cap);
-/// The name of `e`'s program: a generated one's, or the catalogue's.
-const char *lctx_sweep_program_name(const lctx_sweep *s,
-                                    const lctx_sweep_exports *e);
 /// The text of generated program `index` of the sweep (from the seed, or
 /// from the bytes of the index-th file of --from) into `e`; false with
 /// why.

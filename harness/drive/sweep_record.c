@@ -4,7 +4,6 @@
 #include "sweep_record.h"
 
 #include "program.h"
-#include "sweep_case.h"
 
 #include "dirlist.h"
 #include "conform_report.h"

@@ -86,4 +86,10 @@ typedef struct lctx_sweep {
   double start, next_progress;
 } lctx_sweep;
 
+/// The name of `e`'s program: a generated one's, or the catalogue's.
+static inline const char *lctx_sweep_program_name(const lctx_sweep *s,
+                                                  const lctx_sweep_exports *e) {
+  return e->source ? e->name : s->cat.programs[e->program].name;
+}
+
 #endif /* LCTX_DRIVE_SWEEP_STATE_H */

@@ -11,6 +11,9 @@
 #include "fuzzcheck.h"
 #include "model_dispatch.h"
 #include "program.h"
+#include "program_draw.h"
+#include "program_reduce.h"
+#include "program_text.h"
 
 #include "case_bytes.h"
 #include "case_text.h"
@@ -487,10 +490,10 @@ static bool plain_dispatch(const lctx_program_desc *p, int prim,
     while (k < out->rule_count && strcmp(out->rules[k].rule, name) != 0)
       k++;
     if (k == out->rule_count)
-      snprintf(out->rules[out->rule_count++].rule, LCTX_EXPORT_PLATFORM_MAX,
-               "%s", name);
+      snprintf(out->rules[out->rule_count++].rule, LCTX_DISPATCH_NAME_MAX, "%s",
+               name);
     snprintf(out->rules[k].platforms[out->rules[k].count++],
-             LCTX_EXPORT_PLATFORM_MAX, "%s", plats[i]);
+             LCTX_DISPATCH_NAME_MAX, "%s", plats[i]);
   }
   return true;
 }

@@ -1,17 +1,16 @@
 /*
  * program.h - generated programs: the program description format of
- * conformance/sweep/PROGRAMS.md (version 1), drawn from a seed or from a
- * fuzz engine's bytes, read from text, written as text, and made smaller.
+ * conformance/sweep/PROGRAMS.md (version 1). Its text is program_text.h's,
+ * its drawing program_draw.h's, its reductions program_reduce.h's.
  *
  * Owns the data model of a program (its argument, custom primitives with
- * per-platform rules, functions of statements), the one parser (every
- * error names its line and column), the one printer (canonical text: a
- * program printed, read and printed again gives the same bytes), the
- * generator (a pure function of its byte source: the same seed or bytes
- * give the same program, on any thread), the node count, and the
- * reductions the minimizer tries. Builds nothing in JAX and judges
- * nothing: the exporter builds (conformance/adapters/jax_program.py) and
- * the sweep rows judge. libc only.
+ * per-platform rules, functions of statements), the format's tables
+ * (platforms, statements, JAX operations, callbacks, collectives), the
+ * look-ups the other modules share, the node count, the check that a
+ * program is one the format allows, and the features a program uses.
+ * Builds nothing in JAX and judges nothing: the exporter builds
+ * (conformance/adapters/jax_program.py) and the sweep rows judge. libc
+ * only.
  */
 #ifndef LCTX_HARNESS_PROGRAM_H
 #define LCTX_HARNESS_PROGRAM_H
@@ -134,43 +133,17 @@ enum { LCTX_PROG_CALLBACK_COUNT = 4, LCTX_PROG_COLL_COUNT = 9 };
 extern const char *const lctx_prog_callbacks[LCTX_PROG_CALLBACK_COUNT];
 extern const char *const lctx_prog_collectives[LCTX_PROG_COLL_COUNT];
 
-/// Reads program text (`n` bytes, not NUL-terminated). False with
-/// "LINE:COLUMN: what" in `why`.
-bool lctx_program_parse(const char *text, size_t n, lctx_program_desc *p,
-                        char *why, size_t cap);
-
-/// Writes the canonical text of `p` into `out` (`cap` bytes); returns its
-/// length, or 0 when it does not fit.
-size_t lctx_program_print(const lctx_program_desc *p, char *out, size_t cap);
+/// Look-ups: the index of `w` among `n` names (or -1); of a JAX operation;
+/// of a primitive of `p`; of a function of `p` among the first `upto`.
+int lctx_prog_find_text(const char *const *names, int n, const char *w);
+int lctx_prog_op_find(const char *w);
+int lctx_prog_prim_find(const lctx_program_desc *p, const char *w);
+int lctx_prog_fun_find(const lctx_program_desc *p, const char *w, size_t upto);
+/// Whether a statement is a binary JAX operation (it has a second value).
+bool lctx_prog_stmt_binary(const lctx_prog_stmt *s);
 
 /// The node count: statements and rules.
 size_t lctx_program_size(const lctx_program_desc *p);
-
-/// Whether `p` is a program PROGRAMS.md allows (every reference defined
-/// before use, limits kept); false with why.
-bool lctx_program_check(const lctx_program_desc *p, char *why, size_t cap);
-
-/// Where a generator draws from: a seed (a PRNG), or a fuzz engine's bytes
-/// (read in order, then zeros: the engine's mutations steer the program).
-typedef struct lctx_prog_source {
-  const uint8_t *data;
-  size_t n, pos;
-  uint64_t state;
-} lctx_prog_source;
-
-void lctx_prog_source_seed(lctx_prog_source *s, uint64_t seed, uint64_t index);
-void lctx_prog_source_bytes(lctx_prog_source *s, const uint8_t *data, size_t n);
-
-/// Draws a program; always one lctx_program_check accepts.
-void lctx_program_generate(lctx_prog_source *src, lctx_program_desc *p);
-
-/// The reductions of `p`, in the order the minimizer tries them (the most
-/// removing first): writes reduction `k` applied to `p` into `out` and
-/// returns true, or false when there is no reduction `k` (k counts from
-/// 0). Every reduced program is checked and strictly smaller by
-/// (size, then text length).
-bool lctx_program_reduce(const lctx_program_desc *p, size_t k,
-                         lctx_program_desc *out);
 
 /// Which features and JAX operations a program uses, for a campaign's
 /// coverage: `features` (LCTX_PROG_FEATURE_COUNT flags) and `ops`

@@ -7,6 +7,8 @@
 #include "lctx/lctx.h"
 #include "lctx/lowering.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +20,13 @@ typedef struct world {
   lctx_lowering_result result;
 } world;
 
-static void copy_list(char (*dst)[LCTX_EXPORT_PLATFORM_MAX], size_t *n,
+static void copy_list(char (*dst)[LCTX_DISPATCH_NAME_MAX], size_t *n,
                       const lctx_str *src, size_t count) {
   *n = 0;
-  for (size_t i = 0; i < count && i < LCTX_EXPORT_MAX_PLATFORMS; i++) {
-    size_t len = src[i].length < LCTX_EXPORT_PLATFORM_MAX - 1
+  for (size_t i = 0; i < count && i < LCTX_DISPATCH_MAX_PLATFORMS; i++) {
+    size_t len = src[i].length < LCTX_DISPATCH_NAME_MAX - 1
                      ? src[i].length
-                     : LCTX_EXPORT_PLATFORM_MAX - 1;
+                     : LCTX_DISPATCH_NAME_MAX - 1;
     if (len)
       memcpy(dst[*n], src[i].data, len);
     dst[(*n)++][len] = '\0';
@@ -34,9 +36,9 @@ static void copy_list(char (*dst)[LCTX_EXPORT_PLATFORM_MAX], size_t *n,
 /* The rule's name is its platform in the description ("default"). */
 static void rule_name(const world *w, int rule, char *dst) {
   lctx_str s = lctx_lowering_rule_name(&w->lowering, rule);
-  size_t len = s.length < LCTX_EXPORT_PLATFORM_MAX - 1
+  size_t len = s.length < LCTX_DISPATCH_NAME_MAX - 1
                    ? s.length
-                   : LCTX_EXPORT_PLATFORM_MAX - 1;
+                   : LCTX_DISPATCH_NAME_MAX - 1;
   if (len)
     memcpy(dst, s.data, len);
   dst[len] = '\0';
@@ -46,7 +48,7 @@ bool lctx_model_dispatch(const lctx_program_desc *p, int prim,
                          const char *const *platforms, size_t count,
                          lctx_dispatch_event *out) {
   if (prim < 0 || (size_t)prim >= p->nprim || count == 0 ||
-      count > LCTX_EXPORT_MAX_PLATFORMS)
+      count > LCTX_DISPATCH_MAX_PLATFORMS)
     return false;
   world *w = calloc(1, sizeof *w);
   if (!w)
@@ -85,7 +87,7 @@ bool lctx_model_dispatch(const lctx_program_desc *p, int prim,
   memset(out, 0, sizeof *out);
   snprintf(out->primitive, sizeof out->primitive, "%s", q->name);
   for (size_t i = 0; i < count; i++)
-    snprintf(out->platforms[out->count++], LCTX_EXPORT_PLATFORM_MAX, "%s",
+    snprintf(out->platforms[out->count++], LCTX_DISPATCH_NAME_MAX, "%s",
              platforms[i]);
   /* The top equation's rule calls: one per kept rule, each with the
    * platforms it is lowered for (a direct call: every platform). */

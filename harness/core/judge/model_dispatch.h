@@ -8,16 +8,37 @@
  * description (program.h): a `cpu` and a `tpu` backend factory as stock
  * JAX has, the primitive's rules registered per platform (`default` as the
  * common rule), and lowering one equation for a platform list. Judges
- * nothing itself.
+ * nothing itself. Owns the data model of a dispatch, which a JAX
+ * exporter reports as well (conformance/PROTOCOL.md, "Generated
+ * programs").
  */
 #ifndef LCTX_HARNESS_MODEL_DISPATCH_H
 #define LCTX_HARNESS_MODEL_DISPATCH_H
 
 #include "program.h"
-#include "sweepjudge.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/// One lower_per_platform dispatch of a generated program's primitive
+/// (conformance/PROTOCOL.md, "Generated programs"): the platforms it
+/// covered and which rule JAX lowered for which of them.
+#define LCTX_DISPATCH_MAX_RULES 8
+/// As many platforms, as long, as an export's (sweepjudge.h checks).
+#define LCTX_DISPATCH_MAX_PLATFORMS 8
+#define LCTX_DISPATCH_NAME_MAX 32
+typedef struct lctx_dispatch_rule {
+  char rule[LCTX_DISPATCH_NAME_MAX]; ///< its platform, or "default"
+  size_t count;
+  char platforms[LCTX_DISPATCH_MAX_PLATFORMS][LCTX_DISPATCH_NAME_MAX];
+} lctx_dispatch_rule;
+typedef struct lctx_dispatch_event {
+  char primitive[LCTX_DISPATCH_NAME_MAX];
+  size_t count;
+  char platforms[LCTX_DISPATCH_MAX_PLATFORMS][LCTX_DISPATCH_NAME_MAX];
+  size_t rule_count;
+  lctx_dispatch_rule rules[LCTX_DISPATCH_MAX_RULES];
+} lctx_dispatch_event;
 
 /// Fills `out` with the rules the model lowers for primitive `prim` of `p`
 /// over `platforms` (`count` names): each kept rule (by its platform name,

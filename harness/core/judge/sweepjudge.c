@@ -363,14 +363,18 @@ static double value_difference(const lctx_export_answer *a,
 }
 
 /* What SW-005 says of one export `a` for `list` against ("cpu",). */
-typedef enum { DISPATCH_NONE, DISPATCH_PASS, DISPATCH_FAIL,
-               DISPATCH_CRASH } dispatch_said;
+typedef enum {
+  DISPATCH_NONE,
+  DISPATCH_PASS,
+  DISPATCH_FAIL,
+  DISPATCH_CRASH
+} dispatch_said;
 
 static dispatch_said dispatch_one(const lctx_sweep_rows *rows,
                                   const lctx_export_answer *a,
-                                  const lctx_export_answer *b,
-                                  const char *list, char *key, size_t kcap,
-                                  char *detail, size_t dcap) {
+                                  const lctx_export_answer *b, const char *list,
+                                  char *key, size_t kcap, char *detail,
+                                  size_t dcap) {
   if (a->status == LCTX_EXPORT_RAISE || lost(a))
     return DISPATCH_NONE;
   if ((!a->has_run && !a->has_run_error) ||
@@ -439,15 +443,15 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
   char list[256], key[LCTX_SWEEP_KEY_MAX] = "", detail[LCTX_SWEEP_DETAIL_MAX];
   detail[0] = '\0';
   lctx_sweep_list_text(list, sizeof list, c->platforms, c->count);
-  dispatch_said said = dispatch_one(o->rows, a, b, list, key, sizeof key,
-                                    detail, sizeof detail);
+  dispatch_said said =
+      dispatch_one(o->rows, a, b, list, key, sizeof key, detail, sizeof detail);
   const lctx_export_answer *r = c->reordered;
   if (said == DISPATCH_PASS && r && c->reorder) {
     char rkey[LCTX_SWEEP_KEY_MAX], rdetail[LCTX_SWEEP_DETAIL_MAX] = "";
     char rlist[256];
     lctx_sweep_list_text(rlist, sizeof rlist, c->reorder, c->count);
-    dispatch_said again = dispatch_one(o->rows, r, b, rlist, rkey,
-                                       sizeof rkey, rdetail, sizeof rdetail);
+    dispatch_said again = dispatch_one(o->rows, r, b, rlist, rkey, sizeof rkey,
+                                       rdetail, sizeof rdetail);
     if (again == DISPATCH_FAIL || again == DISPATCH_CRASH) {
       said = again;
       snprintf(key, sizeof key, "%s", rkey);
@@ -457,12 +461,12 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
     }
   }
   lctx_sweep_verdict *v =
-      said == DISPATCH_FAIL    ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL, key)
-      : said == DISPATCH_CRASH ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_CRASH,
-                                     NULL)
-      : said == DISPATCH_PASS  ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS,
-                                     NULL)
-                               : NULL;
+      said == DISPATCH_FAIL ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_FAIL, key)
+      : said == DISPATCH_CRASH
+          ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_CRASH, NULL)
+      : said == DISPATCH_PASS
+          ? put(o, LCTX_SWEEP_DISPATCH, LCTX_SWEEP_PASS, NULL)
+          : NULL;
   if (v)
     snprintf(v->detail, sizeof v->detail, "%s", detail);
 }

@@ -14,6 +14,7 @@
 #ifndef LCTX_HARNESS_SWEEPJUDGE_H
 #define LCTX_HARNESS_SWEEPJUDGE_H
 
+#include "model_dispatch.h"
 #include "program.h"
 #include "spec.h"
 
@@ -23,6 +24,9 @@
 /// The most platforms in one export, and the longest name of one.
 #define LCTX_EXPORT_MAX_PLATFORMS 8
 #define LCTX_EXPORT_PLATFORM_MAX 32
+_Static_assert(LCTX_DISPATCH_MAX_PLATFORMS == LCTX_EXPORT_MAX_PLATFORMS &&
+                   LCTX_DISPATCH_NAME_MAX == LCTX_EXPORT_PLATFORM_MAX,
+               "a dispatch lists platforms as an export does");
 /// The longest JAX source file name kept (a path starting "jax/").
 #define LCTX_EXPORT_FILE_MAX 160
 /// The longest exception class name and message kept.
@@ -83,23 +87,6 @@ typedef struct lctx_export_output {
   size_t count;  ///< its values in `values` (complex: two per element)
   bool floating; ///< a floating-point or complex dtype
 } lctx_export_output;
-
-/// One lower_per_platform dispatch of a generated program's primitive
-/// (conformance/PROTOCOL.md, "Generated programs"): the platforms it
-/// covered and which rule JAX lowered for which of them.
-#define LCTX_DISPATCH_MAX_RULES 8
-typedef struct lctx_dispatch_rule {
-  char rule[LCTX_EXPORT_PLATFORM_MAX]; ///< its platform, or "default"
-  size_t count;
-  char platforms[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
-} lctx_dispatch_rule;
-typedef struct lctx_dispatch_event {
-  char primitive[LCTX_EXPORT_PLATFORM_MAX];
-  size_t count;
-  char platforms[LCTX_EXPORT_MAX_PLATFORMS][LCTX_EXPORT_PLATFORM_MAX];
-  size_t rule_count;
-  lctx_dispatch_rule rules[LCTX_DISPATCH_MAX_RULES];
-} lctx_dispatch_event;
 
 /// The answer to one export request item.
 typedef struct lctx_export_answer {
