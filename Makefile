@@ -131,7 +131,7 @@ sweep: build jax
 	@if [ "$${LCTX_JAX:-}" = off ]; then \
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep is SKIPPED"; \
 	else \
-	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py" --out build/sweep $(SWEEP_ARGS); \
+	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4" --out build/sweep $(SWEEP_ARGS); \
 	fi
 
 # make generate: the long campaign of generated programs (lctx generate) on

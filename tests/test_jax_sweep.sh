@@ -2,7 +2,8 @@
 # test_jax_sweep.sh - `lctx sweep` against the real, pinned JAX through
 # conformance/adapters/jax_export.py:
 #   1. the CI subset (the first harness of each group, every effect,
-#      custom, control and corpus program) judges every case with no new
+#      custom, control, corpus and extra program, on 4 host devices so
+#      that the collectives run) judges every case with no new
 #      finding: what it finds is exactly the known defects of
 #      conformance/sweep/regressions (xfail), and says its reach;
 #   2. every recorded regression, exported again, still shows its finding;
@@ -42,7 +43,7 @@ EOF
 
 # 1. The CI subset.
 start=$(date +%s)
-"$LCTX" sweep --cmd "$PY $ADAPTER" --subset ci --out "$tmp/ci" --quiet \
+"$LCTX" sweep --cmd "$PY $ADAPTER --host-devices 4" --subset ci --out "$tmp/ci" --quiet \
   >"$tmp/ci.out" 2>"$tmp/ci.err"
 rc=$?
 cat "$tmp/ci.out"
@@ -60,15 +61,16 @@ echo "the CI subset took $(($(date +%s) - start)) s"
 
 # 2. The regressions, exported again, and 3. each judgement failing on a
 # JAX broken on purpose: at once.
-{ "$LCTX" sweep --cmd "$PY $ADAPTER" --replay \
+{ "$LCTX" sweep --cmd "$PY $ADAPTER --host-devices 4" --replay \
     "$SRC/conformance/sweep/regressions" >"$tmp/rp.out" 2>&1
   echo $? >"$tmp/rp.rc"; } &
+mkdir -p "$tmp/none" # a mutant's findings are all new, none known
 "$LCTX" sweep --cmd "$PY $ADAPTER --mutate dispatch-first" --kind control \
-  --out "$tmp/m1" --quiet --no-minimize --jobs 1 >"$tmp/m1.out" 2>&1 &
+  --known "$tmp/none" --out "$tmp/m1" --quiet --no-minimize --jobs 1 >"$tmp/m1.out" 2>&1 &
 "$LCTX" sweep --cmd "$PY $ADAPTER --mutate get-backend=sin" --group sin \
-  --limit 3 --out "$tmp/m2" --quiet --no-minimize --jobs 1 >"$tmp/m2.out" 2>&1 &
+  --known "$tmp/none" --limit 3 --out "$tmp/m2" --quiet --no-minimize --jobs 1 >"$tmp/m2.out" 2>&1 &
 "$LCTX" sweep --cmd "$PY $ADAPTER --mutate order-first" --group sin \
-  --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize --jobs 1 \
+  --known "$tmp/none" --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize --jobs 1 \
   >"$tmp/m3.out" 2>&1 &
 wait
 rc=$(cat "$tmp/rp.rc")

@@ -1783,6 +1783,14 @@ def set_host_devices(n):
 def set_up(j, mutants):
     """Instrumentation, the corpus, the catalogue, the mutants."""
     warnings.simplefilter("ignore")
+    # A raise's location is the innermost frame inside jax: JAX's traceback
+    # filtering (jax_traceback_filtering, at jax.jit's boundary) would drop
+    # those frames when a program's own code (a generated rule lowering a
+    # jitted function) lies between, leaving that code as the innermost.
+    try:
+        j.config.update("jax_traceback_filtering", "off")
+    except Exception as err:
+        log("jax_traceback_filtering not turned off: %s" % err)
     census = Census(j)
     corpus = Corpus(j, census)
     corpus.load(CORPUS_DIR)

@@ -111,7 +111,7 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
                           "only the programs of this group"),
       lctx_options_string("kind", &o.kind, "KIND",
                           "only the programs of this kind (harness, effect,\n"
-                          "custom, control, corpus)"),
+                          "custom, control, corpus, extra)"),
       lctx_options_size("limit", &o.limit, "N",
                         "at most N programs (default: all)", 0, 100000000,
                         "a count"),

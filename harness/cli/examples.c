@@ -28,7 +28,8 @@ static const struct {
     {"conform", "lctx conform --impl liblctx_example_plugin.so --quiet"},
     {"lint", "lctx lint corpus/rules"},
     {"sweep", "lctx sweep --cmd \"build/jax/venv-0.10.2/bin/python "
-              "conformance/adapters/jax_export.py\" --subset ci"},
+              "conformance/adapters/jax_export.py --host-devices 4\" "
+              "--subset ci"},
     {"generate", "lctx generate --cmd \"build/jax/venv-0.10.2/bin/python "
                  "conformance/adapters/jax_export.py --host-devices 4\" "
                  "--programs 2000 --time-limit 1800"},
