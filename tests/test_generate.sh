@@ -99,6 +99,23 @@ for k, line in enumerate(open(sys.argv[1])):
 assert crash >= 1 and ok >= 100, (crash, ok)
 EOF
 
+# The campaign's figures (tools/generate_figures.py): from its folder, and
+# README's block written from them, then checked; an edit is caught.
+cp "$tmp/run.out" "$out/summary.txt"
+python3 "$SRC/tools/generate_figures.py" "$out" --record "$tmp/fig.json" >"$tmp/fig.out" ||
+  fail "generate_figures: exit $?"
+grep -q "^\`make generate\` (seed 3, no known defects, the pinned JAX): 60 programs judged" \
+  "$tmp/fig.out" || { fail "generate_figures: no programs line"; cat "$tmp/fig.out"; }
+grep -q "^| \`SW-001 TypeError at jax/_src/interpreters/mlir.py:2562\` | [0-9]* | [0-9]* / 1 | repro.py |" \
+  "$tmp/fig.out" || { fail "generate_figures: no row for the SW-001 finding"; cat "$tmp/fig.out"; }
+printf '# R\n\n<!-- lctx-generate-figures:begin -->\n<!-- lctx-generate-figures:end -->\n' >"$tmp/R.md"
+python3 "$SRC/tools/generate_figures.py" --write "$tmp/R.md" "$tmp/fig.json" >/dev/null &&
+  python3 "$SRC/tools/generate_figures.py" --check "$tmp/R.md" "$tmp/fig.json" >/dev/null ||
+  fail "generate_figures: --check disagrees with its own --write"
+sed 's/60 programs judged/61 programs judged/' "$tmp/R.md" >"$tmp/R2.md"
+python3 "$SRC/tools/generate_figures.py" --check "$tmp/R2.md" "$tmp/fig.json" >/dev/null
+[ $? -eq 1 ] || fail "generate_figures --check did not catch an edited figure"
+
 # 4. Resuming: nothing is exported again.
 "$LCTX" generate --cmd "$FAKE --generate" --programs 60 --seed 3 --jobs 2 \
   --known "$tmp/none" --out "$out" >"$tmp/again.out" 2>&1

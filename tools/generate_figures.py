@@ -21,8 +21,7 @@ report's status block).
 
 The block README holds (between <!-- lctx-generate-figures:begin --> and
 <!-- lctx-generate-figures:end -->) has counts only: a README keeps no
-measured time (tests/test_doc_figures.sh); the seconds are in FILE and in
-docs/generate-campaign.md. --check fails when README's block is not what
+measured time (tests/test_doc_figures.sh); the seconds are in FILE. --check fails when README's block is not what
 --write makes of FILE (an edit by hand, or FILE changed without --write).
 
 Exit status: 0 done (or --check agrees), 1 --check disagrees, 2 bad usage
@@ -135,7 +134,7 @@ def block(fig):
         "`make generate` (seed %s, no known defects, the pinned JAX): %d "
         "programs judged, %d exports; features covered %d of %d, JAX "
         "operations drawn %d of %d, lowering primitives reached %d of %d; "
-        "%d findings. The time they took: docs/generate-campaign.md."
+        "%d findings. The seconds they took are in docs/generate-campaign.json."
         % (fig["seed"], fig["programs"], fig["exports"],
            fig["features"][0], fig["features"][1], fig["operations"][0],
            fig["operations"][1], fig["reach"][0], fig["reach"][1],

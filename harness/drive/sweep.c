@@ -308,15 +308,15 @@ bool lctx_sweep_open(lctx_sweep *s) {
   char why[512], e[1024] = "";
   lctx_escaped b;
   if (!lctx_sweep_exporter_open(s, &s->x[0], e, sizeof e)) {
-    fprintf(s->err, "lctx sweep: %s\n", lctx_esc(&b, e));
+    fprintf(s->err, "%s: %s\n", lctx_sweep_who(s), lctx_esc(&b, e));
     return false;
   }
   const char *hs = lctx_impl_handshake(s->x[0].impl);
   if (!hs || !lctx_catalogue_parse(hs, &s->cat, why, sizeof why)) {
     fprintf(s->err,
-            "lctx sweep: the program does not offer the export operation "
+            "%s: the program does not offer the export operation "
             "and a catalogue: %s\n",
-            hs ? lctx_esc(&b, why) : "no handshake kept");
+            lctx_sweep_who(s), hs ? lctx_esc(&b, why) : "no handshake kept");
     return false;
   }
   if (s->cat.primitive_count > 1)
@@ -324,7 +324,7 @@ bool lctx_sweep_open(lctx_sweep *s) {
           by_text);
   s->reached = calloc(s->cat.primitive_count + 1, sizeof *s->reached);
   if (!s->reached || !select_programs(s)) {
-    fprintf(s->err, "lctx sweep: out of memory\n");
+    fprintf(s->err, "%s: out of memory\n", lctx_sweep_who(s));
     return false;
   }
   if (s->o->generate && s->cat.generate != 1) {
@@ -344,9 +344,10 @@ bool lctx_sweep_open(lctx_sweep *s) {
   if (s->selected_count == 0) {
     lctx_escaped g, k;
     fprintf(s->err,
-            "lctx sweep: no program of the catalogue (%zu programs) is of "
+            "%s: no program of the catalogue (%zu programs) is of "
             "group '%s' and kind '%s'\n",
-            s->cat.count, s->o->group ? lctx_esc(&g, s->o->group) : "*",
+            lctx_sweep_who(s), s->cat.count,
+            s->o->group ? lctx_esc(&g, s->o->group) : "*",
             s->o->kind ? lctx_esc(&k, s->o->kind) : "*");
     return false;
   }
@@ -393,7 +394,7 @@ static void run_plan(lctx_sweep *s) {
   size_t all = s->selected_count * s->o->lists, count = 0;
   size_t *todo = calloc(all + 1, sizeof *todo);
   if (!todo) {
-    fprintf(s->err, "lctx sweep: out of memory\n");
+    fprintf(s->err, "%s: out of memory\n", lctx_sweep_who(s));
     s->rep->interrupted = true;
     return;
   }

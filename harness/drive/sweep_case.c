@@ -546,10 +546,10 @@ static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
                               json_object_get(want, "sweep"))) {
       lctx_escaped b;
       fprintf(s->err,
-              "lctx sweep: %s is of another plan (seed, lists, subset, "
+              "%s: %s is of another plan (seed, lists, subset, "
               "filters, shard or catalogue size differ); give another --out, "
               "or remove it to start again\n",
-              lctx_esc(&b, path));
+              lctx_sweep_who(s), lctx_esc(&b, path));
       ok = false;
     } else if (k > 0 && json_is_integer(json_object_get(j, "case")) &&
                json_is_array(json_object_get(j, "verdicts"))) {
@@ -591,8 +591,8 @@ bool lctx_sweep_resume(lctx_sweep *s) {
   json_decref(keep);
   if (ok && !written) {
     lctx_escaped b;
-    fprintf(s->err, "lctx sweep: %s: cannot write: %s\n", lctx_esc(&b, path),
-            strerror(errno));
+    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, path), strerror(errno));
     return false;
   }
   s->results = ok ? fopen(path, "a") : NULL;
@@ -614,7 +614,7 @@ static lctx_sweep_exporter *minimizer(lctx_sweep *s) {
     char why[1024] = "";
     if (!lctx_sweep_exporter_open(s, &s->minimizer, why, sizeof why)) {
       lctx_escaped b;
-      fprintf(s->err, "lctx sweep: findings are not minimized: %s\n",
+      fprintf(s->err, "%s: findings are not minimized: %s\n", lctx_sweep_who(s),
               lctx_esc(&b, why));
       s->minimizer_failed = true;
       return NULL;

@@ -76,7 +76,7 @@ static bool open_own(pool *pl, size_t k) {
     return true;
   lctx_escaped b;
   pthread_mutex_lock(&pl->lock);
-  fprintf(s->err, "lctx sweep: job %zu does not run: %s\n", k + 1,
+  fprintf(s->err, "%s: job %zu does not run: %s\n", lctx_sweep_who(s), k + 1,
           lctx_esc(&b, why));
   pthread_mutex_unlock(&pl->lock);
   return false;
@@ -91,9 +91,9 @@ static bool same_catalogue(pool *pl, size_t k) {
   if (mine && first && strcmp(mine, first) == 0)
     return true;
   fprintf(s->err,
-          "lctx sweep: job %zu does not run: its program's handshake "
+          "%s: job %zu does not run: its program's handshake "
           "differs from the first one's\n",
-          k + 1);
+          lctx_sweep_who(s), k + 1);
   return false;
 }
 

@@ -136,7 +136,8 @@ bool lctx_sweep_record_finding_dir(lctx_sweep *s, const char *key, char *dir,
   int w = snprintf(dir, cap, "%s/findings/%s", s->o->out_dir, slug);
   lctx_escaped b;
   if (w < 0 || (size_t)w >= cap || !lctx_sys_mkdir_p(dir)) {
-    fprintf(s->err, "lctx sweep: cannot create %s\n", lctx_esc(&b, dir));
+    fprintf(s->err, "%s: cannot create %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, dir));
     s->results_failed = true;
     return false;
   }
@@ -197,7 +198,8 @@ void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
   json_decref(j);
   if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
     lctx_escaped b;
-    fprintf(s->err, "lctx sweep: %s: cannot write\n", lctx_esc(&b, path));
+    fprintf(s->err, "%s: %s: cannot write\n", lctx_sweep_who(s),
+            lctx_esc(&b, path));
     s->results_failed = true;
   }
   free(text);

@@ -86,6 +86,11 @@ typedef struct lctx_sweep {
   double start, next_progress;
 } lctx_sweep;
 
+/// The command a message of sweep `s` names: lctx generate or lctx sweep.
+static inline const char *lctx_sweep_who(const lctx_sweep *s) {
+  return s->o->generate ? "lctx generate" : "lctx sweep";
+}
+
 /// The name of `e`'s program: a generated one's, or the catalogue's.
 static inline const char *lctx_sweep_program_name(const lctx_sweep *s,
                                                   const lctx_sweep_exports *e) {

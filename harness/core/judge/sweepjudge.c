@@ -111,10 +111,18 @@ static bool refused(const lctx_sweep_rows *rows, const lctx_export_answer *a) {
          lctx_sweep_refusal(rows, &a->raised) >= 0;
 }
 
+/* Whether `a` raised something no refusal row allows. */
+static bool raised_unrefused(const lctx_sweep_rows *rows,
+                             const lctx_export_answer *a) {
+  return a && a->status == LCTX_EXPORT_RAISE && !refused(rows, a);
+}
+
 bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
                             const lctx_sweep_case *c) {
-  if (!is_multi(c) || !c->multi || c->multi->status != LCTX_EXPORT_RAISE ||
-      refused(rows, c->multi))
+  /* P's raise is judged against the platforms alone (SW-001), and so is
+   * P reordered's (SW-004). */
+  if (!is_multi(c) || (!raised_unrefused(rows, c->multi) &&
+                       !raised_unrefused(rows, c->reordered)))
     return false;
   for (size_t i = 0; i < c->count; i++) {
     if (!c->alone[i])

@@ -192,8 +192,9 @@ bool lctx_sweep_rows_find(const lctx_spec *spec, lctx_sweep_rows *rows,
 long lctx_sweep_refusal(const lctx_sweep_rows *rows,
                         const lctx_export_raise *raised);
 
-/// Whether judging `c` needs each platform of P exported alone: P raised
-/// something no refusal row allows, and some (P[i],) was not asked yet.
+/// Whether judging `c` needs each platform of P exported alone: P, or P
+/// reordered, raised something no refusal row allows, and some (P[i],) was
+/// not asked yet.
 bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
                             const lctx_sweep_case *c);
 
