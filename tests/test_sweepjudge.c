@@ -18,6 +18,11 @@
 #include "spec_text_fx.h"
 #include "sweepjudge.h"
 
+#include "model_dispatch.h"
+#include "program_text.h"
+
+#include <string.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,6 +262,45 @@ static void test_alone_needed_and_lost(void **state) {
   assert_int_equal(find(v, n, "SW-004")->kind, LCTX_SWEEP_CRASH);
 }
 
+/* lctx's model of a generated primitive's dispatch: each kept rule with
+ * the platforms it is lowered for, in kept order; no dispatch when a
+ * platform has no rule. */
+static void test_model_dispatch(void **state) {
+  (void)state;
+  const char *text = "lctx-program 1\narg float32 2\nprim p0\n"
+                     "rule p0 cpu add 1\nrule p0 default add 10\n"
+                     "prim p1\nrule p1 cuda add 1\nrule p1 tpu add 2\n"
+                     "fun main\nv0 = prim p0 x\nv1 = prim p1 v0\nret v1\n";
+  lctx_program_desc p;
+  char why[256];
+  assert_true(lctx_program_parse(text, strlen(text), &p, why, sizeof why));
+  lctx_dispatch_event e;
+  const char *tpu_cpu_cuda[] = {"tpu", "cpu", "cuda"};
+  assert_true(lctx_model_dispatch(&p, 0, tpu_cpu_cuda, 3, &e));
+  assert_string_equal(e.primitive, "p0");
+  assert_int_equal(e.rule_count, 2);
+  /* SW-009 compares the rules as a set (dispatch_text sorts them). */
+  int d = strcmp(e.rules[0].rule, "default") == 0 ? 0 : 1;
+  assert_string_equal(e.rules[d].rule, "default");
+  assert_int_equal(e.rules[d].count, 2);
+  assert_string_equal(e.rules[d].platforms[0], "tpu");
+  assert_string_equal(e.rules[d].platforms[1], "cuda");
+  assert_string_equal(e.rules[1 - d].rule, "cpu");
+  assert_int_equal(e.rules[1 - d].count, 1);
+  assert_string_equal(e.rules[1 - d].platforms[0], "cpu");
+  /* One platform: the rule is called directly, for that platform. */
+  const char *cpu[] = {"cpu"};
+  assert_true(lctx_model_dispatch(&p, 0, cpu, 1, &e));
+  assert_int_equal(e.rule_count, 1);
+  assert_string_equal(e.rules[0].rule, "cpu");
+  /* p1 has no rule for cpu and no default: the model raises. */
+  assert_false(lctx_model_dispatch(&p, 1, tpu_cpu_cuda, 3, &e));
+  const char *cuda_tpu[] = {"cuda", "tpu"};
+  assert_true(lctx_model_dispatch(&p, 1, cuda_tpu, 2, &e));
+  assert_int_equal(e.rule_count, 2);
+  assert_false(lctx_model_dispatch(&p, 7, cpu, 1, &e));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sweep_row_errors),
@@ -266,6 +310,7 @@ int main(void) {
       cmocka_unit_test(test_dispatch_needs_the_run),
       cmocka_unit_test(test_census_allowed_calls),
       cmocka_unit_test(test_alone_needed_and_lost),
+      cmocka_unit_test(test_model_dispatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
