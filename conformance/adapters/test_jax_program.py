@@ -376,7 +376,7 @@ class BuildTest(unittest.TestCase):
                    .split(".")[0] for l in script.split("\n")
                    if re.match(r"(import|from) ", l)}
         self.assertEqual(modules, {"numpy", "jax", "contextlib", "json",
-                                   "math", "sys"})
+                                   "math", "re", "sys"})
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "repro.py")
             with open(path, "w") as f:
