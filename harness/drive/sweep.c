@@ -165,9 +165,9 @@ static void progress(lctx_sweep *s, size_t done, size_t total, bool last) {
   double rate = el > 0 ? (double)exports / el : 0;
   double per_case = done > s->resumed ? el / (double)(done - s->resumed) : 0;
   fprintf(s->err,
-          "\r\033[Ksweep: %zu/%zu cases, %zu exports, %.1f exports/s, %zu "
+          "\r\033[K%s: %zu/%zu cases, %zu exports, %.1f exports/s, %zu "
           "findings, %.0f s left",
-          done, total, exports, rate, s->finding_count,
+          s->o->generate ? "generate" : "sweep", done, total, exports, rate, s->finding_count,
           per_case * (double)(total - done));
   if (last)
     fputc('\n', s->err);
