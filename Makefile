@@ -52,6 +52,7 @@ JAX_NEWEST := 0.12.1
 # eighth of the bounded domain (both sides in 3 to 7 minutes a version on a
 # 2-core machine, measured 2026-12-03), each version stopped after 15 minutes.
 # make jax-matrix JAX_MATRIX_ARGS="--no-domain --random 300" is a quick look.
+# After `make generate`, its findings' status per release joins matrix.md.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
 .PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix sweep generate format format-check clean
@@ -166,7 +167,7 @@ jax-matrix: build
 	@if [ "$${LCTX_JAX:-}" = off ]; then \
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and jax-matrix is SKIPPED"; \
 	else \
-	  python3 tools/jax_matrix.py $(JAX_MATRIX_ARGS) && \
+	  python3 tools/jax_matrix.py $(JAX_MATRIX_ARGS) $$( [ -d $(GENERATE_OUT)/findings ] && echo --findings $(GENERATE_OUT)/findings ) && \
 	  echo "==> lctx: the matrix is in build/jax-matrix/matrix.md (and matrix.json; reports in build/jax-matrix/VERSION/)"; \
 	fi
 
