@@ -167,8 +167,8 @@ static void progress(lctx_sweep *s, size_t done, size_t total, bool last) {
   fprintf(s->err,
           "\r\033[K%s: %zu/%zu cases, %zu exports, %.1f exports/s, %zu "
           "findings, %.0f s left",
-          s->o->generate ? "generate" : "sweep", done, total, exports, rate, s->finding_count,
-          per_case * (double)(total - done));
+          s->o->generate ? "generate" : "sweep", done, total, exports, rate,
+          s->finding_count, per_case * (double)(total - done));
   if (last)
     fputc('\n', s->err);
   fflush(s->err);

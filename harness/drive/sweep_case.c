@@ -195,6 +195,7 @@ bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
   uint8_t *bytes = NULL;
   size_t n = 0;
   char name[64];
+  snprintf(e->name, sizeof e->name, "gen/%zu", index);
   if (s->gen_files) {
     if (index >= s->gen_file_count) {
       snprintf(why, cap, "no file %zu of --from", index);
@@ -348,7 +349,7 @@ static void view(const lctx_sweep *s, const lctx_sweep_exports *e,
                  const char **names, const char **rnames, lctx_sweep_case *c) {
   memset(c, 0, sizeof *c);
   c->program = lctx_sweep_program_name(s, e);
-  c->group = e->source ? "gen" : s->cat.programs[e->program].group;
+  c->group = lctx_sweep_program_group(s, e);
   lctx_sweep_record_view(e, names, rnames, c);
   c->desc = e->desc;
 }

@@ -173,9 +173,8 @@ static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
   json_t *j = json_pack(
       "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "lctx-sweep-case", 1,
       "program", lctx_conform_json_text(lctx_sweep_program_name(s, e)), "group",
-      lctx_conform_json_text(e->source ? "gen"
-                                       : s->cat.programs[e->program].group),
-      "platforms", list_json(&e->list), "reorder",
+      lctx_conform_json_text(lctx_sweep_program_group(s, e)), "platforms",
+      list_json(&e->list), "reorder",
       e->has_reorder ? list_json(&e->reorder) : json_null(), "answers", answers,
       "expect", expect, "jax",
       s->cat.jax_version[0] ? s->cat.jax_version : "unknown", "detail",

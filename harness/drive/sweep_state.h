@@ -94,7 +94,14 @@ static inline const char *lctx_sweep_who(const lctx_sweep *s) {
 /// The name of `e`'s program: a generated one's, or the catalogue's.
 static inline const char *lctx_sweep_program_name(const lctx_sweep *s,
                                                   const lctx_sweep_exports *e) {
-  return e->source ? e->name : s->cat.programs[e->program].name;
+  /* A generated program has its name even when it could not be drawn. */
+  return e->source || e->name[0] ? e->name : s->cat.programs[e->program].name;
+}
+
+/// The group of `e`'s program: "gen" for a generated one.
+static inline const char *
+lctx_sweep_program_group(const lctx_sweep *s, const lctx_sweep_exports *e) {
+  return e->source || e->name[0] ? "gen" : s->cat.programs[e->program].group;
 }
 
 #endif /* LCTX_DRIVE_SWEEP_STATE_H */
