@@ -131,5 +131,16 @@ grep -q "^generate: $n programs judged" "$tmp/from.out" ||
 grep -q '"program":"gen/bytes/seed-00.bin"' "$tmp/from/results.jsonl" ||
   fail "--from: programs are not named by their file"
 
+# A file of --from that cannot be read is a crash of its own case.
+mkdir -p "$tmp/fromdir/sub"
+cp "$SRC/corpus/seeds/fuzz_program/seed-00.bin" "$tmp/fromdir/"
+"$LCTX" generate --cmd "$FAKE --generate" --from "$tmp/fromdir" \
+  --known "$tmp/none" --out "$tmp/from2" --quiet >"$tmp/from2.out" 2>&1
+[ $? -eq 1 ] || fail "an unreadable --from file: want exit 1"
+grep -q '"program":"gen/bytes/sub".*"verdict":"crash".*not a regular file' \
+  "$tmp/from2/results.jsonl" || fail "an unreadable --from file is not its case's crash"
+grep -q '"program":"gen/bytes/seed-00.bin".*"verdict":"pass"' \
+  "$tmp/from2/results.jsonl" || fail "the readable --from file was not judged"
+
 finish_failures "test_generate: "
 echo PASS

@@ -201,6 +201,10 @@ bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
       snprintf(why, cap, "no file %zu of --from", index);
       return false;
     }
+    const char *base = strrchr(s->gen_files[index], '/');
+    snprintf(name, sizeof name, "gen/bytes/%.40s",
+             base ? base + 1 : s->gen_files[index]);
+    snprintf(e->name, sizeof e->name, "%s", name);
     char *data = NULL;
     lctx_buf err;
     lctx_buf_init(&err, why, cap);
@@ -208,9 +212,6 @@ bool lctx_sweep_draw_program(const lctx_sweep *s, size_t index,
       return false;
     bytes = (uint8_t *)data;
     lctx_prog_source_bytes(&src, bytes, n);
-    const char *base = strrchr(s->gen_files[index], '/');
-    snprintf(name, sizeof name, "gen/bytes/%.40s",
-             base ? base + 1 : s->gen_files[index]);
   } else {
     lctx_prog_source_seed(&src, s->o->seed, index);
     snprintf(name, sizeof name, "gen/%llu/%zu", s->o->seed, index);
@@ -361,9 +362,16 @@ size_t lctx_sweep_run_case(const lctx_sweep *s, lctx_sweep_exporter *x,
   if (s->o->generate && !e->source) {
     char why[512];
     if (!lctx_sweep_draw_program(s, e->program, e, why, sizeof why)) {
+      /* Nothing to export: the case is a crash of the rows that need P. */
       lctx_export_store_lose(&e->multi, LCTX_EXPORT_CRASH, why);
       e->ran = true;
-      return 0;
+      const char *names[LCTX_EXPORT_MAX_PLATFORMS],
+          *rn[LCTX_EXPORT_MAX_PLATFORMS];
+      lctx_sweep_case c;
+      view(s, e, names, rn, &c);
+      size_t count = lctx_sweep_judge(&s->rows, &c, v, cap);
+      keep_fails(e, v, count);
+      return count;
     }
   }
   item it[3];
