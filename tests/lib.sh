@@ -232,3 +232,19 @@ PY
 shows() {
   grep -qF -- "$2" "$tmp/out$1" || fail "run $1: no '$2' in: $(cat "$tmp/out$1")"
 }
+
+# sweep_count DIR ROW VERDICT [KEY-SUBSTRING]: how many verdicts of a
+# sweep's or a campaign's results.jsonl have that row and verdict (and key
+# part).
+sweep_count() {
+  python3 - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'PY'
+import json, sys
+path, row, verdict, key = sys.argv[1:]
+n = 0
+for k, line in enumerate(open(path)):
+    if k:
+        n += sum(v["row"] == row and v["verdict"] == verdict and key in v["key"]
+                 for v in json.loads(line)["verdicts"])
+print(n)
+PY
+}

@@ -34,18 +34,7 @@ fi
 export JAX_PLATFORMS=cpu
 mkdir -p "$tmp/none"
 
-count() { # count DIR ROW VERDICT [KEY-SUBSTRING]
-  python3 - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'EOF'
-import json, sys
-path, row, verdict, key = sys.argv[1:]
-n = 0
-for k, line in enumerate(open(path)):
-    if k:
-        n += sum(v["row"] == row and v["verdict"] == verdict and key in v["key"]
-                 for v in json.loads(line)["verdicts"])
-print(n)
-EOF
-}
+count() { sweep_count "$@"; } # tests/lib.sh
 
 # The mutants run beside the CI subset, one exporter each.
 mut() { # mut NAME MUTANT

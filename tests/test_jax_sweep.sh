@@ -28,18 +28,7 @@ if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
   exit 1
 fi
 
-count() { # count DIR ROW VERDICT [KEY-SUBSTRING]
-  python3 - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'EOF'
-import json, sys
-path, row, verdict, key = sys.argv[1:]
-n = 0
-for k, line in enumerate(open(path)):
-    if k:
-        n += sum(v["row"] == row and v["verdict"] == verdict and key in v["key"]
-                 for v in json.loads(line)["verdicts"])
-print(n)
-EOF
-}
+count() { sweep_count "$@"; } # tests/lib.sh
 
 # 1. The CI subset.
 start=$(date +%s)
