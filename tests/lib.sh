@@ -13,6 +13,10 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The key store of sealed results (lctx sweep, generate) in $tmp, never the
+# user's home.
+LCTX_STATE_DIR=$tmp/state
+export LCTX_STATE_DIR
 failures=0
 fail() {
   echo "FAIL: $*"

@@ -153,7 +153,8 @@ def main():
         send({"protocol": 1, "name": "sweep-fake", "version": "1",
               "operations": ["export"],
               "jax": {"version": "fake", "jaxlib": "fake", "mutant": None},
-              "platforms": ["cpu", "cuda", "tpu"],
+              "platforms": json.loads(os.environ.get(
+                  "SWEEP_FAKE_PLATFORMS", '["cpu", "cuda", "tpu"]')),
               "lowering_primitives": ["add", "mul", "never_reached"],
               "catalogue": catalogue, **({"generate": 1} if gen else {})})
     for line in sys.stdin:

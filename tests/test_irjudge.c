@@ -12,7 +12,9 @@
  * - start, then run of the same jobs, then a run of others;
  * - start, then run of other jobs (the started ones are dropped);
  * - start twice, then run of the second;
- * and no module kills the judge.
+ * and no module kills the judge; and a judge stopped and killed from
+ * outside with a batch in its pipe costs no module a verdict (each is
+ * judged again alone).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,9 +23,12 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "domain.h"
 #include "impl.h"
@@ -190,6 +195,56 @@ static void test_start_then_run_of_others(void **state) {
   lctx_irjudge_free(j);
 }
 
+/* The children of this process, as /proc lists them (at most `cap`). */
+static size_t own_children(pid_t *out, size_t cap) {
+  size_t n = 0;
+  DIR *d = opendir("/proc");
+  assert_non_null(d);
+  for (struct dirent *e; (e = readdir(d)) != NULL && n < cap;) {
+    char path[300], buf[512];
+    if (e->d_name[0] < '1' || e->d_name[0] > '9')
+      continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    const char *end = strrchr(buf, ')');
+    char st;
+    int ppid;
+    if (end && sscanf(end + 1, " %c %d", &st, &ppid) == 2 && ppid == getpid())
+      out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+  }
+  closedir(d);
+  return n;
+}
+
+/* A judge lost for a reason that is not the module's (another process
+ * stopped it, then killed it, with a batch in its pipe) is run again: no
+ * module of the batch is marked IR-000, every verdict is the one judged
+ * alone. */
+static void test_judge_killed_from_outside(void **state) {
+  fixture *f = *state;
+  judge_alone(f);
+  lctx_irjudge *j = new_judge();
+  lctx_irjudge_run(j, f->jobs, 2, f->got); /* a judge runs */
+  pid_t kids[16];
+  size_t n = own_children(kids, 16);
+  assert_true(n >= 1);
+  for (size_t i = 0; i < n; i++)
+    kill(kids[i], SIGSTOP); /* it cannot answer what comes next */
+  lctx_irjudge_start(j, f->jobs, f->job_count, f->got);
+  for (size_t i = 0; i < n; i++)
+    kill(kids[i], SIGKILL);
+  lctx_irjudge_run(j, f->jobs, f->job_count, f->got);
+  assert_same(f, 0, f->job_count);
+  assert_int_equal(lctx_irjudge_kills(j), 0);
+  assert_true(lctx_irjudge_retries(j) >= 1);
+  lctx_irjudge_free(j);
+}
+
 /* The judge expects the module the model builds at the release it judges
  * as (found by the drift matrix: judged as the modelled commit, JAX 0.7.2's
  * module for a rule registered for oneapi, which 0.7.2 refuses, failed
@@ -235,6 +290,7 @@ int main(void) {
       cmocka_unit_test(test_start_then_run),
       cmocka_unit_test(test_start_from_cold),
       cmocka_unit_test(test_start_then_run_of_others),
+      cmocka_unit_test(test_judge_killed_from_outside),
       cmocka_unit_test(test_judge_at_a_release),
   };
   return cmocka_run_group_tests(tests, set_up, tear_down);

@@ -10,7 +10,15 @@
  *     own) is killed when the peer stops or a run of it ends;
  *   - a program that cannot be started is said so, with the reason;
  *   - a peer that writes half an answer and stops costs one deadline;
- *   - lctx stopped (SIGSTOP) past a deadline does not blame the peer.
+ *   - lctx stopped (SIGSTOP) past a deadline does not blame the peer;
+ *   - a peer ptrace-attached by its own grandchild (in a session of its
+ *     own, living 600 s) is killed and reaped within seconds: its tracer
+ *     is found and killed (before: waitpid blocked as long as the tracer
+ *     lived);
+ *   - an isolated peer cannot name lctx (its parent is not lctx, its
+ *     /proc does not list lctx), its status is its own, it starts in a
+ *     private directory that is removed at its stop, and its log is
+ *     capped with one line that says so.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -330,6 +338,121 @@ static void test_stopped_lctx_is_no_hang(void **state) {
   lctx_peer_free(&p);
 }
 
+/* A program whose grandchild, in a session of its own, ptrace-attaches it
+ * and sleeps 600 s. */
+static void test_traced_peer_is_reaped(void **state) {
+  (void)state;
+  char script[128];
+  snprintf(script, sizeof script, "%s/trace.py", dir);
+  write_text(script, "import ctypes, os, time\n"
+                     "me = os.getpid()\n"
+                     "if os.fork() == 0:\n"
+                     "    if os.fork() == 0:\n"
+                     "        os.setsid()\n"
+                     "        libc = ctypes.CDLL(None, use_errno=True)\n"
+                     "        libc.ptrace(0x4206, me, None, None)\n"
+                     "        time.sleep(600)\n"
+                     "    os._exit(0)\n"
+                     "time.sleep(600)\n");
+  char *argv[] = {"python3", script, NULL};
+  lctx_peer_spec s = {.argv = argv, .search_path = true};
+  pid_t pid = lctx_peer_spawn(&s);
+  assert_true(pid > 0);
+  sleep(1); /* the grandchild attaches */
+  double start = lctx_sys_now();
+  int status = lctx_peer_kill(pid);
+  double took = lctx_sys_now() - start;
+  assert_true(took < LCTX_PEER_REAP_SECONDS);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  assert_int_equal(kill(pid, 0), -1);
+}
+
+/* An isolated body: writes its parent's pid, whether it sees
+ * /proc/LCTX and can signal lctx (`user`: lctx's pid), its cwd, then 3000
+ * bytes to stderr, and exits 7. */
+static void isolated_body(void *user, int in_fd, int out_fd) {
+  (void)in_fd;
+  pid_t lctx = *(const pid_t *)user;
+  char path[64], cwd[512] = "";
+  snprintf(path, sizeof path, "/proc/%d", (int)lctx);
+  if (!getcwd(cwd, sizeof cwd))
+    cwd[0] = '\0';
+  dprintf(out_fd, "%d %d %d %s\n", (int)getppid(), access(path, F_OK) == 0,
+          kill(lctx, 0) == 0, cwd);
+  for (int i = 0; i < 30; i++)
+    dprintf(2, "%099d\n", i);
+  _exit(7);
+}
+
+static void test_isolated_peer(void **state) {
+  (void)state;
+  if (strcmp(lctx_peer_isolation(), "none") == 0)
+    skip();
+  char log[128], text[8192];
+  snprintf(log, sizeof log, "%s/isolated.log", dir);
+  size_t capped = lctx_peer_logs_capped();
+  pid_t self = getpid();
+  lctx_peer_spec s = {.body = isolated_body,
+                      .user = &self,
+                      .pipes = true,
+                      .log = log,
+                      .isolate = true,
+                      .log_cap = 1000};
+  lctx_peer p;
+  assert_true(start_peer(&p, &s, NULL, 0));
+  assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 10, want_line, &p),
+                   LCTX_PEER_DONE);
+  char line[600] = "";
+  snprintf(line, sizeof line, "%.*s", (int)p.in_length,
+           (const char *)lctx_peer_input(&p));
+  int parent = -1, seen = -1, signalled = -1;
+  char cwd[512] = "";
+  assert_int_equal(
+      sscanf(line, "%d %d %d %511s", &parent, &seen, &signalled, cwd), 4);
+  assert_int_not_equal(parent, (int)getpid());
+  assert_int_equal(signalled, 0);
+  assert_int_equal(seen, 0);
+  struct stat st;
+  assert_int_equal(stat(cwd, &st), 0); /* its directory, while it runs */
+  assert_true(strstr(cwd, "lctx-peer-") != NULL);
+  char why[128] = "";
+  for (int i = 0; i < 500 && !lctx_peer_ended(&p); i++)
+    lctx_sys_sleep(0.01);
+  lctx_peer_stop(&p, 1.0, why, sizeof why);
+  assert_string_equal(why, "exited with status 7");
+  assert_int_not_equal(stat(cwd, &st), 0); /* removed */
+  slurp(log, text, sizeof text);
+  assert_true(strlen(text) < 1100);
+  assert_non_null(
+      strstr(text, "lctx: this log reached its cap of 1000 bytes; the rest "
+                   "was dropped\n"));
+  assert_int_equal(lctx_peer_logs_capped(), capped + 1);
+  lctx_peer_free(&p);
+}
+
+/* A log that is a symbolic link is refused: nothing is written through
+ * it. */
+static void test_isolated_log_link_refused(void **state) {
+  (void)state;
+  char target[128], link_path[128], text[256];
+  snprintf(target, sizeof target, "%s/outside", dir);
+  snprintf(link_path, sizeof link_path, "%s/link.log", dir);
+  write_text(target, "");
+  assert_int_equal(symlink(target, link_path), 0);
+  size_t refused = lctx_peer_logs_refused();
+  pid_t self = getpid();
+  lctx_peer_spec s = {.body = isolated_body,
+                      .user = &self,
+                      .pipes = true,
+                      .log = link_path,
+                      .isolate = true};
+  lctx_peer p;
+  assert_true(start_peer(&p, &s, NULL, 0));
+  lctx_peer_free(&p);
+  assert_int_equal(lctx_peer_logs_refused(), refused + 1);
+  assert_string_equal(slurp(target, text, sizeof text), "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_terminal_no_stdin),
@@ -339,6 +462,9 @@ int main(void) {
       cmocka_unit_test(test_cannot_run),
       cmocka_unit_test(test_half_answer_costs_one_deadline),
       cmocka_unit_test(test_stopped_lctx_is_no_hang),
+      cmocka_unit_test(test_traced_peer_is_reaped),
+      cmocka_unit_test(test_isolated_peer),
+      cmocka_unit_test(test_isolated_log_link_refused),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

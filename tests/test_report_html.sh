@@ -100,6 +100,7 @@ JEOF
 
 # A sweep of tests/sweep_fake.py (it has findings and hostile answers).
 sw=$tmp/sweep
+mkdir -p "$tmp/no-known"
 "$LCTX" sweep --cmd "$PY $SRC/tests/sweep_fake.py" --out "$sw" --timeout 1 \
   --known "$tmp/no-known" --lists 2 --quiet >"$tmp/sweep.out" 2>&1
 rc=$?

@@ -17,6 +17,7 @@ LCTX=$1
 SRC=$2
 FAKE="python3 $SRC/tests/sweep_fake.py"
 none=$tmp/no-known # no known defects: every finding is new
+mkdir "$none"
 
 count() { # count DIR ROW VERDICT: from results.jsonl
   python3 - "$1/results.jsonl" "$2" "$3" <<'EOF'
@@ -143,16 +144,33 @@ for p in ("good/add", "good/mul"):
 assert not bad, bad
 EOF
 
-# 4. Resume: everything done is kept; a line cut short is redone.
+# 4. Resume: everything done and sealed is kept; a line after the seal (a
+# write cut short by a stop) is dropped and its case redone; a sealed line
+# cut is an alteration, refused until --restart.
 "$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
   --quiet >/dev/null 2>&1
-head -c -20 "$tmp/s/results.jsonl" >"$tmp/cut" && mv "$tmp/cut" "$tmp/s/results.jsonl"
+head -c -20 "$tmp/s/results.jsonl" >"$tmp/cut" && cp "$tmp/cut" "$tmp/s/results.jsonl"
+"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+  --quiet >"$tmp/s.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "a sealed line cut: exit $rc (want 2)"
+grep -q "results.jsonl was altered by something other than lctx" "$tmp/s.out" ||
+  fail "a sealed line cut is not refused: $(head -n 1 "$tmp/s.out")"
+"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+  --quiet --restart >"$tmp/s.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "--restart: exit $rc (want 0)"
+grep -q "8 cases (0 resumed)" "$tmp/s.out" ||
+  fail "--restart: $(head -n 1 "$tmp/s.out") (want 8 cases, 0 resumed)"
+printf '{"case": 7, "program": "good/' >>"$tmp/s/results.jsonl"
 "$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
   --quiet >"$tmp/s.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "resumed run: exit $rc (want 0)"
-grep -q "8 cases (7 resumed)" "$tmp/s.out" ||
-  fail "resume: $(head -n 1 "$tmp/s.out") (want 8 cases, 7 resumed)"
+grep -q "8 cases (8 resumed)" "$tmp/s.out" ||
+  fail "resume: $(head -n 1 "$tmp/s.out") (want 8 cases, 8 resumed)"
+grep -q "1 lines after its seal dropped" "$tmp/s.out" ||
+  fail "resume: the line after the seal is not said dropped"
 [ "$(wc -l <"$tmp/s/results.jsonl")" -eq 9 ] || fail "resume: results.jsonl is not 1 + 8 lines"
 "$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
   --seed 9 --quiet >"$tmp/p.out" 2>&1

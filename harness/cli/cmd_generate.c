@@ -132,6 +132,10 @@ int lctx_cmd_generate(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_seconds("time-limit", &o.time_limit, "SECONDS",
                            "stop cleanly after this long (default: none)", 0,
                            1e9, "a number of seconds"),
+      lctx_options_flag("restart", &o.restart,
+                        "remove the results of an earlier run in --out and\n"
+                        "start anew (a run into the same folder resumes\n"
+                        "only when its plan and identity match)"),
       lctx_options_string("known", &o.known_dir, "DIR",
                           "recorded known defects, counted as xfail\n"
                           "(default: conformance/sweep/regressions)"),

@@ -243,7 +243,7 @@ static void start(campaign *c, int slot, char *const *argv, const char *log,
   int n = lctx_campaign_engine_env(env, 4, afl_tmp, &store);
   env[n] = NULL;
   /* A line of lctx's own starts each run's part of the log. */
-  FILE *w = fopen(log, "a");
+  FILE *w = lctx_sys_fopen_in(log, "a");
   if (w) {
     fprintf(w, "%s\n", RUN_START);
     fclose(w);
@@ -578,7 +578,7 @@ static void progress_point(const campaign *c, FILE *f, double elapsed) {
 static FILE *progress_open(const campaign *c) {
   char path[4300];
   snprintf(path, sizeof path, "%s/progress.jsonl", c->out_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = lctx_sys_fopen_in(path, "w");
   lctx_escaped b;
   if (!f)
     fprintf(c->err, "lctx fuzz: warning: %s: cannot write the progress\n",
@@ -685,7 +685,10 @@ static bool write_state(const campaign *c, bool running, double seconds) {
 static bool last_run_killed(const campaign *c) {
   char path[4300];
   snprintf(path, sizeof path, "%s/state.json", c->out_dir);
-  json_t *j = json_load_file(path, 0, NULL);
+  FILE *f = lctx_sys_fopen_in(path, "r");
+  json_t *j = f ? json_loadf(f, 0, NULL) : NULL;
+  if (f)
+    fclose(f);
   const char *status = json_string_value(json_object_get(j, "status"));
   bool killed = status && strcmp(status, "running") == 0;
   json_decref(j);
@@ -788,7 +791,7 @@ static int summarize(const campaign *c, double start) {
   print_summary(c, c->out, false, seconds, unique);
   char path[4300];
   snprintf(path, sizeof path, "%s/summary.txt", c->out_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = lctx_sys_fopen_in(path, "w");
   bool written = f != NULL;
   if (f) {
     print_summary(c, f, true, seconds, unique);

@@ -2,23 +2,23 @@
  * campaign_guard.h - the end of a fuzz campaign's processes, however the
  * campaign ends.
  *
- * Owns the guard: a small process of lctx's (peer.h) that outlives lctx
- * and waits on a pipe for it to end. A byte on the pipe: the campaign
- * ended cleanly. End of file: lctx died without ending its engines; the
- * guard kills every process carrying the campaign's mark, abandons the
- * working corpus (campaign_work.h) and removes OUT/tmp. Also the killing
- * of the marked processes itself, which lctx does at a clean end.
+ * Owns the campaign's use of the guard (guard.h: a process of lctx's that
+ * outlives lctx, continues a stopped lctx, and when lctx dies without
+ * ending its engines kills what lctx started): with the campaign's mark,
+ * which every engine carries, and, once the engines are dead, the
+ * working corpus abandoned (campaign_work.h) and OUT/tmp removed. Also the
+ * killing of the marked processes itself, which lctx does at a clean end.
  */
 #ifndef LCTX_DRIVE_CAMPAIGN_GUARD_H
 #define LCTX_DRIVE_CAMPAIGN_GUARD_H
 
 #include "campaign_work.h"
-#include "peer.h"
+#include "guard.h"
 
 /// The guard of one campaign; the strings and `work` must outlive it.
 typedef struct lctx_campaign_guard {
-  /// The guard process (its pid is -1: none).
-  lctx_peer peer;
+  /// The guard (its peer's pid is -1: none).
+  lctx_guard guard;
   /// The mark in every engine's environment (NAME=TOKEN).
   const char *mark;
   /// The working corpus, abandoned when lctx dies.

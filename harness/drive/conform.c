@@ -14,7 +14,9 @@
 #include "conform_jobs.h"
 #include "conform_report.h"
 #include "conform_verdict.h"
+#include "guard.h" /* and peer.h */
 #include "rerun_cmd.h"
+#include "seal.h"
 #include "sys.h"
 
 #include "case_text.h"
@@ -75,6 +77,8 @@ typedef struct run {
   batch_slot *fill, *flight, *ready;
   FILE *stream;            /* results.jsonl */
   const int *stream_error; /* the errno of its first failed write, or 0 */
+  struct lctx_seal_writer *sealed; /* its writer: checked at the end */
+  bool results_checked;            /* found as written at the end */
   bool stream_failed;
   char stream_path[PATH_CAP], judge_log[PATH_CAP], impl_log[PATH_CAP];
   char run_id[64]; /* in results.jsonl's first line and report.json */
@@ -143,7 +147,7 @@ static void write_failed(run *r, const char *path, int errnum) {
   r->report->write_failed = true;
   lctx_escaped esc;
   problem(r, "%s: cannot write: %s", lctx_esc(&esc, path),
-          strerror(errnum ? errnum : EIO));
+          lctx_sys_file_error(errnum));
 }
 
 /* DIR/NAME of the report folder into `buf` (PATH_CAP bytes); false, said,
@@ -597,6 +601,10 @@ static lctx_conform_doc run_doc(const run *r) {
       .modules_judged = r->report->modules_judged,
       .judge_kills = r->judge ? lctx_irjudge_kills(r->judge) : r->judge_kills,
       .run_id = r->run_id,
+      .left_behind_killed = lctx_peer_swept_total(),
+      .stops_continued = lctx_guard_continued_total(),
+      .stop_signal = r->report->interrupted ? lctx_sys_interrupt_signal() : 0,
+      .results_checked = r->results_checked,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
 }
@@ -605,6 +613,14 @@ static lctx_conform_doc run_doc(const run *r) {
  * line of results.jsonl is out, writes the reports, report.json last:
  * false when a file could not be written (a problem). */
 static bool finish_files(run *r, bool ok) {
+  char altered[512]; /* results.jsonl not as lctx wrote it: no verdict */
+  flush_stream(r);
+  r->results_checked =
+      r->stream && lctx_seal_check(r->sealed, altered, sizeof altered);
+  if (r->stream && !r->results_checked) {
+    problem(r, "%s; the run's verdict is not given", altered);
+    r->stream_failed = r->report->write_failed = true;
+  }
   if (r->stream && fclose(r->stream) != 0) {
     write_failed(r, r->stream_path, errno);
     r->stream_failed = true;
@@ -823,7 +839,8 @@ static bool open_stream(run *r) {
   if (!lctx_conform_remove_reports(r->o.report_dir, "lctx conform",
                                    r->report->error, sizeof r->report->error))
     return false;
-  r->stream = lctx_conform_results_open(r->stream_path, &r->stream_error);
+  r->stream =
+      lctx_conform_results_open(r->stream_path, &r->stream_error, &r->sealed);
   if (!r->stream) {
     write_failed(r, r->stream_path, errno);
     return false;
@@ -883,11 +900,9 @@ static void tear_down(run *r) {
 //===----------------------------------------------------------------------===//
 
 /* Offers the cases of every source, then judges the last batch; false on
- * bad input. SIGINT and SIGTERM stop it early when the options say so. */
+ * bad input. A signal stops it early when the options say so
+ * (lctx_conform_run). */
 static bool run_sources(run *r) {
-  lctx_sys_interrupts saved;
-  if (r->o.handle_signals)
-    lctx_sys_catch_interrupts(&saved);
   r->start = r->judge_v.start = lctx_sys_now();
   r->progress = !r->o.quiet && isatty(fileno(r->err));
   if (r->progress)
@@ -913,8 +928,6 @@ static bool run_sources(run *r) {
     flush_batch(r);
   settle_pending(r); /* run: judged even when a later step failed */
   show_progress(r, true);
-  if (r->o.handle_signals)
-    lctx_sys_release_interrupts(&saved);
   r->report->seconds = lctx_sys_now() - r->start;
   return ok;
 }
@@ -940,6 +953,7 @@ static int judge_all(run *r) {
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
     judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
   rep->nothing_judged = judged == 0;
+  lctx_peer_sweep(); /* what the children left, counted in the reports */
   bool written = finish_files(r, ok);
   print_text(r, ok, written);
   if (!ok || rep->write_failed)
@@ -967,8 +981,19 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->out = out;
   r->report = report ? report : &r->own;
   memset(r->report, 0, sizeof *r->report);
+  /* Signals: a clean stop (sys.h); the guard (guard.h) spans the run. */
+  lctx_sys_interrupts saved;
+  lctx_guard guard;
+  if (r->o.handle_signals) {
+    lctx_sys_catch_interrupts(&saved);
+    (void)lctx_guard_start(&guard, &(lctx_guard_spec){0});
+  }
   int code = set_up(r) ? judge_all(r) : LCTX_EXIT_USAGE;
   tear_down(r);
+  if (r->o.handle_signals) {
+    lctx_guard_end(&guard);
+    lctx_sys_release_interrupts(&saved);
+  }
   show_errors(r);
   free(r);
   return code;

@@ -6,6 +6,8 @@
 #include "conform_report.h"
 
 #include "escape.h"
+#include "seal.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,53 +15,43 @@
 #include <string.h>
 #include <unistd.h>
 
-/* results.jsonl's descriptor, and the errno of its first failed write. */
-typedef struct results_file {
-  int fd;
-  int error;
-} results_file;
-
+/* results.jsonl: a sealed writer (seal.h), so that the end of the run can
+ * tell whether the file is still what lctx wrote. */
 static ssize_t results_write(void *cookie, const char *buf, size_t n) {
-  results_file *f = cookie;
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = write(f->fd, buf + done, n - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      if (!f->error)
-        f->error = w < 0 ? errno : EIO;
-      return done > 0 ? (ssize_t)done : -1;
-    }
-    done += (size_t)w;
-  }
-  return (ssize_t)n;
+  lctx_seal_writer *w = cookie;
+  uint64_t before = w->length;
+  if (lctx_seal_write(w, buf, n))
+    return (ssize_t)n;
+  size_t done = (size_t)(w->length - before);
+  return done > 0 ? (ssize_t)done : -1;
 }
 
 static int results_close(void *cookie) {
-  results_file *f = cookie;
-  int rc = close(f->fd);
-  free(f);
-  return rc;
+  return lctx_seal_close(cookie) ? 0 : -1;
 }
 
-FILE *lctx_conform_results_open(const char *path, const int **first_error) {
-  results_file *f = malloc(sizeof *f);
-  if (!f)
+FILE *lctx_conform_results_open(const char *path, const int **first_error,
+                                lctx_seal_writer **writer) {
+  char id[LCTX_SEAL_ID_SIZE], why[256];
+  uint8_t key[LCTX_SEAL_KEY_SIZE];
+  if (!lctx_seal_new_run(id, key, why, sizeof why)) {
+    errno = EIO;
     return NULL;
-  f->error = 0;
-  f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  }
+  lctx_seal_writer *w = lctx_seal_create(path, NULL, id, key);
+  memset(key, 0, sizeof key);
+  if (!w)
+    return NULL;
   cookie_io_functions_t io = {NULL, results_write, NULL, results_close};
-  FILE *s = f->fd >= 0 ? fopencookie(f, "w", io) : NULL;
+  FILE *s = fopencookie(w, "w", io);
   if (!s) {
     int e = errno;
-    if (f->fd >= 0)
-      close(f->fd);
-    free(f);
+    lctx_seal_close(w);
     errno = e;
     return NULL;
   }
-  *first_error = &f->error;
+  *first_error = &w->error;
+  *writer = w;
   return s;
 }
 
@@ -361,6 +353,14 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   const lctx_conform_report *rep = d->report;
   json_t *j = lctx_conform_json_stamp(d);
   json_object_set_new(j, "spec_file", lctx_conform_json_text(d->spec_file));
+  /* What lctx checked of results.jsonl (seal.h): written only when it
+   * did. */
+  if (d->results_sealed)
+    json_object_set_new(j, "results_sealed", json_true());
+  if (d->results_checked)
+    json_object_set_new(j, "results_checked", json_true());
+  if (d->resume_verified)
+    json_object_set_new(j, "resume_verified", json_true());
   json_object_set_new(j, "implementation_kind", json_string(d->impl_kind));
   json_object_set_new(j, "seed", json_integer((json_int_t)d->seed));
   json_t *shard = json_object();
@@ -405,6 +405,26 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "modules_unjudged", json_count(rep->modules_unjudged));
   json_object_set_new(j, "judge_kills", json_count(d->judge_kills));
   json_object_set_new(j, "rows", json_rows(d));
+  /* Verdicts beyond --keep-failures in a row: counted, not kept (the cap
+   * is what a row that dropped some kept). */
+  size_t not_kept = 0, kept = 0;
+  for (size_t i = 0; i < rep->row_count; i++) {
+    not_kept += rep->rows[i].not_kept;
+    if (rep->rows[i].not_kept && rep->rows[i].kept > kept)
+      kept = rep->rows[i].kept;
+  }
+  json_t *caps = json_array();
+  if (not_kept)
+    json_array_append_new(
+        caps, json_pack("{s:s, s:o, s:o}", "what",
+                        "verdicts kept per row (--keep-failures)", "cap",
+                        json_count(kept), "dropped", json_count(not_kept)));
+  for (size_t i = 0; i < rep->caps_hit_count; i++)
+    json_array_append_new(
+        caps, json_pack("{s:s, s:o, s:o}", "what", rep->caps_hit[i].what, "cap",
+                        json_count(rep->caps_hit[i].cap), "dropped",
+                        json_count(rep->caps_hit[i].dropped)));
+  json_object_set_new(j, "caps_hit", caps);
   json_object_set_new(j, "stopped_at_first_failure",
                       json_boolean(d->stopped_at_first_failure));
   if (rep->failed_once && rep->first_failure_row < rep->row_count) {
@@ -422,6 +442,16 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   }
   if (d->peak_memory_mb >= 0)
     json_object_set_new(j, "peak_memory_mb", json_real(d->peak_memory_mb));
+  json_object_set_new(j, "processes_left_behind_killed",
+                      json_count(d->left_behind_killed));
+  json_object_set_new(j, "lctx_stops_continued",
+                      json_count(d->stops_continued));
+  if (d->stop_signal > 0) {
+    char name[32];
+    json_object_set_new(
+        j, "stopped_by",
+        json_string(lctx_sys_signal_name(d->stop_signal, name, sizeof name)));
+  }
   if (json_dumpf(j, f, JSON_INDENT(2)) == 0)
     fputc('\n', f);
   json_decref(j);
@@ -439,7 +469,7 @@ static void say(char *why, size_t why_n, const char *who, const char *path,
     return;
   lctx_escaped esc;
   snprintf(why + at, why_n - at, "%s%s: %s: %s: %s", at ? "\n" : "", who,
-           lctx_esc(&esc, path), what, strerror(errnum ? errnum : EIO));
+           lctx_esc(&esc, path), what, lctx_sys_file_error(errnum));
 }
 
 /* Writes DIR/NAME with `write`, whole or not at all: into a temporary file
@@ -455,9 +485,12 @@ static bool write_file(const lctx_conform_doc *d, const char *dir,
     return false;
   }
   int errnum = 0;
-  FILE *f = fopen(tmp, "w");
+  FILE *f = lctx_sys_fopen_in(tmp, "w");
   if (!f) {
     errnum = errno ? errno : EIO;
+    /* the temporary file is the one that cannot be (a link, a folder) */
+    say(why, why_n, who, tmp, "cannot write", errnum);
+    return false;
   } else {
     errno = 0;
     write(d, f);
@@ -642,6 +675,21 @@ void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
   fputc(')', out);
 }
 
+void lctx_conform_print_children(const lctx_conform_doc *d, FILE *out) {
+  char name[32];
+  if (d->stop_signal > 0)
+    fprintf(out, "stopped by %s: the run ended early, as on Ctrl-C\n",
+            lctx_sys_signal_name(d->stop_signal, name, sizeof name));
+  if (d->left_behind_killed > 0)
+    fprintf(out, "processes left behind by children: %zu, killed\n",
+            d->left_behind_killed);
+  if (d->stops_continued > 0)
+    fprintf(out,
+            "lctx was stopped %zu time%s by a signal from outside and "
+            "continued\n",
+            d->stops_continued, d->stops_continued == 1 ? "" : "s");
+}
+
 void lctx_conform_print_summary(const lctx_conform_doc *d,
                                 const lctx_conform_text *t, bool ok,
                                 FILE *out) {
@@ -666,6 +714,7 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
           n[LCTX_CONFORM_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "");
   print_where(d, t, out);
+  lctx_conform_print_children(d, out);
   if (rep->cases_not_judged > 0) {
     lctx_escaped wb;
     size_t ops = 0;

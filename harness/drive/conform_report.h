@@ -45,8 +45,19 @@ typedef struct lctx_conform_doc {
   /// The run's id, shared by report.json and the first line of its
   /// results.jsonl ("run_id"); NULL: none (left out).
   const char *run_id;
+  /// What lctx checked of results.jsonl, each written to report.json only
+  /// when true: its lines sealed as written (a sweep's, resumable); the
+  /// file found at the end as lctx wrote it; an earlier run's lines
+  /// resumed after their seal and the run's identity were verified.
+  bool results_sealed, results_checked, resume_verified;
   bool stopped_at_first_failure;
   double peak_memory_mb; ///< written when >= 0
+  /// Processes the children left that lctx killed (peer.h's sweeps), and
+  /// the times a stop of lctx from outside was undone (guard.h): always in
+  /// report.json, in the summary when not 0.
+  size_t left_behind_killed, stops_continued;
+  /// The signal that stopped an interrupted run (0: none, or not known).
+  int stop_signal;
 } lctx_conform_doc;
 
 /// The JUnit classname of a run: "lctx.NAME" or "lctx.NAME.shard-I-of-N"
@@ -83,12 +94,16 @@ bool lctx_conform_write_reports(const lctx_conform_doc *doc, const char *dir,
 bool lctx_conform_save_reports(const lctx_conform_doc *doc, const char *dir,
                                const char *who, char *why, size_t why_n);
 
+struct lctx_seal_writer;
+
 /// Opens results.jsonl (`path`, created or truncated) for writing: a stream
 /// whose `*first_error` is the errno of its first write that failed (0:
 /// none), whichever thread flushed it (a peer's start flushes every stream),
-/// valid until the stream is closed. NULL with errno set when it cannot be
-/// opened.
-FILE *lctx_conform_results_open(const char *path, const int **first_error);
+/// valid until the stream is closed; `*writer` is its sealed writer
+/// (seal.h: lctx_seal_check at the end of the run), valid as long. NULL
+/// with errno set when it cannot be opened.
+FILE *lctx_conform_results_open(const char *path, const int **first_error,
+                                struct lctx_seal_writer **writer);
 
 /// Removes DIR/report.json, DIR/report.tap and DIR/report.junit.xml (those
 /// there are); false, with "who: PATH: cannot remove: why" appended to
@@ -121,6 +136,11 @@ void lctx_conform_print_table(const lctx_conform_doc *doc,
 /// R = J + S + U + N (the sources left out when none is recorded; no
 /// newline).
 void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out);
+
+/// What the run's children did to lctx, one line each when it happened:
+/// the signal that stopped it, the processes they left that lctx killed,
+/// the stops of lctx its guard undid.
+void lctx_conform_print_children(const lctx_conform_doc *doc, FILE *out);
 
 /// The summary: cases, operations, where the reports are, and the result
 /// line; `ok`: no bad input and every file written.

@@ -30,6 +30,22 @@ const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
   return v < LCTX_CONFORM_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
 }
 
+void lctx_conform_cap_hit(lctx_conform_report *r, const char *what, size_t cap,
+                          size_t dropped) {
+  size_t i = 0;
+  while (i < r->caps_hit_count && strcmp(r->caps_hit[i].what, what) != 0)
+    i++;
+  if (i == LCTX_CONFORM_CAPS_MAX)
+    return;
+  if (i == r->caps_hit_count) {
+    r->caps_hit_count++;
+    snprintf(r->caps_hit[i].what, sizeof r->caps_hit[i].what, "%s", what);
+    r->caps_hit[i].dropped = 0;
+  }
+  r->caps_hit[i].cap = cap;
+  r->caps_hit[i].dropped += dropped;
+}
+
 bool lctx_conform_row_failed(const lctx_conform_row *s) {
   return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
          s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||

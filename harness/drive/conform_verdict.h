@@ -82,6 +82,16 @@ typedef struct lctx_conform_row {
   size_t not_judged;
 } lctx_conform_row;
 
+/// The most caps a run reports hit (report.json's "caps_hit").
+#define LCTX_CONFORM_CAPS_MAX 8
+
+/// A cap the run hit: what it bounds ("findings kept"), the cap, and how
+/// many went beyond it (counted, not kept).
+typedef struct lctx_conform_cap {
+  char what[64];
+  size_t cap, dropped;
+} lctx_conform_cap;
+
 /// What a run found: the counts behind the text summary and the reports.
 typedef struct lctx_conform_report {
   size_t row_count; ///< the spec table's rows, in its order
@@ -125,10 +135,18 @@ typedef struct lctx_conform_report {
   size_t first_failure_row;
   lctx_conform_verdict first_failure_verdict;
   double first_failure_seconds;
+  /// The caps hit (each printed when hit), in the order they were.
+  size_t caps_hit_count;
+  lctx_conform_cap caps_hit[LCTX_CONFORM_CAPS_MAX];
   /// What went wrong (bad input, a file not written), one problem a line,
   /// each "lctx conform: ..."; "" when nothing did.
   char error[4096];
 } lctx_conform_report;
+
+/// Records that the cap `cap` on `what` was hit, `dropped` more beyond it
+/// (added to an earlier record of the same `what`).
+void lctx_conform_cap_hit(lctx_conform_report *report, const char *what,
+                          size_t cap, size_t dropped);
 
 /// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
 bool lctx_conform_row_failed(const lctx_conform_row *row);

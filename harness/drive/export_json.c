@@ -170,6 +170,40 @@ static bool read_primitives(reader *r, json_t *list, const char *key,
   return true;
 }
 
+/* The platform names that jax.export lowers for in the releases lctx
+ * knows (`export(..., platforms=...)`, canonicalized: cpu, tpu, and the
+ * GPU names of reference/src/release.c's records, "gpu" and "oneapi" in
+ * the releases that accept them); the sweep draws its lists from these
+ * alone. */
+static const char *const k_export_platforms[] = {"cpu", "cuda", "rocm",
+                                                 "tpu", "gpu",  "oneapi"};
+
+/* The catalogue's platforms: what PROTOCOL.md promises the sweep draws
+ * its lists of 2 to 4 distinct platforms from, so 2 or more distinct
+ * names that jax.export knows; anything else (none, one, a name twice,
+ * an unknown one) would have the sweep judge lists that were never a
+ * multi-platform export. */
+static bool platform_pool(reader *r, const lctx_catalogue *c) {
+  if (c->platform_count < 2)
+    return bad(r, "platforms",
+               "fewer than 2 platforms to draw lists of 2 to 4 from");
+  for (size_t i = 0; i < c->platform_count; i++) {
+    bool known = false;
+    for (size_t k = 0;
+         k < sizeof k_export_platforms / sizeof *k_export_platforms; k++)
+      known = known || strcmp(c->platforms[i], k_export_platforms[k]) == 0;
+    if (!known)
+      return bad(r, "platforms",
+                 "a name that jax.export does not lower for (cpu, cuda, "
+                 "rocm, tpu, gpu, oneapi)");
+    for (size_t k = 0; k < i; k++) {
+      if (strcmp(c->platforms[i], c->platforms[k]) == 0)
+        return bad(r, "platforms", "a platform is given twice");
+    }
+  }
+  return true;
+}
+
 bool lctx_catalogue_parse(const char *line, lctx_catalogue *c, char *why,
                           size_t cap) {
   memset(c, 0, sizeof *c);
@@ -187,6 +221,7 @@ bool lctx_catalogue_parse(const char *line, lctx_catalogue *c, char *why,
         text(&r, jax, "mutant", c->mutant, sizeof c->mutant, true))) &&
       names(&r, json_object_get(j, "platforms"), "platforms", c->platforms,
             &c->platform_count) &&
+      platform_pool(&r, c) &&
       read_primitives(&r, json_object_get(j, "lowering_primitives"),
                       "lowering_primitives", &c->primitives,
                       &c->primitive_count) &&

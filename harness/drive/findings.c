@@ -4,9 +4,11 @@
  */
 #include "findings.h"
 
+#include "escape.h"
 #include "file.h"
 #include "finding_key.h"
 #include "peer.h"
+#include "rerun_cmd.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -213,48 +215,84 @@ bool lctx_findings_key_of_bytes(const lctx_findings *f, const uint8_t *data,
 // Finding directories
 //===----------------------------------------------------------------------===//
 
+/* Writes the text of the report: every text from outside lctx (the key,
+ * the paths, the run's output) escaped as a terminal shows it, line by
+ * line. */
 static void write_report(const lctx_findings *f, const char *dir,
                          const char *key, const char *source, size_t original,
                          size_t size, const char *log) {
   char file[4400];
   snprintf(file, sizeof file, "%s/report.txt", dir);
-  FILE *w = fopen(file, "w");
+  FILE *w = lctx_sys_fopen_in(file, "w");
   if (!w)
     return;
   size_t shown = strlen(log);
+  shown = shown < REPORT_LOG ? shown : REPORT_LOG;
+  char *cut = malloc(shown + 1);
+  lctx_escaped k, b, src;
   fprintf(w,
           "key: %s\nfound by: %s under %s (%s), from %s\nminimized: %zu "
-          "-> %zu bytes\n\n%.*s\n",
-          key, f->target->name, f->engine, f->binary, source, original, size,
-          (int)(shown < REPORT_LOG ? shown : REPORT_LOG), log);
+          "-> %zu bytes\n\n",
+          lctx_esc(&k, key), f->target->name, f->engine,
+          lctx_esc(&b, f->binary), lctx_esc(&src, source), original, size);
+  if (cut) {
+    memcpy(cut, log, shown);
+    cut[shown] = '\0';
+    lctx_escape_lines(w, "", cut);
+    free(cut);
+  }
   fclose(w);
+}
+
+/* One shell line: `head` (lctx's own words) and each of `words`
+ * (NULL-terminated) quoted as one shell word ("<" as it is). */
+static void shell_line(FILE *w, const char *head, const char *const *words) {
+  char line[16384];
+  snprintf(line, sizeof line, "%s", head);
+  for (const char *const *x = words; *x; x++) {
+    size_t at = strlen(line);
+    if (strcmp(*x, "<") == 0)
+      snprintf(line + at, sizeof line - at, " %s", *x);
+    else if (!lctx_rerun_shell_word(line, sizeof line, *x))
+      break;
+  }
+  lctx_escaped e;
+  fprintf(w, "%s\n", lctx_esc(&e, line[0] == ' ' ? line + 1 : line));
 }
 
 static void write_reproduce(const lctx_findings *f, const char *dir) {
   const char *name = f->target->name;
-  char file[4400];
+  char file[4400], input[4400], driver[4400];
   snprintf(file, sizeof file, "%s/reproduce.txt", dir);
-  FILE *w = fopen(file, "w");
+  FILE *w = lctx_sys_fopen_in(file, "w");
   if (!w)
     return;
   bool afl = strcmp(f->engine, "afl") == 0;
-  fprintf(w,
-          "# Reproduce with the build that found it:\n"
-          "%s%s %s/minimized\n"
-          "# or with lctx, running that build and keying as the campaign "
-          "did:\n"
-          "lctx replay --target %s --binary %s%s %s/minimized\n"
-          "# lctx's own check of this source tree, in process (a finding "
-          "of\n# another build, such as a mutant, passes here):\n"
-          "lctx replay --target %s %s/minimized\n"
-          "# the replay driver of a source tree, from its folder (no "
-          "engine,\n# ASan+UBSan):\n"
-          "build/test/fuzzers/%s_replay %s/minimized\n"
-          "# and keep it as a regression:\n"
-          "lctx promote %s\n",
-          f->key_runner, f->runner_reads_stdin ? " <" : "", dir, name,
-          f->binary, afl ? " --engine afl" : "", dir, name, dir, name, dir,
-          dir);
+  snprintf(input, sizeof input, "%s/minimized", dir);
+  snprintf(driver, sizeof driver, "build/test/fuzzers/%s_replay", name);
+  fputs("# Reproduce with the build that found it:\n", w);
+  shell_line(w, "",
+             (const char *const[]){f->key_runner,
+                                   f->runner_reads_stdin ? "<" : input,
+                                   f->runner_reads_stdin ? input : NULL, NULL});
+  fputs("# or with lctx, running that build and keying as the campaign "
+        "did:\n",
+        w);
+  shell_line(w, "lctx replay",
+             (const char *const[]){"--target", name, "--binary", f->binary,
+                                   afl ? "--engine" : input, afl ? "afl" : NULL,
+                                   input, NULL});
+  fputs("# lctx's own check of this source tree, in process (a finding "
+        "of\n# another build, such as a mutant, passes here):\n",
+        w);
+  shell_line(w, "lctx replay",
+             (const char *const[]){"--target", name, input, NULL});
+  fputs("# the replay driver of a source tree, from its folder (no "
+        "engine,\n# ASan+UBSan):\n",
+        w);
+  shell_line(w, "", (const char *const[]){driver, input, NULL});
+  fputs("# and keep it as a regression:\n", w);
+  shell_line(w, "lctx promote", (const char *const[]){dir, NULL});
   fclose(w);
 }
 

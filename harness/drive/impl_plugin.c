@@ -22,6 +22,7 @@
 #include "case_pack.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,16 @@ static bool start_worker(lctx_impl *impl, lctx_buf *error) {
     lctx_buf_append_cstr(error, strerror(errno));
     return false;
   }
+  /* Absolute: the worker runs in a working directory of its own. */
+  char real[PATH_MAX];
+  if (impl->path[0] != '/' && realpath(impl->path, real))
+    snprintf(impl->path, sizeof impl->path, "%s", real);
   lctx_peer_spec spec = {.body = worker_body,
                          .user = impl,
                          .pipes = true,
                          .log = impl->log_path,
+                         .isolate = true,
+                         .log_cap = LCTX_PEER_LOG_CAP,
                          /* fewer wake-ups per batch (may be refused) */
                          .pipe_size = 1u << 20};
   if (!lctx_peer_start(&impl->peer, &spec, error))

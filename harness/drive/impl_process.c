@@ -83,7 +83,9 @@ static bool start_process(lctx_impl *impl, lctx_buf *error) {
   lctx_peer_spec spec = {.argv = impl->argv,
                          .search_path = true,
                          .pipes = true,
-                         .log = impl->log_path};
+                         .log = impl->log_path,
+                         .isolate = true,
+                         .log_cap = LCTX_PEER_LOG_CAP};
   if (!lctx_peer_start(&impl->peer, &spec, error))
     return false;
   impl_peer_started(impl);
@@ -200,7 +202,7 @@ static void append_log_tail(const lctx_impl *impl, lctx_buf *error) {
     return;
   lctx_buf_append_cstr(error, "; its stderr is in ");
   lctx_escape_append(error, impl->log_path, strlen(impl->log_path));
-  FILE *f = fopen(impl->log_path, "r");
+  FILE *f = lctx_sys_fopen_in(impl->log_path, "r");
   if (!f)
     return;
   char tail[601];

@@ -55,6 +55,10 @@ struct lctx_irjudge {
   judge_shared *shared; /* the current judge's; NULL when none */
   size_t kills;
   size_t unstarted; /* modules left unjudged: no judge could start */
+  /* Judges lost and the module run again alone (retries), and whether a
+   * retry is under way (a retry is never retried). */
+  size_t retries;
+  bool retrying;
   /* The jobs lctx_irjudge_start handed over (NULL: none), their verdicts,
    * and how many of them are queued. */
   const lctx_irjudge_job *started;
@@ -257,6 +261,7 @@ static bool start(lctx_irjudge *j) {
                          .user = j,
                          .pipes = true,
                          .log = j->log_path,
+                         .isolate = true,
                          .pipe_size = 1u << 20};
   char text[256];
   lctx_buf error;
@@ -411,6 +416,27 @@ static void lose_judge(lctx_irjudge *j, int r, const char *why,
              how[0] ? how : why);
 }
 
+/* Judges `job` again, alone, in a fresh judge, after a judge was lost on
+ * it: true with its verdict in `v` when that judge gave one; false (the
+ * module loses this judge too, or none could start) leaves `v` to the
+ * caller. */
+static bool retry_alone(lctx_irjudge *j, const lctx_irjudge_job *job,
+                        lctx_irjudge_verdict *v) {
+  stop(j, NULL, 0);
+  j->retries++;
+  j->retrying = true;
+  size_t unstarted = j->unstarted;
+  lctx_irjudge_verdict again;
+  lctx_irjudge_run(j, job, 1, &again);
+  j->retrying = false;
+  j->unstarted = unstarted;
+  if (again.status == LCTX_IRJUDGE_KILLED ||
+      (again.status == LCTX_IRJUDGE_NOT_JUDGED && j->peer.pid <= 0))
+    return false;
+  *v = again;
+  return true;
+}
+
 /* Queues jobs from `*queued` while the window has room. */
 static void fill_window(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
                         lctx_irjudge_verdict *verdicts, size_t *queued) {
@@ -503,7 +529,15 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
       int r = await_verdict(j, next, n, why, sizeof why, &hung);
       if (r != 1 || !take_verdict(j, (uint32_t)next, &verdicts[next])) {
         /* A later job hung (its verdicts before it were never written):
-         * only it is marked, those before it go to the fresh judge. */
+         * only it is marked, those before it go to the fresh judge. A
+         * judge can also be lost for reasons that are not the module's
+         * (killed or stopped by another process): the module is first
+         * judged again, alone, by a fresh judge, and marked only when
+         * that judge is lost on it too. */
+        if (!j->retrying && retry_alone(j, &jobs[hung], &verdicts[hung])) {
+          next += hung == next;
+          break;
+        }
         lose_judge(j, r, why, &verdicts[hung]);
         next += hung == next;
         break; /* a fresh judge for the rest */
@@ -514,6 +548,10 @@ void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 
 size_t lctx_irjudge_kills(const lctx_irjudge *j) {
   return j->kills;
+}
+
+size_t lctx_irjudge_retries(const lctx_irjudge *j) {
+  return j->retries;
 }
 
 size_t lctx_irjudge_unstarted(const lctx_irjudge *j) {

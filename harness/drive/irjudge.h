@@ -10,6 +10,9 @@
  * module. A module that kills the judge (a stack overflow in the MLIR
  * parser, an abort, too much memory, too much time) gets a verdict under
  * IR-000 that says so; the judge is restarted and the next module goes on.
+ * A judge lost on a module is first run again on that module alone: only
+ * a module that loses the fresh judge too is marked, so that a judge
+ * killed or stopped from outside is never blamed on the module it held.
  * Which row a verdict counts under is the caller's.
  */
 #ifndef LCTX_DRIVE_IRJUDGE_H
@@ -84,8 +87,14 @@ void lctx_irjudge_start(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
 void lctx_irjudge_run(lctx_irjudge *j, const lctx_irjudge_job *jobs, size_t n,
                       lctx_irjudge_verdict *verdicts);
 
-/// Modules that killed the judge so far.
+/// Modules that killed the judge so far (each killed a fresh judge again
+/// when judged alone).
 size_t lctx_irjudge_kills(const lctx_irjudge *j);
+
+/// Judges lost so far and the module judged again alone (a judge killed
+/// or stopped by another process is not the module's doing: the module is
+/// marked only when it loses the fresh judge too).
+size_t lctx_irjudge_retries(const lctx_irjudge *j);
 
 /// The modules lctx_irjudge_run left NOT_JUDGED because no judge process
 /// could be started (no pipe, no fork, no memory): a run must not call

@@ -37,7 +37,7 @@
  * follows does not count), NUL-terminated; NULL if it cannot be read. The
  * caller frees. */
 static char *read_head(const char *path, size_t cap, size_t *length) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = lctx_sys_fopen_input(path);
   if (!f)
     return NULL;
   char *text = malloc(cap);
@@ -385,7 +385,7 @@ static void run_conform(state *st, const char *library, const char *dir,
   memset(k, 0, sizeof *k);
   char log_path[PATH_CAP + 32];
   snprintf(log_path, sizeof log_path, "%s/conform.log", dir);
-  FILE *log = lctx_sys_mkdir_p(dir) ? fopen(log_path, "w") : NULL;
+  FILE *log = lctx_sys_mkdir_p(dir) ? lctx_sys_fopen_in(log_path, "w") : NULL;
   if (!log) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail, "%s: %s", dir, strerror(errno));

@@ -5,6 +5,7 @@
 #include "mutants_private.h"
 
 #include "lctx/lctx.h"
+#include "sys.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -215,7 +216,7 @@ static void md_first_failures(const state *st, FILE *f) {
 }
 
 bool lctx_mutants_write_markdown(const state *st, const char *path) {
-  FILE *f = fopen(path, "w");
+  FILE *f = lctx_sys_fopen_in(path, "w");
   if (!f)
     return false;
   bool fuzz = st->o.fuzz_seconds > 0;

@@ -2,29 +2,36 @@
  * peer.c - every child process lctx starts (see peer.h).
  *
  * Starting: pipes made close-on-exec and above the standard descriptors,
- * fork, and in the child (child_main) a session of its own, death with
- * lctx, the standard streams, every other descriptor closed, the
- * environment, then the program or lctx's own code. Stopping: the process
- * group is killed, the peer reaped, then the sweep: lctx is the child
- * subreaper (set once, at the first start), so that whatever a peer left
- * becomes a child of lctx when its parent ends; every child that is not a
- * running peer (the registry below) is killed and reaped, pass after pass,
- * until none is left. The registry is this module's one mutable state: the
+ * fork, and in the child peer_child.c's part (a session of its own, death
+ * with lctx, the standard streams, every other descriptor closed, the
+ * environment, then the program or lctx's own code; for an isolated peer,
+ * its supervisor and namespaces first). What a child has to say before its
+ * program runs (an exec's errno, the pid of an isolated peer's program,
+ * the isolation made) comes up the error pipe as records. Stopping: the
+ * process group is killed, the peer reaped, then the sweep: lctx is the
+ * child subreaper (set once, at the first start), so that whatever a peer
+ * left becomes a child of lctx when its parent ends; every child that is
+ * not a running peer (the registry below) is killed and reaped, pass after
+ * pass, until none is left. No reap waits past a deadline (reap_until).
+ * The registry is this module's one mutable state, with its counters: the
  * pids of the peers started and not yet reaped.
  */
-#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ, close_range */
+#define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include "peer.h"
+#include "peer_private.h"
 #include "sys.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,8 +48,14 @@
 /* A pump that finds more time passed than it waited by this much was
  * stopped (SIGSTOP, Ctrl-Z): the deadline moves by what it lost. */
 #define STALL_SECONDS 1.0
-/* How long a sweep goes on at most (a peer that forks without end). */
+/* How long a sweep goes on at most (a peer that forks without end), and
+ * how long one pass waits for what it killed. */
 #define SWEEP_SECONDS 5.0
+#define SWEEP_PASS_SECONDS 1.0
+/* How long a reap waits before it looks for a tracer or a stop, and how
+ * often it looks again. */
+#define FREE_AFTER 0.05
+#define FREE_PERIOD 0.1
 
 //===----------------------------------------------------------------------===//
 // The registry of running peers
@@ -54,6 +67,10 @@ static size_t running_count, running_capacity;
  * a time: the jobs of a conform run start and stop peers at once, and a
  * sweep must never take a peer just forked for something it left. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Counters (under registry_lock): processes swept, children given up,
+ * logs capped and refused; the isolation last made (-1: none started). */
+static size_t swept_total, given_up, logs_capped, logs_refused;
+static int isolation = -1;
 
 static void enlist(pid_t pid) {
   if (running_count == running_capacity) {
@@ -67,14 +84,18 @@ static void enlist(pid_t pid) {
   running[running_count++] = pid;
 }
 
-static void delist(pid_t pid) {
-  pthread_mutex_lock(&registry_lock);
+static void delist_locked(pid_t pid) {
   for (size_t i = 0; i < running_count; i++) {
     if (running[i] == pid) {
       running[i] = running[--running_count];
       break;
     }
   }
+}
+
+static void delist(pid_t pid) {
+  pthread_mutex_lock(&registry_lock);
+  delist_locked(pid);
   pthread_mutex_unlock(&registry_lock);
 }
 
@@ -84,6 +105,107 @@ static bool is_running_peer(pid_t pid) {
       return true;
   }
   return false;
+}
+
+/* Adds `n` to counter `c` under the lock; returns its value. */
+static size_t count(size_t *c, size_t n) {
+  pthread_mutex_lock(&registry_lock);
+  size_t v = *c += n;
+  pthread_mutex_unlock(&registry_lock);
+  return v;
+}
+
+size_t lctx_peer_swept_total(void) {
+  return count(&swept_total, 0);
+}
+size_t lctx_peer_given_up(void) {
+  return count(&given_up, 0);
+}
+size_t lctx_peer_logs_capped(void) {
+  return count(&logs_capped, 0);
+}
+size_t lctx_peer_logs_refused(void) {
+  return count(&logs_refused, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Reaping without blocking
+//===----------------------------------------------------------------------===//
+
+/* The value of field `key` (e.g. "TracerPid:") of /proc/PID/status, its
+ * first word into `out`; false when it cannot be read. */
+static bool status_field(pid_t pid, const char *key, char *out, size_t cap) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  size_t k = strlen(key);
+  for (const char *line = buf; line && *line;) {
+    if (strncmp(line, key, k) == 0) {
+      line += k;
+      line += strspn(line, " \t");
+      size_t w = strcspn(line, " \t\n");
+      snprintf(out, cap, "%.*s", (int)(w < cap ? w : cap - 1), line);
+      return true;
+    }
+    line = strchr(line, '\n');
+    line = line ? line + 1 : NULL;
+  }
+  return false;
+}
+
+/* Frees child `pid`, killed and not yet gone, of what may hold it: a
+ * tracer (a traced zombie is reported to its tracer alone) is killed with
+ * its process group; a stopped child is killed and continued again. */
+static void free_child(pid_t pid) {
+  char v[32];
+  if (status_field(pid, "TracerPid:", v, sizeof v)) {
+    pid_t tracer = (pid_t)strtol(v, NULL, 10);
+    if (tracer > 1 && tracer != getpid()) {
+      pid_t group = getpgid(tracer);
+      if (group > 1 && group != getpgrp())
+        kill(-group, SIGKILL);
+      kill(tracer, SIGKILL);
+    }
+  }
+  if (status_field(pid, "State:", v, sizeof v) && (v[0] == 'T' || v[0] == 't'))
+    kill(pid, SIGCONT);
+  kill(pid, SIGKILL);
+}
+
+/* waitpid(pid) that never blocks past `deadline`: polls, and past
+ * FREE_AFTER frees the child (free_child) every FREE_PERIOD. Returns pid
+ * once reaped (its status in `*status`), 0 at the deadline, -1 on an
+ * error (not a child). */
+static pid_t reap_until(pid_t pid, double deadline, int *status) {
+  double start = lctx_sys_now(), next_free = start + FREE_AFTER;
+  double pause = 0.0002;
+  for (;;) {
+    int st = 0;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r != 0) {
+      if (r == pid && status)
+        *status = st;
+      return r;
+    }
+    double now = lctx_sys_now();
+    if (now >= deadline)
+      return 0;
+    if (now >= next_free) {
+      free_child(pid);
+      next_free = now + FREE_PERIOD;
+    }
+    lctx_sys_sleep(pause);
+    pause = pause * 2 < 0.01 ? pause * 2 : 0.01;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -111,15 +233,16 @@ static pid_t parent_of(const char *name) {
   return sscanf(end + 1, " %c %d", &state, &ppid) == 2 ? (pid_t)ppid : -1;
 }
 
-/* Kills and reaps the children of lctx that are not running peers, as
- * /proc lists them now; returns how many. */
+/* Kills the children of lctx that are not running peers, as /proc lists
+ * them now, and reaps them within SWEEP_PASS_SECONDS (what does not go by
+ * then is left to the next sweep); returns how many were reaped. */
 static size_t sweep_once(void) {
   DIR *d = opendir("/proc");
   if (!d)
     return 0;
-  pid_t self = getpid();
-  size_t count = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+  pid_t self = getpid(), found[256];
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
     const char *name = e->d_name;
     if (name[0] < '1' || name[0] > '9' ||
         name[strspn(name, "0123456789")] != '\0')
@@ -128,12 +251,14 @@ static size_t sweep_once(void) {
     if (pid == self || is_running_peer(pid) || parent_of(name) != self)
       continue;
     kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-      ;
-    count++;
+    found[n++] = pid;
   }
   closedir(d);
-  return count;
+  size_t reaped = 0;
+  double deadline = lctx_sys_now() + SWEEP_PASS_SECONDS;
+  for (size_t i = 0; i < n; i++)
+    reaped += reap_until(found[i], deadline, NULL) == found[i];
+  return reaped;
 }
 
 size_t lctx_peer_sweep(void) {
@@ -142,6 +267,7 @@ size_t lctx_peer_sweep(void) {
   pthread_mutex_lock(&registry_lock);
   for (size_t n; (n = sweep_once()) > 0 && lctx_sys_now() < until;)
     total += n;
+  swept_total += total;
   pthread_mutex_unlock(&registry_lock);
   return total;
 }
@@ -150,21 +276,11 @@ size_t lctx_peer_sweep(void) {
 // Starting
 //===----------------------------------------------------------------------===//
 
-/* `fd` moved above the standard descriptors (a lctx started with one of
- * them closed gets pipes there), close-on-exec. */
-static int above_standard(int fd) {
-  if (fd < 0 || fd > 2)
-    return fd;
-  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return moved;
-}
-
 static bool make_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0)
     return false;
-  fds[0] = above_standard(fds[0]);
-  fds[1] = above_standard(fds[1]);
+  fds[0] = lctx_peer_fd_above_standard(fds[0]);
+  fds[1] = lctx_peer_fd_above_standard(fds[1]);
   if (fds[0] >= 0 && fds[1] >= 0)
     return true;
   if (fds[0] >= 0)
@@ -182,116 +298,6 @@ static void close_pair(int fds[2]) {
   }
 }
 
-/* In the child: closes every descriptor above 2 but those in `keep` (-1
- * entries ignored), with close_range where the system has it and one
- * close per descriptor where it has not (or refuses). */
-static void close_others(const int keep[3]) {
-  int k[3] = {keep[0], keep[1], keep[2]};
-  for (int i = 0; i < 3; i++) /* sorted */
-    for (int j = i + 1; j < 3; j++)
-      if (k[j] < k[i]) {
-        int t = k[i];
-        k[i] = k[j];
-        k[j] = t;
-      }
-  bool done = false;
-#if defined(__linux__) && defined(__GLIBC__) &&                                \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  unsigned from = 3;
-  done = true;
-  for (int i = 0; i < 3 && done; i++) {
-    if (k[i] < (int)from)
-      continue;
-    done = k[i] == (int)from || close_range(from, (unsigned)k[i] - 1, 0) == 0;
-    from = (unsigned)k[i] + 1;
-  }
-  done = done && close_range(from, ~0u, 0) == 0;
-#endif
-  if (done)
-    return;
-  long max = sysconf(_SC_OPEN_MAX);
-  if (max < 0 || max > 65536)
-    max = 65536;
-  for (int fd = 3; fd < (int)max; fd++) {
-    if (fd != k[0] && fd != k[1] && fd != k[2])
-      close(fd);
-  }
-}
-
-/* In the child: `fd` becomes descriptor `target` (kept across exec). */
-static void put_at(int fd, int target) {
-  if (fd == target)
-    fcntl(fd, F_SETFD, 0);
-  else if (fd >= 0)
-    dup2(fd, target);
-}
-
-/* In the child: a session of its own, death with `parent`, signals as a
- * fresh program has them. */
-static void become_peer(pid_t parent, bool survives_lctx) {
-  setsid();
-#ifdef __linux__
-  if (!survives_lctx)
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  if (!survives_lctx && getppid() != parent)
-    _exit(127); /* lctx died before the line above */
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  signal(SIGPIPE, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGHUP, SIG_DFL);
-}
-
-/* The child's side of lctx_peer_start and lctx_peer_spawn: `in` and `out`
- * are its pipe ends (-1: none), `err` the pipe an exec failure's errno
- * goes up (-1: none). */
-static _Noreturn void child_main(const lctx_peer_spec *s, pid_t parent, int in,
-                                 int out, int err) {
-  become_peer(parent, s->survives_lctx);
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
-  flags |= s->truncate_log ? O_TRUNC : O_APPEND;
-  /* Above the standard descriptors (a lctx started with one of them
-   * closed would get them here), and none of lctx's left in their place
-   * when a file cannot be opened. */
-  int log = above_standard(open(s->log ? s->log : "/dev/null", flags, 0666));
-  if (log < 0)
-    log = above_standard(open("/dev/null", O_WRONLY | O_CLOEXEC));
-  bool program = s->body == NULL;
-  int input = -1;
-  if (!(program && in >= 0))
-    input = above_standard(
-        open(program && s->stdin_path ? s->stdin_path : "/dev/null",
-             O_RDONLY | O_CLOEXEC));
-  int std[3] = {program && in >= 0 ? in : input,
-                program && out >= 0 ? out : log, log};
-  for (int k = 0; k < 3; k++) {
-    if (std[k] < 0)
-      close(k);
-    put_at(std[k], k);
-  }
-  int keep[3] = {program ? -1 : in, program ? -1 : out, err};
-  close_others(keep);
-  for (const char *const *e = s->env; e && e[0] && e[1]; e += 2)
-    setenv(e[0], e[1], 1);
-  if (!program) {
-    s->body(s->user, in, out);
-    _exit(0);
-  }
-  if (s->search_path)
-    execvp(s->argv[0], s->argv);
-  else
-    execv(s->argv[0], s->argv);
-  int e = errno;
-  if (s->who)
-    dprintf(2, "%s: cannot run %s: %s\n", s->who, s->argv[0], strerror(e));
-  if (err >= 0)
-    (void)!write(err, &e, sizeof e);
-  _exit(127);
-}
-
 /* Sets lctx up as the subreaper of what it starts (once). */
 static void adopt_orphans(void) {
 #ifdef __linux__
@@ -302,48 +308,93 @@ static void adopt_orphans(void) {
 #endif
 }
 
-/* Forks the child of `s` with the pipe ends `in` and `out` (-1: none);
- * `*exec_errno` gets the errno of a failed exec (0: it started). */
-static pid_t fork_peer(const lctx_peer_spec *s, int in, int out,
-                       int *exec_errno) {
+/* What the child said before its program ran. */
+typedef struct started {
+  int exec_errno; ///< 0: it started
+  pid_t inner;    ///< the process running the program (0: the child)
+  pid_t first;    ///< the supervisor's child (0: none)
+  int level;      ///< the isolation made (-1: not said)
+} started;
+
+/* Reads the records of the error pipe `fd` until it closes (or, isolated,
+ * until the program runs). */
+static void read_records(int fd, started *out) {
+  lctx_peer_record r;
+  for (;;) {
+    ssize_t got = read(fd, &r, sizeof r);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got != (ssize_t)sizeof r)
+      return;
+    if (r.kind == LCTX_PEER_RECORD_EXEC)
+      out->exec_errno = r.value;
+    else if (r.kind == LCTX_PEER_RECORD_INNER)
+      out->inner = r.value;
+    else if (r.kind == LCTX_PEER_RECORD_LEVEL)
+      out->level = r.value;
+    else if (r.kind == LCTX_PEER_RECORD_FIRST)
+      out->first = r.value;
+    else if (r.kind == LCTX_PEER_RECORD_STARTED)
+      return;
+  }
+}
+
+/* Forks the child of `c` (its spec, pipe ends and, isolated, its log and
+ * directory); `*out` gets what it said before its program ran. A child
+ * whose program could not start is killed. An isolated peer's error pipe
+ * stays open for its notes: into `*notes` (may be NULL: closed). */
+static pid_t fork_peer(lctx_peer_child *c, started *out, int *notes) {
+  const lctx_peer_spec *s = c->spec;
   int err[2] = {-1, -1};
-  *exec_errno = 0;
-  if (!s->body && !make_pipe(err))
+  *out = (started){0, 0, 0, -1};
+  if ((!s->body || s->isolate) && !make_pipe(err))
     return -1;
+  c->err = err[1];
+  c->parent = getpid();
+  c->uid = getuid();
+  c->gid = getgid();
   fflush(NULL);
-  pid_t parent = getpid();
   pthread_mutex_lock(&registry_lock);
   adopt_orphans();
   pid_t pid = fork();
   int fork_errno = errno;
   if (pid == 0)
-    child_main(s, parent, in, out, err[1]);
+    lctx_peer_child_main(c);
   if (pid > 0)
     enlist(pid);
   pthread_mutex_unlock(&registry_lock);
   if (err[1] >= 0)
     close(err[1]);
   if (pid > 0 && err[0] >= 0) {
-    int e = 0;
-    ssize_t got;
-    while ((got = read(err[0], &e, sizeof e)) < 0 && errno == EINTR)
-      ;
-    if (got == (ssize_t)sizeof e) {
-      *exec_errno = e;
+    read_records(err[0], out);
+    if (out->exec_errno != 0)
       lctx_peer_kill(pid);
+    if (out->level >= 0) {
+      pthread_mutex_lock(&registry_lock);
+      isolation = out->level;
+      pthread_mutex_unlock(&registry_lock);
     }
   }
-  if (err[0] >= 0)
+  if (notes && s->isolate && pid > 0 && out->exec_errno == 0)
+    *notes = err[0];
+  else if (err[0] >= 0)
     close(err[0]);
   errno = fork_errno;
   return pid;
 }
 
 pid_t lctx_peer_spawn(const lctx_peer_spec *s) {
-  int e;
-  pid_t pid = fork_peer(s, -1, -1, &e);
-  if (pid > 0 && e != 0) {
-    errno = e;
+  lctx_peer_child c = {.spec = s, .in = -1, .out = -1, .log_fd = -1};
+  started st;
+  lctx_peer_spec plain;
+  if (s->isolate) { /* the log is lctx_peer_start's to open */
+    plain = *s;
+    plain.isolate = false;
+    c.spec = &plain;
+  }
+  pid_t pid = fork_peer(&c, &st, NULL);
+  if (pid > 0 && st.exec_errno != 0) {
+    errno = st.exec_errno;
     return -1;
   }
   return pid;
@@ -366,44 +417,188 @@ static bool start_failed(lctx_buf *error, const char *what, int e) {
   return false;
 }
 
+/* An isolated peer's log, opened by lctx: never through a symbolic link,
+ * a regular file or a character device (/dev/null) only, never blocking
+ * (a FIFO); -1, said on stderr and counted, when refused. */
+static int open_log(const lctx_peer_spec *s) {
+  const char *path = s->log ? s->log : "/dev/null";
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  flags |= s->truncate_log ? O_TRUNC : O_APPEND;
+  int fd = open(path, flags, 0666);
+  int e = errno;
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 &&
+      (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return lctx_peer_fd_above_standard(fd);
+  }
+  if (fd >= 0) {
+    close(fd);
+    e = 0;
+  }
+  count(&logs_refused, 1);
+  char text[512];
+  lctx_buf b;
+  lctx_buf_init(&b, text, sizeof text);
+  lctx_buf_append_cstr(&b, "lctx: warning: the log '");
+  lctx_escape_append(&b, path, strlen(path));
+  lctx_buf_append_cstr(&b, "' is refused (");
+  lctx_buf_append_cstr(&b, e == ELOOP ? "a symbolic link"
+                           : e == 0   ? "not a regular file"
+                                      : strerror(e));
+  lctx_buf_append_cstr(&b, "): what the peer writes there is dropped\n");
+  fputs(text, stderr);
+  return -1;
+}
+
+/* A private working directory under $TMPDIR (or /tmp), mode 0700;
+ * malloc'd, NULL when it cannot be made. */
+static char *private_dir(void) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || tmp[0] != '/')
+    tmp = "/tmp";
+  size_t n = strlen(tmp) + 32;
+  char *dir = malloc(n);
+  if (!dir)
+    return NULL;
+  snprintf(dir, n, "%s/lctx-peer-XXXXXX", tmp);
+  if (!mkdtemp(dir)) {
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+/* argv with every argument that names an existing file or directory
+ * relative to lctx's working directory made absolute (argv[0] only when it
+ * holds a '/': a bare name is looked up in PATH); malloc'd, NULL-terminated
+ * (the strings too), NULL when out of memory. */
+static char **absolute_argv(char *const *argv, bool search_path) {
+  size_t n = 0;
+  while (argv[n])
+    n++;
+  char **out = calloc(n + 1, sizeof *out);
+  if (!out)
+    return NULL;
+  for (size_t i = 0; i < n; i++) {
+    const char *a = argv[i];
+    bool bare = i == 0 && search_path && !strchr(a, '/');
+    char real[PATH_MAX];
+    if (a[0] != '/' && !bare && a[0] != '\0' && access(a, F_OK) == 0 &&
+        realpath(a, real))
+      out[i] = strdup(real);
+    else
+      out[i] = strdup(a);
+    if (!out[i]) {
+      for (size_t k = 0; k < i; k++)
+        free(out[k]);
+      free(out);
+      return NULL;
+    }
+  }
+  return out;
+}
+
+static void free_argv(char **argv) {
+  for (size_t i = 0; argv && argv[i]; i++)
+    free(argv[i]);
+  free(argv);
+}
+
 bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error) {
   lctx_peer_stop(p, 0, NULL, 0);
   int down[2] = {-1, -1}, up[2] = {-1, -1};
   if (s->pipes && (!make_pipe(down) || !make_pipe(up))) {
     int e = errno;
     close_pair(down);
+    close_pair(up);
     return start_failed(error, "pipe: ", e);
   }
-  int e = 0;
-  pid_t pid = fork_peer(s, down[0], up[1], &e);
+  lctx_peer_child c = {.spec = s, .in = down[0], .out = up[1], .log_fd = -1};
+  lctx_peer_spec copy;
+  char **argv = NULL;
+  if (s->isolate) {
+    copy = *s;
+    if (s->argv && !(argv = absolute_argv(s->argv, s->search_path))) {
+      close_pair(down);
+      close_pair(up);
+      return start_failed(error, "", ENOMEM);
+    }
+    if (argv)
+      copy.argv = argv;
+    c.spec = &copy;
+    c.log_fd = open_log(s);
+    c.dir = p->dir = private_dir();
+  }
+  started st;
+  int notes = -1;
+  pid_t pid = fork_peer(&c, &st, &notes);
   int fork_errno = errno;
-  if (down[0] >= 0)
-    close(down[0]);
-  if (up[1] >= 0)
-    close(up[1]);
-  if (pid < 0 || e != 0) {
+  free_argv(argv);
+  int *parent_ends[] = {&down[0], &up[1], &c.log_fd};
+  for (size_t i = 0; i < 3; i++) {
+    if (*parent_ends[i] >= 0)
+      close(*parent_ends[i]);
+    *parent_ends[i] = -1;
+  }
+  p->note_fd = notes;
+  if (pid < 0 || st.exec_errno != 0) {
     if (down[1] >= 0)
       close(down[1]);
     if (up[0] >= 0)
       close(up[0]);
+    lctx_peer_stop(p, 0, NULL, 0); /* the directory and notes */
     if (pid < 0)
       return start_failed(error, "fork: ", fork_errno);
     lctx_buf_append_cstr(error, "cannot run '");
     lctx_escape_append(error, s->argv[0], strlen(s->argv[0]));
     lctx_buf_append_cstr(error, "': ");
-    lctx_buf_append_cstr(error, strerror(e));
+    lctx_buf_append_cstr(error, strerror(st.exec_errno));
     return false;
   }
   p->pid = pid;
+  p->inner = st.inner > 0 ? st.inner : pid;
+  p->first = st.first > 0 ? st.first : -1;
   p->to_fd = down[1];
   p->from_fd = up[0];
   if (p->to_fd >= 0) {
     set_nonblocking(p->to_fd, s->pipe_size);
     set_nonblocking(p->from_fd, s->pipe_size);
   }
-  p->statm_fd = lctx_sys_statm_open(pid);
+  if (p->note_fd >= 0)
+    set_nonblocking(p->note_fd, 0);
+  p->statm_fd = lctx_sys_statm_open(p->inner);
   p->next_watch = 0;
   return true;
+}
+
+/* The probe of lctx_peer_isolation: an isolated peer that ends at once. */
+static void probe_body(void *user, int in_fd, int out_fd) {
+  (void)user;
+  (void)in_fd;
+  (void)out_fd;
+}
+
+const char *lctx_peer_isolation(void) {
+  pthread_mutex_lock(&registry_lock);
+  int level = isolation;
+  pthread_mutex_unlock(&registry_lock);
+  if (level < 0) {
+    lctx_peer probe;
+    lctx_peer_init(&probe);
+    lctx_peer_spec s = {.body = probe_body, .isolate = true};
+    char text[256];
+    lctx_buf error;
+    lctx_buf_init(&error, text, sizeof text);
+    if (lctx_peer_start(&probe, &s, &error))
+      lctx_peer_stop(&probe, 1.0, NULL, 0);
+    pthread_mutex_lock(&registry_lock);
+    level = isolation;
+    pthread_mutex_unlock(&registry_lock);
+  }
+  return level == LCTX_PEER_ISOLATION_PID    ? "pid namespace"
+         : level == LCTX_PEER_ISOLATION_USER ? "user+pid namespace"
+                                             : "none";
 }
 
 //===----------------------------------------------------------------------===//
@@ -423,12 +618,22 @@ void lctx_peer_describe(int status, char *out, size_t cap) {
 pid_t lctx_peer_reap(pid_t pid, bool block, int *status) {
   int st = 0;
   pid_t r;
-  while ((r = waitpid(pid, &st, block ? 0 : WNOHANG)) < 0 && errno == EINTR)
-    ;
+  if (block) {
+    r = reap_until(pid, lctx_sys_now() + LCTX_PEER_REAP_SECONDS, &st);
+  } else {
+    while ((r = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
+      ;
+  }
   if (r == pid) {
     delist(pid);
     if (status)
       *status = st;
+  } else if (r == 0 && block) {
+    /* Given up: no longer a peer, so that later sweeps try again. */
+    pthread_mutex_lock(&registry_lock);
+    delist_locked(pid);
+    given_up++;
+    pthread_mutex_unlock(&registry_lock);
   }
   return r;
 }
@@ -478,26 +683,40 @@ int lctx_peer_run(const lctx_peer_spec *s, double timeout,
 
 void lctx_peer_init(lctx_peer *p) {
   memset(p, 0, sizeof *p);
-  p->pid = -1;
-  p->to_fd = p->from_fd = p->statm_fd = -1;
+  p->pid = p->inner = p->first = -1;
+  p->to_fd = p->from_fd = p->statm_fd = p->note_fd = -1;
+}
+
+/* Whether child `pid` has ended (not reaped: its status is kept). */
+static bool child_ended(pid_t pid) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  return pid > 0 &&
+         waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         si.si_pid == pid;
+}
+
+/* Whether process `pid` (not lctx's child) is gone or a zombie. */
+static bool process_gone(pid_t pid) {
+  char v[32];
+  return !status_field(pid, "State:", v, sizeof v) || v[0] == 'Z' ||
+         v[0] == 'X';
 }
 
 bool lctx_peer_ended(const lctx_peer *p) {
-  siginfo_t si;
-  memset(&si, 0, sizeof si);
-  return p->pid > 0 &&
-         waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         si.si_pid == p->pid;
+  /* Isolated, the program ends a moment before its supervisor does. */
+  return child_ended(p->pid) || (p->pid > 0 && p->inner != p->pid &&
+                                 p->inner > 0 && process_gone(p->inner));
 }
 
 double lctx_peer_resident(const lctx_peer *p) {
   return p->statm_fd >= 0 ? lctx_sys_resident_bytes_at(p->statm_fd)
-                          : lctx_sys_resident_bytes(p->pid);
+                          : lctx_sys_resident_bytes(p->inner);
 }
 
 void lctx_peer_stop(lctx_peer *p, double grace, char *why, size_t cap) {
-  int *fds[3] = {&p->to_fd, &p->from_fd, &p->statm_fd};
-  for (int i = 0; i < 3; i++) {
+  int *fds[2] = {&p->to_fd, &p->from_fd};
+  for (int i = 0; i < 2; i++) {
     if (*fds[i] >= 0)
       close(*fds[i]);
     *fds[i] = -1;
@@ -511,10 +730,41 @@ void lctx_peer_stop(lctx_peer *p, double grace, char *why, size_t cap) {
       lctx_sys_sleep(0.002);
       ended = lctx_peer_ended(p);
     }
+    /* Ended by itself, isolated: its supervisor ends as it did. */
+    for (double end = lctx_sys_now() + 1.0;
+         ended && !child_ended(p->pid) && lctx_sys_now() < end;)
+      lctx_sys_sleep(0.001);
+    if (!ended && p->first > 0) {
+      /* Its supervisor's child first: the supervisor reaps it, copies
+       * what is left of the output and ends (nothing is left to lctx's
+       * sweep that was the peer's own). */
+      kill(p->first, SIGKILL);
+      for (double end = lctx_sys_now() + 0.5;
+           !child_ended(p->pid) && lctx_sys_now() < end;)
+        lctx_sys_sleep(0.001);
+    }
     int status = lctx_peer_kill(p->pid);
     if (why && ended)
       lctx_peer_describe(status, why, cap);
-    p->pid = -1;
+    p->pid = p->inner = p->first = -1;
+  }
+  if (p->statm_fd >= 0)
+    close(p->statm_fd);
+  p->statm_fd = -1;
+  if (p->note_fd >= 0) {
+    lctx_peer_record r;
+    bool capped = false;
+    while (read(p->note_fd, &r, sizeof r) == (ssize_t)sizeof r)
+      capped = capped || r.kind == LCTX_PEER_RECORD_CAPPED;
+    if (capped)
+      count(&logs_capped, 1);
+    close(p->note_fd);
+    p->note_fd = -1;
+  }
+  if (p->dir) {
+    (void)lctx_sys_remove_tree(p->dir);
+    free(p->dir);
+    p->dir = NULL;
   }
   p->in_off = p->in_length = p->out_length = p->out_sent = 0;
 }

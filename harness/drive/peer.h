@@ -3,20 +3,45 @@
  * worker or protocol program, the MLIR judge, a fuzz engine, a helper tool.
  *
  * Owns starting, feeding, watching and stopping them, once: the only module
- * that forks, calls prctl, setsid or close_range (a house rule). A peer
- * runs in a session of its own, so that it has no controlling terminal
- * (opening /dev/tty fails) and its process group can be killed whole; its
- * standard input is a pipe from lctx or /dev/null, never lctx's own; its
- * output goes to a pipe or a log, and every other descriptor is closed
- * (close_range, or one close per descriptor where that is missing). It gets
- * SIGKILL when lctx dies (PR_SET_PDEATHSIG, with the check that lctx did
- * not die before it was set). lctx is the child subreaper of everything it
- * starts: a peer's descendants that leave its process group or session
- * (double-forked daemons included) come back to lctx when their parents
- * end, and lctx_peer_stop kills and reaps every such process that is not a
- * peer still running. While lctx waits for a peer, the peer's resident
- * memory is watched and each request has its deadline; how a wait ended is
- * one lctx_peer_end.
+ * (with peer_child.c, its child side) that forks, calls prctl, setsid,
+ * unshare, close_range, mount or capset (a house rule). A peer runs in a
+ * session of its own, so that it has no controlling terminal (opening
+ * /dev/tty fails) and its process group can be killed whole; its standard
+ * input is a pipe from lctx or /dev/null, never lctx's own; its output goes
+ * to a pipe or a log (never through a symbolic link), and every other
+ * descriptor is closed (close_range, or one close per descriptor where that
+ * is missing). It gets SIGKILL when lctx dies (PR_SET_PDEATHSIG, with the
+ * check that lctx did not die before it was set). lctx is the child
+ * subreaper of everything it starts: a peer's descendants that leave its
+ * process group or session (double-forked daemons included) come back to
+ * lctx when their parents end, and lctx_peer_stop kills and reaps every
+ * such process that is not a peer still running.
+ *
+ * No wait for a child blocks: reaping polls with a deadline; a child that
+ * does not go is looked at in /proc, its tracer (a descendant that
+ * ptrace-attached it: a traced zombie is reported only to its tracer) is
+ * killed with its process group, a stopped child is killed and continued
+ * again, and one still there at the deadline is given up (counted; the
+ * next sweeps try again).
+ *
+ * An isolated peer (`isolate`: implementations and the MLIR judge) is out
+ * of reach of lctx and of every other peer: it runs in a PID namespace of
+ * its own (as root; otherwise in a user and a PID namespace, where the
+ * machine allows), with a /proc that shows only that namespace and without
+ * CAP_SYS_ADMIN or CAP_SYS_PTRACE, so that it cannot name, signal, trace or
+ * read lctx, the judge or a sibling; everything it starts dies with it (a
+ * daemon that left its session included) and with lctx. It starts in a
+ * private working directory, removed when it stops; the arguments of a
+ * program that name an existing file or directory relative to lctx's
+ * working directory are made absolute first, so that `python3
+ * adapters/x.py` keeps working. Its stderr (and stdout without a pipe) is a
+ * pipe to its supervisor, a process of lctx's outside the namespace that
+ * copies it into the log up to `log_cap` bytes: no descriptor of the peer
+ * names a file of the report folder. peer_private.h says how. Where no
+ * namespace can be made, the peer runs as a plain one would
+ * (lctx_peer_isolation says which holds). While lctx waits for a peer, the
+ * peer's resident memory is watched (the program's, not its supervisor's)
+ * and each request has its deadline; how a wait ended is one lctx_peer_end.
  */
 #ifndef LCTX_DRIVE_PEER_H
 #define LCTX_DRIVE_PEER_H
@@ -67,12 +92,34 @@ typedef struct lctx_peer_spec {
   /// Not killed when lctx dies (no PR_SET_PDEATHSIG): a guard that cleans
   /// up after a lctx that was killed. Everything else dies with lctx.
   bool survives_lctx;
+  /// Out of reach of lctx and of other peers (see the top comment): its
+  /// own namespaces, a private working directory (lctx_peer_start only),
+  /// its output copied into the log by its supervisor. The wait status
+  /// lctx sees is the peer's own.
+  bool isolate;
+  /// With `isolate`: the most bytes the log may hold (0: no cap); output
+  /// past it is dropped, after one line that says so, and counted by
+  /// lctx_peer_logs_capped.
+  size_t log_cap;
 } lctx_peer_spec;
+
+/// The cap of an implementation's log (implementation.log).
+#define LCTX_PEER_LOG_CAP ((size_t)64 << 20)
 
 /// A running peer and what moves between lctx and it.
 typedef struct lctx_peer {
   pid_t pid; ///< also its session and process group; -1: none
+  /// The process that runs the program or body: pid, or, isolated, the
+  /// one its supervisor `pid` watches over (lctx's pid for it).
+  pid_t inner;
+  /// Isolated: the supervisor's child (the namespace's init, or `inner`),
+  /// killed first at a stop so that the supervisor reaps it.
+  pid_t first;
   int to_fd, from_fd, statm_fd;
+  /// Isolated: the supervisor's notes (a record when the log hit its cap),
+  /// and the private working directory (malloc'd; removed at stop).
+  int note_fd;
+  char *dir;
   /// Resident memory limit in MB (0: none), checked every 0.1 s of a pump.
   size_t memory_limit_mb;
   /// A pump ends as a timeout when SIGINT or SIGTERM arrived
@@ -103,20 +150,47 @@ bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error);
 /// it with lctx_peer_reap.
 pid_t lctx_peer_spawn(const lctx_peer_spec *s);
 
-/// waitpid for a peer of lctx_peer_spawn (blocking or not): its pid once it
-/// ended (its status in `*status`, may be NULL), 0 while it runs, -1 on an
-/// error. A peer reaped is no longer a peer: what it left is swept.
+/// Reaps a peer of lctx_peer_spawn: its pid once it ended (its status in
+/// `*status`, may be NULL), 0 while it runs, -1 on an error. Never waits
+/// for long: without `block` it only looks; with it, it waits at most
+/// LCTX_PEER_REAP_SECONDS, freeing the peer of a tracer or a stop meanwhile,
+/// and gives it up (0, counted by lctx_peer_given_up; it is no longer a
+/// peer, the next sweeps try again) when it is still there. A peer reaped
+/// is no longer a peer: what it left is swept.
 pid_t lctx_peer_reap(pid_t pid, bool block, int *status);
 
+/// How long lctx_peer_reap and lctx_peer_kill wait for a child at most.
+#define LCTX_PEER_REAP_SECONDS 2.0
+
 /// Kills the process group of a peer of lctx_peer_spawn, then the peer, and
-/// reaps it; then sweeps (lctx_peer_sweep). Returns its wait status (-1
-/// when it could not be reaped).
+/// reaps it (lctx_peer_reap, blocking); then sweeps (lctx_peer_sweep).
+/// Returns its wait status (-1 when it could not be reaped).
 int lctx_peer_kill(pid_t pid);
+
+/// How many children lctx gave up waiting for since it started (each was
+/// sent SIGKILL; a later sweep may still reap it).
+size_t lctx_peer_given_up(void);
+
+/// The isolation isolated peers get on this machine: "pid namespace",
+/// "user+pid namespace" or "none" (the first call may start a peer to
+/// find out).
+const char *lctx_peer_isolation(void);
+
+/// How many isolated peers' logs reached their cap since lctx started.
+size_t lctx_peer_logs_capped(void);
+
+/// How many isolated peers' logs could not be opened (a symbolic link, a
+/// FIFO, ...: the peer's output was dropped, said on stderr).
+size_t lctx_peer_logs_refused(void);
 
 /// Kills and reaps every child of lctx that is not a running peer (what
 /// peers left: daemons, double-forked processes, engine jobs), and what
 /// they leave when they die, until none is left. Returns how many.
 size_t lctx_peer_sweep(void);
+
+/// How many left-behind processes the sweeps killed since lctx started
+/// (what the summary and the reports say).
+size_t lctx_peer_swept_total(void);
 
 /// Runs `s` (lctx_peer_spawn) until it ends, `timeout` seconds at most, or
 /// (`stop_on_interrupt`) an interrupt; then kills what is left of it.

@@ -309,7 +309,7 @@ static void write_twin(const replay_ctx *r, const char *dir, const char *stem,
     snprintf(text_dir, sizeof text_dir, "%s/text", dir);
     lctx_sys_mkdir_p(text_dir);
     snprintf(path, sizeof path, "%s/%s.case", text_dir, stem);
-    FILE *f = fopen(path, "w");
+    FILE *f = lctx_sys_fopen_in(path, "w");
     if (f) {
       const char *key = failing       ? r->result.key
                         : recorded[0] ? recorded
@@ -385,7 +385,7 @@ static int keep(replay_ctx *r, const lctx_replay_promote_options *o,
   snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
   if (!lctx_sys_write_file(path, data, size)) {
     fprintf(r->err, "lctx promote: %s: cannot write: %s\n", lctx_esc(&b1, path),
-            strerror(errno));
+            lctx_sys_file_error(errno));
     return LCTX_EXIT_USAGE;
   }
   fprintf(r->out, "promoted %s -> %s\n", lctx_esc(&b1, input),

@@ -12,6 +12,7 @@
 #include "exit.h"
 #include "report_html_data.h"
 #include "report_html_verdict.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -912,7 +913,7 @@ int lctx_report_html(const lctx_report_html_options *o, FILE *out, FILE *err) {
   } else {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", o->out_path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = lctx_sys_fopen_in(tmp, "w");
     if (f)
       write_page(f, d);
     if (!f || ferror(f) | (fclose(f) != 0) || rename(tmp, o->out_path) != 0) {

@@ -45,7 +45,7 @@ problem(lctx_html_data *d, FILE *err, const char *fmt, ...) {
 
 /* A file's text, or NULL (missing, unreadable, over `max` bytes). */
 static char *read_text(const char *path, size_t max) {
-  FILE *f = lctx_sys_is_file(path) ? fopen(path, "rb") : NULL;
+  FILE *f = lctx_sys_fopen_input(path);
   if (!f)
     return NULL;
   char *text = malloc(max + 1);
@@ -74,8 +74,14 @@ static json_t *load_json(lctx_html_data *d, const char *path, FILE *err) {
             LCTX_HTML_MAX_JSON_FILE >> 20);
     return NULL;
   }
-  json_t *j = json_load_file(path, 0, &e);
-  if (!j)
+  FILE *f = lctx_sys_fopen_input(path);
+  json_t *j = f ? json_loadf(f, 0, &e) : NULL;
+  int errnum = errno;
+  if (f)
+    fclose(f);
+  if (!f)
+    problem(d, err, "%s: %s; left out", path, lctx_sys_file_error(errnum));
+  else if (!j)
     problem(d, err,
             "%s:%d:%d: %s (truncated by a run killed mid-way?); left out", path,
             e.line, e.column, e.text);
@@ -136,12 +142,10 @@ static char *case_text_of(const json_t *line) {
 static void read_results(lctx_html_data *d, lctx_html_run *r, FILE *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/results.jsonl", r->dir);
-  bool regular = lctx_sys_is_file(path); /* a FIFO would block */
-  FILE *f = regular ? fopen(path, "r") : NULL;
+  FILE *f = lctx_sys_fopen_input(path); /* never a FIFO: it would block */
   if (!f) {
     problem(d, err, "%s: %s; failing cells show no case", path,
-            regular || access(path, F_OK) != 0 ? strerror(errno)
-                                               : "not a regular file");
+            lctx_sys_file_error(errno));
     return;
   }
   char *line = malloc(LCTX_HTML_MAX_LINE + 1);
@@ -301,7 +305,7 @@ static int verdict_index(const char *name) {
 static json_t *sweep_stamp(const char *dir) {
   char path[4200];
   snprintf(path, sizeof path, "%s/results.jsonl", dir);
-  FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
+  FILE *f = lctx_sys_fopen_input(path);
   char *buf = f ? malloc(LCTX_HTML_SWEEP_MAX_LINE) : NULL;
   bool over = false;
   long n =
@@ -594,7 +598,7 @@ static void read_sweep_results(lctx_html_data *d, lctx_html_sweep *s,
                                FILE *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/results.jsonl", s->run->dir);
-  FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
+  FILE *f = lctx_sys_fopen_input(path);
   char *buf = malloc(LCTX_HTML_SWEEP_MAX_LINE);
   sweep_reader rd = {.s = s,
                      .groups = json_object(),
@@ -677,7 +681,7 @@ static void load_sweep(lctx_html_data *d, const char *dir, FILE *err) {
 static void read_progress(lctx_html_data *d, lctx_html_campaign *c, FILE *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/progress.jsonl", c->dir);
-  FILE *f = lctx_sys_is_file(path) ? fopen(path, "r") : NULL;
+  FILE *f = lctx_sys_fopen_input(path);
   if (!f)
     return;
   char *line = malloc(LCTX_HTML_MAX_LINE + 1);
@@ -831,7 +835,10 @@ static const char *first_spec_file(lctx_html_data *d, const char *const *dirs,
       continue;
     char file[4200];
     snprintf(file, sizeof file, "%s/report.json", dirs[i]);
-    json_t *j = too_big(file) ? NULL : json_load_file(file, 0, NULL);
+    FILE *f = too_big(file) ? NULL : lctx_sys_fopen_input(file);
+    json_t *j = f ? json_loadf(f, 0, NULL) : NULL;
+    if (f)
+      fclose(f);
     const char *s = json_string_value(json_object_get(j, "spec_file"));
     struct stat st;
     bool usable = s && strlen(s) < size && spec_file_followed(s);

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define WHO "lctx report merge"
@@ -47,12 +48,18 @@ typedef struct merge {
   char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
   json_t *first_json; /* the first report.json, holding `first`'s strings */
   stamp first;
-  size_t modules_judged, judge_kills;
+  size_t modules_judged, judge_kills, left_behind_killed, stops_continued;
   bool stopped;
   double peak;
   const char **shard_dir; /* per shard (shard_i - 1): its folder, or NULL */
   FILE *err;              /* warnings */
-  char *why;              /* the reason of a refusal, unescaped */
+  /* The results lines taken so far, as hashes of what names them (a
+   * sweep's case, a conform verdict's source, name, index, operation and
+   * row): a line given twice refuses the merge. Open addressing; 0 is
+   * free. */
+  unsigned long long *seen;
+  size_t seen_count, seen_cap;
+  char *why; /* the reason of a refusal, unescaped */
   size_t why_cap;
   bool said;
 } merge;
@@ -287,6 +294,7 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   lctx_conform_report *r = &m->rep;
   size_t run, unsupported, gaps = 0, restarts = 0, recycles = 0;
   size_t modules = 0, kills = 0, unjudged = 0, not_judged = 0;
+  size_t left_behind = 0, stops = 0;
   if (!get_count(m, j, "cases_run", path, &run) ||
       !get_count(m, j, "cases_unsupported", path, &unsupported))
     return false;
@@ -302,6 +310,8 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   OPTIONAL_COUNT("modules_judged", modules);
   OPTIONAL_COUNT("modules_unjudged", unjudged);
   OPTIONAL_COUNT("judge_kills", kills);
+  OPTIONAL_COUNT("processes_left_behind_killed", left_behind);
+  OPTIONAL_COUNT("lctx_stops_continued", stops);
   OPTIONAL_COUNT("cases_not_judged", not_judged);
 #undef OPTIONAL_COUNT
   json_t *nj = json_object_get(j, "not_judged");
@@ -320,6 +330,8 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
   m->modules_judged += modules;
   r->modules_unjudged += unjudged;
   m->judge_kills += kills;
+  m->left_behind_killed += left_behind;
+  m->stops_continued += stops;
   r->seconds += json_number_value(json_object_get(j, "seconds"));
   r->interrupted |= json_is_true(json_object_get(j, "interrupted"));
   m->stopped |= json_is_true(json_object_get(j, "stopped_at_first_failure"));
@@ -350,14 +362,19 @@ static bool read_one(merge *m, size_t d) {
   json_error_t jerr;
   /* Only a regular file is read: a FIFO or a device would block. */
   json_t *j = NULL;
-  if (!lctx_sys_is_file(path)) {
+  FILE *f = lctx_sys_fopen_input(path);
+  struct stat st;
+  if (!f || fstat(fileno(f), &st) != 0 ||
+      st.st_size > LCTX_REPORT_MERGE_MAX_JSON) {
     jerr.line = -1;
     snprintf(jerr.text, sizeof jerr.text, "%s",
-             access(path, F_OK) == 0 ? "not a regular file"
-                                     : "No such file or directory");
+             f ? "over 16 MiB, the most a report.json may hold"
+               : lctx_sys_file_error(errno));
   } else {
-    j = json_load_file(path, 0, &jerr);
+    j = json_loadf(f, 0, &jerr);
   }
+  if (f)
+    fclose(f);
   if (!j)
     return jerr.line < 0 ? refuse(m, "%s: cannot read: %s", path, jerr.text)
                          : refuse(m, "%s:%d:%d: not a whole JSON report: %s",
@@ -427,10 +444,73 @@ static bool string_or_absent(const json_t *j, const char *key) {
   return !x || json_is_string(x);
 }
 
-/* Whether `j`'s `key` is an integer >= 0. */
+/* Whether `j`'s `key` is an integer from 0 to 2^40 (a count or an index
+ * no run reaches beyond). */
 static bool count_at(const json_t *j, const char *key) {
   const json_t *x = json_object_get(j, key);
-  return json_is_integer(x) && json_integer_value(x) >= 0;
+  return json_is_integer(x) && json_integer_value(x) >= 0 &&
+         json_integer_value(x) <= LCTX_REPORT_MERGE_MAX_COUNT;
+}
+
+/* FNV-1a of `n` bytes, continued from `h`. */
+static unsigned long long hash_bytes(unsigned long long h, const void *p,
+                                     size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* What names results line `j`: a sweep's case number, or a conform
+ * verdict's source, name, index, operation and row. */
+static unsigned long long line_key(const json_t *j, bool sweep) {
+  unsigned long long h = 1469598103934665603ull;
+  static const char *const KEYS[] = {"source", "name", "index", "operation",
+                                     "row"};
+  for (size_t i = 0; i < (sweep ? 1 : 5); i++) {
+    const json_t *x = json_object_get(j, sweep ? "case" : KEYS[i]);
+    char text[64];
+    const char *t = text;
+    if (json_is_string(x))
+      t = json_string_value(x);
+    else
+      snprintf(text, sizeof text, "%lld", (long long)json_integer_value(x));
+    h = hash_bytes(h, t, strlen(t) + 1);
+  }
+  return h ? h : 1;
+}
+
+/* Takes `key`: false when it was taken before (or no memory is left: the
+ * caller refuses either way, saying which). */
+static bool take_key(merge *m, unsigned long long key, bool *no_memory) {
+  *no_memory = false;
+  if (2 * (m->seen_count + 1) > m->seen_cap) {
+    size_t cap = m->seen_cap ? m->seen_cap * 2 : 1024;
+    unsigned long long *t = calloc(cap, sizeof *t);
+    if (!t) {
+      *no_memory = true;
+      return false;
+    }
+    for (size_t i = 0; i < m->seen_cap; i++) {
+      if (!m->seen[i])
+        continue;
+      size_t at = (size_t)(m->seen[i] % cap);
+      while (t[at])
+        at = (at + 1) % cap;
+      t[at] = m->seen[i];
+    }
+    free(m->seen);
+    m->seen = t;
+    m->seen_cap = cap;
+  }
+  size_t at = (size_t)(key % m->seen_cap);
+  for (; m->seen[at]; at = (at + 1) % m->seen_cap) {
+    if (m->seen[at] == key)
+      return false;
+  }
+  m->seen[at] = key;
+  m->seen_count++;
+  return true;
 }
 
 /* Whether `row` is the id of one of the merged rows. */
@@ -500,8 +580,30 @@ static const char *bad_sweep_line(const merge *m, const json_t *j) {
 }
 
 /* What is wrong with the stamp line `j` (a shard's first line), or NULL;
- * *sweep: whether it is the stamp of an `lctx sweep` (with "sweep"). */
-static const char *bad_stamp_line(const json_t *j, bool *sweep) {
+ * *sweep: whether it is the stamp of an `lctx sweep` (with "sweep"),
+ * whose shard must be `shard_i` of `shard_n` (its report.json's) and whose
+ * plan (programs times lists) bounds its case numbers (`*cases`). */
+static const char *bad_stamp_line(const json_t *j, bool *sweep,
+                                  unsigned shard_i, unsigned shard_n,
+                                  unsigned long long *cases) {
+  const json_t *plan = json_object_get(j, "sweep");
+  if (json_is_object(plan)) {
+    const json_t *si = json_object_get(plan, "shard_index");
+    const json_t *sn = json_object_get(plan, "shard_count");
+    if (!count_at(plan, "shard_index") || !count_at(plan, "shard_count") ||
+        json_integer_value(si) != (json_int_t)shard_i ||
+        json_integer_value(sn) != (json_int_t)shard_n)
+      return "the sweep stamp's shard_index and shard_count are not its "
+             "report.json's shard";
+    if (!count_at(plan, "programs") || !count_at(plan, "lists") ||
+        json_integer_value(json_object_get(plan, "lists")) < 1)
+      return "the sweep stamp's programs or lists is not a count (lists at "
+             "least 1)";
+    *cases =
+        (unsigned long long)json_integer_value(
+            json_object_get(plan, "programs")) *
+        (unsigned long long)json_integer_value(json_object_get(plan, "lists"));
+  }
   static const char *const KEYS[] = {"implementation", "implementation_version",
                                      "spec_version", "lctx_version"};
   if (!json_is_object(j))
@@ -520,9 +622,10 @@ static const char *bad_stamp_line(const json_t *j, bool *sweep) {
  * be opened (*opened false; errno says why) or a line is refused (the
  * merge refused, naming FROM and the line). */
 static bool copy_results(merge *m, const char *from, FILE *to, bool stamp,
-                         bool *opened) {
-  bool sweep = false;
-  FILE *f = lctx_sys_is_file(from) ? fopen(from, "r") : NULL;
+                         unsigned shard_i, bool *opened) {
+  bool sweep = false, no_memory = false;
+  unsigned long long cases = 0;
+  FILE *f = lctx_sys_fopen_input(from);
   *opened = f != NULL;
   char *line = f ? malloc(LCTX_REPORT_MERGE_MAX_LINE + 1) : NULL;
   if (!line) {
@@ -538,11 +641,21 @@ static bool copy_results(merge *m, const char *from, FILE *to, bool stamp,
        k++) {
     json_error_t jerr;
     json_t *j = over ? NULL : json_loadb(line, (size_t)n, 0, &jerr);
-    const char *why = over     ? "longer than 1 MiB, the limit of a line"
-                      : !j     ? jerr.text
-                      : k == 1 ? bad_stamp_line(j, &sweep)
-                      : sweep  ? bad_sweep_line(m, j)
-                               : bad_verdict_line(m, j);
+    const char *why =
+        over     ? "longer than 1 MiB, the limit of a line"
+        : !j     ? jerr.text
+        : k == 1 ? bad_stamp_line(j, &sweep, shard_i, m->first.shard_n, &cases)
+        : sweep  ? bad_sweep_line(m, j)
+                 : bad_verdict_line(m, j);
+    if (!why && k > 1 && sweep &&
+        (unsigned long long)json_integer_value(json_object_get(j, "case")) >=
+            cases)
+      why = "its case is past the sweep's plan (programs times lists)";
+    if (!why && k > 1 && !take_key(m, line_key(j, sweep), &no_memory))
+      why = no_memory ? "out of memory"
+            : sweep   ? "its case is given twice (in this shard or another)"
+                      : "its verdict (source, name, index, operation, row) is "
+                        "given twice";
     if (why)
       ok = refuse(
           m,
@@ -569,9 +682,9 @@ static bool merge_results(merge *m) {
   snprintf(path, sizeof path, "%s/results.jsonl", m->o->out_dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   lctx_escaped esc;
-  FILE *to = fopen(tmp, "w");
+  FILE *to = lctx_sys_fopen_in(tmp, "w");
   if (!to)
-    return refuse(m, "%s: cannot write: %s", tmp, strerror(errno));
+    return refuse(m, "%s: cannot write: %s", tmp, lctx_sys_file_error(errno));
   bool stamped = false, any = false, refused = false;
   for (unsigned i = 0; !refused && i < m->first.shard_n; i++) {
     if (!m->shard_dir[i])
@@ -579,7 +692,7 @@ static bool merge_results(merge *m) {
     snprintf(from, sizeof from, "%s/results.jsonl", m->shard_dir[i]);
     bool opened;
     errno = 0;
-    if (copy_results(m, from, to, !stamped, &opened))
+    if (copy_results(m, from, to, !stamped, i + 1, &opened))
       stamped = any = true;
     else if (opened)
       refused = true;
@@ -588,7 +701,7 @@ static bool merge_results(merge *m) {
               WHO ": warning: %s: %s; the merged results.jsonl lacks "
                   "its verdicts\n",
               lctx_esc(&esc, from),
-              errno ? strerror(errno) : "not a regular file");
+              errno ? lctx_sys_file_error(errno) : "not a regular file");
   }
   bool ok = !ferror(to);
   ok = fclose(to) == 0 && ok;
@@ -655,12 +768,55 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
              : LCTX_EXIT_OK;
 }
 
+/* Whether every summed count is still a count a report may hold (at most
+ * 2^40, what a reader of the merged report.json accepts): shards near the
+ * limit would otherwise merge into a report that `report html` and a
+ * further merge refuse. */
+static bool sums_fit(merge *m) {
+  const lctx_conform_report *r = &m->rep;
+  const unsigned long long cap =
+      (unsigned long long)LCTX_REPORT_MERGE_MAX_COUNT;
+  unsigned long long totals[LCTX_CONFORM_VERDICT_COUNT] = {0};
+  for (size_t k = 0; k < r->row_count; k++) {
+    const lctx_conform_row *row = &r->rows[k];
+    unsigned long long all = 0;
+    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+      all += row->n[v];
+      totals[v] += row->n[v];
+    }
+    if (all > cap || row->kept > cap || row->not_kept > cap ||
+        row->not_judged > cap || row->drift_explained > cap ||
+        row->drift_new > cap)
+      return refuse(m,
+                    "row %s: the merged counts pass 2^40, more than a report "
+                    "may hold; nothing merged",
+                    row->id);
+  }
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+    if (totals[v] > cap)
+      return refuse(m,
+                    "the merged %s count passes 2^40, more than a report may "
+                    "hold; nothing merged",
+                    lctx_conform_verdict_name(v));
+  }
+  unsigned long long run = r->cases_run,
+                     others[] = {r->cases_unsupported, r->cases_not_judged,
+                                 r->restarts,          r->recycles,
+                                 m->modules_judged,    r->modules_unjudged,
+                                 m->judge_kills,       r->spec_gaps};
+  bool over = run > cap;
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+    over = over || others[i] > cap;
+  return !over || refuse(m, "a merged run-wide count passes 2^40, more than a "
+                            "report may hold; nothing merged");
+}
+
 /* Reads every folder, checks the shards, writes the merged reports. */
 static int run_merge(merge *m, FILE *out) {
   for (size_t d = 0; d < m->o->dir_count; d++)
     if (!read_one(m, d))
       return LCTX_EXIT_USAGE;
-  if (!check_missing(m))
+  if (!check_missing(m) || !sums_fit(m))
     return LCTX_EXIT_USAGE;
   /* Every shard's sources held the same cases: the merged run skipped
    * those that no shard given ran (skipped by every shard, by --ops, in a
@@ -686,6 +842,8 @@ static int run_merge(merge *m, FILE *out) {
                           .xfail_reason = m->xfail_reason,
                           .modules_judged = m->modules_judged,
                           .judge_kills = m->judge_kills,
+                          .left_behind_killed = m->left_behind_killed,
+                          .stops_continued = m->stops_continued,
                           .stopped_at_first_failure = m->stopped,
                           .peak_memory_mb = m->peak};
   if (!lctx_sys_mkdir_p(m->o->out_dir)) {
@@ -726,6 +884,7 @@ int lctx_report_merge(const lctx_report_merge_options *o, FILE *out, FILE *err,
   int code = run_merge(m, out);
   json_decref(m->first_json);
   free(m->shard_dir);
+  free(m->seen);
   free(m);
   return code;
 }

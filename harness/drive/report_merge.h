@@ -35,6 +35,8 @@
 /// longest, with the longest case, expected and actual texts, is far
 /// below it); a longer line is refused, never held whole.
 #define LCTX_REPORT_MERGE_MAX_LINE (1 << 20)
+/// The most bytes of a report.json merged (a larger one is refused).
+#define LCTX_REPORT_MERGE_MAX_JSON (16 << 20)
 /// The largest count a shard's report.json may hold: a larger one (or a
 /// negative one) is a bad field, so that no merged sum wraps around.
 #define LCTX_REPORT_MERGE_MAX_COUNT (1LL << 40)

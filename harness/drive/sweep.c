@@ -7,10 +7,13 @@
 
 #include "conform_report.h"
 #include "escape.h"
+#include "guard.h"
+#include "peer.h"
 #include "exit.h"
 #include "rerun_cmd.h"
 #include "sweep_case.h"
 #include "sweep_jobs.h"
+#include "sweep_resume.h"
 #include "lctx/lctx.h"
 #include "sys.h"
 #include "program.h"
@@ -473,6 +476,7 @@ static int finish(lctx_sweep *s) {
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
     judged += r->totals[v];
   r->nothing_judged = judged == 0;
+  lctx_peer_sweep(); /* what the exporters left, counted in the reports */
   print_summary(s);
   char spec_version[64];
   snprintf(spec_version, sizeof spec_version, "%s", s->spec->version);
@@ -492,28 +496,79 @@ static int finish(lctx_sweep *s) {
       .shard_n = s->o->shard_n,
       .peak_memory_mb = -1,
   };
-  if (!lctx_conform_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
+  /* results.jsonl not as lctx wrote it: no verdict, and no reports
+   * beside it (sweep_resume.h). */
+  bool altered = !lctx_sweep_results_check(s);
+  char why[2048] = "";
+  doc.run_id = s->run_id[0] ? s->run_id : NULL;
+  doc.results_sealed = s->results != NULL;
+  doc.results_checked = s->results_checked;
+  doc.resume_verified = s->results_verified;
+  doc.left_behind_killed = lctx_peer_swept_total();
+  doc.stops_continued = lctx_guard_continued_total();
+  doc.stop_signal = r->interrupted ? lctx_sys_interrupt_signal() : 0;
+  lctx_conform_print_children(&doc, s->out);
+  if (altered && !lctx_conform_remove_reports(s->o->out_dir, "lctx sweep", why,
+                                              sizeof why))
+    fprintf(s->err, "%s\n", why);
+  if (!altered &&
+      !lctx_conform_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
     r->write_failed = true;
-  bool failed = lctx_conform_run_failed(r) || r->write_failed ||
-                r->nothing_judged || r->interrupted || s->results_failed;
+  /* A report, results.jsonl or a finding not written: an error, as
+   * conform's (exit 2), whatever the verdicts. */
+  bool unwritten = r->write_failed || s->results_failed || altered;
+  bool failed =
+      lctx_conform_run_failed(r) || r->nothing_judged || r->interrupted;
   lctx_escaped b;
   fprintf(s->out, "result: %zu new findings, %zu known; reports in %s: %s\n",
           s->finding_count, r->totals[LCTX_CONFORM_XFAIL],
           lctx_esc(&b, s->o->out_dir),
-          r->nothing_judged ? "NOTHING JUDGED"
-          : r->interrupted  ? "INTERRUPTED"
-          : failed          ? "FAIL"
-                            : "PASS");
-  return failed ? LCTX_EXIT_VIOLATIONS : LCTX_EXIT_OK;
+          altered     ? "ERROR (results.jsonl was altered during the run, see "
+                        "above)"
+          : unwritten ? "ERROR (a report not written, see above)"
+          : r->nothing_judged ? "NOTHING JUDGED"
+          : r->interrupted    ? "INTERRUPTED"
+          : failed            ? "FAIL"
+                              : "PASS");
+  return unwritten ? LCTX_EXIT_USAGE
+         : failed  ? LCTX_EXIT_VIOLATIONS
+                   : LCTX_EXIT_OK;
+}
+
+/* Takes OUT/.lock for the run, as conform does: -1 (said) when another
+ * run holds it or it cannot be taken. */
+static int lock_out_dir(const lctx_sweep *s) {
+  char holder[256] = "";
+  bool busy;
+  int fd = lctx_sys_lock_dir(s->o->out_dir, lctx_sweep_who(s), &busy, holder,
+                             sizeof holder);
+  lctx_escaped dir, who;
+  if (fd < 0 && busy)
+    fprintf(s->err,
+            "%s: --out %s is in use by another run (%s); wait for it or "
+            "choose another folder\n",
+            lctx_sweep_who(s), lctx_esc(&dir, s->o->out_dir),
+            holder[0] ? lctx_esc(&who, holder) : "unknown");
+  else if (fd < 0)
+    fprintf(s->err, "%s: %s/.lock: %s\n", lctx_sweep_who(s),
+            lctx_esc(&dir, s->o->out_dir), lctx_sys_file_error(errno));
+  return fd;
 }
 
 int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
   lctx_sweep *s = lctx_sweep_new(o, out, err);
   if (!s)
     return LCTX_EXIT_USAGE;
+  int lock = lock_out_dir(s);
+  if (lock < 0) {
+    lctx_sweep_free(s);
+    return LCTX_EXIT_USAGE;
+  }
   int code = LCTX_EXIT_USAGE;
   lctx_sys_interrupts saved;
   lctx_sys_catch_interrupts(&saved);
+  lctx_guard guard; /* guard.h: before the first exporter starts */
+  (void)lctx_guard_start(&guard, &(lctx_guard_spec){0});
   if (o->only_case < 0)
     lctx_sweep_jobs_start(s); /* their exporters start as x[0] does */
   if (lctx_sweep_open(s) && lctx_sweep_resume(s)) {
@@ -523,7 +578,9 @@ int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
     code = finish(s);
   }
   lctx_sweep_jobs_end(s);
+  lctx_sweep_free(s); /* its last exporter stopped: the guard's end */
+  lctx_guard_end(&guard);
   lctx_sys_release_interrupts(&saved);
-  lctx_sweep_free(s);
+  close(lock);
   return code;
 }

@@ -1,6 +1,6 @@
 /*
  * sweep_case.c - one sweep case: its export requests, judging, its
- * results line, resuming, findings (see sweep_case.h).
+ * results line, findings (see sweep_case.h).
  */
 #include "sweep_case.h"
 
@@ -12,6 +12,7 @@
 
 #include "conform_report.h"
 #include "escape.h"
+#include "seal.h"
 #include "sweep_record.h"
 #include "sys.h"
 
@@ -67,8 +68,14 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
     lctx_sweep_free(s);
     return NULL;
   }
+  if (o->out_dir) {
+    char findings[4200];
+    snprintf(findings, sizeof findings, "%s/findings", o->out_dir);
+    s->findings_kept = lctx_sys_count_entries(findings);
+  }
   if (o->known_dir &&
-      !lctx_sweep_record_keys(o->known_dir, &s->known, &s->known_count, err)) {
+      !lctx_sweep_record_keys(o->known_dir, o->known_default, &s->known,
+                              &s->known_count, s->rep, err)) {
     lctx_sweep_free(s);
     return NULL;
   }
@@ -78,7 +85,9 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
 void lctx_sweep_free(lctx_sweep *s) {
   if (!s)
     return;
-  if (s->results && fclose(s->results) != 0)
+  if (s->results && !lctx_seal_commit(s->results))
+    s->results_failed = true;
+  if (s->results && !lctx_seal_close(s->results))
     s->results_failed = true;
   for (size_t i = 0; s->x && i < s->x_count; i++)
     lctx_impl_close(s->x[i].impl);
@@ -479,133 +488,31 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
   }
   json_object_set_new(j, "primitives", prims);
   json_object_set_new(j, "outcome", outcome_json(&e->multi.answer));
-  if (s->results && (json_dumpf(j, s->results, JSON_COMPACT) != 0 ||
-                     fputc('\n', s->results) == EOF || fflush(s->results) != 0))
+  /* Each line goes into the seal as it is written; the seal file is
+   * replaced at most 4 times a second (and at the end): a resume trusts
+   * what is sealed and runs the rest again. */
+  char *text = s->results ? json_dumps(j, JSON_COMPACT) : NULL;
+  double now = lctx_sys_now();
+  bool seal = now >= s->next_seal;
+  if (seal)
+    s->next_seal = now + 0.25;
+  if (s->results &&
+      (!text || !lctx_seal_write(s->results, text, strlen(text)) ||
+       !lctx_seal_write(s->results, "\n", 1) ||
+       (seal && !lctx_seal_commit(s->results)))) {
+    if (!s->results_failed) {
+      lctx_escaped b;
+      fprintf(s->err, "%s: %s/results.jsonl: cannot write: %s\n",
+              lctx_sweep_who(s), lctx_esc(&b, s->o->out_dir),
+              lctx_sys_file_error(s->results->error ? s->results->error
+                                  : errno           ? errno
+                                                    : EIO));
+    }
     s->results_failed = true;
+  }
+  free(text);
   json_decref(j);
   mark_done(s, index);
-}
-
-/* The stamp line: what a resumed run must share with the file. */
-static json_t *stamp(const lctx_sweep *s) {
-  const lctx_sweep_options *o = s->o;
-  return json_pack(
-      "{s:s, s:s, s:{s:I, s:I, s:s, s:s?, s:s?, s:I, s:I, s:I, s:I}}",
-      "implementation", s->cat.name, "implementation_version", s->cat.version,
-      "sweep", "seed", (json_int_t)o->seed, "lists", (json_int_t)o->lists,
-      "subset", o->subset, "group", o->group, "kind", o->kind, "limit",
-      (json_int_t)o->limit, "programs", (json_int_t)s->selected_count,
-      "shard_index", (json_int_t)o->shard_i, "shard_count",
-      (json_int_t)o->shard_n);
-}
-
-/* Counts the verdicts of an earlier line `j` again. */
-static void take_line(lctx_sweep *s, json_t *j) {
-  size_t i;
-  json_t *v;
-  mark_done(s, (size_t)json_integer_value(json_object_get(j, "case")));
-  s->resumed++;
-  s->rep->cases_run++;
-  json_array_foreach(json_object_get(j, "verdicts"), i, v) {
-    const lctx_spec_row *row =
-        lctx_spec_find(s->spec, json_string_value(json_object_get(v, "row")));
-    const char *name = json_string_value(json_object_get(v, "verdict"));
-    const char *key = json_string_value(json_object_get(v, "key"));
-    for (int k = 0; row && name && k < LCTX_CONFORM_VERDICT_COUNT; k++) {
-      if (strcmp(name, lctx_conform_verdict_name(k)) == 0)
-        lctx_sweep_count(s, (size_t)(row - s->spec->rows), k,
-                         json_string_value(json_object_get(v, "detail")), NULL);
-    }
-    if (key && key[0] && lctx_sweep_new_key(s, key) && name &&
-        strcmp(name, "fail") == 0)
-      s->finding_count++;
-  }
-  json_array_foreach(json_object_get(j, "primitives"), i, v) {
-    if (json_is_string(v))
-      lctx_sweep_reach(s, json_string_value(v));
-  }
-  /* A generated program's coverage: drawn again (a pure function of the
-   * seed and its index, or of its file). */
-  if (s->o->generate && s->ops) {
-    lctx_sweep_exports e;
-    lctx_sweep_list none = {0, {{0}}};
-    char why[256];
-    size_t index = (size_t)json_integer_value(json_object_get(j, "case"));
-    lctx_sweep_exports_init(&e, index / s->o->lists, &none);
-    if (lctx_sweep_draw_program(s, e.program, &e, why, sizeof why))
-      lctx_program_features(e.desc, s->features, s->ops);
-    lctx_sweep_exports_release(&e);
-  }
-}
-
-/* The valid lines of an earlier results.jsonl of the same plan, counted
- * again; false when it is of another plan. A line cut short by a stop is
- * dropped. */
-static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
-                         json_t *keep) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return true;
-  char *line = NULL;
-  size_t cap = 0;
-  bool ok = true;
-  for (size_t k = 0; getline(&line, &cap, f) > 0; k++) {
-    json_t *j = json_loads(line, 0, NULL);
-    if (k == 0 && !json_equal(json_object_get(j, "sweep"),
-                              json_object_get(want, "sweep"))) {
-      lctx_escaped b;
-      fprintf(s->err,
-              "%s: %s is of another plan (seed, lists, subset, "
-              "filters, shard or catalogue size differ); give another --out, "
-              "or remove it to start again\n",
-              lctx_sweep_who(s), lctx_esc(&b, path));
-      ok = false;
-    } else if (k > 0 && json_is_integer(json_object_get(j, "case")) &&
-               json_is_array(json_object_get(j, "verdicts"))) {
-      take_line(s, j);
-      json_array_append(keep, j);
-    }
-    json_decref(j);
-    if (!ok)
-      break;
-  }
-  free(line);
-  fclose(f);
-  return ok;
-}
-
-bool lctx_sweep_resume(lctx_sweep *s) {
-  s->done_cap = s->selected_count * s->o->lists;
-  s->done = calloc(s->done_cap + 1, sizeof *s->done);
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/results.jsonl", s->o->out_dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  json_t *head = stamp(s), *keep = json_array();
-  bool ok = s->done && read_earlier(s, path, head, keep);
-  /* Rewritten whole (what was valid), then appended to. */
-  FILE *f = ok ? fopen(tmp, "w") : NULL;
-  size_t i;
-  json_t *v;
-  if (f) {
-    json_dumpf(head, f, JSON_COMPACT);
-    fputc('\n', f);
-    json_array_foreach(keep, i, v) {
-      json_dumpf(v, f, JSON_COMPACT);
-      fputc('\n', f);
-    }
-  }
-  bool written =
-      f && fflush(f) == 0 && fclose(f) == 0 && rename(tmp, path) == 0;
-  json_decref(head);
-  json_decref(keep);
-  if (ok && !written) {
-    lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, path), strerror(errno));
-    return false;
-  }
-  s->results = ok ? fopen(path, "a") : NULL;
-  return ok && s->results;
 }
 
 //===----------------------------------------------------------------------===//
@@ -751,8 +658,12 @@ static bool write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
     char path[4200];
     snprintf(path, sizeof path, "%s/repro.py", dir);
     written = lctx_sys_write_file(path, st.repro, strlen(st.repro));
-    if (!written)
+    if (!written) {
+      lctx_escaped b;
+      fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+              lctx_esc(&b, path), lctx_sys_file_error(errno));
       s->results_failed = true;
+    }
   }
   lctx_export_store_release(&st);
   return written;
@@ -761,9 +672,24 @@ static bool write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
 void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
                              const lctx_sweep_verdict *v) {
   s->finding_count++;
+  if (s->findings_kept >= LCTX_SWEEP_FINDINGS_KEPT_MAX) {
+    if (!s->findings_dropped) {
+      lctx_escaped b;
+      fprintf(s->err,
+              "%s: %s/findings holds %d findings, the most kept: further "
+              "findings are counted, not kept\n",
+              lctx_sweep_who(s), lctx_esc(&b, s->o->out_dir),
+              LCTX_SWEEP_FINDINGS_KEPT_MAX);
+    }
+    s->findings_dropped++;
+    lctx_conform_cap_hit(s->rep, "findings kept", LCTX_SWEEP_FINDINGS_KEPT_MAX,
+                         1);
+    return;
+  }
   char dir[4096], why[256];
   if (!lctx_sweep_record_finding_dir(s, v->key, dir, sizeof dir))
     return;
+  s->findings_kept++;
   lctx_sweep_record_save(s, e, v, dir, "case.json");
   lctx_sweep_exports best;
   lctx_sweep_exports_init(&best, e->program, &e->list);
@@ -823,8 +749,12 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
                         (json_int_t)reached, "reached_primitives", yes,
                         "not_reached", no);
   char *text = json_dumps(j, JSON_INDENT(1));
-  if (!text || !lctx_sys_write_file(path, text, strlen(text)))
+  if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
+    lctx_escaped b;
+    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, path), lctx_sys_file_error(text ? errno : ENOMEM));
     s->results_failed = true;
+  }
   free(text);
   json_decref(j);
 }

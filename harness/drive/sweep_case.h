@@ -1,9 +1,9 @@
 /*
  * sweep_case.h - the mechanics of one case of a sweep (its state is
  * sweep_state.h's), used by sweep.c (the plan and the run): the export requests
- * of a case and their answers, judging, the results line, resuming,
- * findings (kept, minimized, recorded as case files) and the recorded case
- * files themselves (--judge, --replay).
+ * of a case and their answers, judging, the results line (resuming is
+ * sweep_resume.h's), findings (kept, minimized, recorded as case files) and
+ * the recorded case files themselves (--judge, --replay).
  */
 #ifndef LCTX_DRIVE_SWEEP_CASE_H
 #define LCTX_DRIVE_SWEEP_CASE_H
@@ -19,10 +19,7 @@ void lctx_sweep_free(lctx_sweep *s);
 /// selects the programs; false with why on `err`.
 bool lctx_sweep_open(lctx_sweep *s);
 
-/// Reads OUT/results.jsonl of an earlier run of the same plan (its cases
-/// done, their counts, reach and findings) and opens it to append; a file
-/// of another plan is refused (false, said on `err`).
-bool lctx_sweep_resume(lctx_sweep *s);
+/// Whether plan index `index` is done (resumed or run; sweep_resume.h).
 bool lctx_sweep_done(const lctx_sweep *s, size_t index);
 
 /// Starts the program of the sweep as exporter `x` (its stderr appended to
@@ -83,9 +80,15 @@ void lctx_sweep_reach(lctx_sweep *s, const char *primitive);
 bool lctx_sweep_known(const lctx_sweep *s, const char *key);
 bool lctx_sweep_new_key(lctx_sweep *s, const char *key);
 
+/// The most finding folders OUT/findings holds (those of earlier runs
+/// into it included); a finding beyond them is counted, not kept (said
+/// when it first happens, and in report.json's "caps_hit").
+#define LCTX_SWEEP_FINDINGS_KEPT_MAX 200
+
 /// Keeps a new finding: OUT/findings/SLUG/ with case.json (the recorded
 /// answers and verdict), minimized.json (fewest platforms, then the
-/// smallest program of its group that still shows it) and report.txt.
+/// smallest program of its group that still shows it) and report.txt;
+/// beyond LCTX_SWEEP_FINDINGS_KEPT_MAX, only counted.
 void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
                              const lctx_sweep_verdict *v);
 

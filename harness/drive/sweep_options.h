@@ -30,6 +30,9 @@ typedef struct lctx_sweep_options {
   double timeout;        ///< seconds per export
   double time_limit;     ///< stop after this many seconds (0: none)
   const char *known_dir; ///< recorded findings of known defects (xfail)
+  /// The default known_dir: when known_dir is it, a missing folder has no
+  /// known defects; any other missing path is an error.
+  const char *known_default;
   bool minimize;
   bool quiet;
   long only_case; ///< run only this plan index (-1: all of the shard)
@@ -43,6 +46,9 @@ typedef struct lctx_sweep_options {
   const char *gen_from;
   /// Reduction exports spent minimizing one finding's program (at most).
   size_t minimize_budget;
+  /// Remove the results of an earlier run in `out_dir` (and its key) and
+  /// start anew rather than resume.
+  bool restart;
 } lctx_sweep_options;
 
 /// Sets the defaults: seed 1, 1/1, one list a program, every program, 60 s

@@ -8,10 +8,13 @@
 #include "dirlist.h"
 #include "conform_report.h"
 #include "escape.h"
+#include "file.h"
 #include "exit.h"
+#include "rerun_cmd.h"
 #include "sys.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +65,24 @@ char **lctx_sweep_record_files(const char *path, size_t *n, FILE *err) {
   return paths;
 }
 
-json_t *lctx_sweep_record_load(const char *path, FILE *err) {
+/* A case file's text parsed, or NULL said on `err`: at most `max` bytes
+ * of a regular file (never blocking on a FIFO). */
+static json_t *load_capped(const char *path, size_t max, FILE *err) {
+  char message[4200], *text;
+  size_t n;
+  lctx_buf b;
+  lctx_buf_init(&b, message, sizeof message);
+  lctx_escaped a, e;
+  if (!lctx_file_read(path, max, &text, &n, &b)) {
+    fprintf(err, "lctx sweep: %s\n", lctx_esc(&a, message));
+    return NULL;
+  }
   json_error_t je;
-  json_t *j = json_load_file(path, 0, &je);
-  lctx_escaped a, b;
+  json_t *j = json_loadb(text, n, 0, &je);
+  free(text);
   if (!j)
     fprintf(err, "lctx sweep: %s:%d:%d: %s\n", lctx_esc(&a, path), je.line,
-            je.column, lctx_esc(&b, je.text));
+            je.column, lctx_esc(&e, je.text));
   else if (!json_is_integer(json_object_get(j, "lctx-sweep-case")) ||
            json_integer_value(json_object_get(j, "lctx-sweep-case")) != 1) {
     fprintf(err,
@@ -81,42 +95,88 @@ json_t *lctx_sweep_record_load(const char *path, FILE *err) {
   return j;
 }
 
-bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
-                            size_t *n, FILE *err) {
+json_t *lctx_sweep_record_load(const char *path, FILE *err) {
+  return load_capped(path, RECORD_MAX_BYTES, err);
+}
+
+/* The keys of one known case file `j` appended to `*keys`; false when out
+ * of memory or over LCTX_SWEEP_KNOWN_KEYS_MAX (counted in `*over`). */
+static bool add_keys(json_t *j, char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+                     size_t *over) {
+  json_t *also = json_object_get(j, "same_defect_elsewhere");
+  size_t expected = json_array_size(json_object_get(j, "expect"));
+  for (size_t i = 0; i < expected + json_array_size(also); i++) {
+    json_t *v = i < expected ? json_array_get(json_object_get(j, "expect"), i)
+                             : json_array_get(also, i - expected);
+    const char *key = json_string_value(json_object_get(v, "key"));
+    const char *verdict = json_string_value(json_object_get(v, "verdict"));
+    if (!key || (i < expected && (!verdict || strcmp(verdict, "fail") != 0)))
+      continue;
+    if (*n >= LCTX_SWEEP_KNOWN_KEYS_MAX) {
+      ++*over;
+      continue;
+    }
+    void *p = realloc(*keys, (*n + 1) * sizeof **keys);
+    if (!p)
+      return false;
+    *keys = p;
+    snprintf((*keys)[(*n)++], LCTX_SWEEP_KEY_MAX, "%s", key);
+  }
+  return true;
+}
+
+bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
+                            char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+                            lctx_conform_report *rep, FILE *err) {
   *n = 0;
   *keys = NULL;
-  if (!lctx_sys_is_dir(dir))
-    return true;
+  struct stat st;
+  lctx_escaped b;
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT && missing_ok && strcmp(dir, missing_ok) == 0)
+      return true; /* the default folder, not there: no known defects */
+    fprintf(err, "lctx sweep: --known %s: %s\n", lctx_esc(&b, dir),
+            strerror(errno));
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+    fprintf(err,
+            "lctx sweep: --known %s: neither a folder of sweep case files "
+            "nor one such file (%s)\n",
+            lctx_esc(&b, dir), lctx_sys_file_error(ESPIPE));
+    return false;
+  }
   size_t count = 0;
   char **paths = lctx_sweep_record_files(dir, &count, err);
   if (!paths)
     return false;
   bool ok = true;
+  size_t total = 0, over = 0;
   for (size_t f = 0; f < count && ok; f++) {
-    json_t *j = lctx_sweep_record_load(paths[f], err);
-    size_t i;
-    json_t *v;
-    ok = j != NULL;
-    json_t *also = json_object_get(j, "same_defect_elsewhere");
-    size_t expected = json_array_size(json_object_get(j, "expect"));
-    for (i = 0; i < expected + json_array_size(also); i++) {
-      v = i < expected ? json_array_get(json_object_get(j, "expect"), i)
-                       : json_array_get(also, i - expected);
-      const char *key = json_string_value(json_object_get(v, "key"));
-      const char *verdict = json_string_value(json_object_get(v, "verdict"));
-      if (!key || (i < expected && (!verdict || strcmp(verdict, "fail") != 0)))
-        continue;
-      void *p = realloc(*keys, (*n + 1) * sizeof **keys);
-      if (!p) {
-        ok = false;
-        break;
-      }
-      *keys = p;
-      snprintf((*keys)[(*n)++], LCTX_SWEEP_KEY_MAX, "%s", key);
+    struct stat fs;
+    if (stat(paths[f], &fs) == 0 && S_ISREG(fs.st_mode) &&
+        (size_t)fs.st_size > LCTX_SWEEP_KNOWN_TOTAL_MAX - total) {
+      fprintf(err,
+              "lctx sweep: --known %s: its case files are over %zu MiB in "
+              "all, the most read (at %s)\n",
+              lctx_esc(&b, dir), (size_t)LCTX_SWEEP_KNOWN_TOTAL_MAX >> 20,
+              lctx_esc(&b, paths[f]));
+      ok = false;
+      break;
     }
+    json_t *j = load_capped(paths[f], LCTX_SWEEP_KNOWN_FILE_MAX, err);
+    total += S_ISREG(fs.st_mode) ? (size_t)fs.st_size : 0;
+    ok = j != NULL && add_keys(j, keys, n, &over);
     json_decref(j);
   }
   lctx_dirlist_free(paths);
+  if (ok && over) {
+    fprintf(err,
+            "lctx sweep: --known %s: more than %d known keys: %zu left out "
+            "(a finding of theirs counts as new)\n",
+            lctx_esc(&b, dir), LCTX_SWEEP_KNOWN_KEYS_MAX, over);
+    lctx_conform_cap_hit(rep, "known keys", LCTX_SWEEP_KNOWN_KEYS_MAX, over);
+  }
   return ok;
 }
 
@@ -133,11 +193,20 @@ bool lctx_sweep_record_finding_dir(lctx_sweep *s, const char *key, char *dir,
       slug[k++] = keep ? ch : '-';
   }
   snprintf(slug + k, sizeof slug - k, "-%08lx", h & 0xfffffffful);
-  int w = snprintf(dir, cap, "%s/findings/%s", s->o->out_dir, slug);
+  int w = snprintf(dir, cap, "%s/findings", s->o->out_dir);
+  /* OUT/findings, then its folder: each a folder of its own, never a
+   * link out of OUT. */
+  bool made = w >= 0 && (size_t)w < cap && lctx_sys_mkdir_in(dir);
+  if (made) {
+    w = snprintf(dir, cap, "%s/findings/%s", s->o->out_dir, slug);
+    made = w >= 0 && (size_t)w < cap && lctx_sys_mkdir_in(dir);
+  }
   lctx_escaped b;
-  if (w < 0 || (size_t)w >= cap || !lctx_sys_mkdir_p(dir)) {
-    fprintf(s->err, "%s: cannot create %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, dir));
+  if (!made) {
+    fprintf(s->err, "%s: cannot create %s: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, dir),
+            w < 0 || (size_t)w >= cap ? strerror(ENAMETOOLONG)
+                                      : lctx_sys_file_error(errno));
     s->results_failed = true;
     return false;
   }
@@ -197,8 +266,8 @@ void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
   json_decref(j);
   if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
     lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write\n", lctx_sweep_who(s),
-            lctx_esc(&b, path));
+    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, path), lctx_sys_file_error(text ? errno : ENOMEM));
     s->results_failed = true;
   }
   free(text);
@@ -211,41 +280,108 @@ static void list_text(char *dst, size_t n, const lctx_sweep_list *l) {
   lctx_sweep_list_text(dst, n, names, l->count);
 }
 
+/* A shell command line into `buf` (`n` bytes): `head` (lctx's own words)
+ * then each of `words` (NULL-terminated) as one shell word, quoted as a
+ * rerun line quotes it; "" when it does not fit. */
+static const char *shell_line(char *buf, size_t n, const char *head,
+                              const char *const *words) {
+  snprintf(buf, n, "%s", head);
+  for (const char *const *w = words; *w; w++) {
+    if ((*w)[0] == ' ') { /* lctx's own word, as it is */
+      size_t at = strlen(buf);
+      snprintf(buf + at, n - at, "%s", *w);
+    } else if (!lctx_rerun_shell_word(buf, n, *w)) {
+      buf[0] = '\0';
+      break;
+    }
+  }
+  return buf;
+}
+
+/* DIR/NAME into `buf`. */
+static const char *in_dir(char *buf, size_t n, const char *dir,
+                          const char *name) {
+  snprintf(buf, n, "%s/%s", dir, name);
+  return buf;
+}
+
+/* A finding's file opened for writing (no link followed); NULL, said, when
+ * it cannot be. */
+static FILE *open_finding_file(lctx_sweep *s, const char *path) {
+  FILE *f = lctx_sys_fopen_in(path, "w");
+  if (!f) {
+    lctx_escaped b;
+    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, path), lctx_sys_file_error(errno));
+    s->results_failed = true;
+  }
+  return f;
+}
+
+/* Closes a finding's file; a failure is said. */
+static void close_finding_file(lctx_sweep *s, FILE *f, const char *path) {
+  bool ok = !ferror(f);
+  if (fclose(f) != 0 || !ok) {
+    lctx_escaped b;
+    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+            lctx_esc(&b, path), strerror(errno ? errno : EIO));
+    s->results_failed = true;
+  }
+}
+
 void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,
                               const lctx_sweep_exports *best,
                               const lctx_sweep_verdict *v, const char *dir) {
   char path[4200], la[256], lb[256];
   snprintf(path, sizeof path, "%s/report.txt", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    s->results_failed = true;
+  FILE *f = open_finding_file(s, path);
+  if (!f)
     return;
-  }
   list_text(la, sizeof la, &e->list);
   list_text(lb, sizeof lb, &best->list);
+  /* Every text from outside lctx (the program's key, detail, names and
+   * versions, the command, the folder) escaped as a terminal shows it;
+   * the commands quoted word by word. */
+  lctx_escaped k, d, p1, l1, p2, l2, jv, jl, c1, c2;
+  char file[4300], line[8192];
+  const char *replay[] = {s->o->command, " --replay",
+                          in_dir(file, sizeof file, dir, "minimized.json"),
+                          NULL};
+  const char *keep[] = {file, " conformance/sweep/regressions/NAME.json", NULL};
+  fprintf(
+      f,
+      "finding: %s\nrow: %s\ndetail: %s\nfound: %s for %s\n"
+      "minimized: %s for %s\njax: %s (jaxlib %s)\n\n"
+      "reproduce (exports the minimized case again and judges it):\n"
+      "  %s\n",
+      lctx_esc(&k, v->key), s->spec->rows[v->row].id, lctx_esc(&d, v->detail),
+      lctx_esc(&p1, lctx_sweep_program_name(s, e)), lctx_esc(&l1, la),
+      lctx_esc(&p2, lctx_sweep_program_name(s, best)), lctx_esc(&l2, lb),
+      lctx_esc(&jv, s->cat.jax_version), lctx_esc(&jl, s->cat.jaxlib_version),
+      lctx_esc(&c1, shell_line(line, sizeof line, "lctx sweep --cmd", replay)));
   fprintf(f,
-          "finding: %s\nrow: %s\ndetail: %s\nfound: %s for %s\n"
-          "minimized: %s for %s\njax: %s (jaxlib %s)\n\n"
-          "reproduce (exports the minimized case again and judges it):\n"
-          "  lctx sweep --cmd '%s' --replay %s/minimized.json\n"
           "keep it as a known defect (make test replays it):\n"
-          "  cp %s/minimized.json conformance/sweep/regressions/NAME.json\n",
-          v->key, s->spec->rows[v->row].id, v->detail,
-          lctx_sweep_program_name(s, e), la, lctx_sweep_program_name(s, best),
-          lb, s->cat.jax_version, s->cat.jaxlib_version, s->o->command, dir,
-          dir);
-  if (best->source)
+          "  %s\n",
+          lctx_esc(&c2, shell_line(line, sizeof line, "cp", keep)));
+  if (best->source) {
+    const char *repro[] = {in_dir(file, sizeof file, dir, "repro.py"), NULL};
+    const char *status[] = {dir, NULL};
     fprintf(f,
             "\nthe minimized program (%zu nodes; found with %zu; "
-            "conformance/sweep/PROGRAMS.md):\n%s\n"
-            "a standalone reproduction (JAX only), when the program wrote "
-            "one:\n  JAX_PLATFORMS=cpu python %s/repro.py\n"
-            "its status in every installed JAX release:\n"
-            "  python3 tools/finding_status.py %s\n",
-            lctx_program_size(best->desc), lctx_program_size(e->desc),
-            best->source, dir, dir);
-  if (fclose(f) != 0)
-    s->results_failed = true;
+            "conformance/sweep/PROGRAMS.md):\n",
+            lctx_program_size(best->desc), lctx_program_size(e->desc));
+    lctx_escape_lines(f, "", best->source);
+    fprintf(f,
+            "\na standalone reproduction (JAX only), when the program wrote "
+            "one:\n  %s\n",
+            lctx_esc(&c1, shell_line(line, sizeof line,
+                                     "JAX_PLATFORMS=cpu python", repro)));
+    fprintf(
+        f, "its status in every installed JAX release:\n  %s\n",
+        lctx_esc(&c2, shell_line(line, sizeof line,
+                                 "python3 tools/finding_status.py", status)));
+  }
+  close_finding_file(s, f, path);
 }
 
 void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
@@ -254,39 +390,45 @@ void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
                              bool has_repro) {
   char path[4200], lb[256];
   snprintf(path, sizeof path, "%s/report.md", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    s->results_failed = true;
+  FILE *f = open_finding_file(s, path);
+  if (!f)
     return;
-  }
   list_text(lb, sizeof lb, &best->list);
   /* What the minimized case showed, when it was run. */
   const char *detail = v->detail;
   for (size_t i = 0; i < best->fail_count; i++)
     if (strcmp(best->fails[i].key, v->key) == 0)
       detail = best->fails[i].detail;
+  lctx_escaped k, jv, jl, l, d, name, c;
+  char file[4300], line[8192];
   fprintf(f,
           "# Multi-platform lowering: %s\n\n"
           "*Draft upstream report for `jax-ml/jax`, written by `lctx "
           "generate` from a generated program (spec row %s); read it, and "
           "edit it, before filing.*\n\n"
           "## Status per JAX release\n\n",
-          v->key, s->spec->rows[v->row].id);
-  if (has_repro)
+          lctx_esc(&k, v->key), s->spec->rows[v->row].id);
+  if (has_repro) {
+    const char *write[] = {in_dir(file, sizeof file, dir, "report.md"), NULL};
     fprintf(f,
-            "`python3 tools/defect_status.py --write %s/report.md` runs the "
+            "`%s` runs the "
             "reproduction under every installed JAX release and writes the "
             "table here (present in A..B, fixed in C).\n\n"
             "<!-- lctx-defect: repro=repro.py -->\n\n",
-            dir);
-  else
+            lctx_esc(&c, shell_line(line, sizeof line,
+                                    "python3 tools/defect_status.py --write",
+                                    write)));
+  } else {
     fprintf(f, "The exporter wrote no standalone reproduction: replay the "
                "case instead (below).\n\n");
+  }
   fprintf(f,
           "## What happens\n\n"
           "With JAX %s (jaxlib %s), `jax.export.export(jax.jit(main), "
           "platforms=%s)` of the program below: %s\n\n",
-          s->cat.jax_version, s->cat.jaxlib_version, lb, detail);
+          lctx_esc(&jv, s->cat.jax_version),
+          lctx_esc(&jl, s->cat.jaxlib_version), lctx_esc(&l, lb),
+          lctx_esc(&d, detail));
   if (has_repro)
     fprintf(f, "## Reproduction (JAX only)\n\n"
                "`JAX_PLATFORMS=cpu python repro.py` (beside this report) "
@@ -295,11 +437,15 @@ void lctx_sweep_record_draft(lctx_sweep *s, const lctx_sweep_exports *e,
   fprintf(f,
           "## The program\n\n"
           "In lctx's program format (conformance/sweep/PROGRAMS.md), %zu "
-          "nodes, minimized from %zu (%s):\n\n```\n%s```\n\n"
-          "Replay it through lctx: `lctx sweep --cmd '%s' --replay "
-          "%s/minimized.json`.\n",
+          "nodes, minimized from %zu (%s):\n\n```\n",
           lctx_program_size(best->desc), lctx_program_size(e->desc),
-          lctx_sweep_program_name(s, e), best->source, s->o->command, dir);
-  if (fclose(f) != 0)
-    s->results_failed = true;
+          lctx_esc(&name, lctx_sweep_program_name(s, e)));
+  lctx_escape_lines(f, "", best->source ? best->source : "");
+  const char *replay[] = {s->o->command, " --replay",
+                          in_dir(file, sizeof file, dir, "minimized.json"),
+                          NULL};
+  fprintf(
+      f, "```\n\nReplay it through lctx: `%s`.\n",
+      lctx_esc(&c, shell_line(line, sizeof line, "lctx sweep --cmd", replay)));
+  close_finding_file(s, f, path);
 }

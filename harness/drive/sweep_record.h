@@ -17,10 +17,25 @@
 
 struct json_t; /* jansson's */
 
-/// The keys of the failures every `*.json` case file of `dir` expects (a
-/// missing folder has none). False with the file named on `err`.
-bool lctx_sweep_record_keys(const char *dir, char (**keys)[LCTX_SWEEP_KEY_MAX],
-                            size_t *n, FILE *err);
+/// The most bytes of one --known case file (a larger one is refused).
+#define LCTX_SWEEP_KNOWN_FILE_MAX ((size_t)16 << 20)
+/// The most bytes of the --known case files in all (more is refused).
+#define LCTX_SWEEP_KNOWN_TOTAL_MAX ((size_t)64 << 20)
+/// The most known keys kept (those beyond are left out, said, and
+/// recorded in report.json's "caps_hit").
+#define LCTX_SWEEP_KNOWN_KEYS_MAX 100000
+
+/// The keys of the failures the --known case file `dir`, or every `*.json`
+/// case file of the folder `dir`, expects. A missing `dir` is an error
+/// unless it is `missing_ok` (the default folder: no known defects), and
+/// so is anything but a folder or a regular file, a case file that cannot
+/// be read (over LCTX_SWEEP_KNOWN_FILE_MAX bytes, not a case file), or
+/// case files of more than LCTX_SWEEP_KNOWN_TOTAL_MAX bytes in all: false
+/// with the file named on `err`. Keys beyond LCTX_SWEEP_KNOWN_KEYS_MAX are
+/// left out, said on `err` and recorded in `rep`.
+bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
+                            char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+                            lctx_conform_report *rep, FILE *err);
 
 /// Points `c` at the answers of `e` (its lists through `names` and
 /// `rnames`); cpu alone is the ("cpu",) answer when there is one and no

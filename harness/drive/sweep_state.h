@@ -65,6 +65,8 @@ typedef struct lctx_sweep {
   bool *reached; ///< per cat.primitives entry (sorted)
   lctx_conform_report *rep;
   size_t resumed, finding_count;
+  /// Finding folders in OUT/findings, and findings beyond the cap.
+  size_t findings_kept, findings_dropped;
   size_t total_cases, done_cases; ///< of this run's plan, for the live line
   /// The cases done (by plan index), from results.jsonl and this run.
   bool *done;
@@ -81,7 +83,13 @@ typedef struct lctx_sweep {
   /// operations (program.h).
   bool features[LCTX_PROG_FEATURE_COUNT];
   bool *ops;
-  FILE *results;
+  /// OUT/results.jsonl, each line sealed (seal.h; sweep_resume.h), and
+  /// its run id; whether an earlier run's lines were verified and resumed,
+  /// whether the file was found as written at the end, or altered.
+  struct lctx_seal_writer *results;
+  char run_id[33];
+  bool results_verified, results_checked, results_altered;
+  double next_seal; ///< when the seal file is next replaced
   bool results_failed, progress;
   double start, next_progress;
 } lctx_sweep;

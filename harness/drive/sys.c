@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,17 +50,133 @@ bool lctx_sys_is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool lctx_sys_write_file(const char *path, const void *data, size_t size) {
-  FILE *f = fopen(path, "wb");
-  if (!f)
+/* The errno lctx_sys_open_file gives for a file of MODE that is not a
+ * regular one. */
+static int not_regular_errno(mode_t mode) {
+  if (S_ISLNK(mode))
+    return ELOOP;
+  if (S_ISDIR(mode))
+    return EISDIR;
+  if (S_ISFIFO(mode))
+    return ESPIPE;
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return ENODEV;
+  return ENXIO;
+}
+
+int lctx_sys_open_file(const char *path, int flags, bool follow) {
+  bool truncate = (flags & O_TRUNC) != 0;
+  int fd = open(path,
+                (flags & ~O_TRUNC) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                    (follow ? 0 : O_NOFOLLOW),
+                0666);
+  struct stat st;
+  if (fd < 0) {
+    int e = errno;
+    /* A FIFO without a reader (ENXIO), a socket, a link: say which. */
+    if ((follow ? stat(path, &st) : lstat(path, &st)) == 0 &&
+        !S_ISREG(st.st_mode))
+      e = not_regular_errno(st.st_mode);
+    errno = e;
+    return -1;
+  }
+  int e = 0;
+  if (fstat(fd, &st) != 0)
+    e = errno;
+  else if (!S_ISREG(st.st_mode))
+    e = not_regular_errno(st.st_mode);
+  else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+           (truncate && ftruncate(fd, 0) != 0))
+    e = errno;
+  if (e) {
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+/* FILE streams over lctx_sys_open_file. */
+static FILE *open_stream(const char *path, const char *mode, bool follow) {
+  int flags = mode[0] == 'w'   ? O_WRONLY | O_CREAT | O_TRUNC
+              : mode[0] == 'a' ? O_WRONLY | O_CREAT | O_APPEND
+                               : O_RDONLY;
+  int fd = lctx_sys_open_file(path, flags, follow);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, mode[0] == 'w' ? "w" : mode[0] == 'a' ? "a" : "r");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}
+
+FILE *lctx_sys_fopen_in(const char *path, const char *mode) {
+  return open_stream(path, mode, false);
+}
+
+FILE *lctx_sys_fopen_input(const char *path) {
+  return open_stream(path, "r", true);
+}
+
+const char *lctx_sys_file_error(int errnum) {
+  switch (errnum) {
+  case ELOOP:
+    return "a symbolic link, not followed (lctx writes and reads its "
+           "folders' files themselves, never through a link)";
+  case EISDIR:
+    return "not a regular file (a folder)";
+  case ESPIPE:
+    return "not a regular file (a FIFO)";
+  case ENODEV:
+    return "not a regular file (a device)";
+  case ENXIO:
+    return "not a regular file (a socket)";
+  default:
+    return strerror(errnum ? errnum : EIO);
+  }
+}
+
+bool lctx_sys_mkdir_in(const char *path) {
+  if (mkdir(path, 0777) == 0)
+    return true;
+  if (errno != EEXIST)
     return false;
-  bool ok = fwrite(data, 1, size, f) == size;
-  return fclose(f) == 0 && ok;
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return false;
+  if (S_ISDIR(st.st_mode))
+    return true;
+  errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+  return false;
+}
+
+bool lctx_sys_write_file(const char *path, const void *data, size_t size) {
+  int fd = lctx_sys_open_file(path, O_WRONLY | O_CREAT | O_TRUNC, false);
+  if (fd < 0)
+    return false;
+  const char *p = data;
+  size_t done = 0;
+  while (done < size) {
+    ssize_t w = write(fd, p + done, size - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      int e = w < 0 ? errno : EIO;
+      close(fd);
+      errno = e;
+      return false;
+    }
+    done += (size_t)w;
+  }
+  return close(fd) == 0;
 }
 
 size_t lctx_sys_read_tail(const char *path, char *buf, size_t cap) {
   buf[0] = '\0';
-  FILE *f = fopen(path, "rb");
+  FILE *f = lctx_sys_fopen_in(path, "r");
   if (!f)
     return 0;
   long keep = (long)cap - 1;
@@ -291,30 +408,168 @@ double lctx_sys_resident_bytes_at(int fd) {
   return (double)field[1] * (double)sysconf(_SC_PAGESIZE);
 }
 
-/* The one flag a signal handler may set: process-wide by nature. */
-static volatile sig_atomic_t g_interrupted;
+/* The first signal that asked lctx to stop (0: none): process-wide by
+ * nature, the one thing the handler sets. */
+static volatile sig_atomic_t g_signal;
+/* The actions the fault signals had, for a fault of lctx's own. */
+static struct sigaction g_old[LCTX_SYS_SIGNALS];
+/* Whether lctx is catching (then a fork's child starts with defaults). */
+static volatile sig_atomic_t g_catching;
 
-static void on_interrupt(int sig) {
-  (void)sig;
-  g_interrupted = 1;
+/* The signals that end a process by default and that a fault of the
+ * process itself raises too. */
+static bool is_fault(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+         sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+}
+
+/* Whether lctx takes `sig` over: every signal whose default ends the
+ * process but SIGKILL; not SIGSTOP (it cannot be caught), the job control
+ * stops, SIGCHLD, SIGCONT, SIGURG or SIGWINCH (they do not end it). */
+static bool is_taken(int sig) {
+  switch (sig) {
+  case SIGHUP:
+  case SIGINT:
+  case SIGQUIT:
+  case SIGUSR1:
+  case SIGUSR2:
+  case SIGALRM:
+  case SIGTERM:
+  case SIGVTALRM:
+  case SIGPROF:
+  case SIGXCPU:
+  case SIGXFSZ:
+  case SIGIO:
+#ifdef SIGPWR
+  case SIGPWR:
+#endif
+#ifdef SIGSTKFLT
+  case SIGSTKFLT:
+#endif
+    return true;
+  default:
+    return is_fault(sig) || (sig >= SIGRTMIN && sig <= SIGRTMAX);
+  }
+}
+
+static void defaults_in_child(void);
+
+static void register_atfork(void) {
+  (void)pthread_atfork(NULL, NULL, defaults_in_child);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *context) {
+  /* A fault of lctx's own (the kernel's si_code > 0) or its own raise()
+   * or abort() (SI_TKILL from itself, which no other process can send):
+   * the action it had. */
+  if (is_fault(sig) && info &&
+      (info->si_code > 0 ||
+       (info->si_code == SI_TKILL && info->si_pid == getpid()))) {
+    struct sigaction *old = &g_old[sig];
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction != on_signal) {
+      old->sa_sigaction(sig, info, context);
+      return;
+    }
+    if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+        old->sa_handler != SIG_IGN) {
+      old->sa_handler(sig);
+      return;
+    }
+    signal(sig, SIG_DFL);
+    if (info->si_code <= 0)
+      raise(sig); /* delivered when this returns */
+    return;       /* a fault faults again, now with the default action */
+  }
+  if (!g_signal)
+    g_signal = sig;
+}
+
+/* In the child of a fork: the signals as a fresh process has them. */
+static void defaults_in_child(void) {
+  if (!g_catching)
+    return;
+  g_catching = 0;
+  for (int sig = 1; sig < LCTX_SYS_SIGNALS && sig <= SIGRTMAX; sig++) {
+    if (is_taken(sig) || sig == SIGPIPE)
+      signal(sig, SIG_DFL);
+  }
 }
 
 void lctx_sys_catch_interrupts(lctx_sys_interrupts *saved) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  (void)pthread_once(&once, register_atfork);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_interrupt;
-  g_interrupted = 0;
-  sigaction(SIGINT, &sa, &saved->old_int);
-  sigaction(SIGTERM, &sa, &saved->old_term);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigfillset(&sa.sa_mask);
+  g_signal = 0;
+  memset(saved->taken, 0, sizeof saved->taken);
+  for (int sig = 1; sig < LCTX_SYS_SIGNALS && sig <= SIGRTMAX; sig++) {
+    if (!is_taken(sig) && sig != SIGPIPE)
+      continue;
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    saved->taken[sig] =
+        sigaction(sig, sig == SIGPIPE ? &ignore : &sa, &saved->old[sig]) == 0;
+    if (saved->taken[sig])
+      g_old[sig] = saved->old[sig];
+  }
+  g_catching = 1;
 }
 
 bool lctx_sys_interrupted(void) {
-  return g_interrupted != 0;
+  return g_signal != 0;
+}
+
+int lctx_sys_interrupt_signal(void) {
+  return (int)g_signal;
+}
+
+const char *lctx_sys_signal_name(int sig, char *buf, size_t cap) {
+  static const struct {
+    int sig;
+    const char *name;
+  } names[] = {
+      {SIGHUP, "SIGHUP"},       {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},
+      {SIGILL, "SIGILL"},       {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},
+      {SIGBUS, "SIGBUS"},       {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"},
+      {SIGUSR1, "SIGUSR1"},     {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGCHLD, "SIGCHLD"},     {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"},
+      {SIGTSTP, "SIGTSTP"},     {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},
+      {SIGURG, "SIGURG"},       {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+      {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"},
+      {SIGIO, "SIGIO"},         {SIGSYS, "SIGSYS"},
+#ifdef SIGPWR
+      {SIGPWR, "SIGPWR"},
+#endif
+#ifdef SIGSTKFLT
+      {SIGSTKFLT, "SIGSTKFLT"},
+#endif
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (names[i].sig == sig) {
+      snprintf(buf, cap, "%s", names[i].name);
+      return buf;
+    }
+  }
+  if (sig == SIGRTMIN || sig == SIGRTMAX)
+    snprintf(buf, cap, "SIGRTM%s", sig == SIGRTMIN ? "IN" : "AX");
+  else if (sig > SIGRTMIN && sig < SIGRTMAX)
+    snprintf(buf, cap, "SIGRTMIN+%d", sig - SIGRTMIN);
+  else
+    snprintf(buf, cap, "signal %d", sig);
+  return buf;
 }
 
 void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved) {
-  sigaction(SIGINT, &saved->old_int, NULL);
-  sigaction(SIGTERM, &saved->old_term, NULL);
+  g_catching = 0;
+  for (int sig = 1; sig < LCTX_SYS_SIGNALS; sig++) {
+    if (saved->taken[sig])
+      sigaction(sig, &saved->old[sig], NULL);
+  }
 }
 
 void lctx_sys_reader_init(lctx_sys_reader *r, int fd, uint8_t *buf,

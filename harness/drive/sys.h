@@ -2,12 +2,14 @@
  * sys.h - what the drive layer asks of the operating system.
  *
  * Owns the clock, memory for a command's state, files and directories (kinds,
- * writing a whole file, reading the end of a log, listing a directory, creating
- * directory paths), the default locations of the spec table and the conformance
- * cases, and catching Ctrl-C (SIGINT, SIGTERM) as a request to stop (child
- * processes are peer.h's). Reading a whole file is
- * core/base/file.h's. Also removing a directory tree, and signalling the
- * processes whose environment carries a mark (what a child left running).
+ * the one way lctx opens a file of its folders: never through a link, a
+ * regular file only, never blocking; writing a whole file, reading the end of
+ * a log, listing a directory, creating directory paths), the default locations
+ * of the spec table and the conformance cases, and catching Ctrl-C (SIGINT,
+ * SIGTERM) and every other signal a process may send as a request to stop
+ * (child processes are peer.h's). Reading a whole file is core/base/file.h's.
+ * Also removing a directory tree, and signalling the processes whose
+ * environment carries a mark (what a child left running).
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
@@ -35,9 +37,41 @@ bool lctx_sys_is_dir(const char *path);
 /// Whether `path` is a regular file (links followed).
 bool lctx_sys_is_file(const char *path);
 
-/// Writes `size` bytes to `path`, created or truncated. Returns false when
-/// they cannot all be written.
+/// Writes `size` bytes to `path`, created or truncated, opened as
+/// lctx_sys_open_file opens it (no link followed, a regular file only).
+/// Returns false, with errno set, when they cannot all be written.
 bool lctx_sys_write_file(const char *path, const void *data, size_t size);
+
+/// Opens `path` as lctx opens every file it writes or reads back in its
+/// own folders: with O_CLOEXEC and O_NOCTTY, a symbolic link as its last
+/// name never followed (unless `follow`: an input file the user named),
+/// and what is opened must be a regular file. `flags` are open(2)'s
+/// (O_RDONLY; O_WRONLY | O_CREAT, with O_TRUNC or O_APPEND); O_TRUNC is
+/// applied only once the file is known to be a regular one. The open never
+/// blocks (a FIFO is opened with O_NONBLOCK, then refused). Returns the
+/// descriptor (blocking again), or -1 with errno set: ELOOP for a link,
+/// EISDIR for a folder, ESPIPE for a FIFO, ENODEV for a device, ENXIO for a
+/// socket; lctx_sys_file_error says each in words.
+int lctx_sys_open_file(const char *path, int flags, bool follow);
+
+/// lctx_sys_open_file as a stream: `mode` is "r", "w" or "a" (a "b" is
+/// ignored), links not followed. NULL with errno set.
+FILE *lctx_sys_fopen_in(const char *path, const char *mode);
+
+/// lctx_sys_open_file for reading an input file the user named: a link
+/// followed, a regular file only, never blocking. NULL with errno set.
+FILE *lctx_sys_fopen_input(const char *path);
+
+/// The reason for `errnum` after lctx_sys_open_file: its own errors in
+/// words ("a symbolic link, not followed", "not a regular file (a FIFO)"),
+/// strerror's otherwise.
+const char *lctx_sys_file_error(int errnum);
+
+/// Creates the folder `path` inside a folder lctx writes (a finding's
+/// folder), its parent being there already: an existing folder is fine, a
+/// link or anything else in its place is not (false, errno ELOOP or
+/// ENOTDIR).
+bool lctx_sys_mkdir_in(const char *path);
 
 /// Reads the last `cap` - 1 bytes of `path` (all of it when shorter) into
 /// `buf`, NUL-terminated: the end of a log that keeps growing. Returns the
@@ -114,20 +148,42 @@ int lctx_sys_statm_open(pid_t pid);
 /// lctx_sys_statm_open, or 0 when it cannot be read.
 double lctx_sys_resident_bytes_at(int fd);
 
-/// The actions SIGINT and SIGTERM had before lctx_sys_catch_interrupts.
+/// The signals lctx_sys_catch_interrupts takes over, numbered 1 to 64.
+#define LCTX_SYS_SIGNALS 65
+
+/// The actions the signals had before lctx_sys_catch_interrupts.
 typedef struct lctx_sys_interrupts {
-  struct sigaction old_int, old_term;
+  struct sigaction old[LCTX_SYS_SIGNALS];
+  bool taken[LCTX_SYS_SIGNALS];
 } lctx_sys_interrupts;
 
-/// From now on SIGINT and SIGTERM do not end the process: they make
-/// lctx_sys_interrupted() true. Clears an earlier interruption and keeps
-/// the actions they had in `saved`.
+/// From now on no signal that another process may send (a child of
+/// lctx's included) ends the process: SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+/// SIGPWR, SIGIO, SIGSTKFLT and the real-time signals make
+/// lctx_sys_interrupted() true (a request to stop, as Ctrl-C); so do
+/// SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP and SIGSYS when
+/// another process sent them (a fault of lctx's own, or its own abort(),
+/// goes to the action they had, a sanitizer's included); SIGPIPE is
+/// ignored (a write to a closed pipe fails with EPIPE). SIGKILL and SIGSTOP
+/// cannot be caught; SIGTSTP, SIGTTIN and SIGTTOU keep their job control
+/// (a stop from outside is the guard's to undo: guard.h). A process forked
+/// meanwhile starts with these signals at their defaults. Clears an
+/// earlier interruption and keeps the actions they had in `saved`.
 void lctx_sys_catch_interrupts(lctx_sys_interrupts *saved);
 
-/// Whether SIGINT or SIGTERM arrived since lctx_sys_catch_interrupts.
+/// Whether one of those signals arrived since lctx_sys_catch_interrupts.
 bool lctx_sys_interrupted(void);
 
-/// Gives SIGINT and SIGTERM back the actions kept in `saved`.
+/// The first signal that arrived since lctx_sys_catch_interrupts (0:
+/// none).
+int lctx_sys_interrupt_signal(void);
+
+/// The name of signal `sig` ("SIGHUP", "SIGRTMIN+3", "signal 99") in
+/// `buf`; returns `buf`.
+const char *lctx_sys_signal_name(int sig, char *buf, size_t cap);
+
+/// Gives the signals back the actions kept in `saved`.
 void lctx_sys_release_interrupts(const lctx_sys_interrupts *saved);
 
 /// A reader of a child's input stream, many records a read: the

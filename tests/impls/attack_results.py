@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""An implementation under test that forges lctx's results: on its first
+case it appends COUNT forged "pass" lines to the file named by
+$ATTACK_RESULTS_TARGET (the results.jsonl of the run: the test hands it the
+path a child could find through its working directory or /proc), then
+answers as if nothing happened. Over the
+process protocol it is the example implementation
+(conformance/examples/python/lctx_example.py); with --sweep, the fake
+exporter of tests/sweep_fake.py (its options follow --sweep).
+
+Usage: ATTACK_RESULTS_TARGET=PATH attack_results.py COUNT [--sweep
+       [OPTIONS...]]
+Used by tests/test_holds_resume.sh.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def forge(target, count, sweep):
+    lines = []
+    for k in range(count):
+        if sweep:
+            line = {"case": k, "program": "bad/complete",
+                    "platforms": ["cpu", "cuda"],
+                    "verdicts": [{"row": "SW-001", "verdict": "pass",
+                                  "key": "", "detail": ""}],
+                    "primitives": ["add"], "outcome": "ok"}
+        else:
+            line = {"case": k, "source": "random", "name": "forged",
+                    "row": "BS-001", "verdict": "pass"}
+        lines.append(json.dumps(line, separators=(",", ":")) + "\n")
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+    except OSError:
+        return  # unreachable: nothing forged
+    os.write(fd, "".join(lines).encode())
+    os.close(fd)
+
+
+def serve_conform(hit):
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "conformance",
+                                    "examples", "python"))
+    import lctx_example  # noqa: E402
+    from example_wrap import OPERATIONS  # noqa: E402
+    cases = 0
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("lctx") == "hello":
+            print(json.dumps({"protocol": 1, "name": "attack-results",
+                              "version": "1", "operations": OPERATIONS}),
+                  flush=True)
+            continue
+        if request.get("lctx") == "bye":
+            return
+        results = []
+        for case in request["cases"]:
+            cases += 1
+            if cases == 1:
+                hit()
+            results.append(lctx_example.run_case(case))
+        print(json.dumps({"id": request["id"], "results": results}),
+              flush=True)
+
+
+def serve_sweep(hit, options):
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import sweep_fake  # noqa: E402
+    answer = sweep_fake.answer
+    calls = [0]
+
+    def forging_answer(program, platforms):
+        calls[0] += 1
+        if calls[0] == 1:
+            hit()
+        return answer(program, platforms)
+
+    sweep_fake.answer = forging_answer
+    sys.argv = [sys.argv[0]] + options
+    return sweep_fake.main()
+
+
+def main():
+    target = os.environ.get("ATTACK_RESULTS_TARGET", "")
+    count = int(sys.argv[1])
+    rest = sys.argv[2:]
+    sys.path.insert(0, HERE)
+    sweep = rest[:1] == ["--sweep"]
+
+    def hit():
+        forge(target, count, sweep)
+
+    if sweep:
+        return serve_sweep(hit, rest[1:])
+    serve_conform(hit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

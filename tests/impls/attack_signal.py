@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""An implementation under test that attacks lctx itself: on its 3rd case
+it sends a signal to the lctx that runs it, then answers as if nothing
+happened. Over the process protocol it is the example implementation
+(conformance/examples/python/lctx_example.py); with --sweep, the fake
+exporter of tests/sweep_fake.py (its options follow --sweep).
+
+Usage: attack_signal.py SIGNAL LCTX WORD SENT [--sweep [OPTIONS...]]
+  SIGNAL  a signal's name without SIG (HUP, USR1, RTMIN, STOP, ...)
+  LCTX    lctx's program (its path, as lctx's argv[0] names it)
+  WORD    a word of that lctx's command line no other run has (its report
+          folder): only that lctx is attacked, never another test's
+  SENT    a file the attack writes: "sent PID" once the signal went to
+          lctx, or "unreachable" when no lctx could be found or signalled
+lctx is found as its parent (getppid()) and, since a child may run under
+a shell, in a PID namespace of its own (getppid() is then 0) or under
+another parent, by a scan of /proc for a process whose argv[0] is LCTX and
+whose command line holds WORD. Used by tests/test_holds_signals.sh.
+"""
+import json
+import os
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def is_lctx(pid, lctx, word):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return (len(argv) > 1 and os.path.basename(argv[0]) ==
+            os.path.basename(lctx).encode() and word.encode() in argv[1:])
+
+
+def attack(name, lctx, word, sent):
+    sig = getattr(signal, "SIG" + name)
+    candidates = [os.getppid()]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            candidates.append(int(entry))
+    for pid in candidates:
+        if pid > 1 and pid != os.getpid() and is_lctx(pid, lctx, word):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                continue
+            with open(sent, "w") as f:
+                f.write("sent %d\n" % pid)
+            return
+    with open(sent, "w") as f:
+        f.write("unreachable\n")
+
+
+def serve_conform(hit):
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "conformance",
+                                    "examples", "python"))
+    import lctx_example  # noqa: E402
+    from example_wrap import OPERATIONS  # noqa: E402
+    cases = 0
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("lctx") == "hello":
+            print(json.dumps({"protocol": 1, "name": "attack-signal",
+                              "version": "1", "operations": OPERATIONS}),
+                  flush=True)
+            continue
+        if request.get("lctx") == "bye":
+            return
+        results = []
+        for case in request["cases"]:
+            cases += 1
+            if cases == 3:
+                hit()
+            results.append(lctx_example.run_case(case))
+        print(json.dumps({"id": request["id"], "results": results}),
+              flush=True)
+
+
+def serve_sweep(hit, options):
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import sweep_fake  # noqa: E402
+    answer = sweep_fake.answer
+    calls = [0]
+
+    def attacking_answer(program, platforms):
+        calls[0] += 1
+        if calls[0] == 3:
+            hit()
+        return answer(program, platforms)
+
+    sweep_fake.answer = attacking_answer
+    sys.argv = [sys.argv[0]] + options
+    return sweep_fake.main()
+
+
+def main():
+    name, lctx, word, sent = sys.argv[1:5]
+    rest = sys.argv[5:]
+    sys.path.insert(0, HERE)
+
+    def hit():
+        attack(name, lctx, word, sent)
+
+    if rest[:1] == ["--sweep"]:
+        return serve_sweep(hit, rest[1:])
+    serve_conform(hit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

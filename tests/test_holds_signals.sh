@@ -1,0 +1,192 @@
+#!/bin/sh
+# test_holds_signals.sh - what a child can do to lctx itself, for `lctx
+# conform` (a program over the process protocol) and `lctx sweep` (a fake
+# exporter), with tests/impls/attack_signal.py, which on its 3rd case sends
+# a signal to the lctx that runs it (found as its parent or through /proc):
+#   1. every signal that ends a process by default and can be caught
+#      (SIGHUP, SIGUSR1, ..., a fault signal sent with kill, a real-time
+#      one) is a clean stop: exit 1, "result: INTERRUPTED", the signal
+#      named in the summary and in report.json ("stopped_by"), report.json
+#      whole (before: lctx died of the signal, no summary, no report);
+#      SIGPIPE is ignored: the run ends as it would have;
+#   2. SIGSTOP, SIGTSTP, SIGTTIN and SIGTTOU (the turn-2 attack: a worker
+#      stops its parent) do not hold the run: it completes, and the summary
+#      and report.json ("lctx_stops_continued") say lctx was stopped and
+#      continued (before: lctx stayed stopped until killed);
+#   3. SIGKILL of lctx mid-run leaves none of the daemons its
+#      implementation started (before: every one outlived lctx);
+#   4. processes left behind (hostile_plugin's daemon mode) are counted in
+#      report.json ("processes_left_behind_killed" >= 1) and the summary
+#      where they share lctx's PID namespace; a clean run counts 0 and says
+#      nothing.
+# Where the implementation cannot reach lctx (a PID namespace of its own:
+# the attack finds no lctx and says "unreachable"), the run must simply end
+# as it would have.
+# Usage: test_holds_signals.sh LCTX HOSTILE_PLUGIN SOURCE_DIR
+set -u
+LCTX=$1
+PLUGIN=$2
+SRC=$3
+. "$(dirname -- "$0")/lib.sh"
+ATTACK="$PY $SRC/tests/impls/attack_signal.py"
+none=$tmp/no-known # no known defects
+mkdir "$none"
+
+# attack MODE SIGNAL: lctx MODE (conform or sweep) against the attack; the
+# output in $tmp/MODE-SIGNAL.out, the exit code in $rc, what the attack did
+# in $sent ("sent PID" or "unreachable").
+attack() {
+  dir=$tmp/$1-$2
+  case $1 in
+  conform)
+    timeout -s KILL 120 "$LCTX" conform --no-domain --random 30 --quiet \
+      --cmd "$ATTACK $2 $LCTX $dir $dir.sent" --report-dir "$dir" \
+      >"$dir.out" 2>&1
+    ;;
+  sweep)
+    timeout -s KILL 120 "$LCTX" sweep --known "$none" --lists 3 --quiet \
+      --cmd "$ATTACK $2 $LCTX $dir $dir.sent --sweep --only-kind good" \
+      --out "$dir" >"$dir.out" 2>&1
+    ;;
+  esac
+  rc=$?
+  sent=$(cat "$dir.sent" 2>/dev/null || echo "not attacked")
+}
+
+# report MODE-SIGNAL KEY: a top-level field of its report.json ("broken"
+# when it does not parse).
+report() {
+  "$PY" -c 'import json,sys
+print(json.load(open(sys.argv[1] + "/report.json")).get(sys.argv[2]))' \
+    "$tmp/$1" "$2" 2>/dev/null || echo broken
+}
+
+# normal NAME: the run ended as without the attack: exit 0, PASS.
+normal() {
+  [ "$rc" = 0 ] || fail "$1: exit $rc, want 0: $(tail -3 "$tmp/$1.out")"
+  grep -q 'PASS' "$tmp/$1.out" || fail "$1: no PASS: $(tail -1 "$tmp/$1.out")"
+  [ "$(report "$1" interrupted)" = False ] ||
+    fail "$1: report.json missing or interrupted"
+}
+
+# 1. Signals that ask lctx to stop.
+for mode in conform sweep; do
+  for sig in HUP INT QUIT USR1 USR2 ALRM TERM VTALRM PROF XCPU XFSZ PWR IO \
+    SEGV BUS FPE ILL ABRT TRAP SYS RTMIN RTMAX PIPE; do
+    attack $mode $sig
+    name=$mode-$sig
+    case $sent in
+    sent*) ;;
+    unreachable)
+      normal "$name"
+      continue
+      ;;
+    *) fail "$name: the attack did not run (rc $rc): $(tail -3 "$tmp/$name.out")" ;;
+    esac
+    if [ $sig = PIPE ]; then
+      normal "$name"
+      continue
+    fi
+    [ "$rc" = 1 ] || fail "$name: exit $rc, want 1 (a clean stop)"
+    grep -q 'INTERRUPTED' "$tmp/$name.out" ||
+      fail "$name: the summary does not say the run was stopped"
+    grep -q "^stopped by SIG$sig" "$tmp/$name.out" ||
+      fail "$name: the summary does not name SIG$sig"
+    [ "$(report "$name" interrupted)" = True ] ||
+      fail "$name: report.json missing, broken or not interrupted"
+    [ "$(report "$name" stopped_by)" = "SIG$sig" ] ||
+      fail "$name: report.json's stopped_by is $(report "$name" stopped_by)"
+  done
+done
+
+# 2. Stops: the run completes, the stop is said.
+for mode in conform sweep; do
+  for sig in STOP TSTP TTIN TTOU; do
+    attack $mode $sig
+    name=$mode-$sig
+    normal "$name"
+    case $sent in
+    sent*)
+      grep -q '^lctx was stopped 1 time by a signal from outside and continued' \
+        "$tmp/$name.out" || fail "$name: the stop is not said"
+      [ "$(report "$name" lctx_stops_continued)" = 1 ] ||
+        fail "$name: lctx_stops_continued is $(report "$name" lctx_stops_continued)"
+      ;;
+    unreachable) ;;
+    *) fail "$name: the attack did not run" ;;
+    esac
+  done
+done
+
+mkdir "$tmp/cases"
+for i in 1 2 3; do
+  printf 'lctx-case 1\nfactory "cpu" priority=0 loud client\njax_platform_name "HOSTILE"\nnvidia_gpu hidden\nop get_backend "tpu"\n' \
+    >"$tmp/cases/$i.case"
+done
+
+# 3. SIGKILL of lctx: the daemons its implementation started die too. They
+# are forks of lctx's worker: their command line is lctx's, which names
+# $tmp/killed (zombies have none). Whether the daemons' pids (as the plugin
+# sees them) are this machine's says whether the plugin ran in a PID
+# namespace of its own.
+left() {
+  for f in /proc/[0-9]*/cmdline; do
+    { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "$tmp/killed" &&
+      echo "${f%/cmdline}"
+  done
+}
+LCTX_HOSTILE_PIDS=$tmp/pids LCTX_HOSTILE=daemon "$LCTX" conform \
+  --impl "$PLUGIN" --random 100000000 --cases "$tmp/cases" --quiet \
+  --report-dir "$tmp/killed" >"$tmp/killed.out" 2>&1 &
+pid=$!
+n=0
+while [ "$(cat "$tmp/pids" 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 300 ]; do
+  sleep 0.1
+  n=$((n + 1))
+done
+[ "$(cat "$tmp/pids" 2>/dev/null | wc -l)" -ge 3 ] ||
+  fail "killed: no daemon was started"
+visible=no
+for p in $(cat "$tmp/pids" 2>/dev/null); do
+  { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -q -- "$tmp/killed" &&
+    visible=yes
+done
+sleep 0.5 # the guard notes them
+kill -KILL $pid
+wait $pid 2>/dev/null
+n=0
+while [ -n "$(left)" ] && [ $n -lt 150 ]; do
+  sleep 0.1
+  n=$((n + 1))
+done
+[ -z "$(left)" ] || fail "killed: processes outlived lctx: $(left)"
+
+# 4. Left-behind processes counted (where the daemons share lctx's PID
+# namespace: it is they that lctx kills); none in a clean run.
+LCTX_HOSTILE=daemon "$LCTX" conform --impl "$PLUGIN" --no-domain \
+  --random 20 --cases "$tmp/cases" --quiet --report-dir "$tmp/daemon" \
+  >"$tmp/daemon.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "daemon: exit $rc"
+n=$(report daemon processes_left_behind_killed)
+case $n in
+[0-9]*) ;;
+*) fail "daemon: processes_left_behind_killed is $n" ;;
+esac
+if [ $visible = yes ]; then
+  [ "$n" -ge 1 ] 2>/dev/null ||
+    fail "daemon: processes_left_behind_killed is $n, want >= 1"
+  grep -q '^processes left behind by children: [1-9]' "$tmp/daemon.out" ||
+    fail "daemon: the summary does not say the processes left behind"
+fi
+[ "$(report conform-PIPE processes_left_behind_killed)" = 0 ] ||
+  fail "a clean run: processes_left_behind_killed is not 0"
+grep -q 'processes left behind\|lctx was stopped' "$tmp/conform-PIPE.out" &&
+  fail "a clean run speaks of processes left behind or stops"
+
+reached=$(cat "$tmp"/*.sent 2>/dev/null | grep -c '^sent')
+unreachable=$(cat "$tmp"/*.sent 2>/dev/null | grep -c '^unreachable')
+echo "test_holds_signals: $reached attacks reached lctx, $unreachable could not" \
+  "(a PID namespace of the implementation's own); daemons visible: $visible"
+finish_failures "test_holds_signals: "
+echo "test_holds_signals: all checks hold"
