@@ -158,7 +158,7 @@ hold_lock "$tmp/held" "the other campaign"
 rc=$?
 release_lock
 [ "$rc" -eq 2 ] || fail "held campaign folder: exited $rc, want 2"
-grep -q "is in use by another campaign (the other campaign)" "$tmp/held.txt" ||
+grep -q "is in use by another run (the other campaign)" "$tmp/held.txt" ||
   fail "held campaign folder: the holder is not named: $(cat "$tmp/held.txt")"
 
 if [ "$failures" -ne 0 ]; then

@@ -10,12 +10,16 @@
 #      dropped, said, and their cases run (before: taken, PASS on cases
 #      never judged); a sealed line changed is refused as an alteration;
 #   c. an exporter that appends forged "pass" lines to OUT/results.jsonl
-#      during the run makes it an ERROR, exit 2, naming the alteration, no
-#      report.json (before: PASS); a later resume drops the forged lines;
+#      during the run: refused (OUT is read-only to an isolated exporter),
+#      or, where it lands, the run is an ERROR, exit 2, no report.json
+#      (before: PASS); c2: another process that appends during the run
+#      makes it an ERROR naming the alteration, and a later resume drops
+#      the forged lines;
 #   d. the same for conform's results.jsonl and a process implementation
 #      (before: PASS, and results.jsonl disagreed with report.json);
 #   e. a folder whose key is not in the key store cannot be verified:
-#      refused, exit 2, saying how to start again (before: resumed).
+#      refused, exit 2, saying how to start again (before: resumed);
+#   f. an isolated exporter does not see the key store.
 # report.json records the run id of results.jsonl and what was checked.
 # Usage: test_holds_resume.sh LCTX SOURCE_DIR
 set -u
@@ -96,28 +100,83 @@ sweep b "$A"
 grep -q "results.jsonl was altered by something other than lctx" "$tmp/b.out" ||
   fail "b: the alteration is not named: $(head -n 2 "$tmp/b.out")"
 
-# c. An exporter forges lines while the sweep runs.
+# c. An exporter forges lines while the sweep runs. Where it runs isolated
+# (report.json's "isolation" is not "none") OUT is read-only to it: the
+# forgery is refused, and the run is lctx's alone. Where it is not, the
+# forgery lands, and the end check makes the run ERROR. Either way no
+# forged line is judged.
 rm -f "$tmp/c/results.jsonl"
-ATTACK_RESULTS_TARGET=$tmp/c/results.jsonl sweep c "$ATTACK 500 --sweep --only-kind good" --lists 4
-[ "$rc" -eq 2 ] || fail "c: forged during the run: exit $rc (want 2)"
+ATTACK_RESULTS_NOTE=$tmp/c.note ATTACK_RESULTS_TARGET=$tmp/c/results.jsonl \
+  sweep c "$ATTACK 500 --sweep --only-kind good" --lists 4
+case $(cat "$tmp/c.note" 2>/dev/null) in
+"refused EROFS")
+  [ "$rc" -eq 0 ] || fail "c: forgery refused, yet exit $rc (want 0)"
+  grep -q '"program":"bad/complete"' "$tmp/c/results.jsonl" &&
+    fail "c: a forged line is in results.jsonl"
+  [ "$(field c isolation)" != none ] || fail "c: refused, yet isolation none"
+  ;;
+forged)
+  [ "$rc" -eq 2 ] || fail "c: forged during the run: exit $rc (want 2)"
+  grep -q "result: .*ERROR" "$tmp/c.out" || fail "c: $(tail -n 1 "$tmp/c.out") (want ERROR)"
+  [ -e "$tmp/c/report.json" ] && fail "c: a report.json beside altered results"
+  ;;
+*) fail "c: the attack did not run: $(cat "$tmp/c.note" 2>/dev/null)" ;;
+esac
+# c2. Another process (here the test, outside any namespace) appends to
+# results.jsonl while the sweep runs (more than lctx writes after it, which
+# its own writes at its own offset would otherwise cover): the end check
+# makes the run ERROR, and a resume drops the lines after the seal.
+rm -rf "$tmp/c2"
+( while [ ! -s "$tmp/c2.note" ]; do sleep 0.05; done
+  for k in $(seq 500); do # more than lctx writes after it
+    printf '{"case":0,"program":"forged","platforms":["cpu","tpu"],"verdicts":[],"primitives":[],"outcome":"ok"}\n'
+  done >>"$tmp/c2/results.jsonl" ) &
+ATTACK_RESULTS_WAIT=2 ATTACK_RESULTS_NOTE=$tmp/c2.note \
+  ATTACK_RESULTS_TARGET=$tmp/nowhere/results.jsonl \
+  sweep c2 "$ATTACK 1 --sweep --only-kind good" --lists 4
+wait
+[ "$rc" -eq 2 ] || fail "c2: altered during the run: exit $rc (want 2)"
 grep -q "results.jsonl was altered during the run by another process ([0-9]* bytes not written by lctx)" \
-  "$tmp/c.out" || fail "c: the alteration is not named: $(grep -i alter "$tmp/c.out")"
-grep -q "result: .*ERROR" "$tmp/c.out" || fail "c: $(tail -n 1 "$tmp/c.out") (want ERROR)"
-[ -e "$tmp/c/report.json" ] && fail "c: a report.json beside altered results"
-ATTACK_RESULTS_TARGET=$tmp/c/results.jsonl sweep c "$ATTACK 500 --sweep --only-kind good" --lists 4
-[ "$rc" -eq 0 ] || fail "c: resumed: exit $rc (want 0: lctx's own lines)"
-grep -q "lines after its seal dropped" "$tmp/c.out" || fail "c: forged lines kept on resume"
+  "$tmp/c2.out" || fail "c2: the alteration is not named: $(grep -i alter "$tmp/c2.out")"
+grep -q "result: .*ERROR" "$tmp/c2.out" || fail "c2: $(tail -n 1 "$tmp/c2.out") (want ERROR)"
+[ -e "$tmp/c2/report.json" ] && fail "c2: a report.json beside altered results"
+sweep c2 "$ATTACK 1 --sweep --only-kind good" --lists 4
+[ "$rc" -eq 0 ] || fail "c2: resumed: exit $rc (want 0: lctx's own lines)"
+grep -q "lines after its seal dropped" "$tmp/c2.out" || fail "c2: forged lines kept on resume"
 
-# d. conform: a program appends a line to results.jsonl during the run.
-ATTACK_RESULTS_TARGET=$tmp/d/results.jsonl \
+# d. conform: a program appends a line to results.jsonl during the run:
+# refused where it is isolated (the folder is read-only to it); where it
+# lands, the run is ERROR.
+ATTACK_RESULTS_NOTE=$tmp/d.note ATTACK_RESULTS_TARGET=$tmp/d/results.jsonl \
   "$LCTX" conform --cmd "$ATTACK 3" --no-domain --random 200 \
   --report-dir "$tmp/d" >"$tmp/d.out" 2>&1
 rc=$?
-[ "$rc" -eq 2 ] || fail "d: conform, forged during the run: exit $rc (want 2)"
-grep -q "results.jsonl was altered during the run by another process" "$tmp/d.out" ||
-  fail "d: the alteration is not named: $(tail -n 3 "$tmp/d.out")"
-grep -q "^result: ERROR" "$tmp/d.out" || fail "d: $(tail -n 1 "$tmp/d.out") (want ERROR)"
-[ -e "$tmp/d/report.json" ] && fail "d: a report.json beside altered results"
+case $(cat "$tmp/d.note" 2>/dev/null) in
+"refused EROFS")
+  [ "$rc" -eq 0 ] || fail "d: forgery refused, yet exit $rc (want 0)"
+  grep -q '"name":"forged"' "$tmp/d/results.jsonl" && fail "d: a forged line in results.jsonl"
+  ;;
+forged)
+  [ "$rc" -eq 2 ] || fail "d: conform, forged during the run: exit $rc (want 2)"
+  grep -q "results.jsonl was altered during the run by another process" "$tmp/d.out" ||
+    fail "d: the alteration is not named: $(tail -n 3 "$tmp/d.out")"
+  grep -q "^result: ERROR" "$tmp/d.out" || fail "d: $(tail -n 1 "$tmp/d.out") (want ERROR)"
+  [ -e "$tmp/d/report.json" ] && fail "d: a report.json beside altered results"
+  ;;
+*) fail "d: the attack did not run: $(cat "$tmp/d.note" 2>/dev/null)" ;;
+esac
+# d2. Another process alters conform's results.jsonl during the run: ERROR.
+( while [ ! -s "$tmp/d2a.note" ]; do sleep 0.05; done
+  for k in $(seq 500); do printf '{"forged":true}\n'; done >>"$tmp/d2a/results.jsonl" ) &
+ATTACK_RESULTS_WAIT=2 ATTACK_RESULTS_NOTE=$tmp/d2a.note \
+  ATTACK_RESULTS_TARGET=$tmp/nowhere/results.jsonl \
+  "$LCTX" conform --cmd "$ATTACK 1" --no-domain --random 20 \
+  --report-dir "$tmp/d2a" >"$tmp/d2a.out" 2>&1
+rc=$?
+wait
+[ "$rc" -eq 2 ] || fail "d2: conform, altered during the run: exit $rc (want 2)"
+grep -q "results.jsonl was altered during the run by another process" "$tmp/d2a.out" ||
+  fail "d2: the alteration is not named: $(tail -n 3 "$tmp/d2a.out")"
 "$LCTX" conform --cmd "$PY $SRC/conformance/examples/python/lctx_example.py" \
   --no-domain --random 100 --report-dir "$tmp/d2" >"$tmp/d2.out" 2>&1 ||
   fail "d: a clean conform run: exit $?"
@@ -136,6 +195,17 @@ LCTX_STATE_DIR=$tmp/other-state sweep e "$G" --restart
 [ "$rc" -eq 0 ] || fail "e: --restart: exit $rc"
 [ -z "$(ls "$tmp/other-state")" ] && fail "e: no key kept in the key store"
 [ "$(stat -c %a "$tmp/other-state")" = 700 ] || fail "e: the key store is not private"
+
+# f. Where exporters run isolated, the key store is not there for them:
+# one that opens a key of the store (its path as lctx's would be) finds
+# nothing.
+key=$(ls "$tmp/other-state"/*.key | head -n 1)
+ATTACK_RESULTS_NOTE=$tmp/f.note ATTACK_RESULTS_TARGET=$key \
+  LCTX_STATE_DIR=$tmp/other-state sweep f "$ATTACK 1 --sweep --only-kind good"
+if [ "$(field f isolation)" != none ]; then
+  [ "$(cat "$tmp/f.note" 2>/dev/null)" = "refused ENOENT" ] ||
+    fail "f: an isolated exporter reached the key store: $(cat "$tmp/f.note" 2>/dev/null)"
+fi
 
 finish_failures "test_holds_resume: "
 echo PASS

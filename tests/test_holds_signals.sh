@@ -14,7 +14,8 @@
 #      and report.json ("lctx_stops_continued") say lctx was stopped and
 #      continued (before: lctx stayed stopped until killed);
 #   3. SIGKILL of lctx mid-run leaves none of the daemons its
-#      implementation started (before: every one outlived lctx);
+#      implementation started (before: every one outlived lctx), nor a
+#      private working directory of its peers;
 #   4. processes left behind (hostile_plugin's daemon mode) are counted in
 #      report.json ("processes_left_behind_killed" >= 1) and the summary
 #      where they share lctx's PID namespace; a clean run counts 0 and says
@@ -124,7 +125,8 @@ for i in 1 2 3; do
     >"$tmp/cases/$i.case"
 done
 
-# 3. SIGKILL of lctx: the daemons its implementation started die too. They
+# 3. SIGKILL of lctx: the daemons its implementation started die too, and
+# no private working directory of its peers is left in $TMPDIR. They
 # are forks of lctx's worker: their command line is lctx's, which names
 # $tmp/killed (zombies have none). Whether the daemons' pids (as the plugin
 # sees them) are this machine's says whether the plugin ran in a PID
@@ -135,7 +137,8 @@ left() {
       echo "${f%/cmdline}"
   done
 }
-LCTX_HOSTILE_PIDS=$tmp/pids LCTX_HOSTILE=daemon "$LCTX" conform \
+mkdir "$tmp/peertmp"
+TMPDIR=$tmp/peertmp LCTX_HOSTILE_PIDS=$tmp/pids LCTX_HOSTILE=daemon "$LCTX" conform \
   --impl "$PLUGIN" --random 100000000 --cases "$tmp/cases" --quiet \
   --report-dir "$tmp/killed" >"$tmp/killed.out" 2>&1 &
 pid=$!
@@ -160,6 +163,14 @@ while [ -n "$(left)" ] && [ $n -lt 150 ]; do
   n=$((n + 1))
 done
 [ -z "$(left)" ] || fail "killed: processes outlived lctx: $(left)"
+# ...and the guard removes the private working directories of its peers.
+n=0
+while [ -n "$(ls "$tmp/peertmp")" ] && [ $n -lt 100 ]; do
+  sleep 0.1
+  n=$((n + 1))
+done
+[ -z "$(ls "$tmp/peertmp")" ] ||
+  fail "killed: private working directories left: $(ls "$tmp/peertmp")"
 
 # 4. Left-behind processes counted (where the daemons share lctx's PID
 # namespace: it is they that lctx kills); none in a clean run.

@@ -195,12 +195,16 @@ static void test_start_then_run_of_others(void **state) {
   lctx_irjudge_free(j);
 }
 
-/* The children of this process, as /proc lists them (at most `cap`). */
-static size_t own_children(pid_t *out, size_t cap) {
-  size_t n = 0;
+/* The descendants of this process, as /proc lists them (at most `cap`):
+ * the judge and, where it runs in a PID namespace of its own, the
+ * processes around it. */
+static size_t own_descendants(pid_t *out, size_t cap) {
+  enum { MAX = 4096 };
+  static pid_t pid[MAX], parent[MAX];
+  size_t all = 0, n = 0;
   DIR *d = opendir("/proc");
   assert_non_null(d);
-  for (struct dirent *e; (e = readdir(d)) != NULL && n < cap;) {
+  for (struct dirent *e; (e = readdir(d)) != NULL && all < MAX;) {
     char path[300], buf[512];
     if (e->d_name[0] < '1' || e->d_name[0] > '9')
       continue;
@@ -214,11 +218,19 @@ static size_t own_children(pid_t *out, size_t cap) {
     const char *end = strrchr(buf, ')');
     char st;
     int ppid;
-    if (end && sscanf(end + 1, " %c %d", &st, &ppid) == 2 && ppid == getpid())
-      out[n++] = (pid_t)strtol(e->d_name, NULL, 10);
+    if (end && sscanf(end + 1, " %c %d", &st, &ppid) == 2) {
+      pid[all] = (pid_t)strtol(e->d_name, NULL, 10);
+      parent[all++] = (pid_t)ppid;
+    }
   }
   closedir(d);
-  return n;
+  out[n++] = getpid();
+  for (size_t k = 0; k < n; k++) /* breadth first from this process */
+    for (size_t i = 0; i < all && n < cap; i++)
+      if (parent[i] == out[k])
+        out[n++] = pid[i];
+  memmove(out, out + 1, (n - 1) * sizeof *out);
+  return n - 1;
 }
 
 /* A judge lost for a reason that is not the module's (another process
@@ -231,7 +243,7 @@ static void test_judge_killed_from_outside(void **state) {
   lctx_irjudge *j = new_judge();
   lctx_irjudge_run(j, f->jobs, 2, f->got); /* a judge runs */
   pid_t kids[16];
-  size_t n = own_children(kids, 16);
+  size_t n = own_descendants(kids, 16);
   assert_true(n >= 1);
   for (size_t i = 0; i < n; i++)
     kill(kids[i], SIGSTOP); /* it cannot answer what comes next */

@@ -175,21 +175,11 @@ static bool make_dirs(campaign *c) {
             lctx_esc(&dir, c->out_dir), strerror(errno));
     return false;
   }
-  bool busy;
-  char holder[256] = "";
+  char why[1024];
   c->lock_fd =
-      lctx_sys_lock_dir(c->out_dir, "lctx fuzz", &busy, holder, sizeof holder);
+      lctx_sys_lock_run_dir(c->out_dir, "lctx fuzz", "--out", why, sizeof why);
   if (c->lock_fd < 0) {
-    lctx_escaped dir, who;
-    if (busy)
-      fprintf(c->err,
-              "lctx fuzz: %s is in use by another campaign (%s); wait for it "
-              "or choose another --out\n",
-              lctx_esc(&dir, c->out_dir),
-              holder[0] ? lctx_esc(&who, holder) : "unknown");
-    else
-      fprintf(c->err, "lctx fuzz: %s/.lock: %s\n", lctx_esc(&dir, c->out_dir),
-              strerror(errno));
+    fprintf(c->err, "lctx fuzz: %s\n", why);
     return false;
   }
   lctx_escaped shown;

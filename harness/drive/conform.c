@@ -61,6 +61,7 @@ typedef struct run {
   lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
   size_t judge_kills;      /* several jobs: modules that killed a judge */
   const lctx_impl_info *info;
+  lctx_impl_info info_kept; /* `info` once the implementation is closed */
   lctx_conform_xfail xfail;
   /* What judges the operations into verdicts, and its rerun lines. */
   lctx_conform_judge judge_v;
@@ -603,6 +604,8 @@ static lctx_conform_doc run_doc(const run *r) {
       .run_id = r->run_id,
       .left_behind_killed = lctx_peer_swept_total(),
       .stops_continued = lctx_guard_continued_total(),
+      .isolation = lctx_peer_isolation(),
+      .logs_capped = lctx_peer_logs_capped(),
       .stop_signal = r->report->interrupted ? lctx_sys_interrupt_signal() : 0,
       .results_checked = r->results_checked,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
@@ -813,23 +816,12 @@ static bool open_impl(run *r) {
 /* Takes REPORT_DIR/.lock for the run, naming it there; false (a problem)
  * when another run holds it. */
 static bool lock_report_dir(run *r) {
-  lctx_escaped dir, who;
-  char holder[256] = "";
-  bool busy;
-  r->lock_fd = lctx_sys_lock_dir(r->o.report_dir, "lctx conform", &busy, holder,
-                                 sizeof holder);
-  if (r->lock_fd >= 0)
-    return true;
-  if (busy)
-    problem(r,
-            "--report-dir %s is in use by another run (%s); wait for it or "
-            "choose another folder",
-            lctx_esc(&dir, r->o.report_dir),
-            holder[0] ? lctx_esc(&who, holder) : "unknown");
-  else
-    problem(r, "%s/.lock: %s", lctx_esc(&dir, r->o.report_dir),
-            strerror(errno));
-  return false;
+  char why[1024];
+  r->lock_fd = lctx_sys_lock_run_dir(r->o.report_dir, "lctx conform",
+                                     "--report-dir", why, sizeof why);
+  if (r->lock_fd < 0)
+    problem(r, "%s", why);
+  return r->lock_fd >= 0;
 }
 
 /* Removes the reports of an earlier run (so that no report.json stands
@@ -877,6 +869,8 @@ static bool set_up(run *r) {
             strerror(errno));
     return false;
   }
+  /* Its implementation and judge see the folder read-only (peer.h). */
+  (void)lctx_peer_protect(r->o.report_dir, false);
   return lock_report_dir(r) && open_impl(r) && open_stream(r);
 }
 
@@ -946,14 +940,19 @@ static int judge_all(run *r) {
     rep->restarts = lctx_impl_restarts(r->impl);
     rep->recycles = lctx_impl_recycles(r->impl);
   }
-  for (size_t i = 0; i < r->spec.row_count; i++)
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      rep->totals[v] += rep->rows[i].n[v];
-  size_t judged = 0;
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
-  rep->nothing_judged = judged == 0;
+  lctx_conform_report_sum(rep);
+  /* The implementation's processes end before results.jsonl is checked:
+   * nothing it started writes after the check. */
+  r->info_kept = *r->info;
+  r->info = &r->info_kept;
+  lctx_conform_jobs_free(r->jobs);
+  lctx_impl_close(r->impl);
+  r->jobs = NULL;
+  r->impl = NULL;
   lctx_peer_sweep(); /* what the children left, counted in the reports */
+  if (lctx_peer_logs_capped() > 0)
+    lctx_conform_cap_hit(rep, "implementation.log", LCTX_PEER_LOG_CAP,
+                         lctx_peer_logs_capped());
   bool written = finish_files(r, ok);
   print_text(r, ok, written);
   if (!ok || rep->write_failed)
@@ -990,6 +989,7 @@ int lctx_conform_run(const lctx_conform_options *options,
   }
   int code = set_up(r) ? judge_all(r) : LCTX_EXIT_USAGE;
   tear_down(r);
+  lctx_peer_unprotect();
   if (r->o.handle_signals) {
     lctx_guard_end(&guard);
     lctx_sys_release_interrupts(&saved);

@@ -6,6 +6,7 @@
 #include "conform_report.h"
 
 #include "escape.h"
+#include "peer.h"
 #include "seal.h"
 #include "sys.h"
 
@@ -446,6 +447,8 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
                       json_count(d->left_behind_killed));
   json_object_set_new(j, "lctx_stops_continued",
                       json_count(d->stops_continued));
+  if (d->isolation)
+    json_object_set_new(j, "isolation", json_string(d->isolation));
   if (d->stop_signal > 0) {
     char name[32];
     json_object_set_new(
@@ -688,6 +691,15 @@ void lctx_conform_print_children(const lctx_conform_doc *d, FILE *out) {
             "lctx was stopped %zu time%s by a signal from outside and "
             "continued\n",
             d->stops_continued, d->stops_continued == 1 ? "" : "s");
+  if (d->logs_capped > 0)
+    fprintf(out,
+            "implementation.log reached its cap of %zu MiB: the rest of the "
+            "implementation's output was dropped\n",
+            LCTX_PEER_LOG_CAP >> 20);
+  if (d->isolation && strcmp(d->isolation, "none") == 0)
+    fprintf(out, "isolation: none (no PID namespace could be made here: the "
+                 "implementation can reach lctx's processes; "
+                 "conformance/PROTOCOL.md)\n");
 }
 
 void lctx_conform_print_summary(const lctx_conform_doc *d,

@@ -58,6 +58,13 @@ typedef struct lctx_conform_doc {
   size_t left_behind_killed, stops_continued;
   /// The signal that stopped an interrupted run (0: none, or not known).
   int stop_signal;
+  /// How the implementation's processes were kept out of lctx's reach
+  /// (lctx_peer_isolation: "pid namespace", "user+pid namespace" or
+  /// "none"); NULL: not said (a merge). In report.json and the summary.
+  const char *isolation;
+  /// The implementation logs that reached their cap (LCTX_PEER_LOG_CAP):
+  /// in the summary, and report.json's caps_hit.
+  size_t logs_capped;
 } lctx_conform_doc;
 
 /// The JUnit classname of a run: "lctx.NAME" or "lctx.NAME.shard-I-of-N"

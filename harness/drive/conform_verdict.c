@@ -66,6 +66,16 @@ size_t lctx_conform_cases_not_reached(const lctx_conform_report *rep) {
   return total > seen ? total - seen : 0;
 }
 
+void lctx_conform_report_sum(lctx_conform_report *rep) {
+  size_t judged = 0;
+  for (size_t k = 0; k < rep->row_count; k++)
+    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+      rep->totals[v] += rep->rows[k].n[v];
+  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
+  rep->nothing_judged = judged == 0;
+}
+
 bool lctx_conform_run_failed(const lctx_conform_report *rep) {
   const size_t *t = rep->totals;
   return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||

@@ -162,6 +162,10 @@ size_t lctx_conform_cases_total(const lctx_conform_report *report);
 /// cases run, skipped and unsupported.
 size_t lctx_conform_cases_not_reached(const lctx_conform_report *report);
 
+/// Sums the rows' counts into `totals` and sets `nothing_judged` (no
+/// verdict but unsupported).
+void lctx_conform_report_sum(lctx_conform_report *report);
+
 /// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
 /// xpass, crash, timeout or flaky verdict, or an operation no row covers.
 bool lctx_conform_run_failed(const lctx_conform_report *report);

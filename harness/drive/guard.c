@@ -257,6 +257,7 @@ static void guard_main(void *user, int in_fd, int out_fd) {
       note_descendants(g->lctx_pid);
   }
   end_all(&lctx, &me, g->mark);
+  lctx_peer_remove_private_dirs(g->lctx_pid);
   if (g->spec.on_death)
     g->spec.on_death(g->spec.user);
   _exit(0);

@@ -22,7 +22,9 @@
  *     process of a noted process group or session (lctx's own and the
  *     guard's aside), their descendants, and every process whose
  *     environment holds the run's mark (every child inherits it); then
- *     runs the command's own clean-up (a campaign's working corpus).
+ *     removes the private working directories lctx's peers had
+ *     (peer.h) and runs the command's own clean-up (a campaign's working
+ *     corpus).
  * lctx watches the guard in turn (a thread that reads its state every
  * 0.1 s): a stopped guard is continued.
  *

@@ -236,6 +236,33 @@ static pid_t parent_of(const char *name) {
 /* Kills the children of lctx that are not running peers, as /proc lists
  * them now, and reaps them within SWEEP_PASS_SECONDS (what does not go by
  * then is left to the next sweep); returns how many were reaped. */
+/* The inner processes of isolated peers being stopped (their supervisor's
+ * child and the program): when their supervisor dies first they come to
+ * lctx, the subreaper, and the sweep that reaps them does not count them
+ * as left behind (they are the peer's own). A ring, under registry_lock. */
+#define EXPECTED_MAX 64
+static pid_t expected[EXPECTED_MAX];
+static size_t expected_next;
+
+static void expect_orphan(pid_t pid) {
+  if (pid <= 0)
+    return;
+  pthread_mutex_lock(&registry_lock);
+  expected[expected_next++ % EXPECTED_MAX] = pid;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+/* Whether `pid` was expected (forgotten then). */
+static bool take_expected(pid_t pid) {
+  for (size_t i = 0; i < EXPECTED_MAX; i++) {
+    if (expected[i] == pid) {
+      expected[i] = 0;
+      return true;
+    }
+  }
+  return false;
+}
+
 static size_t sweep_once(void) {
   DIR *d = opendir("/proc");
   if (!d)
@@ -256,8 +283,10 @@ static size_t sweep_once(void) {
   closedir(d);
   size_t reaped = 0;
   double deadline = lctx_sys_now() + SWEEP_PASS_SECONDS;
-  for (size_t i = 0; i < n; i++)
-    reaped += reap_until(found[i], deadline, NULL) == found[i];
+  for (size_t i = 0; i < n; i++) {
+    if (reap_until(found[i], deadline, NULL) == found[i])
+      reaped += take_expected(found[i]) ? 0 : 1;
+  }
   return reaped;
 }
 
@@ -451,60 +480,6 @@ static int open_log(const lctx_peer_spec *s) {
   return -1;
 }
 
-/* A private working directory under $TMPDIR (or /tmp), mode 0700;
- * malloc'd, NULL when it cannot be made. */
-static char *private_dir(void) {
-  const char *tmp = getenv("TMPDIR");
-  if (!tmp || tmp[0] != '/')
-    tmp = "/tmp";
-  size_t n = strlen(tmp) + 32;
-  char *dir = malloc(n);
-  if (!dir)
-    return NULL;
-  snprintf(dir, n, "%s/lctx-peer-XXXXXX", tmp);
-  if (!mkdtemp(dir)) {
-    free(dir);
-    return NULL;
-  }
-  return dir;
-}
-
-/* argv with every argument that names an existing file or directory
- * relative to lctx's working directory made absolute (argv[0] only when it
- * holds a '/': a bare name is looked up in PATH); malloc'd, NULL-terminated
- * (the strings too), NULL when out of memory. */
-static char **absolute_argv(char *const *argv, bool search_path) {
-  size_t n = 0;
-  while (argv[n])
-    n++;
-  char **out = calloc(n + 1, sizeof *out);
-  if (!out)
-    return NULL;
-  for (size_t i = 0; i < n; i++) {
-    const char *a = argv[i];
-    bool bare = i == 0 && search_path && !strchr(a, '/');
-    char real[PATH_MAX];
-    if (a[0] != '/' && !bare && a[0] != '\0' && access(a, F_OK) == 0 &&
-        realpath(a, real))
-      out[i] = strdup(real);
-    else
-      out[i] = strdup(a);
-    if (!out[i]) {
-      for (size_t k = 0; k < i; k++)
-        free(out[k]);
-      free(out);
-      return NULL;
-    }
-  }
-  return out;
-}
-
-static void free_argv(char **argv) {
-  for (size_t i = 0; argv && argv[i]; i++)
-    free(argv[i]);
-  free(argv);
-}
-
 bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error) {
   lctx_peer_stop(p, 0, NULL, 0);
   int down[2] = {-1, -1}, up[2] = {-1, -1};
@@ -519,7 +494,7 @@ bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error) {
   char **argv = NULL;
   if (s->isolate) {
     copy = *s;
-    if (s->argv && !(argv = absolute_argv(s->argv, s->search_path))) {
+    if (s->argv && !(argv = lctx_peer_absolute_argv(s->argv, s->search_path))) {
       close_pair(down);
       close_pair(up);
       return start_failed(error, "", ENOMEM);
@@ -528,13 +503,14 @@ bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error) {
       copy.argv = argv;
     c.spec = &copy;
     c.log_fd = open_log(s);
-    c.dir = p->dir = private_dir();
+    c.dir = p->dir = lctx_peer_private_dir();
+    c.protect_count = lctx_peer_protected(&c.protect, &c.hidden);
   }
   started st;
   int notes = -1;
   pid_t pid = fork_peer(&c, &st, &notes);
   int fork_errno = errno;
-  free_argv(argv);
+  lctx_peer_free_argv(argv);
   int *parent_ends[] = {&down[0], &up[1], &c.log_fd};
   for (size_t i = 0; i < 3; i++) {
     if (*parent_ends[i] >= 0)
@@ -743,6 +719,10 @@ void lctx_peer_stop(lctx_peer *p, double grace, char *why, size_t cap) {
            !child_ended(p->pid) && lctx_sys_now() < end;)
         lctx_sys_sleep(0.001);
     }
+    if (p->first > 0 && p->first != p->pid)
+      expect_orphan(p->first);
+    if (p->inner > 0 && p->inner != p->pid)
+      expect_orphan(p->inner);
     int status = lctx_peer_kill(p->pid);
     if (why && ended)
       lctx_peer_describe(status, why, cap);

@@ -37,7 +37,10 @@
  * adapters/x.py` keeps working. Its stderr (and stdout without a pipe) is a
  * pipe to its supervisor, a process of lctx's outside the namespace that
  * copies it into the log up to `log_cap` bytes: no descriptor of the peer
- * names a file of the report folder. peer_private.h says how. Where no
+ * names a file of the report folder. The folders lctx_peer_protect names
+ * (a report folder, the key store) are read-only or absent in its mount
+ * namespace. peer_private.h says how (peer_setup.c prepares, in lctx, what
+ * peer_child.c uses in the child). Where no
  * namespace can be made, the peer runs as a plain one would
  * (lctx_peer_isolation says which holds). While lctx waits for a peer, the
  * peer's resident memory is watched (the program's, not its supervisor's)
@@ -187,6 +190,25 @@ size_t lctx_peer_logs_refused(void);
 /// peers left: daemons, double-forked processes, engine jobs), and what
 /// they leave when they die, until none is left. Returns how many.
 size_t lctx_peer_sweep(void);
+
+/// The most folders lctx_peer_protect keeps.
+#define LCTX_PEER_PROTECT_MAX 8
+
+/// From now on, every isolated peer started sees folder `path` read-only
+/// (`hide` false: a report folder, whose files only lctx writes) or not at
+/// all (`hide`: an empty, read-only folder in its place: the key store), in
+/// its mount namespace, which it cannot change (it has no CAP_SYS_ADMIN).
+/// Where no mount namespace can be made, nothing changes. False when
+/// `path` cannot be resolved or LCTX_PEER_PROTECT_MAX are kept.
+bool lctx_peer_protect(const char *path, bool hide);
+
+/// Forgets the folders of lctx_peer_protect (the end of a run).
+void lctx_peer_unprotect(void);
+
+/// Removes the private working directories that the lctx of pid
+/// `lctx_pid` made and did not remove (it was killed): what its guard does
+/// after it (guard.h).
+void lctx_peer_remove_private_dirs(pid_t lctx_pid);
 
 /// How many left-behind processes the sweeps killed since lctx started
 /// (what the summary and the reports say).

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -244,13 +245,41 @@ static int enter_namespaces(const lctx_peer_child *c) {
   return LCTX_PEER_ISOLATION_USER;
 }
 
+/* Folder `path` read-only in this mount namespace, or (`hide`) an empty
+ * read-only folder in its place. A remount keeps the flags the mount had
+ * (nosuid, nodev, noexec: a user namespace may not drop them). */
+static void protect_folder(const char *path, bool hide) {
+  if (hide) {
+    (void)mount("tmpfs", path, "tmpfs",
+                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "size=4k,mode=0500");
+    return;
+  }
+  struct statvfs v;
+  unsigned long keep = 0;
+  if (statvfs(path, &v) == 0) {
+    keep |= (v.f_flag & ST_NOSUID) ? MS_NOSUID : 0;
+    keep |= (v.f_flag & ST_NODEV) ? MS_NODEV : 0;
+    keep |= (v.f_flag & ST_NOEXEC) ? MS_NOEXEC : 0;
+    keep |= (v.f_flag & ST_NOATIME) ? MS_NOATIME : 0;
+    keep |= (v.f_flag & ST_NODIRATIME) ? MS_NODIRATIME : 0;
+    keep |= (v.f_flag & ST_RELATIME) ? MS_RELATIME : 0;
+  }
+  if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0)
+    (void)mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | keep,
+                NULL);
+}
+
 /* A fresh /proc that shows only the namespace, in a mount namespace of
  * its own; then no CAP_SYS_ADMIN (to undo it) or CAP_SYS_PTRACE. */
-static void seal_namespace(void) {
+static void seal_namespace(const lctx_peer_child *c) {
   if (unshare(CLONE_NEWNS) == 0 &&
-      mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+      mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
     (void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                 NULL);
+    for (size_t i = 0; i < c->protect_count; i++)
+      protect_folder(c->protect[i], c->hidden[i]);
+  }
 #ifdef __linux__
   static const int caps[] = {CAP_SYS_ADMIN, CAP_SYS_PTRACE};
   for (size_t i = 0; i < 2; i++)
@@ -278,7 +307,7 @@ static _Noreturn void init_main(const lctx_peer_child *c, int log, int life,
   struct pollfd f = {life, POLLIN, 0};
   if (poll(&f, 1, 0) != 0)
     _exit(127); /* S died before the line above: its end closed */
-  seal_namespace();
+  seal_namespace(c);
   if (c->dir && chdir(c->dir) != 0)
     _exit(127);
   pid_t peer = fork();
@@ -377,7 +406,8 @@ static int now_ms(void) {
 
 /* Copies the output on `from` until `child` ended and its output is
  * drained (DRAIN_MS after its end at most); its wait status. */
-static int supervise(const lctx_peer_child *c, int from, pid_t child) {
+static int supervise(const lctx_peer_child *c, int from, pid_t child,
+                     int lctx_fd) {
   copier k = {c, false};
   char buf[65536];
   int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
@@ -393,11 +423,17 @@ static int supervise(const lctx_peer_child *c, int from, pid_t child) {
     }
     if (gone && (from < 0 || now_ms() >= drain_until))
       break;
-    struct pollfd fds[2] = {{from, POLLIN, 0}, {gone ? -1 : pidfd, POLLIN, 0}};
+    struct pollfd fds[3] = {{from, POLLIN, 0},
+                            {gone ? -1 : pidfd, POLLIN, 0},
+                            {lctx_fd, POLLIN, 0}};
     int wait = gone ? drain_until - now_ms() : pidfd >= 0 ? -1 : 50;
     if (from < 0 && pidfd < 0)
       wait = 50;
-    poll(fds, 2, wait < 0 && gone ? 0 : wait);
+    poll(fds, 3, wait < 0 && gone ? 0 : wait);
+    if (lctx_fd >= 0 && fds[2].revents) {
+      kill(child, SIGKILL); /* lctx died: the peer, its namespace with it */
+      _exit(137);
+    }
     if (from >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
       ssize_t n = read(from, buf, sizeof buf);
       if (n > 0)
@@ -431,9 +467,18 @@ static _Noreturn void end_as(int status) {
  * the peer itself) and the copy of its output. */
 static _Noreturn void supervisor_main(const lctx_peer_child *c) {
   setsid();
-  die_with_parent(c->parent);
-  int keep[4] = {c->in, c->out, c->err, c->log_fd};
-  close_others(keep, 4);
+  /* Death with lctx: lctx's pidfd is readable once the whole process has
+   * ended. PR_SET_PDEATHSIG would fire when the thread that started this
+   * peer ends (a job of --jobs), killing S before it reaps its child,
+   * which then comes to lctx as a process left behind. It is the way only
+   * where pidfds are missing. */
+  int lctx_fd = (int)syscall(SYS_pidfd_open, c->parent, 0);
+  if (lctx_fd < 0)
+    die_with_parent(c->parent);
+  else if (getppid() != c->parent)
+    _exit(127); /* lctx died before its pidfd was taken */
+  int keep[5] = {c->in, c->out, c->err, c->log_fd, lctx_fd};
+  close_others(keep, 5);
   int devnull = open("/dev/null", O_RDWR);
   for (int k = 0; k < 3; k++)
     put_at(devnull, k);
@@ -508,7 +553,7 @@ static _Noreturn void supervisor_main(const lctx_peer_child *c) {
   }
   close(ex[0]);
   write_record(c->err, LCTX_PEER_RECORD_STARTED, 0);
-  int status = supervise(c, out[0], child);
+  int status = supervise(c, out[0], child, lctx_fd);
   if (level != LCTX_PEER_ISOLATION_NONE) {
     /* I ended: the peer's status is what it handed over, if it did. */
     int peer_status;

@@ -60,7 +60,28 @@ typedef struct lctx_peer_child {
   const char *dir; ///< the private working directory (NULL: none)
   uid_t uid;       ///< lctx's ids, for the user namespace's map
   gid_t gid;
+  /// Folders made read-only (`hidden[i]` false) or replaced by an empty
+  /// folder (true) in the peer's mount namespace (lctx_peer_protect).
+  const char *const *protect;
+  const bool *hidden;
+  size_t protect_count;
 } lctx_peer_child;
+
+/// The folders of lctx_peer_protect (peer_setup.c): their count, the paths
+/// and whether each is hidden in `*paths` and `*hidden`.
+size_t lctx_peer_protected(const char *const **paths, const bool **hidden);
+
+/// A private working directory under $TMPDIR (or /tmp), mode 0700, named
+/// lctx-peer-PID-XXXXXX after lctx's pid; malloc'd, NULL when it cannot be
+/// made.
+char *lctx_peer_private_dir(void);
+
+/// argv with every argument that names an existing file or directory
+/// relative to lctx's working directory made absolute (argv[0] only when
+/// it holds a '/'); malloc'd, NULL-terminated (the strings too), NULL when
+/// out of memory. Freed by lctx_peer_free_argv.
+char **lctx_peer_absolute_argv(char *const *argv, bool search_path);
+void lctx_peer_free_argv(char **argv);
 
 /// The child's side of a start: never returns.
 _Noreturn void lctx_peer_child_main(const lctx_peer_child *c);

@@ -717,15 +717,10 @@ static bool merge_results(merge *m) {
 /* The merged run's stamp, counts and verdict on `out`; the exit code. */
 static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
   lctx_conform_report *r = &m->rep;
-  size_t judged = 0, shards = 0;
-  for (size_t k = 0; k < r->row_count; k++)
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      r->totals[v] += r->rows[k].n[v];
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : r->totals[v];
+  size_t shards = 0;
+  lctx_conform_report_sum(r);
   for (unsigned i = 0; i < m->first.shard_n; i++)
     shards += m->shard_dir[i] != NULL;
-  r->nothing_judged = judged == 0;
   bool failed = lctx_conform_run_failed(r);
   const size_t *t = r->totals;
   lctx_escaped dir, lctx_version, kind;

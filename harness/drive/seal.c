@@ -74,6 +74,17 @@ bool lctx_seal_store_dir(char *dst, size_t n, char *why, size_t why_n) {
   return true;
 }
 
+static int store_open(bool make, char *why, size_t n);
+
+bool lctx_seal_store_make(char *dst, size_t n, char *why, size_t why_n) {
+  int fd = lctx_seal_store_dir(dst, n, why, why_n)
+               ? store_open(true, why, why_n)
+               : -1;
+  if (fd >= 0)
+    close(fd);
+  return fd >= 0;
+}
+
 /* The key store's folder, opened (made when `make`, private: 0700 and
  * ours); -1 with why. */
 static int store_open(bool make, char *why, size_t n) {
@@ -392,53 +403,106 @@ static bool keep_line(lines *l, const char *line, size_t n) {
   return true;
 }
 
+/* The longest line a sealed file may hold: lctx writes none near it (a
+ * sweep's case line is at most a few hundred KiB); a longer one is not
+ * lctx's, and is never held whole. */
+#define SEAL_LINE_MAX ((size_t)16 << 20)
+
+/* One pass over the first `length` bytes of `f` (from its start): their
+ * HMAC under `key` into `got`; with `l`, their whole lines too (each at
+ * most SEAL_LINE_MAX). Returns the bytes read; `*too_long` when a line
+ * is longer than SEAL_LINE_MAX (`l` then stops taking lines). */
+static uint64_t seal_pass(FILE *f, uint64_t length,
+                          const uint8_t key[LCTX_SEAL_KEY_SIZE],
+                          uint8_t got[LCTX_SHA256_SIZE], lines *l,
+                          bool *too_long, bool *no_memory) {
+  lctx_hmac256 mac;
+  lctx_hmac256_init(&mac, key, LCTX_SEAL_KEY_SIZE);
+  rewind(f);
+  uint64_t at = 0;
+  size_t line_len = 0;
+  char *line = l ? malloc(SEAL_LINE_MAX + 1) : NULL;
+  *too_long = *no_memory = l && !line;
+  char buf[65536];
+  while (at < length) {
+    size_t want = length - at < sizeof buf ? (size_t)(length - at) : sizeof buf;
+    size_t n = fread(buf, 1, want, f);
+    if (n == 0)
+      break;
+    lctx_hmac256_update(&mac, buf, n);
+    at += n;
+    for (size_t i = 0; i < n; i++) {
+      if (buf[i] == '\n') {
+        if (line && !*too_long && !keep_line(l, line, line_len))
+          *no_memory = true;
+        line_len = 0;
+      } else if (line_len == SEAL_LINE_MAX) {
+        *too_long = true;
+      } else {
+        if (line)
+          line[line_len] = buf[i];
+        line_len++;
+      }
+    }
+  }
+  free(line);
+  lctx_hmac256_peek(&mac, got);
+  return at;
+}
+
+/* Counts the lines of `f` from where it is to its end (a line cut short
+ * at the end counts), holding none of them. */
+static size_t count_rest(FILE *f) {
+  char buf[65536];
+  size_t n, count = 0;
+  bool open_line = false;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    for (size_t i = 0; i < n; i++) {
+      count += buf[i] == '\n';
+      open_line = buf[i] != '\n';
+    }
+  }
+  return count + open_line;
+}
+
 lctx_seal_status lctx_seal_read(FILE *f, const char *seal_path, const char *id,
                                 const uint8_t key[LCTX_SEAL_KEY_SIZE],
                                 void (*each)(void *ctx, const char *line),
                                 void *ctx, size_t *dropped, char *why,
                                 size_t n) {
-  uint64_t length, at = 0;
+  uint64_t length;
   uint8_t want[LCTX_SHA256_SIZE], got[LCTX_SHA256_SIZE];
   *dropped = 0;
   if (!read_seal(seal_path, id, &length, want, why, n))
     return LCTX_SEAL_UNVERIFIABLE;
-  lctx_hmac256 mac;
-  lctx_hmac256_init(&mac, key, LCTX_SEAL_KEY_SIZE);
+  /* First verified without holding a line (a file that is not lctx's
+   * costs no memory), then read again, verified again (it may have
+   * changed between), its lines held until they are. */
+  bool too_long, no_memory;
+  uint64_t at = seal_pass(f, length, key, got, NULL, &too_long, &no_memory);
   lines l = {0};
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  bool whole = true;
-  while (at < length && (len = getline(&line, &cap, f)) > 0) {
-    size_t take =
-        (uint64_t)len <= length - at ? (size_t)len : (size_t)(length - at);
-    lctx_hmac256_update(&mac, line, take);
-    at += take;
-    whole = take == (size_t)len && line[len - 1] == '\n';
-    if (whole && !keep_line(&l, line, take - 1))
-      at = length + 1; /* out of memory: not verified */
-    else if (!whole)
-      *dropped += 1; /* the sealed part ends inside this line */
-  }
-  lctx_hmac256_peek(&mac, got);
+  if (at == length && memcmp(want, got, sizeof got) == 0)
+    at = seal_pass(f, length, key, got, &l, &too_long, &no_memory);
   lctx_seal_status st = LCTX_SEAL_OK;
-  if (at != length || memcmp(want, got, sizeof got) != 0) {
-    if (at < length)
-      snprintf(why, n, "%llu of its %llu sealed bytes are left",
-               (unsigned long long)at, (unsigned long long)length);
-    else
-      snprintf(why, n, "its sealed bytes differ from what lctx wrote");
+  if (at < length) {
+    snprintf(why, n, "%llu of its %llu sealed bytes are left",
+             (unsigned long long)at, (unsigned long long)length);
+    st = LCTX_SEAL_ALTERED;
+  } else if (memcmp(want, got, sizeof got) != 0 || too_long) {
+    snprintf(why, n, "its sealed bytes differ from what lctx wrote");
+    st = LCTX_SEAL_ALTERED;
+  } else if (no_memory) {
+    snprintf(why, n, "out of memory reading its sealed lines");
     st = LCTX_SEAL_ALTERED;
   }
-  while (st == LCTX_SEAL_OK && getline(&line, &cap, f) > 0)
-    *dropped += 1;
+  if (st == LCTX_SEAL_OK)
+    *dropped = count_rest(f);
   for (size_t i = 0; i < l.count; i++) {
     if (st == LCTX_SEAL_OK)
       each(ctx, l.v[i]);
     free(l.v[i]);
   }
   free(l.v);
-  free(line);
   return st;
 }
 

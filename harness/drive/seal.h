@@ -36,6 +36,8 @@ bool lctx_seal_is_id(const char *id);
 
 /// The key store's folder into `dst`; false with why (no HOME).
 bool lctx_seal_store_dir(char *dst, size_t n, char *why, size_t why_n);
+/// lctx_seal_store_dir, made (private: 0700 and ours) when missing.
+bool lctx_seal_store_make(char *dst, size_t n, char *why, size_t why_n);
 /// Keeps `key` as run `id`'s in the key store (the folder made private
 /// first); false with why.
 bool lctx_seal_store_key(const char *id, const uint8_t key[LCTX_SEAL_KEY_SIZE],

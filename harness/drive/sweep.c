@@ -4,6 +4,7 @@
  * (--judge, --replay, findings) are sweep_case.c's.
  */
 #include "sweep.h"
+#include "seal.h"
 
 #include "conform_report.h"
 #include "escape.h"
@@ -476,7 +477,11 @@ static int finish(lctx_sweep *s) {
   for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
     judged += r->totals[v];
   r->nothing_judged = judged == 0;
+  lctx_sweep_close_exporters(s); /* none writes after the end check */
   lctx_peer_sweep(); /* what the exporters left, counted in the reports */
+  if (lctx_peer_logs_capped() > 0)
+    lctx_conform_cap_hit(r, "implementation.log", LCTX_PEER_LOG_CAP,
+                         lctx_peer_logs_capped());
   print_summary(s);
   char spec_version[64];
   snprintf(spec_version, sizeof spec_version, "%s", s->spec->version);
@@ -506,6 +511,8 @@ static int finish(lctx_sweep *s) {
   doc.resume_verified = s->results_verified;
   doc.left_behind_killed = lctx_peer_swept_total();
   doc.stops_continued = lctx_guard_continued_total();
+  doc.isolation = lctx_peer_isolation();
+  doc.logs_capped = lctx_peer_logs_capped();
   doc.stop_signal = r->interrupted ? lctx_sys_interrupt_signal() : 0;
   lctx_conform_print_children(&doc, s->out);
   if (altered && !lctx_conform_remove_reports(s->o->out_dir, "lctx sweep", why,
@@ -538,20 +545,11 @@ static int finish(lctx_sweep *s) {
 /* Takes OUT/.lock for the run, as conform does: -1 (said) when another
  * run holds it or it cannot be taken. */
 static int lock_out_dir(const lctx_sweep *s) {
-  char holder[256] = "";
-  bool busy;
-  int fd = lctx_sys_lock_dir(s->o->out_dir, lctx_sweep_who(s), &busy, holder,
-                             sizeof holder);
-  lctx_escaped dir, who;
-  if (fd < 0 && busy)
-    fprintf(s->err,
-            "%s: --out %s is in use by another run (%s); wait for it or "
-            "choose another folder\n",
-            lctx_sweep_who(s), lctx_esc(&dir, s->o->out_dir),
-            holder[0] ? lctx_esc(&who, holder) : "unknown");
-  else if (fd < 0)
-    fprintf(s->err, "%s: %s/.lock: %s\n", lctx_sweep_who(s),
-            lctx_esc(&dir, s->o->out_dir), lctx_sys_file_error(errno));
+  char why[1024];
+  int fd = lctx_sys_lock_run_dir(s->o->out_dir, lctx_sweep_who(s), "--out", why,
+                                 sizeof why);
+  if (fd < 0)
+    fprintf(s->err, "%s: %s\n", lctx_sweep_who(s), why);
   return fd;
 }
 
@@ -569,6 +567,12 @@ int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
   lctx_sys_catch_interrupts(&saved);
   lctx_guard guard; /* guard.h: before the first exporter starts */
   (void)lctx_guard_start(&guard, &(lctx_guard_spec){0});
+  /* The exporters see OUT read-only and the key store not at all. */
+  char store[4096], why[256];
+  if (o->out_dir)
+    (void)lctx_peer_protect(o->out_dir, false);
+  if (lctx_seal_store_make(store, sizeof store, why, sizeof why))
+    (void)lctx_peer_protect(store, true);
   if (o->only_case < 0)
     lctx_sweep_jobs_start(s); /* their exporters start as x[0] does */
   if (lctx_sweep_open(s) && lctx_sweep_resume(s)) {
@@ -579,6 +583,7 @@ int lctx_sweep_run(const lctx_sweep_options *o, FILE *out, FILE *err) {
   }
   lctx_sweep_jobs_end(s);
   lctx_sweep_free(s); /* its last exporter stopped: the guard's end */
+  lctx_peer_unprotect();
   lctx_guard_end(&guard);
   lctx_sys_release_interrupts(&saved);
   close(lock);

@@ -82,6 +82,15 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
   return s;
 }
 
+void lctx_sweep_close_exporters(lctx_sweep *s) {
+  for (size_t i = 0; s->x && i < s->x_count; i++) {
+    lctx_impl_close(s->x[i].impl);
+    s->x[i].impl = NULL;
+  }
+  lctx_impl_close(s->minimizer.impl);
+  s->minimizer.impl = NULL;
+}
+
 void lctx_sweep_free(lctx_sweep *s) {
   if (!s)
     return;
@@ -89,10 +98,8 @@ void lctx_sweep_free(lctx_sweep *s) {
     s->results_failed = true;
   if (s->results && !lctx_seal_close(s->results))
     s->results_failed = true;
-  for (size_t i = 0; s->x && i < s->x_count; i++)
-    lctx_impl_close(s->x[i].impl);
+  lctx_sweep_close_exporters(s);
   free(s->x);
-  lctx_impl_close(s->minimizer.impl);
   lctx_catalogue_free(&s->cat);
   free(s->selected);
   for (size_t i = 0; i < s->gen_file_count; i++)

@@ -15,6 +15,10 @@
 lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err);
 void lctx_sweep_free(lctx_sweep *s);
 
+/// Stops every exporter (and what it started): at the end of a run, so
+/// that nothing an exporter started writes once results.jsonl is checked.
+void lctx_sweep_close_exporters(lctx_sweep *s);
+
 /// Starts the program with the export extension, reads its catalogue and
 /// selects the programs; false with why on `err`.
 bool lctx_sweep_open(lctx_sweep *s);

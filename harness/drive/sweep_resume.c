@@ -341,6 +341,18 @@ static bool take_sealed(lctx_sweep *s, FILE *f, const char *path, json_t *old,
   return true;
 }
 
+/* The first line of `f` (the stamp) as JSON, or NULL; a line longer than
+ * 1 MiB (lctx writes none near it) is not held, and is no stamp. */
+static json_t *stamp_line(FILE *f) {
+  enum { STAMP_MAX = 1 << 20 };
+  char *line = malloc(STAMP_MAX + 1);
+  bool over = false;
+  long n = line ? lctx_sys_read_line(f, line, STAMP_MAX + 1, &over) : -1;
+  json_t *j = n >= 0 && !over ? json_loadb(line, (size_t)n, 0, NULL) : NULL;
+  free(line);
+  return j;
+}
+
 /* The valid lines of an earlier results.jsonl of the same plan and
  * identity, verified, counted again; false (said) otherwise. */
 static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
@@ -355,10 +367,7 @@ static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
   }
   if (!f)
     return true;
-  char *line = NULL;
-  size_t cap = 0;
-  json_t *old = getline(&line, &cap, f) > 0 ? json_loads(line, 0, NULL) : NULL;
-  free(line);
+  json_t *old = stamp_line(f);
   bool ok = same_run(s, path, old, want) &&
             take_sealed(s, f, path, old, keep, old_id);
   json_decref(old);
@@ -369,14 +378,9 @@ static bool read_earlier(lctx_sweep *s, const char *path, json_t *want,
 /* --restart: the earlier results (and their key) removed. */
 static void restart(lctx_sweep *s, const char *path, const char *seal) {
   FILE *f = lctx_sys_fopen_in(path, "r");
-  char *line = NULL;
-  size_t cap = 0;
-  if (f && getline(&line, &cap, f) > 0) {
-    json_t *old = json_loads(line, 0, NULL);
-    lctx_seal_drop_key(json_string_value(json_object_get(old, "run_id")));
-    json_decref(old);
-  }
-  free(line);
+  json_t *old = f ? stamp_line(f) : NULL;
+  lctx_seal_drop_key(json_string_value(json_object_get(old, "run_id")));
+  json_decref(old);
   if (f)
     fclose(f);
   bool had = unlink(path) == 0;

@@ -5,6 +5,7 @@
 #include "sys.h"
 
 #include "data_paths.h"
+#include "escape.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -368,6 +369,24 @@ int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
     errno = e ? e : EIO;
     return -1;
   }
+  return fd;
+}
+
+int lctx_sys_lock_run_dir(const char *dir, const char *who, const char *option,
+                          char *why, size_t cap) {
+  char holder[256] = "";
+  bool busy;
+  int fd = lctx_sys_lock_dir(dir, who, &busy, holder, sizeof holder);
+  lctx_escaped d, h;
+  if (fd < 0 && busy)
+    snprintf(why, cap,
+             "%s %s is in use by another run (%s); wait for it or choose "
+             "another folder",
+             option, lctx_esc(&d, dir),
+             holder[0] ? lctx_esc(&h, holder) : "unknown");
+  else if (fd < 0)
+    snprintf(why, cap, "%s/.lock: %s", lctx_esc(&d, dir),
+             lctx_sys_file_error(errno));
   return fd;
 }
 

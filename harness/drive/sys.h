@@ -133,6 +133,13 @@ size_t lctx_sys_signal_marked(const char *entry, int sig);
 int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
                       char *holder, size_t cap);
 
+/// lctx_sys_lock_dir for a command's folder, named on its command line by
+/// `option` (e.g. "--out"): the descriptor, or -1 with why in `why`,
+/// escaped ("OPTION DIR is in use by another run (HOLDER); wait for it or
+/// choose another folder", or "DIR/.lock: REASON").
+int lctx_sys_lock_run_dir(const char *dir, const char *who, const char *option,
+                          char *why, size_t cap);
+
 /// The resident memory of process `pid` in bytes (from /proc/PID/statm),
 /// or 0 when it cannot be read.
 double lctx_sys_resident_bytes(pid_t pid);

@@ -2,8 +2,10 @@
 """An implementation under test that forges lctx's results: on its first
 case it appends COUNT forged "pass" lines to the file named by
 $ATTACK_RESULTS_TARGET (the results.jsonl of the run: the test hands it the
-path a child could find through its working directory or /proc), then
-answers as if nothing happened. Over the
+path a child could find through its working directory or /proc), writes
+"forged" or "refused ERRNO" to $ATTACK_RESULTS_NOTE (when set), waits
+$ATTACK_RESULTS_WAIT seconds (when set), then answers as if nothing
+happened. Over the
 process protocol it is the example implementation
 (conformance/examples/python/lctx_example.py); with --sweep, the fake
 exporter of tests/sweep_fake.py (its options follow --sweep).
@@ -12,9 +14,11 @@ Usage: ATTACK_RESULTS_TARGET=PATH attack_results.py COUNT [--sweep
        [OPTIONS...]]
 Used by tests/test_holds_resume.sh.
 """
+import errno
 import json
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,10 +38,18 @@ def forge(target, count, sweep):
         lines.append(json.dumps(line, separators=(",", ":")) + "\n")
     try:
         fd = os.open(target, os.O_WRONLY | os.O_APPEND)
-    except OSError:
-        return  # unreachable: nothing forged
-    os.write(fd, "".join(lines).encode())
-    os.close(fd)
+        os.write(fd, "".join(lines).encode())
+        os.close(fd)
+        outcome = "forged"
+    except OSError as e:
+        outcome = "refused " + (errno.errorcode.get(e.errno) or str(e.errno))
+    note = os.environ.get("ATTACK_RESULTS_NOTE")
+    if note:
+        with open(note, "w") as f:
+            f.write(outcome + "\n")
+    # ATTACK_RESULTS_WAIT: seconds to hold the first answer back (another
+    # process alters the results meanwhile).
+    time.sleep(float(os.environ.get("ATTACK_RESULTS_WAIT") or 0))
 
 
 def serve_conform(hit):
