@@ -430,6 +430,75 @@ static void test_isolated_peer(void **state) {
   lctx_peer_free(&p);
 }
 
+/* An isolated body that tries what a protected folder forbids: writes
+ * "ERRNO-of-appending-to-D/kept ERRNO-of-seeing-H/key CapEff" (`user`: the
+ * folder names D and H). */
+static void protected_body(void *user, int in_fd, int out_fd) {
+  (void)in_fd;
+  const char *const *dirs = user;
+  char path[300], line[256] = "";
+  snprintf(path, sizeof path, "%s/kept", dirs[0]);
+  int fd = open(path, O_WRONLY | O_APPEND);
+  int write_errno = fd >= 0 ? 0 : errno;
+  snprintf(path, sizeof path, "%s/key", dirs[1]);
+  int see_errno = access(path, F_OK) == 0 ? 0 : errno;
+  FILE *f = fopen("/proc/self/status", "r");
+  unsigned long long eff = ~0ull;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "CapEff: %llx", &eff) == 1)
+      break;
+  if (f)
+    fclose(f);
+  dprintf(out_fd, "%d %d %llx\n", write_errno, see_errno, eff);
+  _exit(0);
+}
+
+/* lctx_peer_protect: a report folder is read-only to an isolated peer, the
+ * key store not there at all; the peer has no CAP_SYS_ADMIN (to undo
+ * that) nor CAP_DAC_READ_SEARCH (to reach the folder through another
+ * mount). */
+static void test_isolated_protected_folders(void **state) {
+  (void)state;
+  if (strcmp(lctx_peer_isolation(), "none") == 0)
+    skip();
+  char d[128], h[128], path[300];
+  snprintf(d, sizeof d, "%s/report", dir);
+  snprintf(h, sizeof h, "%s/keys", dir);
+  assert_int_equal(mkdir(d, 0755), 0);
+  assert_int_equal(mkdir(h, 0700), 0);
+  snprintf(path, sizeof path, "%s/kept", d);
+  write_text(path, "lctx's\n");
+  snprintf(path, sizeof path, "%s/key", h);
+  write_text(path, "secret\n");
+  assert_true(lctx_peer_protect(d, false));
+  assert_true(lctx_peer_protect(h, true));
+  const char *dirs[2] = {d, h};
+  lctx_peer_spec s = {.body = protected_body,
+                      .user = (void *)dirs,
+                      .pipes = true,
+                      .isolate = true};
+  lctx_peer p;
+  assert_true(start_peer(&p, &s, NULL, 0));
+  assert_int_equal(lctx_peer_pump(&p, lctx_sys_now() + 10, want_line, &p),
+                   LCTX_PEER_DONE);
+  int write_errno = -1, see_errno = -1;
+  unsigned long long eff = 0;
+  assert_int_equal(sscanf((const char *)lctx_peer_input(&p), "%d %d %llx",
+                          &write_errno, &see_errno, &eff),
+                   3);
+  lctx_peer_free(&p);
+  lctx_peer_unprotect();
+  assert_int_equal(write_errno, EROFS);
+  assert_int_equal(see_errno, ENOENT);
+  assert_int_equal(eff & (1ull << 21), 0); /* CAP_SYS_ADMIN */
+  assert_int_equal(eff & (1ull << 2), 0);  /* CAP_DAC_READ_SEARCH */
+  /* lctx itself still writes there. */
+  snprintf(path, sizeof path, "%s/kept", d);
+  FILE *f = fopen(path, "a");
+  assert_non_null(f);
+  fclose(f);
+}
+
 /* A log that is a symbolic link is refused: nothing is written through
  * it. */
 static void test_isolated_log_link_refused(void **state) {
@@ -465,6 +534,7 @@ int main(void) {
       cmocka_unit_test(test_traced_peer_is_reaped),
       cmocka_unit_test(test_isolated_peer),
       cmocka_unit_test(test_isolated_log_link_refused),
+      cmocka_unit_test(test_isolated_protected_folders),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

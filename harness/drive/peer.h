@@ -28,7 +28,9 @@
  * of reach of lctx and of every other peer: it runs in a PID namespace of
  * its own (as root; otherwise in a user and a PID namespace, where the
  * machine allows), with a /proc that shows only that namespace and without
- * CAP_SYS_ADMIN or CAP_SYS_PTRACE, so that it cannot name, signal, trace or
+ * CAP_SYS_ADMIN, CAP_SYS_PTRACE and the capabilities that reach past a
+ * mount or into the kernel (peer_child.c lists them), so that it cannot
+ * name, signal, trace or
  * read lctx, the judge or a sibling; everything it starts dies with it (a
  * daemon that left its session included) and with lctx. It starts in a
  * private working directory, removed when it stops; the arguments of a

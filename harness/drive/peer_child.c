@@ -281,13 +281,36 @@ static void seal_namespace(const lctx_peer_child *c) {
       protect_folder(c->protect[i], c->hidden[i]);
   }
 #ifdef __linux__
-  static const int caps[] = {CAP_SYS_ADMIN, CAP_SYS_PTRACE};
-  for (size_t i = 0; i < 2; i++)
+  /* Also what reaches a file past its mount (open_by_handle_at through
+   * another mount of the same filesystem: CAP_DAC_READ_SEARCH), the disk
+   * beneath (CAP_MKNOD, CAP_SYS_RAWIO), the kernel (CAP_SYS_MODULE,
+   * CAP_SYS_BOOT) and other processes' memory (CAP_PERFMON, CAP_BPF,
+   * CAP_CHECKPOINT_RESTORE). */
+  static const int caps[] = {
+      CAP_SYS_ADMIN,
+      CAP_SYS_PTRACE,
+      CAP_DAC_READ_SEARCH,
+      CAP_MKNOD,
+      CAP_SYS_RAWIO,
+      CAP_SYS_MODULE,
+      CAP_SYS_BOOT,
+#ifdef CAP_PERFMON
+      CAP_PERFMON,
+#endif
+#ifdef CAP_BPF
+      CAP_BPF,
+#endif
+#ifdef CAP_CHECKPOINT_RESTORE
+      CAP_CHECKPOINT_RESTORE,
+#endif
+  };
+  enum { CAPS = sizeof caps / sizeof caps[0] };
+  for (size_t i = 0; i < CAPS; i++)
     (void)prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0);
   struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2];
   if (syscall(SYS_capget, &head, data) == 0) {
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < CAPS; i++) {
       uint32_t bit = 1u << (caps[i] & 31);
       data[caps[i] >> 5].effective &= ~bit;
       data[caps[i] >> 5].permitted &= ~bit;
