@@ -533,8 +533,8 @@ static int finish(lctx_sweep *s) {
           altered     ? "ERROR (results.jsonl was altered during the run, see "
                         "above)"
           : unwritten ? "ERROR (a report not written, see above)"
-          : r->nothing_judged ? "NOTHING JUDGED"
           : r->interrupted    ? "INTERRUPTED"
+          : r->nothing_judged ? "NOTHING JUDGED"
           : failed            ? "FAIL"
                               : "PASS");
   return unwritten ? LCTX_EXIT_USAGE

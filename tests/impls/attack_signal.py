@@ -12,6 +12,8 @@ Usage: attack_signal.py SIGNAL LCTX WORD SENT [--sweep [OPTIONS...]]
           folder): only that lctx is attacked, never another test's
   SENT    a file the attack writes: "sent PID" once the signal went to
           lctx, or "unreachable" when no lctx could be found or signalled
+          (then it waits, 20 s at most, for SENT.go, which the test writes
+          once it sent the signal itself)
 lctx is found as its parent (getppid()) and, since a child may run under
 a shell, in a PID namespace of its own (getppid() is then 0) or under
 another parent, by a scan of /proc for a process whose argv[0] is LCTX and
@@ -21,6 +23,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -52,6 +55,12 @@ def attack(name, lctx, word, sent):
             return
     with open(sent, "w") as f:
         f.write("unreachable\n")
+    # The test, outside, then sends the signal itself, and says so with
+    # SENT.go: until then (20 s at most) this case is not answered.
+    for _ in range(400):
+        if os.path.exists(sent + ".go"):
+            break
+        time.sleep(0.05)
 
 
 def serve_conform(hit):
