@@ -20,6 +20,10 @@
 #      report.json ("processes_left_behind_killed" >= 1) and the summary
 #      where they share lctx's PID namespace; a clean run counts 0 and says
 #      nothing.
+#   5. with LCTX_ISOLATION=none (as on a machine without namespaces) the
+#      attacks reach lctx from inside: a SIGSTOP is undone by the guard, a
+#      SIGUSR1 is a clean stop; sections 3 and 4 run that way too (the
+#      daemons are then lctx's to kill, and the guard's after SIGKILL).
 # Where the implementation cannot reach lctx (a PID namespace of its own:
 # the attack finds no lctx and says "unreachable"), the test sends the same
 # signal to lctx itself, from outside, at the same point of the run: what
@@ -41,6 +45,7 @@ mkdir "$none"
 # so that lctx's handling is judged wherever the attack cannot reach it).
 attack() {
   dir=$tmp/$1-$2
+  rm -rf "$dir" "$dir.sent" "$dir.sent.go"
   case $1 in
   conform)
     "$LCTX" conform --no-domain --random 30 --quiet \
@@ -148,69 +153,96 @@ done
 # $tmp/killed (zombies have none). Whether the daemons' pids (as the plugin
 # sees them) are this machine's says whether the plugin ran in a PID
 # namespace of its own.
-left() {
+left() { # left WORD: processes whose command line holds WORD
   for f in /proc/[0-9]*/cmdline; do
-    { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "$tmp/killed" &&
+    { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "$1" &&
       echo "${f%/cmdline}"
   done
 }
-mkdir "$tmp/peertmp"
-TMPDIR=$tmp/peertmp LCTX_HOSTILE_PIDS=$tmp/pids LCTX_HOSTILE=daemon "$LCTX" conform \
-  --impl "$PLUGIN" --random 100000000 --cases "$tmp/cases" --quiet \
-  --report-dir "$tmp/killed" >"$tmp/killed.out" 2>&1 &
-pid=$!
-n=0
-while [ "$(cat "$tmp/pids" 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 300 ]; do
-  sleep 0.1
-  n=$((n + 1))
-done
-[ "$(cat "$tmp/pids" 2>/dev/null | wc -l)" -ge 3 ] ||
-  fail "killed: no daemon was started"
-visible=no
-for p in $(cat "$tmp/pids" 2>/dev/null); do
-  { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -q -- "$tmp/killed" &&
-    visible=yes
-done
-sleep 0.5 # the guard notes them
-kill -KILL $pid
-wait $pid 2>/dev/null
-n=0
-while [ -n "$(left)" ] && [ $n -lt 150 ]; do
-  sleep 0.1
-  n=$((n + 1))
-done
-[ -z "$(left)" ] || fail "killed: processes outlived lctx: $(left)"
-# ...and the guard removes the private working directories of its peers.
-n=0
-while [ -n "$(ls "$tmp/peertmp")" ] && [ $n -lt 100 ]; do
-  sleep 0.1
-  n=$((n + 1))
-done
-[ -z "$(ls "$tmp/peertmp")" ] ||
-  fail "killed: private working directories left: $(ls "$tmp/peertmp")"
 
-# 4. Left-behind processes counted (where the daemons share lctx's PID
-# namespace: it is they that lctx kills); none in a clean run.
-LCTX_HOSTILE=daemon "$LCTX" conform --impl "$PLUGIN" --no-domain \
-  --random 20 --cases "$tmp/cases" --quiet --report-dir "$tmp/daemon" \
-  >"$tmp/daemon.out" 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "daemon: exit $rc"
-n=$(report daemon processes_left_behind_killed)
-case $n in
-[0-9]*) ;;
-*) fail "daemon: processes_left_behind_killed is $n" ;;
-esac
-if [ $visible = yes ]; then
-  [ "$n" -ge 1 ] 2>/dev/null ||
-    fail "daemon: processes_left_behind_killed is $n, want >= 1"
-  grep -q '^processes left behind by children: [1-9]' "$tmp/daemon.out" ||
-    fail "daemon: the summary does not say the processes left behind"
-fi
+# killed_and_counted SUFFIX: sections 3 and 4, with the isolation of the
+# environment (SUFFIX names the folders).
+killed_and_counted() {
+  k=$tmp/killed$1
+  mkdir "$tmp/peertmp$1"
+  rm -f "$tmp/pids$1"
+  TMPDIR=$tmp/peertmp$1 LCTX_HOSTILE_PIDS=$tmp/pids$1 LCTX_HOSTILE=daemon \
+    "$LCTX" conform --impl "$PLUGIN" --random 100000000 --cases "$tmp/cases" \
+    --quiet --report-dir "$k" >"$k.out" 2>&1 &
+  pid=$!
+  n=0
+  while [ "$(cat "$tmp/pids$1" 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 300 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ "$(cat "$tmp/pids$1" 2>/dev/null | wc -l)" -ge 3 ] ||
+    fail "killed$1: no daemon was started"
+  visible=no
+  for p in $(cat "$tmp/pids$1" 2>/dev/null); do
+    { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -q -- "$k" &&
+      visible=yes
+  done
+  sleep 0.5 # the guard notes them
+  kill -KILL $pid
+  wait $pid 2>/dev/null
+  n=0
+  while [ -n "$(left "$k")" ] && [ $n -lt 150 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ -z "$(left "$k")" ] || fail "killed$1: processes outlived lctx: $(left "$k")"
+  # ...and the guard removes the private working directories of its peers.
+  n=0
+  while [ -n "$(ls "$tmp/peertmp$1")" ] && [ $n -lt 100 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ -z "$(ls "$tmp/peertmp$1")" ] ||
+    fail "killed$1: private working directories left: $(ls "$tmp/peertmp$1")"
+
+  # 4. Left-behind processes counted (where the daemons share lctx's PID
+  # namespace: it is they that lctx kills).
+  LCTX_HOSTILE=daemon "$LCTX" conform --impl "$PLUGIN" --no-domain \
+    --random 20 --cases "$tmp/cases" --quiet --report-dir "$tmp/daemon$1" \
+    >"$tmp/daemon$1.out" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] || fail "daemon$1: exit $rc"
+  n=$(report "daemon$1" processes_left_behind_killed)
+  case $n in
+  [0-9]*) ;;
+  *) fail "daemon$1: processes_left_behind_killed is $n" ;;
+  esac
+  if [ $visible = yes ]; then
+    [ "$n" -ge 1 ] 2>/dev/null ||
+      fail "daemon$1: processes_left_behind_killed is $n, want >= 1"
+    grep -q '^processes left behind by children: [1-9]' "$tmp/daemon$1.out" ||
+      fail "daemon$1: the summary does not say the processes left behind"
+  fi
+}
+killed_and_counted ""
+# The same where no namespace is made (LCTX_ISOLATION=none, as on a
+# machine that allows none): the daemons are lctx's to kill, and the
+# guard's after SIGKILL.
+visible_isolated=$visible
+LCTX_ISOLATION=none killed_and_counted -none
+[ "$visible" = yes ] || fail "LCTX_ISOLATION=none: the daemons are not in lctx's namespace"
+visible=$visible_isolated
 [ "$(report conform-PIPE processes_left_behind_killed)" = 0 ] ||
   fail "a clean run: processes_left_behind_killed is not 0"
 grep -q 'processes left behind\|lctx was stopped' "$tmp/conform-PIPE.out" &&
   fail "a clean run speaks of processes left behind or stops"
+
+# 5. Where no namespace is made, the attacks reach lctx from inside: a stop
+# is undone by the guard, a signal is a clean stop.
+LCTX_ISOLATION=none attack conform STOP
+[ "${sent%% *}" = sent ] || fail "LCTX_ISOLATION=none: the STOP attack did not reach lctx: $sent"
+normal conform-STOP
+grep -q '^lctx was stopped 1 time by a signal from outside and continued' \
+  "$tmp/conform-STOP.out" || fail "LCTX_ISOLATION=none, STOP: the stop is not said"
+LCTX_ISOLATION=none attack sweep USR1
+[ "${sent%% *}" = sent ] || fail "LCTX_ISOLATION=none: the USR1 attack did not reach lctx: $sent"
+[ "$rc" = 1 ] && grep -q '^stopped by SIGUSR1' "$tmp/sweep-USR1.out" ||
+  fail "LCTX_ISOLATION=none, USR1: exit $rc, $(tail -n 2 "$tmp/sweep-USR1.out")"
 
 reached=$(cat "$tmp"/*.sent 2>/dev/null | grep -c '^sent')
 unreachable=$(cat "$tmp"/*.sent 2>/dev/null | grep -c '^unreachable')

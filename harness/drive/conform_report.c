@@ -697,9 +697,9 @@ void lctx_conform_print_children(const lctx_conform_doc *d, FILE *out) {
             "implementation's output was dropped\n",
             LCTX_PEER_LOG_CAP >> 20);
   if (d->isolation && strcmp(d->isolation, "none") == 0)
-    fprintf(out, "isolation: none (no PID namespace could be made here: the "
-                 "implementation can reach lctx's processes; "
-                 "conformance/PROTOCOL.md)\n");
+    fprintf(out, "isolation: none (no PID namespace here, or "
+                 "LCTX_ISOLATION=none: the implementation can reach lctx's "
+                 "processes; conformance/PROTOCOL.md)\n");
 }
 
 void lctx_conform_print_summary(const lctx_conform_doc *d,

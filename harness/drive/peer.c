@@ -505,6 +505,8 @@ bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error) {
     c.log_fd = open_log(s);
     c.dir = p->dir = lctx_peer_private_dir();
     c.protect_count = lctx_peer_protected(&c.protect, &c.hidden);
+    const char *mode = getenv("LCTX_ISOLATION");
+    c.no_namespaces = mode && strcmp(mode, "none") == 0;
   }
   started st;
   int notes = -1;

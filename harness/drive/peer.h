@@ -178,7 +178,9 @@ size_t lctx_peer_given_up(void);
 
 /// The isolation isolated peers get on this machine: "pid namespace",
 /// "user+pid namespace" or "none" (the first call may start a peer to
-/// find out).
+/// find out). LCTX_ISOLATION=none in lctx's environment makes no
+/// namespace, as on a machine that allows none (the implementation can
+/// then reach lctx: the guard and the signal handling are what holds).
 const char *lctx_peer_isolation(void);
 
 /// How many isolated peers' logs reached their cap since lctx started.

@@ -507,7 +507,7 @@ static _Noreturn void supervisor_main(const lctx_peer_child *c) {
     put_at(devnull, k);
   if (devnull > 2)
     close(devnull);
-  int level = enter_namespaces(c);
+  int level = c->no_namespaces ? LCTX_PEER_ISOLATION_NONE : enter_namespaces(c);
   /* The peer's own error pipe (closed by its exec), relayed to lctx. */
   int out[2], life[2], st[2], ex[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0 ||

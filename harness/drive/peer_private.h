@@ -65,6 +65,9 @@ typedef struct lctx_peer_child {
   const char *const *protect;
   const bool *hidden;
   size_t protect_count;
+  /// No namespace is made (LCTX_ISOLATION=none): as on a machine that
+  /// allows none.
+  bool no_namespaces;
 } lctx_peer_child;
 
 /// The folders of lctx_peer_protect (peer_setup.c): their count, the paths
