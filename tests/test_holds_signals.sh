@@ -132,12 +132,17 @@ for mode in conform sweep; do
     attack $mode $sig
     name=$mode-$sig
     normal "$name"
+    # SIGTSTP, SIGTTIN and SIGTTOU are discarded by the kernel for a
+    # process of an orphaned process group (as under make and ctest): only
+    # SIGSTOP always stops lctx; the others, when they did, are said too.
     case $sent in
     sent* | unreachable)
-      grep -q '^lctx was stopped 1 time by a signal from outside and continued' \
-        "$tmp/$name.out" || fail "$name: the stop is not said"
-      [ "$(report "$name" lctx_stops_continued)" = 1 ] ||
-        fail "$name: lctx_stops_continued is $(report "$name" lctx_stops_continued)"
+      said=$(report "$name" lctx_stops_continued)
+      if [ $sig = STOP ] || [ "$said" != 0 ]; then
+        grep -q '^lctx was stopped 1 time by a signal from outside and continued' \
+          "$tmp/$name.out" || fail "$name: the stop is not said"
+        [ "$said" = 1 ] || fail "$name: lctx_stops_continued is $said"
+      fi
       ;;
     *) fail "$name: the attack did not run" ;;
     esac
