@@ -20,6 +20,9 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attack_serve  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -52,48 +55,6 @@ def forge(target, count, sweep):
     time.sleep(float(os.environ.get("ATTACK_RESULTS_WAIT") or 0))
 
 
-def serve_conform(hit):
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "conformance",
-                                    "examples", "python"))
-    import lctx_example  # noqa: E402
-    from example_wrap import OPERATIONS  # noqa: E402
-    cases = 0
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("lctx") == "hello":
-            print(json.dumps({"protocol": 1, "name": "attack-results",
-                              "version": "1", "operations": OPERATIONS}),
-                  flush=True)
-            continue
-        if request.get("lctx") == "bye":
-            return
-        results = []
-        for case in request["cases"]:
-            cases += 1
-            if cases == 1:
-                hit()
-            results.append(lctx_example.run_case(case))
-        print(json.dumps({"id": request["id"], "results": results}),
-              flush=True)
-
-
-def serve_sweep(hit, options):
-    sys.path.insert(0, os.path.join(HERE, ".."))
-    import sweep_fake  # noqa: E402
-    answer = sweep_fake.answer
-    calls = [0]
-
-    def forging_answer(program, platforms):
-        calls[0] += 1
-        if calls[0] == 1:
-            hit()
-        return answer(program, platforms)
-
-    sweep_fake.answer = forging_answer
-    sys.argv = [sys.argv[0]] + options
-    return sweep_fake.main()
-
-
 def main():
     target = os.environ.get("ATTACK_RESULTS_TARGET", "")
     count = int(sys.argv[1])
@@ -105,9 +66,8 @@ def main():
         forge(target, count, sweep)
 
     if sweep:
-        return serve_sweep(hit, rest[1:])
-    serve_conform(hit)
-    return 0
+        return attack_serve.serve_sweep(hit, 1, rest[1:])
+    return attack_serve.serve_conform(hit, 1, 'attack-results')
 
 
 if __name__ == "__main__":
