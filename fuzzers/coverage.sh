@@ -40,7 +40,7 @@ for driver in "$OUT"/fuzzers/*_replay; do
     echo "coverage: $target: an input failed (see $OUT/profiles/$target.log)"
   objects="$objects -object $driver"
 done
-# lctx itself, for harness/drive and harness/cli: check-spec over the
+# lctx itself, for harness/process, report, commands and cli: check-spec over the
 # whole domain, and conform of the example plugin (the conformance cases
 # and 300 random cases).
 lctx_bin="$OUT/harness/lctx"

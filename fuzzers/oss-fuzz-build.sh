@@ -142,7 +142,7 @@ fi
 
 # --- The library objects ---------------------------------------------------
 # Everything a fuzz check needs is the core layer, harness/core/*/*.c; the
-# layers above it (ir/, drive/, cli/) bring MLIR, POSIX and jansson.
+# layers above it (ir/, process/, report/, commands/, cli/) bring MLIR, POSIX and jansson.
 objects=""
 mkdir -p "$build/reference" "$build/harness" "$build/fuzzers"
 for src in "$root"/reference/src/*.c; do

@@ -1,6 +1,6 @@
 /*
  * tests/test_case_json.c - pins the JSON form of cases and outcomes
- * (harness/drive/case_json.h).
+ * (harness/process/case_json.h).
  *
  * - Properties over generated cases and outcomes (tests/case_gen.h, fixed
  *   seeds, UTF-8 expectation texts): from_json(to_json(c)) == c, also

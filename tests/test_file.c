@@ -1,7 +1,7 @@
 /*
  * tests/test_file.c - pins the reading rule of every input file
  * (harness/core/base/file.h) and the folder-listing rule
- * (harness/drive/dirlist.h): a regular file is read whole; a FIFO (with no
+ * (harness/process/dirlist.h): a regular file is read whole; a FIFO (with no
  * writer: it must not hang), a folder, a device and a socket are refused at
  * once with `PATH: not a regular file (a fifo|a folder|a device|a
  * socket)`; a missing file, a file over the limit (LCTX_CASE_FILE_MAX for

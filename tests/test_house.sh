@@ -5,13 +5,13 @@
 #   - no file under harness/cli/ (one command each) is longer than 400 lines;
 #   - harness/core/ and harness/ir/ hold no mutable state: no non-const
 #     static or _Thread_local object, at file scope or in a function;
-#   - a layer includes no header of a layer above it (core < ir < drive <
-#     cli), whatever the include paths;
+#   - a layer includes no header of a layer above it (core < ir < process <
+#     report < commands < cli), whatever the include paths;
 #   - the default output folders (build/, lctx-conform/, lctx-fuzz/) are
 #     ignored by git;
 #   - every test named in tests/COVERAGE.md exists, and every source file a
 #     document or source comment names under harness/ exists;
-#   - only harness/drive/peer.c (and peer_child.c, its child side) starts
+#   - only harness/process/peer.c (and peer_child.c, its child side) starts
 #     processes: no other C file of the
 #     tree calls fork, vfork, posix_spawn, an exec function, prctl, setsid,
 #     setpgid or close_range (one way to run a child; main.c's
@@ -86,20 +86,22 @@ $hits"
     done
   done
 }
-check_layer core ir drive cli
-check_layer ir drive cli
-check_layer drive cli
+check_layer core ir process report commands cli
+check_layer ir process report commands cli
+check_layer process report commands cli
+check_layer report commands cli
+check_layer commands cli
 
 # One way to run a child: the calls that start a process or change what it
 # is, outside peer.c and peer_child.c (comments and strings aside, as far as a grep can);
 # main.c makes lctx itself not dumpable before anything else.
 spawners=$(find reference harness fuzzers bench conformance -name '*.c' |
-  grep -vE '^harness/drive/peer(_child)?\.c$' | sort |
+  grep -vE '^harness/process/peer(_child)?\.c$' | sort |
   xargs grep -nE '(^|[^A-Za-z0-9_.>])(fork|vfork|posix_spawnp?|execvp?e?|execl[pe]?|prctl|setsid|setpgid|close_range)[ \t]*\(' |
   grep -vE '^[^:]+:[0-9]+:[ \t]*(/?\*|//)' |
   grep -vE '^harness/cli/main\.c:[0-9]+:[ \t]*\(void\)prctl\(PR_SET_DUMPABLE, 0,' ||
   true)
-[ -z "$spawners" ] || fail "processes started or changed outside harness/drive/peer.c:
+[ -z "$spawners" ] || fail "processes started or changed outside harness/process/peer.c:
 $spawners"
 
 huge=$(find harness -name '*.[ch]' | sort | xargs wc -l |

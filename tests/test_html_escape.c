@@ -1,6 +1,6 @@
 /*
  * tests/test_html_escape.c - pins the escaping of every text the HTML
- * scoreboard shows (lctx_html_escape, harness/drive/report_html.h): & < > "
+ * scoreboard shows (lctx_html_escape, harness/report/report_html.h): & < > "
  * ' become entities, bytes below 0x20 and 0x7f the text \xNN (newline and
  * tab kept in preformatted text only), every byte sequence that is not
  * UTF-8 (a stray continuation byte, an overlong form, a surrogate, a value

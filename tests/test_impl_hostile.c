@@ -1,6 +1,6 @@
 /*
  * test_impl_hostile.c - the runner of implementations under test
- * (harness/drive/impl.c) against hostile implementations
+ * (harness/process/impl.c) against hostile implementations
  * (tests/impls/hostile_plugin.c, tests/impls/hostile_impl.py), each mode
  * chosen by LCTX_HOSTILE. Pins that whatever a plugin or program does, only
  * the cases it misbehaves on are marked, every other result is the one of

@@ -1,5 +1,5 @@
 /*
- * tests/test_irjudge.c - pins lctx_irjudge_start (harness/drive/irjudge.h),
+ * tests/test_irjudge.c - pins lctx_irjudge_start (harness/process/irjudge.h),
  * which hands a batch of modules to the MLIR judge process ahead of the
  * lctx_irjudge_run that collects their verdicts.
  *

@@ -1,5 +1,5 @@
 /*
- * tests/test_peer.c - the one way lctx runs a child (harness/drive/peer.h),
+ * tests/test_peer.c - the one way lctx runs a child (harness/process/peer.h),
  * tried as a hostile child would:
  *   - it has no controlling terminal: run from a process whose controlling
  *     terminal is a pseudo-terminal made here, a program and lctx's own code

@@ -2,7 +2,7 @@
  * tests/test_seal.c - pins SHA-256 and HMAC-SHA256
  * (harness/core/base/sha256.h) to the FIPS 180-2 examples and the RFC 4231
  * test cases, fed at once and a byte at a time, and the sealed results
- * files of harness/drive/seal.h: the key store (a private folder, one
+ * files of harness/report/seal.h: the key store (a private folder, one
  * 0600 key per run, a missing key said), a file read back whole when
  * sealed, lines after the seal dropped and counted, a changed byte or a
  * seal of another run refused, and the end check that tells a file

@@ -85,11 +85,11 @@ static bool find_case(lctx_workspace *ws, const char *results,
                       unsigned long long seed, const char *name, FILE *err) {
   if (results)
     return from_results(results, name, &ws->c, &ws->expect, err);
-  lctx_conform_only only;
+  lctx_report_only only;
   char why[512];
   lctx_escaped b;
-  if (!lctx_conform_parse_only(name, &only, why, sizeof why) ||
-      only.kind == LCTX_CONFORM_ONLY_FILE) {
+  if (!lctx_report_parse_only(name, &only, why, sizeof why) ||
+      only.kind == LCTX_REPORT_ONLY_FILE) {
     fprintf(err,
             "lctx case export: '%s' is not random:INDEX or domain:INDEX "
             "(other names need --results FILE)\n",
@@ -97,7 +97,7 @@ static bool find_case(lctx_workspace *ws, const char *results,
     return false;
   }
   lctx_case_init(&ws->c);
-  if (only.kind == LCTX_CONFORM_ONLY_RANDOM) {
+  if (only.kind == LCTX_REPORT_ONLY_RANDOM) {
     uint64_t state = seed;
     for (size_t i = 0; i <= only.index; i++)
       lctx_domain_random_case_reuse(&state, &ws->c);

@@ -1,6 +1,6 @@
 /*
  * cmd_conform.c - `lctx conform` (see commands.h): the option table of
- * lctx_conform_run (drive/conform.h).
+ * lctx_conform_run (commands/conform.h).
  */
 #include "commands.h"
 
@@ -52,7 +52,7 @@ static bool parse_ops(const char *v, void *target, char *why, size_t n) {
 }
 
 static bool parse_only(const char *v, void *target, char *why, size_t n) {
-  return lctx_conform_parse_only(v, target, why, n);
+  return lctx_report_parse_only(v, target, why, n);
 }
 
 static bool parse_shard(const char *v, void *target, char *why, size_t n) {

@@ -1,7 +1,7 @@
 /*
  * cmd_corpus.c - `lctx corpus` (see commands.h): `minimize`, the engine's
  * own corpus minimization with the folder replaced in one step, and `rows`,
- * the spec rows a corpus of cases hits (drive/minimize.h). Their options
+ * the spec rows a corpus of cases hits (commands/minimize.h). Their options
  * are checked first: no text a terminal would not show as it is reaches
  * the drive layer, which echoes them.
  */

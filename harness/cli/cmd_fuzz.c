@@ -2,7 +2,7 @@
  * cmd_fuzz.c - `lctx fuzz` (see commands.h): its options, checked (no text
  * a terminal would not show as it is reaches the campaign, which echoes
  * them), with the fuzz build, seeds and dictionary of the data paths
- * (data.h), handed to lctx_campaign_run (drive/campaign.h).
+ * (data.h), handed to lctx_campaign_run (commands/campaign.h).
  */
 #include "commands.h"
 

@@ -1,6 +1,6 @@
 /*
  * cmd_generate.c - `lctx generate` (see commands.h): the option table of a
- * campaign of generated programs (drive/sweep.h with
+ * campaign of generated programs (commands/sweep.h with
  * lctx_sweep_options.generate), and --print / --check of program texts
  * (core/gen/program.h).
  */

@@ -1,6 +1,6 @@
 /*
  * cmd_mutants.c - `lctx mutants` (see commands.h): the option table of
- * lctx_mutants_run (drive/mutants.h), its defaults from the data paths
+ * lctx_mutants_run (commands/mutants.h), its defaults from the data paths
  * (data.h).
  */
 #include "commands.h"

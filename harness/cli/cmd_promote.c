@@ -1,7 +1,7 @@
 /*
  * cmd_promote.c - `lctx promote` (see commands.h): its options and the
  * finding, with the regression root of the data paths (data.h), handed to
- * lctx_replay_promote (drive/replay.h).
+ * lctx_replay_promote (commands/replay.h).
  */
 #include "commands.h"
 

@@ -1,6 +1,6 @@
 /*
  * cmd_replay.c - `lctx replay` (see commands.h): its options and inputs,
- * handed to lctx_replay_run (drive/replay.h), with fuzz_differential's
+ * handed to lctx_replay_run (commands/replay.h), with fuzz_differential's
  * implementation as its fuzz build links it: the build's example plugin
  * (data.h), unless LCTX_DIFF_PLUGIN names another.
  */

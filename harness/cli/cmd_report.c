@@ -1,8 +1,8 @@
 /*
  * cmd_report.c - `lctx report SUBCOMMAND` (see commands.h): the table of
  * report subcommands and each one's options; `merge` is
- * lctx_report_merge (drive/report_merge.h), `html` is lctx_report_html
- * (drive/report_html.h).
+ * lctx_report_merge (report/report_merge.h), `html` is lctx_report_html
+ * (report/report_html.h).
  */
 #include "commands.h"
 

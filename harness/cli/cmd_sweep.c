@@ -1,7 +1,7 @@
 /*
  * cmd_sweep.c - `lctx sweep` (see commands.h): the option table of
  * lctx_sweep_run, lctx_sweep_judge_files and lctx_sweep_replay
- * (drive/sweep.h), and where the sweep table and the known defects are
+ * (commands/sweep.h), and where the sweep table and the known defects are
  * found by default (beside the spec table).
  */
 #include "commands.h"

@@ -66,7 +66,7 @@ lctx_command_fn lctx_cmd_conform;
 
 /// `lctx sweep` (cmd_sweep.c): real JAX's programs exported for seeded
 /// platform lists and judged by the sweep rows; --judge and --replay of
-/// recorded sweep cases (drive/sweep.h).
+/// recorded sweep cases (commands/sweep.h).
 lctx_command_fn lctx_cmd_sweep;
 
 /// `lctx generate` (cmd_generate.c): generated programs
@@ -107,7 +107,7 @@ lctx_command_fn lctx_cmd_promote;
 
 /// `lctx report SUBCOMMAND` (cmd_report.c): the report subcommands;
 /// `lctx report merge --out DIR DIR...` merges the reports of sharded
-/// conform runs (drive/report_merge.h).
+/// conform runs (report/report_merge.h).
 lctx_command_fn lctx_cmd_report;
 
 /// The calls behind check-spec and eval, for a command that runs them with

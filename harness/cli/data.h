@@ -1,6 +1,6 @@
 /*
  * data.h - where the running lctx finds its data and fuzz builds: resolved
- * once, at start-up, into the lctx_data_paths of drive/data_paths.h that the
+ * once, at start-up, into the lctx_data_paths of process/data_paths.h that the
  * commands hand to the drive calls.
  *
  * Owns the only reads of the variables a user sets to move them
@@ -63,7 +63,7 @@ bool lctx_data_find_dir(const char *source_dir, const char *binary_dir,
 bool lctx_data_resolve(lctx_data_paths *d, FILE *err);
 
 /// At start-up: lctx_data_resolve into the paths lctx_data() returns (and
-/// drive/data_paths.h's defaults). Prints `lctx: warning: ...` on `err`
+/// process/data_paths.h's defaults). Prints `lctx: warning: ...` on `err`
 /// when no folder holds the spec table; commands given --spec and --cases
 /// are unaffected.
 void lctx_data_start(FILE *err);

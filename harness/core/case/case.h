@@ -11,7 +11,7 @@
  * field; operations name platforms by index into the case's table of
  * distinct names, so an operation means something only beside its case.
  * It is at most 16 KB (asserted below). Text, byte and JSON forms live in
- * case_text.h, case_bytes.h and drive/case_json.h; running a case with the
+ * case_text.h, case_bytes.h and process/case_json.h; running a case with the
  * reference model in run/runner.h.
  */
 #ifndef LCTX_HARNESS_CASE_H

@@ -1,6 +1,6 @@
 /*
  * case_pack.h - the packed form of a case: what a plugin's worker is given
- * of it (harness/drive/impl_worker.c), as the struct holds it (same program,
+ * of it (harness/process/impl_worker.c), as the struct holds it (same program,
  * same machine).
  *
  * Owns the encoder and its checked decoder. The packed case is the factory

@@ -2,7 +2,8 @@
  * finding_key.h - the finding marker and the grammar of a finding's key,
  * defined once for the fuzz glue that prints them (fuzzers/fuzz_glue.h) and
  * the drivers that read them back from a run's output: the campaign's keys
- * (harness/drive/findings.c) and the kill matrix (harness/drive/mutants.c).
+ * (harness/commands/findings.c) and the kill matrix
+ * (harness/commands/mutants.c).
  *
  * A failing fuzz input makes its target print, at the start of a line,
  *

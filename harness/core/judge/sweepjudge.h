@@ -8,8 +8,8 @@
  * call on the CPU, the census of backend look-ups) and the judgement of one
  * sweep case: a program exported for a platform list P, for a reordering of
  * P, for ("cpu",) and for each platform of P alone. Reads nothing, runs
- * nothing, allocates nothing: the caller (drive/sweep.c) fills the answers
- * from the protocol (drive/export_json.c) or from a recorded case file.
+ * nothing, allocates nothing: the caller (commands/sweep.c) fills the answers
+ * from the protocol (process/export_json.c) or from a recorded case file.
  */
 #ifndef LCTX_HARNESS_SWEEPJUDGE_H
 #define LCTX_HARNESS_SWEEPJUDGE_H

@@ -71,8 +71,8 @@ typedef struct state {
   kill_cell control_fuzz[START_COUNT];
   char fuzz_options[PATH_CAP + 16]; /* <fuzzer>.options */
   char seeds_dir[PATH_CAP];
-  lctx_conform_report report; /* of the last conform run */
-  lctx_row_hits reached;      /* what a corpus reaches */
+  lctx_report report;    /* of the last conform run */
+  lctx_row_hits reached; /* what a corpus reaches */
 } state;
 
 typedef struct tally {

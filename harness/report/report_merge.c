@@ -3,12 +3,12 @@
  * report_merge.h).
  *
  * Each folder's report.json is read whole and checked against the first
- * one's stamp; its rows are added into one lctx_conform_report, which the
+ * one's stamp; its rows are added into one lctx_report, which the
  * writers of conform_report.h turn into the merged files.
  */
 #include "report_merge.h"
 
-#include "conform_report.h"
+#include "report_write.h"
 #include "escape.h"
 #include "exit.h"
 #include "sys.h"
@@ -43,9 +43,9 @@ typedef struct stamp {
 /* The merge: the summed report and what the writers need besides. */
 typedef struct merge {
   const lctx_report_merge_options *o;
-  lctx_conform_report rep;
+  lctx_report rep;
   bool xfail[LCTX_SPEC_MAX_ROWS];
-  char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
+  char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_REPORT_REASON_MAX];
   json_t *first_json; /* the first report.json, holding `first`'s strings */
   stamp first;
   size_t modules_judged, judge_kills, left_behind_killed, stops_continued;
@@ -196,16 +196,16 @@ static bool same_run(merge *m, const stamp *s, const char *path) {
                 f->shard_n, f->offered);
 }
 
-static lctx_conform_verdict verdict_named(const char *name) {
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    if (name && strcmp(name, lctx_conform_verdict_name(v)) == 0)
-      return (lctx_conform_verdict)v;
-  return LCTX_CONFORM_VERDICT_COUNT;
+static lctx_verdict verdict_named(const char *name) {
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
+    if (name && strcmp(name, lctx_verdict_name(v)) == 0)
+      return (lctx_verdict)v;
+  return LCTX_VERDICT_COUNT;
 }
 
 /* Adds row `k` of a report (`row`) into the merged row. */
 static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
-  lctx_conform_row *s = &m->rep.rows[k];
+  lctx_report_row *s = &m->rep.rows[k];
   const char *id;
   if (!get_string(m, row, "id", path, &id))
     return false;
@@ -214,9 +214,9 @@ static bool add_row(merge *m, size_t k, json_t *row, const char *path) {
                   "%s: row %zu is '%s', the first report's is '%s': the "
                   "reports are of different spec tables",
                   path, k + 1, id, s->id);
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++) {
     size_t n;
-    if (!get_count(m, row, lctx_conform_verdict_name(v), path, &n))
+    if (!get_count(m, row, lctx_verdict_name(v), path, &n))
       return false;
     s->n[v] += n;
   }
@@ -291,7 +291,7 @@ static bool take_rows(merge *m, json_t *rows, const char *path) {
 /* Adds the run-wide counts of report `j`, and its first failure when the
  * merged report has none yet. */
 static bool add_totals(merge *m, json_t *j, const char *path) {
-  lctx_conform_report *r = &m->rep;
+  lctx_report *r = &m->rep;
   size_t run, unsupported, gaps = 0, restarts = 0, recycles = 0;
   size_t modules = 0, kills = 0, unjudged = 0, not_judged = 0;
   size_t left_behind = 0, stops = 0;
@@ -340,10 +340,10 @@ static bool add_totals(merge *m, json_t *j, const char *path) {
     m->peak = peak;
   json_t *ff = json_object_get(j, "first_failure");
   const char *row = json_string_value(json_object_get(ff, "row"));
-  lctx_conform_verdict v =
+  lctx_verdict v =
       verdict_named(json_string_value(json_object_get(ff, "verdict")));
   for (size_t k = 0; row && !r->failed_once && k < r->row_count; k++) {
-    if (strcmp(r->rows[k].id, row) == 0 && v < LCTX_CONFORM_VERDICT_COUNT) {
+    if (strcmp(r->rows[k].id, row) == 0 && v < LCTX_VERDICT_COUNT) {
       r->failed_once = true;
       r->first_failure_row = k;
       r->first_failure_verdict = v;
@@ -539,7 +539,7 @@ static const char *bad_verdict_line(const merge *m, const json_t *j) {
   if (!known_row(m, json_string_value(json_object_get(j, "row"))))
     return "field 'row' is missing or not a row of the reports";
   if (verdict_named(json_string_value(json_object_get(j, "verdict"))) ==
-      LCTX_CONFORM_VERDICT_COUNT)
+      LCTX_VERDICT_COUNT)
     return "field 'verdict' is missing or not a verdict";
   for (size_t i = 0; i < sizeof TEXTS / sizeof TEXTS[0]; i++)
     if (!string_or_absent(j, TEXTS[i]))
@@ -572,7 +572,7 @@ static const char *bad_sweep_line(const merge *m, const json_t *j) {
   json_array_foreach(verdicts, i, v) {
     if (!known_row(m, json_string_value(json_object_get(v, "row"))) ||
         verdict_named(json_string_value(json_object_get(v, "verdict"))) ==
-            LCTX_CONFORM_VERDICT_COUNT ||
+            LCTX_VERDICT_COUNT ||
         !string_or_absent(v, "key") || !string_or_absent(v, "detail"))
       return "a verdict without a row of the reports and a verdict";
   }
@@ -715,35 +715,35 @@ static bool merge_results(merge *m) {
 }
 
 /* The merged run's stamp, counts and verdict on `out`; the exit code. */
-static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
-  lctx_conform_report *r = &m->rep;
+static int summarize(merge *m, const lctx_report_doc *doc, FILE *out) {
+  lctx_report *r = &m->rep;
   size_t shards = 0;
-  lctx_conform_report_sum(r);
+  lctx_report_report_sum(r);
   for (unsigned i = 0; i < m->first.shard_n; i++)
     shards += m->shard_dir[i] != NULL;
-  bool failed = lctx_conform_run_failed(r);
+  bool failed = lctx_report_run_failed(r);
   const size_t *t = r->totals;
   lctx_escaped dir, lctx_version, kind;
   /* stamp_text shows these two as they are: from a shard, they are outside
    * text. */
-  lctx_conform_doc shown = *doc;
+  lctx_report_doc shown = *doc;
   shown.lctx_version = lctx_esc(&lctx_version, doc->lctx_version);
   shown.impl_kind = lctx_esc(&kind, doc->impl_kind);
-  lctx_conform_stamp_text(&shown, out, WHO ": ");
+  lctx_report_stamp_text(&shown, out, WHO ": ");
   fprintf(out, "merged %zu of %u shards: ", shards, m->first.shard_n);
-  lctx_conform_print_cases(r, out);
+  lctx_report_print_cases(r, out);
   fprintf(out,
           "\noperations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n"
           "reports: %s/report.tap, report.junit.xml, report.json, "
           "results.jsonl\n",
-          t[LCTX_CONFORM_PASS], t[LCTX_CONFORM_FAIL], t[LCTX_CONFORM_XFAIL],
-          t[LCTX_CONFORM_XPASS], t[LCTX_CONFORM_CRASH], t[LCTX_CONFORM_TIMEOUT],
-          t[LCTX_CONFORM_UNSUPPORTED], t[LCTX_CONFORM_FLAKY],
+          t[LCTX_VERDICT_PASS], t[LCTX_VERDICT_FAIL], t[LCTX_VERDICT_XFAIL],
+          t[LCTX_VERDICT_XPASS], t[LCTX_VERDICT_CRASH], t[LCTX_VERDICT_TIMEOUT],
+          t[LCTX_VERDICT_UNSUPPORTED], t[LCTX_VERDICT_FLAKY],
           r->spec_gaps ? " (and operations no spec row covers!)" : "",
           lctx_esc(&dir, m->o->out_dir));
   for (size_t k = 0; k < r->row_count; k++) {
-    if (!lctx_conform_row_failed(&r->rows[k]))
+    if (!lctx_report_row_failed(&r->rows[k]))
       continue;
     fprintf(out, "%s: %s\n", lctx_esc(&kind, r->rows[k].id),
             lctx_esc(&dir, r->rows[k].first));
@@ -768,14 +768,14 @@ static int summarize(merge *m, const lctx_conform_doc *doc, FILE *out) {
  * limit would otherwise merge into a report that `report html` and a
  * further merge refuse. */
 static bool sums_fit(merge *m) {
-  const lctx_conform_report *r = &m->rep;
+  const lctx_report *r = &m->rep;
   const unsigned long long cap =
       (unsigned long long)LCTX_REPORT_MERGE_MAX_COUNT;
-  unsigned long long totals[LCTX_CONFORM_VERDICT_COUNT] = {0};
+  unsigned long long totals[LCTX_VERDICT_COUNT] = {0};
   for (size_t k = 0; k < r->row_count; k++) {
-    const lctx_conform_row *row = &r->rows[k];
+    const lctx_report_row *row = &r->rows[k];
     unsigned long long all = 0;
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+    for (int v = 0; v < LCTX_VERDICT_COUNT; v++) {
       all += row->n[v];
       totals[v] += row->n[v];
     }
@@ -787,12 +787,12 @@ static bool sums_fit(merge *m) {
                     "may hold; nothing merged",
                     row->id);
   }
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++) {
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++) {
     if (totals[v] > cap)
       return refuse(m,
                     "the merged %s count passes 2^40, more than a report may "
                     "hold; nothing merged",
-                    lctx_conform_verdict_name(v));
+                    lctx_verdict_name(v));
   }
   unsigned long long run = r->cases_run,
                      others[] = {r->cases_unsupported, r->cases_not_judged,
@@ -822,25 +822,25 @@ static int run_merge(merge *m, FILE *out) {
       m->rep.cases_run + m->rep.cases_unsupported + m->rep.cases_not_judged;
   m->rep.cases_skipped = seen > m->first.offered ? 0 : m->first.offered - seen;
   const stamp *s = &m->first;
-  lctx_conform_doc doc = {.report = &m->rep,
-                          .spec_file = s->spec_file,
-                          .spec_version = s->spec_version,
-                          .lctx_version = s->lctx_version,
-                          .impl_name = s->impl_name,
-                          .impl_version = s->impl_version,
-                          .impl_kind = s->impl_kind,
-                          .jax_release = s->jax_release,
-                          .seed = s->seed,
-                          .shard_i = 1,
-                          .shard_n = 1,
-                          .xfail = m->xfail,
-                          .xfail_reason = m->xfail_reason,
-                          .modules_judged = m->modules_judged,
-                          .judge_kills = m->judge_kills,
-                          .left_behind_killed = m->left_behind_killed,
-                          .stops_continued = m->stops_continued,
-                          .stopped_at_first_failure = m->stopped,
-                          .peak_memory_mb = m->peak};
+  lctx_report_doc doc = {.report = &m->rep,
+                         .spec_file = s->spec_file,
+                         .spec_version = s->spec_version,
+                         .lctx_version = s->lctx_version,
+                         .impl_name = s->impl_name,
+                         .impl_version = s->impl_version,
+                         .impl_kind = s->impl_kind,
+                         .jax_release = s->jax_release,
+                         .seed = s->seed,
+                         .shard_i = 1,
+                         .shard_n = 1,
+                         .xfail = m->xfail,
+                         .xfail_reason = m->xfail_reason,
+                         .modules_judged = m->modules_judged,
+                         .judge_kills = m->judge_kills,
+                         .left_behind_killed = m->left_behind_killed,
+                         .stops_continued = m->stops_continued,
+                         .stopped_at_first_failure = m->stopped,
+                         .peak_memory_mb = m->peak};
   if (!lctx_sys_mkdir_p(m->o->out_dir)) {
     refuse(m, "--out: %s: %s", m->o->out_dir, strerror(errno));
     return LCTX_EXIT_USAGE;
@@ -849,7 +849,7 @@ static int run_merge(merge *m, FILE *out) {
   if (!merge_results(m))
     return LCTX_EXIT_USAGE;
   int code = summarize(m, &doc, out);
-  if (!lctx_conform_write_reports(&doc, m->o->out_dir, WHO, m->err)) {
+  if (!lctx_report_write_reports(&doc, m->o->out_dir, WHO, m->err)) {
     refuse(m, "%s: the merged reports could not be written", m->o->out_dir);
     return LCTX_EXIT_USAGE;
   }

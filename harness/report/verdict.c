@@ -4,10 +4,10 @@
  * of one answered case into verdicts counted per spec row and streamed to
  * results.jsonl.
  */
-#include "conform_verdict.h"
+#include "verdict.h"
 
 #include "case_json.h"
-#include "conform_text.h"
+#include "report_text.h"
 #include "rerun_cmd.h"
 #include "escape.h"
 #include "file.h"
@@ -19,23 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const VERDICT_NAMES[LCTX_CONFORM_VERDICT_COUNT] = {
+static const char *const VERDICT_NAMES[LCTX_VERDICT_COUNT] = {
     "pass",  "fail",    "xfail",       "xpass",
     "crash", "timeout", "unsupported", "flaky"};
 
 /* The IR rows, IR-000 .. IR-006 (irexpect.h's LCTX_IR_ROW_BIT). */
 #define IR_ROWS 7
 
-const char *lctx_conform_verdict_name(lctx_conform_verdict v) {
-  return v < LCTX_CONFORM_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
+const char *lctx_verdict_name(lctx_verdict v) {
+  return v < LCTX_VERDICT_COUNT ? VERDICT_NAMES[v] : "?";
 }
 
-void lctx_conform_cap_hit(lctx_conform_report *r, const char *what, size_t cap,
-                          size_t dropped) {
+void lctx_report_cap_hit(lctx_report *r, const char *what, size_t cap,
+                         size_t dropped) {
   size_t i = 0;
   while (i < r->caps_hit_count && strcmp(r->caps_hit[i].what, what) != 0)
     i++;
-  if (i == LCTX_CONFORM_CAPS_MAX)
+  if (i == LCTX_REPORT_CAPS_MAX)
     return;
   if (i == r->caps_hit_count) {
     r->caps_hit_count++;
@@ -46,41 +46,41 @@ void lctx_conform_cap_hit(lctx_conform_report *r, const char *what, size_t cap,
   r->caps_hit[i].dropped += dropped;
 }
 
-bool lctx_conform_row_failed(const lctx_conform_row *s) {
-  return s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS] ||
-         s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-         s->n[LCTX_CONFORM_FLAKY];
+bool lctx_report_row_failed(const lctx_report_row *s) {
+  return s->n[LCTX_VERDICT_FAIL] || s->n[LCTX_VERDICT_XPASS] ||
+         s->n[LCTX_VERDICT_CRASH] || s->n[LCTX_VERDICT_TIMEOUT] ||
+         s->n[LCTX_VERDICT_FLAKY];
 }
 
-size_t lctx_conform_cases_total(const lctx_conform_report *rep) {
+size_t lctx_report_cases_total(const lctx_report *rep) {
   size_t n = rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2];
   return n ? n
            : rep->cases_run + rep->cases_skipped + rep->cases_unsupported +
                  rep->cases_not_judged;
 }
 
-size_t lctx_conform_cases_not_reached(const lctx_conform_report *rep) {
-  size_t total = lctx_conform_cases_total(rep);
+size_t lctx_report_cases_not_reached(const lctx_report *rep) {
+  size_t total = lctx_report_cases_total(rep);
   size_t seen = rep->cases_run + rep->cases_skipped + rep->cases_unsupported +
                 rep->cases_not_judged;
   return total > seen ? total - seen : 0;
 }
 
-void lctx_conform_report_sum(lctx_conform_report *rep) {
+void lctx_report_report_sum(lctx_report *rep) {
   size_t judged = 0;
   for (size_t k = 0; k < rep->row_count; k++)
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
       rep->totals[v] += rep->rows[k].n[v];
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    judged += v == LCTX_CONFORM_UNSUPPORTED ? 0 : rep->totals[v];
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
+    judged += v == LCTX_VERDICT_UNSUPPORTED ? 0 : rep->totals[v];
   rep->nothing_judged = judged == 0;
 }
 
-bool lctx_conform_run_failed(const lctx_conform_report *rep) {
+bool lctx_report_run_failed(const lctx_report *rep) {
   const size_t *t = rep->totals;
-  return t[LCTX_CONFORM_FAIL] || t[LCTX_CONFORM_XPASS] ||
-         t[LCTX_CONFORM_CRASH] || t[LCTX_CONFORM_TIMEOUT] ||
-         t[LCTX_CONFORM_FLAKY] || rep->spec_gaps;
+  return t[LCTX_VERDICT_FAIL] || t[LCTX_VERDICT_XPASS] ||
+         t[LCTX_VERDICT_CRASH] || t[LCTX_VERDICT_TIMEOUT] ||
+         t[LCTX_VERDICT_FLAKY] || rep->spec_gaps;
 }
 
 //===----------------------------------------------------------------------===//
@@ -90,7 +90,7 @@ bool lctx_conform_run_failed(const lctx_conform_report *rep) {
 /* Reads line `number` of the xfail file (`line`, `n` bytes, no newline):
  * 'ROW-ID reason', a comment or blank; false (said in `why`) when bad. */
 static bool xfail_line(const lctx_spec *spec, const char *path,
-                       lctx_conform_xfail *x, const char *line, size_t n,
+                       lctx_report_xfail *x, const char *line, size_t n,
                        int number, char *why, size_t why_n) {
   size_t p = 0;
   while (p < n && (line[p] == ' ' || line[p] == '\t'))
@@ -132,8 +132,8 @@ static bool xfail_line(const lctx_spec *spec, const char *path,
   return true;
 }
 
-bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
-                             lctx_conform_xfail *x, char *why, size_t why_n) {
+bool lctx_report_xfail_load(const lctx_spec *spec, const char *path,
+                            lctx_report_xfail *x, char *why, size_t why_n) {
   memset(x, 0, sizeof *x);
   char e[1024];
   lctx_buf eb;
@@ -161,10 +161,10 @@ bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
 // Case names and the rerun line
 //===----------------------------------------------------------------------===//
 
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
-                              const char *flag, const char *impl,
-                              const char *spec, const char *xfail,
-                              const char *jax, const char *rerun_dir) {
+bool lctx_report_judge_rerun(lctx_report_judge *j, const char *program,
+                             const char *flag, const char *impl,
+                             const char *spec, const char *xfail,
+                             const char *jax, const char *rerun_dir) {
   char *h = j->rerun_head, *t = j->rerun_tail;
   size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
   t[0] = '\0';
@@ -182,13 +182,13 @@ bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
          lctx_rerun_shell_word(t, m, rerun_dir);
 }
 
-bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
-                             char *why, size_t why_size) {
+bool lctx_report_parse_only(const char *text, lctx_report_only *only, char *why,
+                            size_t why_size) {
   static const struct {
     const char *prefix;
-    lctx_conform_only_kind kind;
-  } KINDS[] = {{"domain:", LCTX_CONFORM_ONLY_DOMAIN},
-               {"random:", LCTX_CONFORM_ONLY_RANDOM}};
+    lctx_report_only_kind kind;
+  } KINDS[] = {{"domain:", LCTX_REPORT_ONLY_DOMAIN},
+               {"random:", LCTX_REPORT_ONLY_RANDOM}};
   for (size_t k = 0; k < 2; k++) {
     size_t n = strlen(KINDS[k].prefix);
     if (strncmp(text, KINDS[k].prefix, n) != 0)
@@ -203,7 +203,7 @@ bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
                KINDS[k].prefix);
       return false;
     }
-    *only = (lctx_conform_only){KINDS[k].kind, NULL, (size_t)v};
+    *only = (lctx_report_only){KINDS[k].kind, NULL, (size_t)v};
     return true;
   }
   size_t n = strlen(text);
@@ -212,13 +212,13 @@ bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
              "'%s' is not FILE.case, domain:INDEX or random:INDEX", text);
     return false;
   }
-  *only = (lctx_conform_only){LCTX_CONFORM_ONLY_FILE, text, 0};
+  *only = (lctx_report_only){LCTX_REPORT_ONLY_FILE, text, 0};
   return true;
 }
 
 /* The name of a case as `--case` reads it: the case file, or
  * "domain:INDEX", "random:INDEX". */
-static void case_name(const lctx_conform_subject *s, char *buf, size_t n) {
+static void case_name(const lctx_report_subject *s, char *buf, size_t n) {
   if (s->file)
     snprintf(buf, n, "%s", s->file);
   else
@@ -227,8 +227,8 @@ static void case_name(const lctx_conform_subject *s, char *buf, size_t n) {
 
 /* The command line that runs `s` alone; "" when it does not fit (a rerun
  * line cut short would run another case). */
-static void rerun_line(const lctx_conform_judge *j,
-                       const lctx_conform_subject *s, char *buf, size_t n) {
+static void rerun_line(const lctx_report_judge *j, const lctx_report_subject *s,
+                       char *buf, size_t n) {
   char seed[40], name[1100];
   snprintf(seed, sizeof seed, "--seed=%llu", j->seed);
   case_name(s, name, sizeof name);
@@ -248,10 +248,10 @@ static void rerun_line(const lctx_conform_judge *j,
 // Counting and streaming a verdict
 //===----------------------------------------------------------------------===//
 
-static void stream_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
-                           size_t op, size_t row_index, lctx_conform_verdict v,
+static void stream_verdict(lctx_report_judge *j, const lctx_report_subject *s,
+                           size_t op, size_t row_index, lctx_verdict v,
                            const char *detail) {
-  lctx_conform_row *kept = &j->report->rows[row_index];
+  lctx_report_row *kept = &j->report->rows[row_index];
   if (kept->kept >= j->keep_failures) {
     kept->not_kept++;
     return;
@@ -264,18 +264,18 @@ static void stream_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
   json_object_set_new(o, "index", json_integer((json_int_t)s->index));
   char name[1100];
   case_name(s, name, sizeof name);
-  json_object_set_new(o, "name", lctx_conform_json_text(name));
+  json_object_set_new(o, "name", lctx_report_json_text(name));
   json_object_set_new(o, "operation", json_integer((json_int_t)op));
   json_object_set_new(o, "row", json_string(j->spec->rows[row_index].id));
   json_object_set_new(o, "verdict", json_string(VERDICT_NAMES[v]));
   if (detail)
-    json_object_set_new(o, "detail", lctx_conform_json_text(detail));
-  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL) {
-    json_object_set_new(o, "expected", lctx_conform_json_text(j->expected));
-    json_object_set_new(o, "actual", lctx_conform_json_text(j->actual));
+    json_object_set_new(o, "detail", lctx_report_json_text(detail));
+  if (v == LCTX_VERDICT_FAIL || v == LCTX_VERDICT_XFAIL) {
+    json_object_set_new(o, "expected", lctx_report_json_text(j->expected));
+    json_object_set_new(o, "actual", lctx_report_json_text(j->actual));
   }
-  if (v == LCTX_CONFORM_FAIL && j->drift[0])
-    json_object_set_new(o, "drift", lctx_conform_json_text(j->drift));
+  if (v == LCTX_VERDICT_FAIL && j->drift[0])
+    json_object_set_new(o, "drift", lctx_report_json_text(j->drift));
   json_t *c = lctx_case_to_json(s->c, NULL);
   if (c)
     json_object_set_new(o, "case", c);
@@ -287,10 +287,10 @@ static void stream_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
   json_decref(o);
 }
 
-static void note_first(lctx_conform_judge *j, size_t row,
-                       const lctx_conform_subject *s, size_t op,
-                       lctx_conform_verdict v, const char *detail) {
-  lctx_conform_row *r = &j->report->rows[row];
+static void note_first(lctx_report_judge *j, size_t row,
+                       const lctx_report_subject *s, size_t op, lctx_verdict v,
+                       const char *detail) {
+  lctx_report_row *r = &j->report->rows[row];
   if (r->first[0])
     return;
   /* The case: "cases case N" becomes its file's name. */
@@ -301,7 +301,7 @@ static void note_first(lctx_conform_judge *j, size_t row,
     snprintf(which, sizeof which, "case %.280s", base);
   else
     snprintf(which, sizeof which, "%s case %zu", s->source, s->index);
-  if (v == LCTX_CONFORM_FAIL || v == LCTX_CONFORM_XFAIL)
+  if (v == LCTX_VERDICT_FAIL || v == LCTX_VERDICT_XFAIL)
     snprintf(r->first, sizeof r->first,
              "%s, operation %zu: expected %.300s; got %.300s", which, op,
              j->expected, j->actual);
@@ -330,7 +330,7 @@ static uint32_t table_releases(const lctx_spec *spec, uint32_t model_mask) {
 /* Operation `i` failed under row `row`: whether it passes as another
  * release the table names behaves, and why (j->drift, and the row's first
  * such explanation); else that it is new at the judged release. */
-static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
+static void note_drift(lctx_report_judge *j, const lctx_report_subject *s,
                        size_t i, size_t row) {
   lctx_buf db;
   lctx_buf_init(&db, j->drift, sizeof j->drift);
@@ -347,7 +347,7 @@ static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
     traced = lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i], j->exact,
                                &j->drift_features, &db);
   }
-  lctx_conform_row *r = &j->report->rows[row];
+  lctx_report_row *r = &j->report->rows[row];
   if (!traced) {
     lctx_oracle_drift_new(j->spec, row, &db);
     if (r->drift_new++ == 0)
@@ -360,22 +360,22 @@ static void note_drift(lctx_conform_judge *j, const lctx_conform_subject *s,
 
 /* Counts the verdict of operation `i`; notes and streams what did not
  * pass, and the first failure. */
-static void count_verdict(lctx_conform_judge *j, const lctx_conform_subject *s,
-                          size_t i, size_t row, lctx_conform_verdict v,
+static void count_verdict(lctx_report_judge *j, const lctx_report_subject *s,
+                          size_t i, size_t row, lctx_verdict v,
                           const char *detail) {
-  lctx_conform_report *rep = j->report;
+  lctx_report *rep = j->report;
   rep->rows[row].n[v]++;
   j->drift[0] = '\0';
-  if (v == LCTX_CONFORM_FAIL && s->res->status == LCTX_RESULT_OK)
+  if (v == LCTX_VERDICT_FAIL && s->res->status == LCTX_RESULT_OK)
     note_drift(j, s, i, row);
-  if (!rep->failed_once && v != LCTX_CONFORM_PASS && v != LCTX_CONFORM_XFAIL) {
+  if (!rep->failed_once && v != LCTX_VERDICT_PASS && v != LCTX_VERDICT_XFAIL) {
     rep->failed_once = true;
     /* From the start of the cases, as the run's own time is. */
     rep->first_failure_seconds = lctx_sys_now() - j->start;
     rep->first_failure_row = row;
     rep->first_failure_verdict = v;
   }
-  if (v != LCTX_CONFORM_PASS) {
+  if (v != LCTX_VERDICT_PASS) {
     note_first(j, row, s, i, v, detail);
     stream_verdict(j, s, i, row, v, detail);
   }
@@ -393,7 +393,7 @@ static size_t find_row(const lctx_spec *spec, const char *id) {
   return (size_t)-1;
 }
 
-void lctx_conform_judge_init(lctx_conform_judge *j) {
+void lctx_report_judge_init(lctx_report_judge *j) {
   for (unsigned k = 0; k < IR_ROWS; k++) {
     char id[8];
     snprintf(id, sizeof id, "IR-%03u", k);
@@ -407,7 +407,7 @@ void lctx_conform_judge_init(lctx_conform_judge *j) {
  * (or -1 when it could not be judged), whether it passed, and the IR rows
  * the check exercised (`applicable`, LCTX_IR_ROW_BIT); why it failed goes
  * to j->why. */
-static size_t judge_module(lctx_conform_judge *j, const lctx_conform_subject *s,
+static size_t judge_module(lctx_report_judge *j, const lctx_report_subject *s,
                            size_t index, bool *passed, unsigned *applicable) {
   *passed = false;
   *applicable = 0;
@@ -417,7 +417,7 @@ static size_t judge_module(lctx_conform_judge *j, const lctx_conform_subject *s,
   *passed = v->status == LCTX_IRJUDGE_JUDGED && v->passed;
   *applicable = v->status == LCTX_IRJUDGE_JUDGED ? v->applicable : 0;
   if (*passed)
-    return j->ir_rows[5]; /* IR-005, found once by lctx_conform_judge_init */
+    return j->ir_rows[5]; /* IR-005, found once by lctx_report_judge_init */
   snprintf(j->why, sizeof j->why, "the module: %s: %s", v->row, v->reason);
   return find_row(j->spec, v->row);
 }
@@ -426,28 +426,28 @@ static size_t judge_module(lctx_conform_judge *j, const lctx_conform_subject *s,
  * module passes every IR row that judged it (IR-005, the row judge_module
  * names, always among them); a rejected one fails the operation under the
  * IR row that rejected it (`*row`, `*v`, `*detail`). */
-static void judge_ir(lctx_conform_judge *j, const lctx_conform_subject *s,
-                     size_t i, size_t *row, lctx_conform_verdict *v,
+static void judge_ir(lctx_report_judge *j, const lctx_report_subject *s,
+                     size_t i, size_t *row, lctx_verdict *v,
                      const char **detail) {
   bool passed;
   unsigned applicable;
   size_t ir_row = judge_module(j, s, i, &passed, &applicable);
   size_t rows = j->spec->row_count;
-  lctx_conform_row *n = j->report->rows;
+  lctx_report_row *n = j->report->rows;
   if (ir_row < rows && passed && j->dry) {
     j->dry_ir[i] = true; /* counted once every operation passed */
   } else if (ir_row < rows && passed) {
-    n[ir_row].n[LCTX_CONFORM_PASS]++;
+    n[ir_row].n[LCTX_VERDICT_PASS]++;
     for (unsigned k = 0; k < IR_ROWS; k++) {
       if (((applicable >> k) & 1u) && j->ir_rows[k] != ir_row &&
           j->ir_rows[k] < rows)
-        n[j->ir_rows[k]].n[LCTX_CONFORM_PASS]++;
+        n[j->ir_rows[k]].n[LCTX_VERDICT_PASS]++;
     }
   } else if (ir_row < rows) {
     snprintf(j->expected, sizeof j->expected, "a module the IR rows accept");
     snprintf(j->actual, sizeof j->actual, "%s", j->why);
     *row = ir_row;
-    *v = j->xfail->row[ir_row] ? LCTX_CONFORM_XFAIL : LCTX_CONFORM_FAIL;
+    *v = j->xfail->row[ir_row] ? LCTX_VERDICT_XFAIL : LCTX_VERDICT_FAIL;
     *detail = j->why;
   }
 }
@@ -455,8 +455,8 @@ static void judge_ir(lctx_conform_judge *j, const lctx_conform_subject *s,
 /* Judges operation `i` of `s` (its features in j->features): the row and
  * the verdict, and the detail of a crash, a timeout or a rejected module.
  * False when no single row covers it. */
-static bool judge_op(lctx_conform_judge *j, const lctx_conform_subject *s,
-                     size_t i, size_t *row, lctx_conform_verdict *v,
+static bool judge_op(lctx_report_judge *j, const lctx_report_subject *s,
+                     size_t i, size_t *row, lctx_verdict *v,
                      const char **detail) {
   const lctx_case_result *res = s->res;
   lctx_buf eb, ab;
@@ -470,8 +470,8 @@ static bool judge_op(lctx_conform_judge *j, const lctx_conform_subject *s,
     if (n != 1)
       return false;
     *row = m[0];
-    *v = res->status == LCTX_RESULT_TIMEOUT ? LCTX_CONFORM_TIMEOUT
-                                            : LCTX_CONFORM_CRASH;
+    *v = res->status == LCTX_RESULT_TIMEOUT ? LCTX_VERDICT_TIMEOUT
+                                            : LCTX_VERDICT_CRASH;
     *detail = res->detail;
     return true;
   }
@@ -489,27 +489,27 @@ static bool judge_op(lctx_conform_judge *j, const lctx_conform_subject *s,
   if (jd == LCTX_JUDGE_NO_ROW || jd == LCTX_JUDGE_SEVERAL_ROWS)
     return false;
   bool ok = jd == LCTX_JUDGE_ALLOWED;
-  *v = j->xfail->row[*row] ? (ok ? LCTX_CONFORM_XPASS : LCTX_CONFORM_XFAIL)
-                           : (ok ? LCTX_CONFORM_PASS : LCTX_CONFORM_FAIL);
+  *v = j->xfail->row[*row] ? (ok ? LCTX_VERDICT_XPASS : LCTX_VERDICT_XFAIL)
+                           : (ok ? LCTX_VERDICT_PASS : LCTX_VERDICT_FAIL);
   if (ok && res->mlir[i] && s->c->ops[i].kind == LCTX_OP_LOWER_PER_PLATFORM)
     judge_ir(j, s, i, row, v, detail);
   /* Answered only when run alone: what passed is flaky, not a pass. */
   if (res->status == LCTX_RESULT_FLAKY &&
-      (*v == LCTX_CONFORM_PASS || *v == LCTX_CONFORM_XPASS)) {
-    *v = LCTX_CONFORM_FLAKY;
+      (*v == LCTX_VERDICT_PASS || *v == LCTX_VERDICT_XPASS)) {
+    *v = LCTX_VERDICT_FLAKY;
     *detail = res->detail;
   }
   return true;
 }
 
-void lctx_conform_judge_case(lctx_conform_judge *j,
-                             const lctx_conform_subject *s) {
+void lctx_report_judge_case(lctx_report_judge *j,
+                            const lctx_report_subject *s) {
   lctx_feature_state state;
   lctx_classify_init_at(&state, s->c, lctx_spec_facts(j->spec));
   for (size_t i = 0; i < s->c->op_count; i++) {
     lctx_classify_op(&state, i, &j->features);
     size_t row;
-    lctx_conform_verdict v;
+    lctx_verdict v;
     const char *detail;
     if (judge_op(j, s, i, &row, &v, &detail))
       count_verdict(j, s, i, row, v, detail);
@@ -518,8 +518,8 @@ void lctx_conform_judge_case(lctx_conform_judge *j,
   }
 }
 
-bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
-                                     const lctx_conform_subject *s) {
+bool lctx_report_judge_case_if_pass(lctx_report_judge *j,
+                                    const lctx_report_subject *s) {
   lctx_feature_state state;
   lctx_classify_init_at(&state, s->c, lctx_spec_facts(j->spec));
   size_t rows[LCTX_CASE_MAX_OPS];
@@ -527,19 +527,19 @@ bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
   bool pass = s->c->op_count <= LCTX_CASE_MAX_OPS;
   for (size_t i = 0; pass && i < s->c->op_count; i++) {
     lctx_classify_op(&state, i, &j->features);
-    lctx_conform_verdict v;
+    lctx_verdict v;
     const char *detail;
     j->dry_ir[i] = false;
-    pass = judge_op(j, s, i, &rows[i], &v, &detail) && v == LCTX_CONFORM_PASS;
+    pass = judge_op(j, s, i, &rows[i], &v, &detail) && v == LCTX_VERDICT_PASS;
   }
   j->dry = false;
   if (!pass)
     return false;
   for (size_t i = 0; i < s->c->op_count; i++) {
-    j->report->rows[rows[i]].n[LCTX_CONFORM_PASS]++;
+    j->report->rows[rows[i]].n[LCTX_VERDICT_PASS]++;
     if (j->dry_ir[i]) { /* as judge_ir counts a module that passed */
       size_t row = rows[i];
-      lctx_conform_verdict v = LCTX_CONFORM_PASS;
+      lctx_verdict v = LCTX_VERDICT_PASS;
       const char *detail = NULL;
       judge_ir(j, s, i, &row, &v, &detail);
     }
@@ -549,7 +549,7 @@ bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
 
 /* The row each operation of `c` matches (a single one), in order, into
  * `rows` (SIZE_MAX where none or several match). */
-static void rows_of_case(lctx_conform_judge *j, const lctx_case *c,
+static void rows_of_case(lctx_report_judge *j, const lctx_case *c,
                          size_t *rows) {
   lctx_feature_state state;
   lctx_classify_init_at(&state, c, lctx_spec_facts(j->spec));
@@ -561,21 +561,21 @@ static void rows_of_case(lctx_conform_judge *j, const lctx_case *c,
   }
 }
 
-void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c) {
+void lctx_report_judge_unsupported(lctx_report_judge *j, const lctx_case *c) {
   size_t rows[LCTX_CASE_MAX_OPS];
   rows_of_case(j, c, rows);
   for (size_t i = 0; i < c->op_count; i++)
     if (rows[i] != SIZE_MAX)
-      j->report->rows[rows[i]].n[LCTX_CONFORM_UNSUPPORTED]++;
+      j->report->rows[rows[i]].n[LCTX_VERDICT_UNSUPPORTED]++;
 }
 
-bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c) {
+bool lctx_report_not_judged(lctx_report_judge *j, const lctx_case *c) {
   if (c->op_count == 0)
     return false;
   int f = lctx_spec_depends_unread(j->spec, c, c->op_count - 1, &j->features);
   if (f < 0)
     return false;
-  lctx_conform_report *rep = j->report;
+  lctx_report *rep = j->report;
   if (rep->cases_not_judged++ == 0) {
     snprintf(rep->not_judged_fact, sizeof rep->not_judged_fact, "%s",
              lctx_classify_fact_name((lctx_fact)f));
@@ -590,7 +590,7 @@ bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c) {
   return true;
 }
 
-bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c) {
+bool lctx_report_uses_absent(lctx_report_judge *j, const lctx_case *c) {
   if (lctx_spec_selected_modelled(j->spec))
     return false;
   size_t rows[LCTX_CASE_MAX_OPS];

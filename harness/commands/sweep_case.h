@@ -73,7 +73,7 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
                            const lctx_sweep_verdict *v, size_t n);
 
 /// Counts verdict `v` under `row` (first: the text of its first failure).
-void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
+void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_verdict v,
                       const char *first, const char *rerun);
 
 /// Marks a lowering primitive reached.

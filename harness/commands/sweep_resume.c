@@ -5,7 +5,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "sweep_resume.h"
 
-#include "conform_report.h"
+#include "report_write.h"
 #include "escape.h"
 #include "lctx/lctx.h"
 #include "program.h"
@@ -121,14 +121,14 @@ static json_t *identity(const lctx_sweep *s) {
                      : json_null();
   json_t *j = json_object();
   json_object_set_new(j, "lctx_version", json_string(LCTX_VERSION_STRING));
-  json_object_set_new(j, "command", lctx_conform_json_text(s->o->command));
+  json_object_set_new(j, "command", lctx_report_json_text(s->o->command));
   json_object_set_new(j, "program_files",
                       program_files(s->o->command, s->o->out_dir));
   json_object_set_new(j, "hello",
                       json_pack("{s:o, s:o, s:s}", "name",
-                                lctx_conform_json_text(s->cat.name), "version",
-                                lctx_conform_json_text(s->cat.version),
-                                "sha256", hello_hex));
+                                lctx_report_json_text(s->cat.name), "version",
+                                lctx_report_json_text(s->cat.version), "sha256",
+                                hello_hex));
   json_object_set_new(j, "spec_sha256", spec);
   json_object_set_new(j, "known_sha256", known_hash(s));
   json_object_set_new(j, "from_sha256", from_hash(s));
@@ -209,8 +209,8 @@ static void take_line(lctx_sweep *s, json_t *j) {
         lctx_spec_find(s->spec, json_string_value(json_object_get(v, "row")));
     const char *name = json_string_value(json_object_get(v, "verdict"));
     const char *key = json_string_value(json_object_get(v, "key"));
-    for (int k = 0; row && name && k < LCTX_CONFORM_VERDICT_COUNT; k++) {
-      if (strcmp(name, lctx_conform_verdict_name(k)) == 0)
+    for (int k = 0; row && name && k < LCTX_VERDICT_COUNT; k++) {
+      if (strcmp(name, lctx_verdict_name(k)) == 0)
         lctx_sweep_count(s, (size_t)(row - s->spec->rows), k,
                          json_string_value(json_object_get(v, "detail")), NULL);
     }

@@ -20,8 +20,8 @@ typedef struct job {
   lctx_impl *impl;
   lctx_irjudge *judge; /* started on first use */
   size_t kills;        /* modules that killed its judge */
-  lctx_conform_judge verdicts;
-  lctx_conform_report counts;
+  lctx_report_judge verdicts;
+  lctx_report counts;
   char error[1024];
 } job;
 
@@ -150,13 +150,13 @@ static void run_batch(job *w, lctx_conform_batch *s) {
     size_t to = done && done <= s->count - from ? from + done : s->count;
     judge_modules(w, s, from, to);
     for (size_t b = from; b < to; b++) {
-      lctx_conform_subject subject = {s->ptrs[b],  &s->results[b], s->source[b],
-                                      s->index[b], NULL,           {NULL}};
+      lctx_report_subject subject = {s->ptrs[b],  &s->results[b], s->source[b],
+                                     s->index[b], NULL,           {NULL}};
       for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
         size_t k = s->job_of[b][i];
         subject.module[i] = k == (size_t)-1 ? NULL : &s->verdicts[k];
       }
-      s->counted[b] = lctx_conform_judge_case_if_pass(&w->verdicts, &subject);
+      s->counted[b] = lctx_report_judge_case_if_pass(&w->verdicts, &subject);
       if (s->counted[b])
         lctx_case_result_release(&s->results[b]);
     }
@@ -348,13 +348,13 @@ static void stop_jobs(lctx_conform_jobs *j) {
 }
 
 size_t lctx_conform_jobs_merge(const lctx_conform_jobs *j,
-                               lctx_conform_report *report) {
+                               lctx_report *report) {
   stop_jobs((lctx_conform_jobs *)j);
   size_t kills = 0;
   for (size_t k = 0; k < j->c.jobs; k++) {
-    const lctx_conform_report *n = &j->jobs[k]->counts;
+    const lctx_report *n = &j->jobs[k]->counts;
     for (size_t i = 0; i < report->row_count; i++)
-      for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+      for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
         report->rows[i].n[v] += n->rows[i].n[v];
     report->spec_gaps += n->spec_gaps;
     report->modules_judged += n->modules_judged;

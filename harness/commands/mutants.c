@@ -363,10 +363,9 @@ static bool expected_row(const mutant *m, const char *row) {
 
 /* Writes conform's first failure, naming the case file for "cases case N,
  * ..."; conform's text names every verdict but a plain fail. */
-static void describe_failure(const lctx_conform_report *report, char *out,
-                             size_t cap) {
-  const lctx_conform_row *row = &report->rows[report->first_failure_row];
-  bool fail = report->first_failure_verdict == LCTX_CONFORM_FAIL;
+static void describe_failure(const lctx_report *report, char *out, size_t cap) {
+  const lctx_report_row *row = &report->rows[report->first_failure_row];
+  bool fail = report->first_failure_verdict == LCTX_VERDICT_FAIL;
   const char *prefix = fail ? "fail: " : "";
   unsigned long n;
   int used = 0;
@@ -406,7 +405,7 @@ static void run_conform(state *st, const char *library, const char *dir,
   int code = lctx_conform_run(&o, &st->report, log, log);
   fclose(log);
   k->seconds = k->wall = lctx_sys_now() - start;
-  const lctx_conform_report *report = &st->report;
+  const lctx_report *report = &st->report;
   if (code == LCTX_EXIT_USAGE) {
     k->status = K_ERROR;
     snprintf(k->detail, sizeof k->detail,

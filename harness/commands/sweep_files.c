@@ -5,7 +5,7 @@
  */
 #include "sweep_files.h"
 
-#include "conform_report.h"
+#include "report_write.h"
 #include "dirlist.h"
 #include "escape.h"
 #include "exit.h"

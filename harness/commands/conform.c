@@ -5,15 +5,15 @@
  * domain, random cases) to a batch; a full batch goes to the implementation
  * (impl.h), the modules a lower_per_platform returned to the MLIR judge
  * (irjudge.h), and every operation is judged into a verdict
- * (conform_verdict.h), counted per row in the lctx_conform_report and
+ * (conform_verdict.h), counted per row in the lctx_report and
  * streamed to results.jsonl; the reports are written at the end
  * (conform_report.h). Problems are gathered in the report's `error` and
  * printed in one place, each on a line of its own.
  */
 #include "conform.h"
 #include "conform_jobs.h"
-#include "conform_report.h"
-#include "conform_verdict.h"
+#include "report_write.h"
+#include "verdict.h"
 #include "guard.h" /* and peer.h */
 #include "rerun_cmd.h"
 #include "seal.h"
@@ -54,17 +54,17 @@ typedef lctx_conform_batch batch_slot;
  * step. Heap-allocated: the batches and the judge's scratch are large. */
 typedef struct run {
   lctx_conform_options o;
-  lctx_conform_report *report; /* the counts: the caller's, or `own` */
-  lctx_conform_report own;
+  lctx_report *report; /* the counts: the caller's, or `own` */
+  lctx_report own;
   lctx_spec spec;
   lctx_impl *impl;         /* one job */
   lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
   size_t judge_kills;      /* several jobs: modules that killed a judge */
   const lctx_impl_info *info;
   lctx_impl_info info_kept; /* `info` once the implementation is closed */
-  lctx_conform_xfail xfail;
+  lctx_report_xfail xfail;
   /* What judges the operations into verdicts, and its rerun lines. */
-  lctx_conform_judge judge_v;
+  lctx_report_judge judge_v;
   size_t global_index; /* cases offered so far, for the shard */
   size_t domain_seen;  /* domain cases visited (--case domain:INDEX) */
   /* The conformance case files ("DIR/NAME") in name order (the source
@@ -234,14 +234,14 @@ static void judge_modules(run *r, batch_slot *s, size_t from, size_t to) {
 
 /* Entry `b` of slot `s` as the verdicts read it. */
 static void subject_of(const run *r, const batch_slot *s, size_t b,
-                       lctx_conform_subject *out) {
+                       lctx_report_subject *out) {
   bool file = strcmp(s->source[b], "cases") == 0 && s->index[b] < r->case_count;
-  *out = (lctx_conform_subject){s->ptrs[b],
-                                &s->results[b],
-                                s->source[b],
-                                s->index[b],
-                                file ? r->case_names[s->index[b]] : NULL,
-                                {NULL}};
+  *out = (lctx_report_subject){s->ptrs[b],
+                               &s->results[b],
+                               s->source[b],
+                               s->index[b],
+                               file ? r->case_names[s->index[b]] : NULL,
+                               {NULL}};
   for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
     size_t k = s->job_of[b][i];
     out->module[i] = k == (size_t)-1 ? NULL : &s->verdicts[k];
@@ -270,9 +270,9 @@ static void judge_slot(run *r, batch_slot *s, size_t from, size_t to) {
   for (size_t b = from; b < to; b++) {
     if (r->jobs && s->counted[b])
       continue;
-    lctx_conform_subject subject;
+    lctx_report_subject subject;
     subject_of(r, s, b, &subject);
-    lctx_conform_judge_case(&r->judge_v, &subject);
+    lctx_report_judge_case(&r->judge_v, &subject);
     lctx_case_result_release(&s->results[b]);
   }
   flush_stream(r);
@@ -462,13 +462,13 @@ static bool offer(run *r, const char *source, size_t index,
     r->report->cases_skipped++;
     return true;
   }
-  if (lctx_conform_not_judged(&r->judge_v, c))
+  if (lctx_report_not_judged(&r->judge_v, c))
     return true;
-  bool absent = lctx_conform_uses_absent(&r->judge_v, c);
+  bool absent = lctx_report_uses_absent(&r->judge_v, c);
   if ((needed & ~r->info->operations) || absent) {
     r->report->cases_unsupported++;
     r->report->cases_absent += absent;
-    lctx_conform_judge_unsupported(&r->judge_v, c);
+    lctx_report_judge_unsupported(&r->judge_v, c);
     return true;
   }
   size_t b = r->fill->count++;
@@ -488,7 +488,7 @@ static bool offer(run *r, const char *source, size_t index,
 
 static bool domain_visit(void *user, const lctx_case *c) {
   run *r = user;
-  if (r->o.only.kind == LCTX_CONFORM_ONLY_DOMAIN) {
+  if (r->o.only.kind == LCTX_REPORT_ONLY_DOMAIN) {
     size_t i = r->domain_seen++;
     if (i < r->o.only.index)
       return true;
@@ -503,7 +503,7 @@ static bool domain_visit(void *user, const lctx_case *c) {
  * --case FILE); NULL (said in `eb`) when they cannot be listed. */
 static char **list_case_files(run *r, size_t *count, lctx_buf *eb) {
   const char *one =
-      r->o.only.kind == LCTX_CONFORM_ONLY_FILE ? r->o.only.path : NULL;
+      r->o.only.kind == LCTX_REPORT_ONLY_FILE ? r->o.only.path : NULL;
   struct stat st;
   if (!one && stat(r->o.cases_dir, &st) == 0 && S_ISREG(st.st_mode))
     one = r->o.cases_dir;
@@ -528,8 +528,8 @@ static bool run_case_files(run *r) {
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
   lctx_escaped esc;
-  if (r->o.only.kind == LCTX_CONFORM_ONLY_DOMAIN ||
-      r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM)
+  if (r->o.only.kind == LCTX_REPORT_ONLY_DOMAIN ||
+      r->o.only.kind == LCTX_REPORT_ONLY_RANDOM)
     return true;
   r->case_names = list_case_files(r, &r->case_count, &eb);
   if (!r->case_names) {
@@ -556,7 +556,7 @@ static bool run_case_files(run *r) {
 
 static void run_random(run *r) {
   uint64_t state = r->o.seed;
-  if (r->o.only.kind == LCTX_CONFORM_ONLY_RANDOM) {
+  if (r->o.only.kind == LCTX_REPORT_ONLY_RANDOM) {
     for (size_t i = 0; i < r->o.only.index; i++)
       lctx_domain_random_case_reuse(&state, &r->scratch);
     lctx_case *slot = &r->fill->cases[r->fill->count];
@@ -580,12 +580,12 @@ static void run_random(run *r) {
 //===----------------------------------------------------------------------===//
 
 /* The run as the reports write it (conform_report.h). */
-static lctx_conform_doc run_doc(const run *r) {
+static lctx_report_doc run_doc(const run *r) {
   struct rusage usage;
   double peak = -1; /* ru_maxrss is in KB */
   if (getrusage(RUSAGE_SELF, &usage) == 0)
     peak = (double)usage.ru_maxrss / 1024.0;
-  return (lctx_conform_doc){
+  return (lctx_report_doc){
       .report = r->report,
       .spec_file = r->spec.filename,
       .spec_version = r->spec.version,
@@ -631,10 +631,10 @@ static bool finish_files(run *r, bool ok) {
   r->stream = r->judge_v.stream = NULL;
   if (!ok || r->stream_failed)
     return false; /* no report.json for a results.jsonl cut short */
-  lctx_conform_doc doc = run_doc(r);
+  lctx_report_doc doc = run_doc(r);
   char why[2048] = "";
-  if (lctx_conform_save_reports(&doc, r->o.report_dir, "lctx conform", why,
-                                sizeof why))
+  if (lctx_report_save_reports(&doc, r->o.report_dir, "lctx conform", why,
+                               sizeof why))
     return true;
   r->report->write_failed = true;
   add_lines(r, why);
@@ -650,17 +650,17 @@ static void print_text(run *r, bool ok, bool written) {
              r->spec.jax_commit);
   else
     snprintf(as, sizeof as, "JAX %.100s", r->spec.selected_name);
-  lctx_conform_text t = {.quiet = r->o.quiet,
-                         .first_failure = r->o.first_failure,
-                         .keep_failures = r->o.keep_failures,
-                         .judged_as = as,
-                         .modelled = modelled,
-                         .report_dir = written ? r->o.report_dir : NULL,
-                         .bad_input = !ok};
-  lctx_conform_doc doc = run_doc(r);
-  lctx_conform_print_table(&doc, &t, r->out);
+  lctx_report_text t = {.quiet = r->o.quiet,
+                        .first_failure = r->o.first_failure,
+                        .keep_failures = r->o.keep_failures,
+                        .judged_as = as,
+                        .modelled = modelled,
+                        .report_dir = written ? r->o.report_dir : NULL,
+                        .bad_input = !ok};
+  lctx_report_doc doc = run_doc(r);
+  lctx_report_print_table(&doc, &t, r->out);
   show_errors(r); /* what went wrong, above the summary that says so */
-  lctx_conform_print_summary(&doc, &t, ok && written, r->out);
+  lctx_report_print_summary(&doc, &t, ok && written, r->out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -736,8 +736,8 @@ static bool load_spec(run *r) {
              r->spec.rows[i].id);
     r->report->rows[i].absent = r->spec.rows[i].absent;
   }
-  if (r->o.xfail_path && !lctx_conform_xfail_load(&r->spec, r->o.xfail_path,
-                                                  &r->xfail, e, sizeof e)) {
+  if (r->o.xfail_path && !lctx_report_xfail_load(&r->spec, r->o.xfail_path,
+                                                 &r->xfail, e, sizeof e)) {
     problem(r, "%s", e);
     return false;
   }
@@ -747,23 +747,23 @@ static bool load_spec(run *r) {
 /* The judge of verdicts, and the parts of its rerun lines; false (a
  * problem) when they do not fit. */
 static bool set_up_verdicts(run *r) {
-  lctx_conform_judge *j = &r->judge_v;
+  lctx_report_judge *j = &r->judge_v;
   j->spec = &r->spec;
   j->xfail = &r->xfail;
   j->exact = r->o.exact;
   j->keep_failures = r->o.keep_failures;
   j->report = r->report;
   j->seed = r->o.seed;
-  lctx_conform_judge_init(j);
+  lctx_report_judge_init(j);
   char dir[PATH_CAP], program[PATH_CAP];
   bool spec = strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0;
   bool jax = !lctx_spec_selected_modelled(&r->spec);
   lctx_rerun_program(program, sizeof program);
   if (lctx_rerun_dir(r->o.report_dir, dir, sizeof dir) &&
-      lctx_conform_judge_rerun(j, program, r->o.impl_path ? "--impl" : "--cmd",
-                               r->o.impl_path ? r->o.impl_path : r->o.command,
-                               spec ? r->o.spec_path : NULL, r->o.xfail_path,
-                               jax ? r->spec.selected_name : NULL, dir))
+      lctx_report_judge_rerun(j, program, r->o.impl_path ? "--impl" : "--cmd",
+                              r->o.impl_path ? r->o.impl_path : r->o.command,
+                              spec ? r->o.spec_path : NULL, r->o.xfail_path,
+                              jax ? r->spec.selected_name : NULL, dir))
     return true;
   problem(r, "the names of the implementation, spec, xfail file or report "
              "folder are too long for a rerun line");
@@ -828,11 +828,11 @@ static bool lock_report_dir(run *r) {
  * beside the results.jsonl of this one, whatever becomes of it), opens
  * results.jsonl and writes its stamp line. */
 static bool open_stream(run *r) {
-  if (!lctx_conform_remove_reports(r->o.report_dir, "lctx conform",
-                                   r->report->error, sizeof r->report->error))
+  if (!lctx_report_remove_reports(r->o.report_dir, "lctx conform",
+                                  r->report->error, sizeof r->report->error))
     return false;
   r->stream =
-      lctx_conform_results_open(r->stream_path, &r->stream_error, &r->sealed);
+      lctx_report_results_open(r->stream_path, &r->stream_error, &r->sealed);
   if (!r->stream) {
     write_failed(r, r->stream_path, errno);
     return false;
@@ -841,8 +841,8 @@ static bool open_stream(run *r) {
   snprintf(r->run_id, sizeof r->run_id, "%llx-%lx-%llx",
            (unsigned long long)time(NULL), (long)getpid(),
            (unsigned long long)(lctx_sys_now() * 1e6));
-  lctx_conform_doc doc = run_doc(r);
-  json_t *h = lctx_conform_json_stamp(&doc);
+  lctx_report_doc doc = run_doc(r);
+  json_t *h = lctx_report_json_stamp(&doc);
   json_object_set_new(h, "seed", json_integer((json_int_t)r->o.seed));
   char *t = json_dumps(h, JSON_COMPACT);
   if (t) {
@@ -904,15 +904,15 @@ static bool run_sources(run *r) {
         r->o.random +
         (r->o.domain ? lctx_domain_enumerate(count_case, NULL) : 0);
   bool ok = run_case_files(r);
-  lctx_conform_only_kind only = r->o.only.kind;
+  lctx_report_only_kind only = r->o.only.kind;
   if (ok && !stopping(r) &&
-      (only == LCTX_CONFORM_ONLY_NONE ? r->o.domain
-                                      : only == LCTX_CONFORM_ONLY_DOMAIN))
+      (only == LCTX_REPORT_ONLY_NONE ? r->o.domain
+                                     : only == LCTX_REPORT_ONLY_DOMAIN))
     lctx_domain_enumerate(domain_visit, r);
   if (ok && !stopping(r) &&
-      (only == LCTX_CONFORM_ONLY_NONE || only == LCTX_CONFORM_ONLY_RANDOM))
+      (only == LCTX_REPORT_ONLY_NONE || only == LCTX_REPORT_ONLY_RANDOM))
     run_random(r);
-  if (ok && only == LCTX_CONFORM_ONLY_DOMAIN &&
+  if (ok && only == LCTX_REPORT_ONLY_DOMAIN &&
       r->report->source_cases[1] == 0) {
     problem(r, "--case domain:%zu: the domain has %zu cases", r->o.only.index,
             r->domain_seen);
@@ -929,9 +929,9 @@ static bool run_sources(run *r) {
 /* Runs the cases, writes the reports, prints the table and the summary;
  * returns the exit code. */
 static int judge_all(run *r) {
-  lctx_conform_report *rep = r->report;
-  lctx_conform_doc doc = run_doc(r);
-  lctx_conform_stamp_text(&doc, r->out, "lctx conform: ");
+  lctx_report *rep = r->report;
+  lctx_report_doc doc = run_doc(r);
+  lctx_report_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
   bool ok = run_sources(r);
   if (r->jobs) {
@@ -940,7 +940,7 @@ static int judge_all(run *r) {
     rep->restarts = lctx_impl_restarts(r->impl);
     rep->recycles = lctx_impl_recycles(r->impl);
   }
-  lctx_conform_report_sum(rep);
+  lctx_report_report_sum(rep);
   /* The implementation's processes end before results.jsonl is checked:
    * nothing it started writes after the check. */
   r->info_kept = *r->info;
@@ -951,20 +951,20 @@ static int judge_all(run *r) {
   r->impl = NULL;
   lctx_peer_sweep(); /* what the children left, counted in the reports */
   if (lctx_peer_logs_capped() > 0)
-    lctx_conform_cap_hit(rep, "implementation.log", LCTX_PEER_LOG_CAP,
-                         lctx_peer_logs_capped());
+    lctx_report_cap_hit(rep, "implementation.log", LCTX_PEER_LOG_CAP,
+                        lctx_peer_logs_capped());
   bool written = finish_files(r, ok);
   print_text(r, ok, written);
   if (!ok || rep->write_failed)
     return LCTX_EXIT_USAGE;
-  return lctx_conform_run_failed(rep) || rep->interrupted ||
+  return lctx_report_run_failed(rep) || rep->interrupted ||
                  rep->nothing_judged || rep->modules_unjudged > 0
              ? LCTX_EXIT_VIOLATIONS
              : LCTX_EXIT_OK;
 }
 
-int lctx_conform_run(const lctx_conform_options *options,
-                     lctx_conform_report *report, FILE *out, FILE *err) {
+int lctx_conform_run(const lctx_conform_options *options, lctx_report *report,
+                     FILE *out, FILE *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) {
     fprintf(err, "lctx conform: cannot set up the run (%s)\n", strerror(errno));
@@ -975,7 +975,7 @@ int lctx_conform_run(const lctx_conform_options *options,
   r->err = err;
   r->fill = &r->slots[0];
   r->o = *options;
-  if (r->o.only.kind != LCTX_CONFORM_ONLY_NONE)
+  if (r->o.only.kind != LCTX_REPORT_ONLY_NONE)
     r->o.shard_i = r->o.shard_n = 1; /* the one case, whatever the shard */
   r->out = out;
   r->report = report ? report : &r->own;

@@ -1,6 +1,6 @@
 /*
  * conform_verdict.h - the verdicts of a conform run: what became of one
- * operation, their counts per spec row (lctx_conform_report), and judging
+ * operation, their counts per spec row (lctx_report), and judging
  * one case's operations into them.
  *
  * Owns the verdict names and rules (when a row, when a run failed), the
@@ -11,12 +11,12 @@
  * irjudge.h), the drift to other releases, the first verdict per row with
  * its rerun line, and the line each verdict other than pass adds to
  * results.jsonl; and a case's name as `--case` reads it (written in
- * results.jsonl and the rerun lines, read back by lctx_conform_parse_only).
+ * results.jsonl and the rerun lines, read back by lctx_report_parse_only).
  * Choosing and running cases is conform.c's; the report files are
  * conform_report.c's.
  */
-#ifndef LCTX_HARNESS_CONFORM_VERDICT_H
-#define LCTX_HARNESS_CONFORM_VERDICT_H
+#ifndef LCTX_HARNESS_VERDICT_H
+#define LCTX_HARNESS_VERDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,32 +30,32 @@
 #include "spec.h"
 
 /// What became of one operation.
-typedef enum lctx_conform_verdict {
-  LCTX_CONFORM_PASS = 0,
-  LCTX_CONFORM_FAIL,
-  LCTX_CONFORM_XFAIL,       ///< failed, as the xfail file expects
-  LCTX_CONFORM_XPASS,       ///< passed, though the xfail file expects a failure
-  LCTX_CONFORM_CRASH,       ///< the implementation died on its case
-  LCTX_CONFORM_TIMEOUT,     ///< the implementation hung on its case
-  LCTX_CONFORM_UNSUPPORTED, ///< the implementation lacks an operation
+typedef enum lctx_verdict {
+  LCTX_VERDICT_PASS = 0,
+  LCTX_VERDICT_FAIL,
+  LCTX_VERDICT_XFAIL,       ///< failed, as the xfail file expects
+  LCTX_VERDICT_XPASS,       ///< passed, though the xfail file expects a failure
+  LCTX_VERDICT_CRASH,       ///< the implementation died on its case
+  LCTX_VERDICT_TIMEOUT,     ///< the implementation hung on its case
+  LCTX_VERDICT_UNSUPPORTED, ///< the implementation lacks an operation
   /// Its worker or program died, hung or broke protocol on it after serving
   /// other cases, and run alone it passed: the accumulated state failed,
   /// not the case (the detail says after how many cases).
-  LCTX_CONFORM_FLAKY,
-  LCTX_CONFORM_VERDICT_COUNT
-} lctx_conform_verdict;
+  LCTX_VERDICT_FLAKY,
+  LCTX_VERDICT_COUNT
+} lctx_verdict;
 
 /// The name of a verdict in every report: "pass", "fail", "xfail", "xpass",
 /// "crash", "timeout", "unsupported", "flaky".
-const char *lctx_conform_verdict_name(lctx_conform_verdict v);
+const char *lctx_verdict_name(lctx_verdict v);
 
 /// The verdicts under one spec row.
-typedef struct lctx_conform_row {
+typedef struct lctx_report_row {
   char id[LCTX_SPEC_MAX_ID];
   /// The row is absent at the judged release: it stands for operations
   /// that release does not have, which are never run (nor expected to be).
   bool absent;
-  size_t n[LCTX_CONFORM_VERDICT_COUNT];
+  size_t n[LCTX_VERDICT_COUNT];
   /// The first verdict other than pass, as the reports write it:
   /// "case FILE.case, operation K: ..." for a conformance case, "domain
   /// case N, ..." or "random case N, ..." for the others; "" when none.
@@ -80,26 +80,26 @@ typedef struct lctx_conform_row {
   /// Operations not judged at the judged release: their case depends on a
   /// fact the table says was not read there (lctx_spec_depends_unread).
   size_t not_judged;
-} lctx_conform_row;
+} lctx_report_row;
 
 /// The most caps a run reports hit (report.json's "caps_hit").
-#define LCTX_CONFORM_CAPS_MAX 8
+#define LCTX_REPORT_CAPS_MAX 8
 
 /// A cap the run hit: what it bounds ("findings kept"), the cap, and how
 /// many went beyond it (counted, not kept).
-typedef struct lctx_conform_cap {
+typedef struct lctx_report_cap {
   char what[64];
   size_t cap, dropped;
-} lctx_conform_cap;
+} lctx_report_cap;
 
 /// What a run found: the counts behind the text summary and the reports.
-typedef struct lctx_conform_report {
+typedef struct lctx_report {
   size_t row_count; ///< the spec table's rows, in its order
-  lctx_conform_row rows[LCTX_SPEC_MAX_ROWS];
-  size_t totals[LCTX_CONFORM_VERDICT_COUNT]; ///< over every row
-  size_t spec_gaps;         ///< operations without exactly one row
-  size_t cases_run;         ///< cases judged
-  size_t cases_skipped;     ///< skipped by the shard or `ops`
+  lctx_report_row rows[LCTX_SPEC_MAX_ROWS];
+  size_t totals[LCTX_VERDICT_COUNT]; ///< over every row
+  size_t spec_gaps;                  ///< operations without exactly one row
+  size_t cases_run;                  ///< cases judged
+  size_t cases_skipped;              ///< skipped by the shard or `ops`
   size_t cases_unsupported; ///< needing an operation the implementation lacks
   /// Of those, the cases using an operation the judged release does not
   /// have (an absent spec row): never offered to the implementation.
@@ -133,97 +133,97 @@ typedef struct lctx_conform_report {
   /// of lctx_conform_run.
   bool failed_once;
   size_t first_failure_row;
-  lctx_conform_verdict first_failure_verdict;
+  lctx_verdict first_failure_verdict;
   double first_failure_seconds;
   /// The caps hit (each printed when hit), in the order they were.
   size_t caps_hit_count;
-  lctx_conform_cap caps_hit[LCTX_CONFORM_CAPS_MAX];
+  lctx_report_cap caps_hit[LCTX_REPORT_CAPS_MAX];
   /// What went wrong (bad input, a file not written), one problem a line,
   /// each "lctx conform: ..."; "" when nothing did.
   char error[4096];
-} lctx_conform_report;
+} lctx_report;
 
 /// Records that the cap `cap` on `what` was hit, `dropped` more beyond it
 /// (added to an earlier record of the same `what`).
-void lctx_conform_cap_hit(lctx_conform_report *report, const char *what,
-                          size_t cap, size_t dropped);
+void lctx_report_cap_hit(lctx_report *report, const char *what, size_t cap,
+                         size_t dropped);
 
 /// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
-bool lctx_conform_row_failed(const lctx_conform_row *row);
+bool lctx_report_row_failed(const lctx_report_row *row);
 
 /// The cases of a run's sources: the sum of `source_cases`, or, when none
 /// is recorded (a merge of reports without them), the cases run, skipped
 /// and unsupported. Every one of them is exactly one of: run (judged),
 /// skipped by the shard or `ops`, unsupported, or not reached (the run
 /// stopped before offering it: interrupted, --first-failure).
-size_t lctx_conform_cases_total(const lctx_conform_report *report);
+size_t lctx_report_cases_total(const lctx_report *report);
 
 /// The cases of the sources the run did not reach: the total less the
 /// cases run, skipped and unsupported.
-size_t lctx_conform_cases_not_reached(const lctx_conform_report *report);
+size_t lctx_report_cases_not_reached(const lctx_report *report);
 
 /// Sums the rows' counts into `totals` and sets `nothing_judged` (no
 /// verdict but unsupported).
-void lctx_conform_report_sum(lctx_conform_report *report);
+void lctx_report_report_sum(lctx_report *report);
 
 /// Whether a run failed, by the counts (`totals` and `spec_gaps`): a fail,
 /// xpass, crash, timeout or flaky verdict, or an operation no row covers.
-bool lctx_conform_run_failed(const lctx_conform_report *report);
+bool lctx_report_run_failed(const lctx_report *report);
 
 /// The longest reason of an expected failure kept, with its NUL.
-#define LCTX_CONFORM_REASON_MAX 160
+#define LCTX_REPORT_REASON_MAX 160
 
 /// The expected failures: per spec row, whether one is expected and why.
-typedef struct lctx_conform_xfail {
+typedef struct lctx_report_xfail {
   bool row[LCTX_SPEC_MAX_ROWS];
-  char reason[LCTX_SPEC_MAX_ROWS][LCTX_CONFORM_REASON_MAX];
-} lctx_conform_xfail;
+  char reason[LCTX_SPEC_MAX_ROWS][LCTX_REPORT_REASON_MAX];
+} lctx_report_xfail;
 
 /// Reads the expected failures of `path` ('ROW-ID reason' a line, '#'
 /// comments and blank lines allowed) against `spec` into `*x` (cleared
 /// first). False, with "PATH:LINE:COLUMN: what" or why the file cannot be
 /// read in `why`, on a bad file.
-bool lctx_conform_xfail_load(const lctx_spec *spec, const char *path,
-                             lctx_conform_xfail *x, char *why, size_t why_n);
+bool lctx_report_xfail_load(const lctx_spec *spec, const char *path,
+                            lctx_report_xfail *x, char *why, size_t why_n);
 
 /// The one case `lctx conform --case` runs: a conformance case file, or
 /// the case at an index of the domain or of the random cases.
-typedef enum lctx_conform_only_kind {
-  LCTX_CONFORM_ONLY_NONE, ///< every case of every source (no --case)
-  LCTX_CONFORM_ONLY_FILE,
-  LCTX_CONFORM_ONLY_DOMAIN,
-  LCTX_CONFORM_ONLY_RANDOM,
-} lctx_conform_only_kind;
+typedef enum lctx_report_only_kind {
+  LCTX_REPORT_ONLY_NONE, ///< every case of every source (no --case)
+  LCTX_REPORT_ONLY_FILE,
+  LCTX_REPORT_ONLY_DOMAIN,
+  LCTX_REPORT_ONLY_RANDOM,
+} lctx_report_only_kind;
 
 /// `--case FILE.case`, `--case domain:INDEX` or `--case random:INDEX`.
-typedef struct lctx_conform_only {
-  lctx_conform_only_kind kind;
+typedef struct lctx_report_only {
+  lctx_report_only_kind kind;
   const char *path; ///< ONLY_FILE: the case file
   size_t index;     ///< ONLY_DOMAIN, ONLY_RANDOM: the 0-based index
-} lctx_conform_only;
+} lctx_report_only;
 
 /// Reads a `--case` value into `*only` (`path` points into `text`): a
 /// name ending in ".case", "domain:INDEX" or "random:INDEX" (INDEX digits
 /// only); false with the reason in `why` otherwise.
-bool lctx_conform_parse_only(const char *text, lctx_conform_only *only,
-                             char *why, size_t why_size);
+bool lctx_report_parse_only(const char *text, lctx_report_only *only, char *why,
+                            size_t why_size);
 
 /// The judge of verdicts: what judging needs, set by the caller (every
 /// field above `expected`), and its scratch. Large: keep it on the heap.
-typedef struct lctx_conform_judge {
+typedef struct lctx_report_judge {
   const lctx_spec *spec;
-  const lctx_conform_xfail *xfail;
+  const lctx_report_xfail *xfail;
   bool exact;           ///< messages compared exactly, else classes only
   size_t keep_failures; ///< verdicts other than pass kept in full per row
-  lctx_conform_report *report;
+  lctx_report *report;
   FILE *stream; ///< results.jsonl, or NULL: counted, not written
   double start; ///< when the cases started (lctx_sys_now)
   /// The rerun line of a failure: `rerun_head` (the command and the
   /// options that change a verdict), `--seed=SEED` for a random case,
-  /// `--case NAME`, then `rerun_tail` (lctx_conform_judge_rerun).
+  /// `--case NAME`, then `rerun_tail` (lctx_report_judge_rerun).
   char rerun_head[6144], rerun_tail[8448];
   unsigned long long seed;
-  /// The rows IR-000 .. IR-006, or -1; set by lctx_conform_judge_init.
+  /// The rows IR-000 .. IR-006, or -1; set by lctx_report_judge_init.
   size_t ir_rows[7];
   /* Scratch. */
   char expected[4 * (LCTX_OUTCOME_TEXT_MAX + 32)];
@@ -232,14 +232,14 @@ typedef struct lctx_conform_judge {
   char drift[512];
   lctx_features features, drift_features;
   lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
-  /* lctx_conform_judge_case_if_pass: judging without counting, and which
+  /* lctx_report_judge_case_if_pass: judging without counting, and which
    * operations have a module that passed. */
   bool dry;
   bool dry_ir[LCTX_CASE_MAX_OPS];
-} lctx_conform_judge;
+} lctx_report_judge;
 
 /// Sets the IR rows of `j->spec` and clears the scratch.
-void lctx_conform_judge_init(lctx_conform_judge *j);
+void lctx_report_judge_init(lctx_report_judge *j);
 
 /// Sets the parts of the rerun lines: PROGRAM (the running lctx,
 /// rerun_cmd.h) and `conform`, then FLAG (--impl or --cmd) and IMPL,
@@ -247,13 +247,13 @@ void lctx_conform_judge_init(lctx_conform_judge *j);
 /// `--messages=class` unless `exact`, `--jax JAX` unless NULL; after the
 /// case, `--report-dir RERUN_DIR`; each a shell word. False when they do
 /// not fit (a rerun line is never cut).
-bool lctx_conform_judge_rerun(lctx_conform_judge *j, const char *program,
-                              const char *flag, const char *impl,
-                              const char *spec, const char *xfail,
-                              const char *jax, const char *rerun_dir);
+bool lctx_report_judge_rerun(lctx_report_judge *j, const char *program,
+                             const char *flag, const char *impl,
+                             const char *spec, const char *xfail,
+                             const char *jax, const char *rerun_dir);
 
 /// One answered case: where it comes from and what became of it.
-typedef struct lctx_conform_subject {
+typedef struct lctx_report_subject {
   const lctx_case *c;
   const lctx_case_result *res;
   const char *source; ///< "cases", "domain" or "random"
@@ -262,34 +262,33 @@ typedef struct lctx_conform_subject {
   /// Per operation: the MLIR judge's verdict on its module, or NULL when
   /// it has none.
   const lctx_irjudge_verdict *module[LCTX_CASE_MAX_OPS];
-} lctx_conform_subject;
+} lctx_report_subject;
 
 /// Judges every operation of `s` and counts the verdicts in j->report
 /// (spec gaps included); notes each row's first verdict other than pass
 /// and the run's first failure, and writes what did not pass to j->stream
 /// (at most keep_failures per row).
-void lctx_conform_judge_case(lctx_conform_judge *j,
-                             const lctx_conform_subject *s);
+void lctx_report_judge_case(lctx_report_judge *j, const lctx_report_subject *s);
 
-/// Judges every operation of `s` as lctx_conform_judge_case does, but
+/// Judges every operation of `s` as lctx_report_judge_case does, but
 /// counts them (in j->report's rows, never in its stream, first verdicts or
 /// first failure) only when every one passes: true then. False, nothing
 /// counted, when one does not pass or no single row covers it; the caller
-/// then judges the case with lctx_conform_judge_case, in its order (the
+/// then judges the case with lctx_report_judge_case, in its order (the
 /// jobs of a run judge what passes in parallel, and the run the rest).
-bool lctx_conform_judge_case_if_pass(lctx_conform_judge *j,
-                                     const lctx_conform_subject *s);
+bool lctx_report_judge_case_if_pass(lctx_report_judge *j,
+                                    const lctx_report_subject *s);
 
 /// Counts every operation of a case the implementation does not support
 /// under its row (unsupported).
-void lctx_conform_judge_unsupported(lctx_conform_judge *j, const lctx_case *c);
+void lctx_report_judge_unsupported(lctx_report_judge *j, const lctx_case *c);
 
 /// Whether case `c` uses an operation the judged release does not have.
 /// Whether case `c` depends on a fact not read at the judged release
 /// (lctx_spec_depends_unread); if so counts it and its operations as not
 /// judged, under the rows they match.
-bool lctx_conform_not_judged(lctx_conform_judge *j, const lctx_case *c);
+bool lctx_report_not_judged(lctx_report_judge *j, const lctx_case *c);
 
-bool lctx_conform_uses_absent(lctx_conform_judge *j, const lctx_case *c);
+bool lctx_report_uses_absent(lctx_report_judge *j, const lctx_case *c);
 
-#endif /* LCTX_HARNESS_CONFORM_VERDICT_H */
+#endif /* LCTX_HARNESS_VERDICT_H */

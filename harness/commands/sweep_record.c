@@ -6,7 +6,7 @@
 #include "program.h"
 
 #include "dirlist.h"
-#include "conform_report.h"
+#include "report_write.h"
 #include "escape.h"
 #include "file.h"
 #include "exit.h"
@@ -127,7 +127,7 @@ static bool add_keys(json_t *j, char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
 
 bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
                             char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
-                            lctx_conform_report *rep, FILE *err) {
+                            lctx_report *rep, FILE *err) {
   *n = 0;
   *keys = NULL;
   struct stat st;
@@ -175,7 +175,7 @@ bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
             "lctx sweep: --known %s: more than %d known keys: %zu left out "
             "(a finding of theirs counts as new)\n",
             lctx_esc(&b, dir), LCTX_SWEEP_KNOWN_KEYS_MAX, over);
-    lctx_conform_cap_hit(rep, "known keys", LCTX_SWEEP_KNOWN_KEYS_MAX, over);
+    lctx_report_cap_hit(rep, "known keys", LCTX_SWEEP_KNOWN_KEYS_MAX, over);
   }
   return ok;
 }
@@ -238,16 +238,16 @@ static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
   json_array_append_new(expect,
                         json_pack("{s:s, s:s, s:o}", "row",
                                   s->spec->rows[v->row].id, "verdict", "fail",
-                                  "key", lctx_conform_json_text(v->key)));
+                                  "key", lctx_report_json_text(v->key)));
   json_t *j = json_pack(
       "{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "lctx-sweep-case", 1,
-      "program", lctx_conform_json_text(lctx_sweep_program_name(s, e)), "group",
-      lctx_conform_json_text(lctx_sweep_program_group(s, e)), "platforms",
+      "program", lctx_report_json_text(lctx_sweep_program_name(s, e)), "group",
+      lctx_report_json_text(lctx_sweep_program_group(s, e)), "platforms",
       list_json(&e->list), "reorder",
       e->has_reorder ? list_json(&e->reorder) : json_null(), "answers", answers,
       "expect", expect, "jax",
       s->cat.jax_version[0] ? s->cat.jax_version : "unknown", "detail",
-      lctx_conform_json_text(v->detail));
+      lctx_report_json_text(v->detail));
   if (j && e->source) {
     json_object_set_new(j, "source", json_string(e->source));
     json_object_set_new(j, "size",

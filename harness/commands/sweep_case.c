@@ -10,7 +10,7 @@
 #include "program_reduce.h"
 #include "program_text.h"
 
-#include "conform_report.h"
+#include "report_write.h"
 #include "escape.h"
 #include "seal.h"
 #include "sweep_record.h"
@@ -453,7 +453,7 @@ static json_t *outcome_json(const lctx_export_answer *a) {
   else
     snprintf(text, sizeof text, "%s: %s",
              a->status == LCTX_EXPORT_TIMEOUT ? "timeout" : "crash", a->error);
-  return lctx_conform_json_text(text);
+  return lctx_report_json_text(text);
 }
 
 void lctx_sweep_write_line(lctx_sweep *s, size_t index,
@@ -463,7 +463,7 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
   json_t *prims = json_array();
   json_object_set_new(j, "case", json_integer((json_int_t)index));
   json_object_set_new(j, "program",
-                      lctx_conform_json_text(lctx_sweep_program_name(s, e)));
+                      lctx_report_json_text(lctx_sweep_program_name(s, e)));
   for (size_t i = 0; i < e->list.count; i++)
     json_array_append_new(plats, json_string(e->list.p[i]));
   json_object_set_new(j, "platforms", plats);
@@ -472,14 +472,14 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
     json_array_append_new(
         verdicts,
         json_pack("{s:s, s:s, s:o, s:o}", "row", row->id, "verdict",
-                  lctx_conform_verdict_name(
-                      v[i].kind == LCTX_SWEEP_PASS      ? LCTX_CONFORM_PASS
-                      : v[i].kind == LCTX_SWEEP_CRASH   ? LCTX_CONFORM_CRASH
-                      : v[i].kind == LCTX_SWEEP_TIMEOUT ? LCTX_CONFORM_TIMEOUT
-                      : lctx_sweep_known(s, v[i].key)   ? LCTX_CONFORM_XFAIL
-                                                        : LCTX_CONFORM_FAIL),
-                  "key", lctx_conform_json_text(v[i].key), "detail",
-                  lctx_conform_json_text(v[i].detail)));
+                  lctx_verdict_name(
+                      v[i].kind == LCTX_SWEEP_PASS      ? LCTX_VERDICT_PASS
+                      : v[i].kind == LCTX_SWEEP_CRASH   ? LCTX_VERDICT_CRASH
+                      : v[i].kind == LCTX_SWEEP_TIMEOUT ? LCTX_VERDICT_TIMEOUT
+                      : lctx_sweep_known(s, v[i].key)   ? LCTX_VERDICT_XFAIL
+                                                        : LCTX_VERDICT_FAIL),
+                  "key", lctx_report_json_text(v[i].key), "detail",
+                  lctx_report_json_text(v[i].detail)));
   }
   json_object_set_new(j, "verdicts", verdicts);
   const lctx_export_store *st[] = {&e->multi, &e->reordered, &e->cpu_only};
@@ -689,8 +689,8 @@ void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
               LCTX_SWEEP_FINDINGS_KEPT_MAX);
     }
     s->findings_dropped++;
-    lctx_conform_cap_hit(s->rep, "findings kept", LCTX_SWEEP_FINDINGS_KEPT_MAX,
-                         1);
+    lctx_report_cap_hit(s->rep, "findings kept", LCTX_SWEEP_FINDINGS_KEPT_MAX,
+                        1);
     return;
   }
   char dir[4096], why[256];
@@ -732,7 +732,7 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
   json_t *yes = json_array(), *no = json_array();
   for (size_t i = 0; i < s->cat.primitive_count; i++) {
     json_array_append_new(s->reached[i] ? yes : no,
-                          lctx_conform_json_text(s->cat.primitives[i]));
+                          lctx_report_json_text(s->cat.primitives[i]));
     reached += s->reached[i];
   }
   lctx_escaped dir;

@@ -6,8 +6,8 @@
  * U+FFFD where it is not: in a C string and in a JSON string. Escaping for
  * XML and YAML is conform_report.c's, on top of this.
  */
-#ifndef LCTX_HARNESS_CONFORM_TEXT_H
-#define LCTX_HARNESS_CONFORM_TEXT_H
+#ifndef LCTX_HARNESS_REPORT_TEXT_H
+#define LCTX_HARNESS_REPORT_TEXT_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -22,6 +22,6 @@ size_t lctx_conform_utf8_next(const unsigned char *s, unsigned *cp);
 char *lctx_conform_utf8(char *dst, size_t n, const char *s);
 
 /// A JSON string of arbitrary bytes, through lctx_conform_utf8.
-json_t *lctx_conform_json_text(const char *s);
+json_t *lctx_report_json_text(const char *s);
 
-#endif /* LCTX_HARNESS_CONFORM_TEXT_H */
+#endif /* LCTX_HARNESS_REPORT_TEXT_H */

@@ -3,7 +3,7 @@
  * conform run, and its text table and summary (see conform_report.h).
  */
 #define _GNU_SOURCE /* fopencookie */
-#include "conform_report.h"
+#include "report_write.h"
 
 #include "escape.h"
 #include "peer.h"
@@ -31,8 +31,8 @@ static int results_close(void *cookie) {
   return lctx_seal_close(cookie) ? 0 : -1;
 }
 
-FILE *lctx_conform_results_open(const char *path, const int **first_error,
-                                lctx_seal_writer **writer) {
+FILE *lctx_report_results_open(const char *path, const int **first_error,
+                               lctx_seal_writer **writer) {
   char id[LCTX_SEAL_ID_SIZE], why[256];
   uint8_t key[LCTX_SEAL_KEY_SIZE];
   if (!lctx_seal_new_run(id, key, why, sizeof why)) {
@@ -109,7 +109,7 @@ static void yaml_quoted(FILE *f, const char *s) {
 // The stamp
 //===----------------------------------------------------------------------===//
 
-void lctx_conform_classname(const lctx_conform_doc *d, char *dst, size_t n) {
+void lctx_report_classname(const lctx_report_doc *d, char *dst, size_t n) {
   char name[128];
   size_t k = 0;
   for (const char *p = d->impl_name; *p && k + 1 < sizeof name; p++) {
@@ -127,8 +127,8 @@ void lctx_conform_classname(const lctx_conform_doc *d, char *dst, size_t n) {
     snprintf(dst, n, "lctx.%s", name);
 }
 
-void lctx_conform_stamp_text(const lctx_conform_doc *d, FILE *f,
-                             const char *prefix) {
+void lctx_report_stamp_text(const lctx_report_doc *d, FILE *f,
+                            const char *prefix) {
   lctx_escaped file, version, name, impl_version;
   char shard[48] = "";
   if (d->shard_n > 1)
@@ -148,19 +148,18 @@ void lctx_conform_stamp_text(const lctx_conform_doc *d, FILE *f,
           shard, d->report->interrupted ? ", INTERRUPTED" : "");
 }
 
-json_t *lctx_conform_json_stamp(const lctx_conform_doc *d) {
+json_t *lctx_report_json_stamp(const lctx_report_doc *d) {
   json_t *j = json_object();
   json_object_set_new(j, "spec_version", json_string(d->spec_version));
   if (d->jax_release)
     json_object_set_new(j, "jax_release",
-                        lctx_conform_json_text(d->jax_release));
+                        lctx_report_json_text(d->jax_release));
   json_object_set_new(j, "lctx_version", json_string(d->lctx_version));
-  json_object_set_new(j, "implementation",
-                      lctx_conform_json_text(d->impl_name));
+  json_object_set_new(j, "implementation", lctx_report_json_text(d->impl_name));
   json_object_set_new(j, "implementation_version",
-                      lctx_conform_json_text(d->impl_version));
+                      lctx_report_json_text(d->impl_version));
   if (d->run_id)
-    json_object_set_new(j, "run_id", lctx_conform_json_text(d->run_id));
+    json_object_set_new(j, "run_id", lctx_report_json_text(d->run_id));
   return j;
 }
 
@@ -170,7 +169,7 @@ json_t *lctx_conform_json_stamp(const lctx_conform_doc *d) {
 
 /* A directive's reason on one line: newlines and '#' would end it. */
 static void tap_reason(FILE *f, const char *s) {
-  char text[3 * LCTX_CONFORM_REASON_MAX + 4];
+  char text[3 * LCTX_REPORT_REASON_MAX + 4];
   lctx_conform_utf8(text, sizeof text, s);
   for (char *p = text; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == '#' || *p == '\\')
@@ -178,18 +177,18 @@ static void tap_reason(FILE *f, const char *s) {
   fputs(text, f);
 }
 
-void lctx_conform_write_tap(const lctx_conform_doc *d, FILE *f) {
-  const lctx_conform_report *rep = d->report;
+void lctx_report_write_tap(const lctx_report_doc *d, FILE *f) {
+  const lctx_report *rep = d->report;
   fprintf(f, "TAP version 13\n1..%zu\n", rep->row_count);
-  lctx_conform_stamp_text(d, f, "# ");
+  lctx_report_stamp_text(d, f, "# ");
   for (size_t i = 0; i < rep->row_count; i++) {
-    const lctx_conform_row *s = &rep->rows[i];
+    const lctx_report_row *s = &rep->rows[i];
     size_t total = 0;
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+    for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
       total += s->n[v];
-    bool failed = lctx_conform_row_failed(s);
-    bool todo = !failed && s->n[LCTX_CONFORM_XFAIL] > 0;
-    bool skip = !failed && !todo && total == s->n[LCTX_CONFORM_UNSUPPORTED];
+    bool failed = lctx_report_row_failed(s);
+    bool todo = !failed && s->n[LCTX_VERDICT_XFAIL] > 0;
+    bool skip = !failed && !todo && total == s->n[LCTX_VERDICT_UNSUPPORTED];
     fprintf(f, "%s %zu - %s", failed || todo ? "not ok" : "ok", i + 1, s->id);
     if (todo) {
       fputs(" # TODO ", f);
@@ -199,8 +198,8 @@ void lctx_conform_write_tap(const lctx_conform_doc *d, FILE *f) {
       fputs(total ? " # SKIP unsupported" : " # SKIP not reached", f);
     }
     fprintf(f, "\n  ---\n");
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      fprintf(f, "  %s: %zu\n", lctx_conform_verdict_name(v), s->n[v]);
+    for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
+      fprintf(f, "  %s: %zu\n", lctx_verdict_name(v), s->n[v]);
     if (s->first[0]) {
       fprintf(f, "  first: ");
       yaml_quoted(f, s->first);
@@ -220,17 +219,17 @@ void lctx_conform_write_tap(const lctx_conform_doc *d, FILE *f) {
 //===----------------------------------------------------------------------===//
 
 /* The JUnit <testsuite> line and its stamp as <properties>. */
-static void junit_head(const lctx_conform_doc *d, FILE *f) {
-  const lctx_conform_report *rep = d->report;
+static void junit_head(const lctx_report_doc *d, FILE *f) {
+  const lctx_report *rep = d->report;
   size_t failures = 0, errors = 0, skipped = 0;
   for (size_t i = 0; i < rep->row_count; i++) {
-    const lctx_conform_row *s = &rep->rows[i];
-    if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-        s->n[LCTX_CONFORM_FLAKY])
+    const lctx_report_row *s = &rep->rows[i];
+    if (s->n[LCTX_VERDICT_CRASH] || s->n[LCTX_VERDICT_TIMEOUT] ||
+        s->n[LCTX_VERDICT_FLAKY])
       errors++;
-    else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS])
+    else if (s->n[LCTX_VERDICT_FAIL] || s->n[LCTX_VERDICT_XPASS])
       failures++;
-    else if ((d->xfail && d->xfail[i]) || s->n[LCTX_CONFORM_PASS] == 0)
+    else if ((d->xfail && d->xfail[i]) || s->n[LCTX_VERDICT_PASS] == 0)
       skipped++;
   }
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -260,41 +259,41 @@ static void junit_head(const lctx_conform_doc *d, FILE *f) {
 }
 
 /* One JUnit <testcase>: row `i`. */
-static void junit_case(const lctx_conform_doc *d, FILE *f, size_t i,
+static void junit_case(const lctx_report_doc *d, FILE *f, size_t i,
                        const char *classname) {
-  const lctx_conform_row *s = &d->report->rows[i];
+  const lctx_report_row *s = &d->report->rows[i];
   fprintf(f, "<testcase classname=\"%s\" name=\"", classname);
   xml_escape(f, s->id);
   fprintf(f, "\">");
-  if (s->n[LCTX_CONFORM_CRASH] || s->n[LCTX_CONFORM_TIMEOUT] ||
-      s->n[LCTX_CONFORM_FLAKY]) {
+  if (s->n[LCTX_VERDICT_CRASH] || s->n[LCTX_VERDICT_TIMEOUT] ||
+      s->n[LCTX_VERDICT_FLAKY]) {
     fprintf(f, "<error message=\"%zu crash, %zu timeout, %zu flaky\">",
-            s->n[LCTX_CONFORM_CRASH], s->n[LCTX_CONFORM_TIMEOUT],
-            s->n[LCTX_CONFORM_FLAKY]);
+            s->n[LCTX_VERDICT_CRASH], s->n[LCTX_VERDICT_TIMEOUT],
+            s->n[LCTX_VERDICT_FLAKY]);
     xml_escape(f, s->first);
     fprintf(f, "</error>");
-  } else if (s->n[LCTX_CONFORM_FAIL] || s->n[LCTX_CONFORM_XPASS]) {
+  } else if (s->n[LCTX_VERDICT_FAIL] || s->n[LCTX_VERDICT_XPASS]) {
     fprintf(f, "<failure message=\"%zu fail, %zu unexpected pass\">",
-            s->n[LCTX_CONFORM_FAIL], s->n[LCTX_CONFORM_XPASS]);
+            s->n[LCTX_VERDICT_FAIL], s->n[LCTX_VERDICT_XPASS]);
     xml_escape(f, s->first);
     fprintf(f, "</failure>");
   } else if (d->xfail && d->xfail[i]) {
     fprintf(f, "<skipped message=\"expected failure: ");
     xml_escape(f, d->xfail_reason[i]);
     fprintf(f, "\"/>");
-  } else if (s->n[LCTX_CONFORM_PASS] == 0) {
+  } else if (s->n[LCTX_VERDICT_PASS] == 0) {
     fprintf(f, "<skipped message=\"%s\"/>",
-            s->n[LCTX_CONFORM_UNSUPPORTED] ? "unsupported" : "not reached");
+            s->n[LCTX_VERDICT_UNSUPPORTED] ? "unsupported" : "not reached");
   }
   fprintf(f, "<system-out>");
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-    fprintf(f, "%s=%zu ", lctx_conform_verdict_name(v), s->n[v]);
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
+    fprintf(f, "%s=%zu ", lctx_verdict_name(v), s->n[v]);
   fprintf(f, "</system-out></testcase>\n");
 }
 
-void lctx_conform_write_junit(const lctx_conform_doc *d, FILE *f) {
+void lctx_report_write_junit(const lctx_report_doc *d, FILE *f) {
   char classname[256];
-  lctx_conform_classname(d, classname, sizeof classname);
+  lctx_report_classname(d, classname, sizeof classname);
   junit_head(d, f);
   for (size_t i = 0; i < d->report->row_count; i++)
     junit_case(d, f, i, classname);
@@ -309,39 +308,38 @@ static json_t *json_count(size_t n) {
   return json_integer((json_int_t)n);
 }
 
-static json_t *json_rows(const lctx_conform_doc *d) {
-  const lctx_conform_report *rep = d->report;
+static json_t *json_rows(const lctx_report_doc *d) {
+  const lctx_report *rep = d->report;
   json_t *rows = json_array();
   for (size_t i = 0; i < rep->row_count; i++) {
-    const lctx_conform_row *s = &rep->rows[i];
+    const lctx_report_row *s = &rep->rows[i];
     json_t *row = json_object();
     json_object_set_new(row, "id", json_string(s->id));
     if (s->absent)
       json_object_set_new(row, "absent", json_true());
     if (s->not_judged)
       json_object_set_new(row, "not_judged", json_count(s->not_judged));
-    for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
-      json_object_set_new(row, lctx_conform_verdict_name(v),
-                          json_count(s->n[v]));
+    for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
+      json_object_set_new(row, lctx_verdict_name(v), json_count(s->n[v]));
     if (d->xfail && d->xfail[i])
       json_object_set_new(row, "xfail_reason",
-                          lctx_conform_json_text(d->xfail_reason[i]));
+                          lctx_report_json_text(d->xfail_reason[i]));
     if (s->first[0])
-      json_object_set_new(row, "first", lctx_conform_json_text(s->first));
+      json_object_set_new(row, "first", lctx_report_json_text(s->first));
     if (s->first_case[0])
       json_object_set_new(row, "first_case",
-                          lctx_conform_json_text(s->first_case));
+                          lctx_report_json_text(s->first_case));
     if (s->rerun[0])
-      json_object_set_new(row, "rerun", lctx_conform_json_text(s->rerun));
+      json_object_set_new(row, "rerun", lctx_report_json_text(s->rerun));
     if (s->drift_explained) {
       json_object_set_new(row, "drift_explained",
                           json_count(s->drift_explained));
-      json_object_set_new(row, "drift", lctx_conform_json_text(s->drift));
+      json_object_set_new(row, "drift", lctx_report_json_text(s->drift));
     }
     if (s->drift_new) {
       json_object_set_new(row, "drift_new", json_count(s->drift_new));
       json_object_set_new(row, "drift_new_text",
-                          lctx_conform_json_text(s->drift_new_text));
+                          lctx_report_json_text(s->drift_new_text));
     }
     json_object_set_new(row, "results_kept", json_count(s->kept));
     json_object_set_new(row, "results_not_kept", json_count(s->not_kept));
@@ -350,10 +348,10 @@ static json_t *json_rows(const lctx_conform_doc *d) {
   return rows;
 }
 
-void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
-  const lctx_conform_report *rep = d->report;
-  json_t *j = lctx_conform_json_stamp(d);
-  json_object_set_new(j, "spec_file", lctx_conform_json_text(d->spec_file));
+void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
+  const lctx_report *rep = d->report;
+  json_t *j = lctx_report_json_stamp(d);
+  json_object_set_new(j, "spec_file", lctx_report_json_text(d->spec_file));
   /* What lctx checked of results.jsonl (seal.h): written only when it
    * did. */
   if (d->results_sealed)
@@ -372,7 +370,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "seconds", json_real(rep->seconds));
   /* cases = cases_run + cases_skipped + cases_unsupported +
    * cases_not_reached = the sum of cases_by_source. */
-  json_object_set_new(j, "cases", json_count(lctx_conform_cases_total(rep)));
+  json_object_set_new(j, "cases", json_count(lctx_report_cases_total(rep)));
   if (rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2]) {
     json_t *src = json_object();
     json_object_set_new(src, "conformance", json_count(rep->source_cases[0]));
@@ -381,7 +379,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
     json_object_set_new(j, "cases_by_source", src);
   }
   json_object_set_new(j, "cases_not_reached",
-                      json_count(lctx_conform_cases_not_reached(rep)));
+                      json_count(lctx_report_cases_not_reached(rep)));
   json_object_set_new(j, "cases_run", json_count(rep->cases_run));
   json_object_set_new(j, "cases_unsupported",
                       json_count(rep->cases_unsupported));
@@ -390,7 +388,7 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   if (rep->cases_not_judged) {
     json_t *nj = json_object();
     json_object_set_new(nj, "fact", json_string(rep->not_judged_fact));
-    json_object_set_new(nj, "why", lctx_conform_json_text(rep->not_judged_why));
+    json_object_set_new(nj, "why", lctx_report_json_text(rep->not_judged_why));
     json_t *ids = json_array();
     for (size_t i = 0; i < rep->row_count; i++)
       if (rep->rows[i].not_judged)
@@ -429,16 +427,16 @@ void lctx_conform_write_json(const lctx_conform_doc *d, FILE *f) {
   json_object_set_new(j, "stopped_at_first_failure",
                       json_boolean(d->stopped_at_first_failure));
   if (rep->failed_once && rep->first_failure_row < rep->row_count) {
-    const lctx_conform_row *s = &rep->rows[rep->first_failure_row];
+    const lctx_report_row *s = &rep->rows[rep->first_failure_row];
     json_t *ff = json_object();
     json_object_set_new(ff, "row", json_string(s->id));
     json_object_set_new(
         ff, "verdict",
-        json_string(lctx_conform_verdict_name(rep->first_failure_verdict)));
+        json_string(lctx_verdict_name(rep->first_failure_verdict)));
     json_object_set_new(ff, "seconds", json_real(rep->first_failure_seconds));
-    json_object_set_new(ff, "first", lctx_conform_json_text(s->first));
+    json_object_set_new(ff, "first", lctx_report_json_text(s->first));
     if (s->rerun[0])
-      json_object_set_new(ff, "rerun", lctx_conform_json_text(s->rerun));
+      json_object_set_new(ff, "rerun", lctx_report_json_text(s->rerun));
     json_object_set_new(j, "first_failure", ff);
   }
   if (d->peak_memory_mb >= 0)
@@ -477,9 +475,9 @@ static void say(char *why, size_t why_n, const char *who, const char *path,
 
 /* Writes DIR/NAME with `write`, whole or not at all: into a temporary file
  * renamed over NAME once every byte is out. */
-static bool write_file(const lctx_conform_doc *d, const char *dir,
+static bool write_file(const lctx_report_doc *d, const char *dir,
                        const char *name,
-                       void (*write)(const lctx_conform_doc *, FILE *),
+                       void (*write)(const lctx_report_doc *, FILE *),
                        const char *who, char *why, size_t why_n) {
   char path[4200], tmp[4300];
   if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
@@ -513,8 +511,8 @@ static bool write_file(const lctx_conform_doc *d, const char *dir,
 static const char *const REPORT_NAMES[3] = {"report.json", "report.tap",
                                             "report.junit.xml"};
 
-bool lctx_conform_remove_reports(const char *dir, const char *who, char *why,
-                                 size_t why_n) {
+bool lctx_report_remove_reports(const char *dir, const char *who, char *why,
+                                size_t why_n) {
   bool ok = true;
   for (size_t k = 0; k < 3; k++) {
     char path[4200];
@@ -531,8 +529,8 @@ bool lctx_conform_remove_reports(const char *dir, const char *who, char *why,
   return ok;
 }
 
-bool lctx_conform_save_reports(const lctx_conform_doc *d, const char *dir,
-                               const char *who, char *why, size_t why_n) {
+bool lctx_report_save_reports(const lctx_report_doc *d, const char *dir,
+                              const char *who, char *why, size_t why_n) {
   /* report.json goes first and comes back last: the files beside it are
    * always those of its run. */
   char path[4200];
@@ -543,18 +541,18 @@ bool lctx_conform_save_reports(const lctx_conform_doc *d, const char *dir,
     return false;
   }
   bool tap =
-      write_file(d, dir, "report.tap", lctx_conform_write_tap, who, why, why_n);
-  bool junit = write_file(d, dir, "report.junit.xml", lctx_conform_write_junit,
+      write_file(d, dir, "report.tap", lctx_report_write_tap, who, why, why_n);
+  bool junit = write_file(d, dir, "report.junit.xml", lctx_report_write_junit,
                           who, why, why_n);
-  bool json = write_file(d, dir, "report.json", lctx_conform_write_json, who,
+  bool json = write_file(d, dir, "report.json", lctx_report_write_json, who,
                          why, why_n);
   return tap && junit && json;
 }
 
-bool lctx_conform_write_reports(const lctx_conform_doc *d, const char *dir,
-                                const char *who, FILE *err) {
+bool lctx_report_write_reports(const lctx_report_doc *d, const char *dir,
+                               const char *who, FILE *err) {
   char why[2048] = "";
-  bool ok = lctx_conform_save_reports(d, dir, who, why, sizeof why);
+  bool ok = lctx_report_save_reports(d, dir, who, why, sizeof why);
   if (why[0])
     fprintf(err, "%s\n", why);
   return ok;
@@ -567,12 +565,12 @@ bool lctx_conform_write_reports(const lctx_conform_doc *d, const char *dir,
 /* Per row with failures that pass as another release behaves: how many,
  * and why (lctx_oracle_drift): "RG-001: 120 fail; passes as JAX <=0.10.2
  * behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". */
-static void print_drift(const lctx_conform_doc *d, const lctx_conform_text *t,
+static void print_drift(const lctx_report_doc *d, const lctx_report_text *t,
                         FILE *out) {
-  const lctx_conform_report *rep = d->report;
+  const lctx_report *rep = d->report;
   bool head = false;
   for (size_t i = 0; i < rep->row_count; i++) {
-    const lctx_conform_row *s = &rep->rows[i];
+    const lctx_report_row *s = &rep->rows[i];
     if (!s->drift_explained && !s->drift_new)
       continue;
     lctx_escaped esc;
@@ -582,42 +580,42 @@ static void print_drift(const lctx_conform_doc *d, const lctx_conform_text *t,
     head = true;
     if (s->drift_explained) {
       char some[64] = "";
-      if (s->drift_explained < s->n[LCTX_CONFORM_FAIL])
+      if (s->drift_explained < s->n[LCTX_VERDICT_FAIL])
         snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
-      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_CONFORM_FAIL], some,
+      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_VERDICT_FAIL], some,
               lctx_esc(&esc, s->drift));
     }
     if (s->drift_new)
       fprintf(out, "%s: %zu fail; %zu of them %s\n", s->id,
-              s->n[LCTX_CONFORM_FAIL], s->drift_new,
+              s->n[LCTX_VERDICT_FAIL], s->drift_new,
               lctx_esc(&esc, s->drift_new_text));
   }
 }
 
-void lctx_conform_print_table(const lctx_conform_doc *d,
-                              const lctx_conform_text *t, FILE *out) {
-  const lctx_conform_report *rep = d->report;
+void lctx_report_print_table(const lctx_report_doc *d,
+                             const lctx_report_text *t, FILE *out) {
+  const lctx_report *rep = d->report;
   lctx_escaped esc;
   bool any_failed = false;
   for (size_t i = 0; i < rep->row_count; i++)
-    any_failed = any_failed || lctx_conform_row_failed(&rep->rows[i]);
+    any_failed = any_failed || lctx_report_row_failed(&rep->rows[i]);
   if (!t->quiet || any_failed) /* no header over an empty table */
     fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
             "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
             "flaky");
   for (size_t i = 0; i < rep->row_count; i++) {
     const size_t *n = rep->rows[i].n;
-    bool failed = lctx_conform_row_failed(&rep->rows[i]);
+    bool failed = lctx_report_row_failed(&rep->rows[i]);
     if (t->quiet && !failed)
       continue;
     fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
-            rep->rows[i].id, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
-            n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
-            n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
-            n[LCTX_CONFORM_FLAKY], failed ? "  <--" : "");
+            rep->rows[i].id, n[LCTX_VERDICT_PASS], n[LCTX_VERDICT_FAIL],
+            n[LCTX_VERDICT_XFAIL], n[LCTX_VERDICT_XPASS], n[LCTX_VERDICT_CRASH],
+            n[LCTX_VERDICT_TIMEOUT], n[LCTX_VERDICT_UNSUPPORTED],
+            n[LCTX_VERDICT_FLAKY], failed ? "  <--" : "");
   }
   for (size_t i = 0; i < rep->row_count; i++) {
-    if (!lctx_conform_row_failed(&rep->rows[i]))
+    if (!lctx_report_row_failed(&rep->rows[i]))
       continue;
     if (rep->rows[i].first[0])
       fprintf(out, "%s: %s\n", rep->rows[i].id,
@@ -629,16 +627,16 @@ void lctx_conform_print_table(const lctx_conform_doc *d,
   if (rep->failed_once)
     fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
             rep->rows[rep->first_failure_row].id,
-            lctx_conform_verdict_name(rep->first_failure_verdict),
+            lctx_verdict_name(rep->first_failure_verdict),
             rep->first_failure_seconds,
             t->first_failure ? "; stopped there (--first-failure)" : "");
 }
 
 /* The line that says where the reports are (or why there are none) and
  * what results.jsonl does not hold. */
-static void print_where(const lctx_conform_doc *d, const lctx_conform_text *t,
+static void print_where(const lctx_report_doc *d, const lctx_report_text *t,
                         FILE *out) {
-  const lctx_conform_report *rep = d->report;
+  const lctx_report *rep = d->report;
   lctx_escaped dir;
   if (t->report_dir)
     fprintf(out,
@@ -660,10 +658,10 @@ static void print_where(const lctx_conform_doc *d, const lctx_conform_text *t,
   fputc('\n', out);
 }
 
-void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
+void lctx_report_print_cases(const lctx_report *rep, FILE *out) {
   const size_t *src = rep->source_cases;
-  size_t not_reached = lctx_conform_cases_not_reached(rep);
-  fprintf(out, "%zu cases (", lctx_conform_cases_total(rep));
+  size_t not_reached = lctx_report_cases_not_reached(rep);
+  fprintf(out, "%zu cases (", lctx_report_cases_total(rep));
   if (src[0] + src[1] + src[2])
     fprintf(out, "%zu conformance, %zu domain, %zu random; ", src[0], src[1],
             src[2]);
@@ -678,7 +676,7 @@ void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out) {
   fputc(')', out);
 }
 
-void lctx_conform_print_children(const lctx_conform_doc *d, FILE *out) {
+void lctx_report_print_children(const lctx_report_doc *d, FILE *out) {
   char name[32];
   if (d->stop_signal > 0)
     fprintf(out, "stopped by %s: the run ended early, as on Ctrl-C\n",
@@ -702,10 +700,9 @@ void lctx_conform_print_children(const lctx_conform_doc *d, FILE *out) {
                  "processes; conformance/PROTOCOL.md)\n");
 }
 
-void lctx_conform_print_summary(const lctx_conform_doc *d,
-                                const lctx_conform_text *t, bool ok,
-                                FILE *out) {
-  const lctx_conform_report *rep = d->report;
+void lctx_report_print_summary(const lctx_report_doc *d,
+                               const lctx_report_text *t, bool ok, FILE *out) {
+  const lctx_report *rep = d->report;
   const size_t *n = rep->totals;
   lctx_escaped as;
   char absent[64] = "";
@@ -713,20 +710,20 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
     snprintf(absent, sizeof absent, " (%zu cases it cannot run)",
              rep->cases_absent);
   fputs("\nconform: ", out);
-  lctx_conform_print_cases(rep, out);
+  lctx_report_print_cases(rep, out);
   fprintf(out,
           " as %s%s behaves, in %.1f s, %zu restarts, %zu recycled for "
           "memory\n"
           "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
           "%zu timeout, %zu unsupported, %zu flaky%s\n",
           lctx_esc(&as, t->judged_as), absent, rep->seconds, rep->restarts,
-          rep->recycles, n[LCTX_CONFORM_PASS], n[LCTX_CONFORM_FAIL],
-          n[LCTX_CONFORM_XFAIL], n[LCTX_CONFORM_XPASS], n[LCTX_CONFORM_CRASH],
-          n[LCTX_CONFORM_TIMEOUT], n[LCTX_CONFORM_UNSUPPORTED],
-          n[LCTX_CONFORM_FLAKY],
+          rep->recycles, n[LCTX_VERDICT_PASS], n[LCTX_VERDICT_FAIL],
+          n[LCTX_VERDICT_XFAIL], n[LCTX_VERDICT_XPASS], n[LCTX_VERDICT_CRASH],
+          n[LCTX_VERDICT_TIMEOUT], n[LCTX_VERDICT_UNSUPPORTED],
+          n[LCTX_VERDICT_FLAKY],
           rep->spec_gaps ? " (and operations no spec row covers!)" : "");
   print_where(d, t, out);
-  lctx_conform_print_children(d, out);
+  lctx_report_print_children(d, out);
   if (rep->cases_not_judged > 0) {
     lctx_escaped wb;
     size_t ops = 0;
@@ -752,7 +749,7 @@ void lctx_conform_print_summary(const lctx_conform_doc *d,
           !ok                ? "ERROR (bad input or a report not written, "
                                "see above)"
           : rep->interrupted ? "INTERRUPTED (reports hold what ran)"
-          : lctx_conform_run_failed(rep) ? "FAIL"
+          : lctx_report_run_failed(rep) ? "FAIL"
           : rep->modules_unjudged > 0
               ? "INCOMPLETE (modules not judged, see above)"
           : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "

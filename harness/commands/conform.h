@@ -6,7 +6,7 @@
  * check-spec, N seeded random cases), sharding, operation filters, batches
  * in flight, the streamed results file, the report folder (its lock, and
  * which of its files stand together), the text it prints, and the counts
- * handed back to the caller as an lctx_conform_report. The verdicts and
+ * handed back to the caller as an lctx_report. The verdicts and
  * their counts are conform_verdict.h's, the report files and the text
  * table conform_report.h's. Running the implementation is impl.h's; judging
  * an outcome is the spec table's (spec.h, classify.h), never equality with
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "conform_verdict.h"
+#include "verdict.h"
 #include "spec.h"
 
 /// The most cases per request or worker round.
@@ -76,7 +76,7 @@ typedef struct lctx_conform_options {
   /// (otherwise they keep their disposition).
   bool handle_signals;
   /// Only this case (--case), whatever the sources, shard and counts say.
-  lctx_conform_only only;
+  lctx_report_only only;
 } lctx_conform_options;
 
 /// Sets `lctx conform`'s defaults: the default spec and cases
@@ -99,7 +99,7 @@ void lctx_conform_options_init(lctx_conform_options *options);
 /// when one did not, the run was interrupted or judged nothing,
 /// LCTX_EXIT_USAGE for bad options or input (a path too long for its
 /// buffer included), or a report that could not be written.
-int lctx_conform_run(const lctx_conform_options *options,
-                     lctx_conform_report *report, FILE *out, FILE *err);
+int lctx_conform_run(const lctx_conform_options *options, lctx_report *report,
+                     FILE *out, FILE *err);
 
 #endif /* LCTX_HARNESS_CONFORM_H */

@@ -1,6 +1,6 @@
 /*
  * conform_report.h - what a conform run leaves: the files report.tap,
- * report.junit.xml and report.json, written from an lctx_conform_report and
+ * report.junit.xml and report.json, written from an lctx_report and
  * its stamp, by `lctx conform` and by `lctx report merge` alike; and the
  * per-row table and summary `lctx conform` prints.
  *
@@ -13,21 +13,21 @@
  * conform_text.h's; running and counting are conform.c's; reading reports
  * back is report_merge.c's.
  */
-#ifndef LCTX_HARNESS_CONFORM_REPORT_H
-#define LCTX_HARNESS_CONFORM_REPORT_H
+#ifndef LCTX_HARNESS_REPORT_WRITE_H
+#define LCTX_HARNESS_REPORT_WRITE_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "conform_text.h"
-#include "conform_verdict.h"
+#include "report_text.h"
+#include "verdict.h"
 
 /// A finished run as the reports write it: the counts and the stamp.
-typedef struct lctx_conform_doc {
-  const lctx_conform_report *report; ///< rows (ids included) and totals
-  const char *spec_file;             ///< the spec table's file name
+typedef struct lctx_report_doc {
+  const lctx_report *report; ///< rows (ids included) and totals
+  const char *spec_file;     ///< the spec table's file name
   const char *spec_version;
   /// The JAX release judged as ("modelled", "0.10.2", ...); NULL: not
   /// known (a merged report), left out.
@@ -40,7 +40,7 @@ typedef struct lctx_conform_doc {
   unsigned shard_i, shard_n; ///< 1-based; 1/1 when unsharded
   /// Per row (report->row_count entries): an expected failure, and why.
   const bool *xfail;
-  const char (*xfail_reason)[LCTX_CONFORM_REASON_MAX];
+  const char (*xfail_reason)[LCTX_REPORT_REASON_MAX];
   size_t modules_judged, judge_kills;
   /// The run's id, shared by report.json and the first line of its
   /// results.jsonl ("run_id"); NULL: none (left out).
@@ -65,27 +65,27 @@ typedef struct lctx_conform_doc {
   /// The implementation logs that reached their cap (LCTX_PEER_LOG_CAP):
   /// in the summary, and report.json's caps_hit.
   size_t logs_capped;
-} lctx_conform_doc;
+} lctx_report_doc;
 
 /// The JUnit classname of a run: "lctx.NAME" or "lctx.NAME.shard-I-of-N"
 /// when sharded, NAME being the implementation's name with every byte
 /// other than a letter, digit, '-' or '_' replaced by '_'.
-void lctx_conform_classname(const lctx_conform_doc *doc, char *dst, size_t n);
+void lctx_report_classname(const lctx_report_doc *doc, char *dst, size_t n);
 
 /// The stamp as one line (spec, lctx, implementation, seed, shard), text
 /// escaped for a terminal, after `prefix`.
-void lctx_conform_stamp_text(const lctx_conform_doc *doc, FILE *f,
-                             const char *prefix);
+void lctx_report_stamp_text(const lctx_report_doc *doc, FILE *f,
+                            const char *prefix);
 
 /// The stamp every JSON header carries (results.jsonl's first line and
 /// report.json): spec, lctx and implementation versions, the
 /// implementation's name.
-json_t *lctx_conform_json_stamp(const lctx_conform_doc *doc);
+json_t *lctx_report_json_stamp(const lctx_report_doc *doc);
 
 /// report.tap, report.junit.xml and report.json, written to `f`.
-void lctx_conform_write_tap(const lctx_conform_doc *doc, FILE *f);
-void lctx_conform_write_junit(const lctx_conform_doc *doc, FILE *f);
-void lctx_conform_write_json(const lctx_conform_doc *doc, FILE *f);
+void lctx_report_write_tap(const lctx_report_doc *doc, FILE *f);
+void lctx_report_write_junit(const lctx_report_doc *doc, FILE *f);
+void lctx_report_write_json(const lctx_report_doc *doc, FILE *f);
 
 /// The three writers in turn into DIR/report.tap, DIR/report.junit.xml and
 /// DIR/report.json, each whole or not at all (a temporary file NAME.tmp
@@ -93,13 +93,13 @@ void lctx_conform_write_json(const lctx_conform_doc *doc, FILE *f);
 /// first, so that it never stands beside the others of another run. False
 /// when one could not be written, said on `err` after `who` ("lctx conform:
 /// DIR/report.tap: cannot write: why").
-bool lctx_conform_write_reports(const lctx_conform_doc *doc, const char *dir,
-                                const char *who, FILE *err);
+bool lctx_report_write_reports(const lctx_report_doc *doc, const char *dir,
+                               const char *who, FILE *err);
 
-/// lctx_conform_write_reports with its problems appended to the string in
+/// lctx_report_write_reports with its problems appended to the string in
 /// `why` (`why_n` bytes), one line each, rather than printed.
-bool lctx_conform_save_reports(const lctx_conform_doc *doc, const char *dir,
-                               const char *who, char *why, size_t why_n);
+bool lctx_report_save_reports(const lctx_report_doc *doc, const char *dir,
+                              const char *who, char *why, size_t why_n);
 
 struct lctx_seal_writer;
 
@@ -109,17 +109,17 @@ struct lctx_seal_writer;
 /// valid until the stream is closed; `*writer` is its sealed writer
 /// (seal.h: lctx_seal_check at the end of the run), valid as long. NULL
 /// with errno set when it cannot be opened.
-FILE *lctx_conform_results_open(const char *path, const int **first_error,
-                                struct lctx_seal_writer **writer);
+FILE *lctx_report_results_open(const char *path, const int **first_error,
+                               struct lctx_seal_writer **writer);
 
 /// Removes DIR/report.json, DIR/report.tap and DIR/report.junit.xml (those
 /// there are); false, with "who: PATH: cannot remove: why" appended to
 /// `why`, when one stays.
-bool lctx_conform_remove_reports(const char *dir, const char *who, char *why,
-                                 size_t why_n);
+bool lctx_report_remove_reports(const char *dir, const char *who, char *why,
+                                size_t why_n);
 
 /// How `lctx conform` prints a finished run.
-typedef struct lctx_conform_text {
+typedef struct lctx_report_text {
   bool quiet;         ///< the table lists only failing rows
   bool first_failure; ///< the run stopped at its first failure
   size_t keep_failures;
@@ -129,29 +129,29 @@ typedef struct lctx_conform_text {
   /// Where the reports were written; NULL when they were not.
   const char *report_dir;
   bool bad_input; ///< the run stopped on bad input (no reports)
-} lctx_conform_text;
+} lctx_report_text;
 
 /// The per-row table (only failing rows when quiet), each failing row's
 /// first failure and rerun line, the rows other releases explain, and the
 /// run's first failure.
-void lctx_conform_print_table(const lctx_conform_doc *doc,
-                              const lctx_conform_text *t, FILE *out);
+void lctx_report_print_table(const lctx_report_doc *doc,
+                             const lctx_report_text *t, FILE *out);
 
 /// The cases of a run on one line, its parts adding up: "T cases (C
 /// conformance, D domain, R random; of them J judged, S skipped by shard or
 /// --ops, U unsupported[, N not reached as the run stopped])", T = C + D +
 /// R = J + S + U + N (the sources left out when none is recorded; no
 /// newline).
-void lctx_conform_print_cases(const lctx_conform_report *rep, FILE *out);
+void lctx_report_print_cases(const lctx_report *rep, FILE *out);
 
 /// What the run's children did to lctx, one line each when it happened:
 /// the signal that stopped it, the processes they left that lctx killed,
 /// the stops of lctx its guard undid.
-void lctx_conform_print_children(const lctx_conform_doc *doc, FILE *out);
+void lctx_report_print_children(const lctx_report_doc *doc, FILE *out);
 
 /// The summary: cases, operations, where the reports are, and the result
 /// line; `ok`: no bad input and every file written.
-void lctx_conform_print_summary(const lctx_conform_doc *doc,
-                                const lctx_conform_text *t, bool ok, FILE *out);
+void lctx_report_print_summary(const lctx_report_doc *doc,
+                               const lctx_report_text *t, bool ok, FILE *out);
 
-#endif /* LCTX_HARNESS_CONFORM_REPORT_H */
+#endif /* LCTX_HARNESS_REPORT_WRITE_H */

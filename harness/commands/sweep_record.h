@@ -35,7 +35,7 @@ struct json_t; /* jansson's */
 /// left out, said on `err` and recorded in `rep`.
 bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
                             char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
-                            lctx_conform_report *rep, FILE *err);
+                            lctx_report *rep, FILE *err);
 
 /// Points `c` at the answers of `e` (its lists through `names` and
 /// `rnames`); cpu alone is the ("cpu",) answer when there is one and no

@@ -6,7 +6,7 @@
 #include "sweep.h"
 #include "seal.h"
 
-#include "conform_report.h"
+#include "report_write.h"
 #include "escape.h"
 #include "guard.h"
 #include "peer.h"
@@ -193,33 +193,33 @@ void lctx_sweep_reach(lctx_sweep *s, const char *primitive) {
     s->reached[hit - s->cat.primitives] = true;
 }
 
-static lctx_conform_verdict as_verdict(const lctx_sweep *s,
-                                       const lctx_sweep_verdict *v) {
+static lctx_verdict as_verdict(const lctx_sweep *s,
+                               const lctx_sweep_verdict *v) {
   switch (v->kind) {
   case LCTX_SWEEP_PASS:
-    return LCTX_CONFORM_PASS;
+    return LCTX_VERDICT_PASS;
   case LCTX_SWEEP_FAIL:
-    return lctx_sweep_known(s, v->key) ? LCTX_CONFORM_XFAIL : LCTX_CONFORM_FAIL;
+    return lctx_sweep_known(s, v->key) ? LCTX_VERDICT_XFAIL : LCTX_VERDICT_FAIL;
   case LCTX_SWEEP_CRASH:
-    return LCTX_CONFORM_CRASH;
+    return LCTX_VERDICT_CRASH;
   default:
-    return LCTX_CONFORM_TIMEOUT;
+    return LCTX_VERDICT_TIMEOUT;
   }
 }
 
-void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_conform_verdict v,
+void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_verdict v,
                       const char *first, const char *rerun) {
-  lctx_conform_row *r = &s->rep->rows[row];
+  lctx_report_row *r = &s->rep->rows[row];
   r->n[v]++;
   s->rep->totals[v]++;
-  if (v == LCTX_CONFORM_PASS)
+  if (v == LCTX_VERDICT_PASS)
     return;
   r->kept++;
   if (!r->first[0] && first) {
     snprintf(r->first, sizeof r->first, "%s", first);
     snprintf(r->rerun, sizeof r->rerun, "%s", rerun ? rerun : "");
   }
-  if (lctx_conform_row_failed(r) && !s->rep->failed_once) {
+  if (lctx_report_row_failed(r) && !s->rep->failed_once) {
     s->rep->failed_once = true;
     s->rep->first_failure_row = row;
     s->rep->first_failure_verdict = v;
@@ -293,13 +293,13 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
   char rerun[2560];
   rerun_line(s, index, rerun, sizeof rerun);
   for (size_t i = 0; i < n; i++) {
-    lctx_conform_verdict verdict = as_verdict(s, &v[i]);
+    lctx_verdict verdict = as_verdict(s, &v[i]);
     char first[1024];
     snprintf(first, sizeof first, "sweep case %zu (%s), %s: %s", index,
              lctx_sweep_program_name(s, e), v[i].key[0] ? v[i].key : "",
              v[i].detail);
     lctx_sweep_count(s, v[i].row, verdict, first, rerun);
-    if (verdict == LCTX_CONFORM_FAIL && lctx_sweep_new_key(s, v[i].key))
+    if (verdict == LCTX_VERDICT_FAIL && lctx_sweep_new_key(s, v[i].key))
       lctx_sweep_keep_finding(s, e, &v[i]);
   }
 }
@@ -420,7 +420,7 @@ static void run_plan(lctx_sweep *s) {
 /* `lctx generate`: programs per second, and what the judged programs
  * covered of the generator's features and JAX operations. */
 static void print_generated(lctx_sweep *s) {
-  const lctx_conform_report *r = s->rep;
+  const lctx_report *r = s->rep;
   double el = lctx_sys_now() - s->start + 1e-9;
   size_t programs = r->cases_run / (s->o->lists ? s->o->lists : 1);
   fprintf(s->out,
@@ -447,7 +447,7 @@ static void print_generated(lctx_sweep *s) {
 }
 
 static void print_summary(lctx_sweep *s) {
-  const lctx_conform_report *r = s->rep;
+  const lctx_report *r = s->rep;
   if (s->o->generate)
     print_generated(s);
   else
@@ -458,37 +458,37 @@ static void print_summary(lctx_sweep *s) {
             lctx_sweep_exports_made(s), lctx_sys_now() - s->start,
             lctx_sweep_exports_made(s) / (lctx_sys_now() - s->start + 1e-9));
   for (size_t i = 0; i < r->row_count; i++) {
-    const lctx_conform_row *row = &r->rows[i];
+    const lctx_report_row *row = &r->rows[i];
     fprintf(s->out,
             "  %-7s pass %zu  fail %zu  xfail %zu  crash %zu  "
             "timeout %zu\n",
-            row->id, row->n[LCTX_CONFORM_PASS], row->n[LCTX_CONFORM_FAIL],
-            row->n[LCTX_CONFORM_XFAIL], row->n[LCTX_CONFORM_CRASH],
-            row->n[LCTX_CONFORM_TIMEOUT]);
+            row->id, row->n[LCTX_VERDICT_PASS], row->n[LCTX_VERDICT_FAIL],
+            row->n[LCTX_VERDICT_XFAIL], row->n[LCTX_VERDICT_CRASH],
+            row->n[LCTX_VERDICT_TIMEOUT]);
   }
   lctx_sweep_write_reach(s);
 }
 
 static int finish(lctx_sweep *s) {
-  lctx_conform_report *r = s->rep;
+  lctx_report *r = s->rep;
   r->seconds = lctx_sys_now() - s->start;
   r->restarts = lctx_sweep_restarts(s);
   size_t judged = 0;
-  for (int v = 0; v < LCTX_CONFORM_VERDICT_COUNT; v++)
+  for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
     judged += r->totals[v];
   r->nothing_judged = judged == 0;
   lctx_sweep_close_exporters(s); /* none writes after the end check */
   lctx_peer_sweep(); /* what the exporters left, counted in the reports */
   if (lctx_peer_logs_capped() > 0)
-    lctx_conform_cap_hit(r, "implementation.log", LCTX_PEER_LOG_CAP,
-                         lctx_peer_logs_capped());
+    lctx_report_cap_hit(r, "implementation.log", LCTX_PEER_LOG_CAP,
+                        lctx_peer_logs_capped());
   print_summary(s);
   char spec_version[64];
   snprintf(spec_version, sizeof spec_version, "%s", s->spec->version);
   char impl_version[160];
   snprintf(impl_version, sizeof impl_version, "%s%s%s", s->cat.version,
            s->cat.mutant[0] ? "+" : "", s->cat.mutant);
-  lctx_conform_doc doc = {
+  lctx_report_doc doc = {
       .report = r,
       .spec_file = s->o->spec_path,
       .spec_version = spec_version,
@@ -514,21 +514,21 @@ static int finish(lctx_sweep *s) {
   doc.isolation = lctx_peer_isolation();
   doc.logs_capped = lctx_peer_logs_capped();
   doc.stop_signal = r->interrupted ? lctx_sys_interrupt_signal() : 0;
-  lctx_conform_print_children(&doc, s->out);
-  if (altered && !lctx_conform_remove_reports(s->o->out_dir, "lctx sweep", why,
-                                              sizeof why))
+  lctx_report_print_children(&doc, s->out);
+  if (altered &&
+      !lctx_report_remove_reports(s->o->out_dir, "lctx sweep", why, sizeof why))
     fprintf(s->err, "%s\n", why);
   if (!altered &&
-      !lctx_conform_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
+      !lctx_report_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
     r->write_failed = true;
   /* A report, results.jsonl or a finding not written: an error, as
    * conform's (exit 2), whatever the verdicts. */
   bool unwritten = r->write_failed || s->results_failed || altered;
   bool failed =
-      lctx_conform_run_failed(r) || r->nothing_judged || r->interrupted;
+      lctx_report_run_failed(r) || r->nothing_judged || r->interrupted;
   lctx_escaped b;
   fprintf(s->out, "result: %zu new findings, %zu known; reports in %s: %s\n",
-          s->finding_count, r->totals[LCTX_CONFORM_XFAIL],
+          s->finding_count, r->totals[LCTX_VERDICT_XFAIL],
           lctx_esc(&b, s->o->out_dir),
           altered     ? "ERROR (results.jsonl was altered during the run, see "
                         "above)"

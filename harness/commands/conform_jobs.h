@@ -17,7 +17,7 @@
 #ifndef LCTX_DRIVE_CONFORM_JOBS_H
 #define LCTX_DRIVE_CONFORM_JOBS_H
 
-#include "conform_verdict.h"
+#include "verdict.h"
 #include "impl.h"
 #include "irjudge.h"
 
@@ -72,7 +72,7 @@ typedef struct lctx_conform_jobs_config {
   const char *judge_log;
   const lctx_release *model_release;
   /// The judge of verdicts the jobs copy (spec, xfail, exact; no stream).
-  const lctx_conform_judge *judge;
+  const lctx_report_judge *judge;
 } lctx_conform_jobs_config;
 
 typedef struct lctx_conform_jobs lctx_conform_jobs;
@@ -105,8 +105,7 @@ void lctx_conform_jobs_recycle(lctx_conform_jobs *j, lctx_conform_batch *b);
 /// Adds what the jobs counted (passes per row, modules judged or not) to
 /// `report`, and their restarts and recycles; returns the modules that
 /// killed a judge. Only once every batch was taken back.
-size_t lctx_conform_jobs_merge(const lctx_conform_jobs *j,
-                               lctx_conform_report *report);
+size_t lctx_conform_jobs_merge(const lctx_conform_jobs *j, lctx_report *report);
 
 /// Stops the jobs (each its implementation and judge, whole process
 /// groups) and frees everything; NULL is fine.

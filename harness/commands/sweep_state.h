@@ -63,7 +63,7 @@ typedef struct lctx_sweep {
   lctx_catalogue cat;
   size_t *selected, selected_count;
   bool *reached; ///< per cat.primitives entry (sorted)
-  lctx_conform_report *rep;
+  lctx_report *rep;
   size_t resumed, finding_count;
   /// Finding folders in OUT/findings, and findings beyond the cap.
   size_t findings_kept, findings_dropped;

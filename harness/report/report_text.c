@@ -1,7 +1,7 @@
 /*
  * conform_text.c - text of arbitrary bytes as UTF-8 (see conform_text.h).
  */
-#include "conform_text.h"
+#include "report_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,7 @@ char *lctx_conform_utf8(char *dst, size_t n, const char *s) {
   return dst;
 }
 
-json_t *lctx_conform_json_text(const char *s) {
+json_t *lctx_report_json_text(const char *s) {
   json_t *j = json_string(s);
   if (j)
     return j;
