@@ -6,7 +6,7 @@
 #                  (lctx-fuzz/) through the replay drivers and writes
 #                  build/coverage/html and the line and branch coverage of
 #                  reference/ and harness/ (fuzzers/coverage.sh)
-# Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-compare, mutants,
+# Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-check, bench-compare, mutants,
 # conform-jax, jax-matrix, sweep, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
 #                     into build/jax/venv-JAX_PINNED and the newest one lctx
@@ -55,7 +55,7 @@ JAX_NEWEST := 0.12.1
 # After `make generate`, its findings' status per release joins matrix.md.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
-.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-compare mutants conform-jax jax-matrix sweep generate format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -132,7 +132,7 @@ sweep: build jax
 	@if [ "$${LCTX_JAX:-}" = off ]; then \
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep is SKIPPED"; \
 	else \
-	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4" --out build/sweep $(SWEEP_ARGS); \
+	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4 --lctx $(LCTX)" --out build/sweep $(SWEEP_ARGS); \
 	fi
 
 # make generate: the long campaign of generated programs (lctx generate) on
@@ -180,13 +180,21 @@ jax-matrix: build
 # in the same run: by default 5d62bba, the main the goals were set against;
 # BENCH_BASELINE= (empty) leaves out what needs one. BENCH_ARGS adds options
 # of bench/run_bench.py (e.g. --no-ratios, --no-jax-tests, --cases N).
-# It takes about half an hour on a 2-core machine.
+# It takes about half an hour on a 2-core machine. It exits 1 when a goal
+# is not met (or NOT MEASURED), after writing every figure; make
+# bench-check judges the goals again on build/bench/bench.json (BENCH_JSON)
+# without measuring.
 BENCH_BASELINE ?= 5d62bba
 BENCH_ARGS ?=
 
 bench: build
 	@echo "==> lctx: benchmarks and the speed goals$(if $(BENCH_BASELINE), against $(BENCH_BASELINE)) (build/bench/bench.json)"
 	@python3 bench/run_bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
+
+BENCH_JSON ?= build/bench/bench.json
+
+bench-check:
+	@python3 bench/run_bench.py --check $(BENCH_JSON)
 
 bench-compare:
 	@python3 bench/compare

@@ -4,6 +4,8 @@ figure measured in the same run, and how they are printed.
 A goal names one figure of the run (see bench/run_bench.py for where each
 comes from), a comparison and a threshold. A figure the run could not
 measure leaves its goal NOT MEASURED, which is never counted as met.
+`make bench` (and bench/run_bench.py --check FILE, on a bench.json already
+written) exits 1 when any goal is not met.
 Ratios against "today" are against the baseline build (run_bench.py
 --baseline, by default the main of the day these goals were set, Makefile
 BENCH_BASELINE).
@@ -66,6 +68,12 @@ def judge(figs):
         met = value is not None and _met(value, op, threshold)
         out.append((name, op, threshold, what, value, met))
     return out
+
+
+def missed(figs):
+    """The names of the goals not met by `figs` (NOT MEASURED included), in
+    GOALS order."""
+    return [r[0] for r in judge(figs) if not r[5]]
 
 
 def report(figs, write):

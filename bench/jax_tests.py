@@ -15,12 +15,13 @@ Used by bench/run_bench.py; on its own:
 python3 bench/jax_tests.py CUR_SRC [BASE_SRC BASE_TEST_BUILD] [--rounds N]
 """
 
-import argparse
 import os
 import re
 import subprocess
 import sys
 import time
+
+import wall  # run_alone: the command line of a measurer on its own
 
 TARGETS = ["lctx"]
 
@@ -102,19 +103,13 @@ def measure(cur, base, python, rounds, log):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("where", nargs="+")
-    ap.add_argument("--rounds", type=int, default=1)
-    a = ap.parse_args()
-    cur = (a.where[0], os.path.join(a.where[0], "build", "test"))
-    base = tuple(a.where[1:3]) if len(a.where) >= 3 else None
-    python = os.path.join(a.where[0], "build", "jax", "venv-0.10.2", "bin",
-                          "python")
-    figs = measure(cur, base, python, a.rounds,
-                   lambda s: print(s, file=sys.stderr))
-    for k in sorted(figs):
-        print("%s: %.3f" % (k, figs[k]))
-    return 0
+    def measure_where(where, rounds, log):
+        python = os.path.join(where[0], "build", "jax", "venv-0.10.2",
+                              "bin", "python")
+        return measure((where[0], os.path.join(where[0], "build", "test")),
+                       tuple(where[1:3]) if len(where) >= 3 else None,
+                       python, rounds, log)
+    return wall.run_alone(measure_where, 1)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,15 @@ All figures go with the commit id and date to build/bench/bench.json, the
 previous file kept as build/bench/bench.prev.json, and bench/compare prints
 the two. What cannot be measured is said and left out, never guessed.
 
+--check FILE measures nothing: it judges the goals on the figures of FILE,
+a bench.json written before, and prints them.
+
+Exit status: 0 every goal met, 1 a goal not met (or NOT MEASURED), 2 bad
+usage or (--check) a FILE that cannot be read as a bench.json.
+
 Usage: bench/run_bench.py [--baseline COMMIT] [--cases N] [--no-ratios]
                           [--no-jax-tests] [--rounds N] [--out DIR]
+       bench/run_bench.py --check FILE
 """
 import argparse
 import datetime
@@ -199,8 +206,42 @@ def load():
         one, five, fifteen, os.cpu_count() or 0)
 
 
+def goals_verdict(figs):
+    """Prints the goals judged on `figs` and, when some are not met, which;
+    returns the exit status (0 all met, 1 not)."""
+    met, total = goals.report(figs, print)
+    missed = goals.missed(figs)
+    if missed:
+        print("bench: FAIL: %d of %d goals not met: %s" %
+              (len(missed), total, ", ".join(missed)), flush=True)
+        return 1
+    print("bench: PASS: all %d goals met" % total, flush=True)
+    return 0
+
+
+def check(path):
+    """--check FILE: the goals judged on a bench.json's figures."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        figs = doc["figures"]
+        if not isinstance(figs, dict) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool)
+                for v in figs.values()):
+            raise ValueError("'figures' is not an object of numbers")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("bench: --check %s: not a bench.json: %s" % (path, e),
+              file=sys.stderr)
+        return 2
+    print("==> bench: the goals on the figures of %s (commit %s, %s)" %
+          (path, doc.get("commit", "?"), doc.get("date", "?")))
+    return goals_verdict(figs)
+
+
 def main():
     ap = argparse.ArgumentParser(description="lctx benchmarks")
+    ap.add_argument("--check", metavar="FILE",
+                    help="judge the goals on FILE (a bench.json) only")
     ap.add_argument("--baseline", default="")
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--no-ratios", action="store_true")
@@ -210,6 +251,8 @@ def main():
                     help="wall-time runs of each build (fastest counts)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
     a = ap.parse_args()
+    if a.check:
+        return check(a.check)
     notes = []
 
     def log(s):
@@ -271,7 +314,7 @@ def main():
     doc["notes"] = notes
     doc["load"] = loads
     print_figures(figs)
-    met, total = goals.report(figs, print)
+    met, total = len(goals.GOALS) - len(goals.missed(figs)), len(goals.GOALS)
     doc["goals_met"] = [met, total]
     print("==> bench: machine at the start: %s; at the end: %s" %
           (loads[0], loads[1]))
@@ -288,7 +331,7 @@ def main():
         print("==> bench: against the previous run (bench/compare)")
         subprocess.run([os.path.join(TOP, "bench", "compare"), prev, path],
                        check=False)
-    return 0
+    return goals_verdict(figs)
 
 
 def num(v):

@@ -2,7 +2,8 @@
 """bench/test_bench.py - keeps the bench scripts from rotting (ctest
 bench_scripts, label bench): bench/compare on two small JSON files, the
 figure parser of bench/run_bench.py on the ratio benchmarks' output lines,
-and the callgrind totals reader of bench/instructions.py on a small file.
+the callgrind totals reader of bench/instructions.py on a small file, and
+`run_bench.py --check` (exit 1 on a goal not met) on small bench.json files.
 No valgrind and no build needed; a second or less."""
 import json
 import os
@@ -147,6 +148,61 @@ def test_goals():
     check(lines[-1] == "goals met: 2 of %d" % total, lines[-1])
 
 
+def test_check(work):
+    """run_bench.py --check FILE: exit 0 when every goal of FILE's figures
+    is met, 1 naming the goals missed (one below its threshold, one not
+    measured), 2 for a file that is no bench.json; goals.missed agrees."""
+    met = {name: (threshold * 2 if op == ">=" else threshold / 2)
+           for name, op, threshold, _ in goals.GOALS}
+    check(goals.missed(met) == [], "all met: %r" % goals.missed(met))
+    low = dict(met)
+    low["check_spec.jobs2_vs_jobs1"] = 1.79
+    del low["campaign.vs_baseline"]
+    check(goals.missed(low) == ["check_spec.jobs2_vs_jobs1",
+                                "campaign.vs_baseline"],
+          "missed: %r" % goals.missed(low))
+
+    def run(doc, name):
+        path = os.path.join(work, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(doc if isinstance(doc, str) else json.dumps(doc))
+        return subprocess.run(
+            [sys.executable, os.path.join(HERE, "run_bench.py"), "--check",
+             path], capture_output=True, text=True, check=False)
+    p = run({"commit": "aaaaaaa", "figures": met}, "met.json")
+    check(p.returncode == 0 and "bench: PASS: all %d goals met"
+          % len(goals.GOALS) in p.stdout,
+          "--check, every goal met: exit %d\n%s%s" % (p.returncode, p.stdout,
+                                                      p.stderr))
+    p = run({"commit": "aaaaaaa", "figures": low}, "low.json")
+    check(p.returncode == 1 and "bench: FAIL: 2 of %d goals not met: "
+          "check_spec.jobs2_vs_jobs1, campaign.vs_baseline"
+          % len(goals.GOALS) in p.stdout,
+          "--check, a goal missed: exit %d\n%s%s" % (p.returncode, p.stdout,
+                                                     p.stderr))
+    # A whole run (what `make bench` runs), measuring nothing but a stand-in
+    # instruction count: its goals are NOT MEASURED, its exit 1, and its
+    # bench.json holds the figure and the count of goals met.
+    saved, argv = run_bench.instructions.measure, sys.argv
+    run_bench.instructions.measure = lambda *a, **k: {
+        "check_spec.instr_per_op": 700.0}
+    sys.argv = ["run_bench.py", "--no-ratios", "--out",
+                os.path.join(work, "run")]
+    try:
+        rc = run_bench.main()
+    finally:
+        run_bench.instructions.measure, sys.argv = saved, argv
+    with open(os.path.join(work, "run", "bench.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    check(rc == 1 and doc["goals_met"] == [1, len(goals.GOALS)] and
+          doc["figures"] == {"check_spec.instr_per_op": 700.0},
+          "run_bench.main with goals not measured: exit %r, %r" % (rc, doc))
+    for bad in ("{", json.dumps({"figures": {"x": "fast"}}), "[]"):
+        p = run(bad, "bad.json")
+        check(p.returncode == 2 and "not a bench.json" in p.stderr,
+              "--check %r: exit %d %s" % (bad, p.returncode, p.stderr))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="lctx-test-bench.") as work:
         test_compare(work)
@@ -154,6 +210,7 @@ def main():
         test_totals(work)
         test_wall()
         test_goals()
+        test_check(work)
     print("bench scripts: OK")
 
 

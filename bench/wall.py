@@ -107,17 +107,25 @@ def measure(cur, base, rounds, log):
     return figs
 
 
-def main():
+def run_alone(measure_where, rounds):
+    """A measurer of bench/ run on its own: WHERE... [--rounds N] (default
+    `rounds`); measure_where(WHERE list, rounds, log) gives the figures,
+    printed as JSON; the log goes to stderr."""
     ap = argparse.ArgumentParser()
     ap.add_argument("where", nargs="+")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=rounds)
     a = ap.parse_args()
-    cur = tuple(a.where[0:2])
-    base = tuple(a.where[2:4]) if len(a.where) >= 4 else None
-    figs = measure(cur, base, a.rounds, lambda s: print(s, file=sys.stderr))
+    figs = measure_where(a.where, a.rounds,
+                         lambda s: print(s, file=sys.stderr))
     json.dump(figs, sys.stdout, indent=2, sort_keys=True)
     print()
     return 0
+
+
+def main():
+    return run_alone(lambda where, rounds, log: measure(
+        tuple(where[0:2]), tuple(where[2:4]) if len(where) >= 4 else None,
+        rounds, log), 2)
 
 
 if __name__ == "__main__":

@@ -252,3 +252,19 @@ for k, line in enumerate(open(path)):
 print(n)
 PY
 }
+
+# jax_export_start LCTX PYTHON SOURCE_DIR: the start of a test of the real,
+# pinned JAX through the exporter (test_jax_sweep.sh, test_jax_generate.sh,
+# test_jax_export.sh): exit 77 when LCTX_JAX=off; sets LCTX, PY and SRC;
+# a PYTHON that cannot import jax and absl fails (exit 1), saying how to
+# install them.
+jax_export_start() {
+  jax_skip_if_off
+  LCTX=$1
+  PY=$2
+  SRC=$3
+  if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
+    echo "FAIL: $PY cannot import jax and absl; run \`make test\` or \`sh tools/setup-jax.sh 0.10.2\`, or set LCTX_JAX=off"
+    exit 1
+  fi
+}

@@ -10,7 +10,9 @@
 #      minimize` of its output keeps the count; the summary says how many
 #      passes it ran and that the last shrank nothing (state.json:
 #      corpus_passes, corpus_fixed_point);
-#   3. the summary calls no IR row missed (fuzz_model cannot reach them).
+#   3. the summary has its one line of spec rows hit by the corpus, with
+#      rows hit, and calls no IR row missed (fuzz_model cannot reach them:
+#      they are on its line of rows out of reach); state.json agrees.
 # Usage: test_campaign_counts.sh LCTX FUZZ_MODEL_LIBFUZZER
 set -u
 LCTX=$1
@@ -48,9 +50,26 @@ again=$(ls camp/corpus | wc -l)
 [ "$again" = "$end" ] ||
   fail "the campaign's minimized corpus shrank again: $end -> $again ($(cat again.txt))"
 
-# 3. No IR row called missed.
-grep '^  spec rows hit by the corpus' run.txt | grep -q 'IR-' &&
-  fail "IR rows called missed: $(grep 'spec rows hit by' run.txt)"
+# 3. The rows line is there, once, with rows hit, and calls no IR row
+#    missed: the IR rows are on the line of rows fuzz_model cannot reach;
+#    state.json says the same.
+rows=$(grep '^  spec rows hit by the corpus' run.txt)
+[ "$(printf '%s\n' "$rows" | grep -c .)" = 1 ] ||
+  fail "not one 'spec rows hit by the corpus' line in: $(cat run.txt)"
+hit=$(printf '%s\n' "$rows" | sed -n 's/^  spec rows hit by the corpus: \([0-9]*\) of the \([0-9]*\) fuzz_model can reach ([0-9]* in the table); missed:.*/\1 \2/p')
+[ -n "$hit" ] && [ "${hit% *}" -gt 0 ] ||
+  fail "the rows line does not count rows hit: '$rows'"
+printf '%s\n' "$rows" | grep -q 'IR-' && fail "IR rows called missed: $rows"
+grep '^  spec rows fuzz_model cannot reach:' run.txt | grep -q ' IR-' ||
+  fail "no IR row among those fuzz_model cannot reach: $(grep 'spec rows' run.txt)"
+[ -z "$hit" ] || $PY - camp/state.json "$hit" <<'PY' || fail "state.json's rows: $(cat camp/state.json)"
+import json, sys
+s = json.load(open(sys.argv[1]))
+hit, reach = (int(x) for x in sys.argv[2].split())
+assert s["rows_hit"] == hit and s["rows_reachable"] == reach, (s, hit, reach)
+assert not any(r.startswith("IR-") for r in s["rows_missed"]), s
+assert any(r["id"].startswith("IR-") for r in s["rows_not_reachable"]), s
+PY
 
 finish_failures "test_campaign_counts: "
-echo "test_campaign_counts: ok (live $live, minimized $start -> $end, again $again)"
+echo "test_campaign_counts: ok (live $live, minimized $start -> $end, again $again; rows hit ${hit% *} of ${hit#* })"

@@ -8,10 +8,13 @@
 #     the checker itself rejects a test without a label and a unit test
 #     without its XML (a made-up listing), so that it can fail;
 #   - the test preset writes ctest's JUnit file under build/;
-#   - the workflow files parse as YAML (python3's yaml, else a check for
-#     tabs and the top-level keys), the CI job runs `make test` and uploads
-#     the JUnit files, the ClusterFuzzLite workflows run the modes
-#     code-change, batch, prune and coverage;
+#   - the workflow files parse as YAML (PyYAML: Debian's python3-yaml,
+#     which `make deps` installs; without it the test fails, naming it),
+#     the CI job runs `make test` and uploads the JUnit files, the
+#     ClusterFuzzLite workflows run the modes code-change, batch, prune and
+#     coverage; the checker itself rejects a workflow without `jobs`, one
+#     that is not YAML and a ClusterFuzzLite workflow without its mode
+#     (made-up folders), so that it can fail;
 #   - a workflow that writes SARIF uploads it; no comment gives
 #     fuzz-seconds as a time per target; the unit job builds only the
 #     target lctx_unit_tests, which builds every file a unit test runs;
@@ -88,8 +91,11 @@ wf=$SRC/.github/workflows
 for f in ci.yml cflite_pr.yml cflite_batch.yml cflite_cron.yml; do
   [ -f "$wf/$f" ] || fail "missing .github/workflows/$f"
 done
-if python3 -c 'import yaml' 2>/dev/null; then
-  python3 - "$wf" <<'EOF' >"$tmp/yaml.out" 2>&1 || fail "workflows: $(cat "$tmp/yaml.out")"
+if ! "$PY" -c 'import yaml' 2>"$tmp/yaml.err"; then
+  fail "$PY cannot import yaml (PyYAML), so the workflow files cannot be checked: install Debian's python3-yaml (\`make deps\`, tools/install-deps.sh): $(tail -n 1 "$tmp/yaml.err")"
+  finish_failures "test_ci_config: "
+fi
+cat >"$tmp/check_workflows.py" <<'EOF'
 import os, sys, yaml
 wf = sys.argv[1]
 bad = []
@@ -125,12 +131,22 @@ for name, m in want.items():
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
-else
-  for f in "$wf"/*.yml; do
-    ! grep -q "$(printf '\t')" "$f" || fail "$f: a tab (YAML forbids tabs in indentation)"
-    grep -q '^on:' "$f" && grep -q '^jobs:' "$f" || fail "$f: no on: or jobs:"
-  done
-fi
+"$PY" "$tmp/check_workflows.py" "$wf" >"$tmp/yaml.out" 2>&1 ||
+  fail "workflows: $(cat "$tmp/yaml.out")"
+# The checker rejects what it must: a workflow without jobs, one that is not
+# YAML, ClusterFuzzLite workflows without their modes.
+mkdir "$tmp/wf-bad"
+cp "$wf"/*.yml "$tmp/wf-bad/"
+printf 'on: push\nname: no jobs\n' >"$tmp/wf-bad/nojobs.yml"
+printf 'on: push\njobs: [unclosed\n' >"$tmp/wf-bad/broken.yml"
+sed "s/mode: 'batch'/mode: 'fuzz'/" "$wf/cflite_batch.yml" >"$tmp/wf-bad/cflite_batch.yml"
+"$PY" "$tmp/check_workflows.py" "$tmp/wf-bad" >"$tmp/yaml-bad.out" 2>&1 &&
+  fail "the workflow check accepted a folder of bad workflows"
+for want in "nojobs.yml: no \`on\` or \`jobs\`" "broken.yml: " \
+  "cflite_batch.yml: modes"; do
+  grep -qF "$want" "$tmp/yaml-bad.out" ||
+    fail "the workflow check does not say '$want': $(cat "$tmp/yaml-bad.out")"
+done
 
 # What the workflows say of themselves, read as text (with or without
 # PyYAML): a run that writes SARIF uploads it (with the permission to); a

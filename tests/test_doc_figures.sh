@@ -30,7 +30,7 @@ FIGURE = re.compile(
 SETTINGS = [
     ("README.md", r"a 30-second `fuzz_model`", ("help", "run --help", "(default 30;")),
     ("README.md", r"every 10 s to an hour, every minute after",
-     ("source", "harness/drive/campaign*.c", r"elapsed < 60 \? 1 : elapsed < 3600 \? 10 : 60")),
+     ("source", "harness/commands/campaign*.c", r"elapsed < 60 \? 1 : elapsed < 3600 \? 10 : 60")),
     ("README.md", r"line over 1 MiB and a JSON file over 16 MiB",
      ("source", "harness/report/report_html_data.h",
       r"LCTX_HTML_MAX_JSON_FILE \(16 << 20\)[\s\S]*LCTX_HTML_MAX_LINE \(1 << 20\)")),

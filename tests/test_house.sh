@@ -11,14 +11,19 @@
 #     ignored by git;
 #   - every test named in tests/COVERAGE.md exists, and every source file a
 #     document or source comment names under harness/ exists;
-#   - only harness/process/peer.c (and peer_child.c, its child side) starts
-#     processes: no other C file of the
-#     tree calls fork, vfork, posix_spawn, an exec function, prctl, setsid,
-#     setpgid or close_range (one way to run a child; main.c's
-#     prctl(PR_SET_DUMPABLE, 0) for lctx itself aside);
+#   - only the process layer (harness/process/) starts, signals or reaps a
+#     process: no other C file of the tree (harness/, reference/, fuzzers/,
+#     bench/, conformance/) calls fork, vfork, posix_spawn, an exec
+#     function, kill, killpg, wait, waitpid, wait3, wait4, waitid, prctl,
+#     setsid, setpgid or close_range (main.c's prctl(PR_SET_DUMPABLE, 0) for
+#     lctx itself aside);
 #   - no file under harness/ is longer than 1,000 lines;
 #   - no include cycle between the modules of harness/ (a module is a
 #     header and its .c; module A uses B when A.c or A.h includes B.h);
+#   - one reader of report.json: report_read.c reads it back and checks
+#     it (report_write.c writes it); no other file of harness/ names the
+#     keys of its stamp and counts, nor does a file of report/ or
+#     commands/ hold its bound on counts (2^40);
 #   - an lctx_case is at most 16 KB: case.h asserts it at compile time
 #     (the build is the real check; this one keeps the assertion there).
 # Each breach is printed as FILE:LINE: what. Usage: test_house.sh SOURCE_DIR
@@ -92,16 +97,16 @@ check_layer process report commands cli
 check_layer report commands cli
 check_layer commands cli
 
-# One way to run a child: the calls that start a process or change what it
-# is, outside peer.c and peer_child.c (comments and strings aside, as far as a grep can);
-# main.c makes lctx itself not dumpable before anything else.
-spawners=$(find reference harness fuzzers bench conformance -name '*.c' |
-  grep -vE '^harness/process/peer(_child)?\.c$' | sort |
-  xargs grep -nE '(^|[^A-Za-z0-9_.>])(fork|vfork|posix_spawnp?|execvp?e?|execl[pe]?|prctl|setsid|setpgid|close_range)[ \t]*\(' |
+# One process layer: the calls that start, signal or reap a process, or
+# change what it is, outside harness/process/ (comments aside, as far as a
+# grep can); main.c makes lctx itself not dumpable before anything else.
+spawners=$(find reference harness fuzzers bench conformance -name '*.[ch]' |
+  grep -v '^harness/process/' | sort |
+  xargs grep -nE '(^|[^A-Za-z0-9_.>])(fork|vfork|posix_spawnp?|execvp?e?|execl[pe]?|kill|killpg|wait|waitpid|wait3|wait4|waitid|prctl|setsid|setpgid|close_range)[ \t]*\(' |
   grep -vE '^[^:]+:[0-9]+:[ \t]*(/?\*|//)' |
   grep -vE '^harness/cli/main\.c:[0-9]+:[ \t]*\(void\)prctl\(PR_SET_DUMPABLE, 0,' ||
   true)
-[ -z "$spawners" ] || fail "processes started or changed outside harness/process/peer.c:
+[ -z "$spawners" ] || fail "processes started, signalled or reaped outside harness/process/:
 $spawners"
 
 huge=$(find harness -name '*.[ch]' | sort | xargs wc -l |
@@ -166,6 +171,21 @@ for d in build lctx-conform lctx-fuzz; do
     grep -q "^/*$d/\$" .gitignore || fail ".gitignore does not ignore $d/"
   fi
 done
+
+# One reader of report.json (report/report_read.c; report_write.c writes
+# it): no other file of harness/ reads its stamp or counts by their keys,
+# or holds the bound it checks them against.
+readers=$(find harness -name '*.[ch]' |
+  grep -vE '^harness/report/report_(read|write)\.[ch]$' | sort |
+  xargs grep -nE '"(implementation_kind|cases_run|cases_skipped|cases_unsupported|cases_by_source|results_kept|results_not_kept|modules_unjudged)"' ||
+  true)
+readers="$readers$(find harness/report harness/commands -name '*.[ch]' |
+  grep -vE '^harness/report/report_read\.[ch]$' | sort |
+  xargs grep -nE '1(U?LL)? *<< *40' || true)"
+[ -n "$(grep -l 'json_loadf' harness/report/report_read.c 2>/dev/null)" ] ||
+  fail "harness/report/report_read.c does not read report.json (json_loadf)"
+[ -z "$readers" ] || fail "report.json read outside harness/report/report_read.c:
+$readers"
 
 # The case stays small (copied and zeroed often): the build asserts it.
 grep -q '^_Static_assert(sizeof(lctx_case) <= 16384,' \

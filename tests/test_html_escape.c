@@ -1,10 +1,10 @@
 /*
  * tests/test_html_escape.c - pins the escaping of every text the HTML
- * scoreboard shows (lctx_html_escape, harness/report/report_html.h): & < > "
- * ' become entities, bytes below 0x20 and 0x7f the text \xNN (newline and
- * tab kept in preformatted text only), every byte sequence that is not
- * UTF-8 (a stray continuation byte, an overlong form, a surrogate, a value
- * past U+10FFFF, a cut sequence) U+FFFD, and UTF-8 stays as it is.
+ * scoreboard shows (lctx_html_escape, harness/report/report_html_look.h): & < >
+ * " ' become entities, bytes below 0x20 and 0x7f the text \xNN (newline and tab
+ * kept in preformatted text only), every byte sequence that is not UTF-8 (a
+ * stray continuation byte, an overlong form, a surrogate, a value past
+ * U+10FFFF, a cut sequence) U+FFFD, and UTF-8 stays as it is.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_html.h"
+#include "report_html_look.h"
 
 /* `s` escaped, into `out` (`n` bytes). */
 static const char *escaped(const char *s, int keep_lines, char *out, size_t n) {

@@ -22,8 +22,10 @@
 #     (`lctx fuzz --time 3` with the build's fuzz_model_mutant as the
 #     fuzz_model build of $LCTX_FUZZ_BUILD, seeds and dictionary from
 #     share/lctx) and promotes (into share/lctx/corpus/regressions) without
-#     opening anything of the source tree (strace, where installed); with
-#     no fuzz build it says where it looked and fails;
+#     opening anything of the source tree (under strace); with no fuzz
+#     build it says where it looked and fails; the build's
+#     fuzz_model_mutant and strace missing are failures (make deps
+#     installs what they need), never a check left out;
 #   - the example plugin's folder alone, copied elsewhere, builds and is
 #     judged as its README.md says: the README's ```sh blocks are run as
 #     written (its /opt/lctx is the temporary prefix; `cc` is C_COMPILER,
@@ -179,27 +181,34 @@ rc=$?
 [ "$rc" = 2 ] || fail "lctx fuzz without a fuzz build: exit $rc, want 2"
 grep -q "no libfuzzer build of fuzz_model: $moved/bin/../libexec/lctx/fuzz_model is not an executable file (looked in the installation's libexec/lctx)" \
   "$tmp/nobuild.out" || fail "lctx fuzz without a fuzz build: $(cat "$tmp/nobuild.out")"
+# What the checks of 8 need, each a failure when missing: the build's
+# libFuzzer fuzz_model_mutant (the default build makes it where clang's
+# libFuzzer links: libclang-rt-19-dev) and strace (Debian's strace); both
+# come with `make deps` (tools/install-deps.sh).
 mutant=$BUILD/fuzzers/fuzz_model_mutant
-if [ ! -x "$mutant" ]; then
-  echo "test_install: no $mutant (libFuzzer does not link here): lctx fuzz and promote not run"
-else
+ready=yes
+[ -x "$mutant" ] || {
+  fail "no $mutant: build it (cmake --build $BUILD --target fuzz_model_mutant; it needs clang's libFuzzer, libclang-rt-19-dev: make deps); lctx fuzz and promote cannot be checked"
+  ready=
+}
+command -v strace >/dev/null 2>&1 || {
+  fail "no strace: install it (Debian's strace: make deps, tools/install-deps.sh); the files the installed lctx opens cannot be checked"
+  ready=
+}
+if [ -n "$ready" ]; then
   cp "$mutant" "$tmp/fuzzbuild/fuzz_model"
-  # Under strace (where installed): every file a process opens or looks
-  # at, in strace-*.txt (LeakSanitizer does not run under ptrace).
-  trace=""
-  if command -v strace >/dev/null 2>&1; then
-    trace="strace -f -qq -e trace=%file -o"
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-  else
-    echo "test_install: no strace: the files opened are not checked"
-  fi
+  # Under strace: every file a process opens or looks at, in strace-*.txt
+  # (LeakSanitizer does not run under ptrace).
+  trace="strace -f -qq -e trace=%file -o"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   # shellcheck disable=SC2086 # trace is a word list
-  (cd "$tmp/away" && LCTX_FUZZ_BUILD="$tmp/fuzzbuild" ${trace:+$trace "$tmp/strace-fuzz.txt"} "$moved/bin/lctx" \
+  (cd "$tmp/away" && LCTX_FUZZ_BUILD="$tmp/fuzzbuild" $trace "$tmp/strace-fuzz.txt" "$moved/bin/lctx" \
     fuzz --engine libfuzzer --target fuzz_model --time 3 --out "$tmp/away/camp") \
     >"$tmp/fuzz.out" 2>&1
   rc=$?
   [ "$rc" = 0 ] || [ "$rc" = 1 ] ||
     fail "installed lctx fuzz: exit $rc: $(tail -5 "$tmp/fuzz.out")"
+  [ -s "$tmp/strace-fuzz.txt" ] || fail "strace wrote no trace of lctx fuzz"
   # Every seed of share/lctx is in the campaign's copy, or was dropped from
   # it because it stopped a run (the mutant crashes on some): then it is a
   # crash input in OUT/artifacts.
@@ -215,23 +224,20 @@ else
   done
   [ -z "$missing" ] ||
     fail "seeds of share/lctx neither in the campaign nor a stopping input:$missing: $(tail -3 "$tmp/fuzz.out")"
-  if [ -n "$trace" ]; then
-    grep -qF "\"$moved/bin/../share/lctx/fuzzers/dict/fuzz_model.dict\"" "$tmp/strace-fuzz.txt" ||
-      fail "the campaign did not read the installed dictionary"
-  fi
+  grep -qF "\"$moved/bin/../share/lctx/fuzzers/dict/fuzz_model.dict\"" "$tmp/strace-fuzz.txt" ||
+    fail "the campaign did not read the installed dictionary"
   grep -rq "^Dictionary: [1-9]" "$tmp/away/camp/logs" ||
     fail "libFuzzer ran without a dictionary: $(ls "$tmp/away/camp/logs")"
   finding=$(ls -d "$tmp"/away/camp/findings/*/ 2>/dev/null | head -n 1)
   [ -n "$finding" ] || finding=$(ls -d "$tmp"/away/camp/seeds/* | head -n 1)
-  (cd "$tmp/away" && ${trace:+$trace "$tmp/strace-promote.txt"} "$moved/bin/lctx" promote --target fuzz_model \
+  # shellcheck disable=SC2086 # trace is a word list
+  (cd "$tmp/away" && $trace "$tmp/strace-promote.txt" "$moved/bin/lctx" promote --target fuzz_model \
     "$finding") >"$tmp/promote.out" 2>&1 ||
     fail "installed lctx promote: exit $?: $(cat "$tmp/promote.out")"
   grep -q "^promoted .* -> $moved/bin/../share/lctx/corpus/regressions/fuzz_model/" "$tmp/promote.out" ||
     fail "not promoted into the installed regressions: $(cat "$tmp/promote.out")"
-  if [ -n "$trace" ]; then
-    opened=$(cat "$tmp"/strace-*.txt | grep -F "\"$SRC" | head -3)
-    [ -z "$opened" ] || fail "the installed lctx looked into the source tree: $opened"
-  fi
+  opened=$(cat "$tmp"/strace-*.txt | grep -F "\"$SRC" | head -3)
+  [ -z "$opened" ] || fail "the installed lctx looked into the source tree: $opened"
 fi
 
 # 9. The example plugin's folder alone, as its README says: its ```sh blocks

@@ -21,16 +21,9 @@
 # Usage: test_jax_generate.sh LCTX PYTHON SOURCE_DIR
 set -u
 . "$(dirname -- "$0")/lib.sh"
-jax_skip_if_off
-LCTX=$1
-PY=$2
-SRC=$3
+jax_export_start "$@"
 case $PY in /*) ;; */*) PY=$(pwd)/$PY ;; esac
 ADAPTER=$SRC/conformance/adapters/jax_export.py
-if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
-  echo "FAIL: $PY cannot import jax and absl; run \`make test\` or \`sh tools/setup-jax.sh 0.10.2\`, or set LCTX_JAX=off"
-  exit 1
-fi
 export JAX_PLATFORMS=cpu
 mkdir -p "$tmp/none"
 

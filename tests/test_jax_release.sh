@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_jax_release.sh - tools/jax_release.py, "adding a JAX release", on the
-# pinned release 0.10.2 (installed in build/jax/venv-0.10.2):
+# test_jax_release.sh - tools/jax_release.py (its parts in
+# tools/lctx_release/), "adding a JAX release", on the pinned release 0.10.2
+# (installed in build/jax/venv-0.10.2):
 #   1. the index of the cited units (conformance/adapters/cited_functions.json)
 #      on copies of 0.10.2's cited files (`--diff TREE --against TREE2`):
 #      register_lowering reformatted (re-indented, comments added, its
@@ -104,18 +105,16 @@ grep -Eq '^  @@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@$' "$tmp/modified.out" &&
   fail "no unified diff of the changed line: $(grep -A12 'unified diffs' "$tmp/modified.out")"
 
 # 2. A malformed source line.
-"$PY" - "$SRC/tools" >"$tmp/malformed.out" 2>&1 <<'EOF' || fail "malformed source: $(cat "$tmp/malformed.out")"
-import sys
-sys.path.insert(0, sys.argv[1])
-import jax_release
+PYTHONPATH=$SRC/tools "$PY" - >"$tmp/malformed.out" 2>&1 <<'EOF' || fail "malformed source: $(cat "$tmp/malformed.out")"
+from lctx_release.spec import parse_source
 for bad in ("jax/_src/xla_bridge.py:912-", "912-914", "jax/_src/x.py:9-3"):
     try:
-        jax_release.parse_source(bad, "spec.lspec:7")
+        parse_source(bad, "spec.lspec:7")
     except ValueError as e:
         assert "spec.lspec:7" in str(e), e
     else:
         raise SystemExit("accepted: " + bad)
-kind, items, _ = jax_release.parse_source(
+kind, items, _ = parse_source(
     "jax/_src/interpreters/mlir.py:898, 2616-2617,jax/_src/core.py:3",
     "spec.lspec:8")
 assert kind == "lines", kind

@@ -3,7 +3,8 @@
 # conformance/adapters/jax_export.py:
 #   1. the CI subset (the first harness of each group, every effect,
 #      custom, control, corpus and extra program, on 4 host devices so
-#      that the collectives run) judges every case with no new
+#      that the collectives run; the corpus read through LCTX, `lctx
+#      export rules`) judges every case with no new
 #      finding: what it finds is exactly the known defects of
 #      conformance/sweep/regressions (xfail), and says its reach;
 #   2. every recorded regression, exported again, still shows its finding;
@@ -11,22 +12,18 @@
 #      --mutate): lower_per_platform running the first platform's rule
 #      everywhere gives a dispatch finding (SW-005); a rule patched to call
 #      get_backend() gives a census finding (SW-006) naming its line; an
-#      export that refuses one order gives an order finding (SW-004).
+#      export that refuses one order gives an order finding (SW-004); an
+#      export that declares its platforms sorted, not as asked, gives a
+#      declared-platforms finding (SW-007).
 # The CI subset runs with --jobs (default: the cores); the small runs of 2
 # and 3 go at once, one exporter each.
 # LCTX_JAX=off skips (exit 77); a missing JAX fails.
 # Usage: test_jax_sweep.sh LCTX PYTHON SOURCE_DIR
 set -u
 . "$(dirname -- "$0")/lib.sh"
-jax_skip_if_off
-LCTX=$1
-PY=$2
-SRC=$3
-ADAPTER=$SRC/conformance/adapters/jax_export.py
-if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
-  echo "FAIL: $PY cannot import jax and absl; run \`make test\` or \`sh tools/setup-jax.sh 0.10.2\`, or set LCTX_JAX=off"
-  exit 1
-fi
+jax_export_start "$@"
+# The exporter reads lctx's rule corpus through this lctx (--lctx).
+ADAPTER="$SRC/conformance/adapters/jax_export.py --lctx $LCTX"
 
 count() { sweep_count "$@"; } # tests/lib.sh
 
@@ -42,6 +39,10 @@ cat "$tmp/ci.out"
   ls "$tmp/ci/findings" 2>/dev/null
 }
 grep -q "result: 0 new findings" "$tmp/ci.out" || fail "the CI subset found something new"
+# The rule corpus came from lctx (`lctx export rules`), every file of it.
+want=$(ls "$SRC"/corpus/rules/*.rule | wc -l)
+grep -q "rule corpus: $want files from .* export rules (--lctx)" "$tmp/ci/implementation.log" ||
+  fail "the exporter did not read the $want rule files through lctx: $(grep -i corpus "$tmp/ci/implementation.log" | head -n 3)"
 grep -q "^reach: the judged programs lowered [1-9][0-9]* of the [1-9]" "$tmp/ci.out" ||
   fail "no reach line"
 [ "$(count "$tmp/ci" SW-001 xfail "TypeError at jax/_src/interpreters/mlir.py")" -ge 1 ] ||
@@ -61,6 +62,9 @@ mkdir -p "$tmp/none" # a mutant's findings are all new, none known
 "$LCTX" sweep --cmd "$PY $ADAPTER --mutate order-first" --group sin \
   --known "$tmp/none" --limit 3 --lists 2 --out "$tmp/m3" --quiet --no-minimize --jobs 1 \
   >"$tmp/m3.out" 2>&1 &
+"$LCTX" sweep --cmd "$PY $ADAPTER --mutate declared-sorted" --group sin \
+  --known "$tmp/none" --limit 3 --lists 2 --out "$tmp/m4" --quiet --no-minimize --jobs 1 \
+  >"$tmp/m4.out" 2>&1 &
 wait
 rc=$(cat "$tmp/rp.rc")
 tail -n 1 "$tmp/rp.out"
@@ -71,7 +75,9 @@ tail -n 1 "$tmp/rp.out"
   { fail "get-backend=sin gave no SW-006 finding"; cat "$tmp/m2.out"; }
 [ "$(count "$tmp/m3" SW-004 fail)" -ge 1 ] ||
   { fail "order-first gave no SW-004 finding"; cat "$tmp/m3.out"; }
-for m in m1 m2 m3; do
+[ "$(count "$tmp/m4" SW-007 fail)" -ge 1 ] ||
+  { fail "declared-sorted gave no SW-007 finding"; cat "$tmp/m4.out"; }
+for m in m1 m2 m3 m4; do
   grep -q "result: .*FAIL" "$tmp/$m.out" || fail "$m: the mutant run did not fail"
 done
 

@@ -137,7 +137,8 @@ static void run_on_a_terminal(const char *log) {
     _exit(2);
   char *argv[] = {"/bin/sh", "-c", (char *)hostile_script, NULL};
   lctx_peer_spec program = {.argv = argv, .log = log, .truncate_log = true};
-  int status = lctx_peer_run(&program, 10, false, NULL, NULL);
+  lctx_peer_ran ran;
+  int status = lctx_peer_run(&program, 10, false, &ran, NULL) ? ran.status : -1;
   char text[256];
   slurp(log, text, sizeof text);
   if (status != 0 || !strstr(text, "no-tty") ||
@@ -247,7 +248,10 @@ static void test_run_leaves_no_daemon(void **state) {
   write_daemon_script(script, false);
   char *argv[] = {script, NULL};
   lctx_peer_spec s = {.argv = argv};
-  assert_int_equal(lctx_peer_run(&s, 20, false, NULL, NULL), 0);
+  lctx_peer_ran ran;
+  assert_true(lctx_peer_run(&s, 20, false, &ran, NULL));
+  assert_int_equal(ran.status, 0);
+  assert_false(ran.stopped);
   pid_t pid = daemon_pid();
   assert_true(pid > 0);
   assert_false(exists(pid));
@@ -292,8 +296,18 @@ static void test_cannot_run(void **state) {
                            "such file or directory");
   assert_int_equal(p.pid, -1);
   lctx_peer_spec spawn = {.argv = argv};
-  assert_int_equal(lctx_peer_spawn(&spawn), -1);
-  assert_int_equal(errno, ENOENT);
+  pid_t pid = 0;
+  lctx_buf error;
+  lctx_buf_init(&error, why, sizeof why);
+  assert_false(lctx_peer_spawn(&spawn, &pid, &error));
+  assert_int_equal(pid, -1);
+  assert_string_equal(why, "cannot run '/nonexistent/\\x1b[2Jprogram': No "
+                           "such file or directory");
+  lctx_peer_ran ran;
+  lctx_buf_init(&error, why, sizeof why);
+  assert_false(lctx_peer_run(&spawn, 5, false, &ran, &error));
+  assert_int_equal(ran.status, -1);
+  assert_true(strstr(why, "cannot run") != NULL);
 }
 
 static void test_half_answer_costs_one_deadline(void **state) {
@@ -338,6 +352,37 @@ static void test_stopped_lctx_is_no_hang(void **state) {
   lctx_peer_free(&p);
 }
 
+/* lctx_peer_signal reaches a peer's process group, and nothing that is no
+ * running peer; lctx_peer_kill_marked ends the processes that carry a mark
+ * in their environment, and those alone. */
+static void test_signal_and_mark(void **state) {
+  (void)state;
+  char *argv[] = {"sleep", "600", NULL};
+  lctx_peer_spec s = {.argv = argv, .search_path = true};
+  pid_t pid;
+  assert_true(lctx_peer_spawn(&s, &pid, NULL));
+  assert_false(lctx_peer_signal(getpid(), SIGTERM)); /* not a peer */
+  assert_false(lctx_peer_signal(-1, SIGTERM));
+  assert_true(lctx_peer_signal(pid, SIGTERM));
+  int status = -1;
+  for (int i = 0; i < 500 && !lctx_peer_reap(pid, false, &status); i++)
+    lctx_sys_sleep(0.01);
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  assert_false(lctx_peer_signal(pid, SIGTERM)); /* reaped: no longer one */
+
+  const char *env[] = {"LCTX_TEST_MARK", "peer-test-mark", NULL};
+  lctx_peer_spec marked = {.argv = argv, .search_path = true, .env = env};
+  pid_t other, mine;
+  assert_true(lctx_peer_spawn(&s, &other, NULL));
+  assert_true(lctx_peer_spawn(&marked, &mine, NULL));
+  lctx_sys_sleep(0.2); /* exec'd: /proc shows its environment */
+  assert_int_equal(lctx_peer_kill_marked("LCTX_TEST_MARK=peer-test-mark"), 1);
+  assert_true(lctx_peer_reap(mine, true, &status));
+  assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  assert_false(lctx_peer_reap(other, false, &status)); /* still runs */
+  assert_true(lctx_peer_kill(other, &status));
+}
+
 /* A program whose grandchild, in a session of its own, ptrace-attaches it
  * and sleeps 600 s. */
 static void test_traced_peer_is_reaped(void **state) {
@@ -356,11 +401,13 @@ static void test_traced_peer_is_reaped(void **state) {
                      "time.sleep(600)\n");
   char *argv[] = {"python3", script, NULL};
   lctx_peer_spec s = {.argv = argv, .search_path = true};
-  pid_t pid = lctx_peer_spawn(&s);
+  pid_t pid;
+  assert_true(lctx_peer_spawn(&s, &pid, NULL));
   assert_true(pid > 0);
   sleep(1); /* the grandchild attaches */
   double start = lctx_sys_now();
-  int status = lctx_peer_kill(pid);
+  int status = -1;
+  assert_true(lctx_peer_kill(pid, &status));
   double took = lctx_sys_now() - start;
   assert_true(took < LCTX_PEER_REAP_SECONDS);
   assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -415,10 +462,12 @@ static void test_isolated_peer(void **state) {
   struct stat st;
   assert_int_equal(stat(cwd, &st), 0); /* its directory, while it runs */
   assert_true(strstr(cwd, "lctx-peer-") != NULL);
-  char why[128] = "";
+  char why[128];
+  lctx_buf how;
+  lctx_buf_init(&how, why, sizeof why);
   for (int i = 0; i < 500 && !lctx_peer_ended(&p); i++)
     lctx_sys_sleep(0.01);
-  lctx_peer_stop(&p, 1.0, why, sizeof why);
+  lctx_peer_stop(&p, 1.0, &how);
   assert_string_equal(why, "exited with status 7");
   assert_int_not_equal(stat(cwd, &st), 0); /* removed */
   slurp(log, text, sizeof text);
@@ -532,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_half_answer_costs_one_deadline),
       cmocka_unit_test(test_stopped_lctx_is_no_hang),
       cmocka_unit_test(test_traced_peer_is_reaped),
+      cmocka_unit_test(test_signal_and_mark),
       cmocka_unit_test(test_isolated_peer),
       cmocka_unit_test(test_isolated_log_link_refused),
       cmocka_unit_test(test_isolated_protected_folders),

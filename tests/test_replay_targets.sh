@@ -1,8 +1,11 @@
 #!/bin/sh
 # test_replay_targets.sh - `lctx replay` runs every fuzz target as its
 # campaign does, with nothing set in the environment:
-#   - for each target of the tool's own table (the "targets:" line of
-#     `lctx replay --help`), `lctx replay --target T` on its seed corpus
+#   - the targets are known without asking lctx: every fuzz target ships
+#     its libFuzzer options, fuzzers/T.options beside its source
+#     fuzzers/T.c, and its corpus/seeds/T and corpus/regressions/T; the
+#     "targets:" line of `lctx replay --help` names exactly those;
+#   - for each of them, `lctx replay --target T` on its seed corpus
 #     and on its regression corpus, and `lctx replay` on the folder alone
 #     (the target told from the path), exits 0 with inputs replayed and
 #     no finding: fuzz_differential compares the example plugin, as its
@@ -22,13 +25,18 @@ MUTANT=$3
 . "$(dirname "$0")/lib.sh"
 unset LCTX_DIFF_PLUGIN
 
+# The expected targets, from the source tree alone: fuzzers/T.options.
+targets=$(cd "$SRC/fuzzers" && ls -- fuzz_*.options | sed 's/\.options$//' | sort)
+[ "$(echo "$targets" | wc -w)" -ge 6 ] ||
+  fail "fewer than 6 fuzz targets with options in fuzzers/: $targets"
+for t in $targets; do
+  [ -f "$SRC/fuzzers/$t.c" ] || fail "$t: fuzzers/$t.options without fuzzers/$t.c"
+done
 "$LCTX" replay --help >"$tmp/help" 2>&1 || fail "lctx replay --help exits $?"
-targets=$(sed -n 's/^targets: //p' "$tmp/help" | tr -d ',')
-if [ -z "$targets" ]; then
-  fail "lctx replay --help names no targets: $(head -n 3 "$tmp/help")"
-  "$LCTX" fuzz --help >"$tmp/fuzz-help" 2>&1 # the same table, named there
-  targets=$(sed -n 's/^targets: //p' "$tmp/fuzz-help" | tr -d ',')
-fi
+named=$(sed -n 's/^targets: //p' "$tmp/help" | tr -d ',' | tr ' ' '\n' |
+  grep . | sort)
+[ "$named" = "$targets" ] ||
+  fail "lctx replay --help names the targets '$(echo $named)', the tree has '$(echo $targets)'"
 grep -q "LCTX_DIFF_PLUGIN" "$tmp/help" ||
   fail "lctx replay --help does not say what fuzz_differential compares"
 
@@ -47,7 +55,8 @@ for t in $targets; do
   "$LCTX" replay "$SRC/corpus/seeds/$t" >"$tmp/$t.bypath" 2>&1 ||
     fail "lctx replay corpus/seeds/$t (target from the path): exit $?: $(tail -3 "$tmp/$t.bypath")"
 done
-[ "$n" -ge 2 ] || fail "only $n corpora replayed"
+[ "$n" = $((2 * $(echo "$targets" | wc -w))) ] ||
+  fail "$n corpora replayed, not the seeds and regressions of each of: $(echo $targets)"
 
 # promote judges a fuzz_differential input as replay does.
 seed=$(ls "$SRC"/corpus/seeds/fuzz_differential/* | grep -v README.md | head -n 1)

@@ -9,7 +9,8 @@
 #     *.lspec are named and not read (the default table is used), a
 #     regular *.lspec copy of the table is read;
 #   - counts that would overflow a sum (or negative ones) leave the report
-#     out, named, and `lctx report merge` refuses them naming the field;
+#     out, named, and `lctx report merge` refuses them naming the field in
+#     the same words (one reader of report.json, report_read.c);
 #   - `lctx report help SUB` and `lctx report --help SUB` give SUB's help.
 # Usage: test_report_html_input.sh LCTX EXAMPLE_PLUGIN SOURCE_DIR
 set -u
@@ -80,7 +81,7 @@ json.dump(r, open(sys.argv[1], "w"))
 PY
 html "$tmp/r" "$tmp/big"
 [ "$(rc)" = 0 ] || fail "a report.json over 16 MiB: exit $(rc)"
-said "big/report.json: over 16 MiB, the limit of a JSON file; left out"
+said "big/report.json: over 16 MiB, the most a report.json may hold; not read; left out"
 rm -rf "$tmp/big"
 
 # spec_file: only a regular *.lspec file is read.
@@ -119,9 +120,10 @@ r["cases_run"] = r["cases_skipped"] = 9223372036854775807
 json.dump(r, open(sys.argv[1], "w"))
 PY
 html "$tmp/big" "$tmp/r"
+big_err=$tmp/p$n.err
 [ "$(rc)" = 0 ] || fail "huge counts: exit $(rc): $(tail -n 5 "$tmp/p$n.err")"
-said "big/report.json: the count '"
-said "is negative or over 1099511627776; left out"
+said "big/report.json: field '"
+said "is not a count (0 to 2^40): negative or over 1099511627776; left out"
 copy neg
 "$PY" - "$tmp/neg/report.json" <<'PY'
 import json, sys
@@ -131,11 +133,18 @@ json.dump(r, open(sys.argv[1], "w"))
 PY
 html "$tmp/neg"
 [ "$(rc)" = 2 ] || fail "a negative count, nothing else: exit $(rc), want 2"
-said "neg/report.json: the count 'pass' is negative"
+said "neg/report.json: field 'rows[0].pass' is not a count (0 to 2^40)"
 "$LCTX" report merge --out "$tmp/merged" "$tmp/big" >"$tmp/m.out" 2>&1
 [ $? = 2 ] || fail "merge of a shard with huge counts: not exit 2: $(tail -n 3 "$tmp/m.out")"
 grep -q "big/report.json.*a count (0 to 2^40)" "$tmp/m.out" ||
   fail "merge of huge counts: the field is not named: $(tail -n 3 "$tmp/m.out")"
+# One reader of report.json: `report html` and `report merge` say the same
+# of the same file, word for word.
+why=$(sed -n 's/^lctx report html: warning: \(.*big\/report\.json: field .*\); left out$/\1/p' \
+  "$big_err" | head -n 1)
+[ -n "$why" ] || fail "report html did not name the huge count: $(cat "$big_err")"
+grep -qF "lctx report merge: $why" "$tmp/m.out" ||
+  fail "report merge and report html read report.json differently: html '$why', merge: $(tail -n 3 "$tmp/m.out")"
 
 # The help of a subcommand.
 for how in "help html" "--help html" "help merge"; do

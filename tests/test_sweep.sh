@@ -8,8 +8,9 @@
 # resuming (a cut line dropped and redone; another plan refused), rerun
 # lines that run when pasted (into OUT/rerun, never rerun/rerun), shards
 # merged by `lctx report merge` into the unsharded counts, a clean stop on
-# SIGINT, and bad input (case files, the sweep table, the command line)
-# named with exit 2.
+# SIGINT, bad input (case files, the sweep table, the command line)
+# named with exit 2, and the recorded cases' coverage of the rows (a row
+# counts as covered only by a case expecting it to fail).
 # Usage: test_sweep.sh LCTX SOURCE_DIR
 set -u
 . "$(dirname -- "$0")/lib.sh"
@@ -233,6 +234,20 @@ rc=$?
 rc=$?
 [ "$rc" -eq 2 ] || fail "a group no program has: exit $rc (want 2)"
 grep -q "no program of the catalogue" "$tmp/b6.out" || fail "an empty selection is not said"
+
+# 8. A sweep row is covered by a case that expects it to fail, never by one
+# that expects it to pass: without the one case where SW-007 fails, the
+# recorded cases leave it uncovered (exit 1, the row named).
+mkdir "$tmp/cover"
+cp "$SRC"/conformance/sweep/cases/*.json "$tmp/cover/"
+rm "$tmp/cover/SW-007-declared-platforms-differ.json"
+grep -q '"row": "SW-007"' "$tmp/cover/SW-001-all-pass.json" ||
+  fail "SW-001-all-pass.json no longer expects SW-007 to pass"
+"$LCTX" sweep --judge --quiet "$tmp/cover" >"$tmp/cover.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "a row only expected to pass counts as covered: exit $rc (want 1)"
+grep -q "^row SW-007 has no sweep case that expects it to fail$" "$tmp/cover.out" ||
+  fail "the uncovered row is not named: $(cat "$tmp/cover.out")"
 
 finish_failures "test_sweep: "
 echo PASS

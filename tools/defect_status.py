@@ -63,9 +63,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import jax_venvs
+from jax_venvs import (REQ_DIR, release_key, requirement_releases,
+                       sort_releases)
+from jax_venvs import repo_rel as shown_path
+
+ROOT = Path(jax_venvs.ROOT)
 DOC_GLOB = "upstream-*.md"
-REQUIREMENTS = "conformance/adapters/requirements"
 DEFECT_LINE = re.compile(r"^<!-- lctx-defect: repro=(\S+) -->[ \t]*$", re.M)
 BEGIN = "<!-- lctx-defect-status:begin -->"
 END = "<!-- lctx-defect-status:end -->"
@@ -121,45 +125,16 @@ class Block:
 
 # ---------------------------------------------------------------- releases
 
-def release_key(text):
-    """(0, 12, 0, 1) for "0.12.0.1"; None when text is not a release."""
-    if not re.fullmatch(r"\d+(\.\d+)*", text):
-        return None
-    return tuple(int(p) for p in text.split("."))
-
-
-def sort_releases(releases):
-    return sorted(releases, key=release_key)
-
-
 def installed_venvs(jax_dir):
-    """{release: python} for every jax_dir/venv-RELEASE/bin/python."""
-    found = {}
-    if not jax_dir.is_dir():
-        return found
-    for venv in jax_dir.glob("venv-*"):
-        release = venv.name[len("venv-"):]
-        python = venv / "bin" / "python"
-        if not (python.exists() or python.is_symlink()):
-            continue
-        if release_key(release) is None:
-            print("defect_status: ignoring %s: %r is not a release number"
-                  % (shown_path(venv), release), file=sys.stderr)
-            continue
-        found[release] = python
+    """{release: python} for every jax_dir/venv-RELEASE/bin/python; the
+    folders whose name is no release are said and left out."""
+    ignored = []
+    found = jax_venvs.installed_venvs(jax_dir, ignored)
+    for venv in ignored:
+        print("defect_status: ignoring %s: %r is not a release number"
+              % (shown_path(venv), os.path.basename(venv)[len("venv-"):]),
+              file=sys.stderr)
     return found
-
-
-def requirement_releases():
-    """The releases with a requirements file (tools/setup-jax.sh can install
-    them)."""
-    folder = ROOT / REQUIREMENTS
-    out = []
-    for f in folder.glob("jax-*.txt") if folder.is_dir() else []:
-        release = f.name[len("jax-"):-len(".txt")]
-        if release_key(release) is not None:
-            out.append(release)
-    return sort_releases(out)
 
 
 def probe(release, python):
@@ -193,14 +168,6 @@ def run_env():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["JAX_PLATFORMS"] = "cpu"
     return env
-
-
-def shown_path(path):
-    """path relative to the repository root when inside it."""
-    try:
-        return str(Path(path).absolute().relative_to(ROOT))
-    except ValueError:
-        return str(path)
 
 
 def last_line(text, prefix=""):
@@ -491,7 +458,7 @@ def bisection(rows, known):
     else:
         lines.append("No other release between %s and %s has a requirements "
                      "file in `%s/`." % (newest.release, first.release,
-                                         REQUIREMENTS))
+                                         REQ_DIR))
     return lines
 
 

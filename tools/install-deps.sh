@@ -5,9 +5,12 @@
 # something is missing.
 set -eu
 
+# python3-yaml: tests/test_ci_config.sh reads the workflow files with it;
+# strace: tests/test_install.sh checks with it which files the installed lctx
+# opens.
 PACKAGES="clang-19 libclang-rt-19-dev llvm-19 libmlir-19-dev afl++ lld-14 llvm-14 \
 libcmocka-dev lcov cmake ninja-build libjansson-dev clang-format pkg-config make zip \
-python3 perl chromium"
+python3 python3-yaml perl chromium strace"
 
 missing=""
 for p in $PACKAGES; do

@@ -222,6 +222,18 @@ def check():
     for defect, why in said:
         if defect:
             return report, True, why
+    # The order of the platforms must not decide whether the export works:
+    # one order raising where the other exports means one of them lowered
+    # the wrong code for some platform.
+    outcomes = [r["outcome"] for r in report["orders"]]
+    if len(set(outcomes)) > 1:
+        raising = report["orders"][outcomes.index("raise")]
+        return report, True, (
+            "the export for %s raises %s (%s) but the export for %s "
+            "succeeds: the order of the platforms decides" % (
+                raising["platforms"], raising["class"],
+                raising["message"][:200],
+                report["orders"][outcomes.index("ok")]["platforms"]))
     return report, False, "; ".join(why for _, why in said)
 
 

@@ -2,84 +2,27 @@
 """A quick self-test of jax_export.py, run by hand with the interpreter that
 has JAX (a few seconds: its sessions start at once):
 
+    LCTX=build/release/harness/lctx \
     build/jax/venv-0.10.2/bin/python conformance/adapters/test_jax_export.py
 
 It starts jax_export.py as lctx would (one JSON object per line on its
-stdin and stdout) and checks the handshake, a few exports, the census, and
-that each mutant breaks what it should.  Standard library only; skipped when
-this interpreter cannot import jax and absl.
+stdin and stdout; the lctx of $LCTX reads the rule corpus for it,
+tests/test_jax_export.sh sets it) and checks the handshake, a few exports,
+the census, and that each mutant breaks what it should.  Standard library
+only; skipped when this interpreter cannot import jax and absl, or $LCTX
+names no lctx.
 """
 
-import json
-import os
 import subprocess
 import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAM = os.path.join(HERE, "jax_export.py")
+from lctx_jax.testkit import (EXPORTER as PROGRAM, LCTX, NO_LCTX, Session,
+                              importable, lctx_options)
 
-
-def importable():
-    try:
-        import jax  # noqa: F401
-        import absl  # noqa: F401
-        return True
-    except Exception:
-        return False
-
-
-class Session:
-    """jax_export.py as a child process. It is started and greeted at
-    once; its handshake is read when first needed, so that sessions started
-    together import JAX at the same time."""
-
-    def __init__(self, *options, extended=True):
-        self.proc = subprocess.Popen(
-            [sys.executable, PROGRAM] + list(options),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
-        hello = {"lctx": "hello", "protocol": 1}
-        if extended:
-            hello["extensions"] = ["export"]
-        self.proc.stdin.write(json.dumps(hello) + "\n")
-        self.proc.stdin.flush()
-        self._handshake = None
-        self.next_id = 0
-
-    def _line(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AssertionError("jax_export.py closed its output")
-        return json.loads(line)
-
-    @property
-    def handshake(self):
-        if self._handshake is None:
-            self._handshake = self._line()
-        return self._handshake
-
-    def ask(self, obj):
-        self.handshake  # noqa: B018 (read first: it comes first)
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
-        return self._line()
-
-    def export(self, program, *platform_lists):
-        self.next_id += 1
-        answer = self.ask({"id": self.next_id, "exports": [
-            {"program": program, "platforms": list(p)}
-            for p in platform_lists]})
-        assert answer["id"] == self.next_id, answer
-        return answer["results"]
-
-    def close(self):
-        if self.proc.stdin.closed:
-            return self.proc.wait(timeout=60)
-        self.proc.stdin.close()
-        status = self.proc.wait(timeout=60)
-        self.proc.stdout.close()
-        return status
+# The exporter needs JAX and absl, and lctx to read the rule corpus.
+READY = importable("jax", "absl") and LCTX is not None
+WHY_NOT = "jax or absl is not importable here, or %s" % NO_LCTX
 
 
 # Every session the tests use, started together (each imports JAX, about a
@@ -88,7 +31,7 @@ SESSIONS = {}
 
 
 def setUpModule():
-    if not importable():
+    if not READY:
         return
     SESSIONS["main"] = Session()
     SESSIONS["plain"] = Session(extended=False)
@@ -103,7 +46,7 @@ def tearDownModule():
         s.close()
 
 
-@unittest.skipUnless(importable(), "jax or absl is not importable here")
+@unittest.skipUnless(READY, WHY_NOT)
 class JaxExportTest(unittest.TestCase):
 
     @classmethod
@@ -194,7 +137,7 @@ class JaxExportTest(unittest.TestCase):
         self.assertIn("error", answer["results"][0])
 
 
-@unittest.skipUnless(importable(), "jax or absl is not importable here")
+@unittest.skipUnless(READY, WHY_NOT)
 class ProtocolTest(unittest.TestCase):
 
     def test_without_extension(self):
@@ -213,13 +156,13 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(p.stderr.count("\n"), 1)
 
     def test_list(self):
-        p = subprocess.run([sys.executable, PROGRAM, "--list"],
-                           capture_output=True, text=True)
+        p = subprocess.run([sys.executable, PROGRAM, "--list"]
+                           + lctx_options(), capture_output=True, text=True)
         self.assertEqual(p.returncode, 0)
         self.assertIn("corpus/naive_custom\tcorpus\tcorpus\t4\n", p.stdout)
 
 
-@unittest.skipUnless(importable(), "jax or absl is not importable here")
+@unittest.skipUnless(READY, WHY_NOT)
 class MutantTest(unittest.TestCase):
 
     def test_dispatch_first(self):

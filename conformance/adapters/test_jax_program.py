@@ -14,6 +14,7 @@ lowering) are those of the pinned JAX 0.10.2; on another release those
 checks are skipped.
 """
 
+import ast
 import json
 import os
 import re
@@ -22,25 +23,21 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import jax_program  # noqa: E402
+from lctx_jax import program as jax_program  # noqa: E402
+from lctx_jax.testkit import (  # noqa: E402
+    ADAPTERS as HERE, Session, importable)
 
-EXPORTER = os.path.join(HERE, "jax_export.py")
 PROGRAM = os.path.join(HERE, "jax_program.py")
+# The reproductions written by `jax_program.py --repro` (docs/upstream-*.md
+# carry them), and the platforms each exports for.
+GENERATED_REPROS = (
+    ("repro_jit_cache_narrowed_platforms.py", ("oneapi", "rocm")),
+    ("repro_platform_dependent_branch.py", ("oneapi", "cuda")),
+)
 PROGRAMS_MD = os.path.join(HERE, "..", "sweep", "PROGRAMS.md")
 TUPLE_ERROR = "can only concatenate list (not \"tuple\") to list"
-
-
-def importable(*names):
-    try:
-        for name in names:
-            __import__(name)
-        return True
-    except Exception:
-        return False
 
 
 HAVE_JAX = importable("jax")
@@ -89,55 +86,6 @@ def export_and_call(text, platforms, call=True):
 # ---------------------------------------------------------------------------
 # Sessions of jax_export.py, started at once (each imports JAX)
 # ---------------------------------------------------------------------------
-
-class Session:
-    def __init__(self, *options):
-        self.proc = subprocess.Popen(
-            [sys.executable, EXPORTER] + list(options),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
-        self.proc.stdin.write(json.dumps(
-            {"lctx": "hello", "protocol": 1, "extensions": ["export"]})
-            + "\n")
-        self.proc.stdin.flush()
-        self._handshake = None
-        self.next_id = 0
-
-    def _line(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            raise AssertionError("jax_export.py closed its output")
-        return json.loads(line)
-
-    @property
-    def handshake(self):
-        if self._handshake is None:
-            self._handshake = self._line()
-        return self._handshake
-
-    def export(self, text, *platform_lists, repro=False, name="gen/test"):
-        self.handshake  # noqa: B018
-        self.next_id += 1
-        items = []
-        for p in platform_lists:
-            item = {"program": name, "source": text, "platforms": list(p)}
-            if repro:
-                item["repro"] = True
-            items.append(item)
-        self.proc.stdin.write(json.dumps({"id": self.next_id,
-                                          "exports": items}) + "\n")
-        self.proc.stdin.flush()
-        answer = self._line()
-        assert answer["id"] == self.next_id, answer
-        return answer["results"]
-
-    def close(self):
-        if not self.proc.stdin.closed:
-            self.proc.stdin.close()
-        status = self.proc.wait(timeout=60)
-        self.proc.stdout.close()
-        return status
-
 
 SESSIONS = {}
 
@@ -226,6 +174,25 @@ class ParseTest(unittest.TestCase):
                 self.assertEqual(err.line, line, str(err))
                 self.assertIn(why, err.why)
                 self.assertTrue(str(err).startswith("%d: " % line))
+
+    def test_committed_reproductions_are_generated(self):
+        """The reproductions kept for upstream reports that lctx generate
+        found are what --repro writes for the program their header quotes
+        (byte for byte): the check they carry is written once, in
+        program_repro.py, and they stay standalone (JAX only)."""
+        for name, want_platforms in GENERATED_REPROS:
+            with open(os.path.join(HERE, name), encoding="utf-8") as f:
+                text = f.read()
+            m = re.match(r"(?:#.*\n)*?((?:#   .*\n)+)", text)
+            described = [line[4:] for line in m.group(1).splitlines()]
+            m = re.search(r"^EXPORT_PLATFORMS = (\(.*\))$", text, re.M)
+            platforms = ast.literal_eval(m.group(1))
+            self.assertEqual(platforms, want_platforms, name)
+            self.assertEqual(
+                jax_program.repro_source("\n".join(described) + "\n",
+                                         platforms), text,
+                "%s is not what jax_program.py --repro writes for its "
+                "program" % name)
 
     def test_check_command(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -430,7 +397,8 @@ class ExporterTest(unittest.TestCase):
         self.assertEqual(self.s.handshake["generate"], 1)
 
     def test_dispatch_of_the_example(self):
-        multi, cpu = self.s.export(example(), ["tpu", "cpu", "cuda"], ["cpu"])
+        multi, cpu = self.s.export_source(example(), ["tpu", "cpu", "cuda"],
+                                          ["cpu"])
         self.assertEqual(multi["outcome"], "ok")
         self.assertEqual(multi["dispatch"], [
             {"primitive": "p0", "platforms": ["tpu", "cpu", "cuda"],
@@ -451,7 +419,7 @@ class ExporterTest(unittest.TestCase):
         self.assertNotIn("repro", multi)
 
     def test_census_of_generated_rules(self):
-        cpu, tpu_cpu, cuda_cpu = self.s.export(
+        cpu, tpu_cpu, cuda_cpu = self.s.export_source(
             READS, ["cpu"], ["tpu", "cpu"], ["cuda", "cpu"])
         where = [(c["what"], c["optional"], c["gave"], c["file"], c["line"],
                   c["platforms"]) for c in cpu["census"]]
@@ -470,18 +438,19 @@ class ExporterTest(unittest.TestCase):
         self.assertEqual(cuda_cpu["run"]["shapes"], [[2, 3]])
 
     def test_repro_and_errors(self):
-        r, = self.s.export(example(), ["tpu", "cpu"], repro=True)
+        r, = self.s.export_source(example(), ["tpu", "cpu"], repro=True)
         self.assertIn("EXPORT_PLATFORMS = ('tpu', 'cpu')", r["repro"])
         self.assertIn("PLATFORMS = ('tpu', 'cpu')", r["repro"])
-        bad, = self.s.export(program("v0 = jax sin v2", "ret v0"), ["cpu"])
+        bad, = self.s.export_source(program("v0 = jax sin v2", "ret v0"),
+                                    ["cpu"])
         self.assertEqual(bad, {"error": "program: 4: v2 is not defined yet "
                                         "in main (x only)"})
-        unnamed, = self.s.export(example(), ["cpu"], name="not-gen")
+        unnamed, = self.s.export_source(example(), ["cpu"], name="not-gen")
         self.assertIn("gen/", unnamed["error"])
 
     @unittest.skipUnless(PINNED, "the defect of JAX 0.10.2")
     def test_print_defect(self):
-        multi, cpu = self.s.export(program("v0 = print x", "ret v0"),
+        multi, cpu = self.s.export_source(program("v0 = print x", "ret v0"),
                                    ["tpu", "cpu"], ["cpu"])
         self.assertEqual(multi["outcome"], "raise")
         self.assertEqual(multi["message"], TUPLE_ERROR)
@@ -496,14 +465,15 @@ class MutantTest(unittest.TestCase):
         cls.s = SESSIONS["mutants"]
 
     def test_dispatch_first(self):
-        multi, = self.s.export(example(), ["tpu", "cpu", "cuda"])
+        multi, = self.s.export_source(example(), ["tpu", "cpu", "cuda"])
         self.assertEqual(multi["dispatch"], [
             {"primitive": "p0", "platforms": ["tpu", "cpu", "cuda"],
              "rules": [{"rule": "tpu", "platforms": ["tpu", "cpu", "cuda"]}]}])
         self.assertEqual(multi["run"]["values"], [[3.5, 4.0, 4.5, 5.0]])
 
     def test_host_read(self):
-        cpu, = self.s.export(program("v0 = jax sin x", "ret v0"), ["cpu"])
+        cpu, = self.s.export_source(program("v0 = jax sin x", "ret v0"),
+                                    ["cpu"])
         self.assertEqual(cpu["outcome"], "ok")
         host = [c for c in cpu["census"] if c["what"] == "host"]
         self.assertEqual(len(host), 1)
@@ -515,7 +485,7 @@ class MutantTest(unittest.TestCase):
 
     def test_raise_multi(self):
         text = program("v0 = jax cos x", "ret v0")
-        cpu, multi = self.s.export(text, ["cpu"], ["tpu", "cpu"])
+        cpu, multi = self.s.export_source(text, ["cpu"], ["tpu", "cpu"])
         self.assertEqual(cpu["outcome"], "ok")
         self.assertEqual(multi["outcome"], "raise")
         self.assertEqual(multi["class"], "RuntimeError")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the installed jaxlib's entry of jaxlib_clients.CLIENTS, and the
-fake client jax_adapter.py builds from it, against a real CPU client of that
-jaxlib:
+fake client the adapter (lctx_jax/fake_clients.py) builds from it, against
+a real CPU client of that jaxlib:
 
     build/jax/venv-0.10.2/bin/python conformance/adapters/test_jaxlib_clients.py
 
@@ -22,10 +22,7 @@ LCTX_JAX=off (the real-JAX tests are skipped). Standard library only.
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import jaxlib_clients  # noqa: E402
+from lctx_jax import jaxlib_clients
 
 
 def main():
@@ -41,7 +38,7 @@ def main():
               " 0.10.2` and use build/jax/venv-0.10.2/bin/python"
               % (sys.executable, type(err).__name__, err))
         return 1
-    import jax_adapter
+    from lctx_jax.fake_clients import fake_client_class
 
     version = jaxlib_clients.installed_version()
     try:
@@ -51,7 +48,7 @@ def main():
         return 1
     real = xla_bridge.backends()["cpu"]
     problems = []
-    fake = jax_adapter.fake_client_class(entry)("cpu", "registry", 0, True,
+    fake = fake_client_class(entry)("cpu", "registry", 0, True,
                                                 problems)
     failures = []
 

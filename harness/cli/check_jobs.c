@@ -1,11 +1,12 @@
 /*
- * check_jobs.c - check-spec on several threads (see check_jobs.h).
+ * check_jobs.c - check-spec on several threads (see check_jobs.h): each
+ * share of the domain an item of the pool of jobs.h.
  */
 #include "check_jobs.h"
 
 #include "domain.h"
+#include "jobs.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,6 @@ typedef struct job {
   size_t first[LCTX_CHECK_JOBS_FIRST];
   size_t first_count;
   size_t cases;
-  bool started;
-  pthread_t thread;
 } job;
 
 /* Remembers the case of a violation (once per case, the first ones). */
@@ -41,14 +40,19 @@ static bool judge(void *user, size_t index, const lctx_case *c) {
   return true;
 }
 
-static void *run_job(void *arg) {
-  job *j = arg;
+static void run_job(job *j) {
   lctx_oracle_init(j->oracle, j->spec, lctx_engine_reference());
   lctx_oracle_set_release(j->oracle, j->rel);
   j->oracle->on_violation = remember;
   j->oracle->user = j;
   j->cases = lctx_domain_enumerate_share(&j->share, judge, j);
-  return NULL;
+}
+
+static bool run_item(void *user, size_t worker, void *item) {
+  (void)user;
+  (void)worker;
+  run_job(item);
+  return true;
 }
 
 /* Adds job `j`'s counts to `r`. */
@@ -80,20 +84,25 @@ static void merge_first(lctx_check_jobs_result *r, const job *jobs, size_t n,
   }
 }
 
-/* Runs every job, on threads where it can; false when a share came out
- * empty (no memory for its case: every share holds cases). */
-static bool run_all(job *jobs, size_t n) {
-  for (size_t k = 1; k < n; k++)
-    jobs[k].started =
-        pthread_create(&jobs[k].thread, NULL, run_job, &jobs[k]) == 0;
-  run_job(&jobs[0]);
-  jobs[0].started = true;
-  for (size_t k = 1; k < n; k++) {
-    if (jobs[k].started)
-      pthread_join(jobs[k].thread, NULL);
-    else
+/* Runs every job on the pool, one worker each (on the calling thread
+ * when there is no thread); false when a share came out empty (no memory
+ * for its case: every share holds cases). `*threads`: the threads that
+ * ran. */
+static bool run_all(job *jobs, size_t n, size_t *threads) {
+  lctx_jobs_config c = {.workers = n, .window = n, .run = run_item};
+  char text[128];
+  lctx_buf error;
+  lctx_buf_init(&error, text, sizeof text);
+  lctx_jobs *pool = lctx_jobs_start(&c, &error);
+  *threads = pool ? lctx_jobs_threads(pool) : 1;
+  for (size_t k = 0; k < n; k++) {
+    if (!pool || !lctx_jobs_submit(pool, &jobs[k]))
       run_job(&jobs[k]); /* no thread for it: judged here */
   }
+  lctx_jobs_state state;
+  while (pool && lctx_jobs_next(pool, true, &state))
+    ;
+  lctx_jobs_end(pool);
   bool whole = true;
   for (size_t k = 0; k < n; k++)
     whole = whole && jobs[k].cases > 0;
@@ -120,14 +129,14 @@ bool lctx_check_jobs_run(const lctx_spec *spec, const lctx_release *rel,
     js[k].oracle = malloc(sizeof *js[k].oracle); /* large for a stack */
     ok = js[k].oracle != NULL;
   }
+  size_t threads = 0;
   if (ok)
-    ok = run_all(js, jobs);
+    ok = run_all(js, jobs, &threads);
   if (ok) {
     memset(r, 0, sizeof *r);
-    for (size_t k = 0; k < jobs; k++) {
+    for (size_t k = 0; k < jobs; k++)
       add(r, &js[k], spec->row_count);
-      r->threads += js[k].started;
-    }
+    r->threads = threads;
     merge_first(r, js, jobs, first_limit);
   }
   for (size_t k = 0; js && k < jobs; k++)

@@ -4,7 +4,7 @@
  *
  * Owns the split of the domain between threads (interleaved shares of
  * domain.h, each judged by an oracle of its own against the reference model
- * at one release), the sum of their counts and hits, and which cases hold
+ * at one release, run by the pool of jobs.h), the sum of their counts and hits, and which cases hold
  * the first violations, in the domain's order, so that check-spec can print
  * them exactly as one thread would. Prints nothing.
  */
@@ -37,15 +37,16 @@ typedef struct lctx_check_jobs_result {
   /// violation: at most the `first_limit` asked for.
   size_t first[LCTX_CHECK_JOBS_FIRST];
   size_t first_count;
-  /// Threads that ran (the others' shares were judged on the calling one).
+  /// Threads that ran (1: the calling one, when none could be made).
   size_t threads;
 } lctx_check_jobs_result;
 
 /// Judges every case of the domain by `spec` (selected for `rel`, NULL: the
 /// modelled commit) against the reference model at `rel`, split into `jobs`
-/// interleaved shares (1 to LCTX_CHECK_JOBS_MAX), one thread each; a thread
-/// that cannot be started has its share judged on the calling thread, so
-/// the result is always whole. Remembers the first `first_limit` (at most
+/// interleaved shares (1 to LCTX_CHECK_JOBS_MAX), each run by a worker of
+/// the pool (jobs.h), one thread each; shares no thread could take are
+/// judged by the others or on the calling thread, so the result is always
+/// whole. Remembers the first `first_limit` (at most
 /// LCTX_CHECK_JOBS_FIRST) violating cases. False, with `*r` undefined, when
 /// there is no memory for an oracle or a case.
 bool lctx_check_jobs_run(const lctx_spec *spec, const lctx_release *rel,

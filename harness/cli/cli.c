@@ -52,6 +52,8 @@ static const command COMMANDS[] = {
      "kill matrix: conform and fuzzers against plugin mutants"},
     {"report", lctx_cmd_report,
      "merge: the reports of sharded conform runs; html: one HTML page"},
+    {"export", lctx_cmd_export,
+     "spec, rules: the spec table, the rule corpus as JSON"},
 };
 
 static void print_help(FILE *out) {

@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "exit.h"
 #include "options.h"
+#include "shared_rows.h"
 #include "workspace.h"
 
 #include <errno.h>
@@ -194,9 +195,7 @@ static int case_export(int argc, char **argv, FILE *out, FILE *err) {
   const lctx_option table[] = {
       lctx_options_string("results", &results, "FILE",
                           "a conform run's results.jsonl to take NAME from"),
-      lctx_options_u64("seed", &seed, "S",
-                       "seed of a random:INDEX case (default 1)", 0,
-                       18446744073709551615.0, NULL),
+      lctx_row_seed(&seed, "seed of a random:INDEX case (default 1)"),
       lctx_options_string("out", &to, "FILE", "where (default: stdout)"),
       lctx_workspace_spec_option(&spec_path),
   };

@@ -9,6 +9,7 @@
 #include "lctx/lctx.h"
 #include "numbers.h"
 #include "options.h"
+#include "shared_rows.h"
 #include "workspace.h"
 
 #include <string.h>
@@ -86,9 +87,7 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_size("random", &o.random, "N",
                         "N seeded random cases (default 10000)", 0, 100000000,
                         "a count"),
-      lctx_options_u64("seed", &o.seed, "S",
-                       "seed of the random cases (default 1)", 0,
-                       18446744073709551615.0, NULL),
+      lctx_row_seed(&o.seed, "seed of the random cases (default 1)"),
       lctx_options_flag("no-domain", &no_domain,
                         "skip the exhaustive domain of check-spec"),
       lctx_options_string("xfail", &o.xfail_path, "FILE",
@@ -101,12 +100,8 @@ int lctx_cmd_conform(int argc, char **argv, FILE *out, FILE *err) {
                           "module_get_backend,register_lowering,\n"
                           "lower_per_platform)",
                           parse_ops),
-      lctx_options_custom("shard", &o, "I/N",
-                          "run the I-th of N shares (1 <= I <= N)",
-                          parse_shard),
-      lctx_options_seconds("timeout", &o.timeout, "SECONDS",
-                           "per case (default 5)", 0, 3600,
-                           "a number of seconds"),
+      lctx_row_shard(&o, parse_shard),
+      lctx_row_timeout(&o.timeout, "per case (default 5)"),
       lctx_options_size("batch", &o.batch, "N",
                         "cases sent at once to a program or a worker "
                         "(1-256, default 256)",

@@ -10,6 +10,7 @@
 #include "exit.h"
 #include "file.h"
 #include "options.h"
+#include "shared_rows.h"
 #include "program.h"
 #include "program_draw.h"
 #include "program_text.h"
@@ -107,40 +108,23 @@ int lctx_cmd_generate(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("from", &o.gen_from, "DIR",
                           "draw one program from the bytes of each file of\n"
                           "DIR (a fuzz corpus) instead of from the seed"),
-      lctx_options_u64("seed", &o.seed, "S",
-                       "seed of the programs and platform lists (default 1)", 0,
-                       18446744073709551615.0, NULL),
-      lctx_options_size("lists", &o.lists, "N",
-                        "platform lists per program (default 1)", 1, 64,
-                        "a count from 1 to 64"),
-      lctx_options_string("spec", &o.spec_path, "FILE",
-                          "the sweep table (default: jax-sweep.lspec beside\n"
-                          "the spec table)"),
+      lctx_row_seed(&o.seed,
+                    "seed of the programs and platform lists (default 1)"),
+      lctx_row_lists(&o.lists),
+      lctx_row_sweep_spec(&o.spec_path),
       lctx_options_string("out", &o.out_dir, "DIR",
                           "the campaign's reports and findings (default:\n"
                           "lctx-generate); a run into the same folder resumes"),
-      lctx_options_size("case", &only_case, "INDEX",
-                        "run only this case of the plan (a rerun line)", 0,
-                        100000000, "a case index"),
+      lctx_row_plan_case(&only_case),
       lctx_options_size("jobs", &o.jobs, "N",
                         "exporter processes at once (default: the online\n"
                         "cores)",
                         1, LCTX_SWEEP_MAX_JOBS, "a whole number from 1 to 64"),
-      lctx_options_seconds("timeout", &o.timeout, "SECONDS",
-                           "per export (default 60)", 0, 3600,
-                           "a number of seconds"),
-      lctx_options_seconds("time-limit", &o.time_limit, "SECONDS",
-                           "stop cleanly after this long (default: none)", 0,
-                           1e9, "a number of seconds"),
-      lctx_options_flag("restart", &o.restart,
-                        "remove the results of an earlier run in --out and\n"
-                        "start anew (a run into the same folder resumes\n"
-                        "only when its plan and identity match)"),
-      lctx_options_string("known", &o.known_dir, "DIR",
-                          "recorded known defects, counted as xfail\n"
-                          "(default: conformance/sweep/regressions)"),
-      lctx_options_flag("no-minimize", &no_minimize,
-                        "keep findings as found, not minimized"),
+      lctx_row_timeout(&o.timeout, "per export (default 60)"),
+      lctx_row_time_limit(&o.time_limit),
+      lctx_row_restart(&o.restart),
+      lctx_row_known(&o.known_dir),
+      lctx_row_no_minimize(&no_minimize),
       lctx_options_size("minimize-budget", &o.minimize_budget, "N",
                         "candidate programs tried per finding (default 120)", 1,
                         100000, "a count from 1"),

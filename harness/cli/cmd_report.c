@@ -16,14 +16,27 @@
 #include <string.h>
 
 static const char MERGE_USAGE[] =
-    "usage: lctx report merge --out DIR [--partial] DIR...\n"
+    "usage: lctx report merge --out DIR [--partial | --runs] DIR...\n"
     "merges the report folders of `lctx conform --shard I/N` runs "
     "(report.json,\n"
-    "results.jsonl) into one set of reports in --out: report.tap,\n"
+    "results.jsonl), or with --runs of whole runs of one implementation\n"
+    "(other case sources or shares), into one set of reports in --out:\n"
+    "report.tap,\n"
     "report.junit.xml, report.json and results.jsonl; exit 1 when the merged\n"
     "run failed, as conform's. Every results.jsonl line is checked first: a\n"
     "line conform or sweep does not write (not an object of its fields, or\n"
     "over 1 MiB) refuses the merge (exit 2, its file and line named)\n";
+
+/* Prints each line of `lines` (escaped already: report_text.h's
+ * lctx_report_warn) as "WHO: warning: LINE". */
+static void print_warnings(FILE *err, const char *who, const char *lines) {
+  while (*lines) {
+    const char *nl = strchr(lines, '\n');
+    size_t n = nl ? (size_t)(nl - lines) : strlen(lines);
+    fprintf(err, "%s: warning: %.*s\n", who, (int)n, lines);
+    lines += nl ? n + 1 : n;
+  }
+}
 
 static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
   lctx_report_merge_options o = {0};
@@ -32,6 +45,9 @@ static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
                           "where the merged reports go (created)"),
       lctx_options_flag("partial", &o.partial,
                         "merge even when shards are missing (named)"),
+      lctx_options_flag("runs", &o.runs,
+                        "the folders are whole runs of one implementation\n"
+                        "(their own seeds, shards, cases): counts add up"),
   };
   const lctx_option_spec spec =
       LCTX_OPTIONS_SPEC("report merge", MERGE_USAGE, table, true);
@@ -46,13 +62,20 @@ static int report_merge(int argc, char **argv, FILE *out, FILE *err) {
   }
   o.dirs = (const char *const *)(argv + first);
   o.dir_count = (size_t)(argc - first);
-  char why[4096];
-  int code = lctx_report_merge(&o, out, err, why, sizeof why);
-  if (why[0]) {
-    lctx_escaped esc;
+  static char why[8192], warned[8192];
+  lctx_buf error, warnings;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_buf_init(&warnings, warned, sizeof warned);
+  o.warnings = &warnings;
+  lctx_report_result result;
+  bool ok = lctx_report_merge(&o, out, &result, &error);
+  print_warnings(err, "lctx report merge", warned);
+  lctx_escaped esc;
+  if (!ok)
     fprintf(err, "lctx report merge: %s\n", lctx_esc(&esc, why));
-  }
-  return code;
+  return !ok                          ? LCTX_EXIT_USAGE
+         : result == LCTX_RESULT_PASS ? LCTX_EXIT_OK
+                                      : LCTX_EXIT_VIOLATIONS;
 }
 
 static const char HTML_USAGE[] =
@@ -96,7 +119,24 @@ static int report_html(int argc, char **argv, FILE *out, FILE *err) {
   o.out_path = argv[first];
   o.dirs = (const char *const *)(argv + first + 1);
   o.dir_count = (size_t)(argc - first - 1);
-  return lctx_report_html(&o, out, err);
+  return lctx_cli_report_html(&o, out, err);
+}
+
+int lctx_cli_report_html(const lctx_report_html_options *options, FILE *out,
+                         FILE *err) {
+  static char why[8192], warned[65536];
+  lctx_buf error, warnings;
+  lctx_buf_init(&error, why, sizeof why);
+  lctx_buf_init(&warnings, warned, sizeof warned);
+  lctx_report_html_options o = *options;
+  o.warnings = &warnings;
+  bool ok = lctx_report_html(&o, out, &error);
+  print_warnings(err, "lctx report html", warned);
+  if (!ok) {
+    lctx_escaped esc;
+    fprintf(err, "lctx report html: %s\n", lctx_esc(&esc, why));
+  }
+  return ok ? LCTX_EXIT_OK : LCTX_EXIT_USAGE;
 }
 
 /* One subcommand: its name, its function, one line for the help. */

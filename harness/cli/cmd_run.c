@@ -167,7 +167,7 @@ static int run_steps_all(const lctx_data_paths *d, const run_paths *p,
   };
   fprintf(out, "  HTML scoreboard:   ");
   fflush(out);
-  if (lctx_report_html(&html, out, err) != LCTX_EXIT_OK)
+  if (lctx_cli_report_html(&html, out, err) != LCTX_EXIT_OK)
     worst = worst > LCTX_EXIT_VIOLATIONS ? worst : LCTX_EXIT_VIOLATIONS;
   return worst;
 }

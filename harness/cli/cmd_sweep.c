@@ -11,6 +11,7 @@
 #include "exit.h"
 #include "numbers.h"
 #include "options.h"
+#include "shared_rows.h"
 #include "sweep.h"
 
 #include <stdio.h>
@@ -91,18 +92,12 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   const lctx_option table[] = {
       lctx_options_string("cmd", &o.command, "\"PROGRAM ARGS\"",
                           "the program offering the export operation"),
-      lctx_options_string("spec", &o.spec_path, "FILE",
-                          "the sweep table (default: jax-sweep.lspec beside\n"
-                          "the spec table)"),
+      lctx_row_sweep_spec(&o.spec_path),
       lctx_options_string("out", &o.out_dir, "DIR",
                           "reports and findings (default: lctx-sweep); a\n"
                           "run into the same folder resumes"),
-      lctx_options_u64("seed", &o.seed, "S",
-                       "seed of the platform lists (default 1)", 0,
-                       18446744073709551615.0, NULL),
-      lctx_options_size("lists", &o.lists, "N",
-                        "platform lists per program (default 1)", 1, 64,
-                        "a count from 1 to 64"),
+      lctx_row_seed(&o.seed, "seed of the platform lists (default 1)"),
+      lctx_row_lists(&o.lists),
       lctx_options_custom("subset", &o.subset, "all|ci",
                           "every program, or ci: the first harness of each\n"
                           "group and every other program",
@@ -115,32 +110,18 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_size("limit", &o.limit, "N",
                         "at most N programs (default: all)", 0, 100000000,
                         "a count"),
-      lctx_options_size("case", &only_case, "INDEX",
-                        "run only this case of the plan (a rerun line)", 0,
-                        100000000, "a case index"),
-      lctx_options_custom("shard", &o, "I/N",
-                          "run the I-th of N shares (1 <= I <= N)",
-                          parse_shard),
+      lctx_row_plan_case(&only_case),
+      lctx_row_shard(&o, parse_shard),
       lctx_options_size("jobs", &o.jobs, "N",
                         "exporter processes at once, each on other cases\n"
                         "(default: the online cores); results, findings\n"
                         "and reports are those of --jobs 1",
                         1, LCTX_SWEEP_MAX_JOBS, "a whole number from 1 to 64"),
-      lctx_options_seconds("timeout", &o.timeout, "SECONDS",
-                           "per export (default 60)", 0, 3600,
-                           "a number of seconds"),
-      lctx_options_seconds("time-limit", &o.time_limit, "SECONDS",
-                           "stop cleanly after this long (default: none)", 0,
-                           1e9, "a number of seconds"),
-      lctx_options_flag("restart", &o.restart,
-                        "remove the results of an earlier run in --out and\n"
-                        "start anew (a run into the same folder resumes\n"
-                        "only when its plan and identity match)"),
-      lctx_options_string("known", &o.known_dir, "DIR",
-                          "recorded known defects, counted as xfail\n"
-                          "(default: conformance/sweep/regressions)"),
-      lctx_options_flag("no-minimize", &no_minimize,
-                        "keep findings as found, not minimized"),
+      lctx_row_timeout(&o.timeout, "per export (default 60)"),
+      lctx_row_time_limit(&o.time_limit),
+      lctx_row_restart(&o.restart),
+      lctx_row_known(&o.known_dir),
+      lctx_row_no_minimize(&no_minimize),
       lctx_options_flag("judge", &judge, "judge recorded case files offline"),
       lctx_options_flag("replay", &replay,
                         "export recorded case files again and judge them"),

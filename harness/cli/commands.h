@@ -110,6 +110,19 @@ lctx_command_fn lctx_cmd_promote;
 /// conform runs (report/report_merge.h).
 lctx_command_fn lctx_cmd_report;
 
+struct lctx_report_html_options;
+/// `lctx report html`'s work for the commands that write the page
+/// (cmd_report.c, cmd_run.c): lctx_report_html with its warnings and
+/// error printed on `err`; the exit code (LCTX_EXIT_OK, or LCTX_EXIT_USAGE
+/// when no page was written).
+int lctx_cli_report_html(const struct lctx_report_html_options *options,
+                         FILE *out, FILE *err);
+
+/// `lctx export spec|rules` (cmd_export.c): the spec table and the rule
+/// corpus as JSON on stdout, read by lctx's own parsers (the shapes are
+/// written in export_data.h); exit 2 for a file lctx refuses.
+lctx_command_fn lctx_cmd_export;
+
 /// The calls behind check-spec and eval, for a command that runs them with
 /// options of its own (lctx run) instead of building an argv: the same
 /// output and exit code as the commands given `--spec spec_path`, `--quiet`

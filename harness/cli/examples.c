@@ -28,8 +28,8 @@ static const struct {
     {"conform", "lctx conform --impl liblctx_example_plugin.so --quiet"},
     {"lint", "lctx lint corpus/rules"},
     {"sweep", "lctx sweep --cmd \"build/jax/venv-0.10.2/bin/python "
-              "conformance/adapters/jax_export.py --host-devices 4\" "
-              "--subset ci"},
+              "conformance/adapters/jax_export.py --host-devices 4 "
+              "--lctx lctx\" --subset ci"},
     {"generate", "lctx generate --cmd \"build/jax/venv-0.10.2/bin/python "
                  "conformance/adapters/jax_export.py --host-devices 4\" "
                  "--programs 2000 --time-limit 1800"},
@@ -39,6 +39,9 @@ static const struct {
     {"report", "lctx report merge --out merged shard-1 shard-2"},
     {"report merge", "lctx report merge --out merged shard-1 shard-2"},
     {"report html", "lctx report html report.html lctx-conform"},
+    {"export", "lctx export rules corpus/rules > rules.json"},
+    {"export spec", "lctx export spec > spec.json"},
+    {"export rules", "lctx export rules corpus/rules > rules.json"},
 };
 
 const char *lctx_cli_example(const char *command) {

@@ -56,22 +56,24 @@ lctx_option lctx_options_seconds(const char *name, double *target,
                 number_noun);
 }
 
-lctx_option lctx_options_custom(const char *name, void *target,
-                                const char *value_name, const char *help,
-                                bool (*parse)(const char *value, void *target,
-                                              char *error_text,
-                                              size_t error_size)) {
+/* A CUSTOM row; `optional`: its value may be left out. */
+static lctx_option custom(const char *name, void *target,
+                          const char *value_name, const char *help,
+                          lctx_option_parse_fn parse, bool optional) {
   lctx_option o = row(name, LCTX_OPTION_CUSTOM, target, value_name, help);
   o.parse = parse;
+  o.optional_value = optional;
   return o;
+}
+
+lctx_option lctx_options_custom(const char *name, void *target,
+                                const char *value_name, const char *help,
+                                lctx_option_parse_fn parse) {
+  return custom(name, target, value_name, help, parse, false);
 }
 
 lctx_option lctx_options_optional(const char *name, void *target,
                                   const char *value_name, const char *help,
-                                  bool (*parse)(const char *value, void *target,
-                                                char *error_text,
-                                                size_t error_size)) {
-  lctx_option o = lctx_options_custom(name, target, value_name, help, parse);
-  o.optional_value = true;
-  return o;
+                                  lctx_option_parse_fn parse) {
+  return custom(name, target, value_name, help, parse, true);
 }

@@ -49,6 +49,11 @@ typedef enum lctx_option_kind {
   LCTX_OPTION_CUSTOM,
 } lctx_option_kind;
 
+/// A CUSTOM row's parser: stores `value` in `target`, or returns false
+/// with the reason in `error_text`.
+typedef bool (*lctx_option_parse_fn)(const char *value, void *target,
+                                     char *error_text, size_t error_size);
+
 /// One row of a command's option table.
 typedef struct lctx_option {
   /// The long name without `--`, e.g. "report-dir".
@@ -70,8 +75,7 @@ typedef struct lctx_option {
   /// What a bad number is not, e.g. "a count from 1 to 4096" (SIZE, U64,
   /// SECONDS); default "a number".
   const char *number_noun;
-  bool (*parse)(const char *value, void *target, char *error_text,
-                size_t error_size);
+  lctx_option_parse_fn parse;
   /// CUSTOM only: the value is optional, given only as `--NAME=VALUE`
   /// (`parse` gets NULL for a bare `--NAME`).
   bool optional_value;
@@ -107,17 +111,13 @@ lctx_option lctx_options_seconds(const char *name, double *target,
 /// `target`.
 lctx_option lctx_options_custom(const char *name, void *target,
                                 const char *value_name, const char *help,
-                                bool (*parse)(const char *value, void *target,
-                                              char *error_text,
-                                              size_t error_size));
+                                lctx_option_parse_fn parse);
 
 /// A CUSTOM row whose value is optional: `--NAME` hands NULL to `parse`,
 /// `--NAME=VALUE` the value.
 lctx_option lctx_options_optional(const char *name, void *target,
                                   const char *value_name, const char *help,
-                                  bool (*parse)(const char *value, void *target,
-                                                char *error_text,
-                                                size_t error_size));
+                                  lctx_option_parse_fn parse);
 
 /// What lctx_options_parse found.
 typedef enum lctx_options_result {

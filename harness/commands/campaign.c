@@ -1,11 +1,12 @@
 /*
- * campaign.c - a fuzz campaign's engines, live line and summary (campaign.h).
- * Engines start through peer.h with TMPDIR=OUT/tmp and the campaign's mark
+ * campaign.c - a fuzz campaign's run, live line and summary (campaign.h);
+ * starting and reading its engines is campaign_engines.c's. Engines start
+ * through peer.h with TMPDIR=OUT/tmp and the campaign's mark
  * (LCTX_FUZZ_CAMPAIGN=TOKEN), which their children inherit; however the
  * campaign ends, every marked process is killed and OUT/tmp removed: by lctx,
  * or, when lctx itself is killed, by its guard (campaign_guard.h).
  */
-#include "campaign.h"
+#include "campaign_private.h"
 
 #include "campaign_guard.h"
 #include "campaign_rows.h"
@@ -31,72 +32,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The name of the environment variable that marks the engines. */
-#define MARK_NAME "LCTX_FUZZ_CAMPAIGN"
-/* The line lctx writes to an engine's log before each run. */
-#define RUN_START "== lctx fuzz: a run starts here"
-
-/* Engine throughput, summed over the instances. */
-typedef struct stats {
-  double execs_per_sec;
-  unsigned long corpus;
-  /* Inputs run (libFuzzer: this run's; AFL++: fuzzer_stats' execs_done,
-   * earlier runs included). */
-  unsigned long long execs;
-} stats;
-
-/* One campaign run: everything lctx_campaign_run works with, passed down
- * instead of file-scope state; allocated once per run. */
-typedef struct campaign {
-  const lctx_campaign_options *o;
-  const lctx_fuzz_target *target;
-  bool afl;
-  FILE *out, *err;
-  /* The engine's build and the campaign directory's parts (campaign.h). */
-  char binary[4096], out_dir[4096];
-  char seeds[4200], dict[4200], corpus_dir[4200], artifacts[4200], given[4200];
-  char logs[4200], afl_dir[4200], libfuzzer_log[4300];
-  /* OUT/tmp, absolute: the engines' TMPDIR, removed at the end. */
-  char tmp_dir[PATH_MAX];
-  /* The mark in every engine's environment: MARK_NAME=token. */
-  char token[64], mark[128];
-  /* OUT/.lock, held while the campaign runs (-1: not taken). */
-  int lock_fd;
-  bool resumed; /* the corpus was not empty at the start */
-  /* The engines' process groups (-1 once reaped), how many still run. */
-  pid_t pids[LCTX_CAMPAIGN_MAX_JOBS];
-  int npids, alive;
-  /* How the first engine to end ended (a wait status), if one did. */
-  int first_status;
-  bool first_ended;
-  /* libFuzzer's jobs (libfuzzer.h), one plain process each. */
-  lctx_libfuzzer_job jobs[LCTX_CAMPAIGN_MAX_JOBS];
-  /* libFuzzer's working corpus (a tmpfs, or OUT/corpus) and the fast
-   * mode's triage (campaign_work.h). */
-  lctx_campaign_work work;
-  /* The guard (campaign_guard.h). */
-  lctx_campaign_guard guard;
-  lctx_campaign_rows rows;
-  stats stats;
-  /* Inputs run by this run's engines (the most seen), AFL++'s execs_done
-   * at the start. */
-  unsigned long long execs, execs_before;
-  /* SIGINT or SIGTERM stopped the run. */
-  bool interrupted;
-  char tail[65536]; /* the end of libFuzzer's log */
-  lctx_findings findings;
-  /* The corpus minimized at the end: done (0), failed (1), not run (-1);
-   * its files before and after. */
-  int corpus_minimized;
-  lctx_corpus_result corpus;
-  /* The corpus the last live line showed, and the triage's flagged inputs
-   * then. */
-  unsigned long corpus_shown;
-  size_t flagged_shown;
-  /* Seconds the engines ran, and minimizing (findings and corpus) took. */
-  double fuzz_seconds, minimize_seconds;
-} campaign;
 
 void lctx_campaign_options_init(lctx_campaign_options *o) {
   memset(o, 0, sizeof *o);
@@ -220,316 +155,8 @@ static bool make_dirs(campaign *c) {
 }
 
 //===----------------------------------------------------------------------===//
-// Engines
-//===----------------------------------------------------------------------===//
-
-/* Starts one engine in a process group of its own, dying with lctx, with
- * the campaign's mark, TMPDIR in OUT/tmp and its sanitizer options (for
- * AFL++ its settings and `afl_tmp` as AFL_TMPDIR; campaign_work.h). */
-static void start(campaign *c, int slot, char *const *argv, const char *log,
-                  const char *afl_tmp) {
-  const char *env[32] = {MARK_NAME, c->token, "TMPDIR", c->tmp_dir};
-  lctx_campaign_env store;
-  int n = lctx_campaign_engine_env(env, 4, afl_tmp, &store);
-  env[n] = NULL;
-  /* A line of lctx's own starts each run's part of the log. */
-  FILE *w = lctx_sys_fopen_in(log, "a");
-  if (w) {
-    fprintf(w, "%s\n", RUN_START);
-    fclose(w);
-  }
-  lctx_peer_spec child = {.argv = argv,
-                          .search_path = true,
-                          .log = log,
-                          .env = env,
-                          .who = "lctx fuzz"};
-  pid_t pid = lctx_peer_spawn(&child);
-  c->pids[slot] = pid;
-  c->npids += slot == c->npids;
-  c->alive += pid > 0;
-}
-
-/* Job `j`'s log: OUT/logs/libfuzzer.log, libfuzzer-J.log for J >= 1. */
-static const char *job_log(const campaign *c, int j, char *buf, size_t cap) {
-  if (j == 0)
-    return c->libfuzzer_log;
-  snprintf(buf, cap, "%s/libfuzzer-%d.log", c->logs, j);
-  return buf;
-}
-
-/* Job `j`: one plain libFuzzer (no -fork, whose children each read and
- * merge the corpus again) over the working corpus (reloaded: it picks up
- * the other jobs' inputs), OUT/corpus, the seeds, --corpus' copy. */
-static void start_libfuzzer(campaign *c, int j, double seconds) {
-  lctx_libfuzzer_run run;
-  memset(&run, 0, sizeof run);
-  run.binary = c->binary;
-  run.seconds = (int)seconds;
-  run.artifacts = c->artifacts;
-  run.dict = c->dict;
-  size_t k = 0;
-  run.corpora[k++] = c->work.dir;
-  if (lctx_campaign_work_synced(&c->work))
-    run.corpora[k++] = c->corpus_dir;
-  if (lctx_sys_is_dir(c->seeds))
-    run.corpora[k++] = c->seeds;
-  if (c->o->corpus)
-    run.corpora[k++] = c->given;
-  lctx_libfuzzer_argv *a = malloc(sizeof *a);
-  if (!a) {
-    fprintf(c->err, "lctx fuzz: out of memory\n");
-    return;
-  }
-  lctx_libfuzzer_argv_build(&run, a);
-  char log[4400];
-  lctx_libfuzzer_job_started(&c->jobs[j], lctx_sys_now());
-  start(c, j, a->argv, job_log(c, j, log, sizeof log), NULL);
-  free(a);
-}
-
-/* The CMPLOG build beside the AFL++ build (TARGET_afl -> TARGET_cmplog,
- * else PATH_cmplog) into `out`; false (with `out` named) when it is not
- * there. */
-static bool cmplog_binary(const campaign *c, char *out, size_t cap) {
-  size_t n = strlen(c->binary);
-  if (n > 4 && strcmp(c->binary + n - 4, "_afl") == 0)
-    snprintf(out, cap, "%.*s_cmplog", (int)(n - 4), c->binary);
-  else
-    snprintf(out, cap, "%s_cmplog", c->binary);
-  return lctx_sys_is_file(out) && access(out, X_OK) == 0;
-}
-
-static void count_file(void *user, const char *path) {
-  (void)path;
-  ++*(size_t *)user;
-}
-
-/* AFL++'s input folder: --corpus, unless it holds no file (AFL++ refuses
- * an empty one, "no usable test cases"), then the seeds. */
-static char *afl_input(const campaign *c) {
-  if (!c->o->corpus)
-    return (char *)c->seeds;
-  size_t files = 0;
-  lctx_sys_each_file(c->o->corpus, count_file, &files);
-  if (files > 0)
-    return (char *)c->o->corpus;
-  lctx_escaped corpus, seeds;
-  fprintf(c->out, "  --corpus %s is empty: AFL++ starts from the seeds (%s)\n",
-          lctx_esc(&corpus, c->o->corpus), lctx_esc(&seeds, c->seeds));
-  return (char *)c->seeds;
-}
-
-/* AFL++: a main instance and jobs-1 secondaries, the first of them with
- * the CMPLOG build (-c) when there is one; false after a message. */
-static bool start_afl(campaign *c) {
-  lctx_escaped b;
-  if (!lctx_sys_is_dir(c->seeds)) {
-    fprintf(c->err, "lctx fuzz: %s: AFL++ needs seeds\n",
-            lctx_esc(&b, c->seeds));
-    return false;
-  }
-  char *input = afl_input(c);
-  char cmplog[4200];
-  bool has_cmplog = cmplog_binary(c, cmplog, sizeof cmplog);
-  if (c->o->jobs >= 2)
-    fprintf(c->out,
-            has_cmplog ? "  secondary1 runs with CMPLOG: -c %s\n"
-                       : "  no CMPLOG build (%s): the secondaries run "
-                         "without -c (build it with the afl preset)\n",
-            lctx_esc(&b, cmplog));
-  char time_arg[64];
-  snprintf(time_arg, sizeof time_arg, "%d", (int)c->o->seconds);
-  for (size_t j = 0; j < c->o->jobs; j++) {
-    char name[32], log[4300], tmp[PATH_MAX + 64];
-    snprintf(name, sizeof name, j == 0 ? "main" : "secondary%zu", j);
-    snprintf(log, sizeof log, "%s/afl-%s.log", c->logs, name);
-    snprintf(tmp, sizeof tmp, "%s/afl-%s", c->tmp_dir, name);
-    lctx_sys_mkdir_p(tmp);
-    char *args[20];
-    int n = 0;
-    args[n++] = "afl-fuzz";
-    args[n++] = "-i";
-    args[n++] = input;
-    args[n++] = "-o";
-    args[n++] = c->afl_dir;
-    args[n++] = j == 0 ? "-M" : "-S";
-    args[n++] = name;
-    args[n++] = "-V";
-    args[n++] = time_arg;
-    if (j == 1 && has_cmplog) {
-      args[n++] = "-c";
-      args[n++] = cmplog;
-    }
-    if (lctx_sys_is_file(c->dict)) {
-      args[n++] = "-x";
-      args[n++] = c->dict;
-    }
-    args[n++] = "--";
-    args[n++] = c->binary;
-    args[n] = NULL;
-    start(c, (int)j, args, log, tmp);
-  }
-  return true;
-}
-
-/* Sends `sig` to every engine still running (to its process group). */
-static void signal_engines(const campaign *c, int sig) {
-  for (int j = 0; j < c->npids; j++) {
-    if (c->pids[j] > 0)
-      kill(-c->pids[j], sig);
-  }
-}
-
-static void libfuzzer_stats(campaign *c);
-
-/* Reaps the engines that ended; a libFuzzer job's inputs are added up and
- * its next run set (libfuzzer.h). */
-static void reap_engines(campaign *c) {
-  for (int j = 0; j < c->npids; j++) {
-    int status = 0;
-    if (c->pids[j] > 0 &&
-        lctx_peer_reap(c->pids[j], false, &status) == c->pids[j]) {
-      if (!c->afl)
-        libfuzzer_stats(c);
-      c->pids[j] = -1;
-      c->alive--;
-      const char *dirs[] = {c->work.dir, c->corpus_dir, c->seeds, c->given,
-                            NULL};
-      if (!c->afl) /* its stoppers out of the corpus, then its next run */
-        lctx_libfuzzer_job_ended(
-            &c->jobs[j], lctx_sys_now(),
-            lctx_campaign_drop_stoppers(c->artifacts, c->jobs[j].started - 1,
-                                        dirs));
-      if (!c->afl && c->jobs[j].given_up)
-        fprintf(c->out,
-                "  libFuzzer job %d ended at once too often: not "
-                "started again (see OUT/logs)\n",
-                j);
-      if (!c->first_ended)
-        c->first_status = status;
-      c->first_ended = true;
-    }
-  }
-}
-
-//===----------------------------------------------------------------------===//
 // The live line
 //===----------------------------------------------------------------------===//
-
-/* Reads libFuzzer's status from the end of its log (this run's part:
- * after the last RUN_START line; libfuzzer.h reads it): exec/s, corpus
- * size, and the inputs run. */
-static void libfuzzer_stats(campaign *c) {
-  stats sum = {0, 0, 0};
-  for (int j = 0; j < c->npids; j++) {
-    lctx_libfuzzer_job *job = &c->jobs[j];
-    if (c->pids[j] > 0 || job->restart_at <= 0)
-      sum.execs_per_sec += job->execs_per_sec;
-    if (c->pids[j] > 0) {
-      char log[4400];
-      const char *tail = c->tail;
-      lctx_sys_read_tail(job_log(c, j, log, sizeof log), c->tail,
-                         sizeof c->tail);
-      for (const char *p = tail; (p = strstr(p, RUN_START)) != NULL; p++)
-        tail = p;
-      lctx_libfuzzer_job_read(job, tail);
-    }
-    sum.execs += job->execs_done + job->execs_now;
-  }
-  c->stats = sum;
-}
-
-/* Starts again the libFuzzer jobs whose run ended and whose next one is
- * due, while the campaign has a whole second left; returns how many jobs
- * wait for theirs. */
-static int restart_jobs(campaign *c, double elapsed, bool stopping) {
-  int waiting = 0;
-  double left = c->o->seconds - elapsed;
-  for (int j = 0; j < c->npids && !c->afl; j++) {
-    lctx_libfuzzer_job *job = &c->jobs[j];
-    if (c->pids[j] > 0 || job->restart_at <= 0)
-      continue;
-    if (stopping || left < 1) {
-      job->restart_at = 0;
-      continue;
-    }
-    if (lctx_sys_now() < job->restart_at) {
-      waiting++;
-      continue;
-    }
-    job->restarts++;
-    start_libfuzzer(c, j, left);
-  }
-  return waiting;
-}
-
-/* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
-static void afl_stats(const char *path, stats *s) {
-  char *text = NULL;
-  size_t n = 0;
-  if (!lctx_file_read(path, 1 << 20, &text, &n, NULL))
-    return;
-  for (const char *line = text; line && *line;) {
-    const char *colon = strchr(line, ':');
-    const char *nl = strchr(line, '\n');
-    if (colon && (!nl || colon < nl)) {
-      if (strncmp(line, "execs_per_sec", 13) == 0)
-        s->execs_per_sec += strtod(colon + 1, NULL);
-      else if (strncmp(line, "execs_done", 10) == 0)
-        s->execs += strtoull(colon + 1, NULL, 10);
-      else if (strncmp(line, "corpus_count", 12) == 0)
-        s->corpus += strtoul(colon + 1, NULL, 10);
-    }
-    line = nl ? nl + 1 : NULL;
-  }
-  free(text);
-}
-
-static void take_crash(void *user, const char *path) {
-  lctx_findings_take(user, path);
-}
-
-/* One AFL++ instance's folder: its stats, crashes and queue. */
-static void scan_afl_instance(void *user, const char *instance) {
-  campaign *c = user;
-  char path[4700];
-  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
-  afl_stats(path, &c->stats);
-  snprintf(path, sizeof path, "%s/crashes", instance);
-  lctx_sys_each_file(path, take_crash, &c->findings);
-  snprintf(path, sizeof path, "%s/queue", instance);
-  lctx_campaign_rows_scan(&c->rows, path);
-}
-
-/* Takes the engines' new crash inputs and corpus entries, and their
- * stats. */
-static void scan(campaign *c) {
-  c->stats.execs_per_sec = 0;
-  c->stats.corpus = 0;
-  if (c->afl) {
-    c->stats.execs = 0;
-    lctx_sys_each_entry(c->afl_dir, scan_afl_instance, c);
-    /* The corpus: the main queue, which the end minimizes (the instances'
-     * own counts hold what they took from one another). */
-    char queue[4300];
-    snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
-    c->stats.corpus = lctx_sys_count_entries(queue);
-    /* execs_done goes on from a resumed run's count, or starts again. */
-    unsigned long long now = c->stats.execs;
-    now = now >= c->execs_before ? now - c->execs_before : now;
-    c->execs = now > c->execs ? now : c->execs;
-    return;
-  }
-  libfuzzer_stats(c);
-  c->execs = c->stats.execs > c->execs ? c->stats.execs : c->execs;
-  lctx_campaign_work_sync(&c->work, false);
-  /* The corpus: the campaign's own (campaign_work.h), not libFuzzer's count
-   * of what it holds in memory (the seeds it kept in, the inputs it
-   * replaced by smaller ones out, one job's alone). */
-  c->stats.corpus = lctx_campaign_work_count(&c->work);
-  lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
-  lctx_campaign_rows_scan(&c->rows, c->corpus_dir);
-}
 
 static void live_line(const campaign *c, double elapsed, bool tty) {
   /* An engine whose status gives no rate: its inputs over the time. */
@@ -588,17 +215,18 @@ static void watch(campaign *c, double start) {
   FILE *progress = progress_open(c);
   for (int waiting = 0; c->alive > 0 || waiting > 0;) {
     lctx_sys_sleep(0.5);
-    reap_engines(c);
+    lctx_campaign_reap_engines(c);
     double elapsed = lctx_sys_now() - start;
-    waiting = restart_jobs(c, elapsed, stopping || lctx_sys_interrupted());
+    waiting = lctx_campaign_restart_jobs(c, elapsed,
+                                         stopping || lctx_sys_interrupted());
     if (!stopping && (lctx_sys_interrupted() || elapsed > c->o->seconds + 30)) {
       stopping = true;
       stop_at = lctx_sys_now();
-      signal_engines(c, SIGINT);
+      lctx_campaign_signal_engines(c, SIGINT);
     }
     if (stopping && lctx_sys_now() - stop_at > 10)
-      signal_engines(c, SIGKILL);
-    scan(c);
+      lctx_campaign_signal_engines(c, SIGKILL);
+    lctx_campaign_scan(c);
     if (tty || elapsed - last_line >= 10 || c->alive == 0) {
       live_line(c, elapsed, tty);
       last_line = elapsed;
@@ -808,37 +436,29 @@ static int summarize(const campaign *c, double start) {
                                                        : LCTX_EXIT_OK;
 }
 
-/* AFL++'s execs_done of every instance (a resumed run goes on counting). */
-static void add_afl_execs(void *user, const char *instance) {
-  char path[4700];
-  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
-  stats s = {0, 0, 0};
-  afl_stats(path, &s);
-  *(unsigned long long *)user += s.execs;
-}
-
 /* Starts the engines (and the guard first), watches them until they end,
  * then ends whatever they left. False when AFL++ could not start (after a
  * message). */
 static bool fuzz(campaign *c, double start) {
   if (c->afl)
-    lctx_sys_each_entry(c->afl_dir, add_afl_execs, &c->execs_before);
+    lctx_sys_each_entry(c->afl_dir, lctx_campaign_add_afl_execs,
+                        &c->execs_before);
   c->guard.mark = c->mark;
   c->guard.work = &c->work;
   c->guard.tmp_dir = c->tmp_dir;
   lctx_campaign_guard_start(&c->guard);
   bool started = true;
   for (size_t j = 0; !c->afl && j < c->o->jobs; j++)
-    start_libfuzzer(c, (int)j, c->o->seconds);
+    lctx_campaign_start_libfuzzer(c, (int)j, c->o->seconds);
   if (c->afl)
-    started = start_afl(c);
+    started = lctx_campaign_start_afl(c);
   if (started)
     watch(c, start);
   lctx_campaign_end_marked(c->mark);
   lctx_peer_sweep();
   if (!c->afl) { /* the last sync, and the inputs its triage flagged */
     lctx_campaign_work_sync(&c->work, true);
-    lctx_sys_each_file(c->artifacts, take_crash, &c->findings);
+    lctx_sys_each_file(c->artifacts, lctx_campaign_take_crash, &c->findings);
     lctx_campaign_rows_scan(&c->rows, c->corpus_dir);
   }
   lctx_campaign_guard_stop(&c->guard);

@@ -4,13 +4,12 @@
  */
 #include "campaign_guard.h"
 
+#include "peer.h"
 #include "sys.h"
-
-#include <signal.h>
 
 void lctx_campaign_end_marked(const char *mark) {
   double until = lctx_sys_now() + 10;
-  while (lctx_sys_signal_marked(mark, SIGKILL) > 0 && lctx_sys_now() < until)
+  while (lctx_peer_kill_marked(mark) > 0 && lctx_sys_now() < until)
     lctx_sys_sleep(0.02);
 }
 

@@ -242,8 +242,10 @@ static bool triage_run(const lctx_campaign_work *w, char **paths, size_t n) {
                           .truncate_log = true,
                           .env = env,
                           .who = "lctx fuzz triage"};
-  int status = lctx_peer_run(&child, 30 + 5.0 * (double)n, false, NULL, NULL);
-  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  lctx_peer_ran ran;
+  (void)lctx_peer_run(&child, 30 + 5.0 * (double)n, false, &ran, NULL);
+  return ran.status != -1 && WIFEXITED(ran.status) &&
+         WEXITSTATUS(ran.status) == 0;
 }
 
 /* Keeps what passes the triage (every input when not in fast mode) in

@@ -8,10 +8,10 @@
  * (conform_verdict.h), counted per row in the lctx_report and
  * streamed to results.jsonl; the reports are written at the end
  * (conform_report.h). Problems are gathered in the report's `error` and
- * printed in one place, each on a line of its own.
+ * printed in one place, each on a line of its own. Setting the run up and
+ * tearing it down is conform_setup.c's.
  */
-#include "conform.h"
-#include "conform_jobs.h"
+#include "conform_private.h"
 #include "report_write.h"
 #include "verdict.h"
 #include "guard.h" /* and peer.h */
@@ -40,69 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_BATCH LCTX_CONFORM_MAX_BATCH
-_Static_assert(MAX_BATCH == LCTX_CONFORM_BATCH_MAX, "one batch size");
-_Static_assert(LCTX_CONFORM_MAX_JOBS == LCTX_CONFORM_JOBS_MAX, "one job count");
-
-/* The longest path a report folder's file may have, with its NUL. */
-#define PATH_CAP 4200
-
-/* A batch of cases, their names and their results (conform_jobs.h). */
-typedef lctx_conform_batch batch_slot;
-
-/* One run: everything lctx_conform_run works with, passed down to every
- * step. Heap-allocated: the batches and the judge's scratch are large. */
-typedef struct run {
-  lctx_conform_options o;
-  lctx_report *report; /* the counts: the caller's, or `own` */
-  lctx_report own;
-  lctx_spec spec;
-  lctx_impl *impl;         /* one job */
-  lctx_conform_jobs *jobs; /* several jobs (then no `impl`) */
-  size_t judge_kills;      /* several jobs: modules that killed a judge */
-  const lctx_impl_info *info;
-  lctx_impl_info info_kept; /* `info` once the implementation is closed */
-  lctx_report_xfail xfail;
-  /* What judges the operations into verdicts, and its rerun lines. */
-  lctx_report_judge judge_v;
-  size_t global_index; /* cases offered so far, for the shard */
-  size_t domain_seen;  /* domain cases visited (--case domain:INDEX) */
-  /* The conformance case files ("DIR/NAME") in name order (the source
-   * "cases"), from lctx_dirlist_read. */
-  char **case_names;
-  size_t case_count;
-  /* Three batches (see flush_batch): the one being filled; the one in
-   * flight (NULL: none), handed to the implementation; and the one ready
-   * (NULL: none), whose results are in and whose modules the judge has. */
-  batch_slot slots[3];
-  batch_slot *fill, *flight, *ready;
-  FILE *stream;            /* results.jsonl */
-  const int *stream_error; /* the errno of its first failed write, or 0 */
-  struct lctx_seal_writer *sealed; /* its writer: checked at the end */
-  bool results_checked;            /* found as written at the end */
-  bool stream_failed;
-  char stream_path[PATH_CAP], judge_log[PATH_CAP], impl_log[PATH_CAP];
-  char run_id[64]; /* in results.jsonl's first line and report.json */
-  FILE *out;
-  FILE *err;
-  size_t error_shown; /* bytes of report->error printed */
-  int lock_fd;        /* REPORT_DIR/.lock, held for the run */
-  double begin;       /* lctx_conform_run started */
-  double start;       /* the cases started */
-  /* The live progress line on a terminal's stderr: shown, cases offered
-   * in all (the domain's counted at the start), last shown. */
-  bool progress;
-  size_t progress_total;
-  double progress_shown;
-  /* The judge of the modules of lower_per_platform operations (created on
-   * first use). */
-  lctx_irjudge *judge;
-  /* The reference model at the release judged as: the modules' expected
-   * structure (the IR judge). */
-  const lctx_release *model_release;
-  lctx_case scratch; /* a case read or generated */
-} run;
-
 //===----------------------------------------------------------------------===//
 // Problems
 //===----------------------------------------------------------------------===//
@@ -117,9 +54,7 @@ static void add_lines(run *r, const char *lines) {
 }
 
 /* Adds a problem: "lctx conform: " and the text. */
-static void problem(run *r, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
-static void problem(run *r, const char *format, ...) {
+void lctx_conform_problem(run *r, const char *format, ...) {
   char line[2048] = "lctx conform: ";
   size_t at = strlen(line);
   va_list ap;
@@ -144,22 +79,23 @@ static void show_errors(run *r) {
 
 /* A report file could not be written: said, and the run ends with
  * LCTX_EXIT_USAGE. */
-static void write_failed(run *r, const char *path, int errnum) {
+void lctx_conform_write_failed(run *r, const char *path, int errnum) {
   r->report->write_failed = true;
   lctx_escaped esc;
-  problem(r, "%s: cannot write: %s", lctx_esc(&esc, path),
-          lctx_sys_file_error(errnum));
+  lctx_conform_problem(r, "%s: cannot write: %s", lctx_esc(&esc, path),
+                       lctx_sys_file_error(errnum));
 }
 
 /* DIR/NAME of the report folder into `buf` (PATH_CAP bytes); false, said,
  * when it does not fit. */
-static bool report_path(run *r, char *buf, const char *name) {
+bool lctx_conform_report_path(run *r, char *buf, const char *name) {
   if ((size_t)snprintf(buf, PATH_CAP, "%s/%s", r->o.report_dir, name) <
       PATH_CAP)
     return true;
   lctx_escaped esc;
-  problem(r, "--report-dir %s: the path of %s would be longer than %d bytes",
-          lctx_esc(&esc, r->o.report_dir), name, PATH_CAP - 1);
+  lctx_conform_problem(
+      r, "--report-dir %s: the path of %s would be longer than %d bytes",
+      lctx_esc(&esc, r->o.report_dir), name, PATH_CAP - 1);
   return false;
 }
 
@@ -252,8 +188,8 @@ static void subject_of(const run *r, const batch_slot *s, size_t b,
  * nothing more goes to it. */
 static void flush_stream(run *r) {
   if (r->stream && (fflush(r->stream) != 0 || ferror(r->stream))) {
-    write_failed(r, r->stream_path,
-                 *r->stream_error ? *r->stream_error : errno);
+    lctx_conform_write_failed(r, r->stream_path,
+                              *r->stream_error ? *r->stream_error : errno);
     r->stream_failed = true;
     fclose(r->stream); /* nothing more goes to a file that failed */
     r->stream = r->judge_v.stream = NULL;
@@ -533,7 +469,7 @@ static bool run_case_files(run *r) {
     return true;
   r->case_names = list_case_files(r, &r->case_count, &eb);
   if (!r->case_names) {
-    problem(r, "--cases: %s", lctx_esc(&esc, e));
+    lctx_conform_problem(r, "--cases: %s", lctx_esc(&esc, e));
     return false;
   }
   r->progress_total += r->case_count;
@@ -546,7 +482,7 @@ static bool run_case_files(run *r) {
               lctx_case_parse(text, n, path, &r->scratch, NULL, &eb);
     free(text);
     if (!ok) {
-      problem(r, "%s", lctx_esc(&esc, e));
+      lctx_conform_problem(r, "%s", lctx_esc(&esc, e));
       return false;
     }
     offer(r, "cases", r->report->source_cases[0]++, &r->scratch);
@@ -580,7 +516,7 @@ static void run_random(run *r) {
 //===----------------------------------------------------------------------===//
 
 /* The run as the reports write it (conform_report.h). */
-static lctx_report_doc run_doc(const run *r) {
+lctx_report_doc lctx_conform_run_doc(const run *r) {
   struct rusage usage;
   double peak = -1; /* ru_maxrss is in KB */
   if (getrusage(RUSAGE_SELF, &usage) == 0)
@@ -621,17 +557,17 @@ static bool finish_files(run *r, bool ok) {
   r->results_checked =
       r->stream && lctx_seal_check(r->sealed, altered, sizeof altered);
   if (r->stream && !r->results_checked) {
-    problem(r, "%s; the run's verdict is not given", altered);
+    lctx_conform_problem(r, "%s; the run's verdict is not given", altered);
     r->stream_failed = r->report->write_failed = true;
   }
   if (r->stream && fclose(r->stream) != 0) {
-    write_failed(r, r->stream_path, errno);
+    lctx_conform_write_failed(r, r->stream_path, errno);
     r->stream_failed = true;
   }
   r->stream = r->judge_v.stream = NULL;
   if (!ok || r->stream_failed)
     return false; /* no report.json for a results.jsonl cut short */
-  lctx_report_doc doc = run_doc(r);
+  lctx_report_doc doc = lctx_conform_run_doc(r);
   char why[2048] = "";
   if (lctx_report_save_reports(&doc, r->o.report_dir, "lctx conform", why,
                                sizeof why))
@@ -657,236 +593,10 @@ static void print_text(run *r, bool ok, bool written) {
                         .modelled = modelled,
                         .report_dir = written ? r->o.report_dir : NULL,
                         .bad_input = !ok};
-  lctx_report_doc doc = run_doc(r);
+  lctx_report_doc doc = lctx_conform_run_doc(r);
   lctx_report_print_table(&doc, &t, r->out);
   show_errors(r); /* what went wrong, above the summary that says so */
   lctx_report_print_summary(&doc, &t, ok && written, r->out);
-}
-
-//===----------------------------------------------------------------------===//
-// Setting up
-//===----------------------------------------------------------------------===//
-
-void lctx_conform_options_init(lctx_conform_options *o) {
-  memset(o, 0, sizeof *o);
-  o->spec_path = lctx_sys_default_spec_path();
-  o->cases_dir = lctx_sys_default_cases_path();
-  o->report_dir = "lctx-conform";
-  o->exact = true;
-  o->ops = (1u << LCTX_OP_KIND_COUNT) - 1;
-  o->shard_i = o->shard_n = 1;
-  o->seed = 1;
-  o->random = 10000;
-  o->domain = true;
-  o->timeout = 5;
-  o->memory_limit_mb = 1024;
-  o->batch = MAX_BATCH;
-  o->jobs = 1;
-  o->keep_failures = 100;
-  o->handle_signals = true;
-}
-
-/* Options a caller could get wrong; the command line checks them first. */
-static bool valid_options(run *r) {
-  const lctx_conform_options *o = &r->o;
-  if (!o->impl_path == !o->command) {
-    problem(r, "name exactly one implementation (a plugin or a command)");
-    return false;
-  }
-  if (o->batch == 0 || o->batch > MAX_BATCH || o->shard_n == 0 ||
-      o->shard_i == 0 || o->shard_i > o->shard_n || !(o->timeout > 0) ||
-      o->jobs == 0 || o->jobs > LCTX_CONFORM_MAX_JOBS) {
-    problem(r, "a batch, shard, timeout or job count out of range");
-    return false;
-  }
-  return true;
-}
-
-/* Loads the spec table and the expected failures, and fills the report's
- * rows. */
-static bool load_spec(run *r) {
-  char e[1024];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  lctx_escaped esc, file;
-  if (!lctx_spec_load(r->o.spec_path, &r->spec, &eb)) {
-    problem(r, "%s", lctx_esc(&esc, e));
-    return false;
-  }
-  lctx_buf_init(&eb, e, sizeof e);
-  if (!lctx_spec_select(&r->spec, r->o.jax, &eb)) {
-    problem(r, "--jax: %s", lctx_esc(&esc, e));
-    return false;
-  }
-  /* The IR judge expects the modules the model builds at that release: a
-   * release the table names but the model does not know cannot be judged
-   * (rather than judged as the modelled commit). */
-  r->model_release = lctx_release_find(r->spec.selected_name);
-  if (!r->model_release) {
-    problem(r,
-            "--jax: the reference model does not know JAX release '%s' (the "
-            "spec %s names it), so the modules cannot be judged as it behaves",
-            lctx_esc(&esc, r->spec.selected_name),
-            lctx_esc(&file, r->spec.filename));
-    return false;
-  }
-  r->report->row_count = r->spec.row_count;
-  for (size_t i = 0; i < r->spec.row_count; i++) {
-    snprintf(r->report->rows[i].id, sizeof r->report->rows[i].id, "%s",
-             r->spec.rows[i].id);
-    r->report->rows[i].absent = r->spec.rows[i].absent;
-  }
-  if (r->o.xfail_path && !lctx_report_xfail_load(&r->spec, r->o.xfail_path,
-                                                 &r->xfail, e, sizeof e)) {
-    problem(r, "%s", e);
-    return false;
-  }
-  return true;
-}
-
-/* The judge of verdicts, and the parts of its rerun lines; false (a
- * problem) when they do not fit. */
-static bool set_up_verdicts(run *r) {
-  lctx_report_judge *j = &r->judge_v;
-  j->spec = &r->spec;
-  j->xfail = &r->xfail;
-  j->exact = r->o.exact;
-  j->keep_failures = r->o.keep_failures;
-  j->report = r->report;
-  j->seed = r->o.seed;
-  lctx_report_judge_init(j);
-  char dir[PATH_CAP], program[PATH_CAP];
-  bool spec = strcmp(r->o.spec_path, lctx_sys_default_spec_path()) != 0;
-  bool jax = !lctx_spec_selected_modelled(&r->spec);
-  lctx_rerun_program(program, sizeof program);
-  if (lctx_rerun_dir(r->o.report_dir, dir, sizeof dir) &&
-      lctx_report_judge_rerun(j, program, r->o.impl_path ? "--impl" : "--cmd",
-                              r->o.impl_path ? r->o.impl_path : r->o.command,
-                              spec ? r->o.spec_path : NULL, r->o.xfail_path,
-                              jax ? r->spec.selected_name : NULL, dir))
-    return true;
-  problem(r, "the names of the implementation, spec, xfail file or report "
-             "folder are too long for a rerun line");
-  return false;
-}
-
-/* Starts the implementation (a plugin's worker, or the program). */
-static bool open_impl(run *r) {
-  char e[1024];
-  lctx_buf eb;
-  lctx_buf_init(&eb, e, sizeof e);
-  lctx_impl_options io;
-  lctx_impl_options_init(&io);
-  io.timeout = r->o.timeout;
-  io.log_path = r->impl_log;
-  io.memory_limit_mb = r->o.memory_limit_mb;
-  if (r->o.jobs > 1 && !r->o.first_failure) {
-    lctx_conform_jobs_config c = {r->o.jobs,
-                                  r->o.impl_path,
-                                  r->o.command,
-                                  io,
-                                  r->o.process_per_case,
-                                  r->o.timeout,
-                                  r->o.memory_limit_mb,
-                                  r->judge_log,
-                                  r->model_release,
-                                  &r->judge_v};
-    r->jobs = lctx_conform_jobs_start(&c, &eb);
-  } else {
-    r->impl = r->o.impl_path ? lctx_impl_open_plugin(r->o.impl_path, &io, &eb)
-                             : lctx_impl_open_process(r->o.command, &io, &eb);
-  }
-  if (!r->impl && !r->jobs) {
-    lctx_escaped which, why;
-    problem(r, "%s: %s",
-            lctx_esc(&which, r->o.impl_path ? r->o.impl_path : r->o.command),
-            lctx_esc(&why, e));
-    return false;
-  }
-  if (r->jobs) { /* each job packs its own */
-    r->info = lctx_conform_jobs_info(r->jobs);
-    r->fill = lctx_conform_jobs_fill(r->jobs);
-    return true;
-  }
-  r->info = lctx_impl_get_info(r->impl);
-  lctx_impl_set_process_per_case(r->impl, r->o.process_per_case);
-  return true;
-}
-
-/* Takes REPORT_DIR/.lock for the run, naming it there; false (a problem)
- * when another run holds it. */
-static bool lock_report_dir(run *r) {
-  char why[1024];
-  r->lock_fd = lctx_sys_lock_run_dir(r->o.report_dir, "lctx conform",
-                                     "--report-dir", why, sizeof why);
-  if (r->lock_fd < 0)
-    problem(r, "%s", why);
-  return r->lock_fd >= 0;
-}
-
-/* Removes the reports of an earlier run (so that no report.json stands
- * beside the results.jsonl of this one, whatever becomes of it), opens
- * results.jsonl and writes its stamp line. */
-static bool open_stream(run *r) {
-  if (!lctx_report_remove_reports(r->o.report_dir, "lctx conform",
-                                  r->report->error, sizeof r->report->error))
-    return false;
-  r->stream =
-      lctx_report_results_open(r->stream_path, &r->stream_error, &r->sealed);
-  if (!r->stream) {
-    write_failed(r, r->stream_path, errno);
-    return false;
-  }
-  r->judge_v.stream = r->stream;
-  snprintf(r->run_id, sizeof r->run_id, "%llx-%lx-%llx",
-           (unsigned long long)time(NULL), (long)getpid(),
-           (unsigned long long)(lctx_sys_now() * 1e6));
-  lctx_report_doc doc = run_doc(r);
-  json_t *h = lctx_report_json_stamp(&doc);
-  json_object_set_new(h, "seed", json_integer((json_int_t)r->o.seed));
-  char *t = json_dumps(h, JSON_COMPACT);
-  if (t) {
-    fprintf(r->stream, "%s\n", t);
-    free(t);
-  }
-  json_decref(h);
-  return true;
-}
-
-static bool set_up(run *r) {
-  if (!valid_options(r) || !load_spec(r))
-    return false;
-  if (!report_path(r, r->stream_path, "results.jsonl") ||
-      !report_path(r, r->judge_log, "judge.log") ||
-      !report_path(r, r->impl_log, "implementation.log") || !set_up_verdicts(r))
-    return false;
-  char longest[PATH_CAP]; /* conform_report.c's temporary files */
-  if (!report_path(r, longest, "report.junit.xml.tmp"))
-    return false;
-  if (!lctx_sys_mkdir_p(r->o.report_dir)) {
-    lctx_escaped esc;
-    problem(r, "--report-dir: %s: %s", lctx_esc(&esc, r->o.report_dir),
-            strerror(errno));
-    return false;
-  }
-  /* Its implementation and judge see the folder read-only (peer.h). */
-  (void)lctx_peer_protect(r->o.report_dir, false);
-  return lock_report_dir(r) && open_impl(r) && open_stream(r);
-}
-
-static void tear_down(run *r) {
-  for (size_t k = 0; k < 3; k++) {
-    for (size_t i = 0; i < MAX_BATCH; i++)
-      lctx_case_result_release(&r->slots[k].results[i]);
-  }
-  if (r->stream)
-    fclose(r->stream);
-  lctx_conform_jobs_free(r->jobs);
-  lctx_impl_close(r->impl);
-  if (r->lock_fd >= 0)
-    close(r->lock_fd);
-  lctx_irjudge_free(r->judge);
-  lctx_dirlist_free(r->case_names);
 }
 
 //===----------------------------------------------------------------------===//
@@ -914,8 +624,8 @@ static bool run_sources(run *r) {
     run_random(r);
   if (ok && only == LCTX_REPORT_ONLY_DOMAIN &&
       r->report->source_cases[1] == 0) {
-    problem(r, "--case domain:%zu: the domain has %zu cases", r->o.only.index,
-            r->domain_seen);
+    lctx_conform_problem(r, "--case domain:%zu: the domain has %zu cases",
+                         r->o.only.index, r->domain_seen);
     ok = false;
   }
   if (ok)
@@ -930,7 +640,7 @@ static bool run_sources(run *r) {
  * returns the exit code. */
 static int judge_all(run *r) {
   lctx_report *rep = r->report;
-  lctx_report_doc doc = run_doc(r);
+  lctx_report_doc doc = lctx_conform_run_doc(r);
   lctx_report_stamp_text(&doc, r->out, "lctx conform: ");
   fflush(r->out);
   bool ok = run_sources(r);
@@ -987,8 +697,8 @@ int lctx_conform_run(const lctx_conform_options *options, lctx_report *report,
     lctx_sys_catch_interrupts(&saved);
     (void)lctx_guard_start(&guard, &(lctx_guard_spec){0});
   }
-  int code = set_up(r) ? judge_all(r) : LCTX_EXIT_USAGE;
-  tear_down(r);
+  int code = lctx_conform_set_up(r) ? judge_all(r) : LCTX_EXIT_USAGE;
+  lctx_conform_tear_down(r);
   lctx_peer_unprotect();
   if (r->o.handle_signals) {
     lctx_guard_end(&guard);

@@ -1,22 +1,22 @@
 /*
- * conform_jobs.c - the jobs of a conform run (see conform_jobs.h): one
- * thread per job, owning its implementation and its MLIR judge from start
- * to end (a child started by a thread dies with that thread, peer.h's
- * PR_SET_PDEATHSIG, so the thread outlives its children), and one queue of
- * batches, handed out and taken back in the order they were filled.
+ * conform_jobs.c - the jobs of a conform run (see conform_jobs.h), on the
+ * pool of jobs.h: one worker per job, owning its implementation and its
+ * MLIR judge from start to end (a child started by a thread dies with that
+ * thread, peer.h's PR_SET_PDEATHSIG, and a worker's thread outlives its
+ * children), the batches handed out and taken back in the order they were
+ * filled.
  */
 #include "conform_jobs.h"
 
-#include <pthread.h>
+#include "jobs.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One job: its thread, implementation, judges and counts. */
+/* One job: its implementation, judges and counts. */
 typedef struct job {
   struct lctx_conform_jobs *owner;
-  pthread_t thread;
-  bool started; /* the thread runs (joined at the end) */
   lctx_impl *impl;
   lctx_irjudge *judge; /* started on first use */
   size_t kills;        /* modules that killed its judge */
@@ -27,15 +27,11 @@ typedef struct job {
 
 struct lctx_conform_jobs {
   lctx_conform_jobs_config c;
-  pthread_mutex_t mu;
-  pthread_cond_t cond; /* any change below; broadcast */
-  /* The batches: `cap` of them; those queued are ring[seq % cap] for seq
-   * in [head, tail) (taken by a job below `take`), the others free. */
+  lctx_jobs *pool; /* NULL once ended */
+  /* The batches: `cap` of them, those not out in free[0..free_n). */
   size_t cap;
-  lctx_conform_batch **all, **ring, **free;
-  size_t free_n, head, take, tail;
-  size_t opened, failed; /* jobs through with opening, and failed */
-  bool closing;
+  lctx_conform_batch **all, **free;
+  size_t free_n;
   lctx_impl_info info; /* the first job's, kept past its end */
   job *jobs[LCTX_CONFORM_JOBS_MAX];
 };
@@ -165,11 +161,12 @@ static void run_batch(job *w, lctx_conform_batch *s) {
 }
 
 //===----------------------------------------------------------------------===//
-// The threads
+// The workers
 //===----------------------------------------------------------------------===//
 
 /* Opens the job's implementation; false with why in w->error. */
-static bool open_impl(job *w) {
+static bool open_impl(void *user, size_t k) {
+  job *w = ((lctx_conform_jobs *)user)->jobs[k];
   const lctx_conform_jobs_config *c = &w->owner->c;
   lctx_buf eb;
   lctx_buf_init(&eb, w->error, sizeof w->error);
@@ -180,28 +177,15 @@ static bool open_impl(job *w) {
   return w->impl != NULL;
 }
 
-static void *job_main(void *arg) {
-  job *w = arg;
-  lctx_conform_jobs *j = w->owner;
-  bool ok = open_impl(w);
-  pthread_mutex_lock(&j->mu);
-  j->opened++;
-  j->failed += !ok;
-  pthread_cond_broadcast(&j->cond);
-  while (ok) {
-    while (j->take == j->tail && !j->closing)
-      pthread_cond_wait(&j->cond, &j->mu);
-    if (j->take == j->tail)
-      break;
-    lctx_conform_batch *b = j->ring[j->take++ % j->cap];
-    pthread_mutex_unlock(&j->mu);
-    run_batch(w, b);
-    pthread_mutex_lock(&j->mu);
-    b->done = true;
-    pthread_cond_broadcast(&j->cond);
-  }
-  pthread_mutex_unlock(&j->mu);
-  /* Stopped here, by the thread that started them. */
+static bool run_item(void *user, size_t k, void *item) {
+  run_batch(((lctx_conform_jobs *)user)->jobs[k], item);
+  return true;
+}
+
+/* Stops the job's implementation and judge, on the thread that started
+ * them. */
+static void close_job(void *user, size_t k) {
+  job *w = ((lctx_conform_jobs *)user)->jobs[k];
   if (w->impl) {
     w->counts.restarts = lctx_impl_restarts(w->impl);
     w->counts.recycles = lctx_impl_recycles(w->impl);
@@ -212,7 +196,6 @@ static void *job_main(void *arg) {
     w->kills = lctx_irjudge_kills(w->judge);
   lctx_irjudge_free(w->judge);
   w->judge = NULL;
-  return NULL;
 }
 
 /* Sets the batches up: two per job and one more (one filled while each job
@@ -220,9 +203,8 @@ static void *job_main(void *arg) {
 static bool make_batches(lctx_conform_jobs *j) {
   j->cap = 2 * j->c.jobs + 1;
   j->all = calloc(j->cap, sizeof *j->all);
-  j->ring = calloc(j->cap, sizeof *j->ring);
   j->free = calloc(j->cap, sizeof *j->free);
-  if (!j->all || !j->ring || !j->free)
+  if (!j->all || !j->free)
     return false;
   for (size_t k = 0; k < j->cap; k++) {
     j->all[k] = calloc(1, sizeof *j->all[k]);
@@ -245,6 +227,33 @@ static job *new_job(lctx_conform_jobs *j) {
   return w;
 }
 
+/* Starts the pool, one worker per job; false (said) when it cannot or a
+ * job's implementation does not open. */
+static bool start_pool(lctx_conform_jobs *j, lctx_buf *error) {
+  lctx_jobs_config pc = {.workers = j->c.jobs,
+                         .window = j->cap,
+                         .user = j,
+                         .open = open_impl,
+                         .run = run_item,
+                         .close = close_job};
+  j->pool = lctx_jobs_start(&pc, error);
+  if (!j->pool)
+    return false;
+  if (lctx_jobs_threads(j->pool) < j->c.jobs) {
+    lctx_buf_append_cstr(error, "cannot start the jobs (out of threads)");
+    return false;
+  }
+  if (lctx_jobs_wait_open(j->pool) == 0)
+    return true;
+  for (size_t k = 0; k < j->c.jobs; k++) {
+    if (!j->jobs[k]->impl) {
+      lctx_buf_append_cstr(error, j->jobs[k]->error);
+      break;
+    }
+  }
+  return false;
+}
+
 lctx_conform_jobs *lctx_conform_jobs_start(const lctx_conform_jobs_config *c,
                                            lctx_buf *error) {
   lctx_conform_jobs *j = calloc(1, sizeof *j);
@@ -253,39 +262,17 @@ lctx_conform_jobs *lctx_conform_jobs_start(const lctx_conform_jobs_config *c,
     return NULL;
   }
   j->c = *c;
-  pthread_mutex_init(&j->mu, NULL);
-  pthread_cond_init(&j->cond, NULL);
-  size_t n = c->jobs < 1                       ? 1
-             : c->jobs > LCTX_CONFORM_JOBS_MAX ? LCTX_CONFORM_JOBS_MAX
-                                               : c->jobs;
-  j->c.jobs = n;
+  j->c.jobs = c->jobs < 1                       ? 1
+              : c->jobs > LCTX_CONFORM_JOBS_MAX ? LCTX_CONFORM_JOBS_MAX
+                                                : c->jobs;
   bool ok = make_batches(j);
-  for (size_t k = 0; ok && k < n; k++) {
-    j->jobs[k] = new_job(j);
-    ok = j->jobs[k] &&
-         pthread_create(&j->jobs[k]->thread, NULL, job_main, j->jobs[k]) == 0;
-    if (ok)
-      j->jobs[k]->started = true;
-  }
-  if (!ok) {
-    lctx_buf_append_cstr(error, "cannot start the jobs (out of memory or "
-                                "threads)");
-    lctx_conform_jobs_free(j);
-    return NULL;
-  }
-  pthread_mutex_lock(&j->mu);
-  while (j->opened < n)
-    pthread_cond_wait(&j->cond, &j->mu);
-  pthread_mutex_unlock(&j->mu);
-  if (j->failed == 0) {
+  for (size_t k = 0; ok && k < j->c.jobs; k++)
+    ok = (j->jobs[k] = new_job(j)) != NULL;
+  if (!ok)
+    lctx_buf_append_cstr(error, "cannot start the jobs (out of memory)");
+  if (ok && start_pool(j, error)) {
     j->info = *lctx_impl_get_info(j->jobs[0]->impl);
     return j;
-  }
-  for (size_t k = 0; k < n; k++) {
-    if (!j->jobs[k]->impl) {
-      lctx_buf_append_cstr(error, j->jobs[k]->error);
-      break;
-    }
   }
   lctx_conform_jobs_free(j);
   return NULL;
@@ -304,27 +291,12 @@ lctx_conform_batch *lctx_conform_jobs_fill(lctx_conform_jobs *j) {
 }
 
 void lctx_conform_jobs_submit(lctx_conform_jobs *j, lctx_conform_batch *b) {
-  pthread_mutex_lock(&j->mu);
-  b->done = false;
-  j->ring[j->tail++ % j->cap] = b;
-  pthread_cond_broadcast(&j->cond);
-  pthread_mutex_unlock(&j->mu);
+  (void)lctx_jobs_submit(j->pool, b); /* room: as many as batches */
 }
 
 lctx_conform_batch *lctx_conform_jobs_next(lctx_conform_jobs *j, bool wait) {
-  pthread_mutex_lock(&j->mu);
-  lctx_conform_batch *b = NULL;
-  if (j->head < j->tail) {
-    b = j->ring[j->head % j->cap];
-    while (wait && !b->done)
-      pthread_cond_wait(&j->cond, &j->mu);
-    if (b->done)
-      j->head++;
-    else
-      b = NULL;
-  }
-  pthread_mutex_unlock(&j->mu);
-  return b;
+  lctx_jobs_state state;
+  return lctx_jobs_next(j->pool, wait, &state);
 }
 
 void lctx_conform_jobs_recycle(lctx_conform_jobs *j, lctx_conform_batch *b) {
@@ -332,24 +304,11 @@ void lctx_conform_jobs_recycle(lctx_conform_jobs *j, lctx_conform_batch *b) {
   j->free[j->free_n++] = b;
 }
 
-/* Stops the threads (after the batches queued), each closing its
- * implementation and judge. */
-static void stop_jobs(lctx_conform_jobs *j) {
-  pthread_mutex_lock(&j->mu);
-  j->closing = true;
-  pthread_cond_broadcast(&j->cond);
-  pthread_mutex_unlock(&j->mu);
-  for (size_t k = 0; k < j->c.jobs; k++) {
-    if (j->jobs[k] && j->jobs[k]->started)
-      pthread_join(j->jobs[k]->thread, NULL);
-    if (j->jobs[k])
-      j->jobs[k]->started = false;
-  }
-}
-
 size_t lctx_conform_jobs_merge(const lctx_conform_jobs *j,
                                lctx_report *report) {
-  stop_jobs((lctx_conform_jobs *)j);
+  lctx_conform_jobs *m = (lctx_conform_jobs *)j;
+  lctx_jobs_end(m->pool); /* each job closes its implementation and judge */
+  m->pool = NULL;
   size_t kills = 0;
   for (size_t k = 0; k < j->c.jobs; k++) {
     const lctx_report *n = &j->jobs[k]->counts;
@@ -369,7 +328,7 @@ size_t lctx_conform_jobs_merge(const lctx_conform_jobs *j,
 void lctx_conform_jobs_free(lctx_conform_jobs *j) {
   if (!j)
     return;
-  stop_jobs(j);
+  lctx_jobs_end(j->pool);
   for (size_t k = 0; k < j->c.jobs; k++)
     free(j->jobs[k]);
   for (size_t k = 0; j->all && k < j->cap; k++) {
@@ -380,9 +339,6 @@ void lctx_conform_jobs_free(lctx_conform_jobs *j) {
     free(j->all[k]);
   }
   free(j->all);
-  free(j->ring);
   free(j->free);
-  pthread_mutex_destroy(&j->mu);
-  pthread_cond_destroy(&j->cond);
   free(j);
 }

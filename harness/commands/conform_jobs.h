@@ -10,9 +10,10 @@
  * a verdict other than pass), so that results.jsonl, the first verdicts,
  * the rerun lines and every count are those of a run with one job.
  *
- * Owns the batch (cases, results, module verdicts), the queue, the
- * threads and what each job holds. Choosing cases and the ordered
- * judgement are conform.c's; running an implementation impl.h's.
+ * Owns the batch (cases, results, module verdicts) and what each job holds;
+ * the threads and the queue are the pool's (jobs.h). Choosing cases and
+ * the ordered judgement are conform.c's; running an implementation
+ * impl.h's.
  */
 #ifndef LCTX_DRIVE_CONFORM_JOBS_H
 #define LCTX_DRIVE_CONFORM_JOBS_H
@@ -50,7 +51,6 @@ typedef struct lctx_conform_batch {
   /// Several jobs: the case was judged and counted by its job (every
   /// operation passed; its result released), else the run judges it.
   bool counted[LCTX_CONFORM_BATCH_MAX];
-  bool done; ///< several jobs: its job is through with it
 } lctx_conform_batch;
 
 /// Copies what an implementation is given of `c` into `dst` (a batch's

@@ -134,7 +134,9 @@ static int run_once(const lctx_findings *f, const char *input,
                           .truncate_log = true,
                           .stdin_path = f->runner_reads_stdin ? input : NULL,
                           .env = env};
-  return lctx_peer_run(&child, 60, false, NULL, NULL);
+  lctx_peer_ran ran;
+  (void)lctx_peer_run(&child, 60, false, &ran, NULL);
+  return ran.status;
 }
 
 /* The kind of a sanitizer's SUMMARY line without its location:

@@ -140,9 +140,9 @@ static size_t keep_rows(const char *target, const char *dir, const char *fresh,
 /* Runs `child` until it ends, `timeout` seconds at most, or an interrupt
  * (its process group is killed then). Returns the wait status, or -1. */
 static int run_child(const lctx_peer_spec *child, double timeout) {
-  bool stopped;
-  int status = lctx_peer_run(child, timeout, true, NULL, &stopped);
-  return stopped ? -1 : status;
+  lctx_peer_ran ran;
+  (void)lctx_peer_run(child, timeout, true, &ran, NULL);
+  return ran.stopped ? -1 : ran.status;
 }
 
 /* The engine's pass from `from` into the empty folder `fresh`, its output

@@ -1,8 +1,9 @@
 /*
- * mutants_private.h - what mutants.c and mutants_report.c share: the run's
- * state (the mutant list, the kill cells of conform and the fuzz runs) and
- * the reports of mutants_report.c (the matrix printed, mutants.json,
- * mutants.md). Private to the kill matrix (mutants.h is its interface).
+ * mutants_private.h - what mutants.c, mutants_list.c and mutants_report.c
+ * share: the run's state (the mutant list, the kill cells of conform and the
+ * fuzz runs), the list of mutants_list.c and the reports of mutants_report.c
+ * (the matrix printed, mutants.json, mutants.md). Private to the kill matrix
+ * (mutants.h is its interface).
  */
 #ifndef LCTX_DRIVE_MUTANTS_PRIVATE_H
 #define LCTX_DRIVE_MUTANTS_PRIVATE_H
@@ -79,6 +80,24 @@ typedef struct tally {
   size_t killed, total, slow;
   double slowest;
 } tally;
+
+/* The list (mutants_list.c). The first `n` bytes of `s` into `dst`
+ * (`cap` bytes, cut, NUL-terminated). */
+void lctx_mutants_copy_field(char *dst, size_t cap, const char *s, size_t n);
+
+/* Reads and checks conformance/mutants/MUTANTS into st->mutants; false
+ * (said on `err`) when it cannot be read or a line is wrong. */
+bool lctx_mutants_load_list(state *st, FILE *err);
+
+/* Keeps only the mutants named in --only (comma-separated); false (said)
+ * when one is not listed. */
+bool lctx_mutants_select_only(state *st, FILE *err);
+
+/* Finds each mutant's library; false (said) when one is missing. */
+bool lctx_mutants_find_libraries(state *st, FILE *err);
+
+/* Whether `row` is one of the rows mutant `m` is expected to break. */
+bool lctx_mutants_expected_row(const mutant *m, const char *row);
 
 /* A cell of the matrix as text. */
 void lctx_mutants_cell(const kill_cell *k, bool fuzz, char *out, size_t cap);

@@ -518,9 +518,11 @@ static int finish(lctx_sweep *s) {
   if (altered &&
       !lctx_report_remove_reports(s->o->out_dir, "lctx sweep", why, sizeof why))
     fprintf(s->err, "%s\n", why);
-  if (!altered &&
-      !lctx_report_write_reports(&doc, s->o->out_dir, "lctx sweep", s->err))
+  if (!altered && !lctx_report_save_reports(&doc, s->o->out_dir, "lctx sweep",
+                                            why, sizeof why)) {
+    fprintf(s->err, "%s\n", why);
     r->write_failed = true;
+  }
   /* A report, results.jsonl or a finding not written: an error, as
    * conform's (exit 2), whatever the verdicts. */
   bool unwritten = r->write_failed || s->results_failed || altered;

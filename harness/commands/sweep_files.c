@@ -165,16 +165,19 @@ typedef struct judging {
   bool covered[LCTX_SPEC_MAX_ROWS];
 } judging;
 
-/* Marks the rows an expect list names. */
+/* Marks the rows an expect list shows firing: a judging row where it
+ * expects a failure ("pass" shows nothing the row catches), a refusal row
+ * wherever it names it (such a row gives a verdict only when the refusal it
+ * allows is taken). */
 static void cover(judging *g, json_t *expect) {
   size_t i;
   json_t *x;
   json_array_foreach(expect, i, x) {
-    const lctx_spec_row *row = lctx_spec_find(
-        g->spec, json_string_value(json_object_get(x, "row"))
-                     ? json_string_value(json_object_get(x, "row"))
-                     : "");
-    if (row)
+    const char *id = json_string_value(json_object_get(x, "row"));
+    const char *verdict = json_string_value(json_object_get(x, "verdict"));
+    const lctx_spec_row *row = lctx_spec_find(g->spec, id ? id : "");
+    if (row &&
+        (row->outcome_count > 0 || (verdict && strcmp(verdict, "fail") == 0)))
       g->covered[row - g->spec->rows] = true;
   }
 }
@@ -208,13 +211,16 @@ static int judge_file(judging *g, const char *path, FILE *out, FILE *err) {
   return result;
 }
 
-/* Rows of the table no file names (offline judging only); returns how
- * many. */
+/* Rows of the table no file shows firing (offline judging only); returns
+ * how many. */
 static size_t uncovered(const judging *g, FILE *out) {
   size_t n = 0;
   for (size_t i = 0; g->exact && i < g->spec->row_count; i++) {
     if (g->spec->rows[i].sweep && !g->covered[i]) {
-      fprintf(out, "row %s has no sweep case\n", g->spec->rows[i].id);
+      fprintf(out, "row %s has no sweep case %s\n", g->spec->rows[i].id,
+              g->spec->rows[i].outcome_count > 0
+                  ? "whose answers take its refusal"
+                  : "that expects it to fail");
       n++;
     }
   }

@@ -7,9 +7,10 @@
  * interpreter of `@main` for one platform index: switch indices and yielded
  * slots are evaluated on demand from the platform index (argument 0 of
  * `@main`) through constants and integer casts, and the `lctx.marker` ops
- * reached are collected in order (IR-005, IR-006).
+ * reached are collected in order (IR-005, IR-006). Reading ops, switches,
+ * constants and casts is ircheck_ops.c's.
  */
-#include "ircheck.h"
+#include "ircheck_private.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,8 +26,6 @@
 
 /// Rule names collected by one evaluation, at most.
 #define IR_MAX_REACHED 64
-/// Nesting of regions and of value definitions followed, at most.
-#define IR_MAX_DEPTH 256
 
 struct lctx_ircheck {
   MlirContext context;
@@ -43,84 +42,6 @@ struct lctx_ircheck {
 };
 
 //===----------------------------------------------------------------------===//
-// Small helpers
-//===----------------------------------------------------------------------===//
-
-static MlirStringRef sref(const char *s) {
-  return mlirStringRefCreateFromCString(s);
-}
-
-static bool sref_is(MlirStringRef s, const char *c) {
-  size_t n = strlen(c);
-  return s.length == n && (n == 0 || memcmp(s.data, c, n) == 0);
-}
-
-static lctx_str sref_view(MlirStringRef s) {
-  return lctx_str_make(s.data, s.length);
-}
-
-static MlirStringRef op_name(MlirOperation op) {
-  return mlirIdentifierStr(mlirOperationGetName(op));
-}
-
-static bool op_is(MlirOperation op, const char *name) {
-  return sref_is(op_name(op), name);
-}
-
-static void append_cb(MlirStringRef s, void *user) {
-  lctx_buf_append((lctx_buf *)user, s.data, s.length);
-}
-
-static bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-/// Appends `L:C` of a file location (`loc("name":L:C)`), else `?:?`.
-static void append_linecol(lctx_buf *out, MlirLocation loc) {
-  char storage[512];
-  lctx_buf b;
-  lctx_buf_init(&b, storage, sizeof storage);
-  mlirLocationPrint(loc, append_cb, &b);
-  const char *s = b.data;
-  size_t n = b.length;
-  // Find the last `digits:digits` in the text.
-  size_t end = n;
-  while (end > 0 && !is_digit(s[end - 1]))
-    --end;
-  size_t col = end;
-  while (col > 0 && is_digit(s[col - 1]))
-    --col;
-  size_t line_end = col > 0 && s[col - 1] == ':' ? col - 1 : col;
-  size_t line = line_end;
-  while (line > 0 && is_digit(s[line - 1]))
-    --line;
-  if (b.overflow || col == end || line_end == col || line == line_end) {
-    lctx_buf_append_cstr(out, "?:?");
-    return;
-  }
-  lctx_buf_append(out, s + line, end - line);
-}
-
-static void append_op_loc(lctx_buf *out, MlirOperation op) {
-  append_linecol(out, mlirOperationGetLocation(op));
-}
-
-static MlirOperation last_op(MlirBlock block) {
-  MlirOperation last = {NULL};
-  for (MlirOperation op = mlirBlockGetFirstOperation(block);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    last = op;
-  return last;
-}
-
-static MlirStringRef string_attr(MlirOperation op, const char *name) {
-  MlirAttribute a = mlirOperationGetAttributeByName(op, sref(name));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
-    return (MlirStringRef){NULL, 0};
-  return mlirStringAttrGetValue(a);
-}
-
-//===----------------------------------------------------------------------===//
 // Context and diagnostics
 //===----------------------------------------------------------------------===//
 
@@ -131,11 +52,11 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
     return mlirLogicalResultSuccess();
   if (ck->diag.length > 0)
     lctx_buf_append_cstr(&ck->diag, "; ");
-  append_linecol(&ck->diag, mlirDiagnosticGetLocation(d));
+  lctx_ir_append_linecol(&ck->diag, mlirDiagnosticGetLocation(d));
   lctx_buf_append_cstr(&ck->diag,
                        sev == MlirDiagnosticWarning ? ": warning: " : ": ");
   size_t start = ck->diag.length;
-  mlirDiagnosticPrint(d, append_cb, &ck->diag);
+  mlirDiagnosticPrint(d, lctx_ir_append_cb, &ck->diag);
   if (sev == MlirDiagnosticError && ck->diag_errors++ == 0) {
     const char *m = ck->diag.data + start;
     size_t n = ck->diag.length - start;
@@ -235,115 +156,14 @@ void lctx_ir_report_format(const lctx_ir_report *report, lctx_buf *out) {
 }
 
 //===----------------------------------------------------------------------===//
-// Constants, switches, branches
-//===----------------------------------------------------------------------===//
-
-typedef enum switch_kind { SW_NONE, SW_SCF, SW_CASE } switch_kind;
-
-static switch_kind switch_kind_of(MlirOperation op) {
-  if (op_is(op, "scf.index_switch"))
-    return SW_SCF;
-  if (op_is(op, "stablehlo.case"))
-    return SW_CASE;
-  return SW_NONE;
-}
-
-static size_t branch_count(MlirOperation sw) {
-  return (size_t)mlirOperationGetNumRegions(sw);
-}
-
-/// Branch k of a switch: region k of stablehlo.case; for scf.index_switch,
-/// `case k` is region k+1 and the last branch is `default`, region 0.
-static MlirRegion branch_region(MlirOperation sw, size_t k) {
-  size_t n = branch_count(sw);
-  if (switch_kind_of(sw) == SW_SCF)
-    return mlirOperationGetRegion(sw, k + 1 < n ? (intptr_t)(k + 1) : 0);
-  return mlirOperationGetRegion(sw, (intptr_t)k);
-}
-
-/// True when the scf.index_switch's cases are exactly 0..n-2 in order (so
-/// that `default` is branch n-1). stablehlo.case always is.
-static bool cases_are_dense(MlirOperation sw) {
-  if (switch_kind_of(sw) != SW_SCF)
-    return true;
-  MlirAttribute cases = mlirOperationGetAttributeByName(sw, sref("cases"));
-  if (mlirAttributeIsNull(cases) || !mlirAttributeIsADenseI64Array(cases))
-    return false;
-  intptr_t n = mlirDenseArrayGetNumElements(cases);
-  if ((size_t)n + 1 != branch_count(sw))
-    return false;
-  for (intptr_t i = 0; i < n; ++i)
-    if (mlirDenseI64ArrayGetElement(cases, i) != i)
-      return false;
-  return true;
-}
-
-/// The integer of a constant op (arith.constant, stablehlo.constant with a
-/// splat integer tensor).
-static bool constant_value(MlirOperation op, int64_t *out) {
-  if (!op_is(op, "arith.constant") && !op_is(op, "stablehlo.constant"))
-    return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(op, sref("value"));
-  if (mlirAttributeIsNull(a))
-    return false;
-  if (mlirAttributeIsAInteger(a)) {
-    *out = mlirIntegerAttrGetValueInt(a);
-    return true;
-  }
-  if (mlirAttributeIsADenseIntElements(a) && mlirDenseElementsAttrIsSplat(a)) {
-    MlirType et = mlirShapedTypeGetElementType(mlirAttributeGetType(a));
-    if (!mlirTypeIsAInteger(et))
-      return false;
-    switch (mlirIntegerTypeGetWidth(et)) {
-    case 32:
-      *out = mlirDenseElementsAttrGetInt32SplatValue(a);
-      return true;
-    case 64:
-      *out = mlirDenseElementsAttrGetInt64SplatValue(a);
-      return true;
-    default:
-      return false;
-    }
-  }
-  return false;
-}
-
-static bool is_cast(MlirOperation op) {
-  static const char *const casts[] = {"arith.index_cast", "arith.index_castui",
-                                      "arith.extsi",      "arith.extui",
-                                      "arith.trunci",     "stablehlo.convert",
-                                      "stablehlo.reshape"};
-  for (size_t i = 0; i < sizeof casts / sizeof casts[0]; ++i)
-    if (op_is(op, casts[i]))
-      return true;
-  return false;
-}
-
-/// Follows integer casts back from `v`; returns its defining op (null for a
-/// block argument).
-static MlirOperation source_op(MlirValue v, MlirValue *root) {
-  for (int depth = 0; depth < IR_MAX_DEPTH; ++depth) {
-    if (!mlirValueIsAOpResult(v))
-      break;
-    MlirOperation def = mlirOpResultGetOwner(v);
-    if (!is_cast(def) || mlirOperationGetNumOperands(def) < 1) {
-      *root = v;
-      return def;
-    }
-    v = mlirOperationGetOperand(def, 0);
-  }
-  *root = v;
-  return (MlirOperation){NULL};
-}
-
-//===----------------------------------------------------------------------===//
 // IR-001: the platform index argument
 //===----------------------------------------------------------------------===//
 
 static MlirOperation find_main(MlirModule module) {
   for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-    if (op_is(op, "func.func") && sref_is(string_attr(op, "sym_name"), "main"))
+    if (lctx_ir_op_is(op, "func.func") &&
+        lctx_ir_sref_is(lctx_ir_string_attr(op, "sym_name"), "main"))
       return op;
   return (MlirOperation){NULL};
 }
@@ -351,17 +171,17 @@ static MlirOperation find_main(MlirModule module) {
 /// True when argument 0 of `main` carries the platform-index mark.
 static bool arg0_is_marked(MlirOperation main_fn) {
   MlirAttribute attrs =
-      mlirOperationGetAttributeByName(main_fn, sref("arg_attrs"));
+      mlirOperationGetAttributeByName(main_fn, lctx_ir_sref("arg_attrs"));
   if (mlirAttributeIsNull(attrs) || !mlirAttributeIsAArray(attrs) ||
       mlirArrayAttrGetNumElements(attrs) < 1)
     return false;
   MlirAttribute d = mlirArrayAttrGetElement(attrs, 0);
   if (!mlirAttributeIsADictionary(d))
     return false;
-  MlirAttribute g =
-      mlirDictionaryAttrGetElementByName(d, sref("jax.global_constant"));
+  MlirAttribute g = mlirDictionaryAttrGetElementByName(
+      d, lctx_ir_sref("jax.global_constant"));
   return !mlirAttributeIsNull(g) && mlirAttributeIsAString(g) &&
-         sref_is(mlirStringAttrGetValue(g), "_platform_index");
+         lctx_ir_sref_is(mlirStringAttrGetValue(g), "_platform_index");
 }
 
 /// True when `t` is a signless integer of `width` bits, or a rank-0 tensor
@@ -398,7 +218,7 @@ static void check_platform_arg(ir_state *st, MlirOperation main_fn) {
     if (!is_scalar_int(t, e->x64 ? 64 : 32)) {
       lctx_buf *m = violation(st, "IR-001");
       lctx_buf_append_cstr(m, "the platform index has type ");
-      mlirTypePrint(t, append_cb, m);
+      mlirTypePrint(t, lctx_ir_append_cb, m);
       lctx_buf_append_cstr(m, ", expected ");
       lctx_buf_append_cstr(m, want);
       lctx_buf_append_cstr(m, e->x64 ? " (x64)" : " (x64 off)");
@@ -441,7 +261,7 @@ static bool expected_dispatch(ir_state *st, size_t d, MlirOperation at,
     lctx_buf_append_cstr(m, " expected: dispatch ");
     lctx_buf_append_int(m, (long long)d);
     lctx_buf_append_cstr(m, " at ");
-    append_op_loc(m, at);
+    lctx_ir_append_op_loc(m, at);
   }
   return false;
 }
@@ -460,7 +280,7 @@ static lctx_buf *switch_violation(ir_state *st, const char *row, size_t d,
   append_dispatch(m, d);
   lctx_buf_append_cstr(m, which);
   lctx_buf_append_cstr(m, " at ");
-  append_op_loc(m, sw);
+  lctx_ir_append_op_loc(m, sw);
   return m;
 }
 
@@ -480,9 +300,9 @@ static const char k_not_dense[] =
     " does not have cases 0..n-2 with its last branch as default";
 
 static void check_first_switch(ir_state *st, MlirOperation sw, size_t d) {
-  size_t n = branch_count(sw);
+  size_t n = lctx_ir_branch_count(sw);
   lctx_ir_dispatch want;
-  if (!cases_are_dense(sw)) {
+  if (!lctx_ir_cases_are_dense(sw)) {
     lctx_buf *m = switch_violation(st, "IR-002", d, "first switch", sw);
     lctx_buf_append_cstr(m, k_not_dense);
   }
@@ -492,16 +312,17 @@ static void check_first_switch(ir_state *st, MlirOperation sw, size_t d) {
     append_branch_counts(m, n, want.entry_count, "one per platform-list entry");
   }
   for (size_t k = 0; k < n; ++k) {
-    MlirBlock b = mlirRegionGetFirstBlock(branch_region(sw, k));
+    MlirBlock b = mlirRegionGetFirstBlock(lctx_ir_branch_region(sw, k));
     MlirOperation term =
-        mlirBlockIsNull(b) ? (MlirOperation){NULL} : last_op(b);
+        mlirBlockIsNull(b) ? (MlirOperation){NULL} : lctx_ir_last_op(b);
     int64_t slot;
     bool ok =
         !mlirOperationIsNull(term) && mlirOperationGetNumOperands(term) >= 1;
     if (ok) {
       MlirValue root;
-      MlirOperation def = source_op(mlirOperationGetOperand(term, 0), &root);
-      ok = !mlirOperationIsNull(def) && constant_value(def, &slot);
+      MlirOperation def =
+          lctx_ir_source_op(mlirOperationGetOperand(term, 0), &root);
+      ok = !mlirOperationIsNull(def) && lctx_ir_constant_value(def, &slot);
     }
     if (!ok) {
       lctx_buf *m = violation(st, "IR-002");
@@ -509,7 +330,7 @@ static void check_first_switch(ir_state *st, MlirOperation sw, size_t d) {
       lctx_buf_append_cstr(m, "branch ");
       lctx_buf_append_int(m, (long long)k);
       lctx_buf_append_cstr(m, " of the first switch at ");
-      append_op_loc(m, sw);
+      lctx_ir_append_op_loc(m, sw);
       lctx_buf_append_cstr(m, " does not yield a constant rule slot");
     }
   }
@@ -520,10 +341,10 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
 
 static void walk_second_switch(ir_state *st, MlirOperation sw, size_t d,
                                int depth) {
-  size_t n = branch_count(sw);
+  size_t n = lctx_ir_branch_count(sw);
   lctx_ir_dispatch want;
   bool known = expected_dispatch(st, d, sw, &want) && want.kept_count != 0;
-  if (!cases_are_dense(sw)) {
+  if (!lctx_ir_cases_are_dense(sw)) {
     lctx_buf *m = switch_violation(st, "IR-003", d, "second switch", sw);
     lctx_buf_append_cstr(m, k_not_dense);
   }
@@ -536,7 +357,7 @@ static void walk_second_switch(ir_state *st, MlirOperation sw, size_t d,
     append_branch_counts(m, n, want.kept_count, "one per kept rule");
   }
   for (size_t k = 0; k < n; ++k) {
-    MlirBlock b = mlirRegionGetFirstBlock(branch_region(sw, k));
+    MlirBlock b = mlirRegionGetFirstBlock(lctx_ir_branch_region(sw, k));
     if (!mlirBlockIsNull(b))
       walk_block(st, b, true, depth + 1);
   }
@@ -561,15 +382,16 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
   size_t pending_d = 0;
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    if (switch_kind_of(op) != SW_NONE) {
+    if (lctx_ir_switch_kind_of(op) != SW_NONE) {
       /* A switch indexed (through casts) by the pending first switch's
        * slot is its second switch, with results (JAX's stablehlo.case
        * yields the rules' outputs) or without (the reference's form). Any
        * other switch with results opens a dispatch. */
       MlirValue root;
-      MlirOperation src = mlirOperationGetNumOperands(op) > 0
-                              ? source_op(mlirOperationGetOperand(op, 0), &root)
-                              : (MlirOperation){NULL};
+      MlirOperation src =
+          mlirOperationGetNumOperands(op) > 0
+              ? lctx_ir_source_op(mlirOperationGetOperand(op, 0), &root)
+              : (MlirOperation){NULL};
       bool closes = !mlirOperationIsNull(pending) &&
                     !mlirOperationIsNull(src) &&
                     mlirOperationEqual(src, pending);
@@ -590,14 +412,14 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
         lctx_buf *m = violation(st, "IR-002");
         append_dispatch(m, d);
         lctx_buf_append_cstr(m, "switch at ");
-        append_op_loc(m, op);
+        lctx_ir_append_op_loc(m, op);
         lctx_buf_append_cstr(m, " is not indexed by the slot of a first "
                                 "switch");
       }
       walk_second_switch(st, op, d, depth);
       continue;
     }
-    if (op_is(op, "lctx.marker")) {
+    if (lctx_ir_op_is(op, "lctx.marker")) {
       if (!branch_rule_seen) {
         branch_rule_seen = true;
         continue;
@@ -612,9 +434,10 @@ static void walk_block(ir_state *st, MlirBlock block, bool rule_branch,
         lctx_buf *m = violation(st, "IR-003");
         append_dispatch(m, d);
         lctx_buf_append_cstr(m, "rule ");
-        lctx_buf_append_str(m, sref_view(string_attr(op, "rule")));
+        lctx_buf_append_str(m,
+                            lctx_ir_sref_view(lctx_ir_string_attr(op, "rule")));
         lctx_buf_append_cstr(m, " is called directly at ");
-        append_op_loc(m, op);
+        lctx_ir_append_op_loc(m, op);
         lctx_buf_append_cstr(m, ", expected a switch over ");
         lctx_buf_append_int(m, (long long)want.kept_count);
         lctx_buf_append_cstr(m, " kept rules");
@@ -652,9 +475,9 @@ static bool eval_fail(ir_eval *ev, const char *what, MlirOperation at) {
     lctx_buf_append_cstr(&ev->error, what);
     if (!mlirOperationIsNull(at)) {
       lctx_buf_append_cstr(&ev->error, " '");
-      lctx_buf_append_str(&ev->error, sref_view(op_name(at)));
+      lctx_buf_append_str(&ev->error, lctx_ir_sref_view(lctx_ir_op_name(at)));
       lctx_buf_append_cstr(&ev->error, "' at ");
-      append_op_loc(&ev->error, at);
+      lctx_ir_append_op_loc(&ev->error, at);
     }
   }
   return false;
@@ -666,12 +489,13 @@ static bool eval_value(ir_eval *ev, MlirValue v, int depth, int64_t *out);
 static bool choose_branch(ir_eval *ev, MlirOperation sw, int depth,
                           MlirRegion *out) {
   int64_t index;
-  if (mlirOperationGetNumOperands(sw) < 1 || branch_count(sw) == 0)
+  if (mlirOperationGetNumOperands(sw) < 1 || lctx_ir_branch_count(sw) == 0)
     return eval_fail(ev, "malformed switch", sw);
   if (!eval_value(ev, mlirOperationGetOperand(sw, 0), depth + 1, &index))
     return false;
-  if (switch_kind_of(sw) == SW_SCF) {
-    MlirAttribute cases = mlirOperationGetAttributeByName(sw, sref("cases"));
+  if (lctx_ir_switch_kind_of(sw) == SW_SCF) {
+    MlirAttribute cases =
+        mlirOperationGetAttributeByName(sw, lctx_ir_sref("cases"));
     *out = mlirOperationGetRegion(sw, 0);
     if (!mlirAttributeIsNull(cases) && mlirAttributeIsADenseI64Array(cases)) {
       intptr_t n = mlirDenseArrayGetNumElements(cases);
@@ -684,7 +508,7 @@ static bool choose_branch(ir_eval *ev, MlirOperation sw, int depth,
     }
     return true;
   }
-  size_t n = branch_count(sw);
+  size_t n = lctx_ir_branch_count(sw);
   size_t k = index < 0 || (uint64_t)index >= n ? n - 1 : (size_t)index;
   *out = mlirOperationGetRegion(sw, (intptr_t)k);
   return true;
@@ -705,17 +529,17 @@ static bool eval_value(ir_eval *ev, MlirValue v, int depth, int64_t *out) {
                      (MlirOperation){NULL});
   }
   MlirOperation def = mlirOpResultGetOwner(v);
-  if (constant_value(def, out))
+  if (lctx_ir_constant_value(def, out))
     return true;
-  if (is_cast(def) && mlirOperationGetNumOperands(def) >= 1)
+  if (lctx_ir_is_cast(def) && mlirOperationGetNumOperands(def) >= 1)
     return eval_value(ev, mlirOperationGetOperand(def, 0), depth + 1, out);
-  if (switch_kind_of(def) != SW_NONE) {
+  if (lctx_ir_switch_kind_of(def) != SW_NONE) {
     MlirRegion region;
     if (!choose_branch(ev, def, depth, &region))
       return false;
     MlirBlock b = mlirRegionGetFirstBlock(region);
     MlirOperation term =
-        mlirBlockIsNull(b) ? (MlirOperation){NULL} : last_op(b);
+        mlirBlockIsNull(b) ? (MlirOperation){NULL} : lctx_ir_last_op(b);
     intptr_t k = mlirOpResultGetResultNumber(v);
     if (mlirOperationIsNull(term) || mlirOperationGetNumOperands(term) <= k)
       return eval_fail(ev, "a branch yields no value for", def);
@@ -732,12 +556,12 @@ static void exec_block(ir_eval *ev, MlirBlock block, int depth) {
   for (MlirOperation op = mlirBlockGetFirstOperation(block);
        !mlirOperationIsNull(op) && !ev->failed;
        op = mlirOperationGetNextInBlock(op)) {
-    if (op_is(op, "lctx.marker")) {
+    if (lctx_ir_op_is(op, "lctx.marker")) {
       if (ev->count < IR_MAX_REACHED)
-        ev->rules[ev->count++] = string_attr(op, "rule");
+        ev->rules[ev->count++] = lctx_ir_string_attr(op, "rule");
       else
         ev->overflow = true;
-    } else if (switch_kind_of(op) != SW_NONE) {
+    } else if (lctx_ir_switch_kind_of(op) != SW_NONE) {
       MlirRegion region;
       if (!choose_branch(ev, op, depth, &region))
         return;
@@ -752,7 +576,7 @@ static bool rules_equal(const ir_eval *ev, const lctx_ir_rules *want) {
   if (ev->overflow || ev->count != want->count)
     return false;
   for (size_t k = 0; k < want->count; ++k)
-    if (!sref_is(ev->rules[k], want->names[k] ? want->names[k] : ""))
+    if (!lctx_ir_sref_is(ev->rules[k], want->names[k] ? want->names[k] : ""))
       return false;
   return true;
 }
@@ -760,7 +584,7 @@ static bool rules_equal(const ir_eval *ev, const lctx_ir_rules *want) {
 static void append_got(lctx_buf *m, const ir_eval *ev) {
   lctx_str items[IR_MAX_REACHED];
   for (size_t k = 0; k < ev->count; ++k)
-    items[k] = sref_view(ev->rules[k]);
+    items[k] = lctx_ir_sref_view(ev->rules[k]);
   lctx_pyrepr_str_list(m, items, ev->count);
   if (ev->overflow)
     lctx_buf_append_cstr(m, " (and more)");

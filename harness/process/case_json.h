@@ -2,7 +2,8 @@
  * case_json.h - the JSON form of cases and outcomes (jansson values), as a
  * process protocol carries them.
  *
- * Owns converting lctx_case and lctx_outcome to and from json_t, with
+ * Owns converting lctx_case and lctx_outcome to json_t, and (through
+ * case_json_read.h, included here) from json_t, with
  * errors that name the JSON path of the offending value, e.g.
  * `operations[1].platforms[0]: expected a string`. Never prints or exits.
  *
@@ -76,6 +77,7 @@
 #include <jansson.h>
 
 #include "case.h"
+#include "case_json_read.h"
 
 /// Returns a new JSON object for `c` (the caller owns the reference), or
 /// NULL when allocation fails or a text cannot be a JSON string (a name
@@ -83,18 +85,7 @@
 /// carries its expectation in `expect`, if any (`expect` may be NULL: none).
 json_t *lctx_case_to_json(const lctx_case *c, const lctx_case_expect *expect);
 
-/// Reads a case from `j`, and its expectations into `expect` (may be NULL:
-/// they are checked, then dropped). On failure appends `PATH: message` to
-/// `error` and returns false, leaving `out` unspecified but valid.
-bool lctx_case_from_json(const json_t *j, lctx_case *out,
-                         lctx_case_expect *expect, lctx_buf *error);
-
 /// Returns a new JSON object for `o`, or NULL (see above).
 json_t *lctx_outcome_to_json(const lctx_outcome *o);
-
-/// Reads an outcome from `j`. On failure appends `PATH: message` to `error`
-/// (the top-level path reads `(top level)`) and returns false.
-bool lctx_outcome_from_json(const json_t *j, lctx_outcome *out,
-                            lctx_buf *error);
 
 #endif /* LCTX_HARNESS_CASE_JSON_H */

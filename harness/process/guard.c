@@ -202,7 +202,7 @@ static void end_all(const proc_stat *lctx, const proc_stat *me,
   for (;;) {
     size_t n = kill_pass(lctx, me);
     if (mark[0])
-      n += lctx_sys_signal_marked(mark, SIGKILL);
+      n += lctx_peer_kill_marked(mark);
     if (n == 0 || lctx_sys_now() > until)
       break;
     lctx_sys_sleep(0.02);

@@ -44,7 +44,10 @@ void impl_peer_started(lctx_impl *impl) {
 }
 
 void impl_stop(lctx_impl *impl, char *why, size_t cap) {
-  lctx_peer_stop(&impl->peer, IMPL_STOP_GRACE, why, cap);
+  lctx_buf how;
+  if (why && cap > 0)
+    lctx_buf_init(&how, why, cap);
+  lctx_peer_stop(&impl->peer, IMPL_STOP_GRACE, why && cap > 0 ? &how : NULL);
   impl->line_scanned = 0;
 }
 

@@ -47,10 +47,6 @@ static bool put_text(int fd, const char *s, size_t n) {
   return put_u32(fd, (uint32_t)n) && write_full(fd, s, n);
 }
 
-static const char *supported_names[LCTX_OP_KIND_COUNT] = {
-    "backends",           "canonicalize",      "get_backend",
-    "module_get_backend", "register_lowering", "lower_per_platform"};
-
 /* What the worker works in, one case at a time (heap: large). */
 typedef struct worker {
   const lctx_impl_table *table;
@@ -123,7 +119,7 @@ static bool serve_op(worker *w, void *session, size_t i, size_t *used,
                                               w->mlir, &mlir_length);
   if (st != 0) {
     snprintf(detail, cap, "%s returned status %d on operation %zu",
-             supported_names[op->kind], st, i);
+             lctx_op_kind_name(op->kind), st, i);
     return false;
   }
   if (o.text_length >= sizeof w->text) {

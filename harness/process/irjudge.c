@@ -271,7 +271,10 @@ static bool start(lctx_irjudge *j) {
 
 /* Kills the judge and what it left; describes how it ended. */
 static void stop(lctx_irjudge *j, char *how, size_t cap) {
-  lctx_peer_stop(&j->peer, 0, how, cap);
+  lctx_buf b;
+  if (how && cap > 0)
+    lctx_buf_init(&b, how, cap);
+  lctx_peer_stop(&j->peer, 0, how && cap > 0 ? &b : NULL);
 }
 
 static bool queue(lctx_irjudge *j, const void *data, size_t n) {
@@ -564,7 +567,7 @@ void lctx_irjudge_free(lctx_irjudge *j) {
   /* The judge (lctx's own code) ends on EOF at once; a moment for it to do
    * so, rather than a kill, lets a tool that writes at exit (callgrind's
    * counts) finish. */
-  lctx_peer_stop(&j->peer, 1.0, NULL, 0);
+  lctx_peer_stop(&j->peer, 1.0, NULL);
   lctx_peer_free(&j->peer);
   if (j->shared)
     munmap(j->shared, sizeof *j->shared);

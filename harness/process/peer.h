@@ -47,6 +47,17 @@
  * (lctx_peer_isolation says which holds). While lctx waits for a peer, the
  * peer's resident memory is watched (the program's, not its supervisor's)
  * and each request has its deadline; how a wait ended is one lctx_peer_end.
+ *
+ * Split by mechanism: peer.c starts peers and keeps the registry of those
+ * running, peer_child.c is the child's side of a start, peer_stop.c reaps,
+ * kills, sweeps and stops, peer_pump.c moves the bytes.
+ *
+ * Errors (the convention of every layer of lctx): a function that can fail
+ * returns bool (false on failure) or a pointer (NULL on failure) and, when
+ * the caller needs the reason, takes `lctx_buf *error` last and writes
+ * there one line naming what failed (the program, the file, the field),
+ * without a "lctx: " prefix; it never prints. errno is read only in
+ * process/sys.c. Only cli/ prints errors and picks exit codes.
  */
 #ifndef LCTX_DRIVE_PEER_H
 #define LCTX_DRIVE_PEER_H
@@ -150,27 +161,43 @@ void lctx_peer_init(lctx_peer *p);
 bool lctx_peer_start(lctx_peer *p, const lctx_peer_spec *s, lctx_buf *error);
 
 /// Starts `s` without pipes and without a lctx_peer (a helper program, a
-/// fuzz engine, a guard): its pid, or -1 with errno set. It is a peer as
+/// fuzz engine, a guard): true with its pid in `*pid`, or false (`*pid`
+/// -1) with why in `error` (may be NULL), as lctx_peer_start says it. It
+/// is a peer as
 /// every other (own session, dies with lctx, its descendants swept); reap
 /// it with lctx_peer_reap.
-pid_t lctx_peer_spawn(const lctx_peer_spec *s);
+bool lctx_peer_spawn(const lctx_peer_spec *s, pid_t *pid, lctx_buf *error);
 
-/// Reaps a peer of lctx_peer_spawn: its pid once it ended (its status in
-/// `*status`, may be NULL), 0 while it runs, -1 on an error. Never waits
-/// for long: without `block` it only looks; with it, it waits at most
-/// LCTX_PEER_REAP_SECONDS, freeing the peer of a tracer or a stop meanwhile,
-/// and gives it up (0, counted by lctx_peer_given_up; it is no longer a
-/// peer, the next sweeps try again) when it is still there. A peer reaped
-/// is no longer a peer: what it left is swept.
-pid_t lctx_peer_reap(pid_t pid, bool block, int *status);
+/// Reaps a peer of lctx_peer_spawn: true once it is no more (its wait
+/// status in `*status`, may be NULL; -1 when it was no child of lctx's),
+/// false while it runs. Never waits for long: without `block` it only
+/// looks; with it, it waits at most LCTX_PEER_REAP_SECONDS, freeing the
+/// peer of a tracer or a stop meanwhile, and gives it up (false, counted by
+/// lctx_peer_given_up; it is no longer a peer, the next sweeps try again)
+/// when it is still there. A peer reaped is no longer a peer.
+bool lctx_peer_reap(pid_t pid, bool block, int *status);
 
 /// How long lctx_peer_reap and lctx_peer_kill wait for a child at most.
 #define LCTX_PEER_REAP_SECONDS 2.0
 
 /// Kills the process group of a peer of lctx_peer_spawn, then the peer, and
 /// reaps it (lctx_peer_reap, blocking); then sweeps (lctx_peer_sweep).
-/// Returns its wait status (-1 when it could not be reaped).
-int lctx_peer_kill(pid_t pid);
+/// True with its wait status in `*status` (may be NULL), false (status -1)
+/// when it could not be reaped.
+bool lctx_peer_kill(pid_t pid, int *status);
+
+/// Sends `sig` to the process group of `pid`, a peer of lctx_peer_spawn
+/// still running (not reaped: its number is its own): a request to stop
+/// before lctx_peer_kill. False when `pid` is not such a peer or the
+/// signal could not be sent.
+bool lctx_peer_signal(pid_t pid, int sig);
+
+/// Kills (SIGKILL) every process but lctx whose environment, as it was
+/// started, holds the entry `entry` (NAME=VALUE), as far as /proc shows
+/// them (processes that ended, zombies and other users' are not seen):
+/// what a peer marked so left running outside lctx's children. Returns how
+/// many were killed.
+size_t lctx_peer_kill_marked(const char *entry);
 
 /// How many children lctx gave up waiting for since it started (each was
 /// sent SIGKILL; a later sweep may still reap it).
@@ -218,13 +245,19 @@ void lctx_peer_remove_private_dirs(pid_t lctx_pid);
 /// (what the summary and the reports say).
 size_t lctx_peer_swept_total(void);
 
+/// How a peer of lctx_peer_run ended.
+typedef struct lctx_peer_ran {
+  int status;     ///< its wait status (-1: it could not be reaped)
+  double seconds; ///< how long it ran
+  bool stopped;   ///< it was killed (the timeout or an interrupt)
+} lctx_peer_ran;
+
 /// Runs `s` (lctx_peer_spawn) until it ends, `timeout` seconds at most, or
 /// (`stop_on_interrupt`) an interrupt; then kills what is left of it.
-/// Returns the wait status, or -1 when it could not be started; `*seconds`
-/// and `*stopped` (may be NULL) say how long it ran and whether it was
-/// killed.
-int lctx_peer_run(const lctx_peer_spec *s, double timeout,
-                  bool stop_on_interrupt, double *seconds, bool *stopped);
+/// True with how it ended in `*ran`; false (`ran->status` -1) with why in
+/// `error` (may be NULL) when it could not be started.
+bool lctx_peer_run(const lctx_peer_spec *s, double timeout,
+                   bool stop_on_interrupt, lctx_peer_ran *ran, lctx_buf *error);
 
 /// What a pump waits for: 1 when it is buffered, 0 for more, -1 when the
 /// peer's output is refused (why in p->bad).
@@ -266,16 +299,16 @@ double lctx_peer_resident(const lctx_peer *p);
 
 /// Stops the peer: closes the pipes, gives it `grace` seconds to end by
 /// itself, kills its process group, reaps it and sweeps what it left
-/// (lctx_peer_sweep). When it had ended by itself, writes how (exited with
-/// status N, killed by signal N (NAME)) to `why` (may be NULL). Empties
-/// the buffers; keeps the limits and the buffers' memory.
-void lctx_peer_stop(lctx_peer *p, double grace, char *why, size_t cap);
+/// (lctx_peer_sweep). When it had ended by itself, appends how (exited
+/// with status N, killed by signal N (NAME)) to `how` (may be NULL).
+/// Empties the buffers; keeps the limits and the buffers' memory.
+void lctx_peer_stop(lctx_peer *p, double grace, lctx_buf *how);
 
 /// lctx_peer_stop, and frees the buffers.
 void lctx_peer_free(lctx_peer *p);
 
-/// "exited with status N", "killed by signal N (NAME)" or "stopped" of a
-/// wait status, into `out`.
-void lctx_peer_describe(int status, char *out, size_t cap);
+/// Appends "exited with status N", "killed by signal N (NAME)" or
+/// "stopped" of a wait status to `out`.
+void lctx_peer_describe(int status, lctx_buf *out);
 
 #endif /* LCTX_DRIVE_PEER_H */

@@ -1,6 +1,7 @@
 /*
  * peer_private.h - what runs in a peer's processes before its program or
- * lctx's own code (peer.h): the child side of a start, and, for an
+ * lctx's own code (peer.h): the registry the parts of the peer module
+ * share (peer.c's), the child side of a start, and, for an
  * isolated peer, its supervisor and namespaces (defined in peer_child.c,
  * the part of the peer module that runs in the child).
  *
@@ -25,6 +26,29 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+
+/// The registry of running peers (peer.c) is one thread's at a time: a
+/// fork until its child is listed, a sweep, a reap that delists.
+void lctx_peer_registry_hold(void);
+void lctx_peer_registry_release(void);
+
+/// Under the hold: forgets `pid` as a running peer; whether it is one.
+void lctx_peer_delist_held(pid_t pid);
+bool lctx_peer_listed_held(pid_t pid);
+
+/// The counters the lctx_peer_* functions of the same names read.
+typedef enum lctx_peer_counter {
+  LCTX_PEER_COUNT_SWEPT,
+  LCTX_PEER_COUNT_GIVEN_UP,
+  LCTX_PEER_COUNT_CAPPED,
+  LCTX_PEER_COUNT_REFUSED,
+  LCTX_PEER_COUNTERS
+} lctx_peer_counter;
+
+/// Adds `n` to counter `which` and returns its value (`_held`: under the
+/// hold, the other takes it).
+size_t lctx_peer_count(lctx_peer_counter which, size_t n);
+size_t lctx_peer_count_held(lctx_peer_counter which, size_t n);
 
 /// A record a child writes to lctx on its error pipe.
 typedef struct lctx_peer_record {

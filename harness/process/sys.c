@@ -288,50 +288,6 @@ const char *lctx_sys_default_cases_path(void) {
   return lctx_data_paths_current()->cases;
 }
 
-/* Whether the NUL-separated entries of /proc/PID/environ hold `entry`. */
-static bool environ_holds(const char *pid, const char *entry, char *buf,
-                          size_t cap) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%s/environ", pid);
-  int fd = open(path, O_RDONLY);
-  if (fd < 0)
-    return false;
-  size_t n = 0;
-  for (ssize_t r; n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0;)
-    n += (size_t)r;
-  close(fd);
-  buf[n] = '\0';
-  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-    if (strcmp(buf + i, entry) == 0)
-      return true;
-  }
-  return false;
-}
-
-size_t lctx_sys_signal_marked(const char *entry, int sig) {
-  size_t cap = 1u << 20, count = 0;
-  char *buf = malloc(cap);
-  DIR *d = buf ? opendir("/proc") : NULL;
-  if (!d) {
-    free(buf);
-    return 0;
-  }
-  char self[32];
-  snprintf(self, sizeof self, "%ld", (long)getpid());
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    const char *name = e->d_name;
-    if (name[0] < '1' || name[0] > '9' ||
-        name[strspn(name, "0123456789")] != '\0' || strcmp(name, self) == 0)
-      continue;
-    if (environ_holds(name, entry, buf, cap) &&
-        kill((pid_t)strtol(name, NULL, 10), sig) == 0)
-      count++;
-  }
-  closedir(d);
-  free(buf);
-  return count;
-}
-
 int lctx_sys_lock_dir(const char *dir, const char *who, bool *busy,
                       char *holder, size_t cap) {
   *busy = false;

@@ -8,8 +8,17 @@
  * of the spec table and the conformance cases, and catching Ctrl-C (SIGINT,
  * SIGTERM) and every other signal a process may send as a request to stop
  * (child processes are peer.h's). Reading a whole file is core/base/file.h's.
- * Also removing a directory tree, and signalling the processes whose
- * environment carries a mark (what a child left running).
+ * Also removing a directory tree.
+ *
+ * Errors (the convention of every layer of lctx): a function that can fail
+ * returns bool (false on failure) or a pointer (NULL on failure) and, when
+ * the caller needs the reason, takes `lctx_buf *error` last and writes
+ * there one line naming what failed (the file, the field), without a
+ * "lctx: " prefix; it never prints. errno is read only in process/sys.c.
+ * Only cli/ prints errors and picks exit codes. Not yet converted here:
+ * the file functions that leave their reason in errno (read with
+ * lctx_sys_file_error), lctx_sys_alloc (FILE *err) and the lock functions
+ * (why/cap, -1).
  */
 #ifndef LCTX_DRIVE_SYS_H
 #define LCTX_DRIVE_SYS_H
@@ -118,12 +127,6 @@ const char *lctx_sys_default_spec_path(void);
 /// The conformance case directory used when no --cases is given (the data
 /// paths': $LCTX_CASES, else the data folder's).
 const char *lctx_sys_default_cases_path(void);
-
-/// Sends `sig` to every process but this one whose environment, as it was
-/// started, holds the entry `entry` (NAME=VALUE), as far as /proc shows
-/// them (processes that ended, zombies and other users' are not seen).
-/// Returns how many were signalled.
-size_t lctx_sys_signal_marked(const char *entry, int sig);
 
 /// Takes DIR/.lock for this process (an exclusive flock, released when the
 /// process ends) and writes "WHO, pid N, started DATE" into it. Returns the

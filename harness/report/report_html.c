@@ -9,9 +9,11 @@
 #include "report_html.h"
 
 #include "escape.h"
-#include "exit.h"
 #include "report_html_data.h"
+#include "report_html_look.h"
+#include "report_html_sweep.h"
 #include "report_html_verdict.h"
+#include "report_text.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -26,134 +28,12 @@
 
 #define WHO "lctx report html"
 
-/* The verdicts as report.json names them, their symbol and their words. */
-typedef struct verdict_look {
-  const char *name, *symbol, *words;
-} verdict_look;
-
-/* In the order of severity a cell takes its look from (that of
- * LCTX_HTML_VERDICTS: the sweep view indexes it). */
-static const verdict_look LOOKS[] = {
-    {"crash", "\xe2\x98\xa0", "crash: the implementation died"},
-    {"timeout", "\xe2\x97\xb7", "timeout: no answer in time"},
-    {"fail", "\xe2\x9c\x97", "fail: the outcome differs"},
-    {"xpass", "\xe2\x98\x85", "xpass: an expected failure passed"},
-    {"flaky", "\xe2\x89\x88", "flaky: different outcomes on a rerun"},
-    {"xfail", "\xe2\x97\x87", "xfail: an expected failure"},
-    {"pass", "\xe2\x9c\x93", "pass"},
-    {"unsupported", "\xe2\x88\x85", "unsupported by the implementation"},
-};
-#define LOOK_COUNT (sizeof LOOKS / sizeof LOOKS[0])
-
 /* The row groups, by id prefix, in the page's order. */
 static const char *const GROUPS[] = {"RG", "CP", "XG", "MG", "RL", "LP", "IR"};
 #define GROUP_COUNT (sizeof GROUPS / sizeof GROUPS[0])
 
-/* Okabe-Ito colours (tints for the backgrounds). */
-static const char CSS[] =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111}"
-    "h1{margin:0 0 .3em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}"
-    "table{border-collapse:collapse;margin:.5em 0}"
-    "th,td{border:1px solid #bbb;padding:3px 6px;vertical-align:top;"
-    "text-align:left}"
-    "thead th{background:#eee;position:sticky;top:0}"
-    "tr.group th{background:#333;color:#fff;text-align:left}"
-    "td.note{max-width:28em;font-size:12px}td.src{font-size:12px;"
-    "font-family:monospace;max-width:16em;word-break:break-all}"
-    "pre{white-space:pre-wrap;word-break:break-all;margin:.2em 0;"
-    "background:#f6f6f6;padding:4px;max-width:60em}"
-    ".v{white-space:nowrap;margin-right:.4em}"
-    "td.cell{border-left:6px solid #ddd;min-width:7em}"
-    ".c-pass{border-left-color:#009E73!important;background:#e5f5f0}"
-    ".c-fail{border-left-color:#D55E00!important;background:#fbe9df}"
-    ".c-xfail{border-left-color:#E69F00!important;background:#fdf3e0}"
-    ".c-xpass{border-left-color:#CC79A7!important;background:#f8ecf3}"
-    ".c-crash{border-left-color:#000!important;background:#e0e0e0}"
-    ".c-timeout{border-left-color:#0072B2!important;background:#e0eef7}"
-    ".c-flaky{border-left-color:#F0E442!important;background:#fdfbe6}"
-    ".c-unsupported{border-left-color:#999!important;background:#f4f4f4}"
-    ".c-none{color:#777}"
-    ".partial{border:3px solid #D55E00;padding:.5em 1em;background:#fbe9df}"
-    /* The bar fills its box whole in height; a box all passed has no
-     * failure colour at all. */
-    ".bar{display:block;height:100%;background:#009E73}"
-    ".barbox{display:inline-block;width:6em;height:.8em;line-height:0;"
-    "overflow:hidden;vertical-align:middle;background:#D55E00;"
-    "margin-right:.4em}.barbox.all-pass{background:#009E73}"
-    "pre.rerun{user-select:all;-webkit-user-select:all;cursor:text}"
-    "#verdicts td.result{font-weight:bold;white-space:nowrap}"
-    ".plots{display:flex;flex-wrap:wrap;gap:1em}"
-    "svg text{font:11px sans-serif}details summary{cursor:pointer}"
-    "h4{margin:.4em 0 0}.sweep-verdict summary{white-space:nowrap}"
-    ".left-out{font-style:italic}";
-
-//===----------------------------------------------------------------------===//
-// Escaping
-//===----------------------------------------------------------------------===//
-
-/* The length of the UTF-8 sequence at `s` (1 to 4), or 0 when it is not
- * one (overlong forms, surrogates and values past U+10FFFF included). */
-static size_t utf8_length(const unsigned char *s) {
-  unsigned char c = s[0];
-  size_t n = c >= 0xc2 && c <= 0xdf   ? 2
-             : c >= 0xe0 && c <= 0xef ? 3
-             : c >= 0xf0 && c <= 0xf4 ? 4
-                                      : 0;
-  for (size_t i = 1; i < n; i++)
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-  if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-      (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-    return 0;
-  return n;
-}
-
-void lctx_html_escape(FILE *f, const char *s, int keep_lines) {
-  const unsigned char *p = (const unsigned char *)(s ? s : "");
-  while (*p) {
-    unsigned char c = *p;
-    if (c >= 0x80) {
-      size_t n = utf8_length(p);
-      if (n == 0) {
-        fputs("\xef\xbf\xbd", f);
-        p++;
-      } else {
-        fwrite(p, 1, n, f);
-        p += n;
-      }
-      continue;
-    }
-    p++;
-    if (c == '&')
-      fputs("&amp;", f);
-    else if (c == '<')
-      fputs("&lt;", f);
-    else if (c == '>')
-      fputs("&gt;", f);
-    else if (c == '"')
-      fputs("&quot;", f);
-    else if (c == '\'')
-      fputs("&#39;", f);
-    else if ((c == '\n' || c == '\t') && keep_lines)
-      fputc(c, f);
-    else if (c < 0x20 || c == 0x7f)
-      fprintf(f, "\\x%02x", c);
-    else
-      fputc(c, f);
-  }
-}
-
 static void esc(FILE *f, const char *s) {
   lctx_html_escape(f, s, 0);
-}
-
-static const char *str(const json_t *j, const char *key) {
-  const char *s = json_string_value(json_object_get(j, key));
-  return s ? s : "";
-}
-
-static long long count(const json_t *row, const char *key) {
-  return json_integer_value(json_object_get(row, key));
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,11 +42,12 @@ static long long count(const json_t *row, const char *key) {
 
 static void write_legend(FILE *f) {
   fputs("<section id=\"legend\"><h2>Legend</h2><p>", f);
-  for (size_t i = 0; i < LOOK_COUNT; i++)
+  for (size_t i = 0; i < LCTX_HTML_VERDICT_COUNT; i++)
     fprintf(f,
             "<span class=\"v c-%s\" style=\"border-left:6px solid;"
             "padding:0 4px\">%s %s</span> ",
-            LOOKS[i].name, LOOKS[i].symbol, LOOKS[i].words);
+            LCTX_HTML_LOOKS[i].name, LCTX_HTML_LOOKS[i].symbol,
+            LCTX_HTML_LOOKS[i].words);
   fputs("<span class=\"v c-none\">&mdash; no case reached the row</span>"
         "</p><p>A cell's colour is its worst verdict; each verdict is also "
         "named with its symbol. A failing cell opens its first failing case "
@@ -178,19 +59,19 @@ static void write_legend(FILE *f) {
 static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
                           size_t n) {
   lctx_html_verdict v;
-  lctx_html_verdict_of(r->report, &v);
+  lctx_html_verdict_of(&r->file->report, &v);
   bool pass = !strcmp(v.result, "PASS"), failed = !strcmp(v.result, "FAIL");
   fprintf(f, "<tr class=\"run-verdict\" data-result=\"%s\"><th>%s %zu. ",
           v.result, kind, n);
-  esc(f, str(r->report, "implementation"));
+  esc(f, r->file->stamp.impl_name);
   fputs(" ", f);
-  esc(f, str(r->report, "implementation_version"));
+  esc(f, r->file->stamp.impl_version);
   fprintf(f, "</th><td class=\"result cell c-%s\">%s %s%s%s</td><td>",
           pass     ? "pass"
           : failed ? "fail"
                    : "unsupported",
-          pass     ? LOOKS[6].symbol
-          : failed ? LOOKS[2].symbol
+          pass     ? LCTX_HTML_LOOKS[6].symbol
+          : failed ? LCTX_HTML_LOOKS[2].symbol
                    : "\xe2\x9a\xa0",
           v.result, v.why[0] ? ": " : "", v.why);
   fprintf(f, "<span class=\"cases\">%lld cases (", v.cases);
@@ -207,10 +88,10 @@ static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
     fprintf(f, ", %lld not reached as the run stopped", v.not_reached);
   fprintf(f, ")%s</span><br><span class=\"ops\">%lld operations:",
           v.adds_up ? "" : " (the report's counts do not add up)", v.ops_total);
-  for (size_t i = 0; i < LOOK_COUNT; i++)
+  for (size_t i = 0; i < LCTX_HTML_VERDICT_COUNT; i++)
     if (v.ops[i])
-      fprintf(f, " <span class=\"v\">%s %lld %s</span>", LOOKS[i].symbol,
-              v.ops[i], LOOKS[i].name);
+      fprintf(f, " <span class=\"v\">%s %lld %s</span>",
+              LCTX_HTML_LOOKS[i].symbol, v.ops[i], LCTX_HTML_LOOKS[i].name);
   fputs("</span></td><td>", f);
   esc(f, r->dir);
   fputs("</td></tr>\n", f);
@@ -238,24 +119,22 @@ static void write_runs(FILE *f, const lctx_html_data *d) {
         "run</th><th>seconds</th><th>folder</th></tr></thead><tbody>\n",
         f);
   for (size_t i = 0; i < d->run_count; i++) {
-    const json_t *j = d->runs[i]->report;
-    const json_t *sh = json_object_get(j, "shard");
+    const lctx_report_file *rf = d->runs[i]->file;
+    const lctx_report_stamp *st = &rf->stamp;
     fprintf(f, "<tr class=\"run-info\"><td>%zu</td><td>", i + 1);
-    esc(f, str(j, "implementation"));
+    esc(f, st->impl_name);
     fputs("</td><td>", f);
-    esc(f, str(j, "implementation_version"));
+    esc(f, st->impl_version);
     fputs("</td><td>", f);
-    esc(f, str(j, "implementation_kind"));
+    esc(f, st->impl_kind);
     fputs("</td><td>", f);
-    esc(f, str(j, "spec_version"));
+    esc(f, st->spec_version);
     fprintf(f,
-            "</td><td>%lld</td><td>%lld/%lld</td><td>%s</td>"
-            "<td>%lld%s</td><td>%.1f</td><td>",
-            count(j, "seed"), count(sh, "index"), count(sh, "count"),
-            d->runs[i]->date, count(j, "cases_run"),
-            json_is_true(json_object_get(j, "interrupted")) ? " (interrupted)"
-                                                            : "",
-            json_number_value(json_object_get(j, "seconds")));
+            "</td><td>%lld</td><td>%u/%u</td><td>%s</td>"
+            "<td>%zu%s</td><td>%.1f</td><td>",
+            (long long)st->seed, st->shard_i, st->shard_n, d->runs[i]->date,
+            rf->report.cases_run,
+            rf->report.interrupted ? " (interrupted)" : "", rf->report.seconds);
     esc(f, d->runs[i]->dir);
     fputs("</td></tr>\n", f);
   }
@@ -267,16 +146,16 @@ static void write_runs(FILE *f, const lctx_html_data *d) {
 static void write_case(FILE *f, const lctx_html_run *r, size_t k) {
   const json_t *row = r->row[k], *res = r->result[k];
   fputs("<div class=\"first-case\"><h4>first failing case</h4><p>", f);
-  esc(f, str(row, "first_case"));
+  esc(f, lctx_html_str(row, "first_case"));
   fputs("</p><pre class=\"first\">", f);
-  lctx_html_escape(f, str(row, "first"), 1);
+  lctx_html_escape(f, lctx_html_str(row, "first"), 1);
   fputs("</pre>", f);
   if (json_object_get(row, "rerun")) {
     fputs("<h4>rerun <small>(a click selects the whole line: copy it, "
           "run it from the folder the run was started in)</small></h4>"
           "<pre class=\"rerun\">",
           f);
-    lctx_html_escape(f, str(row, "rerun"), 1);
+    lctx_html_escape(f, lctx_html_str(row, "rerun"), 1);
     fputs("</pre>", f);
   } else {
     fputs("<h4>rerun</h4><p class=\"no-rerun\">report.json has no rerun "
@@ -286,17 +165,17 @@ static void write_case(FILE *f, const lctx_html_run *r, size_t k) {
   }
   if (res) {
     fputs("<p>verdict <b>", f);
-    esc(f, str(res, "verdict"));
+    esc(f, lctx_html_str(res, "verdict"));
     fputs("</b>, ", f);
-    esc(f, str(res, "source"));
-    fprintf(f, " case %lld, operation %lld</p>", count(res, "index"),
-            count(res, "operation"));
+    esc(f, lctx_html_str(res, "source"));
+    fprintf(f, " case %lld, operation %lld</p>", lctx_html_count(res, "index"),
+            lctx_html_count(res, "operation"));
     static const char *const PARTS[] = {"expected", "actual", "detail"};
     for (size_t i = 0; i < 3; i++) {
       if (!json_object_get(res, PARTS[i]))
         continue;
       fprintf(f, "<h4>%s</h4><pre class=\"%s\">", PARTS[i], PARTS[i]);
-      lctx_html_escape(f, str(res, PARTS[i]), 1);
+      lctx_html_escape(f, lctx_html_str(res, PARTS[i]), 1);
       fputs("</pre>", f);
     }
   }
@@ -313,11 +192,12 @@ static void write_case(FILE *f, const lctx_html_run *r, size_t k) {
 static void write_cell(FILE *f, const lctx_html_run *r, size_t k) {
   const json_t *row = r->row[k];
   const char *worst = "none";
-  for (size_t i = 0; row && i < LOOK_COUNT && !strcmp(worst, "none"); i++)
-    if (count(row, LOOKS[i].name) > 0)
-      worst = LOOKS[i].name;
-  bool failed = row && lctx_html_row_failed(row);
-  bool opens = row && (failed || count(row, "xfail") > 0) &&
+  for (size_t i = 0;
+       row && i < LCTX_HTML_VERDICT_COUNT && !strcmp(worst, "none"); i++)
+    if (lctx_html_count(row, LCTX_HTML_LOOKS[i].name) > 0)
+      worst = LCTX_HTML_LOOKS[i].name;
+  bool failed = r->counts[k] && lctx_report_row_failed(r->counts[k]);
+  bool opens = row && (failed || lctx_html_count(row, "xfail") > 0) &&
                (json_object_get(row, "first") || r->result[k]);
   fprintf(f, "<td class=\"cell c-%s%s\" data-verdict=\"%s\">", worst,
           failed ? " failing" : "", worst);
@@ -326,15 +206,18 @@ static void write_cell(FILE *f, const lctx_html_run *r, size_t k) {
   if (!strcmp(worst, "none"))
     fputs("&mdash;", f);
   long long all = 0; /* the row's operations in this run */
-  for (size_t i = 0; row && i < LOOK_COUNT; i++)
-    all += count(row, LOOKS[i].name) > 0 ? count(row, LOOKS[i].name) : 0;
-  for (size_t i = 0; row && i < LOOK_COUNT; i++)
-    if (count(row, LOOKS[i].name) > 0)
+  for (size_t i = 0; row && i < LCTX_HTML_VERDICT_COUNT; i++)
+    all += lctx_html_count(row, LCTX_HTML_LOOKS[i].name) > 0
+               ? lctx_html_count(row, LCTX_HTML_LOOKS[i].name)
+               : 0;
+  for (size_t i = 0; row && i < LCTX_HTML_VERDICT_COUNT; i++)
+    if (lctx_html_count(row, LCTX_HTML_LOOKS[i].name) > 0)
       fprintf(f, "<span class=\"v\">%s %s %lld of %lld</span> ",
-              LOOKS[i].symbol, LOOKS[i].name, count(row, LOOKS[i].name), all);
+              LCTX_HTML_LOOKS[i].symbol, LCTX_HTML_LOOKS[i].name,
+              lctx_html_count(row, LCTX_HTML_LOOKS[i].name), all);
   if (row && json_object_get(row, "xfail_reason")) {
     fputs("<br><small>expected to fail: ", f);
-    esc(f, str(row, "xfail_reason"));
+    esc(f, lctx_html_str(row, "xfail_reason"));
     fputs("</small>", f);
   }
   if (opens) {
@@ -357,16 +240,16 @@ static size_t group_of(const char *id) {
 static void write_run_heads(FILE *f, lctx_html_run *const *runs, size_t n,
                             const char *cls) {
   for (size_t i = 0; i < n; i++) {
-    const json_t *j = runs[i]->report;
+    const lctx_report_stamp *st = &runs[i]->file->stamp;
     fprintf(f, "<th class=\"%s\" title=\"", cls);
     esc(f, runs[i]->dir);
     fprintf(f, "\">%zu. ", i + 1);
-    esc(f, str(j, "implementation"));
+    esc(f, st->impl_name);
     fputs("<br><small>", f);
-    esc(f, str(j, "implementation_version"));
+    esc(f, st->impl_version);
     fprintf(f, " &middot; spec ");
-    esc(f, str(j, "spec_version"));
-    fprintf(f, " &middot; seed %lld<br>%s<br>", count(j, "seed"),
+    esc(f, st->spec_version);
+    fprintf(f, " &middot; seed %lld<br>%s<br>", (long long)st->seed,
             runs[i]->date);
     const char *slash = strrchr(runs[i]->dir, '/');
     esc(f, slash && slash[1] ? slash + 1 : runs[i]->dir);
@@ -428,7 +311,7 @@ static void write_pass_rates(FILE *f, const lctx_html_data *d) {
   for (size_t i = 0; i < d->run_count; i++) {
     const lctx_html_run *r = d->runs[i];
     fprintf(f, "<tr><th>%zu. ", i + 1);
-    esc(f, str(r->report, "implementation"));
+    esc(f, r->file->stamp.impl_name);
     fputs("</th>", f);
     long long all_pass = 0, all_judged = 0;
     for (size_t g = 0; g <= GROUP_COUNT; g++) {
@@ -437,10 +320,10 @@ static void write_pass_rates(FILE *f, const lctx_html_data *d) {
         if (!r->row[k] ||
             (group_of(d->spec->rows[k].id) != g && g != GROUP_COUNT))
           continue;
-        for (size_t v = 0; v < LOOK_COUNT; v++)
-          if (strcmp(LOOKS[v].name, "unsupported") != 0)
-            judged += count(r->row[k], LOOKS[v].name);
-        pass += count(r->row[k], "pass");
+        for (size_t v = 0; v < LCTX_HTML_VERDICT_COUNT; v++)
+          if (strcmp(LCTX_HTML_LOOKS[v].name, "unsupported") != 0)
+            judged += lctx_html_count(r->row[k], LCTX_HTML_LOOKS[v].name);
+        pass += lctx_html_count(r->row[k], "pass");
       }
       if (g == GROUP_COUNT) {
         all_pass = pass;
@@ -507,14 +390,15 @@ static void write_campaign(FILE *f, const lctx_html_campaign *c, size_t n) {
   fputs("</h3>", f);
   if (c->state) {
     fputs("<p>target <b>", f);
-    esc(f, str(c->state, "target"));
+    esc(f, lctx_html_str(c->state, "target"));
     fputs("</b> under ", f);
-    esc(f, str(c->state, "engine"));
+    esc(f, lctx_html_str(c->state, "engine"));
     fputs(", ", f);
-    esc(f, str(c->state, "status"));
+    esc(f, lctx_html_str(c->state, "status"));
     fprintf(f, " after %.0f s, %lld input(s) run, %lld finding(s)</p>",
             json_number_value(json_object_get(c->state, "seconds")),
-            count(c->state, "inputs_run"), count(c->state, "findings"));
+            lctx_html_count(c->state, "inputs_run"),
+            lctx_html_count(c->state, "findings"));
   }
   fputs("<div class=\"plots\">", f);
   if (c->point_count) {
@@ -555,29 +439,29 @@ static void write_matrix(FILE *f, const lctx_html_matrix *m) {
   json_t *v, *row;
   json_array_foreach(versions, i, v) {
     fputs("<th class=\"version\">JAX ", f);
-    esc(f, str(v, "version"));
+    esc(f, lctx_html_str(v, "version"));
     fputs("<br><small>", f);
-    esc(f, str(v, "status"));
+    esc(f, lctx_html_str(v, "status"));
     fputs("</small></th>", f);
   }
   fputs("</tr></thead><tbody>\n", f);
   json_array_foreach(rows, k, row) {
     fputs("<tr class=\"matrix-row\"><th>", f);
-    esc(f, str(row, "id"));
+    esc(f, lctx_html_str(row, "id"));
     fputs("</th>", f);
     json_array_foreach(versions, i, v) {
-      json_t *cell =
-          json_object_get(json_object_get(row, "cells"), str(v, "version"));
-      const char *st = cell ? str(cell, "status") : "";
+      json_t *cell = json_object_get(json_object_get(row, "cells"),
+                                     lctx_html_str(v, "version"));
+      const char *st = cell ? lctx_html_str(cell, "status") : "";
       const char *look = "none";
-      for (size_t l = 0; l < LOOK_COUNT; l++)
-        if (strcmp(st, LOOKS[l].name) == 0)
-          look = LOOKS[l].name;
+      for (size_t l = 0; l < LCTX_HTML_VERDICT_COUNT; l++)
+        if (strcmp(st, LCTX_HTML_LOOKS[l].name) == 0)
+          look = LCTX_HTML_LOOKS[l].name;
       fprintf(f, "<td class=\"cell c-%s\">", look);
       esc(f, *st ? st : "\xe2\x80\x94");
       if (json_object_get(cell, "first")) {
         fputs("<details><summary>first</summary><pre>", f);
-        lctx_html_escape(f, str(cell, "first"), 1);
+        lctx_html_escape(f, lctx_html_str(cell, "first"), 1);
         fputs("</pre></details>", f);
       }
       fputs("</td>", f);
@@ -585,220 +469,6 @@ static void write_matrix(FILE *f, const lctx_html_matrix *m) {
     fputs("</tr>\n", f);
   }
   fputs("</tbody></table>\n", f);
-}
-
-//===----------------------------------------------------------------------===//
-// Sweeps
-//===----------------------------------------------------------------------===//
-
-/* One cell of the programs view: the cases of a group and list length by
- * their worst verdict; a case passes when none is fail, xpass, flaky,
- * crash or timeout (an xfail, a known defect, is also said apart). */
-static void write_group_cell(FILE *f, const long long *by) {
-  long long judged = 0;
-  int worst = LCTX_HTML_V_NONE;
-  for (int v = 0; v < LCTX_HTML_V_NONE; v++) {
-    judged += by[v];
-    if (by[v] && v < worst)
-      worst = v;
-  }
-  if (!judged && !by[LCTX_HTML_V_NONE]) {
-    fputs("<td class=\"cell c-none\">&mdash;</td>", f);
-    return;
-  }
-  fprintf(f,
-          "<td class=\"cell c-%s\" data-verdict=\"%s\"><span class=\"v\">%s "
-          "%lld of %lld passed</span>",
-          LOOKS[worst].name, LOOKS[worst].name, LOOKS[LCTX_HTML_V_PASS].symbol,
-          by[LCTX_HTML_V_XFAIL] + by[LCTX_HTML_V_PASS], judged);
-  for (int v = 0; v <= LCTX_HTML_V_XFAIL; v++)
-    if (by[v])
-      fprintf(f, "<br><span class=\"v\">%s %lld %s%s</span>", LOOKS[v].symbol,
-              by[v], LOOKS[v].name,
-              v == LCTX_HTML_V_XFAIL ? " (known defect)" : "");
-  if (by[LCTX_HTML_V_NONE])
-    fprintf(f, "<br><span class=\"v\">%s %lld not judged</span>",
-            LOOKS[LCTX_HTML_V_NONE].symbol, by[LCTX_HTML_V_NONE]);
-  fputs("</td>", f);
-}
-
-/* (a) Per program group, the cases passed of judged by platform-list
- * length. */
-static void write_sweep_groups(FILE *f, const lctx_html_sweep *s) {
-  fputs("<h4>programs &times; platform-list length</h4><table "
-        "class=\"sweep-groups\"><thead><tr><th>program group</th>",
-        f);
-  for (size_t n = 1; n <= LCTX_HTML_SWEEP_MAX_LEN; n++)
-    if (s->length_seen[n])
-      fprintf(f, "<th class=\"sweep-len\">%zu platforms</th>", n);
-  fputs("<th>all</th></tr></thead><tbody>\n", f);
-  long long all[LCTX_HTML_SWEEP_MAX_LEN + 1][LCTX_HTML_VERDICT_COUNT] = {{0}};
-  for (size_t g = 0; g <= s->group_count; g++) {
-    long long(*by)[LCTX_HTML_VERDICT_COUNT] =
-        g < s->group_count ? s->groups[g].by : all;
-    long long sum[LCTX_HTML_VERDICT_COUNT] = {0};
-    fputs(g < s->group_count ? "<tr class=\"sweep-group\"><th>"
-                             : "<tr class=\"sweep-total\"><th>all groups",
-          f);
-    if (g < s->group_count)
-      esc(f, s->groups[g].name);
-    fputs("</th>", f);
-    for (size_t n = 1; n <= LCTX_HTML_SWEEP_MAX_LEN; n++) {
-      for (int v = 0; v < LCTX_HTML_VERDICT_COUNT; v++) {
-        sum[v] += by[n][v];
-        if (g < s->group_count)
-          all[n][v] += by[n][v];
-      }
-      if (s->length_seen[n])
-        write_group_cell(f, by[n]);
-    }
-    write_group_cell(f, sum);
-    fputs("</tr>\n", f);
-  }
-  fputs("</tbody></table>\n", f);
-}
-
-/* The non-pass verdicts of program `p` with platform list `list`, each
- * opening its key, detail and outcome. */
-static void write_failing_cell(FILE *f, const lctx_html_sweep_program *p,
-                               size_t list) {
-  int worst = LCTX_HTML_V_NONE;
-  for (size_t i = 0; i < p->entry_count; i++)
-    if (p->entries[i].list == list && p->entries[i].verdict < worst)
-      worst = p->entries[i].verdict;
-  if (worst == LCTX_HTML_V_NONE) {
-    fputs("<td></td>", f);
-    return;
-  }
-  fprintf(f, "<td class=\"cell c-%s\" data-verdict=\"%s\">", LOOKS[worst].name,
-          LOOKS[worst].name);
-  for (size_t i = 0; i < p->entry_count; i++) {
-    const lctx_html_sweep_entry *e = &p->entries[i];
-    if (e->list != list)
-      continue;
-    fprintf(f,
-            "<details class=\"sweep-verdict\"><summary><span class=\"v\">%s ",
-            LOOKS[e->verdict].symbol);
-    esc(f, e->row);
-    fprintf(f, " %s</span>", LOOKS[e->verdict].name);
-    if (e->repeats)
-      fprintf(f, " <small>&times;%lld</small>", e->repeats + 1);
-    fprintf(f, "</summary><p>case %lld%s</p><h4>key</h4><pre class=\"key\">",
-            e->case_no, e->repeats ? " (the first)" : "");
-    lctx_html_escape(f, e->key, 1);
-    fputs("</pre><h4>detail</h4><pre class=\"detail\">", f);
-    lctx_html_escape(f, e->detail, 1);
-    fputs("</pre><h4>outcome</h4><pre class=\"outcome\">", f);
-    lctx_html_escape(f, e->outcome, 1);
-    fputs("</pre></details>", f);
-  }
-  fputs("</td>", f);
-}
-
-/* (b) The programs with a non-pass verdict against the platform lists
- * among them. */
-static void write_sweep_failing(FILE *f, const lctx_html_sweep *s) {
-  fprintf(f, "<h4>programs with a non-pass verdict (%zu%s)</h4>",
-          s->program_count, s->programs_left_out ? " shown" : "");
-  if (s->program_count)
-    fputs("<p>A cell lists the rows that did not pass for the program "
-          "with that platform list (click one for its key, detail and "
-          "outcome); a blank cell: none did, or no case of the program had "
-          "that list.</p><table class=\"sweep-failing\"><thead><tr>"
-          "<th>program</th>",
-          f);
-  for (size_t l = 0; s->program_count && l < s->list_count; l++) {
-    fputs("<th class=\"sweep-list\">", f);
-    esc(f, s->lists[l]);
-    fputs("</th>", f);
-  }
-  if (s->program_count)
-    fputs("</tr></thead><tbody>\n", f);
-  for (size_t p = 0; p < s->program_count; p++) {
-    const lctx_html_sweep_program *pr = &s->programs[p];
-    fputs("<tr class=\"sweep-program\"><th>", f);
-    esc(f, pr->name);
-    if (pr->entries_left_out)
-      fprintf(f, "<br><small>%lld more verdict(s) not shown</small>",
-              pr->entries_left_out);
-    fputs("</th>", f);
-    for (size_t l = 0; l < s->list_count; l++)
-      write_failing_cell(f, pr, l);
-    fputs("</tr>\n", f);
-  }
-  if (s->program_count)
-    fputs("</tbody></table>\n", f);
-  if (s->programs_left_out)
-    fprintf(f,
-            "<p class=\"left-out\">%lld more program(s) with a non-pass "
-            "verdict left out (the table shows the first %d).</p>\n",
-            s->programs_left_out, LCTX_HTML_SWEEP_MAX_PROGRAMS);
-  if (s->entries_left_out)
-    fprintf(f,
-            "<p class=\"left-out\">%lld non-pass verdict(s) of platform "
-            "lists past the first %d are not shown.</p>\n",
-            s->entries_left_out, LCTX_HTML_SWEEP_MAX_LISTS);
-}
-
-/* (c) The lowering primitives the sweep reached, from reach.json. */
-static void write_reach(FILE *f, const json_t *reach) {
-  if (!reach) {
-    fputs("<p class=\"reach\">No reach.json: the reach is not known.</p>\n", f);
-    return;
-  }
-  const json_t *not = json_object_get(reach, "not_reached");
-  const json_t *reached = json_object_get(reach, "reached");
-  fprintf(f,
-          "<p class=\"reach\"><b>%lld of %lld lowering primitives "
-          "reached</b></p>",
-          json_is_integer(reached) ? (long long)json_integer_value(reached)
-                                   : (long long)json_array_size(json_object_get(
-                                         reach, "reached_primitives")),
-          count(reach, "lowering_primitives"));
-  if (!json_is_array(not ))
-    return;
-  fprintf(f,
-          "<details class=\"not-reached\"><summary>%zu not reached</summary>"
-          "<ul>",
-          json_array_size(not ));
-  size_t i;
-  json_t *p;
-  json_array_foreach(not, i, p) {
-    if (i == 5000) {
-      fprintf(f, "<li>... and %zu more</li>", json_array_size(not ) - i);
-      break;
-    }
-    fputs("<li>", f);
-    esc(f, json_is_string(p) ? json_string_value(p) : "(not a name)");
-    fputs("</li>", f);
-  }
-  fputs("</ul></details>\n", f);
-}
-
-static void write_sweep(FILE *f, const lctx_html_sweep *s, size_t n) {
-  const json_t *sw = json_object_get(s->stamp, "sweep");
-  fprintf(f, "<section class=\"sweep\"><h3>sweep %zu: ", n);
-  esc(f, s->run->dir);
-  fputs("</h3><p>", f);
-  esc(f, str(s->run->report, "implementation"));
-  fputs(" ", f);
-  esc(f, str(s->run->report, "implementation_version"));
-  fprintf(f, ", seed %lld, %lld platform list(s) per program, subset ",
-          count(sw, "seed"), count(sw, "lists"));
-  esc(f, str(sw, "subset"));
-  fprintf(f,
-          ", %lld program(s), shard %lld of %lld; %lld case(s) read from "
-          "results.jsonl",
-          count(sw, "programs"), count(sw, "shard_index"),
-          count(sw, "shard_count"), s->cases);
-  if (s->malformed)
-    fprintf(f, " (%lld malformed line(s) skipped)", s->malformed);
-  fprintf(f, "; at most %d lines of at most %d KiB are read.</p>\n",
-          LCTX_HTML_SWEEP_MAX_LINES, LCTX_HTML_SWEEP_MAX_LINE / 1024);
-  write_sweep_groups(f, s);
-  write_sweep_failing(f, s);
-  write_reach(f, s->reach);
-  fputs("</section>\n", f);
 }
 
 /* The sweeps: their rows against the sweep table, then each one's view. */
@@ -815,7 +485,7 @@ static void write_sweeps(FILE *f, const lctx_html_data *d) {
   write_scoreboard(f, d->sweep_spec, runs, d->sweep_count, "sweep-scoreboard",
                    "sweep-row", "sweep-run");
   for (size_t i = 0; i < d->sweep_count; i++)
-    write_sweep(f, d->sweeps[i], i + 1);
+    lctx_html_write_sweep(f, d->sweeps[i], i + 1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -834,7 +504,7 @@ static void write_head(FILE *f, const lctx_html_data *d) {
           "\"><meta name=\"viewport\" content=\"width=device-width\">"
           "<title>lctx scoreboard%s</title><style>%s</style></head><body>\n"
           "<h1>lctx scoreboard%s</h1><p class=\"meta\">",
-          d->problem_count ? " (partial)" : "", CSS,
+          d->problem_count ? " (partial)" : "", LCTX_HTML_CSS,
           d->problem_count ? " <small>(partial)</small>" : "");
   const lctx_spec *tables[] = {d->spec, d->sweep_spec};
   const char *paths[] = {d->spec_path, d->sweep_spec_path};
@@ -893,40 +563,50 @@ static void write_page(FILE *f, const lctx_html_data *d) {
   fputs("</body></html>\n", f);
 }
 
-int lctx_report_html(const lctx_report_html_options *o, FILE *out, FILE *err) {
-  lctx_html_data *d = calloc(1, sizeof *d);
-  if (!d || !lctx_html_load(d, o->dirs, o->dir_count, o->spec_path, err)) {
-    if (d)
-      lctx_html_free(d);
-    free(d);
-    return LCTX_EXIT_USAGE;
+/* Writes the page into OUT.tmp, renamed over OUT once whole. */
+static bool write_file(const lctx_html_data *d, const char *out_path,
+                       lctx_buf *error) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
+  FILE *f = lctx_sys_fopen_in(tmp, "w");
+  int errnum = f ? 0 : errno;
+  if (f) {
+    write_page(f, d);
+    bool bad = ferror(f);
+    errnum = bad ? EIO : 0;
+    if (fclose(f) != 0 && !errnum)
+      errnum = errno;
+    if (!errnum && rename(tmp, out_path) != 0)
+      errnum = errno;
   }
-  int code = LCTX_EXIT_OK;
-  lctx_escaped esc_path;
-  if (d->run_count + d->sweep_count + d->campaign_count + d->matrix_count ==
-      0) {
-    fprintf(err,
-            WHO ": nothing usable among the %zu folder(s) given; no "
-                "page written\n",
-            o->dir_count);
-    code = LCTX_EXIT_USAGE;
-  } else {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", o->out_path);
-    FILE *f = lctx_sys_fopen_in(tmp, "w");
-    if (f)
-      write_page(f, d);
-    if (!f || ferror(f) | (fclose(f) != 0) || rename(tmp, o->out_path) != 0) {
-      fprintf(err, WHO ": %s: cannot write: %s\n",
-              lctx_esc(&esc_path, o->out_path), strerror(errno ? errno : EIO));
-      remove(tmp);
-      code = LCTX_EXIT_USAGE;
-    } else {
-      fprintf(out, "%s: %s%s\n", WHO, lctx_esc(&esc_path, o->out_path),
-              d->problem_count ? " (partial: see the warnings)" : "");
-    }
+  if (!errnum)
+    return true;
+  remove(tmp);
+  return lctx_report_say(error, "%s: cannot write: %s", out_path,
+                         lctx_sys_file_error(errnum));
+}
+
+bool lctx_report_html(const lctx_report_html_options *o, FILE *out,
+                      lctx_buf *error) {
+  lctx_html_data *d = calloc(1, sizeof *d);
+  if (!d)
+    return lctx_report_say(error, "out of memory");
+  bool ok = lctx_html_load(d, o->dirs, o->dir_count, o->spec_path, o->warnings,
+                           error);
+  if (ok &&
+      d->run_count + d->sweep_count + d->campaign_count + d->matrix_count == 0)
+    ok = lctx_report_say(error,
+                         "nothing usable among the %zu folder(s) given; no "
+                         "page written",
+                         o->dir_count);
+  if (ok)
+    ok = write_file(d, o->out_path, error);
+  if (ok) {
+    lctx_escaped esc_path;
+    fprintf(out, "%s: %s%s\n", WHO, lctx_esc(&esc_path, o->out_path),
+            d->problem_count ? " (partial: see the warnings)" : "");
   }
   lctx_html_free(d);
   free(d);
-  return code;
+  return ok;
 }

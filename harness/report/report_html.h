@@ -16,13 +16,17 @@
  * version matrix as one more scoreboard. Inline CSS, no script, no
  * external resource. Every text from a report is escaped for HTML (& < > "
  * '), control bytes shown as \xNN, bytes that are not UTF-8 as U+FFFD.
- * Reading the folders is report_html_data.h's.
+ * Reading the folders is report_html_data.h's; the look and the HTML
+ * text report_html_look.h's (lctx_html_escape).
  */
-#ifndef LCTX_DRIVE_REPORT_HTML_H
-#define LCTX_DRIVE_REPORT_HTML_H
+#ifndef LCTX_HARNESS_REPORT_HTML_H
+#define LCTX_HARNESS_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "lctx/str.h"
 
 /// What to show, and where.
 typedef struct lctx_report_html_options {
@@ -33,19 +37,17 @@ typedef struct lctx_report_html_options {
   /// sweep rows; NULL: each set's first report's spec_file or default
   /// (see lctx_html_load).
   const char *spec_path;
+  /// Where each problem that makes the page partial is said, one escaped
+  /// line each (report_text.h); NULL: only on the page.
+  lctx_buf *warnings;
 } lctx_report_html_options;
 
-/// Writes the page. Returns LCTX_EXIT_OK when it was written (a partial
-/// page too: each problem is said on `err` as a warning and listed on the
-/// page, which is marked partial), LCTX_EXIT_USAGE when nothing usable was
-/// given (no folder could be read), a spec table the folders need cannot
-/// be read or the page cannot be written. Prints the page's path on `out`.
-int lctx_report_html(const lctx_report_html_options *options, FILE *out,
-                     FILE *err);
+/// Writes the page and says where on `out`. True when it was written (a
+/// partial page too: each problem is in `warnings` and listed on the page,
+/// which is marked partial). False, with the reason in `error`, when
+/// nothing usable was given (no folder could be read), a spec table the
+/// folders need cannot be read or the page cannot be written.
+bool lctx_report_html(const lctx_report_html_options *options, FILE *out,
+                      lctx_buf *error);
 
-/// Writes `s` as HTML text or attribute value: & < > " ' as entities,
-/// bytes below 0x20 (but newline and tab when `keep_lines`) and 0x7f as
-/// the text \xNN, and every byte sequence that is not UTF-8 as U+FFFD.
-void lctx_html_escape(FILE *f, const char *s, int keep_lines);
-
-#endif /* LCTX_DRIVE_REPORT_HTML_H */
+#endif /* LCTX_HARNESS_REPORT_HTML_H */

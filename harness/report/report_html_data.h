@@ -26,14 +26,17 @@
  * ends in ".lspec"; else it is named as a problem and the default table is
  * used (name the table with --spec to use another).
  */
-#ifndef LCTX_DRIVE_REPORT_HTML_DATA_H
-#define LCTX_DRIVE_REPORT_HTML_DATA_H
+#ifndef LCTX_HARNESS_REPORT_HTML_DATA_H
+#define LCTX_HARNESS_REPORT_HTML_DATA_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lctx/str.h"
+#include "report_html_sweep_sum.h"
+#include "report_read.h"
 #include "spec.h"
 
 /// The most folders of each kind one page shows.
@@ -44,9 +47,14 @@
 /// One conform run (a report folder).
 typedef struct lctx_html_run {
   char *dir;
-  json_t *report; ///< report.json
-  /// Per spec row (by index): report.json's row, or NULL when it has none.
+  /// report.json as report_read.h reads it: the report model, and the
+  /// document (`report`, held by `file`) for what the page shows more.
+  lctx_report_file *file;
+  json_t *report;
+  /// Per spec row (by index): report.json's row and its counts in the
+  /// model, or NULL when it has none.
   json_t *row[LCTX_SPEC_MAX_ROWS];
+  const lctx_report_row *counts[LCTX_SPEC_MAX_ROWS];
   /// Per spec row: the first failing (else expected-failing) line of
   /// results.jsonl, owned, or NULL.
   json_t *result[LCTX_SPEC_MAX_ROWS];
@@ -81,84 +89,11 @@ typedef struct lctx_html_matrix {
   json_t *matrix;
 } lctx_html_matrix;
 
-/// The verdicts in order of severity, as report.json and results.jsonl
-/// name them (report_html.c's looks follow this order).
-#define LCTX_HTML_VERDICTS                                                     \
-  "crash", "timeout", "fail", "xpass", "flaky", "xfail", "pass", "unsupported"
-#define LCTX_HTML_VERDICT_COUNT 8
-/// Indices into LCTX_HTML_VERDICTS.
-enum { LCTX_HTML_V_XFAIL = 5, LCTX_HTML_V_PASS = 6, LCTX_HTML_V_NONE = 7 };
-
 /// The longest JSON file read (report.json, state.json, matrix.json).
 #define LCTX_HTML_MAX_JSON_FILE (16 << 20)
 /// The longest line of a conform run's results.jsonl or a campaign's
 /// progress.jsonl, without its newline.
 #define LCTX_HTML_MAX_LINE (1 << 20)
-
-/// The largest count a report.json may hold (its top-level integers but
-/// `seed`, and every integer of its rows): a report with a larger or a
-/// negative one is left out, so that no sum of counts can overflow.
-#define LCTX_HTML_MAX_COUNT (1LL << 40)
-
-/// The most lines of a sweep's results.jsonl read, and the longest line.
-#define LCTX_HTML_SWEEP_MAX_LINES 200000
-#define LCTX_HTML_SWEEP_MAX_LINE 65536
-/// The longest platform list (a longer one makes its line malformed).
-#define LCTX_HTML_SWEEP_MAX_LEN 16
-/// The most program groups (more are summed in one row), failing programs
-/// (more are counted), verdicts kept per failing program and platform
-/// lists among them (the verdicts of more are counted).
-#define LCTX_HTML_SWEEP_MAX_GROUPS 2000
-#define LCTX_HTML_SWEEP_MAX_PROGRAMS 500
-#define LCTX_HTML_SWEEP_MAX_ENTRIES 32
-#define LCTX_HTML_SWEEP_MAX_LISTS 256
-
-/// A program group (the program's name up to its last '/', or the line's
-/// "group"): per platform-list length, the cases by their worst verdict
-/// (LCTX_HTML_V_NONE: no verdict judged).
-typedef struct lctx_html_sweep_group {
-  char *name;
-  long long by[LCTX_HTML_SWEEP_MAX_LEN + 1][LCTX_HTML_VERDICT_COUNT];
-} lctx_html_sweep_group;
-
-/// One non-pass verdict of a program, for one platform list.
-typedef struct lctx_html_sweep_entry {
-  size_t list;        ///< index into the sweep's lists
-  int verdict;        ///< index into LCTX_HTML_VERDICTS
-  long long case_no;  ///< the first case that gave it
-  long long repeats;  ///< more cases of the list with the same row, key
-  char row[16];       ///< the spec row's id
-  char *key, *detail; ///< owned, cut to 1 KiB and 4 KiB
-  char *outcome;      ///< what the export gave, owned, cut to 2 KiB
-} lctx_html_sweep_entry;
-
-/// A program with a non-pass verdict.
-typedef struct lctx_html_sweep_program {
-  char *name;
-  lctx_html_sweep_entry *entries;
-  size_t entry_count;
-  long long entries_left_out;
-} lctx_html_sweep_program;
-
-/// One `lctx sweep` folder: its report (against the sweep table) and its
-/// results.jsonl summed up.
-typedef struct lctx_html_sweep {
-  lctx_html_run *run; ///< report.json, row[] by the sweep table's rows
-  json_t *stamp;      ///< results.jsonl's first line
-  json_t *reach;      ///< reach.json, or NULL
-  lctx_html_sweep_group *groups;
-  size_t group_count;
-  bool length_seen[LCTX_HTML_SWEEP_MAX_LEN + 1];
-  lctx_html_sweep_program *programs; ///< in the order of their first case
-  size_t program_count;
-  long long programs_left_out;            ///< failing programs past the cap
-  char *lists[LCTX_HTML_SWEEP_MAX_LISTS]; ///< "tpu, cpu", sorted
-  size_t list_len[LCTX_HTML_SWEEP_MAX_LISTS];
-  size_t list_count;
-  long long entries_left_out; ///< verdicts of lists past the cap
-  long long cases;            ///< the case lines read whole
-  long long malformed;        ///< the lines skipped
-} lctx_html_sweep;
 
 /// Everything the page shows.
 typedef struct lctx_html_data {
@@ -174,6 +109,8 @@ typedef struct lctx_html_data {
   size_t campaign_count;
   lctx_html_matrix *matrices[LCTX_HTML_MAX_INPUTS];
   size_t matrix_count;
+  /// Where the problems are said as warnings (lctx_html_load's).
+  lctx_buf *warnings;
   /// What made the page partial, one sentence each (owned).
   char *problems[LCTX_HTML_MAX_PROBLEMS];
   size_t problem_count;
@@ -185,18 +122,16 @@ typedef struct lctx_html_data {
 /// file named *.lspec (not a symbolic link), else the default table. Sweep
 /// folders against the sweep table: `spec_path` when it is one (it has
 /// sweep rows), else the first sweep report's spec_file on the same
-/// terms, else jax-sweep.lspec beside the default table. A table is read only
-/// when a folder needs it (the spec table also when no folder is a sweep). Each
-/// problem is said on `err` as a warning ("lctx report html: warning: FILE:
-/// ...") and kept in `d`. False when a table cannot be read (said on `err`);
-/// `d` must be freed either way.
+/// terms, else jax-sweep.lspec beside the default table. A table is read
+/// only when a folder needs it (the spec table also when no folder is a
+/// sweep). Each problem is kept in `d` and added to `warnings` (one
+/// escaped line each, report_text.h; NULL: not said). False, with the
+/// reason in `error`, when a table cannot be read; `d` must be freed
+/// either way.
 bool lctx_html_load(lctx_html_data *d, const char *const *dirs, size_t count,
-                    const char *spec_path, FILE *err);
+                    const char *spec_path, lctx_buf *warnings, lctx_buf *error);
 
 /// Releases what `d` holds.
 void lctx_html_free(lctx_html_data *d);
 
-/// Whether report row `row` failed (fail, xpass, crash, timeout, flaky).
-bool lctx_html_row_failed(const json_t *row);
-
-#endif /* LCTX_DRIVE_REPORT_HTML_DATA_H */
+#endif /* LCTX_HARNESS_REPORT_HTML_DATA_H */

@@ -2,20 +2,28 @@
  * report_html_verdict.h - the result of a run as the HTML page states it
  * at its top.
  *
- * Owns reading a conform or sweep report.json into its result, as `lctx
- * conform` prints it on its `result:` line (INTERRUPTED, FAIL, INCOMPLETE,
- * NOTHING JUDGED or PASS, in that order of precedence), and the counts
- * behind it: the operations per verdict and the cases, whose parts add up
- * (report.json's `cases`, or for a report without it the cases run,
- * skipped and unsupported). Writing them is report_html.c's.
+ * Owns turning a run's report model (report_read.h's, of a conform or
+ * sweep report.json) into what the page says of it: its result, by the
+ * model's rule (lctx_report_result_of: INTERRUPTED, FAIL, INCOMPLETE,
+ * NOTHING JUDGED or PASS, as `lctx conform` says it), the operations per
+ * verdict in the page's order and the cases, whose parts add up.
+ * Writing them is report_html.c's.
  */
-#ifndef LCTX_DRIVE_REPORT_HTML_VERDICT_H
-#define LCTX_DRIVE_REPORT_HTML_VERDICT_H
+#ifndef LCTX_HARNESS_REPORT_HTML_VERDICT_H
+#define LCTX_HARNESS_REPORT_HTML_VERDICT_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "report_html_data.h"
+#include "verdict.h"
+
+/// The verdicts in order of severity, as report.json and results.jsonl
+/// name them (report_html.c's looks follow this order).
+#define LCTX_HTML_VERDICTS                                                     \
+  "crash", "timeout", "fail", "xpass", "flaky", "xfail", "pass", "unsupported"
+#define LCTX_HTML_VERDICT_COUNT 8
+/// Indices into LCTX_HTML_VERDICTS.
+enum { LCTX_HTML_V_XFAIL = 5, LCTX_HTML_V_PASS = 6, LCTX_HTML_V_NONE = 7 };
 
 /// What a run came to, and its counts.
 typedef struct lctx_html_verdict {
@@ -37,8 +45,7 @@ typedef struct lctx_html_verdict {
   bool adds_up;
 } lctx_html_verdict;
 
-/// The verdict of the run whose report.json is `report` (rows read from
-/// its "rows"; a field missing counts 0).
-void lctx_html_verdict_of(const json_t *report, lctx_html_verdict *v);
+/// The verdict of the run whose report is `report` (its totals summed).
+void lctx_html_verdict_of(const lctx_report *report, lctx_html_verdict *v);
 
-#endif /* LCTX_DRIVE_REPORT_HTML_VERDICT_H */
+#endif /* LCTX_HARNESS_REPORT_HTML_VERDICT_H */

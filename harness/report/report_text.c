@@ -1,8 +1,13 @@
 /*
- * conform_text.c - text of arbitrary bytes as UTF-8 (see conform_text.h).
+ * report_text.c - text of arbitrary bytes as UTF-8, and the report
+ * layer's messages (see report_text.h).
  */
 #include "report_text.h"
 
+#include "escape.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,4 +68,30 @@ json_t *lctx_report_json_text(const char *s) {
   j = json_string(lctx_conform_utf8(copy, n, s));
   free(copy);
   return j ? j : json_string("?");
+}
+
+bool lctx_report_say(lctx_buf *error, const char *fmt, ...) {
+  if (!error)
+    return false;
+  char line[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (error->length > 0)
+    lctx_buf_append_char(error, '\n');
+  lctx_buf_append_cstr(error, line);
+  return false;
+}
+
+void lctx_report_warn(lctx_buf *warnings, const char *fmt, ...) {
+  if (!warnings)
+    return;
+  char line[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  lctx_escape_append(warnings, line, strlen(line));
+  lctx_buf_append_char(warnings, '\n');
 }

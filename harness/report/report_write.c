@@ -1,6 +1,6 @@
 /*
- * conform_report.c - report.tap, report.junit.xml and report.json of a
- * conform run, and its text table and summary (see conform_report.h).
+ * report_write.c - report.tap, report.junit.xml and report.json of a
+ * run, and its text table and summary (see report_write.h).
  */
 #define _GNU_SOURCE /* fopencookie */
 #include "report_write.h"
@@ -348,28 +348,9 @@ static json_t *json_rows(const lctx_report_doc *d) {
   return rows;
 }
 
-void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
-  const lctx_report *rep = d->report;
-  json_t *j = lctx_report_json_stamp(d);
-  json_object_set_new(j, "spec_file", lctx_report_json_text(d->spec_file));
-  /* What lctx checked of results.jsonl (seal.h): written only when it
-   * did. */
-  if (d->results_sealed)
-    json_object_set_new(j, "results_sealed", json_true());
-  if (d->results_checked)
-    json_object_set_new(j, "results_checked", json_true());
-  if (d->resume_verified)
-    json_object_set_new(j, "resume_verified", json_true());
-  json_object_set_new(j, "implementation_kind", json_string(d->impl_kind));
-  json_object_set_new(j, "seed", json_integer((json_int_t)d->seed));
-  json_t *shard = json_object();
-  json_object_set_new(shard, "index", json_integer(d->shard_i));
-  json_object_set_new(shard, "count", json_integer(d->shard_n));
-  json_object_set_new(j, "shard", shard);
-  json_object_set_new(j, "interrupted", json_boolean(rep->interrupted));
-  json_object_set_new(j, "seconds", json_real(rep->seconds));
-  /* cases = cases_run + cases_skipped + cases_unsupported +
-   * cases_not_reached = the sum of cases_by_source. */
+/* The cases: cases = cases_run + cases_skipped + cases_unsupported +
+ * cases_not_judged + cases_not_reached = the sum of cases_by_source. */
+static void json_cases(json_t *j, const lctx_report *rep) {
   json_object_set_new(j, "cases", json_count(lctx_report_cases_total(rep)));
   if (rep->source_cases[0] + rep->source_cases[1] + rep->source_cases[2]) {
     json_t *src = json_object();
@@ -397,15 +378,12 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
     json_object_set_new(j, "not_judged", nj);
   }
   json_object_set_new(j, "cases_skipped", json_count(rep->cases_skipped));
-  json_object_set_new(j, "spec_gaps", json_count(rep->spec_gaps));
-  json_object_set_new(j, "restarts", json_count(rep->restarts));
-  json_object_set_new(j, "recycles", json_count(rep->recycles));
-  json_object_set_new(j, "modules_judged", json_count(d->modules_judged));
-  json_object_set_new(j, "modules_unjudged", json_count(rep->modules_unjudged));
-  json_object_set_new(j, "judge_kills", json_count(d->judge_kills));
-  json_object_set_new(j, "rows", json_rows(d));
-  /* Verdicts beyond --keep-failures in a row: counted, not kept (the cap
-   * is what a row that dropped some kept). */
+}
+
+/* The caps the run hit: verdicts beyond --keep-failures in a row (counted,
+ * not kept; the cap is what a row that dropped some kept), then the
+ * others. */
+static json_t *json_caps(const lctx_report *rep) {
   size_t not_kept = 0, kept = 0;
   for (size_t i = 0; i < rep->row_count; i++) {
     not_kept += rep->rows[i].not_kept;
@@ -423,22 +401,28 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
         caps, json_pack("{s:s, s:o, s:o}", "what", rep->caps_hit[i].what, "cap",
                         json_count(rep->caps_hit[i].cap), "dropped",
                         json_count(rep->caps_hit[i].dropped)));
-  json_object_set_new(j, "caps_hit", caps);
-  json_object_set_new(j, "stopped_at_first_failure",
-                      json_boolean(d->stopped_at_first_failure));
-  if (rep->failed_once && rep->first_failure_row < rep->row_count) {
-    const lctx_report_row *s = &rep->rows[rep->first_failure_row];
-    json_t *ff = json_object();
-    json_object_set_new(ff, "row", json_string(s->id));
-    json_object_set_new(
-        ff, "verdict",
-        json_string(lctx_verdict_name(rep->first_failure_verdict)));
-    json_object_set_new(ff, "seconds", json_real(rep->first_failure_seconds));
-    json_object_set_new(ff, "first", lctx_report_json_text(s->first));
-    if (s->rerun[0])
-      json_object_set_new(ff, "rerun", lctx_report_json_text(s->rerun));
-    json_object_set_new(j, "first_failure", ff);
-  }
+  return caps;
+}
+
+/* The run's first failure, when it had one. */
+static void json_first_failure(json_t *j, const lctx_report *rep) {
+  if (!rep->failed_once || rep->first_failure_row >= rep->row_count)
+    return;
+  const lctx_report_row *s = &rep->rows[rep->first_failure_row];
+  json_t *ff = json_object();
+  json_object_set_new(ff, "row", json_string(s->id));
+  json_object_set_new(
+      ff, "verdict",
+      json_string(lctx_verdict_name(rep->first_failure_verdict)));
+  json_object_set_new(ff, "seconds", json_real(rep->first_failure_seconds));
+  json_object_set_new(ff, "first", lctx_report_json_text(s->first));
+  if (s->rerun[0])
+    json_object_set_new(ff, "rerun", lctx_report_json_text(s->rerun));
+  json_object_set_new(j, "first_failure", ff);
+}
+
+/* What the run's children did to lctx, and how they were kept away. */
+static void json_children(json_t *j, const lctx_report_doc *d) {
   if (d->peak_memory_mb >= 0)
     json_object_set_new(j, "peak_memory_mb", json_real(d->peak_memory_mb));
   json_object_set_new(j, "processes_left_behind_killed",
@@ -453,6 +437,52 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
         j, "stopped_by",
         json_string(lctx_sys_signal_name(d->stop_signal, name, sizeof name)));
   }
+}
+
+/* The stamp with what says where the report comes from: the spec file,
+ * what lctx checked of results.jsonl (seal.h; written only when it did),
+ * the implementation's kind, the seed and the shard. */
+static json_t *json_head(const lctx_report_doc *d) {
+  json_t *j = lctx_report_json_stamp(d);
+  json_object_set_new(j, "spec_file", lctx_report_json_text(d->spec_file));
+  if (d->results_sealed)
+    json_object_set_new(j, "results_sealed", json_true());
+  if (d->results_checked)
+    json_object_set_new(j, "results_checked", json_true());
+  if (d->resume_verified)
+    json_object_set_new(j, "resume_verified", json_true());
+  json_object_set_new(j, "implementation_kind", json_string(d->impl_kind));
+  json_object_set_new(j, "seed", json_integer((json_int_t)d->seed));
+  json_t *shard = json_object();
+  json_object_set_new(shard, "index", json_integer(d->shard_i));
+  json_object_set_new(shard, "count", json_integer(d->shard_n));
+  json_object_set_new(j, "shard", shard);
+  return j;
+}
+
+void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
+  const lctx_report *rep = d->report;
+  json_t *j = json_head(d);
+  json_object_set_new(j, "interrupted", json_boolean(rep->interrupted));
+  json_object_set_new(j, "seconds", json_real(rep->seconds));
+  json_cases(j, rep);
+  json_object_set_new(j, "spec_gaps", json_count(rep->spec_gaps));
+  json_object_set_new(j, "restarts", json_count(rep->restarts));
+  json_object_set_new(j, "recycles", json_count(rep->recycles));
+  json_object_set_new(j, "modules_judged", json_count(d->modules_judged));
+  json_object_set_new(j, "modules_unjudged", json_count(rep->modules_unjudged));
+  json_object_set_new(j, "judge_kills", json_count(d->judge_kills));
+  json_object_set_new(j, "rows", json_rows(d));
+  json_object_set_new(j, "caps_hit", json_caps(rep));
+  json_object_set_new(j, "stopped_at_first_failure",
+                      json_boolean(d->stopped_at_first_failure));
+  json_first_failure(j, rep);
+  json_children(j, d);
+  /* What the run came to, by the model's rule (verdict.h), as its result
+   * line says it. */
+  json_object_set_new(
+      j, "result",
+      json_string(lctx_report_result_name(lctx_report_result_of(rep))));
   if (json_dumpf(j, f, JSON_INDENT(2)) == 0)
     fputc('\n', f);
   json_decref(j);
@@ -462,15 +492,17 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
 // Writing the files
 //===----------------------------------------------------------------------===//
 
-/* Appends one line, "WHO: PATH: WHAT: why", to the string in `why`. */
+/* Appends one line, "WHO: PATH: WHAT: why" ("PATH: WHAT: why" when `who`
+ * is NULL), to the string in `why`. */
 static void say(char *why, size_t why_n, const char *who, const char *path,
                 const char *what, int errnum) {
   size_t at = strnlen(why, why_n);
   if (at + 1 >= why_n)
     return;
   lctx_escaped esc;
-  snprintf(why + at, why_n - at, "%s%s: %s: %s: %s", at ? "\n" : "", who,
-           lctx_esc(&esc, path), what, lctx_sys_file_error(errnum));
+  snprintf(why + at, why_n - at, "%s%s%s%s: %s: %s", at ? "\n" : "",
+           who ? who : "", who ? ": " : "", lctx_esc(&esc, path), what,
+           lctx_sys_file_error(errnum));
 }
 
 /* Writes DIR/NAME with `write`, whole or not at all: into a temporary file
@@ -547,15 +579,6 @@ bool lctx_report_save_reports(const lctx_report_doc *d, const char *dir,
   bool json = write_file(d, dir, "report.json", lctx_report_write_json, who,
                          why, why_n);
   return tap && junit && json;
-}
-
-bool lctx_report_write_reports(const lctx_report_doc *d, const char *dir,
-                               const char *who, FILE *err) {
-  char why[2048] = "";
-  bool ok = lctx_report_save_reports(d, dir, who, why, sizeof why);
-  if (why[0])
-    fprintf(err, "%s\n", why);
-  return ok;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,5 +1,5 @@
 /*
- * conform_report.h - what a conform run leaves: the files report.tap,
+ * report_write.h - what a run leaves: the files report.tap,
  * report.junit.xml and report.json, written from an lctx_report and
  * its stamp, by `lctx conform` and by `lctx report merge` alike; and the
  * per-row table and summary `lctx conform` prints.
@@ -9,9 +9,10 @@
  * SKIP`, an xpass, crash or timeout a plain `not ok`), JUnit XML whose
  * classname names the implementation and the shard, JSON, the text table;
  * and how the files are replaced (each whole or not at all, report.json
- * last). Verdicts and their rules are conform_verdict.h's, text as UTF-8
- * conform_text.h's; running and counting are conform.c's; reading reports
- * back is report_merge.c's.
+ * last; report.json says the run's result by the model's rule). Verdicts
+ * and their rules are verdict.h's, text as UTF-8 report_text.h's; running
+ * and counting are the commands'; reading report.json back is
+ * report_read.c's, and only its.
  */
 #ifndef LCTX_HARNESS_REPORT_WRITE_H
 #define LCTX_HARNESS_REPORT_WRITE_H
@@ -91,13 +92,9 @@ void lctx_report_write_json(const lctx_report_doc *doc, FILE *f);
 /// DIR/report.json, each whole or not at all (a temporary file NAME.tmp
 /// renamed over it), report.json last: the old report.json is removed
 /// first, so that it never stands beside the others of another run. False
-/// when one could not be written, said on `err` after `who` ("lctx conform:
-/// DIR/report.tap: cannot write: why").
-bool lctx_report_write_reports(const lctx_report_doc *doc, const char *dir,
-                               const char *who, FILE *err);
-
-/// lctx_report_write_reports with its problems appended to the string in
-/// `why` (`why_n` bytes), one line each, rather than printed.
+/// when one could not be written, each problem appended to the string in
+/// `why` (`why_n` bytes) as one line: "WHO: DIR/report.tap: cannot write:
+/// why" ("DIR/...: ..." when `who` is NULL), its path escaped (escape.h).
 bool lctx_report_save_reports(const lctx_report_doc *doc, const char *dir,
                               const char *who, char *why, size_t why_n);
 

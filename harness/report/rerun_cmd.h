@@ -9,8 +9,8 @@
  * /rerun, except that a run whose report folder is already a `rerun`
  * folder reruns into that same folder (never rerun/rerun).
  */
-#ifndef LCTX_DRIVE_RERUN_CMD_H
-#define LCTX_DRIVE_RERUN_CMD_H
+#ifndef LCTX_HARNESS_RERUN_CMD_H
+#define LCTX_HARNESS_RERUN_CMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,4 +45,4 @@ bool lctx_rerun_start(char *buf, size_t n, const char *program,
 /// is `rerun` (trailing slashes aside). False when it does not fit.
 bool lctx_rerun_dir(const char *report_dir, char *buf, size_t n);
 
-#endif /* LCTX_DRIVE_RERUN_CMD_H */
+#endif /* LCTX_HARNESS_RERUN_CMD_H */

@@ -12,8 +12,8 @@
  * trusted) and the check at the end of a run that the file at its path is
  * still the one written, byte for byte.
  */
-#ifndef LCTX_DRIVE_SEAL_H
-#define LCTX_DRIVE_SEAL_H
+#ifndef LCTX_HARNESS_SEAL_H
+#define LCTX_HARNESS_SEAL_H
 
 #include "sha256.h"
 
@@ -103,4 +103,4 @@ lctx_seal_status lctx_seal_read(FILE *f, const char *seal_path, const char *id,
 /// file only); false when it cannot be read.
 bool lctx_seal_file_sha256(const char *path, char hex[LCTX_SHA256_HEX]);
 
-#endif /* LCTX_DRIVE_SEAL_H */
+#endif /* LCTX_HARNESS_SEAL_H */

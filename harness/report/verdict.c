@@ -1,8 +1,8 @@
 /*
- * conform_verdict.c - the verdicts of a conform run (see conform_verdict.h):
- * their names and rules, the expected failures, and judging the operations
- * of one answered case into verdicts counted per spec row and streamed to
- * results.jsonl.
+ * verdict.c - the verdicts of a run (see verdict.h): their names and
+ * rules, the result of a run, the expected failures, and judging the
+ * operations of one answered case into verdicts counted per spec row and
+ * streamed to results.jsonl.
  */
 #include "verdict.h"
 
@@ -81,6 +81,20 @@ bool lctx_report_run_failed(const lctx_report *rep) {
   return t[LCTX_VERDICT_FAIL] || t[LCTX_VERDICT_XPASS] ||
          t[LCTX_VERDICT_CRASH] || t[LCTX_VERDICT_TIMEOUT] ||
          t[LCTX_VERDICT_FLAKY] || rep->spec_gaps;
+}
+
+lctx_report_result lctx_report_result_of(const lctx_report *rep) {
+  return rep->interrupted              ? LCTX_RESULT_INTERRUPTED
+         : lctx_report_run_failed(rep) ? LCTX_RESULT_FAIL
+         : rep->modules_unjudged > 0   ? LCTX_RESULT_INCOMPLETE
+         : rep->nothing_judged         ? LCTX_RESULT_NOTHING_JUDGED
+                                       : LCTX_RESULT_PASS;
+}
+
+const char *lctx_report_result_name(lctx_report_result result) {
+  static const char *const NAMES[] = {"PASS", "INTERRUPTED", "FAIL",
+                                      "INCOMPLETE", "NOTHING JUDGED"};
+  return (size_t)result < sizeof NAMES / sizeof NAMES[0] ? NAMES[result] : "?";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,25 @@
 /*
- * conform_verdict.h - the verdicts of a conform run: what became of one
- * operation, their counts per spec row (lctx_report), and judging
- * one case's operations into them.
+ * verdict.h - the report layer's model: the verdicts of a run, what
+ * became of one operation, their counts per spec row (lctx_report), the
+ * result of a run, and judging one case's operations into them.
  *
- * Owns the verdict names and rules (when a row, when a run failed), the
+ * The report layer (report/: verdict, report_read, report_write,
+ * report_text, report_merge, report_html*, rerun_cmd, seal) holds one
+ * model of verdicts and counts, written (report_write.h) and read back and
+ * checked (report_read.h) once, used by conform, sweep, campaigns, merge,
+ * html and the matrix.
+ *
+ * Error convention of the layer: a function that can fail returns bool
+ * (false on failure) or a pointer (NULL on failure) and, when the caller
+ * needs the reason, takes `lctx_buf *error` last and writes there one line
+ * naming the file, line and column or the field, without a "lctx: "
+ * prefix (report_text.h's lctx_report_say); it never prints. errno is
+ * read only in process/sys.c. Only cli/ prints errors and picks exit
+ * codes; what a report says of itself (a summary, a table, a page) goes
+ * to the `FILE *out` its caller gives.
+ *
+ * Owns the verdict names and rules (when a row, when a run failed, the
+ * result line: INTERRUPTED, FAIL, INCOMPLETE, NOTHING JUDGED or PASS), the
  * expected failures ('ROW-ID reason' a line), and the judgement of one
  * answered case: the row of each operation by the spec table (classify.h,
  * oracle.h, never equality with the reference), the module of a
@@ -12,8 +28,8 @@
  * its rerun line, and the line each verdict other than pass adds to
  * results.jsonl; and a case's name as `--case` reads it (written in
  * results.jsonl and the rerun lines, read back by lctx_report_parse_only).
- * Choosing and running cases is conform.c's; the report files are
- * conform_report.c's.
+ * Choosing and running cases is the commands'; the report files are
+ * report_write.c's and report_read.c's.
  */
 #ifndef LCTX_HARNESS_VERDICT_H
 #define LCTX_HARNESS_VERDICT_H
@@ -161,6 +177,23 @@ size_t lctx_report_cases_total(const lctx_report *report);
 /// The cases of the sources the run did not reach: the total less the
 /// cases run, skipped and unsupported.
 size_t lctx_report_cases_not_reached(const lctx_report *report);
+
+/// What a run came to, as its `result:` line and report.json's "result"
+/// say it; the first that holds, in this order: interrupted, failed
+/// (lctx_report_run_failed), modules no judge judged, nothing judged, pass.
+typedef enum lctx_report_result {
+  LCTX_RESULT_PASS = 0,
+  LCTX_RESULT_INTERRUPTED,
+  LCTX_RESULT_FAIL,
+  LCTX_RESULT_INCOMPLETE,
+  LCTX_RESULT_NOTHING_JUDGED,
+} lctx_report_result;
+
+/// The result of `report`, its totals summed (lctx_report_report_sum).
+lctx_report_result lctx_report_result_of(const lctx_report *report);
+
+/// "PASS", "INTERRUPTED", "FAIL", "INCOMPLETE" or "NOTHING JUDGED".
+const char *lctx_report_result_name(lctx_report_result result);
 
 /// Sums the rows' counts into `totals` and sets `nothing_judged` (no
 /// verdict but unsupported).

@@ -1,23 +1,24 @@
 /*
- * lowering.c - lowering rules, rule selection and multi-platform dispatch
- * (see lctx/lowering.h; semantics.md sections 6 and 7;
+ * lowering.c - lowering rules, the lowering registry and rule selection
+ * (see lctx/lowering.h; semantics.md section 6;
  * jax/_src/interpreters/mlir.py at jax-ml/jax@cec06d116c05:
  * `register_lowering` lines 1000-1035, `_get_lowering_rules` 2335-2361,
- * `_get_override_lowering_rule` 2435-2443, `_platforms_for_eqn` 2484-2498,
- * `lower_per_platform` 2512-2652, `lower_fun` 2660-2693).
+ * `_get_override_lowering_rule` 2435-2443, `_platforms_for_eqn` 2484-2498).
  *
- * Owns the order of the checks of lower_per_platform, which platform list
- * each step reads, the narrowing of branch contexts, and the evaluation of
- * recorded dispatches by the module-wide platform index, as the release of
- * the registry's configuration has them (lctx/release.h): the known
- * platforms, the `gpu` members, whether register_lowering checks the
- * platform, whether a compute type chooses platforms, and whether
- * lower_per_platform exists. Must not allocate, keep global state or compare
+ * Owns rule bodies (actions), the registry of primitives, rules and their
+ * common and platform-specific registrations, register_lowering's platform
+ * check, the platform-rules maps, the selection of an equation's rules and
+ * the platform list an equation reads (its compute type, its narrowed
+ * platforms or its module's), as the release of the registry's
+ * configuration has them (lctx/release.h): the known platforms, the `gpu`
+ * members, whether register_lowering checks the platform and whether a
+ * compute type chooses platforms. Running rules is lowering_run.c's;
+ * evaluating a run by platform index lowering_paths.c's; rendering it
+ * lowering_format.c's. Must not allocate, keep global state or compare
  * versions; must not emit MLIR.
  */
-#include "lctx/lowering.h"
+#include "lowering_private.h"
 
-#include "lctx/pyrepr.h"
 #include "lctx/xla_bridge.h"
 
 #include <string.h>
@@ -25,9 +26,8 @@
 static const lctx_str CPU_LIST[] = {{"cpu", 3}};
 static const lctx_str TPU_LIST[] = {{"tpu", 3}};
 
-/* The release of the registry's configuration (the modelled commit without
- * one). */
-static const lctx_release *release_of(const lctx_lowering_registry *registry) {
+const lctx_release *
+lctx_lowering_release_of(const lctx_lowering_registry *registry) {
   return lctx_release_resolve(registry->config ? registry->config->release
                                                : NULL);
 }
@@ -102,12 +102,14 @@ void lctx_lowering_registry_init(lctx_lowering_registry *registry,
     registry->common[i] = -1;
 }
 
-static bool valid_primitive(const lctx_lowering_registry *registry, int p) {
-  return p >= 0 && (size_t)p < registry->primitive_count;
+bool lctx_lowering_valid_primitive(const lctx_lowering_registry *registry,
+                                   int primitive) {
+  return primitive >= 0 && (size_t)primitive < registry->primitive_count;
 }
 
-static bool valid_rule(const lctx_lowering_registry *registry, int r) {
-  return r >= 0 && (size_t)r < registry->rule_count;
+bool lctx_lowering_valid_rule(const lctx_lowering_registry *registry,
+                              int rule) {
+  return rule >= 0 && (size_t)rule < registry->rule_count;
 }
 
 int lctx_lowering_primitive_add(lctx_lowering_registry *registry,
@@ -125,7 +127,7 @@ int lctx_lowering_primitive_add(lctx_lowering_registry *registry,
 
 lctx_str lctx_lowering_primitive_name(const lctx_lowering_registry *registry,
                                       int primitive) {
-  if (!valid_primitive(registry, primitive))
+  if (!lctx_lowering_valid_primitive(registry, primitive))
     return lctx_str_make(NULL, 0);
   return registry->primitives[primitive];
 }
@@ -145,7 +147,7 @@ int lctx_lowering_rule_add(lctx_lowering_registry *registry, lctx_str name,
 
 lctx_str lctx_lowering_rule_name(const lctx_lowering_registry *registry,
                                  int rule) {
-  if (!valid_rule(registry, rule))
+  if (!lctx_lowering_valid_rule(registry, rule))
     return lctx_str_make(NULL, 0);
   return registry->rules[rule].name;
 }
@@ -154,7 +156,8 @@ lctx_str lctx_lowering_rule_name(const lctx_lowering_registry *registry,
 static size_t collect_known(const lctx_lowering_registry *registry,
                             lctx_str *names) {
   size_t n = 0;
-  const lctx_release_list *builtin = &release_of(registry)->known_builtin;
+  const lctx_release_list *builtin =
+      &lctx_lowering_release_of(registry)->known_builtin;
   for (size_t i = 0; i < builtin->count; i++)
     names[n++] = builtin->names[i];
   const lctx_registry_config *config = registry->config;
@@ -202,7 +205,7 @@ bool lctx_lowering_is_known_platform(const lctx_lowering_registry *registry,
  * configuration's factory name. */
 static lctx_str stable_name(const lctx_lowering_registry *registry,
                             lctx_str name) {
-  const lctx_release *release = release_of(registry);
+  const lctx_release *release = lctx_lowering_release_of(registry);
   const lctx_release_list *lists[] = {&release->known_builtin,
                                       &release->gpu_alias};
   for (size_t l = 0; l < 2; l++) {
@@ -241,13 +244,14 @@ bool lctx_lowering_register(lctx_lowering_registry *registry, int primitive,
                             int rule, const lctx_str *platform,
                             lctx_outcome *out) {
   lctx_outcome_set_none(out);
-  if (!valid_primitive(registry, primitive) || !valid_rule(registry, rule))
+  if (!lctx_lowering_valid_primitive(registry, primitive) ||
+      !lctx_lowering_valid_rule(registry, rule))
     return false;
   if (platform == NULL) {
     registry->common[primitive] = rule;
     return true;
   }
-  const lctx_release *release = release_of(registry);
+  const lctx_release *release = lctx_lowering_release_of(registry);
   if (release->lowering_checks_platform &&
       !lctx_lowering_is_known_platform(registry, *platform)) {
     lctx_buf w = lctx_outcome_begin_raise(out, LCTX_ERROR_NOT_IMPLEMENTED);
@@ -275,7 +279,7 @@ bool lctx_lowering_register(lctx_lowering_registry *registry, int primitive,
 
 int lctx_lowering_common_rule(const lctx_lowering_registry *registry,
                               int primitive) {
-  if (!valid_primitive(registry, primitive))
+  if (!lctx_lowering_valid_primitive(registry, primitive))
     return -1;
   return registry->common[primitive];
 }
@@ -362,7 +366,7 @@ void lctx_lowering_get_rules(const lctx_lowering_registry *registry,
   }
   const lctx_str *list = module_platforms;
   size_t n = compute_type_platforms(
-      release_of(registry), compute_type != NULL,
+      lctx_lowering_release_of(registry), compute_type != NULL,
       compute_type ? *compute_type : lctx_str_make(NULL, 0), &list);
   if (n == 0) {
     list = module_platforms;
@@ -415,718 +419,4 @@ size_t lctx_lowering_eqn_platforms_at(const lctx_release *release,
   }
   *platforms = context->module.platforms;
   return context->module.platform_count;
-}
-
-//===----------------------------------------------------------------------===//
-// Running rules
-//===----------------------------------------------------------------------===//
-
-typedef struct run {
-  const lctx_lowering_registry *registry;
-  lctx_registry *backends;
-  lctx_lowering_result *result;
-  /// The context the caller lowered with: its module platforms are the
-  /// ones the module is lowered for (`shape_poly_state.lowering_platforms`,
-  /// which lower_fun does not replace).
-  const lctx_lowering_context *top;
-} run;
-
-static bool limit(run *r, lctx_lowering_limit why) {
-  r->result->limit = why;
-  return false;
-}
-
-static void copy_list(lctx_str *dst, size_t *dst_count, const lctx_str *src,
-                      size_t count) {
-  *dst_count = count;
-  for (size_t i = 0; i < count; i++)
-    dst[i] = src[i];
-}
-
-/* Appends an event under `parent`; returns it, or NULL at the limit. */
-static lctx_lowering_event *new_event(run *r, lctx_lowering_event_kind kind,
-                                      int parent, int *index) {
-  lctx_lowering_result *res = r->result;
-  if (res->event_count >= LCTX_LOWERING_MAX_EVENTS) {
-    res->limit = LCTX_LOWERING_LIMIT_EVENTS;
-    return NULL;
-  }
-  lctx_lowering_event *e = &res->events[res->event_count];
-  memset(e, 0, sizeof *e);
-  e->kind = kind;
-  e->parent = parent;
-  e->depth = parent < 0 ? 0 : res->events[parent].depth + 1;
-  e->level = parent < 0 ? 0 : res->events[parent].level;
-  e->primitive = -1;
-  e->rule = -1;
-  e->action = -1;
-  e->branch = -1;
-  e->registration = -1;
-  *index = (int)res->event_count++;
-  return e;
-}
-
-static void set_module_platforms(lctx_lowering_event *e,
-                                 const lctx_lowering_context *ctx) {
-  copy_list(e->module_platforms, &e->module_platform_count,
-            ctx->module.platforms, ctx->module.platform_count);
-}
-
-static bool lower_eqn(run *r, const lctx_lowering_context *ctx, int primitive,
-                      int parent, int level);
-static bool per_platform(run *r, const lctx_lowering_context *ctx,
-                         lctx_str description, const lctx_platform_rules *pr,
-                         int default_rule, int parent);
-
-static bool list_contains(const lctx_str *list, size_t n, lctx_str p);
-
-/* A rule body's own raise (raise_if_multi, lower_fun's assertion, or
- * its refused compute type): records the RAISE event under `call` and makes
- * it the outcome, with the message `prefix` then `message`. Returns false
- * (the lowering stops). */
-static bool body_raise2(run *r, const lctx_lowering_context *ctx, int call,
-                        int rule, int action, lctx_error_class error,
-                        lctx_str prefix, lctx_str message) {
-  int index;
-  lctx_lowering_event *re = new_event(r, LCTX_EVENT_RAISE, call, &index);
-  if (!re)
-    return false;
-  re->rule = rule;
-  re->action = action;
-  re->error = error;
-  set_module_platforms(re, ctx);
-  lctx_buf w = lctx_outcome_begin_raise(&r->result->outcome, error);
-  lctx_buf_append_str(&w, prefix);
-  lctx_buf_append_str(&w, message);
-  lctx_outcome_end(&r->result->outcome, &w);
-  return false;
-}
-
-/* body_raise2 with no prefix. */
-static bool body_raise(run *r, const lctx_lowering_context *ctx, int call,
-                       int rule, int action, lctx_error_class error,
-                       lctx_str message) {
-  return body_raise2(r, ctx, call, rule, action, error, lctx_str_make(NULL, 0),
-                     message);
-}
-
-/* One `ctx.module_context.get_backend(optional)` call by a body action. */
-static bool backend_call(run *r, const lctx_lowering_context *ctx, int rule,
-                         int action_index, lctx_lowering_action_kind kind,
-                         bool optional, bool retried, int parent) {
-  const lctx_release *release = r->backends->config->release;
-  if (optional && !lctx_release_has_op(
-                      release, LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL))
-    return limit(r, LCTX_LOWERING_LIMIT_RELEASE);
-  int index;
-  lctx_lowering_event *e = new_event(r, LCTX_EVENT_BACKEND, parent, &index);
-  if (!e)
-    return false;
-  e->rule = rule;
-  e->action = action_index;
-  e->action_kind = kind;
-  e->optional = optional;
-  e->retried = retried;
-  set_module_platforms(e, ctx);
-  lctx_outcome *o = &r->result->outcome;
-  lctx_module_branch branch = LCTX_BRANCH_ERROR;
-  bool ok =
-      lctx_module_get_backend(r->backends, &ctx->module, optional, o, &branch);
-  e->backend_branch = branch;
-  e->result_kind = o->kind;
-  e->error = o->error;
-  if (o->kind == LCTX_OUTCOME_CLIENT) {
-    e->origin = o->origin;
-    e->registration = o->registration;
-    if (o->origin == LCTX_CLIENT_PINNED) {
-      e->client_platform = ctx->module.backend_platform;
-    } else {
-      const lctx_registry_entry *entry =
-          lctx_registry_find(r->backends, lctx_outcome_text(o));
-      e->client_platform = entry ? entry->platform : lctx_str_make(NULL, 0);
-    }
-    if (kind == LCTX_ACTION_READ_CLIENT_PLATFORM)
-      e->client_attr =
-          lctx_client_platform_attr_at(release, e->client_platform);
-  }
-  return ok;
-}
-
-static bool call_rule(run *r, const lctx_lowering_context *ctx, int rule,
-                      bool direct, int parent) {
-  const lctx_lowering_registry *reg = r->registry;
-  if (!valid_rule(reg, rule))
-    return limit(r, LCTX_LOWERING_LIMIT_BAD_ID);
-  int call;
-  lctx_lowering_event *e = new_event(r, LCTX_EVENT_CALL, parent, &call);
-  if (!e)
-    return false;
-  e->rule = rule;
-  e->direct = direct;
-  e->has_platforms = ctx->has_platforms;
-  copy_list(e->platforms, &e->platform_count, ctx->platforms,
-            ctx->has_platforms ? ctx->platform_count : 0);
-  set_module_platforms(e, ctx);
-  int level = e->level;
-
-  const lctx_lowering_rule *body = &reg->rules[rule];
-  size_t module_count = ctx->module.platform_count;
-  for (size_t k = 0; k < body->action_count; k++) {
-    const lctx_lowering_action *a = &body->actions[k];
-    int ak = (int)k;
-    switch (a->kind) {
-    case LCTX_ACTION_GET_BACKEND:
-      if (!backend_call(r, ctx, rule, ak, a->kind, a->optional, false, call))
-        return false;
-      break;
-    case LCTX_ACTION_GUARDED_GET_BACKEND:
-      if (module_count <= 1 &&
-          !backend_call(r, ctx, rule, ak, a->kind, a->optional, false, call))
-        return false;
-      break;
-    case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
-      if (!backend_call(r, ctx, rule, ak, a->kind, false, false, call)) {
-        if (r->result->limit != LCTX_LOWERING_LIMIT_NONE ||
-            r->result->outcome.error != LCTX_ERROR_NOT_IMPLEMENTED)
-          return false;
-        if (!backend_call(r, ctx, rule, ak, a->kind, true, true, call))
-          return false;
-      }
-      break;
-    case LCTX_ACTION_RAISE_IF_MULTI:
-      if (module_count > 1)
-        return body_raise(r, ctx, call, rule, ak, LCTX_ERROR_NOT_IMPLEMENTED,
-                          a->message);
-      break;
-    case LCTX_ACTION_READ_CLIENT_PLATFORM:
-      if (!backend_call(r, ctx, rule, ak, a->kind, true, false, call))
-        return false;
-      break;
-    case LCTX_ACTION_LOWER_FUN: {
-      if (level + 1 > LCTX_LOWERING_MAX_DEPTH)
-        return limit(r, LCTX_LOWERING_LIMIT_DEPTH);
-      /* `lower_fun`: `ctx.platforms is not None` replaces the module
-       * platforms (by a list); the sub-equation's rule context starts
-       * un-narrowed. */
-      lctx_lowering_context sub = *ctx;
-      if (ctx->has_platforms) {
-        copy_list(sub.module.platforms, &sub.module.platform_count,
-                  ctx->platforms, ctx->platform_count);
-        sub.module.platforms_are_list = true;
-      }
-      /* `jaxpr_subcomp` starts with `assert "gpu" not in ctx.platforms`
-       * (mlir.py line 2146): a module context naming `gpu` cannot lower a
-       * traced function. */
-      if (list_contains(sub.module.platforms, sub.module.platform_count,
-                        lctx_str_from_cstr("gpu")))
-        return body_raise(r, &sub, call, rule, ak, LCTX_ERROR_ASSERTION,
-                          lctx_str_from_cstr(""));
-      sub.has_platforms = false;
-      sub.platform_count = 0;
-      /* The rule runs inside its equation's context manager (jaxpr_subcomp,
-       * mlir.py 2225-2227 and 2281-2283; lower_fun enters it itself in
-       * jax-v0.7.2 mlir.py:2553), so the traced function's equations take
-       * the outer compute type unless the action sets its own. */
-      if (a->has_compute_type) {
-        sub.has_compute_type = true;
-        sub.compute_type = a->compute_type;
-      }
-      /* Before 9dc26ee3a5 (release.c F11) entering the traced equation's
-       * context manager refuses a compute type other than the one in
-       * force, before its rules are looked up. */
-      if (release_of(reg)->compute_nesting_check && ctx->has_compute_type &&
-          a->has_compute_type &&
-          !lctx_str_equal(ctx->compute_type, a->compute_type))
-        return body_raise2(
-            r, &sub, call, rule, ak, LCTX_ERROR_NOT_IMPLEMENTED,
-            lctx_str_from_cstr("Nesting `compute_on` with different compute "
-                               "types is not supported yet. Current "
-                               "compute_on type: "),
-            ctx->compute_type);
-      if (!lower_eqn(r, &sub, a->primitive, call, level + 1))
-        return false;
-      break;
-    }
-    case LCTX_ACTION_EMIT_MARKER: {
-      int index;
-      lctx_lowering_event *m = new_event(r, LCTX_EVENT_MARKER, call, &index);
-      if (!m)
-        return false;
-      m->rule = rule;
-      const lctx_str *list;
-      size_t n = lctx_lowering_eqn_platforms_at(release_of(reg), ctx, &list);
-      m->has_platforms = true;
-      copy_list(m->platforms, &m->platform_count, list, n);
-      set_module_platforms(m, ctx);
-      break;
-    }
-    }
-  }
-  return true;
-}
-
-static bool list_contains(const lctx_str *list, size_t n, lctx_str p) {
-  for (size_t i = 0; i < n; i++) {
-    if (lctx_str_equal(list[i], p))
-      return true;
-  }
-  return false;
-}
-
-static bool raise_not_found(run *r, lctx_str description, const char *suffix,
-                            const lctx_str *platforms, size_t count,
-                            bool as_list) {
-  lctx_outcome *o = &r->result->outcome;
-  lctx_buf w = lctx_outcome_begin_raise(o, LCTX_ERROR_NOT_IMPLEMENTED);
-  lctx_buf_append_cstr(&w, "MLIR translation rule for primitive '");
-  lctx_buf_append_str(&w, description);
-  lctx_buf_append_cstr(&w, suffix);
-  if (as_list)
-    lctx_pyrepr_str_list(&w, platforms, count);
-  else
-    lctx_buf_append_str(&w, platforms[0]);
-  lctx_outcome_end(o, &w);
-  return false;
-}
-
-static bool raise_assertion(run *r, const char *message) {
-  lctx_outcome *o = &r->result->outcome;
-  lctx_buf w = lctx_outcome_begin_raise(o, LCTX_ERROR_ASSERTION);
-  lctx_buf_append_cstr(&w, message);
-  lctx_outcome_end(o, &w);
-  return false;
-}
-
-/* `lower_per_platform`, steps 1-7 of semantics.md section 7. */
-static bool per_platform(run *r, const lctx_lowering_context *ctx,
-                         lctx_str description, const lctx_platform_rules *pr,
-                         int default_rule, int parent) {
-  const lctx_str *platforms;
-  size_t n =
-      lctx_lowering_eqn_platforms_at(release_of(r->registry), ctx, &platforms);
-
-  /* 1. The single-platform special case. */
-  if (n == 1) {
-    int rule = lctx_platform_rules_get(pr, platforms[0]);
-    if (rule < 0)
-      rule = default_rule;
-    if (rule < 0)
-      return raise_not_found(r, description, "' not found for platform ",
-                             platforms, 1, false);
-  }
-
-  /* 2. Kept rules, in platform_rules order; `map` is
-   * platform_to_kept_rules_idx. */
-  int kept[LCTX_LOWERING_MAX_KEPT];
-  size_t kept_count = 0;
-  lctx_platform_rules map;
-  lctx_platform_rules_init(&map);
-  for (size_t i = 0; i < pr->count; i++) {
-    if (!list_contains(platforms, n, pr->platforms[i]))
-      continue;
-    (void)lctx_platform_rules_set(&map, pr->platforms[i], (int)kept_count);
-    kept[kept_count++] = pr->rules[i];
-  }
-
-  /* 3. Platforms without a specific rule, duplicates kept. */
-  lctx_str without[LCTX_LOWERING_MAX_PLATFORMS];
-  size_t without_count = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (map_find(&map, platforms[i]) < 0)
-      without[without_count++] = platforms[i];
-  }
-  if (without_count > 0) {
-    if (default_rule < 0)
-      return raise_not_found(r, description, "' not found for platforms ",
-                             without, without_count, true);
-    for (size_t i = 0; i < without_count; i++)
-      (void)lctx_platform_rules_set(&map, without[i], (int)kept_count);
-    kept[kept_count++] = default_rule;
-  }
-
-  /* 4. `assert kept_rules`. */
-  if (kept_count == 0)
-    return raise_assertion(r, "");
-
-  /* 5. A single kept rule: called directly, the context as passed. */
-  if (kept_count == 1)
-    return call_rule(r, ctx, kept[0], true, parent);
-
-  /* 6. The platform index. */
-  if (ctx->dim_var_count < 1)
-    return raise_assertion(r, "Must have a platform_index variable");
-
-  /* From jax-v0.12.1 (release.c F12) the first case spans the platforms
-   * the module is lowered for, after asserting there are several; a
-   * platform without a kept rule (outside a narrowed list) yields slot 0. */
-  bool module_wide = release_of(r->registry)->dispatch_module_platforms;
-  if (module_wide) {
-    if (r->top->module.platform_count <= 1)
-      return raise_assertion(r, "");
-    platforms = r->top->module.platforms;
-    n = r->top->module.platform_count;
-  }
-
-  /* 7. The two-level dispatch. */
-  int dispatch;
-  lctx_lowering_event *d = new_event(r, LCTX_EVENT_DISPATCH, parent, &dispatch);
-  if (!d)
-    return false;
-  d->has_platforms = true;
-  copy_list(d->platforms, &d->platform_count, platforms, n);
-  for (size_t i = 0; i < n; i++) {
-    int slot = lctx_platform_rules_get(&map, platforms[i]);
-    d->slots[i] = module_wide && slot < 0 ? 0 : slot;
-  }
-  d->kept_count = kept_count;
-  for (size_t i = 0; i < kept_count; i++)
-    d->kept[i] = kept[i];
-
-  for (size_t i = 0; i < kept_count; i++) {
-    lctx_lowering_context inner = *ctx;
-    inner.has_platforms = true;
-    inner.platform_count = 0;
-    for (size_t k = 0; k < map.count; k++) {
-      if (map.rules[k] == (int)i)
-        inner.platforms[inner.platform_count++] = map.platforms[k];
-    }
-    int branch;
-    lctx_lowering_event *b = new_event(r, LCTX_EVENT_BRANCH, dispatch, &branch);
-    if (!b)
-      return false;
-    b->branch = (int)i;
-    b->rule = kept[i];
-    b->has_platforms = true;
-    copy_list(b->platforms, &b->platform_count, inner.platforms,
-              inner.platform_count);
-    set_module_platforms(b, &inner);
-    if (!call_rule(r, &inner, kept[i], false, branch))
-      return false;
-  }
-  return true;
-}
-
-static int new_eqn_event(run *r, const lctx_lowering_context *ctx,
-                         lctx_str description, int primitive,
-                         const lctx_platform_rules *pr, int default_rule,
-                         bool overridden, int parent, int level) {
-  int index;
-  lctx_lowering_event *e = new_event(r, LCTX_EVENT_EQN, parent, &index);
-  if (!e)
-    return -1;
-  e->level = level;
-  e->primitive = primitive;
-  e->description = description;
-  e->rule = default_rule;
-  e->overridden = overridden;
-  const lctx_str *list;
-  size_t n =
-      lctx_lowering_eqn_platforms_at(release_of(r->registry), ctx, &list);
-  e->has_platforms = true;
-  copy_list(e->platforms, &e->platform_count, list, n);
-  set_module_platforms(e, ctx);
-  copy_list(e->entries, &e->entry_count, pr->platforms, pr->count);
-  for (size_t i = 0; i < pr->count; i++)
-    e->entry_rules[i] = pr->rules[i];
-  return index;
-}
-
-/* One equation, as `jaxpr_subcomp` lowers it. */
-static bool lower_eqn(run *r, const lctx_lowering_context *ctx, int primitive,
-                      int parent, int level) {
-  const lctx_lowering_registry *reg = r->registry;
-  if (!valid_primitive(reg, primitive))
-    return limit(r, LCTX_LOWERING_LIMIT_BAD_ID);
-  lctx_lowering_rules rules;
-  lctx_lowering_get_rules(
-      reg, &ctx->overrides, ctx->module.platforms, ctx->module.platform_count,
-      primitive, ctx->has_compute_type ? &ctx->compute_type : NULL, &rules);
-  lctx_str description = reg->primitives[primitive];
-  int eqn = new_eqn_event(r, ctx, description, primitive, &rules.platform_rules,
-                          rules.default_rule, rules.overridden, parent, level);
-  if (eqn < 0)
-    return false;
-  return per_platform(r, ctx, description, &rules.platform_rules,
-                      rules.default_rule, eqn);
-}
-
-//===----------------------------------------------------------------------===//
-// Evaluation by platform index
-//===----------------------------------------------------------------------===//
-
-static void path_push(lctx_lowering_path *path, int event) {
-  if (path->count >= LCTX_LOWERING_MAX_PATH) {
-    path->truncated = true;
-    return;
-  }
-  path->events[path->count++] = event;
-}
-
-static void walk(const lctx_lowering_result *res, int e, size_t index,
-                 bool intended, lctx_lowering_path *path) {
-  if (!path->determined)
-    return;
-  const lctx_lowering_event *ev = &res->events[e];
-  if (ev->kind == LCTX_EVENT_CALL || ev->kind == LCTX_EVENT_MARKER)
-    path_push(path, e);
-  if (ev->kind == LCTX_EVENT_DISPATCH) {
-    size_t n = ev->platform_count, entry = n;
-    if (intended) {
-      for (size_t k = 0; k < n && entry == n; k++) {
-        if (lctx_str_equal(ev->platforms[k], res->index_platforms[index]))
-          entry = k;
-      }
-      if (entry == n) {
-        path->determined = false;
-        return;
-      }
-    } else {
-      /* stablehlo.case runs its last branch for an index out of range. */
-      entry = index < n ? index : n - 1;
-    }
-    int slot = ev->slots[entry];
-    for (size_t c = (size_t)e + 1; c < res->event_count; c++) {
-      const lctx_lowering_event *ch = &res->events[c];
-      if (ch->parent == e && ch->kind == LCTX_EVENT_BRANCH &&
-          ch->branch == slot) {
-        walk(res, (int)c, index, intended, path);
-        return;
-      }
-    }
-    return;
-  }
-  for (size_t c = (size_t)e + 1; c < res->event_count; c++) {
-    if (res->events[c].parent == e)
-      walk(res, (int)c, index, intended, path);
-  }
-}
-
-static bool same_path(const lctx_lowering_path *a,
-                      const lctx_lowering_path *b) {
-  if (a->determined != b->determined || a->count != b->count)
-    return false;
-  for (size_t i = 0; i < a->count; i++) {
-    if (a->events[i] != b->events[i])
-      return false;
-  }
-  return true;
-}
-
-static void evaluate(lctx_lowering_result *res,
-                     const lctx_lowering_context *ctx) {
-  res->evaluated = true;
-  copy_list(res->index_platforms, &res->index_count, ctx->module.platforms,
-            ctx->module.platform_count);
-  for (size_t i = 0; i < res->index_count; i++) {
-    lctx_lowering_path *a = &res->actual[i], *t = &res->intended[i];
-    memset(a, 0, sizeof *a);
-    memset(t, 0, sizeof *t);
-    a->determined = t->determined = true;
-    if (res->event_count > 0) {
-      walk(res, 0, i, false, a);
-      walk(res, 0, i, true, t);
-    }
-    res->mismatch[i] = !same_path(a, t);
-  }
-}
-
-static void result_reset(lctx_lowering_result *res) {
-  lctx_outcome_set_none(&res->outcome);
-  res->limit = LCTX_LOWERING_LIMIT_NONE;
-  res->event_count = 0;
-  res->evaluated = false;
-  res->index_count = 0;
-}
-
-static bool finish(lctx_lowering_result *res, const lctx_lowering_context *ctx,
-                   bool ok) {
-  if (res->limit != LCTX_LOWERING_LIMIT_NONE) {
-    lctx_outcome_set_none(&res->outcome);
-    return false;
-  }
-  if (!ok)
-    return false;
-  lctx_outcome_set_none(&res->outcome);
-  evaluate(res, ctx);
-  return true;
-}
-
-bool lctx_lowering_lower_eqn(const lctx_lowering_registry *registry,
-                             lctx_registry *backends,
-                             const lctx_lowering_context *context,
-                             int primitive, lctx_lowering_result *result) {
-  run r = {registry, backends, result, context};
-  result_reset(result);
-  bool ok = release_of(registry)->has_lower_per_platform
-                ? lower_eqn(&r, context, primitive, -1, 0)
-                : limit(&r, LCTX_LOWERING_LIMIT_RELEASE);
-  return finish(result, context, ok);
-}
-
-bool lctx_lowering_per_platform(const lctx_lowering_registry *registry,
-                                lctx_registry *backends,
-                                const lctx_lowering_context *context,
-                                lctx_str description,
-                                const lctx_platform_rules *platform_rules,
-                                int default_rule,
-                                lctx_lowering_result *result) {
-  run r = {registry, backends, result, context};
-  result_reset(result);
-  if (!release_of(registry)->has_lower_per_platform)
-    return finish(result, context, limit(&r, LCTX_LOWERING_LIMIT_RELEASE));
-  int eqn = new_eqn_event(&r, context, description, -1, platform_rules,
-                          default_rule, false, -1, 0);
-  bool ok = eqn >= 0 && per_platform(&r, context, description, platform_rules,
-                                     default_rule, eqn);
-  return finish(result, context, ok);
-}
-
-//===----------------------------------------------------------------------===//
-// Rendering
-//===----------------------------------------------------------------------===//
-
-static void append_rule(const lctx_lowering_registry *registry, int rule,
-                        lctx_buf *out) {
-  if (valid_rule(registry, rule))
-    lctx_buf_append_str(out, registry->rules[rule].name);
-  else
-    lctx_buf_append_cstr(out, "None");
-}
-
-static void append_list(lctx_buf *out, const char *label, const lctx_str *list,
-                        size_t n) {
-  lctx_buf_append_cstr(out, label);
-  lctx_pyrepr_str_list(out, list, n);
-}
-
-static void format_backend(const lctx_lowering_event *e, lctx_buf *out) {
-  lctx_buf_append_cstr(out, e->retried ? "get_backend retry optional="
-                                       : "get_backend optional=");
-  lctx_buf_append_cstr(out, e->optional ? "True" : "False");
-  append_list(out, " module=", e->module_platforms, e->module_platform_count);
-  lctx_buf_append_cstr(out, " -> ");
-  lctx_buf_append_cstr(out, lctx_module_branch_name(e->backend_branch));
-  lctx_buf_append_char(out, ' ');
-  switch (e->result_kind) {
-  case LCTX_OUTCOME_RAISE:
-    lctx_buf_append_cstr(out, lctx_error_class_name(e->error));
-    break;
-  case LCTX_OUTCOME_CLIENT:
-    if (e->origin == LCTX_CLIENT_PINNED) {
-      lctx_buf_append_cstr(out, "pinned client ");
-      lctx_pyrepr_str(out, e->client_platform);
-    } else {
-      lctx_buf_append_cstr(out, "client ");
-      lctx_pyrepr_str(out, e->client_platform);
-      lctx_buf_append_cstr(out, " registration ");
-      lctx_buf_append_int(out, e->registration);
-    }
-    if (e->action_kind == LCTX_ACTION_READ_CLIENT_PLATFORM) {
-      lctx_buf_append_cstr(out, " .platform ");
-      lctx_pyrepr_str(out, e->client_attr);
-    }
-    break;
-  default:
-    lctx_buf_append_cstr(out, "None");
-    break;
-  }
-}
-
-void lctx_lowering_format_events(const lctx_lowering_registry *registry,
-                                 const lctx_lowering_result *result,
-                                 lctx_buf *out) {
-  for (size_t i = 0; i < result->event_count; i++) {
-    const lctx_lowering_event *e = &result->events[i];
-    for (int d = 0; d < e->depth; d++)
-      lctx_buf_append(out, "  ", 2);
-    switch (e->kind) {
-    case LCTX_EVENT_EQN:
-      lctx_buf_append_cstr(out, "eqn ");
-      lctx_buf_append_str(out, e->description);
-      append_list(out, " module=", e->module_platforms,
-                  e->module_platform_count);
-      append_list(out, " platforms=", e->platforms, e->platform_count);
-      lctx_buf_append_cstr(out, " rules={");
-      for (size_t k = 0; k < e->entry_count; k++) {
-        if (k > 0)
-          lctx_buf_append(out, ", ", 2);
-        lctx_buf_append_str(out, e->entries[k]);
-        lctx_buf_append(out, ": ", 2);
-        append_rule(registry, e->entry_rules[k], out);
-      }
-      lctx_buf_append_cstr(out, "} default=");
-      append_rule(registry, e->rule, out);
-      if (e->overridden)
-        lctx_buf_append_cstr(out, " override");
-      break;
-    case LCTX_EVENT_DISPATCH:
-      append_list(out, "case entries=", e->platforms, e->platform_count);
-      lctx_buf_append_cstr(out, " slots=[");
-      for (size_t k = 0; k < e->platform_count; k++) {
-        if (k > 0)
-          lctx_buf_append(out, ", ", 2);
-        lctx_buf_append_int(out, e->slots[k]);
-      }
-      lctx_buf_append_cstr(out, "] kept=[");
-      for (size_t k = 0; k < e->kept_count; k++) {
-        if (k > 0)
-          lctx_buf_append(out, ", ", 2);
-        append_rule(registry, e->kept[k], out);
-      }
-      lctx_buf_append_char(out, ']');
-      break;
-    case LCTX_EVENT_BRANCH:
-      lctx_buf_append_cstr(out, "branch ");
-      lctx_buf_append_int(out, e->branch);
-      lctx_buf_append_char(out, ' ');
-      append_rule(registry, e->rule, out);
-      append_list(out, " platforms=", e->platforms, e->platform_count);
-      break;
-    case LCTX_EVENT_CALL:
-      lctx_buf_append_cstr(out, "call ");
-      append_rule(registry, e->rule, out);
-      if (e->has_platforms)
-        append_list(out, " platforms=", e->platforms, e->platform_count);
-      else
-        lctx_buf_append_cstr(out, " platforms=None");
-      append_list(out, " module=", e->module_platforms,
-                  e->module_platform_count);
-      if (e->direct)
-        lctx_buf_append_cstr(out, " direct");
-      break;
-    case LCTX_EVENT_BACKEND:
-      format_backend(e, out);
-      break;
-    case LCTX_EVENT_RAISE:
-      lctx_buf_append_cstr(out, "raise ");
-      lctx_buf_append_cstr(out, lctx_error_class_name(e->error));
-      break;
-    case LCTX_EVENT_MARKER:
-      lctx_buf_append_cstr(out, "marker ");
-      append_rule(registry, e->rule, out);
-      append_list(out, " platforms=", e->platforms, e->platform_count);
-      append_list(out, " module=", e->module_platforms,
-                  e->module_platform_count);
-      break;
-    }
-    lctx_buf_append_char(out, '\n');
-  }
-}
-
-void lctx_lowering_format_path(const lctx_lowering_registry *registry,
-                               const lctx_lowering_result *result,
-                               const lctx_lowering_path *path, lctx_buf *out) {
-  if (!path->determined) {
-    lctx_buf_append_char(out, '?');
-    return;
-  }
-  size_t written = 0;
-  for (size_t i = 0; i < path->count; i++) {
-    const lctx_lowering_event *e = &result->events[path->events[i]];
-    if (e->kind != LCTX_EVENT_CALL)
-      continue;
-    if (written++ > 0)
-      lctx_buf_append(out, " > ", 3);
-    append_rule(registry, e->rule, out);
-  }
 }

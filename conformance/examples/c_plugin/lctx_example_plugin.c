@@ -1181,6 +1181,79 @@ static void add_unique(const char **list, size_t *count, const char *p) {
   list[(*count)++] = p;
 }
 
+/// The working arrays of lower_per_platform: the kept rules (at most one
+/// per platform rule, plus the default slot) with the narrowed platform
+/// list of each, the kept-rule slot of each entry, and the entries without
+/// a specific rule (in order, and each once).
+typedef struct kept_rules {
+  size_t *rules;
+  const char **platform; ///< the platform of each specific kept rule
+  platform_list *platforms;
+  size_t count;
+  size_t *slots;
+  const char **missing;
+  size_t missing_count;
+  const char **missing_unique;
+  size_t missing_unique_count;
+} kept_rules;
+
+static void kept_free(kept_rules *k) {
+  free(k->rules);
+  free(k->platform);
+  free(k->platforms);
+  free(k->slots);
+  free(k->missing);
+  free(k->missing_unique);
+}
+
+/// Allocates the arrays for `rule_count` platform rules and `entry_count`
+/// entries. Returns false when out of memory (kept_free still applies).
+static bool kept_alloc(kept_rules *k, size_t rule_count, size_t entry_count) {
+  size_t room = rule_count + 1;
+  size_t entry_room = entry_count > 0 ? entry_count : 1;
+  *k = (kept_rules){0};
+  k->rules = malloc(room * sizeof *k->rules);
+  k->platform = malloc(room * sizeof *k->platform);
+  k->platforms = malloc(room * sizeof *k->platforms);
+  k->slots = malloc(entry_room * sizeof *k->slots);
+  k->missing = malloc(entry_room * sizeof *k->missing);
+  k->missing_unique = malloc(entry_room * sizeof *k->missing_unique);
+  return k->rules != NULL && k->platform != NULL && k->platforms != NULL &&
+         k->slots != NULL && k->missing != NULL && k->missing_unique != NULL;
+}
+
+/// Steps 2 and 3 of lower_per_platform: the kept rules are the platform
+/// rules whose platform is in the list, in the order of platform_rules;
+/// entries without a specific rule share the next slot (the default's).
+static void keep_rules(kept_rules *k, platform_list platforms,
+                       const platform_rule *platform_rules,
+                       size_t platform_rule_count) {
+  for (size_t i = 0; i < platform_rule_count; i++) {
+    if (!list_contains(platforms, platform_rules[i].platform))
+      continue;
+    k->rules[k->count] = platform_rules[i].rule;
+    k->platform[k->count] = platform_rules[i].platform;
+    k->platforms[k->count] = (platform_list){&k->platform[k->count], 1};
+    k->count++;
+  }
+  size_t specific_count = k->count;
+  for (size_t i = 0; i < platforms.count; i++) {
+    const char *p = platforms.items[i];
+    bool has_slot = false;
+    for (size_t j = 0; j < specific_count; j++) {
+      if (strcmp(k->platform[j], p) == 0) {
+        k->slots[i] = j;
+        has_slot = true;
+      }
+    }
+    if (has_slot)
+      continue;
+    k->slots[i] = specific_count;
+    k->missing[k->missing_count++] = p;
+    add_unique(k->missing_unique, &k->missing_unique_count, p);
+  }
+}
+
 /// JAX's `lower_per_platform(ctx, description, platform_rules,
 /// default_rule)` (`default_rule` -1 for None).
 static step_result
@@ -1206,77 +1279,38 @@ lower_per_platform(lowering_run *run, const rule_context *ctx,
     }
   }
 
-  // Working arrays: kept rules (at most one per platform rule plus the
-  // default slot), the slot of each entry, the entries without a specific
-  // rule, and the narrowed platform list of each kept rule.
-  size_t room = platform_rule_count + 1;
-  size_t entry_room = platforms.count > 0 ? platforms.count : 1;
-  size_t *kept = malloc(room * sizeof *kept);
-  const char **kept_platform = malloc(room * sizeof *kept_platform);
-  platform_list *kept_platforms = malloc(room * sizeof *kept_platforms);
-  size_t *slots = malloc(entry_room * sizeof *slots);
-  const char **missing = malloc(entry_room * sizeof *missing);
-  const char **missing_unique = malloc(entry_room * sizeof *missing_unique);
+  kept_rules k;
   step_result result = STEP_FAILED;
-  if (kept == NULL || kept_platform == NULL || kept_platforms == NULL ||
-      slots == NULL || missing == NULL || missing_unique == NULL)
+  if (!kept_alloc(&k, platform_rule_count, platforms.count))
     goto done;
-
-  // 2. Kept rules: platform rules whose platform is in the list, in the
-  // order of platform_rules.
-  size_t kept_count = 0;
-  for (size_t i = 0; i < platform_rule_count; i++) {
-    if (!list_contains(platforms, platform_rules[i].platform))
-      continue;
-    kept[kept_count] = platform_rules[i].rule;
-    kept_platform[kept_count] = platform_rules[i].platform;
-    kept_platforms[kept_count] = (platform_list){&kept_platform[kept_count], 1};
-    kept_count++;
-  }
-  size_t specific_count = kept_count;
-
-  // 3. Entries without a specific rule share the default slot.
-  size_t missing_count = 0, missing_unique_count = 0;
-  for (size_t i = 0; i < platforms.count; i++) {
-    const char *p = platforms.items[i];
-    bool has_slot = false;
-    for (size_t k = 0; k < specific_count; k++) {
-      if (strcmp(kept_platform[k], p) == 0) {
-        slots[i] = k;
-        has_slot = true;
-      }
-    }
-    if (has_slot)
-      continue;
-    slots[i] = specific_count;
-    missing[missing_count++] = p;
-    add_unique(missing_unique, &missing_unique_count, p);
-  }
-  if (missing_count > 0) {
+  // 2. and 3. Kept rules; entries without a specific rule share the
+  // default slot.
+  keep_rules(&k, platforms, platform_rules, platform_rule_count);
+  if (k.missing_count > 0) {
     if (default_rule < 0) {
       raise_error(out, LCTX_IMPL_NOT_IMPLEMENTED_ERROR,
                   "MLIR translation rule for primitive '");
       append(out, description);
       append(out, "' not found for platforms ");
-      append_list_repr(out, missing, missing_count, string_at);
+      append_list_repr(out, k.missing, k.missing_count, string_at);
       result = outcome_status(out) != 0 ? STEP_FAILED : STEP_RAISED;
       goto done;
     }
-    kept[kept_count] = (size_t)default_rule;
-    kept_platforms[kept_count] =
-        (platform_list){missing_unique, missing_unique_count};
-    kept_count++;
+    k.rules[k.count] = (size_t)default_rule;
+    k.platforms[k.count] =
+        (platform_list){k.missing_unique, k.missing_unique_count};
+    k.count++;
   }
 
   // 4. No platforms at all.
-  if (kept_count == 0) {
+  if (k.count == 0) {
     raise_error(out, LCTX_IMPL_ASSERTION_ERROR, "");
     result = STEP_RAISED;
     goto done;
   }
   // 5. One kept rule: called directly with the context as passed in.
-  if (kept_count == 1) {
-    result = call_rule(run, ctx, kept[0], description);
+  if (k.count == 1) {
+    result = call_rule(run, ctx, k.rules[0], description);
     goto done;
   }
   // 6. Several kept rules need the platform index.
@@ -1287,16 +1321,11 @@ lower_per_platform(lowering_run *run, const rule_context *ctx,
     goto done;
   }
   // 7. The two case ops.
-  result = emit_dispatch(run, ctx, description, platforms, slots, kept,
-                         kept_platforms, kept_count);
+  result = emit_dispatch(run, ctx, description, platforms, k.slots, k.rules,
+                         k.platforms, k.count);
 
 done:
-  free(kept);
-  free(kept_platform);
-  free(kept_platforms);
-  free(slots);
-  free(missing);
-  free(missing_unique);
+  kept_free(&k);
   return result;
 }
 

@@ -36,27 +36,49 @@
 #define LCTX_CASE_NAME_CPU 254
 #define LCTX_CASE_NAME_TPU 255
 
-/// The operations of the case model.
-typedef enum lctx_op_kind {
-  /// `backends()`: initializes the registry; returns its platform list.
-  LCTX_OP_BACKENDS = 0,
-  /// `canonicalize_platform(arg)`.
-  LCTX_OP_CANONICALIZE,
-  /// `xla_bridge.get_backend(arg)`, arg possibly None.
-  LCTX_OP_XLA_GET_BACKEND,
-  /// `ModuleContext(platforms, backend).get_backend(optional)`.
-  LCTX_OP_MODULE_GET_BACKEND,
-  /// `register_lowering(primitive, rule, platform)`, platform possibly None.
-  LCTX_OP_REGISTER_LOWERING,
-  /// Lowers one equation of `primitive` the way `jaxpr_subcomp` does: rule
-  /// selection (`_get_lowering_rules`) then `lower_per_platform(ctx,
-  /// str(primitive), ...)`, in a module lowered for `platforms` with the
-  /// pinned `backend`, the rule context narrowed to `narrow`, the equation's
-  /// `compute_type`, an `override` rule for `primitive`, and the platform
-  /// index typed i64 under `x64`. Returns None or raises.
-  LCTX_OP_LOWER_PER_PLATFORM,
-} lctx_op_kind;
-#define LCTX_OP_KIND_COUNT 6
+/// The operations of the case model, one line each: X(ID, keyword), the
+/// enum value LCTX_OP_<ID> and the keyword of the text and JSON forms, in
+/// the order of lctx_op_kind. Everything else an operation is (its fields,
+/// codecs, validation, how the model runs it, how it is classified, how an
+/// implementation is called, its part of the domain) is its lctx_op_def
+/// `lctx_op_<keyword>` (case_ops.h), defined in core/ops/. Adding an
+/// operation adds a line here and a file there.
+///   backends()                          initializes the registry; returns
+///                                       its platform list
+///   canonicalize_platform(arg)
+///   xla_bridge.get_backend(arg)         arg possibly None
+///   ModuleContext(platforms, backend).get_backend(optional)
+///   register_lowering(primitive, rule, platform)   platform possibly None
+///   lower_per_platform: lowers one equation of `primitive` the way
+///     `jaxpr_subcomp` does: rule selection (`_get_lowering_rules`) then
+///     `lower_per_platform(ctx, str(primitive), ...)`, in a module lowered
+///     for `platforms` with the pinned `backend`, the rule context narrowed
+///     to `narrow`, the equation's `compute_type`, an `override` rule for
+///     `primitive`, and the platform index typed i64 under `x64`. Returns
+///     None or raises.
+/// LCTX_OPS_EXTRA(X) adds lines after these; it is empty unless a build
+/// defines LCTX_OPS_EXTRA_HEADER, a header that defines it (a test's way to
+/// add an operation through the table).
+#ifdef LCTX_OPS_EXTRA_HEADER
+#include LCTX_OPS_EXTRA_HEADER
+#else
+#define LCTX_OPS_EXTRA(X)
+#endif
+#define LCTX_OP_LIST(X)                                                        \
+  X(BACKENDS, backends)                                                        \
+  X(CANONICALIZE, canonicalize)                                                \
+  X(XLA_GET_BACKEND, get_backend)                                              \
+  X(MODULE_GET_BACKEND, module_get_backend)                                    \
+  X(REGISTER_LOWERING, register_lowering)                                      \
+  X(LOWER_PER_PLATFORM, lower_per_platform)                                    \
+  LCTX_OPS_EXTRA(X)
+
+#define LCTX_OP_ENUM_(id, keyword) LCTX_OP_##id,
+typedef enum lctx_op_kind { LCTX_OP_LIST(LCTX_OP_ENUM_) } lctx_op_kind;
+#undef LCTX_OP_ENUM_
+#define LCTX_OP_COUNT_(id, keyword) +1
+/// How many operations the table holds.
+#define LCTX_OP_KIND_COUNT (0 LCTX_OP_LIST(LCTX_OP_COUNT_))
 
 /// Most rules one case declares.
 #define LCTX_CASE_MAX_RULES 8

@@ -6,8 +6,10 @@
  * total (no input is rejected), deterministic and linear; never allocates.
  */
 #include "case_bytes.h"
+#include "case_ops.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -67,9 +69,6 @@ static const entry RAISE_MESSAGES[] = {
 static const entry COMPUTE_TYPES[] = {E(""), E("device_host"), E("device"),
                                       E("tpu_sparsecore")};
 #define COMPUTE_TYPE_COUNT (sizeof COMPUTE_TYPES / sizeof COMPUTE_TYPES[0])
-
-/* The operation kind byte: bit 5 marks a lowering operation. */
-#define OP_LOWERING (1u << 5)
 
 #define PRIORITY_EXPLICIT 240
 static const int PRIORITIES[] = {
@@ -314,23 +313,112 @@ static void read_rule(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   spans->rule_end[out->rule_count - 1] = r->pos;
 }
 
+/* The table entry the kind byte `b` selects: of the entries whose code
+ * matches, the one with the most mask bits (the built-in ones cover every
+ * byte). */
+static const lctx_op_def *op_of_byte(uint8_t b) {
+  const lctx_op_def *best = lctx_op_get(LCTX_OP_BACKENDS);
+  int bits = -1;
+  for (size_t k = 0; k < LCTX_OP_KIND_COUNT; k++) {
+    const lctx_op_def *def = lctx_op_get((lctx_op_kind)k);
+    int n = __builtin_popcount(def->byte_mask);
+    if ((b & def->byte_mask) == def->byte_code && n > bits) {
+      best = def;
+      bits = n;
+    }
+  }
+  return best;
+}
+
+#define FIELD(def, member)                                                     \
+  lctx_op_field_at((def), offsetof(lctx_case_op, member))
+
+/* Clears what the operation's kind does not use (case.h: unused fields are
+ * zero) and binds its rule (`rule`: the selected rule's index, or -1).
+ * False, the operation and the names it interned (past `names`) dropped,
+ * when it needs a rule and the case declares none. */
+static bool keep_fields(lctx_case *out, lctx_case_op *op,
+                        const lctx_op_def *def, size_t names, int rule) {
+  if (!op->has_arg)
+    memset(op->arg, 0, sizeof op->arg);
+  if (!FIELD(def, platform)) {
+    memset(op->platform, 0, sizeof op->platform);
+    op->platform_count = 0;
+    drop_names(out, names);
+  }
+  if (!op->has_backend)
+    memset(op->backend, 0, sizeof op->backend);
+  if (!op->has_narrow) {
+    memset(op->narrowed, 0, sizeof op->narrowed);
+    op->narrow_count = 0;
+  }
+  if (!op->has_compute_type)
+    memset(op->compute_type, 0, sizeof op->compute_type);
+  bool needs_rule = FIELD(def, rule) != NULL;
+  if (needs_rule && rule >= 0)
+    memcpy(op->rule, out->rules[rule].name, sizeof op->rule);
+  if (op->has_override)
+    memcpy(op->override, out->rules[rule].name, sizeof op->override);
+  if (needs_rule && rule < 0) {
+    memset(op, 0, sizeof *op);
+    drop_names(out, names);
+    return false;
+  }
+  return true;
+}
+
+/* Makes the lowering operation `op`, the case's last, valid if it can:
+ * drops its optional rule (override), then its optional lists (narrow),
+ * then the platforms of its lists from the last. `ok` is the verdict of the
+ * case as it stands; returns the last. */
+static bool degrade(lctx_case *out, lctx_case_op *op, const lctx_op_def *def,
+                    bool ok) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < def->field_count && !ok; i++) {
+      const lctx_op_field *f = &def->fields[i];
+      if (!f->optional ||
+          f->kind != (pass == 0 ? LCTX_OP_FIELD_RULE : LCTX_OP_FIELD_LIST))
+        continue;
+      *lctx_op_has(op, f) = false;
+      if (f->kind == LCTX_OP_FIELD_RULE) {
+        memset(lctx_op_text(op, f), 0, LCTX_MAX_NAME + 1);
+      } else {
+        memset(lctx_op_text(op, f), 0, LCTX_MAX_MODULE_PLATFORMS);
+        *lctx_op_count(op, f) = 0;
+      }
+      ok = valid(out);
+    }
+  }
+  for (size_t i = 0; i < def->field_count && !ok; i++) {
+    const lctx_op_field *f = &def->fields[i];
+    if (f->optional || f->kind != LCTX_OP_FIELD_LIST)
+      continue;
+    size_t *count = lctx_op_count(op, f);
+    uint8_t *list = (uint8_t *)lctx_op_text(op, f);
+    while (!ok && *count > 0) {
+      (*count)--;
+      list[*count] = 0;
+      ok = valid(out);
+    }
+  }
+  return ok;
+}
+
 /* Reads operation `out->op_count`; keeps it unless it is a lowering
  * operation that cannot be made valid (see case_bytes.h). */
 static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
   lctx_case_op *op = &out->ops[out->op_count]; /* zero (see decode) */
   size_t names = out->name_count;
   uint8_t kind = next(r);
-  bool lowering = kind & OP_LOWERING;
-  op->kind = !lowering  ? (lctx_op_kind)(kind & 3)
-             : kind & 1 ? LCTX_OP_LOWER_PER_PLATFORM
-                        : LCTX_OP_REGISTER_LOWERING;
+  const lctx_op_def *def = op_of_byte(kind);
+  op->kind = def->kind;
   read_name(r, op->arg);
   size_t platforms = next(r) % (LCTX_MAX_MODULE_PLATFORMS + 1);
   for (size_t k = 0; k < platforms && !exhausted(r); k++)
     read_platform(r, out, op->platform, &op->platform_count);
   read_name(r, op->backend);
   int rule = -1;
-  if (lowering) {
+  if (def->lowering) {
     read_from(r, op->primitive, PRIMITIVES, PRIMITIVE_COUNT, TEXT_LITERAL);
     uint8_t selector = next(r);
     if (out->rule_count > 0)
@@ -341,66 +429,15 @@ static void read_op(reader *r, lctx_case *out, lctx_case_byte_spans *spans) {
     read_from(r, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT,
               TEXT_LITERAL);
   }
-  /* Clear what the kind does not use (case.h: unused fields are zero). */
-  bool reg = op->kind == LCTX_OP_REGISTER_LOWERING;
-  bool lower = op->kind == LCTX_OP_LOWER_PER_PLATFORM;
-  op->has_arg =
-      op->kind == LCTX_OP_CANONICALIZE ||
-      ((op->kind == LCTX_OP_XLA_GET_BACKEND || reg) && ((kind >> 2) & 1));
-  if (!op->has_arg)
-    memset(op->arg, 0, sizeof op->arg);
-  if (op->kind == LCTX_OP_MODULE_GET_BACKEND || lower) {
-    op->has_backend = (kind >> 3) & 1;
-  } else {
-    memset(op->platform, 0, sizeof op->platform);
-    op->platform_count = 0;
-    drop_names(out, names);
-  }
-  if (!op->has_backend)
-    memset(op->backend, 0, sizeof op->backend);
-  if (op->kind == LCTX_OP_MODULE_GET_BACKEND)
-    op->optional = (kind >> 4) & 1;
-  if (lower) {
-    op->has_compute_type = (kind >> 1) & 1;
-    op->x64 = (kind >> 4) & 1;
-    op->has_narrow = (kind >> 6) & 1;
-    op->has_override = ((kind >> 7) & 1) && rule >= 0;
-  }
-  if (!op->has_narrow) {
-    memset(op->narrowed, 0, sizeof op->narrowed);
-    op->narrow_count = 0;
-  }
-  if (!op->has_compute_type)
-    memset(op->compute_type, 0, sizeof op->compute_type);
-  if (reg && rule >= 0)
-    memcpy(op->rule, out->rules[rule].name, sizeof op->rule);
-  if (op->has_override)
-    memcpy(op->override, out->rules[rule].name, sizeof op->override);
-  if (reg && rule < 0) {
-    memset(op, 0, sizeof *op);
-    drop_names(out, names);
+  def->byte_flags(op, kind, rule >= 0);
+  if (!keep_fields(out, op, def, names, rule))
     return;
-  }
   out->op_count++;
   /* `ok` is the verdict of the case as it stands: checked once per change
    * (lctx_case_validate_lowering is most of the decoding's work). */
-  bool ok = !(reg || lower) || valid(out);
-  if (lower && !ok) {
-    op->has_override = false;
-    memset(op->override, 0, sizeof op->override);
-    ok = valid(out);
-    if (!ok) {
-      op->has_narrow = false;
-      memset(op->narrowed, 0, sizeof op->narrowed);
-      op->narrow_count = 0;
-      ok = valid(out);
-    }
-    while (!ok && op->platform_count > 0) {
-      op->platform_count--;
-      op->platform[op->platform_count] = 0;
-      ok = valid(out);
-    }
-  }
+  bool ok = !def->lowering || valid(out);
+  if (!ok)
+    ok = degrade(out, op, def, ok);
   if (!ok) {
     memset(op, 0, sizeof *op);
     out->op_count--;
@@ -581,36 +618,36 @@ static void encode_rule(writer *w, const lctx_case_rule *rule) {
   }
 }
 
-static void encode_lowering_op(writer *w, const lctx_case *c,
-                               const lctx_case_op *op) {
-  bool lower = op->kind == LCTX_OP_LOWER_PER_PLATFORM;
-  unsigned kind = OP_LOWERING | (lower ? 1u : 0u);
-  if (!lower && op->has_arg)
-    kind |= 1u << 2;
-  if (lower) {
-    kind |= (op->has_compute_type ? 1u << 1 : 0) |
-            (op->has_backend ? 1u << 3 : 0) | (op->x64 ? 1u << 4 : 0) |
-            (op->has_narrow ? 1u << 6 : 0) | (op->has_override ? 1u << 7 : 0);
-  }
-  put(w, kind);
-  if (!lower && op->has_arg)
+/* An operation: the kind byte, then the fields every operation has (its
+ * argument, platforms and pinned backend, zero where it has none), then a
+ * lowering operation's slots. */
+static void encode_op(writer *w, const lctx_case *c, const lctx_case_op *op) {
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  if (!def)
+    def = lctx_op_get(LCTX_OP_BACKENDS);
+  put(w, def->byte_kind(op));
+  const lctx_op_field *arg = FIELD(def, arg);
+  if (arg && (arg->kind == LCTX_OP_FIELD_NAME || op->has_arg))
     put_name(w, op->arg);
   else
     put(w, 0);
-  put_names(w, c, op->platform, lower ? op->platform_count : 0);
-  if (lower && op->has_backend)
+  put_names(w, c, op->platform, FIELD(def, platform) ? op->platform_count : 0);
+  if (FIELD(def, backend) && op->has_backend)
     put_name(w, op->backend);
   else
     put(w, 0);
+  if (!def->lowering)
+    return;
   put_lowering_text(w, op->primitive, PRIMITIVES, PRIMITIVE_COUNT);
-  if (!lower)
+  if (FIELD(def, rule))
     put_rule_ref(w, c, op->rule);
-  else if (op->has_override)
+  else if (FIELD(def, override) && op->has_override)
     put_rule_ref(w, c, op->override);
   else
     put(w, 0);
-  put_names(w, c, op->narrowed, lower && op->has_narrow ? op->narrow_count : 0);
-  if (lower && op->has_compute_type)
+  put_names(w, c, op->narrowed,
+            FIELD(def, narrowed) && op->has_narrow ? op->narrow_count : 0);
+  if (FIELD(def, compute_type) && op->has_compute_type)
     put_lowering_text(w, op->compute_type, COMPUTE_TYPES, COMPUTE_TYPE_COUNT);
   else
     put(w, 0);
@@ -644,40 +681,8 @@ static void encode(const lctx_case *c, writer *w) {
   size_t ops =
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   put(w, (unsigned)ops);
-  for (size_t i = 0; i < ops; i++) {
-    const lctx_case_op *op = &c->ops[i];
-    if (op->kind == LCTX_OP_REGISTER_LOWERING ||
-        op->kind == LCTX_OP_LOWER_PER_PLATFORM) {
-      encode_lowering_op(w, c, op);
-      continue;
-    }
-    unsigned kind = (unsigned)op->kind & 3;
-    bool module = op->kind == LCTX_OP_MODULE_GET_BACKEND;
-    bool uses_arg = op->kind == LCTX_OP_CANONICALIZE ||
-                    (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg);
-    if (op->kind == LCTX_OP_XLA_GET_BACKEND && op->has_arg)
-      kind |= 1u << 2;
-    if (module && op->has_backend)
-      kind |= 1u << 3;
-    if (module && op->optional)
-      kind |= 1u << 4;
-    put(w, kind);
-    if (uses_arg)
-      put_name(w, op->arg);
-    else
-      put(w, 0);
-    size_t platforms = !module ? 0
-                       : op->platform_count < LCTX_MAX_MODULE_PLATFORMS
-                           ? op->platform_count
-                           : LCTX_MAX_MODULE_PLATFORMS;
-    put(w, (unsigned)platforms);
-    for (size_t k = 0; k < platforms; k++)
-      put_name(w, lctx_case_op_platform(c, op, k));
-    if (module && op->has_backend)
-      put_name(w, op->backend);
-    else
-      put(w, 0);
-  }
+  for (size_t i = 0; i < ops; i++)
+    encode_op(w, c, &c->ops[i]);
 }
 
 /* `out` is written through a writer; clang-tidy cannot see it. */

@@ -8,6 +8,7 @@
  * case_text_print.c. Must never read past `length`, allocate, print or
  * exit: it runs on fuzzed input.
  */
+#include "case_ops.h"
 #include "case_text_private.h"
 
 #include <limits.h>
@@ -227,69 +228,89 @@ static bool parse_rule(case_text_parser *p, const char *start, lctx_str d) {
   return case_text_check_valid(p, start, "rule");
 }
 
-/// The optional keys of lower_per_platform, in their order.
-static const char *const LOWER_KEYS[] = {"narrow", "compute_type", "override",
-                                         "x64"};
-#define LOWER_KEY_COUNT (sizeof LOWER_KEYS / sizeof LOWER_KEYS[0])
+/// Reads the value of field `f` of `op`, after its `key=` if it has one.
+static bool parse_field(case_text_parser *p, lctx_case_op *op,
+                        const lctx_op_field *f) {
+  if (f->key && f->kind != LCTX_OP_FIELD_FLAG &&
+      !case_text_read_key(p, f->key, f->key_what))
+    return false;
+  switch (f->kind) {
+  case LCTX_OP_FIELD_NAME:
+    if (f->has != LCTX_OP_NO_MEMBER)
+      *lctx_op_has(op, f) = true;
+    return case_text_read_string(p, f->string_what) &&
+           case_text_take_name(p, f->field, LCTX_MAX_NAME, lctx_op_text(op, f));
+  case LCTX_OP_FIELD_NAME_OR_NONE:
+    return case_text_read_none_or_name(p, f->field, lctx_op_has(op, f),
+                                       lctx_op_text(op, f));
+  case LCTX_OP_FIELD_RULE:
+    if (f->has != LCTX_OP_NO_MEMBER)
+      *lctx_op_has(op, f) = true;
+    return case_text_read_rule_ref(p, lctx_op_text(op, f));
+  case LCTX_OP_FIELD_LIST:
+    if (f->has != LCTX_OP_NO_MEMBER)
+      *lctx_op_has(op, f) = true;
+    return case_text_read_name_list(p, f->field, f->many,
+                                    (uint8_t *)lctx_op_text(op, f),
+                                    lctx_op_count(op, f));
+  case LCTX_OP_FIELD_FLAG: {
+    bool value;
+    bool ok = case_text_read_flag(p, f->key, &value);
+    *(bool *)lctx_op_text(op, f) = ok && value;
+    return ok;
+  }
+  }
+  return false;
+}
 
-/// Reads the optional keys of a lower_per_platform operation.
-static bool parse_lower_keys(case_text_parser *p, lctx_case_op *op) {
+/// Reports optional key `k` of `def` found after key `next - 1`: a second
+/// one, or one out of the table's order.
+static bool fail_key_order(case_text_parser *p, const lctx_op_def *def,
+                           const lctx_op_field *k, bool seen) {
+  lctx_buf *e = case_text_error_at(p, p->cur);
+  if (seen) {
+    lctx_buf_append_cstr(e, "duplicate key `");
+    lctx_buf_append_cstr(e, k->key);
+    lctx_buf_append_char(e, '`');
+    return false;
+  }
+  lctx_buf_append_char(e, '`');
+  lctx_buf_append_cstr(e, k->key);
+  lctx_buf_append_cstr(e, "` out of order (the optional keys come in the "
+                          "order ");
+  bool first = true;
+  for (size_t i = 0; i < def->field_count; i++) {
+    if (!def->fields[i].optional)
+      continue;
+    if (!first)
+      lctx_buf_append_cstr(e, ", ");
+    lctx_buf_append_cstr(e, def->fields[i].key);
+    first = false;
+  }
+  lctx_buf_append_char(e, ')');
+  return false;
+}
+
+/// Reads the optional keys of an operation, each at most once, in the
+/// table's order.
+static bool parse_optional_keys(case_text_parser *p, const lctx_op_def *def,
+                                lctx_case_op *op) {
   size_t next = 0;
-  bool seen[LOWER_KEY_COUNT] = {false};
+  bool seen[LCTX_OP_MAX_FIELDS] = {false};
   for (;;) {
     case_text_skip_space(p);
-    size_t k = LOWER_KEY_COUNT;
-    for (size_t i = 0; i < LOWER_KEY_COUNT && k == LOWER_KEY_COUNT; i++) {
-      if (case_text_at_word(p, LOWER_KEYS[i]))
+    size_t k = def->field_count;
+    for (size_t i = 0; i < def->field_count && k == def->field_count; i++) {
+      if (def->fields[i].optional && case_text_at_word(p, def->fields[i].key))
         k = i;
     }
-    if (k == LOWER_KEY_COUNT)
+    if (k == def->field_count)
       return true; /* the end of the directive, or trailing garbage */
-    if (k < next) {
-      lctx_buf *e = case_text_error_at(p, p->cur);
-      if (seen[k]) {
-        lctx_buf_append_cstr(e, "duplicate key `");
-        lctx_buf_append_cstr(e, LOWER_KEYS[k]);
-        lctx_buf_append_char(e, '`');
-      } else {
-        lctx_buf_append_char(e, '`');
-        lctx_buf_append_cstr(e, LOWER_KEYS[k]);
-        lctx_buf_append_cstr(e, "` out of order (the optional keys come in "
-                                "the order narrow, compute_type, override, "
-                                "x64)");
-      }
-      return false;
-    }
+    if (k < next)
+      return fail_key_order(p, def, &def->fields[k], seen[k]);
     seen[k] = true;
     next = k + 1;
-    bool ok;
-    switch (k) {
-    case 0:
-      op->has_narrow = true;
-      ok = case_text_read_key(p, "narrow", "`narrow=[...]`") &&
-           case_text_read_name_list(p, "narrow platform", "narrow platforms",
-                                    op->narrowed, &op->narrow_count);
-      break;
-    case 1:
-      op->has_compute_type = true;
-      ok = case_text_read_key(p, "compute_type", "`compute_type=\"...\"`") &&
-           case_text_read_string(p, "a compute type string") &&
-           case_text_take_name(p, "compute type", LCTX_MAX_NAME,
-                               op->compute_type);
-      break;
-    case 2:
-      op->has_override = true;
-      ok = case_text_read_key(p, "override", "`override=\"...\"`") &&
-           case_text_read_rule_ref(p, op->override);
-      break;
-    default: {
-      bool x64;
-      ok = case_text_read_flag(p, "x64", &x64);
-      op->x64 = ok && x64;
-      break;
-    }
-    }
-    if (!ok)
+    if (!parse_field(p, op, &def->fields[k]))
       return false;
   }
 }
@@ -305,75 +326,27 @@ static bool parse_op(case_text_parser *p, const char *start) {
   if (!case_text_read_word(p, "an operation", &w, &at))
     return false;
   if (!lctx_op_kind_from_name(w, &op->kind)) {
-    return case_text_fail_unknown(p, at, "operation",
-                                  "backends, canonicalize, get_backend, "
-                                  "module_get_backend, register_lowering or "
-                                  "lower_per_platform");
+    char expected[256];
+    lctx_buf eb;
+    lctx_buf_init(&eb, expected, sizeof expected);
+    lctx_op_keywords(&eb);
+    return case_text_fail_unknown(p, at, "operation", expected);
   }
-  switch (op->kind) {
-  case LCTX_OP_BACKENDS:
-    break;
-  case LCTX_OP_CANONICALIZE:
-    op->has_arg = true;
-    if (!case_text_read_string(p, "a platform name string") ||
-        !case_text_take_name(p, "canonicalize argument", LCTX_MAX_NAME,
-                             op->arg))
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  bool optional = false;
+  for (size_t i = 0; i < def->field_count; i++) {
+    optional = optional || def->fields[i].optional;
+    if (!def->fields[i].optional && !parse_field(p, op, &def->fields[i]))
       return false;
-    break;
-  case LCTX_OP_XLA_GET_BACKEND:
-    if (!case_text_read_none_or_name(p, "get_backend argument", &op->has_arg,
-                                     op->arg))
-      return false;
-    break;
-  case LCTX_OP_MODULE_GET_BACKEND: {
-    if (!case_text_read_key(p, "platforms", "`platforms=[...]`") ||
-        !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platform, &op->platform_count) ||
-        !case_text_read_key(p, "backend",
-                            "`backend=None` or `backend=\"...\"`") ||
-        !case_text_read_none_or_name(p, "backend", &op->has_backend,
-                                     op->backend))
-      return false;
-    bool optional;
-    if (!case_text_read_flag(p, "optional", &optional))
-      return false;
-    op->optional = optional;
-    break;
   }
-  case LCTX_OP_REGISTER_LOWERING:
-    if (!case_text_read_key(p, "primitive", "`primitive=\"...\"`") ||
-        !case_text_read_string(p, "a primitive name string") ||
-        !case_text_take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
-        !case_text_read_key(p, "rule", "`rule=\"...\"`") ||
-        !case_text_read_rule_ref(p, op->rule) ||
-        !case_text_read_key(p, "platform",
-                            "`platform=None` or `platform=\"...\"`") ||
-        !case_text_read_none_or_name(p, "register_lowering platform",
-                                     &op->has_arg, op->arg))
-      return false;
-    break;
-  case LCTX_OP_LOWER_PER_PLATFORM:
-    if (!case_text_read_key(p, "primitive", "`primitive=\"...\"`") ||
-        !case_text_read_string(p, "a primitive name string") ||
-        !case_text_take_name(p, "primitive", LCTX_MAX_NAME, op->primitive) ||
-        !case_text_read_key(p, "platforms", "`platforms=[...]`") ||
-        !case_text_read_name_list(p, "module platform", "platforms",
-                                  op->platform, &op->platform_count) ||
-        !case_text_read_key(p, "backend",
-                            "`backend=None` or `backend=\"...\"`") ||
-        !case_text_read_none_or_name(p, "backend", &op->has_backend,
-                                     op->backend) ||
-        !parse_lower_keys(p, op))
-      return false;
-    break;
-  }
+  if (optional && !parse_optional_keys(p, def, op))
+    return false;
   if (!case_text_end_directive(p))
     return false;
   if (!p->first_op_line)
     p->first_op_line = p->line;
   c->op_count++;
-  if (op->kind == LCTX_OP_REGISTER_LOWERING ||
-      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
+  if (def->lowering)
     return case_text_check_valid(p, start, "op");
   return true;
 }

@@ -8,6 +8,7 @@
  * LCTX_CASE_TEXT_MAX). Never allocates, prints or exits.
  */
 #include "case_text_print.h"
+#include "case_ops.h"
 
 #include <string.h>
 
@@ -153,58 +154,33 @@ static void print_op(lctx_buf *out, const lctx_case *c,
                      const lctx_case_op *op) {
   lctx_buf_append_cstr(out, "op ");
   lctx_buf_append_cstr(out, lctx_op_kind_name(op->kind));
-  switch (op->kind) {
-  case LCTX_OP_BACKENDS:
-    break;
-  case LCTX_OP_CANONICALIZE:
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  for (size_t i = 0; def && i < def->field_count; i++) {
+    const lctx_op_field *f = &def->fields[i];
+    if (f->optional && !lctx_op_present(op, f))
+      continue;
     lctx_buf_append_char(out, ' ');
-    PRINT_FIELD(out, op->arg);
-    break;
-  case LCTX_OP_XLA_GET_BACKEND:
-    lctx_buf_append_char(out, ' ');
-    if (op->has_arg)
-      PRINT_FIELD(out, op->arg);
-    else
-      lctx_buf_append_cstr(out, "None");
-    break;
-  case LCTX_OP_MODULE_GET_BACKEND:
-    lctx_buf_append_cstr(out, " platforms=");
-    print_list(out, c, op->platform, op->platform_count);
-    lctx_buf_append_cstr(out, " backend=");
-    print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
-    lctx_buf_append_cstr(out,
-                         op->optional ? " optional=true" : " optional=false");
-    break;
-  case LCTX_OP_REGISTER_LOWERING:
-    lctx_buf_append_cstr(out, " primitive=");
-    PRINT_FIELD(out, op->primitive);
-    lctx_buf_append_cstr(out, " rule=");
-    PRINT_FIELD(out, op->rule);
-    lctx_buf_append_cstr(out, " platform=");
-    print_none_or(out, op->has_arg, op->arg, sizeof op->arg);
-    break;
-  case LCTX_OP_LOWER_PER_PLATFORM:
-    lctx_buf_append_cstr(out, " primitive=");
-    PRINT_FIELD(out, op->primitive);
-    lctx_buf_append_cstr(out, " platforms=");
-    print_list(out, c, op->platform, op->platform_count);
-    lctx_buf_append_cstr(out, " backend=");
-    print_none_or(out, op->has_backend, op->backend, sizeof op->backend);
-    if (op->has_narrow) {
-      lctx_buf_append_cstr(out, " narrow=");
-      print_list(out, c, op->narrowed, op->narrow_count);
+    if (f->key && f->kind != LCTX_OP_FIELD_FLAG) {
+      lctx_buf_append_cstr(out, f->key);
+      lctx_buf_append_char(out, '=');
     }
-    if (op->has_compute_type) {
-      lctx_buf_append_cstr(out, " compute_type=");
-      PRINT_FIELD(out, op->compute_type);
+    const char *text = lctx_op_ctext(op, f);
+    switch (f->kind) {
+    case LCTX_OP_FIELD_NAME:
+    case LCTX_OP_FIELD_RULE:
+      print_field(out, text, LCTX_MAX_NAME + 1);
+      break;
+    case LCTX_OP_FIELD_NAME_OR_NONE:
+      print_none_or(out, lctx_op_chas(op, f), text, LCTX_MAX_NAME + 1);
+      break;
+    case LCTX_OP_FIELD_LIST:
+      print_list(out, c, (const uint8_t *)text, lctx_op_ccount(op, f));
+      break;
+    case LCTX_OP_FIELD_FLAG:
+      lctx_buf_append_cstr(out, f->key);
+      lctx_buf_append_cstr(out, *(const bool *)text ? "=true" : "=false");
+      break;
     }
-    if (op->has_override) {
-      lctx_buf_append_cstr(out, " override=");
-      PRINT_FIELD(out, op->override);
-    }
-    if (op->x64)
-      lctx_buf_append_cstr(out, " x64=true");
-    break;
   }
   lctx_buf_append_char(out, '\n');
 }

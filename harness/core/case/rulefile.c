@@ -401,6 +401,7 @@ static bool parse_action(parser *p, const char *line) {
     p->pending[p->pending_count].name = name;
     p->pending_count++;
   }
+  r->action_lines[r->action_count] = p->line;
   r->actions[r->action_count++] = a;
   return true;
 }

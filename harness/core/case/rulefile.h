@@ -65,6 +65,8 @@ typedef struct lctx_rulefile_rule {
   lctx_rulefile_registration registrations[LCTX_RULEFILE_MAX_REGISTRATIONS];
   size_t action_count;
   lctx_lowering_action actions[LCTX_LOWERING_MAX_ACTIONS];
+  /// The line of each action (`lctx export rules` reports it).
+  int action_lines[LCTX_LOWERING_MAX_ACTIONS];
 } lctx_rulefile_rule;
 
 /// A parsed rule file. Every view points into `pool`, so the struct must

@@ -5,24 +5,16 @@
  * Owns the documented domain (conformance/spec/README.md, "The bounded
  * domain"): the name alphabet, the representative registry configurations,
  * and the operation sequences (every single operation, and two-operation
- * sequences that observe an earlier initialization). Decides no outcome.
+ * sequences that observe an earlier initialization), and random cases
+ * beyond it. Decides no outcome. The single operations are the table's
+ * (case_ops.h: each operation's domain walk); the lowering sub-domain is
+ * domain_lowering.h's; the alphabet, the registry configurations and the
+ * walk's steps are domain_walk.h's.
  */
 #ifndef LCTX_HARNESS_DOMAIN_H
 #define LCTX_HARNESS_DOMAIN_H
 
-#include "case.h"
-
-#include <stdint.h>
-
-/// Number of names in the domain's alphabet.
-size_t lctx_domain_alphabet_size(void);
-
-/// Number of registry configurations in the domain.
-size_t lctx_domain_registry_count(void);
-
-/// Fills `c` with registry configuration `i` (no operations) and returns its
-/// one-line description.
-const char *lctx_domain_registry(size_t i, lctx_case *c);
+#include "domain_walk.h"
 
 /// Calls `visit` once per case of the domain, in a fixed order; stops early
 /// when `visit` returns false. The case is only valid during the call.
@@ -30,18 +22,6 @@ const char *lctx_domain_registry(size_t i, lctx_case *c);
 /// memory for the case).
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user);
-
-/// A share of the domain's cases: those whose index `i` (the position in
-/// lctx_domain_enumerate's order, from 0) lies in [from, to) and whose chunk
-/// `i / chunk` is `part` modulo `parts`. {0, SIZE_MAX, 1, 0, 1} is the whole
-/// domain; the shares {0, SIZE_MAX, K, p, N} for p in 0..N-1 cover it
-/// exactly once, in interleaved chunks of K cases (what check-spec --jobs N
-/// gives each thread); {i, i + 1, 1, 0, 1} is case i alone.
-typedef struct lctx_domain_share {
-  size_t from, to;
-  size_t chunk;
-  size_t part, parts;
-} lctx_domain_share;
 
 /// Calls `visit` once per case of `share`, in the domain's order, with the
 /// case's index; stops early when `visit` returns false. The cases outside

@@ -138,14 +138,14 @@ static void drop_dim(lctx_program_desc *p, size_t i) {
   p->ndims--;
 }
 
-/* Applies reduction k to out (a copy of p); false when k is past the last.
- * `applied` says whether it changed anything. */
-static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
-  *applied = false;
+/* Reductions 1 to 4 (statements, rules, calls, branches): true when `*k`
+ * is one of them, which is applied (`applied`: it changed something);
+ * otherwise false with `*k` counted down past them. */
+static bool apply_structure(lctx_program_desc *out, size_t *k, bool *applied) {
   /* 1. remove a statement (main's last one never: it would leave x) */
   for (size_t f = 0; f < out->nfun; f++)
     for (size_t s = out->fun[f].n; s-- > 0;) {
-      if (k-- == 0) {
+      if ((*k)-- == 0) {
         remove_stmt(&out->fun[f], s);
         return *applied = true;
       }
@@ -153,7 +153,7 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
   /* 2. remove a rule (a primitive keeps one) */
   for (size_t q = 0; q < out->nprim; q++)
     for (size_t r = 0; r < out->prim[q].nr; r++) {
-      if (k-- == 0) {
+      if ((*k)-- == 0) {
         lctx_prog_prim *pr = &out->prim[q];
         if (pr->nr < 2)
           return true;
@@ -165,7 +165,7 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
   /* 3. inline a call */
   for (size_t f = 0; f < out->nfun; f++)
     for (size_t s = 0; s < out->fun[f].n; s++) {
-      if (k-- == 0) {
+      if ((*k)-- == 0) {
         if (out->fun[f].st[s].kind != LCTX_PS_CALL)
           return true;
         *applied = inline_call(out, f, s);
@@ -176,7 +176,7 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
   for (size_t f = 0; f < out->nfun; f++)
     for (size_t s = 0; s < out->fun[f].n; s++)
       for (size_t b = 0; b < LCTX_PROG_MAX_BRANCHES; b++) {
-        if (k-- == 0) {
+        if ((*k)-- == 0) {
           lctx_prog_stmt *st = &out->fun[f].st[s];
           size_t least = st->kind == LCTX_PS_PLATFORM ? 1
                          : st->kind == LCTX_PS_SWITCH ? 2
@@ -193,27 +193,33 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
           return *applied = true;
         }
       }
+  return false;
+}
+
+/* Reductions 5 to 7 (simpler rules and primitives, no jit, a smaller
+ * argument), as apply_structure. */
+static bool apply_simpler(lctx_program_desc *out, size_t *k, bool *applied) {
   /* 5. simpler rules and primitives */
   for (size_t q = 0; q < out->nprim; q++) {
     lctx_prog_prim *pr = &out->prim[q];
-    if (k-- == 0) {
+    if ((*k)-- == 0) {
       *applied = pr->effect != LCTX_PROG_EFFECT_NONE;
       pr->effect = LCTX_PROG_EFFECT_NONE;
       return true;
     }
-    if (k-- == 0) {
+    if ((*k)-- == 0) {
       *applied = !pr->cache;
       pr->cache = true;
       return true;
     }
     for (size_t r = 0; r < pr->nr; r++) {
-      if (k-- == 0) {
+      if ((*k)-- == 0) {
         *applied = pr->r[r].is_fun;
         pr->r[r].is_fun = false;
         pr->r[r].c = 1;
         return true;
       }
-      if (k-- == 0) {
+      if ((*k)-- == 0) {
         *applied = pr->r[r].read != LCTX_PROG_READ_NONE;
         pr->r[r].read = LCTX_PROG_READ_NONE;
         return true;
@@ -222,7 +228,7 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
   }
   /* 6. no jit */
   for (size_t f = 0; f < out->nfun; f++) {
-    if (k-- == 0) {
+    if ((*k)-- == 0) {
       *applied = out->fun[f].jit;
       out->fun[f].jit = false;
       return true;
@@ -230,30 +236,37 @@ static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
   }
   /* 7. a smaller argument */
   for (size_t i = 0; i < LCTX_PROG_MAX_DIMS; i++) {
-    if (k-- == 0) {
+    if ((*k)-- == 0) {
       if (i >= out->ndims)
         return true;
       drop_dim(out, i);
       return *applied = true;
     }
-    if (k-- == 0) {
+    if ((*k)-- == 0) {
       *applied = i < out->ndims && out->dims[i] > 1;
       if (*applied)
         out->dims[i] = out->dims[i] > 2 ? 2 : 1;
       return true;
     }
   }
-  if (k-- == 0) {
+  if ((*k)-- == 0) {
     *applied = out->symbolic >= 0;
     out->symbolic = -1;
     return true;
   }
-  if (k-- == 0) {
+  if ((*k)-- == 0) {
     *applied = out->int32;
     out->int32 = false;
     return true;
   }
   return false;
+}
+
+/* Applies reduction k to out (a copy of p); false when k is past the last.
+ * `applied` says whether it changed anything. */
+static bool apply(lctx_program_desc *out, size_t k, bool *applied) {
+  *applied = false;
+  return apply_structure(out, &k, applied) || apply_simpler(out, &k, applied);
 }
 
 static long measure_dims(const lctx_program_desc *p) {

@@ -11,6 +11,7 @@
  * lowering is classify_lower.c's, the names and values tables
  * classify_values.c's (classify_private.h).
  */
+#include "case_ops.h"
 #include "classify_private.h"
 
 #include <stdio.h>
@@ -392,6 +393,52 @@ void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
 // Operations
 //===----------------------------------------------------------------------===//
 
+void lctx_classify_backends(lctx_feature_state *state, const lctx_case_op *op,
+                            lctx_features *out) {
+  (void)op;
+  access(state, out);
+}
+
+void lctx_classify_canonicalize(lctx_feature_state *state,
+                                const lctx_case_op *op, lctx_features *out) {
+  lctx_str arg = lctx_str_from_cstr(op->arg);
+  classify_put(out, LCTX_P_ARG, arg);
+  if (!lctx_str_equal_cstr(arg, "gpu")) {
+    out->value[LCTX_F_ARG] = arg.length == 0 ? ARG_EMPTY : ARG_NAME;
+    return;
+  }
+  out->value[LCTX_F_ARG] = ARG_ALIAS;
+  if (access(state, out)) {
+    lctx_str resolved;
+    resolve_gpu(state, out, &resolved);
+  }
+}
+
+void lctx_classify_get_backend(lctx_feature_state *state,
+                               const lctx_case_op *op, lctx_features *out) {
+  lctx_str arg = lctx_str_from_cstr(op->arg);
+  out->value[LCTX_F_ARG] = !op->has_arg                      ? ARG_NONE
+                           : arg.length == 0                 ? ARG_EMPTY
+                           : lctx_str_equal_cstr(arg, "gpu") ? ARG_ALIAS
+                                                             : ARG_NAME;
+  get_backend(state, out, op->has_arg, arg);
+}
+
+void lctx_classify_module_get_backend(lctx_feature_state *state,
+                                      const lctx_case_op *op,
+                                      lctx_features *out) {
+  if (op->optional && !classify_flag(state, LCTX_FACT_MODULE_OPTIONAL)) {
+    out->value[LCTX_F_API] = API_NO_OPTIONAL;
+    return;
+  }
+  /* platforms[0], read only with one platform (B1 reads nothing). */
+  classify_module_get_backend(
+      state, out, op,
+      op->platform_count == 1
+          ? lctx_str_from_cstr(lctx_case_op_platform(state->c, op, 0))
+          : lctx_str_from_cstr(""));
+}
+
 void lctx_classify_op(lctx_feature_state *state, size_t index,
                       lctx_features *out) {
   const lctx_case *c = state->c;
@@ -403,52 +450,9 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
   out->value[LCTX_F_MODE] =
       c->jax_platforms[0] != '\0' ? MODE_PLATFORMS : MODE_DEFAULT;
   out->value[LCTX_F_INIT] = INIT_NONE;
-  /* The argument, measured only by the operations that have one. */
-  lctx_str arg = {op->arg, 0};
-  if (op->kind == LCTX_OP_CANONICALIZE || op->kind == LCTX_OP_XLA_GET_BACKEND)
-    arg = lctx_str_from_cstr(op->arg);
-  switch (op->kind) {
-  case LCTX_OP_BACKENDS:
-    access(state, out);
-    break;
-  case LCTX_OP_CANONICALIZE:
-    classify_put(out, LCTX_P_ARG, arg);
-    if (!lctx_str_equal_cstr(arg, "gpu")) {
-      out->value[LCTX_F_ARG] = arg.length == 0 ? ARG_EMPTY : ARG_NAME;
-      break;
-    }
-    out->value[LCTX_F_ARG] = ARG_ALIAS;
-    if (access(state, out)) {
-      lctx_str resolved;
-      resolve_gpu(state, out, &resolved);
-    }
-    break;
-  case LCTX_OP_XLA_GET_BACKEND:
-    out->value[LCTX_F_ARG] = !op->has_arg                      ? ARG_NONE
-                             : arg.length == 0                 ? ARG_EMPTY
-                             : lctx_str_equal_cstr(arg, "gpu") ? ARG_ALIAS
-                                                               : ARG_NAME;
-    get_backend(state, out, op->has_arg, arg);
-    break;
-  case LCTX_OP_MODULE_GET_BACKEND:
-    if (op->optional && !classify_flag(state, LCTX_FACT_MODULE_OPTIONAL)) {
-      out->value[LCTX_F_API] = API_NO_OPTIONAL;
-      break;
-    }
-    /* platforms[0], read only with one platform (B1 reads nothing). */
-    classify_module_get_backend(
-        state, out, op,
-        op->platform_count == 1
-            ? lctx_str_from_cstr(lctx_case_op_platform(state->c, op, 0))
-            : lctx_str_from_cstr(""));
-    break;
-  case LCTX_OP_REGISTER_LOWERING:
-    classify_register_lowering(state, out, op);
-    break;
-  case LCTX_OP_LOWER_PER_PLATFORM:
-    classify_lower_per_platform(state, out, op);
-    break;
-  }
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  if (def)
+    def->classify(state, op, out);
 }
 
 /* FNV-1a over `n` bytes, on from `h`. */

@@ -244,6 +244,26 @@ void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
 void lctx_classify_op(lctx_feature_state *state, size_t index,
                       lctx_features *out);
 
+/// The classification of each operation of the table (case_ops.h's
+/// `classify`): features of `op`, an operation of the state's case,
+/// advancing the state. The backend-selection ones are classify.c's, the
+/// lowering ones classify_lower.c's.
+void lctx_classify_backends(lctx_feature_state *state, const lctx_case_op *op,
+                            lctx_features *out);
+void lctx_classify_canonicalize(lctx_feature_state *state,
+                                const lctx_case_op *op, lctx_features *out);
+void lctx_classify_get_backend(lctx_feature_state *state,
+                               const lctx_case_op *op, lctx_features *out);
+void lctx_classify_module_get_backend(lctx_feature_state *state,
+                                      const lctx_case_op *op,
+                                      lctx_features *out);
+void lctx_classify_register_lowering(lctx_feature_state *state,
+                                     const lctx_case_op *op,
+                                     lctx_features *out);
+void lctx_classify_lower_per_platform(lctx_feature_state *state,
+                                      const lctx_case_op *op,
+                                      lctx_features *out);
+
 /// What operations 0 .. `index` of `c` are classified as under `facts`: a
 /// hash of each one's features and placeholder values, into `sig[k]`
 /// (`f` is the features classified into). Two fact sets that classify a

@@ -448,3 +448,15 @@ void classify_lower_per_platform(lctx_feature_state *s, lctx_features *f,
   if (walk_eqn(&w, lctx_str_from_cstr(op->primitive), &ctx))
     stop(&w, STOP_NONE);
 }
+
+void lctx_classify_register_lowering(lctx_feature_state *state,
+                                     const lctx_case_op *op,
+                                     lctx_features *out) {
+  classify_register_lowering(state, out, op);
+}
+
+void lctx_classify_lower_per_platform(lctx_feature_state *state,
+                                      const lctx_case_op *op,
+                                      lctx_features *out) {
+  classify_lower_per_platform(state, out, op);
+}

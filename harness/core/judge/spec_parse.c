@@ -245,75 +245,54 @@ static bool valid_id(const char *s, size_t n) {
   return true;
 }
 
-static bool parse_line(spec_parser *p, const char *s, const char *end) {
-  s = spec_skip_space(s, end);
-  while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-    end--;
-  if (s == end || *s == '#')
-    return true;
-  if (*s == '[') {
-    const char *close = memchr(s, ']', (size_t)(end - s));
-    if (!close)
-      return spec_fail(p, s, "unterminated row header", NULL);
-    if (!spec_expect_end(p, close + 1, end))
-      return false;
-    size_t n = (size_t)(close - s - 1);
-    if (!spec_finish_fact(p))
-      return false;
-    if (n > 5 && memcmp(s + 1, "fact ", 5) == 0) {
-      if (!finish_row(p))
-        return false;
-      p->row = NULL;
-      const char *name = spec_skip_space(s + 6, close);
-      return spec_start_fact(p, name, (size_t)(close - name));
-    }
-    if (!valid_id(s + 1, n))
-      return spec_fail_n(
-          p, s + 1, "bad row ID (expected letters, '-', three digits):", s + 1,
-          n);
+/* A row header `[ID]` or `[fact NAME]` at `s` (the line ends at `end`):
+ * ends the row or fact before it and starts the next. */
+static bool parse_header(spec_parser *p, const char *s, const char *end) {
+  const char *close = memchr(s, ']', (size_t)(end - s));
+  if (!close)
+    return spec_fail(p, s, "unterminated row header", NULL);
+  if (!spec_expect_end(p, close + 1, end))
+    return false;
+  size_t n = (size_t)(close - s - 1);
+  if (!spec_finish_fact(p))
+    return false;
+  if (n > 5 && memcmp(s + 1, "fact ", 5) == 0) {
     if (!finish_row(p))
       return false;
-    for (size_t i = 0; i < p->spec->row_count; i++) {
-      if (strlen(p->spec->rows[i].id) == n &&
-          memcmp(p->spec->rows[i].id, s + 1, n) == 0) {
-        char msg[96];
-        snprintf(msg, sizeof msg,
-                 "duplicate row ID (first at line %d):", p->spec->rows[i].line);
-        return spec_fail_n(p, s + 1, msg, s + 1, n);
-      }
+    p->row = NULL;
+    const char *name = spec_skip_space(s + 6, close);
+    return spec_start_fact(p, name, (size_t)(close - name));
+  }
+  if (!valid_id(s + 1, n))
+    return spec_fail_n(
+        p, s + 1, "bad row ID (expected letters, '-', three digits):", s + 1,
+        n);
+  if (!finish_row(p))
+    return false;
+  for (size_t i = 0; i < p->spec->row_count; i++) {
+    if (strlen(p->spec->rows[i].id) == n &&
+        memcmp(p->spec->rows[i].id, s + 1, n) == 0) {
+      char msg[96];
+      snprintf(msg, sizeof msg,
+               "duplicate row ID (first at line %d):", p->spec->rows[i].line);
+      return spec_fail_n(p, s + 1, msg, s + 1, n);
     }
-    if (p->spec->row_count >= LCTX_SPEC_MAX_ROWS)
-      return spec_fail(p, s, "too many rows", NULL);
-    p->row = &p->spec->rows[p->spec->row_count++];
-    memset(p->row, 0, sizeof *p->row);
-    memcpy(p->row->id, s + 1, n);
-    p->row->line = p->line;
-    p->row->exact = true;
-    memset(p->seen, 0, sizeof p->seen);
-    return true;
   }
-  const char *key = s;
-  while (s < end && (islower((unsigned char)*s) || *s == '-' || *s == '_'))
-    s++;
-  lctx_str k = lctx_str_make(key, (size_t)(s - key));
-  const char *eq = spec_skip_space(s, end);
-  if (k.length == 0 || eq >= end || *eq != '=')
-    return spec_fail(p, key, "expected 'key = value'", NULL);
-  const char *v = spec_skip_space(eq + 1, end);
-  if (p->fact)
-    return spec_parse_fact_key(p, key, k, v, end);
-  if (!p->row) {
-    if (lctx_str_equal_cstr(k, "spec-version"))
-      return spec_copy_value(p, v, end, p->spec->version,
-                             sizeof p->spec->version);
-    if (lctx_str_equal_cstr(k, "jax-commit"))
-      return spec_copy_value(p, v, end, p->spec->jax_commit,
-                             sizeof p->spec->jax_commit);
-    if (lctx_str_equal_cstr(k, "releases"))
-      return spec_parse_releases(p, v, end);
-    return spec_fail_n(p, key, "unknown key before the first row:", key,
-                       k.length);
-  }
+  if (p->spec->row_count >= LCTX_SPEC_MAX_ROWS)
+    return spec_fail(p, s, "too many rows", NULL);
+  p->row = &p->spec->rows[p->spec->row_count++];
+  memset(p->row, 0, sizeof *p->row);
+  memcpy(p->row->id, s + 1, n);
+  p->row->line = p->line;
+  p->row->exact = true;
+  memset(p->seen, 0, sizeof p->seen);
+  return true;
+}
+
+/* `key = v` inside a row: the key's parser, each key once (but outcome,
+ * refusal and was). */
+static bool parse_row_key(spec_parser *p, const char *key, lctx_str k,
+                          const char *v, const char *end) {
   int which = -1;
   for (int i = 0; i < ROW_KEY_COUNT; i++) {
     if (lctx_str_equal_cstr(k, ROW_KEYS[i]))
@@ -361,6 +340,39 @@ static bool parse_line(spec_parser *p, const char *s, const char *end) {
   default:
     return spec_copy_value(p, v, end, p->row->note, sizeof p->row->note);
   }
+}
+
+static bool parse_line(spec_parser *p, const char *s, const char *end) {
+  s = spec_skip_space(s, end);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+    end--;
+  if (s == end || *s == '#')
+    return true;
+  if (*s == '[')
+    return parse_header(p, s, end);
+  const char *key = s;
+  while (s < end && (islower((unsigned char)*s) || *s == '-' || *s == '_'))
+    s++;
+  lctx_str k = lctx_str_make(key, (size_t)(s - key));
+  const char *eq = spec_skip_space(s, end);
+  if (k.length == 0 || eq >= end || *eq != '=')
+    return spec_fail(p, key, "expected 'key = value'", NULL);
+  const char *v = spec_skip_space(eq + 1, end);
+  if (p->fact)
+    return spec_parse_fact_key(p, key, k, v, end);
+  if (!p->row) {
+    if (lctx_str_equal_cstr(k, "spec-version"))
+      return spec_copy_value(p, v, end, p->spec->version,
+                             sizeof p->spec->version);
+    if (lctx_str_equal_cstr(k, "jax-commit"))
+      return spec_copy_value(p, v, end, p->spec->jax_commit,
+                             sizeof p->spec->jax_commit);
+    if (lctx_str_equal_cstr(k, "releases"))
+      return spec_parse_releases(p, v, end);
+    return spec_fail_n(p, key, "unknown key before the first row:", key,
+                       k.length);
+  }
+  return parse_row_key(p, key, k, v, end);
 }
 
 //===----------------------------------------------------------------------===//

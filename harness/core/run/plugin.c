@@ -2,6 +2,7 @@
  * plugin.c - loading a C plugin into this process (see plugin.h).
  */
 #include "plugin.h"
+#include "case_ops.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -58,18 +59,11 @@ const lctx_impl_table *lctx_plugin_load(const char *path, lctx_buf *error) {
 
 uint32_t lctx_plugin_operations(const lctx_impl_table *table) {
   uint32_t ops = table->operations;
-  if (!table->backends)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_BACKENDS;
-  if (!table->canonicalize)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_CANONICALIZE;
-  if (!table->get_backend)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_GET_BACKEND;
-  if (!table->module_get_backend)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_MODULE_GET_BACKEND;
-  /* A version 1 table ends before these two: never read them. */
-  if (table->abi_version < 2 || !table->register_lowering)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_REGISTER_LOWERING;
-  if (table->abi_version < 2 || !table->lower_per_platform)
-    ops &= ~(uint32_t)LCTX_IMPL_OP_LOWER_PER_PLATFORM;
+  /* An operation whose function is NULL, or past the end of the table's
+   * ABI version (never read), is not supported whatever the bits say. */
+  for (size_t k = 0; k < LCTX_OP_KIND_COUNT && k < 32; k++) {
+    if (!lctx_case_impl_has(table, lctx_op_get((lctx_op_kind)k)))
+      ops &= ~((uint32_t)1 << k);
+  }
   return ops;
 }

@@ -2,39 +2,9 @@
  * runner.c - the case runner (see runner.h).
  */
 #include "runner.h"
+#include "case_ops.h"
 
 #include <string.h>
-
-/* One of the four backend-selection operations of `c` against `registry`. */
-static void run_backend_op(lctx_registry *registry, const lctx_case *c,
-                           const lctx_case_op *op, lctx_outcome *out,
-                           lctx_module_branch *branch) {
-  if (branch)
-    *branch = LCTX_BRANCH_ERROR;
-  switch (op->kind) {
-  case LCTX_OP_BACKENDS:
-    lctx_registry_backends(registry, out);
-    break;
-  case LCTX_OP_CANONICALIZE:
-    lctx_canonicalize_platform(registry, lctx_str_from_cstr(op->arg), out);
-    break;
-  case LCTX_OP_XLA_GET_BACKEND: {
-    lctx_str arg = lctx_str_from_cstr(op->arg);
-    lctx_xla_get_backend(registry, op->has_arg ? &arg : NULL, out);
-    break;
-  }
-  case LCTX_OP_MODULE_GET_BACKEND: {
-    lctx_module_context context;
-    lctx_case_module_context(c, op, &context);
-    lctx_module_get_backend(registry, &context, op->optional, out, branch);
-    break;
-  }
-  case LCTX_OP_REGISTER_LOWERING: /* lctx_runner_op runs these */
-  case LCTX_OP_LOWER_PER_PLATFORM:
-    lctx_outcome_set_none(out);
-    break;
-  }
-}
 
 void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
   lctx_runner_init_at(r, c, NULL);
@@ -80,8 +50,7 @@ static lctx_lowering_action case_action(lctx_lowering_registry *lowering,
   return out;
 }
 
-/* Builds the lowering registry: one rule object per case rule, in order. */
-static void runner_lowering(lctx_runner *r) {
+void lctx_runner_lowering_ready(lctx_runner *r) {
   if (r->lowering_ready)
     return;
   r->lowering_ready = true;
@@ -101,114 +70,26 @@ const lctx_release *lctx_runner_release(const lctx_runner *r) {
   return lctx_release_resolve(r->config.release);
 }
 
-/* Whether a case rule's action calls get_backend(optional=True). */
-static bool action_needs_optional(const lctx_case_action *a) {
-  switch (a->kind) {
-  case LCTX_ACTION_GET_BACKEND:
-  case LCTX_ACTION_GUARDED_GET_BACKEND:
-    return a->optional;
-  case LCTX_ACTION_TRY_FALLBACK_GET_BACKEND:
-  case LCTX_ACTION_READ_CLIENT_PLATFORM:
-    return true;
-  case LCTX_ACTION_RAISE_IF_MULTI:
-  case LCTX_ACTION_LOWER_FUN:
-  case LCTX_ACTION_EMIT_MARKER:
-    return false;
-  }
-  return false;
-}
-
 bool lctx_runner_op_exists(const lctx_runner *r, const lctx_case_op *op) {
-  const lctx_release *rel = r->config.release;
-  switch (op->kind) {
-  case LCTX_OP_BACKENDS:
-    return lctx_release_has_op(rel, LCTX_RELEASE_OP_BACKENDS);
-  case LCTX_OP_CANONICALIZE:
-    return lctx_release_has_op(rel, LCTX_RELEASE_OP_CANONICALIZE);
-  case LCTX_OP_XLA_GET_BACKEND:
-    return lctx_release_has_op(rel, LCTX_RELEASE_OP_XLA_GET_BACKEND);
-  case LCTX_OP_MODULE_GET_BACKEND:
-    return lctx_release_has_op(
-        rel, op->optional ? LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL
-                          : LCTX_RELEASE_OP_MODULE_GET_BACKEND);
-  case LCTX_OP_REGISTER_LOWERING:
-    return lctx_release_has_op(rel, LCTX_RELEASE_OP_REGISTER_LOWERING);
-  case LCTX_OP_LOWER_PER_PLATFORM:
-    break;
-  }
-  if (!lctx_release_has_op(rel, LCTX_RELEASE_OP_LOWER_PER_PLATFORM))
-    return false;
-  if (lctx_release_has_op(rel, LCTX_RELEASE_OP_MODULE_GET_BACKEND_OPTIONAL))
-    return true;
-  for (size_t i = 0; i < r->c->rule_count; i++) {
-    const lctx_case_rule *rule = &r->c->rules[i];
-    for (size_t k = 0; k < rule->action_count; k++) {
-      if (action_needs_optional(&rule->actions[k]))
-        return false;
-    }
-  }
-  return true;
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  return def && def->exists(r, op);
 }
 
-static int rule_id(const lctx_runner *r, const char *name) {
+int lctx_runner_rule_id(const lctx_runner *r, const char *name) {
   int i = lctx_case_rule_find(r->c, name);
   return i < 0 ? -1 : r->rule_ids[i];
 }
 
 bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
                     lctx_module_branch *branch) {
-  if (op->kind != LCTX_OP_REGISTER_LOWERING &&
-      op->kind != LCTX_OP_LOWER_PER_PLATFORM) {
-    run_backend_op(&r->registry, r->c, op, out, branch);
-    return true;
-  }
-  if (branch)
-    *branch = LCTX_BRANCH_ERROR;
-  runner_lowering(r);
-  int primitive = lctx_lowering_primitive_add(
-      &r->lowering, lctx_str_from_cstr(op->primitive));
-  if (op->kind == LCTX_OP_REGISTER_LOWERING) {
-    lctx_str platform = lctx_str_from_cstr(op->arg);
-    int rule = rule_id(r, op->rule);
-    if (primitive < 0 || rule < 0) {
-      lctx_outcome_set_none(out);
-      return false;
-    }
-    lctx_lowering_register(&r->lowering, primitive, rule,
-                           op->has_arg ? &platform : NULL, out);
-    return true;
-  }
-  lctx_lowering_context *ctx = &r->context;
-  lctx_lowering_context_init(ctx);
-  lctx_case_module_context(r->c, op, &ctx->module);
-  if (op->has_narrow) {
-    lctx_str narrow[LCTX_MAX_MODULE_PLATFORMS];
-    for (size_t i = 0; i < op->narrow_count; i++)
-      narrow[i] = lctx_str_from_cstr(lctx_case_op_narrow(r->c, op, i));
-    lctx_lowering_context_narrow(ctx, narrow, op->narrow_count);
-  }
-  ctx->has_compute_type = op->has_compute_type;
-  ctx->compute_type = lctx_str_from_cstr(op->compute_type);
-  /* The platform index is prepended to the dimension variables exactly when
-   * the module is lowered for more than one platform. */
-  ctx->dim_var_count = op->platform_count > 1 ? 1 : 0;
-  if (op->has_override) {
-    int rule = rule_id(r, op->override);
-    if (rule >= 0) {
-      ctx->overrides.count = 1;
-      ctx->overrides.primitives[0] = primitive;
-      ctx->overrides.rules[0] = rule;
-    }
-  }
-  r->has_result = true;
-  if (primitive < 0) {
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  if (!def) {
+    if (branch)
+      *branch = LCTX_BRANCH_ERROR;
     lctx_outcome_set_none(out);
-    return false;
+    return true;
   }
-  lctx_lowering_lower_eqn(&r->lowering, &r->registry, ctx, primitive,
-                          r->result);
-  lctx_outcome_copy(out, &r->result->outcome);
-  return r->result->limit == LCTX_LOWERING_LIMIT_NONE;
+  return def->run(r, &r->registry, op, out, branch);
 }
 
 void lctx_runner_run_all(lctx_runner *r, lctx_outcome *outs) {
@@ -352,13 +233,13 @@ static lctx_registry *variant_registry(lctx_runner *r, size_t index) {
 
 bool lctx_runner_variant(lctx_runner *r, size_t index, const lctx_case_op *op,
                          lctx_outcome *out) {
-  if (op->kind == LCTX_OP_REGISTER_LOWERING ||
-      op->kind == LCTX_OP_LOWER_PER_PLATFORM)
+  const lctx_op_def *def = lctx_op_get(op->kind);
+  if (!def || def->lowering)
     return false;
   lctx_registry *registry = variant_registry(r, index);
   if (!registry)
     return false;
-  run_backend_op(registry, r->c, op, out, NULL);
+  def->run(r, registry, op, out, NULL);
   return true;
 }
 

@@ -133,6 +133,14 @@ bool lctx_runner_op_exists(const lctx_runner *r, const lctx_case_op *op);
 bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
                     lctx_module_branch *branch);
 
+/// Builds the runner's lowering registry from its case's rules (one rule
+/// object per case rule, in order), once: what a lowering operation's run
+/// (case_ops.h) calls first.
+void lctx_runner_lowering_ready(lctx_runner *r);
+
+/// The id in the runner's lowering registry of the case rule `name`, or -1.
+int lctx_runner_rule_id(const lctx_runner *r, const char *name);
+
 /// Runs every operation of the runner's case in order, writing outcome i to
 /// `outs[i]`, and keeps the backend registry's state before each one for
 /// lctx_runner_variant.

@@ -1,5 +1,5 @@
-"""More catalogue programs for jax_export.py: the lowering rules the
-harnesses, effects, custom and control programs do not reach.
+"""More catalogue programs for the exporter (catalogue.py): the lowering
+rules the harnesses, effects, custom and control programs do not reach.
 
 `extra_programs(j)` returns `Program`s (kind "extra", named extra/NAME) in
 these groups:
@@ -42,10 +42,10 @@ What each program reaches, and why the rest of JAX's lowering rules are not
 reached, is docs/primitive-reach.md.
 
 Standard library and JAX only; JAX is imported by the caller (`j`, the
-jax_export.Jax holder) and modules beyond it only when a program is built.
+export_common.Jax holder) and modules beyond it only when a program is built.
 """
 
-import sys
+from .export_common import Program, f32
 
 KIND = "extra"
 MESH_DEVICES = 2
@@ -54,32 +54,11 @@ MESH_DEVICES = 2
 NESTED_PLATFORMS = ("cpu", "cuda", "rocm", "tpu", "oneapi")
 
 
-def program_class():
-    """jax_export's Program: from the running exporter (a script, so
-    __main__) or the imported module, without importing it a second
-    time."""
-    for name in ("jax_export", "__main__"):
-        module = sys.modules.get(name)
-        if (getattr(module, "Program", None) is not None
-                and hasattr(module, "make_catalogue")):
-            return module.Program
-    from jax_export import Program
-    return Program
-
-
-def make_program(name, group, kind, size, build):
-    return program_class()(name, group, kind, size, build)
-
-
-def f32(j, n=4):
-    return j.np.linspace(0.5, 2.0, n, dtype=j.np.float32)
-
-
 def simple(j, name, group, fn, args=None, size=4):
     """A program computing fn(*args) (args made when it is built)."""
     def build():
         return fn, list(args() if args else [f32(j)]), False
-    return make_program("extra/" + name, group, KIND, size, build)
+    return Program("extra/" + name, group, KIND, size, build)
 
 
 def extra_programs(j):
@@ -100,7 +79,7 @@ def extra_programs(j):
 # ---------------------------------------------------------------------------
 
 def lax_programs(j):
-    jax, jnp, lax, np = j.jax, j.jnp, j.lax, j.np
+    jnp, lax, np = j.jnp, j.lax, j.np
     g = "lax"
 
     def ints():
@@ -421,8 +400,8 @@ def shape_poly_programs(j):
         return (lambda v: inner.call(v) * 2), [f32(j)], False
 
     return [
-        make_program("extra/call_exported_poly", g, KIND, 4, build_poly),
-        make_program("extra/call_exported_static", g, KIND, 4, build_static),
+        Program("extra/call_exported_poly", g, KIND, 4, build_poly),
+        Program("extra/call_exported_static", g, KIND, 4, build_static),
     ]
 
 
@@ -459,7 +438,7 @@ def ffi_programs(j):
             pass
         return fn, [f32(j)], False
 
-    return [make_program("extra/ffi_call_lapack_potrf", "ffi", KIND, 4, build)]
+    return [Program("extra/ffi_call_lapack_potrf", "ffi", KIND, 4, build)]
 
 
 # ---------------------------------------------------------------------------
@@ -496,7 +475,7 @@ def collective_programs(j):
             fn = jax.shard_map(body, mesh=m, in_specs=P("x"),
                                out_specs=out_specs, **kwargs)
             return fn, [sharded(j, m, length)], False
-        return make_program("extra/" + name, group, KIND, length, build)
+        return Program("extra/" + name, group, KIND, length, build)
 
     def par():
         from jax._src.lax import parallel
@@ -590,9 +569,9 @@ def sharding_programs(j):
         return fn, [x], False
 
     return [
-        make_program("extra/with_sharding_constraint", g, KIND, length,
+        Program("extra/with_sharding_constraint", g, KIND, length,
                 build_constraint),
-        make_program("extra/reshard", g, KIND, length, build_reshard),
+        Program("extra/reshard", g, KIND, length, build_reshard),
     ]
 
 

@@ -268,7 +268,8 @@ def lookup(version):
         return CLIENTS[version]
     known = ", ".join(v for v in CLIENTS if v != "modelled")
     raise UnknownRelease(
-        "jaxlib %s has no entry in conformance/adapters/jaxlib_clients.py "
+        "jaxlib %s has no entry in "
+        "conformance/adapters/lctx_jax/jaxlib_clients.py "
         "(entries: %s); what its Client reports as .platform is not "
         "guessed: add an entry read from that release's jaxlib source"
         % (version if version else "(version unreadable)", known))
