@@ -47,7 +47,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lctx-bench-jax.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/nocases"
 adapter="$jaxpy $top/conformance/adapters/jax_adapter.py"
-exporter="$jaxpy $top/conformance/adapters/jax_export.py"
+exporter="$jaxpy $top/conformance/adapters/jax_export.py --lctx $lctx"
 
 # timed NAME COMMAND...: runs COMMAND, adds its wall seconds to $work/NAME.s
 # and the CPU seconds of it and every process it ran (user + system, reaped

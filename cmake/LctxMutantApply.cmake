@@ -1,7 +1,9 @@
 # Script mode (cmake -P) of conformance/mutants/CMakeLists.txt: applies one
-# mutant file to the example C plugin and writes the mutated source.
-#   MUTANT  the NAME.mutant file        SOURCE  the plugin's C source
-#   OUT     the mutated C file to write
+# mutant file to the example C plugin and writes the mutated copy of it.
+#   MUTANT      the NAME.mutant file
+#   SOURCE_DIR  the plugin's folder: its sources are its *.c and *.h
+#   OUT         the folder to write: a copy of every source, one of them
+#               mutated (files whose content is unchanged are not touched)
 # A mutant file (format: conformance/mutants/README.md) is comment lines
 # (`#`) and blank lines, then
 #   @@ find
@@ -9,11 +11,12 @@
 #   @@ replace
 #   <the text that takes its place: zero or more lines>
 #   @@ end
-# The find text must occur exactly once in SOURCE; anything else stops the
-# build with a message that names the mutant file.
+# The find text must occur exactly once in all the sources together (so in
+# exactly one of them); anything else stops the build with a message that
+# names the mutant file.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var MUTANT SOURCE OUT)
+foreach(var MUTANT SOURCE_DIR OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "LctxMutantApply.cmake: -D${var}=... is required")
   endif()
@@ -100,30 +103,67 @@ if("${find}" STREQUAL "${replace}")
   mutant_error("the replacement equals the text it replaces: no defect")
 endif()
 
-file(READ "${SOURCE}" source)
-string(FIND "${source}" "${find}" first)
-string(FIND "${source}" "${find}" last REVERSE)
-get_filename_component(source_name "${SOURCE}" NAME)
-if(first EQUAL -1)
-  mutant_error("the text after '@@ find' does not occur in ${source_name} "
-               "(it must match exactly once, whitespace included): the "
-               "plugin changed, or the snippet has a typo")
+file(GLOB sources LIST_DIRECTORIES false "${SOURCE_DIR}/*.c"
+     "${SOURCE_DIR}/*.h")
+list(SORT sources)
+if(NOT sources)
+  mutant_error("no *.c or *.h in ${SOURCE_DIR}")
 endif()
-if(NOT first EQUAL last)
-  mutant_error("the text after '@@ find' occurs more than once in "
-               "${source_name} (at offsets ${first} and ${last}): make it "
-               "longer so that it matches exactly once")
+# Where the find text occurs: the files (their names) and the offsets.
+set(matches)
+set(offsets)
+foreach(path IN LISTS sources)
+  file(READ "${path}" source)
+  string(FIND "${source}" "${find}" first)
+  if(first EQUAL -1)
+    continue()
+  endif()
+  string(FIND "${source}" "${find}" last REVERSE)
+  get_filename_component(name "${path}" NAME)
+  list(APPEND matches "${name}")
+  if(first EQUAL last)
+    list(APPEND offsets "${name} at offset ${first}")
+  else()
+    list(APPEND offsets "${name} at offsets ${first} and ${last}")
+    list(APPEND matches "${name}")
+  endif()
+  set(target "${path}")
+  set(target_source "${source}")
+  set(target_first ${first})
+endforeach()
+list(LENGTH matches match_count)
+get_filename_component(source_dir_name "${SOURCE_DIR}" NAME)
+if(match_count EQUAL 0)
+  mutant_error("the text after '@@ find' does not occur in any source of "
+               "${source_dir_name} (*.c, *.h; it must match exactly once, "
+               "whitespace included): the plugin changed, or the snippet has "
+               "a typo")
+endif()
+if(match_count GREATER 1)
+  list(JOIN offsets ", " where)
+  mutant_error("the text after '@@ find' occurs more than once in the "
+               "sources of ${source_dir_name} (${where}): make it longer so "
+               "that it matches exactly once")
 endif()
 
 string(LENGTH "${find}" find_length)
-math(EXPR after "${first} + ${find_length}")
-string(SUBSTRING "${source}" 0 ${first} before_text)
-string(SUBSTRING "${source}" ${after} -1 after_text)
+math(EXPR after "${target_first} + ${find_length}")
+string(SUBSTRING "${target_source}" 0 ${target_first} before_text)
+string(SUBSTRING "${target_source}" ${after} -1 after_text)
+get_filename_component(target_name "${target}" NAME)
 get_filename_component(mutant_name "${MUTANT}" NAME_WE)
-file(WRITE "${OUT}.tmp"
-     "/* Mutant ${mutant_name}: ${source_name} with "
-     "conformance/mutants/${mutant_name}.mutant applied. Generated; do not "
-     "edit. */\n${before_text}${replace}${after_text}")
-# Replaced only when the content changes, so no needless recompiles.
-file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
-file(REMOVE "${OUT}.tmp")
+file(MAKE_DIRECTORY "${OUT}")
+foreach(path IN LISTS sources)
+  get_filename_component(name "${path}" NAME)
+  if(path STREQUAL target)
+    file(WRITE "${OUT}/${name}.tmp"
+         "/* Mutant ${mutant_name}: ${name} with "
+         "conformance/mutants/${mutant_name}.mutant applied. Generated; do "
+         "not edit. */\n${before_text}${replace}${after_text}")
+    # Replaced only when the content changes, so no needless recompiles.
+    file(COPY_FILE "${OUT}/${name}.tmp" "${OUT}/${name}" ONLY_IF_DIFFERENT)
+    file(REMOVE "${OUT}/${name}.tmp")
+  else()
+    file(COPY_FILE "${path}" "${OUT}/${name}" ONLY_IF_DIFFERENT)
+  endif()
+endforeach()

@@ -7,7 +7,7 @@
  * The implementation is the library named by LCTX_DIFF_PLUGIN, else the
  * example plugin, linked into this target (the extra source of its row in
  * lctx_fuzz_targets[]: the OBJECT library lctx_example_plugin_objects here,
- * one more object in fuzzers/oss-fuzz-build.sh), so that the target also
+ * the folder's objects in fuzzers/oss-fuzz-build.sh), so that the target also
  * builds where no shared library can be loaded, as on OSS-Fuzz.
  * The engine contract (LCTX-FINDING, abort) is fuzz_glue.h's.
  */

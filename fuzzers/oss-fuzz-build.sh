@@ -239,10 +239,19 @@ for t in $targets; do
   target_objects="$build/fuzzers/$t.o"
   extra=$(printf '%s\n' "$rows" | awk -v t="$t" '$1 == t { print $3 }')
   if [ "$extra" != NULL ]; then
-    [ -f "$root/$extra" ] ||
+    # A C file, or a folder: every .c in it.
+    if [ -d "$root/$extra" ]; then
+      extra_files=$(find "$root/$extra" -maxdepth 1 -name '*.c' | sort)
+    else
+      extra_files=$root/$extra
+    fi
+    [ -n "$extra_files" ] && [ -e "$root/$extra" ] ||
       die "$t: its extra source $extra (harness/core/checks/fuzzcheck.c) is missing"
-    compile "$root/$extra" "$build/fuzzers/$t-$(basename "$extra" .c).o"
-    target_objects="$target_objects $build/fuzzers/$t-$(basename "$extra" .c).o"
+    for f in $extra_files; do
+      [ -f "$f" ] || die "$t: its extra source $f is missing"
+      compile "$f" "$build/fuzzers/$t-$(basename "$f" .c).o"
+      target_objects="$target_objects $build/fuzzers/$t-$(basename "$f" .c).o"
+    done
     say "$t: with the extra source $extra"
   fi
   # shellcheck disable=SC2086 # flag and object lists are word lists

@@ -55,6 +55,16 @@ static inline void case_fx_assert_round_trip(const lctx_case *a,
   fail();
 }
 
+/// The expectation of operation `i` of `e`, copied out (valid until the
+/// next call); fails when it has none.
+static inline const lctx_outcome *case_fx_expect(const lctx_case_expect *e,
+                                                 size_t i) {
+  static lctx_outcome o;
+  if (!lctx_case_expect_get(e, i, &o))
+    fail_msg("operation %zu has no expectation", i);
+  return &o;
+}
+
 /// Fails unless the `n` bytes at `x` are the `m` bytes at `y`.
 #define case_fx_assert_same_bytes(x, n, y, m)                                  \
   do {                                                                         \

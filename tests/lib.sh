@@ -268,3 +268,82 @@ jax_export_start() {
     exit 1
   fi
 }
+
+# take_args NAME... -- "$@": the test's arguments, the first into the
+# variable named first, and so on; too few print the test's usage (its
+# "# Usage:" comment line) and exit 2.
+take_args() {
+  take_names=
+  while [ "$1" != -- ]; do
+    take_names="$take_names $1"
+    shift
+  done
+  shift
+  for take_name in $take_names; do
+    if [ $# -eq 0 ]; then
+      sed -n 's/^# Usage: /usage: /p' "$0" >&2
+      exit 2
+    fi
+    eval "$take_name=\$1"
+    shift
+  done
+}
+
+# need_command CMD WHAT: unless CMD is on PATH, prints "FAIL: WHAT is not
+# installed" and exits 1.
+need_command() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "FAIL: $2 is not installed"
+  exit 1
+}
+
+# hostile_cases DIR: writes DIR/1.case to DIR/7.case, the cases the hostile
+# implementations of tests/impls/ are tried on: get_backend("tpu") with one
+# cpu client, the three of 2, 4 and 6 marked by jax_platform_name "HOSTILE"
+# (what makes those implementations attack).
+hostile_cases() {
+  mkdir -p "$1"
+  for i in 1 2 3 4 5 6 7; do
+    {
+      echo 'lctx-case 1'
+      echo 'factory "cpu" priority=0 loud client'
+      case $i in 2 | 4 | 6) echo 'jax_platform_name "HOSTILE"' ;; esac
+      echo 'nvidia_gpu hidden'
+      echo 'op get_backend "tpu"'
+    } >"$1/$i.case"
+  done
+}
+
+# interrupt_after SECONDS OUT COMMAND...: runs COMMAND in the background,
+# its stdout and stderr into OUT, sends it SIGINT after SECONDS, and fails
+# unless it then exits 1 saying INTERRUPTED.
+interrupt_after() {
+  int_after=$1
+  int_out=$2
+  shift 2
+  "$@" >"$int_out" 2>&1 &
+  int_pid=$!
+  sleep "$int_after"
+  kill -INT "$int_pid"
+  wait "$int_pid"
+  int_rc=$?
+  [ "$int_rc" -eq 1 ] || fail "interrupted: exit $int_rc (want 1)"
+  grep -q "INTERRUPTED" "$int_out" ||
+    fail "the interrupt is not said: $(tail -n 3 "$int_out")"
+}
+
+# counts DIR WHAT ROW:KEY=N...: fails, naming WHAT, for each count of the
+# conform report in DIR (report_field DIR ROW KEY) that is not N.
+counts() {
+  counts_dir=$1
+  counts_what=$2
+  shift 2
+  for counts_want in "$@"; do
+    counts_row=${counts_want%%:*}
+    counts_key=${counts_want#*:}
+    counts_key=${counts_key%%=*}
+    counts_got=$(report_field "$counts_dir" "$counts_row" "$counts_key")
+    [ "$counts_got" = "${counts_want#*=}" ] ||
+      fail "$counts_what: $counts_key of row $counts_row is $counts_got, want ${counts_want#*=}"
+  done
+}

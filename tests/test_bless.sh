@@ -9,9 +9,8 @@
 #
 # Usage: test_bless.sh LCTX SOURCE_DIR
 set -u
-LCTX=$1
-SRC=$2
 . "$(dirname "$0")/lib.sh"
+take_args LCTX SRC -- "$@"
 cd "$tmp" || exit 2
 orig="$SRC/conformance/cases/XG-001-default-highest-priority.case"
 spec="$SRC/conformance/spec/backend-selection.lspec"

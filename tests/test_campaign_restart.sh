@@ -20,32 +20,30 @@ LCTX=$1
 . "$(dirname -- "$0")/lib.sh"
 cd "$tmp" || exit 2
 
-# stand_in FILE SLEEP: a campaign run (-max_total_time first) appends a
-# line to FILE.runs, writes xxBADxx as a crash input and, on its first run,
-# as a file of its working corpus (the first corpus folder), says 100
-# inputs run, sleeps SLEEP s and ends; a later run that still finds that
-# corpus file appends "stopper kept" to FILE.runs.
-stand_in() {
+# libfuzzer_script FILE RUN: writes FILE, a stand-in libFuzzer build. Its
+# campaign run (-max_total_time first) sets $p to its -artifact_prefix,
+# $corpus to its first folder (the working corpus) and $found to a file
+# holding BAD in any of its folders, then runs the shell text RUN (which
+# exits); another option exits 0; given an input, it fails with an
+# LCTX-FINDING key when the input holds BAD.
+libfuzzer_script() {
   cat >"$1" <<EOS
 #!/bin/sh
 case "\$1" in
 -max_total_time=*)
   corpus=
+  found=
   for a in "\$@"; do
     case "\$a" in
     -artifact_prefix=*) p=\${a#-artifact_prefix=} ;;
     -*) ;;
-    *) [ -n "\$corpus" ] || corpus=\$a ;;
+    *) [ -n "\$corpus" ] || corpus=\$a
+       for f in "\$a"/*; do
+         [ -f "\$f" ] && grep -q BAD "\$f" && found=\$f
+       done ;;
     esac
   done
-  [ -e "\$corpus/stopper" ] && echo "stopper kept" >>"$1.runs"
-  [ -s "$1.runs" ] || printf 'xxBADxx' >"\$corpus/stopper"
-  echo run >>"$1.runs"
-  echo "#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb"
-  sleep $2
-  printf 'xxBADxx' >"\${p}crash-0001"
-  echo "stat::number_of_executed_units: 100"
-  exit 1 ;;
+$2
 -*) exit 0 ;;
 esac
 if grep -q BAD "\$1"; then
@@ -55,6 +53,21 @@ fi
 exit 0
 EOS
   chmod +x "$1"
+}
+
+# stand_in FILE SLEEP: a campaign run appends a line to FILE.runs, writes
+# xxBADxx as a crash input and, on its first run, as a file of its working
+# corpus, says 100 inputs run, sleeps SLEEP s and ends; a later run that
+# still finds that corpus file appends "stopper kept" to FILE.runs.
+stand_in() {
+  libfuzzer_script "$1" "  [ -e \"\$corpus/stopper\" ] && echo \"stopper kept\" >>\"$1.runs\"
+  [ -s \"$1.runs\" ] || printf 'xxBADxx' >\"\$corpus/stopper\"
+  echo run >>\"$1.runs\"
+  echo \"#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb\"
+  sleep $2
+  printf 'xxBADxx' >\"\${p}crash-0001\"
+  echo \"stat::number_of_executed_units: 100\"
+  exit 1 ;;"
 }
 
 # 1. Restarted until the time is up, without the input that stopped it.
@@ -83,39 +96,16 @@ grep -q "libFuzzer job 0 ended at once too often: not started again" b.txt ||
 grep -q "1 new finding(s)" b.txt || fail "2: no finding: $(cat b.txt)"
 
 # 3. A stopper in the user's --corpus: dropped from the campaign's copy.
-cat >"$tmp/reader" <<EOS
-#!/bin/sh
-case "\$1" in
--max_total_time=*)
-  found=
-  for a in "\$@"; do
-    case "\$a" in
-    -artifact_prefix=*) p=\${a#-artifact_prefix=} ;;
-    -*) ;;
-    *) for f in "\$a"/*; do
-         [ -f "\$f" ] && grep -q BAD "\$f" && found=\$f
-       done ;;
-    esac
-  done
-  echo "#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb"
-  echo "stat::number_of_executed_units: 100"
-  if [ -n "\$found" ]; then
-    echo "stopped on \$found" >>"$tmp/reader.runs"
-    cp "\$found" "\${p}crash-0002"
+libfuzzer_script "$tmp/reader" "  echo \"#100	NEW    cov: 10 ft: 10 corp: 3/30b exec/s: 50 rss: 30Mb\"
+  echo \"stat::number_of_executed_units: 100\"
+  if [ -n \"\$found\" ]; then
+    echo \"stopped on \$found\" >>\"$tmp/reader.runs\"
+    cp \"\$found\" \"\${p}crash-0002\"
     exit 1
   fi
-  echo run >>"$tmp/reader.runs"
+  echo run >>\"$tmp/reader.runs\"
   sleep 3
-  exit 0 ;;
--*) exit 0 ;;
-esac
-if grep -q BAD "\$1"; then
-  echo "LCTX-FINDING fuzz_model/outcome/stand-in-bug"
-  exit 1
-fi
-exit 0
-EOS
-chmod +x "$tmp/reader"
+  exit 0 ;;"
 mkdir -p "$tmp/mine"
 printf 'xxBADxx' >"$tmp/mine/bad"
 printf 'fine' >"$tmp/mine/good"

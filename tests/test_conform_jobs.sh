@@ -124,16 +124,7 @@ same badp 3
 same badc 3
 
 # 5. A hostile plugin under two jobs blames only its three marked cases.
-mkdir "$tmp/hcases"
-for i in 1 2 3 4 5 6 7; do
-  {
-    echo 'lctx-case 1'
-    echo 'factory "cpu" priority=0 loud client'
-    case $i in 2 | 4 | 6) echo 'jax_platform_name "HOSTILE"' ;; esac
-    echo 'nvidia_gpu hidden'
-    echo 'op get_backend "tpu"'
-  } >"$tmp/hcases/$i.case"
-done
+hostile_cases "$tmp/hcases"
 for mode in garbage huge_record; do
   for j in 1 2; do
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16" \

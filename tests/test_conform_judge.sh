@@ -45,10 +45,9 @@ modules mod --quiet
 rc=$?
 [ "$rc" = 1 ] || fail "modules: exit $rc, want 1: $(tail -3 "$tmp/mod.out")"
 valid "$tmp/mod" || fail "modules: a report is not valid"
-[ "$(report_field "$tmp/mod" IR-000 fail)" = 3 ] ||
-  fail "modules: IR-000 fail != 3 (deep attribute, deep regions, parser crash)"
-[ "$(report_field "$tmp/mod" '*' crash)" = 0 ] || fail "modules: a case was blamed as a crash"
-[ "$(report_field "$tmp/mod" RL-002 pass)" = 10 ] || fail "modules: the registrations were not judged"
+# IR-000 fails the deep attribute, the deep regions and the parser crash;
+# no case is blamed as a crash; the registrations are judged.
+counts "$tmp/mod" modules 'IR-000:fail=3' '*:crash=0' 'RL-002:pass=10'
 grep -q 'nests brackets deeper than 256 levels at 2:268' "$tmp/mod/results.jsonl" ||
   fail "modules: the deep attribute is not refused at its line:column"
 grep -q 'the module killed the MLIR judge' "$tmp/mod/results.jsonl" ||

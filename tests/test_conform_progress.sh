@@ -6,13 +6,9 @@
 # not a terminal, never with --quiet, never in the reports.
 # Usage: test_conform_progress.sh LCTX EXAMPLE_PLUGIN
 set -u
-LCTX=$1
-EXAMPLE=$2
 . "$(dirname -- "$0")/lib.sh"
-command -v script >/dev/null || {
-  echo "FAIL: script(1) (util-linux) is not installed"
-  exit 1
-}
+take_args LCTX EXAMPLE -- "$@"
+need_command script "script(1) (util-linux)"
 cases=$(ls "$(dirname -- "$0")/../conformance/cases"/*.case | wc -l)
 total=$((3000 + cases))
 # on_tty DIR ARGS...: lctx conform with stdout and stderr on a terminal.

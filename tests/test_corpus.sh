@@ -16,10 +16,8 @@
 #      not).
 # Usage: test_corpus.sh LCTX FUZZ_MODEL_LIBFUZZER SEEDS
 set -u
-LCTX=$1
-FUZZER=$2
-SEEDS=$3
 . "$(dirname -- "$0")/lib.sh"
+take_args LCTX FUZZER SEEDS -- "$@"
 
 # 1. A grown corpus.
 mkdir -p "$tmp/c"

@@ -6,10 +6,8 @@
 # that ran; `make test` runs it after ctest, keeping ctest's exit status.
 # Usage: test_ctest_skipped.sh SOURCE_DIR CMAKE CTEST
 set -u
-SRC=$1
-CMAKE=$2
-CTEST=$3
 . "$(dirname -- "$0")/lib.sh"
+take_args SRC CMAKE CTEST -- "$@"
 
 mkdir -p "$tmp/p"
 cat >"$tmp/p/CMakeLists.txt" <<'EOF'

@@ -201,14 +201,22 @@ static void test_escape_lines(void **state) {
   free(text);
 }
 
+/// An lctx_buf over `storage` (`cap` bytes) holding `prefix`, then the `n`
+/// bytes of `text` escaped.
+static lctx_buf escaped_after(char *storage, size_t cap, const char *prefix,
+                              const char *text, size_t n) {
+  lctx_buf b;
+  lctx_buf_init(&b, storage, cap);
+  lctx_buf_append_cstr(&b, prefix);
+  lctx_escape_append(&b, text, n);
+  return b;
+}
+
 /* Appended to an lctx_buf escaped, each piece whole or not at all. */
 static void test_escape_append(void **state) {
   (void)state;
   char storage[16];
-  lctx_buf b;
-  lctx_buf_init(&b, storage, sizeof storage);
-  lctx_buf_append_cstr(&b, "m: ");
-  lctx_escape_append(&b, "x\nresult", 8);
+  lctx_buf b = escaped_after(storage, sizeof storage, "m: ", "x\nresult", 8);
   assert_string_equal(storage, "m: x\\x0aresult");
   assert_false(b.overflow);
   lctx_buf_reset(&b);
@@ -223,10 +231,8 @@ static void test_escape_append(void **state) {
 static void test_escape_built_lines(void **state) {
   (void)state;
   char storage[64];
-  lctx_buf b;
-  lctx_buf_init(&b, storage, sizeof storage);
-  lctx_buf_append_cstr(&b, "raises ");
-  lctx_escape_append(&b, "x\nresult\\", 9);
+  lctx_buf b =
+      escaped_after(storage, sizeof storage, "raises ", "x\nresult\\", 9);
   lctx_buf_append_cstr(&b, "\nnext\x1b");
   char *text = NULL;
   size_t size = 0;

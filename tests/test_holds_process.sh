@@ -25,16 +25,7 @@ PLUGIN=$2
 SRC=$3
 . "$(dirname -- "$0")/lib.sh"
 
-mkdir "$tmp/cases"
-for i in 1 2 3 4 5 6 7; do
-  {
-    echo 'lctx-case 1'
-    echo 'factory "cpu" priority=0 loud client'
-    case $i in 2 | 4 | 6) echo 'jax_platform_name "HOSTILE"' ;; esac
-    echo 'nvidia_gpu hidden'
-    echo 'op get_backend "tpu"'
-  } >"$tmp/cases/$i.case"
-done
+hostile_cases "$tmp/cases"
 word="attack-$$-$(date +%s)"
 cp "$PLUGIN" "$tmp/lib$word.so"
 program="$PY $SRC/tests/impls/attack_impl.py $word"

@@ -19,23 +19,12 @@
 # line) never reaches it.
 # Usage: test_hostile_impl.sh LCTX HOSTILE_PLUGIN SOURCE_DIR
 set -u
-LCTX=$1
-PLUGIN=$2
-SRC=$3
 . "$(dirname -- "$0")/lib.sh"
+take_args LCTX PLUGIN SRC -- "$@"
 
 # Three marked cases and four plain ones; a unique copy of the plugin and a
 # unique word in the program's argv find their processes afterwards.
-mkdir "$tmp/cases"
-for i in 1 2 3 4 5 6 7; do
-  {
-    echo 'lctx-case 1'
-    echo 'factory "cpu" priority=0 loud client'
-    case $i in 2 | 4 | 6) echo 'jax_platform_name "HOSTILE"' ;; esac
-    echo 'nvidia_gpu hidden'
-    echo 'op get_backend "tpu"'
-  } >"$tmp/cases/$i.case"
-done
+hostile_cases "$tmp/cases"
 word="hostile-$$-$(date +%s)"
 cp "$PLUGIN" "$tmp/lib$word.so"
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # test_house.sh - the house rules of the source tree, checked on every run:
-#   - no C function outside tests/ is longer than 120 lines (from the line
-#     that starts its definition to its closing brace at column 0);
+#   - no C function is longer than 100 lines (from the line that starts its
+#     definition to its closing brace at column 0);
+#   - no .c file is longer than 800 lines, and no Python file of the tree
+#     (tracked, or new and not ignored) is longer than 800 lines;
 #   - no file under harness/cli/ (one command each) is longer than 400 lines;
 #   - harness/core/ and harness/ir/ hold no mutable state: no non-const
 #     static or _Thread_local object, at file scope or in a function;
@@ -38,7 +40,7 @@ fail() {
 
 # Function length: a definition starts at a column-0 line that is not a
 # comment, preprocessor line or brace and ends at the next `}` in column 0.
-long=$(find reference harness fuzzers bench conformance -name '*.c' | sort |
+long=$(find reference harness fuzzers bench conformance tests -name '*.c' | sort |
   xargs awk '
     FNR == 1 { start = 0; prev = "" }
     /^[A-Za-z_]/ && !start && !/;[ \t]*$/ {
@@ -51,12 +53,30 @@ long=$(find reference harness fuzzers bench conformance -name '*.c' | sort |
     }
     { prev = $0 }
     /^}/ {
-      if (start && FNR - start + 1 > 120)
+      if (start && FNR - start + 1 > 100)
         printf "%s:%d: %d lines: %s\n", FILENAME, start, FNR - start + 1, name
       start = 0
     }')
-[ -z "$long" ] || fail "functions longer than 120 lines:
+[ -z "$long" ] || fail "functions longer than 100 lines:
 $long"
+
+# File length: every .c file, and every Python file of the tree (what git
+# tracks or would add; without git, every one outside build/).
+big_c=$(find reference harness fuzzers bench conformance tests -name '*.c' |
+  sort | xargs wc -l |
+  awk '$2 != "total" && $1 > 800 { printf "%s: %d lines\n", $2, $1 }')
+[ -z "$big_c" ] || fail ".c files over 800 lines:
+$big_c"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  py_files=$(git ls-files --cached --others --exclude-standard '*.py')
+else
+  py_files=$(find . -path ./build -prune -o -name '*.py' -print)
+fi
+big_py=$(for f in $py_files; do [ -f "$f" ] && echo "$f"; done | sort |
+  xargs -r wc -l |
+  awk '$2 != "total" && $1 > 800 { printf "%s: %d lines\n", $2, $1 }')
+[ -z "$big_py" ] || fail "Python files over 800 lines:
+$big_py"
 
 big=$(find harness/cli -name '*.[ch]' | sort | xargs wc -l |
   awk '$2 != "total" && $1 > 400 { printf "%s: %d lines\n", $2, $1 }')

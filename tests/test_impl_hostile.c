@@ -25,6 +25,7 @@
 
 #include "case_text.h"
 #include "impl.h"
+#include "proc_fx.h"
 
 #define N_CASES 24
 /* Cases that carry the marker (jax_platform_name HOSTILE). */
@@ -190,18 +191,10 @@ static size_t check_no_process_left(const fixture *f) {
   DIR *d = opendir("/proc");
   for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
     int child = atoi(e->d_name);
-    char path[64], stat[256] = "";
-    snprintf(path, sizeof path, "/proc/%d/stat", child);
-    FILE *s = child > 0 ? fopen(path, "r") : NULL;
-    if (!s)
-      continue;
-    size_t got = fread(stat, 1, sizeof stat - 1, s);
-    fclose(s);
-    stat[got] = '\0';
-    const char *close = strrchr(stat, ')');
-    int ppid = 0;
-    if (close && sscanf(close + 1, " %*c %d", &ppid) == 1 &&
-        ppid == (int)getpid() && alive(child))
+    char st;
+    int ppid;
+    if (child > 0 && proc_fx_stat(child, &st, &ppid) && ppid == (int)getpid() &&
+        alive(child))
       fail_msg("process %d is left", child);
   }
   if (d)

@@ -81,8 +81,8 @@ grep -q "PACKAGE_VERSION \"$VERSION\"" "$prefix/lib/cmake/lctx/lctxConfigVersion
 
 # 3. The example plugin against the installed package: find_package.
 mkdir -p "$tmp/fp" "$tmp/pc" "$tmp/elsewhere"
-cp "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/fp/"
-cp "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/pc/"
+cp "$SRC"/conformance/examples/c_plugin/*.[ch] "$tmp/fp/"
+cp "$SRC"/conformance/examples/c_plugin/*.[ch] "$tmp/pc/"
 cat >"$tmp/fp/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.25)
 project(plugin_from_package LANGUAGES C)
@@ -90,7 +90,9 @@ find_package(lctx $VERSION EXACT REQUIRED)
 if(NOT TARGET lctx::reference OR NOT IS_DIRECTORY "\${LCTX_DATA_DIR}")
   message(FATAL_ERROR "lctx::reference or LCTX_DATA_DIR missing")
 endif()
-add_library(plugin MODULE lctx_example_plugin.c)
+file(GLOB plugin_sources "\${CMAKE_CURRENT_SOURCE_DIR}/*.c")
+list(REMOVE_ITEM plugin_sources "\${CMAKE_CURRENT_SOURCE_DIR}/show_version.c")
+add_library(plugin MODULE \${plugin_sources})
 target_link_libraries(plugin PRIVATE lctx::impl_abi)
 set_target_properties(plugin PROPERTIES PREFIX "lib" SUFFIX ".so"
                       C_VISIBILITY_PRESET hidden)
@@ -122,7 +124,7 @@ case "$cflags" in
 esac
 # shellcheck disable=SC2086 # cflags is a word list
 "$CC" -shared -fPIC -fvisibility=hidden $cflags -o "$tmp/pc/liblctx_example_plugin.so" \
-  "$tmp/pc/lctx_example_plugin.c" >"$tmp/pc.out" 2>&1 ||
+  "$tmp"/pc/*.c >"$tmp/pc.out" 2>&1 ||
   { cat "$tmp/pc.out"; fail "the plugin does not build with pkg-config"; }
 
 # 5. The installed lctx, from another folder, judges both builds.

@@ -35,6 +35,7 @@
 #include "case_text.h"
 #include "case_fx.h"
 #include "irjudge.h"
+#include "proc_fx.h"
 
 #define N_CASES 48
 #define N_JOBS (N_CASES * LCTX_CASE_MAX_OPS)
@@ -205,20 +206,11 @@ static size_t own_descendants(pid_t *out, size_t cap) {
   DIR *d = opendir("/proc");
   assert_non_null(d);
   for (struct dirent *e; (e = readdir(d)) != NULL && all < MAX;) {
-    char path[300], buf[512];
     if (e->d_name[0] < '1' || e->d_name[0] > '9')
       continue;
-    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-      continue;
-    size_t got = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[got] = '\0';
-    const char *end = strrchr(buf, ')');
     char st;
     int ppid;
-    if (end && sscanf(end + 1, " %c %d", &st, &ppid) == 2) {
+    if (proc_fx_stat(strtol(e->d_name, NULL, 10), &st, &ppid)) {
       pid[all] = (pid_t)strtol(e->d_name, NULL, 10);
       parent[all++] = (pid_t)ppid;
     }

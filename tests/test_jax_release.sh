@@ -19,7 +19,7 @@
 #      units named; the stock factories (cpu, tpu) as at the modelled
 #      commit; the matrix cell run (as 0.10.2 behaves: pass); the drafts
 #      written (draft.md: the releases line, a jaxlib_clients.py entry, a
-#      release.c record);
+#      release.c row with its citation table lines);
 #   4. bad input: not a version (exit 2), a version without requirements
 #      offline (exit 1, step 1 named), no traceback either way.
 # Skips (exit 77) when LCTX_JAX=off or build/jax/venv-0.10.2 does not
@@ -162,7 +162,14 @@ draft=$tmp/out/draft.md
 if [ -f "$draft" ]; then
   grep -q '^    releases = .*0\.10\.2' "$draft" || fail "draft: no releases line"
   grep -q "^    CLIENTS\['$V'\] = " "$draft" || fail "draft: no jaxlib_clients.py entry"
-  grep -q "^        \.name = \"$V\",$" "$draft" || fail "draft: no release.c record"
+  grep -q "^    RELEASE(\"$V\", \"jax-v$V" "$draft" || fail "draft: no release.c row"
+  # Its flags: 0.9.2's and the modelled commit's facts as read back from
+  # release.c's rows (0.10.2 holds the modelled commit's), F2 not read.
+  grep -q "^            MODELLED_FLAGS | CLIENT_GPU_UNREAD),$" "$draft" ||
+    fail "draft: the row's flags are not MODELLED_FLAGS | CLIENT_GPU_UNREAD: $(grep -A3 "^    RELEASE(" "$draft")"
+  # Its citation table lines: a cell a column, F5 moved from 0.9.2's line.
+  grep -q "^     \*   $V  .* 836  " "$draft" ||
+    fail "draft: no citation table line with F5 at 836: $(grep -A3 "release  F1" "$draft")"
   grep -q '^4\. Rows to re-read:' "$draft" || fail "draft: no rows to re-read"
 else
   fail "no draft.md"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_mutants.sh - pins the mutant machinery on bad input:
-#   - a mutant file whose snippet does not occur in the plugin, occurs twice,
-#     lacks a marker, or has stray text stops cmake/LctxMutantApply.cmake
-#     with a message naming the file and what is wrong;
+#   - a mutant file whose snippet does not occur in the plugin's sources,
+#     occurs twice (in one file or in two), lacks a marker, or has stray
+#     text stops cmake/LctxMutantApply.cmake with a message naming the file
+#     and what is wrong; a good one copies every source, one line changed;
 #   - bad `lctx mutants` command lines and lists exit 2 with a message
 #     (FILE:LINE:COL for a bad list line);
 #   - a mutant that conform kills, but not within --limit, fails (exit 1),
@@ -17,12 +18,14 @@ set -u
 LCTX=$1
 SRC=$2
 . "$(dirname -- "$0")/lib.sh"
+plugin=$SRC/conformance/examples/c_plugin
 
 # 1. Bad mutant files: the build step fails and names the file.
 # apply NAME FIND REPLACE [HEAD [END]]: writes $tmp/NAME.mutant, which
 # replaces the line FIND by REPLACE, after the comment lines HEAD and closed
 # by the line END ('@@ end' unless given; none when empty), and applies it to
-# the example plugin: output in $tmp/NAME.out, exit status in $tmp/NAME.rc.
+# the example plugin's folder: the mutated copy in $tmp/NAME/, output in
+# $tmp/NAME.out, exit status in $tmp/NAME.rc.
 apply() {
   {
     [ -z "${4:-}" ] || printf '%s\n' "$4"
@@ -30,8 +33,8 @@ apply() {
     [ -z "${5-@@ end}" ] || printf '%s\n' "${5-@@ end}"
   } >"$tmp/$1.mutant"
   cmake -DMUTANT="$tmp/$1.mutant" \
-    -DSOURCE="$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" \
-    -DOUT="$tmp/$1.c" -P "$SRC/cmake/LctxMutantApply.cmake" >"$tmp/$1.out" 2>&1
+    -DSOURCE_DIR="$plugin" \
+    -DOUT="$tmp/$1" -P "$SRC/cmake/LctxMutantApply.cmake" >"$tmp/$1.out" 2>&1
   echo $? >"$tmp/$1.rc"
 }
 # bad_mutant NAME PATTERN FIND REPLACE [HEAD [END]]: applying the mutant
@@ -42,23 +45,28 @@ bad_mutant() {
   shift 2
   apply "$name" "$@"
   [ "$(cat "$tmp/$name.rc")" != 0 ] || fail "$name: applying did not fail"
-  [ ! -e "$tmp/$name.c" ] || fail "$name: a mutated source was written"
+  [ ! -e "$tmp/$name" ] || fail "$name: a mutated source was written"
   tr '\n' ' ' <"$tmp/$name.out" | tr -s ' ' | grep -q "mutant $tmp/$name.mutant: $pattern" ||
     fail "$name: no message '$pattern': $(cat "$tmp/$name.out")"
 }
 gt1='  if (platform_count > 1) {'
 gt0='  if (platform_count > 0) {'
-bad_mutant nomatch "the text after '@@ find' does not occur in lctx_example_plugin.c" \
+bad_mutant nomatch "the text after '@@ find' does not occur in any source of c_plugin" \
   '  if (platform_count > 11) {' "$gt0" '# a typo'
 bad_mutant twice "the text after '@@ find' occurs more than once" \
   '    if (i > 0)' '    if (i > 1)'
+# ... once in each of two files (outcome.c, register_lowering.c) is twice too.
+bad_mutant twofiles "the text after '@@ find' occurs more than once in the sources of c_plugin (outcome.c at offset [0-9]*, register_lowering.c at offset [0-9]*)" \
+  '      append(out, ", ");' '      append(out, ",");'
 bad_mutant noend "no line '@@ end'" "$gt1" "$gt0" '' ''
 bad_mutant stray "before '@@ find' only comment lines" "$gt1" "$gt0" 'B1 off by one'
 bad_mutant same "the replacement equals the text it replaces" "$gt1" "$gt1"
 # ... and a good one applies, changing exactly that text.
 apply good "$gt1" "$gt0" '# B1 off by one'
 [ "$(cat "$tmp/good.rc")" = 0 ] || fail "good mutant: $(cat "$tmp/good.out")"
-[ "$(diff "$SRC/conformance/examples/c_plugin/lctx_example_plugin.c" "$tmp/good.c" |
+[ "$(ls "$tmp/good")" = "$(cd "$plugin" && ls -- *.c *.h)" ] ||
+  fail "good mutant: the copy is not every source: $(ls "$tmp/good")"
+[ "$(for f in "$plugin"/*.c "$plugin"/*.h; do diff "$f" "$tmp/good/${f##*/}"; done |
   grep -c '^[<>]')" = 3 ] || fail "good mutant: not exactly one line changed (plus the header)"
 
 # 2. Bad command lines and lists: exit 2 with a message.

@@ -1,9 +1,8 @@
 /*
  * tests/test_oracle.c - pins the oracle (harness/core/judge/oracle.h): verdicts
- * by the spec table and the metamorphic invariants.
+ * by the spec table.
  *
- * - lctx_oracle_init's defaults and the reference engine; lctx_oracle_restart
- *   (defaults again, the memo of matched rows kept); the violation
+ * - lctx_oracle_init's defaults and the reference engine; the violation
  *   kinds' names.
  * - lctx_oracle_judge against the real table: an allowed outcome, a wrong
  *   value, a wrong message, the comparison by class only (`exact` false)
@@ -15,19 +14,11 @@
  *   that cannot be rendered, a row with two outcomes, `strict = class`;
  *   through lctx_oracle_judge, lctx_oracle_check_case (violation kind, row,
  *   op index, expected and actual text, hit counts) and lctx_oracle_explain.
- * - lctx_oracle_check_case with fake engines that return a wrong outcome for
- *   one operation or one invariant variant: the outcome and expectation
- *   violations, each invariant (permute-platforms, duplicates-count,
- *   optional-only-b1-b2a, gpu-agrees both ways) with its name, op index,
- *   labelled sides and the number of variant runs; invariants off; class-only
- *   comparison (expectations stay exact); the run_all path.
  * - Two oracles in one thread: one judging inside the other's violation
  *   report leaves that report intact, and an oracle made again gives the
  *   same verdicts.
- * - The reference engine passes the conformance cases used here.
- * - The reference engine's variants, run from its kept registry states (and
- *   in this build checked against the variant operations themselves), give
- *   the verdicts, variant runs and hits of an engine that replays each run.
+ * The invariants, with fake engines, and lctx_oracle_restart are pinned in
+ * test_oracle_engines.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,22 +32,10 @@
 #include "case_gen.h"
 #include "domain.h"
 #include "oracle.h"
+#include "oracle_fx.h"
 
-#define SPEC_PATH LCTX_SOURCE_DIR "/conformance/spec/backend-selection.lspec"
-
-static lctx_spec g_spec;
 static lctx_spec g_tiny;
-static lctx_case g_case;
-static lctx_case_expect g_expect;
 static lctx_features g_features;
-
-static void load_spec(void) {
-  char error[512];
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  if (!lctx_spec_load(SPEC_PATH, &g_spec, &e))
-    fail_msg("%s", error);
-}
 
 /* Rows that overlap (AB-001, AB-002), one with two outcomes, one whose
  * template uses a placeholder that never applies to it, one compared by
@@ -84,13 +63,6 @@ static void load_tiny(void) {
     fail_msg("%s", error);
 }
 
-/// Parses `body` after the header into g_case.
-static void parse_body(const char *what, const char *body) {
-  char error[512];
-  if (!case_gen_parse_body(body, &g_case, &g_expect, error, sizeof error))
-    fail_msg("%s: %s", what, error);
-}
-
 /// The features of operation `op` of g_case, earlier operations first.
 static void compute_through(size_t op) {
   lctx_feature_state s;
@@ -99,76 +71,12 @@ static void compute_through(size_t op) {
     lctx_classify_op(&s, i, &g_features);
 }
 
-/// An outcome written as a value.
-typedef struct outcome_spec {
-  lctx_outcome_kind kind;
-  lctx_error_class error;
-  lctx_client_origin origin;
-  int registration;
-  const char *text;
-} outcome_spec;
-
-#define O_NONE                                                                 \
-  { LCTX_OUTCOME_NONE, LCTX_ERROR_NONE, LCTX_CLIENT_REGISTRY, -1, "" }
-#define O_STRING(s)                                                            \
-  { LCTX_OUTCOME_STRING, LCTX_ERROR_NONE, LCTX_CLIENT_REGISTRY, -1, (s) }
-#define O_RAISE(e, s)                                                          \
-  { LCTX_OUTCOME_RAISE, (e), LCTX_CLIENT_REGISTRY, -1, (s) }
-#define O_CLIENT(r, s)                                                         \
-  { LCTX_OUTCOME_CLIENT, LCTX_ERROR_NONE, LCTX_CLIENT_REGISTRY, (r), (s) }
-#define O_PINNED(s)                                                            \
-  { LCTX_OUTCOME_CLIENT, LCTX_ERROR_NONE, LCTX_CLIENT_PINNED, -1, (s) }
-
-static void make_outcome(const outcome_spec *s, lctx_outcome *o) {
-  switch (s->kind) {
-  case LCTX_OUTCOME_NONE:
-    lctx_outcome_set_none(o);
-    return;
-  case LCTX_OUTCOME_CLIENT:
-    lctx_outcome_set_client(o, s->origin, s->registration, ts_s(s->text));
-    return;
-  case LCTX_OUTCOME_RAISE: {
-    lctx_buf w = lctx_outcome_begin_raise(o, s->error);
-    lctx_buf_append_cstr(&w, s->text);
-    lctx_outcome_end(o, &w);
-    return;
-  }
-  case LCTX_OUTCOME_STRING:
-  case LCTX_OUTCOME_PLATFORMS: {
-    lctx_buf w = lctx_outcome_begin(o, s->kind);
-    lctx_buf_append_cstr(&w, s->text);
-    lctx_outcome_end(o, &w);
-    return;
-  }
-  }
-}
-
 static void format(const lctx_outcome *o, char *text, size_t cap) {
   lctx_buf b;
   lctx_buf_init(&b, text, cap);
   lctx_outcome_format(o, &b);
 }
 
-#define CPU "factory \"cpu\" priority=0 loud client\n"
-#define STOCK                                                                  \
-  CPU "factory \"tpu\" priority=300 quiet raises \"TPU not found\"\n"
-#define GPUS                                                                   \
-  STOCK "factory \"cuda\" priority=400 loud client\n"                          \
-        "factory \"rocm\" priority=400 loud client\n"                          \
-        "factory \"oneapi\" priority=400 loud client\nnvidia_gpu visible\n"
-#define M1                                                                     \
-  "accessing .backend in multi-lowering setting. This can occur when "         \
-  "lowering a primitive that has not been adapted to multi-platform lowering"
-#define NO_GPU                                                                 \
-  "Unknown backend: 'gpu' requested, but no platforms that are instances of "  \
-  "gpu are present. Platforms present are: cpu"
-#define B2A                                                                    \
-  "the platform for the specified backend cpu is different from the "          \
-  "lowering platform tpu"
-/// B2a's operation: module_get_backend of (tpu) with backend cpu, not
-/// optional.
-#define B2A_OP                                                                 \
-  "op module_get_backend platforms=[\"tpu\"] backend=\"cpu\" optional=false\n"
 #define MG004_BODY                                                             \
   STOCK "rule \"P.def\" lower_fun \"Q\" compute_type=\"device_host\"\n"        \
         "rule \"Q.def\" get_backend optional=false\n"                          \
@@ -379,470 +287,6 @@ static void test_judge_table(void **state) {
 }
 
 //===----------------------------------------------------------------------===//
-// Recording violations
-//===----------------------------------------------------------------------===//
-
-typedef struct seen {
-  lctx_violation_kind kind;
-  size_t op_index;
-  char row[16];
-  char invariant[32];
-  char features[256];
-  char expected[1024];
-  char actual[1024];
-  bool has_expected_outcome;
-  bool has_actual_outcome;
-  const lctx_case *c;
-} seen;
-
-typedef struct vlog {
-  size_t count;
-  seen items[8];
-} vlog;
-
-static void note(void *user, const lctx_violation *v) {
-  vlog *l = user;
-  assert_true(l->count < 8);
-  seen *s = &l->items[l->count++];
-  s->kind = v->kind;
-  s->op_index = v->op_index;
-  snprintf(s->row, sizeof s->row, "%s", v->row);
-  snprintf(s->invariant, sizeof s->invariant, "%s", v->invariant);
-  snprintf(s->features, sizeof s->features, "%s", v->features);
-  snprintf(s->expected, sizeof s->expected, "%s", v->expected);
-  snprintf(s->actual, sizeof s->actual, "%s", v->actual);
-  s->has_expected_outcome = v->expected_outcome != NULL;
-  s->has_actual_outcome = v->actual_outcome != NULL;
-  s->c = v->c;
-}
-
-/// One violation as the test expects it.
-typedef struct want {
-  lctx_violation_kind kind;
-  size_t op_index;
-  const char *row;
-  const char *invariant;
-  const char *features; ///< NULL: not checked
-  const char *expected;
-  const char *actual;
-} want;
-
-static void check_seen(const char *what, const seen *s, const want *w) {
-  if (s->kind != w->kind || s->op_index != w->op_index ||
-      strcmp(s->row, w->row) != 0 || strcmp(s->invariant, w->invariant) != 0 ||
-      (w->features && strcmp(s->features, w->features) != 0) ||
-      strcmp(s->expected, w->expected) != 0 ||
-      strcmp(s->actual, w->actual) != 0)
-    fail_msg("%s: violation\n  got  kind=%d op=%zu row=\"%s\" inv=\"%s\"\n"
-             "       features=\"%s\"\n       expected=\"%s\"\n"
-             "       actual=\"%s\"\n  want kind=%d op=%zu row=\"%s\" "
-             "inv=\"%s\"\n       features=\"%s\"\n       expected=\"%s\"\n"
-             "       actual=\"%s\"",
-             what, (int)s->kind, s->op_index, s->row, s->invariant, s->features,
-             s->expected, s->actual, (int)w->kind, w->op_index, w->row,
-             w->invariant, w->features ? w->features : "(any)", w->expected,
-             w->actual);
-  assert_ptr_equal(s->c, &g_case);
-  assert_true(s->has_actual_outcome);
-  /* An expected outcome exists for a disallowed outcome, a failed
-   * expectation and an invariant; not when no row could say one. */
-  assert_int_equal(s->has_expected_outcome, w->kind == LCTX_V_OUTCOME ||
-                                                w->kind == LCTX_V_EXPECT ||
-                                                w->kind == LCTX_V_INVARIANT);
-}
-
-//===----------------------------------------------------------------------===//
-// A fake engine: the reference, except for one kind of call
-//===----------------------------------------------------------------------===//
-
-typedef enum corrupt {
-  C_NOTHING = 0,
-  C_OP_1,            ///< operation 1 itself
-  C_PERMUTED,        ///< the variant with platforms[1:] reversed
-  C_DUPLICATED,      ///< the (p, p) variant
-  C_OPTIONAL_FLIP,   ///< the variant with `optional` flipped
-  C_CANONICALIZE,    ///< the canonicalize('gpu') variant
-  C_RESOLVED_LOOKUP, ///< the get_backend(resolved name) variant
-} corrupt;
-
-typedef struct fake {
-  corrupt what;
-  outcome_spec wrong;
-  size_t runs, variant_runs, run_alls;
-} fake;
-
-static bool is_corrupted(const fake *f, const lctx_case *c, size_t prefix,
-                         const lctx_case_op *op) {
-  bool variant = op != &c->ops[prefix];
-  const lctx_case_op *given = &c->ops[prefix];
-  switch (f->what) {
-  case C_NOTHING:
-    return false;
-  case C_OP_1:
-    return !variant && prefix == 1;
-  case C_PERMUTED:
-    return variant && op->kind == LCTX_OP_MODULE_GET_BACKEND &&
-           op->platform_count >= 3 && op->optional == given->optional;
-  case C_DUPLICATED:
-    return variant && op->kind == LCTX_OP_MODULE_GET_BACKEND &&
-           op->platform_count == 2 &&
-           strcmp(lctx_case_op_platform(c, op, 0),
-                  lctx_case_op_platform(c, op, 1)) == 0;
-  case C_OPTIONAL_FLIP:
-    return variant && op->kind == LCTX_OP_MODULE_GET_BACKEND &&
-           op->optional != given->optional;
-  case C_CANONICALIZE:
-    return variant && op->kind == LCTX_OP_CANONICALIZE;
-  case C_RESOLVED_LOOKUP:
-    return variant && op->kind == LCTX_OP_XLA_GET_BACKEND;
-  }
-  return false;
-}
-
-static void fake_run(void *context, const lctx_case *c, size_t prefix,
-                     const lctx_case_op *op, lctx_outcome *out) {
-  fake *f = context;
-  f->runs++;
-  if (op != &c->ops[prefix])
-    f->variant_runs++;
-  lctx_engine_reference().run(NULL, c, prefix, op, out);
-  if (is_corrupted(f, c, prefix, op))
-    make_outcome(&f->wrong, out);
-}
-
-static void fake_run_all(void *context, const lctx_case *c,
-                         lctx_outcome *outs) {
-  fake *f = context;
-  f->run_alls++;
-  lctx_engine_reference().run_all(NULL, c, outs);
-  if (f->what == C_OP_1 && c->op_count > 1)
-    make_outcome(&f->wrong, &outs[1]);
-}
-
-typedef struct violation_row {
-  const char *what;
-  const char *body;
-  corrupt corrupt;
-  outcome_spec wrong;
-  bool messages_exact;
-  size_t invariant_checks; ///< variant runs expected
-  size_t count;
-  want violations[2];
-} violation_row;
-
-static const violation_row VIOLATIONS[] = {
-    {"the reference passes",
-     GPUS "op get_backend \"gpu\"\n"
-          "op module_get_backend platforms=[\"cuda\"] backend=\"rocm\" "
-          "optional=false\n"
-          "op module_get_backend platforms=[\"cpu\", \"tpu\", \"cuda\"] "
-          "backend=None optional=true\n",
-     C_NOTHING,
-     O_NONE,
-     true,
-     2 + 3 + 2,
-     0,
-     {{0}}},
-    {"a wrong outcome, also against the case's expectation",
-     STOCK "op backends\nexpect platforms \"['cpu']\"\n"
-           "op canonicalize \"cpu\"\nexpect string \"cpu\"\n",
-     C_OP_1,
-     O_STRING("tpu"),
-     true,
-     0,
-     2,
-     {{LCTX_V_OUTCOME, 1, "CP-001", "",
-       "op=canonicalize mode=default init=none arg=name", "'cpu'", "'tpu'"},
-      {LCTX_V_EXPECT, 1, "", "",
-       "op=canonicalize mode=default init=none arg=name", "'cpu'", "'tpu'"}}},
-    {"a wrong message",
-     STOCK "op backends\n" B2A_OP,
-     C_OP_1,
-     O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
-     true,
-     3,
-     1,
-     {{LCTX_V_OUTCOME, 1, "MG-006", "",
-       "op=module_get_backend mode=default init=none count=one "
-       "optional=false pinned=plain real=same match=no",
-       "ValueError: " B2A, "ValueError: platforms differ"}}},
-    {"a wrong message compared by class: accepted",
-     STOCK "op backends\n" B2A_OP,
-     C_OP_1,
-     O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
-     false,
-     3,
-     0,
-     {{0}}},
-    {"compared by class, the case's expectation stays exact",
-     STOCK "op backends\n" B2A_OP "expect raise ValueError \"" B2A "\"\n",
-     C_OP_1,
-     O_RAISE(LCTX_ERROR_VALUE, "platforms differ"),
-     false,
-     3,
-     1,
-     {{LCTX_V_EXPECT, 1, "", "", NULL, "ValueError: " B2A,
-       "ValueError: platforms differ"}}},
-    {"permute-platforms",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"cpu\", \"tpu\", \"cuda\"] "
-           "backend=None optional=false\n",
-     C_PERMUTED,
-     O_NONE,
-     true,
-     2,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "permute-platforms",
-       "op=module_get_backend mode=default init=none count=multi "
-       "optional=false",
-       "as given: NotImplementedError: " M1, "platforms[1:] reversed: None"}}},
-    {"duplicates-count",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"tpu\"] backend=None "
-           "optional=false\n",
-     C_DUPLICATED,
-     O_NONE,
-     true,
-     3,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "duplicates-count", NULL,
-       "(p, other platform): NotImplementedError: " M1, "(p, p): None"}}},
-    {"optional-only-b1-b2a: optional=True changes a B3 client",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"cpu\"] backend=None "
-           "optional=false\n",
-     C_OPTIONAL_FLIP,
-     O_NONE,
-     true,
-     3,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "optional-only-b1-b2a", NULL,
-       "optional=False: <client 'cpu' registration 0>",
-       "optional=True: None"}}},
-    {"optional-only-b1-b2a: the labels follow `optional`, not the order",
-     STOCK "op backends\n"
-           "op module_get_backend platforms=[\"cpu\"] backend=None "
-           "optional=true\n",
-     C_OPTIONAL_FLIP,
-     O_RAISE(LCTX_ERROR_VALUE, "x"),
-     true,
-     3,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "optional-only-b1-b2a", NULL,
-       "optional=False: ValueError: x",
-       "optional=True: <client 'cpu' registration 0>"}}},
-    {"optional-only-b1-b2a: None for a ValueError is the B2a exception",
-     STOCK "op backends\n" B2A_OP,
-     C_OPTIONAL_FLIP,
-     O_NONE,
-     true,
-     3,
-     0,
-     {{0}}},
-    {"gpu-agrees: get_backend of the resolved name",
-     GPUS "op backends\nop get_backend \"gpu\"\n",
-     C_RESOLVED_LOOKUP,
-     O_NONE,
-     true,
-     2,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "gpu-agrees",
-       "op=get_backend mode=default init=ready arg=alias source=arg "
-       "target=alias gpu=cuda lookup=found",
-       "get_backend(resolved name): None",
-       "get_backend('gpu'): <client 'cuda' registration 2>"}}},
-    {"gpu-agrees: canonicalize raised, get_backend must raise the same",
-     STOCK "op backends\nop get_backend \"gpu\"\n",
-     C_CANONICALIZE,
-     O_RAISE(LCTX_ERROR_RUNTIME, "boom"),
-     true,
-     1,
-     1,
-     {{LCTX_V_INVARIANT, 1, "", "gpu-agrees", NULL,
-       "canonicalize_platform('gpu'): RuntimeError: boom",
-       "get_backend('gpu'): RuntimeError: " NO_GPU}}},
-};
-
-static void test_violations_table(void **state) {
-  (void)state;
-  for (size_t i = 0; i < sizeof VIOLATIONS / sizeof VIOLATIONS[0]; i++) {
-    const violation_row *r = &VIOLATIONS[i];
-    parse_body(r->what, r->body);
-    fake f = {r->corrupt, r->wrong, 0, 0, 0};
-    lctx_engine e = {"fake", &f, fake_run, NULL};
-    static lctx_oracle o;
-    lctx_oracle_init(&o, &g_spec, e);
-    o.messages_exact = r->messages_exact;
-    static vlog l;
-    memset(&l, 0, sizeof l);
-    o.on_violation = note;
-    o.user = &l;
-    size_t n = lctx_oracle_check_case_expect(&o, &g_case, &g_expect);
-    if (n != r->count || l.count != r->count || o.violations != r->count)
-      fail_msg("%s: %zu violations (%zu reported, %zu counted), expected %zu",
-               r->what, n, l.count, o.violations, r->count);
-    for (size_t k = 0; k < r->count; k++)
-      check_seen(r->what, &l.items[k], &r->violations[k]);
-    assert_int_equal(o.cases, 1);
-    assert_int_equal(o.ops, g_case.op_count);
-    if (o.invariant_checks != r->invariant_checks)
-      fail_msg("%s: %zu invariant checks, expected %zu", r->what,
-               o.invariant_checks, r->invariant_checks);
-    /* Each operation once, plus one run per variant. */
-    assert_int_equal(f.variant_runs, r->invariant_checks);
-    assert_int_equal(f.runs, g_case.op_count + r->invariant_checks);
-    assert_int_equal(f.run_alls, 0);
-  }
-}
-
-static size_t memo_entries(const lctx_oracle *o) {
-  size_t n = 0;
-  for (size_t i = 0; i < LCTX_ORACLE_MATCH_SLOTS; i++)
-    n += o->scratch.matches[i].key != 0;
-  return n;
-}
-
-/* lctx_oracle_restart: counters and settings as lctx_oracle_init leaves
- * them, the spec and engine kept, the memo of matched rows kept (init
- * clears it); the case judged again gives the same verdicts. */
-static void test_restart_keeps_the_memo(void **state) {
-  (void)state;
-  parse_body("restart", STOCK "op module_get_backend platforms=[\"cpu\"] "
-                              "backend=None optional=false\n");
-  static lctx_oracle o;
-  lctx_oracle_init(&o, &g_spec, lctx_engine_reference());
-  size_t first = lctx_oracle_check_case_expect(&o, &g_case, &g_expect);
-  size_t used = memo_entries(&o);
-  assert_true(used > 0);
-  assert_int_equal(o.cases, 1);
-  o.invariants = false;
-  o.messages_exact = false;
-  o.user = &o;
-  lctx_oracle_restart(&o);
-  assert_ptr_equal(o.spec, &g_spec);
-  assert_ptr_equal(o.engine.context, &o.scratch.runner);
-  assert_true(o.invariants);
-  assert_true(o.messages_exact);
-  assert_null(o.user);
-  assert_int_equal(o.cases, 0);
-  assert_int_equal(o.ops, 0);
-  assert_int_equal(memo_entries(&o), used);
-  assert_int_equal(lctx_oracle_check_case_expect(&o, &g_case, &g_expect),
-                   first);
-  assert_int_equal(o.cases, 1);
-  lctx_oracle_init(&o, &g_spec, lctx_engine_reference());
-  assert_int_equal(memo_entries(&o), 0);
-}
-
-/* With invariants off, a corrupted variant goes unnoticed and no variant
- * runs. */
-static void test_invariants_off(void **state) {
-  (void)state;
-  parse_body("off", STOCK "op module_get_backend platforms=[\"cpu\"] "
-                          "backend=None optional=false\n");
-  fake f = {C_OPTIONAL_FLIP, O_NONE, 0, 0, 0};
-  static lctx_oracle o;
-  lctx_oracle_init(&o, &g_spec, (lctx_engine){"fake", &f, fake_run, NULL});
-  o.invariants = false;
-  assert_int_equal(lctx_oracle_check_case_expect(&o, &g_case, &g_expect), 0);
-  assert_int_equal(o.invariant_checks, 0);
-  assert_int_equal(f.runs, 1);
-  /* Counters accumulate over cases; the violation has no callback. */
-  o.invariants = true;
-  assert_int_equal(lctx_oracle_check_case_expect(&o, &g_case, &g_expect), 1);
-  assert_int_equal(o.cases, 2);
-  assert_int_equal(o.ops, 2);
-  assert_int_equal(o.violations, 1);
-  assert_int_equal(o.invariant_checks, 3);
-  const lctx_spec_row *mg15 = lctx_spec_find(&g_spec, "MG-015");
-  assert_non_null(mg15);
-  assert_int_equal(o.hits[mg15 - g_spec.rows], 2);
-}
-
-/* An engine with run_all: one call per case gives every outcome; `run`
- * serves only the invariants' variants. */
-static void test_run_all_path(void **state) {
-  (void)state;
-  parse_body("run_all",
-             STOCK "op backends\nop canonicalize \"cpu\"\n"
-                   "op module_get_backend platforms=[\"cpu\", \"tpu\"] "
-                   "backend=None optional=false\n");
-  fake f = {C_OP_1, O_STRING("tpu"), 0, 0, 0};
-  static lctx_oracle o;
-  lctx_oracle_init(&o, &g_spec,
-                   (lctx_engine){"fake", &f, fake_run, fake_run_all});
-  static vlog l;
-  memset(&l, 0, sizeof l);
-  o.on_violation = note;
-  o.user = &l;
-  assert_int_equal(lctx_oracle_check_case_expect(&o, &g_case, &g_expect), 1);
-  assert_int_equal(f.run_alls, 1);
-  assert_int_equal(f.runs, 1); /* the optional flip of operation 2 */
-  assert_int_equal(f.variant_runs, 1);
-  want w = {LCTX_V_OUTCOME, 1, "CP-001", "", NULL, "'cpu'", "'tpu'"};
-  check_seen("run_all", &l.items[0], &w);
-}
-
-//===----------------------------------------------------------------------===//
-// The reference engine's kept states against a replay
-//===----------------------------------------------------------------------===//
-
-/* The reference model without kept states: each run replays the case. */
-static void replay_run(void *context, const lctx_case *c, size_t prefix,
-                       const lctx_case_op *op, lctx_outcome *out) {
-  lctx_runner *r = context;
-  lctx_runner_init(r, c);
-  for (size_t i = 0; i < prefix; i++)
-    lctx_runner_op(r, &c->ops[i], out, NULL);
-  lctx_runner_op(r, op, out, NULL);
-}
-
-/* An FNV-1a digest of every violation reported, in order. */
-static void digest_text(uint64_t *h, const char *s) {
-  for (; s && *s; s++)
-    *h = (*h ^ (unsigned char)*s) * 0x100000001b3ULL;
-  *h = (*h ^ 0xffu) * 0x100000001b3ULL;
-}
-
-static void digest(void *user, const lctx_violation *v) {
-  uint64_t *h = user;
-  *h = (*h ^ (uint64_t)v->kind ^ (uint64_t)v->op_index << 8) * 0x100000001b3ULL;
-  digest_text(h, v->row);
-  digest_text(h, v->invariant);
-  digest_text(h, v->expected);
-  digest_text(h, v->actual);
-}
-
-static void test_reference_variants_match_replay(void **state) {
-  (void)state;
-  static lctx_oracle kept, replay;
-  static lctx_runner runner;
-  static lctx_case c;
-  uint64_t kept_digest = 14695981039346656037ULL, replay_digest = kept_digest;
-  lctx_oracle_init(&kept, &g_spec, lctx_engine_reference());
-  lctx_oracle_init(&replay, &g_spec,
-                   (lctx_engine){"replay", &runner, replay_run, NULL});
-  kept.on_violation = digest;
-  kept.user = &kept_digest;
-  replay.on_violation = digest;
-  replay.user = &replay_digest;
-  uint64_t seed = 41;
-  lctx_case_init(&c);
-  for (int k = 0; k < 6000; k++) {
-    lctx_domain_random_case_reuse(&seed, &c);
-    size_t a = lctx_oracle_check_case(&kept, &c);
-    size_t b = lctx_oracle_check_case(&replay, &c);
-    assert_int_equal(a, b);
-    assert_int_equal(kept.invariant_checks, replay.invariant_checks);
-  }
-  assert_int_equal(kept.ops, replay.ops);
-  assert_true(kept.invariant_checks > 4000); /* the variants ran */
-  assert_int_equal(kept.violations, replay.violations);
-  assert_true(kept_digest == replay_digest);
-  assert_memory_equal(kept.hits, replay.hits, sizeof kept.hits);
-}
-
-//===----------------------------------------------------------------------===//
 // The tiny table through check_case and explain
 //===----------------------------------------------------------------------===//
 
@@ -973,25 +417,14 @@ static void test_explain(void **state) {
   assert_int_equal(o.ops, 0);
 }
 
-static int setup(void **state) {
-  (void)state;
-  load_spec();
-  return 0;
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_init_defaults),
       cmocka_unit_test(test_violation_kind_names),
       cmocka_unit_test(test_judge_table),
-      cmocka_unit_test(test_violations_table),
-      cmocka_unit_test(test_invariants_off),
-      cmocka_unit_test(test_restart_keeps_the_memo),
-      cmocka_unit_test(test_run_all_path),
-      cmocka_unit_test(test_reference_variants_match_replay),
       cmocka_unit_test(test_tiny_table_violations),
       cmocka_unit_test(test_two_oracles_in_one_thread),
       cmocka_unit_test(test_explain),
   };
-  return cmocka_run_group_tests(tests, setup, NULL);
+  return cmocka_run_group_tests(tests, oracle_fx_setup, NULL);
 }

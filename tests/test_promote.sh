@@ -10,9 +10,8 @@
 #
 # Usage: test_promote.sh LCTX SOURCE_DIR
 set -u
-LCTX=$1
-SRC=$2
 . "$(dirname "$0")/lib.sh"
+take_args LCTX SRC -- "$@"
 cd "$tmp" || exit 2
 key='fuzz_model/outcome/row=XG-001/inv=-/expected=None/actual=tpu'
 name='fuzz_model__outcome__row=XG-001__inv=-__expected=None__actual=tpu'

@@ -16,16 +16,9 @@
 #     row's rerun line (report.json, report.tap, the text).
 # Usage: test_reports.sh LCTX EXAMPLE_PLUGIN MISBEHAVING_PLUGIN MUTANT SRC
 set -u
-LCTX=$1
-EXAMPLE=$2
-BAD=$3
-MUTANT=$4
-SRC=$5
 . "$(dirname -- "$0")/lib.sh"
-command -v prove >/dev/null || {
-  echo "FAIL: prove (perl) is not installed (tools/install-deps.sh)"
-  exit 1
-}
+take_args LCTX EXAMPLE BAD MUTANT SRC -- "$@"
+need_command prove "prove (perl; tools/install-deps.sh)"
 # prove_ok DIR: prove accepts DIR/report.tap.
 prove_ok() { prove --exec cat "$tmp/$1/report.tap" >"$tmp/$1.prove" 2>&1; }
 

@@ -13,9 +13,8 @@
 #
 # Usage: test_rerun.sh LCTX MUTANT_PLUGIN
 set -u
-LCTX=$1
-MUTANT=$2
 . "$(dirname "$0")/lib.sh"
+take_args LCTX MUTANT -- "$@"
 cd "$tmp" || exit 2
 mkdir empty
 

@@ -168,20 +168,27 @@ static void count_line(void *ctx, const char *line) {
   lines_seen++;
 }
 
-/* Writes "a\nbb\n" sealed into DIR/r (seal DIR/r.seal) and returns the
- * writer; `key` and `id` are the run's. */
-static lctx_seal_writer *written(char *id, uint8_t *key, char *path,
-                                 char *seal) {
+/// A sealed file written by written(): the run's id and key, the file and
+/// its seal, the writer; room for a reason and a count of lines dropped.
+typedef struct sealed_file {
+  char id[LCTX_SEAL_ID_SIZE], path[300], seal[300], why[512];
+  uint8_t key[LCTX_SEAL_KEY_SIZE];
+  size_t dropped;
+  lctx_seal_writer *w;
+} sealed_file;
+
+/* Writes "a\nbb\n" sealed into DIR/r (seal DIR/r.seal) under a new run
+ * into `f`. */
+static void written(sealed_file *f) {
   char why[256];
-  assert_true(lctx_seal_new_run(id, key, why, sizeof why));
-  sprintf(path, "%s/r", dir);
-  sprintf(seal, "%s/r.seal", dir);
-  lctx_seal_writer *w = lctx_seal_create(path, seal, id, key);
-  assert_non_null(w);
-  assert_true(lctx_seal_write(w, "a\n", 2));
-  assert_true(lctx_seal_write(w, "bb\n", 3));
-  assert_true(lctx_seal_commit(w));
-  return w;
+  assert_true(lctx_seal_new_run(f->id, f->key, why, sizeof why));
+  sprintf(f->path, "%s/r", dir);
+  sprintf(f->seal, "%s/r.seal", dir);
+  f->w = lctx_seal_create(f->path, f->seal, f->id, f->key);
+  assert_non_null(f->w);
+  assert_true(lctx_seal_write(f->w, "a\n", 2));
+  assert_true(lctx_seal_write(f->w, "bb\n", 3));
+  assert_true(lctx_seal_commit(f->w));
 }
 
 static lctx_seal_status read_back(const char *path, const char *seal,
@@ -206,58 +213,58 @@ static void append(const char *path, const char *text) {
 
 static void test_sealed_file(void **state) {
   (void)state;
-  char id[LCTX_SEAL_ID_SIZE], path[300], seal[300], why[512];
-  uint8_t key[LCTX_SEAL_KEY_SIZE];
-  size_t dropped;
-  lctx_seal_writer *w = written(id, key, path, seal);
-  assert_true(lctx_seal_check(w, why, sizeof why));
-  assert_int_equal(read_back(path, seal, id, key, &dropped), LCTX_SEAL_OK);
+  static sealed_file s;
+  written(&s);
+  assert_true(lctx_seal_check(s.w, s.why, sizeof s.why));
+  assert_int_equal(read_back(s.path, s.seal, s.id, s.key, &s.dropped),
+                   LCTX_SEAL_OK);
   assert_int_equal(lines_seen, 2);
-  assert_int_equal(dropped, 0);
+  assert_int_equal(s.dropped, 0);
   /* Lines after the seal: dropped and counted; the end check names them. */
-  append(path, "forged\nforged too\n");
-  assert_int_equal(read_back(path, seal, id, key, &dropped), LCTX_SEAL_OK);
+  append(s.path, "forged\nforged too\n");
+  assert_int_equal(read_back(s.path, s.seal, s.id, s.key, &s.dropped),
+                   LCTX_SEAL_OK);
   assert_int_equal(lines_seen, 2);
-  assert_int_equal(dropped, 2);
-  assert_false(lctx_seal_check(w, why, sizeof why));
-  assert_non_null(strstr(why, "altered during the run by another process "
-                              "(18 bytes not written by lctx)"));
+  assert_int_equal(s.dropped, 2);
+  assert_false(lctx_seal_check(s.w, s.why, sizeof s.why));
+  assert_non_null(strstr(s.why, "altered during the run by another process "
+                                "(18 bytes not written by lctx)"));
   /* Another key or run: refused. */
   uint8_t other[LCTX_SEAL_KEY_SIZE];
-  memcpy(other, key, sizeof other);
+  memcpy(other, s.key, sizeof other);
   other[0] ^= 1;
-  assert_int_equal(read_back(path, seal, id, other, &dropped),
+  assert_int_equal(read_back(s.path, s.seal, s.id, other, &s.dropped),
                    LCTX_SEAL_ALTERED);
   assert_int_equal(lines_seen, 0);
-  assert_int_equal(
-      read_back(path, seal, "00000000000000000000000000000000", key, &dropped),
-      LCTX_SEAL_UNVERIFIABLE);
-  assert_true(lctx_seal_close(w));
+  assert_int_equal(read_back(s.path, s.seal, "00000000000000000000000000000000",
+                             s.key, &s.dropped),
+                   LCTX_SEAL_UNVERIFIABLE);
+  assert_true(lctx_seal_close(s.w));
 }
 
 static void test_changed_or_replaced(void **state) {
   (void)state;
-  char id[LCTX_SEAL_ID_SIZE], path[300], seal[300], why[512];
-  uint8_t key[LCTX_SEAL_KEY_SIZE];
-  size_t dropped;
-  lctx_seal_writer *w = written(id, key, path, seal);
-  FILE *f = fopen(path, "r+");
+  static sealed_file s;
+  written(&s);
+  FILE *f = fopen(s.path, "r+");
   assert_non_null(f);
   fputc('z', f); /* "z\nbb\n": the same length, a byte changed */
   fclose(f);
-  assert_false(lctx_seal_check(w, why, sizeof why));
-  assert_non_null(strstr(why, "bytes lctx wrote were changed"));
-  assert_int_equal(read_back(path, seal, id, key, &dropped), LCTX_SEAL_ALTERED);
+  assert_false(lctx_seal_check(s.w, s.why, sizeof s.why));
+  assert_non_null(strstr(s.why, "bytes lctx wrote were changed"));
+  assert_int_equal(read_back(s.path, s.seal, s.id, s.key, &s.dropped),
+                   LCTX_SEAL_ALTERED);
   /* Cut short: refused, the lines never taken. */
-  assert_int_equal(truncate(path, 2), 0);
-  assert_int_equal(read_back(path, seal, id, key, &dropped), LCTX_SEAL_ALTERED);
+  assert_int_equal(truncate(s.path, 2), 0);
+  assert_int_equal(read_back(s.path, s.seal, s.id, s.key, &s.dropped),
+                   LCTX_SEAL_ALTERED);
   assert_int_equal(lines_seen, 0);
   /* Replaced by another file at its path. */
-  assert_int_equal(unlink(path), 0);
-  append(path, "a\nbb\n");
-  assert_false(lctx_seal_check(w, why, sizeof why));
-  assert_non_null(strstr(why, "replaced by another file"));
-  assert_true(lctx_seal_close(w));
+  assert_int_equal(unlink(s.path), 0);
+  append(s.path, "a\nbb\n");
+  assert_false(lctx_seal_check(s.w, s.why, sizeof s.why));
+  assert_non_null(strstr(s.why, "replaced by another file"));
+  assert_true(lctx_seal_close(s.w));
 }
 
 int main(void) {

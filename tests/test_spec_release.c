@@ -42,118 +42,120 @@ typedef struct bad_table {
   const char *error;
 } bad_table;
 
+/// Malformed `releases` lines, `was` lines and facts, each with its error.
+static const bad_table MALFORMED_RELEASES[] = {
+    /* the `releases` line itself */
+    {"spec-version = 1.0.0\nreleases = 0.5.3 0.4.20\n" ROW,
+     "t.lspec:2:18: releases go oldest first, without repeats: after "
+     "'0.5.3' comes '0.4.20'"},
+    {"spec-version = 1.0.0\nreleases = 0.4.20 0.4.20\n" ROW,
+     "t.lspec:2:19: releases go oldest first, without repeats: after "
+     "'0.4.20' comes '0.4.20'"},
+    {"spec-version = 1.0.0\nreleases = 0.4.x\n" ROW,
+     "t.lspec:2:12: bad release (expected numbers joined by '.', or "
+     "'modelled'): '0.4.x'"},
+    {"spec-version = 1.0.0\nreleases = 0.4.\n" ROW,
+     "t.lspec:2:12: bad release (expected numbers joined by '.', or "
+     "'modelled'): '0.4.'"},
+    {HEAD "releases = 0.11.0\n" ROW, "t.lspec:3:12: duplicate key 'releases'"},
+    {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3 modelled\n" ROW,
+     "t.lspec:2:34: 'modelled' given twice"},
+    {"spec-version = 1.0.0\nreleases = modelled\n" ROW,
+     "t.lspec:2:20: no release named"},
+    /* a was line after the modelled commit */
+    {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3\n" ROW
+     "was = 0.5.3 0123456789ab none\n",
+     "t.lspec:9:7: a was line states what held before a release up to the "
+     "modelled commit, not after it: '0.5.3'"},
+    /* unread: releases and a reason */
+    {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.9.2 \"x\"\n"
+          "source = x\n" ROW,
+     "t.lspec:5:10: unknown release (the table names: 0.4.20, 0.5.3, "
+     "0.10.2): '0.9.2'"},
+    {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3 0.5.3 \"x\"\n"
+          "source = x\n" ROW,
+     "t.lspec:5:16: release named twice: '0.5.3'"},
+    {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3\n"
+          "source = x\n" ROW,
+     "t.lspec:5:15: expected the reason, a quoted string"},
+    {HEAD "[fact client-gpu]\nvalue = cuda\nunread = \"x\"\n"
+          "source = x\n" ROW,
+     "t.lspec:5:10: expected 'unread = RELEASE... \"WHY\"'"},
+    /* an unknown release */
+    {HEAD ROW "was = 0.9.2 0123456789ab none\n",
+     "t.lspec:9:7: unknown release (the table names: 0.4.20, 0.5.3, "
+     "0.10.2): '0.9.2'"},
+    {HEAD ROW "was = modelled 0123456789ab none\n",
+     "t.lspec:9:7: unknown release (the table names: 0.4.20, 0.5.3, "
+     "0.10.2): 'modelled'"},
+    {"spec-version = 1.0.0\n" ROW "was = 0.5.3 0123456789ab none\n",
+     "t.lspec:8:7: unknown release (the table names: none; write 'releases "
+     "= ...' first): '0.5.3'"},
+    /* was lines out of order */
+    {HEAD ROW "was = 0.5.3 0123456789ab none\n"
+              "was = 0.10.2 0123456789ab string \"x\"\n",
+     "t.lspec:10:7: was lines go in descending release order: after 0.5.3 "
+     "(line 9) comes '0.10.2'"},
+    {HEAD "[fact gpu-alias]\nvalue = cuda\nwas = 0.4.20 0123456789ab "
+          "a\nwas = 0.5.3 0123456789ab b\nsource = x\n" ROW,
+     "t.lspec:6:7: was lines go in descending release order: after 0.4.20 "
+     "(line 5) comes '0.5.3'"},
+    {HEAD "[fact gpu-alias]\nvalue = cuda\nwas = 0.5.3 0123456789ab "
+          "a\nwas = 0.5.3 0123456789ab b\nsource = x\n" ROW,
+     "t.lspec:6:7: a second was line for the same release"},
+    /* bad commits */
+    {HEAD ROW "was = 0.5.3 0123456789a none\n",
+     "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
+     "'0123456789a'"},
+    {HEAD ROW "was = 0.5.3 0123456789AB none\n",
+     "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
+     "'0123456789AB'"},
+    {HEAD ROW "was = 0.5.3 0123456789xy none\n",
+     "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
+     "'0123456789xy'"},
+    {HEAD ROW "was = 0.5.3\n",
+     "t.lspec:9:12: a commit is 12 lower-case hex digits, got ''"},
+    /* what follows the commit */
+    {HEAD ROW "was = 0.5.3 0123456789ab nothing\n",
+     "t.lspec:9:26: unknown outcome kind 'nothing'"},
+    {HEAD ROW "was = 0.5.3 0123456789ab absent why\n",
+     "t.lspec:9:33: expected a double-quoted string"},
+    {HEAD ROW "was = 0.5.3 0123456789ab none\n"
+              "was = 0.5.3 ba9876543210 string \"x\"\n",
+     "t.lspec:10:26: a second was line for one release adds an outcome: "
+     "same commit, and not absent"},
+    /* unknown, duplicate and incomplete facts */
+    {HEAD "[fact gpu-aliases]\nvalue = cuda\nsource = x\n" ROW,
+     "t.lspec:3:7: unknown fact (known: gpu-alias, client-gpu, "
+     "known-platforms, register-checks, cuda-skip, module-get-backend, "
+     "module-optional, lower-per-platform, compute-type, compute-nesting): "
+     "'gpu-aliases'"},
+    {HEAD "[fact cuda-skip]\nvalue = yes\nsource = x\n[fact cuda-skip]\n" ROW,
+     "t.lspec:6:7: duplicate fact (first at line 3): 'cuda-skip'"},
+    {HEAD "[fact cuda-skip]\nvalue = maybe\nsource = x\n" ROW,
+     "t.lspec:4:14: this fact is 'yes' or 'no'"},
+    {HEAD "[fact cuda-skip]\nsource = x\n" ROW,
+     "t.lspec:3:1: fact 'cuda-skip' has no 'value'"},
+    {HEAD "[fact gpu-alias]\nvalue = cuda\n" ROW,
+     "t.lspec:3:1: fact 'gpu-alias' has no 'source'"},
+    {HEAD "[fact gpu-alias]\nvalue = cu\"da\nsource = x\n" ROW,
+     "t.lspec:4:9: bad name (letters, digits, '_', '-'): 'cu\"da'"},
+    {HEAD "[fact gpu-alias]\nvalue = cuda\nsource = x\nop = x\n" ROW,
+     "t.lspec:6:1: unknown key in a fact 'op'"},
+    /* `absent` */
+    {HEAD ROW "outcome = absent \"gone\"\n",
+     "t.lspec:9:11: 'outcome = absent' is a row's only outcome, before its "
+     "was lines"},
+    {HEAD "[IR-001]\ncheck = ir\nsource = x\nwas = 0.5.3 0123456789ab "
+          "none\n" ROW,
+     "t.lspec:3:1: IR row 'IR-001' (check = ir) takes no 'was'"},
+};
+
 static void test_malformed_releases_are_named_by_position(void **state) {
   (void)state;
-  static const bad_table cases[] = {
-      /* the `releases` line itself */
-      {"spec-version = 1.0.0\nreleases = 0.5.3 0.4.20\n" ROW,
-       "t.lspec:2:18: releases go oldest first, without repeats: after "
-       "'0.5.3' comes '0.4.20'"},
-      {"spec-version = 1.0.0\nreleases = 0.4.20 0.4.20\n" ROW,
-       "t.lspec:2:19: releases go oldest first, without repeats: after "
-       "'0.4.20' comes '0.4.20'"},
-      {"spec-version = 1.0.0\nreleases = 0.4.x\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.', or "
-       "'modelled'): '0.4.x'"},
-      {"spec-version = 1.0.0\nreleases = 0.4.\n" ROW,
-       "t.lspec:2:12: bad release (expected numbers joined by '.', or "
-       "'modelled'): '0.4.'"},
-      {HEAD "releases = 0.11.0\n" ROW,
-       "t.lspec:3:12: duplicate key 'releases'"},
-      {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3 modelled\n" ROW,
-       "t.lspec:2:34: 'modelled' given twice"},
-      {"spec-version = 1.0.0\nreleases = modelled\n" ROW,
-       "t.lspec:2:20: no release named"},
-      /* a was line after the modelled commit */
-      {"spec-version = 1.0.0\nreleases = 0.4.20 modelled 0.5.3\n" ROW
-       "was = 0.5.3 0123456789ab none\n",
-       "t.lspec:9:7: a was line states what held before a release up to the "
-       "modelled commit, not after it: '0.5.3'"},
-      /* unread: releases and a reason */
-      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.9.2 \"x\"\n"
-            "source = x\n" ROW,
-       "t.lspec:5:10: unknown release (the table names: 0.4.20, 0.5.3, "
-       "0.10.2): '0.9.2'"},
-      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3 0.5.3 \"x\"\n"
-            "source = x\n" ROW,
-       "t.lspec:5:16: release named twice: '0.5.3'"},
-      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = 0.5.3\n"
-            "source = x\n" ROW,
-       "t.lspec:5:15: expected the reason, a quoted string"},
-      {HEAD "[fact client-gpu]\nvalue = cuda\nunread = \"x\"\n"
-            "source = x\n" ROW,
-       "t.lspec:5:10: expected 'unread = RELEASE... \"WHY\"'"},
-      /* an unknown release */
-      {HEAD ROW "was = 0.9.2 0123456789ab none\n",
-       "t.lspec:9:7: unknown release (the table names: 0.4.20, 0.5.3, "
-       "0.10.2): '0.9.2'"},
-      {HEAD ROW "was = modelled 0123456789ab none\n",
-       "t.lspec:9:7: unknown release (the table names: 0.4.20, 0.5.3, "
-       "0.10.2): 'modelled'"},
-      {"spec-version = 1.0.0\n" ROW "was = 0.5.3 0123456789ab none\n",
-       "t.lspec:8:7: unknown release (the table names: none; write 'releases "
-       "= ...' first): '0.5.3'"},
-      /* was lines out of order */
-      {HEAD ROW "was = 0.5.3 0123456789ab none\n"
-                "was = 0.10.2 0123456789ab string \"x\"\n",
-       "t.lspec:10:7: was lines go in descending release order: after 0.5.3 "
-       "(line 9) comes '0.10.2'"},
-      {HEAD "[fact gpu-alias]\nvalue = cuda\nwas = 0.4.20 0123456789ab "
-            "a\nwas = 0.5.3 0123456789ab b\nsource = x\n" ROW,
-       "t.lspec:6:7: was lines go in descending release order: after 0.4.20 "
-       "(line 5) comes '0.5.3'"},
-      {HEAD "[fact gpu-alias]\nvalue = cuda\nwas = 0.5.3 0123456789ab "
-            "a\nwas = 0.5.3 0123456789ab b\nsource = x\n" ROW,
-       "t.lspec:6:7: a second was line for the same release"},
-      /* bad commits */
-      {HEAD ROW "was = 0.5.3 0123456789a none\n",
-       "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
-       "'0123456789a'"},
-      {HEAD ROW "was = 0.5.3 0123456789AB none\n",
-       "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
-       "'0123456789AB'"},
-      {HEAD ROW "was = 0.5.3 0123456789xy none\n",
-       "t.lspec:9:13: a commit is 12 lower-case hex digits, got "
-       "'0123456789xy'"},
-      {HEAD ROW "was = 0.5.3\n",
-       "t.lspec:9:12: a commit is 12 lower-case hex digits, got ''"},
-      /* what follows the commit */
-      {HEAD ROW "was = 0.5.3 0123456789ab nothing\n",
-       "t.lspec:9:26: unknown outcome kind 'nothing'"},
-      {HEAD ROW "was = 0.5.3 0123456789ab absent why\n",
-       "t.lspec:9:33: expected a double-quoted string"},
-      {HEAD ROW "was = 0.5.3 0123456789ab none\n"
-                "was = 0.5.3 ba9876543210 string \"x\"\n",
-       "t.lspec:10:26: a second was line for one release adds an outcome: "
-       "same commit, and not absent"},
-      /* unknown, duplicate and incomplete facts */
-      {HEAD "[fact gpu-aliases]\nvalue = cuda\nsource = x\n" ROW,
-       "t.lspec:3:7: unknown fact (known: gpu-alias, client-gpu, "
-       "known-platforms, register-checks, cuda-skip, module-get-backend, "
-       "module-optional, lower-per-platform, compute-type, compute-nesting): "
-       "'gpu-aliases'"},
-      {HEAD "[fact cuda-skip]\nvalue = yes\nsource = x\n[fact cuda-skip]\n" ROW,
-       "t.lspec:6:7: duplicate fact (first at line 3): 'cuda-skip'"},
-      {HEAD "[fact cuda-skip]\nvalue = maybe\nsource = x\n" ROW,
-       "t.lspec:4:14: this fact is 'yes' or 'no'"},
-      {HEAD "[fact cuda-skip]\nsource = x\n" ROW,
-       "t.lspec:3:1: fact 'cuda-skip' has no 'value'"},
-      {HEAD "[fact gpu-alias]\nvalue = cuda\n" ROW,
-       "t.lspec:3:1: fact 'gpu-alias' has no 'source'"},
-      {HEAD "[fact gpu-alias]\nvalue = cu\"da\nsource = x\n" ROW,
-       "t.lspec:4:9: bad name (letters, digits, '_', '-'): 'cu\"da'"},
-      {HEAD "[fact gpu-alias]\nvalue = cuda\nsource = x\nop = x\n" ROW,
-       "t.lspec:6:1: unknown key in a fact 'op'"},
-      /* `absent` */
-      {HEAD ROW "outcome = absent \"gone\"\n",
-       "t.lspec:9:11: 'outcome = absent' is a row's only outcome, before its "
-       "was lines"},
-      {HEAD "[IR-001]\ncheck = ir\nsource = x\nwas = 0.5.3 0123456789ab "
-            "none\n" ROW,
-       "t.lspec:3:1: IR row 'IR-001' (check = ir) takes no 'was'"},
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    expect_error(cases[i].text, cases[i].error);
+  for (size_t i = 0;
+       i < sizeof MALFORMED_RELEASES / sizeof MALFORMED_RELEASES[0]; i++)
+    expect_error(MALFORMED_RELEASES[i].text, MALFORMED_RELEASES[i].error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -324,16 +326,31 @@ static void test_real_table_names_the_releases(void **state) {
   }
 }
 
-/* Classifies operation `index` of the case `text` with the table's facts
- * at `release`. */
-static void classify_at(const char *text, const char *release, size_t index,
-                        lctx_case *c, lctx_features *f) {
+/// Parses the case text `text` into `c`; fails with the parser's message.
+static void parse_case(const char *text, lctx_case *c) {
   char error[512] = "";
   lctx_buf e;
   lctx_buf_init(&e, error, sizeof error);
   if (!lctx_case_parse(text, strlen(text), "t.case", c, NULL, &e))
     fail_msg("%s", error);
-  assert_true(lctx_spec_select(&real, release, &e));
+}
+
+/// Selects `release` of the real table (NULL: the modelled commit); fails
+/// with the reason it cannot.
+static void select_release(const char *release) {
+  char error[512] = "";
+  lctx_buf e;
+  lctx_buf_init(&e, error, sizeof error);
+  if (!lctx_spec_select(&real, release, &e))
+    fail_msg("%s", error);
+}
+
+/* Classifies operation `index` of the case `text` with the table's facts
+ * at `release`. */
+static void classify_at(const char *text, const char *release, size_t index,
+                        lctx_case *c, lctx_features *f) {
+  parse_case(text, c);
+  select_release(release);
   lctx_feature_state st;
   lctx_classify_init_at(&st, c, lctx_spec_facts(&real));
   for (size_t i = 0; i <= index; i++)
@@ -481,11 +498,7 @@ static void test_drift_names_the_commit(void **state) {
   static lctx_case c;
   static lctx_features f;
   static lctx_runner runner;
-  char error[512] = "";
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_case_parse(ONEAPI_PINNED, strlen(ONEAPI_PINNED), "t.case",
-                              &c, NULL, &e));
+  parse_case(ONEAPI_PINNED, &c);
   /* What jaxlib 0.10.2 gives: the pinned client. */
   lctx_outcome actual;
   lctx_runner_init_at(&runner, &c, lctx_release_find("0.10.2"));
@@ -494,7 +507,7 @@ static void test_drift_names_the_commit(void **state) {
   /* Judged with the modelled expectations it fails, and passes as every
    * release up to 0.10.2 behaves (before 0.5.0 the .backend property
    * returns the client unchecked too). */
-  assert_true(lctx_spec_select(&real, NULL, &e));
+  select_release(NULL);
   assert_int_equal(
       lctx_oracle_judge(&real, &f, &actual, true, &(size_t){0}, NULL, NULL),
       LCTX_JUDGE_NO_ROW); /* f is not classified yet: nothing matches */
@@ -507,7 +520,7 @@ static void test_drift_names_the_commit(void **state) {
                            "client-gpu changed in 00b8c5dbf03c (0.11.0)");
   /* As 0.10.2 behaves it passes; the modelled commit's outcome fails
    * there, and passes from 0.11.0. */
-  assert_true(lctx_spec_select(&real, "0.10.2", &e));
+  select_release("0.10.2");
   lctx_runner_init_at(&runner, &c, NULL);
   lctx_runner_op(&runner, &c.ops[0], &actual, NULL);
   lctx_buf_init(&wb, why, sizeof why);
@@ -530,11 +543,8 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
   static const char CASE[] = CASE_FX_ONEAPI_KEPT_RULE;
   static lctx_case c;
   static lctx_features f;
-  char error[512] = "";
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_case_parse(CASE, strlen(CASE), "t.case", &c, NULL, &e));
-  assert_true(lctx_spec_select(&real, NULL, &e));
+  parse_case(CASE, &c);
+  select_release(NULL);
   char why[512] = "";
   lctx_buf wb;
   lctx_buf_init(&wb, why, sizeof why);
@@ -550,7 +560,7 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
   assert_int_equal(lctx_oracle_drift_ir(&real, &c, 2, 0, &f, &wb), 0);
   assert_string_equal(why, "");
   /* The selected release itself is never named. */
-  assert_true(lctx_spec_select(&real, "0.10.2", &e));
+  select_release("0.10.2");
   lctx_buf_init(&wb, why, sizeof why);
   int at = lctx_spec_release_index(&real, "0.10.2");
   mask = lctx_oracle_drift_ir(&real, &c, 2, 1u << at, &f, &wb);
@@ -562,10 +572,7 @@ static void test_drift_of_a_module_names_the_commit(void **state) {
 static void test_drift_new_names_the_release_and_source(void **state) {
   (void)state;
   load_real();
-  char error[256] = "";
-  lctx_buf e;
-  lctx_buf_init(&e, error, sizeof error);
-  assert_true(lctx_spec_select(&real, "0.12.1", &e));
+  select_release("0.12.1");
   const lctx_spec_row *ir2 = lctx_spec_find(&real, "IR-002");
   assert_non_null(ir2);
   char why[512] = "";
@@ -576,7 +583,7 @@ static void test_drift_new_names_the_release_and_source(void **state) {
                               "behaves so; the row cites "));
   assert_non_null(strstr(why, ir2->source));
   /* Judged as the modelled commit, it is new there. */
-  assert_true(lctx_spec_select(&real, NULL, &e));
+  select_release(NULL);
   lctx_buf_init(&wb, why, sizeof why);
   lctx_oracle_drift_new(&real, (size_t)(ir2 - real.rows), &wb);
   assert_non_null(

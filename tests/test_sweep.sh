@@ -148,36 +148,32 @@ EOF
 # 4. Resume: everything done and sealed is kept; a line after the seal (a
 # write cut short by a stop) is dropped and its case redone; a sealed line
 # cut is an alteration, refused until --restart.
-"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
-  --quiet >/dev/null 2>&1
+# sweep_s WHAT WANT_RC TEXT [ARGS...]: the good programs' sweep into $tmp/s
+# again (with ARGS), its output in $tmp/s.out; fails, naming WHAT, unless
+# it exits WANT_RC and says TEXT.
+sweep_s() {
+  what=$1
+  want_rc=$2
+  text=$3
+  shift 3
+  "$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
+    --quiet "$@" >"$tmp/s.out" 2>&1
+  rc=$?
+  [ "$rc" -eq "$want_rc" ] || fail "$what: exit $rc (want $want_rc)"
+  grep -qF -- "$text" "$tmp/s.out" ||
+    fail "$what: $(head -n 1 "$tmp/s.out") (want: $text)"
+}
+sweep_s "the first run" 0 "8 cases (0 resumed)"
 head -c -20 "$tmp/s/results.jsonl" >"$tmp/cut" && cp "$tmp/cut" "$tmp/s/results.jsonl"
-"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
-  --quiet >"$tmp/s.out" 2>&1
-rc=$?
-[ "$rc" -eq 2 ] || fail "a sealed line cut: exit $rc (want 2)"
-grep -q "results.jsonl was altered by something other than lctx" "$tmp/s.out" ||
-  fail "a sealed line cut is not refused: $(head -n 1 "$tmp/s.out")"
-"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
-  --quiet --restart >"$tmp/s.out" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || fail "--restart: exit $rc (want 0)"
-grep -q "8 cases (0 resumed)" "$tmp/s.out" ||
-  fail "--restart: $(head -n 1 "$tmp/s.out") (want 8 cases, 0 resumed)"
+sweep_s "a sealed line cut" 2 \
+  "results.jsonl was altered by something other than lctx"
+sweep_s "--restart" 0 "8 cases (0 resumed)" --restart
 printf '{"case": 7, "program": "good/' >>"$tmp/s/results.jsonl"
-"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
-  --quiet >"$tmp/s.out" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || fail "resumed run: exit $rc (want 0)"
-grep -q "8 cases (8 resumed)" "$tmp/s.out" ||
-  fail "resume: $(head -n 1 "$tmp/s.out") (want 8 cases, 8 resumed)"
+sweep_s "resume" 0 "8 cases (8 resumed)"
 grep -q "1 lines after its seal dropped" "$tmp/s.out" ||
   fail "resume: the line after the seal is not said dropped"
 [ "$(wc -l <"$tmp/s/results.jsonl")" -eq 9 ] || fail "resume: results.jsonl is not 1 + 8 lines"
-"$LCTX" sweep --cmd "$FAKE --only-kind good" --out "$tmp/s" --lists 4 \
-  --seed 9 --quiet >"$tmp/p.out" 2>&1
-rc=$?
-[ "$rc" -eq 2 ] || fail "another plan into the same folder: exit $rc (want 2)"
-grep -q "another plan" "$tmp/p.out" || fail "another plan is not named"
+sweep_s "another plan into the same folder" 2 "another plan" --seed 9
 
 # 5. Shards merged give the unsharded counts.
 for i in 1 2; do
@@ -195,15 +191,8 @@ assert [key(r) for r in m["rows"]] == [key(r) for r in a["rows"]], (m["rows"], a
 EOF
 
 # 6. SIGINT stops cleanly: reports written, exit 1, the case resumed later.
-"$LCTX" sweep --cmd "$FAKE --only-kind hostile" --known "$none" \
-  --out "$tmp/i" --timeout 60 --quiet >"$tmp/i.out" 2>&1 &
-pid=$!
-sleep 3
-kill -INT $pid
-wait $pid
-rc=$?
-[ "$rc" -eq 1 ] || fail "interrupted: exit $rc (want 1)"
-grep -q "INTERRUPTED" "$tmp/i.out" || fail "an interrupt is not said"
+interrupt_after 3 "$tmp/i.out" "$LCTX" sweep --cmd "$FAKE --only-kind hostile" \
+  --known "$none" --out "$tmp/i" --timeout 60 --quiet
 [ -s "$tmp/i/report.json" ] || fail "an interrupted run wrote no report.json"
 
 # 7. Bad input: exit 2, the file and place named.

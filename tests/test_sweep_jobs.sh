@@ -92,15 +92,8 @@ assert not bad, (bad, by)
 EOF
 
 # 2. Stopped at --jobs 3, resumed at --jobs 2: the whole run's lines.
-"$LCTX" sweep --cmd "$FAKE" --known "$none" --out "$tmp/i" --lists 3 \
-  --timeout 1 --quiet --jobs 3 >"$tmp/i.out" 2>"$tmp/i.err" &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid
-rc=$?
-[ "$rc" -eq 1 ] || fail "interrupted: exit $rc (want 1)"
-grep -q "INTERRUPTED" "$tmp/i.out" || fail "the interrupt is not said"
+interrupt_after 2 "$tmp/i.out" "$LCTX" sweep --cmd "$FAKE" --known "$none" \
+  --out "$tmp/i" --lists 3 --timeout 1 --quiet --jobs 3
 cut=$(($(wc -l <"$tmp/i/results.jsonl") - 1))
 all=$(($(wc -l <"$tmp/j1/results.jsonl") - 1))
 [ "$cut" -lt "$all" ] || fail "the run was not cut short ($cut of $all cases)"

@@ -36,8 +36,8 @@ For JAX VERSION it
    judged as the modelled commit behaves (its drift), the fake clients
    following its jaxlib_clients.py entry, else the modelled commit's;
 5. prints the drafts a person completes: the spec's `releases =` line with
-   VERSION, an entry of conformance/adapters/jaxlib_clients.py, a record of
-   reference/src/release.c (each fact copied from a release whose cited
+   VERSION, an entry of conformance/adapters/lctx_jax/jaxlib_clients.py, a row of
+   reference/src/release.c with its citation lines (each fact copied from a release whose cited
    units are the same, a TODO where a cited unit changed), and the rows to
    re-read; the same goes to DIR/draft.md, the whole report to
    DIR/report.txt and DIR/report.json (DIR: --out, default

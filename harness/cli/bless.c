@@ -77,8 +77,8 @@ bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
   lctx_classify_init_at(&state, c, lctx_spec_facts(&ws->spec));
   lctx_runner_init(&ws->runner, c);
   char expected[2048];
+  lctx_outcome outcome, *o = &outcome;
   for (size_t i = 0; i < c->op_count; i++) {
-    lctx_outcome *o = &blessed->outcome[i];
     lctx_runner_op(&ws->runner, &c->ops[i], o, NULL);
     lctx_classify_op(&state, i, &features);
     size_t row = (size_t)-1;
@@ -100,7 +100,15 @@ bool lctx_bless_outcomes(lctx_workspace *ws, const char *path,
               lctx_esc(&b3, expected));
       return false;
     }
-    blessed->has[i] = true;
+    if (!lctx_case_expect_set(blessed, i, o)) {
+      lctx_escaped b1;
+      fprintf(out,
+              "REFUSED %s: operation %zu: the reference's outcome texts come "
+              "to more than the %d bytes a case holds together; nothing "
+              "written\n",
+              lctx_esc(&b1, path), i, LCTX_CASE_EXPECT_TEXT_MAX);
+      return false;
+    }
   }
   return true;
 }
@@ -123,7 +131,7 @@ static bool rewrite(const char *text, size_t n, const lctx_case *c,
     lctx_buf_append(out, l.at, l.n);
     if (!is_op || op >= c->op_count)
       continue;
-    if (!expect->has[op]) {
+    if (!lctx_case_expect_has(expect, op)) {
       if (l.at[l.n - 1] != '\n')
         lctx_buf_append(out, "\n", 1);
       lctx_buf_append(out, lines[op].at, lines[op].n);

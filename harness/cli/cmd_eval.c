@@ -245,7 +245,7 @@ static int eval_files(eval_run *run, bool cover, bool quiet, FILE *out,
     size_t v = lctx_oracle_check_case_expect(&ws->oracle, &ws->c, &ws->expect);
     v += ir_check_case(run, path, out);
     for (size_t k = 0; k < ws->c.op_count; k++)
-      without_expect += !ws->expect.has[k];
+      without_expect += !lctx_case_expect_has(&ws->expect, k);
     if (v == 0) {
       passed++;
       if (!quiet)

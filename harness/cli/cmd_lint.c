@@ -32,6 +32,7 @@ typedef struct lint_run {
   /* --write-case: the case, the reference running it, its text. */
   lctx_case c;
   lctx_case_expect expect;
+  lctx_outcome outcome;
   lctx_runner runner;
   char text[LCTX_CASE_TEXT_MAX];
 } lint_run;
@@ -53,9 +54,16 @@ static void write_case(lint_run *run, const char *path, FILE *out) {
     return;
   }
   lctx_runner_init(&run->runner, &run->c);
+  lctx_case_expect_init(&run->expect);
   for (size_t i = 0; i < run->c.op_count; i++) {
-    lctx_runner_op(&run->runner, &run->c.ops[i], &run->expect.outcome[i], NULL);
-    run->expect.has[i] = true;
+    lctx_runner_op(&run->runner, &run->c.ops[i], &run->outcome, NULL);
+    if (!lctx_case_expect_set(&run->expect, i, &run->outcome)) {
+      fprintf(out,
+              "  no .case written: the reference's outcome texts come to "
+              "more than the %d bytes a case holds together\n",
+              LCTX_CASE_EXPECT_TEXT_MAX);
+      return;
+    }
   }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;

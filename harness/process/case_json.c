@@ -191,8 +191,11 @@ static json_t *op_json(const lctx_case *c, const lctx_case_expect *expect,
   bool ok = j && set(j, "op", json_string(def->name));
   for (size_t k = 0; ok && k < def->field_count; k++)
     ok = set(j, def->fields[k].json_key, field_json(c, op, &def->fields[k]));
-  if (ok && expect && expect->has[i])
-    ok = set(j, "expect", lctx_outcome_to_json(&expect->outcome[i]));
+  if (ok && expect && lctx_case_expect_has(expect, i)) {
+    lctx_outcome o;
+    ok = lctx_case_expect_get(expect, i, &o) &&
+         set(j, "expect", lctx_outcome_to_json(&o));
+  }
   if (!ok) {
     json_decref(j);
     return NULL;

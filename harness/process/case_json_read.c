@@ -31,9 +31,11 @@ const char *lctx_outcome_kind_json(lctx_outcome_kind kind) {
 
 typedef struct reader {
   lctx_buf *error;
-  /// Where a case's expectations go (NULL: read, then dropped in `scratch`).
+  /// Where a case's expectations go (NULL: read, then dropped), each read
+  /// into `scratch` first; the bytes of their texts so far.
   lctx_case_expect *expect;
   lctx_outcome scratch;
+  size_t expect_text;
   lctx_buf path;
   char path_storage[256];
 } reader;
@@ -41,6 +43,7 @@ typedef struct reader {
 static void reader_init(reader *r, lctx_buf *error) {
   r->error = error;
   r->expect = NULL;
+  r->expect_text = 0;
   lctx_buf_init(&r->path, r->path_storage, sizeof r->path_storage);
 }
 
@@ -690,11 +693,22 @@ static bool rule_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
 
 static bool op_at(reader *r, const json_t *j, size_t i, lctx_case *out) {
   bool has_expect;
-  lctx_outcome *expect = r->expect ? &r->expect->outcome[i] : &r->scratch;
-  if (!read_op(r, j, out, &out->ops[i], &has_expect, expect))
+  if (!read_op(r, j, out, &out->ops[i], &has_expect, &r->scratch))
     return false;
-  if (r->expect)
-    r->expect->has[i] = has_expect;
+  if (has_expect) {
+    r->expect_text += r->scratch.length;
+    if (r->expect_text > LCTX_CASE_EXPECT_TEXT_MAX) {
+      char why[160];
+      snprintf(why, sizeof why,
+               "brings the case's expectation texts to %zu bytes together, "
+               "more than the %d a case holds",
+               r->expect_text, LCTX_CASE_EXPECT_TEXT_MAX);
+      push_key(r, "expect", 6);
+      return fail(r, why);
+    }
+    if (r->expect) /* fits: counted above */
+      (void)lctx_case_expect_set(r->expect, i, &r->scratch);
+  }
   out->op_count = i + 1;
   return !lctx_op_get(out->ops[i].kind)->lowering || check_valid(r, out);
 }

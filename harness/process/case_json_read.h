@@ -14,7 +14,9 @@
 #include "case.h"
 
 /// Reads a case from `j`, and its expectations into `expect` (may be NULL:
-/// they are checked, then dropped). On failure appends `PATH: message` to
+/// they are checked, then dropped; their texts may hold at most
+/// LCTX_CASE_EXPECT_TEXT_MAX bytes together, as in the text form: the
+/// "expect" that passes it is the error). On failure appends `PATH: message` to
 /// `error` and returns false, leaving `out` unspecified but valid.
 bool lctx_case_from_json(const json_t *j, lctx_case *out,
                          lctx_case_expect *expect, lctx_buf *error);

@@ -75,10 +75,36 @@ void impl_fail_case(lctx_case_result *r, lctx_result_status status,
                     const char *why) {
   r->status = status;
   r->outcome_count = 0;
+  r->text_length = 0;
   snprintf(r->detail, sizeof r->detail, "%s", why);
 }
 
+bool impl_result_add(lctx_case_result *r, const lctx_outcome *o) {
+  size_t n = o->length < LCTX_OUTCOME_TEXT_MAX ? o->length : 0;
+  if (r->outcome_count >= LCTX_CASE_MAX_OPS)
+    return false;
+  if (n > r->text_capacity - r->text_length) {
+    size_t want = r->text_capacity ? 2 * r->text_capacity : 256;
+    while (want < r->text_length + n)
+      want *= 2;
+    char *t = realloc(r->text, want);
+    if (!t)
+      return false;
+    r->text = t;
+    r->text_capacity = want;
+  }
+  lctx_outcome_head_set(&r->outcomes[r->outcome_count++], o, r->text_length);
+  if (n > 0)
+    memcpy(r->text + r->text_length, o->text, n);
+  r->text_length += n;
+  return true;
+}
+
 void lctx_case_result_release(lctx_case_result *result) {
+  free(result->text);
+  result->text = NULL;
+  result->text_length = result->text_capacity = 0;
+  result->outcome_count = 0;
   for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
     free(result->mlir[k]);
     result->mlir[k] = NULL;

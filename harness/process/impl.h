@@ -45,16 +45,34 @@ typedef struct lctx_case_result {
   /// How many cases the worker or program had served before this one (for
   /// FLAKY: the one that failed it; 0 for a case blamed after a run alone).
   size_t cases_before;
+  /// The outcomes, one per operation: their heads here, their texts (each
+  /// up to LCTX_OUTCOME_TEXT_MAX - 1 bytes, the protocol's limit) in
+  /// `text` (heap, `text_length` bytes of `text_capacity` in use; NULL
+  /// when none). lctx_case_result_outcome copies one out.
   size_t outcome_count;
-  lctx_outcome outcomes[LCTX_CASE_MAX_OPS];
+  lctx_outcome_head outcomes[LCTX_CASE_MAX_OPS];
+  char *text;
+  size_t text_length, text_capacity;
   /// The MLIR text a LOWER_PER_PLATFORM operation returned (heap, NUL
-  /// terminated), or NULL when it returned none. Freed by
-  /// lctx_case_result_release (and by the next lctx_impl_run on the same
-  /// result).
+  /// terminated), or NULL when it returned none.
   char *mlir[LCTX_CASE_MAX_OPS];
 } lctx_case_result;
 
-/// Frees the MLIR texts of a result.
+_Static_assert(sizeof(lctx_case_result) <= 16384,
+               "an lctx_case_result is at most 16 KB (a batch holds "
+               "hundreds; the outcomes' texts are on the heap)");
+
+/// Copies outcome `i` (below `outcome_count`) of `r` into `out` and
+/// returns `out`.
+static inline const lctx_outcome *
+lctx_case_result_outcome(const lctx_case_result *r, size_t i,
+                         lctx_outcome *out) {
+  return lctx_outcome_head_get(&r->outcomes[i], r->text, out);
+}
+
+/// Frees the outcomes' texts and MLIR texts of a result (also done by the
+/// next lctx_impl_run on the same result); it then holds no outcome. A
+/// zeroed result needs none.
 void lctx_case_result_release(lctx_case_result *result);
 
 /// What the implementation says of itself.

@@ -247,6 +247,7 @@ static bool take_outcome(lctx_impl *impl, size_t *at, uint32_t k,
   take_text(impl, at, &m, &mlen);
   const char *why;
   char detail[128];
+  lctx_outcome o;
   const char *nul = memchr(s, '\0', len);
   const char *mnul = memchr(m, '\0', mlen);
   if (nul || mnul) {
@@ -256,9 +257,13 @@ static bool take_outcome(lctx_impl *impl, size_t *at, uint32_t k,
     impl_fail_case(res, LCTX_RESULT_CRASH, detail);
     return false;
   }
-  if (!lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s, len,
-                              &res->outcomes[k], &why)) {
+  if (!lctx_outcome_from_impl(head[0], head[1], head[2], head[3], s, len, &o,
+                              &why)) {
     impl_fail_case(res, LCTX_RESULT_CRASH, why);
+    return false;
+  }
+  if (!impl_result_add(res, &o)) {
+    impl_fail_case(res, LCTX_RESULT_CRASH, "out of memory for its outcomes");
     return false;
   }
   if (mlen > 0)
@@ -275,7 +280,8 @@ static void take_result(lctx_impl *impl, lctx_case_result *res) {
   res->status = LCTX_RESULT_OK;
   res->detail[0] = '\0';
   res->cases_before = impl->served;
-  res->outcome_count = count;
+  res->outcome_count = 0;
+  res->text_length = 0;
   size_t at = 16;
   for (uint32_t k = 0; k < count; k++) {
     if (!take_outcome(impl, &at, k, res))

@@ -120,6 +120,10 @@ void impl_sanitize_info(lctx_impl_info *info);
 void impl_fail_case(lctx_case_result *r, lctx_result_status status,
                     const char *why);
 
+/* Adds `o` to the outcomes of `r` (after outcome_count, which it counts);
+ * false when out of memory or `r` is full. */
+bool impl_result_add(lctx_case_result *r, const lctx_outcome *o);
+
 /* A heap copy of `n` bytes plus a NUL; NULL when out of memory. */
 char *impl_copy_text(const char *s, size_t n);
 

@@ -364,9 +364,14 @@ static bool read_outcome(json_t *o, lctx_case_result *res, size_t k,
     bare = json_copy(o);
     json_object_del(bare, "mlir");
   }
-  bool good = lctx_outcome_from_json(bare, &res->outcomes[k], e);
+  lctx_outcome out;
+  bool good = lctx_outcome_from_json(bare, &out, e);
   if (mlir)
     json_decref(bare);
+  if (good && !impl_result_add(res, &out)) {
+    lctx_buf_append_cstr(e, "out of memory for the outcomes");
+    good = false;
+  }
   if (good && mlir && !json_is_string(mlir)) {
     lctx_buf_append_cstr(e, "mlir: expected a string");
     good = false;
@@ -399,7 +404,8 @@ static bool read_result(json_t *r, const lctx_case *c, size_t i,
              c->op_count);
     return false;
   }
-  res->outcome_count = c->op_count;
+  res->outcome_count = 0;
+  res->text_length = 0;
   for (size_t k = 0; k < c->op_count; k++) {
     json_t *o = json_array_get(outcomes, k);
     const char *what = "";

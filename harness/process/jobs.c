@@ -168,17 +168,7 @@ void *lctx_jobs_next(lctx_jobs *j, bool wait, lctx_jobs_state *state) {
   void *item = NULL;
   pthread_mutex_lock(&j->lock);
   if (j->head < j->tail) {
-    /* BROKEN on purpose: the first finished item, not the oldest. */
     entry *e = &j->ring[j->head % j->c.window];
-    for (size_t i = j->head; i < j->tail; i++) {
-      entry *f = &j->ring[i % j->c.window];
-      if (f->state == DONE) {
-        entry t = *f;
-        *f = *e;
-        *e = t;
-        break;
-      }
-    }
     for (;;) {
       if (e->state == QUEUED && j->no_more)
         e->state = NOT_RUN; /* no worker starts it any more */

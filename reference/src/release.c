@@ -134,304 +134,125 @@
 /* known_platforms() from 0.10.1: nonexperimental, alias values and keys. */
 #define KNOWN_ONEAPI LIST4("cuda", "rocm", "gpu", "oneapi")
 
-/* A release after the modelled commit (F12 `module_wide`), as the table
- * below says. */
-#define AFTER_MODELLED(release, module_wide)                                   \
+/* The flag facts, one bit each (the F of the top comment). */
+enum {
+  CUDA_SKIP = 1 << 0,                 /* F5 */
+  LISTS_AVAILABLE = 1 << 1,           /* F6 */
+  MODULE_OPTIONAL = 1 << 2,           /* F8 */
+  MODULE_PINNED_CHECK = 1 << 3,       /* F7 */
+  MODULE_LOOKUP_FIRST = 1 << 4,       /* F7 */
+  LOWERING_CHECKS_PLATFORM = 1 << 5,  /* F4 */
+  PER_PLATFORM = 1 << 6,              /* F9 */
+  COMPUTE_TYPE_PLATFORMS = 1 << 7,    /* F10 */
+  COMPUTE_NESTING_CHECK = 1 << 8,     /* F11 */
+  DISPATCH_MODULE_PLATFORMS = 1 << 9, /* F12 */
+  CLIENT_GPU_UNREAD = 1 << 10,        /* F13 */
+};
+
+/* What 0.5.3 holds and every later release keeps (F4, F5, F6, F7, F9,
+ * F10). */
+#define FROM_0_5_3                                                             \
+  (CUDA_SKIP | LISTS_AVAILABLE | MODULE_PINNED_CHECK | MODULE_LOOKUP_FIRST |   \
+   LOWERING_CHECKS_PLATFORM | PER_PLATFORM | COMPUTE_TYPE_PLATFORMS)
+/* The modelled commit's flags; the releases after it add F13 (and F12). */
+#define MODELLED_FLAGS (FROM_0_5_3 | MODULE_OPTIONAL)
+
+#define HAS(facts, bit) (((facts) & (bit)) != 0)
+
+/* One record: its name, JAX ref, the three lists (F1, F3, F2) and the flag
+ * facts that hold. */
+#define RELEASE(release, ref, gpu, known, client, facts)                       \
   {                                                                            \
-    .name = release, .jax_ref = "jax-v" release " (wheel)",                    \
-    .gpu_alias = CUDA_ROCM_ONEAPI, .known_builtin = KNOWN_ONEAPI,              \
-    .cuda_skip = true, .unknown_backend_lists_available = true,                \
-    .client_gpu = CUDA_ROCM_ONEAPI, .client_gpu_unread = true,                 \
-    .module_optional = true, .module_pinned_check = true,                      \
-    .module_lookup_first_platform = true, .lowering_checks_platform = true,    \
-    .has_lower_per_platform = true, .compute_type_platforms = true,            \
-    .compute_nesting_check = false, .dispatch_module_platforms = module_wide,  \
+    .name = release, .jax_ref = ref, .gpu_alias = gpu, .known_builtin = known, \
+    .client_gpu = client, .cuda_skip = HAS(facts, CUDA_SKIP),                  \
+    .unknown_backend_lists_available = HAS(facts, LISTS_AVAILABLE),            \
+    .module_optional = HAS(facts, MODULE_OPTIONAL),                            \
+    .module_pinned_check = HAS(facts, MODULE_PINNED_CHECK),                    \
+    .module_lookup_first_platform = HAS(facts, MODULE_LOOKUP_FIRST),           \
+    .lowering_checks_platform = HAS(facts, LOWERING_CHECKS_PLATFORM),          \
+    .has_lower_per_platform = HAS(facts, PER_PLATFORM),                        \
+    .compute_type_platforms = HAS(facts, COMPUTE_TYPE_PLATFORMS),              \
+    .compute_nesting_check = HAS(facts, COMPUTE_NESTING_CHECK),                \
+    .dispatch_module_platforms = HAS(facts, DISPATCH_MODULE_PLATFORMS),        \
+    .client_gpu_unread = HAS(facts, CLIENT_GPU_UNREAD),                        \
   }
 
-/* Each field: the fact (the F of the top comment), the commit that
- * changed it, and where the release holds it (a path of jax-ml/jax at the
- * release's `jax_ref`, unless another repository is named). */
+/* A release after the modelled commit, read from its wheel. */
+#define AFTER_MODELLED(release, facts)                                         \
+  RELEASE(release, "jax-v" release " (wheel)", CUDA_ROCM_ONEAPI, KNOWN_ONEAPI, \
+          CUDA_ROCM_ONEAPI, MODELLED_FLAGS | CLIENT_GPU_UNREAD | (facts))
+
+/* Where each release holds its facts: line numbers in jax-ml/jax at the
+ * release's `jax_ref` (the commit that changed each fact is in the top
+ * comment) of jax/_src/xla_bridge.py (F1, F3, F5, F6),
+ * jax/_src/interpreters/mlir.py (F4, F7, F8, F9, F10), jax/_src/core.py
+ * (F11) and jaxlib/py_client.h (F2), unless a cell names its file. Columns
+ * stand two or more spaces apart: tools/lctx_release/record.py reads these
+ * tables and drafts a new release's lines in this form.
+ *
+ *   release   F1       F3                 F5       F6    F8       F7 pinned
+ *   0.4.20    531-534  541-546 (a)        621-628  768   519-529  529
+ *   0.4.30    764-767  774-779 (a)        877-884  1005  639-649  648
+ *   0.5.3     789-792  799-805, 201, 204  912      1038  767-780  773-779
+ *   0.6.2     616-619  626-632, 220, 223  739      865   759-772  765-771
+ *   0.7.2     686-689  696-702, 276, 279  809      933   821-838  829-837
+ *   0.8.3     674-677  684-690, 272, 275  797      921   754-771  762-770
+ *   0.9.2     690-693  700-705, 289 (b)   809      933   767-784  775-783
+ *   0.10.2    715-719  726-732, 307 (c)   836      962   853-870  861-869
+ *   0.11.0    702-706  713-719, 294 (c)   823      947   866-883  874-882
+ *   modelled  702-706  713-719, 294 (c)   823      947   890-907  898-906
+ *
+ *   release   F7 lookup  F4         F9         F10         F11
+ *   0.4.20    527-528    584-595    1371-1411  (d)         (e)
+ *   0.4.30    646-647    710-721    1620       1556, 1661  compute_on.py:30-35
+ *   0.5.3     780        861-866    2030       2018        296-305
+ *   0.6.2     772        860-865    2092       2075        316-325
+ *   0.7.2     838        961-966    2394       2377        346-355
+ *   0.8.3     771        894-899    2295       2278        345-354
+ *   0.9.2     784        907-912    2345       2319        345-354
+ *   0.10.2    870        987-992    2462       2434        (f)
+ *   0.11.0    883        1000-1005  2491       2463        (f)
+ *   modelled  907        1024-1029  2512       2484        366-381
+ *
+ *   release   F2
+ *   0.4.20    openxla/xla@ca31652cdbeb xla/python/py_client.h
+ *   0.4.30    openxla/xla@79fd5733f99b xla/python/py_client.h
+ *   0.5.3     openxla/xla@df971129bd82 xla/python/py_client.h
+ *   0.6.2     100-111
+ *   0.7.2     101-112
+ *   0.8.3     102-113
+ *   0.9.2     102-113
+ *   0.10.2    102-113
+ *   0.11.0    102-114
+ *   modelled  104-116
+ *
+ * F5 is in the backends() loop; F8 at 0.4.20 and 0.4.30 is the `.backend`
+ * property, at 0.5.3 and 0.6.2 get_backend(self), from 0.7.2
+ * get_backend(optional); F4 is register_lowering; F9 at 0.4.20 is
+ * jaxpr_subcomp.
+ * (a) is_known_platform. (b) fc5fccff70. (c) 5e1c8e7295. (d) no
+ * lower_per_platform. (e) no compute_on (2d6d408b19). (f)
+ * JaxprEqnContextManager. */
 static const lctx_release RELEASES[] = {
-    {
-        .name = "0.4.20",
-        .jax_ref = "jax-v0.4.20",
-        /* F1 5e1c8e7295: xla_bridge.py:531-534 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: is_known_platform, xla_bridge.py:541-546 */
-        .known_builtin = CUDA_ROCM,
-        /* F5 0224235edf: backends() loop, xla_bridge.py:621-628 */
-        .cuda_skip = false,
-        /* F6 5a2fb38c0f: xla_bridge.py:768 */
-        .unknown_backend_lists_available = false,
-        /* F2 00b8c5dbf0: openxla/xla@ca31652cdbeb xla/python/py_client.h */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: `.backend` property, mlir.py:519-529 */
-        .module_optional = false,
-        /* F7 fdb6af82d2: mlir.py:529 */
-        .module_pinned_check = false,
-        /* F7 fdb6af82d2: mlir.py:527-528 */
-        .module_lookup_first_platform = false,
-        /* F4 2aaa108f06: register_lowering, mlir.py:584-595 */
-        .lowering_checks_platform = false,
-        /* F9 2d9da6c8fb: jaxpr_subcomp, mlir.py:1371-1411 */
-        .has_lower_per_platform = false,
-        /* F10 ba5b3c7941: no lower_per_platform */
-        .compute_type_platforms = false,
-        /* F11 2d6d408b19: no compute_on */
-        .compute_nesting_check = false,
-    },
-    {
-        .name = "0.4.30",
-        .jax_ref = "jax-v0.4.30",
-        /* F1 5e1c8e7295: xla_bridge.py:764-767 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: is_known_platform, xla_bridge.py:774-779 */
-        .known_builtin = CUDA_ROCM,
-        /* F5 0224235edf: backends() loop, xla_bridge.py:877-884 */
-        .cuda_skip = false,
-        /* F6 5a2fb38c0f: xla_bridge.py:1005 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: openxla/xla@79fd5733f99b xla/python/py_client.h */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: `.backend` property, mlir.py:639-649 */
-        .module_optional = false,
-        /* F7 fdb6af82d2: mlir.py:648 */
-        .module_pinned_check = false,
-        /* F7 fdb6af82d2: mlir.py:646-647 */
-        .module_lookup_first_platform = false,
-        /* F4 2aaa108f06: register_lowering, mlir.py:710-721 */
-        .lowering_checks_platform = false,
-        /* F9 2d9da6c8fb: mlir.py:1620 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:1556, 1661 */
-        .compute_type_platforms = false,
-        /* F11 9dc26ee3a5: compute_on.py:30-35 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.5.3",
-        .jax_ref = "jax-v0.5.3",
-        /* F1 5e1c8e7295: xla_bridge.py:789-792 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: xla_bridge.py:799-805, 201, 204 */
-        .known_builtin = KNOWN_METAL,
-        /* F5 0224235edf: xla_bridge.py:912 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:1038 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: openxla/xla@df971129bd82 xla/python/py_client.h */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: get_backend(self), mlir.py:767-780 */
-        .module_optional = false,
-        /* F7 fdb6af82d2: mlir.py:773-779 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:780 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:861-866 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2030 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2018 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:296-305 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.6.2",
-        .jax_ref = "jax-v0.6.2",
-        /* F1 5e1c8e7295: xla_bridge.py:616-619 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: xla_bridge.py:626-632, 220, 223 */
-        .known_builtin = KNOWN_METAL,
-        /* F5 0224235edf: xla_bridge.py:739 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:865 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:100-111 */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: get_backend(self), mlir.py:759-772 */
-        .module_optional = false,
-        /* F7 fdb6af82d2: mlir.py:765-771 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:772 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:860-865 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2092 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2075 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:316-325 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.7.2",
-        .jax_ref = "jax-v0.7.2",
-        /* F1 5e1c8e7295: xla_bridge.py:686-689 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: xla_bridge.py:696-702, 276, 279 */
-        .known_builtin = KNOWN_METAL,
-        /* F5 0224235edf: xla_bridge.py:809 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:933 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:101-112 */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: get_backend(optional), mlir.py:821-838 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:829-837 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:838 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:961-966 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2394 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2377 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:346-355 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.8.3",
-        .jax_ref = "jax-v0.8.3",
-        /* F1 5e1c8e7295: xla_bridge.py:674-677 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 2aaa108f06: xla_bridge.py:684-690, 272, 275 */
-        .known_builtin = KNOWN_METAL,
-        /* F5 0224235edf: xla_bridge.py:797 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:921 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:102-113 */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: mlir.py:754-771 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:762-770 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:771 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:894-899 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2295 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2278 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:345-354 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.9.2",
-        .jax_ref = "jax-v0.9.2",
-        /* F1 5e1c8e7295: xla_bridge.py:690-693 */
-        .gpu_alias = CUDA_ROCM,
-        /* F3 fc5fccff70: xla_bridge.py:700-705, 289 */
-        .known_builtin = KNOWN_0_9,
-        /* F5 0224235edf: xla_bridge.py:809 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:933 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:102-113 */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: mlir.py:767-784 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:775-783 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:784 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:907-912 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2345 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2319 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:345-354 */
-        .compute_nesting_check = true,
-    },
-    {
-        .name = "0.10.2",
-        .jax_ref = "jax-v0.10.2",
-        /* F1 5e1c8e7295: xla_bridge.py:715-719 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:726-732, 307 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:836 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:962 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:102-113 */
-        .client_gpu = CUDA_ROCM,
-        /* F8 e86b6ae292: mlir.py:853-870 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:861-869 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:870 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:987-992 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2462 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2434 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py JaxprEqnContextManager */
-        .compute_nesting_check = false,
-    },
-    {
-        .name = "0.11.0",
-        .jax_ref = "jax-v0.11.0",
-        /* F1 5e1c8e7295: xla_bridge.py:702-706 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:713-719, 294 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:823 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:947 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:102-114 */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        /* F8 e86b6ae292: mlir.py:866-883 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:874-882 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:883 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1000-1005 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2491 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2463 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py JaxprEqnContextManager */
-        .compute_nesting_check = false,
-    },
-    {
-        .name = "modelled",
-        .jax_ref = "cec06d116c05",
-        /* F1 5e1c8e7295: xla_bridge.py:702-706 */
-        .gpu_alias = CUDA_ROCM_ONEAPI,
-        /* F3 5e1c8e7295: xla_bridge.py:713-719, 294 */
-        .known_builtin = KNOWN_ONEAPI,
-        /* F5 0224235edf: xla_bridge.py:823 */
-        .cuda_skip = true,
-        /* F6 5a2fb38c0f: xla_bridge.py:947 */
-        .unknown_backend_lists_available = true,
-        /* F2 00b8c5dbf0: jaxlib/py_client.h:104-116 */
-        .client_gpu = CUDA_ROCM_ONEAPI,
-        /* F8 e86b6ae292: mlir.py:890-907 */
-        .module_optional = true,
-        /* F7 fdb6af82d2: mlir.py:898-906 */
-        .module_pinned_check = true,
-        /* F7 fdb6af82d2: mlir.py:907 */
-        .module_lookup_first_platform = true,
-        /* F4 2aaa108f06: mlir.py:1024-1029 */
-        .lowering_checks_platform = true,
-        /* F9 2d9da6c8fb: mlir.py:2512 */
-        .has_lower_per_platform = true,
-        /* F10 ba5b3c7941: mlir.py:2484 */
-        .compute_type_platforms = true,
-        /* F11 9dc26ee3a5: core.py:366-381 */
-        .compute_nesting_check = false,
-    },
+    RELEASE("0.4.20", "jax-v0.4.20", CUDA_ROCM, CUDA_ROCM, CUDA_ROCM, 0),
+    RELEASE("0.4.30", "jax-v0.4.30", CUDA_ROCM, CUDA_ROCM, CUDA_ROCM,
+            LISTS_AVAILABLE | PER_PLATFORM | COMPUTE_NESTING_CHECK),
+    RELEASE("0.5.3", "jax-v0.5.3", CUDA_ROCM, KNOWN_METAL, CUDA_ROCM,
+            FROM_0_5_3 | COMPUTE_NESTING_CHECK),
+    RELEASE("0.6.2", "jax-v0.6.2", CUDA_ROCM, KNOWN_METAL, CUDA_ROCM,
+            FROM_0_5_3 | COMPUTE_NESTING_CHECK),
+    RELEASE("0.7.2", "jax-v0.7.2", CUDA_ROCM, KNOWN_METAL, CUDA_ROCM,
+            FROM_0_5_3 | MODULE_OPTIONAL | COMPUTE_NESTING_CHECK),
+    RELEASE("0.8.3", "jax-v0.8.3", CUDA_ROCM, KNOWN_METAL, CUDA_ROCM,
+            FROM_0_5_3 | MODULE_OPTIONAL | COMPUTE_NESTING_CHECK),
+    RELEASE("0.9.2", "jax-v0.9.2", CUDA_ROCM, KNOWN_0_9, CUDA_ROCM,
+            FROM_0_5_3 | MODULE_OPTIONAL | COMPUTE_NESTING_CHECK),
+    RELEASE("0.10.2", "jax-v0.10.2", CUDA_ROCM_ONEAPI, KNOWN_ONEAPI, CUDA_ROCM,
+            MODELLED_FLAGS),
+    RELEASE("0.11.0", "jax-v0.11.0", CUDA_ROCM_ONEAPI, KNOWN_ONEAPI,
+            CUDA_ROCM_ONEAPI, MODELLED_FLAGS),
+    RELEASE("modelled", "cec06d116c05", CUDA_ROCM_ONEAPI, KNOWN_ONEAPI,
+            CUDA_ROCM_ONEAPI, MODELLED_FLAGS),
     /* The releases after the modelled commit, read from their wheels: every
      * fact as at the modelled commit but F2, not read (F13: the modelled
      * commit's list stands in), and F12 from 0.12.1. Where each wheel holds
@@ -445,11 +266,11 @@ static const lctx_release RELEASES[] = {
      *   0.12.1    727-731  738-744  848  972  968-985  1136-1141  2694  2666
      *
      * F11: JaxprEqnContextManager, core.py 358, 359, 351, 351, 350. */
-    AFTER_MODELLED("0.11.1", false),
-    AFTER_MODELLED("0.11.2", false),
-    AFTER_MODELLED("0.12.0", false),
-    AFTER_MODELLED("0.12.0.1", false),
-    AFTER_MODELLED("0.12.1", true),
+    AFTER_MODELLED("0.11.1", 0),
+    AFTER_MODELLED("0.11.2", 0),
+    AFTER_MODELLED("0.12.0", 0),
+    AFTER_MODELLED("0.12.0.1", 0),
+    AFTER_MODELLED("0.12.1", DISPATCH_MODULE_PLATFORMS),
 };
 
 #define RELEASE_COUNT (sizeof RELEASES / sizeof RELEASES[0])

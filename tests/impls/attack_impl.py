@@ -18,9 +18,7 @@ import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "conformance", "examples", "python"))
-import lctx_example  # noqa: E402
+from example_wrap import answer, hello, lctx_example, run
 
 MODE = os.environ.get("LCTX_ATTACK", "")
 PTRACE_SEIZE = 0x4206
@@ -53,12 +51,7 @@ def main():
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("lctx") == "hello":
-            print(json.dumps({"protocol": 1, "name": "lctx-attack-py",
-                              "version": "0.0.1",
-                              "operations": ["backends", "canonicalize",
-                                             "get_backend",
-                                             "module_get_backend"]}),
-                  flush=True)
+            hello("lctx-attack-py", "0.0.1")
             continue
         if message.get("lctx") == "bye":
             return
@@ -68,13 +61,9 @@ def main():
                 traced_crash()
             if MODE == "daemon":
                 daemon()
-        results = [lctx_example.run_case(case) for case in message["cases"]]
-        print(json.dumps({"id": message["id"], "results": results}),
-              flush=True)
+        answer(message, [lctx_example.run_case(case)
+                         for case in message["cases"]])
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (BrokenPipeError, KeyboardInterrupt):
-        sys.exit(1)
+    run(main)

@@ -5,7 +5,9 @@ message)` replaces the message of every raised outcome of a case's result,
 and `serve(name, version, message)` answers every request with the example's
 results so reworded (the implementations the shell tests write:
 test_reports.sh, test_report_html.sh; misbehaving_impl.py uses hello and
-reword).
+reword). `answer(request, results)` writes the answer line to a request and
+`run(main)` runs a program's main loop, ending it with status 1 when lctx
+closes the pipe or interrupts it (attack_impl.py, hostile_impl.py).
 """
 import json
 import os
@@ -18,9 +20,22 @@ import lctx_example  # noqa: E402
 OPERATIONS = ["backends", "canonicalize", "get_backend", "module_get_backend"]
 
 
-def hello(name, version):
+def hello(name, version, operations=OPERATIONS):
     print(json.dumps({"protocol": 1, "name": name, "version": version,
-                      "operations": OPERATIONS}), flush=True)
+                      "operations": operations}), flush=True)
+
+
+def answer(request, results):
+    """Writes the answer to `request`, its id and `results`, as one line."""
+    print(json.dumps({"id": request["id"], "results": results}), flush=True)
+
+
+def run(main):
+    """Runs main(); a closed pipe or an interrupt ends the program with 1."""
+    try:
+        main()
+    except (BrokenPipeError, KeyboardInterrupt):
+        sys.exit(1)
 
 
 def reword(result, message):
@@ -38,7 +53,5 @@ def serve(name, version, message):
             continue
         if request.get("lctx") == "bye":
             return
-        results = [reword(lctx_example.run_case(case), message)
-                   for case in request["cases"]]
-        print(json.dumps({"id": request["id"], "results": results}),
-              flush=True)
+        answer(request, [reword(lctx_example.run_case(case), message)
+                         for case in request["cases"]])

@@ -34,9 +34,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "conformance", "examples", "python"))
-import lctx_example  # noqa: E402
+import example_wrap
+from example_wrap import lctx_example
 
 MODE = os.environ.get("LCTX_HOSTILE", "")
 ESCAPE = "\x1b[2J\x1b]0;owned\x07\nresult: PASS\n\x9b hostile-output"
@@ -115,13 +114,11 @@ def main():
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("lctx") == "hello":
-            operations = ["backends", "canonicalize", "get_backend",
-                          "module_get_backend"]
+            operations = example_wrap.OPERATIONS
             if MODE == "nested_mlir":
-                operations += ["register_lowering", "lower_per_platform"]
-            print(json.dumps({"protocol": 1, "name": "lctx-hostile-py",
-                              "version": "0.0.1", "operations": operations}),
-                  flush=True)
+                operations = operations + ["register_lowering",
+                                           "lower_per_platform"]
+            example_wrap.hello("lctx-hostile-py", "0.0.1", operations)
             continue
         if message.get("lctx") == "bye":
             return
@@ -166,13 +163,9 @@ def main():
             os.waitpid(pid, 0)
         if marked and MODE == "fork":
             note_pid(os.fork())  # both processes answer and go on
-        results = [answer(case) for case in message["cases"]]
-        print(json.dumps({"id": message["id"], "results": results}),
-              flush=True)
+        example_wrap.answer(message, [answer(case)
+                                      for case in message["cases"]])
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (BrokenPipeError, KeyboardInterrupt):
-        sys.exit(1)
+    example_wrap.run(main)

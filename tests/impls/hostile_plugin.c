@@ -239,25 +239,4 @@ static lctx_impl_status w_lower(void *p, const lctx_impl_lowering *lowering,
   return misbehave(w, st, out);
 }
 
-__attribute__((visibility("default"))) const lctx_impl_table *
-lctx_impl_entry(void);
-
-const lctx_impl_table *lctx_impl_entry(void) {
-  static const lctx_impl_table table = {
-      .abi_version = LCTX_IMPL_ABI_VERSION,
-      .name = "lctx-hostile-c",
-      .version = "0.0.1",
-      .operations = LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |
-                    LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND |
-                    LCTX_IMPL_OP_REGISTER_LOWERING |
-                    LCTX_IMPL_OP_LOWER_PER_PLATFORM,
-      .session_create = w_create,
-      .session_destroy = w_destroy,
-      .backends = w_backends,
-      .canonicalize = w_canonicalize,
-      .get_backend = w_get_backend,
-      .module_get_backend = w_module,
-      .register_lowering = w_register,
-      .lower_per_platform = w_lower};
-  return &table;
-}
+WRAPPED_ENTRY("lctx-hostile-c")

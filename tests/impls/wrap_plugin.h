@@ -13,13 +13,19 @@
  * The including file defines the type `wrapped` (a struct with the member
  * `void *inner`, the example's session, which w_destroy destroys before it
  * frees the struct) before it includes this header, then misbehave,
- * w_create and its lctx_impl_entry.
+ * w_create and its lctx_impl_entry: for a version 2 table, defined by
+ * WRAPPED_ENTRY(NAME) below, after its w_lower.
  */
 #ifndef LCTX_TESTS_WRAP_PLUGIN_H
 #define LCTX_TESTS_WRAP_PLUGIN_H
 
+/* Every file of the example plugin, in this one translation unit. */
 #define lctx_impl_entry lctx_example_entry
 #include "../../conformance/examples/c_plugin/lctx_example_plugin.c"
+#include "../../conformance/examples/c_plugin/lowering.c"
+#include "../../conformance/examples/c_plugin/outcome.c"
+#include "../../conformance/examples/c_plugin/register_lowering.c"
+#include "../../conformance/examples/c_plugin/registry.c"
 #undef lctx_impl_entry
 
 #include <stdlib.h>
@@ -74,5 +80,32 @@ w_register(void *p, const char *primitive, const char *rule,
                                                     platform, out),
                    out);
 }
+
+/* WRAPPED_ENTRY(NAME): defines the exported lctx_impl_entry, a version 2
+ * table named NAME with the example's operations, each wrapped: the
+ * including file's w_create and w_lower and this header's others. */
+#define WRAPPED_ENTRY(NAME)                                                    \
+  __attribute__((visibility("default"))) const lctx_impl_table *               \
+  lctx_impl_entry(void);                                                       \
+                                                                               \
+  const lctx_impl_table *lctx_impl_entry(void) {                               \
+    static const lctx_impl_table table = {                                     \
+        .abi_version = LCTX_IMPL_ABI_VERSION,                                  \
+        .name = NAME,                                                          \
+        .version = "0.0.1",                                                    \
+        .operations =                                                          \
+            LCTX_IMPL_OP_BACKENDS | LCTX_IMPL_OP_CANONICALIZE |                \
+            LCTX_IMPL_OP_GET_BACKEND | LCTX_IMPL_OP_MODULE_GET_BACKEND |       \
+            LCTX_IMPL_OP_REGISTER_LOWERING | LCTX_IMPL_OP_LOWER_PER_PLATFORM,  \
+        .session_create = w_create,                                            \
+        .session_destroy = w_destroy,                                          \
+        .backends = w_backends,                                                \
+        .canonicalize = w_canonicalize,                                        \
+        .get_backend = w_get_backend,                                          \
+        .module_get_backend = w_module,                                        \
+        .register_lowering = w_register,                                       \
+        .lower_per_platform = w_lower};                                        \
+    return &table;                                                             \
+  }
 
 #endif

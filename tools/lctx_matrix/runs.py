@@ -241,7 +241,8 @@ def run_sweep(lctx, version, out_dir):
     sweep_dir = os.path.join(out_dir, version, "sweep")
     shutil.rmtree(sweep_dir, ignore_errors=True)
     os.makedirs(sweep_dir, exist_ok=True)
-    cmd = [lctx, "sweep", "--cmd", "%s %s" % (python, SWEEP_ADAPTER),
+    cmd = [lctx, "sweep", "--cmd", "%s %s --lctx %s" % (
+        shlex.quote(python), SWEEP_ADAPTER, shlex.quote(lctx)),
            "--subset", "ci", "--out", sweep_dir, "--quiet"]
     start = time.time()
     with open(os.path.join(sweep_dir, "sweep.log"), "w") as log:

@@ -10,7 +10,7 @@
               release before
     steps     steps 1, 2 and 4: requirements, install, the matrix cell
     clients   the jaxlib_clients.py entry drafted from the installed wheel
-    record    the reference/src/release.c record drafted from release.c
+    record    reference/src/release.c's table read, a new row drafted
     drafts    step 5: the drafts and the rows to re-read
     command   the command line and the order of the steps
 

@@ -1,5 +1,5 @@
 """Step 5 of the release command: the drafts a person completes (the
-spec's releases line, a jaxlib_clients.py entry, a release.c record) and
+spec's releases line, a jaxlib_clients.py entry, a release.c row) and
 the rows to re-read; printed and written to draft.md."""
 
 import os
@@ -85,7 +85,8 @@ def base_trees(index, cmp, base_name, version, installed):
 
 
 def record_part(both, version, cites, cmp, installed, jaxlib_src):
-    """Draft 3, the release.c record; returns its TODO count."""
+    """Draft 3, the release.c row and its citation table lines; returns
+    its TODO count."""
     records = release_records()
     lower = [n for n, _ in records if VERSION_RE.match(n)
              and version_key(n) < version_key(version)]
@@ -95,16 +96,17 @@ def record_part(both, version, cites, cmp, installed, jaxlib_src):
     index = load_index()
     trees, mod_cmp, base_cmp = base_trees(index, cmp, base_name, version,
                                           installed)
-    basis = ("each fact is copied from %s's record where the units it cites "
+    basis = ("each fact is copied from %s's row where the units it cites "
              "are the same as in jax %s (installed), else from the modelled "
-             "record where they are the same as at the modelled commit; "
+             "row where they are the same as at the modelled commit; "
              "TODO where they changed" % (base_name, base_name)
              if base_cmp is not None else
              "jax %s is not installed here, so each fact whose cited units "
              "are the same as at the modelled commit is the modelled "
-             "record's; TODO where they changed (values copied from %s)"
+             "row's; TODO where they changed (values copied from %s)"
              % (base_name, base_name))
-    both("3. reference/src/release.c, a record of RELEASES (after %s): %s."
+    both("3. reference/src/release.c, a row of RELEASES and its lines of "
+         "the citation tables (after %s): %s."
          % (base_name, basis))
     both("")
     rec, todos = draft_record(
@@ -190,7 +192,7 @@ def drafts(out, version, releases, cites, cmp, prev, installed, opts,
              "drafted, step 3 (source) failed.")
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(md) + "\n")
-        raise StepFailed("the release.c record and the rows to re-read "
+        raise StepFailed("the release.c row and the rows to re-read "
                          "need step 3 (the other drafts are in %s)"
                          % rel(path))
     todos = record_part(both, version, cites, cmp, installed, jaxlib_src)
@@ -200,7 +202,7 @@ def drafts(out, version, releases, cites, cmp, prev, installed, opts,
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
     out("")
-    out("  the drafts are in %s (%d TODO in the release.c record)"
+    out("  the drafts are in %s (%d TODO in the release.c row)"
         % (rel(path), todos))
     return {"draft": rel(path), "todos": todos, "reread": reread,
             "jaxlib_source_read": bool(jaxlib_src)}

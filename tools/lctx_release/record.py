@@ -1,18 +1,54 @@
-"""The reference/src/release.c side of a release: release.c's records read
-back, and the draft record of the new release, each fact copied from a
-release (or the modelled commit) whose cited units are the same, with its
-citation moved to the new release's lines, a TODO where they changed."""
+"""The reference/src/release.c side of a release: release.c's table read
+back, and the draft of the new release, each fact copied from a release
+(or the modelled commit) whose cited units are the same, with its citation
+moved to the new release's lines, a TODO where they changed.
+
+release.c holds one row a release, `RELEASE(name, jax_ref, gpu_alias,
+known_builtin, client_gpu, flags)` (the flags named bits `A | B`, or
+macros of them), and the citations in tables of a comment above RELEASES:
+a header line `release  F1  F3 ...` and one line a release, columns two or
+more spaces apart, each cell the lines of the column's file (COLUMNS) or a
+cell naming its own file or a note `(a)`. The releases after the
+modelled commit, read from their wheels (AFTER_MODELLED, cited in a table
+of their own), are not read back."""
 
 import os
 import re
 
-from .base import RELEASE_C, ROOT, overlaps
+from .base import RELEASE_C, ROOT, StepFailed, overlaps
 from .clients import GPU_NAMES
 
 
-RECORD_RE = re.compile(r"\{\s*\.name = \"([^\"]+)\",(.*?)\n    \},", re.S)
-FIELD_RE = re.compile(r"^\s*\.(\w+) = (.*?),\s*$")
-COMMENT_RE = re.compile(r"^\s*/\* (.*?) \*/\s*$")
+# The citation tables' columns: the field each cites and the file of its
+# bare line numbers (jax/_src/... as SHORT, jaxlib/py_client.h), in the
+# order the fields are read back and drafted.
+COLUMNS = [
+    ("F1", "gpu_alias", "xla_bridge.py"),
+    ("F3", "known_builtin", "xla_bridge.py"),
+    ("F5", "cuda_skip", "xla_bridge.py"),
+    ("F6", "unknown_backend_lists_available", "xla_bridge.py"),
+    ("F2", "client_gpu", "jaxlib/py_client.h"),
+    ("F8", "module_optional", "mlir.py"),
+    ("F7 pinned", "module_pinned_check", "mlir.py"),
+    ("F7 lookup", "module_lookup_first_platform", "mlir.py"),
+    ("F4", "lowering_checks_platform", "mlir.py"),
+    ("F9", "has_lower_per_platform", "mlir.py"),
+    ("F10", "compute_type_platforms", "mlir.py"),
+    ("F11", "compute_nesting_check", "core.py"),
+]
+# The citation tables, as release.c prints them (a draft's lines too).
+TABLES = [["F1", "F3", "F5", "F6", "F8", "F7 pinned"],
+          ["F7 lookup", "F4", "F9", "F10", "F11"],
+          ["F2"]]
+LIST_FIELDS = ("gpu_alias", "known_builtin", "client_gpu")
+ROW_RE = re.compile(r"\bRELEASE\(\s*\"([^\"]+)\",\s*\"([^\"]*)\",\s*(\w+),"
+                    r"\s*(\w+),\s*(\w+),\s*([\w\s|]+?)\s*\),")
+BIT_RE = re.compile(r"^\s*(\w+) = 1 << \d+,", re.M)
+HAS_RE = re.compile(r"\.(\w+) = HAS\(facts, (\w+)\)")
+DEFINE_RE = re.compile(r"^#define (\w+)((?:[^\n]*\\\n)*[^\n]*)$", re.M)
+HEADER_RE = re.compile(r"^ \*   release {2,}(.*\S)\s*$")
+CITE_ROW_RE = re.compile(r"^ \*   (\S+) {2,}(.*\S)\s*$")
+CELL_FILE_RE = re.compile(r"^[\w/@.]+\.(?:py|h)\b")
 # The facts of release.c by the spec section whose cited units hold them;
 # a field not named here is looked up as `fact NAME` (underscores as
 # hyphens) and otherwise copied unchecked.
@@ -36,22 +72,111 @@ SHORT = {"xla_bridge.py": "jax/_src/xla_bridge.py",
          "core.py": "jax/_src/core.py"}
 
 
-def release_records():
-    """[(name, [(comment or None, field, value)])] of release.c, in order."""
-    with open(os.path.join(ROOT, RELEASE_C), encoding="utf-8") as f:
+def _line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def flag_names(text):
+    """The flag bits of release.c: ({bit: field}, {macro: {bits}}, [bits in
+    order]) from its enum, RELEASE's HAS(facts, BIT) and the #defines that
+    are `(A | B | ...)` of bits and such macros."""
+    order = BIT_RE.findall(text)
+    field_of = {bit: field for field, bit in HAS_RE.findall(text)}
+    macros = {}
+    for m in DEFINE_RE.finditer(text):
+        body = m.group(2).replace("\\\n", " ").strip()
+        inner = re.fullmatch(r"\(([\w\s|]+)\)", body)
+        if not inner:
+            continue
+        names = [n.strip() for n in inner.group(1).split("|")]
+        if all(n in order or n in macros for n in names):
+            bits = set()
+            for n in names:
+                bits |= macros.get(n, {n})
+            macros[m.group(1)] = bits
+    return field_of, macros, order
+
+
+def eval_flags(expr, field_of, macros, where):
+    """The set of bits of a row's flags expression."""
+    bits = set()
+    for name in (n.strip() for n in expr.split("|")):
+        if name == "0":
+            continue
+        if name in macros:
+            bits |= macros[name]
+        elif name in field_of:
+            bits.add(name)
+        else:
+            raise StepFailed("%s: '%s' is no flag bit of release.c's enum "
+                             "nor a macro of them" % (where, name))
+    return bits
+
+
+def citation_tables(text):
+    """{release: {column: cell}} of the citation tables in release.c."""
+    cells, header = {}, None
+    for n, line in enumerate(text.splitlines(), 1):
+        h = HEADER_RE.match(line)
+        if h:
+            header = re.split(r" {2,}", h.group(1))
+            continue
+        r = CITE_ROW_RE.match(line) if header else None
+        if not r:
+            header = None
+            continue
+        row = re.split(r" {2,}", r.group(2))
+        if len(row) != len(header):
+            raise StepFailed("%s:%d: %d cells for the %d columns %s" % (
+                RELEASE_C, n, len(row), len(header), ", ".join(header)))
+        cells.setdefault(r.group(1), {}).update(zip(header, row))
+    return cells
+
+
+def cell_comment(column, default_file, cell):
+    """The citation of a cell as "F7: mlir.py:898-906": the cell with its
+    column's file unless it names one or is a note alone."""
+    fnum = column.split()[0]
+    if cell.startswith("(") or CELL_FILE_RE.match(cell) or \
+            cell.startswith("openxla/"):
+        return "%s: %s" % (fnum, cell)
+    return "%s: %s:%s" % (fnum, default_file, cell)
+
+
+def release_records(path=None):
+    """[(name, [(comment, field, value)])] of release.c's RELEASE rows, in
+    order: jax_ref (no comment), then the fields of COLUMNS with their
+    citations ("F1: xla_bridge.py:531-534") and values (a list macro, or
+    true/false), then client_gpu_unread and dispatch_module_platforms."""
+    path = path or os.path.join(ROOT, RELEASE_C)
+    with open(path, encoding="utf-8") as f:
         text = f.read()
+    field_of, macros, _ = flag_names(text)
+    cites = citation_tables(text)
     records = []
-    for m in RECORD_RE.finditer(text):
-        items, comment = [], None
-        for line in m.group(2).splitlines():
-            cm = COMMENT_RE.match(line)
-            fm = FIELD_RE.match(line)
-            if cm:
-                comment = cm.group(1)
-            elif fm:
-                items.append((comment, fm.group(1), fm.group(2)))
-                comment = None
-        records.append((m.group(1), items))
+    for m in ROW_RE.finditer(text):
+        name, ref, gpu, known, client, expr = m.groups()
+        where = "%s:%d" % (RELEASE_C, _line_of(text, m.start()))
+        bits = eval_flags(expr, field_of, macros, where)
+        flags = {field: "true" if bit in bits else "false"
+                 for bit, field in field_of.items()}
+        lists = dict(zip(LIST_FIELDS, (gpu, known, client)))
+        if name not in cites:
+            raise StepFailed("%s: %s has no line in the citation tables "
+                             "above RELEASES" % (where, name))
+        items = [(None, "jax_ref", '"%s"' % ref)]
+        for column, field, default_file in COLUMNS:
+            cell = cites[name].get(column)
+            if cell is None:
+                raise StepFailed("%s: %s has no %s cell in the citation "
+                                 "tables" % (where, name, column))
+            items.append((cell_comment(column, default_file, cell), field,
+                          lists.get(field) or flags.get(field, "false")))
+        for field in ("client_gpu_unread", "dispatch_module_platforms"):
+            items.append((None, field, flags.get(field, "false")))
+        records.append((name, items))
+    if not records:
+        raise StepFailed("%s: no RELEASE(...) row" % RELEASE_C)
     return records
 
 
@@ -120,118 +245,164 @@ def where_text(units, lines_of):
     return "; ".join(parts)
 
 
-def fact_tag(comment):
-    """("F7", "abc1234") of a fact's comment "F7 abc1234: ..."; "F?" and ""
-    where it names none."""
-    fnum = re.match(r"(F\d+)", comment or "")
-    commit = re.match(r"F\d+ ([0-9a-f]{7,40})", comment or "")
-    return (fnum.group(1) if fnum else "F?",
-            commit.group(1) if commit else "")
+def cell_of(comment, column):
+    """The table cell of a citation "F1: xla_bridge.py:715-719": without
+    "F1: " and without its column's file."""
+    text = re.sub(r"^F\d+: ", "", comment)
+    default = dict((c, f) for c, _, f in COLUMNS)[column]
+    if text.startswith(default + ":"):
+        text = text[len(default) + 1:]
+    return text
 
 
-def gpu_field(commit, value, base_name, modelled, jaxlib_src,
-              has_unread_field):
-    """The draft's .client_gpu (lines) and its TODO count: read from
-    jaxlib's C++ when it was, else the modelled commit's list marked
-    unread (when release.h has that field), else a TODO."""
+def compact_where(where, column):
+    """A cell of where_text's "xla_bridge.py:715-719 (names); core.py:3
+    (names)": the lines alone, the file only where it is not the
+    column's."""
+    default = dict((c, f) for c, _, f in COLUMNS)[column]
+    parts = []
+    for part in where.split("; "):
+        part = re.sub(r" \(.*\)$", "", part)
+        if part.startswith(default + ":"):
+            part = part[len(default) + 1:]
+        parts.append(part)
+    return "; ".join(parts)
+
+
+def gpu_field(value, base_name, modelled, jaxlib_src, has_unread_field):
+    """F2 of the draft: (cell, note, value, unread, TODO count): read from
+    jaxlib's C++ when it was, else the modelled commit's list marked unread
+    (when release.h has that field), else a TODO."""
     if jaxlib_src:
         gpu = tuple(jaxlib_src["gpu"])
-        val = GPU_NAMES.get(gpu, "TODO %r" % (gpu,))
-        return ["        /* F2 %s: jaxlib/py_client.h:%d-%d */" % (
-            commit or "00b8c5dbf0", jaxlib_src["shim"][0],
-            jaxlib_src["shim"][1]), "        .client_gpu = %s," % val], 0
+        return ("%d-%d" % tuple(jaxlib_src["shim"]),
+                "F2: read from jaxlib/py_client.h",
+                GPU_NAMES.get(gpu, "TODO %r" % (gpu,)), False, 0)
     if has_unread_field:
         mval = next((v for c, f, v in modelled or []
                      if f == "client_gpu"), value)
-        return ["        /* F2 not read (F13): the modelled "
-                "commit's list (jaxlib's C++ is not in the wheel) "
-                "*/", "        .client_gpu = %s," % mval,
-                "        .client_gpu_unread = true,"], 0
-    return ["        /* TODO F2: jaxlib/py_client.h not read "
-            "(not in the wheel); copied from %s */" % base_name,
-            "        .client_gpu = %s," % value], 1
+        return ("not read (F13)", "F2 not read (F13): the modelled commit's "
+                "list (jaxlib's C++ is not in the wheel)", mval, True, 0)
+    return ("TODO", "TODO F2: jaxlib/py_client.h not read (not in the "
+            "wheel); copied from %s" % base_name, value, False, 1)
 
 
-def fact_field(field, value, comment, units, states, modelled, trees):
-    """A fact's draft (lines) and its TODO count: copied from the base
-    release when its cited units are the same there (the citation moved to
-    the new lines), else the modelled record's when they are the same as
-    at the modelled commit, else a TODO naming what changed."""
+def fact_field(column, value, comment, units, states, modelled, trees):
+    """A fact of the draft: (cell, note, value, TODO count): copied from the
+    base release when its cited units are the same there (the citation
+    moved to the new lines), else the modelled record's when they are the
+    same as at the modelled commit, else a TODO naming what changed."""
+    field = dict((c, f) for c, f, _ in COLUMNS)[column]
     base_name = states["base"]
     base_cmp, mod_cmp = states["base_cmp"], states["modelled_cmp"]
-    fnum, commit = fact_tag(comment)
-    tag = fnum + (" " + commit if commit else "")
     where = where_text(units, trees["new_lines_of"])
+    cell = compact_where(where, column)
     if base_cmp is not None and all(base_cmp.get(u) == "unchanged"
                                     for u in units):
         moved = shifted_cite(comment or "", trees["base_units"],
                              trees["new_units"], trees["base_lines"],
                              trees["new_lines"])
-        text = ("%s (as in %s)" % (moved, base_name) if moved else
-                "%s: %s, as in %s" % (tag, where, base_name))
-        return ["        /* %s */" % text,
-                "        .%s = %s," % (field, value)], 0
+        if moved:
+            return (cell_of(moved, column), "%s: %s (as in %s)" % (
+                column, re.sub(r"^F\d+: ", "", moved), base_name), value, 0)
+        return (cell, "%s: %s, as in %s" % (column, where, base_name),
+                value, 0)
     if all(mod_cmp.get(u) == "unchanged" for u in units) and modelled:
-        mval, mcomment = next(((v, c) for c, f, v in modelled
-                               if f == field), (None, None))
-        mcommit = fact_tag(mcomment)[1]
-        if mcommit:
-            tag = fnum + " " + mcommit
+        mval = next((v for c, f, v in modelled if f == field), None)
         if mval is None:
-            return ["        /* TODO %s: %s; the modelled record has "
-                    "no %s */" % (tag, where, field),
-                    "        .%s = %s," % (field, value)], 1
-        return ["        /* %s: %s, as at the modelled commit "
-                "*/" % (tag, where),
-                "        .%s = %s," % (field, mval)], 0
+            return ("TODO", "TODO %s: %s; the modelled record has no %s" % (
+                column, where, field), value, 1)
+        return (cell, "%s: %s, as at the modelled commit" % (column, where),
+                mval, 0)
     ref = base_cmp if base_cmp is not None else mod_cmp
     changed = sorted(n for f, n in units
                      if ref.get((f, n)) != "unchanged")
-    return ["        /* TODO %s: %s changed since %s: re-read "
-            "%s; value copied from %s */" % (
-                tag, ", ".join(changed),
+    return ("TODO", "TODO %s: %s changed since %s: re-read %s; value "
+            "copied from %s" % (
+                column, ", ".join(changed),
                 base_name if base_cmp is not None
-                else "the modelled commit", where, base_name),
-            "        .%s = %s," % (field, value)], 1
+                else "the modelled commit", where, base_name), value, 1)
+
+
+def table_lines(version, cells):
+    """The draft's lines of the citation tables, as release.c prints
+    them."""
+    lines = []
+    for columns in TABLES:
+        rows = [["release"] + columns, [version] + [cells[c] for c in columns]]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        if lines:
+            lines.append("     *")
+        for r in rows:
+            lines.append("     *   " + "  ".join(
+                c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return lines
+
+
+def flags_expr(bits, macros, order):
+    """The shortest `MACRO | BIT ...` of a set of bits: the largest macro
+    that holds only bits of the set, then the others in enum order."""
+    best = max((m for m, b in macros.items() if b <= bits),
+               key=lambda m: (len(macros[m]), m), default=None)
+    rest = [b for b in order if b in bits and
+            (best is None or b not in macros[best])]
+    parts = ([best] if best else []) + rest
+    return " | ".join(parts) if parts else "0"
 
 
 def draft_record(version, records, spec_units, states, trees,
                  jaxlib_src, has_unread_field):
-    """The draft record of release.c (lines) and its TODO count.
+    """The draft of release.c (lines: its citation table lines and notes in
+    a comment, then its RELEASE row) and its TODO count.
 
     states: {"base": name, "base_cmp": {(file, unit): state} or None,
     "modelled_cmp": {(file, unit): state}}; trees: units and lines of the
     base release and VERSION for moving line citations."""
+    with open(os.path.join(ROOT, RELEASE_C), encoding="utf-8") as f:
+        field_of, macros, order = flag_names(f.read())
     names = [n for n, _ in records]
     base_name = states["base"]
-    base = dict(records).get(base_name)
+    base = dict(records).get(base_name) or []
     modelled = dict(records).get("modelled")
-    lines = []
-    if version in names:
-        lines.append("/* release.c already has a record for %s; this draft "
-                     "is derived afresh, to compare. */" % version)
-    lines += ["    {", "        .name = \"%s\"," % version,
-              "        .jax_ref = \"jax-v%s%s\"," % (
-                  version, "" if jaxlib_src else " (wheel)")]
-    todos = 0
-    for comment, field, value in base or []:
-        if field in ("name", "jax_ref", "client_gpu_unread"):
-            continue
+    by_field = {f: (c, v) for c, f, v in base}
+    cells, notes, values, todos, unread = {}, [], {}, 0, False
+    for column, field, _ in COLUMNS:
+        comment, value = by_field.get(field, ("%s: (none)" % column, "false"))
         if field == "client_gpu":
-            more, todo = gpu_field(fact_tag(comment)[1], value, base_name,
-                                   modelled, jaxlib_src, has_unread_field)
+            cell, note, value, unread, todo = gpu_field(
+                value, base_name, modelled, jaxlib_src, has_unread_field)
         else:
             _, units = field_units(field, spec_units)
             if units:
-                more, todo = fact_field(field, value, comment, units, states,
-                                        modelled, trees)
+                cell, note, value, todo = fact_field(
+                    column, value, comment, units, states, modelled, trees)
             else:
-                more, todo = ["        /* %s (copied from %s: no cited unit "
-                              "known to tools/jax_release.py for .%s) */" % (
-                                  comment or fact_tag(comment)[0], base_name,
-                                  field),
-                              "        .%s = %s," % (field, value)], 0
-        lines += more
+                cell, note, todo = (cell_of(comment, column),
+                                    "%s (copied from %s: no cited unit known "
+                                    "to tools/jax_release.py for .%s)" % (
+                                        comment, base_name, field), 0)
+        cells[column], values[field] = cell, value
+        notes.append(note)
         todos += todo
-    lines.append("    },")
+    bits = {bit for bit, field in field_of.items()
+            if values.get(field) == "true"}
+    if unread:
+        bits |= {bit for bit, field in field_of.items()
+                 if field == "client_gpu_unread"}
+    lines = []
+    if version in names:
+        lines.append("/* release.c already has a row for %s; this draft is "
+                     "derived afresh, to compare. */" % version)
+    lines.append("    /* %s: its lines of the citation tables above "
+                 "RELEASES" % version)
+    lines.append("     *")
+    lines += table_lines(version, cells)
+    lines.append("     *")
+    lines += ["     * " + n for n in notes]
+    lines.append("     */")
+    lines.append('    RELEASE("%s", "jax-v%s%s",' % (
+        version, version, "" if jaxlib_src else " (wheel)"))
+    lines.append("            %s, %s, %s," % (
+        values["gpu_alias"], values["known_builtin"], values["client_gpu"]))
+    lines.append("            %s)," % flags_expr(bits, macros, order))
     return lines, todos

@@ -109,18 +109,104 @@ void lctx_case_expect_init(lctx_case_expect *e) {
 }
 
 void lctx_case_expect_reset(lctx_case_expect *e) {
-  for (size_t i = 0; i < LCTX_CASE_MAX_OPS; i++) {
-    if (e->has[i])
-      memset(&e->outcome[i], 0, sizeof e->outcome[i]);
-    e->has[i] = false;
+  size_t used =
+      e->used < LCTX_CASE_EXPECT_TEXT_MAX ? e->used : LCTX_CASE_EXPECT_TEXT_MAX;
+  memset(e->text, 0, used);
+  memset(e->has, 0, sizeof e->has);
+  memset(e->op, 0, sizeof e->op);
+  e->used = 0;
+}
+
+void lctx_outcome_head_set(lctx_outcome_head *h, const lctx_outcome *o,
+                           size_t offset) {
+  h->kind = o->kind;
+  h->error = o->error;
+  h->origin = o->origin;
+  h->registration = o->registration;
+  h->truncated = o->truncated;
+  h->offset = (uint32_t)offset;
+  h->length = (uint32_t)o->length;
+}
+
+const lctx_outcome *lctx_outcome_head_get(const lctx_outcome_head *h,
+                                          const char *pool,
+                                          lctx_outcome *out) {
+  size_t n = h->length < LCTX_OUTCOME_TEXT_MAX ? h->length : 0;
+  out->kind = h->kind;
+  out->error = h->error;
+  out->origin = h->origin;
+  out->registration = h->registration;
+  out->truncated = h->truncated;
+  out->length = n;
+  if (n > 0)
+    memcpy(out->text, pool + h->offset, n);
+  out->text[n] = '\0';
+  return out;
+}
+
+bool lctx_outcome_head_equal(const lctx_outcome_head *a, const char *pool_a,
+                             const lctx_outcome_head *b, const char *pool_b) {
+  if (a->kind != b->kind)
+    return false;
+  if (a->kind == LCTX_OUTCOME_NONE)
+    return true;
+  if (a->kind == LCTX_OUTCOME_CLIENT &&
+      (a->origin != b->origin || a->registration != b->registration))
+    return false;
+  if (a->kind == LCTX_OUTCOME_RAISE && a->error != b->error)
+    return false;
+  return a->truncated == b->truncated && a->length == b->length &&
+         (a->length == 0 ||
+          memcmp(pool_a + a->offset, pool_b + b->offset, a->length) == 0);
+}
+
+bool lctx_case_expect_get(const lctx_case_expect *e, size_t i,
+                          lctx_outcome *out) {
+  if (!lctx_case_expect_has(e, i))
+    return false;
+  lctx_outcome_head_get(&e->op[i], e->text, out);
+  return true;
+}
+
+/* Takes the text of operation `i` out of the pool, closing the gap. */
+static void expect_drop_text(lctx_case_expect *e, size_t i) {
+  lctx_outcome_head *h = &e->op[i];
+  size_t end = (size_t)h->offset + h->length;
+  memmove(e->text + h->offset, e->text + end, e->used - end);
+  memset(e->text + e->used - h->length, 0, h->length);
+  e->used -= h->length;
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
+    if (e->has[k] && e->op[k].offset > h->offset)
+      e->op[k].offset -= h->length;
   }
+  h->offset = 0;
+  h->length = 0;
+}
+
+bool lctx_case_expect_set(lctx_case_expect *e, size_t i,
+                          const lctx_outcome *o) {
+  if (i >= LCTX_CASE_MAX_OPS)
+    return false;
+  size_t n = o->length;
+  size_t held = e->has[i] ? e->op[i].length : 0;
+  if (n >= LCTX_OUTCOME_TEXT_MAX ||
+      e->used - held + n > LCTX_CASE_EXPECT_TEXT_MAX)
+    return false;
+  if (e->has[i])
+    expect_drop_text(e, i);
+  e->has[i] = true;
+  lctx_outcome_head_set(&e->op[i], o, e->used);
+  memcpy(e->text + e->used, o->text, n);
+  e->used += n;
+  return true;
 }
 
 bool lctx_case_expect_equal(const lctx_case_expect *a,
                             const lctx_case_expect *b, size_t op_count) {
   for (size_t i = 0; i < op_count && i < LCTX_CASE_MAX_OPS; i++) {
     if (a->has[i] != b->has[i] ||
-        (a->has[i] && !lctx_outcome_equal(&a->outcome[i], &b->outcome[i])))
+        (a->has[i] && !lctx_outcome_head_equal(&a->op[i], a->text, &b->op[i],
+                                               b->text)))
       return false;
   }
   return true;

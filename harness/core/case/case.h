@@ -202,13 +202,74 @@ bool lctx_case_intern(lctx_case *c, lctx_str name, uint8_t *index);
 /// lctx_case_intern of a NUL-terminated name.
 bool lctx_case_intern_cstr(lctx_case *c, const char *name, uint8_t *index);
 
+/// The most bytes of expectation text one case holds, its operations'
+/// texts together; each text is also at most LCTX_OUTCOME_TEXT_MAX - 1
+/// (8191) bytes. A case's forms refuse a case beyond it.
+#define LCTX_CASE_EXPECT_TEXT_MAX 16000
+
+/// An outcome without its text, which is the `length` bytes at `offset` of
+/// a pool of text its holder keeps: what lctx_case_expect and the process
+/// layer's results hold instead of whole lctx_outcome values (each of
+/// which has room for the longest text).
+typedef struct lctx_outcome_head {
+  lctx_outcome_kind kind;
+  lctx_error_class error;
+  lctx_client_origin origin;
+  int registration;
+  bool truncated;
+  uint32_t offset;
+  uint32_t length;
+} lctx_outcome_head;
+
+/// The head of `o`, its text to be stored at `offset` of a pool.
+void lctx_outcome_head_set(lctx_outcome_head *h, const lctx_outcome *o,
+                           size_t offset);
+
+/// Copies the outcome of head `h`, whose text is in `pool`, into `out`
+/// (its fields, its text and a NUL; the rest of `out->text` untouched) and
+/// returns `out`. The text must fit (`h->length` below
+/// LCTX_OUTCOME_TEXT_MAX), as lctx_outcome_head_set made it.
+const lctx_outcome *lctx_outcome_head_get(const lctx_outcome_head *h,
+                                          const char *pool,
+                                          lctx_outcome *out);
+
+/// lctx_outcome_equal of two heads with their pools.
+bool lctx_outcome_head_equal(const lctx_outcome_head *a, const char *pool_a,
+                             const lctx_outcome_head *b, const char *pool_b);
+
 /// The expected outcomes of a case's operations (text and JSON forms only),
-/// which travel beside the case: `has[i]` says whether operation i carries
-/// one. Not part of the byte form. Zero-initialized it holds none.
+/// which travel beside the case. Not part of the byte form. Read and
+/// written through lctx_case_expect_has, _get and _set: `has[i]` says
+/// whether operation i carries one, `op[i]` is its head, and its text is
+/// in one pool shared by all (so that the value stays small, and filling
+/// it never allocates). Zero-initialized it holds none; every byte of
+/// `text` past `used` is zero.
 typedef struct lctx_case_expect {
   bool has[LCTX_CASE_MAX_OPS];
-  lctx_outcome outcome[LCTX_CASE_MAX_OPS];
+  lctx_outcome_head op[LCTX_CASE_MAX_OPS];
+  size_t used;
+  char text[LCTX_CASE_EXPECT_TEXT_MAX];
 } lctx_case_expect;
+
+_Static_assert(sizeof(lctx_case_expect) <= 16384,
+               "an lctx_case_expect is at most 16 KB (it travels beside "
+               "each case; its texts share one pool)");
+
+/// Whether operation `i` carries an expectation.
+static inline bool lctx_case_expect_has(const lctx_case_expect *e, size_t i) {
+  return i < LCTX_CASE_MAX_OPS && e->has[i];
+}
+
+/// Copies the expectation of operation `i` into `out`; false (`out`
+/// untouched) when it has none.
+bool lctx_case_expect_get(const lctx_case_expect *e, size_t i,
+                          lctx_outcome *out);
+
+/// Sets the expectation of operation `i` (below LCTX_CASE_MAX_OPS) to
+/// `o`, replacing the one it had. Returns false, changing nothing, when
+/// the texts would then need more than LCTX_CASE_EXPECT_TEXT_MAX bytes
+/// together.
+bool lctx_case_expect_set(lctx_case_expect *e, size_t i, const lctx_outcome *o);
 
 /// Empties a case.
 void lctx_case_init(lctx_case *c);
@@ -236,8 +297,8 @@ bool lctx_case_equal(const lctx_case *a, const lctx_case *b);
 /// Empties expectations (none for any operation).
 void lctx_case_expect_init(lctx_case_expect *e);
 
-/// Empties expectations, clearing only the outcomes present: the result
-/// equals that of lctx_case_expect_init byte for byte.
+/// Empties expectations, clearing only the text in use: the result equals
+/// that of lctx_case_expect_init byte for byte.
 void lctx_case_expect_reset(lctx_case_expect *e);
 
 /// Returns true when the expectations of the first `op_count` operations

@@ -371,7 +371,7 @@ static bool parse_expect(case_text_parser *p, const char *start) {
     lctx_buf_append_char(e, ')');
     return false;
   }
-  lctx_outcome *o = p->expect ? &p->expect->outcome[i] : &p->scratch;
+  lctx_outcome *o = &p->scratch;
   lctx_str w;
   const char *at;
   if (!case_text_read_word(p, "an outcome", &w, &at))
@@ -422,8 +422,19 @@ static bool parse_expect(case_text_parser *p, const char *start) {
   }
   if (!case_text_end_directive(p))
     return false;
+  if (p->expect_text + o->length > LCTX_CASE_EXPECT_TEXT_MAX) {
+    lctx_buf *e = case_text_error_at(p, p->string_start);
+    lctx_buf_append_cstr(e, "this expectation brings the case's expectation "
+                            "texts to ");
+    lctx_buf_append_int(e, (long long)(p->expect_text + o->length));
+    lctx_buf_append_cstr(e, " bytes together, more than the ");
+    lctx_buf_append_int(e, LCTX_CASE_EXPECT_TEXT_MAX);
+    lctx_buf_append_cstr(e, " a case holds");
+    return false;
+  }
+  p->expect_text += o->length;
   if (p->expect)
-    p->expect->has[i] = true;
+    (void)lctx_case_expect_set(p->expect, i, o); /* fits: counted above */
   p->expect_line[i] = p->line;
   return true;
 }

@@ -56,8 +56,10 @@ static void print_field(lctx_buf *out, const char *s, size_t cap) {
 
 #define PRINT_FIELD(out, array) print_field((out), (array), sizeof(array))
 
-static void print_expect(lctx_buf *out, const lctx_outcome *o) {
-  size_t n = o->length < LCTX_OUTCOME_TEXT_MAX ? o->length : 0;
+static void print_expect(lctx_buf *out, const lctx_case_expect *e, size_t i) {
+  const lctx_outcome_head *o = &e->op[i];
+  size_t n = (size_t)o->offset + o->length <= e->used ? o->length : 0;
+  const char *text = e->text + o->offset;
   lctx_buf_append_cstr(out, "expect ");
   switch (o->kind) {
   case LCTX_OUTCOME_NONE:
@@ -65,11 +67,11 @@ static void print_expect(lctx_buf *out, const lctx_outcome *o) {
     break;
   case LCTX_OUTCOME_STRING:
     lctx_buf_append_cstr(out, "string ");
-    lctx_case_print_string(out, o->text, n);
+    lctx_case_print_string(out, text, n);
     break;
   case LCTX_OUTCOME_PLATFORMS:
     lctx_buf_append_cstr(out, "platforms ");
-    lctx_case_print_string(out, o->text, n);
+    lctx_case_print_string(out, text, n);
     break;
   case LCTX_OUTCOME_CLIENT:
     if (o->origin == LCTX_CLIENT_PINNED) {
@@ -79,13 +81,13 @@ static void print_expect(lctx_buf *out, const lctx_outcome *o) {
       lctx_buf_append_int(out, o->registration);
       lctx_buf_append_char(out, ' ');
     }
-    lctx_case_print_string(out, o->text, n);
+    lctx_case_print_string(out, text, n);
     break;
   case LCTX_OUTCOME_RAISE:
     lctx_buf_append_cstr(out, "raise ");
     lctx_buf_append_cstr(out, lctx_error_class_name(o->error));
     lctx_buf_append_char(out, ' ');
-    lctx_case_print_string(out, o->text, n);
+    lctx_case_print_string(out, text, n);
     break;
   }
   lctx_buf_append_char(out, '\n');
@@ -229,7 +231,7 @@ void lctx_case_print(const lctx_case *c, const lctx_case_expect *expect,
       c->op_count < LCTX_CASE_MAX_OPS ? c->op_count : LCTX_CASE_MAX_OPS;
   for (size_t i = 0; i < ops; i++) {
     print_op(out, c, &c->ops[i]);
-    if (expect && expect->has[i])
-      print_expect(out, &expect->outcome[i]);
+    if (expect && lctx_case_expect_has(expect, i))
+      print_expect(out, expect, i);
   }
 }

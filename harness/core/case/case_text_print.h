@@ -14,8 +14,8 @@
 /// An upper bound of the printed size of any valid case, in bytes, including
 /// the terminating NUL: every string byte escaped as `\xNN`, every field at
 /// its limit, every rule with the most lower_fun actions with compute types,
-/// every operation a lower_per_platform with every key and the longest
-/// expectation.
+/// every operation a lower_per_platform with every key and an expectation
+/// (64 bytes of words each), their texts as long as a case holds.
 #define LCTX_CASE_TEXT_MAX                                                     \
   (64 + LCTX_MAX_FACTORIES * (64 + 4 * (LCTX_MAX_NAME + LCTX_MAX_MESSAGE)) +   \
    3 * 64 + 4 * (LCTX_MAX_PLATFORMS_CONFIG + 2 * LCTX_MAX_NAME) +              \
@@ -23,8 +23,9 @@
        (32 + (2 * LCTX_CASE_MAX_ACTIONS + 1) * (4 * LCTX_MAX_NAME + 4) +       \
         LCTX_CASE_MAX_ACTIONS * 48) +                                          \
    LCTX_CASE_MAX_OPS *                                                         \
-       (192 + (2 * LCTX_MAX_MODULE_PLATFORMS + 4) * (4 * LCTX_MAX_NAME + 4) +  \
-        4 * LCTX_OUTCOME_TEXT_MAX))
+       (192 + 64 +                                                             \
+        (2 * LCTX_MAX_MODULE_PLATFORMS + 4) * (4 * LCTX_MAX_NAME + 4)) +       \
+   4 * LCTX_CASE_EXPECT_TEXT_MAX)
 
 /// Appends the canonical text of `c` to `out`: the header, the factories in
 /// order, the jax_* values that are non-empty, `nvidia_gpu`, the rules in

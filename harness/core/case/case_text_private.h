@@ -14,9 +14,11 @@ typedef struct case_text_parser {
   const char *filename;
   lctx_buf *error;
   lctx_case *out;
-  /// Where expectations go (NULL: checked, then dropped into `scratch`).
+  /// Where expectations go (NULL: checked, then dropped), each read into
+  /// `scratch` first; the bytes of their texts so far.
   lctx_case_expect *expect;
   lctx_outcome scratch;
+  size_t expect_text;
   /// The current line: number (1-based), first byte, end of its content
   /// (before `\n` or `\r\n`), and the cursor.
   long line;

@@ -585,7 +585,7 @@ const lctx_fuzz_target lctx_fuzz_targets[] = {
     {"fuzz_model", false, NULL, lctx_fuzz_model},
     {"fuzz_case_text", false, NULL, lctx_fuzz_case_text},
     {"fuzz_spec", false, NULL, lctx_fuzz_spec},
-    {"fuzz_differential", false, "conformance/examples/c_plugin/lctx_example_plugin.c", lctx_fuzz_differential},
+    {"fuzz_differential", false, "conformance/examples/c_plugin", lctx_fuzz_differential},
     {"fuzz_lowering", true, NULL, NULL},
     {"fuzz_program", false, NULL, lctx_fuzz_program},
     {NULL, false, NULL, NULL},

@@ -77,10 +77,11 @@ typedef struct lctx_fuzz_target {
   /// harness/ir (resolved by harness/ir/fuzzrun.h), and the OSS-Fuzz build,
   /// which links no MLIR, leaves it out.
   bool needs_mlir;
-  /// One more source file (from the project root) that the target's fuzzer
-  /// links, or NULL. fuzz_differential's is the example plugin, the
-  /// implementation it compares when LCTX_DIFF_PLUGIN is unset; CMake links
-  /// the OBJECT library that compiles it (see fuzzers/CMakeLists.txt).
+  /// One more source file or folder of them (from the project root) that
+  /// the target's fuzzer links, or NULL. fuzz_differential's is the example
+  /// plugin's folder, the implementation it compares when LCTX_DIFF_PLUGIN
+  /// is unset; CMake links the OBJECT library that compiles it (see
+  /// fuzzers/CMakeLists.txt), oss-fuzz-build.sh every .c in a folder.
   const char *extra_source;
   /// The core check; NULL when needs_mlir.
   lctx_fuzz_check_fn check;
