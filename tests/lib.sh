@@ -271,7 +271,7 @@ jax_export_start() {
 
 # take_args NAME... -- "$@": the test's arguments, the first into the
 # variable named first, and so on; too few print the test's usage (its
-# "# Usage:" comment line) and exit 2.
+# "# Usage:" comment and the indented comment lines after it) and exit 2.
 take_args() {
   take_names=
   while [ "$1" != -- ]; do
@@ -281,7 +281,9 @@ take_args() {
   shift
   for take_name in $take_names; do
     if [ $# -eq 0 ]; then
-      sed -n 's/^# Usage: /usage: /p' "$0" >&2
+      awk '/^# Usage: / { sub(/^# Usage: /, "usage: "); print; on = 1; next }
+        on && /^#   / { sub(/^# /, ""); print; next }
+        { on = 0 }' "$0" >&2
       exit 2
     fi
     eval "$take_name=\$1"
@@ -314,9 +316,20 @@ hostile_cases() {
   done
 }
 
+# interrupt PID OUT WHAT: sends SIGINT to the lctx run PID (a background
+# job of the test), whose output goes to OUT, and fails, naming WHAT,
+# unless it then exits 1 with a result line saying INTERRUPTED.
+interrupt() {
+  kill -INT "$1"
+  wait "$1"
+  int_rc=$?
+  [ "$int_rc" -eq 1 ] || fail "$3: exit $int_rc (want 1)"
+  grep -q "^result: .*INTERRUPTED" "$2" ||
+    fail "$3: no result line saying INTERRUPTED: $(tail -n 3 "$2")"
+}
+
 # interrupt_after SECONDS OUT COMMAND...: runs COMMAND in the background,
-# its stdout and stderr into OUT, sends it SIGINT after SECONDS, and fails
-# unless it then exits 1 saying INTERRUPTED.
+# its stdout and stderr into OUT, and interrupts it after SECONDS.
 interrupt_after() {
   int_after=$1
   int_out=$2
@@ -324,12 +337,7 @@ interrupt_after() {
   "$@" >"$int_out" 2>&1 &
   int_pid=$!
   sleep "$int_after"
-  kill -INT "$int_pid"
-  wait "$int_pid"
-  int_rc=$?
-  [ "$int_rc" -eq 1 ] || fail "interrupted: exit $int_rc (want 1)"
-  grep -q "INTERRUPTED" "$int_out" ||
-    fail "the interrupt is not said: $(tail -n 3 "$int_out")"
+  interrupt "$int_pid" "$int_out" "interrupted"
 }
 
 # counts DIR WHAT ROW:KEY=N...: fails, naming WHAT, for each count of the
@@ -346,4 +354,35 @@ counts() {
     [ "$counts_got" = "${counts_want#*=}" ] ||
       fail "$counts_what: $counts_key of row $counts_row is $counts_got, want ${counts_want#*=}"
   done
+}
+
+# left: the /proc/PID/cmdline file of every process whose command line
+# holds $word (the unique word a test gives the implementation it runs).
+# none_left WHAT: waits up to 3 s for those processes to end; fails,
+# naming WHAT, when some are left, and kills them.
+left() {
+  for f in /proc/[0-9]*/cmdline; do
+    { tr "\0" " " <"$f"; } 2>/dev/null | grep -q -- "$word" && echo "$f"
+  done
+}
+none_left() {
+  left_tries=0
+  while [ -n "$(left)" ] && [ $left_tries -lt 30 ]; do
+    sleep 0.1
+    left_tries=$((left_tries + 1))
+  done
+  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
+  for f in $(left); do
+    pid=${f#/proc/}
+    kill -9 "${pid%/cmdline}" 2>/dev/null
+  done
+}
+
+# merge ARGS...: lctx report merge --out $tmp/mN ARGS, N being the count of
+# merges so far, $n (the test sets n=0 first); its stdout, stderr and exit
+# status in $tmp/mN.out, mN.err and mN.rc.
+merge() {
+  n=$((n + 1))
+  "$LCTX" report merge --out "$tmp/m$n" "$@" >"$tmp/m$n.out" 2>"$tmp/m$n.err"
+  echo $? >"$tmp/m$n.rc"
 }

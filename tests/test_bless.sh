@@ -13,7 +13,6 @@ set -u
 take_args LCTX SRC -- "$@"
 cd "$tmp" || exit 2
 orig="$SRC/conformance/cases/XG-001-default-highest-priority.case"
-spec="$SRC/conformance/spec/backend-selection.lspec"
 
 # 1. The case without its expect lines, a comment and a blank line added.
 { grep -v '^expect' "$orig"; printf '\n# a last comment\n'; } >bare.case
@@ -42,7 +41,7 @@ cmp -s "$orig" wrong.case || fail "--bless=all: $(cat wrong.case)"
 
 # 3. A table that allows only None for XG-001 refuses the blessing.
 sed 's/^outcome = client registry {client_reg} "{client}"$/outcome = none/' \
-  "$spec" >none.lspec
+  "$SRC/conformance/spec/backend-selection.lspec" >none.lspec
 cp input.case refused.case
 "$LCTX" eval --spec none.lspec --bless refused.case >r.out 2>&1
 rc=$?

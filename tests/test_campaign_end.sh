@@ -100,12 +100,7 @@ grep -q '"status": "running"' "$tmp/k/state.json" ||
 start_campaign "$tmp/i" "$tmp/i.txt"
 wait_for "$tmp/i/findings/*/unminimized" ||
   fail "SIGINT: no finding recorded as unminimized within 30 s"
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" -eq 1 ] || fail "SIGINT: lctx fuzz exited $rc, want 1"
-grep -q "^result: INTERRUPTED" "$tmp/i.txt" ||
-  fail "SIGINT: no 'result: INTERRUPTED' line"
+interrupt "$pid" "$tmp/i.txt" SIGINT
 grep -q "^result: INTERRUPTED" "$tmp/i/summary.txt" ||
   fail "SIGINT: summary.txt does not say INTERRUPTED"
 grep -q '"status": "interrupted"' "$tmp/i/state.json" ||

@@ -29,6 +29,7 @@
 #include "case_gen.h"
 #include "case_text.h"
 #include "test_support.h"
+
 #define ROUNDS 20000
 
 static lctx_case g_a, g_b, g_c;
@@ -44,6 +45,7 @@ static void assert_valid(const lctx_case *c) {
   if (!case_gen_is_valid(c, why, sizeof why))
     fail_msg("invalid case: %s", why);
 }
+
 /// Decodes from an exact-size heap copy, so ASan sees any over-read.
 static void decode_exact(const uint8_t *data, size_t n, lctx_case *out,
                          lctx_case_byte_spans *spans) {
@@ -54,6 +56,7 @@ static void decode_exact(const uint8_t *data, size_t n, lctx_case *out,
   lctx_case_decode_spans(copy, n, out, spans);
   free(copy);
 }
+
 static bool factory_equal(const lctx_case_factory *a,
                           const lctx_case_factory *b) {
   return strcmp(a->name, b->name) == 0 && a->priority == b->priority &&
@@ -86,6 +89,7 @@ static bool config_equal(const lctx_case *a, const lctx_case *b) {
          strcmp(a->jax_xla_backend, b->jax_xla_backend) == 0 &&
          a->nvidia_gpu_visible == b->nvidia_gpu_visible;
 }
+
 //===----------------------------------------------------------------------===//
 // Properties
 //===----------------------------------------------------------------------===//
@@ -322,6 +326,7 @@ static void test_literal_content_edit_changes_one_field(void **state) {
   g_b.factories[0].behaviour = LCTX_FACTORY_CLIENT;
   assert_true(lctx_case_equal(&g_a, &g_b));
 }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_encode_round_trip_generated),

@@ -24,27 +24,30 @@
 
 static lctx_case g_a, g_b;
 static uint8_t g_bytes[LCTX_CASE_BYTES_MAX];
-static char g_text[LCTX_CASE_TEXT_MAX];
 
 //===----------------------------------------------------------------------===//
-// Helpers
+// Checks of a decoded case
 //===----------------------------------------------------------------------===//
 
-static void assert_valid(const lctx_case *c) {
-  char why[512];
-  if (!case_gen_is_valid(c, why, sizeof why))
-    fail_msg("invalid case: %s", why);
-}
 /// Fails unless the canonical text of `c` is `expected`.
 #define assert_case_text(c, expected)                                          \
   assert_case_text_at((c), (expected), __FILE__, __LINE__)
 static void assert_case_text_at(const lctx_case *c, const char *expected,
                                 const char *file, int line) {
+  static char text[LCTX_CASE_TEXT_MAX];
   lctx_buf b;
-  lctx_buf_init(&b, g_text, sizeof g_text);
+  lctx_buf_init(&b, text, sizeof text);
   lctx_case_print(c, NULL, &b);
   ts_assert_buf_at(&b, expected, file, line);
 }
+
+/// Fails unless `c` is valid (lctx_case_validate and case.h's invariants).
+static void assert_valid(const lctx_case *c) {
+  char why[512];
+  if (!case_gen_is_valid(c, why, sizeof why))
+    fail_msg("invalid case: %s", why);
+}
+
 /// One span end the decoder reports: its field, its value and the one
 /// expected. SPAN(field, want) reads the field of a local `spans`.
 typedef struct {
@@ -61,6 +64,7 @@ static void assert_spans(const span_check *checks, size_t count) {
       fail_msg("spans.%s is %zu, expected %zu", checks[i].field, checks[i].got,
                checks[i].want);
 }
+
 /// Fills a platform list to its limit: LCTX_MAX_MODULE_PLATFORMS names of
 /// LCTX_MAX_NAME bytes `c`.
 static void fill_platform_list(lctx_case *cs, uint8_t *list, size_t *count,
@@ -71,6 +75,7 @@ static void fill_platform_list(lctx_case *cs, uint8_t *list, size_t *count,
   for (size_t k = 0; k < LCTX_MAX_MODULE_PLATFORMS; k++)
     assert_true(lctx_case_intern_cstr(cs, name, &list[k]));
 }
+
 //===----------------------------------------------------------------------===//
 // The layout
 //===----------------------------------------------------------------------===//
@@ -423,6 +428,7 @@ static const uint8_t LOWERING_LAYOUT[] = {
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, /* the platforms */
     0, 0, 0, 0, 0, /* None, "P", -, no narrow, - */
 };
+
 // clang-format on
 
 static void test_lowering_layout_pinned_example(void **state) {
@@ -540,6 +546,7 @@ static void test_lowering_operations_degraded(void **state) {
   assert_int_equal(spans.op_end[0], sizeof registered);
   assert_int_equal(spans.end, sizeof registered);
 }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_input_is_the_empty_case),

@@ -34,6 +34,7 @@ static bool cases_equal(const lctx_case *a, const lctx_case *b) {
   return lctx_case_equal(a, b) &&
          (!ea || !eb || lctx_case_expect_equal(ea, eb, a->op_count));
 }
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -74,6 +75,7 @@ static json_t *case_text_to_json(const char *text, size_t len) {
   }
   return lctx_case_to_json(&g_a, &g_ea);
 }
+
 /// Fails, naming the round and the reader's message, unless `read` reads
 /// `j`.
 static void assert_read(const json_t *j,
@@ -86,6 +88,7 @@ static void assert_read(const json_t *j,
     fail();
   }
 }
+
 //===----------------------------------------------------------------------===//
 // Properties
 //===----------------------------------------------------------------------===//
@@ -216,6 +219,7 @@ static const exact_form exact_forms[] = {
      "\"backend\":\"cpu\",\"narrow\":[\"cpu\"],\"compute_type\":\"device\","
      "\"override\":\"Q.cpu\",\"x64\":true}]}"},
 };
+
 #define EXACT_FORM_COUNT (sizeof exact_forms / sizeof exact_forms[0])
 
 static void run_exact_form(void **state) {
@@ -385,6 +389,7 @@ static void test_defaults_and_optional_keys(void **state) {
   assert_true(g_a.ops[0].optional);
   assert_true(g_a.nvidia_gpu_visible);
 }
+
 int main(void) {
   struct CMUnitTest tests[] = {
       cmocka_unit_test(test_case_round_trip_generated),

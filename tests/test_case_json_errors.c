@@ -425,6 +425,7 @@ static void test_outcome_errors(void **state) {
   assert_int_equal(o.length, LCTX_OUTCOME_TEXT_MAX - 1);
   json_decref(j);
 }
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_case_errors_top_level),

@@ -16,13 +16,8 @@
 # Usage: test_conform_jobs.sh LCTX EXAMPLE_PLUGIN MUTANT_PLUGIN
 #        MISBEHAVING_PLUGIN HOSTILE_PLUGIN SOURCE_DIR
 set -u
-LCTX=$1
-EXAMPLE=$2
-MUTANT=$3
-BAD=$4
-HOSTILE=$5
-SRC=$6
 . "$(dirname -- "$0")/lib.sh"
+take_args LCTX EXAMPLE MUTANT BAD HOSTILE SRC -- "$@"
 mkdir "$tmp/nocases"
 
 # run NAME JOBS ARGS...: lctx conform --jobs JOBS in $tmp/NAME-JOBS (the

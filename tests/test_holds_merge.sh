@@ -31,12 +31,6 @@ for k in 1 2; do
 done
 
 n=0
-# merge DIR...: lctx report merge --out $tmp/mN DIR...; $n is N.
-merge() {
-  n=$((n + 1))
-  "$LCTX" report merge --out "$tmp/m$n" "$@" >"$tmp/m$n.out" 2>"$tmp/m$n.err"
-  echo $? >"$tmp/m$n.rc"
-}
 refused() { # refused WHAT TEXT: merge $n exited 2 saying TEXT, wrote nothing
   [ "$(cat "$tmp/m$n.rc")" = 2 ] || fail "$1: exit $(cat "$tmp/m$n.rc") (want 2)"
   grep -qF -- "$2" "$tmp/m$n.err" ||

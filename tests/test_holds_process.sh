@@ -30,23 +30,6 @@ word="attack-$$-$(date +%s)"
 cp "$PLUGIN" "$tmp/lib$word.so"
 program="$PY $SRC/tests/impls/attack_impl.py $word"
 
-left() {
-  for f in /proc/[0-9]*/cmdline; do
-    { tr "\0" " " <"$f"; } 2>/dev/null | grep -q -- "$word" && echo "$f"
-  done
-}
-none_left() {
-  n=0
-  while [ -n "$(left)" ] && [ $n -lt 30 ]; do
-    sleep 0.1
-    n=$((n + 1))
-  done
-  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
-  for f in $(left); do
-    pid=${f#/proc/}
-    kill -9 "${pid%/cmdline}" 2>/dev/null
-  done
-}
 # crashes NAME [timeout]: how many operations were marked crash (and
 # timeout).
 crashes() {

@@ -55,21 +55,6 @@ r=json.load(open(sys.argv[1]+"/report.json"))
 for line in open(sys.argv[1]+"/results.jsonl"): json.loads(line)
 print(sum(x["crash"] for x in r["rows"]))' "$tmp/$1" 2>&1
 }
-left() {
-  for f in /proc/[0-9]*/cmdline; do
-    { tr "\0" " " <"$f"; } 2>/dev/null | grep -q -- "$word" && echo "$f"
-  done
-}
-# none_left NAME: a failure, said with NAME, when processes of this run are
-# left after 2 s.
-none_left() {
-  n=0
-  while [ -n "$(left)" ] && [ $n -lt 20 ]; do
-    sleep 0.1
-    n=$((n + 1))
-  done
-  [ -z "$(left)" ] || fail "$1: processes left: $(left)"
-}
 # check NAME CRASHES: the run ended well, with CRASHES cases marked crash.
 check() {
   rc=$(cat "$tmp/$1.rc")

@@ -133,7 +133,8 @@ static size_t check_results(const fixture *f, bool flaky_ok, bool marked_too) {
       continue;
     assert_int_equal(r->outcome_count, f->clean[i].outcome_count);
     for (size_t k = 0; k < r->outcome_count; k++) {
-      if (!lctx_outcome_equal(&r->outcomes[k], &f->clean[i].outcomes[k]))
+      if (!lctx_outcome_head_equal(&r->outcomes[k], r->text,
+                                   &f->clean[i].outcomes[k], f->clean[i].text))
         fail_msg("case %zu: outcome %zu differs from the clean run", i, k);
     }
   }
@@ -159,16 +160,9 @@ static void check_marked(const fixture *f, const char *detail) {
  * process being killed is given up to 2 s to go. */
 static bool alive(int pid) {
   for (int tries = 0; tries < 200; tries++) {
-    char path[64], stat[256] = "";
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *s = fopen(path, "r");
-    if (!s)
-      return false;
-    size_t got = fread(stat, 1, sizeof stat - 1, s);
-    fclose(s);
-    stat[got] = '\0';
-    const char *close = strrchr(stat, ')');
-    if (!close || close[1] != ' ' || close[2] == 'Z')
+    char st;
+    int ppid;
+    if (!proc_fx_stat(pid, &st, &ppid) || st == 'Z')
       return false;
     nanosleep(&(struct timespec){0, 10000000}, NULL);
   }
@@ -360,7 +354,50 @@ static void test_plugin_output_goes_to_the_log(void **state) {
   for (const char *p = log; (p = strstr(p, "hostile-output")); p++)
     count++;
   assert_int_equal(count, 6); /* stdout and stderr, three marked cases */
-  assert_non_null(strstr(f->got[5].outcomes[0].text, "\x1b[2J"));
+  static lctx_outcome o;
+  assert_non_null(
+      strstr(lctx_case_result_outcome(&f->got[5], 0, &o)->text, "\x1b[2J"));
+}
+
+/* The protocol's limit holds for every operation of a case at once: a
+ * marked case of LCTX_CASE_MAX_OPS operations, each raising with a text of
+ * LCTX_OUTCOME_TEXT_MAX - 1 bytes, comes back whole. */
+static void check_full_texts(fixture *f, bool plugin) {
+  static lctx_case c;
+  char text[1024] = "lctx-case 1\nfactory \"cpu\" priority=0 loud client\n"
+                    "jax_platform_name \"HOSTILE\"\nnvidia_gpu hidden\n";
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++)
+    strcat(text, "op get_backend \"tpu\"\n");
+  char e[256];
+  lctx_buf eb;
+  lctx_buf_init(&eb, e, sizeof e);
+  if (!lctx_case_parse(text, strlen(text), NULL, &c, NULL, &eb))
+    fail_msg("%s", e);
+  const lctx_case *p = &c;
+  lctx_case_result r = {0};
+  lctx_impl *impl = open_impl(f, plugin, "full_text", 0);
+  assert_int_equal(lctx_impl_run(impl, &p, 1, &r), 1);
+  lctx_impl_close(impl);
+  if (r.status != LCTX_RESULT_OK)
+    fail_msg("status %d (%s)", (int)r.status, r.detail);
+  assert_int_equal(r.outcome_count, LCTX_CASE_MAX_OPS);
+  static lctx_outcome o;
+  for (size_t k = 0; k < LCTX_CASE_MAX_OPS; k++) {
+    lctx_case_result_outcome(&r, k, &o);
+    assert_int_equal(o.kind, LCTX_OUTCOME_RAISE);
+    assert_int_equal(o.length, LCTX_OUTCOME_TEXT_MAX - 1);
+    for (size_t b = 0; b < o.length; b++)
+      assert_int_equal(o.text[b], 'x');
+  }
+  lctx_case_result_release(&r);
+}
+
+static void test_plugin_longest_texts_come_back_whole(void **state) {
+  check_full_texts(*state, true);
+}
+
+static void test_process_longest_texts_come_back_whole(void **state) {
+  check_full_texts(*state, false);
 }
 
 static void test_plugin_leak_is_recycled(void **state) {
@@ -498,6 +535,8 @@ int main(void) {
       cmocka_unit_test(test_plugin_text_limits_mark_the_case),
       cmocka_unit_test(test_plugin_long_mlir_marks_the_case),
       cmocka_unit_test(test_plugin_output_goes_to_the_log),
+      cmocka_unit_test(test_plugin_longest_texts_come_back_whole),
+      cmocka_unit_test(test_process_longest_texts_come_back_whole),
       cmocka_unit_test(test_plugin_leak_is_recycled),
       cmocka_unit_test(test_plugin_death_after_state_is_flaky),
       cmocka_unit_test(test_process_huge_line_marks_only_its_case),

@@ -35,9 +35,11 @@ static void test_recycle(void **state) {
 //===----------------------------------------------------------------------===//
 
 /* Judges `text` under `store` through the cache and directly; the two
- * verdicts must be equal. Returns the cached one's ok. */
-static bool memo_judge(lctx_ir_memo *m, lctx_ircheck *ck, const char *text,
-                       const lctx_ir_expect_store *store) {
+ * verdicts must be equal, the cached one's ok `want_ok` and the cache's
+ * hits so far `want_hits`. */
+static void memo_judge(lctx_ir_memo *m, lctx_ircheck *ck, const char *text,
+                       const lctx_ir_expect_store *store, bool want_ok,
+                       size_t want_hits) {
   static lctx_ir_report r;
   lctx_ir_verdict v, direct;
   bool ok = lctx_ir_memo_judge(m, ck, lctx_str_from_cstr(text), store, &r, &v);
@@ -47,7 +49,8 @@ static bool memo_judge(lctx_ir_memo *m, lctx_ircheck *ck, const char *text,
   assert_int_equal(v.applicable, direct.applicable);
   assert_string_equal(v.row, direct.row);
   assert_string_equal(v.reason, direct.reason);
-  return ok;
+  assert_int_equal(ok, want_ok);
+  assert_int_equal(lctx_ir_memo_hits(m), want_hits);
 }
 
 /* A module judged again under an equal expectation (even one whose names
@@ -70,22 +73,15 @@ static void test_memo(void **state) {
   ex_dispatch(&other.expect, 1, 1);
   ex_rules(&other.expect.intended[0], "P.gpu", NULL);
 
-  assert_true(memo_judge(m, ck, single_platform, &good));
-  assert_int_equal(lctx_ir_memo_hits(m), 0);
-  assert_true(memo_judge(m, ck, single_platform, &good));
-  assert_int_equal(lctx_ir_memo_hits(m), 1);
-  assert_true(memo_judge(m, ck, single_platform, &moved));
-  assert_int_equal(lctx_ir_memo_hits(m), 2);
+  memo_judge(m, ck, single_platform, &good, true, 0);
+  memo_judge(m, ck, single_platform, &good, true, 1);
+  memo_judge(m, ck, single_platform, &moved, true, 2);
   /* The same text under another expectation fails, and is not a hit. */
-  assert_false(memo_judge(m, ck, single_platform, &other));
-  assert_int_equal(lctx_ir_memo_hits(m), 2);
-  assert_false(memo_judge(m, ck, single_platform, &other));
-  assert_int_equal(lctx_ir_memo_hits(m), 3);
+  memo_judge(m, ck, single_platform, &other, false, 2);
+  memo_judge(m, ck, single_platform, &other, false, 3);
   /* Another module under the first expectation: judged anew, fails. */
-  assert_false(memo_judge(m, ck, two_platforms, &good));
-  assert_int_equal(lctx_ir_memo_hits(m), 3);
-  assert_true(memo_judge(m, ck, single_platform, &good));
-  assert_int_equal(lctx_ir_memo_hits(m), 4);
+  memo_judge(m, ck, two_platforms, &good, false, 3);
+  memo_judge(m, ck, single_platform, &good, true, 4);
   lctx_ir_memo_free(m);
   lctx_ircheck_destroy(ck);
 }

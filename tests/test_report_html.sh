@@ -22,13 +22,8 @@
 # Usage: test_report_html.sh LCTX EXAMPLE_PLUGIN MUTANT SRC SCREENSHOT
 #        FUZZ_MODEL_MUTANT (a libFuzzer build with findings)
 set -u
-LCTX=$1
-EXAMPLE=$2
-MUTANT=$3
-SRC=$4
-SHOT=$5
-FUZZ_MUTANT=$6
 . "$(dirname -- "$0")/lib.sh"
+take_args LCTX EXAMPLE MUTANT SRC SHOT FUZZ_MUTANT -- "$@"
 if [ "${LCTX_BROWSER:-}" = off ]; then
   echo "SKIPPED: LCTX_BROWSER=off: the HTML report is NOT tested in a browser"
   exit 77

@@ -27,12 +27,6 @@ for k in 1 2; do
     fail "conform shard $k/2: $(tail -3 "$tmp/s$k.out")"
 done
 n=0
-# merge ARGS...: lctx report merge --out $tmp/mN ARGS; $n is N.
-merge() {
-  n=$((n + 1))
-  "$LCTX" report merge --out "$tmp/m$n" "$@" >"$tmp/m$n.out" 2>"$tmp/m$n.err"
-  echo $? >"$tmp/m$n.rc"
-}
 rc() { cat "$tmp/m$n.rc"; }
 said() { grep -qF -- "$1" "$tmp/m$n.err" || fail "merge $n: no '$1' in: $(head -c 600 "$tmp/m$n.err")"; }
 # clean: the output of merge $n holds no control byte but '\n' and at

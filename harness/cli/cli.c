@@ -144,3 +144,46 @@ int lctx_cli_main(int argc, char **argv, FILE *out, FILE *err) {
   lctx_data_start(err);
   return c->run(argc - 1, argv + 1, out, err);
 }
+
+static void print_subcommands(const char *command, const lctx_subcommand *subs,
+                              size_t count, FILE *f) {
+  fprintf(f,
+          "usage: lctx %s SUBCOMMAND [ARGS]\n"
+          "       lctx %s SUBCOMMAND --help\n"
+          "       lctx %s help SUBCOMMAND\n\n"
+          "subcommands:\n",
+          command, command, command);
+  for (size_t i = 0; i < count; i++)
+    fprintf(f, "  %-8s %s\n", subs[i].name, subs[i].summary);
+  fprintf(f, "example:\n  %s\n", lctx_cli_example(command));
+}
+
+int lctx_cli_subcommands(const char *command, const lctx_subcommand *subs,
+                         size_t count, int argc, char **argv, FILE *out,
+                         FILE *err) {
+  if (argc < 2) {
+    fprintf(err, "lctx %s: missing subcommand\n", command);
+    print_subcommands(command, subs, count, err);
+    return LCTX_EXIT_USAGE;
+  }
+  /* `help SUB`, `--help SUB`: SUB's own help, as `SUB --help` gives it. */
+  bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+              strcmp(argv[1], "help") == 0;
+  if (help && argc < 3) {
+    print_subcommands(command, subs, count, out);
+    return LCTX_EXIT_OK;
+  }
+  const char *name = help ? argv[2] : argv[1];
+  for (size_t i = 0; i < count; i++) {
+    if (strcmp(name, subs[i].name) != 0)
+      continue;
+    char *help_argv[] = {argv[2], "--help", NULL};
+    return help ? subs[i].run(2, help_argv, out, err)
+                : subs[i].run(argc - 1, argv + 1, out, err);
+  }
+  lctx_escaped esc;
+  fprintf(err, "lctx %s: unknown subcommand '%s'\n", command,
+          lctx_esc(&esc, name));
+  print_subcommands(command, subs, count, err);
+  return LCTX_EXIT_USAGE;
+}

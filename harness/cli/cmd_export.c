@@ -143,48 +143,14 @@ static int export_rules(int argc, char **argv, FILE *out, FILE *err) {
   return print_json(j, out, err, "rules");
 }
 
-/* One subcommand: its name, its function, one line for the help. */
-static const struct {
-  const char *name;
-  lctx_command_fn *run;
-  const char *summary;
-} SUBCOMMANDS[] = {
+/* The subcommands: name, function, one line for the help. */
+static const lctx_subcommand SUBCOMMANDS[] = {
     {"spec", export_spec, "the spec table as JSON, as lctx reads it"},
     {"rules", export_rules, "the rule corpus as JSON, as lctx lint reads it"},
 };
 
-static void print_help(FILE *f) {
-  fprintf(f, "usage: lctx export SUBCOMMAND [ARGS]\n"
-             "       lctx export SUBCOMMAND --help\n"
-             "       lctx export help SUBCOMMAND\n\n"
-             "subcommands:\n");
-  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
-    fprintf(f, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].summary);
-  fprintf(f, "example:\n  %s\n", lctx_cli_example("export"));
-}
-
 int lctx_cmd_export(int argc, char **argv, FILE *out, FILE *err) {
-  if (argc < 2) {
-    fprintf(err, "lctx export: missing subcommand\n");
-    print_help(err);
-    return LCTX_EXIT_USAGE;
-  }
-  bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-              strcmp(argv[1], "help") == 0;
-  if (help && argc < 3) {
-    print_help(out);
-    return LCTX_EXIT_OK;
-  }
-  const char *name = help ? argv[2] : argv[1];
-  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++) {
-    if (strcmp(name, SUBCOMMANDS[i].name) != 0)
-      continue;
-    char *help_argv[] = {argv[2], "--help", NULL};
-    return help ? SUBCOMMANDS[i].run(2, help_argv, out, err)
-                : SUBCOMMANDS[i].run(argc - 1, argv + 1, out, err);
-  }
-  lctx_escaped esc;
-  fprintf(err, "lctx export: unknown subcommand '%s'\n", lctx_esc(&esc, name));
-  print_help(err);
-  return LCTX_EXIT_USAGE;
+  return lctx_cli_subcommands("export", SUBCOMMANDS,
+                              sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0], argc,
+                              argv, out, err);
 }

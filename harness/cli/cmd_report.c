@@ -139,53 +139,16 @@ int lctx_cli_report_html(const lctx_report_html_options *options, FILE *out,
   return ok ? LCTX_EXIT_OK : LCTX_EXIT_USAGE;
 }
 
-/* One subcommand: its name, its function, one line for the help. */
-typedef struct subcommand {
-  const char *name;
-  lctx_command_fn *run;
-  const char *summary;
-} subcommand;
-
-static const subcommand SUBCOMMANDS[] = {
+/* The subcommands: name, function, one line for the help. */
+static const lctx_subcommand SUBCOMMANDS[] = {
     {"merge", report_merge,
      "merge the reports of `lctx conform --shard` runs into one set"},
     {"html", report_html,
      "one HTML page: the scoreboard, pass rates, campaign plots, findings"},
 };
 
-static void print_help(FILE *f) {
-  fprintf(f, "usage: lctx report SUBCOMMAND [ARGS]\n"
-             "       lctx report SUBCOMMAND --help\n"
-             "       lctx report help SUBCOMMAND\n\n"
-             "subcommands:\n");
-  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
-    fprintf(f, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].summary);
-  fprintf(f, "example:\n  %s\n", lctx_cli_example("report"));
-}
-
 int lctx_cmd_report(int argc, char **argv, FILE *out, FILE *err) {
-  if (argc < 2) {
-    fprintf(err, "lctx report: missing subcommand\n");
-    print_help(err);
-    return LCTX_EXIT_USAGE;
-  }
-  /* `help SUB`, `--help SUB`: SUB's own help, as `SUB --help` gives it. */
-  bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-              strcmp(argv[1], "help") == 0;
-  if (help && argc < 3) {
-    print_help(out);
-    return LCTX_EXIT_OK;
-  }
-  const char *name = help ? argv[2] : argv[1];
-  for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++) {
-    if (strcmp(name, SUBCOMMANDS[i].name) != 0)
-      continue;
-    char *help_argv[] = {argv[2], "--help", NULL};
-    return help ? SUBCOMMANDS[i].run(2, help_argv, out, err)
-                : SUBCOMMANDS[i].run(argc - 1, argv + 1, out, err);
-  }
-  lctx_escaped esc;
-  fprintf(err, "lctx report: unknown subcommand '%s'\n", lctx_esc(&esc, name));
-  print_help(err);
-  return LCTX_EXIT_USAGE;
+  return lctx_cli_subcommands("report", SUBCOMMANDS,
+                              sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0], argc,
+                              argv, out, err);
 }

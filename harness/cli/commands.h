@@ -18,6 +18,24 @@
 /// A command: its argv, where results and diagnostics go; its exit code.
 typedef int lctx_command_fn(int argc, char **argv, FILE *out, FILE *err);
 
+/// One subcommand of a command with subcommands (lctx report, lctx export):
+/// its name, its function, one line for the help.
+typedef struct lctx_subcommand {
+  const char *name;
+  lctx_command_fn *run;
+  const char *summary;
+} lctx_subcommand;
+
+/// Runs `lctx COMMAND SUBCOMMAND [ARGS]` (argv[0] is COMMAND) through the
+/// table `subs[0..count)`; `help SUB`, `--help SUB` and `-h SUB` give SUB's
+/// own help, as `SUB --help` does, and `help` alone the list with the
+/// example of `command` (examples.h). Returns the subcommand's exit code, or
+/// LCTX_EXIT_USAGE with a message on `err` for a missing or unknown one
+/// (cli.c).
+int lctx_cli_subcommands(const char *command, const lctx_subcommand *subs,
+                         size_t count, int argc, char **argv, FILE *out,
+                         FILE *err);
+
 /// `lctx run [--fuzz-seconds N] [--campaign DIR]` (cmd_run.c): the main job,
 /// eval of the conformance cases, check-spec, conform of the example plugin
 /// and a fuzz campaign; the worst exit code of the four.

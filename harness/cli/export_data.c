@@ -4,6 +4,8 @@
  */
 #include "export_data.h"
 
+#include "case.h"
+
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -24,6 +26,22 @@ static bool add(json_t *a, json_t *v) {
 
 static json_t *str_json(lctx_str s) {
   return json_stringn(s.data, s.length);
+}
+
+/* `v` when `ok`; else frees `v` and returns NULL. */
+static json_t *done(json_t *v, bool ok) {
+  if (!ok) {
+    json_decref(v);
+    return NULL;
+  }
+  return v;
+}
+
+/* A new empty array set as `key` of `o` (which owns it); NULL when that
+ * fails. */
+static json_t *put_array(json_t *o, const char *key) {
+  json_t *a = json_array();
+  return put(o, key, a) ? a : NULL;
 }
 
 /* Writes `PATH:LINE: WHAT` (no LINE when 0) to `error`. */
@@ -94,11 +112,7 @@ static json_t *outcome_json(const lctx_spec_outcome *o, lctx_buf *spelled) {
     spell_string(spelled, o->text);
   }
   ok = ok && put(j, "spelled", json_string(spelled->data + from));
-  if (!ok) {
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  return done(j, ok);
 }
 
 /* `count` outcomes from `o` as an array; their spellings joined by "; "
@@ -112,11 +126,7 @@ static json_t *outcomes_json(const lctx_spec_outcome *o, size_t count,
       lctx_buf_append_cstr(spelled, "; ");
     ok = add(a, outcome_json(&o[i], spelled));
   }
-  if (!ok) {
-    json_decref(a);
-    return NULL;
-  }
-  return a;
+  return done(a, ok);
 }
 
 //===----------------------------------------------------------------------===//
@@ -151,11 +161,7 @@ static json_t *was_json(const lctx_spec *spec, const lctx_spec_row *r) {
     if (!ok)
       json_decref(j);
   }
-  if (!ok) {
-    json_decref(a);
-    return NULL;
-  }
-  return a;
+  return done(a, ok);
 }
 
 /* The protocol operations whose answers row `r` judges. */
@@ -169,11 +175,7 @@ static json_t *ops_json(const lctx_spec_row *r) {
   for (int k = 0; ok && k < LCTX_OP_KIND_COUNT; k++)
     if (r->ops & (1u << k))
       ok = add(a, json_string(lctx_op_kind_name((lctx_op_kind)k)));
-  if (!ok) {
-    json_decref(a);
-    return NULL;
-  }
-  return a;
+  return done(a, ok);
 }
 
 static json_t *row_json(const lctx_spec *spec, const lctx_spec_row *r) {
@@ -193,11 +195,7 @@ static json_t *row_json(const lctx_spec *spec, const lctx_spec_row *r) {
       put(j, "outcomes", outcomes_json(r->outcomes, r->outcome_count, &t)) &&
       put(j, "source", json_string(r->source)) &&
       put(j, "note", json_string(r->note)) && put(j, "was", was_json(spec, r));
-  if (!ok) {
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  return done(j, ok);
 }
 
 static json_t *facts_json(const lctx_spec *spec) {
@@ -215,63 +213,41 @@ static json_t *facts_json(const lctx_spec *spec) {
     if (!ok)
       json_decref(j);
   }
-  if (!ok) {
-    json_decref(a);
-    return NULL;
-  }
-  return a;
+  return done(a, ok);
 }
 
 /* The whole table read from `path`; NULL with the row (FILE:LINE) that
  * cannot be written as JSON in `error`. */
 json_t *lctx_export_spec_json(const lctx_spec *spec, const char *path,
                               lctx_buf *error) {
-  json_t *j = json_object();
-  json_t *releases = json_array(), *rows = json_array();
-  bool ok = j && releases && rows && put(j, "spec", json_string(path)) &&
+  json_t *j = json_object(), *releases = NULL, *rows = NULL;
+  bool ok = j && put(j, "spec", json_string(path)) &&
             put(j, "version", json_string(spec->version)) &&
-            put(j, "jax_commit", json_string(spec->jax_commit));
+            put(j, "jax_commit", json_string(spec->jax_commit)) &&
+            (releases = put_array(j, "releases"));
   for (size_t i = 0; ok && i <= spec->release_count; i++)
     ok = add(releases, json_string(spec->releases[i]));
-  ok = ok && put(j, "releases", json_incref(releases)) &&
-       put(j, "facts", facts_json(spec));
+  ok = ok && put(j, "facts", facts_json(spec)) && (rows = put_array(j, "rows"));
   for (size_t i = 0; ok && i < spec->row_count; i++) {
     ok = add(rows, row_json(spec, &spec->rows[i]));
     if (!ok)
       say(error, path, spec->rows[i].line,
           "this row holds text that is not UTF-8 (or out of memory)");
   }
-  ok = ok && put(j, "rows", json_incref(rows));
-  json_decref(releases);
-  json_decref(rows);
-  if (!ok) {
-    if (error->length == 0)
-      say(error, path, 0, "text that is not UTF-8 (or out of memory)");
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  if (!ok && error->length == 0)
+    say(error, path, 0, "text that is not UTF-8 (or out of memory)");
+  return done(j, ok);
 }
 
 //===----------------------------------------------------------------------===//
 // The rule corpus
 //===----------------------------------------------------------------------===//
 
-static const char *const ACTION_NAMES[] = {
-    [LCTX_ACTION_GET_BACKEND] = "get_backend",
-    [LCTX_ACTION_GUARDED_GET_BACKEND] = "guarded_get_backend",
-    [LCTX_ACTION_TRY_FALLBACK_GET_BACKEND] = "try_fallback_get_backend",
-    [LCTX_ACTION_RAISE_IF_MULTI] = "raise_if_multi",
-    [LCTX_ACTION_READ_CLIENT_PLATFORM] = "read_client_platform",
-    [LCTX_ACTION_LOWER_FUN] = "lower_fun",
-    [LCTX_ACTION_EMIT_MARKER] = "marker",
-};
-
 static json_t *action_json(const lctx_rulefile *f, const lctx_rulefile_rule *r,
                            size_t k) {
   const lctx_lowering_action *a = &r->actions[k];
   json_t *j = json_object();
-  bool ok = j && put(j, "kind", json_string(ACTION_NAMES[a->kind])) &&
+  bool ok = j && put(j, "kind", json_string(lctx_action_kind_name(a->kind))) &&
             put(j, "line", json_integer(r->action_lines[k]));
   if (a->kind == LCTX_ACTION_GET_BACKEND ||
       a->kind == LCTX_ACTION_GUARDED_GET_BACKEND)
@@ -282,33 +258,23 @@ static json_t *action_json(const lctx_rulefile *f, const lctx_rulefile_rule *r,
     ok = ok && put(j, "primitive", str_json(f->primitives[a->primitive])) &&
          put(j, "compute_type",
              a->has_compute_type ? str_json(a->compute_type) : json_null());
-  if (!ok) {
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  return done(j, ok);
 }
 
 static json_t *rule_json(const lctx_rulefile *f, const lctx_rulefile_rule *r) {
-  json_t *j = json_object(), *regs = json_array(), *actions = json_array();
-  bool ok = j && regs && actions && put(j, "name", str_json(r->name)) &&
+  json_t *j = json_object(), *regs = NULL, *actions = NULL;
+  bool ok = j && put(j, "name", str_json(r->name)) &&
             put(j, "primitive", str_json(f->primitives[r->primitive])) &&
-            put(j, "line", json_integer(r->line));
+            put(j, "line", json_integer(r->line)) &&
+            (regs = put_array(j, "registrations"));
   for (size_t i = 0; ok && i < r->registration_count; i++)
     ok = add(regs, r->registrations[i].is_default
                        ? json_null()
                        : str_json(r->registrations[i].platform));
+  ok = ok && (actions = put_array(j, "actions"));
   for (size_t k = 0; ok && k < r->action_count; k++)
     ok = add(actions, action_json(f, r, k));
-  ok = ok && put(j, "registrations", json_incref(regs)) &&
-       put(j, "actions", json_incref(actions));
-  json_decref(regs);
-  json_decref(actions);
-  if (!ok) {
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  return done(j, ok);
 }
 
 /* One parsed rule file read from `path`; NULL with FILE:LINE in `error`
@@ -320,35 +286,27 @@ json_t *lctx_export_rulefile_json(const lctx_rulefile *f, const char *path,
   size_t stem = strlen(base);
   if (stem > 5 && strcmp(base + stem - 5, ".rule") == 0)
     stem -= 5;
-  json_t *j = json_object(), *prims = json_array(), *sources = json_array(),
-         *rules = json_array();
-  bool ok = j && prims && sources && rules &&
-            put(j, "path", json_string(path)) &&
-            put(j, "stem", json_stringn(base, stem));
+  json_t *j = json_object(), *prims = NULL, *sources = NULL, *rules = NULL;
+  bool ok = j && put(j, "path", json_string(path)) &&
+            put(j, "stem", json_stringn(base, stem)) &&
+            (prims = put_array(j, "primitives"));
   for (size_t i = 0; ok && i < f->primitive_count; i++)
     ok = add(prims, str_json(f->primitives[i]));
+  ok = ok && (sources = put_array(j, "sources"));
   for (size_t i = 0; ok && i < f->source_count; i++)
     ok = add(sources, str_json(f->sources[i]));
-  ok = ok && put(j, "primitives", json_incref(prims)) &&
-       put(j, "sources", json_incref(sources)) &&
+  ok = ok &&
        put(j, "expect",
            f->has_expect ? json_string(f->expect_safe ? "safe" : "unsafe")
-                         : json_null());
+                         : json_null()) &&
+       (rules = put_array(j, "rules"));
   for (size_t i = 0; ok && i < f->rule_count; i++) {
     ok = add(rules, rule_json(f, &f->rules[i]));
     if (!ok)
       say(error, path, f->rules[i].line,
           "this rule holds a string that is not UTF-8 (or out of memory)");
   }
-  ok = ok && put(j, "rules", json_incref(rules));
-  json_decref(prims);
-  json_decref(sources);
-  json_decref(rules);
-  if (!ok) {
-    if (error->length == 0)
-      say(error, path, 0, "a name or source is not UTF-8 (or out of memory)");
-    json_decref(j);
-    return NULL;
-  }
-  return j;
+  if (!ok && error->length == 0)
+    say(error, path, 0, "a name or source is not UTF-8 (or out of memory)");
+  return done(j, ok);
 }

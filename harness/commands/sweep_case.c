@@ -665,12 +665,8 @@ static bool write_repro(lctx_sweep *s, const lctx_sweep_exports *best,
     char path[4200];
     snprintf(path, sizeof path, "%s/repro.py", dir);
     written = lctx_sys_write_file(path, st.repro, strlen(st.repro));
-    if (!written) {
-      lctx_escaped b;
-      fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-              lctx_esc(&b, path), lctx_sys_file_error(errno));
-      s->results_failed = true;
-    }
+    if (!written)
+      lctx_sweep_record_unwritten(s, path, errno);
   }
   lctx_export_store_release(&st);
   return written;
@@ -755,13 +751,6 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
                         (json_int_t)s->cat.primitive_count, "reached",
                         (json_int_t)reached, "reached_primitives", yes,
                         "not_reached", no);
-  char *text = json_dumps(j, JSON_INDENT(1));
-  if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
-    lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, path), lctx_sys_file_error(text ? errno : ENOMEM));
-    s->results_failed = true;
-  }
-  free(text);
+  lctx_sweep_record_json(s, path, j, JSON_INDENT(1));
   json_decref(j);
 }

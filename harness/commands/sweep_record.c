@@ -256,21 +256,29 @@ static json_t *record_json(const lctx_sweep *s, const lctx_sweep_exports *e,
   return j;
 }
 
+void lctx_sweep_record_unwritten(lctx_sweep *s, const char *path, int error) {
+  lctx_escaped b;
+  fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
+          lctx_esc(&b, path), lctx_sys_file_error(error));
+  s->results_failed = true;
+}
+
+void lctx_sweep_record_json(lctx_sweep *s, const char *path, const json_t *j,
+                            size_t flags) {
+  char *text = j ? json_dumps(j, flags) : NULL;
+  if (!text || !lctx_sys_write_file(path, text, strlen(text)))
+    lctx_sweep_record_unwritten(s, path, text ? errno : ENOMEM);
+  free(text);
+}
+
 void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
                             const lctx_sweep_verdict *v, const char *dir,
                             const char *name) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   json_t *j = record_json(s, e, v);
-  char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+  lctx_sweep_record_json(s, path, j, JSON_INDENT(1) | JSON_SORT_KEYS);
   json_decref(j);
-  if (!text || !lctx_sys_write_file(path, text, strlen(text))) {
-    lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, path), lctx_sys_file_error(text ? errno : ENOMEM));
-    s->results_failed = true;
-  }
-  free(text);
 }
 
 static void list_text(char *dst, size_t n, const lctx_sweep_list *l) {
@@ -309,24 +317,16 @@ static const char *in_dir(char *buf, size_t n, const char *dir,
  * it cannot be. */
 static FILE *open_finding_file(lctx_sweep *s, const char *path) {
   FILE *f = lctx_sys_fopen_in(path, "w");
-  if (!f) {
-    lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, path), lctx_sys_file_error(errno));
-    s->results_failed = true;
-  }
+  if (!f)
+    lctx_sweep_record_unwritten(s, path, errno);
   return f;
 }
 
 /* Closes a finding's file; a failure is said. */
 static void close_finding_file(lctx_sweep *s, FILE *f, const char *path) {
   bool ok = !ferror(f);
-  if (fclose(f) != 0 || !ok) {
-    lctx_escaped b;
-    fprintf(s->err, "%s: %s: cannot write: %s\n", lctx_sweep_who(s),
-            lctx_esc(&b, path), strerror(errno ? errno : EIO));
-    s->results_failed = true;
-  }
+  if (fclose(f) != 0 || !ok)
+    lctx_sweep_record_unwritten(s, path, errno ? errno : EIO);
 }
 
 void lctx_sweep_record_report(lctx_sweep *s, const lctx_sweep_exports *e,

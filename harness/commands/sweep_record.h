@@ -47,6 +47,15 @@ void lctx_sweep_record_view(const lctx_sweep_exports *e, const char **names,
 bool lctx_sweep_record_finding_dir(lctx_sweep *s, const char *key, char *dir,
                                    size_t cap);
 
+/// Says on the sweep's error stream that `path` cannot be written (for the
+/// reason `error`, an errno value) and marks the results failed.
+void lctx_sweep_record_unwritten(lctx_sweep *s, const char *path, int error);
+
+/// Writes `j` (borrowed; NULL when it could not be built) as `path` in the
+/// JSON form `flags` (json_dumps); a failure is said as above.
+void lctx_sweep_record_json(lctx_sweep *s, const char *path,
+                            const struct json_t *j, size_t flags);
+
 /// Writes case `e` with the expected verdict `v` as DIR/NAME.
 void lctx_sweep_record_save(lctx_sweep *s, const lctx_sweep_exports *e,
                             const lctx_sweep_verdict *v, const char *dir,

@@ -358,8 +358,9 @@ static void note_drift(lctx_report_judge *j, const lctx_report_subject *s,
                                   table_releases(j->spec, mv->passes_at),
                                   &j->drift_features, &db);
   } else {
-    traced = lctx_oracle_drift(j->spec, s->c, i, &s->res->outcomes[i], j->exact,
-                               &j->drift_features, &db);
+    traced = lctx_oracle_drift(j->spec, s->c, i,
+                               lctx_case_result_outcome(s->res, i, &j->outcome),
+                               j->exact, &j->drift_features, &db);
   }
   lctx_report_row *r = &j->report->rows[row];
   if (!traced) {
@@ -491,14 +492,14 @@ static bool judge_op(lctx_report_judge *j, const lctx_report_subject *s,
   }
   /* Judged without texts first; they are written only for what does not
    * pass (a second, identical judgement). */
-  lctx_judgement jd =
-      lctx_oracle_judge_rows(j->spec, &j->features, m, n, &res->outcomes[i],
-                             j->exact, row, NULL, NULL);
+  const lctx_outcome *actual = lctx_case_result_outcome(res, i, &j->outcome);
+  lctx_judgement jd = lctx_oracle_judge_rows(j->spec, &j->features, m, n,
+                                             actual, j->exact, row, NULL, NULL);
   if (jd != LCTX_JUDGE_ALLOWED ||
       (*row < j->spec->row_count && j->xfail->row[*row])) {
-    lctx_outcome_format(&res->outcomes[i], &ab);
-    jd = lctx_oracle_judge_rows(j->spec, &j->features, m, n, &res->outcomes[i],
-                                j->exact, row, &eb, NULL);
+    lctx_outcome_format(actual, &ab);
+    jd = lctx_oracle_judge_rows(j->spec, &j->features, m, n, actual, j->exact,
+                                row, &eb, NULL);
   }
   if (jd == LCTX_JUDGE_NO_ROW || jd == LCTX_JUDGE_SEVERAL_ROWS)
     return false;

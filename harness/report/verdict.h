@@ -263,6 +263,7 @@ typedef struct lctx_report_judge {
   char actual[LCTX_OUTCOME_TEXT_MAX + 64];
   char why[LCTX_IR_MESSAGE_MAX + 128];
   char drift[512];
+  lctx_outcome outcome; /* the result's outcome under judgement */
   lctx_features features, drift_features;
   lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];
   /* lctx_report_judge_case_if_pass: judging without counting, and which

@@ -44,16 +44,20 @@ static lctx_lowering_action action(lctx_lowering_action_kind kind) {
   return a;
 }
 
-lctx_lowering_action lctx_action_get_backend(bool optional) {
-  lctx_lowering_action a = action(LCTX_ACTION_GET_BACKEND);
+/* A get_backend action of `kind`, optional or not. */
+static lctx_lowering_action get_backend(lctx_lowering_action_kind kind,
+                                        bool optional) {
+  lctx_lowering_action a = action(kind);
   a.optional = optional;
   return a;
 }
 
+lctx_lowering_action lctx_action_get_backend(bool optional) {
+  return get_backend(LCTX_ACTION_GET_BACKEND, optional);
+}
+
 lctx_lowering_action lctx_action_guarded_get_backend(bool optional) {
-  lctx_lowering_action a = action(LCTX_ACTION_GUARDED_GET_BACKEND);
-  a.optional = optional;
-  return a;
+  return get_backend(LCTX_ACTION_GUARDED_GET_BACKEND, optional);
 }
 
 lctx_lowering_action lctx_action_try_fallback_get_backend(void) {

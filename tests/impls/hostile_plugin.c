@@ -190,6 +190,12 @@ static lctx_impl_status misbehave(const wrapped *w, lctx_impl_status st,
     set_text(out, "before\0after", 12);
   if (mode_is(w, "long_text", true))
     out->text_length = out->text_capacity + 5;
+  if (mode_is(w, "full_text", true) && out->kind == LCTX_IMPL_RAISE &&
+      out->text_capacity > 0) {
+    memset(out->text, 'x', out->text_capacity - 1); /* the longest text */
+    out->text[out->text_capacity - 1] = '\0';
+    out->text_length = out->text_capacity - 1;
+  }
   return st;
 }
 

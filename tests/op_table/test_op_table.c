@@ -194,13 +194,11 @@ static void test_implementation_called(void **state) {
   lctx_impl_outcome o;
   memset(&o, 0, sizeof o);
   /* No function in the slot: not supported. */
-  assert_int_equal(lctx_case_impl_run_op(&t, NULL, &g_a, &g_a.ops[1], &o, NULL,
-                                         NULL),
-                   1);
+  assert_int_equal(
+      lctx_case_impl_run_op(&t, NULL, &g_a, &g_a.ops[1], &o, NULL, NULL), 1);
   t.canonicalize = canonicalize;
-  assert_int_equal(lctx_case_impl_run_op(&t, NULL, &g_a, &g_a.ops[1], &o, NULL,
-                                         NULL),
-                   0);
+  assert_int_equal(
+      lctx_case_impl_run_op(&t, NULL, &g_a, &g_a.ops[1], &o, NULL, NULL), 0);
   assert_string_equal(g_called, "tpu");
 }
 

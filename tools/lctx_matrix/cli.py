@@ -114,6 +114,18 @@ def usage_error(message):
     sys.exit(2)
 
 
+def option_value(argv, i, missing):
+    """The value of the option argv[i] (`--name=VALUE` or `--name VALUE`)
+    and the index of its last word; a usage error `missing` when there is
+    none."""
+    _, eq, inline = argv[i].partition("=")
+    if eq:
+        return inline, i
+    if i + 1 < len(argv):
+        return argv[i + 1], i + 1
+    usage_error(missing)
+
+
 def parse_args(argv):
     opts = {"lctx": None, "out": DEFAULT_OUT, "versions": [], "conform": [],
             "domain_shard": None, "raw": [], "time_limit": None,
@@ -121,7 +133,7 @@ def parse_args(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
-        name, eq, inline = a.partition("=")
+        name, eq, _ = a.partition("=")
         if a in ("-h", "--help"):
             sys.stdout.write(__doc__)
             sys.exit(0)
@@ -131,24 +143,12 @@ def parse_args(argv):
         elif a == "--no-sweep":
             opts["sweep"] = False
         elif name == "--findings":
-            if eq:
-                value = inline
-            elif i + 1 < len(argv):
-                i += 1
-                value = argv[i]
-            else:
-                usage_error("--findings needs a folder")
+            value, i = option_value(argv, i, "--findings needs a folder")
             if not os.path.isdir(value):
                 usage_error("--findings: %r is not a folder" % value)
             opts["findings"].append(os.path.abspath(value))
         elif name in ("--lctx", "--out", "--domain-shard", "--time-limit"):
-            if eq:
-                value = inline
-            elif i + 1 < len(argv):
-                i += 1
-                value = argv[i]
-            else:
-                usage_error("%s needs a value" % name)
+            value, i = option_value(argv, i, "%s needs a value" % name)
             opts[name[2:].replace("-", "_")] = value
         elif name in CONFORM_OWNED:
             usage_error("%s is set by the matrix for each version" % name)

@@ -155,54 +155,53 @@ def valid_mutant(value):
     return bool(eq) and option in RULE_MUTANTS and bool(prim)
 
 
+def option_value(argv, i):
+    """The value of the option at argv[i] (`--NAME=VALUE` or `--NAME VALUE`)
+    and the index of its last word; None for the value when it is missing."""
+    _, eq, inline = argv[i].partition("=")
+    if eq:
+        return inline, i
+    return (argv[i + 1], i + 1) if i + 1 < len(argv) else (None, i)
+
+
 def parse_args(argv):
     """(mutants, list_only, host_devices or None, lctx or None) or raises
     SystemExit(2)."""
     mutants, list_only, host_devices, lctx, i = [], False, None, None, 0
     while i < len(argv):
         arg = argv[i]
+        name = arg.partition("=")[0]
         if arg == "--list":
             list_only = True
-        elif arg == "--lctx" or arg.startswith("--lctx="):
-            if arg == "--lctx":
-                i += 1
-                lctx = argv[i] if i < len(argv) else ""
-            else:
-                lctx = arg[len("--lctx="):]
-            if not lctx:
+            i += 1
+            continue
+        if name not in ("--lctx", "--host-devices", "--mutate"):
+            log("unknown option %r (usage: jax_export.py [--mutate NAME]... "
+                "[--host-devices N] [--lctx PATH] [--list])" % arg)
+            raise SystemExit(2)
+        value, i = option_value(argv, i)
+        if name == "--mutate" and value is None:
+            log("--mutate needs a name (one of %s)" % ", ".join(MUTANTS))
+            raise SystemExit(2)
+        value = value or ""
+        if name == "--lctx":
+            if not value:
                 log("--lctx needs the path of an lctx program")
                 raise SystemExit(2)
-        elif arg == "--host-devices" or arg.startswith("--host-devices="):
-            if arg == "--host-devices":
-                i += 1
-                value = argv[i] if i < len(argv) else ""
-            else:
-                value = arg[len("--host-devices="):]
+            lctx = value
+        elif name == "--host-devices":
             if (not re.match(r"[0-9]+\Z", value)
                     or not 1 <= int(value) <= MAX_HOST_DEVICES):
                 log("--host-devices needs a number of devices, 1 to %d "
                     "(got %r)" % (MAX_HOST_DEVICES, value))
                 raise SystemExit(2)
             host_devices = int(value)
-        elif arg == "--mutate" or arg.startswith("--mutate="):
-            if arg == "--mutate":
-                i += 1
-                if i >= len(argv):
-                    log("--mutate needs a name (one of %s)"
-                        % ", ".join(MUTANTS))
-                    raise SystemExit(2)
-                value = argv[i]
-            else:
-                value = arg[len("--mutate="):]
-            if not valid_mutant(value):
-                log("unknown mutant %r (one of %s)"
-                    % (value, ", ".join(MUTANTS)))
-                raise SystemExit(2)
-            mutants.append(value)
-        else:
-            log("unknown option %r (usage: jax_export.py [--mutate NAME]... "
-                "[--host-devices N] [--lctx PATH] [--list])" % arg)
+        elif not valid_mutant(value):
+            log("unknown mutant %r (one of %s)"
+                % (value, ", ".join(MUTANTS)))
             raise SystemExit(2)
+        else:
+            mutants.append(value)
         i += 1
     return mutants, list_only, host_devices, lctx
 

@@ -129,8 +129,7 @@ void lctx_outcome_head_set(lctx_outcome_head *h, const lctx_outcome *o,
 }
 
 const lctx_outcome *lctx_outcome_head_get(const lctx_outcome_head *h,
-                                          const char *pool,
-                                          lctx_outcome *out) {
+                                          const char *pool, lctx_outcome *out) {
   size_t n = h->length < LCTX_OUTCOME_TEXT_MAX ? h->length : 0;
   out->kind = h->kind;
   out->error = h->error;
@@ -205,8 +204,8 @@ bool lctx_case_expect_equal(const lctx_case_expect *a,
                             const lctx_case_expect *b, size_t op_count) {
   for (size_t i = 0; i < op_count && i < LCTX_CASE_MAX_OPS; i++) {
     if (a->has[i] != b->has[i] ||
-        (a->has[i] && !lctx_outcome_head_equal(&a->op[i], a->text, &b->op[i],
-                                               b->text)))
+        (a->has[i] &&
+         !lctx_outcome_head_equal(&a->op[i], a->text, &b->op[i], b->text)))
       return false;
   }
   return true;

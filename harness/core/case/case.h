@@ -230,8 +230,7 @@ void lctx_outcome_head_set(lctx_outcome_head *h, const lctx_outcome *o,
 /// returns `out`. The text must fit (`h->length` below
 /// LCTX_OUTCOME_TEXT_MAX), as lctx_outcome_head_set made it.
 const lctx_outcome *lctx_outcome_head_get(const lctx_outcome_head *h,
-                                          const char *pool,
-                                          lctx_outcome *out);
+                                          const char *pool, lctx_outcome *out);
 
 /// lctx_outcome_equal of two heads with their pools.
 bool lctx_outcome_head_equal(const lctx_outcome_head *a, const char *pool_a,

@@ -138,7 +138,8 @@ typedef struct lctx_op_def {
 } lctx_op_def;
 
 /// The definitions in LCTX_OP_LIST order (defined in core/ops/).
-#define LCTX_OP_DECLARE_(id, keyword) extern const lctx_op_def lctx_op_##keyword;
+#define LCTX_OP_DECLARE_(id, keyword)                                          \
+  extern const lctx_op_def lctx_op_##keyword;
 LCTX_OP_LIST(LCTX_OP_DECLARE_)
 #undef LCTX_OP_DECLARE_
 

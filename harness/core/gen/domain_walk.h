@@ -95,8 +95,7 @@ void lctx_domain_random_name(uint64_t *s, char *out, size_t cap);
 
 /// Draws the module of `op`: fewer than `platforms` random platform names,
 /// then a random pinned backend one time in `backend_one_in`.
-void lctx_domain_random_module(uint64_t *state, lctx_case *c,
-                               lctx_case_op *op, size_t platforms,
-                               size_t backend_one_in);
+void lctx_domain_random_module(uint64_t *state, lctx_case *c, lctx_case_op *op,
+                               size_t platforms, size_t backend_one_in);
 
 #endif /* LCTX_HARNESS_DOMAIN_WALK_H */
