@@ -35,7 +35,7 @@ SETTINGS = [
      ("source", "harness/report/report_html_data.h",
       r"LCTX_HTML_MAX_JSON_FILE \(16 << 20\)[\s\S]*LCTX_HTML_MAX_LINE \(1 << 20\)")),
     ("README.md", r"200,000 lines of at most 64 KiB each",
-     ("source", "harness/report/report_html_data.h", r"LCTX_HTML_SWEEP_MAX_LINE 65536")),
+     ("source", "harness/report/report_html_sweep_sum.h", r"LCTX_HTML_SWEEP_MAX_LINE 65536")),
     ("README.md", r"needs more than 1 s for one",
      ("help", "mutants --help", "within this (default 1)")),
     ("README.md", r"the fuzz part \(60 s per run\)", ("make", r"mutants --fuzz 60 ")),

@@ -171,7 +171,7 @@ $cycles"
 # COVERAGE.md: every `test_...` name it cites exists in a test source.
 missing=""
 for t in $(grep -o '`test_[A-Za-z0-9_]*`' tests/COVERAGE.md | tr -d '`' | sort -u); do
-  grep -q "\b$t\b" tests/*.c tests/*.h tests/*.sh 2>/dev/null || missing="$missing $t"
+  grep -q "\b$t\b" tests/*.c tests/*.h tests/*.sh tests/*/*.c 2>/dev/null || missing="$missing $t"
 done
 [ -z "$missing" ] || fail "tests/COVERAGE.md names tests that do not exist:$missing"
 

@@ -4,9 +4,9 @@
  *
  * Owns the split of the domain between threads (interleaved shares of
  * domain.h, each judged by an oracle of its own against the reference model
- * at one release, run by the pool of jobs.h), the sum of their counts and hits, and which cases hold
- * the first violations, in the domain's order, so that check-spec can print
- * them exactly as one thread would. Prints nothing.
+ * at one release, run by the pool of jobs.h), the sum of their counts and hits,
+ * and which cases hold the first violations, in the domain's order, so that
+ * check-spec can print them exactly as one thread would. Prints nothing.
  */
 #ifndef LCTX_CLI_CHECK_JOBS_H
 #define LCTX_CLI_CHECK_JOBS_H
