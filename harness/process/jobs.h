@@ -5,8 +5,9 @@
  * Owns the threads, the queue of items and their hand-back in the order
  * they were submitted. N workers each run on a thread of their own from
  * lctx_jobs_start to lctx_jobs_end, so that what a worker starts (an
- * implementation, an exporter, the MLIR judge: a peer dies with the thread
- * that started it, peer.h's PR_SET_PDEATHSIG) lives as long as the worker.
+ * implementation, an exporter, the MLIR judge) lives as long as the worker
+ * (where pidfds are missing, a peer dies with the thread that started it:
+ * PR_SET_PDEATHSIG, peer_child.c).
  * The caller submits items (its own memory, never copied) in order, at
  * most `window` of them not yet taken back; any worker takes the oldest
  * not started, runs it, and the caller takes the items back in the order
