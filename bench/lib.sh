@@ -60,16 +60,8 @@ bench_fuzz_run() {
   for f in $seeds; do
     [ -f "$f" ] && cp -- "$f" "$work/$1/"
   done
-  if ! build/fuzz/fuzzers/"$1" -seed=1 -max_total_time="$secs" \
-    -print_final_stats=1 -dict="$dict" -max_len="$max_len" \
-    -artifact_prefix="$work/" "$work/$1" >"$work/$1.log" 2>&1; then
-    echo "$script: error: $1 failed; its log:" >&2
-    tail -n 30 "$work/$1.log" >&2
-    exit 1
-  fi
-  awk '/^stat::average_exec_per_sec:/ { eps = $2 }
-       /^stat::number_of_executed_units:/ { units = $2 }
-       END { if (eps == "") exit 1; print eps, units }' "$work/$1.log"
+  bench_libfuzzer build/fuzz/fuzzers/"$1" "$work/$1" "$dict" "$max_len" \
+    "$secs" "$work/$1.log"
 }
 
 # bench_libfuzzer BINARY CORPUS DICT MAX_LEN SECS LOG: runs the libFuzzer
