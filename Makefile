@@ -7,7 +7,7 @@
 #                  build/coverage/html and the line and branch coverage of
 #                  reference/ and harness/ (fuzzers/coverage.sh)
 # Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-check, bench-compare, mutants,
-# conform-jax, jax-matrix, sweep, format, format-check, clean.
+# conform-jax, jax-matrix, sweep, lint-jax, user-packages, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
 #                     into build/jax/venv-JAX_PINNED and the newest one lctx
 #                     knows (JAX_NEWEST, Python 3.12) beside it
@@ -30,6 +30,14 @@
 #                     --subset ci, --shard 1/2, --lists 3, --jobs N: N exporter
 #                     processes at once, default the online cores, results as
 #                     with --jobs 1)
+#   make lint-jax     the static check of Python lowering code (docs/lint.md)
+#                     over the pinned JAX's jax/_src: regenerates the
+#                     listing of docs/lint-jax-src.md (tools/lint_jax_src.py)
+#   make user-packages  lctx sweep on real third-party packages that register
+#                     JAX primitives, each pinned and hashed in its own venv
+#                     (tools/package_venvs.py, build/packages/PKG/), and the
+#                     table docs/user-packages.md (tools/user_packages.py;
+#                     USER_PACKAGES_ARGS adds options, e.g. package names)
 #   make mutants  builds the fuzz preset and measures conform and
 #                 fuzz_differential against every mutant of the example
 #                 plugin (conformance/mutants/), 60 s per fuzz run
@@ -55,7 +63,7 @@ JAX_NEWEST := 0.12.1
 # After `make generate`, its findings' status per release joins matrix.md.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
-.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate format format-check clean
+.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate lint-jax user-packages format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -186,6 +194,18 @@ jax-matrix: build
 # without measuring.
 BENCH_BASELINE ?= 5d62bba
 BENCH_ARGS ?=
+
+lint-jax: jax
+	@echo "==> lctx: the static check of Python lowering code over JAX $(JAX_PINNED)'s jax/_src, listed in docs/lint-jax-src.md (tools/lint_jax_src.py --write)"
+	@python3 tools/lint_jax_src.py --write --python $(JAX_VENV)/bin/python
+
+user-packages: build
+	@echo "==> lctx: sweeping third-party packages that register JAX primitives, each in its own pinned venv (build/packages/), into docs/user-packages.md"
+	@if [ "$${LCTX_JAX:-}" = off ]; then \
+	  echo "lctx: LCTX_JAX=off: the packages are NOT installed and user-packages is SKIPPED"; \
+	else \
+	  python3 tools/user_packages.py --lctx $(LCTX) $(USER_PACKAGES_ARGS); \
+	fi
 
 bench: build
 	@echo "==> lctx: benchmarks and the speed goals$(if $(BENCH_BASELINE), against $(BENCH_BASELINE)) (build/bench/bench.json)"

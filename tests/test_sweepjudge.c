@@ -202,11 +202,23 @@ static void test_census_allowed_calls(void **state) {
   (void)state;
   load_sweep_table();
   lctx_census_call calls[3] = {
-      {LCTX_CENSUS_GET_BACKEND, 1, LCTX_CENSUS_GAVE_NONE, "jax/_src/a.py", 1,
-       "a", 2},
-      {LCTX_CENSUS_GET_BACKEND, 0, LCTX_CENSUS_GAVE_CLIENT, "jax/_src/b.py", 2,
-       "b", 1},
-      {LCTX_CENSUS_TRUNCATED, -1, LCTX_CENSUS_GAVE_NONE, "", 0, "", 0},
+      {.kind = LCTX_CENSUS_GET_BACKEND,
+       .optional = 1,
+       .gave = LCTX_CENSUS_GAVE_NONE,
+       .file = "jax/_src/a.py",
+       .line = 1,
+       .primitive = "a",
+       .platforms = 2},
+      {.kind = LCTX_CENSUS_GET_BACKEND,
+       .optional = 0,
+       .gave = LCTX_CENSUS_GAVE_CLIENT,
+       .file = "jax/_src/b.py",
+       .line = 2,
+       .primitive = "b",
+       .platforms = 1},
+      {.kind = LCTX_CENSUS_TRUNCATED,
+       .optional = -1,
+       .gave = LCTX_CENSUS_GAVE_NONE},
   };
   lctx_export_answer a = ok_run(1, "1");
   a.census = calls;

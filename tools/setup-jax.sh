@@ -14,6 +14,12 @@
 # pyenv's versions directory; PYTHON (second argument) overrides the search.
 # When it is missing the script exits with status 3.
 #
+# Then pytest (conformance/adapters/requirements/pytest.txt: pytest, its
+# dependencies and wheel, pinned and hashed, installed the same way) for
+# lctx_jax's pytest plugin and its tests; it has a stamp of its own
+# (lctx-pytest.sha256), so a venv made before it gets it on the next run
+# without JAX being installed again.
+#
 # A stamp file in the venv holds the sha256 of the requirements file: a second
 # run with the same file does nothing. A venv without a matching stamp (an
 # older requirements file, or an install that was killed) is recreated.
@@ -67,8 +73,28 @@ else
   WANT=$(openssl dgst -sha256 -r "$REQ" | cut -d' ' -f1)
 fi
 
+# pytest.txt into the venv, unless its stamp says it is there.
+PYTEST_REQ=conformance/adapters/requirements/pytest.txt
+PYTEST_STAMP=$VENV/lctx-pytest.sha256
+install_pytest() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    want=$(sha256sum "$PYTEST_REQ" | cut -d' ' -f1)
+  else
+    want=$(openssl dgst -sha256 -r "$PYTEST_REQ" | cut -d' ' -f1)
+  fi
+  if [ -f "$PYTEST_STAMP" ] && [ "$(cat "$PYTEST_STAMP")" = "$want" ]; then
+    return 0
+  fi
+  say "installing pytest (pinned and hashed, from $PYTEST_REQ) into $VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --require-hashes --only-binary=:all: --no-deps -r "$PYTEST_REQ" ||
+    die 1 "pip could not install $PYTEST_REQ into $VENV"
+  echo "$want" >"$PYTEST_STAMP"
+}
+
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && [ -x "$VENV/bin/python" ]; then
   say "JAX $VERSION already installed in $VENV"
+  install_pytest
   exit 0
 fi
 
@@ -161,3 +187,4 @@ GOT=$("$VENV/bin/python" -c 'import jax, jaxlib; print(jax.__version__)') ||
 [ "$GOT" = "$VERSION" ] || die 1 "$VENV has jax $GOT, not $VERSION"
 echo "$WANT" >"$STAMP"
 say "JAX $GOT installed in $VENV"
+install_pytest

@@ -6,6 +6,8 @@
                       conformance/adapters/jax_export.py --host-devices 4"
     build/jax/venv-0.10.2/bin/python conformance/adapters/jax_export.py \\
         --list [--lctx PATH]
+    build/jax/venv-0.10.2/bin/python conformance/adapters/jax_export.py \\
+        --programs dir/mod.py --list     (a user's own, sweep/USER.md)
 
 This file only starts it: the package lctx_jax beside it is imported as
 any package is (Python puts this file's folder first on its path)."""

@@ -3,15 +3,20 @@
  * file (core/judge/lint.h) and compares it with the file's `expect` line
  * (a file without one: the verdict alone); with --write-case DIR, the
  * smallest failing point of an unsafe file as DIR/STEM.case with the
- * reference's outcomes as its expect lines.
+ * reference's outcomes as its expect lines. A .py file, or a folder of
+ * .py files without .rule files, goes to the static check of Python
+ * lowering code (commands/lint_python.h), whose findings, messages and
+ * exit status are passed through (escaped).
  */
 #include "commands.h"
 
+#include "data_paths.h"
 #include "dirlist.h"
 #include "escape.h"
 #include "exit.h"
 #include "case_text.h"
 #include "lint.h"
+#include "lint_python.h"
 #include "options.h"
 #include "runner.h"
 
@@ -19,7 +24,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define LINT_USAGE "lctx lint [--quiet] [--write-case DIR] RULEFILE|DIR..."
+#define LINT_USAGE                                                             \
+  "lctx lint [--quiet] [--write-case DIR] [--python PATH] "                    \
+  "RULEFILE|FILE.py|DIR..."
 
 /* One run of lint; on the heap (a rule file and a report are large). */
 typedef struct lint_run {
@@ -28,6 +35,7 @@ typedef struct lint_run {
   char message[16384];
   bool quiet;
   const char *case_dir;
+  const char *python;
   size_t files;
   /* --write-case: the case, the reference running it, its text. */
   lctx_case c;
@@ -180,6 +188,89 @@ static int lint_path(lint_run *run, const char *path, FILE *out, FILE *err) {
   return worst;
 }
 
+/* The Python that runs the static check of Python files: --python, else
+ * $LCTX_PYTHON, else python3 on PATH. */
+static const char *python_program(const lint_run *run) {
+  if (run->python && *run->python)
+    return run->python;
+  const char *env = getenv("LCTX_PYTHON");
+  return env && *env ? env : "python3";
+}
+
+/* Runs the static check of Python lowering code over `paths` and passes
+ * its findings (to `out`), its messages (to `err`) and its exit status
+ * through. Returns an exit code. */
+static int lint_python(lint_run *run, char *const *paths, size_t count,
+                       FILE *out, FILE *err) {
+  const char *python = python_program(run);
+  char adapters[LCTX_DATA_PATH_MAX + 64];
+  const lctx_data_paths *d = lctx_data_paths_current();
+  if (!lctx_data_join(adapters, sizeof adapters, d->dir,
+                      "conformance/adapters")) {
+    fprintf(err, "lctx lint: the data folder's path is too long\n");
+    return LCTX_EXIT_USAGE;
+  }
+  lctx_buf e;
+  lctx_buf_init(&e, run->message, sizeof run->message);
+  lctx_lint_python_result r;
+  lctx_escaped b1, b2;
+  if (!lctx_lint_python_run(python, adapters, paths, count, &r, &e)) {
+    fprintf(err, "lctx lint: %s\n", lctx_esc(&b1, run->message));
+    return LCTX_EXIT_USAGE;
+  }
+  if (r.findings[0])
+    lctx_escape_lines(out, "", r.findings);
+  if (r.errors[0])
+    lctx_escape_lines(err, "", r.errors);
+  int code = r.exit_code;
+  if (code < 0 || code > LCTX_EXIT_USAGE || !r.wrote_findings) {
+    fprintf(err,
+            "lctx lint: the static check of Python files (%s -m "
+            "lctx_jax.lint, PYTHONPATH %s) %s%s\n",
+            lctx_esc(&b1, python), lctx_esc(&b2, adapters), r.how,
+            r.wrote_findings ? "" : " without writing its findings");
+    code = LCTX_EXIT_USAGE;
+  }
+  lctx_lint_python_free(&r);
+  return code;
+}
+
+/* Lints the command line's paths from `first`: the Python ones in one run
+ * of the Python check, the others as rule files. Returns an exit code. */
+static int lint_all(lint_run *run, int argc, char **argv, int first, FILE *out,
+                    FILE *err) {
+  char **python = calloc((size_t)argc, sizeof *python);
+  if (!python) {
+    fprintf(err, "lctx lint: out of memory\n");
+    return LCTX_EXIT_USAGE;
+  }
+  size_t count = 0;
+  bool rules = false;
+  int worst = LCTX_EXIT_OK;
+  for (int i = first; i < argc; i++) {
+    if (lctx_lint_python_path(argv[i])) {
+      python[count++] = argv[i];
+      continue;
+    }
+    rules = true;
+    int rc = lint_path(run, argv[i], out, err);
+    worst = rc > worst ? rc : worst;
+  }
+  if (rules)
+    fprintf(out, "lctx lint: %zu file%s, %s\n", run->files,
+            run->files == 1 ? "" : "s",
+            worst == LCTX_EXIT_OK ? "every verdict as expected"
+            : worst == LCTX_EXIT_VIOLATIONS
+                ? "VERDICTS DIFFER FROM EXPECT (or unsafe, without one)"
+                : "BAD INPUT");
+  if (count > 0) {
+    int rc = lint_python(run, python, count, out, err);
+    worst = rc > worst ? rc : worst;
+  }
+  free(python);
+  return worst;
+}
+
 int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
   lint_run *run = calloc(1, sizeof *run);
   if (!run) {
@@ -194,13 +285,18 @@ int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
                           "write each unsafe file's smallest failing point "
                           "as\nDIR/STEM.case, with the reference's outcomes "
                           "(default: not written)"),
+      lctx_options_string("python", &run->python, "PATH",
+                          "the Python that checks .py files (default: "
+                          "$LCTX_PYTHON,\nelse python3 on PATH)"),
   };
   const lctx_option_spec spec =
       LCTX_OPTIONS_SPEC("lint", "usage: " LINT_USAGE "\n", options, true);
   int first, worst = lctx_options_command(&spec, argc, argv, &first, out, err);
   if (worst == LCTX_OPTIONS_GO_ON && first >= argc) {
-    fprintf(err, "lctx lint: missing RULEFILE or directory (usage: " LINT_USAGE
-                 ")\n");
+    fprintf(
+        err,
+        "lctx lint: missing RULEFILE, FILE.py or directory (usage: " LINT_USAGE
+        ")\n");
     worst = LCTX_EXIT_USAGE;
   }
   if (worst != LCTX_OPTIONS_GO_ON) {
@@ -217,16 +313,7 @@ int lctx_cmd_lint(int argc, char **argv, FILE *out, FILE *err) {
     free(run);
     return LCTX_EXIT_USAGE;
   }
-  for (int i = first; i < argc; i++) {
-    int rc = lint_path(run, argv[i], out, err);
-    worst = rc > worst ? rc : worst;
-  }
-  fprintf(out, "lctx lint: %zu file%s, %s\n", run->files,
-          run->files == 1 ? "" : "s",
-          worst == LCTX_EXIT_OK ? "every verdict as expected"
-          : worst == LCTX_EXIT_VIOLATIONS
-              ? "VERDICTS DIFFER FROM EXPECT (or unsafe, without one)"
-              : "BAD INPUT");
+  worst = lint_all(run, argc, argv, first, out, err);
   free(run);
   return worst;
 }

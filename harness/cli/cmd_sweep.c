@@ -11,20 +11,28 @@
 #include "exit.h"
 #include "numbers.h"
 #include "options.h"
+#include "rerun_cmd.h"
 #include "shared_rows.h"
 #include "sweep.h"
+#include "sys.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char USAGE[] =
     "usage: lctx sweep --cmd \"PROGRAM ARGS\" [--out DIR] [options]\n"
+    "       lctx sweep --programs SPEC|--package PKG [--python PATH] "
+    "[options]\n"
     "       lctx sweep --cmd \"PROGRAM ARGS\" --replay FILE|DIR...\n"
     "       lctx sweep --judge FILE|DIR...\n"
     "exports the programs of a catalogue (real JAX: conformance/adapters/\n"
     "jax_export.py) for seeded platform lists through the process\n"
     "protocol's export operation and judges the answers by the sweep rows\n"
-    "(conformance/spec/jax-sweep.lspec). --replay exports recorded cases\n"
+    "(conformance/spec/jax-sweep.lspec). --programs and --package sweep a\n"
+    "user's catalogue (conformance/sweep/USER.md) or a package's\n"
+    "primitives through jax_export.py, and print a diagnosis of each\n"
+    "mistake found in them. --replay exports recorded cases\n"
     "again (a known defect must still show); --judge judges recorded\n"
     "answers offline. --jobs N runs N exporters at once (default: the\n"
     "online cores). Exit 0 when all passed, 1 on a finding, crash,\n"
@@ -69,6 +77,76 @@ static bool beside(const char *path, int up, const char *name, char *dst,
   return false;
 }
 
+/* What --programs and --package ask for: the exporter's command, built. */
+typedef struct user_sweep {
+  const char *programs, *packages, *python;
+  char command[16384];
+} user_sweep;
+
+/* Appends `--NAME ITEM` for each item of the comma-separated `list`. */
+static bool add_items(char *dst, size_t n, const char *name, const char *list) {
+  for (const char *p = list; p && *p;) {
+    size_t len = strcspn(p, ",");
+    char item[4096];
+    snprintf(item, sizeof item, "%.*s", (int)len, p);
+    if (!lctx_rerun_shell_word(dst, n, name) ||
+        !lctx_rerun_shell_word(dst, n, item))
+      return false;
+    p += len + (p[len] == ',');
+  }
+  return true;
+}
+
+/* The exporter's command of --programs and --package: the Python of
+ * --python, else $LCTX_PYTHON, else the pinned JAX venv of the data
+ * folder (build/jax/venv-0.10.2, as `make jax` makes it), running the
+ * data folder's conformance/adapters/jax_export.py with --lctx this lctx;
+ * false after a message. */
+static bool user_command(user_sweep *u, FILE *err) {
+  const char *dir = lctx_data()->dir;
+  char python[LCTX_DATA_PATH_MAX + 64], adapter[LCTX_DATA_PATH_MAX + 64];
+  char self[4096];
+  const char *env = getenv("LCTX_PYTHON");
+  const char *from = u->python ? "--python" : "$LCTX_PYTHON";
+  snprintf(python, sizeof python, "%s", u->python ? u->python : env ? env : "");
+  if (!python[0]) {
+    from = "the pinned JAX (make jax)";
+    lctx_data_join(python, sizeof python, dir,
+                   "build/jax/venv-0.10.2/bin/python");
+  }
+  lctx_data_join(adapter, sizeof adapter, dir,
+                 "conformance/adapters/jax_export.py");
+  lctx_escaped b;
+  if (!python[0] || !lctx_sys_is_file(python)) {
+    fprintf(err,
+            "lctx sweep: no Python with JAX at %s (%s): give --python PATH or "
+            "set LCTX_PYTHON\n",
+            python[0] ? lctx_esc(&b, python) : "?", from);
+    return false;
+  }
+  if (!adapter[0] || !lctx_sys_is_file(adapter)) {
+    fprintf(err, "lctx sweep: no conformance/adapters/jax_export.py in the "
+                 "data folder (set LCTX_DATA_DIR)\n");
+    return false;
+  }
+  lctx_rerun_program(self, sizeof self);
+  u->command[0] = '\0';
+  bool ok =
+      lctx_rerun_shell_word(u->command, sizeof u->command, python) &&
+      lctx_rerun_shell_word(u->command, sizeof u->command, adapter) &&
+      lctx_rerun_shell_word(u->command, sizeof u->command, "--lctx") &&
+      lctx_rerun_shell_word(u->command, sizeof u->command, self) &&
+      add_items(u->command, sizeof u->command, "--programs", u->programs) &&
+      add_items(u->command, sizeof u->command, "--package", u->packages);
+  if (!ok)
+    fprintf(err, "lctx sweep: the exporter's command is over %zu bytes\n",
+            sizeof u->command);
+  /* lctx_rerun_shell_word puts a space before each word. */
+  if (ok && u->command[0] == ' ')
+    memmove(u->command, u->command + 1, strlen(u->command));
+  return ok;
+}
+
 bool lctx_cmd_sweep_defaults(lctx_sweep_options *o, FILE *err) {
   lctx_sweep_options_init(o);
   o->jobs = lctx_numbers_cores(LCTX_SWEEP_MAX_JOBS);
@@ -89,9 +167,20 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   o.out_dir = "lctx-sweep";
   bool judge = false, replay = false, no_minimize = false;
   size_t only_case = (size_t)-1;
+  static user_sweep u;
   const lctx_option table[] = {
       lctx_options_string("cmd", &o.command, "\"PROGRAM ARGS\"",
                           "the program offering the export operation"),
+      lctx_options_string("programs", &u.programs, "SPEC,...",
+                          "instead of --cmd: the user catalogues SPEC\n"
+                          "(dir/mod.py or a dotted module, USER.md) through\n"
+                          "jax_export.py; their mistakes are diagnosed"),
+      lctx_options_string("package", &u.packages, "PKG,...",
+                          "instead of --cmd: a program per primitive the\n"
+                          "packages PKG register, through jax_export.py"),
+      lctx_options_string("python", &u.python, "PATH",
+                          "the Python of --programs and --package (default:\n"
+                          "$LCTX_PYTHON, else the pinned JAX's venv)"),
       lctx_row_sweep_spec(&o.spec_path),
       lctx_options_string("out", &o.out_dir, "DIR",
                           "reports and findings (default: lctx-sweep); a\n"
@@ -134,13 +223,17 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   o.only_case = only_case == (size_t)-1 ? -1 : (long)only_case;
   const char *const *paths = (const char *const *)(argv + first);
   size_t n = (size_t)(argc - first);
+  bool user = u.programs || u.packages;
   const char *problem =
-      judge && replay               ? "give --judge or --replay, not both"
+      judge && replay     ? "give --judge or --replay, not both"
+      : user && o.command ? "give --cmd, or --programs and --package, not both"
+      : u.python && !user ? "--python is for --programs and --package"
       : (judge || replay) && n == 0 ? "name the case files or folders to judge"
       : !judge && !replay && n > 0
           ? "case files are read only with --judge or --replay"
-      : !judge && !o.command ? "--cmd \"PROGRAM ARGS\" is required"
-                             : NULL;
+      : !judge && !o.command && !user
+          ? "--cmd \"PROGRAM ARGS\" (or --programs or --package) is required"
+          : NULL;
   if (problem) {
     fprintf(err, "lctx sweep: %s\n", problem);
     lctx_options_help(&ospec, err);
@@ -148,6 +241,10 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
   }
   if (judge)
     return lctx_sweep_judge_files(o.spec_path, paths, n, o.quiet, out, err);
+  if (user && !user_command(&u, err))
+    return LCTX_EXIT_USAGE;
+  if (user)
+    o.command = u.command;
   if (replay)
     return lctx_sweep_replay(&o, paths, n, out, err);
   return lctx_sweep_run(&o, out, err);

@@ -12,6 +12,7 @@
  * tearing it down is conform_setup.c's.
  */
 #include "conform_private.h"
+#include "report_print.h"
 #include "report_write.h"
 #include "verdict.h"
 #include "guard.h" /* and peer.h */

@@ -6,6 +6,7 @@
 #include "sweep.h"
 #include "seal.h"
 
+#include "report_print.h"
 #include "report_write.h"
 #include "escape.h"
 #include "guard.h"
@@ -13,6 +14,7 @@
 #include "exit.h"
 #include "rerun_cmd.h"
 #include "sweep_case.h"
+#include "sweep_diagnose.h"
 #include "sweep_jobs.h"
 #include "sweep_resume.h"
 #include "lctx/lctx.h"
@@ -153,6 +155,27 @@ static bool select_programs(lctx_sweep *s) {
   return true;
 }
 
+/* The plan: each selected program's first plan index; a program with
+ * declared lists has as many cases, the others --lists each. */
+static bool make_plan(lctx_sweep *s) {
+  size_t lists = s->o->lists;
+  if (s->o->generate) {
+    s->plan_total = s->selected_count * lists;
+    return true;
+  }
+  s->plan_start = calloc(s->selected_count + 1, sizeof *s->plan_start);
+  if (!s->plan_start)
+    return false;
+  size_t at = 0;
+  for (size_t i = 0; i < s->selected_count; i++) {
+    s->plan_start[i] = at;
+    size_t declared = s->cat.programs[s->selected[i]].list_count;
+    at += declared ? declared : lists;
+  }
+  s->plan_start[s->selected_count] = s->plan_total = at;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Progress, reach and counts
 //===----------------------------------------------------------------------===//
@@ -290,6 +313,7 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
   if (e->desc)
     lctx_program_features(e->desc, s->features, s->ops);
   lctx_sweep_write_line(s, index, e, v, n);
+  lctx_sweep_diagnose(s, e);
   char rerun[2560];
   rerun_line(s, index, rerun, sizeof rerun);
   for (size_t i = 0; i < n; i++) {
@@ -327,7 +351,7 @@ bool lctx_sweep_open(lctx_sweep *s) {
     qsort(s->cat.primitives, s->cat.primitive_count, sizeof *s->cat.primitives,
           by_text);
   s->reached = calloc(s->cat.primitive_count + 1, sizeof *s->reached);
-  if (!s->reached || !select_programs(s)) {
+  if (!s->reached || !select_programs(s) || !make_plan(s)) {
     fprintf(s->err, "%s: out of memory\n", lctx_sweep_who(s));
     return false;
   }
@@ -376,8 +400,24 @@ static void plan_case(const lctx_sweep *s, size_t c, size_t *program,
     draw_list(s, name, c % s->o->lists, l);
     return;
   }
-  *program = s->selected[c / s->o->lists];
-  draw_list(s, s->cat.programs[*program].name, c % s->o->lists, l);
+  size_t lo = 0, hi = s->selected_count; /* plan_start[lo] <= c */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->plan_start[mid] <= c)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *program = s->selected[lo];
+  const lctx_program *p = &s->cat.programs[*program];
+  size_t k = c - s->plan_start[lo];
+  if (!p->list_count) {
+    draw_list(s, p->name, k, l);
+    return;
+  }
+  l->count = p->list_len[k];
+  for (size_t i = 0; i < l->count; i++)
+    snprintf(l->p[i], sizeof l->p[i], "%s", s->cat.platforms[p->list[k][i]]);
 }
 
 /* Whether no further case starts: an interrupt, or the time limit. */
@@ -395,7 +435,7 @@ static void take_and_count(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
 
 /* Runs every planned case of this shard not done yet, through the jobs. */
 static void run_plan(lctx_sweep *s) {
-  size_t all = s->selected_count * s->o->lists, count = 0;
+  size_t all = s->plan_total, count = 0;
   size_t *todo = calloc(all + 1, sizeof *todo);
   if (!todo) {
     fprintf(s->err, "%s: out of memory\n", lctx_sweep_who(s));
@@ -467,6 +507,7 @@ static void print_summary(lctx_sweep *s) {
             row->n[LCTX_VERDICT_TIMEOUT]);
   }
   lctx_sweep_write_reach(s);
+  lctx_sweep_print_diagnoses(s);
 }
 
 static int finish(lctx_sweep *s) {
@@ -500,6 +541,9 @@ static int finish(lctx_sweep *s) {
       .shard_i = s->o->shard_i,
       .shard_n = s->o->shard_n,
       .peak_memory_mb = -1,
+      .diagnoses = s->o->generate ? NULL : s->diagnoses,
+      .diagnosis_count = s->diagnosis_count,
+      .diagnosed = !s->o->generate,
   };
   /* results.jsonl not as lctx wrote it: no verdict, and no reports
    * beside it (sweep_resume.h). */

@@ -13,6 +13,7 @@
 #include "report_write.h"
 #include "escape.h"
 #include "seal.h"
+#include "sweep_diagnose.h"
 #include "sweep_record.h"
 #include "sys.h"
 
@@ -73,9 +74,9 @@ lctx_sweep *lctx_sweep_new(const lctx_sweep_options *o, FILE *out, FILE *err) {
     snprintf(findings, sizeof findings, "%s/findings", o->out_dir);
     s->findings_kept = lctx_sys_count_entries(findings);
   }
-  if (o->known_dir &&
-      !lctx_sweep_record_keys(o->known_dir, o->known_default, &s->known,
-                              &s->known_count, s->rep, err)) {
+  if (o->known_dir && !lctx_sweep_record_keys(o->known_dir, o->known_default,
+                                              &s->known, &s->known_defects,
+                                              &s->known_count, s->rep, err)) {
     lctx_sweep_free(s);
     return NULL;
   }
@@ -109,6 +110,9 @@ void lctx_sweep_free(lctx_sweep *s) {
   free(s->reached);
   free(s->done);
   free(s->known);
+  free(s->known_defects);
+  free(s->diagnoses);
+  free(s->plan_start);
   free(s->seen);
   free(s->spec);
   free(s->rep);
@@ -495,6 +499,9 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
   }
   json_object_set_new(j, "primitives", prims);
   json_object_set_new(j, "outcome", outcome_json(&e->multi.answer));
+  json_t *diagnoses = lctx_sweep_diagnoses_line(s, e);
+  if (diagnoses)
+    json_object_set_new(j, "diagnoses", diagnoses);
   /* Each line goes into the seal as it is written; the seal file is
    * replaced at most 4 times a second (and at the end): a resume trusts
    * what is sealed and runs the rest again. */
@@ -699,7 +706,9 @@ void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
   if (e->source)
     lctx_sweep_exports_set_source(&best, e->name, e->source, why, sizeof why);
   if (s->o->minimize) {
-    fewer_platforms(s, &best, v->key);
+    /* A program with declared lists is judged on those alone. */
+    if (!e->source && !s->cat.programs[e->program].list_count)
+      fewer_platforms(s, &best, v->key);
     if (e->source)
       smaller_source(s, &best, v->key);
     else

@@ -99,10 +99,33 @@ json_t *lctx_sweep_record_load(const char *path, FILE *err) {
   return load_capped(path, RECORD_MAX_BYTES, err);
 }
 
-/* The keys of one known case file `j` appended to `*keys`; false when out
- * of memory or over LCTX_SWEEP_KNOWN_KEYS_MAX (counted in `*over`). */
-static bool add_keys(json_t *j, char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+/* What known case file `j` at `path` says of its defect. */
+static void defect_of(const char *path, json_t *j, lctx_sweep_known_defect *d) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strlen(base);
+  if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+    len -= 5;
+  snprintf(d->name, sizeof d->name, "%.*s", (int)len, base);
+  const char *fixed = json_string_value(json_object_get(j, "fixed_in"));
+  snprintf(d->fixed_in, sizeof d->fixed_in, "%s", fixed ? fixed : "");
+  const char *note = json_string_value(json_object_get(j, "note"));
+  const char *doc = note ? strstr(note, "docs/upstream-") : NULL;
+  const char *end = doc ? strstr(doc, ".md") : NULL;
+  d->doc[0] = '\0';
+  if (end && end - doc < (long)sizeof d->doc - 4)
+    snprintf(d->doc, sizeof d->doc, "%.*s", (int)(end - doc + 3), doc);
+}
+
+/* The keys of one known case file `j` (at `path`) appended to `*keys`,
+ * what it says of its defect to `*defects`; false when out of memory or
+ * over LCTX_SWEEP_KNOWN_KEYS_MAX (counted in `*over`). */
+static bool add_keys(const char *path, json_t *j,
+                     char (**keys)[LCTX_SWEEP_KEY_MAX],
+                     lctx_sweep_known_defect **defects, size_t *n,
                      size_t *over) {
+  lctx_sweep_known_defect defect;
+  defect_of(path, j, &defect);
   json_t *also = json_object_get(j, "same_defect_elsewhere");
   size_t expected = json_array_size(json_object_get(j, "expect"));
   for (size_t i = 0; i < expected + json_array_size(also); i++) {
@@ -120,16 +143,23 @@ static bool add_keys(json_t *j, char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
     if (!p)
       return false;
     *keys = p;
+    p = realloc(*defects, (*n + 1) * sizeof **defects);
+    if (!p)
+      return false;
+    *defects = p;
+    (*defects)[*n] = defect;
     snprintf((*keys)[(*n)++], LCTX_SWEEP_KEY_MAX, "%s", key);
   }
   return true;
 }
 
 bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
-                            char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+                            char (**keys)[LCTX_SWEEP_KEY_MAX],
+                            lctx_sweep_known_defect **defects, size_t *n,
                             lctx_report *rep, FILE *err) {
   *n = 0;
   *keys = NULL;
+  *defects = NULL;
   struct stat st;
   lctx_escaped b;
   if (stat(dir, &st) != 0) {
@@ -166,7 +196,7 @@ bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
     }
     json_t *j = load_capped(paths[f], LCTX_SWEEP_KNOWN_FILE_MAX, err);
     total += S_ISREG(fs.st_mode) ? (size_t)fs.st_size : 0;
-    ok = j != NULL && add_keys(j, keys, n, &over);
+    ok = j != NULL && add_keys(paths[f], j, keys, defects, n, &over);
     json_decref(j);
   }
   lctx_dirlist_free(paths);

@@ -26,7 +26,9 @@ struct json_t; /* jansson's */
 #define LCTX_SWEEP_KNOWN_KEYS_MAX 100000
 
 /// The keys of the failures the --known case file `dir`, or every `*.json`
-/// case file of the folder `dir`, expects. A missing `dir` is an error
+/// case file of the folder `dir`, expects, and per key what its file says
+/// of the defect (`*defects`, the name, "fixed_in" and the upstream report
+/// its "note" names). A missing `dir` is an error
 /// unless it is `missing_ok` (the default folder: no known defects), and
 /// so is anything but a folder or a regular file, a case file that cannot
 /// be read (over LCTX_SWEEP_KNOWN_FILE_MAX bytes, not a case file), or
@@ -34,7 +36,8 @@ struct json_t; /* jansson's */
 /// with the file named on `err`. Keys beyond LCTX_SWEEP_KNOWN_KEYS_MAX are
 /// left out, said on `err` and recorded in `rep`.
 bool lctx_sweep_record_keys(const char *dir, const char *missing_ok,
-                            char (**keys)[LCTX_SWEEP_KEY_MAX], size_t *n,
+                            char (**keys)[LCTX_SWEEP_KEY_MAX],
+                            lctx_sweep_known_defect **defects, size_t *n,
                             lctx_report *rep, FILE *err);
 
 /// Points `c` at the answers of `e` (its lists through `names` and

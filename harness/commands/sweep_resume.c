@@ -11,6 +11,7 @@
 #include "program.h"
 #include "seal.h"
 #include "sweep_case.h"
+#include "sweep_diagnose.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -146,6 +147,11 @@ static json_t *stamp(const lctx_sweep *s) {
                 "kind", o->kind, "limit", (json_int_t)o->limit, "programs",
                 (json_int_t)s->selected_count, "shard_index",
                 (json_int_t)o->shard_i, "shard_count", (json_int_t)o->shard_n);
+  /* Programs that declare their platform lists make a plan of other
+   * than programs times lists cases: said, for `lctx report merge`. */
+  if (s->plan_total != s->selected_count * o->lists)
+    json_object_set_new(json_object_get(j, "sweep"), "cases",
+                        json_integer((json_int_t)s->plan_total));
   json_object_set_new(j, "identity", identity(s));
   return j;
 }
@@ -222,6 +228,7 @@ static void take_line(lctx_sweep *s, json_t *j) {
     if (json_is_string(v))
       lctx_sweep_reach(s, json_string_value(v));
   }
+  lctx_sweep_diagnoses_resume(s, json_object_get(j, "diagnoses"));
   /* A generated program's coverage: drawn again (a pure function of the
    * seed and its index, or of its file). */
   if (s->o->generate && s->ops) {
@@ -437,7 +444,7 @@ static bool write_anew(lctx_sweep *s, const char *path, json_t *head,
 }
 
 bool lctx_sweep_resume(lctx_sweep *s) {
-  s->done_cap = s->selected_count * s->o->lists;
+  s->done_cap = s->plan_total;
   s->done = calloc(s->done_cap + 1, sizeof *s->done);
   char path[PATH_CAP], seal[PATH_CAP], old_id[LCTX_SEAL_ID_SIZE] = "";
   out_path(s, "results.jsonl", path, sizeof path);

@@ -7,6 +7,7 @@
 #define LCTX_DRIVE_SWEEP_STATE_H
 
 #include "conform.h"
+#include "diagnose.h"
 #include "export_json.h"
 #include "impl.h"
 #include "sweep_options.h"
@@ -38,6 +39,16 @@ typedef struct lctx_sweep_exports {
   bool want_repro;
 } lctx_sweep_exports;
 
+/// What a known defect's case file says of it, beside its key: its name
+/// (the file's, without .json), the JAX release that fixes it (its
+/// "fixed_in", "" none) and its upstream report (the docs/upstream-*.md
+/// its "note" names, "" none). Diagnoses name them (diagnose.h).
+typedef struct lctx_sweep_known_defect {
+  char name[128];
+  char fixed_in[64];
+  char doc[160];
+} lctx_sweep_known_defect;
+
 /// One exporter process of a sweep and its request count.
 typedef struct lctx_sweep_exporter {
   lctx_impl *impl;
@@ -62,6 +73,10 @@ typedef struct lctx_sweep {
   unsigned long long minimize_next_id; ///< the ids of minimizing requests
   lctx_catalogue cat;
   size_t *selected, selected_count;
+  /// The plan: the first plan index of each selected program (its declared
+  /// lists, or --lists drawn ones; selected_count + 1 entries), and the
+  /// cases of the plan.
+  size_t *plan_start, plan_total;
   bool *reached; ///< per cat.primitives entry (sorted)
   lctx_report *rep;
   size_t resumed, finding_count;
@@ -73,7 +88,12 @@ typedef struct lctx_sweep {
   size_t done_cap;
   /// Finding keys: known (from the recorded defects) and seen in this run.
   char (*known)[LCTX_SWEEP_KEY_MAX];
+  lctx_sweep_known_defect *known_defects; ///< one per known key
   size_t known_count;
+  /// The diagnoses of the user's and packages' programs judged
+  /// (sweep_diagnose.h), once each.
+  lctx_diagnosis *diagnoses;
+  size_t diagnosis_count, diagnosis_cap;
   char (*seen)[LCTX_SWEEP_KEY_MAX];
   size_t seen_count, seen_cap;
   /// `lctx generate --from DIR`: the files programs are drawn from.

@@ -98,7 +98,53 @@ static bool read_raise(reader *r, json_t *j, lctx_export_raise *out) {
 // The catalogue
 //===----------------------------------------------------------------------===//
 
-static bool read_program(reader *r, json_t *j, lctx_program *p) {
+/* The index of platform `name` in the catalogue's, or -1. */
+static int platform_index(const lctx_catalogue *c, const char *name) {
+  for (size_t i = 0; i < c->platform_count; i++)
+    if (strcmp(c->platforms[i], name) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* Program `at`'s declared platform lists ("platforms", optional): 1 to
+ * LCTX_PROGRAM_MAX_LISTS lists, each 2 to 4 distinct names among the
+ * catalogue's platforms. */
+static bool read_lists(reader *r, json_t *v, const lctx_catalogue *c, size_t at,
+                       lctx_program *p) {
+  char field[96];
+  if (!v || json_is_null(v))
+    return true;
+  snprintf(field, sizeof field, "catalogue[%zu].platforms", at);
+  if (!json_is_array(v) || json_array_size(v) == 0 ||
+      json_array_size(v) > LCTX_PROGRAM_MAX_LISTS)
+    return bad(r, field, "not a list of 1 to 16 platform lists");
+  for (size_t k = 0; k < json_array_size(v); k++) {
+    json_t *list = json_array_get(v, k);
+    size_t n = json_array_size(list);
+    snprintf(field, sizeof field, "catalogue[%zu].platforms[%zu]", at, k);
+    if (!json_is_array(list) || n < 2 || n > 4)
+      return bad(r, field, "not a list of 2 to 4 platform names");
+    for (size_t i = 0; i < n; i++) {
+      json_t *name = json_array_get(list, i);
+      int idx = json_is_string(name)
+                    ? platform_index(c, json_string_value(name))
+                    : -1;
+      for (size_t d = 0; idx >= 0 && d < i; d++)
+        idx = p->list[k][d] == idx ? -1 : idx;
+      if (idx < 0)
+        return bad(r, field,
+                   "a name that is not one of the hello's platforms, or "
+                   "given twice");
+      p->list[k][i] = (unsigned char)idx;
+    }
+    p->list_len[k] = (unsigned char)n;
+  }
+  p->list_count = json_array_size(v);
+  return true;
+}
+
+static bool read_program(reader *r, json_t *j, const lctx_catalogue *c,
+                         size_t at, lctx_program *p) {
   long size = 0;
   if (!json_is_object(j))
     return bad(r, "catalogue[]", "not an object");
@@ -112,7 +158,7 @@ static bool read_program(reader *r, json_t *j, lctx_program *p) {
       json_string_length(name) >= sizeof p->name)
     return bad(r, "catalogue[].name", "not 1 to 255 bytes");
   p->size = size;
-  return true;
+  return read_lists(r, json_object_get(j, "platforms"), c, at, p);
 }
 
 static int by_name(const void *a, const void *b) {
@@ -128,7 +174,7 @@ static bool read_catalogue(reader *r, json_t *list, lctx_catalogue *c) {
   if (!c->programs)
     return bad(r, "catalogue", "out of memory");
   for (size_t i = 0; i < n; i++) {
-    if (!read_program(r, json_array_get(list, i), &c->programs[i]))
+    if (!read_program(r, json_array_get(list, i), c, i, &c->programs[i]))
       return false;
   }
   c->count = n;
@@ -267,6 +313,7 @@ void lctx_export_store_release(lctx_export_store *s) {
   free(s->primitives);
   free(s->dispatch);
   free(s->repro);
+  free(s->user);
   memset(s, 0, sizeof *s);
 }
 
@@ -275,6 +322,67 @@ void lctx_export_store_lose(lctx_export_store *out, lctx_export_status status,
   lctx_export_store_release(out);
   out->answer.status = status;
   snprintf(out->answer.error, sizeof out->answer.error, "%s", why);
+}
+
+/* A text of the user's code at `field`: 1 to 500 bytes without NUL, or
+ * absent or null (then "") when `optional`. */
+static bool user_text(reader *r, json_t *v, const char *field, char *dst,
+                      bool optional) {
+  dst[0] = '\0';
+  if ((!v || json_is_null(v)) && optional)
+    return true;
+  if (!json_is_string(v) || json_string_length(v) == 0 ||
+      json_string_length(v) > 500 ||
+      strlen(json_string_value(v)) != json_string_length(v))
+    return bad(r, field, "not a text of 1 to 500 bytes without NUL");
+  memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+  return true;
+}
+
+/* A frame of the user's code, `{"file", "line", "function"}` (function
+ * only when `function`), or absent or null (none). `field` names it. */
+static bool user_frame(reader *r, json_t *j, const char *field, bool function,
+                       lctx_user_frame *out) {
+  char at[128];
+  memset(out, 0, sizeof *out);
+  if (!j || json_is_null(j))
+    return true;
+  if (!json_is_object(j))
+    return bad(r, field, "not an object or null");
+  json_t *line = json_object_get(j, "line");
+  snprintf(at, sizeof at, "%s.file", field);
+  if (!user_text(r, json_object_get(j, "file"), at, out->file, false))
+    return false;
+  snprintf(at, sizeof at, "%s.line", field);
+  if (!json_is_integer(line) || json_integer_value(line) < 1 ||
+      json_integer_value(line) > 10000000)
+    return bad(r, at, "not an integer from 1 to 10000000");
+  out->line = (long)json_integer_value(line);
+  snprintf(at, sizeof at, "%s.function", field);
+  return !function ||
+         user_text(r, json_object_get(j, "function"), at, out->function, true);
+}
+
+/* A result's "user" object (absent or null: none). */
+static bool read_user(reader *r, json_t *u, lctx_export_store *s) {
+  if (!u || json_is_null(u))
+    return true;
+  if (!json_is_object(u))
+    return bad(r, "user", "not an object or null");
+  s->user = calloc(1, sizeof *s->user);
+  if (!s->user)
+    return bad(r, "user", "out of memory");
+  lctx_user_facts *f = s->user;
+  if (!user_frame(r, json_object_get(u, "raise_at"), "user.raise_at", true,
+                  &f->raise_at) ||
+      !user_text(r, json_object_get(u, "primitive"), "user.primitive",
+                 f->primitive, true) ||
+      !user_frame(r, json_object_get(u, "rule"), "user.rule", true, &f->rule) ||
+      !user_frame(r, json_object_get(u, "call_site"), "user.call_site", false,
+                  &f->call_site))
+    return false;
+  s->answer.user = f;
+  return true;
 }
 
 static const char *const WHAT[] = {"get_backend", "backend", "truncated",
@@ -317,7 +425,10 @@ static bool read_call(reader *r, json_t *j, lctx_census_call *k) {
     return false;
   k->line = line;
   k->platforms = (unsigned)platforms;
-  return true;
+  return user_frame(r, json_object_get(j, "rule"), "census[].rule", true,
+                    &k->rule) &&
+         user_frame(r, json_object_get(j, "call_site"), "census[].call_site",
+                    false, &k->call_site);
 }
 
 static bool read_census(reader *r, json_t *list, lctx_export_store *s) {
@@ -487,6 +598,7 @@ static bool read_answer(reader *r, json_t *j, lctx_export_store *s) {
   if (!read_census(r, json_object_get(j, "census"), s) ||
       !read_dispatch(r, json_object_get(j, "dispatch"), s) ||
       !read_repro(r, json_object_get(j, "repro"), s) ||
+      !read_user(r, json_object_get(j, "user"), s) ||
       !read_primitives(r, json_object_get(j, "primitives"), "primitives",
                        &s->primitives, &s->primitive_count))
     return false;
@@ -571,6 +683,26 @@ static json_t *run_json(const lctx_export_answer *a) {
                    "values", values);
 }
 
+/* A frame of the user's code as sent, or null. */
+static json_t *frame_json(const lctx_user_frame *f, bool function) {
+  if (!f->file[0])
+    return json_null();
+  json_t *o =
+      json_pack("{s:s, s:I}", "file", f->file, "line", (json_int_t)f->line);
+  if (function)
+    json_object_set_new(
+        o, "function", f->function[0] ? json_string(f->function) : json_null());
+  return o;
+}
+
+static json_t *user_json(const lctx_user_facts *u) {
+  return json_pack("{s:o, s:o, s:o, s:o}", "raise_at",
+                   frame_json(&u->raise_at, true), "primitive",
+                   u->primitive[0] ? json_string(u->primitive) : json_null(),
+                   "rule", frame_json(&u->rule, true), "call_site",
+                   frame_json(&u->call_site, false));
+}
+
 static json_t *census_json(const lctx_export_answer *a) {
   json_t *list = json_array();
   for (size_t i = 0; i < a->census_count; i++) {
@@ -585,6 +717,10 @@ static json_t *census_json(const lctx_export_answer *a) {
       json_object_set_new(o, "line", json_integer(k->line));
       json_object_set_new(o, "primitive", json_string(k->primitive));
       json_object_set_new(o, "platforms", json_integer(k->platforms));
+      if (k->rule.file[0])
+        json_object_set_new(o, "rule", frame_json(&k->rule, true));
+      if (k->call_site.file[0])
+        json_object_set_new(o, "call_site", frame_json(&k->call_site, false));
     }
     json_array_append_new(list, o);
   }
@@ -643,5 +779,7 @@ json_t *lctx_export_store_json(const lctx_export_store *s) {
   json_object_set_new(o, "primitives", prims);
   if (a->dispatch)
     json_object_set_new(o, "dispatch", dispatch_json(a));
+  if (a->user)
+    json_object_set_new(o, "user", user_json(a->user));
   return o;
 }

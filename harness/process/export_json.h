@@ -23,12 +23,22 @@
 #define LCTX_CATALOGUE_NAME_MAX 256
 #define LCTX_CATALOGUE_MAX_PRIMITIVES 4096
 
+/// The most platform lists a program of the catalogue declares.
+#define LCTX_PROGRAM_MAX_LISTS 16
+
 /// One program of the catalogue.
 typedef struct lctx_program {
   char name[LCTX_CATALOGUE_NAME_MAX];
   char group[128];
   char kind[16];
   long size;
+  /// The platform lists it declares ("platforms": a user's program,
+  /// conformance/sweep/USER.md), each 2 to 4 distinct names of the hello's
+  /// `platforms`, kept as their indices there; 0 lists: none declared
+  /// (the sweep draws its lists).
+  size_t list_count;
+  unsigned char list_len[LCTX_PROGRAM_MAX_LISTS];
+  unsigned char list[LCTX_PROGRAM_MAX_LISTS][4];
 } lctx_program;
 
 /// What the program offers: itself, its JAX, the platforms it exports
@@ -75,13 +85,18 @@ typedef struct lctx_export_store {
   /// A standalone reproduction the program wrote when asked ("repro"), or
   /// NULL; kept as sent (at most LCTX_EXPORT_REPRO_MAX bytes).
   char *repro;
+  /// A user or package program's facts ("user"), or NULL.
+  lctx_user_facts *user;
 } lctx_export_store;
 #define LCTX_EXPORT_REPRO_MAX 200000
 #define LCTX_EXPORT_MAX_DISPATCH 200
 
 /// Reads one item of an answer's "results" into `out` (released first).
 /// An item `{"error": "..."}` is a CRASH with its text; a malformed item is
-/// a CRASH naming the field ("results[3].census[0].line: not an integer").
+/// a CRASH naming the field ("results[3].census[0].line: not an integer",
+/// "results[3].user.rule.line: ..."): the optional `user` object and the
+/// census entries' optional `rule` and `call_site` are checked as the
+/// rest (texts of 1 to 500 bytes without NUL, lines from 1 to 10^7).
 /// `item` is the item's index, for the message.
 void lctx_export_store_read(json_t *j, size_t item, lctx_export_store *out);
 

@@ -12,6 +12,7 @@
 #include "report_merge_results.h"
 #include "report_read.h"
 #include "report_text.h"
+#include "report_print.h"
 #include "report_write.h"
 #include "sys.h"
 

@@ -179,7 +179,8 @@ static const char *bad_sweep_line(const results *m, const json_t *j) {
 /* What is wrong with the stamp line `j` (a shard's first line), or NULL;
  * *sweep: whether it is the stamp of an `lctx sweep` (with "sweep"),
  * whose shard must be `shard_i` of `shard_n` (its report.json's) and whose
- * plan (programs times lists) bounds its case numbers (`*cases`). */
+ * plan (its "cases", else programs times lists) bounds its case numbers
+ * (`*cases`). */
 static const char *bad_stamp_line(const json_t *j, bool *sweep,
                                   unsigned shard_i, unsigned shard_n,
                                   unsigned long long *cases) {
@@ -200,6 +201,12 @@ static const char *bad_stamp_line(const json_t *j, bool *sweep,
         (unsigned long long)json_integer_value(
             json_object_get(plan, "programs")) *
         (unsigned long long)json_integer_value(json_object_get(plan, "lists"));
+    /* Programs that declare their lists: the plan's cases, said. */
+    if (json_object_get(plan, "cases") && !count_at(plan, "cases"))
+      return "the sweep stamp's cases is not a count";
+    if (json_object_get(plan, "cases"))
+      *cases = (unsigned long long)json_integer_value(
+          json_object_get(plan, "cases"));
   }
   static const char *const KEYS[] = {"implementation", "implementation_version",
                                      "spec_version", "lctx_version"};

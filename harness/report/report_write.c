@@ -177,9 +177,35 @@ static void tap_reason(FILE *f, const char *s) {
   fputs(text, f);
 }
 
+/* Diagnosis `i` as one line (diagnose.h), in `line` (8 KB). */
+static const char *diagnosis_line(const lctx_report_doc *d, size_t i,
+                                  char *line) {
+  lctx_diagnosis_text(&d->diagnoses[i], line, 8192);
+  return line;
+}
+
+/* The diagnoses as tests after the rows: a known JAX defect's a TODO. */
+static void tap_diagnoses(const lctx_report_doc *d, FILE *f) {
+  char line[8192];
+  for (size_t i = 0; i < d->diagnosis_count; i++) {
+    const lctx_diagnosis *g = &d->diagnoses[i];
+    fprintf(f, "not ok %zu - diagnosis %s ", d->report->row_count + i + 1,
+            lctx_diagnosis_class_name(g->cls));
+    tap_reason(f, g->program);
+    if (g->cls == LCTX_DIAGNOSIS_JAX_DEFECT)
+      fputs(" # TODO known JAX defect", f);
+    fprintf(f, "\n  ---\n  diagnosis: ");
+    yaml_quoted(f, diagnosis_line(d, i, line));
+    fprintf(f, "\n  fix: ");
+    yaml_quoted(f, g->fix);
+    fprintf(f, "\n  ...\n");
+  }
+}
+
 void lctx_report_write_tap(const lctx_report_doc *d, FILE *f) {
   const lctx_report *rep = d->report;
-  fprintf(f, "TAP version 13\n1..%zu\n", rep->row_count);
+  fprintf(f, "TAP version 13\n1..%zu\n",
+          rep->row_count + (d->diagnoses ? d->diagnosis_count : 0));
   lctx_report_stamp_text(d, f, "# ");
   for (size_t i = 0; i < rep->row_count; i++) {
     const lctx_report_row *s = &rep->rows[i];
@@ -212,6 +238,8 @@ void lctx_report_write_tap(const lctx_report_doc *d, FILE *f) {
     }
     fprintf(f, "  ...\n");
   }
+  if (d->diagnoses)
+    tap_diagnoses(d, f);
 }
 
 //===----------------------------------------------------------------------===//
@@ -232,11 +260,18 @@ static void junit_head(const lctx_report_doc *d, FILE *f) {
     else if ((d->xfail && d->xfail[i]) || s->n[LCTX_VERDICT_PASS] == 0)
       skipped++;
   }
+  size_t diagnoses = d->diagnoses ? d->diagnosis_count : 0;
+  for (size_t i = 0; i < diagnoses; i++) {
+    if (d->diagnoses[i].cls == LCTX_DIAGNOSIS_JAX_DEFECT)
+      skipped++;
+    else
+      failures++;
+  }
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   fprintf(f,
           "<testsuites><testsuite name=\"lctx conform\" tests=\"%zu\" "
           "failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-          rep->row_count, failures, errors, skipped, rep->seconds);
+          rep->row_count + diagnoses, failures, errors, skipped, rep->seconds);
   fprintf(f, "<properties>");
   const char *keys[] = {"spec_version",   "lctx_version",
                         "implementation", "implementation_version",
@@ -291,12 +326,40 @@ static void junit_case(const lctx_report_doc *d, FILE *f, size_t i,
   fprintf(f, "</system-out></testcase>\n");
 }
 
+/* The diagnoses as test cases of CLASSNAME.diagnoses: a failure each, a
+ * known JAX defect's skipped, the diagnosis line its text. */
+static void junit_diagnoses(const lctx_report_doc *d, FILE *f,
+                            const char *classname) {
+  char line[8192];
+  for (size_t i = 0; d->diagnoses && i < d->diagnosis_count; i++) {
+    const lctx_diagnosis *g = &d->diagnoses[i];
+    const char *cls = lctx_diagnosis_class_name(g->cls);
+    fprintf(f, "<testcase classname=\"%s.diagnoses\" name=\"", classname);
+    xml_escape(f, g->program);
+    fprintf(f, " %s\">", cls);
+    diagnosis_line(d, i, line);
+    if (g->cls == LCTX_DIAGNOSIS_JAX_DEFECT) {
+      fprintf(f, "<skipped message=\"known JAX defect: ");
+      xml_escape(f, line);
+      fprintf(f, "\"/>");
+    } else {
+      fprintf(f, "<failure message=\"%s: ", cls);
+      xml_escape(f, g->fix);
+      fprintf(f, "\">");
+      xml_escape(f, line);
+      fprintf(f, "</failure>");
+    }
+    fprintf(f, "</testcase>\n");
+  }
+}
+
 void lctx_report_write_junit(const lctx_report_doc *d, FILE *f) {
   char classname[256];
   lctx_report_classname(d, classname, sizeof classname);
   junit_head(d, f);
   for (size_t i = 0; i < d->report->row_count; i++)
     junit_case(d, f, i, classname);
+  junit_diagnoses(d, f, classname);
   fprintf(f, "</testsuite></testsuites>\n");
 }
 
@@ -421,6 +484,47 @@ static void json_first_failure(json_t *j, const lctx_report *rep) {
   json_object_set_new(j, "first_failure", ff);
 }
 
+/* A frame of the user's code, or null. */
+static json_t *json_frame(const lctx_user_frame *f, bool function) {
+  if (!f->file[0])
+    return json_null();
+  json_t *o = json_object();
+  json_object_set_new(o, "file", lctx_report_json_text(f->file));
+  json_object_set_new(o, "line", json_integer(f->line));
+  if (function)
+    json_object_set_new(o, "function",
+                        f->function[0] ? lctx_report_json_text(f->function)
+                                       : json_null());
+  return o;
+}
+
+/* A sweep's diagnoses (diagnose.h). */
+static json_t *json_diagnoses(const lctx_report_doc *d) {
+  json_t *list = json_array();
+  for (size_t i = 0; d->diagnoses && i < d->diagnosis_count; i++) {
+    const lctx_diagnosis *g = &d->diagnoses[i];
+    json_t *o = json_object(), *plats = json_array();
+    for (size_t k = 0; k < g->platform_count; k++)
+      json_array_append_new(plats, lctx_report_json_text(g->platforms[k]));
+    json_object_set_new(o, "program", lctx_report_json_text(g->program));
+    json_object_set_new(o, "platforms", plats);
+    json_object_set_new(o, "class",
+                        json_string(lctx_diagnosis_class_name(g->cls)));
+    json_object_set_new(o, "primitive",
+                        g->primitive[0] ? lctx_report_json_text(g->primitive)
+                                        : json_null());
+    json_object_set_new(
+        o, "file", g->file[0] ? lctx_report_json_text(g->file) : json_null());
+    json_object_set_new(o, "line", json_integer(g->line));
+    json_object_set_new(o, "rule", json_frame(&g->rule, true));
+    json_object_set_new(o, "call_site", json_frame(&g->call_site, false));
+    json_object_set_new(o, "message", lctx_report_json_text(g->message));
+    json_object_set_new(o, "fix", lctx_report_json_text(g->fix));
+    json_array_append_new(list, o);
+  }
+  return list;
+}
+
 /* What the run's children did to lctx, and how they were kept away. */
 static void json_children(json_t *j, const lctx_report_doc *d) {
   if (d->peak_memory_mb >= 0)
@@ -478,6 +582,8 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
                       json_boolean(d->stopped_at_first_failure));
   json_first_failure(j, rep);
   json_children(j, d);
+  if (d->diagnosed)
+    json_object_set_new(j, "diagnoses", json_diagnoses(d));
   /* What the run came to, by the model's rule (verdict.h), as its result
    * line says it. */
   json_object_set_new(
@@ -579,203 +685,4 @@ bool lctx_report_save_reports(const lctx_report_doc *d, const char *dir,
   bool json = write_file(d, dir, "report.json", lctx_report_write_json, who,
                          why, why_n);
   return tap && junit && json;
-}
-
-//===----------------------------------------------------------------------===//
-// The text table and summary
-//===----------------------------------------------------------------------===//
-
-/* Per row with failures that pass as another release behaves: how many,
- * and why (lctx_oracle_drift): "RG-001: 120 fail; passes as JAX <=0.10.2
- * behaves: fact client-gpu changed in 00b8c5dbf03c (0.11.0)". */
-static void print_drift(const lctx_report_doc *d, const lctx_report_text *t,
-                        FILE *out) {
-  const lctx_report *rep = d->report;
-  bool head = false;
-  for (size_t i = 0; i < rep->row_count; i++) {
-    const lctx_report_row *s = &rep->rows[i];
-    if (!s->drift_explained && !s->drift_new)
-      continue;
-    lctx_escaped esc;
-    if (!head)
-      fprintf(out, "behaviour of other JAX releases (judged as %s behaves):\n",
-              lctx_esc(&esc, t->judged_as));
-    head = true;
-    if (s->drift_explained) {
-      char some[64] = "";
-      if (s->drift_explained < s->n[LCTX_VERDICT_FAIL])
-        snprintf(some, sizeof some, "%zu of them ", s->drift_explained);
-      fprintf(out, "%s: %zu fail; %s%s\n", s->id, s->n[LCTX_VERDICT_FAIL], some,
-              lctx_esc(&esc, s->drift));
-    }
-    if (s->drift_new)
-      fprintf(out, "%s: %zu fail; %zu of them %s\n", s->id,
-              s->n[LCTX_VERDICT_FAIL], s->drift_new,
-              lctx_esc(&esc, s->drift_new_text));
-  }
-}
-
-void lctx_report_print_table(const lctx_report_doc *d,
-                             const lctx_report_text *t, FILE *out) {
-  const lctx_report *rep = d->report;
-  lctx_escaped esc;
-  bool any_failed = false;
-  for (size_t i = 0; i < rep->row_count; i++)
-    any_failed = any_failed || lctx_report_row_failed(&rep->rows[i]);
-  if (!t->quiet || any_failed) /* no header over an empty table */
-    fprintf(out, "\n%-8s %9s %7s %6s %6s %6s %8s %12s %6s\n", "row", "pass",
-            "fail", "xfail", "xpass", "crash", "timeout", "unsupported",
-            "flaky");
-  for (size_t i = 0; i < rep->row_count; i++) {
-    const size_t *n = rep->rows[i].n;
-    bool failed = lctx_report_row_failed(&rep->rows[i]);
-    if (t->quiet && !failed)
-      continue;
-    fprintf(out, "%-8s %9zu %7zu %6zu %6zu %6zu %8zu %12zu %6zu%s\n",
-            rep->rows[i].id, n[LCTX_VERDICT_PASS], n[LCTX_VERDICT_FAIL],
-            n[LCTX_VERDICT_XFAIL], n[LCTX_VERDICT_XPASS], n[LCTX_VERDICT_CRASH],
-            n[LCTX_VERDICT_TIMEOUT], n[LCTX_VERDICT_UNSUPPORTED],
-            n[LCTX_VERDICT_FLAKY], failed ? "  <--" : "");
-  }
-  for (size_t i = 0; i < rep->row_count; i++) {
-    if (!lctx_report_row_failed(&rep->rows[i]))
-      continue;
-    if (rep->rows[i].first[0])
-      fprintf(out, "%s: %s\n", rep->rows[i].id,
-              lctx_esc(&esc, rep->rows[i].first));
-    if (rep->rows[i].rerun[0])
-      fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
-  }
-  print_drift(d, t, out);
-  if (rep->failed_once)
-    fprintf(out, "first failure: %s (%s) after %.3f s%s\n",
-            rep->rows[rep->first_failure_row].id,
-            lctx_verdict_name(rep->first_failure_verdict),
-            rep->first_failure_seconds,
-            t->first_failure ? "; stopped there (--first-failure)" : "");
-}
-
-/* The line that says where the reports are (or why there are none) and
- * what results.jsonl does not hold. */
-static void print_where(const lctx_report_doc *d, const lctx_report_text *t,
-                        FILE *out) {
-  const lctx_report *rep = d->report;
-  lctx_escaped dir;
-  if (t->report_dir)
-    fprintf(out,
-            "reports: %s/report.tap, report.junit.xml, report.json, "
-            "results.jsonl",
-            lctx_esc(&dir, t->report_dir));
-  else if (t->bad_input)
-    fputs("reports: none (the run stopped on bad input)", out);
-  else
-    fputs("no complete reports: a file could not be written (see above)", out);
-  size_t dropped = 0;
-  for (size_t i = 0; i < rep->row_count; i++)
-    dropped += rep->rows[i].not_kept;
-  if (dropped)
-    fprintf(out,
-            " (%zu more verdicts counted, not kept: at most %zu per row, "
-            "--keep-failures)",
-            dropped, t->keep_failures);
-  fputc('\n', out);
-}
-
-void lctx_report_print_cases(const lctx_report *rep, FILE *out) {
-  const size_t *src = rep->source_cases;
-  size_t not_reached = lctx_report_cases_not_reached(rep);
-  fprintf(out, "%zu cases (", lctx_report_cases_total(rep));
-  if (src[0] + src[1] + src[2])
-    fprintf(out, "%zu conformance, %zu domain, %zu random; ", src[0], src[1],
-            src[2]);
-  fprintf(out,
-          "of them %zu judged, %zu skipped by shard or --ops, %zu "
-          "unsupported",
-          rep->cases_run, rep->cases_skipped, rep->cases_unsupported);
-  if (rep->cases_not_judged)
-    fprintf(out, ", %zu not judged at this release", rep->cases_not_judged);
-  if (not_reached)
-    fprintf(out, ", %zu not reached as the run stopped", not_reached);
-  fputc(')', out);
-}
-
-void lctx_report_print_children(const lctx_report_doc *d, FILE *out) {
-  char name[32];
-  if (d->stop_signal > 0)
-    fprintf(out, "stopped by %s: the run ended early, as on Ctrl-C\n",
-            lctx_sys_signal_name(d->stop_signal, name, sizeof name));
-  if (d->left_behind_killed > 0)
-    fprintf(out, "processes left behind by children: %zu, killed\n",
-            d->left_behind_killed);
-  if (d->stops_continued > 0)
-    fprintf(out,
-            "lctx was stopped %zu time%s by a signal from outside and "
-            "continued\n",
-            d->stops_continued, d->stops_continued == 1 ? "" : "s");
-  if (d->logs_capped > 0)
-    fprintf(out,
-            "implementation.log reached its cap of %zu MiB: the rest of the "
-            "implementation's output was dropped\n",
-            LCTX_PEER_LOG_CAP >> 20);
-  if (d->isolation && strcmp(d->isolation, "none") == 0)
-    fprintf(out, "isolation: none (no PID namespace here, or "
-                 "LCTX_ISOLATION=none: the implementation can reach lctx's "
-                 "processes; conformance/PROTOCOL.md)\n");
-}
-
-void lctx_report_print_summary(const lctx_report_doc *d,
-                               const lctx_report_text *t, bool ok, FILE *out) {
-  const lctx_report *rep = d->report;
-  const size_t *n = rep->totals;
-  lctx_escaped as;
-  char absent[64] = "";
-  if (!t->modelled)
-    snprintf(absent, sizeof absent, " (%zu cases it cannot run)",
-             rep->cases_absent);
-  fputs("\nconform: ", out);
-  lctx_report_print_cases(rep, out);
-  fprintf(out,
-          " as %s%s behaves, in %.1f s, %zu restarts, %zu recycled for "
-          "memory\n"
-          "operations: %zu pass, %zu fail, %zu xfail, %zu xpass, %zu crash, "
-          "%zu timeout, %zu unsupported, %zu flaky%s\n",
-          lctx_esc(&as, t->judged_as), absent, rep->seconds, rep->restarts,
-          rep->recycles, n[LCTX_VERDICT_PASS], n[LCTX_VERDICT_FAIL],
-          n[LCTX_VERDICT_XFAIL], n[LCTX_VERDICT_XPASS], n[LCTX_VERDICT_CRASH],
-          n[LCTX_VERDICT_TIMEOUT], n[LCTX_VERDICT_UNSUPPORTED],
-          n[LCTX_VERDICT_FLAKY],
-          rep->spec_gaps ? " (and operations no spec row covers!)" : "");
-  print_where(d, t, out);
-  lctx_report_print_children(d, out);
-  if (rep->cases_not_judged > 0) {
-    lctx_escaped wb;
-    size_t ops = 0;
-    fprintf(out,
-            "not judged: %zu cases need fact %s, not read at this release "
-            "(%s); rows:",
-            rep->cases_not_judged, rep->not_judged_fact,
-            lctx_esc(&wb, rep->not_judged_why));
-    for (size_t i = 0; i < rep->row_count; i++) {
-      if (!rep->rows[i].not_judged)
-        continue;
-      ops += rep->rows[i].not_judged;
-      fprintf(out, " %s (%zu)", rep->rows[i].id, rep->rows[i].not_judged);
-    }
-    fprintf(out, "; %zu operations in all\n", ops);
-  }
-  if (rep->modules_unjudged > 0)
-    fprintf(out,
-            "modules: %zu not judged: the MLIR judge could not start (see "
-            "judge.log)\n",
-            rep->modules_unjudged);
-  fprintf(out, "result: %s\n",
-          !ok                ? "ERROR (bad input or a report not written, "
-                               "see above)"
-          : rep->interrupted ? "INTERRUPTED (reports hold what ran)"
-          : lctx_report_run_failed(rep) ? "FAIL"
-          : rep->modules_unjudged > 0
-              ? "INCOMPLETE (modules not judged, see above)"
-          : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
-                                  "no cases, or every one unsupported)"
-                                : "PASS");
 }

@@ -7,12 +7,12 @@
  * Owns the formats: TAP 13 with directives as TAP reads them (an expected
  * failure is `not ok # TODO reason`, an unsupported or unreached row `ok #
  * SKIP`, an xpass, crash or timeout a plain `not ok`), JUnit XML whose
- * classname names the implementation and the shard, JSON, the text table;
- * and how the files are replaced (each whole or not at all, report.json
- * last; report.json says the run's result by the model's rule). Verdicts
- * and their rules are verdict.h's, text as UTF-8 report_text.h's; running
- * and counting are the commands'; reading report.json back is
- * report_read.c's, and only its.
+ * classname names the implementation and the shard, JSON (with a sweep's
+ * diagnoses, diagnose.h, in each); and how the files are replaced (each whole
+ * or not at all, report.json last; report.json says the run's result by the
+ * model's rule). Verdicts and their rules are verdict.h's, text as UTF-8
+ * report_text.h's; running and counting are the commands'; reading report.json
+ * back is report_read.c's, and only its.
  */
 #ifndef LCTX_HARNESS_REPORT_WRITE_H
 #define LCTX_HARNESS_REPORT_WRITE_H
@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "diagnose.h"
 #include "report_text.h"
 #include "verdict.h"
 
@@ -66,6 +67,14 @@ typedef struct lctx_report_doc {
   /// The implementation logs that reached their cap (LCTX_PEER_LOG_CAP):
   /// in the summary, and report.json's caps_hit.
   size_t logs_capped;
+  /// A sweep's diagnoses of the user's and packages' programs
+  /// (diagnose.h): when `diagnosed`, report.json's "diagnoses" lists them
+  /// (empty when none), and report.tap and report.junit.xml give one test
+  /// each after the rows (a failure, a known JAX defect's a TODO or
+  /// skipped), its text the diagnosis line.
+  bool diagnosed;
+  const lctx_diagnosis *diagnoses;
+  size_t diagnosis_count;
 } lctx_report_doc;
 
 /// The JUnit classname of a run: "lctx.NAME" or "lctx.NAME.shard-I-of-N"
@@ -114,41 +123,5 @@ FILE *lctx_report_results_open(const char *path, const int **first_error,
 /// `why`, when one stays.
 bool lctx_report_remove_reports(const char *dir, const char *who, char *why,
                                 size_t why_n);
-
-/// How `lctx conform` prints a finished run.
-typedef struct lctx_report_text {
-  bool quiet;         ///< the table lists only failing rows
-  bool first_failure; ///< the run stopped at its first failure
-  size_t keep_failures;
-  /// The release judged as: "the modelled JAX commit C" or "JAX R".
-  const char *judged_as;
-  bool modelled; ///< judged as the modelled commit
-  /// Where the reports were written; NULL when they were not.
-  const char *report_dir;
-  bool bad_input; ///< the run stopped on bad input (no reports)
-} lctx_report_text;
-
-/// The per-row table (only failing rows when quiet), each failing row's
-/// first failure and rerun line, the rows other releases explain, and the
-/// run's first failure.
-void lctx_report_print_table(const lctx_report_doc *doc,
-                             const lctx_report_text *t, FILE *out);
-
-/// The cases of a run on one line, its parts adding up: "T cases (C
-/// conformance, D domain, R random; of them J judged, S skipped by shard or
-/// --ops, U unsupported[, N not reached as the run stopped])", T = C + D +
-/// R = J + S + U + N (the sources left out when none is recorded; no
-/// newline).
-void lctx_report_print_cases(const lctx_report *rep, FILE *out);
-
-/// What the run's children did to lctx, one line each when it happened:
-/// the signal that stopped it, the processes they left that lctx killed,
-/// the stops of lctx its guard undid.
-void lctx_report_print_children(const lctx_report_doc *doc, FILE *out);
-
-/// The summary: cases, operations, where the reports are, and the result
-/// line; `ok`: no bad input and every file written.
-void lctx_report_print_summary(const lctx_report_doc *doc,
-                               const lctx_report_text *t, bool ok, FILE *out);
 
 #endif /* LCTX_HARNESS_REPORT_WRITE_H */

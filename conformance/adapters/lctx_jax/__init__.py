@@ -27,11 +27,17 @@ The modules, by job:
     catalogue_extra.py  the programs for the rules the others do not reach
     mutants.py          JAX broken on purpose (--mutate)
     exporter.py         one export item: exported, called, described
+    user_catalogue.py   a user's catalogue (--programs, sweep/USER.md)
+    discover.py         the primitives a package registers (--package)
+    user_facts.py       where the user's code is: raise, rule, call site
   generated programs (jax_program.py):
     program.py          what the others use, from:
     program_text.py     the text format and its parser
     program_ops.py      the JAX operations of `jax OP`
     program_source.py   the program as Python source in JAX; build
     program_repro.py    standalone reproductions; the command line
+  a user's code, judged by lctx sweep (docs/user-code.md):
+    check.py            python -m lctx_jax.check: a catalogue's diagnoses
+    pytest_plugin.py    the pytest plugin (fixture lctx_export)
   testkit.py            what the tests beside the entry scripts share
 """

@@ -50,6 +50,14 @@ class Census:
       their rules (wrapped when a program is built, `wrap_generated`)
       record which ran for which platforms.
 
+    With user roots (`facts`, a user_facts.UserFacts: the programs of a
+    user catalogue or a discovered package), a look-up made from user code
+    is located at the innermost user frame, with the rule and call site of
+    the primitive being lowered; and a host look-up that user code itself
+    makes while an export traces it (outside any rule) is recorded too,
+    `primitive` null and `platforms` the number being exported
+    (conformance/sweep/USER.md).
+
     Recording is on only while an export runs (`start`/`stop`)."""
 
     HOST_LOOKUPS = ("get_backend", "devices", "local_devices",
@@ -71,6 +79,10 @@ class Census:
         self.dispatches = []
         self.dispatch_stack = []
         self.dispatch_dropped = 0
+        # User roots (user_facts.UserFacts) or None; the platforms of the
+        # export running.
+        self.facts = None
+        self.platforms = ()
         self._install()
 
     def _install(self):
@@ -176,12 +188,17 @@ class Census:
         def wrap(original):
             @functools.wraps(original)
             def host_lookup(*args, **kwargs):
-                if (not census.on or not census.stack
-                        or census.stack[-1] is None
-                        or census.in_get_backend or census.in_host):
+                if not census.on or census.in_get_backend or census.in_host:
                     return original(*args, **kwargs)
-                entry = census.record("host", None, census.contexts[-1],
-                                      sys._getframe(1))
+                if not census.stack:
+                    entry = census.record_trace(sys._getframe(1))
+                    if entry is None:
+                        return original(*args, **kwargs)
+                elif census.stack[-1] is None:
+                    return original(*args, **kwargs)
+                else:
+                    entry = census.record("host", None, census.contexts[-1],
+                                          sys._getframe(1))
                 census.in_host += 1
                 try:
                     result = original(*args, **kwargs)
@@ -346,8 +363,9 @@ class Census:
                 for t in effect_types:
                     kinds.discard(t)
 
-    def start(self):
+    def start(self, platforms=()):
         self.entries, self.dropped = [], 0
+        self.platforms = tuple(platforms)
         self.reached = set()
         self.dispatches, self.dispatch_stack = [], []
         self.dispatch_dropped = 0
@@ -376,7 +394,13 @@ class Census:
         if len(self.entries) >= MAX_CENSUS:
             self.dropped += 1
             return None
-        where, line = self.locate(frame)
+        extras = {}
+        place = (self.facts.census_place(frame, self.platforms)
+                 if self.facts is not None else None)
+        if place is not None:
+            where, line, extras = place
+        else:
+            where, line = self.locate(frame)
         try:
             platforms = len(module_context.platforms)
         except Exception:
@@ -385,6 +409,25 @@ class Census:
                  "file": where, "line": line,
                  "primitive": self.stack[-1] if self.stack else None,
                  "platforms": platforms}
+        entry.update(extras)
+        self.entries.append(entry)
+        return entry
+
+    def record_trace(self, frame):
+        """A census entry for a host look-up made while no rule runs (the
+        export tracing the program), recorded only when user code itself
+        made it (`frame`, its caller, is user code); else None."""
+        if self.facts is None:
+            return None
+        place = self.facts.trace_caller(frame)
+        if place is None:
+            return None
+        if len(self.entries) >= MAX_CENSUS:
+            self.dropped += 1
+            return None
+        entry = {"what": "host", "optional": None, "gave": None,
+                 "file": place[0], "line": place[1], "primitive": None,
+                 "platforms": len(self.platforms)}
         self.entries.append(entry)
         return entry
 

@@ -65,13 +65,35 @@ judgement of the sweep can be seen to fail:
 Each applies to generated programs too (dispatch-first patches
 lower_per_platform, which dispatches their primitives as well).
 
+A user's own programs (conformance/sweep/USER.md):
+
+    --programs SPEC  a user catalogue (a file dir/mod.py or a dotted module
+                     name defining LCTX_PROGRAMS or lctx_programs()): its
+                     programs are user/MODSTEM/NAME (user_catalogue.py);
+                     repeatable
+    --package PKG    the primitives PKG and its submodules register, one
+                     program each, package/PKG/PRIMITIVE (discover.py);
+                     repeatable
+    --discover       with --package: print what was discovered, which
+                     primitives got a program and why the others did not,
+                     and exit
+
+With either, the catalogue holds only those programs; their entries in the
+hello carry the platform lists they declare ("platforms"), each result
+carries `user` (the innermost user frame of a raise, the primitive being
+lowered, its rule and call site: user_facts.py) and the census locates
+look-ups made from user code in it.  A catalogue or package that cannot be
+used (a missing field, a module that raises on import...) is said on
+stderr naming the module, the entry and the field, and in the hello's
+answer ({"protocol": 1, "error": "..."}); the exit status is 2.
+
 When JAX or absl cannot be imported it says so on stderr, answers the
 handshake with {"protocol": 1, "error": "..."} and exits with status 3.
 
 The parts: census.py (the backend look-ups), corpus.py, catalogue.py,
-catalogue_extra.py, mutants.py, exporter.py (one export item), and this
-file (start-up and the protocol loop); conformance/adapters/jax_export.py
-starts it.
+catalogue_extra.py, user_catalogue.py, discover.py, user_facts.py,
+mutants.py, exporter.py (one export item), and this file (start-up and the
+protocol loop); conformance/adapters/jax_export.py starts it.
 
 Standard library and JAX only.  Nothing here copies JAX's code; the JAX
 internals it instruments are cited as file:line of jax 0.10.2.
@@ -89,12 +111,17 @@ from .census import Census
 from .corpus import Corpus, export_rules
 from .export_common import Channel, cut, import_jax, log
 from .exporter import Exporter
+from .discover import discover, print_report
 from .mutants import mutate
 from .protocol import SUGGESTED_INSTALL, read_message
+from .user_catalogue import UserCatalogueError, load as load_user
+from .user_facts import UserFacts
 
 PROGRAM_NAME = "jax-export"
 EXTENSION = "export"
 EXIT_CANNOT_RUN = 3
+# A user catalogue or package that cannot be used: the user's bad input.
+EXIT_BAD_INPUT = 2
 # The protocol version this program speaks (conformance/PROTOCOL.md).
 PROTOCOL_VERSION = 1
 
@@ -113,6 +140,9 @@ MUTANTS = ("dispatch-first", "get-backend=PRIM", "host-read=PRIM",
 RULE_MUTANTS = ("get-backend", "host-read", "raise-multi")
 # The highest --host-devices.
 MAX_HOST_DEVICES = 1024
+USAGE = ("usage: jax_export.py [--mutate NAME]... [--host-devices N] "
+         "[--lctx PATH] [--programs SPEC]... [--package PKG]... "
+         "[--discover] [--list]")
 
 
 # ---------------------------------------------------------------------------
@@ -137,15 +167,17 @@ def probe_platforms(j):
     return platforms
 
 
-def lowering_primitives(j):
+def lowering_primitives(j, user=False):
     """JAX's own primitives with lowering rules: the catalogue's primitives
     (lctx's rule corpus and the custom programs, named lctx_...) are left
-    out, so that the reach lctx reports is over JAX's rules alone."""
+    out, so that the reach lctx reports is over JAX's rules alone.  With a
+    user's programs (`user`) no corpus is loaded: every primitive with a
+    rule is listed, the user's own included."""
     mlir = j.mlir
     names = {getattr(p, "name", str(p)) for p in mlir._lowerings}
     for table in list(mlir._platform_specific_lowerings.values()):
         names.update(getattr(p, "name", str(p)) for p in table)
-    return sorted(n for n in names if not n.startswith("lctx_"))
+    return sorted(n for n in names if user or not n.startswith("lctx_"))
 
 
 def valid_mutant(value):
@@ -164,46 +196,75 @@ def option_value(argv, i):
     return (argv[i + 1], i + 1) if i + 1 < len(argv) else (None, i)
 
 
+class Options:
+    """The command line: mutants, --list, --host-devices, --lctx, the
+    user's --programs and --package, --discover."""
+
+    def __init__(self):
+        self.mutants, self.list_only, self.host_devices = [], False, None
+        self.lctx, self.programs, self.packages = None, [], []
+        self.discover = False
+
+    @property
+    def user(self):
+        return bool(self.programs or self.packages)
+
+
+VALUED = ("--lctx", "--host-devices", "--mutate", "--programs", "--package")
+
+
 def parse_args(argv):
-    """(mutants, list_only, host_devices or None, lctx or None) or raises
-    SystemExit(2)."""
-    mutants, list_only, host_devices, lctx, i = [], False, None, None, 0
+    """Options, or raises SystemExit(2)."""
+    o, i = Options(), 0
     while i < len(argv):
         arg = argv[i]
         name = arg.partition("=")[0]
-        if arg == "--list":
-            list_only = True
+        if arg in ("--list", "--discover"):
+            o.list_only = o.list_only or arg == "--list"
+            o.discover = o.discover or arg == "--discover"
             i += 1
             continue
-        if name not in ("--lctx", "--host-devices", "--mutate"):
-            log("unknown option %r (usage: jax_export.py [--mutate NAME]... "
-                "[--host-devices N] [--lctx PATH] [--list])" % arg)
+        if name not in VALUED:
+            log("unknown option %r (%s)" % (arg, USAGE))
             raise SystemExit(2)
         value, i = option_value(argv, i)
         if name == "--mutate" and value is None:
             log("--mutate needs a name (one of %s)" % ", ".join(MUTANTS))
             raise SystemExit(2)
         value = value or ""
-        if name == "--lctx":
-            if not value:
-                log("--lctx needs the path of an lctx program")
-                raise SystemExit(2)
-            lctx = value
-        elif name == "--host-devices":
-            if (not re.match(r"[0-9]+\Z", value)
-                    or not 1 <= int(value) <= MAX_HOST_DEVICES):
-                log("--host-devices needs a number of devices, 1 to %d "
-                    "(got %r)" % (MAX_HOST_DEVICES, value))
-                raise SystemExit(2)
-            host_devices = int(value)
-        elif not valid_mutant(value):
-            log("unknown mutant %r (one of %s)"
-                % (value, ", ".join(MUTANTS)))
-            raise SystemExit(2)
-        else:
-            mutants.append(value)
+        take_value(o, name, value)
         i += 1
-    return mutants, list_only, host_devices, lctx
+    if o.discover and not o.packages:
+        log("--discover needs --package PKG (%s)" % USAGE)
+        raise SystemExit(2)
+    return o
+
+
+def take_value(o, name, value):
+    if name in ("--programs", "--package"):
+        if not value:
+            log("%s needs a %s" % (name, "module (dir/mod.py or a dotted "
+                                   "name)" if name == "--programs"
+                                   else "package name"))
+            raise SystemExit(2)
+        (o.programs if name == "--programs" else o.packages).append(value)
+    elif name == "--lctx":
+        if not value:
+            log("--lctx needs the path of an lctx program")
+            raise SystemExit(2)
+        o.lctx = value
+    elif name == "--host-devices":
+        if (not re.match(r"[0-9]+\Z", value)
+                or not 1 <= int(value) <= MAX_HOST_DEVICES):
+            log("--host-devices needs a number of devices, 1 to %d "
+                "(got %r)" % (MAX_HOST_DEVICES, value))
+            raise SystemExit(2)
+        o.host_devices = int(value)
+    elif not valid_mutant(value):
+        log("unknown mutant %r (one of %s)" % (value, ", ".join(MUTANTS)))
+        raise SystemExit(2)
+    else:
+        o.mutants.append(value)
 
 
 def set_host_devices(n):
@@ -216,9 +277,13 @@ def set_host_devices(n):
     os.environ["XLA_FLAGS"] = " ".join(flags)
 
 
-def set_up(j, mutants, lctx=None):
-    """Instrumentation, the corpus (read by `lctx`, see corpus.py), the
-    catalogue, the mutants."""
+def set_up(j, o):
+    """Instrumentation, then the catalogue: the user's programs and
+    discovered packages (with the user roots and the discovery reports)
+    when asked, else the corpus (read by `lctx`, see corpus.py) and JAX's
+    programs; then the mutants.  Returns (census, catalogue, reports);
+    raises UserCatalogueError for a catalogue or package that cannot be
+    used."""
     warnings.simplefilter("ignore")
     # A raise's location is the innermost frame inside jax: JAX's traceback
     # filtering (jax_traceback_filtering, at jax.jit's boundary) would drop
@@ -229,11 +294,54 @@ def set_up(j, mutants, lctx=None):
     except Exception as err:
         log("jax_traceback_filtering not turned off: %s" % err)
     census = Census(j)
-    corpus = Corpus(j, census)
-    corpus.load(export_rules(lctx))
-    catalogue = make_catalogue(j, corpus)
-    mutate(j, mutants)
-    return census, catalogue
+    reports = []
+    if o.user:
+        # After the census: a user module's `from jax import devices`
+        # gets the recorded look-up.
+        catalogue, roots = load_user(j, o.programs)
+        for package in o.packages:
+            report, programs, root = discover(j, package)
+            reports.append(report)
+            catalogue.extend(programs)
+            roots.append(root)
+        if not catalogue and not o.discover:
+            raise UserCatalogueError(
+                "--package %s: no primitive got a program (--discover "
+                "says why)" % ", ".join(o.packages))
+        census.facts = UserFacts(j, roots)
+    else:
+        corpus = Corpus(j, census)
+        corpus.load(export_rules(o.lctx))
+        catalogue = make_catalogue(j, corpus)
+    mutate(j, o.mutants)
+    return census, catalogue, reports
+
+
+def refuse_hello(why, status):
+    """Answers the handshake (when one comes) with the error `why`;
+    returns `status`."""
+    channel = Channel()
+    try:
+        hello = read_message(sys.stdin)
+    except ValueError:
+        hello = None
+    if hello is not None:
+        channel.send({"protocol": PROTOCOL_VERSION, "error": why})
+    return status
+
+
+def undeclarable(catalogue, platforms):
+    """Why a program's declared platform lists cannot be offered (a name
+    this JAX does not export for), or None."""
+    for p in catalogue:
+        for names in getattr(p, "platforms", None) or ():
+            missing = [n for n in names if n not in platforms]
+            if missing:
+                return ("%s: platforms %s: %s not among the platforms this "
+                        "JAX exports for (%s)" % (
+                            p.name, names, ", ".join(missing),
+                            ", ".join(platforms)))
+    return None
 
 
 def fit_line(results):
@@ -302,25 +410,27 @@ def serve(channel, stream, exporter, extended):
 
 
 def main(argv):
-    mutants, list_only, host_devices, lctx = parse_args(argv)
-    if host_devices is not None:
-        set_host_devices(host_devices)
+    o = parse_args(argv)
+    mutants = o.mutants
+    if o.host_devices is not None:
+        set_host_devices(o.host_devices)
     j, why = import_jax()
     if j is None:
-        if list_only:
+        if o.list_only or o.discover:
             return EXIT_CANNOT_RUN
-        channel = Channel()
-        try:
-            hello = read_message(sys.stdin)
-        except ValueError:
-            hello = None
-        if hello is not None:
-            channel.send({"protocol": PROTOCOL_VERSION,
-                          "error": "jax is not importable: %s (install: %s)"
-                          % (why, SUGGESTED_INSTALL)})
-        return EXIT_CANNOT_RUN
-    census, catalogue = set_up(j, mutants, lctx)
-    if list_only:
+        return refuse_hello("jax is not importable: %s (install: %s)"
+                            % (why, SUGGESTED_INSTALL), EXIT_CANNOT_RUN)
+    try:
+        census, catalogue, reports = set_up(j, o)
+    except UserCatalogueError as err:
+        log(str(err))
+        if o.list_only or o.discover:
+            return EXIT_BAD_INPUT
+        return refuse_hello(str(err), EXIT_BAD_INPUT)
+    if o.discover:
+        print_report(reports, sys.stdout)
+        return 0
+    if o.list_only:
         for p in catalogue:
             sys.stdout.write("%s\t%s\t%s\t%d\n"
                              % (p.name, p.group, p.kind, p.size))
@@ -351,6 +461,11 @@ def main(argv):
                       "version": j.version, "operations": []})
         return serve(channel, sys.stdin, None, False)
     platforms = probe_platforms(j)
+    why = undeclarable(catalogue, platforms)
+    if why is not None:
+        log(why)
+        channel.send({"protocol": PROTOCOL_VERSION, "error": why})
+        return EXIT_BAD_INPUT
     channel.send({
         "protocol": PROTOCOL_VERSION, "name": name, "version": j.version,
         "operations": [EXTENSION],
@@ -359,6 +474,6 @@ def main(argv):
                 "mutant": ",".join(mutants) if mutants else None},
         "platforms": platforms,
         "generate": lctx_program.FORMAT_VERSION,
-        "lowering_primitives": lowering_primitives(j),
+        "lowering_primitives": lowering_primitives(j, o.user),
         "catalogue": [p.describe() for p in catalogue]})
     return serve(channel, sys.stdin, Exporter(j, catalogue, census), True)

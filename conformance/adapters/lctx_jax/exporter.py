@@ -1,6 +1,7 @@
 """The exporter's work: one export item exported for its platforms (a
 catalogue program, or a generated program built from its text), called on
-the CPU, described with its census, and JAX's caches kept in bounds."""
+the CPU, described with its census (and, for a user's program, with where
+the user's code is: user_facts.py), and JAX's caches kept in bounds."""
 
 import ctypes
 import ctypes.util
@@ -14,6 +15,10 @@ import time
 from . import program as lctx_program
 from .export_common import (CLEAR_CACHES_EVERY, MAX_REPRO, MAX_VALUES,
                             TIDY_ABOVE_MB, cut, log, raised)
+
+# The kinds of catalogue program that are a user's (user_catalogue.py,
+# discover.py): their results carry `user`.
+USER_KINDS = ("user", "package")
 
 
 def is_key(j, x):
@@ -225,11 +230,13 @@ class Exporter:
 
     def export(self, program, platforms):
         fn, args, x64 = program.build()
-        return self.export_function(fn, args, args, x64, platforms)
+        user = program.kind in USER_KINDS and self.census.facts is not None
+        return self.export_function(fn, args, args, x64, platforms, user)
 
-    def export_function(self, fn, specs, args, x64, platforms):
+    def export_function(self, fn, specs, args, x64, platforms, user=False):
         """Exports jit(fn) traced with `specs` for `platforms`; calls it
-        with `args` on the CPU when cpu is among them."""
+        with `args` on the CPU when cpu is among them.  A user's program
+        (`user`) is described with its `user` facts."""
         j = self.j
 
         def fresh(*a):
@@ -237,7 +244,7 @@ class Exporter:
             # function, and a cached lowering runs no rule (empty census).
             return fn(*a)
         with j.config.enable_x64(x64):
-            self.census.start()
+            self.census.start(platforms)
             try:
                 exported = j.jax.export.export(
                     j.jax.jit(fresh), platforms=tuple(platforms))(*specs)
@@ -246,11 +253,16 @@ class Exporter:
                 result = {"outcome": "raise"}
                 result.update(raised(j, err))
                 result.update({"primitives": reached, "census": census})
+                if user:
+                    result["user"] = self.census.facts.of_raise(err,
+                                                                platforms)
                 return result
             census, reached = self.census.stop()
             result = {"outcome": "ok",
                       "module_platforms": list(exported.platforms),
                       "primitives": reached, "census": census}
+            if user:
+                result["user"] = self.census.facts.nothing()
             if "cpu" not in platforms:
                 result["run"] = None
                 return result

@@ -38,11 +38,12 @@ class Session:
     once; its handshake is read when first needed, so that sessions started
     together import JAX at the same time."""
 
-    def __init__(self, *options, extended=True):
+    def __init__(self, *options, extended=True, cwd=None):
         self.proc = subprocess.Popen(
             [sys.executable, EXPORTER] + lctx_options() + list(options),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
+            stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+            cwd=cwd)
         hello = {"lctx": "hello", "protocol": 1}
         if extended:
             hello["extensions"] = ["export"]

@@ -52,6 +52,30 @@ typedef struct lctx_export_raise {
   long line;
 } lctx_export_raise;
 
+/// The longest text of the user's code kept (a file, a function, a
+/// primitive: conformance/sweep/USER.md; the exporter cuts them to 500
+/// bytes, a longer one is refused), with its NUL.
+#define LCTX_USER_TEXT_MAX 512
+
+/// A place in the user's code (a user or package program's): its file
+/// ("" and 0: none), line and function ("" when not said).
+typedef struct lctx_user_frame {
+  char file[LCTX_USER_TEXT_MAX];
+  long line;
+  char function[LCTX_USER_TEXT_MAX];
+} lctx_user_frame;
+
+/// What the exporter says of a user or package program's export
+/// (PROTOCOL.md, "user"): the innermost user frame of the raise, the
+/// primitive being lowered when it raised, that primitive's rule and the
+/// user frame that bound it; each "" (none) when not known.
+typedef struct lctx_user_facts {
+  lctx_user_frame raise_at;
+  char primitive[LCTX_USER_TEXT_MAX];
+  lctx_user_frame rule;
+  lctx_user_frame call_site; ///< its function is ""
+} lctx_user_facts;
+
 /// What a backend look-up during the lowering was.
 typedef enum lctx_census_kind {
   LCTX_CENSUS_GET_BACKEND, ///< ModuleContext.get_backend(optional)
@@ -75,10 +99,15 @@ typedef struct lctx_census_call {
   lctx_census_kind kind;
   int optional; ///< get_backend's flag: 0 or 1; -1 for a .backend read
   lctx_census_gave gave;
-  char file[LCTX_EXPORT_FILE_MAX]; ///< the calling rule's JAX source file
+  /// The calling rule's JAX source file, or the user's file (a look-up
+  /// from user code, USER.md: not starting "jax/").
+  char file[LCTX_USER_TEXT_MAX];
   long line;
   char primitive[64]; ///< the primitive being lowered, or ""
   unsigned platforms; ///< the module's platform count at the call
+  /// A look-up from user code: the primitive's rule and the user frame
+  /// that bound it ("" file: not said).
+  lctx_user_frame rule, call_site;
 } lctx_census_call;
 
 /// One output of the call on the CPU.
@@ -113,6 +142,9 @@ typedef struct lctx_export_answer {
   /// caller.
   const lctx_dispatch_event *dispatch;
   size_t dispatch_count;
+  /// A user or package program's facts ("user"), or NULL; owned by the
+  /// caller.
+  const lctx_user_facts *user;
 } lctx_export_answer;
 
 /// One sweep case: program X for the platform list P, and the answers the

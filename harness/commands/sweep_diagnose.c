@@ -1,0 +1,189 @@
+/*
+ * sweep_diagnose.c - the diagnoses of a sweep (see sweep_diagnose.h).
+ */
+#include "sweep_diagnose.h"
+
+#include "escape.h"
+#include "report_text.h"
+#include "sweep_record.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether `e`'s program is a user's or a package's. */
+static bool diagnosed(const lctx_sweep *s, const lctx_sweep_exports *e) {
+  if (e->source || e->name[0] || e->program >= s->cat.count)
+    return false;
+  const char *kind = s->cat.programs[e->program].kind;
+  return strcmp(kind, "user") == 0 || strcmp(kind, "package") == 0;
+}
+
+/* Whether a diagnosis like `d` is kept already. */
+static bool kept(const lctx_sweep *s, const lctx_diagnosis *d) {
+  for (size_t i = 0; i < s->diagnosis_count; i++) {
+    const lctx_diagnosis *k = &s->diagnoses[i];
+    if (k->cls == d->cls && k->line == d->line &&
+        strcmp(k->program, d->program) == 0 && strcmp(k->file, d->file) == 0 &&
+        strcmp(k->fix, d->fix) == 0)
+      return true;
+  }
+  return false;
+}
+
+static void keep(lctx_sweep *s, const lctx_diagnosis *d) {
+  if (kept(s, d))
+    return;
+  if (s->diagnosis_count == LCTX_SWEEP_DIAGNOSES_MAX) {
+    lctx_report_cap_hit(s->rep, "diagnoses kept", LCTX_SWEEP_DIAGNOSES_MAX, 1);
+    return;
+  }
+  if (s->diagnosis_count == s->diagnosis_cap) {
+    size_t cap = s->diagnosis_cap ? 2 * s->diagnosis_cap : 8;
+    void *p = realloc(s->diagnoses, cap * sizeof *s->diagnoses);
+    if (!p)
+      return;
+    s->diagnoses = p;
+    s->diagnosis_cap = cap;
+  }
+  s->diagnoses[s->diagnosis_count++] = *d;
+}
+
+#define CASE_MAX (LCTX_EXPORT_MAX_PLATFORMS * 4)
+
+/* The diagnoses of `e` into `d` (CASE_MAX of them); how many. */
+static size_t classify(const lctx_sweep *s, const lctx_sweep_exports *e,
+                       lctx_diagnosis *d) {
+  size_t n = 0;
+  lctx_diagnosis_known *known = calloc(s->known_count + 1, sizeof *known);
+  if (known) {
+    for (size_t i = 0; i < s->known_count; i++)
+      known[i] = (lctx_diagnosis_known){s->known[i], s->known_defects[i].name,
+                                        s->known_defects[i].fixed_in,
+                                        s->known_defects[i].doc};
+    const char *names[LCTX_EXPORT_MAX_PLATFORMS],
+        *rnames[LCTX_EXPORT_MAX_PLATFORMS];
+    lctx_sweep_case c;
+    memset(&c, 0, sizeof c);
+    c.program = lctx_sweep_program_name(s, e);
+    c.group = lctx_sweep_program_group(s, e);
+    lctx_sweep_record_view(e, names, rnames, &c);
+    n = lctx_diagnosis_classify(&c, known, s->known_count, d, CASE_MAX);
+  }
+  free(known);
+  return n;
+}
+
+void lctx_sweep_diagnose(lctx_sweep *s, const lctx_sweep_exports *e) {
+  lctx_diagnosis *d = diagnosed(s, e) ? calloc(CASE_MAX, sizeof *d) : NULL;
+  size_t n = d ? classify(s, e, d) : 0;
+  for (size_t i = 0; i < n; i++)
+    keep(s, &d[i]);
+  free(d);
+}
+
+//===----------------------------------------------------------------------===//
+// In results.jsonl, for a resumed run
+//===----------------------------------------------------------------------===//
+
+static json_t *frame_json(const lctx_user_frame *f, bool function) {
+  if (!f->file[0])
+    return json_null();
+  json_t *o = json_pack("{s:o, s:I}", "file", lctx_report_json_text(f->file),
+                        "line", (json_int_t)f->line);
+  if (function)
+    json_object_set_new(o, "function", lctx_report_json_text(f->function));
+  return o;
+}
+
+static json_t *one_json(const lctx_diagnosis *d) {
+  json_t *plats = json_array();
+  for (size_t k = 0; k < d->platform_count; k++)
+    json_array_append_new(plats, lctx_report_json_text(d->platforms[k]));
+  return json_pack(
+      "{s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "class",
+      lctx_diagnosis_class_name(d->cls), "program",
+      lctx_report_json_text(d->program), "platforms", plats, "file",
+      lctx_report_json_text(d->file), "line", (json_int_t)d->line, "primitive",
+      lctx_report_json_text(d->primitive), "rule", frame_json(&d->rule, true),
+      "call_site", frame_json(&d->call_site, false), "message",
+      lctx_report_json_text(d->message), "fix", lctx_report_json_text(d->fix));
+}
+
+json_t *lctx_sweep_diagnoses_line(const lctx_sweep *s,
+                                  const lctx_sweep_exports *e) {
+  lctx_diagnosis *d = diagnosed(s, e) ? calloc(CASE_MAX, sizeof *d) : NULL;
+  size_t n = d ? classify(s, e, d) : 0;
+  json_t *list = d ? json_array() : NULL;
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(list, one_json(&d[i]));
+  free(d);
+  return list;
+}
+
+/* `dst` (`n` bytes) from string `v`; false when it is not one. */
+static bool text_of(json_t *v, char *dst, size_t n) {
+  const char *t = json_string_value(v);
+  if (t)
+    snprintf(dst, n, "%s", t);
+  return t != NULL;
+}
+
+static void frame_back(json_t *j, lctx_user_frame *f) {
+  if (text_of(json_object_get(j, "file"), f->file, sizeof f->file))
+    f->line = (long)json_integer_value(json_object_get(j, "line"));
+  text_of(json_object_get(j, "function"), f->function, sizeof f->function);
+}
+
+/* Diagnosis `j` of a results line into `d`; false when malformed. */
+static bool one_back(json_t *j, lctx_diagnosis *d) {
+  char cls[32] = "";
+  json_t *plats = json_object_get(j, "platforms");
+  memset(d, 0, sizeof *d);
+  if (!text_of(json_object_get(j, "class"), cls, sizeof cls) ||
+      !text_of(json_object_get(j, "program"), d->program, sizeof d->program) ||
+      !text_of(json_object_get(j, "file"), d->file, sizeof d->file) ||
+      !text_of(json_object_get(j, "message"), d->message, sizeof d->message) ||
+      !text_of(json_object_get(j, "fix"), d->fix, sizeof d->fix) ||
+      json_array_size(plats) > LCTX_EXPORT_MAX_PLATFORMS)
+    return false;
+  d->cls = LCTX_DIAGNOSIS_CLASS_COUNT;
+  for (int c = 0; c < LCTX_DIAGNOSIS_CLASS_COUNT; c++)
+    if (strcmp(cls, lctx_diagnosis_class_name(c)) == 0)
+      d->cls = c;
+  d->line = (long)json_integer_value(json_object_get(j, "line"));
+  text_of(json_object_get(j, "primitive"), d->primitive, sizeof d->primitive);
+  frame_back(json_object_get(j, "rule"), &d->rule);
+  frame_back(json_object_get(j, "call_site"), &d->call_site);
+  for (d->platform_count = 0; d->platform_count < json_array_size(plats);
+       d->platform_count++)
+    if (!text_of(json_array_get(plats, d->platform_count),
+                 d->platforms[d->platform_count], LCTX_EXPORT_PLATFORM_MAX))
+      return false;
+  return d->cls != LCTX_DIAGNOSIS_CLASS_COUNT;
+}
+
+void lctx_sweep_diagnoses_resume(lctx_sweep *s, json_t *list) {
+  size_t i;
+  json_t *j;
+  lctx_diagnosis *d = malloc(sizeof *d);
+  json_array_foreach(list, i, j) {
+    if (d && one_back(j, d))
+      keep(s, d);
+  }
+  free(d);
+}
+
+void lctx_sweep_print_diagnoses(const lctx_sweep *s) {
+  if (!s->diagnosis_count)
+    return;
+  fprintf(s->out, "diagnoses: %zu in the user's and packages' programs\n",
+          s->diagnosis_count);
+  char *line = malloc(8192);
+  for (size_t i = 0; line && i < s->diagnosis_count; i++) {
+    lctx_diagnosis_text(&s->diagnoses[i], line, 8192);
+    lctx_escape_write(s->out, line, strlen(line));
+    fputc('\n', s->out);
+  }
+  free(line);
+}
