@@ -24,6 +24,10 @@ static const char FIX_GET_BACKEND[] =
 static const char FIX_HOST_BACKEND[] =
     "do not pick the kernel by the host's devices: branch on ctx.platforms "
     "inside the rule (mlir.lower_per_platform / lax.platform_dependent)";
+static const char FIX_HOST_TRACE[] =
+    "do not pick the computation by the host's devices while tracing: "
+    "lax.platform_dependent(..., cpu=..., cuda=...) gives each platform of "
+    "the export its own branch";
 static const char FIX_HOST_CALLBACK[] =
     "host callbacks refuse several platforms: export for one platform at a "
     "time (pin one platform)";
@@ -107,7 +111,9 @@ static void from_census(out_list *o, const lctx_sweep_case *c,
   d->rule = k->rule;
   d->call_site = k->call_site;
   snprintf(d->fix, sizeof d->fix, "%s",
-           host ? FIX_HOST_BACKEND : FIX_GET_BACKEND);
+           !host             ? FIX_GET_BACKEND
+           : k->primitive[0] ? FIX_HOST_BACKEND
+                             : FIX_HOST_TRACE);
   if (host && k->primitive[0])
     snprintf(d->message, sizeof d->message,
              "a look-up of the host's devices or backend in a lowering rule "
@@ -303,4 +309,10 @@ void lctx_diagnosis_text(const lctx_diagnosis *d, char *dst, size_t n) {
            lctx_diagnosis_class_name(d->cls), d->program, list, d->message,
            paren ? " (" : "", d->primitive, rule, call, paren ? ")" : "",
            d->fix);
+}
+
+bool lctx_diagnosis_same(const lctx_diagnosis *a, const lctx_diagnosis *b) {
+  return a->cls == b->cls && a->line == b->line &&
+         strcmp(a->program, b->program) == 0 &&
+         strcmp(a->file, b->file) == 0 && strcmp(a->fix, b->fix) == 0;
 }
