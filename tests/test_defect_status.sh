@@ -77,6 +77,22 @@ rc=$?
 grep "^DIFFERS: .*$doc: JAX $first: the table says " "$tmp/flip.out" ||
   { fail "--check of the flipped table did not name $doc and JAX $first"; cat "$tmp/flip.out" "$tmp/flip.err"; }
 
+# 2b. A known defect's "fixed_in" (which lctx sweep's diagnoses name)
+# follows its report: dropped from a copy of the regressions, --check names
+# it; --write puts it back from the report.
+mkdir "$tmp/reg"
+cp "$SRC"/conformance/sweep/regressions/*.json "$tmp/reg/"
+case=gen-nested-platform-index.json
+grep -q '"fixed_in": "' "$tmp/reg/$case" ||
+  fail "$case has no fixed_in, though docs/$doc says it is fixed"
+sed '/"fixed_in": /d' "$SRC/conformance/sweep/regressions/$case" >"$tmp/reg/$case"
+"$PY" "$TOOL" --check --releases "$first" --regressions "$tmp/reg" \
+  "$SRC/docs/$doc" >"$tmp/fix.out" 2>"$tmp/fix.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "--check of a dropped fixed_in exited $rc (want 1)"
+grep -q "^DIFFERS: .*$case: fixed_in is None, its report says '" \
+  "$tmp/fix.out" || { fail "--check did not name the dropped fixed_in"; cat "$tmp/fix.out" "$tmp/fix.err"; }
+
 # 3. Bad input: a message and exit 2, never a traceback.
 "$PY" "$TOOL" --check "$tmp/no-such-report.md" >"$tmp/bad.out" 2>&1
 rc=$?

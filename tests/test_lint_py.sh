@@ -24,10 +24,26 @@ rc=$?
 PYTHONPATH=conformance/adapters "$PY" -m lctx_jax.lint "$USER_RULES" >"$tmp/direct" 2>&1
 cmp -s "$tmp/out1" "$tmp/direct" ||
   fail "run 1: not the linter's lines: $(diff "$tmp/direct" "$tmp/out1")"
-[ "$(wc -l <"$tmp/out1")" -eq 3 ] || fail "run 1: $(cat "$tmp/out1")"
+[ "$(wc -l <"$tmp/out1")" -eq 4 ] || fail "run 1: $(cat "$tmp/out1")"
 shows 1 "$USER_RULES:31:15: get-backend: "
 shows 1 "; fix: call ctx.module_context.get_backend(optional=True)"
 [ -s "$tmp/err1" ] && fail "run 1: stderr: $(cat "$tmp/err1")"
+
+# 1b. The fixture catalogue and its rules in one run: each program's
+# mistake with its class, FILE:LINE:COL and the sweep's fix (diagnose.c);
+# clean and adapted_rule get nothing.
+MISTAKES=tests/user/mistakes.py
+"$LCTX" lint --python "$PY" "$MISTAKES" "$USER_RULES" >"$tmp/out1b" 2>&1
+[ $? -eq 1 ] || fail "run 1b: exit for findings: $(cat "$tmp/out1b")"
+[ "$(wc -l <"$tmp/out1b")" -eq 7 ] || fail "run 1b: $(cat "$tmp/out1b")"
+shows 1b "$USER_RULES:65:1: missing-rule: primitive \`partial_p\` ('lctx_user_partial')"
+shows 1b "naming rocm or tpu raises NotImplementedError (MLIR translation rule for primitive 'lctx_user_partial' not found for platforms [...]); fix: register a rule for rocm, tpu (mlir.register_lowering(prim, rule, platform=...)) or a default rule, or export without them"
+shows 1b "$MISTAKES:39:12: host-callback: \`jax.pure_callback()\` is a host callback"
+shows 1b "(in traced function \`host_callback\`); fix: host callbacks refuse several platforms: export for one platform at a time (pin one platform)"
+shows 1b "$MISTAKES:44:5: jax-defect: \`jax.debug.print()\` exported for several platforms raises TypeError (can only concatenate list (not \"tuple\") to list)"
+shows 1b "fix: upstream-multiplatform-effect-tuple: no JAX release fixes it yet: pin one platform (see docs/upstream-multiplatform-effect-tuple.md)"
+shows 1b "$MISTAKES:29:8: host-backend: "
+grep -q "\`clean\`\|adapted_rule" "$tmp/out1b" && fail "run 1b: clean flagged: $(cat "$tmp/out1b")"
 
 # 2. A clean file: exit 0, nothing printed; $LCTX_PYTHON is the Python.
 cat >"$tmp/clean.py" <<'EOF'

@@ -6,7 +6,9 @@
 # gets its diagnosis line (class, user file:line, primitive, rule, call
 # site, fix) after the summary, escape bytes never raw, a clean program
 # none; report.json's "diagnoses", the JUnit and TAP tests of them, the
-# same when the run is resumed; and
+# same when the run is resumed, and when its shards (of unequal case
+# counts) are merged by `lctx report merge` (a bad diagnosis in a shard's
+# report.json refused, naming the file and the field); and
 # `--programs SPEC` builds the exporter's command from --python (or
 # $LCTX_PYTHON) with --lctx this lctx, refusing a missing Python (exit 2).
 # Usage: test_sweep_diagnose.sh LCTX SOURCE_DIR
@@ -43,6 +45,11 @@ has() { # has TEXT: a line of the sweep's output holds TEXT
   grep -qF -- "$1" "$tmp/a.out" || fail "no line holds: $1"
 }
 has "diagnoses: 5 in the user's and packages' programs"
+# The reach of a user's run: the user's own primitives, not JAX's.
+has "reach: the user's programs lowered 2 of the 2 primitives of their own that lctx knows"
+has "reached (2): lctx_user_get_backend lctx_user_partial"
+grep -q "primitives with lowering rules in JAX" "$tmp/a.out" &&
+  fail "a user's run reports the reach of JAX's primitives"
 has "u/rules.py:29: get-backend: user/fake/get_backend ["
 has "(lctx_user_get_backend, rule u/rules.py:28 (get_backend_rule), called at u/m.py:16); fix: call ctx.module_context.get_backend(optional=True) and handle None"
 has "u/m.py:30: host-backend: user/fake/host_trace ["
@@ -99,6 +106,65 @@ import json, sys
 d = json.load(open(sys.argv[1]))["diagnoses"]
 assert len(d) == 5 and d[0]["rule"]["function"] == "get_backend_rule", d
 EOF
+
+# 1c. Sharded (9 and 8 cases: unequal counts) and merged by `lctx report
+# merge`: the merged report.json, TAP and JUnit hold the unsharded run's
+# diagnoses, in its order; a shard's bad diagnosis refuses the merge,
+# naming the file and the field.
+for k in 1 2; do
+  "$LCTX" sweep --cmd "$FAKE" --known "$known" --out "$tmp/s$k" --lists 3 \
+    --quiet --jobs 2 --shard "$k/2" >"$tmp/s$k.out" 2>&1
+  [ "$?" -eq 1 ] || fail "shard $k/2: $(tail -n 3 "$tmp/s$k.out")"
+done
+"$LCTX" report merge --out "$tmp/m" "$tmp/s2" "$tmp/s1" >"$tmp/m.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "the merge of the shards: exit $rc, want 1: $(cat "$tmp/m.out")"
+"$PY" - "$tmp/a/report.json" "$tmp/m/report.json" "$tmp/s1/report.json" \
+  "$tmp/s2/report.json" <<'EOF' || fail "the merged diagnoses are not the unsharded run's"
+import json, sys
+a, m, s1, s2 = (json.load(open(p)) for p in sys.argv[1:])
+one = lambda d: json.dumps(d["diagnoses"], sort_keys=True)
+assert len(a["diagnoses"]) == 5 and one(a) == one(m), (one(a), one(m))
+# Each shard keeps some diagnoses of other cases (of its own lists) than
+# the unsharded run: the merge takes the earliest case's of both.
+assert one(s1) != one(a) and one(s2) != one(a), "a shard is the whole run"
+cases = [x["case"] for x in m["diagnoses"]]
+assert {c % 2 for c in cases} == {0, 1}, cases
+assert cases == sorted(cases), cases
+assert (m["cases"], m["cases_run"]) == (17, 17), (m["cases"], m["cases_run"])
+EOF
+diag_tests() { # diag_tests DIR: the diagnoses' tests of DIR's TAP and JUnit
+  sed -n '/ - diagnosis /,$p' "$1/report.tap"
+  grep '\.diagnoses"' "$1/report.junit.xml"
+}
+diag_tests "$tmp/a" >"$tmp/a.tests"
+diag_tests "$tmp/m" >"$tmp/m.tests"
+[ "$(grep -c ' - diagnosis ' "$tmp/a.tests")" -eq 5 ] &&
+  cmp -s "$tmp/a.tests" "$tmp/m.tests" ||
+  fail "the merged TAP and JUnit diagnoses differ: $(diff "$tmp/a.tests" "$tmp/m.tests")"
+grep -q "^u/m.py:36: missing-rule: user/fake/missing_rule \[cpu, tpu\]" "$tmp/m.out" ||
+  fail "the merge does not print the diagnoses: $(cat "$tmp/m.out")"
+bad_diag() { # bad_diag FIELD PYTHON TEXT: shard 2's diagnosis 0 (d) spoilt
+  rm -rf "$tmp/bad" "$tmp/mb" && cp -r "$tmp/s2" "$tmp/bad"
+  "$PY" - "$tmp/bad/report.json" "$2" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["diagnoses"][0]
+exec(sys.argv[2])
+json.dump(r, open(sys.argv[1], "w"))
+EOF
+  "$LCTX" report merge --out "$tmp/mb" "$tmp/s1" "$tmp/bad" >"$tmp/mb.out" 2>&1
+  rc=$?
+  [ "$rc" -eq 2 ] && [ ! -e "$tmp/mb/report.json" ] &&
+    grep -qF "$tmp/bad/report.json: field 'diagnoses[0]$1' is missing or not $3" "$tmp/mb.out" ||
+    fail "a bad diagnoses[0]$1: exit $rc: $(cat "$tmp/mb.out")"
+}
+bad_diag .class 'd["class"] = "typo"' "a class of diagnosis"
+bad_diag .rule 'd["rule"] = {"file": 5, "line": 1}' 'null or {"file", "line", "function"}'
+bad_diag .platforms 'd["platforms"] = ["cpu"]' "a list of 2 to 8 platform names"
+bad_diag .case 'd.pop("case")' "a count"
+bad_diag .fix 'd["fix"] = "x" * 5000' "a string"
+bad_diag "" 'r["diagnoses"][0] = 7' "an object"
 
 # 2. A declared list that is not 2 to 4 of the hello's platforms: refused.
 "$LCTX" sweep --cmd "$FAKE --bad-lists" --known "$known" --out "$tmp/b" \

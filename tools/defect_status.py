@@ -557,6 +557,68 @@ def check_doc(path, text, script, runner, releases, known, why_not):
     return diffs
 
 
+# The known defects of the sweep (conformance/sweep/README.md): a case file
+# whose note cites docs/upstream-NAME.md carries "fixed_in": the release
+# that report's table says fixes it, which lctx sweep's diagnoses name
+# ("upgrade JAX to R"); a defect no release fixes has none.
+REGRESSIONS = ROOT / "conformance" / "sweep" / "regressions"
+CITED_DOC = re.compile(r"docs/(upstream-[A-Za-z0-9_.-]+?\.md)")
+IN_SHORT = re.compile(r"In short: present in \S+, (?:not fixed|fixed in "
+                      r"([0-9][0-9.]*[0-9]))\.")
+
+
+def doc_fixed_in(text):
+    """The release a report's table says fixes its defect ("" none), or
+    None when the report has no "In short" line."""
+    m = IN_SHORT.search(text)
+    return None if m is None else (m.group(1) or "")
+
+
+def regression_fixes(docs, regressions=REGRESSIONS):
+    """[(case file, its JSON, the fixed_in its cited report asks)] for each
+    known defect whose note cites one of the reports handled (`docs`, as
+    find_docs gives them) with an "In short" line."""
+    by_name = {path.name: path for path, _, _ in docs}
+    out = []
+    for path in sorted(regressions.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise BadInput("cannot read %s: %s" % (shown_path(path), e))
+        note = data.get("note") if isinstance(data, dict) else None
+        cited = CITED_DOC.search(note) if isinstance(note, str) else None
+        if cited is None:
+            continue
+        doc = by_name.get(cited.group(1))
+        if doc is None:
+            continue
+        want = doc_fixed_in(doc.read_text(encoding="utf-8"))
+        if want is not None:
+            out.append((path, data, want))
+    return out
+
+
+def sync_fixed_in(docs, write, regressions=REGRESSIONS):
+    """Writes (or, not `write`, checks) the "fixed_in" of the known defects;
+    returns the differences found."""
+    diffs = []
+    for path, data, want in regression_fixes(docs, regressions):
+        have = data.get("fixed_in", "")
+        if have == want:
+            continue
+        if not write:
+            diffs.append("%s: fixed_in is %r, its report says %r"
+                         % (shown_path(path), have or None, want or None))
+            continue
+        if want:
+            data["fixed_in"] = want
+        else:
+            data.pop("fixed_in", None)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True),
+                        encoding="utf-8")
+    return diffs
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(
         prog="defect_status.py",
@@ -578,6 +640,9 @@ def parse_args(argv):
     ap.add_argument("--jax-dir", metavar="DIR",
                     help="the folder of the venv-VERSION environments "
                          "(default build/jax)")
+    ap.add_argument("--regressions", metavar="DIR",
+                    help="the known defects whose \"fixed_in\" follows the "
+                         "reports (default conformance/sweep/regressions)")
     ap.add_argument("--timeout", metavar="SECONDS", type=int,
                     default=DEFAULT_TIMEOUT,
                     help="time limit of one run (default %d)"
@@ -617,6 +682,10 @@ def main(argv):
         jax_dir = Path(args.jax_dir) if args.jax_dir else ROOT / "build" / "jax"
         docs = find_docs(Path(args.docs) if args.docs else ROOT / "docs",
                          args.doc)
+        regressions = (Path(args.regressions) if args.regressions
+                       else REGRESSIONS)
+        if not regressions.is_dir():
+            raise BadInput("no such folder: %s" % args.regressions)
         venvs = installed_venvs(jax_dir)
         releases, why_not = selected_releases(args, venvs, jax_dir)
         runner = Runner(venvs, args.timeout)
@@ -630,11 +699,13 @@ def main(argv):
             for path, text, script in docs:
                 write_doc(path, text, script, runner, releases, date, command,
                           known)
+            sync_fixed_in(docs, True, regressions)
             return 0
         diffs = []
         for path, text, script in docs:
             diffs += check_doc(path, text, script, runner, releases, known,
                                why_not)
+        diffs += sync_fixed_in(docs, False, regressions)
         for d in diffs:
             print("DIFFERS: " + d)
         return 1 if diffs else 0

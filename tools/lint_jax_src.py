@@ -26,7 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "lint-jax-src.md")
 BEGIN = "<!-- lctx-lint-jax:begin -->"
 END = "<!-- lctx-lint-jax:end -->"
-CLASSES = ("get-backend", "backend-read", "host-backend", "unknown-platform")
+CLASSES = ("get-backend", "backend-read", "host-backend", "unknown-platform",
+           "missing-rule", "host-callback", "jax-defect")
 FLAG = re.compile(r"^(jax/_src/\S+?):(\d+):\d+: ([a-z-]+): ")
 VERDICT = re.compile(r"^\| `(jax/_src/[^`:]+):(\d+)` \| [a-z-]+ \| "
                      r"\*\*(confirmed|explained)\*\* \|")

@@ -43,6 +43,25 @@ def found(path):
     return {(f[1], f[3]) for f in findings}, findings
 
 
+def fix_of(finding):
+    """The fix a finding should carry: its class's (missing-rule's names
+    the platforms without a rule, from the message)."""
+    if finding[3] != "missing-rule":
+        return FIXES[finding[3]]
+    missing = finding[4].split("naming ")[1].split(" raises")[0]
+    return FIXES["missing-rule"] % missing.replace(" or ", ", ")
+
+
+def write(folder, files):
+    """Write {relative path: text} under folder; the paths, sorted."""
+    for rel, text in files.items():
+        path = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return sorted(os.path.join(folder, rel) for rel in files)
+
+
 def run(*args):
     """`python -m lctx_jax.lint ARGS` from this folder."""
     return subprocess.run([sys.executable, "-m", "lctx_jax.lint", *args],
@@ -62,13 +81,27 @@ class UserRules(unittest.TestCase):
                      "def backend_read_rule"), "backend-read"),
             (line_of(RULES, "jax.devices()", "def host_rule"),
              "host-backend"),
+            # mistakes.missing_rule's primitive: at its first registration.
+            (line_of(RULES, "register_lowering(partial_p"), "missing-rule"),
         }
-        # adapted_rule (optional=True) and the metal registration inside
-        # try/except NotImplementedError: nothing.
+        # adapted_rule (optional=True, a default rule) and the metal
+        # registration inside try/except NotImplementedError: nothing.
         self.assertEqual(got, want)
         for f in findings:
-            self.assertEqual(f[5], FIXES[f[3]])
+            self.assertEqual(f[5], fix_of(f))
             self.assertIn("`", f[4])
+
+    def test_missing_rule_names_the_platforms(self):
+        _, findings = found(RULES)
+        f = next(f for f in findings if f[3] == "missing-rule")
+        self.assertEqual(f[2], 1)
+        self.assertIn("`partial_p` ('lctx_user_partial')", f[4])
+        self.assertIn("only for cpu, cuda", f[4])
+        self.assertIn("naming rocm or tpu raises NotImplementedError", f[4])
+        # The fix is diagnose.c's, with the platforms without a rule.
+        self.assertEqual(f[5], "register a rule for rocm, tpu (mlir."
+                         "register_lowering(prim, rule, platform=...)) or a "
+                         "default rule, or export without them")
 
     def test_columns_point_at_the_call(self):
         _, findings = found(RULES)
@@ -78,11 +111,46 @@ class UserRules(unittest.TestCase):
             text = fh.read().splitlines()[line - 1]
         self.assertEqual(text[col - 1:].split("(")[0], "jax.devices")
 
-    def test_the_host_trace_program(self):
+    def test_the_traced_programs(self):
         got, findings = found(MISTAKES)
-        self.assertEqual(got, {(line_of(MISTAKES, "jax.default_backend()",
-                                        "def host_trace"), "host-backend")})
-        self.assertIn("host_trace", findings[0][4])
+        self.assertEqual(got, {
+            (line_of(MISTAKES, "jax.default_backend()", "def host_trace"),
+             "host-backend"),
+            (line_of(MISTAKES, "jax.pure_callback(", "def host_callback"),
+             "host-callback"),
+            (line_of(MISTAKES, "jax.debug.print(", "def jax_defect"),
+             "jax-defect"),
+        })
+        by_class = {f[3]: f for f in findings}
+        self.assertIn("host_trace", by_class["host-backend"][4])
+        cb = by_class["host-callback"]
+        self.assertEqual(cb[2], 12)   # the column of jax.pure_callback
+        self.assertIn("multi-platform lowering for python_callback", cb[4])
+        self.assertEqual(cb[5], "host callbacks refuse several platforms: "
+                         "export for one platform at a time (pin one "
+                         "platform)")
+        defect = by_class["jax-defect"]
+        self.assertIn('can only concatenate list (not "tuple") to list',
+                      defect[4])
+        self.assertEqual(defect[5], "upstream-multiplatform-effect-tuple: no "
+                         "JAX release fixes it yet: pin one platform (see "
+                         "docs/upstream-multiplatform-effect-tuple.md)")
+
+    def test_fixture_together(self):
+        # The catalogue and its rules linted in one run: one finding per
+        # mistake, none for clean or adapted_rule.
+        findings, files, errors = lint.lint_paths([MISTAKES, RULES], set(
+            lint.KNOWN_PLATFORMS))
+        self.assertEqual((files, errors), (2, []))
+        self.assertEqual(sorted(f[3] for f in findings), [
+            "backend-read", "get-backend", "host-backend", "host-backend",
+            "host-callback", "jax-defect", "missing-rule"])
+        clean = line_of(MISTAKES, "def clean")
+        adapted = line_of(RULES, "def adapted_rule")
+        for f in findings:
+            self.assertFalse(f[0] == MISTAKES and f[1] > clean, f)
+            self.assertFalse(f[0] == RULES and adapted <= f[1] < adapted + 8,
+                             f)
 
 
 class LintOnly(unittest.TestCase):
@@ -105,6 +173,95 @@ class LintOnly(unittest.TestCase):
         self.assertEqual(len(proc.stdout.splitlines()), 2)
 
 
+class MissingRule(unittest.TestCase):
+    """missing-rule over all the files of one run (lint_registry.py)."""
+
+    PRIM = ("from jax.extend.core import Primitive\n"
+            "from jax.interpreters import mlir\n"
+            "a_p = Primitive('a')\n")
+
+    def lint(self, files):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = write(tmp, files)
+            findings, _, errors = lint.lint_paths(paths, set(
+                lint.KNOWN_PLATFORMS))
+            self.assertEqual(errors, [])
+            return [(os.path.relpath(f[0], tmp), f[1], f[3], f[4], f[5])
+                    for f in findings if f[3] == "missing-rule"]
+
+    def test_defined_in_one_file_registered_in_another(self):
+        got = self.lint({
+            "pkg/prims.py": self.PRIM,
+            "pkg/rules.py": "from jax.interpreters import mlir\n"
+                            "from pkg import prims as p\n"
+                            "mlir.register_lowering(p.a_p, r, platform='gpu')\n"
+                            "mlir.register_lowering(p.a_p, r, platform='cpu')\n",
+        })
+        self.assertEqual([g[:3] for g in got],
+                         [("pkg/rules.py", 3, "missing-rule")])
+        self.assertIn("only for cpu, cuda, oneapi, rocm", got[0][3])
+        self.assertIn("register a rule for tpu ", got[0][4])
+
+    def test_a_default_rule_elsewhere_clears_it(self):
+        self.assertEqual(self.lint({
+            "prims.py": self.PRIM
+            + "mlir.register_lowering(a_p, r, platform='cpu')\n",
+            "other.py": "from prims import a_p\n"
+                        "mlir.register_lowering(a_p, r)\n",
+        }), [])
+
+    def test_every_platform_or_unknown_or_plugin_only_is_clean(self):
+        self.assertEqual(self.lint({"m.py": self.PRIM + (
+            "for plat in ['cpu', 'gpu', 'tpu']:\n"
+            "    mlir.register_lowering(a_p, r, platform=plat)\n"
+            "b_p = Primitive('b')\n"
+            "mlir.register_lowering(b_p, r, platform=name)\n"
+            "mlir.register_lowering(b_p, r, platform='cpu')\n"
+            "c_p = Primitive('c')\n"
+            "mlir.register_lowering(c_p, r, platform='METAL')\n")}), [])
+
+    def test_wrapper_and_factory(self):
+        got = self.lint({"m.py": (
+            "from jax.extend.core import Primitive\n"
+            "from jax.interpreters import mlir\n"
+            "def new(name):\n    p = Primitive(name)\n    return p\n"
+            "def both(prim, rule, platforms=('cpu', 'cuda')):\n"
+            "    for q in platforms:\n"
+            "        mlir.register_lowering(prim, rule, platform=q)\n"
+            "a_p = new('a')\n"
+            "both(a_p, r)\n"
+            "b_p = new('b')\n"
+            "both(b_p, r, ('cpu', 'cuda', 'rocm', 'tpu'))\n")})
+        self.assertEqual([g[1:3] for g in got], [(10, "missing-rule")])
+        self.assertIn("register a rule for rocm, tpu ", got[0][4])
+
+    def test_suppressed_on_its_line(self):
+        self.assertEqual(self.lint({"m.py": self.PRIM + (
+            "mlir.register_lowering(a_p, r, platform='cpu')"
+            "  # lctx: ignore[missing-rule]\n")}), [])
+
+
+class Traced(unittest.TestCase):
+    """host-callback and jax-defect in the functions JAX traces."""
+
+    def test_jit_export_and_one_platform(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            [path] = write(tmp, {"m.py": (
+                "import jax\nfrom functools import partial\n"
+                "from jax.experimental import io_callback\n"
+                "@jax.jit\ndef f(x):\n    return jax.pure_callback(g, x, x)\n"
+                "@partial(jax.jit, static_argnums=0)\n"
+                "def h(x):\n    jax.debug.callback(g, x)\n"
+                "def k(x):\n    return io_callback(g, x, x)\n"
+                "def one(x):\n    return io_callback(g, x, x)\n"
+                "def host(x):\n    return jax.pure_callback(g, x, x)\n"
+                "jax.export.export(jax.jit(k))\n"
+                "jax.export.export(one, platforms=['cpu'])\n")})
+            got, _ = found(path)
+        self.assertEqual(got, {(6, "host-callback"), (9, "jax-defect"),
+                               (11, "host-callback")})
+
+
 class CommandLine(unittest.TestCase):
     """Output format, order and exit statuses."""
 
@@ -124,13 +281,14 @@ class CommandLine(unittest.TestCase):
             proc = run(tmp)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         lines = proc.stdout.splitlines()
-        self.assertEqual(len(lines), 7)
+        self.assertEqual(len(lines), 10)
         keys = []
         for line in lines:
             path, num, col, rest = line.split(":", 3)
             cls = rest.split(":")[0].strip()
             self.assertIn(cls, FIXES)
-            self.assertIn("; fix: " + FIXES[cls], line)
+            if cls != "missing-rule":
+                self.assertIn("; fix: " + FIXES[cls], line)
             keys.append((path, int(num), int(col)))
         self.assertEqual(keys, sorted(keys))
 
@@ -140,7 +298,8 @@ class CommandLine(unittest.TestCase):
         doc = json.loads(proc.stdout)
         self.assertEqual(doc["files"], 1)
         self.assertEqual(sorted(f["class"] for f in doc["findings"]),
-                         ["backend-read", "get-backend", "host-backend"])
+                         ["backend-read", "get-backend", "host-backend",
+                          "missing-rule"])
 
     def test_clean_file_exits_0(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +323,7 @@ class CommandLine(unittest.TestCase):
         self.assertIn("syntax error", proc.stderr)
         self.assertNotIn("Traceback", proc.stderr)
         # The good file's findings are still printed.
-        self.assertEqual(len(proc.stdout.splitlines()), 3)
+        self.assertEqual(len(proc.stdout.splitlines()), 4)
 
     def test_bad_paths_exit_2(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -186,7 +345,7 @@ class CommandLine(unittest.TestCase):
             with open(out, encoding="utf-8") as f:
                 written = f.read()
         self.assertEqual((proc.returncode, proc.stdout), (1, ""))
-        self.assertEqual(len(written.splitlines()), 3)
+        self.assertEqual(len(written.splitlines()), 4)
 
 
 if __name__ == "__main__":

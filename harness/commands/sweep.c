@@ -313,7 +313,7 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
   if (e->desc)
     lctx_program_features(e->desc, s->features, s->ops);
   lctx_sweep_write_line(s, index, e, v, n);
-  lctx_sweep_diagnose(s, e);
+  lctx_sweep_diagnose(s, index, e);
   char rerun[2560];
   rerun_line(s, index, rerun, sizeof rerun);
   for (size_t i = 0; i < n; i++) {
@@ -514,6 +514,12 @@ static int finish(lctx_sweep *s) {
   lctx_report *r = s->rep;
   r->seconds = lctx_sys_now() - s->start;
   r->restarts = lctx_sweep_restarts(s);
+  /* The plan's cases of the other shards (all but --case's): skipped, as
+   * conform counts them, so that every shard of one plan offers the plan's
+   * cases (report.json's "cases") and `lctx report merge` joins shards
+   * of unequal counts. */
+  for (size_t c = 0; c < s->plan_total; c++)
+    r->cases_skipped += !planned(s, c);
   size_t judged = 0;
   for (int v = 0; v < LCTX_VERDICT_COUNT; v++)
     judged += r->totals[v];

@@ -741,11 +741,14 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
     reached += s->reached[i];
   }
   lctx_escaped dir;
-  fprintf(s->out,
-          "reach: the judged programs lowered %zu of the %zu primitives with "
-          "lowering rules in JAX (%s/reach.json lists both)\n",
-          reached, s->cat.primitive_count, lctx_esc(&dir, s->o->out_dir));
-  if (reached < s->cat.primitive_count) {
+  if (lctx_sweep_user_run(s))
+    lctx_sweep_print_user_reach(s);
+  else
+    fprintf(s->out,
+            "reach: the judged programs lowered %zu of the %zu primitives "
+            "with lowering rules in JAX (%s/reach.json lists both)\n",
+            reached, s->cat.primitive_count, lctx_esc(&dir, s->o->out_dir));
+  if (reached < s->cat.primitive_count && !lctx_sweep_user_run(s)) {
     fprintf(s->out, "not reached (%zu):", s->cat.primitive_count - reached);
     for (size_t i = 0; i < s->cat.primitive_count; i++) {
       lctx_escaped b;

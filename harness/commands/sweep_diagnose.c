@@ -19,21 +19,20 @@ static bool diagnosed(const lctx_sweep *s, const lctx_sweep_exports *e) {
   return strcmp(kind, "user") == 0 || strcmp(kind, "package") == 0;
 }
 
-/* Whether a diagnosis like `d` is kept already. */
-static bool kept(const lctx_sweep *s, const lctx_diagnosis *d) {
-  for (size_t i = 0; i < s->diagnosis_count; i++) {
-    const lctx_diagnosis *k = &s->diagnoses[i];
-    if (k->cls == d->cls && k->line == d->line &&
-        strcmp(k->program, d->program) == 0 && strcmp(k->file, d->file) == 0 &&
-        strcmp(k->fix, d->fix) == 0)
-      return true;
-  }
-  return false;
-}
-
+/* Keeps `d` in plan order (after those of its case and the cases
+ * before), unless one like it of an earlier case or the same is kept; one
+ * like it of a later case gives way to it. */
 static void keep(lctx_sweep *s, const lctx_diagnosis *d) {
-  if (kept(s, d))
-    return;
+  for (size_t i = 0; i < s->diagnosis_count; i++) {
+    lctx_diagnosis *k = &s->diagnoses[i];
+    if (!lctx_diagnosis_same(k, d))
+      continue;
+    if (k->plan_case <= d->plan_case)
+      return;
+    memmove(k, k + 1, (s->diagnosis_count - i - 1) * sizeof *k);
+    s->diagnosis_count--;
+    break;
+  }
   if (s->diagnosis_count == LCTX_SWEEP_DIAGNOSES_MAX) {
     lctx_report_cap_hit(s->rep, "diagnoses kept", LCTX_SWEEP_DIAGNOSES_MAX, 1);
     return;
@@ -46,7 +45,13 @@ static void keep(lctx_sweep *s, const lctx_diagnosis *d) {
     s->diagnoses = p;
     s->diagnosis_cap = cap;
   }
-  s->diagnoses[s->diagnosis_count++] = *d;
+  size_t at = s->diagnosis_count;
+  while (at > 0 && s->diagnoses[at - 1].plan_case > d->plan_case)
+    at--;
+  memmove(&s->diagnoses[at + 1], &s->diagnoses[at],
+          (s->diagnosis_count - at) * sizeof *s->diagnoses);
+  s->diagnoses[at] = *d;
+  s->diagnosis_count++;
 }
 
 #define CASE_MAX (LCTX_EXPORT_MAX_PLATFORMS * 4)
@@ -74,11 +79,14 @@ static size_t classify(const lctx_sweep *s, const lctx_sweep_exports *e,
   return n;
 }
 
-void lctx_sweep_diagnose(lctx_sweep *s, const lctx_sweep_exports *e) {
+void lctx_sweep_diagnose(lctx_sweep *s, size_t index,
+                         const lctx_sweep_exports *e) {
   lctx_diagnosis *d = diagnosed(s, e) ? calloc(CASE_MAX, sizeof *d) : NULL;
   size_t n = d ? classify(s, e, d) : 0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    d[i].plan_case = index;
     keep(s, &d[i]);
+  }
   free(d);
 }
 
@@ -163,13 +171,15 @@ static bool one_back(json_t *j, lctx_diagnosis *d) {
   return d->cls != LCTX_DIAGNOSIS_CLASS_COUNT;
 }
 
-void lctx_sweep_diagnoses_resume(lctx_sweep *s, json_t *list) {
+void lctx_sweep_diagnoses_resume(lctx_sweep *s, size_t index, json_t *list) {
   size_t i;
   json_t *j;
   lctx_diagnosis *d = malloc(sizeof *d);
   json_array_foreach(list, i, j) {
-    if (d && one_back(j, d))
+    if (d && one_back(j, d)) {
+      d->plan_case = index;
       keep(s, d);
+    }
   }
   free(d);
 }
@@ -186,4 +196,102 @@ void lctx_sweep_print_diagnoses(const lctx_sweep *s) {
     fputc('\n', s->out);
   }
   free(line);
+}
+
+//===----------------------------------------------------------------------===//
+// The reach of a user's run
+//===----------------------------------------------------------------------===//
+
+bool lctx_sweep_user_run(const lctx_sweep *s) {
+  if (s->o->generate || !s->selected_count)
+    return false;
+  for (size_t i = 0; i < s->selected_count; i++) {
+    const char *kind = s->cat.programs[s->selected[i]].kind;
+    if (strcmp(kind, "user") != 0 && strcmp(kind, "package") != 0)
+      return false;
+  }
+  return true;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp((const char *)a, (const char *)b);
+}
+
+/* The user's own primitives: a name, and whether its lowering began. */
+typedef struct own_prim {
+  char name[64];
+  bool reached;
+} own_prim;
+
+/* Adds `name` to `own` (`*n` of at most `cap`) unless there; `reached`:
+ * a diagnosis saw its lowering begin. */
+static void own_add(own_prim *own, size_t *n, size_t cap, const char *name,
+                    bool reached) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp(own[i].name, name) == 0) {
+      own[i].reached |= reached;
+      return;
+    }
+  if (*n < cap && name[0]) {
+    snprintf(own[*n].name, sizeof own[*n].name, "%s", name);
+    own[(*n)++].reached = reached;
+  }
+}
+
+/* Whether the run's programs lowered primitive `name` (its rule ran). */
+static bool lowered(const lctx_sweep *s, const char *name) {
+  char key[64];
+  snprintf(key, sizeof key, "%s", name);
+  char(*hit)[64] = s->cat.primitive_count
+                       ? bsearch(key, s->cat.primitives, s->cat.primitive_count,
+                                 sizeof *s->cat.primitives, by_name)
+                       : NULL;
+  return hit && s->reached[hit - s->cat.primitives];
+}
+
+/* One line "WHAT (N): NAME ..." of the primitives whose reach is `yes`. */
+static void own_line(const lctx_sweep *s, const own_prim *own, size_t n,
+                     bool yes, const char *what) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    k += own[i].reached == yes;
+  if (!k)
+    return;
+  fprintf(s->out, "%s (%zu):", what, k);
+  for (size_t i = 0; i < n; i++) {
+    lctx_escaped b;
+    if (own[i].reached == yes)
+      fprintf(s->out, " %s", lctx_esc(&b, own[i].name));
+  }
+  fputc('\n', s->out);
+}
+
+void lctx_sweep_print_user_reach(const lctx_sweep *s) {
+  size_t cap = s->selected_count + s->diagnosis_count, n = 0, reached = 0;
+  own_prim *own = calloc(cap + 1, sizeof *own);
+  for (size_t i = 0; own && i < s->selected_count; i++) {
+    const lctx_program *p = &s->cat.programs[s->selected[i]];
+    const char *last = strrchr(p->name, '/');
+    if (strcmp(p->kind, "package") == 0 && last)
+      own_add(own, &n, cap, last + 1, false);
+  }
+  for (size_t i = 0; own && i < s->diagnosis_count; i++) {
+    const lctx_diagnosis *d = &s->diagnoses[i];
+    if (d->rule.file[0] || d->cls == LCTX_DIAGNOSIS_MISSING_RULE)
+      own_add(own, &n, cap, d->primitive, true);
+  }
+  if (n)
+    qsort(own, n, sizeof *own, by_name);
+  for (size_t i = 0; i < n; i++) {
+    own[i].reached |= lowered(s, own[i].name);
+    reached += own[i].reached;
+  }
+  lctx_escaped dir;
+  fprintf(s->out,
+          "reach: the user's programs lowered %zu of the %zu primitives of "
+          "their own that lctx knows (%s/reach.json lists JAX's)\n",
+          reached, n, lctx_esc(&dir, s->o->out_dir));
+  own_line(s, own, n, true, "reached");
+  own_line(s, own, n, false, "not reached");
+  free(own);
 }

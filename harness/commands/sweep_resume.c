@@ -228,7 +228,9 @@ static void take_line(lctx_sweep *s, json_t *j) {
     if (json_is_string(v))
       lctx_sweep_reach(s, json_string_value(v));
   }
-  lctx_sweep_diagnoses_resume(s, json_object_get(j, "diagnoses"));
+  lctx_sweep_diagnoses_resume(
+      s, (size_t)json_integer_value(json_object_get(j, "case")),
+      json_object_get(j, "diagnoses"));
   /* A generated program's coverage: drawn again (a pure function of the
    * seed and its index, or of its file). */
   if (s->o->generate && s->ops) {

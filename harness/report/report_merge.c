@@ -35,8 +35,17 @@ typedef struct merge {
    * folder (NULL: a shard missing) and shard. */
   lctx_merge_part *parts;
   size_t part_count;
+  /* A sweep's diagnoses: every folder's, in the order read, then joined
+   * (join_diagnoses). */
+  bool diagnosed;
+  lctx_diagnosis *diag;
+  size_t diag_count;
   lctx_buf *error;
 } merge;
+
+/* The most diagnoses the folders may hold together (each report holds at
+ * most LCTX_REPORT_MAX_DIAGNOSES; the merged one as many). */
+#define MERGE_DIAGNOSES_MAX (4 * LCTX_REPORT_MAX_DIAGNOSES)
 
 /* Refuses a report of another run than the first one read: for shards,
  * any part of the stamp but the shard index; for runs, the spec, the
@@ -145,6 +154,79 @@ static void add_totals(merge *m, const lctx_report_file *f) {
   }
 }
 
+/* Adds the diagnoses of report `f`; false when a shard has none where
+ * the first has some (or the other way round), or there are too many. */
+static bool add_diagnoses(merge *m, const lctx_report_file *f,
+                          const char *path) {
+  if (!m->o->runs && f->diagnosed != m->first->diagnosed)
+    return lctx_report_say(m->error,
+                           "%s: field 'diagnoses' is %s where %s/report.json "
+                           "has %s: only shards of one run can be merged",
+                           path, f->diagnosed ? "there" : "missing",
+                           m->o->dirs[0], f->diagnosed ? "none" : "it");
+  m->diagnosed |= f->diagnosed;
+  if (!f->diagnosis_count)
+    return true;
+  if (f->diagnosis_count > MERGE_DIAGNOSES_MAX - m->diag_count)
+    return lctx_report_say(m->error,
+                           "%s: the reports hold over %d diagnoses together, "
+                           "more than a merge takes",
+                           path, MERGE_DIAGNOSES_MAX);
+  void *p =
+      realloc(m->diag, (m->diag_count + f->diagnosis_count) * sizeof *m->diag);
+  if (!p)
+    return lctx_report_say(m->error, "out of memory");
+  m->diag = p;
+  memcpy(m->diag + m->diag_count, f->diagnoses,
+         f->diagnosis_count * sizeof *m->diag);
+  m->diag_count += f->diagnosis_count;
+  return true;
+}
+
+/* A diagnosis's place in the order they are kept: shards by plan index (a
+ * case is one shard's), each shard's own order kept; runs as read. */
+typedef struct diag_at {
+  size_t plan_case, at;
+} diag_at;
+
+static int by_plan(const void *a, const void *b) {
+  const diag_at *x = a, *y = b;
+  return x->plan_case != y->plan_case
+             ? (x->plan_case > y->plan_case) - (x->plan_case < y->plan_case)
+             : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The folders' diagnoses as one sweep of the plan keeps them
+ * (sweep_diagnose.h): in plan order, one like another
+ * (lctx_diagnosis_same) once, the earliest case's, at most
+ * LCTX_REPORT_MAX_DIAGNOSES. */
+static bool join_diagnoses(merge *m) {
+  size_t n = m->diag_count, kept = 0;
+  diag_at *order = calloc(n + 1, sizeof *order);
+  lctx_diagnosis *out = calloc(n + 1, sizeof *out);
+  if (!order || !out) {
+    free(order);
+    free(out);
+    return lctx_report_say(m->error, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++)
+    order[i] = (diag_at){m->o->runs ? 0 : m->diag[i].plan_case, i};
+  qsort(order, n, sizeof *order, by_plan);
+  for (size_t i = 0; i < n && kept < LCTX_REPORT_MAX_DIAGNOSES; i++) {
+    const lctx_diagnosis *d = &m->diag[order[i].at];
+    bool dup = false;
+    for (size_t k = 0; k < kept && !dup; k++)
+      dup = lctx_diagnosis_same(&out[k], d);
+    if (!dup)
+      out[kept++] = *d;
+  }
+  free(order);
+  free(m->diag);
+  m->diag = out;
+  m->diag_count = kept;
+  return true;
+}
+
 /* Takes the first report: its rows are the merged report's, its stamp the
  * merged run's; the parts are its shards (or, for runs, the folders). */
 static bool take_first(merge *m, lctx_report_file *f) {
@@ -179,6 +261,7 @@ static bool read_one(merge *m, size_t d) {
                          path);
   for (size_t k = 0; ok && k < m->rep.row_count; k++)
     ok = add_row(m, f, k, path);
+  ok = ok && add_diagnoses(m, f, path);
   if (ok) {
     add_totals(m, f);
     m->cases += m->o->runs || d == 0 ? s->cases : 0;
@@ -213,6 +296,21 @@ static bool check_missing(merge *m) {
                    "--partial)",
                    missing, n, list, missing > said ? ", ..." : "");
   return true;
+}
+
+/* The merged diagnoses, as the sweep prints them (escaped). */
+static void print_diagnoses(const merge *m, FILE *out) {
+  if (!m->diag_count)
+    return;
+  fprintf(out, "diagnoses: %zu in the user's and packages' programs\n",
+          m->diag_count);
+  char *line = malloc(8192);
+  for (size_t i = 0; line && i < m->diag_count; i++) {
+    lctx_diagnosis_text(&m->diag[i], line, 8192);
+    lctx_escape_write(out, line, strlen(line));
+    fputc('\n', out);
+  }
+  free(line);
 }
 
 /* The merged run's stamp, counts and result on `out`. */
@@ -254,6 +352,7 @@ static lctx_report_result summarize(merge *m, const lctx_report_doc *doc,
     if (r->rows[k].rerun[0])
       fprintf(out, "  rerun: %s\n", lctx_esc(&dir, r->rows[k].rerun));
   }
+  print_diagnoses(m, out);
   lctx_report_result result = lctx_report_result_of(r);
   fprintf(out, "result: %s%s\n", lctx_report_result_name(result),
           result == LCTX_RESULT_INTERRUPTED ? " (a shard was interrupted)"
@@ -335,7 +434,7 @@ static bool run_merge(merge *m, FILE *out, lctx_report_result *result) {
   for (size_t d = 0; d < m->o->dir_count; d++)
     if (!read_one(m, d))
       return false;
-  if (!check_missing(m) || !sums_fit(m))
+  if (!check_missing(m) || !sums_fit(m) || !join_diagnoses(m))
     return false;
   count_cases(m);
   const lctx_report_stamp *s = &m->first->stamp;
@@ -357,7 +456,10 @@ static bool run_merge(merge *m, FILE *out, lctx_report_result *result) {
                          .left_behind_killed = m->left_behind_killed,
                          .stops_continued = m->stops_continued,
                          .stopped_at_first_failure = m->stopped,
-                         .peak_memory_mb = m->peak};
+                         .peak_memory_mb = m->peak,
+                         .diagnosed = m->diagnosed,
+                         .diagnoses = m->diag,
+                         .diagnosis_count = m->diag_count};
   if (!lctx_sys_mkdir_p(m->o->out_dir))
     return lctx_report_say(m->error, "--out: %s: %s", m->o->out_dir,
                            lctx_sys_file_error(errno));
@@ -389,6 +491,7 @@ bool lctx_report_merge(const lctx_report_merge_options *o, FILE *out,
   bool ok = run_merge(m, out, result);
   lctx_report_file_free(m->first);
   free(m->parts);
+  free(m->diag);
   free(m);
   return ok;
 }

@@ -267,6 +267,123 @@ static void read_run(lctx_report_file *f) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// A sweep's diagnoses
+//===----------------------------------------------------------------------===//
+
+/* Text `x` into `dst` (`n` bytes): a string (or null, "", when `null_ok`)
+ * of at most 3n bytes, cut to the field. */
+static bool diag_text(const json_t *x, bool null_ok, char *dst, size_t n) {
+  dst[0] = '\0';
+  if (null_ok && json_is_null(x))
+    return true;
+  const char *t = json_string_value(x);
+  if (!t || json_string_length(x) > 3 * n)
+    return false;
+  snprintf(dst, n, "%s", t);
+  return true;
+}
+
+/* Place `x` (null: none) into `f`: file, line, and function when `fn`. */
+static bool diag_place(const json_t *x, bool fn, lctx_user_frame *f) {
+  memset(f, 0, sizeof *f);
+  if (json_is_null(x))
+    return true;
+  const json_t *line = json_object_get(x, "line");
+  if (!json_is_object(x) || !json_is_integer(line) ||
+      !diag_text(json_object_get(x, "file"), false, f->file, sizeof f->file) ||
+      !f->file[0])
+    return false;
+  f->line = (long)json_integer_value(line);
+  return !fn || diag_text(json_object_get(x, "function"), true, f->function,
+                          sizeof f->function);
+}
+
+/* The platforms of diagnosis `j`: 2 to LCTX_EXPORT_MAX_PLATFORMS names. */
+static bool diag_platforms(const json_t *j, lctx_diagnosis *d) {
+  const json_t *plats = json_object_get(j, "platforms");
+  size_t n = json_array_size(plats);
+  if (!json_is_array(plats) || n < 2 || n > LCTX_EXPORT_MAX_PLATFORMS)
+    return false;
+  d->platform_count = n;
+  for (size_t k = 0; k < n; k++)
+    if (!diag_text(json_array_get(plats, k), false, d->platforms[k],
+                   sizeof d->platforms[k]) ||
+        !d->platforms[k][0])
+      return false;
+  return true;
+}
+
+/* Diagnosis `j` into `d`; NULL, or the field that is bad and what it must
+ * be ("class\0a class's name"). */
+static const char *diag_item(const json_t *j, lctx_diagnosis *d) {
+  memset(d, 0, sizeof *d);
+  const char *cls = json_string_value(json_object_get(j, "class"));
+  const json_t *c = json_object_get(j, "case"), *line;
+  d->cls = LCTX_DIAGNOSIS_CLASS_COUNT;
+  for (int k = 0; cls && k < LCTX_DIAGNOSIS_CLASS_COUNT; k++)
+    if (strcmp(cls, lctx_diagnosis_class_name(k)) == 0)
+      d->cls = k;
+  if (!json_is_object(j))
+    return "\0an object";
+  if (!json_is_integer(c))
+    return "case\0a count";
+  d->plan_case = (size_t)json_integer_value(c);
+  if (!diag_text(json_object_get(j, "program"), false, d->program,
+                 sizeof d->program) ||
+      !d->program[0])
+    return "program\0a program's name";
+  if (d->cls == LCTX_DIAGNOSIS_CLASS_COUNT)
+    return "class\0a class of diagnosis";
+  if (!diag_platforms(j, d))
+    return "platforms\0a list of 2 to 8 platform names";
+  if (!diag_text(json_object_get(j, "primitive"), true, d->primitive,
+                 sizeof d->primitive))
+    return "primitive\0a string or null";
+  if (!diag_text(json_object_get(j, "file"), true, d->file, sizeof d->file))
+    return "file\0a string or null";
+  if (!json_is_integer(line = json_object_get(j, "line")))
+    return "line\0a line number";
+  d->line = (long)json_integer_value(line);
+  if (!diag_place(json_object_get(j, "rule"), true, &d->rule))
+    return "rule\0null or {\"file\", \"line\", \"function\"}";
+  if (!diag_place(json_object_get(j, "call_site"), false, &d->call_site))
+    return "call_site\0null or {\"file\", \"line\"}";
+  if (!diag_text(json_object_get(j, "message"), false, d->message,
+                 sizeof d->message))
+    return "message\0a string";
+  if (!diag_text(json_object_get(j, "fix"), false, d->fix, sizeof d->fix))
+    return "fix\0a string";
+  return NULL;
+}
+
+/* The "diagnoses" of a sweep's report, when there. */
+static bool read_diagnoses(lctx_report_file *f, const char *path,
+                           lctx_buf *error) {
+  const json_t *list = json_object_get(f->json, "diagnoses");
+  size_t n = json_array_size(list);
+  if (!list)
+    return true;
+  if (!json_is_array(list) || n > LCTX_REPORT_MAX_DIAGNOSES)
+    return bad_field(error, path, "diagnoses",
+                     "an array of at most 10000 diagnoses");
+  f->diagnosed = true;
+  f->diagnoses = calloc(n + 1, sizeof *f->diagnoses);
+  if (!f->diagnoses)
+    return lctx_report_say(error, "%s: out of memory", path);
+  for (size_t i = 0; i < n; i++) {
+    const char *bad = diag_item(json_array_get(list, i), &f->diagnoses[i]);
+    if (bad)
+      return lctx_report_say(error,
+                             "%s: field 'diagnoses[%zu]%s%s' is missing or "
+                             "not %s",
+                             path, i, bad[0] ? "." : "", bad,
+                             bad + strlen(bad) + 1);
+  }
+  f->diagnosis_count = n;
+  return true;
+}
+
 lctx_report_file *lctx_report_read(const char *path, lctx_buf *error) {
   json_t *j = load(path, error);
   if (!j)
@@ -287,7 +404,8 @@ lctx_report_file *lctx_report_read(const char *path, lctx_buf *error) {
     return NULL;
   }
   f->json = j;
-  if (!read_stamp(f, path, error) || !read_rows(f, path, error)) {
+  if (!read_stamp(f, path, error) || !read_rows(f, path, error) ||
+      !read_diagnoses(f, path, error)) {
     lctx_report_file_free(f);
     return NULL;
   }
@@ -300,5 +418,6 @@ void lctx_report_file_free(lctx_report_file *f) {
   if (!f)
     return;
   json_decref(f->json);
+  free(f->diagnoses);
   free(f);
 }

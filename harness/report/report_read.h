@@ -12,7 +12,13 @@
  * anywhere in it a count from 0 to LCTX_REPORT_MAX_COUNT (so that no sum
  * of counts wraps around); 1 to LCTX_SPEC_MAX_ROWS rows, each an object
  * with an id and a count per verdict. Fields newer than the oldest reports
- * merged (cases, cases_by_source, not_judged, drift...) are optional.
+ * merged (cases, cases_by_source, not_judged, drift...) are optional. A
+ * sweep's "diagnoses" (diagnose.h), when there, are read whole, each field
+ * checked: case a count, program, class (a class's name), platforms (2 to
+ * LCTX_EXPORT_MAX_PLATFORMS names), file and primitive (or null), line,
+ * rule and call_site (null or a place), message and fix; a text longer
+ * than its field (lctx writes a byte not UTF-8 as its escape) is cut to
+ * it, one over three times that refused.
  * Every message names the file and the field, or its line and column.
  * What the file holds is outside text: a message is unescaped, for the
  * caller to show through escape.h.
@@ -24,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "diagnose.h"
 #include "lctx/str.h"
 #include "verdict.h"
 
@@ -34,6 +41,8 @@
 #define LCTX_REPORT_MAX_COUNT (1LL << 40)
 /// The most shards a report may say its run had.
 #define LCTX_REPORT_MAX_SHARDS 100000
+/// The most diagnoses a report may hold (a sweep keeps no more).
+#define LCTX_REPORT_MAX_DIAGNOSES 10000
 
 /// Who ran what: the stamp of a report.json. The strings point into the
 /// document (lctx_report_file's json).
@@ -62,6 +71,11 @@ typedef struct lctx_report_file {
   size_t modules_judged, judge_kills, left_behind_killed, stops_continued;
   bool stopped_at_first_failure;
   double peak_memory_mb; ///< -1 when not recorded
+  /// A sweep's diagnoses (report.json's "diagnoses", in its order; heap):
+  /// `diagnosed` when the key is there.
+  bool diagnosed;
+  lctx_diagnosis *diagnoses;
+  size_t diagnosis_count;
 } lctx_report_file;
 
 /// Reads and checks the report.json at `path`. NULL, with one line naming

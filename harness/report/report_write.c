@@ -507,6 +507,7 @@ static json_t *json_diagnoses(const lctx_report_doc *d) {
     for (size_t k = 0; k < g->platform_count; k++)
       json_array_append_new(plats, lctx_report_json_text(g->platforms[k]));
     json_object_set_new(o, "program", lctx_report_json_text(g->program));
+    json_object_set_new(o, "case", json_integer((json_int_t)g->plan_case));
     json_object_set_new(o, "platforms", plats);
     json_object_set_new(o, "class",
                         json_string(lctx_diagnosis_class_name(g->cls)));

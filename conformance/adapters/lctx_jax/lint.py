@@ -26,6 +26,15 @@ rules):
     unknown-platform  register_lowering(..., platform="X") for a platform
                       JAX does not know, not guarded by a try that catches
                       NotImplementedError
+    missing-rule      a primitive created in the linted files with rules
+                      for some of cpu, cuda, rocm, tpu and no default rule,
+                      over all the files of the run (lint_registry.py)
+    host-callback     jax.pure_callback / io_callback / host_callback in a
+                      traced function (a catalogue's fn, a jax.jit or
+                      jax.export.export function, one binding a primitive)
+                      or a function a rule lowers
+    jax-defect        jax.debug.print / jax.debug.callback there (the
+                      effect-tuple TypeError of JAX 0.8.3 through 0.12.1)
 
 A finding is dropped when its line carries `# lctx: ignore[CLASS]` (several
 classes separated by commas; `# lctx: ignore` alone drops every class).
@@ -46,7 +55,8 @@ import os
 import re
 import sys
 
-from .lint_rules import CLASSES, KNOWN_PLATFORMS, check_tree
+from .lint_registry import Registry
+from .lint_rules import CLASSES, FIXES, KNOWN_PLATFORMS, Finding, check_tree
 
 IGNORE = re.compile(r"#\s*lctx:\s*ignore(?:\[([^\]]*)\])?")
 
@@ -129,23 +139,30 @@ def suppressed(lines, finding):
     return False
 
 
-def lint_file(path, known):
-    """The findings of one file: (path, line, col, class, message, fix)."""
-    source = read_source(path)
-    tree = parse(path, source)
-    lines = source.splitlines()
+def kept(path, lines, found):
+    """The findings of one file not suppressed on their line, as
+    (path, line, col, class, message, fix)."""
+    return [(path, f.line, character_column(lines, f.line, f.col), f.cls,
+             f.message, f.fix) for f in found if not suppressed(lines, f)]
+
+
+def missing_rules(registry, lines_of):
+    """The missing-rule findings of a run's registry (lint_registry.py),
+    over all its files."""
     out = []
-    for f in check_tree(tree, known):
-        if suppressed(lines, f):
-            continue
-        out.append((path, f.line, character_column(lines, f.line, f.col),
-                    f.cls, f.message, f.fix))
+    for path, line, col, message, missing in registry.findings():
+        f = Finding(line, col, "missing-rule", message,
+                    FIXES["missing-rule"] % ", ".join(missing))
+        out.extend(kept(path, lines_of[path], [f]))
     return out
 
 
 def lint_paths(paths, known):
-    """(findings sorted, files linted, bad-input messages)."""
-    findings, errors, files = set(), [], 0
+    """(findings sorted, files linted, bad-input messages).  Each file is
+    checked alone (lint_rules.py), then the primitives' registrations of
+    all of them together (missing-rule)."""
+    findings, errors, lines_of = set(), [], {}
+    registry = Registry()
     for path in paths:
         try:
             names = python_files(path)
@@ -153,12 +170,20 @@ def lint_paths(paths, known):
             errors.append(str(e))
             continue
         for name in names:
+            if name in lines_of:
+                continue
             try:
-                findings.update(lint_file(name, known))
-                files += 1
+                source = read_source(name)
+                tree = parse(name, source)
             except BadInput as e:
                 errors.append(str(e))
-    return sorted(findings), files, errors
+                continue
+            lines_of[name] = source.splitlines()
+            findings.update(kept(name, lines_of[name],
+                                 check_tree(tree, known)))
+            registry.add(name, tree)
+    findings.update(missing_rules(registry, lines_of))
+    return sorted(findings), len(lines_of), errors
 
 
 def format_text(findings):

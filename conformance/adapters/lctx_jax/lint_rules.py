@@ -25,7 +25,11 @@ Roles (a function may have several; the first in this order names it):
             in `_p`, `_prim` or `_primitive`, or named `p`, `prim`,
             `primitive`), and a function given as `"fn"` in a dict literal
             of a user catalogue (`LCTX_PROGRAMS = [...]` or inside
-            `def lctx_programs`): it runs at trace time.  Its callees are not
+            `def lctx_programs`), a def decorated with jax.jit (`@jax.jit`,
+            `@partial(jax.jit, ...)`, `@jax.jit(...)`), the first argument
+            of a `jax.jit(...)` call or of a `jax.export.export(...)` call
+            whose `platforms=` is not a literal list of at most one: it
+            runs at trace time.  Its callees are not
             followed (trace-time code calls too much to stay precise).
 
 Functions are matched by their bare name over every `def` of the module
@@ -62,6 +66,16 @@ is checked only when it has a role of its own):
                     register_lowering raises NotImplementedError for such a
                     platform (jax/_src/interpreters/mlir.py:987-992).
 
+  host-callback     a call of jax.pure_callback, jax.experimental.
+                    io_callback (or jax._src.callback's), or anything of
+                    jax.experimental.host_callback, in a function with any
+                    role (jax/_src/callback.py:797-798 refuses several
+                    platforms).
+  jax-defect        a call of jax.debug.print or jax.debug.callback (or
+                    jax._src.debugging's) in a function with any role: the
+                    effect-tuple TypeError (EFFECT_DEFECT).
+  missing-rule      over all the files of a run: lint_registry.py.
+
 A module context is `X.module_context` (any X), a name `module_context`,
 `mod_ctx` or `module_ctx`, or a name assigned one of these in the same
 function.
@@ -78,7 +92,12 @@ import ast
 
 KNOWN_PLATFORMS = ("cpu", "cuda", "gpu", "oneapi", "rocm", "tpu")
 
-CLASSES = ("get-backend", "backend-read", "host-backend", "unknown-platform")
+CLASSES = ("get-backend", "backend-read", "host-backend", "unknown-platform",
+           "missing-rule", "host-callback", "jax-defect")
+
+# The known defect jax.debug.print/callback hit under several platforms
+# (conformance/sweep/regressions/upstream-multiplatform-effect-tuple.json).
+EFFECT_DEFECT = "upstream-multiplatform-effect-tuple"
 
 FIXES = {
     "get-backend":
@@ -97,7 +116,30 @@ FIXES = {
         "guard the registration (try: ... except NotImplementedError: "
         "pass), as for a plugin that may be missing, or register it only "
         "where the platform's plugin is installed",
+    "missing-rule":
+        "register a rule for %s (mlir.register_lowering(prim, rule, "
+        "platform=...)) or a default rule, or export without them",
+    "host-callback":
+        "host callbacks refuse several platforms: export for one platform "
+        "at a time (pin one platform)",
+    "jax-defect":
+        EFFECT_DEFECT + ": no JAX release fixes it yet: pin one platform "
+        "(see docs/" + EFFECT_DEFECT + ".md)",
 }
+
+# Host callbacks (resolved through the module's imports): each refuses an
+# export for several platforms (jax/_src/callback.py:797-798 at 0.10.2).
+HOST_CALLBACKS = ("jax.pure_callback", "jax.experimental.io_callback",
+                  "jax._src.callback.pure_callback",
+                  "jax._src.callback.io_callback")
+HOST_CALLBACK_MODULES = ("jax.experimental.host_callback",)
+# jax.debug's callbacks: the effect-tuple defect under several platforms.
+DEBUG_CALLBACKS = ("jax.debug.print", "jax.debug.callback",
+                   "jax._src.debugging.debug_print",
+                   "jax._src.debugging.debug_callback")
+JITS = ("jax.jit", "jax._src.api.jit", "jax._src.pjit.jit")
+EXPORTS = ("jax.export.export", "jax._src.export._export.export",
+           "jax.experimental.export.export")
 
 HOST_JAX = ("default_backend", "devices", "local_devices")
 HOST_XB = ("get_backend", "devices", "local_devices", "default_backend")
@@ -109,7 +151,7 @@ ROLE_WORDS = {
     "rule": "lowering rule",
     "lowered": "function lowered by a rule (lower_fun)",
     "callee": "function a lowering rule calls",
-    "traced": "function traced when a primitive is bound",
+    "traced": "traced function",
 }
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -117,12 +159,12 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 class Finding:
     """One finding: where, its class, what and the fix."""
 
-    def __init__(self, line, col, cls, message):
+    def __init__(self, line, col, cls, message, fix=None):
         self.line = line
         self.col = col
         self.cls = cls
         self.message = message
-        self.fix = FIXES[cls]
+        self.fix = FIXES[cls] if fix is None else fix
 
     def key(self):
         return (self.line, self.col, self.cls, self.message)
@@ -222,8 +264,9 @@ class Imports:
 class Roles:
     """The roles of the module's functions (see the module docstring)."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, imports):
         self.tree = tree
+        self.imports = imports
         self.by_name = {}
         self.roles = {}   # id(node) -> set of roles
         self.nodes = {}   # id(node) -> node
@@ -304,6 +347,33 @@ class Roles:
             elif isinstance(node, ast.FunctionDef) and \
                     node.name == "lctx_programs":
                 self._mark_programs(node)
+        self._find_jitted()
+
+    def _is(self, func, origins):
+        return (self.imports.resolve(func) or "") in origins
+
+    def _jit_decorator(self, dec):
+        """Whether a decorator is jax.jit, jax.jit(...) or
+        partial(jax.jit, ...)."""
+        if isinstance(dec, ast.Call):
+            if tail_name(dec.func) == "partial" and dec.args:
+                return self._is(dec.args[0], JITS)
+            return self._is(dec.func, JITS)
+        return self._is(dec, JITS)
+
+    def _find_jitted(self):
+        for fns in self.by_name.values():
+            for fn in fns:
+                if any(self._jit_decorator(d) for d in fn.decorator_list):
+                    self.add(fn, "traced")
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            if self._is(node.func, JITS):
+                self._mark(argument(node, 0, "fun"), "traced")
+            elif self._is(node.func, EXPORTS) and \
+                    not one_platform(argument(node, None, "platforms")):
+                self._mark(argument(node, 0, "fun_jit"), "traced")
 
     def _mark_programs(self, node):
         for d in ast.walk(node):
@@ -332,6 +402,12 @@ class Roles:
             first = next(r for r in ROLE_ORDER if r in roles)
             out.append((self.nodes[key], first))
         return out
+
+
+def one_platform(expr):
+    """Whether an export's `platforms=` is a literal list of at most one
+    platform (a host callback is then fine)."""
+    return isinstance(expr, (ast.List, ast.Tuple)) and len(expr.elts) <= 1
 
 
 def is_bind(node):
@@ -463,6 +539,9 @@ class ScopeCheck:
 
     def _check_call(self, node, guarded):
         func = node.func
+        if self.role is not None and not guarded and \
+                self._check_callback(node):
+            return
         host = self.imports.host_call(func)
         if host is not None:
             if self.role is not None:
@@ -485,6 +564,31 @@ class ScopeCheck:
                       "`%s()` without optional=True: one backend, where an "
                       "export may lower for several platforms"
                       % dotted_or(func))
+
+
+    def _check_callback(self, node):
+        """The host-callback and jax-defect checks of one call (in a
+        function with a role); whether it was one."""
+        origin = self.imports.resolve(node.func) or ""
+        if origin in HOST_CALLBACKS or \
+                origin.rpartition(".")[0] in HOST_CALLBACK_MODULES:
+            self._add(node, "host-callback",
+                      "`%s()` is a host callback: exported for several "
+                      "platforms it raises NotImplementedError "
+                      "(multi-platform lowering for python_callback; "
+                      "jax/_src/callback.py:797-798 at JAX 0.10.2)"
+                      % dotted_or(node.func))
+            return True
+        if origin in DEBUG_CALLBACKS:
+            self._add(node, "jax-defect",
+                      "`%s()` exported for several platforms raises "
+                      "TypeError (can only concatenate list (not \"tuple\") "
+                      "to list) in JAX 0.8.3 through 0.12.1, the known defect "
+                      "%s (before 0.8.3: NotImplementedError, multi-platform "
+                      "lowering for python_callback)"
+                      % (dotted_or(node.func), EFFECT_DEFECT))
+            return True
+        return False
 
 
 def dotted_or(node):
@@ -532,7 +636,7 @@ def check_tree(tree, known=KNOWN_PLATFORMS):
     UTF-8 bytes, as ast gives them)."""
     findings = []
     imports = Imports(tree)
-    roles = Roles(tree)
+    roles = Roles(tree, imports)
     scoped = {id(fn): role for fn, role in roles.scoped()}
     for node in ast.walk(tree):
         if isinstance(node, FUNCS):

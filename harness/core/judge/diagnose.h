@@ -73,7 +73,16 @@ typedef struct lctx_diagnosis {
   lctx_user_frame call_site; ///< where user code bound it ("" file: none)
   char message[LCTX_DIAGNOSIS_MESSAGE_MAX]; ///< what happened
   char fix[LCTX_DIAGNOSIS_FIX_MAX];
+  /// The plan index of the sweep case it came from (report.json's "case"),
+  /// set by the sweep (classify leaves 0): a sweep and a merge of its
+  /// shards list the diagnoses in plan order.
+  size_t plan_case;
 } lctx_diagnosis;
+
+/// Whether `a` and `b` are one diagnosis (the same program, class, place
+/// and fix; their platform lists may differ): a sweep, and a merge of its
+/// shards, keep the one of the earlier case.
+bool lctx_diagnosis_same(const lctx_diagnosis *a, const lctx_diagnosis *b);
 
 /// Diagnoses case `c` (its program a user's or a package's) from its
 /// answer for P (c->multi): each census entry in user code that SW-006
