@@ -112,6 +112,11 @@ FIXES = {
         "do not pick the kernel by the host's devices: branch on "
         "ctx.platforms inside the rule (mlir.lower_per_platform / "
         "lax.platform_dependent)",
+    # A host look-up in a traced function (trace time), as diagnose.c.
+    "host-backend-trace":
+        "do not pick the computation by the host's devices while tracing: "
+        "lax.platform_dependent(..., cpu=..., cuda=...) gives each platform "
+        "of the export its own branch",
     "unknown-platform":
         "guard the registration (try: ... except NotImplementedError: "
         "pass), as for a plugin that may be missing, or register it only "
@@ -522,8 +527,11 @@ class ScopeCheck:
                 self._visit(value, guarded)
 
     def _add(self, node, cls, message):
+        fix = None
+        if cls == "host-backend" and self.role == "traced":
+            fix = FIXES["host-backend-trace"]
         self.findings.append(Finding(node.lineno, node.col_offset, cls,
-                                     message + self.where))
+                                     message + self.where, fix))
 
     def _check(self, node, guarded):
         if isinstance(node, ast.Call):
