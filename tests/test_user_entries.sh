@@ -63,6 +63,21 @@ grep -qF "user/mistakes/clean" "$tmp/out" &&
 has "lctx_jax.check: 8 programs" "the summary"
 cp "$tmp/out" "$tmp/mistakes.out"
 
+# 2b. --platforms: the programs that declare no lists are exported for
+# exactly those (missing_rule keeps its own two); a list JAX cannot take
+# is bad input.
+check tests/user/mistakes.py --platforms "cuda,cpu"
+[ "$rc" -eq 1 ] || fail "--platforms cuda,cpu: exit $rc, not 1: $(cat "$tmp/out")"
+has "user/mistakes/get_backend [cuda, cpu]: " "--platforms cuda,cpu"
+has "user/mistakes/host_trace [cuda, cpu]: " "--platforms cuda,cpu"
+has "user/mistakes/missing_rule [cpu, tpu]: " "missing_rule's own lists"
+grep -q "user/mistakes/get_backend \[" "$tmp/out" &&
+  ! grep -q "user/mistakes/get_backend \[cuda, cpu\]" "$tmp/out" &&
+  fail "--platforms cuda,cpu: another list was drawn: $(cat "$tmp/out")"
+check tests/user/mistakes.py --platforms "cpu"
+[ "$rc" -eq 2 ] || fail "--platforms cpu: exit $rc, not 2: $(cat "$tmp/out")"
+has "--platforms: platforms[0]: 1 names (2 to 4)" "--platforms cpu"
+
 # 3. A catalogue with only the clean program passes (exit 0).
 mkdir "$tmp/clean"
 cp tests/user/user_rules.py "$tmp/clean/"

@@ -134,6 +134,23 @@ class CheckTest(unittest.TestCase):
         # The catalogue is made absolute: the exporter runs elsewhere.
         self.assertEqual(cmd[cmd.index("--programs") + 1], self.fake.spec)
 
+    def test_platform_lists_reach_the_exporter(self):
+        proc = self.fake.run("mod.py", "--platforms", "cpu,cuda;tpu,cpu",
+                             report=report())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        argv = self.fake.argv()["argv"]
+        cmd = argv[argv.index("--cmd") + 1].split()
+        self.assertEqual(cmd[cmd.index("--platforms") + 1],
+                         "'cpu,cuda;tpu,cpu'")
+        for given, text in ((["cpu", "cuda"], "cpu,cuda"),
+                            ([["cpu", "cuda"], ("tpu", "cpu")],
+                             "cpu,cuda;tpu,cpu"),
+                            ("cuda,cpu", "cuda,cpu")):
+            self.assertEqual(check.platform_option(given), text)
+        for bad in ([], [1, 2], [["cpu"], "cuda"], "", "cpu\ncuda", 7):
+            with self.assertRaises(check.CheckError):
+                check.platform_option(bad)
+
     def test_module_names_and_packages(self):
         proc = self.fake.run("my.catalogue", "--package", "mypkg",
                              report=report())

@@ -154,15 +154,19 @@ def module_spec(obj):
     return path
 
 
-def exporter_command(lctx, specs, packages=(), python=None):
+def exporter_command(lctx, specs, packages=(), python=None,
+                     platforms=None):
     """The --cmd of the sweep: this Python running jax_export.py on the
-    catalogues SPECS and the packages PACKAGES, quoted for lctx's
+    catalogues SPECS and the packages PACKAGES (PLATFORMS: the platform
+    lists of the programs that declare none), quoted for lctx's
     command-line splitting (shell words)."""
     words = [python or sys.executable, EXPORTER, "--lctx", lctx]
     for spec in specs:
         words += ["--programs", spec]
     for package in packages:
         words += ["--package", package]
+    if platforms is not None:
+        words += ["--platforms", platform_option(platforms)]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -458,8 +462,31 @@ def _count_of(n, one, many=None):
 
 # -- running -----------------------------------------------------------------
 
+def platform_option(platforms):
+    """The exporter's --platforms text of PLATFORMS: a text as the option
+    takes it ("cpu,cuda;cuda,rocm"), one list of names or a list of lists;
+    CheckError when it is none of these (the exporter checks the names)."""
+    if isinstance(platforms, str):
+        text = platforms
+    elif (isinstance(platforms, (list, tuple)) and platforms
+          and all(isinstance(p, str) for p in platforms)):
+        text = ",".join(platforms)
+    elif (isinstance(platforms, (list, tuple)) and platforms
+          and all(isinstance(names, (list, tuple))
+                  and all(isinstance(p, str) for p in names)
+                  for names in platforms)):
+        text = ";".join(",".join(names) for names in platforms)
+    else:
+        raise CheckError("platforms: not a list of platform names, a list "
+                         "of such lists, or a text cpu,cuda;cuda,rocm "
+                         "(got %r)" % (platforms,))
+    if not text.strip() or any(c in text for c in "\n\r\0"):
+        raise CheckError("platforms: %r names no platform list" % (text,))
+    return text
+
+
 def run(specs, packages=(), lctx=None, jobs=None, out=None, lists=None,
-        seed=None, python=None):
+        seed=None, python=None, platforms=None):
     """Runs lctx sweep on the catalogues SPECS (files, dotted names or
     module objects) and the packages PACKAGES into OUT and returns its
     Result.  CheckError when the input is bad or lctx could not judge;
@@ -474,7 +501,7 @@ def run(specs, packages=(), lctx=None, jobs=None, out=None, lists=None,
                          "(install it editable: pip install -e "
                          "conformance/adapters)" % EXPORTER)
     lctx = find_lctx(lctx)
-    command = exporter_command(lctx, specs, packages, python)
+    command = exporter_command(lctx, specs, packages, python, platforms)
     argv = sweep_argv(lctx, command, out, jobs, lists, seed)
     try:
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL,
@@ -531,6 +558,10 @@ def _arguments(argv):
                         help="platform lists drawn per program without "
                         "declared ones")
     parser.add_argument("--seed", type=_count(0, 2 ** 63 - 1), metavar="S")
+    parser.add_argument("--platforms", metavar="L1;L2",
+                        help="the platform lists of the programs that "
+                        "declare none, e.g. cpu,cuda;cuda,rocm,cpu (instead "
+                        "of --lists drawn ones)")
     parser.add_argument("--format", choices=("text", "json"),
                         default="text")
     return parser.parse_args(argv)
@@ -556,7 +587,7 @@ def main(argv=None):
         out = tempfile.mkdtemp(prefix="lctx-check-")
     try:
         result = run(args.specs, args.package, args.lctx, args.jobs, out,
-                     args.lists, args.seed)
+                     args.lists, args.seed, platforms=args.platforms)
     except CheckError as e:
         print("%s: %s" % (PROG, e.text()), file=sys.stderr)
         _finish(out, temporary, False)

@@ -74,6 +74,10 @@ A user's own programs (conformance/sweep/USER.md):
     --package PKG    the primitives PKG and its submodules register, one
                      program each, package/PKG/PRIMITIVE (discover.py);
                      repeatable
+    --platforms L    with either: the platform lists of the programs that
+                     declare none (names joined by commas, lists by
+                     semicolons: cpu,cuda;cuda,rocm,cpu), instead of lists
+                     lctx draws
     --discover       with --package: print what was discovered, which
                      primitives got a program and why the others did not,
                      and exit
@@ -114,7 +118,8 @@ from .exporter import Exporter
 from .discover import discover, print_report
 from .mutants import mutate
 from .protocol import SUGGESTED_INSTALL, read_message
-from .user_catalogue import UserCatalogueError, load as load_user
+from .user_catalogue import (UserCatalogueError, default_lists,
+                             load as load_user, platform_lists)
 from .user_facts import UserFacts
 
 PROGRAM_NAME = "jax-export"
@@ -142,7 +147,7 @@ RULE_MUTANTS = ("get-backend", "host-read", "raise-multi")
 MAX_HOST_DEVICES = 1024
 USAGE = ("usage: jax_export.py [--mutate NAME]... [--host-devices N] "
          "[--lctx PATH] [--programs SPEC]... [--package PKG]... "
-         "[--discover] [--list]")
+         "[--platforms L1;L2] [--discover] [--list]")
 
 
 # ---------------------------------------------------------------------------
@@ -204,13 +209,15 @@ class Options:
         self.mutants, self.list_only, self.host_devices = [], False, None
         self.lctx, self.programs, self.packages = None, [], []
         self.discover = False
+        self.platforms = None
 
     @property
     def user(self):
         return bool(self.programs or self.packages)
 
 
-VALUED = ("--lctx", "--host-devices", "--mutate", "--programs", "--package")
+VALUED = ("--lctx", "--host-devices", "--mutate", "--programs", "--package",
+          "--platforms")
 
 
 def parse_args(argv):
@@ -234,6 +241,9 @@ def parse_args(argv):
         value = value or ""
         take_value(o, name, value)
         i += 1
+    if o.platforms is not None and not o.user:
+        log("--platforms needs --programs or --package (%s)" % USAGE)
+        raise SystemExit(2)
     if o.discover and not o.packages:
         log("--discover needs --package PKG (%s)" % USAGE)
         raise SystemExit(2)
@@ -248,6 +258,13 @@ def take_value(o, name, value):
                                    else "package name"))
             raise SystemExit(2)
         (o.programs if name == "--programs" else o.packages).append(value)
+    elif name == "--platforms":
+        try:
+            o.platforms = platform_lists(value)
+        except UserCatalogueError as err:
+            log("%s (a list is names joined by commas, lists by "
+                "semicolons: cpu,cuda;cuda,rocm,cpu)" % err)
+            raise SystemExit(2)
     elif name == "--lctx":
         if not value:
             log("--lctx needs the path of an lctx program")
@@ -298,17 +315,24 @@ def set_up(j, o):
     if o.user:
         # After the census: a user module's `from jax import devices`
         # gets the recorded look-up.
-        catalogue, roots = load_user(j, o.programs)
+        # The packages first: a catalogue that imports one would register
+        # its primitives before discovery reads the tables.
+        discovered, package_roots = [], []
         for package in o.packages:
             report, programs, root = discover(j, package)
             reports.append(report)
-            catalogue.extend(programs)
-            roots.append(root)
+            discovered.extend(programs)
+            package_roots.append(root)
+        catalogue, roots = load_user(j, o.programs)
+        catalogue.extend(discovered)
+        roots.extend(package_roots)
         if not catalogue and not o.discover:
             raise UserCatalogueError(
                 "--package %s: no primitive got a program (--discover "
                 "says why)" % ", ".join(o.packages))
         census.facts = UserFacts(j, roots)
+        if o.platforms is not None:
+            default_lists(catalogue, o.platforms)
     else:
         corpus = Corpus(j, census)
         corpus.load(export_rules(o.lctx))
@@ -317,10 +341,9 @@ def set_up(j, o):
     return census, catalogue, reports
 
 
-def refuse_hello(why, status):
-    """Answers the handshake (when one comes) with the error `why`;
-    returns `status`."""
-    channel = Channel()
+def refuse_hello(channel, why, status):
+    """Answers the handshake (when one comes) on `channel` with the error
+    `why`; returns `status`."""
     try:
         hello = read_message(sys.stdin)
     except ValueError:
@@ -414,19 +437,23 @@ def main(argv):
     mutants = o.mutants
     if o.host_devices is not None:
         set_host_devices(o.host_devices)
+    # The protocol's channel first: anything JAX, a user's module or a
+    # package prints while imported goes to stderr (--list and --discover
+    # print on stdout).
+    channel = None if o.list_only or o.discover else Channel()
     j, why = import_jax()
     if j is None:
         if o.list_only or o.discover:
             return EXIT_CANNOT_RUN
-        return refuse_hello("jax is not importable: %s (install: %s)"
-                            % (why, SUGGESTED_INSTALL), EXIT_CANNOT_RUN)
+        return refuse_hello(channel, "jax is not importable: %s (install: "
+                            "%s)" % (why, SUGGESTED_INSTALL), EXIT_CANNOT_RUN)
     try:
         census, catalogue, reports = set_up(j, o)
     except UserCatalogueError as err:
         log(str(err))
         if o.list_only or o.discover:
             return EXIT_BAD_INPUT
-        return refuse_hello(str(err), EXIT_BAD_INPUT)
+        return refuse_hello(channel, str(err), EXIT_BAD_INPUT)
     if o.discover:
         print_report(reports, sys.stdout)
         return 0
@@ -435,7 +462,6 @@ def main(argv):
             sys.stdout.write("%s\t%s\t%s\t%d\n"
                              % (p.name, p.group, p.kind, p.size))
         return 0
-    channel = Channel()
     try:
         hello = read_message(sys.stdin)
     except ValueError as err:

@@ -28,8 +28,9 @@ once however many tests ask):
 
 `check(SPEC, platforms=None, package=None)` returns check.Result
 (`.diagnoses`, `.ok`, `.by_program`, `.program(NAME)`); `platforms` (a list
-of platform lists) is accepted only as None for now: the lists are those
-each catalogue entry declares, else drawn by the sweep.
+of names, a list of such lists, or "cpu,cuda;cuda,rocm") gives the programs
+that declare no lists those (the exporter's --platforms); without it they
+get lists drawn by the sweep.
 `assert_exports(SPEC, expect=None)` fails the test with the diagnoses, one
 compiler-style line each (FILE:LINE: CLASS: PROGRAM [P]: what; fix: ...),
 unless every program exports with no diagnosis; EXPECT ({NAME: CLASS or
@@ -71,10 +72,6 @@ class LctxExport:
         a module name or a module object) and/or the primitives of PACKAGE
         (a name or a list of names).  Raises pytest's failure when lctx
         could not judge (its message is lctx's)."""
-        if platforms is not None:
-            raise pytest.UsageError(
-                "lctx_export.check(platforms=...): give the platform lists "
-                "in the catalogue entries (\"platforms\": [[...], ...])")
         specs = [] if spec is None else [spec]
         packages = ([] if package is None else
                     [package] if isinstance(package, str) else list(package))
@@ -82,17 +79,20 @@ class LctxExport:
             spec_args = [_check.spec_arg(s if isinstance(s, str)
                                          else _check.module_spec(s))
                          for s in specs]
+            option = (None if platforms is None
+                      else _check.platform_option(platforms))
         except _check.CheckError as e:
             pytest.fail(e.text(), pytrace=False)
-        key = (tuple(spec_args), tuple(packages))
+        key = (tuple(spec_args), tuple(packages), option)
         if key not in self._results:
-            self._results[key] = self._run(spec_args, packages)
+            self._results[key] = self._run(spec_args, packages, option)
         return self._results[key]
 
-    def _run(self, specs, packages):
+    def _run(self, specs, packages, platforms=None):
         out = self._folder()
         try:
-            return _check.run(specs, packages, lctx=self.lctx, out=out)
+            return _check.run(specs, packages, lctx=self.lctx, out=out,
+                              platforms=platforms)
         except _check.CheckError as e:
             pytest.fail("%s\n(reports in %s)" % (e.text(),
                                                  _check.escape(out)),

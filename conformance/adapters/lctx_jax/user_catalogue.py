@@ -252,6 +252,31 @@ def arg_size(j, arg):
         return 1
 
 
+class OptionChecker(Checker):
+    """Checks the platform lists of the exporter's --platforms option."""
+
+    def __init__(self):
+        super().__init__(None, "--platforms", "")
+
+    def fail(self, index, key, why):
+        raise UserCatalogueError("--platforms: %s: %s" % (key, why))
+
+
+def platform_lists(text):
+    """The lists of `--platforms "cpu,cuda;cuda,rocm,cpu"` (1 to 16 lists
+    of 2 to 4 distinct platform names, as a catalogue entry's `platforms`);
+    raises UserCatalogueError naming the list."""
+    lists = [[n.strip() for n in part.split(",")] for part in text.split(";")]
+    return OptionChecker().platforms(0, lists)
+
+
+def default_lists(programs, lists):
+    """Gives the programs that declare no platform lists `lists`."""
+    for p in programs:
+        if getattr(p, "platforms", None) is None:
+            p.platforms = [list(names) for names in lists]
+
+
 class UserProgram(Program):
     """A catalogue program from a user's module: it may declare its
     platform lists (the hello's catalogue entry carries them)."""

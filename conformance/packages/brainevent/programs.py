@@ -1,0 +1,51 @@
+"""A user catalogue (conformance/sweep/USER.md) of brainevent's public API
+on small CPU inputs: sparse (CSR) and dense matrix-vector products,
+event-driven (binary) ones, and a just-in-time connectivity matrix.  Each
+binds primitives brainevent registers through XLACustomKernel
+(brainevent/_op/main.py: one lowering rule per platform: cpu, gpu (cuda,
+rocm), tpu).  tools/user_packages.py sweeps it in
+build/packages/brainevent/venv (docs/user-packages.md)."""
+
+import brainevent
+import jax.numpy as jnp
+import numpy as np
+
+# A 4x4 CSR matrix with 6 entries.
+DATA = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=np.float32)
+INDICES = np.array([0, 2, 1, 3, 0, 3], dtype=np.int32)
+INDPTR = np.array([0, 2, 3, 5, 6], dtype=np.int32)
+V = np.linspace(0.5, 2.0, 4, dtype=np.float32)
+SPIKES = np.array([True, False, True, True])
+W = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+
+
+def csr_matvec(data, v):
+    """CSR @ vector: primitive csrmv."""
+    return brainevent.CSR((data, INDICES, INDPTR), shape=(4, 4)) @ v
+
+
+def csr_event_matvec(data, spikes):
+    """CSR @ binary events: primitive binary_csrmv."""
+    m = brainevent.CSR((data, INDICES, INDPTR), shape=(4, 4))
+    return m @ brainevent.BinaryArray(spikes)
+
+
+def dense_event_matvec(w, spikes):
+    """dense @ binary events: primitive binary_densemv."""
+    return w @ brainevent.BinaryArray(spikes)
+
+
+def jitc_matvec(v):
+    """a just-in-time connectivity matrix (one scalar weight) @ vector."""
+    m = brainevent.JITCScalarR((jnp.float32(1.5), 0.5, 7), shape=(4, 4))
+    return m @ v
+
+
+LCTX_PROGRAMS = [
+    {"name": "csr_matvec", "fn": csr_matvec, "args": (DATA, V)},
+    {"name": "csr_event_matvec", "fn": csr_event_matvec,
+     "args": (DATA, SPIKES)},
+    {"name": "dense_event_matvec", "fn": dense_event_matvec,
+     "args": (W, SPIKES)},
+    {"name": "jitc_matvec", "fn": jitc_matvec, "args": (V,)},
+]
