@@ -79,7 +79,7 @@ static bool beside(const char *path, int up, const char *name, char *dst,
 
 /* What --programs and --package ask for: the exporter's command, built. */
 typedef struct user_sweep {
-  const char *programs, *packages, *python;
+  const char *programs, *packages, *python, *platforms;
   char command[16384];
 } user_sweep;
 
@@ -137,7 +137,10 @@ static bool user_command(user_sweep *u, FILE *err) {
       lctx_rerun_shell_word(u->command, sizeof u->command, "--lctx") &&
       lctx_rerun_shell_word(u->command, sizeof u->command, self) &&
       add_items(u->command, sizeof u->command, "--programs", u->programs) &&
-      add_items(u->command, sizeof u->command, "--package", u->packages);
+      add_items(u->command, sizeof u->command, "--package", u->packages) &&
+      (!u->platforms ||
+       (lctx_rerun_shell_word(u->command, sizeof u->command, "--platforms") &&
+        lctx_rerun_shell_word(u->command, sizeof u->command, u->platforms)));
   if (!ok)
     fprintf(err, "lctx sweep: the exporter's command is over %zu bytes\n",
             sizeof u->command);
@@ -178,6 +181,10 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
       lctx_options_string("package", &u.packages, "PKG,...",
                           "instead of --cmd: a program per primitive the\n"
                           "packages PKG register, through jax_export.py"),
+      lctx_options_string("platforms", &u.platforms, "L1;L2",
+                          "with --programs or --package: the platform lists\n"
+                          "of the programs that declare none (cpu,cuda;\n"
+                          "cuda,rocm,cpu), not drawn ones"),
       lctx_options_string("python", &u.python, "PATH",
                           "the Python of --programs and --package (default:\n"
                           "$LCTX_PYTHON, else the pinned JAX's venv)"),
@@ -228,6 +235,7 @@ int lctx_cmd_sweep(int argc, char **argv, FILE *out, FILE *err) {
       judge && replay     ? "give --judge or --replay, not both"
       : user && o.command ? "give --cmd, or --programs and --package, not both"
       : u.python && !user ? "--python is for --programs and --package"
+      : u.platforms && !user ? "--platforms is for --programs and --package"
       : (judge || replay) && n == 0 ? "name the case files or folders to judge"
       : !judge && !replay && n > 0
           ? "case files are read only with --judge or --replay"

@@ -4,6 +4,7 @@
 #include "sweep_diagnose.h"
 
 #include "escape.h"
+#include "report_print.h"
 #include "report_text.h"
 #include "sweep_record.h"
 
@@ -187,15 +188,7 @@ void lctx_sweep_diagnoses_resume(lctx_sweep *s, size_t index, json_t *list) {
 void lctx_sweep_print_diagnoses(const lctx_sweep *s) {
   if (!s->diagnosis_count)
     return;
-  fprintf(s->out, "diagnoses: %zu in the user's and packages' programs\n",
-          s->diagnosis_count);
-  char *line = malloc(8192);
-  for (size_t i = 0; line && i < s->diagnosis_count; i++) {
-    lctx_diagnosis_text(&s->diagnoses[i], line, 8192);
-    lctx_escape_write(s->out, line, strlen(line));
-    fputc('\n', s->out);
-  }
-  free(line);
+  lctx_report_print_diagnoses(s->diagnoses, s->diagnosis_count, s->out);
 }
 
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,16 @@ bool lctx_sys_is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+bool lctx_sys_cwd(char *dst, size_t n) {
+  if (n == 0)
+    return false;
+  if (!getcwd(dst, n)) {
+    dst[0] = '\0';
+    return false;
+  }
+  return true;
+}
+
 /* The errno lctx_sys_open_file gives for a file of MODE that is not a
  * regular one. */
 static int not_regular_errno(mode_t mode) {

@@ -46,6 +46,10 @@ bool lctx_sys_is_dir(const char *path);
 /// Whether `path` is a regular file (links followed).
 bool lctx_sys_is_file(const char *path);
 
+/// The working folder into `dst` (n bytes); false (dst "") when it cannot
+/// be read or is longer.
+bool lctx_sys_cwd(char *dst, size_t n);
+
 /// Writes `size` bytes to `path`, created or truncated, opened as
 /// lctx_sys_open_file opens it (no link followed, a regular file only).
 /// Returns false, with errno set, when they cannot all be written.

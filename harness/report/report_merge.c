@@ -302,15 +302,7 @@ static bool check_missing(merge *m) {
 static void print_diagnoses(const merge *m, FILE *out) {
   if (!m->diag_count)
     return;
-  fprintf(out, "diagnoses: %zu in the user's and packages' programs\n",
-          m->diag_count);
-  char *line = malloc(8192);
-  for (size_t i = 0; line && i < m->diag_count; i++) {
-    lctx_diagnosis_text(&m->diag[i], line, 8192);
-    lctx_escape_write(out, line, strlen(line));
-    fputc('\n', out);
-  }
-  free(line);
+  lctx_report_print_diagnoses(m->diag, m->diag_count, out);
 }
 
 /* The merged run's stamp, counts and result on `out`. */

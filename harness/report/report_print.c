@@ -8,6 +8,7 @@
 #include "peer.h"
 #include "sys.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -207,4 +208,37 @@ void lctx_report_print_summary(const lctx_report_doc *d,
           : rep->nothing_judged ? "NOTHING JUDGED (no operation was judged: "
                                   "no cases, or every one unsupported)"
                                 : "PASS");
+}
+
+/* `file` without the working folder `cwd` ("" none) and its slash when
+ * it lies under it. */
+static void relative_to(char *file, const char *cwd) {
+  size_t n = strlen(cwd);
+  if (n == 0 || strncmp(file, cwd, n) != 0 || file[n] != '/' ||
+      file[n + 1] == '\0')
+    return;
+  memmove(file, file + n + 1, strlen(file + n + 1) + 1);
+}
+
+void lctx_report_print_diagnoses(const lctx_diagnosis *diagnoses, size_t count,
+                                 FILE *out) {
+  if (!count)
+    return;
+  fprintf(out, "diagnoses: %zu in the user's and packages' programs\n", count);
+  char cwd[4096];
+  if (!lctx_sys_cwd(cwd, sizeof cwd) || strcmp(cwd, "/") == 0)
+    cwd[0] = '\0';
+  char *line = malloc(8192);
+  lctx_diagnosis *d = malloc(sizeof *d);
+  for (size_t i = 0; line && d && i < count; i++) {
+    *d = diagnoses[i];
+    relative_to(d->file, cwd);
+    relative_to(d->rule.file, cwd);
+    relative_to(d->call_site.file, cwd);
+    lctx_diagnosis_text(d, line, 8192);
+    lctx_escape_write(out, line, strlen(line));
+    fputc('\n', out);
+  }
+  free(d);
+  free(line);
 }

@@ -31,6 +31,12 @@ typedef struct lctx_report_text {
 /// The per-row table (only failing rows when quiet), each failing row's
 /// first failure and rerun line, the rows other releases explain, and the
 /// run's first failure.
+/// The diagnoses of a sweep (diagnose.h) as `lctx sweep` and `lctx report
+/// merge` print them: a count line, then one compiler-style line each,
+/// escaped, with the files under the working folder shown relative to it.
+void lctx_report_print_diagnoses(const lctx_diagnosis *diagnoses, size_t count,
+                                 FILE *out);
+
 void lctx_report_print_table(const lctx_report_doc *doc,
                              const lctx_report_text *t, FILE *out);
 

@@ -259,12 +259,9 @@ def take_value(o, name, value):
             raise SystemExit(2)
         (o.programs if name == "--programs" else o.packages).append(value)
     elif name == "--platforms":
-        try:
-            o.platforms = platform_lists(value)
-        except UserCatalogueError as err:
-            log("%s (a list is names joined by commas, lists by "
-                "semicolons: cpu,cuda;cuda,rocm,cpu)" % err)
-            raise SystemExit(2)
+        # Checked with the catalogue (set_up): a bad list is said in the
+        # hello's answer as a bad catalogue is.
+        o.platforms = value
     elif name == "--lctx":
         if not value:
             log("--lctx needs the path of an lctx program")
@@ -332,7 +329,7 @@ def set_up(j, o):
                 "says why)" % ", ".join(o.packages))
         census.facts = UserFacts(j, roots)
         if o.platforms is not None:
-            default_lists(catalogue, o.platforms)
+            default_lists(catalogue, platform_lists(o.platforms))
     else:
         corpus = Corpus(j, census)
         corpus.load(export_rules(o.lctx))
