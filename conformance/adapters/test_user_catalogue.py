@@ -250,6 +250,15 @@ BAD = {
                 '"args": ("x",)}]',
                 "LCTX_PROGRAMS[0].args[0]: not an array, a scalar"),
     "nothing": ('X = 1', "defines neither LCTX_PROGRAMS"),
+    "bad_check": ('LCTX_PROGRAMS = [{"name": "a", "fn": abs, '
+                  '"args": (1.0,), "disabled_checks": ["custom_call:ok", '
+                  '"custom_call"]}]',
+                  "LCTX_PROGRAMS[0].disabled_checks[1]: 'custom_call' is "
+                  "neither \"platform\" nor \"custom_call:TARGET\""),
+    "checks_not_list": ('LCTX_PROGRAMS = [{"name": "a", "fn": abs, '
+                        '"args": (1.0,), "disabled_checks": "platform"}]',
+                        "LCTX_PROGRAMS[0].disabled_checks: not a list of "
+                        "strings (a str)"),
 }
 
 
@@ -313,6 +322,53 @@ class BadCatalogueTest(unittest.TestCase):
             self.assertEqual(r["run"]["dtypes"], ["float64", "int32", "bool"])
             self.assertEqual(r["run"]["values"], [
                 [1.0, 2.5, 4.0], [2, 3, 4, 5], [1, 0]])
+
+
+# One program calling a custom call target nobody registered, exported
+# without and with the entry field disabled_checks.
+MADE_UP = '''\
+import jax, numpy as np
+def made_up(x):
+    return jax.ffi.ffi_call("lctx_made_up_target",
+                            jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+X = np.ones(4, np.float32)
+LCTX_PROGRAMS = [
+    {"name": "plain", "fn": made_up, "args": (X,)},
+    {"name": "allowed", "fn": made_up, "args": (X,),
+     "disabled_checks": ["custom_call:lctx_made_up_target", "platform"]},
+]
+'''
+
+
+@unittest.skipUnless(READY, WHY_NOT)
+class DisabledChecksTest(unittest.TestCase):
+    """An entry's disabled_checks reach jax.export.export: a custom call
+    without compatibility guarantees is refused without them
+    (jax/_src/export/_export.py:1316 at 0.10.2) and exported with them."""
+
+    def test_custom_call(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "made_up.py"), "w") as f:
+                f.write(MADE_UP)
+            session = Session("--programs", "made_up.py", cwd=tmp)
+            try:
+                [plain] = session.export("user/made_up/plain", PAIR)
+                [allowed] = session.export("user/made_up/allowed", PAIR)
+            finally:
+                session.close()
+        self.assertEqual((plain["outcome"], plain["class"], plain["file"]),
+                         ("raise", "ValueError",
+                          "jax/_src/export/_export.py"), plain)
+        self.assertIn("Cannot serialize code with custom calls whose "
+                      "targets have no compatibility guarantees",
+                      plain["message"])
+        self.assertIn("lctx_made_up_target", plain["message"])
+        self.assertEqual(allowed["outcome"], "ok", allowed)
+        self.assertEqual(allowed["module_platforms"], PAIR)
+        # Exported, but no CPU handler is registered for the target.
+        self.assertIsNone(allowed["run"])
+        self.assertIn("lctx_made_up_target",
+                      allowed["run_error"]["message"])
 
 
 @unittest.skipUnless(READY, WHY_NOT)

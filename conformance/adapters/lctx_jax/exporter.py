@@ -231,12 +231,17 @@ class Exporter:
     def export(self, program, platforms):
         fn, args, x64 = program.build()
         user = program.kind in USER_KINDS and self.census.facts is not None
-        return self.export_function(fn, args, args, x64, platforms, user)
+        # A user catalogue entry's `disabled_checks` (user_catalogue.py).
+        checks = getattr(program, "disabled_checks", ())
+        return self.export_function(fn, args, args, x64, platforms, user,
+                                    checks)
 
-    def export_function(self, fn, specs, args, x64, platforms, user=False):
-        """Exports jit(fn) traced with `specs` for `platforms`; calls it
-        with `args` on the CPU when cpu is among them.  A user's program
-        (`user`) is described with its `user` facts."""
+    def export_function(self, fn, specs, args, x64, platforms, user=False,
+                        disabled_checks=()):
+        """Exports jit(fn) traced with `specs` for `platforms`, skipping
+        the jax.export safety checks `disabled_checks`; calls it with `args`
+        on the CPU when cpu is among them.  A user's program (`user`) is
+        described with its `user` facts."""
         j = self.j
 
         def fresh(*a):
@@ -244,10 +249,15 @@ class Exporter:
             # function, and a cached lowering runs no rule (empty census).
             return fn(*a)
         with j.config.enable_x64(x64):
+            # Only a user's entry gives disabled_checks: JAX's own programs
+            # are exported exactly as before.
+            extra = ({"disabled_checks": list(disabled_checks)}
+                     if disabled_checks else {})
             self.census.start(platforms)
             try:
                 exported = j.jax.export.export(
-                    j.jax.jit(fresh), platforms=tuple(platforms))(*specs)
+                    j.jax.jit(fresh), platforms=tuple(platforms),
+                    **extra)(*specs)
             except Exception as err:
                 census, reached = self.census.stop()
                 result = {"outcome": "raise"}

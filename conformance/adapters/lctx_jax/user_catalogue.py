@@ -15,6 +15,10 @@ or lctx_programs() (returning one); each entry is a dict:
     platforms  optional: a list of 1 to 16 platform lists, each 2 to 4
                distinct names of the platforms JAX exports for
     x64        optional bool: export under jax_enable_x64
+    disabled_checks
+               optional: a list of jax.export safety checks to skip:
+               "custom_call:TARGET" (DisabledSafetyCheck.custom_call), or
+               "platform" (DisabledSafetyCheck.platform())
 
 Anything else is refused with an error naming the module's file, the
 entry's index and the field (UserCatalogueError)."""
@@ -29,8 +33,12 @@ from .export_common import Program
 
 NAME = re.compile(r"[A-Za-z0-9_.+-]{1,100}\Z")
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-FIELDS = ("name", "fn", "args", "platforms", "x64")
+FIELDS = ("name", "fn", "args", "platforms", "x64", "disabled_checks")
 MAX_LISTS = 16
+# The most safety checks an entry may disable.
+MAX_CHECKS = 64
+# A custom call target named by "custom_call:TARGET".
+TARGET = re.compile(r"[A-Za-z0-9_.:$+-]{1,200}\Z")
 MAX_ARGS = 64
 # The most elements a ShapeDtypeStruct may ask for (values are made for it).
 MAX_ELEMENTS = 1 << 24
@@ -135,7 +143,8 @@ class Checker:
             self.where, self.field, index, key, why))
 
     def entry(self, index, entry):
-        """(name, fn, args, platforms or None, x64) of a checked entry."""
+        """(name, fn, args, platforms or None, x64, disabled checks) of a
+        checked entry."""
         if not isinstance(entry, dict):
             raise UserCatalogueError("%s: %s[%d]: not a dict (a %s)" % (
                 self.where, self.field, index, type(entry).__name__))
@@ -158,7 +167,8 @@ class Checker:
         x64 = entry.get("x64", False)
         if not isinstance(x64, bool):
             self.fail(index, "x64", "not a bool (a %s)" % type(x64).__name__)
-        return name, entry["fn"], args, platforms, x64
+        checks = self.disabled_checks(index, entry.get("disabled_checks"))
+        return name, entry["fn"], args, platforms, x64, checks
 
     def args(self, index, args):
         if not isinstance(args, (tuple, list)):
@@ -192,6 +202,35 @@ class Checker:
         return ("not an array, a scalar or a jax.ShapeDtypeStruct (a %s)"
                 % type(arg).__name__)
 
+    def disabled_checks(self, index, names):
+        """The jax.export.DisabledSafetyCheck of each name of an entry's
+        `disabled_checks` ([] when it has none)."""
+        if names is None:
+            return []
+        if not isinstance(names, (list, tuple)):
+            self.fail(index, "disabled_checks", "not a list of strings (a %s)"
+                      % type(names).__name__)
+        if len(names) > MAX_CHECKS:
+            self.fail(index, "disabled_checks", "%d checks (at most %d)"
+                      % (len(names), MAX_CHECKS))
+        checks = self.j.jax.export.DisabledSafetyCheck
+        out = []
+        for k, name in enumerate(names):
+            key = "disabled_checks[%d]" % k
+            if not isinstance(name, str):
+                self.fail(index, key, "not a string (a %s)"
+                          % type(name).__name__)
+            if name == "platform":
+                out.append(checks.platform())
+                continue
+            kind, _, target = name.partition(":")
+            if kind != "custom_call" or not TARGET.match(target):
+                self.fail(index, key, "%r is neither \"platform\" nor "
+                          "\"custom_call:TARGET\" (TARGET: 1 to 200 of "
+                          "A-Z a-z 0-9 _ . : $ + -)" % (cut_text(name),))
+            out.append(checks.custom_call(target))
+        return out
+
     def platforms(self, index, lists):
         if lists is None:
             return None
@@ -217,6 +256,12 @@ class Checker:
                           % list(names))
             out.append(list(names))
         return out
+
+
+def cut_text(text, most=100):
+    """`text` cut to `most` characters (a user's text quoted in an
+    error)."""
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def values_for(j, spec):
@@ -259,7 +304,9 @@ class OptionChecker(Checker):
         super().__init__(None, "--platforms", "")
 
     def fail(self, index, key, why):
-        raise UserCatalogueError("--platforms: %s: %s" % (key, why))
+        raise UserCatalogueError(
+            "--platforms: %s: %s (a list is names joined by commas, lists "
+            "by semicolons: cpu,cuda;cuda,rocm,cpu)" % (key, why))
 
 
 def platform_lists(text):
@@ -281,9 +328,12 @@ class UserProgram(Program):
     """A catalogue program from a user's module: it may declare its
     platform lists (the hello's catalogue entry carries them)."""
 
-    def __init__(self, name, group, kind, size, build, platforms=None):
+    def __init__(self, name, group, kind, size, build, platforms=None,
+                 disabled_checks=()):
         super().__init__(name, group, kind, size, build)
         self.platforms = platforms
+        # jax.export.DisabledSafetyCheck objects the export passes on.
+        self.disabled_checks = list(disabled_checks)
 
     def describe(self):
         out = super().describe()
@@ -300,7 +350,7 @@ def module_programs(j, spec):
     programs, seen = [], {}
     group = "user/" + stem
     for index, entry in enumerate(entries):
-        name, fn, args, platforms, x64 = check.entry(index, entry)
+        name, fn, args, platforms, x64, checks = check.entry(index, entry)
         if name in seen:
             check.fail(index, "name", "%r is already the name of entry %d"
                        % (name, seen[name]))
@@ -317,7 +367,7 @@ def module_programs(j, spec):
             return fn, concrete_args(j, args), x64
         size = sum(arg_size(j, a) for a in args)
         programs.append(UserProgram("%s/%s" % (group, name), group, "user",
-                                    size, build, platforms))
+                                    size, build, platforms, checks))
     root = os.path.dirname(os.path.abspath(getattr(module, "__file__", "")
                                            or where))
     return programs, root

@@ -6,7 +6,13 @@ its own: it registers XLA FFI targets for cpu and CUDA
 whose lowering rule is JAX's; at trace time it loads the kernel's module
 for the host's current JAX device (`_preload_ffi_module`,
 warp/_src/jax/__init__.py `get_jax_device`).  tools/user_packages.py
-sweeps it in build/packages/warp-lang/venv (docs/user-packages.md)."""
+sweeps it in build/packages/warp-lang/venv (docs/user-packages.md).
+
+The FFI target of a jax_kernel is named after the kernel (its `name`,
+warp/_src/jax/ffi.py:263); jax.export refuses custom calls without
+compatibility guarantees, so the entry names it in `disabled_checks`.
+It declares (cpu, cuda), the platforms Warp registers targets for, and
+(cpu, tpu), one it does not."""
 
 import numpy as np
 import warp as wp
@@ -31,5 +37,7 @@ def scale(x):
 
 
 LCTX_PROGRAMS = [
-    {"name": "scale", "fn": scale, "args": (X,)},
+    {"name": "scale", "fn": scale, "args": (X,),
+     "disabled_checks": ["custom_call:" + SCALE.name],
+     "platforms": [["cpu", "cuda"], ["cpu", "tpu"]]},
 ]
