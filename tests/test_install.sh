@@ -55,6 +55,9 @@ for f in bin/lctx include/lctx/impl_abi.h include/lctx/lctx.h \
   share/lctx/conformance/spec/backend-selection.lspec \
   share/lctx/fuzzers/dict/fuzz_model.dict \
   share/lctx/corpus/regressions/fuzz_model/README.md \
+  share/lctx/conformance/adapters/jax_export.py \
+  share/lctx/conformance/adapters/lctx_jax/lint.py \
+  share/lctx/conformance/examples/python/lctx_example.py \
   share/doc/lctx/LICENSE; do
   [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -66,6 +69,17 @@ inst_cases=$(ls "$prefix/share/lctx/conformance/cases" | grep -c '\.case$')
   fail "share/lctx holds $inst_cases cases, the source tree $src_cases"
 grep -q "Apache License" "$prefix/share/doc/lctx/LICENSE" ||
   fail "the LICENSE is not the Apache License"
+
+# 1b. The installed lctx lints Python lowering code with its own lctx_jax
+# (share/lctx/conformance/adapters), from any folder.
+mkdir -p "$tmp/lintdir"
+cp "$SRC/tests/user/user_rules.py" "$tmp/lintdir/"
+(cd "$tmp/lintdir" && "$prefix/bin/lctx" lint user_rules.py) \
+  >"$tmp/lint.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "installed lctx lint user_rules.py: exit $rc, not 1: $(tail -3 "$tmp/lint.out")"
+grep -q "^user_rules.py:[0-9]*:[0-9]*: get-backend: " "$tmp/lint.out" ||
+  fail "installed lctx lint found no get-backend: $(tail -3 "$tmp/lint.out")"
 
 # 2. One version, project()'s.
 lctx=$prefix/bin/lctx
