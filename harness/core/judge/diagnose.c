@@ -313,6 +313,6 @@ void lctx_diagnosis_text(const lctx_diagnosis *d, char *dst, size_t n) {
 
 bool lctx_diagnosis_same(const lctx_diagnosis *a, const lctx_diagnosis *b) {
   return a->cls == b->cls && a->line == b->line &&
-         strcmp(a->program, b->program) == 0 &&
-         strcmp(a->file, b->file) == 0 && strcmp(a->fix, b->fix) == 0;
+         strcmp(a->program, b->program) == 0 && strcmp(a->file, b->file) == 0 &&
+         strcmp(a->fix, b->fix) == 0;
 }
