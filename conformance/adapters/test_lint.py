@@ -327,6 +327,25 @@ class CommandLine(unittest.TestCase):
         # The good file's findings are still printed.
         self.assertEqual(len(proc.stdout.splitlines()), 4)
 
+    def test_hostile_files_exit_2_naming_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = (("deep.py", ("x = " + "+".join(["a"] * 200000) + "\n")
+                      .encode(), ":1:1: cannot parse: nested too deeply"),
+                     ("nul.py", b"x = 1\x00\n", ":1:1: syntax error"))
+            for name, data, says in cases:
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(data)
+                proc = run(path)
+                self.assertEqual(proc.returncode, 2, name)
+                self.assertIn(path + says, proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+            fifo = os.path.join(tmp, "fifo.py")
+            os.mkfifo(fifo)
+            proc = run(fifo)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("not a regular file", proc.stderr)
+
     def test_bad_paths_exit_2(self):
         with tempfile.TemporaryDirectory() as tmp:
             for args, says in ((os.path.join(tmp, "missing.py"),

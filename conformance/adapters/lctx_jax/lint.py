@@ -115,6 +115,9 @@ def parse(path, source):
                        % (path, line, col, e.msg))
     except (ValueError, UnicodeDecodeError) as e:
         raise BadInput("%s:1:1: cannot parse: %s" % (path, e))
+    except (RecursionError, MemoryError):
+        raise BadInput("%s:1:1: cannot parse: nested too deeply for Python's "
+                       "parser" % path) from None
 
 
 def character_column(lines, line, byte_col):
@@ -178,10 +181,15 @@ def lint_paths(paths, known):
             except BadInput as e:
                 errors.append(str(e))
                 continue
+            try:
+                found = check_tree(tree, known)
+                registry.add(name, tree)
+            except (RecursionError, MemoryError):
+                errors.append("%s:1:1: not checked: nested too deeply for "
+                              "the check (Python's recursion limit)" % name)
+                continue
             lines_of[name] = source.splitlines()
-            findings.update(kept(name, lines_of[name],
-                                 check_tree(tree, known)))
-            registry.add(name, tree)
+            findings.update(kept(name, lines_of[name], found))
     findings.update(missing_rules(registry, lines_of))
     return sorted(findings), len(lines_of), errors
 
