@@ -42,31 +42,11 @@ a rule.
 import ast
 import os
 
+from .lint_rules import argument, dotted_parts, tail_name, walk_scope
+
 CHECKED = ("cpu", "cuda", "rocm", "tpu")
 ALIASES = {"gpu": ("cuda", "rocm", "oneapi")}
 UNKNOWN = object()
-
-
-def tail_name(node):
-    """The last identifier of a Name or Attribute (else None)."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def dotted_parts(node):
-    """[a, b, c] of `a.b.c` (a chain of attributes over a name), else
-    None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 def module_parts(path):
@@ -79,29 +59,6 @@ def module_parts(path):
     return [p for p in parts if p]
 
 
-def module_scope(tree):
-    """Every node of a module outside its defs, lambdas and classes."""
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
-
-
-def call_argument(call, index, keyword):
-    """The `index`-th positional argument of a call, or its `keyword=`."""
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    if index < len(call.args) and not any(
-            isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-        return call.args[index]
-    return None
-
-
 def is_primitive_class(name):
     return bool(name) and name.endswith("Primitive")
 
@@ -110,18 +67,12 @@ def creates_primitive(fn):
     """Whether a def's own body calls a primitive class and returns a
     value: a factory of primitives."""
     calls = returns = False
-    todo = list(fn.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.Lambda, ast.ClassDef)):
-            continue
+    for node in walk_scope(fn):
         if isinstance(node, ast.Call) and \
                 is_primitive_class(tail_name(node.func)):
             calls = True
         if isinstance(node, ast.Return) and node.value is not None:
             returns = True
-        todo.extend(ast.iter_child_nodes(node))
     return calls and returns
 
 
@@ -158,7 +109,7 @@ class FileFacts:
                         self.imports[a.asname or a.name] = base + [a.name]
 
     def find_primitives(self, factories):
-        for node in module_scope(self.tree):
+        for node in walk_scope(self.tree):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                     and isinstance(node.targets[0], ast.Name)
                     and isinstance(node.value, ast.Call)):
@@ -221,14 +172,14 @@ class Wrapper:
             if d is not None:
                 self.defaults[p.arg] = d
         self.kwonly = [p.arg for p in a.kwonlyargs]
-        self.prim = call_argument(call, 0, "prim").id
-        self.platform = call_argument(call, 2, "platform")
+        self.prim = argument(call, 0, "prim").id
+        self.platform = argument(call, 2, "platform")
         self.loops = loops
 
     def argument(self, call, param):
         """The expression a call gives a parameter (else its default)."""
         index = self.params.index(param) if param in self.params else 10**6
-        given = call_argument(call, index, param)
+        given = argument(call, index, param)
         return given if given is not None else self.defaults.get(param)
 
     def platforms(self, call, registry):
@@ -267,7 +218,7 @@ def find_wrappers(fn):
             loops = dict(loops, **{node.target.id: node.iter})
         if isinstance(node, ast.Call) and \
                 tail_name(node.func) == "register_lowering":
-            first = call_argument(node, 0, "prim")
+            first = argument(node, 0, "prim")
             if isinstance(first, ast.Name) and first.id in params:
                 found.append(Wrapper(fn, node, loops))
         for child in ast.iter_child_nodes(node):
@@ -352,9 +303,9 @@ class Registry:
         for facts in self.files:
             for call, loops, wrapper in facts.regs:
                 if wrapper is None:
-                    first = call_argument(call, 0, "prim")
+                    first = argument(call, 0, "prim")
                     plats = self.platforms(
-                        call_argument(call, 2, "platform"), loops)
+                        argument(call, 2, "platform"), loops)
                 else:
                     first = wrapper.argument(call, wrapper.prim)
                     plats = wrapper.platforms(call, self)

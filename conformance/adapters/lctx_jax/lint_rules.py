@@ -184,8 +184,9 @@ def tail_name(node):
     return None
 
 
-def dotted(node):
-    """`a.b.c` of a chain of attributes over a name, else None."""
+def dotted_parts(node):
+    """[a, b, c] of `a.b.c` (a chain of attributes over a name), else
+    None."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -193,7 +194,13 @@ def dotted(node):
     if not isinstance(node, ast.Name):
         return None
     parts.append(node.id)
-    return ".".join(reversed(parts))
+    return parts[::-1]
+
+
+def dotted(node):
+    """`a.b.c` of a chain of attributes over a name, else None."""
+    parts = dotted_parts(node)
+    return None if parts is None else ".".join(parts)
 
 
 def argument(call, index, keyword):
