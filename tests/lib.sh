@@ -269,6 +269,21 @@ jax_export_start() {
   fi
 }
 
+# python_unittests FILE...: each unittest file of conformance/adapters
+# (under $SRC) run verbosely with $PY; a failure, or any skipped test, fails
+# the test, its output shown.
+python_unittests() {
+  for t in "$@"; do
+    "$PY" "$SRC/conformance/adapters/$t" -v >"$tmp/unittest.out" 2>&1
+    rc=$?
+    tail -n 4 "$tmp/unittest.out"
+    [ "$rc" -eq 0 ] || { cat "$tmp/unittest.out"; fail "$t failed (exit $rc)"; }
+    if grep -q "skipped" "$tmp/unittest.out"; then
+      fail "some tests of $t were skipped"
+    fi
+  done
+}
+
 # take_args NAME... -- "$@": the test's arguments, the first into the
 # variable named first, and so on; too few print the test's usage (its
 # "# Usage:" comment and the indented comment lines after it) and exit 2.

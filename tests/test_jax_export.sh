@@ -13,14 +13,6 @@ set -u
 . "$(dirname -- "$0")/lib.sh"
 jax_export_start "$@"
 export LCTX
-for t in test_jax_export test_jax_program; do
-  "$PY" "$SRC/conformance/adapters/$t.py" -v >"$tmp/out" 2>&1
-  rc=$?
-  tail -n 4 "$tmp/out"
-  [ "$rc" -eq 0 ] || { cat "$tmp/out"; fail "$t.py failed (exit $rc)"; }
-  if grep -q "skipped" "$tmp/out"; then
-    fail "some tests of $t.py were skipped"
-  fi
-done
+python_unittests test_jax_export.py test_jax_program.py
 finish_failures "test_jax_export: "
 echo PASS

@@ -14,12 +14,6 @@ set -u
 . "$(dirname -- "$0")/lib.sh"
 take_args PY SRC -- "$@"
 jax_export_start - "$PY" "$SRC"
-"$PY" "$SRC/conformance/adapters/test_user_catalogue.py" -v >"$tmp/out" 2>&1
-rc=$?
-tail -n 4 "$tmp/out"
-[ "$rc" -eq 0 ] || { cat "$tmp/out"; fail "test_user_catalogue.py failed (exit $rc)"; }
-if grep -q "skipped" "$tmp/out"; then
-  fail "some tests of test_user_catalogue.py were skipped"
-fi
+python_unittests test_user_catalogue.py
 finish_failures "test_jax_user: "
 echo PASS

@@ -37,8 +37,7 @@ has() {
 line_of() { grep -nF -- "$2" "$1" | cut -d: -f1; }
 
 # 1. The unit tests of check.py (fake lctx binaries, no JAX).
-"$PY" conformance/adapters/test_check.py >"$tmp/unit" 2>&1 ||
-  { cat "$tmp/unit"; fail "test_check.py failed"; }
+python_unittests test_check.py
 
 # 2. Every mistake of the fixture, with its class and place; exit 1.
 check tests/user/mistakes.py --jobs 2
