@@ -51,13 +51,6 @@ static bool user_file(const char *file) {
          strcmp(file, "lctx-program") != 0;
 }
 
-/* Whether census entry `k` is one SW-006 flags (sweepjudge.c). */
-static bool unadapted(const lctx_census_call *k) {
-  return k->platforms > 1 &&
-         (k->kind == LCTX_CENSUS_BACKEND || k->kind == LCTX_CENSUS_HOST ||
-          (k->kind == LCTX_CENSUS_GET_BACKEND && k->optional == 0));
-}
-
 typedef struct out_list {
   lctx_diagnosis *d;
   size_t n, cap;
@@ -78,16 +71,13 @@ static lctx_diagnosis *start(out_list *o, const lctx_sweep_case *c,
   return d;
 }
 
-/* Keeps the diagnosis `start` began unless one of the same class, place
- * and fix is there. */
+/* Keeps the diagnosis `start` began unless the same one is there
+ * (lctx_diagnosis_same). */
 static void keep(out_list *o) {
   const lctx_diagnosis *d = &o->d[o->n];
-  for (size_t i = 0; i < o->n; i++) {
-    const lctx_diagnosis *e = &o->d[i];
-    if (e->cls == d->cls && e->line == d->line &&
-        strcmp(e->file, d->file) == 0 && strcmp(e->fix, d->fix) == 0)
+  for (size_t i = 0; i < o->n; i++)
+    if (lctx_diagnosis_same(&o->d[i], d))
       return;
-  }
   o->n++;
 }
 
@@ -281,7 +271,7 @@ size_t lctx_diagnosis_classify(const lctx_sweep_case *c,
       (a->status != LCTX_EXPORT_OK && a->status != LCTX_EXPORT_RAISE))
     return 0;
   for (size_t i = 0; i < a->census_count; i++)
-    if (unadapted(&a->census[i]) && user_file(a->census[i].file))
+    if (lctx_census_unadapted(&a->census[i]) && user_file(a->census[i].file))
       from_census(&o, c, &a->census[i]);
   if (a->status == LCTX_EXPORT_RAISE)
     from_raise(&o, c, known, known_count);

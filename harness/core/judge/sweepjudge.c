@@ -479,9 +479,7 @@ static void judge_dispatch(out_list *o, const lctx_sweep_case *c) {
     snprintf(v->detail, sizeof v->detail, "%s", detail);
 }
 
-/* Whether a census call is one a rule must not make under several
- * platforms. */
-static bool unadapted(const lctx_census_call *k) {
+bool lctx_census_unadapted(const lctx_census_call *k) {
   /* A generated program's own rules read on purpose (read=...): what JAX
    * answers them is judged, not that they asked. */
   if (strcmp(k->file, "lctx-program") == 0)
@@ -497,7 +495,7 @@ static size_t census_of(out_list *o, const lctx_export_answer *a,
   size_t found = 0;
   for (size_t i = 0; i < a->census_count; i++) {
     const lctx_census_call *k = &a->census[i];
-    if (!unadapted(k))
+    if (!lctx_census_unadapted(k))
       continue;
     char key[LCTX_SWEEP_KEY_MAX];
     const char *what = k->kind == LCTX_CENSUS_BACKEND ? "a .backend read"

@@ -230,6 +230,12 @@ long lctx_sweep_refusal(const lctx_sweep_rows *rows,
 bool lctx_sweep_needs_alone(const lctx_sweep_rows *rows,
                             const lctx_sweep_case *c);
 
+/// Whether census call `k` is one a rule must not make under several
+/// platforms (SW-006): under more than one, a .backend read, a host
+/// look-up, or get_backend() without optional; a generated program's own
+/// rules ("lctx-program") read on purpose and are not.
+bool lctx_census_unadapted(const lctx_census_call *k);
+
 /// Writes the platform list `p` (`count` names) as Python writes a tuple
 /// of strings ("('tpu', 'cpu')", "('cpu',)") into `dst` (`n` bytes, cut to
 /// fit).
