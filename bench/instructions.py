@@ -13,12 +13,25 @@ subtracts a run of the same kind with zero inputs (the start-up cost):
                                 per input fuzz_model's cost (an instruction
                                 ratio of the replay drivers, not a fuzzing
                                 throughput: libFuzzer's own loop is not in it)
-  check_spec.instr_per_op       check-spec's enumeration and judging of the
-                                first 200,000 cases of the bounded domain
-                                (bench_check_spec_part; the whole domain
-                                takes minutes under callgrind and lctx
-                                check-spec cannot bound it), minus none,
-                                per operation (and per case)
+  check_spec.instr_per_op_one_release  check-spec's whole job at one
+                                release, the modelled commit (lctx check-spec
+                                --jax modelled --jobs 1: every case of the
+                                bounded domain enumerated and judged,
+                                bench_check_spec_part SPEC LIMIT with LIMIT
+                                above the domain's size) minus LIMIT 0, per
+                                operation (and .._per_case_.. per case);
+                                no operation is absent at the modelled
+                                commit, and the figure is refused if one is.
+                                A baseline's own bench_check_spec_part (SPEC
+                                LIMIT, no RELEASE) judges its one release,
+                                the modelled commit: the same job
+  check_spec.absent.instr_per_op  the operations release ABSENT_RELEASE
+                                does not have, apart: the judging alone
+                                (enumeration not collected) of the cases all
+                                of whose operations are absent there, per
+                                operation (bench_check_spec_part ... absent;
+                                cases mixing absent and judged operations
+                                are left out and their count logged)
   conform_plugin.*_per_case     lctx conform --impl (the example C plugin),
                                 --random N minus --random 0: lctx itself,
                                 its children (worker, judge), and both; one
@@ -117,22 +130,113 @@ def fuzz_figures(build, seeds, empty_replay, work, log):
     return figs
 
 
-def check_spec_figures(build, src, limit, work, log):
-    """check-spec's judging of the first LIMIT domain cases, per operation
-    (bench_check_spec_part: the whole domain takes minutes under callgrind)."""
+# Above the bounded domain's size: bench_check_spec_part judges it all.
+WHOLE_DOMAIN = 1000000000
+# The release whose absent operations are measured apart: the oldest the
+# table names, where the most operations do not exist yet.
+ABSENT_RELEASE = "0.4.20"
+PART_LINE = re.compile(r"^(\d+) cases judged, (\d+) operations"
+                       r"(?: \((\d+) absent\))?, (\d+) violations", re.M)
+SELECT_LINE = re.compile(r"^select (\w+): (\d+) cases, (\d+) operations; "
+                         r"(\d+) mixed cases \((\d+) operations\)", re.M)
+
+
+def parse_part(out, limit):
+    """bench_check_spec_part's counts: {cases, ops, absent} (absent None
+    when the binary does not say; with a select line also selected_cases,
+    mixed_cases, mixed_ops), or a RuntimeError naming what is wrong: no
+    counts, a violation, or, with LIMIT WHOLE_DOMAIN, no operation or the
+    limit reached (then the domain did not end: not all of it judged)."""
+    m = PART_LINE.search(out)
+    if not m:
+        raise RuntimeError("bench_check_spec_part printed no counts: " +
+                           out[-300:])
+    cases, ops = int(m.group(1)), int(m.group(2))
+    if int(m.group(4)) != 0:
+        raise RuntimeError("bench_check_spec_part found %s violations" %
+                           m.group(4))
+    if limit == WHOLE_DOMAIN and (cases >= limit or ops == 0):
+        raise RuntimeError("bench_check_spec_part did not judge the whole "
+                           "domain (%d cases, %d operations)" % (cases, ops))
+    counts = {"cases": cases, "ops": ops,
+              "absent": int(m.group(3)) if m.group(3) is not None else None}
+    sel = SELECT_LINE.search(out)
+    if sel:
+        counts.update(selected_cases=int(sel.group(2)),
+                      mixed_cases=int(sel.group(4)),
+                      mixed_ops=int(sel.group(5)))
+    return counts
+
+
+def _part_takes_release(part):
+    """Whether this bench_check_spec_part takes RELEASE [SELECT] (a
+    baseline's may be older: SPEC LIMIT, the modelled commit only)."""
+    p = subprocess.run([part], capture_output=True, text=True, check=False)
+    return "RELEASE" in p.stderr
+
+
+def one_release_figures(part, spec, work, takes_release):
+    """The whole domain judged at the modelled commit, per operation."""
+    rel = ["modelled"] if takes_release else []
+    zero, _, _ = callgrind([part, spec, "0"] + rel, work)
+    total, _, out = callgrind([part, spec, str(WHOLE_DOMAIN)] + rel, work)
+    n = parse_part(out, WHOLE_DOMAIN)
+    if n["absent"]:
+        raise RuntimeError("%d operations absent at the modelled commit: "
+                           "the per-operation figure would mix them in" %
+                           n["absent"])
+    return {"check_spec.instr_per_op_one_release": (total - zero) / n["ops"],
+            "check_spec.instr_per_case_one_release":
+                (total - zero) / n["cases"],
+            "check_spec.ops_one_release": n["ops"]}
+
+
+def absent_figures(part, spec, work, log):
+    """The judging of the cases all absent at ABSENT_RELEASE, per
+    operation (the enumeration not collected)."""
+    args = [ABSENT_RELEASE, "absent"]
+    zero, _, _ = callgrind([part, spec, "0"] + args, work)
+    total, _, out = callgrind([part, spec, str(WHOLE_DOMAIN)] + args, work)
+    n = parse_part(out, WHOLE_DOMAIN)
+    if not n["ops"] or n["absent"] != n["ops"]:
+        raise RuntimeError("the absent cases at %s were not all absent "
+                           "(%d operations, %s absent)" %
+                           (ABSENT_RELEASE, n["ops"], n["absent"]))
+    per_op = (total - zero) / n["ops"]
+    log("check_spec.absent.instr_per_op %.0f: instructions per operation "
+        "absent at %s (not judged), the judging alone (enumeration not "
+        "counted) of the %d cases all of whose operations are absent there "
+        "(%d operations); %d cases mixing absent and judged operations (%d "
+        "operations) left out" % (per_op, ABSENT_RELEASE,
+                                  n.get("selected_cases", 0), n["ops"],
+                                  n.get("mixed_cases", 0),
+                                  n.get("mixed_ops", 0)))
+    return {"check_spec.absent.instr_per_op": per_op,
+            "check_spec.absent.ops": n["ops"]}
+
+
+def check_spec_figures(build, src, work, log):
+    """check-spec's whole job at one release per operation, and (where the
+    build's bench_check_spec_part can select them) the absent operations'
+    cost apart."""
     part = os.path.join(build, "bench", "bench_check_spec_part")
     if not os.access(part, os.X_OK):
         log("skipped check_spec: no " + part)
         return {}
     spec = os.path.join(src, "conformance", "spec", "backend-selection.lspec")
-    zero, _, _ = callgrind([part, spec, "0"], work)
-    total, _, out = callgrind([part, spec, str(limit)], work)
-    m = re.search(r"(\d+) cases judged, (\d+) operations, 0 violations", out)
-    if not m or int(m.group(2)) == 0:
-        log("skipped check_spec: bench_check_spec_part said: " + out[-300:])
-        return {}
-    return {"check_spec.instr_per_op": (total - zero) / int(m.group(2)),
-            "check_spec.instr_per_case": (total - zero) / int(m.group(1))}
+    takes_release = _part_takes_release(part)
+    figs = one_release_figures(part, spec, work, takes_release)
+    log("check_spec.instr_per_op_one_release %.0f (%s): instructions per "
+        "operation of check-spec's whole job at the modelled commit alone, "
+        "%d operations (none absent), enumeration and judging, start-up "
+        "subtracted" % (figs["check_spec.instr_per_op_one_release"], build,
+                        figs["check_spec.ops_one_release"]))
+    if takes_release:
+        try:
+            figs.update(absent_figures(part, spec, work, log))
+        except RuntimeError as e:
+            log("skipped check_spec.absent: %s" % str(e).strip()[:400])
+    return figs
 
 
 def _one_job(lctx):
@@ -190,7 +294,7 @@ def conform_figures(build, src, n, work, log):
     return figs
 
 
-def measure(build, src, empty_replay, cases, log, limit=200000, seeds=None):
+def measure(build, src, empty_replay, cases, log, seeds=None):
     """All figures of one build; a part that fails is skipped and logged.
     SEEDS (default: SRC's corpus/seeds/fuzz_model) are the inputs replayed;
     a baseline is given the current tree's, so both replay the same bytes."""
@@ -199,8 +303,8 @@ def measure(build, src, empty_replay, cases, log, limit=200000, seeds=None):
     with tempfile.TemporaryDirectory(prefix="lctx-bench-instr.") as work:
         parts = [("fuzz", lambda: fuzz_figures(build, seeds, empty_replay,
                                                work, log)),
-                 ("check_spec", lambda: check_spec_figures(build, src, limit,
-                                                           work, log)),
+                 ("check_spec", lambda: check_spec_figures(build, src, work,
+                                                           log)),
                  ("conform", lambda: conform_figures(build, src, cases,
                                                      work, log))]
         for name, part in parts:

@@ -41,6 +41,9 @@ for release in 0.4.20 modelled; do
   done
   grep -q 'result: 0 violations, .*PASS' "$tmp/out.1" ||
     fail "real spec at $release: no PASS"
+  # Milliseconds, which bench/wall.py's per-release figures rest on.
+  grep -Eq "^release $release +[0-9]+ operations \([0-9]+ absent\), 0 violations, [0-9]+\.[0-9]{3} s\$" "$tmp/raw.1" ||
+    fail "real spec at $release: no release line with seconds to 3 decimals"
   cmp -s "$tmp/out.1" "$tmp/out.2" || fail "real spec at $release: --jobs 2 differs"
   cmp -s "$tmp/out.1" "$tmp/out.3" || fail "real spec at $release: --jobs 3 differs"
 

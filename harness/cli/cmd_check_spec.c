@@ -138,7 +138,7 @@ static bool check_release(lctx_workspace *ws, size_t index, size_t jobs,
   }
   fprintf(out,
           "release %-8s %9zu operations (%zu absent), %zu violations, "
-          "%.2f s\n",
+          "%.3f s\n",
           name, r->ops, r->absent, r->violations, elapsed);
   t->releases++;
   t->cases = r->cases;
@@ -210,7 +210,7 @@ static int check_spec(lctx_workspace *ws, const char *spec_path,
   }
   fprintf(out,
           "domain: %zu registry configurations, %zu names, %zu cases, %zu "
-          "operations (%zu absent), %zu invariant runs, %.2f s\n",
+          "operations (%zu absent), %zu invariant runs, %.3f s\n",
           lctx_domain_registry_count(), lctx_domain_alphabet_size(), t->cases,
           t->ops, t->absent, t->invariants, t->seconds);
   size_t unreached = print_hits(t, spec, quiet, out);
