@@ -196,10 +196,16 @@ void lctx_lowering_format_known_platforms(
 
 bool lctx_lowering_is_known_platform(const lctx_lowering_registry *registry,
                                      lctx_str platform) {
-  lctx_str names[LCTX_RELEASE_MAX_LIST + LCTX_MAX_FACTORIES];
-  size_t n = collect_known(registry, names);
-  for (size_t i = 0; i < n; i++) {
-    if (lctx_str_equal(names[i], platform))
+  /* collect_known's names, tested where they are (no list built). */
+  const lctx_release_list *builtin =
+      &lctx_lowering_release_of(registry)->known_builtin;
+  for (size_t i = 0; i < builtin->count; i++) {
+    if (lctx_str_equal(builtin->names[i], platform))
+      return true;
+  }
+  const lctx_registry_config *config = registry->config;
+  for (size_t i = 0; config && i < config->factory_count; i++) {
+    if (lctx_str_equal_cstr(platform, config->factories[i].name))
       return true;
   }
   return false;

@@ -45,16 +45,36 @@ static lctx_lowering_event *new_event(run *r, lctx_lowering_event_kind kind,
     return NULL;
   }
   lctx_lowering_event *e = &res->events[res->event_count];
-  memset(e, 0, sizeof *e);
+  /* Every field but the arrays, which are read only below their counts
+   * (set to 0 here): clearing the whole event (over 1 KiB) is most of the
+   * cost of a small lowering. */
+  lctx_str none = lctx_str_make(NULL, 0);
   e->kind = kind;
   e->parent = parent;
   e->depth = parent < 0 ? 0 : res->events[parent].depth + 1;
   e->level = parent < 0 ? 0 : res->events[parent].level;
   e->primitive = -1;
+  e->description = none;
   e->rule = -1;
   e->action = -1;
+  e->has_platforms = false;
+  e->platform_count = 0;
+  e->module_platform_count = 0;
+  e->overridden = false;
+  e->entry_count = 0;
+  e->kept_count = 0;
   e->branch = -1;
+  e->direct = false;
+  e->action_kind = (lctx_lowering_action_kind)0;
+  e->optional = false;
+  e->backend_branch = (lctx_module_branch)0;
+  e->result_kind = (lctx_outcome_kind)0;
+  e->error = (lctx_error_class)0;
+  e->origin = (lctx_client_origin)0;
   e->registration = -1;
+  e->client_platform = none;
+  e->client_attr = none;
+  e->retried = false;
   *index = (int)res->event_count++;
   return e;
 }
@@ -323,11 +343,13 @@ static bool emit_dispatch(run *r, const lctx_lowering_context *ctx,
     d->slots[i] = module_wide && slot < 0 ? 0 : slot;
   }
   d->kept_count = kept_count;
-  for (size_t i = 0; i < kept_count; i++)
-    d->kept[i] = kept[i];
+  if (kept_count > 0)
+    memcpy(d->kept, kept, kept_count * sizeof kept[0]);
 
+  /* One copy of the context for every branch (a rule reads its context,
+   * never writes it): each narrows it anew. */
+  lctx_lowering_context inner = *ctx;
   for (size_t i = 0; i < kept_count; i++) {
-    lctx_lowering_context inner = *ctx;
     inner.has_platforms = true;
     inner.platform_count = 0;
     for (size_t k = 0; k < map->count; k++) {
@@ -447,8 +469,8 @@ static int new_eqn_event(run *r, const lctx_lowering_context *ctx,
   set_module_platforms(e, ctx);
   lctx_lowering_copy_list(e->entries, &e->entry_count, pr->platforms,
                           pr->count);
-  for (size_t i = 0; i < pr->count; i++)
-    e->entry_rules[i] = pr->rules[i];
+  if (pr->count > 0)
+    memcpy(e->entry_rules, pr->rules, pr->count * sizeof pr->rules[0]);
   return index;
 }
 

@@ -9,20 +9,50 @@
 
 #include <string.h>
 
-static bool contains(lctx_str s, char c) {
-  return s.length > 0 && memchr(s.data, c, s.length) != NULL;
-}
+/* Whether byte c is kept as it is inside single (double) quotes: c >= 0x20
+ * but 0x7f, the backslash (0x5c) and the quote (0x27, 0x22). */
+static const bool plain_in_single[256] = {[0x20 ... 0x26] = true,
+                                          [0x28 ... 0x5b] = true,
+                                          [0x5d ... 0x7e] = true,
+                                          [0x80 ... 0xff] = true};
+static const bool plain_in_double[256] = {[0x20 ... 0x21] = true,
+                                          [0x23 ... 0x5b] = true,
+                                          [0x5d ... 0x7e] = true,
+                                          [0x80 ... 0xff] = true};
+
+/* What a byte asks of the quoting: 1 a single quote, 2 a double quote, 4
+ * an escape whatever the quote (below 0x20, 0x7f, the backslash). */
+static const unsigned char byte_class[256] = {
+    [0x00 ... 0x1f] = 4, [0x27] = 1, [0x22] = 2, [0x5c] = 4, [0x7f] = 4};
 
 void lctx_pyrepr_str(lctx_buf *out, lctx_str s) {
   static const char hex[] = "0123456789abcdef";
-  char quote = (contains(s, '\'') && !contains(s, '"')) ? '"' : '\'';
+  /* One pass over the bytes says which quote, and whether any byte is
+   * escaped: most strings are plain, written in one piece. */
+  unsigned seen = 0;
+  for (size_t i = 0; i < s.length; i++)
+    seen |= byte_class[(unsigned char)s.data[i]];
+  char quote = (seen & 1) && !(seen & 2) ? '"' : '\'';
+  if ((seen & ~1u) == 0 && s.length + 2 < out->capacity - out->length) {
+    /* No double quote, nothing escaped, and room for the quotes, the
+     * bytes and the NUL (capacity 0 has none): written in place. */
+    char *at = out->data + out->length;
+    at[0] = quote;
+    if (s.length > 0)
+      memcpy(at + 1, s.data, s.length);
+    at[s.length + 1] = quote;
+    out->length += s.length + 2;
+    out->data[out->length] = '\0';
+    return;
+  }
   lctx_buf_append_char(out, quote);
   size_t run = 0; /* start of the current run of bytes kept as they are */
+  /* Bytes kept as they are, by quote: printable ASCII and up but 0x7f,
+   * the backslash and the quote (one look-up a byte, no comparisons). */
+  const bool *plain = quote == '"' ? plain_in_double : plain_in_single;
   for (size_t i = 0; i < s.length; i++) {
     unsigned char c = (unsigned char)s.data[i];
-    bool plain =
-        c >= 0x20 && c != 0x7f && c != '\\' && c != (unsigned char)quote;
-    if (plain)
+    if (plain[c])
       continue;
     if (i > run)
       lctx_buf_append(out, s.data + run, i - run);

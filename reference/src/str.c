@@ -25,11 +25,14 @@ bool lctx_str_equal(lctx_str a, lctx_str b) {
 bool lctx_str_equal_cstr(lctx_str a, const char *s) {
   if (!s)
     return a.length == 0;
-  /* One pass, stopping at the first difference: no strlen of `s`. */
-  for (size_t i = 0; i < a.length; i++)
-    if (s[i] == '\0' || s[i] != a.data[i])
-      return false;
-  return s[a.length] == '\0';
+  if (a.length == 0)
+    return s[0] == '\0';
+  /* Most calls differ in the first byte; the others compare `s`'s length
+   * (read no further than one byte past `a`'s) then the bytes. */
+  if (s[0] != a.data[0])
+    return false;
+  return strnlen(s, a.length + 1) == a.length &&
+         memcmp(s, a.data, a.length) == 0;
 }
 
 int lctx_str_compare(lctx_str a, lctx_str b) {
@@ -58,6 +61,15 @@ void lctx_buf_reset(lctx_buf *buf) {
 }
 
 void lctx_buf_append(lctx_buf *buf, const char *data, size_t length) {
+  /* The common case first, with one comparison: it fits (capacity > 0 and
+   * length + `length` + 1 <= capacity, unsigned: capacity 0 never does). */
+  if (length < buf->capacity - buf->length) {
+    if (length > 0) /* `data` may be NULL then */
+      memcpy(buf->data + buf->length, data, length);
+    buf->length += length;
+    buf->data[buf->length] = '\0';
+    return;
+  }
   if (buf->capacity == 0) {
     buf->overflow = buf->overflow || length > 0;
     return;
@@ -83,6 +95,12 @@ void lctx_buf_append_cstr(lctx_buf *buf, const char *s) {
 }
 
 void lctx_buf_append_char(lctx_buf *buf, char c) {
+  /* Room for it and the NUL (capacity 0 has none: 1 < 0 - 0 is false). */
+  if (1 < buf->capacity - buf->length) {
+    buf->data[buf->length++] = c;
+    buf->data[buf->length] = '\0';
+    return;
+  }
   lctx_buf_append(buf, &c, 1);
 }
 

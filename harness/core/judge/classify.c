@@ -35,7 +35,7 @@ bool classify_flag(const lctx_feature_state *s, lctx_fact f) {
 bool classify_fact_has(const lctx_feature_state *s, lctx_fact f,
                        lctx_str name) {
   for (size_t i = 0; i < classify_fact_count(s, f); i++) {
-    if (lctx_str_equal(classify_fact_at(s, f, i), name))
+    if (lctx_str_equal_cstr(name, s->facts->names[f][i]))
       return true;
   }
   return false;
@@ -133,6 +133,40 @@ static bool attempt(lctx_feature_state *s, lctx_str name, long priority,
   return true;
 }
 
+/* ensure's registrations under JAX_PLATFORMS: false when one failed
+ * loudly. Apart (not inlined), so that its list of pieces (4 KiB) is on
+ * the stack only of the cases that set the variable. */
+__attribute__((noinline)) static bool ensure_listed(lctx_feature_state *s,
+                                                    long *best) {
+  const lctx_case *c = s->c;
+  /* Count the expanded entries first: priorities run N..1. */
+  lctx_str pieces[LCTX_MAX_PLATFORMS_CONFIG + 1];
+  size_t n = 0, total = 0;
+  size_t members = classify_fact_count(s, LCTX_FACT_GPU_ALIAS);
+  const char *p = c->jax_platforms;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    pieces[n] = lctx_str_make(p, len);
+    total += lctx_str_equal_cstr(pieces[n], "gpu") ? members : 1;
+    n++;
+    if (!comma)
+      break;
+    p = comma + 1;
+  }
+  int reg = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool alias = lctx_str_equal_cstr(pieces[i], "gpu");
+    for (size_t k = 0; k < (alias ? members : 1); k++, reg++) {
+      lctx_str name =
+          alias ? classify_fact_at(s, LCTX_FACT_GPU_ALIAS, k) : pieces[i];
+      if (!attempt(s, name, (long)total - reg, false, reg, best))
+        return false;
+    }
+  }
+  return true;
+}
+
 /* Initializes if the registry holds no client; returns the INIT_* value. */
 static int ensure(lctx_feature_state *s) {
   if (s->entry_count > 0)
@@ -140,31 +174,8 @@ static int ensure(lctx_feature_state *s) {
   const lctx_case *c = s->c;
   long best = -1000;
   if (c->jax_platforms[0] != '\0') {
-    /* Count the expanded entries first: priorities run N..1. */
-    lctx_str pieces[LCTX_MAX_PLATFORMS_CONFIG + 1];
-    size_t n = 0, total = 0;
-    size_t members = classify_fact_count(s, LCTX_FACT_GPU_ALIAS);
-    const char *p = c->jax_platforms;
-    for (;;) {
-      const char *comma = strchr(p, ',');
-      size_t len = comma ? (size_t)(comma - p) : strlen(p);
-      pieces[n] = lctx_str_make(p, len);
-      total += lctx_str_equal_cstr(pieces[n], "gpu") ? members : 1;
-      n++;
-      if (!comma)
-        break;
-      p = comma + 1;
-    }
-    int reg = 0;
-    for (size_t i = 0; i < n; i++) {
-      bool alias = lctx_str_equal_cstr(pieces[i], "gpu");
-      for (size_t k = 0; k < (alias ? members : 1); k++, reg++) {
-        lctx_str name =
-            alias ? classify_fact_at(s, LCTX_FACT_GPU_ALIAS, k) : pieces[i];
-        if (!attempt(s, name, (long)total - reg, false, reg, &best))
-          return INIT_LOUD;
-      }
-    }
+    if (!ensure_listed(s, &best))
+      return INIT_LOUD;
   } else {
     for (size_t i = 0; i < c->factory_count; i++) {
       const lctx_case_factory *f = &c->factories[i];

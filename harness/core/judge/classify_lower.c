@@ -11,7 +11,6 @@
  */
 #include "classify_private.h"
 
-#include <stdio.h>
 #include <string.h>
 
 //===----------------------------------------------------------------------===//
@@ -214,16 +213,21 @@ static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
   memset(call, 0, sizeof *call);
   call->kind = LCTX_OP_MODULE_GET_BACKEND;
   call->platform_count = ctx->module.count;
+  /* Its first module platform, cut to fit (a copy: no formatting). */
   char *p0 = w->f->call_p0;
-  memset(p0, 0, sizeof w->f->call_p0);
-  if (ctx->module.count > 0)
-    snprintf(p0, sizeof w->f->call_p0, "%.*s", (int)ctx->module.names[0].length,
-             ctx->module.names[0].data);
+  size_t p0_length = 0;
+  if (ctx->module.count > 0) {
+    p0_length = ctx->module.names[0].length;
+    if (p0_length > sizeof w->f->call_p0 - 1)
+      p0_length = sizeof w->f->call_p0 - 1;
+    memcpy(p0, ctx->module.names[0].data, p0_length);
+  }
+  p0[p0_length] = '\0';
   call->has_backend = w->op->has_backend;
   memcpy(call->backend, w->op->backend, sizeof call->backend);
   call->optional = optional;
   clear_call(w->f);
-  classify_module_get_backend(w->s, w->f, call, lctx_str_from_cstr(p0));
+  classify_module_get_backend(w->s, w->f, call, lctx_str_make(p0, p0_length));
   if (ctx->module_list && ctx->module.count == 0)
     classify_put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
   if (module_call_raises(w->f)) {
@@ -305,24 +309,49 @@ static bool call_rule(walker *w, int rule, const walk_ctx *ctx) {
   return true;
 }
 
+/* The branches of a multi-platform dispatch: kept rule `i` called in
+ * `ctx` narrowed to its platform `name[i]` (for i < `keyed`), or, the
+ * common rule, to the platforms in `missing`, each once. */
+static bool walk_branches(walker *w, const walk_ctx *ctx, const int *rule,
+                          size_t kept, const lctx_str *name, size_t keyed,
+                          const plist *missing) {
+  for (size_t i = 0; i < kept; i++) {
+    walk_ctx branch = *ctx;
+    branch.narrowed = true;
+    branch.narrow.count = 0;
+    if (i < keyed) {
+      branch.narrow.names[branch.narrow.count++] = name[i];
+    } else {
+      for (size_t k = 0; k < missing->count; k++) {
+        if (!plist_has(&branch.narrow, missing->names[k]))
+          branch.narrow.names[branch.narrow.count++] = missing->names[k];
+      }
+    }
+    if (!call_rule(w, rule[i], &branch))
+      return false;
+  }
+  return true;
+}
+
 /* Lowers one equation of `prim` the way jaxpr_subcomp does. */
 static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
   const lctx_case *c = w->s->c;
   /* `_platforms_for_eqn`: compute type, else narrowed (non-empty), else
    * module. Rule lookup reads the compute type or the module platforms. */
-  plist eqn, lookup;
-  static const char *const cpu = "cpu", *const tpu = "tpu";
+  plist typed_list; /* the compute type's one platform */
+  const plist *eqn, *lookup;
   /* Releases before 0.4.31 ignore the compute type. */
   bool typed = ctx->has_compute && classify_flag(w->s, LCTX_FACT_COMPUTE_TYPE);
   bool host = typed && lctx_str_equal_cstr(ctx->compute, "device_host");
   bool sparse = typed && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
   if (host || sparse) {
-    eqn.count = 1;
-    eqn.names[0] = lctx_str_from_cstr(host ? cpu : tpu);
-    lookup = eqn;
+    typed_list.count = 1;
+    typed_list.names[0] =
+        host ? lctx_str_make("cpu", 3) : lctx_str_make("tpu", 3);
+    eqn = lookup = &typed_list;
   } else {
-    eqn = ctx->narrowed && ctx->narrow.count > 0 ? ctx->narrow : ctx->module;
-    lookup = ctx->module;
+    eqn = ctx->narrowed && ctx->narrow.count > 0 ? &ctx->narrow : &ctx->module;
+    lookup = &ctx->module;
   }
   /* An override for this primitive becomes the default rule, with no
    * platform rules: lower_per_platform then calls it once, directly (but
@@ -331,44 +360,43 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
   bool overridden =
       op->has_override && lctx_str_equal_cstr(prim, op->primitive);
   /* The platform-rules map, in first-occurrence order of `lookup`. */
-  plist keys = {0};
+  plist keys; /* read below its count only */
+  keys.count = 0;
   int rules[LCTX_MAX_MODULE_PLATFORMS];
-  for (size_t i = 0; !overridden && i < lookup.count; i++) {
-    int r = find_lowering(w->s, prim, false, lookup.names[i]);
-    if (r >= 0 && !plist_has(&keys, lookup.names[i])) {
+  for (size_t i = 0; !overridden && i < lookup->count; i++) {
+    int r = find_lowering(w->s, prim, false, lookup->names[i]);
+    if (r >= 0 && !plist_has(&keys, lookup->names[i])) {
       rules[keys.count] = r;
-      keys.names[keys.count++] = lookup.names[i];
+      keys.names[keys.count++] = lookup->names[i];
     }
   }
   int common = overridden ? lctx_case_rule_find(c, op->override)
                           : find_lowering(w->s, prim, true, prim);
-  if (eqn.count == 1 && !plist_has(&keys, eqn.names[0]) && common < 0) {
+  if (eqn->count == 1 && !plist_has(&keys, eqn->names[0]) && common < 0) {
     stop(w, STOP_NOT_FOUND_ONE);
     classify_put(w->f, LCTX_P_PRIM, prim);
-    classify_put(w->f, LCTX_P_PLATFORM, eqn.names[0]);
+    classify_put(w->f, LCTX_P_PLATFORM, eqn->names[0]);
     return false;
   }
-  /* Kept rules: map entries whose platform is listed, in map order. */
+  /* Kept rules: map entries whose platform is listed, in map order; each
+   * narrows its branch to that one platform (`kept_name`), the common
+   * rule (last) to the platforms without a rule (`missing`, each once). */
   size_t kept = 0;
   int kept_rule[LCTX_MAX_MODULE_PLATFORMS + 1];
-  plist kept_platforms[LCTX_MAX_MODULE_PLATFORMS + 1];
+  lctx_str kept_name[LCTX_MAX_MODULE_PLATFORMS];
   for (size_t i = 0; i < keys.count; i++) {
-    if (!plist_has(&eqn, keys.names[i]))
+    if (!plist_has(eqn, keys.names[i]))
       continue;
     kept_rule[kept] = rules[i];
-    kept_platforms[kept].count = 0;
-    for (size_t k = 0; k < eqn.count; k++) {
-      if (lctx_str_equal(eqn.names[k], keys.names[i]) &&
-          !plist_has(&kept_platforms[kept], keys.names[i]))
-        kept_platforms[kept].names[kept_platforms[kept].count++] =
-            keys.names[i];
-    }
+    kept_name[kept] = keys.names[i];
     kept++;
   }
-  plist missing = {0};
-  for (size_t k = 0; k < eqn.count; k++) {
-    if (!plist_has(&keys, eqn.names[k]))
-      missing.names[missing.count++] = eqn.names[k];
+  size_t keyed = kept;
+  plist missing;
+  missing.count = 0;
+  for (size_t k = 0; k < eqn->count; k++) {
+    if (!plist_has(&keys, eqn->names[k]))
+      missing.names[missing.count++] = eqn->names[k];
   }
   if (missing.count > 0) {
     if (common < 0) {
@@ -379,29 +407,15 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
       classify_put(w->f, LCTX_P_MISSING, classify_store_end(&st));
       return false;
     }
-    kept_rule[kept] = common;
-    kept_platforms[kept].count = 0;
-    for (size_t k = 0; k < missing.count; k++) {
-      if (!plist_has(&kept_platforms[kept], missing.names[k]))
-        kept_platforms[kept].names[kept_platforms[kept].count++] =
-            missing.names[k];
-    }
-    kept++;
+    kept_rule[kept++] = common;
   }
-  if (eqn.count == 0)
+  if (eqn->count == 0)
     return stop(w, STOP_NO_PLATFORMS);
   if (kept == 1)
     return call_rule(w, kept_rule[0], ctx);
   if (!w->platform_index)
     return stop(w, STOP_NO_INDEX);
-  for (size_t i = 0; i < kept; i++) {
-    walk_ctx branch = *ctx;
-    branch.narrowed = true;
-    branch.narrow = kept_platforms[i];
-    if (!call_rule(w, kept_rule[i], &branch))
-      return false;
-  }
-  return true;
+  return walk_branches(w, ctx, kept_rule, kept, kept_name, keyed, &missing);
 }
 
 /* Whether a rule of the case calls get_backend(optional=True): with

@@ -103,12 +103,12 @@ void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
   set_up(oracle, spec, engine);
   memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->scratch.runner.config.release = NULL;
-  oracle->scratch.fresh.c = NULL;
+  lctx_runner_fresh_clear(&oracle->scratch.fresh);
 }
 
 void lctx_oracle_set_release(lctx_oracle *oracle, const lctx_release *rel) {
   oracle->scratch.runner.config.release = rel;
-  oracle->scratch.fresh.c = NULL;
+  lctx_runner_fresh_clear(&oracle->scratch.fresh);
   oracle->scratch.runner.c = NULL; /* no kept state of another release */
   oracle->scratch.runner.state_count = 0;
 }
@@ -166,36 +166,16 @@ static bool same(const lctx_outcome *expected, const lctx_outcome *actual,
 
 typedef lctx_oracle_scratch scratch;
 
-lctx_judgement lctx_oracle_judge_rows(const lctx_spec *spec,
-                                      const lctx_features *features,
-                                      const size_t *matches, size_t n,
-                                      const lctx_outcome *actual, bool exact,
-                                      size_t *row, lctx_buf *expected,
-                                      lctx_outcome *first_allowed) {
+/* lctx_oracle_judge_rows of one row writing the texts (`expected`, or
+ * `first_allowed`): apart, so that the two outcomes it renders into (8 KB
+ * each) are not in the frame of every judgement (under AddressSanitizer a
+ * frame's size costs on each call). */
+__attribute__((noinline)) static lctx_judgement
+judge_row_writing(const lctx_spec_row *r, const lctx_features *features,
+                  const lctx_outcome *actual, bool strict, lctx_buf *expected,
+                  lctx_outcome *first_allowed) {
   lctx_outcome first_store, rendered_store;
-  *row = n > 0 ? matches[0] : (size_t)-1;
-  if (n != 1) {
-    for (size_t i = 0; expected && i < n && i < 4; i++) {
-      if (i > 0)
-        lctx_buf_append_cstr(expected, ", ");
-      lctx_buf_append_cstr(expected, spec->rows[matches[i]].id);
-    }
-    return n == 0 ? LCTX_JUDGE_NO_ROW : LCTX_JUDGE_SEVERAL_ROWS;
-  }
-  const lctx_spec_row *r = &spec->rows[matches[0]];
-  bool strict = r->exact && exact;
   bool allowed = false;
-  if (!expected && !first_allowed) {
-    /* Nothing to write: compared in place, rendering only what must be. */
-    uint32_t has = lctx_spec_features_mask(features);
-    for (size_t k = 0; k < r->outcome_count; k++) {
-      int m = lctx_spec_allows(&r->outcomes[k], features, has, actual, strict);
-      if (m < 0)
-        return LCTX_JUDGE_RENDER;
-      allowed = allowed || m == 1;
-    }
-    return allowed ? LCTX_JUDGE_ALLOWED : LCTX_JUDGE_NOT_ALLOWED;
-  }
   if (!first_allowed)
     first_allowed = &first_store;
   for (size_t k = 0; k < r->outcome_count; k++) {
@@ -215,6 +195,38 @@ lctx_judgement lctx_oracle_judge_rows(const lctx_spec *spec,
     }
     if (same(rendered, actual, strict))
       allowed = true;
+  }
+  return allowed ? LCTX_JUDGE_ALLOWED : LCTX_JUDGE_NOT_ALLOWED;
+}
+
+lctx_judgement lctx_oracle_judge_rows(const lctx_spec *spec,
+                                      const lctx_features *features,
+                                      const size_t *matches, size_t n,
+                                      const lctx_outcome *actual, bool exact,
+                                      size_t *row, lctx_buf *expected,
+                                      lctx_outcome *first_allowed) {
+  *row = n > 0 ? matches[0] : (size_t)-1;
+  if (n != 1) {
+    for (size_t i = 0; expected && i < n && i < 4; i++) {
+      if (i > 0)
+        lctx_buf_append_cstr(expected, ", ");
+      lctx_buf_append_cstr(expected, spec->rows[matches[i]].id);
+    }
+    return n == 0 ? LCTX_JUDGE_NO_ROW : LCTX_JUDGE_SEVERAL_ROWS;
+  }
+  const lctx_spec_row *r = &spec->rows[matches[0]];
+  bool strict = r->exact && exact;
+  if (expected || first_allowed)
+    return judge_row_writing(r, features, actual, strict, expected,
+                             first_allowed);
+  /* Nothing to write: compared in place, rendering only what must be. */
+  bool allowed = false;
+  uint32_t has = lctx_spec_features_mask(features);
+  for (size_t k = 0; k < r->outcome_count; k++) {
+    int m = lctx_spec_allows(&r->outcomes[k], features, has, actual, strict);
+    if (m < 0)
+      return LCTX_JUDGE_RENDER;
+    allowed = allowed || m == 1;
   }
   return allowed ? LCTX_JUDGE_ALLOWED : LCTX_JUDGE_NOT_ALLOWED;
 }
@@ -249,15 +261,17 @@ _Static_assert(2 + 3 + 3 + 3 + 3 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 3 + 4 + 1 +
 size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
                               const lctx_features *f, size_t matches[4]) {
   uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
-  bool packable = (unsigned)f->op < LCTX_OP_KIND_COUNT;
+  /* The bits of any value above its width, or'ed: none when every value
+   * fits (then each is its own masked value), without a branch a value. */
+  unsigned above = (unsigned)f->op >= LCTX_OP_KIND_COUNT;
   unsigned shift = 0;
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
     unsigned v = (unsigned)f->value[i];
-    packable = packable && v < (1u << KEY_BITS[i]);
-    key |= (uint64_t)(v & ((1u << KEY_BITS[i]) - 1)) << shift;
+    above |= v >> KEY_BITS[i];
+    key |= (uint64_t)v << shift;
     shift += KEY_BITS[i];
   }
-  if (!packable) /* no feature has such values: matched without the memo */
+  if (above != 0) /* no feature has such values: matched without the memo */
     return lctx_spec_match(spec, f, matches, 4);
   lctx_oracle_match *m = &memo[(key * 0x9e3779b97f4a7c15ULL) >> 55 &
                                (LCTX_ORACLE_MATCH_SLOTS - 1)];
@@ -576,6 +590,24 @@ static bool check_absent(report *r, scratch *s, const lctx_outcome *actual) {
   return true;
 }
 
+/* Operation `r->index` against the case's expectation, if it has one:
+ * apart, so that the outcome it reads it into (8 KB) is not in the frame of
+ * every case (under AddressSanitizer a frame's size costs on each call). */
+__attribute__((noinline)) static void check_expect(report *r, scratch *s,
+                                                   const lctx_outcome *actual) {
+  lctx_outcome expected;
+  if (!lctx_case_expect_get(r->expect, r->index, &expected) ||
+      lctx_outcome_equal(&expected, actual))
+    return;
+  lctx_buf eb, ab;
+  lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
+  lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
+  format_outcome(&expected, &eb);
+  format_outcome(actual, &ab);
+  emit(r, LCTX_V_EXPECT, "", NULL, s->expected_text, s->actual_text, &expected,
+       actual);
+}
+
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
   return lctx_oracle_check_case_expect(oracle, c, NULL);
 }
@@ -583,14 +615,14 @@ size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
 size_t lctx_oracle_check_case_expect(lctx_oracle *oracle, const lctx_case *c,
                                      const lctx_case_expect *expect) {
   scratch *s = &oracle->scratch;
-  lctx_feature_state state;
+  lctx_feature_state *state = &s->classify;
   lctx_features *features = &s->features;
-  lctx_classify_init_at(&state, c, lctx_spec_facts(oracle->spec));
+  lctx_classify_init_at(state, c, lctx_spec_facts(oracle->spec));
   report r = {oracle, c, expect, 0, features, 0};
   oracle->cases++;
   for (size_t i = 0; i < c->op_count; i++) {
     r.index = i;
-    lctx_classify_op(&state, i, features);
+    lctx_classify_op(state, i, features);
     const lctx_outcome *actual = &s->actual;
     if (oracle->engine.run_all) {
       if (i == 0)
@@ -609,17 +641,8 @@ size_t lctx_oracle_check_case_expect(lctx_oracle *oracle, const lctx_case *c,
       continue;
     }
     check_row(&r, s, actual);
-    lctx_outcome expected;
-    if (expect && lctx_case_expect_get(expect, i, &expected) &&
-        !lctx_outcome_equal(&expected, actual)) {
-      lctx_buf eb, ab;
-      lctx_buf_init(&eb, s->expected_text, sizeof s->expected_text);
-      lctx_buf_init(&ab, s->actual_text, sizeof s->actual_text);
-      format_outcome(&expected, &eb);
-      format_outcome(actual, &ab);
-      emit(&r, LCTX_V_EXPECT, "", NULL, s->expected_text, s->actual_text,
-           &expected, actual);
-    }
+    if (expect)
+      check_expect(&r, s, actual);
     if (oracle->invariants)
       check_invariants(&r, s, actual);
   }

@@ -103,6 +103,9 @@ typedef struct lctx_oracle_scratch {
   char actual_text[LCTX_OUTCOME_TEXT_MAX + 64];
   lctx_case_op op;
   lctx_features features;
+  /// The feature extractor's state over the case being checked (here, not
+  /// in a frame: large).
+  lctx_feature_state classify;
   /// The rows matched by the spec for the features met so far, by features:
   /// cleared by lctx_oracle_init (the one part that needs clearing).
   lctx_oracle_match matches[LCTX_ORACLE_MATCH_SLOTS];

@@ -180,6 +180,21 @@ static int text_equals(const lctx_spec_outcome *allowed,
   return equal && pos == actual->length && !actual->truncated;
 }
 
+/* lctx_spec_allows by rendering `allowed` and comparing: apart, so that the
+ * outcome it renders into (8 KB) is not in the frame of every call (under
+ * AddressSanitizer a frame's size costs on each call). */
+__attribute__((noinline)) static int
+allows_rendered(const lctx_spec_outcome *allowed, const lctx_features *features,
+                const lctx_outcome *actual) {
+  lctx_outcome rendered;
+  char why[256];
+  lctx_buf wb;
+  lctx_buf_init(&wb, why, sizeof why);
+  if (!lctx_spec_render(allowed, features, &rendered, &wb))
+    return -1;
+  return lctx_outcome_equal(&rendered, actual);
+}
+
 int lctx_spec_allows(const lctx_spec_outcome *allowed,
                      const lctx_features *features, uint32_t has,
                      const lctx_outcome *actual, bool strict) {
@@ -199,13 +214,7 @@ int lctx_spec_allows(const lctx_spec_outcome *allowed,
     if (equal >= 0)
       return equal;
   }
-  lctx_outcome rendered;
-  char why[256];
-  lctx_buf wb;
-  lctx_buf_init(&wb, why, sizeof why);
-  if (!lctx_spec_render(allowed, features, &rendered, &wb))
-    return -1;
-  return lctx_outcome_equal(&rendered, actual);
+  return allows_rendered(allowed, features, actual);
 }
 
 const lctx_spec_row *lctx_spec_find(const lctx_spec *spec, const char *id) {

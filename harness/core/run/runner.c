@@ -136,61 +136,78 @@ static bool same_text(const char *a, const char *b) {
   return a[0] == b[0] && (a[0] == '\0' || strcmp(a, b) == 0);
 }
 
-/* Whether `fresh` holds the initialized registry of the runner's case's
- * configuration (its case, release, and registry fields). */
-static bool fresh_matches(const lctx_runner *r, const lctx_runner_fresh *f) {
+void lctx_runner_fresh_clear(lctx_runner_fresh *fresh) {
+  fresh->key.c = NULL;
+  fresh->failed.c = NULL;
+}
+
+/* Whether `key` is the configuration of the runner's case (its case,
+ * release, and registry fields). */
+static bool key_matches(const lctx_runner *r, const lctx_runner_fresh_key *k) {
   const lctx_case *c = r->c;
-  if (f->c != c || f->release != r->config.release ||
-      f->factory_count != c->factory_count ||
-      f->nvidia_gpu_visible != c->nvidia_gpu_visible ||
-      !same_text(f->jax_platforms, c->jax_platforms) ||
-      !same_text(f->jax_platform_name, c->jax_platform_name) ||
-      !same_text(f->jax_xla_backend, c->jax_xla_backend))
+  if (k->c != c || k->release != r->config.release ||
+      k->factory_count != c->factory_count ||
+      k->nvidia_gpu_visible != c->nvidia_gpu_visible ||
+      !same_text(k->jax_platforms, c->jax_platforms) ||
+      !same_text(k->jax_platform_name, c->jax_platform_name) ||
+      !same_text(k->jax_xla_backend, c->jax_xla_backend))
     return false;
   /* The factories byte for byte, in one pass: bytes past a name's end
    * that differ make a miss (the registry is initialized again), never a
    * wrong match. */
   return c->factory_count <= LCTX_MAX_FACTORIES &&
-         memcmp(f->factories, c->factories,
+         memcmp(k->factories, c->factories,
                 c->factory_count * sizeof c->factories[0]) == 0;
 }
 
-/* Keeps `r->ready`, kept state `k` initialized, in `r->fresh`, for the
- * later cases of the same configuration. */
-static void keep_fresh(lctx_runner *r) {
-  lctx_runner_fresh *f = r->fresh;
+/* Sets `k` to the configuration of the runner's case; false, leaving `k`
+ * unset, when it does not fit. */
+static bool set_key(const lctx_runner *r, lctx_runner_fresh_key *k) {
   const lctx_case *c = r->c;
+  k->c = NULL;
   if (c->factory_count > LCTX_MAX_FACTORIES)
-    return;
-  f->c = c;
-  f->release = r->config.release;
-  f->factory_count = c->factory_count;
-  memcpy(f->factories, c->factories, c->factory_count * sizeof c->factories[0]);
-  memcpy(f->jax_platforms, c->jax_platforms, sizeof f->jax_platforms);
-  memcpy(f->jax_platform_name, c->jax_platform_name,
-         sizeof f->jax_platform_name);
-  memcpy(f->jax_xla_backend, c->jax_xla_backend, sizeof f->jax_xla_backend);
-  f->nvidia_gpu_visible = c->nvidia_gpu_visible;
-  lctx_registry_copy(&f->registry, &r->ready);
+    return false;
+  k->release = r->config.release;
+  k->factory_count = c->factory_count;
+  memcpy(k->factories, c->factories, c->factory_count * sizeof c->factories[0]);
+  memcpy(k->jax_platforms, c->jax_platforms, sizeof k->jax_platforms);
+  memcpy(k->jax_platform_name, c->jax_platform_name,
+         sizeof k->jax_platform_name);
+  memcpy(k->jax_xla_backend, c->jax_xla_backend, sizeof k->jax_xla_backend);
+  k->nvidia_gpu_visible = c->nvidia_gpu_visible;
+  k->c = c;
+  return true;
 }
 
 /* Sets up `r->ready` for kept state `k` (one that holds no client): that
  * state initialized, or, for a fresh state (no initialization ran on it)
- * of the configuration `r->fresh` keeps, the registry kept there. */
+ * of the configuration `r->fresh` keeps, the registry kept there. A fresh
+ * state of the configuration whose initialization last failed is not
+ * initialized again: initialization depends on the configuration alone
+ * (the state is fresh), so it would fail again, and a failed `ready` is
+ * never read (its variants run on copies). */
 static void set_ready(lctx_runner *r, size_t k) {
   const lctx_registry *kept = &r->states[k];
   bool fresh = r->fresh && lctx_registry_init_runs(kept) == 0;
   r->ready_for = k;
-  if (fresh && fresh_matches(r, r->fresh)) {
+  if (fresh && key_matches(r, &r->fresh->key)) {
     r->ready_ok = true;
     r->ready_at = &r->fresh->registry;
+    return;
+  }
+  if (fresh && key_matches(r, &r->fresh->failed)) {
+    r->ready_ok = false;
     return;
   }
   lctx_registry_copy(&r->ready, kept);
   r->ready_ok = lctx_registry_ensure(&r->ready, &r->ready_error);
   r->ready_at = &r->ready;
-  if (fresh && r->ready_ok)
-    keep_fresh(r);
+  if (!fresh)
+    return;
+  if (!r->ready_ok)
+    (void)set_key(r, &r->fresh->failed);
+  else if (set_key(r, &r->fresh->key))
+    lctx_registry_copy(&r->fresh->registry, &r->ready);
 }
 
 /* The registry a variant of operation `index` runs on, from the state kept

@@ -14,15 +14,9 @@
 
 #include "case.h"
 
-/// What lctx_runner_init_cached keeps from one case to the next: the
-/// registry a fresh registry of case `c`'s configuration became once
-/// initialized (successfully), with that configuration (`c`'s registry
-/// fields, and the release): where a variant of a later case of the same
-/// configuration runs (read only) instead of initializing a registry again.
-/// `c` NULL: nothing kept. The registry's clients point into `c`'s factory
-/// names, so it is used only for the same case object holding the same
-/// fields.
-typedef struct lctx_runner_fresh {
+/// A configuration a fresh registry of case `c` is initialized from: `c`'s
+/// registry fields and the release. `c` NULL: none.
+typedef struct lctx_runner_fresh_key {
   const lctx_case *c;
   const lctx_release *release;
   size_t factory_count;
@@ -31,8 +25,26 @@ typedef struct lctx_runner_fresh {
   char jax_platform_name[LCTX_MAX_NAME + 1];
   char jax_xla_backend[LCTX_MAX_NAME + 1];
   bool nvidia_gpu_visible;
+} lctx_runner_fresh_key;
+
+/// What lctx_runner_init_cached keeps from one case to the next: the
+/// registry a fresh registry of configuration `key` became once
+/// initialized (successfully): where a variant of a later case of the same
+/// configuration runs (read only) instead of initializing a registry again;
+/// and the last configuration whose initialization failed (`failed`), whose
+/// variants then run on copies without a first initialization that fails
+/// again. The registry's clients point into `key.c`'s factory names, so it
+/// is used only for the same case object holding the same fields.
+/// lctx_runner_fresh_clear empties it.
+typedef struct lctx_runner_fresh {
+  lctx_runner_fresh_key key;
   lctx_registry registry;
+  lctx_runner_fresh_key failed;
 } lctx_runner_fresh;
+
+/// Forgets what `fresh` keeps (before its first use, or when what its keys
+/// name may have changed).
+void lctx_runner_fresh_clear(lctx_runner_fresh *fresh);
 
 /// Runs the operations of one case with the reference model: the backend
 /// registry and the lowering registry (built on first use from the case's
