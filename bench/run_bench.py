@@ -10,7 +10,8 @@ build/baseline-COMMIT/src and builds there its release build (release/),
 its libFuzzer targets (fuzz/) and, for the jax tests, its lctx under the
 test preset (test/). Then, in this order, each in one run:
   1. the ratio benchmarks (bench_check_spec, bench_fuzz.sh,
-     bench_fuzz_lowering.sh, bench_conform.sh, bench_jax.sh); their output
+     bench_fuzz_lowering.sh, bench_conform.sh, bench_jax.sh,
+     bench_sweep.py); their output
      lines `figure NAME: N`, `ratio X: N`, `NAME: N exec/s|cases/s` are the
      figures; bench_fuzz.sh gets the baseline's fuzz build and lctx in
      BENCH_FUZZ_BASELINE and BENCH_FUZZ_BASELINE_LCTX;
@@ -56,6 +57,7 @@ RATIO_RUNS = [
     ["sh", "bench/bench_fuzz_lowering.sh"],
     ["sh", "bench/bench_conform.sh"],
     ["sh", "bench/bench_jax.sh"],
+    ["python3", "bench/bench_sweep.py"],
 ]
 
 

@@ -371,6 +371,12 @@ class Census:
         self.dispatch_dropped = 0
         self.on = True
 
+    def quiet(self):
+        """Whether nothing was recorded since `start`: no census entry, no
+        rule run, no dispatch (nor any dropped)."""
+        return not (self.entries or self.dropped or self.reached
+                    or self.dispatches or self.dispatch_dropped)
+
     def dispatch(self):
         """The dispatches of the generated primitives during the last
         export: those in which a rule ran (a dispatch that raised before

@@ -65,6 +65,12 @@ judgement of the sweep can be seen to fail:
 Each applies to generated programs too (dispatch-first patches
 lower_per_platform, which dispatches their primitives as well).
 
+A request's items that name one of JAX's own catalogue programs share one
+trace of it, lowered for each item's platforms (traced.py); the census
+and every answer are those of a trace per item.  `--trace-each` traces
+every item anew (jax.export.export itself), as a mutant does: the tests
+compare the two (test_export_reuse.py).
+
 A user's own programs (conformance/sweep/USER.md):
 
     --programs SPEC  a user catalogue (a file dir/mod.py or a dotted module
@@ -96,17 +102,21 @@ handshake with {"protocol": 1, "error": "..."} and exits with status 3.
 
 The parts: census.py (the backend look-ups), corpus.py, catalogue.py,
 catalogue_extra.py, user_catalogue.py, discover.py, user_facts.py,
-mutants.py, exporter.py (one export item), and this file (start-up and the
-protocol loop); conformance/adapters/jax_export.py starts it.
+mutants.py, exporter.py (one export item), traced.py (jax.export.export
+in two steps, so that a request's items share a trace), and this file
+(start-up, the protocol loop and its trace for bench/bench_sweep.py);
+conformance/adapters/jax_export.py starts it.
 
 Standard library and JAX only.  Nothing here copies JAX's code; the JAX
 internals it instruments are cited as file:line of jax 0.10.2.
 """
 
+import gc
 import json
 import os
 import re
 import sys
+import time
 import warnings
 
 from . import program as lctx_program
@@ -145,9 +155,11 @@ MUTANTS = ("dispatch-first", "get-backend=PRIM", "host-read=PRIM",
 RULE_MUTANTS = ("get-backend", "host-read", "raise-multi")
 # The highest --host-devices.
 MAX_HOST_DEVICES = 1024
+# The file the exporter traces its work into (Trace), when set.
+TRACE_VARIABLE = "LCTX_JAX_EXPORT_TRACE"
 USAGE = ("usage: jax_export.py [--mutate NAME]... [--host-devices N] "
          "[--lctx PATH] [--programs SPEC]... [--package PKG]... "
-         "[--platforms L1;L2] [--discover] [--list]")
+         "[--platforms L1;L2] [--discover] [--list] [--trace-each]")
 
 
 # ---------------------------------------------------------------------------
@@ -210,6 +222,7 @@ class Options:
         self.lctx, self.programs, self.packages = None, [], []
         self.discover = False
         self.platforms = None
+        self.trace_each = False
 
     @property
     def user(self):
@@ -226,9 +239,10 @@ def parse_args(argv):
     while i < len(argv):
         arg = argv[i]
         name = arg.partition("=")[0]
-        if arg in ("--list", "--discover"):
+        if arg in ("--list", "--discover", "--trace-each"):
             o.list_only = o.list_only or arg == "--list"
             o.discover = o.discover or arg == "--discover"
+            o.trace_each = o.trace_each or arg == "--trace-each"
             i += 1
             continue
         if name not in VALUED:
@@ -394,7 +408,54 @@ def fit_line(results):
             return
 
 
-def serve(channel, stream, exporter, extended):
+class Trace:
+    """The exporter's own account of its work, for bench/bench_sweep.py:
+    with $LCTX_JAX_EXPORT_TRACE set to a file, one JSON line per event is
+    appended to it (one write each, so that several exporters may share
+    the file): {"proc", "hello": T, "cpu": C} when the hello is
+    answered, and per request {"proc", "t0", "t1", "cpu", "items":
+    [[PROGRAM, [PLATFORM...]]...], "generated": bool}: times in seconds
+    since the epoch, `cpu` this process's CPU seconds so far (at the end
+    of the request); `proc` tells
+    the exporters apart (random: their PIDs may be the same, each in a
+    PID namespace of its own).  Without the
+    variable it does nothing (and costs nothing but a test)."""
+
+    def __init__(self):
+        path = os.environ.get(TRACE_VARIABLE)
+        self.fd = None
+        self.proc = os.urandom(8).hex()
+        if path:
+            try:
+                self.fd = os.open(path, os.O_WRONLY | os.O_APPEND
+                                  | os.O_CREAT, 0o600)
+            except OSError as err:
+                log("%s: %s: not traced" % (TRACE_VARIABLE, err))
+
+    def write(self, event):
+        if self.fd is None:
+            return
+        event["proc"] = self.proc
+        try:
+            os.write(self.fd, (json.dumps(event, separators=(",", ":"))
+                               + "\n").encode("utf-8"))
+        except OSError as err:
+            log("%s: %s: no longer traced" % (TRACE_VARIABLE, err))
+            self.fd = None
+
+    def request(self, t0, items):
+        if self.fd is None:
+            return
+        self.write({"t0": t0, "t1": time.time(),
+                    "cpu": time.process_time(), "items": [
+            [i.get("program"), i.get("platforms")] if isinstance(i, dict)
+            else None for i in items],
+            "generated": any(isinstance(i, dict) and "source" in i
+                             for i in items)})
+
+
+def serve(channel, stream, exporter, extended, trace=None):
+    trace = trace or Trace()
     while True:
         try:
             request = read_message(stream)
@@ -421,11 +482,13 @@ def serve(channel, stream, exporter, extended):
             results = [{"error": "1 to %d export items per request"
                         % MAX_ITEMS}] * len(items)
         else:
+            t0 = time.time()
             try:
                 results = [exporter.run_item(item) for item in items]
             finally:
                 exporter.end_request()
             fit_line(results)
+            trace.request(t0, items)
         channel.send({"id": request["id"], "results": results})
 
 
@@ -499,4 +562,13 @@ def main(argv):
         "generate": lctx_program.FORMAT_VERSION,
         "lowering_primitives": lowering_primitives(j, o.user),
         "catalogue": [p.describe() for p in catalogue]})
-    return serve(channel, sys.stdin, Exporter(j, catalogue, census), True)
+    trace = Trace()
+    trace.write({"hello": time.time(), "cpu": time.process_time()})
+    # What start-up made (JAX, the catalogue) lives as long as this
+    # program: out of the garbage collector's way, each collection (and
+    # the exporter's tidy) scans only what the exports make.
+    gc.freeze()
+    # A mutant patches jax.export.export: every item goes through it.
+    exporter = Exporter(j, catalogue, census,
+                        reuse_traces=not mutants and not o.trace_each)
+    return serve(channel, sys.stdin, exporter, True, trace)

@@ -13,6 +13,7 @@ import re
 import time
 
 from . import program as lctx_program
+from . import traced
 from .export_common import (CLEAR_CACHES_EVERY, MAX_REPRO, MAX_VALUES,
                             TIDY_ABOVE_MB, cut, log, raised)
 
@@ -123,8 +124,18 @@ def trim_heap():
             pass
 
 
+class Kept:
+    """A catalogue program built and traced once in a request: its
+    arguments, x64, the jax.stages.Traced and the platform lists lowered
+    from it."""
+
+    def __init__(self, args, x64, traced, platforms):
+        self.args, self.x64, self.traced = args, x64, traced
+        self.lowered = {tuple(platforms)}
+
+
 class Exporter:
-    def __init__(self, j, catalogue, census):
+    def __init__(self, j, catalogue, census, reuse_traces=False):
         self.j, self.census = j, census
         self.programs = {p.name: p for p in catalogue}
         self.count = 0
@@ -132,6 +143,12 @@ class Exporter:
         # (text, platforms) -> Built or an error result.
         self.builds = {}
         self.registered = []
+        # JAX's own catalogue programs traced in the current request:
+        # name -> Kept (see export).  Off with a mutant (mutants patch
+        # jax.export.export) or where this JAX's export is not the one
+        # traced.py mirrors.
+        self.traces = {}
+        self.reuse_traces = reuse_traces and traced.supported(j)
 
     def run_item(self, item):
         if not isinstance(item, dict):
@@ -218,6 +235,7 @@ class Exporter:
             except Exception as err:
                 log("forgetting a generated program: %s" % err)
         self.registered, self.builds = [], {}
+        self.traces = {}
 
     def tidy(self):
         """Clears JAX's caches and gives the freed memory back."""
@@ -229,12 +247,53 @@ class Exporter:
         trim_heap()
 
     def export(self, program, platforms):
-        fn, args, x64 = program.build()
         user = program.kind in USER_KINDS and self.census.facts is not None
         # A user catalogue entry's `disabled_checks` (user_catalogue.py).
         checks = getattr(program, "disabled_checks", ())
-        return self.export_function(fn, args, args, x64, platforms, user,
-                                    checks)
+        # A user's program is traced for each item: its tracing may look
+        # up the host's devices, recorded in the census (census.py).
+        if program.kind in USER_KINDS or checks or not self.reuse_traces:
+            fn, args, x64 = program.build()
+            return self.export_function(fn, args, args, x64, platforms, user,
+                                        checks)
+        kept = self.traces.get(program.name)
+        if kept is not None and tuple(platforms) not in kept.lowered:
+            return self.export_kept(kept, platforms)
+        return self.export_first(program, platforms)
+
+    def export_first(self, program, platforms):
+        """A program of JAX's own catalogue exported as jax.export.export
+        does it, its trace kept for the request's other platform lists when
+        nothing was recorded while it was traced (traced.py: what the
+        census sees is the lowering's, and the lowering runs anew for each
+        list).  A list asked twice is exported afresh (a cached lowering
+        would run no rule)."""
+        j = self.j
+        fn, args, x64 = program.build()
+
+        def fresh(*a):
+            return fn(*a)
+        held = []
+
+        def make():
+            t = traced.trace(j, j.jax.jit(fresh), args)
+            if self.census.quiet():
+                held.append(t)
+            return traced.lower(j, t, platforms)
+        with j.config.enable_x64(x64):
+            result = self.outcome(make, args, platforms)
+        if held and program.name not in self.traces:
+            self.traces[program.name] = Kept(args, x64, held[0], platforms)
+        return result
+
+    def export_kept(self, kept, platforms):
+        """The request's trace of a program lowered and exported for
+        `platforms` (a list not lowered from it yet)."""
+        kept.lowered.add(tuple(platforms))
+        with self.j.config.enable_x64(kept.x64):
+            return self.outcome(
+                lambda: traced.lower(self.j, kept.traced, platforms),
+                kept.args, platforms)
 
     def export_function(self, fn, specs, args, x64, platforms, user=False,
                         disabled_checks=()):
@@ -248,40 +307,50 @@ class Exporter:
             # A new function each time: JAX caches traces and lowerings by
             # function, and a cached lowering runs no rule (empty census).
             return fn(*a)
+        # Only a user's entry gives disabled_checks: JAX's own programs
+        # are exported exactly as before.
+        extra = ({"disabled_checks": list(disabled_checks)}
+                 if disabled_checks else {})
+
+        def make():
+            return j.jax.export.export(
+                j.jax.jit(fresh), platforms=tuple(platforms),
+                **extra)(*specs)
         with j.config.enable_x64(x64):
-            # Only a user's entry gives disabled_checks: JAX's own programs
-            # are exported exactly as before.
-            extra = ({"disabled_checks": list(disabled_checks)}
-                     if disabled_checks else {})
-            self.census.start(platforms)
-            try:
-                exported = j.jax.export.export(
-                    j.jax.jit(fresh), platforms=tuple(platforms),
-                    **extra)(*specs)
-            except Exception as err:
-                census, reached = self.census.stop()
-                result = {"outcome": "raise"}
-                result.update(raised(j, err))
-                result.update({"primitives": reached, "census": census})
-                if user:
-                    result["user"] = self.census.facts.of_raise(err,
-                                                                platforms)
-                return result
+            return self.outcome(make, args, platforms, user)
+
+    def outcome(self, make, args, platforms, user=False):
+        """The result of the export `make()` for `platforms` with its
+        census, and of its call with `args` on the CPU when cpu is among
+        them."""
+        j = self.j
+        self.census.start(platforms)
+        try:
+            exported = make()
+        except Exception as err:
             census, reached = self.census.stop()
-            result = {"outcome": "ok",
-                      "module_platforms": list(exported.platforms),
-                      "primitives": reached, "census": census}
+            result = {"outcome": "raise"}
+            result.update(raised(j, err))
+            result.update({"primitives": reached, "census": census})
             if user:
-                result["user"] = self.census.facts.nothing()
-            if "cpu" not in platforms:
-                result["run"] = None
-                return result
-            try:
-                outputs = exported.call(*args)
-                result["run"] = describe_run(j, outputs)
-            except Exception as err:
-                result["run"] = None
-                result["run_error"] = raised(j, err)
+                result["user"] = self.census.facts.of_raise(err,
+                                                            platforms)
             return result
+        census, reached = self.census.stop()
+        result = {"outcome": "ok",
+                  "module_platforms": list(exported.platforms),
+                  "primitives": reached, "census": census}
+        if user:
+            result["user"] = self.census.facts.nothing()
+        if "cpu" not in platforms:
+            result["run"] = None
+            return result
+        try:
+            outputs = exported.call(*args)
+            result["run"] = describe_run(j, outputs)
+        except Exception as err:
+            result["run"] = None
+            result["run_error"] = raised(j, err)
+        return result
 
 
