@@ -63,7 +63,7 @@ JAX_NEWEST := 0.12.1
 # After `make generate`, its findings' status per release joins matrix.md.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
-.PHONY: run test deps jax build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate lint-jax user-packages format format-check clean
+.PHONY: run test deps jax jax-venvs build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate lint-jax user-packages format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -75,15 +75,31 @@ run: build build-fuzz
 # missing AFL++ build fail that test instead of skipping it.
 AFL_TEST_TARGETS := fuzz_spec_afl fuzz_spec_cmplog
 
-test: deps jax
+#
+# ctest runs TEST_JOBS tests at once (default: the online cores); tests that
+# keep two cores busy say so in tests/CMakeLists.txt (PROCESSORS 2), and the
+# longest have a COST that starts them first. Each part's seconds go to
+# build/test/junit/make-test-parts.jsonl (tools/test_figures.py --time),
+# and the figures of the run are printed at the end (tools/test_figures.py
+# build/test); the shell times the packages' check, as python3 may come
+# with them.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_PARTS := build/test/junit/make-test-parts.jsonl
+TIMED := python3 tools/test_figures.py --time
+
+test:
+	@mkdir -p build/test/junit && rm -f $(TEST_PARTS)
+	@s=$$(date +%s); $(MAKE) --no-print-directory deps || exit $$?; \
+	  echo "{\"part\": \"deps\", \"seconds\": $$(($$(date +%s) - s)), \"command\": \"make deps\"}" >>$(TEST_PARTS)
+	@$(TIMED) jax $(TEST_PARTS) -- $(MAKE) --no-print-directory jax-venvs
 	@echo "==> lctx: configuring and building the test build (ASan + UBSan)"
-	@cmake --preset test >/dev/null
-	@cmake --build --preset test
+	@$(TIMED) build $(TEST_PARTS) -- sh -c 'cmake --preset test >/dev/null && cmake --build --preset test'
 	@echo "==> lctx: building the AFL++ targets the tests run (preset afl: $(AFL_TEST_TARGETS))"
-	@cmake --preset afl >/dev/null
-	@cmake --build --preset afl --target $(AFL_TEST_TARGETS)
-	@echo "==> lctx: running the tests (ctest; then why each skipped test did not run)"
-	@LCTX_REQUIRE_AFL=1 ctest --preset test; rc=$$?; python3 tools/ctest_skipped.py build/test/junit/ctest.xml; exit $$rc
+	@$(TIMED) afl $(TEST_PARTS) -- sh -c 'cmake --preset afl >/dev/null && cmake --build --preset afl --target $(AFL_TEST_TARGETS)'
+	@echo "==> lctx: running the tests (ctest, $(TEST_JOBS) at once; then why each skipped test did not run)"
+	@LCTX_REQUIRE_AFL=1 $(TIMED) ctest $(TEST_PARTS) -- ctest --preset test --parallel $(TEST_JOBS); rc=$$?; \
+	  python3 tools/ctest_skipped.py build/test/junit/ctest.xml; \
+	  python3 tools/test_figures.py build/test; exit $$rc
 
 build: deps
 	@echo "==> lctx: configuring and building the release build"
@@ -118,6 +134,11 @@ deps:
 	@sh tools/install-deps.sh
 
 jax: deps
+	@$(MAKE) --no-print-directory jax-venvs
+
+# jax-venvs: jax without checking the packages first (make test checks them
+# as a part of its own).
+jax-venvs:
 	@echo "==> lctx: installing JAX $(JAX_PINNED), pinned and hashed, into $(JAX_VENV) (LCTX_JAX=off skips it)"
 	@sh tools/setup-jax.sh $(JAX_PINNED)
 	@echo "==> lctx: installing the newest JAX lctx knows, $(JAX_NEWEST), pinned and hashed, into build/jax/venv-$(JAX_NEWEST) (needs Python 3.12)"

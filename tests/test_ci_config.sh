@@ -17,7 +17,8 @@
 #     (made-up folders), so that it can fail;
 #   - a workflow that writes SARIF uploads it; no comment gives
 #     fuzz-seconds as a time per target; the unit job builds only the
-#     target lctx_unit_tests, which builds every file a unit test runs;
+#     target lctx_unit_tests, which builds every file a unit test runs,
+#     and runs `ctest --preset test -L unit`;
 #   - the ClusterFuzzLite base image is pinned to a version tag.
 # Usage: test_ci_config.sh CTEST BUILD_DIR SOURCE_DIR [CMOCKA_XML (ON|OFF)]
 set -u
@@ -152,7 +153,8 @@ done
 # PyYAML): a run that writes SARIF uploads it (with the permission to); a
 # comment that says how long a ClusterFuzzLite run fuzzes calls fuzz-seconds
 # the whole run's time, not a time per target; the unit job builds the
-# target lctx_unit_tests, not the whole preset.
+# target lctx_unit_tests, not the whole preset, and runs the unit tests
+# through the test preset.
 python3 - "$wf" >"$tmp/wf.out" 2>&1 <<'EOF' || fail "workflows: $(cat "$tmp/wf.out")"
 import os, re, sys
 wf = sys.argv[1]
@@ -178,6 +180,9 @@ ci = open(os.path.join(wf, "ci.yml")).read()
 unit = re.search(r"\n  unit:\n(.*?)(?=\n  [a-z]|\Z)", ci, re.S)
 if not unit or "--target lctx_unit_tests" not in unit.group(1):
     bad.append("ci.yml: the unit job does not build --target lctx_unit_tests")
+if not unit or not re.search(r"ctest --preset test -L unit\b", unit.group(1)):
+    bad.append("ci.yml: the unit job does not run ctest --preset test -L unit "
+               "(the preset's sanitizer options and JUnit file)")
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF

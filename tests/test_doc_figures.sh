@@ -5,9 +5,11 @@
 # either gone or a setting of the tool that the table below ties to the
 # tool's own help text, a source definition or the Makefile. A measured
 # figure (a timing, a coverage share, a download size) is not kept in a
-# README at all: the command that measures it prints it. An entry of the
-# table that no longer matches its README, or whose evidence is gone, fails
-# too, and so does the checker itself on a made-up README.
+# README at all: the command that measures it prints it; except in a block
+# a tool writes from its record and a ctest test checks against it (the
+# table BLOCKS below: `make test`'s figures, tools/test_figures.py). An
+# entry of the tables that no longer matches its README, or whose evidence
+# is gone, fails too, and so does the checker itself on a made-up README.
 # Usage: test_doc_figures.sh LCTX SOURCE_DIR
 set -u
 LCTX=$1
@@ -62,6 +64,33 @@ SETTINGS = [
 ]
 
 
+# (README, the block's name: figures between <!-- NAME:begin --> and
+# <!-- NAME:end -->, the test of tests/CMakeLists.txt that checks the block
+# against its record (a regular expression over that file)).
+BLOCKS = [
+    ("README.md", "lctx-test-figures",
+     r"NAME lctx_test_figures\s+COMMAND python3 \S*tools/test_figures\.py\s+--check"),
+]
+
+
+def block_spans(name, text):
+    """The spans of the checked blocks of README name; their failures."""
+    spans, bad = [], []
+    tests = open(os.path.join(SRC, "tests", "CMakeLists.txt")).read()
+    for file, block, test in BLOCKS:
+        if file != name:
+            continue
+        b = text.find("<!-- %s:begin -->" % block)
+        e = text.find("<!-- %s:end -->" % block)
+        if b < 0 or e < b:
+            bad.append("%s: the block %s is no longer there" % (name, block))
+        elif not re.search(test, tests):
+            bad.append("%s: no test checks the block %s (/%s/)" % (name, block, test))
+        else:
+            spans.append((b, e))
+    return spans, bad
+
+
 def pattern(phrase):
     """The phrase, a space in it matching any run of blanks and line breaks."""
     return phrase.replace(" ", r"\s+")
@@ -87,7 +116,8 @@ readmes = sorted(
     if not os.path.relpath(p, ROOT).startswith(("build/", ".git/")))
 for name in readmes:
     text = open(os.path.join(ROOT, name), errors="replace").read()
-    spans = []
+    spans, blocks_bad = block_spans(name, text)
+    bad += blocks_bad
     for file, phrase, ev in SETTINGS:
         if file != name:
             continue

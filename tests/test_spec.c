@@ -243,28 +243,19 @@ static void test_intact_table_passes_the_domain(void **state) {
   (void)state;
   tally t;
   load_table();
-  /* At every release the table names, against the model at that release;
-   * every row is reached at one of them at least. */
-  static size_t hits[LCTX_SPEC_MAX_ROWS];
-  memset(hits, 0, sizeof hits);
-  /* The releases whose model or table differ from every one before them
-   * (check-spec folds the others: 0.6.2 into 0.5.3, 0.8.3 into 0.7.2, 0.11.1
-   * to 0.12.0.1 into 0.11.0), and the modelled commit. */
-  static const char *const releases[] = {"0.4.20", "0.4.30",   "0.5.3",
-                                         "0.7.2",  "0.9.2",    "0.10.2",
-                                         "0.11.0", "modelled", "0.12.1"};
+  /* The table passes the whole domain against the model at the oldest
+   * release (its absent operations included) and at the modelled commit,
+   * the one the changed tables below are judged at. That every release the
+   * table names passes, and that every row is reached at one of them, is
+   * the same job as lctx check-spec's (ctest lctx_check_spec, which fails on
+   * a violation or a row not reached): not repeated here. */
+  static const char *const releases[] = {"0.4.20", "modelled"};
   for (size_t r = 0; r < sizeof releases / sizeof releases[0]; r++) {
     run_domain_at(table, releases[r], &t);
     if (oracle.violations != 0)
       fail_msg("%zu violations at %s: %s", oracle.violations, releases[r],
                t.rows);
     assert_true(oracle.ops >= 100000);
-    for (size_t i = 0; i < spec.row_count; i++)
-      hits[i] += oracle.hits[i];
-  }
-  for (size_t i = 0; i < spec.row_count; i++) {
-    if (hits[i] == 0 && !spec.rows[i].ir)
-      fail_msg("row %s not reached", spec.rows[i].id);
   }
 }
 
