@@ -170,6 +170,19 @@ static size_t collect_known(const lctx_lowering_registry *registry,
   return n;
 }
 
+/* Whether `a` sorts after `b` by code point (unsigned bytes), as
+ * lctx_str_compare(a, b) > 0: in place, since names are short and most
+ * differ in their first byte. */
+static bool sorts_after(lctx_str a, lctx_str b) {
+  size_t n = a.length < b.length ? a.length : b.length;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char x = (unsigned char)a.data[i], y = (unsigned char)b.data[i];
+    if (x != y)
+      return x > y;
+  }
+  return a.length > b.length;
+}
+
 void lctx_lowering_format_known_platforms(
     const lctx_lowering_registry *registry, lctx_buf *out) {
   lctx_str names[LCTX_RELEASE_MAX_LIST + LCTX_MAX_FACTORIES];
@@ -178,7 +191,7 @@ void lctx_lowering_format_known_platforms(
   for (size_t i = 1; i < n; i++) {
     lctx_str key = names[i];
     size_t j = i;
-    while (j > 0 && lctx_str_compare(names[j - 1], key) > 0) {
+    while (j > 0 && sorts_after(names[j - 1], key)) {
       names[j] = names[j - 1];
       j--;
     }

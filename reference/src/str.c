@@ -18,8 +18,17 @@ lctx_str lctx_str_make(const char *data, size_t length) {
 }
 
 bool lctx_str_equal(lctx_str a, lctx_str b) {
-  return a.length == b.length &&
-         (a.length == 0 || memcmp(a.data, b.data, a.length) == 0);
+  if (a.length != b.length)
+    return false;
+  /* Most views compared are short names: their bytes in place, cheaper
+   * than a call; longer ones by memcmp. */
+  if (a.length <= 16) {
+    for (size_t i = 0; i < a.length; i++)
+      if (a.data[i] != b.data[i])
+        return false;
+    return true;
+  }
+  return memcmp(a.data, b.data, a.length) == 0;
 }
 
 bool lctx_str_equal_cstr(lctx_str a, const char *s) {

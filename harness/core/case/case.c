@@ -332,7 +332,12 @@ void lctx_case_config(const lctx_case *c, lctx_registry_config *config) {
  * LCTX_MAX_NAME (a validated name is shorter). The field is read eight bytes
  * at a time (it is LCTX_MAX_NAME + 1 bytes, a multiple of eight): this runs
  * for every platform of every module operation judged. */
-static lctx_str name_view(const char name[LCTX_MAX_NAME + 1]) {
+#if defined(__GNUC__) || defined(__clang__)
+#define NAME_VIEW_INLINE __attribute__((always_inline)) inline
+#else
+#define NAME_VIEW_INLINE inline
+#endif
+static NAME_VIEW_INLINE lctx_str name_view(const char name[LCTX_MAX_NAME + 1]) {
   _Static_assert((LCTX_MAX_NAME + 1) % 8 == 0, "a name field is whole words");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   for (size_t at = 0; at < LCTX_MAX_NAME + 1; at += 8) {
@@ -352,6 +357,16 @@ static lctx_str name_view(const char name[LCTX_MAX_NAME + 1]) {
     n++;
   return (lctx_str){name, n};
 #endif
+}
+
+lctx_str lctx_case_name_view(const lctx_case *c, size_t index) {
+  return index < LCTX_CASE_MAX_NAMES
+             ? name_view(c->names[index])
+             : lctx_str_from_cstr(lctx_case_name(c, index));
+}
+
+lctx_str lctx_case_field_view(const char field[LCTX_MAX_NAME + 1]) {
+  return name_view(field);
 }
 
 void lctx_case_module_context(const lctx_case *c, const lctx_case_op *op,
@@ -374,11 +389,52 @@ void lctx_case_module_context(const lctx_case *c, const lctx_case_op *op,
 }
 
 int lctx_case_rule_find(const lctx_case *c, const char *name) {
+  /* strcmp's equality in place: rule names are short and most differ
+   * within their first bytes, where a call costs more than the bytes. */
   for (size_t i = 0; i < c->rule_count && i < LCTX_CASE_MAX_RULES; i++) {
-    if (strcmp(c->rules[i].name, name) == 0)
+    const char *a = c->rules[i].name, *b = name;
+    while (*a != '\0' && *a == *b) {
+      a++;
+      b++;
+    }
+    if (*a == *b)
       return (int)i;
   }
   return -1;
+}
+
+/* Whether the names in the fields `a` and `b` (LCTX_MAX_NAME + 1 bytes) are
+ * equal, as strcmp says, read a word at a time: the lowest byte the
+ * zero-byte test marks in a word of `b` is its first zero byte (none above
+ * it counts), and the names are equal when the bytes up to and including
+ * it are. */
+static bool same_name_field(const char *a, const char *b) {
+  for (size_t at = 0; at < LCTX_MAX_NAME + 1; at += 8) {
+    uint64_t wa, wb;
+    memcpy(&wa, a + at, sizeof wa);
+    memcpy(&wb, b + at, sizeof wb);
+    uint64_t zero = (wb - 0x0101010101010101ULL) & ~wb & 0x8080808080808080ULL;
+    if (zero) {
+      uint64_t low = zero & (~zero + 1);
+      return ((wa ^ wb) & ((low << 1) - 1)) == 0; /* all bits: the last byte */
+    }
+    if (wa != wb)
+      return false;
+  }
+  return true;
+}
+
+int lctx_case_rule_find_field(const lctx_case *c,
+                              const char name[LCTX_MAX_NAME + 1]) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (size_t i = 0; i < c->rule_count && i < LCTX_CASE_MAX_RULES; i++) {
+    if (same_name_field(c->rules[i].name, name))
+      return (int)i;
+  }
+  return -1;
+#else
+  return lctx_case_rule_find(c, name);
+#endif
 }
 
 //===----------------------------------------------------------------------===//

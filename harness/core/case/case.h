@@ -181,6 +181,15 @@ _Static_assert(sizeof(lctx_case) <= 16384,
 /// (LCTX_CASE_NAME_BUILTIN), or "" past the table.
 const char *lctx_case_name(const lctx_case *c, size_t index);
 
+/// lctx_case_name as a view (its bytes up to the NUL, at most
+/// LCTX_MAX_NAME): read a word at a time, not measured byte by byte.
+lctx_str lctx_case_name_view(const lctx_case *c, size_t index);
+
+/// A view of the name field `field` (LCTX_MAX_NAME + 1 bytes: an
+/// operation's or a rule's name): its bytes up to the NUL, at most
+/// LCTX_MAX_NAME; lctx_str_from_cstr's view of a valid case's field.
+lctx_str lctx_case_field_view(const char field[LCTX_MAX_NAME + 1]);
+
 /// Module platform `i` of operation `op` of `c`.
 static inline const char *
 lctx_case_op_platform(const lctx_case *c, const lctx_case_op *op, size_t i) {
@@ -316,6 +325,12 @@ void lctx_case_module_context(const lctx_case *c, const lctx_case_op *op,
 
 /// Returns the index of the rule named `name` in the case, or -1.
 int lctx_case_rule_find(const lctx_case *c, const char *name);
+
+/// lctx_case_rule_find of a name held in a name field (LCTX_MAX_NAME + 1
+/// bytes, as an operation's `rule` and `override`): compared a word at a
+/// time.
+int lctx_case_rule_find_field(const lctx_case *c,
+                              const char name[LCTX_MAX_NAME + 1]);
 
 //===----------------------------------------------------------------------===//
 // The case through the implementation ABI (lctx/impl_abi.h)

@@ -28,7 +28,12 @@ size_t classify_fact_count(const lctx_feature_state *s, lctx_fact f) {
 
 /* Whether flag `f` is `yes` at the state's release. */
 bool classify_flag(const lctx_feature_state *s, lctx_fact f) {
-  return s->facts->count[f] == 1 && strcmp(s->facts->names[f][0], "yes") == 0;
+  if (s->facts->count[f] != 1)
+    return false;
+  /* strcmp(name, "yes") == 0 in place (a call costs more than the bytes),
+   * reading no further than the first byte that differs. */
+  const char *name = s->facts->names[f][0];
+  return name[0] == 'y' && name[1] == 'e' && name[2] == 's' && name[3] == '\0';
 }
 
 /* Whether fact `f` of the state's release lists `name`. */
@@ -353,7 +358,7 @@ static void property_backend(lctx_feature_state *s, lctx_features *f,
     get_backend(s, f, false, lctx_str_from_cstr(""));
     return;
   }
-  lctx_str real = lctx_str_from_cstr(op->backend);
+  lctx_str real = lctx_case_field_view(op->backend);
   classify_put(f, LCTX_P_PINNED, real);
   f->value[LCTX_F_PINNED] = reports_gpu(s, real) ? PINNED_GPU : PINNED_PLAIN;
 }
@@ -380,7 +385,7 @@ void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
       get_backend(s, f, true, p0);
     return;
   }
-  lctx_str real = lctx_str_from_cstr(op->backend);
+  lctx_str real = lctx_case_field_view(op->backend);
   classify_put(f, LCTX_P_PINNED, real);
   lctx_str canonical = real;
   /* The client's `.platform`: "gpu" for the platforms the release's
@@ -412,7 +417,7 @@ void lctx_classify_backends(lctx_feature_state *state, const lctx_case_op *op,
 
 void lctx_classify_canonicalize(lctx_feature_state *state,
                                 const lctx_case_op *op, lctx_features *out) {
-  lctx_str arg = lctx_str_from_cstr(op->arg);
+  lctx_str arg = lctx_case_field_view(op->arg);
   classify_put(out, LCTX_P_ARG, arg);
   if (!lctx_str_equal_cstr(arg, "gpu")) {
     out->value[LCTX_F_ARG] = arg.length == 0 ? ARG_EMPTY : ARG_NAME;
@@ -427,7 +432,7 @@ void lctx_classify_canonicalize(lctx_feature_state *state,
 
 void lctx_classify_get_backend(lctx_feature_state *state,
                                const lctx_case_op *op, lctx_features *out) {
-  lctx_str arg = lctx_str_from_cstr(op->arg);
+  lctx_str arg = lctx_case_field_view(op->arg);
   out->value[LCTX_F_ARG] = !op->has_arg                      ? ARG_NONE
                            : arg.length == 0                 ? ARG_EMPTY
                            : lctx_str_equal_cstr(arg, "gpu") ? ARG_ALIAS
@@ -445,9 +450,8 @@ void lctx_classify_module_get_backend(lctx_feature_state *state,
   /* platforms[0], read only with one platform (B1 reads nothing). */
   classify_module_get_backend(
       state, out, op,
-      op->platform_count == 1
-          ? lctx_str_from_cstr(lctx_case_op_platform(state->c, op, 0))
-          : lctx_str_from_cstr(""));
+      op->platform_count == 1 ? lctx_case_name_view(state->c, op->platform[0])
+                              : lctx_str_make("", 0));
 }
 
 void lctx_classify_op(lctx_feature_state *state, size_t index,

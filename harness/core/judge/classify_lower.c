@@ -24,10 +24,14 @@ static bool is_known(const lctx_feature_state *s, lctx_str name) {
 }
 
 static int compare_str(lctx_str a, lctx_str b) {
+  /* memcmp's order in place: names are short and most differ in their
+   * first byte. */
   size_t n = a.length < b.length ? a.length : b.length;
-  int d = n ? memcmp(a.data, b.data, n) : 0;
-  if (d != 0)
-    return d;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char x = (unsigned char)a.data[i], y = (unsigned char)b.data[i];
+    if (x != y)
+      return x < y ? -1 : 1;
+  }
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
@@ -101,9 +105,9 @@ static int find_lowering(const lctx_feature_state *s, lctx_str prim,
 void classify_register_lowering(lctx_feature_state *s, lctx_features *f,
                                 const lctx_case_op *op) {
   const lctx_case *c = s->c;
-  lctx_str prim = lctx_str_from_cstr(op->primitive);
-  lctx_str platform = lctx_str_from_cstr(op->arg);
-  int rule = lctx_case_rule_find(c, op->rule);
+  lctx_str prim = lctx_case_field_view(op->primitive);
+  lctx_str platform = lctx_case_field_view(op->arg);
+  int rule = lctx_case_rule_find_field(c, op->rule);
   classify_put(f, LCTX_P_PRIM, prim);
   if (!op->has_arg) {
     f->value[LCTX_F_REG] = REG_DEFAULT;
@@ -370,7 +374,7 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
       keys.names[keys.count++] = lookup->names[i];
     }
   }
-  int common = overridden ? lctx_case_rule_find(c, op->override)
+  int common = overridden ? lctx_case_rule_find_field(c, op->override)
                           : find_lowering(w->s, prim, true, prim);
   if (eqn->count == 1 && !plist_has(&keys, eqn->names[0]) && common < 0) {
     stop(w, STOP_NOT_FOUND_ONE);
@@ -451,15 +455,14 @@ void classify_lower_per_platform(lctx_feature_state *s, lctx_features *f,
   walk_ctx ctx = {0};
   ctx.module.count = op->platform_count;
   for (size_t i = 0; i < op->platform_count; i++)
-    ctx.module.names[i] =
-        lctx_str_from_cstr(lctx_case_op_platform(s->c, op, i));
+    ctx.module.names[i] = lctx_case_name_view(s->c, op->platform[i]);
   ctx.narrowed = op->has_narrow;
   ctx.narrow.count = op->narrow_count;
   for (size_t i = 0; i < op->narrow_count; i++)
-    ctx.narrow.names[i] = lctx_str_from_cstr(lctx_case_op_narrow(s->c, op, i));
+    ctx.narrow.names[i] = lctx_case_name_view(s->c, op->narrowed[i]);
   ctx.has_compute = op->has_compute_type;
-  ctx.compute = lctx_str_from_cstr(op->compute_type);
-  if (walk_eqn(&w, lctx_str_from_cstr(op->primitive), &ctx))
+  ctx.compute = lctx_case_field_view(op->compute_type);
+  if (walk_eqn(&w, lctx_case_field_view(op->primitive), &ctx))
     stop(&w, STOP_NONE);
 }
 

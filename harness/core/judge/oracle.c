@@ -262,13 +262,14 @@ size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
                               const lctx_features *f, size_t matches[4]) {
   uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
   /* The bits of any value above its width, or'ed: none when every value
-   * fits (then each is its own masked value), without a branch a value. */
+   * fits (then each is its own masked value), without a branch a value;
+   * in a pass of its own, which the compiler vectorizes. */
   unsigned above = (unsigned)f->op >= LCTX_OP_KIND_COUNT;
+  for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++)
+    above |= (unsigned)f->value[i] & ~((1u << KEY_BITS[i]) - 1u);
   unsigned shift = 0;
   for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
-    unsigned v = (unsigned)f->value[i];
-    above |= v >> KEY_BITS[i];
-    key |= (uint64_t)v << shift;
+    key |= (uint64_t)(unsigned)f->value[i] << shift;
     shift += KEY_BITS[i];
   }
   if (above != 0) /* no feature has such values: matched without the memo */

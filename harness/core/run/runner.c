@@ -61,7 +61,7 @@ void lctx_runner_lowering_ready(lctx_runner *r) {
     for (size_t k = 0; k < rule->action_count; k++)
       actions[k] = case_action(&r->lowering, &rule->actions[k]);
     r->rule_ids[i] =
-        lctx_lowering_rule_add(&r->lowering, lctx_str_from_cstr(rule->name),
+        lctx_lowering_rule_add(&r->lowering, lctx_case_field_view(rule->name),
                                actions, rule->action_count);
   }
 }
@@ -75,8 +75,9 @@ bool lctx_runner_op_exists(const lctx_runner *r, const lctx_case_op *op) {
   return def && def->exists(r, op);
 }
 
-int lctx_runner_rule_id(const lctx_runner *r, const char *name) {
-  int i = lctx_case_rule_find(r->c, name);
+int lctx_runner_rule_id(const lctx_runner *r,
+                        const char name[LCTX_MAX_NAME + 1]) {
+  int i = lctx_case_rule_find_field(r->c, name);
   return i < 0 ? -1 : r->rule_ids[i];
 }
 

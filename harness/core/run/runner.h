@@ -150,8 +150,11 @@ bool lctx_runner_op(lctx_runner *r, const lctx_case_op *op, lctx_outcome *out,
 /// (case_ops.h) calls first.
 void lctx_runner_lowering_ready(lctx_runner *r);
 
-/// The id in the runner's lowering registry of the case rule `name`, or -1.
-int lctx_runner_rule_id(const lctx_runner *r, const char *name);
+/// The id in the runner's lowering registry of the case rule `name` (held in
+/// a name field, LCTX_MAX_NAME + 1 bytes, as an operation's `rule` and
+/// `override`: lctx_case_rule_find_field), or -1.
+int lctx_runner_rule_id(const lctx_runner *r,
+                        const char name[LCTX_MAX_NAME + 1]);
 
 /// Runs every operation of the runner's case in order, writing outcome i to
 /// `outs[i]`, and keeps the backend registry's state before each one for
