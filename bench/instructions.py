@@ -8,6 +8,10 @@ subtracts a run of the same kind with zero inputs (the start-up cost):
   fuzz_model.instr_per_input    fuzz_model_replay over corpus/seeds/fuzz_model
                                 minus an empty folder, per input replayed
   fuzz_empty.instr_per_input    the same driver linked with fuzzers/fuzz_empty.c
+  fuzz_model.checks_instr_per_input  the same replay, counting only the
+                                instructions inside lctx_oracle_check_case
+                                (the model run and its judging: what the
+                                decode floor does not do), per input
   fuzz_model.replay_instr_vs_empty  fuzz_model / fuzz_empty: how many
                                 times the empty target's replay instructions
                                 per input fuzz_model's cost (an instruction
@@ -68,12 +72,16 @@ def _totals(path):
     return None
 
 
-def callgrind(argv, work, children=False, cwd=None):
+def callgrind(argv, work, children=False, cwd=None, only=None):
     """Runs argv under callgrind; returns (main_instr, children_instr,
     stdout+stderr). Forked children write their own files; the main
-    process is the one whose pid valgrind reports first."""
+    process is the one whose pid valgrind reports first. With `only` (a
+    function name), only the instructions run inside that function (and
+    what it calls) are counted."""
     out = tempfile.mkdtemp(prefix="cg.", dir=work)
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=yes",
+    collect = (["--collect-atstart=no", "--toggle-collect=" + only] if only
+               else ["--collect-atstart=yes"])
+    cmd = ["valgrind", "--tool=callgrind"] + collect + [
            "--trace-children=" + ("yes" if children else "no"),
            "--callgrind-out-file=" + os.path.join(out, "cg.%p")] + argv
     p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE,
@@ -127,7 +135,31 @@ def fuzz_figures(build, seeds, empty_replay, work, log):
     empty = figs.get("fuzz_empty.instr_per_input")
     if model and empty:
         figs["fuzz_model.replay_instr_vs_empty"] = model / empty
+    if model:
+        checks = checks_per_input(
+            os.path.join(build, "fuzzers", "fuzz_model_replay"), seeds, work,
+            log)
+        if checks is not None:
+            figs["fuzz_model.checks_instr_per_input"] = checks
     return figs
+
+
+# fuzz_model's checks: the oracle judging a decoded case (the reference
+# model run, every spec row and invariant; harness/core/checks/fuzzcheck.c
+# lctx_fuzz_model). What the decode floor does not do.
+CHECKS_FUNCTION = "lctx_oracle_check_case"
+
+
+def checks_per_input(binary, seeds, work, log):
+    """The instructions per input run inside CHECKS_FUNCTION when BINARY
+    replays SEEDS, or None (said why)."""
+    total, _, out = callgrind([binary, seeds], work, only=CHECKS_FUNCTION)
+    m = re.search(r"replayed (\d+) inputs", out)
+    if not m or int(m.group(1)) == 0 or not total:
+        log("skipped fuzz_model.checks_instr_per_input: no input replayed "
+            "or nothing counted in %s" % CHECKS_FUNCTION)
+        return None
+    return total / int(m.group(1))
 
 
 # Above the bounded domain's size: bench_check_spec_part judges it all.
