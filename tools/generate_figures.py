@@ -34,6 +34,8 @@ import os
 import re
 import sys
 
+from doc_block import BadInput, read, write_or_check
+
 BEGIN = "<!-- lctx-generate-figures:begin -->"
 END = "<!-- lctx-generate-figures:end -->"
 SUMMARY = re.compile(
@@ -43,18 +45,6 @@ FEATURES = re.compile(r"^features covered: (\d+) of (\d+)")
 OPS = re.compile(r"JAX operations drawn: (\d+) of (\d+)")
 RESULT = re.compile(r"^result: (\d+) new findings, (\d+) known")
 REACH = re.compile(r"^reach: the judged programs lowered (\d+) of the (\d+)")
-
-
-class BadInput(Exception):
-    pass
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput("cannot read %s: %s" % (path, e))
 
 
 def collect(out):
@@ -153,40 +143,14 @@ def block(fig):
     return "\n".join(lines)
 
 
-def replace_block(text, new, where):
-    b, e = text.find(BEGIN), text.find(END)
-    if b < 0 or e < b:
-        raise BadInput("%s has no block %s ... %s" % (where, BEGIN, END))
-    return text[:b] + new + text[e + len(END):]
-
-
 def main(argv):
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(__doc__)
         return 0
     try:
         if len(argv) == 3 and argv[0] in ("--write", "--check"):
-            readme, record = argv[1], argv[2]
-            try:
-                fig = json.loads(read(record))
-            except ValueError as e:
-                raise BadInput("%s: not JSON: %s" % (record, e))
-            text = read(readme)
-            new = replace_block(text, block(fig), readme)
-            if argv[0] == "--check":
-                if new != text:
-                    print("generate_figures: %s's block is not what %s gives "
-                          "(run: python3 tools/generate_figures.py --write %s "
-                          "%s)" % (readme, record, readme, record))
-                    return 1
-                print("generate_figures: %s agrees with %s" % (readme,
-                                                                record))
-                return 0
-            with open(readme + ".tmp", "w", encoding="utf-8") as f:
-                f.write(new)
-            os.replace(readme + ".tmp", readme)
-            print("generate_figures: wrote the block of %s" % readme)
-            return 0
+            return write_or_check("generate_figures", argv[0], argv[1],
+                                  argv[2], block, BEGIN, END)
         if len(argv) in (1, 3) and not argv[0].startswith("-") and (
                 len(argv) == 1 or argv[1] == "--record"):
             fig = collect(argv[0])

@@ -40,6 +40,8 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
+from doc_block import BadInput, read, write_or_check
+
 BEGIN = "<!-- lctx-test-figures:begin -->"
 END = "<!-- lctx-test-figures:end -->"
 PARTS = ("deps", "jax", "build", "afl", "ctest")
@@ -47,18 +49,6 @@ PART_TEXT = {"deps": "the packages checked", "jax": "the JAX venvs checked",
              "build": "the test build (configure and build)",
              "afl": "the AFL++ targets", "ctest": "ctest"}
 SLOWEST = 10
-
-
-class BadInput(Exception):
-    pass
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput("cannot read %s: %s" % (path, e))
 
 
 def timed(part, record, command):
@@ -175,36 +165,6 @@ def block(fig):
     return "\n".join(lines)
 
 
-def replace_block(text, new, where):
-    b, e = text.find(BEGIN), text.find(END)
-    if b < 0 or e < b:
-        raise BadInput("%s has no block %s ... %s" % (where, BEGIN, END))
-    return text[:b] + new + text[e + len(END):]
-
-
-def write_or_check(mode, readme, record):
-    try:
-        fig = json.loads(read(record))
-        text = read(readme)
-        new = replace_block(text, block(fig), readme)
-    except (ValueError, KeyError, TypeError) as e:
-        raise BadInput("%s: not a record of test_figures.py: %s"
-                       % (record, e))
-    if mode == "--check":
-        if new != text:
-            print("test_figures: %s's block is not what %s gives (run: "
-                  "python3 tools/test_figures.py --write %s %s)"
-                  % (readme, record, readme, record))
-            return 1
-        print("test_figures: %s agrees with %s" % (readme, record))
-        return 0
-    with open(readme + ".tmp", "w", encoding="utf-8") as f:
-        f.write(new)
-    os.replace(readme + ".tmp", readme)
-    print("test_figures: wrote the block of %s" % readme)
-    return 0
-
-
 def main(argv):
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(__doc__)
@@ -213,7 +173,8 @@ def main(argv):
         return timed(argv[1], argv[2], argv[4:])
     try:
         if len(argv) == 3 and argv[0] in ("--write", "--check"):
-            return write_or_check(argv[0], argv[1], argv[2])
+            return write_or_check("test_figures", argv[0], argv[1], argv[2],
+                                  block, BEGIN, END)
         if len(argv) in (1, 3) and not argv[0].startswith("-") and (
                 len(argv) == 1 or argv[1] == "--record"):
             fig = collect(argv[0])
