@@ -51,3 +51,10 @@ def write_or_check(tool, mode, readme, record, block, begin, end):
     os.replace(readme + ".tmp", readme)
     print("%s: wrote the block of %s" % (tool, readme))
     return 0
+
+
+def write_record(fig, path):
+    """Keeps the figures `fig` as the record `path` (JSON, keys sorted)."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(fig, f, indent=1, sort_keys=True)
+        f.write("\n")

@@ -34,7 +34,7 @@ import os
 import re
 import sys
 
-from doc_block import BadInput, read, write_or_check
+from doc_block import BadInput, read, write_or_check, write_record
 
 BEGIN = "<!-- lctx-generate-figures:begin -->"
 END = "<!-- lctx-generate-figures:end -->"
@@ -155,9 +155,7 @@ def main(argv):
                 len(argv) == 1 or argv[1] == "--record"):
             fig = collect(argv[0])
             if len(argv) == 3:
-                with open(argv[2], "w", encoding="utf-8") as f:
-                    json.dump(fig, f, indent=1, sort_keys=True)
-                    f.write("\n")
+                write_record(fig, argv[2])
             print(block(fig))
             print("seconds: %.1f (%.2f programs/s)" % (
                 fig["seconds"], fig["programs"] / max(fig["seconds"], 1e-9)))

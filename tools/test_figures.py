@@ -40,7 +40,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-from doc_block import BadInput, read, write_or_check
+from doc_block import BadInput, read, write_or_check, write_record
 
 BEGIN = "<!-- lctx-test-figures:begin -->"
 END = "<!-- lctx-test-figures:end -->"
@@ -179,9 +179,7 @@ def main(argv):
                 len(argv) == 1 or argv[1] == "--record"):
             fig = collect(argv[0])
             if len(argv) == 3:
-                with open(argv[2], "w", encoding="utf-8") as f:
-                    json.dump(fig, f, indent=1, sort_keys=True)
-                    f.write("\n")
+                write_record(fig, argv[2])
             print("==> lctx: the figures of this make test (tools/"
                   "test_figures.py %s --record docs/test-figures.json keeps "
                   "them for README.md)" % argv[0])
