@@ -49,11 +49,14 @@ GOALS = [
     ("conform_plugin.jobs2_efficiency", ">=", 0.85,
      "proposed in place of plugin jobs2/jobs1: --jobs 1 already keeps "
      "1.2 cores busy (lctx, worker, judge at once), so 2 cores bound the "
-     "ratio near 1.67: --jobs 1's CPU seconds",
+     "ratio near 1.67: --jobs 1's CPU seconds (lctx and every process "
+     "under it, counted in a control group: bench/cpu_meter.py)",
      "twice --jobs 2's wall seconds, same run"),
     ("jax_adapter.jobs2_efficiency", ">=", 0.85,
      "the same measure for the real-JAX adapter (each adapter's JAX import "
-     "included): --jobs 1's CPU seconds",
+     "included): --jobs 1's CPU seconds, the adapters' counted in a "
+     "control group (they are killed, never reaped, so getrusage missed "
+     "them)",
      "twice --jobs 2's wall seconds, same run"),
     ("sweep.vs_floor", ">=", 0.8,
      "lctx sweep --jobs 1 of --subset ci (246 programs, about 670 exports) "

@@ -7,8 +7,9 @@ check-spec's figures (bench/wall.py: its output read per release, absent
 operations apart, the same job on both builds, the fastest runs kept;
 bench/instructions.py: bench_check_spec_part's counts), and `run_bench.py
 --check` (exit 1 on a goal not met) on small bench.json files, whichever
-goals bench/goals.py holds. No valgrind and no build needed; a second or
-less.
+goals bench/goals.py holds, and bench/cpu_meter.py (a process that the
+command killed without reaping it is counted, in a control group). No
+valgrind and no build needed; about a second.
 
 With --part BINARY --spec FILE (ctest bench_check_spec_part): only the
 built bench_check_spec_part, on the first 50,000 cases (test_part)."""
@@ -461,6 +462,32 @@ def test_part(part, spec):
               "part %r: exit %d %r %r" % (bad, code, out, err))
 
 
+def test_cpu_meter(work):
+    """cpu_meter.py: the command's exit status and wall seconds; in a control
+    group (as root) the CPU of a grandchild killed and never reaped by the
+    command (how lctx stops a peer) is counted."""
+    base = os.path.join(work, "meter")
+    spin = "import time\nwhile True: pass"
+    cmd = ("%s -c %s & sleep 0.6; kill -9 $!; exit 3"
+           % (sys.executable, "'" + spin + "'"))
+    code = subprocess.call([sys.executable,
+                            os.path.join(HERE, "cpu_meter.py"), base,
+                            "sh", "-c", cmd])
+    check(code == 3, "cpu_meter.py: exit %d, not the command's 3" % code)
+    wall_s = float(open(base + ".s").read())
+    cpu = float(open(base + ".cpu").read())
+    scope = open(base + ".scope").read()
+    check(wall_s >= 0.6, "cpu_meter.py: wall %.3f s under the 0.6 s slept"
+          % wall_s)
+    check(scope in ("cgroup", "reaped"), "cpu_meter.py: scope %r" % scope)
+    if scope == "cgroup":
+        check(cpu >= 0.05, "cpu_meter.py: the killed grandchild's CPU is "
+              "not counted (%.3f s)" % cpu)
+    else:
+        print("cpu_meter.py: no control group here; the grandchild's CPU "
+              "is not checked")
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--part" and \
             sys.argv[3] == "--spec":
@@ -478,6 +505,7 @@ def main():
         test_parse_part()
         test_goals()
         test_check(work)
+        test_cpu_meter(work)
     print("bench scripts: OK")
 
 
