@@ -3,6 +3,7 @@
 bench_scripts, label bench): bench/compare on two small JSON files, the
 figure parser of bench/run_bench.py on the ratio benchmarks' output lines,
 the callgrind totals reader of bench/instructions.py on a small file,
+bench_sweep.py's trace reader and figures on made-up runs,
 check-spec's figures (bench/wall.py: its output read per release, absent
 operations apart, the same job on both builds, the fastest runs kept;
 bench/instructions.py: bench_check_spec_part's counts), and `run_bench.py
@@ -13,6 +14,8 @@ valgrind and no build needed; about a second.
 
 With --part BINARY --spec FILE (ctest bench_check_spec_part): only the
 built bench_check_spec_part, on the first 50,000 cases (test_part)."""
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -21,6 +24,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench_sweep  # noqa: E402
 import goals  # noqa: E402
 import instructions  # noqa: E402
 import run_bench  # noqa: E402
@@ -488,6 +492,47 @@ def test_cpu_meter(work):
               "is not checked")
 
 
+def test_sweep_trace(work):
+    """bench_sweep.py: the exporters' trace read (hellos and requests), a
+    torn trace refused as not measured, and the figures of made-up runs:
+    start-up left out of the rates, the ratios of the same slice."""
+    path = os.path.join(work, "trace.jsonl")
+    with open(path, "w") as f:
+        f.write('{"proc": 7, "hello": 10.0, "cpu": 1.0}\n'
+                '{"proc": 7, "t0": 10.5, "t1": 11.0, "cpu": 1.4, '
+                '"items": [["p1", ["cpu", "cuda"]], ["p1", ["cpu"]]]}\n')
+    hellos, requests = bench_sweep.read_trace(path)
+    check(hellos == {7: (10.0, 1.0)}, "read_trace hellos: %r" % hellos)
+    check(requests == [(7, 10.5, 11.0, [("p1", ("cpu", "cuda")),
+                                        ("p1", ("cpu",))], 1.4)],
+          "read_trace requests: %r" % requests)
+    with open(path, "a") as f:
+        f.write('{"proc": 7, "t0": 1')
+    try:
+        bench_sweep.read_trace(path)
+        check(False, "read_trace took a torn line")
+    except bench_sweep.Unmeasured as err:
+        check(path in str(err), "read_trace's refusal: %s" % err)
+    run = {"jobs": 1, "exports": 100, "steady_exports": 90, "steady": 9.0,
+           "wall": 11.0, "startup": 2.0, "busy": 8.0, "lctx_cpu": 0.5,
+           "exporter_cpu": 4.5}
+    run2 = dict(run, jobs=2, steady_exports=80, steady=4.0, wall=6.0)
+    floor = {"exports": 100, "seconds": 12.5, "startup_seconds": 1.5,
+             "export_seconds": 6.0, "call_seconds": 6.5, "cpu_seconds": 4.0}
+    args = bench_sweep.parse_args(["--limit", "5"])
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        bench_sweep.report(args, run, run2, floor)
+        bench_sweep.report_cpu(run, floor)
+    figs = run_bench.parse_figures(text.getvalue())
+    want = {"sweep.floor.exports_per_s": 8.0, "sweep.jobs1.exports_per_s":
+            10.0, "sweep.jobs2.exports_per_s": 20.0, "sweep.vs_floor": 1.25,
+            "sweep.jobs2_vs_jobs1": 2.0, "sweep.vs_floor_cpu": 0.8}
+    for name, value in want.items():
+        check(abs(figs.get(name, -1) - value) < 1e-3,
+              "bench_sweep %s: %r, not %r" % (name, figs.get(name), value))
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--part" and \
             sys.argv[3] == "--spec":
@@ -506,6 +551,7 @@ def main():
         test_goals()
         test_check(work)
         test_cpu_meter(work)
+        test_sweep_trace(work)
     print("bench scripts: OK")
 
 
