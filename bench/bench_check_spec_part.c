@@ -7,7 +7,8 @@
  * domain's size: all of them, the whole job of `lctx check-spec --jax
  * RELEASE --jobs 1`), in check-spec's order, and judges each with the
  * oracle against the reference model at RELEASE (default: the modelled
- * commit), spec rows and invariants, as check-spec does; so the cost per
+ * commit), spec rows and invariants, as check-spec does (told each case's
+ * registry generation, lctx_oracle_check_case_registry); so the cost per
  * operation includes the enumeration, as check-spec's does. LIMIT 0 judges
  * none: the start-up run to subtract.
  *
@@ -66,9 +67,9 @@ static void collect(bool on) {
 
 /* Whether case `c` is of the kind counted: judged by the probe oracle first
  * (not collected), its absent operations against its operations. */
-static bool selected(sample *s, const lctx_case *c) {
+static bool selected(sample *s, uint64_t registry, const lctx_case *c) {
   size_t ops = s->probe->ops, absent = s->probe->absent;
-  lctx_oracle_check_case(s->probe, c);
+  lctx_oracle_check_case_registry(s->probe, c, registry);
   ops = s->probe->ops - ops;
   absent = s->probe->absent - absent;
   if (absent != 0 && absent != ops) {
@@ -79,19 +80,21 @@ static bool selected(sample *s, const lctx_case *c) {
   return (absent != 0) == (s->select == SELECT_ABSENT);
 }
 
-static bool visit(void *user, const lctx_case *c) {
+static bool visit(void *user, size_t index, uint64_t registry,
+                  const lctx_case *c) {
+  (void)index;
   sample *s = user;
   if (s->judged == s->limit)
     return false;
   s->judged++;
   if (s->select == SELECT_ALL) {
-    s->violations += lctx_oracle_check_case(s->oracle, c);
+    s->violations += lctx_oracle_check_case_registry(s->oracle, c, registry);
     return true;
   }
-  if (selected(s, c)) {
+  if (selected(s, registry, c)) {
     s->selected_cases++;
     collect(true);
-    s->violations += lctx_oracle_check_case(s->oracle, c);
+    s->violations += lctx_oracle_check_case_registry(s->oracle, c, registry);
     collect(false);
   }
   return true;
@@ -152,7 +155,9 @@ int main(int argc, char **argv) {
               .limit = (size_t)limit};
   if (select != SELECT_ALL)
     collect(false);
-  lctx_domain_enumerate(visit, &s);
+  static const lctx_domain_share all = {0, SIZE_MAX, 1, 0, 1};
+  uint64_t generations = 0;
+  lctx_domain_enumerate_registry(&all, &generations, visit, &s);
   collect(true);
   printf("%zu cases judged, %zu operations (%zu absent), %zu violations, "
          "release %s\n",

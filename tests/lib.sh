@@ -40,7 +40,7 @@ jax_skip_if_off() {
 hold_lock() {
   mkdir -p "$1"
   rm -f "$tmp/.lock-held"
-  python3 - "$1/.lock" "$2" "$tmp/.lock-held" <<'PYEOF' &
+  "$PY" - "$1/.lock" "$2" "$tmp/.lock-held" <<'PYEOF' &
 import fcntl, sys, time
 f = open(sys.argv[1], "w")
 fcntl.flock(f, fcntl.LOCK_EX)
@@ -63,7 +63,7 @@ release_lock() {
 }
 
 report_field() {
-  python3 -c 'import json,sys
+  "$PY" -c 'import json,sys
 r=json.load(open(sys.argv[1]+"/report.json"))
 if sys.argv[2]=="-": print(r[sys.argv[3]])
 else: print(sum(x.get(sys.argv[3], 0) for x in r["rows"] if sys.argv[2] in ("*",x["id"])))' "$@"
@@ -110,10 +110,10 @@ fake_libfuzzer() {
 
 # The real-JAX reproduction tests (test_jax_repro*.sh), which share their
 # start and end. jax_repro_start TEST REPRO PYTHON SOURCE_DIR: skips when
-# LCTX_JAX=off, checks the arguments, that PYTHON imports jax and that the
-# reproduction conformance/adapters/REPRO exists; sets PY, SRC, REPRO,
-# PINNED and setup_hint; runs REPRO --json into $tmp/out.json (a failure
-# if it exits other than 0). jax_repro_finish: the human report's verdict line
+# LCTX_JAX=off, checks the arguments, that PYTHON has jax (found, not
+# imported) and that the reproduction conformance/adapters/REPRO exists;
+# sets PY, SRC, REPRO, PINNED and setup_hint; runs REPRO --json into
+# $tmp/out.json (a failure if it exits other than 0). jax_repro_finish: the human report's verdict line
 # agrees with $tmp/out.json, the program exits 0, an unknown option gives
 # usage and exit 2; then PASS, or the failures and exit 1.
 # jax_repro_judge: judges $tmp/out.json with the Python read from stdin (a
@@ -136,7 +136,7 @@ jax_repro_start() {
     echo "FAIL: the Python for the real-JAX tests, $PY, does not exist or is not executable; $setup_hint"
     exit 1
   fi
-  if ! "$PY" -c 'import jax' >/dev/null 2>&1; then
+  if ! jax_installed "$PY" jax; then
     echo "FAIL: $PY cannot import jax; $setup_hint"
     "$PY" -c 'import jax' 2>&1 | tail -n 1
     exit 1
@@ -241,7 +241,7 @@ shows() {
 # sweep's or a campaign's results.jsonl have that row and verdict (and key
 # part).
 sweep_count() {
-  python3 - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'PY'
+  "$PY" - "$1/results.jsonl" "$2" "$3" "${4:-}" <<'PY'
 import json, sys
 path, row, verdict, key = sys.argv[1:]
 n = 0
@@ -253,17 +253,29 @@ print(n)
 PY
 }
 
+# jax_installed PYTHON MODULE...: PYTHON finds each MODULE (found, not
+# imported).
+jax_installed() {
+  jax_py=$1
+  shift
+  "$jax_py" - "$@" >/dev/null 2>&1 <<'PY'
+import importlib.util, sys
+sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)
+PY
+}
+
 # jax_export_start LCTX PYTHON SOURCE_DIR: the start of a test of the real,
 # pinned JAX through the exporter (test_jax_sweep.sh, test_jax_generate.sh,
 # test_jax_export.sh): exit 77 when LCTX_JAX=off; sets LCTX, PY and SRC;
-# a PYTHON that cannot import jax and absl fails (exit 1), saying how to
-# install them.
+# a PYTHON without jax and absl fails (exit 1), saying how to install
+# them. They are looked up, not imported (jax_installed: an import of JAX
+# is about a second of CPU; the test's own first import fails a broken one).
 jax_export_start() {
   jax_skip_if_off
   LCTX=$1
   PY=$2
   SRC=$3
-  if ! "$PY" -c 'import jax, absl' >/dev/null 2>&1; then
+  if ! jax_installed "$PY" jax absl; then
     echo "FAIL: $PY cannot import jax and absl; run \`make test\` or \`sh tools/setup-jax.sh 0.10.2\`, or set LCTX_JAX=off"
     exit 1
   fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_campaign_counts.sh - pins that the counts a real libFuzzer campaign
-# (fuzz_model with coverage on the reference, 10 s, --jobs 2) reports agree:
+# (fuzz_model with coverage on the reference, 6 s, --jobs 2) reports agree:
 #   1. the corpus count of the last live line is the count the corpus
 #      minimization at the end starts from (the terminal's "N -> M" and
 #      state.json's corpus_before): both count the campaign's corpus
@@ -19,7 +19,7 @@ LCTX=$1
 FUZZER=$2
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 2
-"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 10 --jobs 2 \
+"$LCTX" fuzz --engine libfuzzer --target fuzz_model --time 6 --jobs 2 \
   --out camp --binary "$FUZZER" >run.txt 2>&1
 [ $? -eq 0 ] || fail "the campaign should pass: $(tail -n 5 run.txt)"
 

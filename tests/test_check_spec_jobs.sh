@@ -2,15 +2,20 @@
 # test_check_spec_jobs.sh - `lctx check-spec --jobs N` prints what --jobs 1
 # prints, byte for byte once the seconds are masked:
 # - the real spec table (PASS, exit 0) at JAX 0.4.20 (where operations are
-#   absent) and at the modelled commit, with --jobs 1, 2 and 3;
+#   absent) and at the modelled commit, with --jobs 1 and 3;
 # - a copy of it with row XG-001's outcome changed, so that 146-162
 #   violations are found, in cases of several registry configurations (so
 #   in chunks of the domain that different threads judge), and the 20
 #   printed, their order and the "(N more violations not shown)" line must
 #   come out as one thread has them (exit 1), at both releases, with
-#   --jobs 1, 2 and 3;
+#   --jobs 1 and 3;
 # - --jobs 0, --jobs x, --jobs 257 and --jobs given twice exit 2 with a
 #   message naming --jobs, and the help shows --jobs.
+#
+# --jobs 3 is the case of several threads: shares of the domain dealt out
+# in turn to more threads than one, an uneven count of them (the code has
+# no path for two threads alone); each run judges the whole domain, so
+# --jobs 2 is left out (the test's time is 8 runs, not 12).
 #
 # Usage: test_check_spec_jobs.sh LCTX SOURCE_DIR
 set -u
@@ -36,7 +41,7 @@ run_jobs() {
 }
 
 for release in 0.4.20 modelled; do
-  for jobs in 1 2 3; do
+  for jobs in 1 3; do
     run_jobs "$spec" "$release" "$jobs" 0
   done
   grep -q 'result: 0 violations, .*PASS' "$tmp/out.1" ||
@@ -44,10 +49,9 @@ for release in 0.4.20 modelled; do
   # Milliseconds, which bench/wall.py's per-release figures rest on.
   grep -Eq "^release $release +[0-9]+ operations \([0-9]+ absent\), 0 violations, [0-9]+\.[0-9]{3} s\$" "$tmp/raw.1" ||
     fail "real spec at $release: no release line with seconds to 3 decimals"
-  cmp -s "$tmp/out.1" "$tmp/out.2" || fail "real spec at $release: --jobs 2 differs"
   cmp -s "$tmp/out.1" "$tmp/out.3" || fail "real spec at $release: --jobs 3 differs"
 
-  for jobs in 1 2 3; do
+  for jobs in 1 3; do
     run_jobs "$tmp/broken.lspec" "$release" "$jobs" 1
   done
   n=$(grep -c '^VIOLATION ' "$tmp/out.1")
@@ -58,11 +62,10 @@ for release in 0.4.20 modelled; do
     fail "broken spec at $release: violations of other rows"
   grep -q 'more violations not shown)$' "$tmp/out.1" ||
     fail "broken spec at $release: no '(N more violations not shown)'"
-  cmp -s "$tmp/out.1" "$tmp/out.2" || {
-    fail "broken spec at $release: --jobs 2 differs"
-    diff "$tmp/out.1" "$tmp/out.2" | head -20
+  cmp -s "$tmp/out.1" "$tmp/out.3" || {
+    fail "broken spec at $release: --jobs 3 differs"
+    diff "$tmp/out.1" "$tmp/out.3" | head -20
   }
-  cmp -s "$tmp/out.1" "$tmp/out.3" || fail "broken spec at $release: --jobs 3 differs"
 done
 
 # Bad values: usage errors naming the option.

@@ -527,7 +527,7 @@ static void check_placeholders(const char *what, const lctx_features *f,
     if (!f->has[p->p])
       fail_msg("%s: {%s} does not apply", what,
                lctx_classify_placeholder_name(p->p));
-    lctx_str v = f->text[p->p];
+    lctx_str v = lctx_classify_text(f, p->p);
     if (v.length != strlen(p->text) ||
         (v.length && memcmp(v.data, p->text, v.length) != 0))
       fail_msg("%s: {%s}\n  expected \"%s\"\n  actual   \"%.*s\"", what,
@@ -538,7 +538,8 @@ static void check_placeholders(const char *what, const lctx_features *f,
     if (!listed[p] && f->has[p])
       fail_msg("%s: {%s} applies (\"%.*s\")", what,
                lctx_classify_placeholder_name((lctx_placeholder)p),
-               (int)f->text[p].length, f->text[p].data);
+               (int)lctx_classify_text(f, (lctx_placeholder)p).length,
+               lctx_classify_text(f, (lctx_placeholder)p).data);
   }
 }
 

@@ -35,7 +35,7 @@ run() { # MODE EXPECTED [OPTION...]
   mode=$1
   want=$2
   shift 2
-  "$LCTX" conform --cmd "python3 prog.py $mode" --no-domain --random 1 \
+  "$LCTX" conform --cmd "$PY prog.py $mode" --no-domain --random 1 \
     --report-dir "r-$mode" "$@" >"$mode.out" 2>&1
   rc=$?
   [ "$rc" -eq 2 ] || fail "$mode: exit $rc, not 2"

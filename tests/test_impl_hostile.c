@@ -73,11 +73,15 @@ static lctx_impl *open_impl(fixture *f, bool plugin, const char *mode,
   char e[512] = "";
   lctx_buf eb;
   lctx_buf_init(&eb, e, sizeof e);
-  lctx_impl *impl = plugin
-                        ? lctx_impl_open_plugin(LCTX_HOSTILE_PLUGIN, &o, &eb)
-                        : lctx_impl_open_process("python3 " LCTX_SOURCE_DIR
-                                                 "/tests/impls/hostile_impl.py",
-                                                 &o, &eb);
+  /* The system's Python when there, as tests/lib.sh's PY: python3 on
+   * PATH may be a wrapper (a pyenv shim is a shell script that costs ten
+   * times the start of Python itself), started at every restart. */
+  const char *program =
+      access("/usr/bin/python3", X_OK) == 0
+          ? "/usr/bin/python3 " LCTX_SOURCE_DIR "/tests/impls/hostile_impl.py"
+          : "python3 " LCTX_SOURCE_DIR "/tests/impls/hostile_impl.py";
+  lctx_impl *impl = plugin ? lctx_impl_open_plugin(LCTX_HOSTILE_PLUGIN, &o, &eb)
+                           : lctx_impl_open_process(program, &o, &eb);
   if (!impl)
     fail_msg("cannot open: %s", e);
   return impl;

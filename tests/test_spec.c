@@ -309,6 +309,122 @@ static void test_unreached_row_is_counted_zero(void **state) {
   assert_int_equal(oracle.hits[row - spec.rows], 0);
 }
 
+/* A row of the table by its index: lctx_spec_row_matches scanned over
+ * every row, the way lctx_spec_match must agree with. */
+static size_t match_each_row(const lctx_features *f, size_t *rows) {
+  size_t n = 0;
+  for (size_t i = 0; i < spec.row_count; i++) {
+    if ((spec.rows[i].ops >> f->op & 1u) &&
+        lctx_spec_row_matches(&spec.rows[i], f) && n < 8)
+      rows[n++] = i;
+  }
+  return n;
+}
+
+static void test_match_agrees_with_each_row(void **state) {
+  (void)state;
+  char error[512];
+  load_table();
+  assert_true(parse_text(table, error, sizeof error));
+  static lctx_features f;
+  uint64_t x = 88172645463325252ULL; /* xorshift: the same vectors each run */
+  size_t matched = 0;
+  for (int k = 0; k < 200000; k++) {
+    memset(f.value, 0, sizeof f.value);
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    f.op = (lctx_op_kind)(x % LCTX_OP_KIND_COUNT);
+    for (int i = 0; i < LCTX_FEATURE_COUNT; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      /* Mostly na or small values (rows test those), now and then a value
+       * beyond every feature's, matched without the index. */
+      unsigned r = (unsigned)(x % 64);
+      f.value[i] = r < 32   ? 0
+                   : r < 62 ? (int)(r % 5)
+                            : LCTX_FEATURE_MAX_VALUES + (int)(r % 3);
+    }
+    size_t want[8], got[8];
+    size_t n = match_each_row(&f, want);
+    size_t m = lctx_spec_match(&spec, &f, got, 8);
+    if (m != n)
+      fail_msg("vector %d: %zu rows matched, %zu by each row", k, m, n);
+    for (size_t i = 0; i < n; i++)
+      assert_int_equal(got[i], want[i]);
+    matched += n > 0;
+  }
+  assert_true(matched > 1000); /* the vectors do reach rows */
+}
+
+/* lctx_spec_allows of `o` against `actual`, checked against rendering `o`
+ * and comparing (what it answers in place must agree). */
+static int allows_as_rendered(const lctx_spec_outcome *o,
+                              const lctx_features *f,
+                              const lctx_outcome *actual) {
+  int in_place =
+      lctx_spec_allows(o, f, lctx_spec_features_mask(f), actual, true);
+  static lctx_outcome rendered;
+  char why[256];
+  lctx_buf wb;
+  lctx_buf_init(&wb, why, sizeof why);
+  int by_render = lctx_spec_render(o, f, &rendered, &wb)
+                      ? lctx_outcome_equal(&rendered, actual)
+                      : -1;
+  assert_int_equal(in_place, by_render);
+  return in_place;
+}
+
+static void test_client_judged_in_place_as_rendered(void **state) {
+  (void)state;
+  char error[512];
+  assert_true(
+      parse_text(HEAD "[XG-001]\nop = get_backend\noutcome = client registry "
+                      "{client_reg} \"{client}\"\nstrict = exact\nsource = x\n"
+                      "[XG-002]\nop = get_backend\noutcome = client registry 2 "
+                      "\"{client}\"\nstrict = exact\nsource = x\n"
+                      "[XG-003]\nop = get_backend\noutcome = client registry "
+                      "{client} \"{client}\"\nstrict = exact\nsource = x\n"
+                      "[XG-004]\nop = get_backend\noutcome = client pinned "
+                      "\"{client}\"\nstrict = exact\nsource = x\n",
+                 error, sizeof error));
+  /* {client_reg} as the classifier leaves it: not rendered yet. */
+  static lctx_features f;
+  memset(&f, 0, sizeof f);
+  f.op = LCTX_OP_XLA_GET_BACKEND;
+  f.has[LCTX_P_CLIENT] = true;
+  f.text[LCTX_P_CLIENT] = lctx_str_from_cstr("cpu");
+  f.has[LCTX_P_CLIENT_REG] = true;
+  f.pending = 1u << LCTX_P_CLIENT_REG;
+  f.client_reg = 2;
+  static lctx_outcome a[6];
+  lctx_outcome_set_client(&a[0], LCTX_CLIENT_REGISTRY, 2,
+                          lctx_str_from_cstr("cpu"));
+  lctx_outcome_set_client(&a[1], LCTX_CLIENT_REGISTRY, 1,
+                          lctx_str_from_cstr("cpu"));
+  lctx_outcome_set_client(&a[2], LCTX_CLIENT_REGISTRY, 2,
+                          lctx_str_from_cstr("cpux"));
+  lctx_outcome_set_client(&a[3], LCTX_CLIENT_PINNED, -1,
+                          lctx_str_from_cstr("cpu"));
+  lctx_outcome_set_none(&a[4]);
+  lctx_outcome_set_client(&a[5], LCTX_CLIENT_REGISTRY, 2,
+                          lctx_str_from_cstr("cp"));
+  static const int want[4][6] = {{1, 0, 0, 0, 0, 0},
+                                 {1, 0, 0, 0, 0, 0},
+                                 {-1, -1, -1, -1, -1, -1},
+                                 {0, 0, 0, 1, 0, 0}};
+  for (size_t r = 0; r < 4; r++) {
+    for (size_t k = 0; k < 6; k++) {
+      if (allows_as_rendered(&spec.rows[r].outcomes[0], &f, &a[k]) !=
+          want[r][k])
+        fail_msg("%s against actual %zu: not %d", spec.rows[r].id, k,
+                 want[r][k]);
+    }
+  }
+  /* Rendered on its first read, then kept: the same text. */
+  assert_true(
+      lctx_str_equal_cstr(lctx_classify_text(&f, LCTX_P_CLIENT_REG), "2"));
+  assert_int_equal(f.pending, 0);
+  assert_int_equal(allows_as_rendered(&spec.rows[0].outcomes[0], &f, &a[0]), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_table_parses),
@@ -320,6 +436,8 @@ int main(void) {
       cmocka_unit_test(test_deleted_row_leaves_operations_without_a_row),
       cmocka_unit_test(test_overlapping_row_is_reported_with_both_ids),
       cmocka_unit_test(test_unreached_row_is_counted_zero),
+      cmocka_unit_test(test_match_agrees_with_each_row),
+      cmocka_unit_test(test_client_judged_in_place_as_rendered),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

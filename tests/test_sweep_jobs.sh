@@ -14,7 +14,7 @@ set -u
 . "$(dirname -- "$0")/lib.sh"
 LCTX=$1
 SRC=$2
-FAKE="python3 $SRC/tests/sweep_fake.py"
+FAKE="$PY $SRC/tests/sweep_fake.py"
 none=$tmp/no-known
 mkdir -p "$none"
 

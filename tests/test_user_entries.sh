@@ -121,20 +121,22 @@ EOF
   grep -q "$(printf '\033')" "$tmp/out" && fail "fake lctx ($mode): a raw escape"
 done
 
-# 6. The pytest plugin: the library's test file passes ...
-"$PY" -m pytest -p lctx_jax.pytest_plugin -p no:cacheprovider -q \
-  tests/user/test_mistakes_pytest.py --lctx "$LCTX" >"$tmp/pytest" 2>&1 ||
-  { cat "$tmp/pytest"; fail "test_mistakes_pytest.py failed"; }
-grep -q "12 passed" "$tmp/pytest" || fail "pytest: not 12 passed: $(tail -n 3 "$tmp/pytest")"
-# ... and a test asserting that the mistakes export fails, showing them.
+# 6. The pytest plugin: the library's test file passes, and a test
+# asserting that the mistakes export fails shows them. One pytest run holds
+# both: the fixture's one sweep of mistakes.py serves every test.
 cat >"$tmp/test_fails.py" <<EOF
 def test_exports(lctx_export):
     lctx_export.assert_exports("$SRC/tests/user/mistakes.py")
 EOF
-"$PY" -m pytest -p lctx_jax.pytest_plugin -p no:cacheprovider -q \
-  "$tmp/test_fails.py" --lctx "$LCTX" >"$tmp/out" 2>&1
+"$PY" -m pytest -p lctx_jax.pytest_plugin -p no:cacheprovider -q -rf \
+  tests/user/test_mistakes_pytest.py "$tmp/test_fails.py" --lctx "$LCTX" \
+  >"$tmp/out" 2>&1
 rc=$?
-[ "$rc" -eq 1 ] || fail "a failing pytest: exit $rc, not 1: $(cat "$tmp/out")"
+[ "$rc" -eq 1 ] || fail "pytest, one test failing: exit $rc, not 1: $(cat "$tmp/out")"
+grep -q "^FAILED .*test_fails.py::test_exports" "$tmp/out" ||
+  fail "pytest: test_fails.py::test_exports did not fail: $(cat "$tmp/out")"
+grep -q "1 failed, 12 passed" "$tmp/out" ||
+  fail "pytest: not 12 passed and 1 failed: $(tail -n 3 "$tmp/out")"
 has "tests/user/user_rules.py:$gb: get-backend: user/mistakes/get_backend" "pytest's failure"
 has "; fix: call ctx.module_context.get_backend(optional=True)" "pytest's failure"
 

@@ -7,12 +7,15 @@ conformance/packages/PKG/requirements.txt (JAX, the package and every
 dependency, one wheel hash per file pip may pick on Linux x86_64) and a
 virtual environment build/packages/PKG/venv made from it with
 
-    python -m pip install --require-hashes --only-binary=:all: --no-deps -r FILE
+    python -m pip install --require-hashes --only-binary=:all: --no-deps \
+        --no-compile -r FILE
 
 so pip installs exactly the listed wheels, checks every hash and builds
-nothing.  The interpreter is the CPython the package's JAX release needs
-(3.11 for JAX <= 0.10, 3.12 after), looked for on PATH and in pyenv's
-versions directory, as tools/setup-jax.sh does.
+nothing (--no-compile: Python compiles a module when it is first imported,
+not every file of every wheel at install; for equinox's venv that is 8 s
+of CPU instead of 20).  The interpreter is the CPython the package's JAX
+release needs (3.11 for JAX <= 0.10, 3.12 after), looked for on PATH and
+in pyenv's versions directory, as tools/setup-jax.sh does.
 
     python3 tools/package_venvs.py setup [PKG ...]   # all packages without PKG
     python3 tools/package_venvs.py python PKG        # prints the venv's python
@@ -142,7 +145,7 @@ def _run(cmd, what):
 def _pip_install(python, req):
     _run([python, "-m", "pip", "install", "--quiet",
           "--disable-pip-version-check", "--require-hashes",
-          "--only-binary=:all:", "--no-deps", "-r", req],
+          "--only-binary=:all:", "--no-deps", "--no-compile", "-r", req],
          "pip install -r " + os.path.relpath(req, ROOT))
 
 

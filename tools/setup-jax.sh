@@ -5,7 +5,7 @@
 # environment build/jax/venv-VERSION (relative to the repository root), for
 # conformance/adapters/jax_adapter.py. The packages come from
 # conformance/adapters/requirements/jax-VERSION.txt, installed with
-#   python -m pip install --require-hashes --only-binary=:all: --no-deps -r FILE
+#   python -m pip install --no-compile --require-hashes --only-binary=:all: --no-deps -r FILE
 # so pip installs exactly the listed wheels, checks every hash, builds nothing
 # and upgrades nothing else (not even pip).
 #
@@ -178,8 +178,11 @@ mkdir -p build/jax
 
 N=$(grep -c '^[A-Za-z0-9]' "$REQ")
 say "installing jax==$VERSION ($N packages, pinned and hashed, from $REQ)"
+# --no-compile: a module is compiled when it is first imported (the venv is
+# writable to the tests and to lctx's peers), not every module of every
+# wheel at install time: most of jaxlib's and scipy's are never imported.
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-  --require-hashes --only-binary=:all: --no-deps -r "$REQ" ||
+  --no-compile --require-hashes --only-binary=:all: --no-deps -r "$REQ" ||
   die 1 "pip could not install $REQ into $VENV (left without a stamp; the next run starts afresh)"
 
 GOT=$("$VENV/bin/python" -c 'import jax, jaxlib; print(jax.__version__)') ||

@@ -24,10 +24,13 @@ the table.
     python3 tools/user_packages.py [--lctx PATH] [--jobs N] [--no-setup]
                                    [--out FILE] [PKG ...]
     python3 tools/user_packages.py --check PKG [--lctx PATH] [--out FILE]
+                                   [--no-sweep]
 
 --check sweeps PKG again and compares its outcomes with the lines of the
 table between `<!-- outcomes PKG -->` and `<!-- /outcomes PKG -->` in
-docs/user-packages.md, or --out FILE (exit 1 naming each difference).  lctx is --lctx,
+docs/user-packages.md, or --out FILE (exit 1 naming each difference);
+with --no-sweep it compares the outcomes of the sweep an earlier run left
+in build/packages/PKG/sweep instead of sweeping again.  lctx is --lctx,
 else $LCTX, else build/release/harness/lctx.  Exit status: 0 done (or
 the outcomes still hold), 1 a sweep, install or check failed, 2 bad
 usage.  Standard library only.
@@ -49,7 +52,7 @@ REGENERATE = "make user-packages   # = python3 tools/user_packages.py"
 USAGE = ("usage: python3 tools/user_packages.py [--lctx PATH] [--jobs N] "
          "[--no-setup] [--out FILE] [PKG ...]\n"
          "       python3 tools/user_packages.py --check PKG [--lctx PATH] "
-         "[--out FILE]")
+         "[--out FILE] [--no-sweep]")
 
 
 class Failure(Exception):
@@ -156,13 +159,15 @@ def short(outcome):
                                                else ""))
 
 
-def sweep_package(lctx, name, jobs):
-    """The sweep of a package: {"cases", "diagnoses", "notes"}."""
+def sweep_package(lctx, name, jobs, sweep=True):
+    """The sweep of a package: {"cases", "diagnoses", "notes"}; with
+    sweep False, the one an earlier run left in its folder."""
     module = pv.PACKAGES[name]["modules"][0]
     programs = os.path.join("conformance", "packages", name, "programs.py")
     out = os.path.join("build", "packages", name, "sweep")
     status, last = run_sweep(lctx, name, ["--programs", programs,
-                                          "--package", module], out, jobs)
+                                          "--package", module], out,
+                             jobs) if sweep else (0, "")
     if status not in (0, 1):
         raise Failure("%s: lctx sweep exited %d: %s" % (name, status, last))
     cases = read_cases(os.path.join(ROOT, out))
@@ -423,9 +428,9 @@ def find_lctx(arg):
     return os.path.abspath(lctx)
 
 
-def check(name, lctx, jobs, doc):
-    """Sweeps `name` and compares its outcome lines with the table's in
-    `doc`."""
+def check(name, lctx, jobs, doc, sweep=True):
+    """Sweeps `name` (with sweep False, takes its last sweep) and compares
+    its outcome lines with the table's in `doc`."""
     try:
         with open(doc, encoding="utf-8") as f:
             text = f.read()
@@ -436,7 +441,7 @@ def check(name, lctx, jobs, doc):
         raise Failure("%s has no outcomes of %s" % (rel(doc), name))
     want = [ln for ln in text.split(start, 1)[1].split(end, 1)[0]
             .splitlines() if ln.startswith("| `")]
-    got = outcome_lines(name, sweep_package(lctx, name, jobs),
+    got = outcome_lines(name, sweep_package(lctx, name, jobs, sweep),
                         findings_of(name))
     differ = [("table: " + ln) for ln in want if ln not in got] + \
         [("now:   " + ln) for ln in got if ln not in want]
@@ -450,7 +455,7 @@ def check(name, lctx, jobs, doc):
 
 def parse(argv):
     opts = {"lctx": None, "jobs": 2, "setup": True, "out": DOC,
-            "check": None, "names": []}
+            "check": None, "names": [], "sweep": True}
     it = iter(argv)
     for arg in it:
         if arg in ("--lctx", "--jobs", "--out", "--check"):
@@ -464,6 +469,8 @@ def parse(argv):
             opts[arg[2:]] = value
         elif arg == "--no-setup":
             opts["setup"] = False
+        elif arg == "--no-sweep":
+            opts["sweep"] = False
         elif arg in pv.PACKAGES:
             opts["names"].append(arg)
         else:
@@ -471,6 +478,8 @@ def parse(argv):
                 arg, ", ".join(sorted(pv.PACKAGES))))
     if opts["check"] is not None and opts["check"] not in pv.PACKAGES:
         raise ValueError("--check: unknown package %r" % opts["check"])
+    if not opts["sweep"] and opts["check"] is None:
+        raise ValueError("--no-sweep goes with --check PKG")
     return opts
 
 
@@ -488,7 +497,7 @@ def main(argv):
             for name in names:
                 pv.setup(name)
         if o["check"]:
-            return check(o["check"], lctx, o["jobs"], o["out"])
+            return check(o["check"], lctx, o["jobs"], o["out"], o["sweep"])
         results = {}
         for name in names:
             pv.say("sweeping %s" % name)

@@ -33,10 +33,11 @@ static void remember(void *user, const lctx_violation *v) {
     j->first[j->first_count++] = j->index;
 }
 
-static bool judge(void *user, size_t index, const lctx_case *c) {
+static bool judge(void *user, size_t index, uint64_t registry,
+                  const lctx_case *c) {
   job *j = user;
   j->index = index;
-  lctx_oracle_check_case(j->oracle, c);
+  lctx_oracle_check_case_registry(j->oracle, c, registry);
   return true;
 }
 
@@ -45,7 +46,8 @@ static void run_job(job *j) {
   lctx_oracle_set_release(j->oracle, j->rel);
   j->oracle->on_violation = remember;
   j->oracle->user = j;
-  j->cases = lctx_domain_enumerate_share(&j->share, judge, j);
+  uint64_t generations = 0; /* this job's oracle sees this walk's only */
+  j->cases = lctx_domain_enumerate_registry(&j->share, &generations, judge, j);
 }
 
 static bool run_item(void *user, size_t worker, void *item) {

@@ -35,8 +35,10 @@ typedef struct totals {
   size_t hits[LCTX_SPEC_MAX_ROWS];
 } totals;
 
-static bool check_visit(void *user, const lctx_case *c) {
-  lctx_oracle_check_case(user, c);
+static bool check_visit(void *user, size_t index, uint64_t registry,
+                        const lctx_case *c) {
+  (void)index;
+  lctx_oracle_check_case_registry(user, c, registry);
   return true;
 }
 
@@ -76,7 +78,10 @@ static bool check_one_thread(lctx_workspace *ws, const lctx_release *rel,
   lctx_oracle_init(oracle, &ws->spec, lctx_engine_reference());
   lctx_oracle_set_release(oracle, rel);
   lctx_workspace_print_violations(ws, p);
-  r->cases = lctx_domain_enumerate(check_visit, oracle);
+  static const lctx_domain_share all = {0, SIZE_MAX, 1, 0, 1};
+  uint64_t generations = 0; /* the oracle sees this walk's only */
+  r->cases =
+      lctx_domain_enumerate_registry(&all, &generations, check_visit, oracle);
   r->ops = oracle->ops;
   r->absent = oracle->absent;
   r->violations = oracle->violations;

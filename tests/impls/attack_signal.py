@@ -7,7 +7,8 @@ exporter of tests/sweep_fake.py (its options follow --sweep).
 
 Usage: attack_signal.py SIGNAL LCTX WORD SENT [--sweep [OPTIONS...]]
   SIGNAL  a signal's name without SIG (HUP, USR1, RTMIN, STOP, ...)
-  LCTX    lctx's program (its path, as lctx's argv[0] names it)
+  LCTX    lctx's program, its path or its name (only the base name is
+          compared with that of lctx's argv[0])
   WORD    a word of that lctx's command line no other run has (its report
           folder): only that lctx is attacked, never another test's
   SENT    a file the attack writes: "sent PID" once the signal went to
@@ -16,8 +17,8 @@ Usage: attack_signal.py SIGNAL LCTX WORD SENT [--sweep [OPTIONS...]]
           once it sent the signal itself)
 lctx is found as its parent (getppid()) and, since a child may run under
 a shell, in a PID namespace of its own (getppid() is then 0) or under
-another parent, by a scan of /proc for a process whose argv[0] is LCTX and
-whose command line holds WORD. Used by tests/test_holds_signals.sh.
+another parent, by a scan of /proc for a process whose argv[0] is named
+LCTX and whose command line holds WORD. Used by tests/test_holds_signals.sh.
 """
 import json
 import os

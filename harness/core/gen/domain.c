@@ -69,8 +69,7 @@ static void walk(lctx_domain_walk *w) {
 /* Walks `share` with `visit`; returns the walk's counts through `*w`.
  * False when there is no memory for the case. */
 static bool walk_share(lctx_domain_walk *w, const lctx_domain_share *share,
-                       bool (*visit)(void *user, size_t index,
-                                     const lctx_case *c),
+                       uint64_t *generations, lctx_domain_visit visit,
                        void *user) {
   memset(w, 0, sizeof *w);
   if (share->chunk == 0 || share->parts == 0 || share->part >= share->parts)
@@ -81,6 +80,7 @@ static bool walk_share(lctx_domain_walk *w, const lctx_domain_share *share,
   lctx_case_init(w->c); /* once: from here on only used parts are cleared */
   w->visit = visit;
   w->user = user;
+  w->generations = generations;
   w->share = *share;
   w->stopped = share->from >= share->to;
   walk(w);
@@ -88,32 +88,49 @@ static bool walk_share(lctx_domain_walk *w, const lctx_domain_share *share,
   return true;
 }
 
+size_t lctx_domain_enumerate_registry(const lctx_domain_share *share,
+                                      uint64_t *generations,
+                                      lctx_domain_visit visit, void *user) {
+  lctx_domain_walk w;
+  return walk_share(&w, share, generations, visit, user) ? w.visited : 0;
+}
+
+/* A visitor told less than a walk's (lctx_domain_visit), called from
+ * one. */
+typedef struct told_less {
+  bool (*visit_index)(void *user, size_t index, const lctx_case *c);
+  bool (*visit)(void *user, const lctx_case *c);
+  void *user;
+} told_less;
+
+static bool visit_index(void *user, size_t index, uint64_t registry,
+                        const lctx_case *c) {
+  (void)registry;
+  told_less *h = user;
+  return h->visit_index(h->user, index, c);
+}
+
 size_t lctx_domain_enumerate_share(const lctx_domain_share *share,
                                    bool (*visit)(void *user, size_t index,
                                                  const lctx_case *c),
                                    void *user) {
-  lctx_domain_walk w;
-  return walk_share(&w, share, visit, user) ? w.visited : 0;
+  told_less h = {visit, NULL, user};
+  return lctx_domain_enumerate_registry(share, NULL, visit_index, &h);
 }
 
-/* lctx_domain_enumerate's visitor, called from a share's. */
-typedef struct whole {
-  bool (*visit)(void *user, const lctx_case *c);
-  void *user;
-} whole;
-
-static bool visit_whole(void *user, size_t index, const lctx_case *c) {
-  (void)index;
-  whole *h = user;
+static bool visit_whole(void *user, size_t index, uint64_t registry,
+                        const lctx_case *c) {
+  (void)index, (void)registry;
+  told_less *h = user;
   return h->visit(h->user, c);
 }
 
 size_t lctx_domain_enumerate(bool (*visit)(void *user, const lctx_case *c),
                              void *user) {
   static const lctx_domain_share all = {0, SIZE_MAX, 1, 0, 1};
-  whole h = {visit, user};
+  told_less h = {NULL, visit, user};
   lctx_domain_walk w;
-  return walk_share(&w, &all, visit_whole, &h) ? w.count : 0;
+  return walk_share(&w, &all, NULL, visit_whole, &h) ? w.count : 0;
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,6 +34,16 @@ size_t lctx_domain_enumerate_share(const lctx_domain_share *share,
                                                  const lctx_case *c),
                                    void *user);
 
+/// lctx_domain_enumerate_share, telling `visit` each case's registry
+/// generation too (lctx_domain_visit), drawn from `*generations` (the last
+/// one given, which the walk advances: the caller's, shared by every walk
+/// whose cases one judge sees): what lets a judge of many cases reuse what
+/// it set up for a registry configuration across the cases that share it
+/// (lctx_oracle_check_case_registry).
+size_t lctx_domain_enumerate_registry(const lctx_domain_share *share,
+                                      uint64_t *generations,
+                                      lctx_domain_visit visit, void *user);
+
 /// Fills `c` with a random case drawn from `*state` (a splitmix64 state:
 /// the same seed gives the same cases): 0-5 factories named from the
 /// alphabet (or, now and then, an odd printable name), random priorities

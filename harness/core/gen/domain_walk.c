@@ -364,7 +364,7 @@ bool lctx_domain_emit(lctx_domain_walk *w) {
   size_t i = w->count++;
   if (in_share(&w->share, i)) {
     w->visited++;
-    if (!w->visit(w->user, i, w->c))
+    if (!w->visit(w->user, i, w->registry, w->c))
       w->stopped = true;
   }
   if (w->count >= w->share.to)
@@ -387,6 +387,7 @@ void lctx_domain_set_platform(lctx_domain_walk *w, uint8_t *index, size_t a) {
 
 /* reuse_registry of the walk's case, forgetting the names it interned. */
 const char *lctx_domain_walk_registry(lctx_domain_walk *w, size_t i) {
+  w->registry = w->generations ? ++*w->generations : 0;
   memset(w->slot, NO_SLOT, sizeof w->slot);
   lctx_case_reset(w->c);
   return fill_registry(i, w->c);

@@ -40,12 +40,27 @@ typedef struct lctx_domain_share {
   size_t part, parts;
 } lctx_domain_share;
 
+/// What a walk calls for each case of its share: the case's index in the
+/// domain's order, and its registry configuration's generation: a number
+/// given each time the walk fills its case with a registry configuration
+/// (lctx_domain_walk_registry), from a counter the caller keeps (never
+/// giving a number twice), so that cases visited with the same generation
+/// are the same case object holding the same registry fields (factories,
+/// platform settings, GPU visibility).
+/// Returns false to stop the walk.
+typedef bool (*lctx_domain_visit)(void *user, size_t index, uint64_t registry,
+                                  const lctx_case *c);
+
 /// A walk over a share of the domain: `count` cases passed so far (built
-/// and visited, or skipped); `slot[a]` the index of alphabet name `a` in the
+/// and visited, or skipped); `registry` the generation of the case's
+/// registry configuration; `slot[a]` the index of alphabet name `a` in the
 /// case's names once interned since its last reset (NO_SLOT: not yet).
 typedef struct lctx_domain_walk {
-  bool (*visit)(void *user, size_t index, const lctx_case *c);
+  lctx_domain_visit visit;
   void *user;
+  uint64_t registry;
+  /// The last generation given (the caller's counter), or NULL: 0 for all.
+  uint64_t *generations;
   lctx_domain_share share;
   size_t count;
   size_t visited;
@@ -65,7 +80,8 @@ bool lctx_domain_skip(lctx_domain_walk *w, size_t n);
 bool lctx_domain_emit(lctx_domain_walk *w);
 
 /// Empties the walk's case (only its used parts) and fills it with registry
-/// configuration `i`, forgetting the names it interned.
+/// configuration `i`, forgetting the names it interned, under a new
+/// generation (lctx_domain_visit).
 const char *lctx_domain_walk_registry(lctx_domain_walk *w, size_t i);
 
 /// Sets `*index` to the index of alphabet name `a` in the walk's case's

@@ -40,7 +40,7 @@ bool classify_flag(const lctx_feature_state *s, lctx_fact f) {
 bool classify_fact_has(const lctx_feature_state *s, lctx_fact f,
                        lctx_str name) {
   for (size_t i = 0; i < classify_fact_count(s, f); i++) {
-    if (lctx_str_equal_cstr(name, s->facts->names[f][i]))
+    if (classify_name_is(name, s->facts->names[f][i]))
       return true;
   }
   return false;
@@ -65,11 +65,17 @@ void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
   state->loud_factory = -1;
   state->loud_cause = NA;
   state->lowering_count = 0;
+  state->memo = NULL;
+}
+
+void lctx_classify_use_memo(lctx_feature_state *state,
+                            lctx_classify_memo *memo) {
+  state->memo = memo;
 }
 
 int classify_factory_index(const lctx_case *c, lctx_str name) {
   for (size_t i = 0; i < c->factory_count; i++) {
-    if (lctx_str_equal_cstr(name, c->factories[i].name))
+    if (classify_name_is(name, c->factories[i].name))
       return (int)i;
   }
   return -1;
@@ -196,11 +202,6 @@ static int ensure(lctx_feature_state *s) {
 // Placeholders
 //===----------------------------------------------------------------------===//
 
-void classify_put(lctx_features *f, lctx_placeholder p, lctx_str text) {
-  f->has[p] = true;
-  f->text[p] = text;
-}
-
 classify_store classify_store_begin(lctx_features *f) {
   classify_store s = {f, {0}};
   lctx_buf_init(&s.buf, f->storage + f->storage_used,
@@ -214,23 +215,71 @@ lctx_str classify_store_end(classify_store *s) {
   return v;
 }
 
+/* {available} and {present}: the registry's names, rendered when read. */
 static void put_registry(lctx_features *f, const lctx_feature_state *s) {
-  classify_store a = classify_store_begin(f);
-  lctx_pyrepr_str_list(&a.buf, s->entry_name, s->entry_count);
-  classify_put(f, LCTX_P_AVAILABLE, classify_store_end(&a));
-  classify_store b = classify_store_begin(f);
-  for (size_t i = 0; i < s->entry_count; i++) {
-    if (i > 0)
-      lctx_buf_append_char(&b.buf, ',');
-    lctx_buf_append_str(&b.buf, s->entry_name[i]);
-  }
-  classify_put(f, LCTX_P_PRESENT, classify_store_end(&b));
+  memcpy(f->registry, s->entry_name, s->entry_count * sizeof *s->entry_name);
+  f->registry_count = s->entry_count;
+  classify_defer(f, LCTX_P_AVAILABLE);
+  classify_defer(f, LCTX_P_PRESENT);
 }
 
-static void put_int(lctx_features *f, lctx_placeholder p, long long v) {
-  classify_store s = classify_store_begin(f);
-  lctx_buf_append_int(&s.buf, v);
-  classify_put(f, p, classify_store_end(&s));
+/* Appends the list repr of the case's factory names ({factories}). */
+static void render_factories(const lctx_case *c, lctx_buf *out) {
+  lctx_buf_append_char(out, '[');
+  for (size_t i = 0; i < c->factory_count; i++) {
+    if (i > 0)
+      lctx_buf_append(out, ", ", 2);
+    lctx_pyrepr_str(out, lctx_str_from_cstr(c->factories[i].name));
+  }
+  lctx_buf_append_char(out, ']');
+}
+
+/* Renders pending placeholder `p` into `out`. */
+static void render_pending(const lctx_features *f, lctx_placeholder p,
+                           lctx_buf *out) {
+  switch (p) {
+  case LCTX_P_AVAILABLE:
+    lctx_pyrepr_str_list(out, f->registry, f->registry_count);
+    break;
+  case LCTX_P_PRESENT:
+    for (size_t i = 0; i < f->registry_count; i++) {
+      if (i > 0)
+        lctx_buf_append_char(out, ',');
+      lctx_buf_append_str(out, f->registry[i]);
+    }
+    break;
+  case LCTX_P_CLIENT_REG:
+    lctx_buf_append_int(out, f->client_reg);
+    break;
+  case LCTX_P_FACTORIES:
+    render_factories(f->c, out);
+    break;
+  case LCTX_P_MISSING:
+    lctx_pyrepr_str_list(out, f->missing, f->missing_count);
+    break;
+  case LCTX_P_KNOWN:
+    classify_render_known(f, out);
+    break;
+  default: /* never pending */
+    break;
+  }
+}
+
+lctx_str lctx_classify_text_pending(const lctx_features *f,
+                                    lctx_placeholder p) {
+  /* The features' render cache: written through a view the readers hold
+   * const (lctx_features is never defined const). */
+  lctx_features *w = (lctx_features *)f;
+  classify_store st = classify_store_begin(w);
+  render_pending(f, p, &st.buf);
+  classify_put(w, p, classify_store_end(&st));
+  return w->text[p];
+}
+
+/* {client_reg}, rendered when read. */
+static void put_client_reg(lctx_features *f, int reg) {
+  f->client_reg = reg;
+  classify_defer(f, LCTX_P_CLIENT_REG);
 }
 
 /* Runs the registry access of an operation; returns true if it succeeded. */
@@ -245,15 +294,7 @@ static bool access(lctx_feature_state *s, lctx_features *f) {
     if (s->loud_factory >= 0)
       classify_put(f, LCTX_P_ERR,
                    lctx_str_from_cstr(c->factories[s->loud_factory].message));
-    classify_store st = classify_store_begin(f);
-    lctx_buf_append_char(&st.buf, '[');
-    for (size_t i = 0; i < c->factory_count; i++) {
-      if (i > 0)
-        lctx_buf_append(&st.buf, ", ", 2);
-      lctx_pyrepr_str(&st.buf, lctx_str_from_cstr(c->factories[i].name));
-    }
-    lctx_buf_append_char(&st.buf, ']');
-    classify_put(f, LCTX_P_FACTORIES, classify_store_end(&st));
+    classify_defer(f, LCTX_P_FACTORIES);
     return false;
   }
   if (init == INIT_ASSERT)
@@ -314,7 +355,7 @@ static void get_backend(lctx_feature_state *s, lctx_features *f, bool has_arg,
     }
     f->value[LCTX_F_LOOKUP] = LOOKUP_DEFAULT;
     classify_put(f, LCTX_P_CLIENT, s->default_name);
-    put_int(f, LCTX_P_CLIENT_REG, s->default_reg);
+    put_client_reg(f, s->default_reg);
     return;
   }
   if (alias && !resolve_gpu(s, f, &target))
@@ -324,7 +365,7 @@ static void get_backend(lctx_feature_state *s, lctx_features *f, bool has_arg,
   if (e >= 0) {
     f->value[LCTX_F_LOOKUP] = LOOKUP_FOUND;
     classify_put(f, LCTX_P_CLIENT, s->entry_name[e]);
-    put_int(f, LCTX_P_CLIENT_REG, s->entry_reg[e]);
+    put_client_reg(f, s->entry_reg[e]);
     return;
   }
   int k = failure_index(s, target);
@@ -451,7 +492,7 @@ void lctx_classify_module_get_backend(lctx_feature_state *state,
   classify_module_get_backend(
       state, out, op,
       op->platform_count == 1 ? lctx_case_name_view(state->c, op->platform[0])
-                              : lctx_str_make("", 0));
+                              : (lctx_str){"", 0});
 }
 
 void lctx_classify_op(lctx_feature_state *state, size_t index,
@@ -460,6 +501,10 @@ void lctx_classify_op(lctx_feature_state *state, size_t index,
   const lctx_case_op *op = &c->ops[index];
   memset(out->value, 0, sizeof out->value);
   memset(out->has, 0, sizeof out->has);
+  out->pending = 0;
+  out->c = c;
+  out->facts = state->facts;
+  out->memo = state->memo;
   out->storage_used = 0;
   out->op = op->kind;
   out->value[LCTX_F_MODE] =
@@ -488,8 +533,10 @@ void lctx_classify_signature(const lctx_case *c, size_t index,
     uint64_t h = fnv(0xcbf29ce484222325ULL, f->value, sizeof f->value);
     for (size_t p = 0; p < LCTX_PLACEHOLDER_COUNT; p++) {
       h = fnv(h, &f->has[p], 1);
-      if (f->has[p])
-        h = fnv(h, f->text[p].data, f->text[p].length);
+      if (f->has[p]) {
+        lctx_str t = lctx_classify_text(f, (lctx_placeholder)p);
+        h = fnv(h, t.data, t.length);
+      }
     }
     sig[k] = h;
   }

@@ -107,14 +107,36 @@ const char *lctx_classify_placeholder_name(lctx_placeholder p);
 bool lctx_classify_placeholder_from_name(lctx_str name, lctx_placeholder *p);
 
 /// The features of one operation, and the values of the placeholders that
-/// apply (`has[p]`). The placeholder texts view into the case, `storage` and
+/// apply (`has[p]`). Read a placeholder's text with lctx_classify_text: a
+/// text built from several names (a list repr, a joined or sorted list, a
+/// number) is rendered only when it is first read (`pending`), since most
+/// rows use none of them. The texts view into the case, `storage` and
 /// `call`: valid while the case lives and these features are neither moved
 /// nor classified into again.
 typedef struct lctx_features {
   lctx_op_kind op;
   int value[LCTX_FEATURE_COUNT];
   bool has[LCTX_PLACEHOLDER_COUNT];
+  /// The text of each placeholder that applies and is not pending.
   lctx_str text[LCTX_PLACEHOLDER_COUNT];
+  /// A bit per placeholder that applies but is not rendered yet: its text
+  /// is rendered into `storage` on its first read, from what follows (what
+  /// it needs, copied or pointing at what outlives the feature state).
+  uint32_t pending;
+  /// {client_reg}: the registration index.
+  int client_reg;
+  /// {factories}: the case's factories; {known}: them and the release's
+  /// known platforms.
+  const lctx_case *c;
+  const struct lctx_facts *facts;
+  /// The state's memo (lctx_classify_use_memo), or NULL.
+  struct lctx_classify_memo *memo;
+  /// {missing}: the platforms without a rule.
+  size_t missing_count;
+  lctx_str missing[LCTX_MAX_MODULE_PLATFORMS];
+  /// {available} and {present}: the registry's names, in order.
+  size_t registry_count;
+  lctx_str registry[LCTX_MAX_REGISTRATIONS];
   /// Storage for placeholder text that is not a view into the case.
   char storage[16384];
   size_t storage_used;
@@ -200,12 +222,29 @@ bool lctx_classify_fact_equal(const lctx_facts *a, const lctx_facts *b,
 void lctx_classify_fact_format(const lctx_facts *facts, lctx_fact f,
                                lctx_buf *out);
 
+/// What a caller may keep across cases for the feature extractor to reuse:
+/// the last {known} rendered and what it was rendered from (the release's
+/// known platforms and the case's factory names), which neighbouring cases
+/// mostly share; sorting the names costs more than comparing them. Zeroed
+/// before its first use; one per thread.
+typedef struct lctx_classify_memo {
+  bool valid;
+  uint8_t fact_count;
+  char facts[LCTX_FACT_MAX_NAMES][LCTX_FACT_NAME_MAX];
+  size_t factory_count;
+  char factories[LCTX_MAX_FACTORIES][LCTX_MAX_NAME + 1];
+  size_t length;
+  char text[2048];
+} lctx_classify_memo;
+
 /// The registry as the feature extractor sees it, carried across the
 /// operations of one case. Private fields.
 typedef struct lctx_feature_state {
   const lctx_case *c;
   /// The release facts classified by (never NULL).
   const lctx_facts *facts;
+  /// What the classifications may reuse (NULL: nothing).
+  lctx_classify_memo *memo;
   size_t entry_count;
   lctx_str entry_name[LCTX_MAX_REGISTRATIONS];
   int entry_reg[LCTX_MAX_REGISTRATIONS];
@@ -239,6 +278,12 @@ void lctx_classify_init(lctx_feature_state *state, const lctx_case *c);
 void lctx_classify_init_at(lctx_feature_state *state, const lctx_case *c,
                            const lctx_facts *facts);
 
+/// Lets the state's classifications reuse `memo` (NULL: none, as
+/// lctx_classify_init_at leaves it), which must outlive the state and the
+/// features classified with it (their texts are rendered when read).
+void lctx_classify_use_memo(lctx_feature_state *state,
+                            lctx_classify_memo *memo);
+
 /// Classifies operation `index` of the case, advancing the state the way the
 /// operation advances JAX's registry.
 void lctx_classify_op(lctx_feature_state *state, size_t index,
@@ -271,6 +316,15 @@ void lctx_classify_lower_per_platform(lctx_feature_state *state,
 void lctx_classify_signature(const lctx_case *c, size_t index,
                              const lctx_facts *facts, lctx_features *f,
                              uint64_t *sig);
+
+/// The text of placeholder `p`, which applies (`has[p]`); a pending one is
+/// rendered into the features' storage on this first read (the only change
+/// to `f`, which must not be an object defined const).
+lctx_str lctx_classify_text_pending(const lctx_features *f, lctx_placeholder p);
+static inline lctx_str lctx_classify_text(const lctx_features *f,
+                                          lctx_placeholder p) {
+  return (f->pending >> p) & 1u ? lctx_classify_text_pending(f, p) : f->text[p];
+}
 
 /// Appends `name=value` for every feature that applies, space-separated.
 void lctx_classify_format(const lctx_features *f, lctx_buf *out);

@@ -35,27 +35,19 @@ static int compare_str(lctx_str a, lctx_str b) {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
-static void put_known(lctx_features *f, const lctx_feature_state *s) {
-  const lctx_case *c = s->c;
+/* {known} rendered from the release's known platforms and the case's
+ * factory names. */
+static void render_known(const lctx_facts *facts, const lctx_case *c,
+                         lctx_buf *out) {
+  /* Every name, sorted by code point, then each written once: the same
+   * text as each kept once then sorted (a repeated name is the same
+   * bytes), without a look-up a name. */
   lctx_str names[LCTX_MAX_FACTORIES + LCTX_FACT_MAX_NAMES];
   size_t n = 0;
-  for (size_t i = 0; i < classify_fact_count(s, LCTX_FACT_KNOWN_PLATFORMS);
-       i++) {
-    lctx_str name = classify_fact_at(s, LCTX_FACT_KNOWN_PLATFORMS, i);
-    bool seen = false;
-    for (size_t k = 0; k < n && !seen; k++)
-      seen = lctx_str_equal(names[k], name);
-    if (!seen)
-      names[n++] = name;
-  }
-  for (size_t i = 0; i < c->factory_count; i++) {
-    lctx_str name = lctx_str_from_cstr(c->factories[i].name);
-    bool seen = false;
-    for (size_t k = 0; k < n && !seen; k++)
-      seen = lctx_str_equal(names[k], name);
-    if (!seen)
-      names[n++] = name;
-  }
+  for (size_t i = 0; i < facts->count[LCTX_FACT_KNOWN_PLATFORMS]; i++)
+    names[n++] = lctx_str_from_cstr(facts->names[LCTX_FACT_KNOWN_PLATFORMS][i]);
+  for (size_t i = 0; i < c->factory_count; i++)
+    names[n++] = lctx_str_from_cstr(c->factories[i].name);
   for (size_t i = 1; i < n; i++) { /* insertion sort by code point */
     lctx_str v = names[i];
     size_t k = i;
@@ -63,13 +55,64 @@ static void put_known(lctx_features *f, const lctx_feature_state *s) {
       names[k] = names[k - 1];
     names[k] = v;
   }
-  classify_store st = classify_store_begin(f);
+  /* Joined in place, then appended at once. */
+  char text[(LCTX_MAX_FACTORIES + LCTX_FACT_MAX_NAMES) * (LCTX_MAX_NAME + 2)];
+  size_t length = 0;
   for (size_t i = 0; i < n; i++) {
-    if (i > 0)
-      lctx_buf_append(&st.buf, ", ", 2);
-    lctx_buf_append_str(&st.buf, names[i]);
+    if (i > 0 && compare_str(names[i - 1], names[i]) == 0)
+      continue;
+    size_t k =
+        names[i].length < LCTX_MAX_NAME ? names[i].length : LCTX_MAX_NAME;
+    if (i > 0) {
+      text[length++] = ',';
+      text[length++] = ' ';
+    }
+    memcpy(text + length, names[i].data, k);
+    length += k;
   }
-  classify_put(f, LCTX_P_KNOWN, classify_store_end(&st));
+  lctx_buf_append(out, text, length);
+}
+
+/* Whether the memo holds {known} of these facts and factories. */
+static bool memo_holds(const lctx_classify_memo *m, const lctx_facts *facts,
+                       const lctx_case *c) {
+  size_t nf = facts->count[LCTX_FACT_KNOWN_PLATFORMS];
+  if (!m->valid || m->fact_count != nf || m->factory_count != c->factory_count)
+    return false;
+  for (size_t i = 0; i < nf; i++) {
+    if (strcmp(m->facts[i], facts->names[LCTX_FACT_KNOWN_PLATFORMS][i]) != 0)
+      return false;
+  }
+  for (size_t i = 0; i < c->factory_count; i++) {
+    if (strcmp(m->factories[i], c->factories[i].name) != 0)
+      return false;
+  }
+  return true;
+}
+
+/* Renders {known} into the memo, and keeps what it was rendered from; false
+ * when it does not fit (the memo then holds nothing). */
+static bool memo_fill(lctx_classify_memo *m, const lctx_facts *facts,
+                      const lctx_case *c) {
+  lctx_buf t;
+  lctx_buf_init(&t, m->text, sizeof m->text);
+  render_known(facts, c, &t);
+  m->valid = !t.overflow;
+  m->length = t.length;
+  m->fact_count = facts->count[LCTX_FACT_KNOWN_PLATFORMS];
+  memcpy(m->facts, facts->names[LCTX_FACT_KNOWN_PLATFORMS], sizeof m->facts);
+  m->factory_count = c->factory_count;
+  for (size_t i = 0; i < c->factory_count; i++)
+    memcpy(m->factories[i], c->factories[i].name, sizeof m->factories[i]);
+  return m->valid;
+}
+
+void classify_render_known(const lctx_features *f, lctx_buf *out) {
+  lctx_classify_memo *m = f->memo;
+  if (m && (memo_holds(m, f->facts, f->c) || memo_fill(m, f->facts, f->c)))
+    lctx_buf_append(out, m->text, m->length);
+  else
+    render_known(f->facts, f->c, out);
 }
 
 static void store_lowering(lctx_feature_state *s, lctx_str prim, bool common,
@@ -121,7 +164,7 @@ void classify_register_lowering(lctx_feature_state *s, lctx_features *f,
   bool checks = classify_flag(s, LCTX_FACT_REGISTER_CHECKS);
   if (!is_known(s, platform)) {
     f->value[LCTX_F_REG] = REG_UNKNOWN;
-    put_known(f, s);
+    classify_defer(f, LCTX_P_KNOWN);
     if (checks)
       return;
   }
@@ -204,6 +247,7 @@ static void clear_call(lctx_features *f) {
   int mode = f->value[LCTX_F_MODE];
   memset(f->value, 0, sizeof f->value);
   memset(f->has, 0, sizeof f->has);
+  f->pending = 0;
   f->storage_used = 0;
   f->value[LCTX_F_MODE] = mode;
   f->value[LCTX_F_INIT] = INIT_NONE;
@@ -231,7 +275,7 @@ static bool module_call(walker *w, const walk_ctx *ctx, bool optional) {
   memcpy(call->backend, w->op->backend, sizeof call->backend);
   call->optional = optional;
   clear_call(w->f);
-  classify_module_get_backend(w->s, w->f, call, lctx_str_make(p0, p0_length));
+  classify_module_get_backend(w->s, w->f, call, (lctx_str){p0, p0_length});
   if (ctx->module_list && ctx->module.count == 0)
     classify_put(w->f, LCTX_P_SEQ, lctx_str_from_cstr("list"));
   if (module_call_raises(w->f)) {
@@ -350,8 +394,7 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
   bool sparse = typed && lctx_str_equal_cstr(ctx->compute, "tpu_sparsecore");
   if (host || sparse) {
     typed_list.count = 1;
-    typed_list.names[0] =
-        host ? lctx_str_make("cpu", 3) : lctx_str_make("tpu", 3);
+    typed_list.names[0] = host ? (lctx_str){"cpu", 3} : (lctx_str){"tpu", 3};
     eqn = lookup = &typed_list;
   } else {
     eqn = ctx->narrowed && ctx->narrow.count > 0 ? &ctx->narrow : &ctx->module;
@@ -406,9 +449,10 @@ static bool walk_eqn(walker *w, lctx_str prim, const walk_ctx *ctx) {
     if (common < 0) {
       stop(w, STOP_NOT_FOUND_MANY);
       classify_put(w->f, LCTX_P_PRIM, prim);
-      classify_store st = classify_store_begin(w->f);
-      lctx_pyrepr_str_list(&st.buf, missing.names, missing.count);
-      classify_put(w->f, LCTX_P_MISSING, classify_store_end(&st));
+      memcpy(w->f->missing, missing.names,
+             missing.count * sizeof *missing.names);
+      w->f->missing_count = missing.count;
+      classify_defer(w->f, LCTX_P_MISSING);
       return false;
     }
     kept_rule[kept++] = common;

@@ -73,7 +73,27 @@ bool classify_fact_has(const lctx_feature_state *s, lctx_fact f, lctx_str name);
 int classify_factory_index(const lctx_case *c, lctx_str name);
 
 /* Sets placeholder `p` to `text`. */
-void classify_put(lctx_features *f, lctx_placeholder p, lctx_str text);
+static inline void classify_put(lctx_features *f, lctx_placeholder p,
+                                lctx_str text) {
+  f->has[p] = true;
+  f->text[p] = text;
+  f->pending &= ~(1u << p);
+}
+
+/* lctx_str_equal_cstr(name, s), its most common answer (the first bytes
+ * differ) found in place. */
+static inline bool classify_name_is(lctx_str name, const char *s) {
+  if (name.length > 0 && name.data[0] != s[0])
+    return false;
+  return lctx_str_equal_cstr(name, s);
+}
+
+/* Marks placeholder `p` as applying, its text rendered on its first read
+ * (lctx_classify_text) from what the features hold for it. */
+static inline void classify_defer(lctx_features *f, lctx_placeholder p) {
+  f->has[p] = true;
+  f->pending |= 1u << p;
+}
 
 /* Starts text in the features' storage. */
 classify_store classify_store_begin(lctx_features *f);
@@ -94,6 +114,10 @@ void classify_module_get_backend(lctx_feature_state *s, lctx_features *f,
 /* Classifies a register_lowering operation and stores its rule. */
 void classify_register_lowering(lctx_feature_state *s, lctx_features *f,
                                 const lctx_case_op *op);
+
+/* Appends {known}: the release's known platforms and the case's factory
+ * names, each once, sorted, joined by ", ". */
+void classify_render_known(const lctx_features *f, lctx_buf *out);
 
 /* Classifies a lower_per_platform operation by walking it. */
 void classify_lower_per_platform(lctx_feature_state *s, lctx_features *f,

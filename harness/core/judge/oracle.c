@@ -27,7 +27,8 @@ static lctx_runner *reference_runner(void *context, const lctx_case *c) {
     lctx_oracle_scratch *s =
         (lctx_oracle_scratch *)((char *)context -
                                 offsetof(lctx_oracle_scratch, runner));
-    lctx_runner_init_cached(runner, c, runner->config.release, &s->fresh);
+    lctx_runner_init_registry(runner, c, runner->config.release, &s->fresh,
+                              s->registry);
   } else
     lctx_runner_init_at(runner, c, NULL);
   return runner;
@@ -103,6 +104,9 @@ void lctx_oracle_init(lctx_oracle *oracle, const lctx_spec *spec,
   set_up(oracle, spec, engine);
   memset(oracle->scratch.matches, 0, sizeof oracle->scratch.matches);
   oracle->scratch.runner.config.release = NULL;
+  oracle->scratch.runner.c = NULL;
+  oracle->scratch.runner.registry_id = 0;
+  oracle->scratch.registry = 0;
   lctx_runner_fresh_clear(&oracle->scratch.fresh);
 }
 
@@ -242,43 +246,33 @@ lctx_judgement lctx_oracle_judge(const lctx_spec *spec,
                                 expected, first_allowed);
 }
 
-/* The bits of each feature's value in a memo key (its values, `na`
- * included, fit them; a value that does not is matched without the memo). */
-static const uint8_t KEY_BITS[LCTX_FEATURE_COUNT] = {
-    [LCTX_F_MODE] = 2,     [LCTX_F_INIT] = 3,   [LCTX_F_CAUSE] = 3,
-    [LCTX_F_ARG] = 3,      [LCTX_F_SOURCE] = 3, [LCTX_F_TARGET] = 2,
-    [LCTX_F_GPU] = 3,      [LCTX_F_LOOKUP] = 3, [LCTX_F_COUNT] = 2,
-    [LCTX_F_OPTIONAL] = 2, [LCTX_F_PINNED] = 2, [LCTX_F_REAL] = 2,
-    [LCTX_F_MATCH] = 2,    [LCTX_F_REG] = 3,    [LCTX_F_STOP] = 4,
-    [LCTX_F_ACCESS] = 1,   [LCTX_F_API] = 2};
-
-_Static_assert(2 + 3 + 3 + 3 + 3 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 3 + 4 + 1 +
-                           2 <=
-                       60 &&
-                   LCTX_FEATURE_COUNT == 17 && LCTX_OP_KIND_COUNT <= 8,
-               "the operation and the feature values fit a memo key");
+/* A memo slot keeps the operation kind and the feature values as the
+ * features hold them, first in the struct: compared whole, a word at a
+ * time, and hashed as they are (every value a key, none too wide for it). */
+_Static_assert(offsetof(lctx_features, op) == 0 &&
+                   sizeof(lctx_op_kind) == sizeof(int) &&
+                   offsetof(lctx_features, value) == sizeof(int) &&
+                   sizeof(int) * (1 + LCTX_FEATURE_COUNT) ==
+                       8 * LCTX_ORACLE_MATCH_WORDS,
+               "the operation kind and the feature values are whole words "
+               "at the start of lctx_features");
 
 size_t lctx_oracle_match_rows(const lctx_spec *spec, lctx_oracle_match *memo,
                               const lctx_features *f, size_t matches[4]) {
-  uint64_t key = (uint64_t)1 << 63 | (uint64_t)(unsigned)f->op << 60;
-  /* The bits of any value above its width, or'ed: none when every value
-   * fits (then each is its own masked value), without a branch a value;
-   * in a pass of its own, which the compiler vectorizes. */
-  unsigned above = (unsigned)f->op >= LCTX_OP_KIND_COUNT;
-  for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++)
-    above |= (unsigned)f->value[i] & ~((1u << KEY_BITS[i]) - 1u);
-  unsigned shift = 0;
-  for (size_t i = 0; i < LCTX_FEATURE_COUNT; i++) {
-    key |= (uint64_t)(unsigned)f->value[i] << shift;
-    shift += KEY_BITS[i];
-  }
-  if (above != 0) /* no feature has such values: matched without the memo */
-    return lctx_spec_match(spec, f, matches, 4);
-  lctx_oracle_match *m = &memo[(key * 0x9e3779b97f4a7c15ULL) >> 55 &
-                               (LCTX_ORACLE_MATCH_SLOTS - 1)];
-  if (m->key != key) {
+  uint64_t what[LCTX_ORACLE_MATCH_WORDS];
+  memcpy(what, f, sizeof what);
+  uint64_t h = 0;
+  for (size_t i = 0; i < LCTX_ORACLE_MATCH_WORDS; i++)
+    h = (h ^ what[i]) * 0x9e3779b97f4a7c15ULL;
+  uint64_t key = h | (uint64_t)1 << 63;
+  lctx_oracle_match *m = &memo[h >> 55 & (LCTX_ORACLE_MATCH_SLOTS - 1)];
+  uint64_t differ = m->key ^ key; /* in place of a call to memcmp */
+  for (size_t i = 0; i < LCTX_ORACLE_MATCH_WORDS; i++)
+    differ |= m->what[i] ^ what[i];
+  if (differ != 0) {
     size_t n = lctx_spec_match(spec, f, matches, 4);
     m->key = key;
+    memcpy(m->what, what, sizeof what);
     m->count = (uint8_t)(n < 255 ? n : 255);
     for (size_t i = 0; i < n && i < 4; i++)
       m->rows[i] = (uint8_t)matches[i];
@@ -611,6 +605,14 @@ __attribute__((noinline)) static void check_expect(report *r, scratch *s,
 
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c) {
   return lctx_oracle_check_case_expect(oracle, c, NULL);
+}
+
+size_t lctx_oracle_check_case_registry(lctx_oracle *oracle, const lctx_case *c,
+                                       uint64_t registry) {
+  oracle->scratch.registry = registry;
+  size_t n = lctx_oracle_check_case_expect(oracle, c, NULL);
+  oracle->scratch.registry = 0;
+  return n;
 }
 
 size_t lctx_oracle_check_case_expect(lctx_oracle *oracle, const lctx_case *c,

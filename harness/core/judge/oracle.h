@@ -73,10 +73,17 @@ const char *lctx_violation_kind_name(lctx_violation_kind kind);
 /// Slots of the oracle's memo of matched rows (a power of two).
 #define LCTX_ORACLE_MATCH_SLOTS 512
 
+/// The operation kind and the feature values of lctx_features, as its first
+/// bytes hold them: what a memo slot keeps and compares whole.
+#define LCTX_ORACLE_MATCH_WORDS                                                \
+  ((sizeof(int) * (1 + LCTX_FEATURE_COUNT) + 7) / 8)
+
 /// One remembered lctx_spec_match: the rows matching one operation kind and
-/// one set of feature values (packed into `key`; 0 marks an empty slot).
+/// one set of feature values (`what`, byte for byte; `key` their hash, its
+/// top bit set, 0 marking an empty slot).
 typedef struct lctx_oracle_match {
   uint64_t key;
+  uint64_t what[LCTX_ORACLE_MATCH_WORDS];
   uint8_t count; ///< rows matched (255 standing for 255 or more)
   uint8_t rows[4];
 } lctx_oracle_match;
@@ -93,6 +100,9 @@ typedef struct lctx_oracle_scratch {
   /// (lctx_runner_init_cached): cleared by lctx_oracle_init and
   /// lctx_oracle_set_release.
   lctx_runner_fresh fresh;
+  /// The registry generation of the case being judged
+  /// (lctx_oracle_check_case_registry), else 0.
+  uint64_t registry;
   lctx_outcome actual;
   lctx_outcome variant;
   lctx_outcome other;
@@ -157,6 +167,16 @@ void lctx_oracle_restart(lctx_oracle *oracle);
 /// Judges every operation of `c`. Returns the number of violations found in
 /// this case (each also reported through `on_violation`).
 size_t lctx_oracle_check_case(lctx_oracle *oracle, const lctx_case *c);
+
+/// lctx_oracle_check_case, told the generation `registry` of `c`'s registry
+/// configuration (lctx_domain_visit; 0: not known), as the domain's walk
+/// gives it: the reference engine on the oracle's own runner then reuses
+/// what it built and found for the last case of that generation (its
+/// registry configuration, and which initialized registry it kept is this
+/// one's) instead of building and comparing them again. The same judgement
+/// as lctx_oracle_check_case.
+size_t lctx_oracle_check_case_registry(lctx_oracle *oracle, const lctx_case *c,
+                                       uint64_t registry);
 
 /// lctx_oracle_check_case, also checking each operation against its
 /// expectation in `expect`, if any (an LCTX_V_EXPECT violation when they

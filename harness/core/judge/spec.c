@@ -23,10 +23,10 @@ bool lctx_spec_row_matches(const lctx_spec_row *row,
   return true;
 }
 
-size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
-                       size_t *indices, size_t cap) {
-  if ((unsigned)features->op >= LCTX_OP_KIND_COUNT)
-    return 0;
+/* lctx_spec_match by scanning the operation's rows clause by clause: for
+ * a feature value beyond the indexed ones. */
+static size_t match_scan(const lctx_spec *spec, const lctx_features *features,
+                         size_t *indices, size_t cap) {
   size_t n = 0;
   const uint8_t *rows = spec->op_rows[features->op];
   size_t count = spec->op_row_count[features->op];
@@ -41,6 +41,35 @@ size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
     if (lctx_spec_row_matches(&spec->rows[i], features)) {
       if (n < cap)
         indices[n] = i;
+      n++;
+    }
+  }
+  return n;
+}
+
+size_t lctx_spec_match(const lctx_spec *spec, const lctx_features *features,
+                       size_t *indices, size_t cap) {
+  if ((unsigned)features->op >= LCTX_OP_KIND_COUNT)
+    return 0;
+  /* Every value indexed (in a pass of its own, without a branch a value)?
+   * Then the rows are the intersection of the sets. */
+  unsigned above = 0;
+  for (size_t f = 0; f < LCTX_FEATURE_COUNT; f++)
+    above |= (unsigned)features->value[f] > LCTX_FEATURE_MAX_VALUES;
+  if (above)
+    return match_scan(spec, features, indices, cap);
+  uint64_t rows[LCTX_SPEC_ROW_WORDS];
+  memcpy(rows, spec->op_set[features->op], sizeof rows);
+  for (size_t f = 0; f < LCTX_FEATURE_COUNT; f++) {
+    const uint64_t *admit = spec->admit_set[f][features->value[f]];
+    for (size_t w = 0; w < LCTX_SPEC_ROW_WORDS; w++)
+      rows[w] &= admit[w];
+  }
+  size_t n = 0;
+  for (size_t w = 0; w < LCTX_SPEC_ROW_WORDS; w++) {
+    for (uint64_t bits = rows[w]; bits != 0; bits &= bits - 1) {
+      if (n < cap)
+        indices[n] = w * 64 + (size_t)__builtin_ctzll(bits);
       n++;
     }
   }
@@ -73,7 +102,7 @@ static bool render(const char *t, const lctx_features *features, lctx_buf *out,
       lctx_buf_append_cstr(error, "} does not apply to this operation");
       return false;
     }
-    lctx_buf_append_str(out, features->text[ph]);
+    lctx_buf_append_str(out, lctx_classify_text(features, ph));
     c = close + 1;
   }
   return true;
@@ -98,8 +127,35 @@ static bool render_outcome_text(const lctx_spec_outcome *allowed,
       lctx_buf_append_cstr(error, "} does not apply to this operation");
       return false;
     }
-    lctx_buf_append_str(out, features->text[part->placeholder]);
+    lctx_buf_append_str(
+        out, lctx_classify_text(features, (lctx_placeholder)part->placeholder));
   }
+  return true;
+}
+
+/* The registration index of the registry client `allowed` stands for;
+ * false (why in `error`) when it renders to no integer. */
+static bool registration(const lctx_spec_outcome *allowed,
+                         const lctx_features *features, int *value,
+                         lctx_buf *error) {
+  /* {client_reg} not rendered yet: the number it would render. */
+  if (allowed->registration_part == LCTX_P_CLIENT_REG + 1 &&
+      ((features->pending >> LCTX_P_CLIENT_REG) & 1u)) {
+    *value = features->client_reg;
+    return true;
+  }
+  char digits[32];
+  lctx_buf d;
+  lctx_buf_init(&d, digits, sizeof digits);
+  if (!render(allowed->registration, features, &d, error))
+    return false;
+  char *endp;
+  long v = strtol(digits, &endp, 10);
+  if (d.length == 0 || *endp != '\0') {
+    lctx_buf_append_cstr(error, "registration is not an integer");
+    return false;
+  }
+  *value = (int)v;
   return true;
 }
 
@@ -121,20 +177,9 @@ bool lctx_spec_render(const lctx_spec_outcome *allowed,
   if (allowed->kind == LCTX_OUTCOME_CLIENT) {
     out->origin = allowed->origin;
     out->registration = -1;
-    if (allowed->origin == LCTX_CLIENT_REGISTRY) {
-      char digits[32];
-      lctx_buf d;
-      lctx_buf_init(&d, digits, sizeof digits);
-      if (!render(allowed->registration, features, &d, error))
-        return false;
-      char *endp;
-      long v = strtol(digits, &endp, 10);
-      if (d.length == 0 || *endp != '\0') {
-        lctx_buf_append_cstr(error, "registration is not an integer");
-        return false;
-      }
-      out->registration = (int)v;
-    }
+    if (allowed->origin == LCTX_CLIENT_REGISTRY &&
+        !registration(allowed, features, &out->registration, error))
+      return false;
   }
   return true;
 }
@@ -167,8 +212,10 @@ static int text_equals(const lctx_spec_outcome *allowed,
     const char *bytes = allowed->text + part->offset;
     size_t n = part->length;
     if (part->placeholder >= 0) {
-      bytes = features->text[part->placeholder].data;
-      n = features->text[part->placeholder].length;
+      lctx_str t =
+          lctx_classify_text(features, (lctx_placeholder)part->placeholder);
+      bytes = t.data;
+      n = t.length;
     }
     if (n >= sizeof actual->text - pos)
       return -1;
@@ -195,6 +242,29 @@ allows_rendered(const lctx_spec_outcome *allowed, const lctx_features *features,
   return lctx_outcome_equal(&rendered, actual);
 }
 
+/* Compares `actual` with the client `allowed` stands for in place, as
+ * lctx_spec_render and lctx_outcome_equal would: 1 equal, 0 not, -1 when
+ * it is to be rendered (a registration other than {client_reg} not yet
+ * rendered, which might not render; a text that might not fit). Apart,
+ * so that the other outcomes' calls do not pay for its frame. */
+__attribute__((noinline)) static int
+client_equals(const lctx_spec_outcome *allowed, const lctx_features *features,
+              const lctx_outcome *actual) {
+  if (allowed->part_count > LCTX_SPEC_MAX_PARTS)
+    return -1;
+  int reg = -1;
+  if (allowed->origin == LCTX_CLIENT_REGISTRY) {
+    if (allowed->registration_part != LCTX_P_CLIENT_REG + 1 ||
+        !((features->pending >> LCTX_P_CLIENT_REG) & 1u))
+      return -1;
+    reg = features->client_reg;
+  }
+  if (actual->kind != LCTX_OUTCOME_CLIENT ||
+      actual->origin != allowed->origin || actual->registration != reg)
+    return 0;
+  return text_equals(allowed, features, actual);
+}
+
 int lctx_spec_allows(const lctx_spec_outcome *allowed,
                      const lctx_features *features, uint32_t has,
                      const lctx_outcome *actual, bool strict) {
@@ -205,8 +275,11 @@ int lctx_spec_allows(const lctx_spec_outcome *allowed,
   if (allowed->kind == LCTX_OUTCOME_RAISE && !strict)
     return actual->kind == LCTX_OUTCOME_RAISE &&
            actual->error == allowed->error;
-  if (allowed->kind != LCTX_OUTCOME_CLIENT &&
-      allowed->part_count <= LCTX_SPEC_MAX_PARTS) {
+  if (allowed->kind == LCTX_OUTCOME_CLIENT) {
+    int equal = client_equals(allowed, features, actual);
+    if (equal >= 0)
+      return equal;
+  } else if (allowed->part_count <= LCTX_SPEC_MAX_PARTS) {
     if (actual->kind != allowed->kind || (allowed->kind == LCTX_OUTCOME_RAISE &&
                                           actual->error != allowed->error))
       return 0;

@@ -27,6 +27,8 @@
 #include <stdio.h>
 
 #define LCTX_SPEC_MAX_ROWS 128
+/// 64-bit words of a set of rows.
+#define LCTX_SPEC_ROW_WORDS ((LCTX_SPEC_MAX_ROWS + 63) / 64)
 #define LCTX_SPEC_MAX_CLAUSES 16
 #define LCTX_SPEC_MAX_OUTCOMES 4
 #define LCTX_SPEC_MAX_TEMPLATE 512
@@ -71,6 +73,9 @@ typedef struct lctx_spec_outcome {
   /// empty text; LCTX_SPEC_MAX_PARTS + 1 when it has more parts). Before
   /// the texts, next to the fields judging reads first.
   uint32_t uses;
+  /// And when `registration` is one placeholder alone, that placeholder
+  /// plus one (0: rendered from the template).
+  uint8_t registration_part;
   uint8_t part_count;
   lctx_spec_part parts[LCTX_SPEC_MAX_PARTS];
   char text[LCTX_SPEC_MAX_TEMPLATE];         ///< message/string/platform
@@ -183,6 +188,14 @@ typedef struct lctx_spec {
   uint8_t key_rows[LCTX_OP_KIND_COUNT][LCTX_FEATURE_MAX_VALUES + 1]
                   [LCTX_SPEC_MAX_ROWS];
   uint8_t key_row_count[LCTX_OP_KIND_COUNT][LCTX_FEATURE_MAX_VALUES + 1];
+  /// And the same as sets of rows, a bit per row: per operation kind the
+  /// rows whose `op` lists it, and per feature and value the rows whose
+  /// clauses admit the value. The rows that match features are the
+  /// intersection of their operation's set and of each feature's value's
+  /// set (what lctx_spec_match takes, without a branch per clause).
+  uint64_t op_set[LCTX_OP_KIND_COUNT][LCTX_SPEC_ROW_WORDS];
+  uint64_t admit_set[LCTX_FEATURE_COUNT][LCTX_FEATURE_MAX_VALUES + 1]
+                    [LCTX_SPEC_ROW_WORDS];
 } lctx_spec;
 
 /// Parses a table from memory. On error writes `FILE:LINE:COL: message` to

@@ -416,12 +416,21 @@ static bool add_part(lctx_spec_outcome *o, size_t offset, size_t length,
   return true;
 }
 
+/* A checked registration template that is one placeholder alone: that
+ * placeholder plus one; else 0. */
+static uint8_t registration_part(const char *t) {
+  const char *close = NULL;
+  int ph = t[0] == '{' && t[1] != '{' ? placeholder_at(t, &close) : -1;
+  return (uint8_t)(ph >= 0 && close[1] == '\0' ? ph + 1 : 0);
+}
+
 /* Splits `o->text` (checked) into parts: literal runs (a doubled brace
  * ends one and gives a part of one brace) and placeholders. */
 static void compile_outcome(lctx_spec_outcome *o) {
   const char *t = o->text;
   o->part_count = 0;
   o->uses = template_uses(o->text) | template_uses(o->registration);
+  o->registration_part = registration_part(o->registration);
   for (const char *c = t; *c;) {
     size_t run = strcspn(c, "{}");
     bool ok = true;
@@ -484,6 +493,27 @@ static void index_by_key(lctx_spec *spec, unsigned op) {
   }
 }
 
+/* The rows as sets: each in its operations' sets, and in the set of each
+ * value of each feature its clauses admit. */
+static void index_sets(lctx_spec *spec) {
+  memset(spec->op_set, 0, sizeof spec->op_set);
+  memset(spec->admit_set, 0, sizeof spec->admit_set);
+  for (size_t i = 0; i < spec->row_count; i++) {
+    const lctx_spec_row *row = &spec->rows[i];
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    for (unsigned op = 0; op < LCTX_OP_KIND_COUNT; op++) {
+      if (row->ops & (1u << op))
+        spec->op_set[op][i / 64] |= bit;
+    }
+    for (int f = 0; f < LCTX_FEATURE_COUNT; f++) {
+      for (int v = 0; v <= LCTX_FEATURE_MAX_VALUES; v++) {
+        if (admits(row, f, v))
+          spec->admit_set[f][v][i / 64] |= bit;
+      }
+    }
+  }
+}
+
 static void compile_table(lctx_spec *spec) {
   memset(spec->op_row_count, 0, sizeof spec->op_row_count);
   memset(spec->key_row_count, 0, sizeof spec->key_row_count);
@@ -496,6 +526,7 @@ static void compile_table(lctx_spec *spec) {
         spec->op_rows[op][spec->op_row_count[op]++] = (uint8_t)i;
     }
   }
+  index_sets(spec);
   for (unsigned op = 0; op < LCTX_OP_KIND_COUNT; op++)
     index_by_key(spec, op);
 }

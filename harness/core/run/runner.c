@@ -10,12 +10,9 @@ void lctx_runner_init(lctx_runner *r, const lctx_case *c) {
   lctx_runner_init_at(r, c, NULL);
 }
 
-void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
-                         const lctx_release *rel) {
+/* lctx_runner_init_at with `r->config` already built for `c` at `rel`. */
+static void start(lctx_runner *r, const lctx_case *c) {
   r->c = c;
-  lctx_case_config(c, &r->config);
-  /* lctx_case_config writes the case's fields; the release is the runner's. */
-  r->config.release = rel;
   lctx_registry_init(&r->registry, &r->config);
   r->lowering_ready = false;
   r->has_result = false;
@@ -26,10 +23,33 @@ void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
   r->variant_index = (size_t)-1;
 }
 
+void lctx_runner_init_at(lctx_runner *r, const lctx_case *c,
+                         const lctx_release *rel) {
+  lctx_case_config(c, &r->config);
+  /* lctx_case_config writes the case's fields; the release is the runner's. */
+  r->config.release = rel;
+  r->registry_id = 0;
+  start(r, c);
+}
+
 void lctx_runner_init_cached(lctx_runner *r, const lctx_case *c,
                              const lctx_release *rel,
                              lctx_runner_fresh *fresh) {
   lctx_runner_init_at(r, c, rel);
+  r->fresh = fresh;
+}
+
+void lctx_runner_init_registry(lctx_runner *r, const lctx_case *c,
+                               const lctx_release *rel,
+                               lctx_runner_fresh *fresh, uint64_t registry) {
+  /* The same generation: the same case object, its registry fields as
+   * they were, so lctx_case_config would write what `r->config` holds. */
+  if (registry != 0 && r->registry_id == registry && r->c == c &&
+      r->config.release == rel)
+    start(r, c);
+  else
+    lctx_runner_init_at(r, c, rel);
+  r->registry_id = registry;
   r->fresh = fresh;
 }
 
@@ -139,13 +159,22 @@ static bool same_text(const char *a, const char *b) {
 
 void lctx_runner_fresh_clear(lctx_runner_fresh *fresh) {
   fresh->key.c = NULL;
+  fresh->key.registry = fresh->key.not_registry = 0;
   fresh->failed.c = NULL;
+  fresh->failed.registry = fresh->failed.not_registry = 0;
 }
 
 /* Whether `key` is the configuration of the runner's case (its case,
- * release, and registry fields). */
-static bool key_matches(const lctx_runner *r, const lctx_runner_fresh_key *k) {
+ * release, and registry fields): known without comparing the fields when
+ * they were found there under the case's registry generation. A match
+ * found by comparing them is remembered under it. */
+static bool key_matches(const lctx_runner *r, lctx_runner_fresh_key *k) {
   const lctx_case *c = r->c;
+  if (r->registry_id != 0 && k->registry == r->registry_id)
+    return k->c == c && k->release == r->config.release;
+  if (r->registry_id != 0 && k->not_registry == r->registry_id)
+    return false;
+  k->not_registry = r->registry_id;
   if (k->c != c || k->release != r->config.release ||
       k->factory_count != c->factory_count ||
       k->nvidia_gpu_visible != c->nvidia_gpu_visible ||
@@ -156,9 +185,13 @@ static bool key_matches(const lctx_runner *r, const lctx_runner_fresh_key *k) {
   /* The factories byte for byte, in one pass: bytes past a name's end
    * that differ make a miss (the registry is initialized again), never a
    * wrong match. */
-  return c->factory_count <= LCTX_MAX_FACTORIES &&
-         memcmp(k->factories, c->factories,
-                c->factory_count * sizeof c->factories[0]) == 0;
+  if (c->factory_count > LCTX_MAX_FACTORIES ||
+      memcmp(k->factories, c->factories,
+             c->factory_count * sizeof c->factories[0]) != 0)
+    return false;
+  k->registry = r->registry_id;
+  k->not_registry = 0;
+  return true;
 }
 
 /* Sets `k` to the configuration of the runner's case; false, leaving `k`
@@ -166,6 +199,8 @@ static bool key_matches(const lctx_runner *r, const lctx_runner_fresh_key *k) {
 static bool set_key(const lctx_runner *r, lctx_runner_fresh_key *k) {
   const lctx_case *c = r->c;
   k->c = NULL;
+  k->registry = 0;
+  k->not_registry = 0;
   if (c->factory_count > LCTX_MAX_FACTORIES)
     return false;
   k->release = r->config.release;
@@ -177,6 +212,7 @@ static bool set_key(const lctx_runner *r, lctx_runner_fresh_key *k) {
   memcpy(k->jax_xla_backend, c->jax_xla_backend, sizeof k->jax_xla_backend);
   k->nvidia_gpu_visible = c->nvidia_gpu_visible;
   k->c = c;
+  k->registry = r->registry_id;
   return true;
 }
 

@@ -18,6 +18,10 @@
 /// registry fields and the release. `c` NULL: none.
 typedef struct lctx_runner_fresh_key {
   const lctx_case *c;
+  /// The generation of a case's registry configuration these fields were
+  /// found in (`registry`), or found to differ from (`not_registry`)
+  /// (lctx_runner_init_registry), or 0.
+  uint64_t registry, not_registry;
   const lctx_release *release;
   size_t factory_count;
   lctx_case_factory factories[LCTX_MAX_FACTORIES];
@@ -90,6 +94,9 @@ typedef struct lctx_runner {
   /// The initialized registries kept across cases (lctx_runner_init_cached),
   /// or NULL.
   lctx_runner_fresh *fresh;
+  /// The generation of the case's registry configuration
+  /// (lctx_runner_init_registry), or 0: not known.
+  uint64_t registry_id;
   /// The registry the last variant of operation `variant_index` ran on,
   /// when only read there (a kept state that holds clients, or `ready_at`):
   /// where the next variant of that operation runs. SIZE_MAX: none.
@@ -122,6 +129,17 @@ const lctx_module_context *lctx_runner_module_context(const lctx_runner *r,
 /// configurations, like the oracle's over the domain, calls.
 void lctx_runner_init_cached(lctx_runner *r, const lctx_case *c,
                              const lctx_release *rel, lctx_runner_fresh *fresh);
+
+/// lctx_runner_init_cached, told the generation `registry` of `c`'s
+/// registry configuration: nonzero, it names one case object holding the
+/// same registry fields (factories, platform settings, GPU visibility) in
+/// every call that passes it, and no other (the domain's walk gives such
+/// numbers: lctx_domain_visit); 0, nothing is known. Where `registry` is
+/// the runner's last, the configuration built from those fields is kept,
+/// not built again, and `fresh`'s keys found for it are not compared again.
+void lctx_runner_init_registry(lctx_runner *r, const lctx_case *c,
+                               const lctx_release *rel,
+                               lctx_runner_fresh *fresh, uint64_t registry);
 
 /// The runner's release (never NULL: the modelled commit by default).
 const lctx_release *lctx_runner_release(const lctx_runner *r);
