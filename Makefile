@@ -7,7 +7,7 @@
 #                  build/coverage/html and the line and branch coverage of
 #                  reference/ and harness/ (fuzzers/coverage.sh)
 # Other targets: deps, jax, build, build-fuzz, build-afl, bench, bench-check, bench-compare, mutants,
-# conform-jax, jax-matrix, sweep, lint-jax, user-packages, format, format-check, clean.
+# conform-jax, jax-matrix, sweep, sweep-record, lint-jax, user-packages, format, format-check, clean.
 #   make jax          installs the pinned JAX (JAX_PINNED, pinned and hashed)
 #                     into build/jax/venv-JAX_PINNED and the newest one lctx
 #                     knows (JAX_NEWEST, Python 3.12) beside it
@@ -63,7 +63,7 @@ JAX_NEWEST := 0.12.1
 # After `make generate`, its findings' status per release joins matrix.md.
 JAX_MATRIX_ARGS ?= --random 10000 --domain-shard 1/8 --time-limit 900
 
-.PHONY: run test deps jax jax-venvs build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep generate lint-jax user-packages format format-check clean
+.PHONY: run test deps jax jax-venvs build build-fuzz build-afl coverage bench bench-check bench-compare mutants conform-jax jax-matrix sweep sweep-record generate lint-jax user-packages format format-check clean
 
 run: build build-fuzz
 	@echo "==> lctx: running the main job ($(LCTX) run): conformance cases, check-spec, a 30 s fuzz_model campaign, then the HTML scoreboard build/report.html"
@@ -81,8 +81,9 @@ AFL_TEST_TARGETS := fuzz_spec_afl fuzz_spec_cmplog
 # longest have a COST that starts them first. Each part's seconds go to
 # build/test/junit/make-test-parts.jsonl (tools/test_figures.py --time),
 # and the figures of the run are printed at the end (tools/test_figures.py
-# build/test); the shell times the packages' check, as python3 may come
-# with them.
+# build/test), then where its reports are (tools/test_figures.py --reports
+# build/test: the JUnit files under build/test/junit, the tests' output);
+# the shell times the packages' check, as python3 may come with them.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_PARTS := build/test/junit/make-test-parts.jsonl
 TIMED := python3 tools/test_figures.py --time
@@ -99,7 +100,8 @@ test:
 	@echo "==> lctx: running the tests (ctest, $(TEST_JOBS) at once; then why each skipped test did not run)"
 	@LCTX_REQUIRE_AFL=1 $(TIMED) ctest $(TEST_PARTS) -- ctest --preset test --parallel $(TEST_JOBS); rc=$$?; \
 	  python3 tools/ctest_skipped.py build/test/junit/ctest.xml; \
-	  python3 tools/test_figures.py build/test; exit $$rc
+	  python3 tools/test_figures.py build/test; \
+	  python3 tools/test_figures.py --reports build/test; exit $$rc
 
 build: deps
 	@echo "==> lctx: configuring and building the release build"
@@ -162,6 +164,25 @@ sweep: build jax
 	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep is SKIPPED"; \
 	else \
 	  $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4 --lctx $(LCTX)" --out build/sweep $(SWEEP_ARGS); \
+	fi
+
+# make sweep-record: the full catalogue's time, the figure README.md and
+# `lctx sweep --help` give: a fresh sweep of every program on the pinned
+# JAX at --jobs 2 into build/sweep-record/ (as long as the figure says),
+# timed by tools/sweep_figures.py into
+# docs/sweep-figures.json and written into README.md and
+# harness/cli/cmd_sweep.c (the help has it from the next build; ctest
+# lctx_sweep_figures checks both against the record).
+sweep-record: build jax
+	@echo "==> lctx: timing the full catalogue: a fresh lctx sweep --jobs 2 of every program on JAX $(JAX_PINNED) into build/sweep-record/, kept in docs/sweep-figures.json"
+	@if [ "$${LCTX_JAX:-}" = off ]; then \
+	  echo "lctx: LCTX_JAX=off: JAX is NOT installed and sweep-record is SKIPPED"; \
+	else \
+	  rm -rf build/sweep-record && \
+	  python3 tools/sweep_figures.py --run docs/sweep-figures.json build/sweep-record -- \
+	    $(LCTX) sweep --cmd "$(JAX_VENV)/bin/python conformance/adapters/jax_export.py --host-devices 4 --lctx $(LCTX)" \
+	    --out build/sweep-record --jobs 2 --quiet && \
+	  python3 tools/sweep_figures.py --write README.md harness/cli/cmd_sweep.c docs/sweep-figures.json; \
 	fi
 
 # make generate: the long campaign of generated programs (lctx generate) on

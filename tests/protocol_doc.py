@@ -23,6 +23,15 @@ lctx's hello is the handshake.
       writes a .case file in DIR for the request of each exchange but the
       handshake, and DIR/expected: "PASS_OPS CRASH_OPS MODULES" (the
       operations judged pass and crash, and the answers' modules).
+  protocol_doc.py console DOC LCTX SOURCE
+      runs, in the working folder, every command of DOC's (PROTOCOL.md's,
+      README.md's) ```console
+      checked blocks (a line `$ COMMAND`; the lines up to the next one are
+      what its stdout and stderr must hold, in order and adjacent, a line
+      `...` standing for any lines), with the variables LCTX_* unset; in
+      the output the path of LCTX (resolved), the working folder and
+      SOURCE read as /home/you/lctx/build/release/harness/lctx and
+      /home/you/lctx, as DOC writes them. Prints what does not hold.
   protocol_doc.py replay DOC LOG
       a program that answers lctx with DOC's exchanges: the handshake's
       answer; for each request that is, apart from its id, the request of
@@ -32,7 +41,9 @@ lctx's hello is the handshake.
 """
 
 import json
+import os
 import re
+import subprocess
 import sys
 
 KINDS = ("none", "string", "platforms", "client", "raise")
@@ -303,6 +314,74 @@ def replay(doc, log_path):
     return 0
 
 
+HOME = "/home/you/lctx"
+
+
+def console_blocks(doc):
+    """[(line number, command, [lines its output must hold])] of DOC's
+    ```console checked blocks (indented as a list item's too)."""
+    found, lines = [], doc.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() != "```console checked":
+            continue
+        indent = len(line) - len(line.lstrip())
+        k = i + 1
+        while lines[k].strip() != "```":
+            text = lines[k][indent:]
+            if text.startswith("$ "):
+                found.append((k + 1, text[2:], []))
+            elif found:
+                found[-1][2].append(text)
+            k += 1
+    return found
+
+
+def holds(output, want):
+    """Whether the lines WANT are in OUTPUT in order and adjacent, a line
+    "..." standing for any lines (none or more)."""
+    parts = [[]]
+    for line in want:
+        if line == "...":
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    if len(parts) == 1:
+        return output == parts[0]
+    first, last = parts[0], parts[-1]
+    at, end = len(first), len(output) - len(last)
+    if output[:at] != first or end < at or output[end:] != last:
+        return False
+    for part in parts[1:-1]:
+        starts = [k for k in range(at, end - len(part) + 1)
+                  if output[k:k + len(part)] == part]
+        if not starts:
+            return False
+        at = starts[0] + len(part)
+    return True
+
+
+def check_console(name, doc, lctx, source):
+    """Runs DOC's checked commands (DOC read from the file NAME); 1 when an
+    output differs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LCTX_")}
+    names = [(os.path.realpath(lctx), HOME + "/build/release/harness/lctx"),
+             (os.getcwd(), HOME), (os.path.realpath(source), HOME)]
+    bad = 0
+    for line, command, want in console_blocks(doc):
+        run = subprocess.run(command, shell=True, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             errors="replace", check=False)
+        text = run.stdout
+        for real, shown in names:
+            text = text.replace(real, shown)
+        if not holds(text.splitlines(), want):
+            print("%s:%d: the output of `%s` does not hold the lines the "
+                  "doc shows; it is:\n%s" % (os.path.basename(name), line,
+                                              command, text))
+            bad = 1
+    return bad
+
+
 def main(argv):
     if argv[1] == "unknown-op":
         sys.stdin.readline()
@@ -318,6 +397,8 @@ def main(argv):
         return write_cases(doc, argv[3])
     if argv[1] == "replay":
         return replay(doc, argv[3])
+    if argv[1] == "console":
+        return check_console(argv[2], doc, argv[3], argv[4])
     raise SystemExit("unknown command " + argv[1])
 
 

@@ -25,6 +25,14 @@ MERGED_COLUMN: the column of the mutant's shards merged by `lctx report
 merge`: its failing cells show their rerun lines too, and its verdict is
 FAIL.
 
+Options before the arguments: --sweep-report R.json (each sweep's
+report.json, in the page's order; repeat it): that sweep's verdict counts
+report.json's "cases" and its "cases_not_reached" as not reached, its
+parts adding up, and no verdict says its counts do not add up;
+--campaign-state S.json (the campaign's state.json): its "spec rows hit"
+plot is titled "spec rows hit: H of R" (its rows_hit, rows_reachable) and
+its page names each row of rows_missed.
+
 PROBE.html: the DOM Chromium dumped of tests/report_html_probe.html beside
 the page (its pre#out holds the page's computed styles as JSON): no passing
 cell (a pass-rate at 100.0%, a scoreboard cell whose worst verdict is pass)
@@ -55,6 +63,9 @@ class Dom(html.parser.HTMLParser):
         self.in_spec_row = False
         self.verdicts = []       # per tr.run-verdict: [result, text]
         self.cur_verdict = None
+        self.svg_texts = []      # the <text> of every svg
+        self.missed = []         # the texts of span.rows-missed
+        self.cur_grab = None     # (list, parts) of a text being collected
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -78,8 +89,15 @@ class Dom(html.parser.HTMLParser):
             self.cur_cell["details"] = True
         if tag == "pre" and self.cur_cell is not None:
             self.cur_pre = (classes[0] if classes else "", [])
+        if tag == "text" and "svg" in self.stack:
+            self.cur_grab = (self.svg_texts, [], tag)
+        if tag == "span" and "rows-missed" in classes:
+            self.cur_grab = (self.missed, [], tag)
 
     def handle_endtag(self, tag):
+        if self.cur_grab is not None and tag == self.cur_grab[2]:
+            self.cur_grab[0].append("".join(self.cur_grab[1]))
+            self.cur_grab = None
         if tag == "th" and self.in_run_head is not None:
             self.run_heads.append("".join(self.in_run_head))
             self.in_run_head = None
@@ -99,6 +117,8 @@ class Dom(html.parser.HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+        if self.cur_grab is not None:
+            self.cur_grab[1].append(data)
         if self.in_run_head is not None:
             self.in_run_head.append(data)
         if self.cur_verdict is not None:
@@ -167,6 +187,50 @@ def check_counts(dom):
     return problems
 
 
+def check_sweeps(dom, runs, reports):
+    """Each sweep's verdict (after the runs') counts its report.json's
+    cases and not reached cases; no verdict says its counts do not add
+    up."""
+    problems = []
+    sweeps = dom.verdicts[runs:]
+    if len(sweeps) != len(reports):
+        return ["%d sweep verdicts, want %d" % (len(sweeps), len(reports))]
+    for k, ((_, text), path) in enumerate(zip(sweeps, reports)):
+        with open(path, encoding="utf-8") as f:
+            r = json.load(f)
+        m = CASES.search(text)
+        got = (int(m.group(1)), int(m.group(8) or 0)) if m else None
+        want = (r["cases"], r["cases_not_reached"])
+        if got != want:
+            problems.append("sweep %d: %r counts (cases, not reached) %r, "
+                            "its report.json %r" % (k + 1, text[:200], got,
+                                                    want))
+    for _, text in dom.verdicts:
+        if "do not add up" in text:
+            problems.append("a verdict says its counts do not add up: %r"
+                            % text[:200])
+    return problems
+
+
+def check_campaign(dom, path):
+    """The campaign's "spec rows hit" plot says H of R; its missed rows
+    are named."""
+    with open(path, encoding="utf-8") as f:
+        state = json.load(f)
+    problems = []
+    title = "spec rows hit: %d of %d" % (state["rows_hit"],
+                                         state["rows_reachable"])
+    if title not in dom.svg_texts:
+        problems.append("no plot titled %r: %r" % (title, [
+            t for t in dom.svg_texts if "rows" in t]))
+    named = ", ".join(dom.missed)
+    for row in state["rows_missed"]:
+        if not re.search(r"\b%s\b" % re.escape(row), named):
+            problems.append("the missed row %s is not named: %r"
+                            % (row, named[:200]))
+    return problems
+
+
 VERDICTS = ("pass", "fail", "xfail", "xpass", "crash", "timeout",
             "unsupported", "flaky")
 
@@ -193,10 +257,24 @@ def check_probe(path):
     return problems
 
 
+def options(argv):
+    """The options before the arguments: (sweep reports, campaign state,
+    the rest)."""
+    sweeps, state = [], None
+    while len(argv) > 1 and argv[0] in ("--sweep-report", "--campaign-state"):
+        if argv[0] == "--sweep-report":
+            sweeps.append(argv[1])
+        else:
+            state = argv[1]
+        argv = argv[2:]
+    return sweeps, state, argv
+
+
 def main():
-    path, rows, runs, mutant, hostile_col, hostile = sys.argv[1:7]
-    probe = sys.argv[7] if len(sys.argv) > 7 else None
-    merged = int(sys.argv[8]) - 1 if len(sys.argv) > 8 else None
+    sweeps, state, argv = options(sys.argv[1:])
+    path, rows, runs, mutant, hostile_col, hostile = argv[0:6]
+    probe = argv[6] if len(argv) > 6 else None
+    merged = int(argv[7]) - 1 if len(argv) > 7 else None
     rows, runs = int(rows), int(runs)
     mutant, hostile_col = int(mutant) - 1, int(hostile_col) - 1
     with open(path, encoding="utf-8") as f:
@@ -233,6 +311,10 @@ def main():
         problems.append("no failing cell of the mutant shows its case text")
     problems += check_verdicts(dom, runs, mutant)
     problems += check_counts(dom)
+    if sweeps:
+        problems += check_sweeps(dom, runs, sweeps)
+    if state:
+        problems += check_campaign(dom, state)
     if merged is not None:
         merged_failing = [(r, c[merged]) for r, c in
                           zip(dom.spec_rows, dom.cells) if len(c) > merged
@@ -246,7 +328,7 @@ def main():
         failing_all = failing
     for row, cell in failing_all:
         rerun = cell["pres"].get("rerun", "")
-        if not re.match(r"^'?/\S*lctx'? conform .*--case ", rerun):
+        if not re.match(r"^(cd .* && )?'?/\S*lctx'? conform .*--case ", rerun):
             problems.append("%s: the failing cell shows no rerun line "
                             "starting with an lctx path: %r" % (row, rerun))
     if probe:

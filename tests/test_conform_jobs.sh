@@ -34,15 +34,17 @@ run() {
 }
 
 # same NAME JOBS...: every run NAME-JOBS has the exit code, files and text
-# of NAME-1, apart from times, the run id and the restart count.
+# of NAME-1, apart from times, the run id, the restart count and the
+# folder it was started in (its rerun lines cd there).
 same() {
   name=$1
   shift
   for jobs in "$@"; do
     "$PY" - "$tmp/$name-1" "$tmp/$name-$jobs" <<'PYEOF' ||
 import os, re, sys
-def norm(path):
-    t = open(path, "rb").read().decode("utf-8", "surrogateescape")
+def norm(run, name):
+    t = open(run + "/" + name, "rb").read().decode("utf-8", "surrogateescape")
+    t = t.replace(run, "RUN")  # the folder the run was started in (rerun lines)
     t = re.sub(r'"run_id": ?"[^"]*"', '"run_id":_', t)
     t = re.sub(r'"(seconds|first_failure_seconds|peak_memory_mb|restarts)": '
                r'?[0-9.e+-]+', r'"\1":_', t)
@@ -55,10 +57,10 @@ a, b = sys.argv[1], sys.argv[2]
 files = ["rc", "out"] + ["rep/" + f for f in sorted(os.listdir(a + "/rep"))
                          if f.endswith((".json", ".jsonl", ".tap", ".xml"))]
 bad = [f for f in files
-       if not os.path.exists(b + "/" + f) or norm(a + "/" + f) != norm(b + "/" + f)]
+       if not os.path.exists(b + "/" + f) or norm(a, f) != norm(b, f)]
 for f in bad:
     print("differs: %s" % f)
-    x, y = norm(a + "/" + f).splitlines(), norm(b + "/" + f).splitlines() \
+    x, y = norm(a, f).splitlines(), norm(b, f).splitlines() \
         if os.path.exists(b + "/" + f) else []
     for i, (l, m) in enumerate(zip(x, y)):
         if l != m:

@@ -70,6 +70,8 @@ SETTINGS = [
 BLOCKS = [
     ("README.md", "lctx-test-figures",
      r"NAME lctx_test_figures\s+COMMAND python3 \S*tools/test_figures\.py\s+--check"),
+    ("README.md", "lctx-sweep-figures",
+     r"lctx_shell_test\(lctx_sweep_figures test_sweep_figures\.sh"),
 ]
 
 

@@ -169,7 +169,11 @@ import shlex, sys
 lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n")
 line = lines[lines.index(next(l for l in lines if l.startswith("reproduce"))) + 1]
 words = shlex.split(line)
-assert words[:3] == ["lctx", "sweep", "--cmd"] and words[3] == sys.argv[2], words
+# cd DIR && [NAME=VALUE...] /path/to/lctx sweep --cmd CMD ...
+i = words.index("sweep")
+assert words[:3] == ["cd", words[1], "&&"] and words[i - 1].startswith("/"), words
+assert words[i - 1].endswith("/lctx") and words[i + 1] == "--cmd", words
+assert words[i + 2] == sys.argv[2], words
 PY
 done
 

@@ -17,7 +17,7 @@ LCTX=$1
 EXAMPLE=$2
 SRC=$3
 . "$(dirname -- "$0")/lib.sh"
-FAKE="python3 $SRC/tests/sweep_fake.py --only-kind good"
+FAKE="$PY $SRC/tests/sweep_fake.py --only-kind good"
 mkdir "$tmp/none"
 
 for k in 1 2; do
@@ -67,7 +67,7 @@ refused "case 2^63-1" "results.jsonl:"
 
 # A stamp line whose shard is not its report.json's.
 copy s0 w1
-python3 - "$tmp/s0/results.jsonl" <<'PY'
+"$PY" - "$tmp/s0/results.jsonl" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 head = json.loads(lines[0])
@@ -80,7 +80,7 @@ refused "shard_count 0" "shard_index and shard_count"
 
 # A conform verdict line given twice (a line as conform writes one).
 copy v1 c1
-python3 - "$tmp/v1" <<'PY'
+"$PY" - "$tmp/v1" <<'PY'
 import json, sys
 row = json.load(open(sys.argv[1] + "/report.json"))["rows"][0]["id"]
 line = json.dumps({"source": "random", "name": "random case 3", "index": 3,
@@ -94,7 +94,7 @@ refused "a conform verdict twice" "given twice"
 # Two shards near the cap: each count within 2^40, the sum past it.
 for k in 1 2; do
   copy n$k c$k
-  python3 - "$tmp/n$k/report.json" <<'PY'
+  "$PY" - "$tmp/n$k/report.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["rows"][0]["pass"] = (1 << 40) - 5

@@ -10,7 +10,7 @@ set -u
 . "$(dirname -- "$0")/lib.sh"
 LCTX=$1
 SRC=$2
-FAKE="python3 $SRC/tests/sweep_fake.py --only-kind good"
+FAKE="$PY $SRC/tests/sweep_fake.py --only-kind good"
 mkdir "$tmp/no-known"
 
 k=0
@@ -33,7 +33,7 @@ SWEEP_FAKE_PLATFORMS='["tpu", "cpu"]' "$LCTX" sweep --cmd "$FAKE" \
   --known "$tmp/no-known" --out "$tmp/ok" --quiet >"$tmp/ok.out" 2>"$tmp/ok.err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "2 known platforms: exit $rc (want 0): $(tail -n 3 "$tmp/ok.err")"
-python3 - "$tmp/ok/results.jsonl" <<'PY' || fail "a drawn list is not 2 to 4 distinct platforms"
+"$PY" - "$tmp/ok/results.jsonl" <<'PY' || fail "a drawn list is not 2 to 4 distinct platforms"
 import json, sys
 for k, line in enumerate(open(sys.argv[1])):
     d = json.loads(line)

@@ -14,7 +14,10 @@
 # failure colour (computed styles, tests/report_html_probe.html). The
 # sweep is shown against its own table (no warning beside
 # conform runs): its programs by platform-list length, every program with
-# a non-pass verdict, its reach, and no raw ESC byte. Bad input: a missing
+# a non-pass verdict, its reach, and no raw ESC byte; a sweep's verdict
+# counts report.json's "cases" (a sweep's cases have no source) and adds
+# up; a merged sweep is labelled merged, not "shard 1 of 2"; the campaign's "spec rows hit" plot says "H of R" and
+# the page names the rows it missed. Bad input: a missing
 # folder, a truncated report.json and a malformed results.jsonl line of a
 # sweep are named on stderr, the page is still written (exit 0) and marked
 # partial; nothing usable is exit 2. A screenshot is saved as SCREENSHOT.
@@ -116,11 +119,22 @@ PYEOF
 [ "$(wc -l <"$tmp/sweep.failing")" -ge 5 ] ||
   fail "the fake sweep has fewer than 5 failing programs"
 ESC=$(printf '\033')
+# The bad programs' sweep in two shards merged: the page counts a sweep
+# by report.json's "cases" (a sweep's cases have no source) and labels a
+# merge as one run.
+for k in 1 2; do
+  "$LCTX" sweep --cmd "$PY $SRC/tests/sweep_fake.py --only-kind bad" \
+    --out "$tmp/swsh$k" --known "$tmp/no-known" --lists 2 --quiet \
+    --no-minimize --shard "$k/2" >"$tmp/swsh$k.out" 2>&1
+done
+"$LCTX" report merge --out "$tmp/swmerged" "$tmp/swsh1" "$tmp/swsh2" \
+  >"$tmp/swmerge.out" 2>&1
+[ $? = 1 ] || fail "the merged sweep shards: not exit 1: $(tail -3 "$tmp/swmerge.out")"
 
 page=$tmp/page.html
 "$LCTX" report html "$page" "$tmp/example" "$tmp/python" "$tmp/mutant" \
-  "$tmp/hostile" "$tmp/merged" "$c" "$tmp/matrix" "$sw" >"$tmp/html.out" \
-  2>"$tmp/html.err"
+  "$tmp/hostile" "$tmp/merged" "$c" "$tmp/matrix" "$sw" "$tmp/swmerged" \
+  >"$tmp/html.out" 2>"$tmp/html.err"
 rc=$?
 [ "$rc" = 0 ] || fail "report html: exit $rc: $(cat "$tmp/html.err")"
 [ -s "$tmp/html.err" ] && fail "report html: warnings on whole input: $(cat "$tmp/html.err")"
@@ -159,9 +173,17 @@ while read -r prog; do
   grep -q "<tr class=\"sweep-program\"><th>$prog<" "$page" ||
     fail "the failing program $prog is not listed"
 done <"$tmp/sweep.failing"
-[ "$(grep -o '<tr class="sweep-program">' "$page" | wc -l)" = \
+sed -n '/<h3>sweep 1: /,/<\/section>/p' "$page" >"$tmp/sweep1.html"
+[ "$(grep -o '<tr class="sweep-program">' "$tmp/sweep1.html" | wc -l)" = \
   "$(wc -l <"$tmp/sweep.failing")" ] ||
   fail "the failing programs' table lists a program that did not fail"
+# The merged sweep is one run, not its first shard.
+sed -n '/<h3>sweep 2: /,/<\/section>/p' "$page" >"$tmp/sweep2.html"
+grep -q ' program(s), the whole plan;' "$tmp/sweep2.html" ||
+  fail "the merged sweep is not said merged: $(grep -o 'program(s), [^;]*' "$tmp/sweep2.html")"
+grep -q 'shard 1 of 2' "$tmp/sweep2.html" && fail "the merged sweep is labelled shard 1 of 2"
+grep -q ' program(s), the whole plan;' "$tmp/sweep1.html" ||
+  fail "an unsharded sweep is not said to be the whole plan"
 grep -q 'SW-001 TypeError at jax/_src/interpreters/mlir.py:2562</pre>' "$page" ||
   fail "a failing verdict does not open its key"
 grep -q '1 of 3 lowering primitives reached' "$page" &&
@@ -183,7 +205,9 @@ grep -iE 'CONSOLE|Uncaught' "$tmp/chrome.log" >"$tmp/console.log" &&
 cp "$SRC/tests/report_html_probe.html" "$tmp/probe.html"
 chrome --allow-file-access-from-files --virtual-time-budget=10000 \
   --dump-dom "file://$tmp/probe.html" >"$tmp/probe.dom" 2>"$tmp/probe.log"
-"$PY" "$SRC/tests/report_html_dom.py" "$tmp/dom.html" "$rows" 5 3 4 \
+"$PY" "$SRC/tests/report_html_dom.py" --campaign-state "$c/state.json" \
+  --sweep-report "$sw/report.json" --sweep-report "$tmp/swmerged/report.json" \
+  "$tmp/dom.html" "$rows" 5 3 4 \
   "$HOSTILE" "$tmp/probe.dom" 5 || fail "the DOM checks failed"
 mkdir -p "$(dirname -- "$SHOT")"
 rm -f "$SHOT"

@@ -171,16 +171,21 @@ prove_ok fm && fail "prove passes merged failing shards"
 [ "$(report_field "$tmp/fm" '*' fail)" = "$(report_field "$tmp/mutant" '*' fail)" ] ||
   fail "merged failing shards: fail counts differ from the unsharded run"
 # The merged reports keep the rerun lines: every failing row of report.json
-# has the rerun line of the first shard failing it, and so has its first
-# failure; report.tap and the merge's text carry each of them.
+# has the rerun line of the shard whose failure of it is the earliest in
+# the plan (first_at), and so has its first failure; report.tap and the
+# merge's text carry each of them.
 "$PY" - "$tmp/fm" "$tmp/f1" "$tmp/f2" <<'PYEOF' >"$tmp/fm.reruns" ||
 import json, sys
 m, *shards = (json.load(open(d + "/report.json")) for d in sys.argv[1:])
 bad = []
 failing = [r for r in m["rows"] if r.get("first")]
 for r in failing:
-    want = next((s_r["rerun"] for s in shards for s_r in s["rows"]
-                 if s_r["id"] == r["id"] and s_r.get("rerun")), None)
+    rank = {"cases": 0, "domain": 1, "random": 2}
+    at = lambda x: (rank[x["source"]], x["index"], x["operation"])
+    want = min(((at(s_r["first_at"]), s_r["rerun"]) for s in shards
+                for s_r in s["rows"]
+                if s_r["id"] == r["id"] and s_r.get("rerun")),
+               default=(None, None))[1]
     if not r.get("rerun") or r["rerun"] != want:
         bad.append("%s: rerun %r, the shards' %r" % (r["id"], r.get("rerun"), want))
 ff = m.get("first_failure", {})

@@ -4,8 +4,9 @@
 # and of a domain case; for each, the rerun line conform printed, pasted
 # into `sh -c` with a PATH that holds no lctx (from the same working
 # folder), judges exactly one case and prints the same failure; the line
-# starts with the path of the lctx that ran, not a bare `lctx` (quoted as
-# one shell word when it needs it). The rerun
+# starts with `cd` to the folder conform ran in, then names the lctx that
+# ran by its path, not a bare `lctx` (quoted as one shell word when it
+# needs it). The rerun
 # line of that rerun, pasted again, reruns into the same rerun folder (no
 # rerun/rerun). The first failure names the case file, and results.jsonl
 # names every case as --case reads it. Also: --cases takes one file; a bad
@@ -40,14 +41,14 @@ check() {
   rc=$?
   [ "$rc" -eq 1 ] || fail "$name: conform exits $rc, not 1"
   first=$(grep -m1 '^[A-Z][A-Z]*-[0-9]*: ' "$name.out")
-  rerun=$(grep -A1 -m1 '^[A-Z][A-Z]*-[0-9]*: ' "$name.out" |
-    sed -n 's/^  rerun: //p')
+  rerun=$(grep -A6 -m1 '^[A-Z][A-Z]*-[0-9]*: ' "$name.out" |
+    sed -n 's/^  rerun: //p' | head -1)
   case "$first" in
   *": $want"*) ;;
   *) fail "$name: the first failure does not name the case ($want): $first" ;;
   esac
   case "$rerun" in
-  "$LCTX_REAL conform "*) ;;
+  "cd "*" && $LCTX_REAL conform "*) ;;
   *) fail "$name: no rerun line starting with $LCTX_REAL: $rerun"; return ;;
   esac
   paste_line "$rerun" "$name.rerun"
@@ -88,7 +89,7 @@ export LCTX_DATA_DIR
   --random 0 --report-dir odd >odd.out 2>&1
 line=$(sed -n 's/^  rerun: //p' odd.out | head -1)
 case "$line" in
-"'$tmp/it'\"'\"'s here/lctx' conform "*) ;;
+"cd "*" && LCTX_DATA_DIR="*" '$tmp/it'\"'\"'s here/lctx' conform "*) ;;
 *) fail "the path of an lctx in '$odd' is not one quoted word: $line" ;;
 esac
 paste_line "$line" odd.rerun

@@ -10,13 +10,15 @@
 # merged by `lctx report merge` into the unsharded counts, a clean stop on
 # SIGINT, bad input (case files, the sweep table, the command line)
 # named with exit 2, and the recorded cases' coverage of the rows (a row
-# counts as covered only by a case expecting it to fail).
+# counts as covered only by a case expecting it to fail). The terminal
+# lists every finding, new and known, with the rerun line of its first
+# case; a one-case rerun says only what concerns its case.
 # Usage: test_sweep.sh LCTX SOURCE_DIR
 set -u
 . "$(dirname -- "$0")/lib.sh"
 LCTX=$1
 SRC=$2
-FAKE="python3 $SRC/tests/sweep_fake.py"
+FAKE="$PY $SRC/tests/sweep_fake.py"
 none=$tmp/no-known # no known defects: every finding is new
 mkdir "$none"
 
@@ -71,6 +73,7 @@ line=$(rerun_of "$tmp/a/report.json")
 lctx_abs=$(cd "$(dirname -- "$LCTX")" && pwd)/$(basename -- "$LCTX")
 case "$line" in
 "$lctx_abs sweep "*" --known $none "*"--out $tmp/a/rerun") ;;
+"cd "*" && $lctx_abs sweep "*" --known $none "*"--out $tmp/a/rerun") ;;
 *) fail "sweep's rerun line: $line" ;;
 esac
 env PATH=/usr/bin:/bin sh -c "$line" >"$tmp/rerun.out" 2>&1
@@ -84,6 +87,25 @@ case "$line2" in
 *) fail "the rerun's own rerun line writes elsewhere: $line2" ;;
 esac
 
+# 1c. The terminal lists every finding with the rerun line of its first
+# case; the one-case rerun above says only what concerns its case (its
+# program, its rows, the primitives it lowered: no list of those no case
+# reached).
+grep -q "^findings: 4 new, 0 known; each with the rerun line of its first case$" \
+  "$tmp/a.out" || fail "the findings are not listed: $(grep -A2 '^findings' "$tmp/a.out")"
+grep -q "^  new   SW-001 TypeError at jax/_src/interpreters/mlir.py:2562: [0-9]* case(s), the first case [0-9]*; kept in $tmp/a/findings/sw-001-typeerror" \
+  "$tmp/a.out" || fail "the SW-001 finding is not listed with its folder"
+[ "$(grep -c "^        rerun: .*lctx'* sweep .* --case [0-9]* --out $tmp/a/rerun$" "$tmp/a.out")" = 4 ] ||
+  fail "not one rerun line per finding: $(grep -A9 '^findings' "$tmp/a.out")"
+grep -q "^not reached" "$tmp/rerun.out" &&
+  fail "a one-case rerun lists the primitives no case reached"
+grep -q "^sweep: case [0-9]* of the plan (bad/[a-z]* on [a-z,]*), " "$tmp/rerun.out" &&
+  grep -q "^reach: the case lowered 1 of the 3 primitives with lowering rules in JAX: add$" \
+    "$tmp/rerun.out" && grep -q "^  new   SW-001 TypeError" "$tmp/rerun.out" ||
+  fail "the one-case rerun does not say its case: $(cat "$tmp/rerun.out")"
+[ "$(grep -c '^  SW-' "$tmp/rerun.out")" -lt "$(grep -c '^  SW-' "$tmp/a.out")" ] ||
+  fail "the one-case rerun lists rows its case has no verdict of"
+
 # 2. Known defects: the same run with the finding recorded is xfail.
 mkdir -p "$tmp/known"
 cp "$f/minimized.json" "$tmp/known/complete.json"
@@ -91,6 +113,15 @@ cp "$f/minimized.json" "$tmp/known/complete.json"
   --out "$tmp/k" --lists 3 --quiet --no-minimize >"$tmp/k.out" 2>&1
 [ "$(count "$tmp/k" SW-001 xfail)" -ge 1 ] || fail "a known finding is not xfail"
 [ "$(count "$tmp/k" SW-001 fail)" -eq 0 ] || fail "a known finding still fails"
+# The terminal names the known finding, its defect and its first case's
+# rerun line, which, pasted, shows it again (xfail: exit 0).
+grep -q "^  known SW-001 TypeError at jax/_src/interpreters/mlir.py:2562: [0-9]* case(s), the first case [0-9]* (known defect complete)$" \
+  "$tmp/k.out" || fail "the known finding is not listed: $(grep -A4 '^findings' "$tmp/k.out")"
+kline=$(grep -A1 "^  known SW-001" "$tmp/k.out" | sed -n 's/^        rerun: //p')
+env PATH=/usr/bin:/bin sh -c "$kline" >"$tmp/krerun.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^  known SW-001 TypeError .*(known defect complete)$" "$tmp/krerun.out" ||
+  fail "the known finding's rerun line (exit $rc): $(cat "$tmp/krerun.out")"
 # The same defect known by its key at another release counts as known too.
 mkdir -p "$tmp/known2"
 python3 - "$f/minimized.json" "$tmp/known2/moved.json" <<'EOF'

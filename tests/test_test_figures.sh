@@ -8,7 +8,9 @@
 #   3. --time PART FILE -- COMMAND exits with COMMAND's status and appends
 #      the part, its seconds and that status to FILE;
 #   4. bad input (a record that is no JSON, a README without the block)
-#      exits 2 with a message, no traceback.
+#      exits 2 with a message, no traceback;
+#   5. make test ends with where its reports are (--reports BUILD: the
+#      JUnit files under build/test/junit, the tests' output).
 # Usage: test_test_figures.sh SOURCE_DIR
 set -u
 SRC=$1
@@ -61,6 +63,31 @@ for args in "--check $SRC/README.md $tmp/bad.json" "--check $tmp/plain.md $REC" 
   grep -q "^test_figures: " "$tmp/bad.out" || fail "$args: no message: $(cat "$tmp/bad.out")"
   grep -q Traceback "$tmp/bad.out" && fail "$args: a traceback"
 done
+
+# 5. make test ends with where its reports are: --reports BUILD names
+#    ctest's JUnit file, the CMocka ones and the tests' output (exit 1
+#    without ctest's), and the Makefile's test recipe runs it last.
+b=$tmp/build/test
+mkdir -p "$b/junit/cmocka" "$b/Testing/Temporary"
+$PY "$TOOL" --reports "$b" >"$tmp/none.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "--reports without ctest's JUnit file: exit $rc (want 1)"
+: >"$b/junit/ctest.xml"
+: >"$b/junit/cmocka/test_x.xml"
+: >"$b/Testing/Temporary/LastTest.log"
+$PY "$TOOL" --reports "$b" >"$tmp/reports.out" 2>&1 ||
+  fail "--reports: exit $?: $(cat "$tmp/reports.out")"
+for want in "$b/junit/ctest.xml .*JUnit" "$b/junit/cmocka/ .*JUnit files (1)" \
+  "$b/Testing/Temporary/LastTest.log .*output"; do
+  grep -q "$want" "$tmp/reports.out" ||
+    fail "--reports does not name '$want': $(cat "$tmp/reports.out")"
+done
+last=$(awk '/^test:/ { on = 1; next } on && !/^\t/ { exit } on { l = $0 } END { print l }' \
+  "$SRC/Makefile")
+case "$last" in
+*"tools/test_figures.py --reports build/test; exit"*) ;;
+*) fail "make test's last command does not say where the reports are: $last" ;;
+esac
 
 finish_failures "test_test_figures: "
 echo "test_test_figures: PASS"

@@ -7,6 +7,7 @@
                                           make test (and keep them in FILE)
     test_figures.py --write README FILE   put FILE's block into README
     test_figures.py --check README FILE   README's block is FILE's
+    test_figures.py --reports BUILD       say where BUILD's reports are
 
 --time runs COMMAND (its output untouched) and appends one JSON line to
 FILE: the part's name, its seconds, its exit status, its command and the
@@ -28,6 +29,11 @@ The block README holds (between <!-- lctx-test-figures:begin --> and
 fails when the block is not what FILE gives (an edit by hand, or FILE
 recorded again without --write). tests/test_doc_figures.sh lets measured
 figures stand in that block only.
+
+--reports is make test's last word: where the reports of BUILD's run
+are (those there): ctest's JUnit file, the CMocka executables' JUnit
+files, the parts' seconds, every test's output and the HTML report's
+screenshot; exit 1 when ctest's JUnit file is not there.
 
 Exit status: 0 done (or --check agrees), 1 --check disagrees, 2 bad usage
 or unreadable input; --time: COMMAND's. Standard library only.
@@ -165,12 +171,42 @@ def block(fig):
     return "\n".join(lines)
 
 
+def reports(build):
+    """Prints where the reports of build's make test are; the status."""
+    junit = os.path.join(build, "junit")
+    cmocka = os.path.join(junit, "cmocka")
+    xml = sorted(f for f in os.listdir(cmocka)
+                 if f.endswith(".xml")) if os.path.isdir(cmocka) else []
+    screenshot = os.path.join(os.path.dirname(os.path.normpath(build)),
+                              "report-screenshot.png")
+    places = [
+        (os.path.join(junit, "ctest.xml"), "ctest's JUnit file (every test)"),
+        (cmocka + os.sep, "the CMocka tests' JUnit files (%d)" % len(xml)),
+        (os.path.join(junit, "make-test-parts.jsonl"),
+         "the seconds of make test's parts"),
+        (os.path.join(build, "Testing", "Temporary", "LastTest.log"),
+         "every test's output"),
+        (screenshot, "the HTML report's screenshot (lctx_report_html)"),
+    ]
+    print("==> lctx: the reports of this make test:")
+    for path, what in places:
+        if os.path.exists(path) and (not path.endswith(os.sep) or xml):
+            print("  %-45s %s" % (path, what))
+    if not os.path.isfile(places[0][0]):
+        print("test_figures: %s: no ctest JUnit file (did ctest run?)"
+              % places[0][0], file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv):
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(__doc__)
         return 0
     if len(argv) >= 5 and argv[0] == "--time" and argv[3] == "--":
         return timed(argv[1], argv[2], argv[4:])
+    if len(argv) == 2 and argv[0] == "--reports":
+        return reports(argv[1])
     try:
         if len(argv) == 3 and argv[0] in ("--write", "--check"):
             return write_or_check("test_figures", argv[0], argv[1], argv[2],
@@ -189,7 +225,8 @@ def main(argv):
         print("test_figures: %s" % e, file=sys.stderr)
         return 2
     print("usage: test_figures.py --time PART FILE -- COMMAND... | BUILD "
-          "[--record FILE] | --write README FILE | --check README FILE",
+          "[--record FILE] | --write README FILE | --check README FILE | "
+          "--reports BUILD",
           file=sys.stderr)
     return 2
 

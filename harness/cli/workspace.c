@@ -8,6 +8,7 @@
 #include "data.h"
 #include "escape.h"
 #include "file.h"
+#include "textdiff.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,13 @@ static void print_violation(void *user, const lctx_violation *v) {
     fprintf(p->out, " [%s]", lctx_esc(&e1, v->invariant));
   fputc('\n', p->out);
   print_field(p->out, "  features: ", v->features);
-  print_field(p->out, "  expected: ", v->expected);
-  print_field(p->out, "  actual:   ", v->actual);
+  /* Expected over actual, their first difference marked (textdiff.h). */
+  char pair[2048];
+  lctx_buf pb;
+  lctx_buf_init(&pb, pair, sizeof pair);
+  lctx_textdiff_append(&pb, "  ", "expected", v->expected, strlen(v->expected),
+                       "actual", v->actual, strlen(v->actual));
+  lctx_escape_built_lines(p->out, "", pair);
   fprintf(p->out, "  case:\n");
   /* The case format escapes its strings itself: shown as written, so that
    * it can be pasted into a .case file. */

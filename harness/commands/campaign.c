@@ -359,8 +359,18 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
               : "",
           c->minimize_seconds);
   lctx_campaign_rows_summary(&c->rows, w);
-  fprintf(w, "  corpus:   %s\n  findings: %s\n  logs:     %s\n",
-          summary_path(&b1, c->afl ? c->afl_dir : c->corpus_dir, exact),
+  /* AFL++: one corpus (OUT/corpus once minimized, else its main queue),
+   * and its own state apart. */
+  char queue[4300];
+  snprintf(queue, sizeof queue, "%s/main/queue", c->afl_dir);
+  bool queue_only = c->afl && c->corpus_minimized != 0;
+  fprintf(w, "  corpus:   %s%s\n",
+          summary_path(&b1, queue_only ? queue : c->corpus_dir, exact),
+          queue_only ? " (AFL++'s main queue, not minimized)" : "");
+  if (c->afl)
+    fprintf(w, "  AFL++'s own state: %s (queues, crashes, fuzzer_stats)\n",
+            summary_path(&b1, c->afl_dir, exact));
+  fprintf(w, "  findings: %s\n  logs:     %s\n",
           summary_path(&b2, f->dir, exact), summary_path(&b3, c->logs, exact));
   if (c->o->triage)
     fprintf(w,
@@ -368,13 +378,13 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
             "flagged\n",
             c->work.triaged, c->work.flagged);
   if (c->corpus_minimized == 0)
-    fprintf(
-        w, "  corpus minimized (%s): %zu -> %zu inputs%s%s (%zu pass%s, %s)\n",
-        corpus_pass(c), c->corpus.before, c->corpus.after, c->afl ? " in " : "",
-        c->afl ? summary_path(&b1, c->corpus_dir, exact) : "", c->corpus.passes,
-        c->corpus.passes == 1 ? "" : "es",
-        c->corpus.fixed_point ? "the last one shrank nothing"
-                              : "still shrinking when they stopped");
+    fprintf(w,
+            "  corpus minimized (%s): %zu -> %zu inputs%s (%zu pass%s, %s)\n",
+            corpus_pass(c), c->corpus.before, c->corpus.after,
+            c->afl ? " from AFL++'s main queue" : "", c->corpus.passes,
+            c->corpus.passes == 1 ? "" : "es",
+            c->corpus.fixed_point ? "the last one shrank nothing"
+                                  : "still shrinking when they stopped");
   if (c->corpus_minimized == 0 && c->corpus_shown != c->corpus.before)
     print_corpus_shown(c, w);
   else if (c->corpus_minimized == 1)
@@ -400,6 +410,39 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
                        : "PASS (no finding)");
 }
 
+/* How many of the engine's last lines a campaign that ran nothing shows. */
+#define ENGINE_END_LINES 12
+
+/* The last lines of the first engine's log (libFuzzer job 0: of its last
+ * run; AFL++'s main instance), escaped: why an engine that ran nothing ended (a
+ * library it could not load, an option it refused). */
+static void print_engine_end(const campaign *c) {
+  char path[4300], text[8192];
+  if (c->afl)
+    snprintf(path, sizeof path, "%s/afl-main.log", c->logs);
+  else
+    snprintf(path, sizeof path, "%s", c->libfuzzer_log);
+  size_t n = lctx_sys_read_tail(path, text, sizeof text);
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+    text[--n] = '\0';
+  const char *from = text;
+  for (const char *p = text; (p = strstr(p, RUN_START)) != NULL; p++)
+    from = p; /* the last run's part */
+  int lines = 0;
+  for (size_t i = n; i > (size_t)(from - text); i--) {
+    if (text[i - 1] == '\n' && ++lines == ENGINE_END_LINES) {
+      from = text + i;
+      break;
+    }
+  }
+  if (n == 0)
+    return;
+  lctx_escaped b;
+  fprintf(c->err, "lctx fuzz: the engine's last lines (%s):\n",
+          lctx_esc(&b, path));
+  lctx_escape_lines(c->err, "  | ", from);
+}
+
 /* The summary, to `out` and OUT/summary.txt, and OUT/state.json. Returns
  * the exit code: 1 when interrupted, when nothing ran or with findings, 2
  * when the summary or the state could not be written. */
@@ -423,12 +466,14 @@ static int summarize(const campaign *c, double start) {
   const char *status = status_of(c, false);
   if (strcmp(status, "nothing-run") == 0) {
     int st = c->first_status;
+    fflush(c->out); /* the summary before the engine's words */
     fprintf(c->err,
             "lctx fuzz: the engine ran no input, nothing was judged (it ended "
             "with %s %d; see its log in %s)\n",
             WIFSIGNALED(st) ? "signal" : "exit status",
             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
             lctx_esc(&b, c->logs));
+    print_engine_end(c);
   }
   if (!written)
     return LCTX_EXIT_USAGE; /* a campaign whose record is lost is no PASS */

@@ -193,7 +193,12 @@ void lctx_campaign_reap_engines(campaign *c) {
             &c->jobs[j], lctx_sys_now(),
             lctx_campaign_drop_stoppers(c->artifacts, c->jobs[j].started - 1,
                                         dirs));
-      if (!c->afl && c->jobs[j].given_up)
+      if (!c->afl && c->jobs[j].cannot_start)
+        fprintf(c->out,
+                "  libFuzzer job %d ran no input in %d runs: its engine "
+                "cannot start; not started again\n",
+                j, LCTX_LIBFUZZER_IDLE_ENDS);
+      else if (!c->afl && c->jobs[j].given_up)
         fprintf(c->out,
                 "  libFuzzer job %d ended at once too often: not "
                 "started again (see OUT/logs)\n",
@@ -252,26 +257,100 @@ int lctx_campaign_restart_jobs(campaign *c, double elapsed, bool stopping) {
   return waiting;
 }
 
-/* Adds one AFL++ instance's fuzzer_stats (`name : value` lines). */
-static void afl_stats(const char *path, stats *s) {
+/* The value of the field `name` in AFL++'s fuzzer_stats text (`name : value`
+ * lines, the name padded with spaces); false when it is not there. */
+static bool stats_field(const char *text, const char *name, double *value) {
+  size_t len = strlen(name);
+  for (const char *line = text; line && *line;) {
+    const char *p = line + len;
+    if (strncmp(line, name, len) == 0 && (*p == ' ' || *p == ':')) {
+      p += strspn(p, " ");
+      if (*p == ':') {
+        *value = strtod(p + 1, NULL);
+        return true;
+      }
+    }
+    line = strchr(line, '\n');
+    line = line ? line + 1 : NULL;
+  }
+  return false;
+}
+
+/* The column `name` of the last row of AFL++'s plot_data `text` (a header
+ * line `# relative_time, cycles_done, ..., execs_per_sec, total_execs,
+ * ...` naming the columns, then one row of comma-separated values per
+ * update); false when the header has no such column or there is no row. */
+static bool plot_field(const char *text, const char *name, double *value) {
+  if (text[0] != '#')
+    return false;
+  size_t column = 0, len = strlen(name);
+  const char *p = text + 1, *end = strchr(text, '\n');
+  for (;; column++) {
+    p += strspn(p, " ");
+    if (strncmp(p, name, len) == 0 && strchr(",\n", p[len]))
+      break;
+    p = strchr(p, ',');
+    if (!p || (end && p > end))
+      return false;
+    p++;
+  }
+  /* The last complete row (AFL++ may be writing the one after it). */
+  const char *row = NULL;
+  for (const char *l = end ? end + 1 : NULL; l && *l;) {
+    const char *nl = strchr(l, '\n');
+    if (!nl)
+      break;
+    if (*l != '#')
+      row = l;
+    l = nl + 1;
+  }
+  const char *row_end = row ? strchr(row, '\n') : NULL;
+  for (size_t k = 0; row && k < column; k++) {
+    row = strchr(row, ',');
+    row = row && row < row_end ? row + 1 : NULL;
+  }
+  if (!row)
+    return false;
+  *value = strtod(row, NULL);
+  return true;
+}
+
+/* Reads a small file of an AFL++ instance; NULL when it cannot. */
+static char *read_small(const char *path) {
   char *text = NULL;
   size_t n = 0;
-  if (!lctx_file_read(path, 1 << 20, &text, &n, NULL))
-    return;
-  for (const char *line = text; line && *line;) {
-    const char *colon = strchr(line, ':');
-    const char *nl = strchr(line, '\n');
-    if (colon && (!nl || colon < nl)) {
-      if (strncmp(line, "execs_per_sec", 13) == 0)
-        s->execs_per_sec += strtod(colon + 1, NULL);
-      else if (strncmp(line, "execs_done", 10) == 0)
-        s->execs += strtoull(colon + 1, NULL, 10);
-      else if (strncmp(line, "corpus_count", 12) == 0)
-        s->corpus += strtoul(colon + 1, NULL, 10);
-    }
-    line = nl ? nl + 1 : NULL;
-  }
-  free(text);
+  return lctx_file_read(path, 8u << 20, &text, &n, NULL) ? text : NULL;
+}
+
+/* Adds one AFL++ instance's figures from its folder: fuzzer_stats, which
+ * AFL++ writes at start, once a minute (STATS_UPDATE_SEC 60 in its
+ * config.h) and at exit, and plot_data, whose row it appends every 5 s
+ * (PLOT_UPDATE_SEC). The inputs run: the larger of fuzzer_stats'
+ * execs_done and plot_data's total_execs; the rate: plot_data's
+ * execs_per_sec (AFL++'s smoothed live rate), else execs_done over
+ * fuzzer_stats' run_time once that is a second or more, never fuzzer_stats'
+ * execs_per_sec, which is execs_done over the time since start when it
+ * was written (99 inputs in its first millisecond: "99000"). */
+static void afl_stats(const char *instance, stats *s) {
+  char path[4800];
+  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
+  char *fs = read_small(path);
+  snprintf(path, sizeof path, "%s/plot_data", instance);
+  char *plot = read_small(path);
+  double done = 0, total = 0, rate = 0, run_time = 0, corpus = 0;
+  bool stats_done = fs && stats_field(fs, "execs_done", &done);
+  if (plot && plot_field(plot, "execs_per_sec", &rate))
+    (void)plot_field(plot, "total_execs", &total);
+  else if (stats_done && fs && stats_field(fs, "run_time", &run_time) &&
+           run_time >= 1)
+    rate = done / run_time;
+  if (!(plot && plot_field(plot, "corpus_count", &corpus)) && fs)
+    (void)stats_field(fs, "corpus_count", &corpus);
+  s->execs += (unsigned long long)(total > done ? total : done);
+  s->execs_per_sec += rate;
+  s->corpus += (size_t)corpus;
+  free(fs);
+  free(plot);
 }
 
 void lctx_campaign_take_crash(void *user, const char *path) {
@@ -282,8 +361,7 @@ void lctx_campaign_take_crash(void *user, const char *path) {
 static void scan_afl_instance(void *user, const char *instance) {
   campaign *c = user;
   char path[4700];
-  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
-  afl_stats(path, &c->stats);
+  afl_stats(instance, &c->stats);
   snprintf(path, sizeof path, "%s/crashes", instance);
   lctx_sys_each_file(path, lctx_campaign_take_crash, &c->findings);
   snprintf(path, sizeof path, "%s/queue", instance);
@@ -322,9 +400,7 @@ void lctx_campaign_scan(campaign *c) {
 
 /* AFL++'s execs_done of every instance (a resumed run goes on counting). */
 void lctx_campaign_add_afl_execs(void *user, const char *instance) {
-  char path[4700];
-  snprintf(path, sizeof path, "%s/fuzzer_stats", instance);
   stats s = {0, 0, 0};
-  afl_stats(path, &s);
+  afl_stats(instance, &s);
   *(unsigned long long *)user += s.execs;
 }

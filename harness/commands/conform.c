@@ -399,8 +399,11 @@ static bool offer(run *r, const char *source, size_t index,
     r->report->cases_skipped++;
     return true;
   }
-  if (lctx_report_not_judged(&r->judge_v, c))
+  if (lctx_report_not_judged(&r->judge_v, c)) {
+    if (r->report->cases_not_judged == 1) /* the case whose fact is named */
+      r->report->not_judged_at = lctx_report_at_of(source, index, 0);
     return true;
+  }
   bool absent = lctx_report_uses_absent(&r->judge_v, c);
   if ((needed & ~r->info->operations) || absent) {
     r->report->cases_unsupported++;
@@ -545,6 +548,8 @@ lctx_report_doc lctx_conform_run_doc(const run *r) {
       .logs_capped = lctx_peer_logs_capped(),
       .stop_signal = r->report->interrupted ? lctx_sys_interrupt_signal() : 0,
       .results_checked = r->results_checked,
+      .per_row_cap = true,
+      .keep_failures = r->o.keep_failures,
       .stopped_at_first_failure = r->o.first_failure && r->report->failed_once,
       .peak_memory_mb = peak};
 }

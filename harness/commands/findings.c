@@ -217,6 +217,39 @@ bool lctx_findings_key_of_bytes(const lctx_findings *f, const uint8_t *data,
 // Finding directories
 //===----------------------------------------------------------------------===//
 
+/* A path of the finding as an absolute path into `out` (as it is when it
+ * cannot be made so: the line's `cd` still holds it). */
+static void absolute(const char *path, char *out, size_t cap) {
+  if (!lctx_rerun_absolute(path, out, cap))
+    snprintf(out, cap, "%s", path);
+}
+
+/* The report's lines on what the target read from the environment: the
+ * implementation fuzz_differential judged (the library LCTX_DIFF_PLUGIN
+ * names, else the example plugin linked into the build: the name its table
+ * gives is the example's for every mutant of it), and each variable of
+ * lctx_rerun_target_env that is set. */
+static void write_environment(FILE *w, const lctx_findings *f) {
+  const char *plugin = getenv("LCTX_DIFF_PLUGIN");
+  lctx_escaped e;
+  char path[4400];
+  if (strcmp(f->target->name, "fuzz_differential") == 0) {
+    if (plugin && *plugin) {
+      absolute(plugin, path, sizeof path);
+      fprintf(w, "implementation: %s (LCTX_DIFF_PLUGIN)\n", lctx_esc(&e, path));
+    } else {
+      fputs("implementation: the example plugin linked into the build "
+            "(LCTX_DIFF_PLUGIN unset)\n",
+            w);
+    }
+  }
+  for (const char *const *v = lctx_rerun_target_env; *v; v++) {
+    char set[4400] = "";
+    if (lctx_rerun_setting_of(set, sizeof set, *v) && set[0])
+      fprintf(w, "environment: %s\n", lctx_esc(&e, set));
+  }
+}
+
 /* Writes the text of the report: every text from outside lctx (the key,
  * the paths, the run's output) escaped as a terminal shows it, line by
  * line. */
@@ -232,11 +265,16 @@ static void write_report(const lctx_findings *f, const char *dir,
   shown = shown < REPORT_LOG ? shown : REPORT_LOG;
   char *cut = malloc(shown + 1);
   lctx_escaped k, b, src;
+  char binary[4400], from[4400];
+  absolute(f->binary, binary, sizeof binary);
+  absolute(source, from, sizeof from);
   fprintf(w,
           "key: %s\nfound by: %s under %s (%s), from %s\nminimized: %zu "
-          "-> %zu bytes\n\n",
-          lctx_esc(&k, key), f->target->name, f->engine,
-          lctx_esc(&b, f->binary), lctx_esc(&src, source), original, size);
+          "-> %zu bytes\n",
+          lctx_esc(&k, key), f->target->name, f->engine, lctx_esc(&b, binary),
+          lctx_esc(&src, from), original, size);
+  write_environment(w, f);
+  fputc('\n', w);
   if (cut) {
     memcpy(cut, log, shown);
     cut[shown] = '\0';
@@ -246,55 +284,86 @@ static void write_report(const lctx_findings *f, const char *dir,
   fclose(w);
 }
 
-/* One shell line: `head` (lctx's own words) and each of `words`
+/* One shell line: the environment of a reproduction (the working folder,
+ * then the variables the target and lctx read that are set), `program`
+ * (NULL: none, the first word is the program) and each of `words`
  * (NULL-terminated) quoted as one shell word ("<" as it is). */
-static void shell_line(FILE *w, const char *head, const char *const *words) {
+static void shell_line(FILE *w, const char *program, const char *const *words) {
   char line[16384];
-  snprintf(line, sizeof line, "%s", head);
-  for (const char *const *x = words; *x; x++) {
+  bool ok = lctx_rerun_begin(line, sizeof line, lctx_rerun_target_env);
+  for (const char *const *v = lctx_rerun_lctx_env; ok && *v; v++)
+    ok = lctx_rerun_setting_of(line, sizeof line, *v);
+  ok = ok && (!program || lctx_rerun_shell_word(line, sizeof line, program));
+  for (const char *const *x = words; ok && *x; x++) {
     size_t at = strlen(line);
     if (strcmp(*x, "<") == 0)
       snprintf(line + at, sizeof line - at, " %s", *x);
-    else if (!lctx_rerun_shell_word(line, sizeof line, *x))
-      break;
+    else
+      ok = lctx_rerun_shell_word(line, sizeof line, *x);
   }
   lctx_escaped e;
-  fprintf(w, "%s\n", lctx_esc(&e, line[0] == ' ' ? line + 1 : line));
+  if (!ok)
+    fputs("# (this line does not fit in 16 KiB: paths too long)\n", w);
+  else
+    fprintf(w, "%s\n", lctx_esc(&e, line[0] == ' ' ? line + 1 : line));
+}
+
+/* The replay driver of `target` in the build tree of the running lctx
+ * (BUILD/harness/lctx: BUILD/fuzzers/TARGET_replay) into `out`; false when
+ * there is none. */
+static bool driver_beside(const char *lctx, const char *target, char *out,
+                          size_t cap) {
+  const char *slash = strrchr(lctx, '/');
+  size_t up = slash ? (size_t)(slash - lctx) : 0;
+  while (up > 0 && lctx[up - 1] != '/')
+    up--; /* BUILD/ */
+  if (up == 0)
+    return false;
+  int w = snprintf(out, cap, "%.*sfuzzers/%s_replay", (int)up, lctx, target);
+  return w > 0 && (size_t)w < cap && lctx_sys_is_file(out);
 }
 
 static void write_reproduce(const lctx_findings *f, const char *dir) {
   const char *name = f->target->name;
-  char file[4400], input[4400], driver[4400];
+  char file[4400], input[4400], at[4400], runner[4400], binary[4400];
+  char lctx[4400], driver[4400];
   snprintf(file, sizeof file, "%s/reproduce.txt", dir);
   FILE *w = lctx_sys_fopen_in(file, "w");
   if (!w)
     return;
   bool afl = strcmp(f->engine, "afl") == 0;
-  snprintf(input, sizeof input, "%s/minimized", dir);
-  snprintf(driver, sizeof driver, "build/test/fuzzers/%s_replay", name);
-  fputs("# Reproduce with the build that found it:\n", w);
-  shell_line(w, "",
-             (const char *const[]){f->key_runner,
-                                   f->runner_reads_stdin ? "<" : input,
+  absolute(dir, at, sizeof at);
+  snprintf(input, sizeof input, "%s/minimized", at);
+  absolute(f->key_runner, runner, sizeof runner);
+  absolute(f->binary, binary, sizeof binary);
+  lctx_rerun_program(lctx, sizeof lctx);
+  fputs("# Each line runs from any folder, in an empty environment (it "
+        "carries\n# the variables the target reads). Reproduce with the "
+        "build that found it:\n",
+        w);
+  shell_line(w, NULL,
+             (const char *const[]){runner, f->runner_reads_stdin ? "<" : input,
                                    f->runner_reads_stdin ? input : NULL, NULL});
   fputs("# or with lctx, running that build and keying as the campaign "
         "did:\n",
         w);
-  shell_line(w, "lctx replay",
-             (const char *const[]){"--target", name, "--binary", f->binary,
-                                   afl ? "--engine" : input, afl ? "afl" : NULL,
-                                   input, NULL});
+  shell_line(w, lctx,
+             (const char *const[]){"replay", "--target", name, "--binary",
+                                   binary, afl ? "--engine" : input,
+                                   afl ? "afl" : NULL, input, NULL});
   fputs("# lctx's own check of this source tree, in process (a finding "
-        "of\n# another build, such as a mutant, passes here):\n",
+        "of\n# another build passes here unless the line names it):\n",
         w);
-  shell_line(w, "lctx replay",
-             (const char *const[]){"--target", name, input, NULL});
-  fputs("# the replay driver of a source tree, from its folder (no "
-        "engine,\n# ASan+UBSan):\n",
-        w);
-  shell_line(w, "", (const char *const[]){driver, input, NULL});
+  shell_line(w, lctx,
+             (const char *const[]){"replay", "--target", name, input, NULL});
+  if (driver_beside(lctx, name, driver, sizeof driver)) {
+    fputs("# the replay driver of lctx's build tree (no engine, "
+          "ASan+UBSan):\n",
+          w);
+    shell_line(w, NULL, (const char *const[]){driver, input, NULL});
+  }
   fputs("# and keep it as a regression:\n", w);
-  shell_line(w, "lctx promote", (const char *const[]){dir, NULL});
+  shell_line(w, lctx, (const char *const[]){"promote", at, NULL});
   fclose(w);
 }
 

@@ -17,6 +17,7 @@
 #include "lctx/lctx.h"
 #include "oracle.h"
 #include "peer.h"
+#include "rerun_cmd.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -114,6 +115,8 @@ static void run_conform(state *st, const char *library, const char *dir,
     snprintf(k->row, sizeof k->row, "%s",
              report->rows[report->first_failure_row].id);
     describe_failure(report, k->detail, sizeof k->detail);
+    snprintf(k->reproduce, sizeof k->reproduce, "%s",
+             report->rows[report->first_failure_row].rerun);
   } else if (code == LCTX_EXIT_OK) {
     k->status = K_LIVED;
     snprintf(k->detail, sizeof k->detail, "every operation passed");
@@ -188,6 +191,37 @@ static void rows_reached(state *st, const mutant *m, const char *corpus,
     at += (size_t)snprintf(k->reached + at, sizeof k->reached - at, "%s %s %zu",
                            i ? "," : "", m->expected[i], hits);
   }
+}
+
+/* Keeps the first crash input of `artifacts` (libFuzzer's crash-, leak-,
+ * timeout-, oom- files) in `user` (a char[PATH_CAP]). */
+static void first_artifact(void *user, const char *path) {
+  char *kept = user;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (!kept[0] &&
+      (strncmp(base, "crash-", 6) == 0 || strncmp(base, "leak-", 5) == 0 ||
+       strncmp(base, "timeout-", 8) == 0 || strncmp(base, "oom-", 4) == 0))
+    snprintf(kept, PATH_CAP, "%s", path);
+}
+
+/* The line that runs the crash input the fuzzer left in `artifacts` through
+ * the fuzzer against `library` (rerun_cmd.h: from any folder, in an empty
+ * environment); "" when it left none. */
+static void fuzz_reproduce(const state *st, const char *library,
+                           const char *artifacts, kill_cell *k) {
+  char input[PATH_CAP] = "", lib[PATH_CAP], fuzzer[PATH_CAP], in[PATH_CAP];
+  char *line = k->reproduce;
+  size_t n = sizeof k->reproduce;
+  lctx_sys_each_file(artifacts, first_artifact, input);
+  if (!input[0] || !lctx_rerun_absolute(library, lib, sizeof lib) ||
+      !lctx_rerun_absolute(st->o.fuzzer, fuzzer, sizeof fuzzer) ||
+      !lctx_rerun_absolute(input, in, sizeof in) ||
+      !lctx_rerun_begin(line, n, lctx_rerun_lctx_env) ||
+      !lctx_rerun_setting(line, n, "LCTX_DIFF_PLUGIN", lib) ||
+      !lctx_rerun_shell_word(line, n, fuzzer) ||
+      !lctx_rerun_shell_word(line, n, in))
+    line[0] = '\0';
 }
 
 /* The cell of a run whose log holds the finding `key`. */
@@ -267,6 +301,7 @@ static void run_fuzz(state *st, const mutant *m, const char *library,
   const char *inited = strstr(text, "INITED");
   if (finding) {
     judge_finding(m, key, k);
+    fuzz_reproduce(st, library, artifacts, k);
     k->by_seed = start == START_SEEDS && (!inited || inited > finding);
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     k->status = K_LIVED;
@@ -276,6 +311,8 @@ static void run_fuzz(state *st, const mutant *m, const char *library,
       rows_reached(st, m, corpus, k);
   } else {
     const char *error = judge_crash(text, status, log, k);
+    if (k->status == K_KILLED)
+      fuzz_reproduce(st, library, artifacts, k);
     k->by_seed = error && start == START_SEEDS && (!inited || inited > error);
   }
   free(text);
@@ -312,6 +349,8 @@ static void print_kill_line(FILE *out, const char *what, const kill_cell *k,
   lctx_escaped b1, b2;
   fprintf(out, "  %-24s %s%s%s\n", what, lctx_esc(&b1, text),
           detail ? ": " : "", lctx_esc(&b2, detail ? k->detail : ""));
+  if (k->status == K_KILLED && k->reproduce[0])
+    fprintf(out, "    reproduce: %s\n", lctx_esc(&b1, k->reproduce));
   fflush(out);
 }
 

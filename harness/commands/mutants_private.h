@@ -56,6 +56,7 @@ typedef struct kill_cell {
   bool by_seed;               /* fuzz: while running the start corpus */
   unsigned long long execs;   /* fuzz: inputs run */
   char reached[1024];         /* fuzz, lived: expected rows the corpus hit */
+  char reproduce[8192];       /* killed: the line that shows it again */
 } kill_cell;
 
 /* One run: everything lctx_mutants_run works with, passed down to every

@@ -90,6 +90,8 @@ static json_t *kill_json(const kill_cell *k, bool fuzz) {
     json_object_set_new(j, "row_expected", json_boolean(k->row_expected));
   }
   json_object_set_new(j, "detail", json_string(k->detail));
+  if (k->reproduce[0])
+    json_object_set_new(j, "reproduce", json_string(k->reproduce));
   if (fuzz) {
     json_object_set_new(j, "by_seed", json_boolean(k->by_seed));
     json_object_set_new(j, "inputs_run", json_integer((json_int_t)k->execs));

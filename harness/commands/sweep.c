@@ -1,7 +1,8 @@
 /*
  * sweep.c - `lctx sweep` (see sweep.h): the plan, the requests of a case,
  * judging, findings, resuming and the reports. The recorded case files
- * (--judge, --replay, findings) are sweep_case.c's.
+ * (--judge, --replay, findings) are sweep_case.c's; the summary at the end
+ * and a case's rerun line, sweep_summary.c's.
  */
 #include "sweep.h"
 #include "seal.h"
@@ -17,6 +18,7 @@
 #include "sweep_diagnose.h"
 #include "sweep_jobs.h"
 #include "sweep_resume.h"
+#include "sweep_summary.h"
 #include "lctx/lctx.h"
 #include "sys.h"
 #include "program.h"
@@ -231,7 +233,7 @@ static lctx_verdict as_verdict(const lctx_sweep *s,
 }
 
 void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_verdict v,
-                      const char *first, const char *rerun) {
+                      const char *first, const char *rerun, lctx_report_at at) {
   lctx_report_row *r = &s->rep->rows[row];
   r->n[v]++;
   s->rep->totals[v]++;
@@ -241,68 +243,20 @@ void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_verdict v,
   if (!r->first[0] && first) {
     snprintf(r->first, sizeof r->first, "%s", first);
     snprintf(r->rerun, sizeof r->rerun, "%s", rerun ? rerun : "");
+    r->first_at = at;
   }
   if (lctx_report_row_failed(r) && !s->rep->failed_once) {
     s->rep->failed_once = true;
     s->rep->first_failure_row = row;
     s->rep->first_failure_verdict = v;
     s->rep->first_failure_seconds = lctx_sys_now() - s->start;
+    s->rep->first_failure_at = at;
   }
 }
 
 //===----------------------------------------------------------------------===//
 // One case
 //===----------------------------------------------------------------------===//
-
-/* The rerun line of case `index` (its program, list, table and known
- * defects), as conform's: the lctx that runs, each word shell-quoted, into
- * OUT/rerun (OUT itself when it is a rerun folder); "" when it does not
- * fit. */
-static void rerun_line(const lctx_sweep *s, size_t index, char *dst, size_t n) {
-  const lctx_sweep_options *o = s->o;
-  char program[4096], dir[4200], number[64];
-  lctx_rerun_program(program, sizeof program);
-  bool ok =
-      lctx_rerun_dir(o->out_dir, dir, sizeof dir) &&
-      lctx_rerun_start(dst, n, program, o->generate ? "generate" : "sweep") &&
-      lctx_rerun_shell_word(dst, n, "--cmd") &&
-      lctx_rerun_shell_word(dst, n, o->command);
-  snprintf(number, sizeof number, "--seed=%llu", o->seed);
-  ok = ok && lctx_rerun_shell_word(dst, n, number);
-  snprintf(number, sizeof number, "--lists=%zu", o->lists);
-  ok = ok && lctx_rerun_shell_word(dst, n, number);
-  /* The table and the known defects always, as this run resolved them, so
-   * that the line judges alike without the environment that chose them. */
-  const char *words[][2] = {
-      {"--spec", o->spec_path},
-      {"--known", o->known_dir},
-      {"--subset", strcmp(o->subset, "all") ? o->subset : NULL},
-      {"--group", o->group},
-      {"--kind", o->kind}};
-  for (size_t i = 0; ok && i < sizeof words / sizeof words[0]; i++)
-    if (words[i][1])
-      ok = lctx_rerun_shell_word(dst, n, words[i][0]) &&
-           lctx_rerun_shell_word(dst, n, words[i][1]);
-  if (ok && o->generate && !o->gen_from) {
-    snprintf(number, sizeof number, "--programs=%zu", o->generate);
-    ok = lctx_rerun_shell_word(dst, n, number);
-  }
-  if (ok && o->gen_from)
-    ok = lctx_rerun_shell_word(dst, n, "--from") &&
-         lctx_rerun_shell_word(dst, n, o->gen_from);
-  if (ok && o->limit) {
-    snprintf(number, sizeof number, "%zu", o->limit);
-    ok = lctx_rerun_shell_word(dst, n, "--limit") &&
-         lctx_rerun_shell_word(dst, n, number);
-  }
-  snprintf(number, sizeof number, "%zu", index);
-  ok = ok && lctx_rerun_shell_word(dst, n, "--case") &&
-       lctx_rerun_shell_word(dst, n, number) &&
-       lctx_rerun_shell_word(dst, n, "--out") &&
-       lctx_rerun_shell_word(dst, n, dir);
-  if (!ok)
-    dst[0] = '\0';
-}
 
 /* Takes judged case `index` (exports `e`, verdicts `v`; a case stopped
  * mid-way by an interrupt never comes here, and a resumed run does it):
@@ -315,14 +269,20 @@ static void take_case(lctx_sweep *s, size_t index, lctx_sweep_exports *e,
   lctx_sweep_write_line(s, index, e, v, n);
   lctx_sweep_diagnose(s, index, e);
   char rerun[2560];
-  rerun_line(s, index, rerun, sizeof rerun);
+  lctx_sweep_rerun_line(s, index, rerun, sizeof rerun);
+  if (s->o->only_case >= 0)
+    lctx_sweep_note_case(s, e);
   for (size_t i = 0; i < n; i++) {
     lctx_verdict verdict = as_verdict(s, &v[i]);
     char first[1024];
     snprintf(first, sizeof first, "sweep case %zu (%s), %s: %s", index,
              lctx_sweep_program_name(s, e), v[i].key[0] ? v[i].key : "",
              v[i].detail);
-    lctx_sweep_count(s, v[i].row, verdict, first, rerun);
+    lctx_sweep_count(s, v[i].row, verdict, first, rerun,
+                     (lctx_report_at){true, 0, index, i});
+    if (verdict == LCTX_VERDICT_FAIL || verdict == LCTX_VERDICT_XFAIL)
+      lctx_sweep_note_finding(s, index, v[i].key,
+                              verdict == LCTX_VERDICT_XFAIL);
     if (verdict == LCTX_VERDICT_FAIL && lctx_sweep_new_key(s, v[i].key))
       lctx_sweep_keep_finding(s, e, &v[i]);
   }
@@ -457,59 +417,6 @@ static void run_plan(lctx_sweep *s) {
   free(todo);
 }
 
-/* `lctx generate`: programs per second, and what the judged programs
- * covered of the generator's features and JAX operations. */
-static void print_generated(lctx_sweep *s) {
-  const lctx_report *r = s->rep;
-  double el = lctx_sys_now() - s->start + 1e-9;
-  size_t programs = r->cases_run / (s->o->lists ? s->o->lists : 1);
-  fprintf(s->out,
-          "generate: %zu programs judged (%zu cases, %zu resumed), %zu "
-          "exports in %.1f s: %.2f programs/s, %.1f exports/s\n",
-          programs, r->cases_run, s->resumed, lctx_sweep_exports_made(s), el,
-          (double)(r->cases_run - s->resumed) / (double)(s->o->lists) / el,
-          (double)lctx_sweep_exports_made(s) / el);
-  size_t nf = 0, no = 0;
-  for (size_t i = 0; i < LCTX_PROG_FEATURE_COUNT; i++)
-    nf += s->features[i];
-  for (size_t i = 0; s->ops && i < lctx_prog_op_count(); i++)
-    no += s->ops[i];
-  fprintf(s->out, "features covered: %zu of %d", nf, LCTX_PROG_FEATURE_COUNT);
-  if (nf < LCTX_PROG_FEATURE_COUNT) {
-    fprintf(s->out, " (not:");
-    for (size_t i = 0; i < LCTX_PROG_FEATURE_COUNT; i++)
-      if (!s->features[i])
-        fprintf(s->out, " %s", lctx_prog_feature_names[i]);
-    fprintf(s->out, ")");
-  }
-  fprintf(s->out, "; JAX operations drawn: %zu of %zu\n", no,
-          lctx_prog_op_count());
-}
-
-static void print_summary(lctx_sweep *s) {
-  const lctx_report *r = s->rep;
-  if (s->o->generate)
-    print_generated(s);
-  else
-    fprintf(s->out,
-            "sweep: %zu programs of %zu in the catalogue, %zu cases "
-            "(%zu resumed), %zu exports in %.1f s (%.1f exports/s)\n",
-            s->selected_count, s->cat.count, r->cases_run, s->resumed,
-            lctx_sweep_exports_made(s), lctx_sys_now() - s->start,
-            lctx_sweep_exports_made(s) / (lctx_sys_now() - s->start + 1e-9));
-  for (size_t i = 0; i < r->row_count; i++) {
-    const lctx_report_row *row = &r->rows[i];
-    fprintf(s->out,
-            "  %-7s pass %zu  fail %zu  xfail %zu  crash %zu  "
-            "timeout %zu\n",
-            row->id, row->n[LCTX_VERDICT_PASS], row->n[LCTX_VERDICT_FAIL],
-            row->n[LCTX_VERDICT_XFAIL], row->n[LCTX_VERDICT_CRASH],
-            row->n[LCTX_VERDICT_TIMEOUT]);
-  }
-  lctx_sweep_write_reach(s);
-  lctx_sweep_print_diagnoses(s);
-}
-
 static int finish(lctx_sweep *s) {
   lctx_report *r = s->rep;
   r->seconds = lctx_sys_now() - s->start;
@@ -529,7 +436,8 @@ static int finish(lctx_sweep *s) {
   if (lctx_peer_logs_capped() > 0)
     lctx_report_cap_hit(r, "implementation.log", LCTX_PEER_LOG_CAP,
                         lctx_peer_logs_capped());
-  print_summary(s);
+  lctx_sweep_write_reach(s);
+  lctx_sweep_print_summary(s);
   char spec_version[64];
   snprintf(spec_version, sizeof spec_version, "%s", s->spec->version);
   char impl_version[160];

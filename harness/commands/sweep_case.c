@@ -114,6 +114,7 @@ void lctx_sweep_free(lctx_sweep *s) {
   free(s->diagnoses);
   free(s->plan_start);
   free(s->seen);
+  free(s->noted);
   free(s->spec);
   free(s->rep);
   free(s);
@@ -739,23 +740,6 @@ void lctx_sweep_write_reach(lctx_sweep *s) {
     json_array_append_new(s->reached[i] ? yes : no,
                           lctx_report_json_text(s->cat.primitives[i]));
     reached += s->reached[i];
-  }
-  lctx_escaped dir;
-  if (lctx_sweep_user_run(s))
-    lctx_sweep_print_user_reach(s);
-  else
-    fprintf(s->out,
-            "reach: the judged programs lowered %zu of the %zu primitives "
-            "with lowering rules in JAX (%s/reach.json lists both)\n",
-            reached, s->cat.primitive_count, lctx_esc(&dir, s->o->out_dir));
-  if (reached < s->cat.primitive_count && !lctx_sweep_user_run(s)) {
-    fprintf(s->out, "not reached (%zu):", s->cat.primitive_count - reached);
-    for (size_t i = 0; i < s->cat.primitive_count; i++) {
-      lctx_escaped b;
-      if (!s->reached[i])
-        fprintf(s->out, " %s", lctx_esc(&b, s->cat.primitives[i]));
-    }
-    fputc('\n', s->out);
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/reach.json", s->o->out_dir);

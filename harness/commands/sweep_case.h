@@ -72,9 +72,10 @@ void lctx_sweep_write_line(lctx_sweep *s, size_t index,
                            const lctx_sweep_exports *e,
                            const lctx_sweep_verdict *v, size_t n);
 
-/// Counts verdict `v` under `row` (first: the text of its first failure).
+/// Counts verdict `v` under `row` (first: the text of its first failure;
+/// `at`: its plan case and place in the case, verdict.h's lctx_report_at).
 void lctx_sweep_count(lctx_sweep *s, size_t row, lctx_verdict v,
-                      const char *first, const char *rerun);
+                      const char *first, const char *rerun, lctx_report_at at);
 
 /// Marks a lowering primitive reached.
 void lctx_sweep_reach(lctx_sweep *s, const char *primitive);
@@ -96,8 +97,9 @@ bool lctx_sweep_new_key(lctx_sweep *s, const char *key);
 void lctx_sweep_keep_finding(lctx_sweep *s, const lctx_sweep_exports *e,
                              const lctx_sweep_verdict *v);
 
-/// Prints the reach (JAX's lowering primitives the judged programs
-/// lowered, and those they did not) and writes OUT/reach.json.
+/// Writes OUT/reach.json: JAX's lowering primitives the judged programs
+/// lowered, and those they did not (the summary prints them,
+/// sweep_summary.h).
 void lctx_sweep_write_reach(lctx_sweep *s);
 
 #endif /* LCTX_DRIVE_SWEEP_CASE_H */

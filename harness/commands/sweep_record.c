@@ -324,6 +324,17 @@ static void list_text(char *dst, size_t n, const lctx_sweep_list *l) {
 static const char *shell_line(char *buf, size_t n, const char *head,
                               const char *const *words) {
   snprintf(buf, n, "%s", head);
+  if (strncmp(head, "lctx sweep", 10) == 0) {
+    /* From any folder, in an empty environment (rerun_cmd.h). */
+    char program[4096];
+    lctx_rerun_program(program, sizeof program);
+    if (!lctx_rerun_start(buf, n, program, "sweep") ||
+        strlen(buf) + strlen(head + 10) >= n) {
+      buf[0] = '\0';
+      return buf;
+    }
+    strcat(buf, head + 10);
+  }
   for (const char *const *w = words; *w; w++) {
     if ((*w)[0] == ' ') { /* lctx's own word, as it is */
       size_t at = strlen(buf);

@@ -12,6 +12,7 @@
 #include "seal.h"
 #include "sweep_case.h"
 #include "sweep_diagnose.h"
+#include "sweep_summary.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -217,9 +218,18 @@ static void take_line(lctx_sweep *s, json_t *j) {
     const char *key = json_string_value(json_object_get(v, "key"));
     for (int k = 0; row && name && k < LCTX_VERDICT_COUNT; k++) {
       if (strcmp(name, lctx_verdict_name(k)) == 0)
-        lctx_sweep_count(s, (size_t)(row - s->spec->rows), k,
-                         json_string_value(json_object_get(v, "detail")), NULL);
+        lctx_sweep_count(
+            s, (size_t)(row - s->spec->rows), k,
+            json_string_value(json_object_get(v, "detail")), NULL,
+            (lctx_report_at){
+                true, 0, (size_t)json_integer_value(json_object_get(j, "case")),
+                i});
     }
+    if (key && key[0] && name &&
+        (!strcmp(name, "fail") || !strcmp(name, "xfail")))
+      lctx_sweep_note_finding(
+          s, (size_t)json_integer_value(json_object_get(j, "case")), key,
+          !strcmp(name, "xfail"));
     if (key && key[0] && lctx_sweep_new_key(s, key) && name &&
         strcmp(name, "fail") == 0)
       s->finding_count++;

@@ -49,6 +49,14 @@ typedef struct lctx_sweep_known_defect {
   char doc[160];
 } lctx_sweep_known_defect;
 
+/// A finding a run met (sweep_summary.h): its key, whether a known
+/// defect's, its cases and the first of them (a plan index).
+typedef struct lctx_sweep_noted {
+  char key[LCTX_SWEEP_KEY_MAX];
+  bool known;
+  size_t cases, first_case;
+} lctx_sweep_noted;
+
 /// One exporter process of a sweep and its request count.
 typedef struct lctx_sweep_exporter {
   lctx_impl *impl;
@@ -96,6 +104,11 @@ typedef struct lctx_sweep {
   size_t diagnosis_count, diagnosis_cap;
   char (*seen)[LCTX_SWEEP_KEY_MAX];
   size_t seen_count, seen_cap;
+  /// The findings met, new and known (heap), for the summary; and what a
+  /// one-case rerun judged ("PROGRAM on P1,P2", "" when resumed).
+  lctx_sweep_noted *noted;
+  size_t noted_count, noted_cap;
+  char only_case_what[512];
   /// `lctx generate --from DIR`: the files programs are drawn from.
   char **gen_files;
   size_t gen_file_count;

@@ -141,7 +141,10 @@ void lctx_libfuzzer_job_ended(lctx_libfuzzer_job *j, double now,
   j->execs_done += j->execs_now;
   j->execs_now = 0;
   j->quick = now - j->started < LCTX_LIBFUZZER_QUICK_SECONDS ? j->quick + 1 : 0;
-  j->given_up = j->quick >= LCTX_LIBFUZZER_QUICK_ENDS * (dropped > 0 ? 8 : 1);
+  j->idle = j->execs_done == 0 && dropped == 0 ? j->idle + 1 : 0;
+  j->cannot_start = j->idle >= LCTX_LIBFUZZER_IDLE_ENDS;
+  j->given_up = j->cannot_start ||
+                j->quick >= LCTX_LIBFUZZER_QUICK_ENDS * (dropped > 0 ? 8 : 1);
   double wait = 0;
   for (int k = 1; dropped == 0 && k <= j->quick && wait < 8; k++)
     wait = wait > 0 ? wait * 2 : 0.25;

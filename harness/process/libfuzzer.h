@@ -14,7 +14,8 @@
  * (lctx_libfuzzer_job): one plain libFuzzer process at a time, restarted
  * after it stops on a finding, its inputs summed over its runs, its
  * restarts held back when runs end at once (a target that crashes on
- * every input cannot make the campaign spin).
+ * every input cannot make the campaign spin), and given up at once when
+ * its runs run no input at all (an engine that cannot start).
  */
 #ifndef LCTX_DRIVE_LIBFUZZER_H
 #define LCTX_DRIVE_LIBFUZZER_H
@@ -85,6 +86,11 @@ void lctx_libfuzzer_parse(const char *log, lctx_libfuzzer_stats *s);
 /// run in a row (at most 8 s).
 #define LCTX_LIBFUZZER_QUICK_ENDS 8
 
+/// A job none of whose runs has run an input is not restarted after this
+/// many runs that took nothing out of the corpus: its engine cannot start
+/// (a library it cannot load, an option it refuses), and running it again
+/// only hides why (its log says).
+#define LCTX_LIBFUZZER_IDLE_ENDS 2
 /// One job of a campaign: a plain libFuzzer process (no -fork), started
 /// again on the same corpus when it stops on a crash, leak or timeout.
 typedef struct lctx_libfuzzer_job {
@@ -97,8 +103,11 @@ typedef struct lctx_libfuzzer_job {
   double started, restart_at;
   int quick;
   size_t restarts;
-  /// Not restarted again (LCTX_LIBFUZZER_QUICK_ENDS runs ended at once).
-  bool given_up;
+  /// Runs in a row that ran no input and took nothing out of the corpus.
+  int idle;
+  /// Not restarted again (LCTX_LIBFUZZER_QUICK_ENDS runs ended at once,
+  /// or LCTX_LIBFUZZER_IDLE_ENDS ran nothing: `cannot_start`).
+  bool given_up, cannot_start;
 } lctx_libfuzzer_job;
 
 /// A run of `j` starts at `now`.
@@ -109,7 +118,8 @@ void lctx_libfuzzer_job_read(lctx_libfuzzer_job *j, const char *log);
 
 /// The current run of `j` ended at `now` (its log read last), `dropped`
 /// inputs that stopped it taken out of the corpus: adds its inputs and
-/// sets when to start the next one (restart_at), or given_up.
+/// sets when to start the next one (restart_at), or given_up (and
+/// cannot_start when no run of the job has run an input).
 void lctx_libfuzzer_job_ended(lctx_libfuzzer_job *j, double now,
                               size_t dropped);
 

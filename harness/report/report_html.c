@@ -59,7 +59,7 @@ static void write_legend(FILE *f) {
 static void write_verdict(FILE *f, const lctx_html_run *r, const char *kind,
                           size_t n) {
   lctx_html_verdict v;
-  lctx_html_verdict_of(&r->file->report, &v);
+  lctx_html_verdict_of(r->file, &v);
   bool pass = !strcmp(v.result, "PASS"), failed = !strcmp(v.result, "FAIL");
   fprintf(f, "<tr class=\"run-verdict\" data-result=\"%s\"><th>%s %zu. ",
           v.result, kind, n);
@@ -352,11 +352,12 @@ static void write_pass_rates(FILE *f, const lctx_html_data *d) {
 //===----------------------------------------------------------------------===//
 
 /* One plot of a campaign's points: `field` (an offset into the point)
- * against time. */
+ * against time, its axis up to `top` at least (the most the field can
+ * reach, 0 when unknown). */
 static void write_plot(FILE *f, const lctx_html_campaign *c, size_t field,
-                       const char *title) {
+                       const char *title, double top) {
   const double W = 320, H = 160, L = 50, B = 20, T = 20;
-  double tmax = 0, ymax = 0;
+  double tmax = 0, ymax = top;
   for (size_t i = 0; i < c->point_count; i++) {
     const double *p = (const double *)((const char *)&c->points[i] + field);
     tmax = c->points[i].t > tmax ? c->points[i].t : tmax;
@@ -384,6 +385,44 @@ static void write_plot(FILE *f, const lctx_html_campaign *c, size_t field,
   fputs("\"/></svg>", f);
 }
 
+/* The rows of a campaign's state.json as a list: "RG-001, RG-002" (ids,
+ * or objects with an "id" and a "why"), or "none". */
+static void write_row_list(FILE *f, const json_t *rows) {
+  size_t i;
+  json_t *r;
+  if (json_array_size(rows) == 0)
+    fputs("none", f);
+  json_array_foreach(rows, i, r) {
+    fputs(i ? ", " : "", f);
+    esc(f, json_is_string(r) ? json_string_value(r) : lctx_html_str(r, "id"));
+    if (json_is_object(r) && *lctx_html_str(r, "why")) {
+      fputs(" (", f);
+      esc(f, lctx_html_str(r, "why"));
+      fputs(")", f);
+    }
+  }
+}
+
+/* The spec rows a campaign hit, of those its target can reach (its
+ * state.json's count; 0 when it tracks none), and the rows it missed. */
+static long long write_rows_hit(FILE *f, const lctx_html_campaign *c) {
+  long long reachable = lctx_html_count(c->state, "rows_reachable");
+  if (!c->state || reachable <= 0)
+    return 0;
+  fprintf(f,
+          "<p class=\"rows-hit\">spec rows hit: %lld of %lld the target can "
+          "reach (the table has %lld); missed: <span class=\"rows-missed\">",
+          lctx_html_count(c->state, "rows_hit"), reachable,
+          lctx_html_count(c->state, "rows_in_table"));
+  write_row_list(f, json_object_get(c->state, "rows_missed"));
+  fputs("</span>; out of the target's reach: <span "
+        "class=\"rows-out-of-reach\">",
+        f);
+  write_row_list(f, json_object_get(c->state, "rows_not_reachable"));
+  fputs("</span></p>", f);
+  return reachable;
+}
+
 static void write_campaign(FILE *f, const lctx_html_campaign *c, size_t n) {
   fprintf(f, "<section class=\"campaign\"><h3>campaign %zu: ", n);
   esc(f, c->dir);
@@ -400,12 +439,18 @@ static void write_campaign(FILE *f, const lctx_html_campaign *c, size_t n) {
             lctx_html_count(c->state, "inputs_run"),
             lctx_html_count(c->state, "findings"));
   }
+  long long reachable = write_rows_hit(f, c);
+  char rows_title[96] = "spec rows hit";
+  if (reachable > 0 && c->point_count)
+    snprintf(rows_title, sizeof rows_title, "spec rows hit: %lld of %lld",
+             lctx_html_count(c->state, "rows_hit"), reachable);
   fputs("<div class=\"plots\">", f);
   if (c->point_count) {
-    write_plot(f, c, offsetof(lctx_html_point, execs_per_sec), "exec/s");
-    write_plot(f, c, offsetof(lctx_html_point, corpus), "corpus size");
-    write_plot(f, c, offsetof(lctx_html_point, rows_hit), "spec rows hit");
-    write_plot(f, c, offsetof(lctx_html_point, findings), "findings");
+    write_plot(f, c, offsetof(lctx_html_point, execs_per_sec), "exec/s", 0);
+    write_plot(f, c, offsetof(lctx_html_point, corpus), "corpus size", 0);
+    write_plot(f, c, offsetof(lctx_html_point, rows_hit), rows_title,
+               (double)reachable);
+    write_plot(f, c, offsetof(lctx_html_point, findings), "findings", 0);
   } else {
     fputs("<p>No progress recorded: no plots.</p>", f);
   }

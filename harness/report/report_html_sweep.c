@@ -208,11 +208,19 @@ void lctx_html_write_sweep(FILE *f, const lctx_html_sweep *s, size_t n) {
   fprintf(f, ", seed %lld, %lld platform list(s) per program, subset ",
           lctx_html_count(sw, "seed"), lctx_html_count(sw, "lists"));
   esc(f, lctx_html_str(sw, "subset"));
-  fprintf(f,
-          ", %lld program(s), shard %lld of %lld; %lld case(s) read from "
-          "results.jsonl",
-          lctx_html_count(sw, "programs"), lctx_html_count(sw, "shard_index"),
-          lctx_html_count(sw, "shard_count"), s->cases);
+  /* The shard is report.json's: a merge's is 1 of 1 (the whole plan),
+   * though the results.jsonl of an older merge keeps the stamp of its
+   * first shard. */
+  const lctx_report_stamp *st = &s->run->file->stamp;
+  long long stamped = lctx_html_count(sw, "shard_count");
+  fprintf(f, ", %lld program(s), ", lctx_html_count(sw, "programs"));
+  if (st->shard_n == 1 && stamped > 1)
+    fprintf(f, "its %lld shards merged", stamped);
+  else if (st->shard_n == 1)
+    fputs("the whole plan", f);
+  else
+    fprintf(f, "shard %u of %u", st->shard_i, st->shard_n);
+  fprintf(f, "; %lld case(s) read from results.jsonl", s->cases);
   if (s->malformed)
     fprintf(f, " (%lld malformed line(s) skipped)", s->malformed);
   fprintf(f, "; at most %d lines of at most %d KiB are read.</p>\n",

@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-void lctx_html_verdict_of(const lctx_report *r, lctx_html_verdict *v) {
+void lctx_html_verdict_of(const lctx_report_file *file, lctx_html_verdict *v) {
+  const lctx_report *r = &file->report;
   /* The model's verdicts in the page's order (LCTX_HTML_VERDICTS). */
   static const lctx_verdict ORDER[LCTX_HTML_VERDICT_COUNT] = {
       LCTX_VERDICT_CRASH, LCTX_VERDICT_TIMEOUT,    LCTX_VERDICT_FAIL,
@@ -21,12 +22,13 @@ void lctx_html_verdict_of(const lctx_report *r, lctx_html_verdict *v) {
   v->skipped = (long long)r->cases_skipped;
   v->unsupported = (long long)r->cases_unsupported;
   v->not_judged = (long long)r->cases_not_judged;
-  v->not_reached = (long long)lctx_report_cases_not_reached(r);
-  v->cases = (long long)lctx_report_cases_total(r);
+  /* The stamp's cases, whose sources (when recorded) add up to them. */
+  long long seen = v->judged + v->skipped + v->unsupported + v->not_judged;
+  v->cases = (long long)file->stamp.cases;
+  v->not_reached = v->cases > seen ? v->cases - seen : 0;
   for (size_t k = 0; k < 3; k++)
     v->sources[k] = (long long)r->source_cases[k];
-  v->adds_up = v->cases == v->judged + v->skipped + v->unsupported +
-                               v->not_judged + v->not_reached;
+  v->adds_up = v->cases == seen + v->not_reached;
   lctx_report_result result = lctx_report_result_of(r);
   v->result = lctx_report_result_name(result);
   v->why = result == LCTX_RESULT_INTERRUPTED  ? "the reports hold what ran"

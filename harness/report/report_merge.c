@@ -17,6 +17,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,14 @@ typedef struct merge {
   size_t modules_judged, judge_kills, left_behind_killed, stops_continued;
   bool stopped;
   double peak;
+  /* The most verdicts a row keeps in results.jsonl (conform's
+   * --keep-failures; the smallest a shard says or shows), SIZE_MAX: no
+   * cap known. */
+  size_t keep;
+  /* The isolation every folder says, NULL when they differ or one does
+   * not. */
+  const char *isolation;
+  bool isolation_differs;
   /* Per part (a shard: shard_i - 1; a run: its folder's index): its
    * folder (NULL: a shard missing) and shard. */
   lctx_merge_part *parts;
@@ -77,6 +86,13 @@ static bool same_run(merge *m, const lctx_report_stamp *s, const char *path) {
       shards ? "shards of one run" : "runs of one implementation");
 }
 
+/* Whether what is at `a` replaces what is at `b` as the earlier: for
+ * shards, `a` comes first in the plan (a place not recorded, of an older
+ * report, after every recorded one); runs have no one plan. */
+static bool earlier(const merge *m, lctx_report_at a, lctx_report_at b) {
+  return !m->o->runs && lctx_report_at_before(a, b);
+}
+
 /* Adds row `k` of report `f` into the merged row. */
 static bool add_row(merge *m, const lctx_report_file *f, size_t k,
                     const char *path) {
@@ -92,21 +108,28 @@ static bool add_row(merge *m, const lctx_report_file *f, size_t k,
   s->kept += r->kept;
   s->not_kept += r->not_kept;
   s->absent = s->absent || r->absent;
-  /* The first failure, its case and its rerun line: of the first report
-   * (in the order given) that has one. */
-  if (r->first[0] && !s->first[0]) {
+  /* The first failure, its case and its rerun line: the earliest in the
+   * plan (of shards; of runs, the first report in the order given). */
+  if (r->first[0] && (!s->first[0] || earlier(m, r->first_at, s->first_at))) {
     memcpy(s->first, r->first, sizeof s->first);
     memcpy(s->first_case, r->first_case, sizeof s->first_case);
     memcpy(s->rerun, r->rerun, sizeof s->rerun);
+    s->first_at = r->first_at;
   }
-  /* Operations not judged at the release, and drift: summed, the first
+  /* Operations not judged at the release, and drift: summed, the earliest
    * text kept. */
   s->not_judged += r->not_judged;
-  if (r->drift_explained && !s->drift_explained)
+  if (r->drift_explained &&
+      (!s->drift_explained || earlier(m, r->drift_at, s->drift_at))) {
     memcpy(s->drift, r->drift, sizeof s->drift);
+    s->drift_at = r->drift_at;
+  }
   s->drift_explained += r->drift_explained;
-  if (r->drift_new && !s->drift_new)
+  if (r->drift_new &&
+      (!s->drift_new || earlier(m, r->drift_new_at, s->drift_new_at))) {
     memcpy(s->drift_new_text, r->drift_new_text, sizeof s->drift_new_text);
+    s->drift_new_at = r->drift_new_at;
+  }
   s->drift_new += r->drift_new;
   if (f->xfail[k]) {
     m->xfail[k] = true;
@@ -115,14 +138,45 @@ static bool add_row(merge *m, const lctx_report_file *f, size_t k,
   return true;
 }
 
-/* Adds the run-wide counts of report `f`, and its first failure when the
- * merged report has none yet. */
+/* Takes the cap on the verdicts a row of `f` keeps (its keep_failures; in
+ * an older report, what a row that dropped some kept), and its isolation. */
+static void add_cap(merge *m, const lctx_report_file *f) {
+  size_t cap = f->per_row_cap ? f->keep_failures : SIZE_MAX;
+  for (size_t k = 0; !f->per_row_cap && k < f->report.row_count; k++)
+    if (f->report.rows[k].not_kept && f->report.rows[k].kept < cap)
+      cap = f->report.rows[k].kept;
+  if (cap < m->keep)
+    m->keep = cap;
+  if (!f->isolation || (m->isolation && strcmp(m->isolation, f->isolation)))
+    m->isolation_differs = true;
+  else if (!m->isolation) /* the first report's: kept until the end */
+    m->isolation = f->isolation;
+}
+
+/* The cap applied again to the merged rows (shards only: the runs of
+ * --runs keep their own): a row keeps its earliest `keep` verdicts, as
+ * the unsharded run does (the shards kept their earliest, so the run's
+ * earliest are among them); the rest are counted, not kept. */
+static void cap_rows(merge *m) {
+  for (size_t k = 0; !m->o->runs && k < m->rep.row_count; k++) {
+    lctx_report_row *s = &m->rep.rows[k];
+    if (s->kept <= m->keep)
+      continue;
+    s->not_kept += s->kept - m->keep;
+    s->kept = m->keep;
+  }
+}
+
+/* Adds the run-wide counts of report `f`, and its first failure when it
+ * is the earliest yet. */
 static void add_totals(merge *m, const lctx_report_file *f) {
   lctx_report *r = &m->rep;
   const lctx_report *x = &f->report;
-  if (x->cases_not_judged && !r->cases_not_judged) {
+  if (x->cases_not_judged && (!r->cases_not_judged ||
+                              earlier(m, x->not_judged_at, r->not_judged_at))) {
     memcpy(r->not_judged_fact, x->not_judged_fact, sizeof r->not_judged_fact);
     memcpy(r->not_judged_why, x->not_judged_why, sizeof r->not_judged_why);
+    r->not_judged_at = x->not_judged_at;
   }
   r->cases_not_judged += x->cases_not_judged;
   r->cases_run += x->cases_run;
@@ -146,12 +200,15 @@ static void add_totals(merge *m, const lctx_report_file *f) {
     for (size_t k = 0; k < 3; k++)
       r->source_cases[k] += x->source_cases[k];
   }
-  if (x->failed_once && !r->failed_once) {
+  if (x->failed_once && (!r->failed_once || earlier(m, x->first_failure_at,
+                                                    r->first_failure_at))) {
     r->failed_once = true;
     r->first_failure_row = x->first_failure_row;
     r->first_failure_verdict = x->first_failure_verdict;
     r->first_failure_seconds = x->first_failure_seconds;
+    r->first_failure_at = x->first_failure_at;
   }
+  add_cap(m, f);
 }
 
 /* Adds the diagnoses of report `f`; false when a shard has none where
@@ -429,35 +486,42 @@ static bool run_merge(merge *m, FILE *out, lctx_report_result *result) {
   if (!check_missing(m) || !sums_fit(m) || !join_diagnoses(m))
     return false;
   count_cases(m);
+  cap_rows(m);
+  bool capped = !m->o->runs && m->keep != SIZE_MAX;
   const lctx_report_stamp *s = &m->first->stamp;
-  lctx_report_doc doc = {.report = &m->rep,
-                         .spec_file = s->spec_file,
-                         .spec_version = s->spec_version,
-                         .lctx_version = s->lctx_version,
-                         .impl_name = s->impl_name,
-                         .impl_version = s->impl_version,
-                         .impl_kind = s->impl_kind,
-                         .jax_release = s->jax_release,
-                         .seed = s->seed,
-                         .shard_i = 1,
-                         .shard_n = 1,
-                         .xfail = m->xfail,
-                         .xfail_reason = m->xfail_reason,
-                         .modules_judged = m->modules_judged,
-                         .judge_kills = m->judge_kills,
-                         .left_behind_killed = m->left_behind_killed,
-                         .stops_continued = m->stops_continued,
-                         .stopped_at_first_failure = m->stopped,
-                         .peak_memory_mb = m->peak,
-                         .diagnosed = m->diagnosed,
-                         .diagnoses = m->diag,
-                         .diagnosis_count = m->diag_count};
+  lctx_report_doc doc = {
+      .report = &m->rep,
+      .spec_file = s->spec_file,
+      .spec_version = s->spec_version,
+      .lctx_version = s->lctx_version,
+      .impl_name = s->impl_name,
+      .impl_version = s->impl_version,
+      .impl_kind = s->impl_kind,
+      .jax_release = s->jax_release_recorded ? s->jax_release : NULL,
+      .seed = s->seed,
+      .shard_i = 1,
+      .shard_n = 1,
+      .xfail = m->xfail,
+      .xfail_reason = m->xfail_reason,
+      .modules_judged = m->modules_judged,
+      .judge_kills = m->judge_kills,
+      .left_behind_killed = m->left_behind_killed,
+      .stops_continued = m->stops_continued,
+      .stopped_at_first_failure = m->stopped,
+      .per_row_cap = capped,
+      .keep_failures = capped ? m->keep : 0,
+      .isolation = m->isolation_differs ? NULL : m->isolation,
+      .peak_memory_mb = m->peak,
+      .diagnosed = m->diagnosed,
+      .diagnoses = m->diag,
+      .diagnosis_count = m->diag_count};
   if (!lctx_sys_mkdir_p(m->o->out_dir))
     return lctx_report_say(m->error, "--out: %s: %s", m->o->out_dir,
                            lctx_sys_file_error(errno));
   /* Every results line is checked before anything is said or written. */
   if (!lctx_report_merge_results(m->o->out_dir, &m->rep, m->parts,
-                                 m->part_count, m->o->warnings, m->error))
+                                 m->part_count, capped ? m->keep : SIZE_MAX,
+                                 m->o->warnings, m->error))
     return false;
   *result = summarize(m, &doc, out);
   char why[2048] = "";
@@ -480,6 +544,7 @@ bool lctx_report_merge(const lctx_report_merge_options *o, FILE *out,
   m->o = o;
   m->error = error;
   m->peak = -1;
+  m->keep = SIZE_MAX;
   bool ok = run_merge(m, out, result);
   lctx_report_file_free(m->first);
   free(m->parts);

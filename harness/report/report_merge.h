@@ -11,8 +11,12 @@
  * report.junit.xml, report.json (report_write.h, the writers conform uses)
  * and results.jsonl (report_merge_results.h). Each report.json is read by
  * report_read.h. The result is recomputed from the summed counts by the
- * model's rule (lctx_report_result_of). Running an implementation is the
- * commands'.
+ * model's rule (lctx_report_result_of). Shards merge to the unsharded run:
+ * each row's first failure and drift texts, the run's first failure and
+ * first fact not judged are the earliest in the plan (verdict.h's
+ * lctx_report_at, recorded in report.json), and the --keep-failures cap
+ * is applied again (a row keeps its earliest verdicts). Running an
+ * implementation is the commands'.
  *
  * Everything a folder holds is outside text: a refusal or warning is
  * returned as a message, unescaped, for the caller to show escaped; what

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,8 +24,12 @@ _Static_assert(LCTX_REPORT_MERGE_MAX_LINE == 1 << 20,
  * merge. Open addressing; 0 is free. */
 typedef struct results {
   const lctx_report *rows;
+  const lctx_merge_part *parts;
   unsigned long long *seen;
   size_t seen_count, seen_cap;
+  struct entry *entries; /* the lines to write, in the order read */
+  size_t entry_count, entry_cap;
+  json_t *stamp; /* the first part's stamp line */
   lctx_buf *error;
 } results;
 
@@ -221,14 +226,92 @@ static const char *bad_stamp_line(const json_t *j, bool *sweep,
   return NULL;
 }
 
-/* Copies the lines of FROM (results.jsonl of a part) to `to`, each
- * checked first: the stamp line too when `stamp`. False when FROM cannot
- * be opened (*opened false; *errnum says why) or a line is refused (said
- * in m->error, naming FROM and the line). */
-static bool copy_results(results *m, const char *from, FILE *to, bool stamp,
-                         const lctx_merge_part *part, bool *opened,
-                         int *errnum) {
-  bool sweep = false, no_memory = false;
+/* One line of a part kept for the merged file: where it is (its part's
+ * file, offset and length, its hash to find it unchanged), where its
+ * verdict is in the plan, and its row (a conform verdict's; SIZE_MAX for a
+ * sweep's case line, which no cap counts). */
+typedef struct entry {
+  lctx_report_at at;
+  size_t part, seq, row;
+  off_t offset;
+  size_t length;
+  unsigned long long hash;
+} entry;
+
+/* Adds an entry; false when no memory is left. */
+static bool add_entry(results *m, entry e) {
+  if (m->entry_count == m->entry_cap) {
+    size_t cap = m->entry_cap ? m->entry_cap * 2 : 1024;
+    entry *t = realloc(m->entries, cap * sizeof *t);
+    if (!t)
+      return false;
+    m->entries = t;
+    m->entry_cap = cap;
+  }
+  e.seq = m->entry_count;
+  m->entries[m->entry_count++] = e;
+  return true;
+}
+
+/* The row index of `row` among the merged rows, or SIZE_MAX. */
+static size_t row_index(const results *m, const char *row) {
+  for (size_t k = 0; row && k < m->rows->row_count; k++)
+    if (strcmp(row, m->rows->rows[k].id) == 0)
+      return k;
+  return SIZE_MAX;
+}
+
+/* The entry of checked line `j` (at `offset`, `n` bytes) of part `part`. */
+static entry entry_of(const results *m, const json_t *j, bool sweep,
+                      size_t part, off_t offset, const char *line, size_t n) {
+  entry e = {.part = part, .offset = offset, .length = n, .row = SIZE_MAX};
+  e.hash = hash_bytes(1469598103934665603ull, line, n);
+  size_t index =
+      (size_t)json_integer_value(json_object_get(j, sweep ? "case" : "index"));
+  if (sweep) {
+    e.at = (lctx_report_at){true, 0, index, 0};
+    return e;
+  }
+  e.at = lctx_report_at_of(
+      json_string_value(json_object_get(j, "source")), index,
+      (size_t)json_integer_value(json_object_get(j, "operation")));
+  e.row = row_index(m, json_string_value(json_object_get(j, "row")));
+  return e;
+}
+
+/* Why line `k` (`j`, NULL when `over` or not JSON: `jerr`) of a part
+ * cannot be merged, or NULL. */
+static const char *bad_line(results *m, const json_t *j, size_t k, bool over,
+                            const json_error_t *jerr, bool *sweep,
+                            const lctx_merge_part *part,
+                            unsigned long long *cases) {
+  bool no_memory = false;
+  const char *why =
+      over     ? "longer than 1 MiB, the limit of a line"
+      : !j     ? jerr->text
+      : k == 1 ? bad_stamp_line(j, sweep, part->shard_i, part->shard_n, cases)
+      : *sweep ? bad_sweep_line(m, j)
+               : bad_verdict_line(m, j);
+  if (!why && k > 1 && *sweep &&
+      (unsigned long long)json_integer_value(json_object_get(j, "case")) >=
+          *cases)
+    why = "its case is past the sweep's plan (programs times lists)";
+  if (!why && k > 1 && !take_key(m, line_key(j, *sweep), &no_memory))
+    why = no_memory ? "out of memory"
+          : *sweep  ? "its case is given twice (in this shard or another)"
+                    : "its verdict (source, name, index, operation, row) is "
+                      "given twice";
+  return why;
+}
+
+/* Reads the lines of FROM (results.jsonl of part `pi`), each checked, into
+ * entries (the stamp line into m->stamp when it has none yet). False when
+ * FROM cannot be opened (*opened false; *errnum says why) or a line is
+ * refused (said in m->error, naming FROM and the line). */
+static bool index_results(results *m, const char *from, size_t pi, bool *opened,
+                          int *errnum) {
+  const lctx_merge_part *part = &m->parts[pi];
+  bool sweep = false;
   unsigned long long cases = 0;
   FILE *f = lctx_sys_fopen_input(from);
   *errnum = f ? 0 : errno;
@@ -241,37 +324,25 @@ static bool copy_results(results *m, const char *from, FILE *to, bool stamp,
   }
   bool over, ok = true;
   long n;
+  off_t offset = ftello(f);
   for (size_t k = 1;
        ok && (n = lctx_sys_read_line(f, line, LCTX_REPORT_MERGE_MAX_LINE + 1,
                                      &over)) >= 0;
-       k++) {
+       k++, offset = ftello(f)) {
     json_error_t jerr;
     json_t *j = over ? NULL : json_loadb(line, (size_t)n, 0, &jerr);
-    const char *why = over     ? "longer than 1 MiB, the limit of a line"
-                      : !j     ? jerr.text
-                      : k == 1 ? bad_stamp_line(j, &sweep, part->shard_i,
-                                                part->shard_n, &cases)
-                      : sweep  ? bad_sweep_line(m, j)
-                               : bad_verdict_line(m, j);
-    if (!why && k > 1 && sweep &&
-        (unsigned long long)json_integer_value(json_object_get(j, "case")) >=
-            cases)
-      why = "its case is past the sweep's plan (programs times lists)";
-    if (!why && k > 1 && !take_key(m, line_key(j, sweep), &no_memory))
-      why = no_memory ? "out of memory"
-            : sweep   ? "its case is given twice (in this shard or another)"
-                      : "its verdict (source, name, index, operation, row) is "
-                        "given twice";
+    const char *why = bad_line(m, j, k, over, &jerr, &sweep, part, &cases);
+    if (!why && k > 1 &&
+        !add_entry(m, entry_of(m, j, sweep, pi, offset, line, (size_t)n)))
+      why = "out of memory";
     if (why)
       ok = lctx_report_say(
           m->error,
           "%s:%zu: not a results.jsonl line of lctx conform or sweep (%s); "
           "nothing merged",
           from, k, why);
-    else if (k > 1 || stamp) {
-      fwrite(line, 1, (size_t)n, to);
-      fputc('\n', to);
-    }
+    else if (k == 1 && !m->stamp)
+      m->stamp = json_incref(j);
     json_decref(j);
   }
   free(line);
@@ -279,18 +350,18 @@ static bool copy_results(results *m, const char *from, FILE *to, bool stamp,
   return ok;
 }
 
-/* The parts' lines into `to`: the stamp of the first part that has a
+/* The parts' lines indexed: the stamp of the first part that has a
  * results.jsonl, then every part's lines; *any: one had. */
-static bool copy_parts(results *m, const lctx_merge_part *parts, size_t count,
-                       FILE *to, bool *any, lctx_buf *warnings) {
+static bool index_parts(results *m, size_t count, bool *any,
+                        lctx_buf *warnings) {
   char from[4200];
   for (size_t i = 0; i < count; i++) {
-    if (!parts[i].dir)
+    if (!m->parts[i].dir)
       continue;
-    snprintf(from, sizeof from, "%s/results.jsonl", parts[i].dir);
+    snprintf(from, sizeof from, "%s/results.jsonl", m->parts[i].dir);
     bool opened;
     int errnum;
-    if (copy_results(m, from, to, !*any, &parts[i], &opened, &errnum))
+    if (index_results(m, from, i, &opened, &errnum))
       *any = true;
     else if (opened)
       return false;
@@ -302,26 +373,110 @@ static bool copy_parts(results *m, const lctx_merge_part *parts, size_t count,
   return true;
 }
 
+/* Plan order; lines of one place in the order read. */
+static int by_place(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  if (lctx_report_at_before(x->at, y->at))
+    return -1;
+  if (lctx_report_at_before(y->at, x->at))
+    return 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The merged stamp line: the first part's, without its run's id (the
+ * lines are of several runs) and, a sweep's, for the whole plan. */
+static void write_stamp(results *m, FILE *to) {
+  json_object_del(m->stamp, "run_id");
+  json_t *plan = json_object_get(m->stamp, "sweep");
+  if (json_is_object(plan)) {
+    json_object_set_new(plan, "shard_index", json_integer(1));
+    json_object_set_new(plan, "shard_count", json_integer(1));
+  }
+  char *text = json_dumps(m->stamp, JSON_COMPACT);
+  if (text)
+    fprintf(to, "%s\n", text);
+  else
+    fputs("{}\n", to); /* out of memory; ferror says nothing */
+  free(text);
+}
+
+/* Copies entry `e`'s line from its part's file (`*f`, opened for `*open`,
+ * SIZE_MAX: none) into `to`; false (said) when it is no longer there as
+ * read. */
+static bool copy_entry(results *m, const entry *e, FILE **f, size_t *open,
+                       char *line, FILE *to) {
+  char from[4200];
+  snprintf(from, sizeof from, "%s/results.jsonl", m->parts[e->part].dir);
+  if (*open != e->part) {
+    if (*f)
+      fclose(*f);
+    *f = lctx_sys_fopen_input(from);
+    *open = *f ? e->part : SIZE_MAX;
+  }
+  if (!*f || fseeko(*f, e->offset, SEEK_SET) != 0 ||
+      fread(line, 1, e->length, *f) != e->length ||
+      hash_bytes(1469598103934665603ull, line, e->length) != e->hash)
+    return lctx_report_say(
+        m->error, "%s: changed while it was merged; nothing merged", from);
+  fwrite(line, 1, e->length, to);
+  fputc('\n', to);
+  return true;
+}
+
+/* The indexed lines into `to` in plan order, at most `keep` of a row. */
+static bool write_entries(results *m, size_t keep, FILE *to) {
+  if (m->entry_count) /* no lines: no array */
+    qsort(m->entries, m->entry_count, sizeof *m->entries, by_place);
+  size_t kept[LCTX_SPEC_MAX_ROWS] = {0};
+  char *line = malloc(LCTX_REPORT_MERGE_MAX_LINE + 1);
+  if (!line)
+    return lctx_report_say(m->error, "out of memory");
+  FILE *f = NULL;
+  size_t open = SIZE_MAX;
+  bool ok = true;
+  for (size_t i = 0; ok && i < m->entry_count; i++) {
+    const entry *e = &m->entries[i];
+    if (e->row != SIZE_MAX && kept[e->row]++ >= keep)
+      continue; /* past the cap, as the unsharded run */
+    ok = copy_entry(m, e, &f, &open, line, to);
+  }
+  if (f)
+    fclose(f);
+  free(line);
+  return ok;
+}
+
 bool lctx_report_merge_results(const char *out_dir, const lctx_report *rows,
                                const lctx_merge_part *parts, size_t count,
-                               lctx_buf *warnings, lctx_buf *error) {
+                               size_t keep, lctx_buf *warnings,
+                               lctx_buf *error) {
   char path[4200], tmp[4300];
   snprintf(path, sizeof path, "%s/results.jsonl", out_dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *to = lctx_sys_fopen_in(tmp, "w");
-  if (!to)
-    return lctx_report_say(error, "%s: cannot write: %s", tmp,
-                           lctx_sys_file_error(errno));
-  results m = {.rows = rows, .error = error};
+  results m = {.rows = rows, .parts = parts, .error = error};
   bool any = false;
-  bool refused = !copy_parts(&m, parts, count, to, &any, warnings);
+  bool refused = !index_parts(&m, count, &any, warnings);
+  FILE *to = refused || !any ? NULL : lctx_sys_fopen_in(tmp, "w");
+  if (!refused && any && !to) {
+    lctx_report_say(error, "%s: cannot write: %s", tmp,
+                    lctx_sys_file_error(errno));
+    refused = true;
+  }
+  if (to) {
+    write_stamp(&m, to);
+    refused = !write_entries(&m, keep, to);
+  }
   free(m.seen);
+  free(m.entries);
+  json_decref(m.stamp);
+  if (!to)
+    return !refused;
   bool ok = !ferror(to);
   ok = fclose(to) == 0 && ok;
-  if (ok && any && !refused)
+  if (ok && !refused)
     ok = rename(tmp, path) == 0;
   int errnum = ok ? 0 : errno;
-  if (!ok || !any || refused)
+  if (!ok || refused)
     unlink(tmp);
   if (!ok && !refused)
     lctx_report_say(error, "%s: cannot write: %s", path,

@@ -1,6 +1,7 @@
 /*
  * report_merge_results.h - the merged results.jsonl of `lctx report merge`:
- * every line of every shard's results.jsonl checked, then copied.
+ * every line of every shard's results.jsonl checked, then copied in plan
+ * order, as many of a row as the unsharded run keeps.
  *
  * Owns the lines a shard's results.jsonl may hold: the first a stamp line
  * (an object with implementation and implementation_version, and
@@ -13,7 +14,9 @@
  * platforms, verdicts each with a row of the reports and a verdict); none
  * longer than LCTX_REPORT_MERGE_MAX_LINE bytes, none given twice (in one
  * shard or two). One bad line refuses the merge: no results.jsonl is then
- * written. Reading report.json is report_read.c's; summing the counts
+ * written. The lines are held as places in their files, not whole, and
+ * read again to be written (a line changed meanwhile refuses the merge).
+ * Reading report.json is report_read.c's; summing the counts
  * report_merge.c's.
  */
 #ifndef LCTX_HARNESS_REPORT_MERGE_RESULTS_H
@@ -37,14 +40,19 @@ typedef struct lctx_merge_part {
   unsigned shard_i, shard_n;
 } lctx_merge_part;
 
-/// Writes OUT_DIR/results.jsonl: the stamp of the first part, then every
-/// part's lines in order, each checked against the rows of `rows` (the
-/// merged report). A part without a results.jsonl is named in `warnings`
-/// (one escaped line each, NULL: not said). False, with the file and line (or
-/// why the file cannot be written) in `error` and no results.jsonl left, when
-/// a line is refused or the file cannot be written.
+/// Writes OUT_DIR/results.jsonl: the stamp of the first part (without its
+/// run_id; a sweep's for the whole plan, shard 1 of 1), then every part's
+/// lines, each checked against the rows of `rows` (the merged report), in
+/// plan order (a conform verdict's source, index and operation, a sweep's
+/// case; verdict.h's lctx_report_at), at most `keep` verdicts of a row
+/// (the earliest: what the unsharded run keeps; SIZE_MAX: all). A part
+/// without a results.jsonl is named in `warnings` (one escaped line each,
+/// NULL: not said). False, with the file and line (or why the file cannot
+/// be written) in `error` and no results.jsonl left, when a line is
+/// refused or the file cannot be written.
 bool lctx_report_merge_results(const char *out_dir, const lctx_report *rows,
                                const lctx_merge_part *parts, size_t count,
-                               lctx_buf *warnings, lctx_buf *error);
+                               size_t keep, lctx_buf *warnings,
+                               lctx_buf *error);
 
 #endif /* LCTX_HARNESS_REPORT_MERGE_RESULTS_H */

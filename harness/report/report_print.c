@@ -45,10 +45,29 @@ static void print_drift(const lctx_report_doc *d, const lctx_report_text *t,
   }
 }
 
+/* A failing row's first verdict other than pass: what it was, with a fail's
+ * expected and actual texts one above the other and their first difference
+ * marked (`first_diff`), then how to see the reference run the case
+ * (explain) and how to run it again (rerun). */
+static void print_first(const lctx_report_row *row, FILE *out) {
+  lctx_escaped esc;
+  if (row->first_diff[0] && row->first_head < strlen(row->first)) {
+    char head[sizeof row->first];
+    snprintf(head, sizeof head, "%.*s", (int)row->first_head, row->first);
+    fprintf(out, "%s: %s:\n", row->id, lctx_esc(&esc, head));
+    lctx_escape_built_lines(out, "", row->first_diff);
+  } else if (row->first[0]) {
+    fprintf(out, "%s: %s\n", row->id, lctx_esc(&esc, row->first));
+  }
+  if (row->explain[0])
+    fprintf(out, "  explain: %s\n", lctx_esc(&esc, row->explain));
+  if (row->rerun[0])
+    fprintf(out, "  rerun: %s\n", lctx_esc(&esc, row->rerun));
+}
+
 void lctx_report_print_table(const lctx_report_doc *d,
                              const lctx_report_text *t, FILE *out) {
   const lctx_report *rep = d->report;
-  lctx_escaped esc;
   bool any_failed = false;
   for (size_t i = 0; i < rep->row_count; i++)
     any_failed = any_failed || lctx_report_row_failed(&rep->rows[i]);
@@ -67,15 +86,9 @@ void lctx_report_print_table(const lctx_report_doc *d,
             n[LCTX_VERDICT_TIMEOUT], n[LCTX_VERDICT_UNSUPPORTED],
             n[LCTX_VERDICT_FLAKY], failed ? "  <--" : "");
   }
-  for (size_t i = 0; i < rep->row_count; i++) {
-    if (!lctx_report_row_failed(&rep->rows[i]))
-      continue;
-    if (rep->rows[i].first[0])
-      fprintf(out, "%s: %s\n", rep->rows[i].id,
-              lctx_esc(&esc, rep->rows[i].first));
-    if (rep->rows[i].rerun[0])
-      fprintf(out, "  rerun: %s\n", lctx_esc(&esc, rep->rows[i].rerun));
-  }
+  for (size_t i = 0; i < rep->row_count; i++)
+    if (lctx_report_row_failed(&rep->rows[i]))
+      print_first(&rep->rows[i], out);
   print_drift(d, t, out);
   if (rep->failed_once)
     fprintf(out, "first failure: %s (%s) after %.3f s%s\n",

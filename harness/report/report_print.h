@@ -28,15 +28,16 @@ typedef struct lctx_report_text {
   bool bad_input; ///< the run stopped on bad input (no reports)
 } lctx_report_text;
 
-/// The per-row table (only failing rows when quiet), each failing row's
-/// first failure and rerun line, the rows other releases explain, and the
-/// run's first failure.
 /// The diagnoses of a sweep (diagnose.h) as `lctx sweep` and `lctx report
 /// merge` print them: a count line, then one compiler-style line each,
 /// escaped, with the files under the working folder shown relative to it.
 void lctx_report_print_diagnoses(const lctx_diagnosis *diagnoses, size_t count,
                                  FILE *out);
 
+/// The per-row table (only failing rows when quiet), each failing row's
+/// first failure (a fail's expected text over its actual one, the first
+/// differing byte marked), explain line and rerun line, the rows other
+/// releases explain, and the run's first failure.
 void lctx_report_print_table(const lctx_report_doc *doc,
                              const lctx_report_text *t, FILE *out);
 

@@ -153,6 +153,7 @@ static bool read_stamp(lctx_report_file *f, const char *path, lctx_buf *error) {
   s->shard_i = (unsigned)si;
   s->shard_n = (unsigned)sn;
   s->jax_release = json_string_value(json_object_get(j, "jax_release"));
+  s->jax_release_recorded = s->jax_release != NULL;
   s->jax_release = s->jax_release ? s->jax_release : "modelled";
   s->spec_file = json_string_value(json_object_get(j, "spec_file"));
   s->spec_file = s->spec_file ? s->spec_file : "?";
@@ -174,6 +175,19 @@ static void text(const json_t *j, const char *key, char *dst, size_t n) {
   const char *s = json_string_value(json_object_get(j, key));
   if (s)
     snprintf(dst, n, "%s", s);
+}
+
+/* The place in the plan under `key` of `j` ("first_at": {"source",
+ * "index", "operation"}); not known when missing or of another shape. */
+static lctx_report_at read_at(const json_t *j, const char *key) {
+  const json_t *at = json_object_get(j, key);
+  const char *source = json_string_value(json_object_get(at, "source"));
+  const json_t *index = json_object_get(at, "index");
+  const json_t *op = json_object_get(at, "operation");
+  if (!source || !json_is_integer(index) || !json_is_integer(op))
+    return (lctx_report_at){0};
+  return lctx_report_at_of(source, (size_t)json_integer_value(index),
+                           (size_t)json_integer_value(op));
 }
 
 /* Row `k` of the report (`row`). */
@@ -203,6 +217,9 @@ static bool read_row(lctx_report_file *f, size_t k, const json_t *row,
     snprintf(s->rerun, sizeof s->rerun, "%s", rerun);
   text(row, "drift", s->drift, sizeof s->drift);
   text(row, "drift_new_text", s->drift_new_text, sizeof s->drift_new_text);
+  s->first_at = read_at(row, "first_at");
+  s->drift_at = read_at(row, "drift_at");
+  s->drift_new_at = read_at(row, "drift_new_at");
   const char *reason = json_string_value(json_object_get(row, "xfail_reason"));
   if (reason) {
     f->xfail[k] = true;
@@ -232,6 +249,7 @@ static void read_run(lctx_report_file *f) {
   const json_t *nj = json_object_get(j, "not_judged");
   text(nj, "fact", r->not_judged_fact, sizeof r->not_judged_fact);
   text(nj, "why", r->not_judged_why, sizeof r->not_judged_why);
+  r->not_judged_at = read_at(nj, "at");
   r->spec_gaps = optional_count(j, "spec_gaps");
   r->restarts = optional_count(j, "restarts");
   r->recycles = optional_count(j, "recycles");
@@ -245,6 +263,9 @@ static void read_run(lctx_report_file *f) {
   f->stops_continued = optional_count(j, "lctx_stops_continued");
   f->stopped_at_first_failure =
       json_is_true(json_object_get(j, "stopped_at_first_failure"));
+  f->per_row_cap = json_is_integer(json_object_get(j, "keep_failures"));
+  f->keep_failures = optional_count(j, "keep_failures");
+  f->isolation = json_string_value(json_object_get(j, "isolation"));
   const json_t *peak = json_object_get(j, "peak_memory_mb");
   f->peak_memory_mb = json_is_number(peak) ? json_number_value(peak) : -1;
   /* The first failure, when its row and verdict are the report's. */
@@ -262,6 +283,7 @@ static void read_run(lctx_report_file *f) {
       r->first_failure_verdict = (lctx_verdict)v;
       r->first_failure_seconds =
           json_number_value(json_object_get(ff, "seconds"));
+      r->first_failure_at = read_at(ff, "at");
     }
     break;
   }

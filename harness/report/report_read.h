@@ -12,7 +12,9 @@
  * anywhere in it a count from 0 to LCTX_REPORT_MAX_COUNT (so that no sum
  * of counts wraps around); 1 to LCTX_SPEC_MAX_ROWS rows, each an object
  * with an id and a count per verdict. Fields newer than the oldest reports
- * merged (cases, cases_by_source, not_judged, drift...) are optional. A
+ * merged (cases, cases_by_source, not_judged, drift, keep_failures, the
+ * places in the plan first_at, drift_at, drift_new_at, first_failure.at
+ * and not_judged.at...) are optional. A
  * sweep's "diagnoses" (diagnose.h), when there, are read whole, each field
  * checked: case a count, program, class (a class's name), platforms (2 to
  * LCTX_EXPORT_MAX_PLATFORMS names), file and primitive (or null), line,
@@ -50,7 +52,8 @@ typedef struct lctx_report_stamp {
   const char *spec_file; ///< "?" when not recorded
   const char *spec_version, *lctx_version;
   const char *impl_name, *impl_version, *impl_kind;
-  const char *jax_release; ///< "modelled" when not recorded
+  const char *jax_release;   ///< "modelled" when not recorded
+  bool jax_release_recorded; ///< report.json has "jax_release" (not a sweep)
   unsigned long long seed;
   unsigned shard_i, shard_n;
   /// The cases of the run's sources (report.json's "cases"; in a report
@@ -70,6 +73,12 @@ typedef struct lctx_report_file {
   char xfail_reason[LCTX_SPEC_MAX_ROWS][LCTX_REPORT_REASON_MAX];
   size_t modules_judged, judge_kills, left_behind_killed, stops_continued;
   bool stopped_at_first_failure;
+  /// "keep_failures" (conform's --keep-failures), when there
+  /// (`per_row_cap`).
+  bool per_row_cap;
+  size_t keep_failures;
+  /// "isolation" (points into `json`), NULL when not there.
+  const char *isolation;
   double peak_memory_mb; ///< -1 when not recorded
   /// A sweep's diagnoses (report.json's "diagnoses", in its order; heap):
   /// `diagnosed` when the key is there.

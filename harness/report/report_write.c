@@ -371,6 +371,18 @@ static json_t *json_count(size_t n) {
   return json_integer((json_int_t)n);
 }
 
+/* Where a verdict is in the plan ("first_at", ...): its source, case index
+ * and operation as results.jsonl names them; left out when not known. */
+static void json_at(json_t *j, const char *key, lctx_report_at at) {
+  static const char *const SOURCES[] = {"cases", "domain", "random"};
+  if (!at.known || at.source > 2)
+    return;
+  json_object_set_new(j, key,
+                      json_pack("{s:s, s:o, s:o}", "source", SOURCES[at.source],
+                                "index", json_count(at.index), "operation",
+                                json_count(at.op)));
+}
+
 static json_t *json_rows(const lctx_report_doc *d) {
   const lctx_report *rep = d->report;
   json_t *rows = json_array();
@@ -394,15 +406,19 @@ static json_t *json_rows(const lctx_report_doc *d) {
                           lctx_report_json_text(s->first_case));
     if (s->rerun[0])
       json_object_set_new(row, "rerun", lctx_report_json_text(s->rerun));
+    if (s->first[0])
+      json_at(row, "first_at", s->first_at);
     if (s->drift_explained) {
       json_object_set_new(row, "drift_explained",
                           json_count(s->drift_explained));
       json_object_set_new(row, "drift", lctx_report_json_text(s->drift));
+      json_at(row, "drift_at", s->drift_at);
     }
     if (s->drift_new) {
       json_object_set_new(row, "drift_new", json_count(s->drift_new));
       json_object_set_new(row, "drift_new_text",
                           lctx_report_json_text(s->drift_new_text));
+      json_at(row, "drift_new_at", s->drift_new_at);
     }
     json_object_set_new(row, "results_kept", json_count(s->kept));
     json_object_set_new(row, "results_not_kept", json_count(s->not_kept));
@@ -438,6 +454,7 @@ static void json_cases(json_t *j, const lctx_report *rep) {
       if (rep->rows[i].not_judged)
         json_array_append_new(ids, json_string(rep->rows[i].id));
     json_object_set_new(nj, "rows", ids);
+    json_at(nj, "at", rep->not_judged_at);
     json_object_set_new(j, "not_judged", nj);
   }
   json_object_set_new(j, "cases_skipped", json_count(rep->cases_skipped));
@@ -481,6 +498,7 @@ static void json_first_failure(json_t *j, const lctx_report *rep) {
   json_object_set_new(ff, "first", lctx_report_json_text(s->first));
   if (s->rerun[0])
     json_object_set_new(ff, "rerun", lctx_report_json_text(s->rerun));
+  json_at(ff, "at", rep->first_failure_at);
   json_object_set_new(j, "first_failure", ff);
 }
 
@@ -578,6 +596,8 @@ void lctx_report_write_json(const lctx_report_doc *d, FILE *f) {
   json_object_set_new(j, "modules_unjudged", json_count(rep->modules_unjudged));
   json_object_set_new(j, "judge_kills", json_count(d->judge_kills));
   json_object_set_new(j, "rows", json_rows(d));
+  if (d->per_row_cap)
+    json_object_set_new(j, "keep_failures", json_count(d->keep_failures));
   json_object_set_new(j, "caps_hit", json_caps(rep));
   json_object_set_new(j, "stopped_at_first_failure",
                       json_boolean(d->stopped_at_first_failure));

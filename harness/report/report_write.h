@@ -53,6 +53,11 @@ typedef struct lctx_report_doc {
   /// resumed after their seal and the run's identity were verified.
   bool results_sealed, results_checked, resume_verified;
   bool stopped_at_first_failure;
+  /// The most verdicts other than pass results.jsonl keeps per row
+  /// (conform's --keep-failures), in report.json as "keep_failures" when
+  /// `per_row_cap`: a merge of shards keeps as many again, the earliest.
+  bool per_row_cap;
+  size_t keep_failures;
   double peak_memory_mb; ///< written when >= 0
   /// Processes the children left that lctx killed (peer.h's sweeps), and
   /// the times a stop of lctx from outside was undone (guard.h): always in

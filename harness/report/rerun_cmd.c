@@ -71,6 +71,20 @@ bool lctx_rerun_program(char *buf, size_t n) {
   return false;
 }
 
+bool lctx_rerun_absolute(const char *path, char *buf, size_t n) {
+  char cwd[PATH_MAX];
+  if (path[0] == '/')
+    return (size_t)snprintf(buf, n, "%s", path) < n;
+  while (path[0] == '.' && path[1] == '/')
+    path += 2;
+  if (!getcwd(cwd, sizeof cwd))
+    return false;
+  int w = path[0] && strcmp(path, ".") != 0
+              ? snprintf(buf, n, "%s/%s", cwd, path)
+              : snprintf(buf, n, "%s", cwd);
+  return w >= 0 && (size_t)w < n;
+}
+
 bool lctx_rerun_dir(const char *report_dir, char *buf, size_t n) {
   size_t len = strlen(report_dir);
   while (len > 1 && report_dir[len - 1] == '/')
@@ -84,18 +98,21 @@ bool lctx_rerun_dir(const char *report_dir, char *buf, size_t n) {
   return w >= 0 && (size_t)w < n;
 }
 
-bool lctx_rerun_shell_word(char *buf, size_t n, const char *text) {
+/* Appends `text` to `buf` as one shell word, after a space when `space`
+ * (see lctx_rerun_shell_word). */
+static bool append_word(char *buf, size_t n, const char *text, bool space) {
   size_t at = strlen(buf), start = at;
   bool plain = text[0] != 0;
   for (const char *c = text; *c; c++)
     plain = plain && (strchr("_./:=@%+,-", *c) || (*c >= '0' && *c <= '9') ||
                       (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'));
-  size_t need = 1 + (plain ? 0 : 2);
+  size_t need = (space ? 1 : 0) + (plain ? 0 : 2);
   for (const char *c = text; *c; c++)
     need += *c == '\'' && !plain ? 5 : 1;
   if (at + need + 1 > n)
     return false;
-  buf[at++] = ' ';
+  if (space)
+    buf[at++] = ' ';
   if (!plain)
     buf[at++] = '\'';
   for (const char *c = text; *c; c++) {
@@ -114,11 +131,60 @@ bool lctx_rerun_shell_word(char *buf, size_t n, const char *text) {
   return at > start;
 }
 
+bool lctx_rerun_shell_word(char *buf, size_t n, const char *text) {
+  return append_word(buf, n, text, true);
+}
+
+const char *const lctx_rerun_lctx_env[] = {"LCTX_DATA_DIR", "LCTX_SPEC",
+                                           "LCTX_CASES",    "LCTX_ISOLATION",
+                                           "LCTX_PYTHON",   NULL};
+const char *const lctx_rerun_target_env[] = {
+    "LCTX_DIFF_PLUGIN", "LCTX_FUZZ_LOWERING_RECYCLE", NULL};
+
+bool lctx_rerun_setting(char *buf, size_t n, const char *name,
+                        const char *value) {
+  size_t at = strlen(buf);
+  int w = snprintf(buf + at, n > at ? n - at : 0, "%s%s=", at ? " " : "", name);
+  if (w < 0 || at + (size_t)w >= n || !append_word(buf, n, value, false)) {
+    buf[at < n ? at : 0] = '\0';
+    return false;
+  }
+  return true;
+}
+
+bool lctx_rerun_setting_of(char *buf, size_t n, const char *name) {
+  const char *value = getenv(name);
+  char path[PATH_MAX];
+  if (!value || !*value)
+    return true;
+  /* A relative path (it has a slash) made absolute; a bare name is looked
+   * up (PATH, the library path) as lctx looked it up. */
+  if (value[0] != '/' && strchr(value, '/') &&
+      lctx_rerun_absolute(value, path, sizeof path))
+    value = path;
+  return lctx_rerun_setting(buf, n, name, value);
+}
+
+bool lctx_rerun_begin(char *buf, size_t n, const char *const *names) {
+  char cwd[PATH_MAX];
+  buf[0] = '\0';
+  if (getcwd(cwd, sizeof cwd)) {
+    /* "cd DIR &&": relative paths after it hold from any folder. */
+    if (!append_word(buf, n, "cd", false) || !append_word(buf, n, cwd, true) ||
+        strlen(buf) + 4 > n)
+      return false;
+    strcat(buf, " &&");
+  }
+  for (const char *const *name = names; name && *name; name++) {
+    if (!lctx_rerun_setting_of(buf, n, *name))
+      return false;
+  }
+  return true;
+}
+
 bool lctx_rerun_start(char *buf, size_t n, const char *program,
                       const char *command) {
-  buf[0] = '\0';
-  if (!lctx_rerun_shell_word(buf, n, program))
-    return false;
-  memmove(buf, buf + 1, strlen(buf)); /* " PROGRAM": no leading space */
-  return lctx_rerun_shell_word(buf, n, command);
+  return lctx_rerun_begin(buf, n, lctx_rerun_lctx_env) &&
+         append_word(buf, n, program, buf[0] != '\0') &&
+         lctx_rerun_shell_word(buf, n, command);
 }

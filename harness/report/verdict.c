@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "file.h"
 #include "sys.h"
+#include "textdiff.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -50,6 +51,21 @@ bool lctx_report_row_failed(const lctx_report_row *s) {
   return s->n[LCTX_VERDICT_FAIL] || s->n[LCTX_VERDICT_XPASS] ||
          s->n[LCTX_VERDICT_CRASH] || s->n[LCTX_VERDICT_TIMEOUT] ||
          s->n[LCTX_VERDICT_FLAKY];
+}
+
+lctx_report_at lctx_report_at_of(const char *source, size_t index, size_t op) {
+  unsigned rank = strcmp(source, "domain") == 0   ? 1
+                  : strcmp(source, "random") == 0 ? 2
+                                                  : 0;
+  return (lctx_report_at){true, rank, index, op};
+}
+
+bool lctx_report_at_before(lctx_report_at a, lctx_report_at b) {
+  if (a.known != b.known)
+    return a.known;
+  if (a.source != b.source)
+    return a.source < b.source;
+  return a.index != b.index ? a.index < b.index : a.op < b.op;
 }
 
 size_t lctx_report_cases_total(const lctx_report *rep) {
@@ -175,6 +191,38 @@ bool lctx_report_xfail_load(const lctx_spec *spec, const char *path,
 // Case names and the rerun line
 //===----------------------------------------------------------------------===//
 
+/* `lctx explain [--spec SPEC]` after what BUF (N bytes) holds: PROGRAM
+ * and the words; false when it does not fit. */
+static bool explain_words(char *buf, size_t n, const char *program,
+                          const char *spec) {
+  return lctx_rerun_shell_word(buf, n, program) &&
+         lctx_rerun_shell_word(buf, n, "explain") &&
+         (!spec || (lctx_rerun_shell_word(buf, n, "--spec") &&
+                    lctx_rerun_shell_word(buf, n, spec)));
+}
+
+/* The parts of the explain lines (lctx_report_judge's explain_head,
+ * export_head, explain_pipe): the one for a case file starts as a rerun
+ * line does (lctx_rerun_start); so does the export of a domain or random
+ * case, whose pipe gives lctx explain the same variables again. */
+static void explain_parts(lctx_report_judge *j, const char *program,
+                          const char *spec) {
+  char *h = j->explain_head, *e = j->export_head, *p = j->explain_pipe;
+  size_t n = sizeof j->explain_head;
+  bool ok = lctx_rerun_start(h, n, program, "explain") &&
+            (!spec || (lctx_rerun_shell_word(h, n, "--spec") &&
+                       lctx_rerun_shell_word(h, n, spec))) &&
+            lctx_rerun_start(e, n, program, "case") &&
+            lctx_rerun_shell_word(e, n, "export");
+  snprintf(p, n, " |");
+  for (const char *const *v = lctx_rerun_lctx_env; ok && *v; v++)
+    ok = lctx_rerun_setting_of(p, n, *v);
+  ok = ok && explain_words(p, n, program, spec) &&
+       lctx_rerun_shell_word(p, n, "-");
+  if (!ok)
+    h[0] = e[0] = p[0] = '\0';
+}
+
 bool lctx_report_judge_rerun(lctx_report_judge *j, const char *program,
                              const char *flag, const char *impl,
                              const char *spec, const char *xfail,
@@ -182,6 +230,7 @@ bool lctx_report_judge_rerun(lctx_report_judge *j, const char *program,
   char *h = j->rerun_head, *t = j->rerun_tail;
   size_t n = sizeof j->rerun_head, m = sizeof j->rerun_tail;
   t[0] = '\0';
+  explain_parts(j, program, spec);
   return lctx_rerun_start(h, n, program, "conform") &&
          lctx_rerun_shell_word(h, n, flag) &&
          lctx_rerun_shell_word(h, n, impl) &&
@@ -258,6 +307,32 @@ static void rerun_line(const lctx_report_judge *j, const lctx_report_subject *s,
     buf[0] = '\0';
 }
 
+/* The command line that shows how the reference runs `s` (lctx explain;
+ * a domain or random case through lctx case export); "" when it does not
+ * fit or the parts are not set. */
+static void explain_line(const lctx_report_judge *j,
+                         const lctx_report_subject *s, char *buf, size_t n) {
+  char seed[40], name[1100];
+  snprintf(seed, sizeof seed, "--seed=%llu", j->seed);
+  case_name(s, name, sizeof name);
+  bool ok;
+  if (s->file)
+    ok = j->explain_head[0] &&
+         (size_t)snprintf(buf, n, "%s", j->explain_head) < n &&
+         lctx_rerun_shell_word(buf, n, name);
+  else
+    ok = j->export_head[0] &&
+         (size_t)snprintf(buf, n, "%s", j->export_head) < n &&
+         (strcmp(s->source, "random") != 0 ||
+          lctx_rerun_shell_word(buf, n, seed)) &&
+         lctx_rerun_shell_word(buf, n, name) &&
+         strlen(buf) + strlen(j->explain_pipe) < n;
+  if (ok && !s->file)
+    strcat(buf, j->explain_pipe);
+  if (!ok)
+    buf[0] = '\0';
+}
+
 //===----------------------------------------------------------------------===//
 // Counting and streaming a verdict
 //===----------------------------------------------------------------------===//
@@ -307,6 +382,7 @@ static void note_first(lctx_report_judge *j, size_t row,
   lctx_report_row *r = &j->report->rows[row];
   if (r->first[0])
     return;
+  r->first_at = lctx_report_at_of(s->source, s->index, op);
   /* The case: "cases case N" becomes its file's name. */
   char which[300];
   const char *slash = s->file ? strrchr(s->file, '/') : NULL;
@@ -315,16 +391,28 @@ static void note_first(lctx_report_judge *j, size_t row,
     snprintf(which, sizeof which, "case %.280s", base);
   else
     snprintf(which, sizeof which, "%s case %zu", s->source, s->index);
-  if (v == LCTX_VERDICT_FAIL || v == LCTX_VERDICT_XFAIL)
+  int head =
+      snprintf(r->first, sizeof r->first, "%s, operation %zu", which, op);
+  r->first_head = head > 0 ? (size_t)head : 0;
+  r->first_diff[0] = '\0';
+  if (v == LCTX_VERDICT_FAIL || v == LCTX_VERDICT_XFAIL) {
     snprintf(r->first, sizeof r->first,
              "%s, operation %zu: expected %.300s; got %.300s", which, op,
              j->expected, j->actual);
-  else
+    lctx_buf db;
+    lctx_buf_init(&db, r->first_diff, sizeof r->first_diff);
+    lctx_textdiff_append(&db, "  ", "expected", j->expected,
+                         strlen(j->expected), "actual", j->actual,
+                         strlen(j->actual));
+    if (db.overflow)
+      r->first_diff[0] = '\0';
+  } else
     snprintf(r->first, sizeof r->first, "%s, operation %zu: %s: %s", which, op,
              VERDICT_NAMES[v], detail ? detail : "");
   if (base)
     snprintf(r->first_case, sizeof r->first_case, "%s", base);
   rerun_line(j, s, r->rerun, sizeof r->rerun);
+  explain_line(j, s, r->explain, sizeof r->explain);
 }
 
 /* The releases of the table (a bit per index) among the model's releases
@@ -365,12 +453,16 @@ static void note_drift(lctx_report_judge *j, const lctx_report_subject *s,
   lctx_report_row *r = &j->report->rows[row];
   if (!traced) {
     lctx_oracle_drift_new(j->spec, row, &db);
-    if (r->drift_new++ == 0)
+    if (r->drift_new++ == 0) {
       snprintf(r->drift_new_text, sizeof r->drift_new_text, "%s", j->drift);
+      r->drift_new_at = lctx_report_at_of(s->source, s->index, i);
+    }
     return;
   }
-  if (r->drift_explained++ == 0)
+  if (r->drift_explained++ == 0) {
     snprintf(r->drift, sizeof r->drift, "%s", j->drift);
+    r->drift_at = lctx_report_at_of(s->source, s->index, i);
+  }
 }
 
 /* Counts the verdict of operation `i`; notes and streams what did not
@@ -389,6 +481,7 @@ static void count_verdict(lctx_report_judge *j, const lctx_report_subject *s,
     rep->first_failure_seconds = lctx_sys_now() - j->start;
     rep->first_failure_row = row;
     rep->first_failure_verdict = v;
+    rep->first_failure_at = lctx_report_at_of(s->source, s->index, i);
   }
   if (v != LCTX_VERDICT_PASS) {
     note_first(j, row, s, i, v, detail);

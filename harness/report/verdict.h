@@ -25,7 +25,9 @@
  * oracle.h, never equality with the reference), the module of a
  * lower_per_platform operation by the IR rows (the MLIR judge's verdict,
  * irjudge.h), the drift to other releases, the first verdict per row with
- * its rerun line, and the line each verdict other than pass adds to
+ * its rerun line, its explain line and a fail's expected and actual texts
+ * with their first difference marked (textdiff.h), and the line each
+ * verdict other than pass adds to
  * results.jsonl; and a case's name as `--case` reads it (written in
  * results.jsonl and the rerun lines, read back by lctx_report_parse_only).
  * Choosing and running cases is the commands'; the report files are
@@ -65,6 +67,17 @@ typedef enum lctx_verdict {
 /// "crash", "timeout", "unsupported", "flaky".
 const char *lctx_verdict_name(lctx_verdict v);
 
+/// Where a verdict stands in its run's plan, so that the reports of a
+/// run's shards merge to the unsharded run's: its source (0 the
+/// conformance cases, 1 the domain, 2 random; a sweep's 0), its case's
+/// index there (a sweep's: its plan case) and its operation (a sweep's:
+/// its verdict's place in the case). `known` false: not recorded.
+typedef struct lctx_report_at {
+  bool known;
+  unsigned source;
+  size_t index, op;
+} lctx_report_at;
+
 /// The verdicts under one spec row.
 typedef struct lctx_report_row {
   char id[LCTX_SPEC_MAX_ID];
@@ -81,6 +94,19 @@ typedef struct lctx_report_row {
   /// The command line that runs exactly the case of `first` again (its
   /// file, or its domain or random index and seed), or "".
   char rerun[2560];
+  /// How much of `first` names the case and the operation ("case
+  /// FILE.case, operation K"), for the text that shows `first_diff` in its
+  /// place.
+  size_t first_head;
+  /// When `first` is a fail or an xfail: its expected and actual texts one
+  /// above the other, the first differing byte marked (textdiff.h), built
+  /// for lctx_escape_built_lines; "" otherwise, and in a report read back.
+  char first_diff[1536];
+  /// The command line that shows how the reference model runs the case of
+  /// `first`, operation by operation with the registry's trace and the rows
+  /// that apply (`lctx explain`, through `lctx case export` for a domain or
+  /// random case), or "".
+  char explain[2560];
   /// Verdicts other than pass written to results.jsonl in full, and those
   /// beyond `keep_failures` that were only counted.
   size_t kept, not_kept;
@@ -96,6 +122,8 @@ typedef struct lctx_report_row {
   /// Operations not judged at the judged release: their case depends on a
   /// fact the table says was not read there (lctx_spec_depends_unread).
   size_t not_judged;
+  /// Where `first`, `drift` and `drift_new_text` come from in the plan.
+  lctx_report_at first_at, drift_at, drift_new_at;
 } lctx_report_row;
 
 /// The most caps a run reports hit (report.json's "caps_hit").
@@ -151,6 +179,9 @@ typedef struct lctx_report {
   size_t first_failure_row;
   lctx_verdict first_failure_verdict;
   double first_failure_seconds;
+  /// Where the first failure and the first case not judged (whose fact
+  /// and why `not_judged_fact` and `not_judged_why` say) are in the plan.
+  lctx_report_at first_failure_at, not_judged_at;
   /// The caps hit (each printed when hit), in the order they were.
   size_t caps_hit_count;
   lctx_report_cap caps_hit[LCTX_REPORT_CAPS_MAX];
@@ -166,6 +197,15 @@ void lctx_report_cap_hit(lctx_report *report, const char *what, size_t cap,
 
 /// Whether a row failed: a fail, xpass, crash, timeout or flaky verdict.
 bool lctx_report_row_failed(const lctx_report_row *row);
+
+/// The place in the plan of operation `op` of case `index` of `source`
+/// ("cases", "domain" or "random", as results.jsonl names them; any other
+/// name, a sweep's included, is source 0).
+lctx_report_at lctx_report_at_of(const char *source, size_t index, size_t op);
+
+/// Whether `a` comes before `b` in the plan (a place not known comes after
+/// every known one).
+bool lctx_report_at_before(lctx_report_at a, lctx_report_at b);
 
 /// The cases of a run's sources: the sum of `source_cases`, or, when none
 /// is recorded (a merge of reports without them), the cases run, skipped
@@ -255,6 +295,11 @@ typedef struct lctx_report_judge {
   /// options that change a verdict), `--seed=SEED` for a random case,
   /// `--case NAME`, then `rerun_tail` (lctx_report_judge_rerun).
   char rerun_head[6144], rerun_tail[8448];
+  /// The parts of the explain lines (lctx_report_row's `explain`), set by
+  /// lctx_report_judge_rerun: `lctx explain [--spec SPEC]` for a case file;
+  /// `lctx case export` and `| lctx explain [--spec SPEC] -` around a domain
+  /// or random case's name; "" when they do not fit.
+  char explain_head[4096], export_head[4096], explain_pipe[4096];
   unsigned long long seed;
   /// The rows IR-000 .. IR-006, or -1; set by lctx_report_judge_init.
   size_t ir_rows[7];
@@ -280,7 +325,8 @@ void lctx_report_judge_init(lctx_report_judge *j);
 /// `--spec SPEC` unless NULL, `--xfail XFAIL` unless NULL,
 /// `--messages=class` unless `exact`, `--jax JAX` unless NULL; after the
 /// case, `--report-dir RERUN_DIR`; each a shell word. False when they do
-/// not fit (a rerun line is never cut).
+/// not fit (a rerun line is never cut). Sets the parts of the explain lines
+/// too (PROGRAM, SPEC), left empty when they do not fit.
 bool lctx_report_judge_rerun(lctx_report_judge *j, const char *program,
                              const char *flag, const char *impl,
                              const char *spec, const char *xfail,

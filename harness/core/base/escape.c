@@ -91,6 +91,10 @@ static size_t next_piece(const unsigned char *s, size_t n, char out[16],
   return len;
 }
 
+size_t lctx_escape_piece(const char *s, size_t n, char out[16], size_t *size) {
+  return next_piece((const unsigned char *)s, n, out, size, false);
+}
+
 /* lctx_escape_write, with BACKSLASH_STAYS for next_piece. */
 static void write_pieces(FILE *f, const char *s, size_t n,
                          bool backslash_stays) {

@@ -56,6 +56,14 @@ void lctx_escape_append(lctx_buf *b, const char *s, size_t n);
 /// once; a control byte left in it still shows as \xNN.
 void lctx_escape_built_lines(FILE *f, const char *indent, const char *text);
 
+/// The first piece of S (N > 0 bytes) as lctx_escape_write shows it: a
+/// character kept whole, a backslash as two, or each byte of a control or
+/// of a sequence that is not UTF-8 as \xNN; its shown bytes into OUT (at
+/// most 16, no NUL), how many in *SIZE. Returns how many bytes of S it
+/// covers (1 to 4): for code that must know where the shown characters
+/// of a text begin (textdiff.h).
+size_t lctx_escape_piece(const char *s, size_t n, char out[16], size_t *size);
+
 /// A buffer big enough for one message (lctx_esc).
 typedef struct lctx_escaped {
   char text[4096];

@@ -14,6 +14,7 @@
 #include "program_draw.h"
 #include "program_reduce.h"
 #include "program_text.h"
+#include "textdiff.h"
 
 #include "case_bytes.h"
 #include "case_text.h"
@@ -39,6 +40,7 @@ typedef struct differential_impl {
   bool tried;                   /* looked up (table or error set) */
   const lctx_impl_table *table; /* NULL when it cannot run */
   char error[512];              /* why table is NULL */
+  char name[640]; /* the table's name, and the library's path if loaded */
 } differential_impl;
 
 struct lctx_fuzz_state {
@@ -155,6 +157,20 @@ static const char *violation_slug(lctx_violation_kind kind) {
   return "?";
 }
 
+/* "  first difference at byte N (from 0)\n" of EXPECTED and ACTUAL (a
+ * line, not a caret: the report is shown line by line, and a newline in
+ * either text would move a caret; textdiff.h) into LINE, or "" when they
+ * are the same; returns LINE. */
+static const char *first_difference(char line[80], const char *expected,
+                                    const char *actual) {
+  lctx_textdiff d;
+  lctx_textdiff_find(expected, strlen(expected), actual, strlen(actual), &d);
+  line[0] = '\0';
+  if (!d.same)
+    snprintf(line, 80, "  first difference at byte %zu (from 0)\n", d.at);
+  return line;
+}
+
 static void on_violation(void *user, const lctx_violation *v) {
   lctx_fuzz_state *state = user;
   lctx_fuzz_result *r = state->result;
@@ -168,14 +184,16 @@ static void on_violation(void *user, const lctx_violation *v) {
            outcome_class(v->expected_outcome),
            outcome_class(v->actual_outcome));
   print_case(state, v->c, v->expect);
+  char diff[80];
   snprintf(r->report, sizeof r->report,
            "lctx fuzz_model: %s at operation %zu (%s)\n"
            "  row:       %s\n  invariant: %s\n  features:  %s\n"
-           "  expected:  %s\n  actual:    %s\n  case:\n%s",
+           "  expected:  %s\n  actual:    %s\n%s  case:\n%s",
            lctx_violation_kind_name(v->kind), v->op_index,
            lctx_op_kind_name(v->c->ops[v->op_index].kind),
            v->row[0] ? v->row : "-", v->invariant[0] ? v->invariant : "-",
-           v->features, v->expected, v->actual, state->text);
+           v->features, v->expected, v->actual,
+           first_difference(diff, v->expected, v->actual), state->text);
 }
 
 /* False (with the `bad-spec` verdict) when the embedded spec table did not
@@ -319,6 +337,11 @@ static const lctx_impl_table *differential_table(differential_impl *impl) {
              LCTX_IMPL_ENTRY_SYMBOL);
   }
   impl->table = t;
+  /* A mutant's table gives the example's name: the library says which. */
+  const char *lib = path ? path : lctx_impl_entry ? NULL : impl->plugin;
+  if (t)
+    snprintf(impl->name, sizeof impl->name, lib ? "%s (%s)" : "%s", t->name,
+             lib ? lib : "");
   return t;
 }
 
@@ -386,14 +409,16 @@ static bool differential_judge(lctx_fuzz_state *state, const char *impl_name,
                                        : "-",
            outcome_class(o));
   print_case(state, &state->c, NULL);
+  char diff[80];
   snprintf(result->report, sizeof result->report,
            "lctx fuzz_differential: %s (%s) at operation %zu (%s)\n"
-           "  row:      %s\n  expected: %s\n  actual:   %s\n  case:\n%s",
+           "  row:      %s\n  expected: %s\n  actual:   %s\n%s  case:\n%s",
            impl_side ? impl_name : "the reference model",
            j == LCTX_JUDGE_NOT_ALLOWED ? "outcome not allowed"
                                        : "no single spec row",
            i, lctx_op_kind_name(state->c.ops[i].kind), row_id, state->expected,
-           state->actual, state->text);
+           state->actual,
+           first_difference(diff, state->expected, state->actual), state->text);
   return true;
 }
 
@@ -412,10 +437,12 @@ static bool differential_differ(lctx_fuzz_state *state, const char *impl_name,
   snprintf(result->key, sizeof result->key, "fuzz_differential/differ/op=%s",
            lctx_op_kind_name(state->c.ops[i].kind));
   print_case(state, &state->c, NULL);
+  char diff[80];
   snprintf(result->report, sizeof result->report,
            "lctx fuzz_differential: both allowed but different at "
-           "operation %zu\n  reference: %s\n  %s: %s\n  case:\n%s",
-           i, state->expected, impl_name, state->actual, state->text);
+           "operation %zu\n  reference: %s\n  %s: %s\n%s  case:\n%s",
+           i, state->expected, impl_name, state->actual,
+           first_difference(diff, state->expected, state->actual), state->text);
   return true;
 }
 
@@ -442,17 +469,17 @@ bool lctx_fuzz_differential(lctx_fuzz_state *state, const uint8_t *data,
     result->failed = true;
     snprintf(result->key, sizeof result->key, "fuzz_differential/impl/failed");
     snprintf(result->report, sizeof result->report,
-             "lctx fuzz_differential: %s failed: %s\n  case:\n%s", t->name, why,
-             state->text);
+             "lctx fuzz_differential: %s failed: %s\n  case:\n%s",
+             state->impl.name, why, state->text);
     return true;
   }
   lctx_feature_state features;
   lctx_classify_init(&features, &state->c);
   for (size_t i = 0; i < state->c.op_count; i++) {
     lctx_classify_op(&features, i, &state->features);
-    if (differential_judge(state, t->name, i, false, result) ||
-        differential_judge(state, t->name, i, true, result) ||
-        differential_differ(state, t->name, i, result))
+    if (differential_judge(state, state->impl.name, i, false, result) ||
+        differential_judge(state, state->impl.name, i, true, result) ||
+        differential_differ(state, state->impl.name, i, result))
       return true;
   }
   return false;
