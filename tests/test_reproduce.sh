@@ -19,6 +19,8 @@
 #     finding (they carry LCTX_DIFF_PLUGIN, made absolute); report.txt names
 #     the mutant's library, not only the name its table gives
 #     (lctx-example-c);
+#     the campaign's terminal prints the build line itself under the
+#     finding (pasted as printed, it reproduces too);
 #   - the rerun line of `lctx conform` (its --impl and --report-dir given
 #     relative) reruns the failing case into the run's own rerun folder;
 #   - the reproduce line `lctx mutants --fuzz` prints for a kill (the
@@ -74,6 +76,11 @@ build=$(lines "$finding/reproduce.txt" | head -n 1)
 [ "$build" = "cd $tmp/work && $tmp/work/../fakefz $finding/minimized" ] ||
   fail "the build line: $build"
 paste_line build "$build" 1 "LCTX-FINDING $key"
+# The campaign's own terminal prints that line itself, under the finding.
+printed=$(sed -n 's/^    reproduce: //p' run.txt)
+[ "$printed" = "$build" ] ||
+  fail "the terminal's reproduce line is not reproduce.txt's first: $printed"
+paste_line printed "$printed" 1 "LCTX-FINDING $key"
 line=$(grep -- ' replay .*--binary' "$finding/reproduce.txt")
 [ "$line" = "cd $tmp/work && $LCTX_REAL replay --target fuzz_model --binary $tmp/work/../fakefz $finding/minimized" ] ||
   fail "replay line: $line"

@@ -324,6 +324,27 @@ static const char *summary_path(lctx_escaped *b, const char *path, bool exact) {
   return exact ? path : lctx_esc(b, path);
 }
 
+/* A new finding, and the first command of its reproduce.txt, which runs
+ * from any folder as printed (escaped on a terminal, exact in
+ * OUT/summary.txt: `exact`). */
+static void print_new_finding(FILE *w, const char *dir, bool exact) {
+  lctx_escaped b1, b2;
+  char line[16384];
+  fprintf(w, "  new finding: %s\n", summary_path(&b1, dir, exact));
+  if (!lctx_findings_reproduce_line(dir, line, sizeof line)) {
+    fprintf(w, "    reproduce: see %s/reproduce.txt\n",
+            summary_path(&b2, dir, exact));
+    return;
+  }
+  fputs("    reproduce: ", w);
+  if (exact)
+    fputs(line, w);
+  else
+    lctx_escape_write(w, line, strlen(line));
+  fprintf(w, "\n    (every way, and how to keep it: %s/reproduce.txt)\n",
+          summary_path(&b2, dir, exact));
+}
+
 /* Why the last live line's corpus is not the count the minimization
  * started from (the live line counts what the end minimizes). */
 static void print_corpus_shown(const campaign *c, FILE *w) {
@@ -390,9 +411,7 @@ static void print_summary(const campaign *c, FILE *w, bool exact,
   else if (c->corpus_minimized == 1)
     fprintf(w, "  corpus not minimized: the %s pass failed\n", corpus_pass(c));
   for (size_t i = 0; i < f->fresh && i < LCTX_FINDINGS_MAX_NEW; i++)
-    fprintf(w, "  new finding: %s\n    reproduce: see %s/reproduce.txt\n",
-            summary_path(&b1, f->new_dirs[i], exact),
-            summary_path(&b2, f->new_dirs[i], exact));
+    print_new_finding(w, f->new_dirs[i], exact);
   size_t waiting = lctx_findings_count_unminimized(f);
   if (waiting > 0)
     fprintf(w,

@@ -367,6 +367,32 @@ static void write_reproduce(const lctx_findings *f, const char *dir) {
   fclose(w);
 }
 
+bool lctx_findings_reproduce_line(const char *dir, char *buf, size_t n) {
+  char file[4400];
+  int w = snprintf(file, sizeof file, "%s/reproduce.txt", dir);
+  char *text = NULL;
+  size_t length = 0;
+  if (w < 0 || (size_t)w >= sizeof file ||
+      !lctx_file_read(file, 1u << 20, &text, &length, NULL))
+    return false;
+  bool found = false;
+  for (const char *at = text; *at && !found;) {
+    const char *end = strchr(at, '\n');
+    size_t len = end ? (size_t)(end - at) : strlen(at);
+    if (len > 0 && at[0] != '#') {
+      found = len < n;
+      if (found) {
+        memcpy(buf, at, len);
+        buf[len] = '\0';
+      }
+      break;
+    }
+    at = end ? end + 1 : at + len;
+  }
+  free(text);
+  return found;
+}
+
 void lctx_findings_write(const lctx_findings *f, const char *dir,
                          const char *key, const char *source, size_t original,
                          const uint8_t *minimized, size_t size) {

@@ -109,6 +109,12 @@ void lctx_findings_write(const lctx_findings *f, const char *dir,
                          const char *key, const char *source, size_t original,
                          const uint8_t *minimized, size_t size);
 
+/// The first command of the finding directory `dir`'s reproduce.txt (its
+/// first line that is not a comment: the build that found it, run on the
+/// minimized input) into `buf` (`n` bytes), as written there (unescaped).
+/// False when there is none or it does not fit.
+bool lctx_findings_reproduce_line(const char *dir, char *buf, size_t n);
+
 /// The number of findings in the campaign directory, earlier runs included.
 size_t lctx_findings_count(const lctx_findings *f);
 
