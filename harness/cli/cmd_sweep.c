@@ -40,9 +40,9 @@ static const char USAGE[] =
     /* The full catalogue's time, written by tools/sweep_figures.py --write
      * from docs/sweep-figures.json (make sweep-record): not by hand. */
     /* lctx-sweep-figures:begin */
-    "time: the full catalogue (5708 cases, JAX 0.10.2) took 37 minutes\n"
-    "at --jobs 2 on 2 cores under a load average of 12.9 at its start\n"
-    "and 17.2 at its end (measured 2026-12-07 by make sweep-record,\n"
+    "time: the full catalogue (5708 cases, JAX 0.10.2) took 7 minutes\n"
+    "at --jobs 2 on 2 cores under a load average of 1.4 at its start\n"
+    "and 3.1 at its end (measured 2026-12-07 by make sweep-record,\n"
     "docs/sweep-figures.json).\n"
     /* lctx-sweep-figures:end */;
 
