@@ -80,6 +80,24 @@ conform() {
 }
 rc() { cat "$tmp/$1.rc"; }
 
+# fake_afl_cmin FILE - writes a stand-in afl-cmin to FILE (executable): it
+# copies every input of -i into -o, as a minimization that drops nothing.
+fake_afl_cmin() {
+  cat >"$1" <<'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in
+  -i) in=$2; shift ;;
+  -o) out=$2; shift ;;
+  --) break ;;
+  esac
+  shift
+done
+mkdir -p "$out" && cp "$in"/* "$out"/
+EOF
+  chmod +x "$1"
+}
+
 # fake_libfuzzer FILE [LINE...] - writes a stand-in libFuzzer binary to FILE:
 # its campaign run (-max_total_time=N first) writes the crash input
 # xxBADxx, prints each LINE, then the count of executed units, and ends; run on an input it prints the finding

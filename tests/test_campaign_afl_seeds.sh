@@ -39,18 +39,7 @@ printf 'execs_done        : 100\nexecs_per_sec     : 50\ncorpus_count      : 1\n
 exit 0
 EOF
 # The stand-in afl-cmin copies the queue.
-cat >"$tmp/bin/afl-cmin" <<'EOF'
-#!/bin/sh
-while [ $# -gt 0 ]; do
-  case "$1" in
-  -i) in=$2; shift ;;
-  -o) out=$2; shift ;;
-  --) break ;;
-  esac
-  shift
-done
-mkdir -p "$out" && cp "$in"/* "$out"/
-EOF
+fake_afl_cmin "$tmp/bin/afl-cmin"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/fuzz_spec_afl"
 chmod +x "$tmp/bin/afl-fuzz" "$tmp/bin/afl-cmin" "$tmp/bin/fuzz_spec_afl"
 

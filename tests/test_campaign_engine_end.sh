@@ -87,18 +87,7 @@ done
 printf 'start_time        : 1\nrun_time          : 3\nexecs_done        : 31584\nexecs_per_sec     : 10528.00\ncorpus_count      : 1\n' >"$d/fuzzer_stats"
 exit 0
 EOF
-cat >bin/afl-cmin <<'EOF'
-#!/bin/sh
-while [ $# -gt 0 ]; do
-  case "$1" in
-  -i) in=$2; shift ;;
-  -o) out=$2; shift ;;
-  --) break ;;
-  esac
-  shift
-done
-mkdir -p "$out" && cp "$in"/* "$out"/
-EOF
+fake_afl_cmin bin/afl-cmin
 printf '#!/bin/sh\nexit 0\n' >bin/fuzz_spec_afl
 chmod +x bin/afl-fuzz bin/afl-cmin bin/fuzz_spec_afl
 PATH="$tmp/bin:$PATH" TMPDIR="$tmp/sys" "$LCTX" fuzz --engine afl \
