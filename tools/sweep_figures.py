@@ -23,8 +23,9 @@ The figures: the wall seconds, the load average at its start and end
 (a run on a loaded machine takes longer: the sentence says the load),
 the cores, --jobs, and from OUT/report.json the cases judged, the plan's
 cases and the JAX release (the implementation version). CPU seconds are
-not kept: the exporters run in their own PID namespace, and their time
-does not reach this process's count of its children.
+not kept: lctx stops its exporters by killing their process group, so
+they are never reaped and their time does not reach this process's count
+of its children (bench/cpu_meter.py counts it in a control group).
 
 Exit status: 0 done (or --check agrees), 1 --check disagrees or the sweep
 did not judge the whole plan, 2 bad usage or unreadable input. Standard

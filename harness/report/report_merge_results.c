@@ -115,12 +115,17 @@ static bool take_key(results *m, unsigned long long key, bool *no_memory) {
   return true;
 }
 
-/* Whether `row` is the id of one of the merged rows. */
-static bool known_row(const results *m, const char *row) {
+/* The row index of `row` among the merged rows, or SIZE_MAX. */
+static size_t row_index(const results *m, const char *row) {
   for (size_t k = 0; row && k < m->rows->row_count; k++)
     if (strcmp(row, m->rows->rows[k].id) == 0)
-      return true;
-  return false;
+      return k;
+  return SIZE_MAX;
+}
+
+/* Whether `row` is the id of one of the merged rows. */
+static bool known_row(const results *m, const char *row) {
+  return row_index(m, row) != SIZE_MAX;
 }
 
 /* What is wrong with verdict line `j` of a conform shard, or NULL: it is
@@ -251,14 +256,6 @@ static bool add_entry(results *m, entry e) {
   e.seq = m->entry_count;
   m->entries[m->entry_count++] = e;
   return true;
-}
-
-/* The row index of `row` among the merged rows, or SIZE_MAX. */
-static size_t row_index(const results *m, const char *row) {
-  for (size_t k = 0; row && k < m->rows->row_count; k++)
-    if (strcmp(row, m->rows->rows[k].id) == 0)
-      return k;
-  return SIZE_MAX;
 }
 
 /* The entry of checked line `j` (at `offset`, `n` bytes) of part `part`. */
